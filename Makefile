@@ -1,0 +1,41 @@
+# ragmon — `make run` starts the daemon on built-in demo traffic; `make test` runs everything.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test unit lint format bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: install
+	$(BIN)/ragmon run $(if $(CONFIG),--config $(CONFIG))
+
+# The whole suite: lint, types, unit and integration tests, with every service they need
+# started before pytest and stopped after (also on failure) by deploy/run-tests.sh.
+test: install lint
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash deploy/run-tests.sh $(PYTEST_ARGS)
+
+unit: install
+	$(BIN)/pytest -q tests/unit $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check monitor sinks tests bench
+	$(BIN)/ruff format --check monitor sinks tests bench
+	$(BIN)/mypy
+
+format: install
+	$(BIN)/ruff format monitor sinks tests bench
+	$(BIN)/ruff check --fix monitor sinks tests bench
+
+bench: install
+	$(BIN)/python bench/checks.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

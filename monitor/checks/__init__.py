@@ -1,0 +1,84 @@
+"""Model-free checks run on every trace.
+
+A check is a small callable class: configuration in ``__init__``, work in ``__call__``, a
+stable snake_case ``name`` used as a metric label. It is pure (no I/O, deterministic) and
+reads the trace through a ``TraceView`` that memoises derived text shared between checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from monitor.checks.citation import Citation
+from monitor.checks.context import ContextConflict, EmptyContext, GroundingOverlap
+from monitor.checks.refusal import Refusal
+from monitor.checks.unsupported import UnsupportedNumbers
+from monitor.checks.view import TraceView
+from monitor.model import CheckResult, RagTrace
+
+__all__ = [
+    "CHECK_NAMES",
+    "Check",
+    "CheckSuite",
+    "Citation",
+    "ContextConflict",
+    "EmptyContext",
+    "GroundingOverlap",
+    "Refusal",
+    "TraceView",
+    "UnsupportedNumbers",
+    "default_checks",
+]
+
+
+class Check(Protocol):
+    """A model-free check: ``TraceView -> CheckResult``."""
+
+    name: str
+
+    def __call__(self, view: TraceView) -> CheckResult: ...
+
+
+def default_checks() -> list[Check]:
+    return [
+        UnsupportedNumbers(),
+        Refusal(),
+        Citation(),
+        EmptyContext(),
+        ContextConflict(),
+        GroundingOverlap(),
+    ]
+
+
+CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in default_checks())
+
+
+class CheckSuite:
+    """Runs a fixed list of checks on a trace. A check that raises is a bug; the suite turns
+    it into a not-applicable result with the error named rather than losing the trace."""
+
+    def __init__(self, checks: Sequence[Check] | None = None) -> None:
+        self.checks = list(checks) if checks is not None else default_checks()
+        names = [c.name for c in self.checks]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate check names: {names}")
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.checks]
+
+    def __call__(self, trace: RagTrace) -> dict[str, CheckResult]:
+        view = TraceView(trace)
+        out: dict[str, CheckResult] = {}
+        for check in self.checks:
+            try:
+                out[check.name] = check(view)
+            except Exception as exc:
+                out[check.name] = CheckResult(
+                    name=check.name,
+                    flagged=False,
+                    applicable=False,
+                    evidence={"error": f"{type(exc).__name__}: {exc}"[:200]},
+                )
+        return out

@@ -1,0 +1,181 @@
+"""``refusal``: the answer declines or abstains instead of answering.
+
+Real assistants decline in hundreds of ways. The patterns below are grouped by what they say
+(no knowledge, the context lacks it, cannot help) and anchored on a speaker ("I", "the
+context", "there is no information") so that an answer that merely states a limit ("You
+cannot return sale items", "We can't ship to P.O. boxes") is not a refusal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monitor.checks.view import TraceView
+from monitor.model import CheckResult
+
+_I = r"(?:I|we)(?:'m| am|'ve| have|'d| would| was| were| are|'re)?"
+_NEG = r"(?:don't|do not|did not|didn't|cannot|can't|can not|could not|couldn't|won't|will not|am not|'m not|are not|'re not|was not|wasn't|have not|haven't|must|unfortunately)"
+_INFO = (
+    r"(?:information|info|details?|data|knowledge|context|documentation|records?|mention|"
+    r"reference|answer|specifics|guidance|insight|visibility|access)"
+)
+_SOURCE = (
+    r"(?:context|contexts|documents?|docs|sources?|passages?|excerpts?|snippets?|information|"
+    r"text|texts|materials?|knowledge base|documentation|articles?|records|search results|"
+    r"data|content|provided (?:info|material)|retrieved (?:results|content))"
+)
+_SOURCE_ADJ = r"(?:(?:provided|given|available|retrieved|supplied|above|attached|shared|current|relevant|these|those|this|that|my|our|the|your)\s+){0,3}"
+_LACK = (
+    r"(?:contain|contains|mention|mentions|include|includes|provide|provides|specify|specifies|"
+    r"say|says|state|states|cover|covers|address|addresses|answer|answers|discuss|discusses|"
+    r"describe|describes|indicate|indicates|offer|offers|have|has|give|gives|list|lists|"
+    r"detail|details|explain|explains|clarify|clarifies|tell|tells|show|shows|reference|"
+    r"references|touch on|go into|seem to (?:contain|mention|include|cover|address|have))"
+)
+
+_PHRASES: list[tuple[str, str]] = [
+    # --- no knowledge -------------------------------------------------------------------
+    ("no_knowledge", r"\bI (?:really |honestly |simply |just )?(?:don't|do not) know\b"),
+    ("no_knowledge", r"\bI'?m (?:not (?:sure|certain|aware)|unsure|uncertain)\b"),
+    ("no_knowledge", r"\bI am (?:not (?:sure|certain|aware)|unsure|uncertain)\b"),
+    ("no_knowledge", r"\bno idea\b"),
+    (
+        "no_knowledge",
+        rf"\b{_I} (?:(?:don't|do not|did not|didn't) have|have no|had no|lack|found no|see no|have not found|haven't found|did not find|didn't find) (?:any |enough |sufficient |specific |the |that |this |relevant |reliable |up-to-date |current |further |more |such |clear |direct |explicit )*{_INFO}\b",
+    ),
+    (
+        "no_knowledge",
+        rf"\b{_I} (?:(?:could not|couldn't|can't|cannot|can not|was unable to|were unable to|am unable to|'m unable to|are unable to|was not able to|wasn't able to|am not able to|'m not able to|did not|didn't) (?:find|locate|identify|see|spot|come across|retrieve|access|confirm|verify|determine|pinpoint|discover))\b",
+    ),
+    (
+        "no_knowledge",
+        r"\bI (?:(?:don't|do not) see|see no) (?:any )?(?:information|mention|reference|details?|data|answer)\b",
+    ),
+    (
+        "no_knowledge",
+        r"\b(?:I'm|I am|I was) (?:not|unable to) (?:find|locate|able to (?:find|locate|determine|confirm|verify|answer|say))\b",
+    ),
+    (
+        "no_knowledge",
+        r"\bnot something I (?:know|have information on|can (?:answer|confirm|verify))\b",
+    ),
+    ("no_knowledge", r"\bbeyond (?:my|the scope of my) (?:knowledge|training)\b"),
+    ("no_knowledge", r"\boutside (?:of )?(?:my|the scope of my) knowledge\b"),
+    (
+        "no_knowledge",
+        r"\bmy (?:knowledge|training data|information) (?:doesn't|does not|is limited)\b",
+    ),
+    # --- the context lacks it ----------------------------------------------------------------
+    (
+        "context_lacks",
+        rf"\b(?:the |these |those |this |that |my |our |your )?{_SOURCE_ADJ}{_SOURCE} (?:doesn't|does not|don't|do not|did not|didn't|fails? to|makes? no|lacks?|contain no|contains no|has no|have no|gives? no|offers? no|provides? no|mentions? no|include no|includes no)\s*(?:any |explicit(?:ly)? |specific(?:ally)? |clear(?:ly)? |direct(?:ly)? |actually |appear to |seem to |explicitly |mention of |information (?:on|about|regarding) )*(?:{_LACK}|mention|information|details?|reference|answer|indication|data)\b",
+    ),
+    (
+        "context_lacks",
+        r"\b(?:there (?:is|are|was|were|'s|seems to be|appears to be)|I (?:found|see)) (?:no|not any|not enough|insufficient|little|nothing) (?:relevant |specific |explicit |clear |direct |such |further |additional |useful )*(?:information|mention|data|details?|reference|indication|evidence|record|documentation|context|answer)\b",
+    ),
+    (
+        "context_lacks",
+        rf"\b(?:not|isn't|aren't|wasn't|weren't) (?:explicitly |specifically |clearly |directly )?(?:mentioned|specified|provided|stated|covered|addressed|included|available|described|listed|discussed|found|detailed|defined|documented|given|present|outlined|explained)(?: anywhere)? (?:in|within|among|by) {_SOURCE_ADJ}{_SOURCE}\b",
+    ),
+    (
+        "context_lacks",
+        r"\b(?:not enough|insufficient|no sufficient|inadequate|limited) (?:information|context|data|details)(?: is| was)? (?:available |provided |given )?(?:to|in|for|about|on|here|available|provided)\b",
+    ),
+    (
+        "context_lacks",
+        r"\b(?:no|nothing) (?:relevant |specific |matching )?(?:information|results?|documents?|answer|data|content|matches) (?:is |was |were |are |has been |could be )?(?:available|provided|found|returned|given|mentioned|located|available)\b",
+    ),
+    (
+        "context_lacks",
+        r"\b(?:the )?answer (?:is not|isn't|was not|wasn't|cannot be|can't be|could not be|couldn't be) (?:found|available|provided|determined|given|located|in|contained|present|derived|inferred)\b",
+    ),
+    (
+        "context_lacks",
+        rf"\bcannot be (?:determined|answered|inferred|found|confirmed|derived|deduced) (?:from|based on|using|with) {_SOURCE_ADJ}{_SOURCE}\b",
+    ),
+    (
+        "context_lacks",
+        r"\b(?:can't|cannot|can not|unable to|not possible to|impossible to) (?:be )?(?:determine[d]?|answer(?:ed)?|say|tell|infer(?:red)?|conclude|confirm(?:ed)?) (?:this |that |it )?(?:from|based on|given|with|using) (?:the )?(?:provided |given |available |retrieved )?(?:context|documents?|information|sources?|passages?|data|text)\b",
+    ),
+    (
+        "context_lacks",
+        r"\b(?:based on|from|according to|given|with) (?:the |this |these )?(?:provided |given |available |retrieved |supplied )?(?:context|documents?|information|sources?|passages?|data|text)(?: (?:provided|given|available|I have|retrieved))?,? (?:I|we|it is|it's) (?:can't|cannot|can not|am unable to|'m unable to|am not able to|'m not able to|is not possible to|isn't possible to|impossible to|don't|do not|have no way to)\b",
+    ),
+    (
+        "context_lacks",
+        r"^\s*(?:empty response|no answer(?: found| available)?|no (?:relevant )?(?:information|results|documents) (?:found|available)|not found|n/?a|unknown|none)\s*\.?\s*$",
+    ),
+    (
+        "context_lacks",
+        r"\boutside (?:the scope of|of) (?:the |this |these |my |our )?(?:provided |given |available )?(?:context|documents?|information|sources?|knowledge base|documentation)\b",
+    ),
+    (
+        "context_lacks",
+        r"\bbeyond (?:the scope of )?(?:the |this |these )?(?:provided |given |available )?(?:context|documents?|information|sources?|knowledge base|documentation)\b",
+    ),
+    # --- cannot help ------------------------------------------------------------------------------
+    (
+        "cannot_help",
+        rf"\b{_I} (?:can't|cannot|can not|could not|couldn't|won't be able to|will not be able to|am unable to|'m unable to|are unable to|am not able to|'m not able to|are not able to|'re not able to|is not able to|do not have the ability to|don't have the ability to|am not in a position to|'m not in a position to) (?:really |fully |reliably |accurately |confidently |definitively |currently |directly )?(?:help|assist|answer|respond|provide|give|offer|share|say|tell|comment|speak|advise|determine|confirm|verify|disclose|discuss|address|support|process|access|look up|check|make|guarantee|predict|recommend)\b",
+    ),
+    (
+        "cannot_help",
+        r"\bI (?:must|have to|need to|will have to|'ll have to|would have to|'d have to) (?:respectfully )?(?:decline|refrain|pass)\b",
+    ),
+    (
+        "cannot_help",
+        r"\b(?:I'm|I am) (?:afraid|sorry)(?:,)? (?:but )?(?:I |that )?(?:can't|cannot|can not|don't|do not|am unable|'m unable|am not able|won't|have no|couldn't|could not)\b",
+    ),
+    (
+        "cannot_help",
+        r"\b(?:sorry|apologies|unfortunately|regrettably),? (?:but )?I (?:can't|cannot|can not|don't|do not|am unable|'m unable|am not able|'m not able|won't|have no|couldn't|could not|was unable|wasn't able)\b",
+    ),
+    (
+        "cannot_help",
+        r"\b(?:unable|not able) to (?:provide|give|offer|find|locate|answer|determine|confirm|verify|help|assist) (?:you )?(?:with )?(?:an? |the |that |this |any |specific |more |further |enough |precise |exact )*(?:answer|information|details?|response|data|figure|number|help|assistance|request|question)\b",
+    ),
+    (
+        "cannot_help",
+        r"\b(?:this|that|the) (?:question|request|topic) (?:is|falls) (?:outside|beyond|not within|not covered)\b",
+    ),
+    (
+        "cannot_help",
+        r"\bnot (?:able|allowed|permitted|authorized) to (?:answer|help|assist|discuss|share|disclose|provide)\b",
+    ),
+    (
+        "cannot_help",
+        r"\bI (?:would|'d) (?:recommend|suggest) (?:contacting|reaching out to|checking with|asking|consulting) .{0,60}\b(?:as|since|because) (?:I|the (?:context|documents?|information))\b",
+    ),
+]
+
+_REFUSAL = re.compile(
+    "|".join(f"(?P<{kind}{i}>{pattern})" for i, (kind, pattern) in enumerate(_PHRASES)),
+    re.IGNORECASE | re.MULTILINE,
+)
+_KIND_OF_GROUP = {f"{kind}{i}": kind for i, (kind, _) in enumerate(_PHRASES)}
+
+
+def find_refusal(text: str) -> tuple[str, str] | None:
+    """(kind, matched phrase) of the first refusal in ``text``, or None."""
+    m = _REFUSAL.search(text)
+    if m is None or m.lastgroup is None:
+        return None
+    return _KIND_OF_GROUP[m.lastgroup], m.group(0).strip()
+
+
+class Refusal:
+    """Flags answers that decline or abstain; evidence is the matched phrase and its kind."""
+
+    name = "refusal"
+
+    def __call__(self, view: TraceView) -> CheckResult:
+        answer = view.answer
+        if not answer.strip():
+            return CheckResult(name=self.name, flagged=False, applicable=False,
+                               evidence={"reason": "empty_answer"})  # fmt: skip
+        found = find_refusal(answer)
+        if found is None:
+            return CheckResult(name=self.name, flagged=False)
+        kind, phrase = found
+        return CheckResult(name=self.name, flagged=True, evidence={"phrase": phrase, "kind": kind})

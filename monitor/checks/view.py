@@ -1,0 +1,52 @@
+"""``TraceView``: a trace plus the derived text every check reads, computed once and lazily.
+
+Checks stay pure functions of the trace; the view only memoises what several of them need
+(the normalised answer, the lower-cased context, the number index of the context) so the
+suite does not re-scan a 5 KB context once per check.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from monitor.checks.numbers import Mention, NumberIndex, answer_mentions, locale_of
+from monitor.model import RagTrace
+
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
+
+
+class TraceView:
+    """Lazily derived text of one ``RagTrace``."""
+
+    def __init__(self, trace: RagTrace) -> None:
+        self.trace = trace
+
+    @cached_property
+    def answer(self) -> str:
+        """The answer with typographic quotes folded to ASCII."""
+        return self.trace.answer.translate(_QUOTES)
+
+    @cached_property
+    def passages(self) -> list[str]:
+        return [p.text for p in self.trace.context if p.text.strip()]
+
+    @cached_property
+    def context_text(self) -> str:
+        return "\n\n".join(self.passages)
+
+    @cached_property
+    def context_lower(self) -> str:
+        return self.context_text.lower()
+
+    @cached_property
+    def context_numbers(self) -> NumberIndex:
+        return NumberIndex.of(self.context_text)
+
+    @cached_property
+    def query_numbers(self) -> NumberIndex:
+        return NumberIndex.of(self.trace.query, spelled=False)
+
+    @cached_property
+    def answer_numbers(self) -> list[Mention]:
+        # The context's decimal convention is consulted only when the answer's is unclear.
+        return answer_mentions(self.answer, context_locale=lambda: locale_of(self.context_text))

@@ -1,0 +1,340 @@
+"""The ``ragmon`` command line. Nothing imports this module."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+import structlog
+import yaml
+from prometheus_client import CollectorRegistry
+
+from monitor import config as config_mod
+from monitor import demo, registry
+from monitor.decode import NativeDecoder
+from monitor.log import configure as configure_logging
+from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.server import MetricsServer
+from monitor.sources import JsonlSource, SourcePosition, SourceRecord
+from sinks.jsonl import JsonlSink
+from sinks.summary import SummarySink
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+DESCRIPTION = """\
+ragmon watches a live RAG assistant through its traces: model-free checks on every trace
+(unsupported numbers, refusals, citations, empty or conflicting context, grounding overlap),
+Prometheus metrics, and evaluation lines for offline analysis.
+
+commands:
+  run        the daemon; with no source configured it evaluates built-in demo traffic
+  replay     evaluate JSONL trace files offline and print a summary table
+  check      evaluate one trace read from stdin and print its evaluation as JSON
+  demo       print synthetic traces with known, labelled failure modes (JSONL)
+  schema     print the JSON Schema of the native trace record (ragmon.trace/v1)
+  config     validate, show or describe the configuration
+"""
+
+
+def _add_config_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--config",
+        "-c",
+        type=Path,
+        default=os.environ.get("RAGMON_CONFIG_FILE") or None,
+        help="YAML config file (default: $RAGMON_CONFIG_FILE, else built-in defaults); "
+        "RAGMON_* environment variables override it, e.g. RAGMON_METRICS__PORT=9500",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ragmon",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=registry.ragmon_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser(
+        "run",
+        help="run the daemon (metrics on :9464/metrics, /healthz, /readyz)",
+        description="Consume traces from the configured source, run the checks on every "
+        "trace and export Prometheus metrics. The default source is built-in demo traffic, "
+        "so this works with no external service. SIGTERM or SIGINT stop it gracefully "
+        "within shutdown_timeout_seconds; a second SIGINT exits at once.",
+    )
+    _add_config_arg(run)
+
+    replay = sub.add_parser(
+        "replay",
+        help="evaluate JSONL trace files offline",
+        description="Evaluate native ragmon.trace/v1 records (one JSON object per line). "
+        "Prints a per-check summary with 95%% Wilson intervals. Bad lines are counted and "
+        "reported with their line numbers; they do not stop the run.",
+    )
+    replay.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    replay.add_argument(
+        "--output-jsonl", type=Path, help="write one evaluation line per trace to this file"
+    )
+    replay.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (auto: only on a terminal)",
+    )
+
+    sub.add_parser(
+        "check",
+        help="evaluate one trace from stdin",
+        description="Read one native trace (JSON) from stdin and print its evaluation line. "
+        "Exits 2 with a one-line reason if the trace is invalid.",
+    )
+
+    dem = sub.add_parser(
+        "demo",
+        help="print synthetic traces (JSONL)",
+        description="Print realistic synthetic traces of a support assistant, each with a "
+        "known failure mode in attributes['ragmon.demo.failure_mode']: "
+        + ", ".join(demo.FAILURE_MODES)
+        + ".",
+    )
+    dem.add_argument("--count", type=int, default=100, help="traces to print (0: forever)")
+    dem.add_argument("--seed", type=int, default=7, help="same seed, same traces")
+    dem.add_argument("--rate", type=float, default=0.0, help="traces per second (0: no pacing)")
+    dem.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+
+    sch = sub.add_parser("schema", help="print a JSON Schema", description="Print a JSON Schema.")
+    sch.add_argument("which", choices=("trace",), help="trace: the native ragmon.trace/v1 record")
+
+    cfg = sub.add_parser(
+        "config",
+        help="validate, show or describe the configuration",
+        description="validate: load and check the config, exit 2 naming any bad key. "
+        "show: print the effective config (file + environment + defaults) as YAML. "
+        "schema: print the config's JSON Schema.",
+    )
+    cfg.add_argument("action", choices=("validate", "show", "schema"))
+    _add_config_arg(cfg)
+    return parser
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def cmd_check(stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
+    item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw.strip()))
+    if isinstance(item, DeadLetter):
+        print(f"ragmon check: invalid trace ({item.reason}): {item.detail}", file=stderr)
+        return EXIT_USAGE
+    suite = registry.build_suite(config_mod.Settings())
+    evaluation = Evaluation(trace=item, checks=suite(item))
+    json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2)
+    stdout.write("\n")
+    return EXIT_OK
+
+
+class _Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, total: int, out: TextIO, enabled: bool) -> None:
+        self.total = max(total, 1)
+        self.out = out
+        self.enabled = enabled
+        self.traces = 0
+        self._last = 0.0
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self._last < 0.1:
+            return
+        self._last = now
+        frac = min(done / self.total, 1.0)
+        bar = "#" * int(frac * 30)
+        self.out.write(f"\r[{bar:<30}] {frac:6.1%}  {done / 1e6:.1f}/{self.total / 1e6:.1f} MB")
+        self.out.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            self.out.write(f"\r[{'#' * 30}] 100.0%{' ' * 24}\n")
+            self.out.flush()
+
+
+def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    missing = [str(p) for p in args.files if not p.is_file()]
+    if missing:
+        print(f"ragmon replay: no such file: {', '.join(missing)}", file=stderr)
+        return EXIT_USAGE
+    enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
+    progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
+    settings = config_mod.Settings()
+    suite = registry.build_suite(settings)
+    summary = SummarySink(suite.names)
+    sinks: list[Any] = [summary]
+    if args.output_jsonl is not None:
+        sinks.append(JsonlSink(evaluations=args.output_jsonl))
+    metrics = registry.build_metrics(CollectorRegistry())
+    pipeline = registry.build_pipeline(
+        settings, metrics, source=JsonlSource(args.files, on_progress=progress), extra_sinks=sinks
+    )
+    pipeline.start()
+    try:
+        pipeline.run(threading.Event())
+    finally:
+        pipeline.close()
+    progress.finish()
+    for letter in summary.dead_letters:
+        where = f"{letter.source} line {letter.offset}"
+        print(f"bad record at {where} ({letter.reason}): {letter.detail}", file=stderr)
+    hidden = summary.dead_letter_count - len(summary.dead_letters)
+    if hidden > 0:
+        print(f"... and {hidden} more bad records", file=stderr)
+    print(summary.table(), file=stdout)
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
+    out = args.output.open("w", encoding="utf-8") if args.output else stdout
+    try:
+        i = 0
+        while args.count == 0 or i < args.count:
+            out.write(json.dumps(demo.generate(i, args.seed), ensure_ascii=False) + "\n")
+            i += 1
+            if args.rate > 0:
+                out.flush()
+                time.sleep(1.0 / args.rate)
+    except BrokenPipeError:
+        # `ragmon demo | head` closes the pipe early; that is a normal way to stop.
+        sys.stderr.close()
+    finally:
+        if out is not stdout:
+            out.close()
+    return EXIT_OK
+
+
+def cmd_schema(stdout: TextIO) -> int:
+    json.dump(RagTrace.model_json_schema(), stdout, indent=2)
+    stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if args.action == "schema":
+        json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
+        stdout.write("\n")
+        return EXIT_OK
+    try:
+        settings = config_mod.load(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"ragmon config: {exc}", file=stderr)
+        return EXIT_USAGE
+    if args.action == "show":
+        yaml.safe_dump(settings.model_dump(mode="json"), stdout, sort_keys=False)
+    else:
+        print(f"ok: {args.config or 'built-in defaults'}", file=stdout)
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
+    try:
+        settings = config_mod.load(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        return EXIT_USAGE
+    configure_logging(settings.log.level, settings.log.format)
+    log = structlog.get_logger("ragmon")
+    metrics = registry.build_metrics(CollectorRegistry())
+    try:
+        pipeline = registry.build_pipeline(settings, metrics)
+    except OSError as exc:
+        print(f"ragmon run: cannot set up the pipeline: {exc}", file=stderr)
+        return EXIT_USAGE
+    ready = threading.Event()
+    try:
+        server = MetricsServer(
+            metrics.registry, settings.metrics.host, settings.metrics.port, ready=ready.is_set
+        )
+    except OSError as exc:
+        print(
+            f"ragmon run: cannot listen on {settings.metrics.host}:{settings.metrics.port}: "
+            f"{exc.strerror}",
+            file=stderr,
+        )
+        return EXIT_USAGE
+    stop = threading.Event()
+    _install_signal_handlers(stop, settings.shutdown_timeout_seconds, log)
+    server.start()
+    log.info(
+        "started",
+        source=settings.source.type,
+        metrics=f"http://{settings.metrics.host}:{server.port}/metrics",
+        checks=pipeline.suite.names,
+    )
+    code = EXIT_OK
+    try:
+        pipeline.start()
+        ready.set()
+        stats = pipeline.run(stop)
+        log.info("stopped", records=stats.records, traces=stats.traces,
+                 dead_letters=stats.dead_letters, commits=stats.commits)  # fmt: skip
+    except Exception:
+        log.exception("pipeline_failed")
+        code = EXIT_FAIL
+    finally:
+        ready.clear()
+        pipeline.close()
+        server.close()
+    return code
+
+
+def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> None:
+    """First SIGTERM/SIGINT: stop polling, finish, commit, exit within ``budget`` seconds.
+    A second SIGINT exits at once."""
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            if signum == signal.SIGINT:
+                os._exit(130)
+            return
+        log.info("stopping", signal=signal.Signals(signum).name, budget_seconds=budget)
+        stop.set()
+        watchdog = threading.Timer(budget, _overrun, args=(log,))
+        watchdog.daemon = True
+        watchdog.start()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+
+def _overrun(log: Any) -> None:
+    log.error("shutdown_budget_exceeded")
+    os._exit(EXIT_FAIL)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "run":
+        return cmd_run(args, sys.stderr)
+    if args.command == "replay":
+        return cmd_replay(args, sys.stdout, sys.stderr)
+    if args.command == "check":
+        return cmd_check(sys.stdin, sys.stdout, sys.stderr)
+    if args.command == "demo":
+        return cmd_demo(args, sys.stdout)
+    if args.command == "schema":
+        return cmd_schema(sys.stdout)
+    return cmd_config(args, sys.stdout, sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""ragmon's configuration: one frozen model, from a YAML file with ``RAGMON_*`` overrides.
+
+Precedence, highest first: environment (``RAGMON_SOURCE__TYPE=jsonl``; ``__`` separates
+nested keys), then the YAML file, then the defaults below. Unknown keys — in the file or in
+``RAGMON_*`` variables — are rejected with a message naming the key, so a typo never turns
+into a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+ENV_PREFIX = "RAGMON_"
+ENV_DELIMITER = "__"
+
+
+class ConfigError(Exception):
+    """Configuration that ragmon refuses to start with; the message is meant for people."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DemoSourceConfig(_Section):
+    """The built-in synthetic traffic (the embedded default source)."""
+
+    rate_per_second: float = Field(
+        default=50.0, gt=0, le=100_000, description="Traces generated per second."
+    )
+    seed: int = Field(default=7, description="Seed of the generator; same seed, same traffic.")
+    limit: int | None = Field(
+        default=None, ge=1, description="Stop after this many traces (None: run forever)."
+    )
+
+
+class JsonlSourceConfig(_Section):
+    """Native ``ragmon.trace/v1`` records, one per line, from files."""
+
+    paths: list[Path] = Field(default_factory=list, description="Files to read, in order.")
+
+
+class SourceConfig(_Section):
+    type: Literal["demo", "jsonl"] = Field(
+        default="demo",
+        description="Where traces come from. 'demo' needs no external service.",
+    )
+    demo: DemoSourceConfig = DemoSourceConfig()
+    jsonl: JsonlSourceConfig = JsonlSourceConfig()
+
+
+class ContextConflictConfig(_Section):
+    similarity: float = Field(
+        default=0.5, gt=0, le=1, description="Trigram Jaccard at which two passages are duplicates."
+    )
+
+
+class GroundingOverlapConfig(_Section):
+    min_words: int = Field(
+        default=3, ge=1, description="Answers with fewer content words are not applicable."
+    )
+
+
+class ChecksConfig(_Section):
+    enabled: list[str] | None = Field(
+        default=None, description="Check names to run (None: all checks)."
+    )
+    context_conflict: ContextConflictConfig = ContextConflictConfig()
+    grounding_overlap: GroundingOverlapConfig = GroundingOverlapConfig()
+
+    @field_validator("enabled")
+    @classmethod
+    def _known(cls, v: list[str] | None) -> list[str] | None:
+        from monitor.checks import CHECK_NAMES
+
+        if v is not None:
+            unknown = [n for n in v if n not in CHECK_NAMES]
+            if unknown:
+                raise ValueError(f"unknown check {unknown}; known: {list(CHECK_NAMES)}")
+        return v
+
+
+class MetricsConfig(_Section):
+    host: str = Field(default="0.0.0.0", description="Address of /metrics, /healthz, /readyz.")
+    port: int = Field(default=9464, ge=0, le=65535, description="0 picks a free port.")
+    routes: list[str] = Field(
+        default_factory=list,
+        description="Route label allow-list. Empty: the first max_label_values routes seen.",
+    )
+    apps: list[str] = Field(
+        default_factory=list,
+        description="App label allow-list. Empty: the first max_label_values apps seen.",
+    )
+    max_label_values: int = Field(
+        default=50, ge=1, le=1000, description="Bound on distinct app/route label values."
+    )
+
+
+class OutputConfig(_Section):
+    evaluations_jsonl: Path | None = Field(
+        default=None, description="Append one evaluation line per trace to this file."
+    )
+    dead_letters_jsonl: Path | None = Field(
+        default=None, description="Append dead letters (reason, source position, raw bytes) here."
+    )
+
+
+class LogConfig(_Section):
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    format: Literal["auto", "json", "console"] = Field(
+        default="auto", description="'auto': console on a TTY, JSON otherwise."
+    )
+
+
+class Settings(BaseSettings):
+    """Everything ``ragmon run`` needs. Frozen: build a new one to change it."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=ENV_DELIMITER,
+        extra="forbid",
+        frozen=True,
+        case_sensitive=False,
+    )
+
+    source: SourceConfig = SourceConfig()
+    checks: ChecksConfig = ChecksConfig()
+    metrics: MetricsConfig = MetricsConfig()
+    output: OutputConfig = OutputConfig()
+    log: LogConfig = LogConfig()
+    shutdown_timeout_seconds: float = Field(
+        default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Environment beats the file; the file arrives as init kwargs (see load()).
+        return (env_settings, init_settings)
+
+
+def _env_names(model: type[BaseModel], prefix: str) -> set[str]:
+    names: set[str] = set()
+    for name, field in model.model_fields.items():
+        full = f"{prefix}{name}".upper()
+        names.add(full)
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            names |= _env_names(ann, f"{full}{ENV_DELIMITER}")
+    return names
+
+
+def _format(exc: ValidationError, origin: str) -> str:
+    lines = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        lines.append(f"  {loc}: {msg}")
+    return f"invalid configuration ({origin}):\n" + "\n".join(lines)
+
+
+def load(path: Path | str | None = None) -> Settings:
+    """Read the YAML file (if any), apply ``RAGMON_*`` overrides, validate. Raises ConfigError."""
+    env = os.environ
+    data: dict[str, Any] = {}
+    origin = "defaults"
+    if path is not None:
+        origin = str(path)
+        try:
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"config file {path} must hold a mapping at the top level")
+        data = loaded
+    known = _env_names(Settings, ENV_PREFIX)
+    unknown = sorted(k for k in env if k.upper().startswith(ENV_PREFIX) and k.upper() not in known)
+    if unknown:
+        raise ConfigError(
+            f"unknown environment variable {unknown[0]}"
+            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+            + "; see `ragmon config schema` for the keys"
+        )
+    try:
+        return Settings(**data)
+    except ValidationError as exc:
+        raise ConfigError(_format(exc, origin)) from None

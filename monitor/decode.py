@@ -1,0 +1,66 @@
+"""Bytes to ``RagTrace``, or a ``DeadLetter`` with a reason. Never raises on input."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from monitor.model import SCHEMA_ID, DeadLetter, RagTrace, first_error
+from monitor.sources import SourceRecord
+
+# Bounded set of dead-letter reasons (a metric label).
+DEAD_LETTER_REASONS = (
+    "invalid_utf8",
+    "invalid_json",
+    "not_an_object",
+    "unknown_schema",
+    "invalid_record",
+    "too_large",
+)
+
+
+class NativeDecoder:
+    """Decodes native ``ragmon.trace/v1`` JSON records."""
+
+    def __init__(self, max_record_bytes: int = 16 << 20) -> None:
+        self.max_record_bytes = max_record_bytes
+
+    def __call__(self, record: SourceRecord) -> RagTrace | DeadLetter:
+        raw = record.value
+        if len(raw) > self.max_record_bytes:
+            return self._dead(record, "too_large", f"{len(raw)} bytes > {self.max_record_bytes}")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return self._dead(record, "invalid_utf8", f"byte {exc.start}: {exc.reason}")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return self._dead(
+                record, "invalid_json", f"line {exc.lineno} col {exc.colno}: {exc.msg}"
+            )
+        except RecursionError:
+            return self._dead(record, "invalid_json", "nesting too deep")
+        if not isinstance(data, dict):
+            return self._dead(record, "not_an_object", f"top level is {type(data).__name__}")
+        schema = data.get("schema")
+        if schema is not None and schema != SCHEMA_ID:
+            return self._dead(
+                record, "unknown_schema", f"schema {str(schema)[:80]!r}, want {SCHEMA_ID}"
+            )
+        try:
+            return RagTrace.model_validate(data)
+        except ValidationError as exc:
+            return self._dead(record, "invalid_record", first_error(exc))
+
+    @staticmethod
+    def _dead(record: SourceRecord, reason: str, detail: str) -> DeadLetter:
+        return DeadLetter(
+            reason=reason,
+            detail=detail,
+            source=record.position.source,
+            partition=record.position.partition,
+            offset=record.position.offset,
+            raw=record.value,
+        )

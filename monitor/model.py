@@ -1,0 +1,193 @@
+"""The trace and evaluation models: the values that flow through ragmon.
+
+This module imports nothing of ours. ``RagTrace`` is the native ``ragmon.trace/v1`` record:
+the exact context the generator saw, the question and the answer. ``Evaluation`` is what the
+checks produced for one trace; ``DeadLetter`` is what bad input becomes.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+SCHEMA_ID = "ragmon.trace/v1"
+
+_TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class RetrievedDoc(BaseModel):
+    """One candidate the retriever returned, before reranking and packing."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    doc_id: str
+    chunk_id: str | None = None
+    score: float | None = None
+    rank: int | None = None
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _int_score(cls, v: Any) -> Any:
+        # JSON has one number type; 1 and 1.0 are the same score.
+        return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
+class Passage(BaseModel):
+    """One packed passage that reached the model, in prompt order."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    doc_id: str | None = None
+    chunk_id: str | None = None
+    text: str
+
+
+class RagTrace(BaseModel):
+    """One RAG interaction as ragmon evaluates it (schema ``ragmon.trace/v1``).
+
+    Unknown fields are ignored so producers can add their own; known fields are strict on
+    type (a number is not accepted where a string is expected).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+        frozen=True,
+        strict=True,
+        title="ragmon.trace/v1",
+        json_schema_extra={"$id": SCHEMA_ID},
+    )
+
+    trace_id: str = Field(description="32 lower-case hex characters (the W3C / OTel trace id).")
+    timestamp: datetime | None = Field(
+        default=None, description="When the answer was produced (RFC 3339)."
+    )
+    app: str | None = Field(default=None, description="Application name (low cardinality).")
+    route: str | None = Field(default=None, description="Route or use case (low cardinality).")
+    release: str | None = Field(default=None, description="Release or version label.")
+    query: str = Field(default="", description="The user's question.")
+    retrieved: list[RetrievedDoc] = Field(
+        default_factory=list, description="What the retriever returned before packing."
+    )
+    context: list[Passage] = Field(
+        default_factory=list, description="The packed passages the model saw, in prompt order."
+    )
+    answer: str = Field(default="", description="The final answer.")
+    model: str | None = Field(default=None, description="Generator model id.")
+    attributes: dict[str, Any] = Field(default_factory=dict, description="Free-form extras.")
+    golden_id: str | None = Field(
+        default=None, description="Set on synthetic probe traffic whose gold labels are known."
+    )
+
+    @field_validator("trace_id", mode="before")
+    @classmethod
+    def _normalise_trace_id(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            v = v.strip().lower().replace("-", "")
+            if not _TRACE_ID.match(v) or v == "0" * 32:
+                raise ValueError("must be 32 hex characters and not all zero")
+        return v
+
+    @field_validator("timestamp", mode="before")
+    @classmethod
+    def _parse_timestamp(cls, v: Any) -> Any:
+        # strict mode refuses strings for datetimes; JSON only has strings, so parse here.
+        if isinstance(v, str):
+            try:
+                return datetime.fromisoformat(v.replace("Z", "+00:00"))
+            except ValueError as exc:
+                raise ValueError("not an RFC 3339 timestamp") from exc
+        return v
+
+    @property
+    def context_text(self) -> str:
+        """All packed passages joined in prompt order."""
+        return "\n\n".join(p.text for p in self.context)
+
+
+def first_error(exc: ValidationError) -> str:
+    """One line naming the offending field, for dead letters and CLI messages."""
+    errors = exc.errors(include_url=False)
+    err = errors[0]
+    loc = ".".join(str(part) for part in err["loc"]) or "<record>"
+    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{loc}: {err['msg']}{more}"
+
+
+class CheckResult(BaseModel):
+    """What one check found on one trace."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    flagged: bool
+    applicable: bool = True
+    score: float | None = None
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def outcome(self) -> Literal["flagged", "passed", "not_applicable"]:
+        if not self.applicable:
+            return "not_applicable"
+        return "flagged" if self.flagged else "passed"
+
+    def to_line(self) -> dict[str, Any]:
+        line: dict[str, Any] = {
+            "flagged": self.flagged,
+            "applicable": self.applicable,
+            "evidence": self.evidence,
+        }
+        if self.score is not None:
+            line["score"] = self.score
+        return line
+
+
+class Evaluation(BaseModel):
+    """Everything ragmon concluded about one trace."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    trace: RagTrace
+    checks: dict[str, CheckResult]
+
+    @property
+    def trace_id(self) -> str:
+        return self.trace.trace_id
+
+    @property
+    def flagged(self) -> list[str]:
+        return [name for name, r in self.checks.items() if r.flagged]
+
+    def to_line(self) -> dict[str, Any]:
+        """The stable evaluation-line contract (see README, "Evaluation lines")."""
+        return {
+            "trace_id": self.trace.trace_id,
+            "app": self.trace.app,
+            "route": self.trace.route,
+            "checks": {name: r.to_line() for name, r in self.checks.items()},
+        }
+
+
+class DeadLetter(BaseModel):
+    """A record that could not become a trace: the reason, where it came from, its bytes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: str  # bounded label: invalid_json, invalid_record, not_an_object, too_large, ...
+    detail: str  # one line, human readable, names the field when there is one
+    source: str  # topic or file
+    partition: int
+    offset: int  # Kafka offset, or 1-based line number for files
+    raw: bytes
+
+    def to_line(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "detail": self.detail,
+            "source": self.source,
+            "partition": self.partition,
+            "offset": self.offset,
+            "raw": self.raw.decode("utf-8", errors="replace"),
+        }

@@ -1,0 +1,66 @@
+"""HTTP endpoints next to the metrics: ``/metrics``, ``/healthz`` (process up), ``/readyz``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from prometheus_client import CollectorRegistry, make_wsgi_app
+
+
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """Scrapes are not log lines."""
+
+
+class MetricsServer:
+    """Serves the registry and the health endpoints on a background thread."""
+
+    def __init__(
+        self,
+        registry: CollectorRegistry,
+        host: str,
+        port: int,
+        ready: Callable[[], bool] = lambda: True,
+    ) -> None:
+        self._metrics_app = make_wsgi_app(registry)
+        self._ready = ready
+        self._httpd = make_server(host, port, self._app, _Server, handler_class=_QuietHandler)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="ragmon-http", daemon=True
+        )
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    def _app(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
+        if path == "/healthz":
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [b"ok\n"]
+        if path == "/readyz":
+            if self._ready():
+                start_response("200 OK", [("Content-Type", "text/plain")])
+                return [b"ready\n"]
+            start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
+            return [b"not ready\n"]
+        if path in ("/metrics", "/"):
+            result: Iterable[bytes] = self._metrics_app(environ, start_response)
+            return result
+        start_response("404 Not Found", [("Content-Type", "text/plain")])
+        return [b"not found: try /metrics, /healthz or /readyz\n"]
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()

@@ -1,0 +1,54 @@
+"""``JsonlSink``: appends evaluation lines (and, separately, dead letters) to files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import IO
+
+from monitor.model import DeadLetter, Evaluation
+
+
+class JsonlSink:
+    """One JSON object per line; ``flush`` writes through to disk (fsync).
+
+    ``evaluations`` receives the evaluation-line contract; ``dead_letters`` receives
+    ``{"reason", "detail", "source", "partition", "offset", "raw"}``. Either path may be None.
+    """
+
+    name = "jsonl"
+
+    def __init__(self, evaluations: Path | None = None, dead_letters: Path | None = None) -> None:
+        self._paths = (evaluations, dead_letters)
+        self._eval: IO[str] | None = None
+        self._dead: IO[str] | None = None
+
+    def start(self) -> None:
+        evaluations, dead_letters = self._paths
+        if evaluations is not None:
+            evaluations.parent.mkdir(parents=True, exist_ok=True)
+            self._eval = evaluations.open("a", encoding="utf-8")
+        if dead_letters is not None:
+            dead_letters.parent.mkdir(parents=True, exist_ok=True)
+            self._dead = dead_letters.open("a", encoding="utf-8")
+
+    def write(self, evaluation: Evaluation) -> None:
+        if self._eval is not None:
+            self._eval.write(json.dumps(evaluation.to_line(), ensure_ascii=False) + "\n")
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        if self._dead is not None:
+            self._dead.write(json.dumps(letter.to_line(), ensure_ascii=False) + "\n")
+
+    def flush(self) -> None:
+        for fh in (self._eval, self._dead):
+            if fh is not None:
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def close(self) -> None:
+        for fh in (self._eval, self._dead):
+            if fh is not None and not fh.closed:
+                fh.flush()
+                fh.close()

@@ -1,0 +1,33 @@
+"""``InMemorySink``: keeps everything in lists. The test double for pipeline tests."""
+
+from __future__ import annotations
+
+from monitor.model import DeadLetter, Evaluation
+
+
+class InMemorySink:
+    """Records evaluations and dead letters; counts flushes and closes."""
+
+    name = "memory"
+
+    def __init__(self) -> None:
+        self.evaluations: list[Evaluation] = []
+        self.dead_letters: list[DeadLetter] = []
+        self.flushes = 0
+        self.started = False
+        self.closed = False
+
+    def start(self) -> None:
+        self.started = True
+
+    def write(self, evaluation: Evaluation) -> None:
+        self.evaluations.append(evaluation)
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        self.dead_letters.append(letter)
+
+    def flush(self) -> None:
+        self.flushes += 1
+
+    def close(self) -> None:
+        self.closed = True

@@ -1,0 +1,135 @@
+"""Prometheus metrics: one injected registry, bounded labels, trace ids only in exemplars."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
+
+from monitor.model import DeadLetter, Evaluation
+
+OTHER = "other"
+UNKNOWN = "unknown"
+
+
+class LabelLimiter:
+    """Maps a free-text label value onto a bounded set.
+
+    With an allow-list, anything else is ``other``. Without one, the first ``max_values``
+    distinct values are kept and later ones become ``other``. Missing values are ``unknown``.
+    """
+
+    def __init__(self, allow: Iterable[str] = (), max_values: int = 50) -> None:
+        self._allow = frozenset(allow)
+        self._seen: set[str] = set()
+        self._max = max_values
+        self._lock = threading.Lock()
+
+    def __call__(self, value: str | None) -> str:
+        if not value:
+            return UNKNOWN
+        if self._allow:
+            return value if value in self._allow else OTHER
+        if value in self._seen:
+            return value
+        with self._lock:
+            if len(self._seen) < self._max:
+                self._seen.add(value)
+                return value
+        return OTHER
+
+
+class Metrics:
+    """Every metric ragmon exports, registered on ``registry`` (never the global one)."""
+
+    def __init__(self, registry: CollectorRegistry, version: str = "0") -> None:
+        self.registry = registry
+        self.build_info = Info("ragmon_build", "ragmon version.", registry=registry)
+        self.build_info.info({"version": version})
+        self.records = Counter(
+            "ragmon_records_total",
+            "Records read from the source, before decoding.",
+            ["source"],
+            registry=registry,
+        )
+        self.traces = Counter(
+            "ragmon_traces_total",
+            "Traces evaluated by the model-free checks.",
+            ["app", "route"],
+            registry=registry,
+        )
+        self.check_results = Counter(
+            "ragmon_check_results_total",
+            "Check outcomes per trace: flagged, passed or not_applicable.",
+            ["check", "result", "app", "route"],
+            registry=registry,
+        )
+        self.grounding_overlap = Histogram(
+            "ragmon_grounding_overlap_ratio",
+            "Share of the answer's content words found in the packed context.",
+            ["app", "route"],
+            buckets=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+            registry=registry,
+        )
+        self.dead_letters = Counter(
+            "ragmon_dead_letters_total",
+            "Records that could not become a trace, by reason.",
+            ["reason"],
+            registry=registry,
+        )
+        self.batch_seconds = Histogram(
+            "ragmon_batch_duration_seconds",
+            "Time to decode, check and hand one polled batch to the sinks.",
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+            registry=registry,
+        )
+        self.last_processed = Gauge(
+            "ragmon_last_processed_timestamp_seconds",
+            "Wall-clock time of the last finished batch.",
+            registry=registry,
+        )
+
+    def on_batch(self, source: str, records: int, seconds: float) -> None:
+        """``PipelineObserver``: per-batch figures."""
+        self.records.labels(source).inc(records)
+        self.batch_seconds.observe(seconds)
+        self.last_processed.set_to_current_time()
+
+
+class PrometheusSink:
+    """Turns evaluations and dead letters into metric updates."""
+
+    name = "prometheus"
+
+    def __init__(
+        self, metrics: Metrics, routes: LabelLimiter | None = None, apps: LabelLimiter | None = None
+    ) -> None:
+        self.metrics = metrics
+        self._routes = routes or LabelLimiter()
+        self._apps = apps or LabelLimiter()
+
+    def start(self) -> None:
+        """Metrics need no setup."""
+
+    def write(self, evaluation: Evaluation) -> None:
+        m = self.metrics
+        app = self._apps(evaluation.trace.app)
+        route = self._routes(evaluation.trace.route)
+        exemplar = {"trace_id": evaluation.trace_id}
+        m.traces.labels(app, route).inc(exemplar=exemplar)
+        for name, result in evaluation.checks.items():
+            m.check_results.labels(name, result.outcome, app, route).inc(
+                exemplar=exemplar if result.flagged else None
+            )
+            if name == "grounding_overlap" and result.score is not None:
+                m.grounding_overlap.labels(app, route).observe(result.score, exemplar=exemplar)
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        self.metrics.dead_letters.labels(letter.reason).inc()
+
+    def flush(self) -> None:
+        """Nothing is buffered."""
+
+    def close(self) -> None:
+        """The registry outlives the sink."""

@@ -1,0 +1,72 @@
+"""``SummarySink``: per-check counts for the end-of-replay table, with Wilson intervals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from monitor.model import DeadLetter, Evaluation
+from monitor.stats import wilson
+
+
+@dataclass
+class CheckTally:
+    flagged: int = 0
+    applicable: int = 0
+    score_sum: float = 0.0
+    scored: int = 0
+
+
+class SummarySink:
+    """Counts flagged/applicable traces per check and keeps the first bad records."""
+
+    name = "summary"
+
+    def __init__(self, check_names: list[str], keep_dead_letters: int = 20) -> None:
+        self.tallies = {name: CheckTally() for name in check_names}
+        self.traces = 0
+        self.dead_letter_count = 0
+        self.dead_letters: list[DeadLetter] = []
+        self._keep = keep_dead_letters
+
+    def start(self) -> None:
+        """Nothing to open."""
+
+    def write(self, evaluation: Evaluation) -> None:
+        self.traces += 1
+        for name, result in evaluation.checks.items():
+            tally = self.tallies.setdefault(name, CheckTally())
+            if result.applicable:
+                tally.applicable += 1
+                tally.flagged += result.flagged
+            if result.score is not None:
+                tally.score_sum += result.score
+                tally.scored += 1
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        self.dead_letter_count += 1
+        if len(self.dead_letters) < self._keep:
+            self.dead_letters.append(letter)
+
+    def flush(self) -> None:
+        """Nothing is buffered."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def table(self) -> str:
+        """A fixed-width table: check, flagged, applicable, rate and its 95% Wilson interval."""
+        head = f"{'check':<22} {'flagged':>8} {'of':>8} {'rate':>8}   {'95% CI (Wilson)':<17}"
+        rows = [head, "-" * len(head)]
+        for name, t in self.tallies.items():
+            if t.scored and name == "grounding_overlap":
+                mean = t.score_sum / t.scored
+                rows.append(f"{name:<22} {'-':>8} {t.scored:>8} {'mean':>8}   {mean:.3f}")
+                continue
+            rate = t.flagged / t.applicable if t.applicable else 0.0
+            lo, hi = wilson(t.flagged, t.applicable)
+            rows.append(
+                f"{name:<22} {t.flagged:>8} {t.applicable:>8} {rate:>8.2%}   [{lo:.2%}, {hi:.2%}]"
+            )
+        rows.append("-" * len(head))
+        rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
+        return "\n".join(rows)
