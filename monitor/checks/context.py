@@ -69,7 +69,7 @@ class ContextConflict:
         if len(passages) < 2:
             return CheckResult(name=self.name, flagged=False, applicable=False,
                                evidence={"reason": "fewer_than_two_passages"})  # fmt: skip
-        lowered = [p.lower() for p in passages]
+        lowered = [p.encode("utf-8").lower() for p in passages]
         conflicts: list[dict[str, object]] = []
         shingles: dict[int, set[int]] = {}
         for i in range(len(passages)):
@@ -96,7 +96,7 @@ class ContextConflict:
                            evidence={"conflicts": conflicts})  # fmt: skip
 
 
-def _probably_similar(a: str, b: str, probes: int = 4, width: int = 24) -> bool:
+def _probably_similar(a: bytes, b: bytes, probes: int = 4, width: int = 24) -> bool:
     """True when at least half of a few evenly spaced phrases of the shorter text occur in
     the other. Near-duplicates pass; unrelated passages fail after one or two substring scans.
     """
@@ -136,7 +136,7 @@ class GroundingOverlap:
             return CheckResult(name=self.name, flagged=False, applicable=False,
                                evidence={"reason": "too_few_content_words"})  # fmt: skip
         context = view.context_lower
-        missing = sorted(w for w in words if w not in context)
+        missing = sorted(w for w in words if w.encode("utf-8") not in context)
         overlap = 1.0 - len(missing) / len(words)
         return CheckResult(
             name=self.name,

@@ -68,11 +68,11 @@ _PHRASES: list[tuple[str, str]] = [
     # --- the context lacks it ----------------------------------------------------------------
     (
         "context_lacks",
-        rf"\b(?:the |these |those |this |that |my |our |your )?{_SOURCE_ADJ}{_SOURCE} (?:doesn't|does not|don't|do not|did not|didn't|fails? to|makes? no|lacks?|contain no|contains no|has no|have no|gives? no|offers? no|provides? no|mentions? no|include no|includes no)\s*(?:any |explicit(?:ly)? |specific(?:ally)? |clear(?:ly)? |direct(?:ly)? |actually |appear to |seem to |explicitly |mention of |information (?:on|about|regarding) )*(?:{_LACK}|mention|information|details?|reference|answer|indication|data)\b",
+        rf"\b(?:the |these |those |this |that |my |our |your )?{_SOURCE_ADJ}{_SOURCE}(?: (?:provided|given|available|retrieved|above|here|I have|I was given|you shared))? (?:doesn't|does not|don't|do not|did not|didn't|fails? to|makes? no|lacks?|contain no|contains no|has no|have no|gives? no|offers? no|provides? no|mentions? no|include no|includes no)\s*(?:any |explicit(?:ly)? |specific(?:ally)? |clear(?:ly)? |direct(?:ly)? |actually |appear to |seem to |explicitly |mention of |information (?:on|about|regarding) )*(?:{_LACK}|mention|information|details?|reference|answer|indication|data)\b",
     ),
     (
         "context_lacks",
-        r"\b(?:there (?:is|are|was|were|'s|seems to be|appears to be)|I (?:found|see)) (?:no|not any|not enough|insufficient|little|nothing) (?:relevant |specific |explicit |clear |direct |such |further |additional |useful )*(?:information|mention|data|details?|reference|indication|evidence|record|documentation|context|answer)\b",
+        r"\b(?:there(?: is| are| was| were|'s| seems to be| appears to be)|I (?:found|see)) (?:no|not any|not enough|insufficient|little|nothing) (?:relevant |specific |explicit |clear |direct |such |further |additional |useful )*(?:information|mention|data|details?|reference|indication|evidence|record|documentation|context|answer)\b",
     ),
     (
         "context_lacks",

@@ -25,7 +25,7 @@ class UnsupportedNumbers:
         for m in mentions:
             if m.raw in unsupported:
                 continue
-            if view.query_numbers.supports(m) or view.context_numbers.supports(m):
+            if view.context_numbers.supports(m) or view.query_numbers.supports(m):
                 continue
             unsupported.append(m.raw)
         return CheckResult(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from monitor.checks.numbers import Mention, NumberIndex, answer_mentions, locale_of
+from monitor.checks.numbers import Mention, NumberLookup, answer_mentions, locale_of
 from monitor.model import RagTrace
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
@@ -35,16 +35,18 @@ class TraceView:
         return "\n\n".join(self.passages)
 
     @cached_property
-    def context_lower(self) -> str:
-        return self.context_text.lower()
+    def context_lower(self) -> bytes:
+        """UTF-8 bytes of the context, ASCII-lower-cased: much faster to build and to search
+        than ``str.lower()`` on text with any non-ASCII character (€, –)."""
+        return self.context_text.encode("utf-8").lower()
 
     @cached_property
-    def context_numbers(self) -> NumberIndex:
-        return NumberIndex.of(self.context_text)
+    def context_numbers(self) -> NumberLookup:
+        return NumberLookup(self.context_text)
 
     @cached_property
-    def query_numbers(self) -> NumberIndex:
-        return NumberIndex.of(self.trace.query, spelled=False)
+    def query_numbers(self) -> NumberLookup:
+        return NumberLookup(self.trace.query, spelled=False)
 
     @cached_property
     def answer_numbers(self) -> list[Mention]:

@@ -1,0 +1,101 @@
+"""Throughput of the model-free checks against the naive baseline, on one core.
+
+Run: ``make bench`` (or ``python bench/checks.py --traces 5000``). Prints traces/s for the
+full suite, for ``unsupported_numbers`` alone, for the naive baseline (one regex pulls every
+number out of answer and context; flag the difference) and their ratios, all measured in
+this process on the same traces. Not a test: the figures are reported, not asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.corpus import bench_records
+from monitor.checks import CheckSuite, TraceView, UnsupportedNumbers
+from monitor.decode import NativeDecoder
+from monitor.model import RagTrace
+from monitor.sources import SourcePosition, SourceRecord
+
+_NAIVE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def naive_unsupported(trace: RagTrace) -> bool:
+    """The baseline: every digit run in the answer that is not a digit run of the context."""
+    context = set(_NAIVE.findall(trace.context_text))
+    return bool(set(_NAIVE.findall(trace.answer)) - context)
+
+
+def rate(fn: Callable[[], object], n: int, repeats: int) -> float:
+    """Best-of-``repeats`` items per second for ``fn`` processing ``n`` items."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return n / min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--traces", type=int, default=5000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+
+    records = bench_records(args.traces)
+    traces = [RagTrace.model_validate_json(r) for r in records]
+    size = statistics.mean(len(r) for r in records)
+    suite = CheckSuite()
+    unsupported = UnsupportedNumbers()
+    decode = NativeDecoder()
+    positioned = [SourceRecord(SourcePosition("bench", 0, i), r) for i, r in enumerate(records)]
+
+    def run_suite() -> None:
+        for t in traces:
+            suite(t)
+
+    def run_unsupported() -> None:
+        for t in traces:
+            unsupported(TraceView(t))
+
+    def run_naive() -> None:
+        for t in traces:
+            naive_unsupported(t)
+
+    def run_decode_and_suite() -> None:
+        for rec in positioned:
+            item = decode(rec)
+            if isinstance(item, RagTrace):
+                suite(item)
+
+    n, k = len(traces), args.repeats
+    naive = rate(run_naive, n, k)
+    numbers = rate(run_unsupported, n, k)
+    full = rate(run_suite, n, k)
+    e2e = rate(run_decode_and_suite, n, k)
+    flagged_naive = sum(naive_unsupported(t) for t in traces)
+    flagged_ours = sum(unsupported(TraceView(t)).flagged for t in traces)
+    print(f"traces: {n}, mean record size {size / 1024:.1f} KB, 5 passages, one core")
+    print(f"{'what':<38} {'traces/s':>10} {'vs naive':>9}")
+    print(f"{'naive baseline (regex diff)':<38} {naive:>10,.0f} {1.0:>8.2f}x")
+    print(f"{'unsupported_numbers':<38} {numbers:>10,.0f} {numbers / naive:>8.2f}x")
+    print(f"{'full check suite (6 checks)':<38} {full:>10,.0f} {full / naive:>8.2f}x")
+    print(f"{'decode JSON + validate + full suite':<38} {e2e:>10,.0f} {e2e / naive:>8.2f}x")
+    print(
+        f"flagged by naive baseline: {flagged_naive}/{n}; "
+        f"by unsupported_numbers: {flagged_ours}/{n}"
+    )
+
+
+if __name__ == "__main__":
+    main()

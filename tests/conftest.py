@@ -1,0 +1,43 @@
+"""Shared factories for tests."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from monitor.checks import TraceView
+from monitor.model import RagTrace
+
+_ids = itertools.count(1)
+
+
+def make_trace(
+    answer: str = "",
+    context: list[str] | None = None,
+    query: str = "",
+    **extra: Any,
+) -> RagTrace:
+    """A valid trace with the given answer, passages (doc ids d1, d2, ...) and query."""
+    passages = [
+        {"doc_id": f"d{i}", "chunk_id": f"d{i}#0", "text": t}
+        for i, t in enumerate(context or [], 1)
+    ]
+    data: dict[str, Any] = {
+        "trace_id": f"{next(_ids):032x}",
+        "query": query,
+        "context": passages,
+        "answer": answer,
+    }
+    data.update(extra)
+    return RagTrace.model_validate(data)
+
+
+def view(answer: str = "", context: list[str] | None = None, query: str = "") -> TraceView:
+    return TraceView(make_trace(answer, context, query))
+
+
+@pytest.fixture
+def trace_factory() -> Any:
+    return make_trace

@@ -1,0 +1,82 @@
+"""citation: presence of citations and validity of every cited index or id."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.checks import Citation
+from tests.conftest import view
+
+check = Citation()
+CTX = ["Refunds within 30 days.", "Fees are $25.", "Sale items are final."]
+
+
+def evidence(answer: str, context: list[str] = CTX) -> tuple[bool, dict[str, object]]:
+    result = check(view(answer, context))
+    return result.flagged, result.evidence
+
+
+@pytest.mark.parametrize(
+    ("answer", "cited"),
+    [
+        ("Refunds within 30 days [1].", ["[1]"]),
+        ("Refunds within 30 days [1, 3].", ["[1, 3]"]),
+        ("Refunds within 30 days [1-3].", ["[1-3]"]),
+        ("Refunds within 30 days [d2].", ["[d2]"]),
+        ("Refunds within 30 days [source: d1].", ["[source: d1]"]),
+        ("Refunds within 30 days [^1].", ["[^1]"]),
+        ("Refunds within 30 days【1†source】.", ["【1†source】"]),
+        ("Refunds within 30 days¹.", ["¹"]),
+        ("Refunds within 30 days.\n\nSources: d1, d3", ["Source: d1", "Source: d3"]),
+        ("Refunds within 30 days [Source 2].", ["[Source 2]"]),
+    ],
+)
+def test_valid_citations_pass(answer: str, cited: list[str]) -> None:
+    """Each citation style is recognised and, when it names a passage, accepted."""
+    flagged, ev = evidence(answer)
+    assert not flagged
+    assert ev["cited"] == cited
+    assert ev["invalid"] == []
+
+
+def test_no_citation_is_flagged() -> None:
+    """An answer without any citation is flagged with empty evidence lists."""
+    flagged, ev = evidence("Refunds within 30 days.")
+    assert flagged
+    assert ev == {"cited": [], "invalid": [], "valid": 0}
+
+
+def test_out_of_range_index_is_invalid() -> None:
+    """[7] with three passages is an invalid citation; with no valid one the answer is flagged."""
+    flagged, ev = evidence("Refunds within 30 days [7].")
+    assert flagged
+    assert ev["invalid"] == ["[7]"]
+
+
+def test_unknown_id_is_invalid_but_a_valid_one_passes() -> None:
+    """Invalid citations are reported even when another citation is valid."""
+    flagged, ev = evidence("Refunds within 30 days [1] and fees [doc-9].")
+    assert not flagged
+    assert ev["cited"] == ["[1]", "[doc-9]"]
+    assert ev["invalid"] == ["[doc-9]"]
+
+
+def test_zero_based_indices() -> None:
+    """An answer citing [0] uses 0-based indices: [2] is then the third passage."""
+    flagged, ev = evidence("See [0] and [2].")
+    assert not flagged
+    assert ev["invalid"] == []
+    _, ev = evidence("See [0] and [3].")
+    assert ev["invalid"] == ["[3]"]
+
+
+def test_bracketed_words_are_not_citations() -> None:
+    """[sic] or [Note] are not citations; markdown links are not either."""
+    flagged, ev = evidence("The fee [sic] is small. [Note] See [the docs](https://x.test/1).")
+    assert flagged
+    assert ev["cited"] == []
+
+
+def test_empty_answer_not_applicable() -> None:
+    """Nothing to cite in an empty answer."""
+    assert not check(view("", CTX)).applicable

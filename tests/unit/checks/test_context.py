@@ -1,0 +1,86 @@
+"""empty_context, context_conflict and grounding_overlap."""
+
+from __future__ import annotations
+
+from monitor.checks import ContextConflict, EmptyContext, GroundingOverlap, TraceView
+from tests.conftest import make_trace, view
+
+OLD = (
+    "Refund policy. Customers can request a full refund within 14 days of purchase. Refunds "
+    "are issued to the original payment method within 10 business days. Sale items and gift "
+    "cards are not refundable."
+)
+NEW = OLD.replace("14 days", "30 days").replace("10 business", "5 business")
+OTHER = (
+    "Shipping. Orders to EU countries ship within 2 business days from our warehouse. "
+    "Standard delivery takes 3-5 business days; express delivery arrives the next day."
+)
+
+
+def test_empty_context_names_the_retrieval_stage() -> None:
+    """No passages and nothing retrieved: retrieval broke."""
+    result = EmptyContext()(view("Answer.", []))
+    assert result.flagged
+    assert result.evidence["stage"] == "retrieval"
+
+
+def test_empty_context_names_the_packing_stage() -> None:
+    """Candidates retrieved but none packed: the packer dropped them."""
+    trace = make_trace("Answer.", [], retrieved=[{"doc_id": "a", "score": 0.4, "rank": 1}])
+    result = EmptyContext()(TraceView(trace))
+    assert result.flagged
+    assert result.evidence == {"passages": 0, "retrieved": 1, "stage": "packing"}
+
+
+def test_whitespace_passages_count_as_empty() -> None:
+    """Passages of only whitespace carry no context."""
+    assert EmptyContext()(view("Answer.", ["  ", "\n"])).flagged
+
+
+def test_context_present_passes() -> None:
+    """One real passage is context."""
+    assert not EmptyContext()(view("Answer.", [OTHER])).flagged
+
+
+def test_conflict_between_old_and_new_versions() -> None:
+    """Two versions of one page stating different figures are a conflict, with the figures."""
+    result = ContextConflict()(view("Answer.", [NEW, OTHER, OLD]))
+    assert result.flagged
+    (conflict,) = result.evidence["conflicts"]
+    assert conflict["passages"] == [1, 3]
+    assert conflict["first_states"] == ["30", "5"]
+    assert conflict["second_states"] == ["14", "10"]
+
+
+def test_identical_duplicates_are_not_a_conflict() -> None:
+    """The same passage twice states the same figures."""
+    assert not ContextConflict()(view("Answer.", [OLD, OLD])).flagged
+
+
+def test_different_pages_are_not_a_conflict() -> None:
+    """Unrelated passages with different figures are not duplicates."""
+    assert not ContextConflict()(view("Answer.", [OLD, OTHER])).flagged
+
+
+def test_single_passage_not_applicable() -> None:
+    """A conflict needs two passages."""
+    assert not ContextConflict()(view("Answer.", [OLD])).applicable
+
+
+def test_grounding_overlap_high_for_copied_answer() -> None:
+    """An answer built from context words overlaps fully and is never flagged."""
+    result = GroundingOverlap()(view("Customers request a full refund within days.", [OLD]))
+    assert result.score == 1.0
+    assert not result.flagged
+
+
+def test_grounding_overlap_low_for_unrelated_answer() -> None:
+    """An answer about something else has low overlap and lists the missing words."""
+    result = GroundingOverlap()(view("Quantum entanglement enables teleportation.", [OLD]))
+    assert result.score is not None and result.score < 0.2
+    assert "quantum" in result.evidence["missing"]
+
+
+def test_grounding_overlap_not_applicable_for_short_answers() -> None:
+    """Too few content words give no signal."""
+    assert not GroundingOverlap()(view("Yes.", [OLD])).applicable

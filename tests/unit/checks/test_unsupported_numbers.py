@@ -1,0 +1,102 @@
+"""unsupported_numbers: each normalisation case with a supported and an unsupported example."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.checks import UnsupportedNumbers
+from tests.conftest import view
+
+check = UnsupportedNumbers()
+
+
+def unsupported(answer: str, context: str | list[str], query: str = "") -> list[str]:
+    ctx = [context] if isinstance(context, str) else context
+    result = check(view(answer, ctx, query))
+    assert result.flagged == bool(result.evidence["numbers"])
+    numbers: list[str] = result.evidence["numbers"]
+    return numbers
+
+
+CASES = [
+    # (case, answer, context, query, expected unsupported numbers)
+    ("list marker ignored", "1. Refunds take 5 days.\n2. Keep the receipt.", "Refunds take 5 days.", "", []),
+    ("list marker, wrong figure", "1. Refunds take 7 days.", "Refunds take 5 days.", "", ["7"]),
+    ("citation marker ignored", "Refunds take 30 days [2].", "Refunds take 30 days.", "", []),
+    ("citation marker, wrong figure", "Refunds take 45 days [2].", "Refunds take 30 days.", "", ["45"]),
+    ("footnote and doc id citation ignored", "It costs $49 [doc-3][^4].", "It costs $49.", "", []),
+    ("thousands separator", "Enterprise starts at 1,600 per month.", "Enterprise starts at 1600 per month.", "", []),
+    ("thousands separator reversed", "Enterprise starts at 1600 per month.", "Enterprise starts at $1,600 per month.", "", []),
+    ("thousands separator, wrong figure", "Enterprise starts at 1,700 per month.", "Enterprise starts at 1600 per month.", "", ["1,700"]),
+    ("decimal comma in a European context", "Die Gebühr beträgt 3,5 %.", "Die Gebühr beträgt 3,5 % pro Jahr.", "", []),
+    ("decimal comma matches decimal point", "The fee is 3.5%.", "Die Gebühr beträgt 3,5 % pro Jahr, mindestens 2,50 EUR.", "", []),
+    ("decimal comma, wrong figure", "Die Gebühr beträgt 3,6 %.", "Die Gebühr beträgt 3,5 % pro Jahr.", "", ["3,6 %"]),
+    ("European thousands point", "The limit is 1,600 euros.", "Das Limit liegt bei 1.600 Euro, die Gebühr bei 2,50 Euro.", "", []),
+    ("European 1.600 is not 1.6", "The limit is 1.6 euros.", "Das Limit liegt bei 1.600 Euro, die Gebühr bei 2,50 Euro.", "", ["1.6 euros"]),
+    ("percent sign vs word", "VAT is 20 percent.", "VAT is charged at 20% in the UK.", "", []),
+    ("percent word vs sign", "VAT is 20%.", "VAT is charged at 20 per cent in the UK.", "", []),
+    ("percent, wrong figure", "VAT is 21%.", "VAT is charged at 20 percent.", "", ["21%"]),
+    ("currency symbol vs code", "The Pro plan is 49 USD.", "The Pro plan costs $49 per user.", "", []),
+    ("currency code vs symbol", "The Pro plan is $49.", "The Pro plan costs 49 USD per user.", "", []),
+    ("currency, wrong figure", "The Pro plan is $59.", "The Pro plan costs 49 USD per user.", "", ["$59"]),
+    ("euro amounts", "Express costs €12.50.", "Express delivery costs 12,50 € in Germany, 12,50 EUR.", "", []),
+    ("spelled-out in context", "Returns are accepted for 6 weeks.", "Returns are accepted for six weeks.", "", []),
+    ("spelled-out in answer", "Returns are accepted for six weeks.", "Returns are accepted for 6 weeks.", "", []),
+    ("spelled-out, wrong figure", "Returns are accepted for seven weeks.", "Returns are accepted for 6 weeks.", "", ["seven"]),
+    ("'one' is not a quantity claim", "One of the plans includes SSO; no one else offers it.", "The Enterprise plan includes SSO.", "", []),
+    ("date, month name vs slashes", "It was renewed on March 15, 2024.", "Renewed on 15/03/2024.", "", []),
+    ("date, ISO vs day-first words", "Renewed 2024-03-15.", "Our report was renewed on 15 March 2024.", "", []),
+    ("date, day-first words vs month-first", "Renewed on 15th March 2024.", "Renewed on Mar. 15, 2024.", "", []),
+    ("date, year from elsewhere", "Renewed on March 15, 2024.", "Renewed on March 15. All 2024 audits passed.", "", []),
+    ("date, wrong day", "It was renewed on March 16, 2024.", "Renewed on 15/03/2024.", "", ["March 16, 2024"]),
+    ("date parts back loose numbers", "The report is from 2024.", "Renewed on March 15, 2024.", "", []),
+    ("range with en dash", "Delivery takes 3–5 business days.", "Standard delivery takes 3-5 business days.", "", []),
+    ("range spelled with 'to'", "Delivery takes 3 to 5 days.", "Standard delivery takes 3–5 business days.", "", []),
+    ("range, wrong bound", "Delivery takes 3–7 business days.", "Standard delivery takes 3-5 business days.", "", ["7"]),
+    ("number from the query", "Yes, the 2023 plan still costs $49.", "The Pro plan costs $49.", "Does the 2023 plan still cost the same?", []),
+    ("number from neither", "Yes, the 2023 plan still costs $49.", "The Pro plan costs $49.", "Does the old plan still cost the same?", ["2023"]),
+    ("rounded large figure", "Revenue was about $181 million.", "Revenue was 181,674,817 dollars.", "", []),
+    ("rounded large figure, decimal", "Revenue was $181.7 million.", "Revenue was $181,674,817.", "", []),
+    ("rounded large figure, wrong", "Revenue was about $180 million.", "Revenue was 181,674,817 dollars.", "", ["$180 million"]),
+    ("rounded percentage", "Churn is roughly 12%.", "Churn was 12.4% last quarter.", "", []),
+    ("rounded percentage, wrong", "Churn is roughly 13%.", "Churn was 12.4% last quarter.", "", ["13%"]),
+    ("scale words both sides", "It has 1.5 million users.", "It serves 1,500,000 users.", "", []),
+    ("times, 12h vs 24h", "Support closes at 6 pm.", "Support is open from 8:00 to 18:00 CET.", "", []),
+    ("times, wrong", "Support closes at 5 pm.", "Support is open from 8:00 to 18:00 CET.", "", ["5 pm"]),
+    ("URLs and versions ignored", "See https://example.com/docs/42 for v2.3.1 notes.", "See the docs.", "", []),
+    ("identifiers inside words ignored", "Encrypted with AES-256 over TLS 1.2 on GPT-4.", "Data is encrypted with AES-256 over TLS 1.2.", "", []),
+    ("idioms ignored", "Enterprise customers get a 24/7 phone line.", "Enterprise customers have a phone line.", "", []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "query", "expected"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_normalisation(answer: str, context: str, query: str, expected: list[str]) -> None:
+    """Each spelling of a figure is recognised; a different figure is reported as written."""
+    assert unsupported(answer, context, query) == expected
+
+
+def test_no_numbers_passes_and_reports_nothing() -> None:
+    """An answer without figures is never flagged."""
+    result = check(view("You can return items within the window.", ["Returns are allowed."]))
+    assert not result.flagged
+    assert result.evidence == {"numbers": [], "checked": 0}
+
+
+def test_empty_context_flags_every_figure() -> None:
+    """With nothing in context, every stated figure is unsupported."""
+    assert unsupported("The Pro plan costs $45 per user per month.", []) == ["$45"]
+
+
+def test_support_can_come_from_any_passage() -> None:
+    """Figures are looked up across all packed passages."""
+    ctx = ["Refunds within 30 days.", "Fees are $25."]
+    assert unsupported("Refunds within 30 days cost a $25 fee.", ctx) == []
+
+
+def test_repeated_unsupported_figure_is_listed_once() -> None:
+    """Evidence lists each unsupported figure once, in answer order."""
+    assert unsupported("It is 9 days, yes 9 days, or 8.", ["It is 10 days."]) == ["9", "8"]

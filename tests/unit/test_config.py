@@ -1,0 +1,77 @@
+"""Configuration: YAML file, RAGMON_* overrides, unknown keys rejected by name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitor.config import ConfigError, Settings, load
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "ragmon.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_need_no_file() -> None:
+    """With nothing configured the source is the demo traffic on port 9464."""
+    settings = load(None)
+    assert settings.source.type == "demo"
+    assert settings.metrics.port == 9464
+
+
+def test_file_values_are_read(tmp_path: Path) -> None:
+    """Values in the YAML file are applied."""
+    settings = load(write(tmp_path, "metrics:\n  port: 9500\nsource:\n  demo:\n    seed: 3\n"))
+    assert settings.metrics.port == 9500
+    assert settings.source.demo.seed == 3
+
+
+def test_environment_overrides_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RAGMON_SECTION__KEY beats the file."""
+    monkeypatch.setenv("RAGMON_METRICS__PORT", "9600")
+    assert load(write(tmp_path, "metrics:\n  port: 9500\n")).metrics.port == 9600
+
+
+def test_unknown_key_in_file_is_named(tmp_path: Path) -> None:
+    """A typo in the file fails with the dotted key."""
+    with pytest.raises(ConfigError, match=r"source\.tpye: unknown key"):
+        load(write(tmp_path, "source:\n  tpye: demo\n"))
+
+
+def test_unknown_environment_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typo in an environment variable fails with its name."""
+    monkeypatch.setenv("RAGMON_METRICS__PROT", "1")
+    with pytest.raises(ConfigError, match="RAGMON_METRICS__PROT"):
+        load(None)
+
+
+def test_bad_value_is_explained(tmp_path: Path) -> None:
+    """A value of the wrong type names the key and the problem."""
+    with pytest.raises(ConfigError, match=r"metrics\.port: Input should be a valid integer"):
+        load(write(tmp_path, "metrics:\n  port: high\n"))
+
+
+def test_unknown_check_name_rejected(tmp_path: Path) -> None:
+    """Enabling a check that does not exist fails at startup, listing the known ones."""
+    with pytest.raises(ConfigError, match="unknown check"):
+        load(write(tmp_path, "checks:\n  enabled: [refusal, halucination]\n"))
+
+
+def test_missing_file_and_bad_yaml(tmp_path: Path) -> None:
+    """Unreadable or malformed files are clear errors, not tracebacks."""
+    with pytest.raises(ConfigError, match="cannot read"):
+        load(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load(write(tmp_path, "metrics: [\n"))
+    with pytest.raises(ConfigError, match="mapping"):
+        load(write(tmp_path, "- 1\n"))
+
+
+def test_settings_are_frozen() -> None:
+    """Settings cannot be changed after load."""
+    settings = Settings()
+    with pytest.raises(ValueError):
+        settings.shutdown_timeout_seconds = 1  # type: ignore[misc]

@@ -1,0 +1,55 @@
+"""Decoding native records: bad input becomes a dead letter with a reason, never an exception."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from monitor.decode import DEAD_LETTER_REASONS, NativeDecoder
+from monitor.model import DeadLetter, RagTrace
+from monitor.sources import SourcePosition, SourceRecord
+
+decode = NativeDecoder(max_record_bytes=10_000)
+
+
+def record(raw: bytes) -> SourceRecord:
+    return SourceRecord(SourcePosition("traces", 3, 42), raw)
+
+
+def test_valid_record() -> None:
+    """A valid record becomes a trace."""
+    item = decode(record(json.dumps({"trace_id": "ab" * 16, "answer": "x"}).encode()))
+    assert isinstance(item, RagTrace)
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (b"\xff\xfe", "invalid_utf8"),
+        (b"{not json", "invalid_json"),
+        (b"[1, 2]", "not_an_object"),
+        (b'{"schema": "other/v9", "trace_id": "' + b"ab" * 16 + b'"}', "unknown_schema"),
+        (b'{"trace_id": 12}', "invalid_record"),
+        (b'{"trace_id": "' + b"ab" * 16 + b'", "query": "' + b"x" * 20_000 + b'"}', "too_large"),
+        (b"[" * 5_000, "invalid_json"),  # nesting deeper than the parser allows
+    ],
+)
+def test_bad_records_become_dead_letters(raw: bytes, reason: str) -> None:
+    """Each kind of bad input has its own bounded reason and keeps position and bytes."""
+    item = decode(record(raw))
+    assert isinstance(item, DeadLetter)
+    assert item.reason == reason
+    assert item.reason in DEAD_LETTER_REASONS
+    assert (item.source, item.partition, item.offset) == ("traces", 3, 42)
+    assert item.raw == raw
+    assert "\n" not in item.detail
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.encode)))
+def test_arbitrary_bytes_never_raise(raw: bytes) -> None:
+    """Anything at all decodes to a trace or a dead letter."""
+    assert isinstance(decode(record(raw)), RagTrace | DeadLetter)

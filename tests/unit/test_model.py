@@ -1,0 +1,79 @@
+"""The native trace record: tolerant of unknown fields, strict on types, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from monitor.model import SCHEMA_ID, RagTrace, first_error
+
+VALID = {
+    "trace_id": "4BF92F3577B34DA6A3CE929D0E0E4736",
+    "timestamp": "2024-11-01T10:00:00Z",
+    "app": "support",
+    "route": "billing",
+    "release": "1.2",
+    "query": "How long is the refund window?",
+    "retrieved": [{"doc_id": "a", "chunk_id": "a#0", "score": 1, "rank": 1}],
+    "context": [{"doc_id": "a", "chunk_id": "a#0", "text": "30 days."}],
+    "answer": "30 days [1].",
+    "model": "gpt-4o-mini",
+    "attributes": {"k": [1, 2]},
+    "golden_id": "g1",
+}
+
+
+def test_valid_record_round_trips() -> None:
+    """Every documented field is read; the trace id is normalised to lower case."""
+    trace = RagTrace.model_validate(VALID)
+    assert trace.trace_id == "4bf92f3577b34da6a3ce929d0e0e4736"
+    assert trace.retrieved[0].score == 1.0
+    assert trace.context_text == "30 days."
+    assert trace.timestamp is not None and trace.timestamp.year == 2024
+
+
+def test_unknown_fields_are_ignored() -> None:
+    """Producers may add fields of their own."""
+    trace = RagTrace.model_validate({**VALID, "schema": SCHEMA_ID, "tenant": "x"})
+    assert trace.answer == "30 days [1]."
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"trace_id": "xyz"}, "trace_id"),
+        ({"trace_id": "0" * 32}, "trace_id"),
+        ({"query": 5}, "query"),
+        ({"context": [{"doc_id": "a"}]}, "context.0.text"),
+        ({"retrieved": [{"doc_id": "a", "rank": "1"}]}, "retrieved.0.rank"),
+        ({"timestamp": "yesterday"}, "timestamp"),
+        ({"answer": None}, "answer"),
+    ],
+)
+def test_invalid_records_name_the_field(patch: dict[str, object], field: str) -> None:
+    """A wrong type is rejected (no coercion) and the one-line reason starts with the field."""
+    with pytest.raises(ValidationError) as exc:
+        RagTrace.model_validate({**VALID, **patch})
+    line = first_error(exc.value)
+    assert line.startswith(f"{field}:")
+    assert "\n" not in line
+
+
+def test_missing_trace_id_is_reported() -> None:
+    """trace_id is the one required field."""
+    with pytest.raises(ValidationError) as exc:
+        RagTrace.model_validate({"answer": "x"})
+    assert first_error(exc.value).startswith("trace_id:")
+
+
+def test_schema_lists_the_documented_fields() -> None:
+    """The published JSON Schema has exactly the documented fields."""
+    schema = RagTrace.model_json_schema()
+    assert set(schema["properties"]) == {
+        "trace_id", "timestamp", "app", "route", "release", "query", "retrieved",
+        "context", "answer", "model", "attributes", "golden_id",
+    }  # fmt: skip
+    assert schema["required"] == ["trace_id"]
+    assert json.dumps(schema)  # serialisable

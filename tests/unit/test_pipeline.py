@@ -1,0 +1,131 @@
+"""The pipeline from a list source to an in-memory sink, with metrics on a fresh registry."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from prometheus_client import CollectorRegistry
+
+from monitor import demo
+from monitor.checks import CheckSuite
+from monitor.decode import NativeDecoder
+from monitor.pipeline import Pipeline
+from monitor.sources import ListSource
+from sinks.memory import InMemorySink
+from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
+
+
+class FailingSink(InMemorySink):
+    name = "failing"
+
+    def flush(self) -> None:
+        raise OSError("disk full")
+
+
+def build(values: list[bytes], *sinks: InMemorySink) -> tuple[Pipeline, ListSource, Metrics]:
+    source = ListSource(values, source="traces")
+    metrics = Metrics(CollectorRegistry())
+    pipeline = Pipeline(
+        source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics), *sinks],
+        observer=metrics, batch_size=7,
+    )  # fmt: skip
+    return pipeline, source, metrics
+
+
+def demo_records(n: int) -> list[bytes]:
+    return [demo.generate_bytes(i) for i in range(n)]
+
+
+def test_every_record_is_evaluated_or_dead_lettered() -> None:
+    """Valid traces reach the sink; bad ones become dead letters; offsets are committed."""
+    values = demo_records(20)
+    values[3] = b"{oops"
+    values[11] = b'{"trace_id": "nothex"}'
+    sink = InMemorySink()
+    pipeline, source, metrics = build(values, sink)
+    pipeline.start()
+    stats = pipeline.run(threading.Event())
+    pipeline.close()
+    assert len(sink.evaluations) == 18
+    assert [d.offset for d in sink.dead_letters] == [3, 11]
+    assert [d.reason for d in sink.dead_letters] == ["invalid_json", "invalid_record"]
+    assert source.committed == {("traces", 0): 20}
+    assert stats.records == 20 and stats.traces == 18 and stats.dead_letters == 2
+    assert sink.started and sink.closed and sink.flushes >= 1
+    get = metrics.registry.get_sample_value
+    assert get("ragmon_records_total", {"source": "list"}) == 20
+    assert get("ragmon_dead_letters_total", {"reason": "invalid_json"}) == 1
+
+
+def test_check_counters_match_the_evaluations() -> None:
+    """Per-check flagged counters equal the flagged results the sink received."""
+    sink = InMemorySink()
+    pipeline, _, metrics = build(demo_records(200), sink)
+    pipeline.start()
+    pipeline.run(threading.Event())
+    get = metrics.registry.get_sample_value
+    total = sum(
+        get("ragmon_traces_total", {"app": "support-assistant", "route": r}) or 0
+        for r in ("billing", "orders", "support", "security")
+    )
+    assert total == 200
+    for check in ("refusal", "unsupported_numbers", "citation", "empty_context"):
+        expected = sum(1 for e in sink.evaluations if e.checks[check].flagged)
+        got = sum(
+            get("ragmon_check_results_total",
+                {"check": check, "result": "flagged", "app": "support-assistant", "route": r})
+            or 0
+            for r in ("billing", "orders", "support", "security")
+        )  # fmt: skip
+        assert got == expected > 0, check
+
+
+def test_failed_flush_commits_nothing() -> None:
+    """If a durable sink cannot flush, offsets are not committed past its records."""
+    pipeline, source, _ = build(demo_records(5), FailingSink())
+    pipeline.start()
+    try:
+        pipeline.run(threading.Event())
+    except OSError:
+        pass
+    else:
+        raise AssertionError("flush failure must propagate")
+    assert source.committed == {}
+
+
+def test_stop_event_ends_the_loop_with_a_commit() -> None:
+    """A set stop event ends run() at once and still commits what was processed."""
+    pipeline, source, _ = build(demo_records(5))
+    pipeline.start()
+    pipeline.process(source.poll(3, 0))
+    stop = threading.Event()
+    stop.set()
+    pipeline.run(stop)
+    assert source.committed == {("traces", 0): 3}
+
+
+def test_labels_stay_bounded_under_unbounded_routes() -> None:
+    """10,000 distinct routes and apps produce at most max_values + other + unknown labels."""
+    sink = InMemorySink()
+    source_values = []
+    for i in range(10_000):
+        rec = demo.generate(i)
+        rec["route"] = f"route-{i}"
+        rec["app"] = f"app-{i}" if i % 2 else None
+        source_values.append(json.dumps(rec).encode())
+    metrics = Metrics(CollectorRegistry())
+    prom = PrometheusSink(metrics, routes=LabelLimiter(max_values=5), apps=LabelLimiter(["app-1"]))
+    pipeline = Pipeline(ListSource(source_values), NativeDecoder(), CheckSuite(), [prom, sink])
+    pipeline.start()
+    pipeline.run(threading.Event())
+    labels: dict[str, set[str]] = {}
+    for family in metrics.registry.collect():
+        for sample in family.samples:
+            for key, value in sample.labels.items():
+                labels.setdefault(key, set()).add(value)
+    assert len(labels["route"]) == 6  # five first-seen routes + other
+    assert labels["app"] == {"app-1", "other", "unknown"}
+    assert "trace_id" not in labels
+    assert labels["check"] == set(CheckSuite().names)
+    assert labels["result"] <= {"flagged", "passed", "not_applicable"}
