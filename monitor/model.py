@@ -8,6 +8,7 @@ checks produced for one trace; ``DeadLetter`` is what bad input becomes.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -116,16 +117,18 @@ def first_error(exc: ValidationError) -> str:
     return f"{loc}: {err['msg']}{more}"
 
 
-class CheckResult(BaseModel):
-    """What one check found on one trace."""
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """What one check found on one trace.
 
-    model_config = ConfigDict(frozen=True)
+    A plain dataclass, not a pydantic model: six are built per trace on the hot path.
+    """
 
     name: str
     flagged: bool
     applicable: bool = True
     score: float | None = None
-    evidence: dict[str, Any] = Field(default_factory=dict)
+    evidence: dict[str, Any] = field(default_factory=dict)
 
     @property
     def outcome(self) -> Literal["flagged", "passed", "not_applicable"]:
@@ -144,10 +147,9 @@ class CheckResult(BaseModel):
         return line
 
 
-class Evaluation(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Evaluation:
     """Everything ragmon concluded about one trace."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     trace: RagTrace
     checks: dict[str, CheckResult]

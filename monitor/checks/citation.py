@@ -15,7 +15,8 @@ from monitor.checks.view import TraceView
 from monitor.model import CheckResult
 
 _BRACKET = re.compile(r"\[\^?([^\[\]\n]{1,80})\](?!\()|【([^】]{1,80})】")
-_SUPERSCRIPT = re.compile(r"(?<=[^\s\d¹²³⁴⁵⁶⁷⁸⁹⁰])([¹²³⁴⁵⁶⁷⁸⁹⁰]+)")
+_SUPERSCRIPT = re.compile(r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+")
+_SOURCE_WORDS = ("source", "reference", "cited", "citation")
 _SOURCE_LINE = re.compile(r"(?im)^\W{0,3}(?:sources?|references?|cited|citations?)\s*:\s*(.+)$")
 _INDEX_LIST = re.compile(
     r"^\s*(?:(?:source|doc|passage|ref|context)\s*#?\s*)?(\d{1,3})(?:\s*[-–]\s*(\d{1,3}))?\s*$",
@@ -73,7 +74,8 @@ class Citation:
     def _markers(answer: str, ids: set[str]) -> list[tuple[str, str, str]]:
         """(kind, value, raw) for every citation in the answer; kind is index or id."""
         out: list[tuple[str, str, str]] = []
-        for m in _BRACKET.finditer(answer):
+        brackets = _BRACKET.finditer(answer) if "[" in answer or "【" in answer else ()
+        for m in brackets:
             inner = m.group(1) if m.group(1) is not None else m.group(2)
             raw = m.group(0)
             for part in _parts(inner):
@@ -91,8 +93,14 @@ class Citation:
                 ):
                     out.append(("id", ident, raw))
         for m in _SUPERSCRIPT.finditer(answer):
-            out.append(("index", m.group(1).translate(_SUPERSCRIPT_DIGITS), m.group(1)))
-        for m in _SOURCE_LINE.finditer(answer):
+            # A footnote follows a word or punctuation: "days¹", "days.²" (not "m ²").
+            if m.start() and not answer[m.start() - 1].isspace():
+                out.append(("index", m.group(0).translate(_SUPERSCRIPT_DIGITS), m.group(0)))
+        lower = answer.lower()
+        source_lines = (
+            _SOURCE_LINE.finditer(answer) if any(w in lower for w in _SOURCE_WORDS) else ()
+        )
+        for m in source_lines:
             for part in _parts(m.group(1)):
                 part = part.strip(" .*_`\"'")
                 idx = _INDEX_LIST.match(part)

@@ -21,7 +21,7 @@ _STOPWORDS = frozenset(
     when where which while whom whose will with within without would your yours yourself
     yourselves answer question context based provided according information following
     mentioned stated says said
-    """.split()  # noqa: SIM905 - a word list reads better as text
+    """.split()
 )
 
 
@@ -54,8 +54,9 @@ class ContextConflict:
     """Flags near-duplicate passages that state different numbers (old and new policy pages).
 
     Passages are compared pairwise by word-trigram Jaccard similarity; a pair at or above
-    ``similarity`` whose numbers differ is a conflict. A cheap probe (a few phrases of one
-    passage searched in the other) skips pairs that share nothing before any tokenising.
+    ``similarity`` whose figures differ is a conflict. Two cheap steps keep this off the hot
+    path: pairs that share no sentence (digits masked) are skipped before any tokenising,
+    and only the sentences that differ between a duplicate pair are parsed for figures.
     """
 
     name = "context_conflict"
@@ -65,29 +66,27 @@ class ContextConflict:
         self.max_passages = max_passages
 
     def __call__(self, view: TraceView) -> CheckResult:
-        passages = view.passages[: self.max_passages]
-        if len(passages) < 2:
+        packed = [(n, p) for n, p in enumerate(view.trace.context, 1) if p.text.strip()]
+        packed = packed[: self.max_passages]
+        if len(packed) < 2:
             return CheckResult(name=self.name, flagged=False, applicable=False,
                                evidence={"reason": "fewer_than_two_passages"})  # fmt: skip
-        lowered = [p.encode("utf-8").lower() for p in passages]
+        split = [_Sentences(p.text) for _, p in packed]
         conflicts: list[dict[str, object]] = []
-        shingles: dict[int, set[int]] = {}
-        for i in range(len(passages)):
-            for j in range(i + 1, len(passages)):
-                if not _probably_similar(lowered[i], lowered[j]):
-                    continue
-                a = shingles.setdefault(i, _shingles(passages[i]))
-                b = shingles.setdefault(j, _shingles(passages[j]))
-                sim = len(a & b) / len(a | b) if a or b else 0.0
+        for i in range(len(split)):
+            for j in range(i + 1, len(split)):
+                a, b = split[i], split[j]
+                if a.masked.isdisjoint(b.masked):
+                    continue  # not one sentence in common, figures aside: not duplicates
+                sim = _jaccard(a.shingles, b.shingles)
                 if sim < self.similarity:
                     continue
-                na, nb = NumberIndex.of(passages[i]), NumberIndex.of(passages[j])
-                only_a = sorted(na.raws - nb.raws, key=passages[i].find)
-                only_b = sorted(nb.raws - na.raws, key=passages[j].find)
-                if na.exact != nb.exact and (only_a or only_b):
+                only_a, only_b = _figures_differing(a, b)
+                if only_a or only_b:
+                    (pos_a, pa), (pos_b, pb) = packed[i], packed[j]
                     conflicts.append({
-                        "passages": [i + 1, j + 1],
-                        "doc_ids": [view.trace.context[i].doc_id, view.trace.context[j].doc_id],
+                        "passages": [pos_a, pos_b],
+                        "doc_ids": [pa.doc_id, pb.doc_id],
                         "similarity": round(sim, 3),
                         "first_states": only_a[:10],
                         "second_states": only_b[:10],
@@ -96,24 +95,43 @@ class ContextConflict:
                            evidence={"conflicts": conflicts})  # fmt: skip
 
 
-def _probably_similar(a: bytes, b: bytes, probes: int = 4, width: int = 24) -> bool:
-    """True when at least half of a few evenly spaced phrases of the shorter text occur in
-    the other. Near-duplicates pass; unrelated passages fail after one or two substring scans.
-    """
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    if len(short) < width * 2 or len(short) * 3 < len(long_):
-        return False
-    step = (len(short) - width) // probes
-    hits = misses = 0
-    for k in range(probes):
-        start = k * step
-        if short[start : start + width] in long_:
-            hits += 1
-        else:
-            misses += 1
-            if misses > probes // 2:
-                return False
-    return hits >= probes // 2
+_MASK_DIGITS = bytes.maketrans(b"0123456789", b"##########")
+
+
+class _Sentences:
+    """A passage split into sentences, with digit-masked sentence hashes for the pre-test."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        masked = set(text.encode("utf-8").lower().translate(_MASK_DIGITS).split(b". "))
+        masked.discard(b"")
+        self.masked = masked
+        self._shingles: set[int] | None = None
+
+    @property
+    def shingles(self) -> set[int]:
+        if self._shingles is None:
+            self._shingles = _shingles(self.text)
+        return self._shingles
+
+
+def _jaccard(a: set[int], b: set[int]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def _figures_differing(a: _Sentences, b: _Sentences) -> tuple[list[str], list[str]]:
+    """Figures stated only in ``a`` and only in ``b``, read from the sentences they do not
+    share verbatim (identical sentences state identical figures)."""
+    pieces_a, pieces_b = a.text.split(". "), b.text.split(". ")
+    common = set(pieces_a) & set(pieces_b)
+    text_a = ". ".join(p for p in pieces_a if p not in common)
+    text_b = ". ".join(p for p in pieces_b if p not in common)
+    na, nb = NumberIndex.of(text_a), NumberIndex.of(text_b)
+    if na.exact == nb.exact:
+        return [], []
+    only_a = sorted(na.raws - nb.raws, key=text_a.find)
+    only_b = sorted(nb.raws - na.raws, key=text_b.find)
+    return only_a, only_b
 
 
 class GroundingOverlap:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
@@ -126,23 +127,24 @@ _EU_TOKEN = re.compile(r"\d{1,3}(?:\.\d{3})+,\d+$|\d+,\d{1,2}$")
 _US_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+\.\d+$|\d+\.\d{1,2}$")
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """One interpretation of a numeric mention: its value and the unit of its last digit."""
+class Reading(NamedTuple):
+    """One interpretation of a numeric mention: its value and the unit of its last digit.
+
+    Named tuples, not dataclasses: a 5 KB context yields dozens per scan.
+    """
 
     value: float
     precision: float  # 1 for "12", 0.1 for "12.5", 1e6 for "181 million"
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
+class Mention(NamedTuple):
     """A number, amount, percentage, time or date as it appears in a text."""
 
     raw: str
     kind: str  # number | date | time | ident | fraction
     readings: tuple[Reading, ...] = ()
     dates: tuple[tuple[int | None, int, int | None], ...] = ()  # (year, month, day)
-    parts: tuple[float, ...] = field(default=())  # plain numbers a date also backs (day, year)
+    parts: tuple[float, ...] = ()  # plain numbers a date also backs (day, year)
 
 
 def locale_of(text: str) -> str | None:
@@ -183,6 +185,8 @@ Locale = Callable[[], str | None]
 
 def _body_readings(body: str, locale: Locale) -> list[tuple[float, int]]:
     """(value, decimals) readings of a digit body with separators."""
+    if body.isdigit():
+        return [(float(body), 0)]
     for space in ("\u00a0", "\u202f", "'"):
         if space in body:
             return _body_readings(body.replace(space, ""), locale)
@@ -582,15 +586,11 @@ class NumberLookup:
             for probe in _probes(Reading(lead, 1.0)):
                 i = text.find(probe)
                 while i >= 0:
-                    k = i
-                    while k > 0 and text[k - 1] == "0":
-                        k -= 1  # "07" holds 7
-                    if _starts_figure(text, k):
-                        for c in _scan_at(text, k):
-                            if any(_key(v.value) == key or _rounds_to(v, r) for v in c.readings):
-                                return True
-                            if any(_key(v) == key for v in c.parts):
-                                return True
+                    for c in _figures_at(text, i):
+                        if any(_key(v.value) == key or _rounds_to(v, r) for v in c.readings):
+                            return True
+                        if any(_key(v) == key for v in c.parts):
+                            return True
                     i = text.find(probe, i + 1)
         return False
 
@@ -601,3 +601,15 @@ class NumberLookup:
         if self._lower is None:
             self._lower = self.text.encode("utf-8").lower()
         return any(_has_word(self._lower, w) for w in words)
+
+
+def _figures_at(text: str, i: int) -> Iterator[Mention]:
+    """Figures that may cover the digits at ``i``: read from there, from leading zeros
+    ("07"), and from a currency symbol just before ("$0-1-1" reads "$0" as the scanner does)."""
+    k = i
+    while k > 0 and text[k - 1] == "0":
+        k -= 1
+    starts = (k - 1, k) if k and text[k - 1] in "$€£¥" else (k,)
+    for start in starts:
+        if _starts_figure(text, start):
+            yield from _scan_at(text, start)

@@ -149,19 +149,90 @@ _PHRASES: list[tuple[str, str]] = [
     ),
 ]
 
-_REFUSAL = re.compile(
-    "|".join(f"(?P<{kind}{i}>{pattern})" for i, (kind, pattern) in enumerate(_PHRASES)),
-    re.IGNORECASE | re.MULTILINE,
-)
-_KIND_OF_GROUP = {f"{kind}{i}": kind for i, (kind, _) in enumerate(_PHRASES)}
+# Substrings that any match of each phrase contains, checked on the lower-cased answer before
+# the pattern runs: most answers then run none of the 32 patterns (one combined pattern cost
+# ~170 µs on a 150-character answer; gated, the check costs a few µs). A test proves the gate
+# changes no outcome on the phrase corpus and on generated text.
+_NEGATION = ("n't", "not", " no ", "lack", "unable", "cannot", "can not")
+_CUES: list[tuple[str, ...]] = [
+    ("know",),
+    ("sure", "certain", "aware"),
+    ("sure", "certain", "aware"),
+    ("idea",),
+    _NEGATION,
+    _NEGATION,
+    ("n't", "not", "see no"),
+    ("not", "unable"),
+    ("not something",),
+    ("beyond",),
+    ("outside",),
+    ("my knowledge", "my training", "my information"),
+    (
+        *_NEGATION,
+        "fail",
+        "make no",
+        "makes no",
+        "has no",
+        "have no",
+        "gives no",
+        "offers no",
+        "provides no",
+        "mentions no",
+        "includes no",
+        "include no",
+        "contain no",
+        "contains no",
+    ),
+    ("there", "i found", "i see"),
+    ("not", "n't"),
+    ("enough", "insufficient", "inadequate", "limited"),
+    ("no", "nothing"),
+    ("answer",),
+    ("cannot be",),
+    ("n't", "cannot", "can not", "unable", "possible"),
+    ("n't", "cannot", "can not", "unable", "possible", "not able", "no way", "don't", "do not"),
+    ("empty", "no", "n/a", "na", "unknown", "none", "not found"),
+    ("outside",),
+    ("beyond",),
+    (*_NEGATION, "ability", "not in a position"),
+    ("decline", "refrain", "pass"),
+    ("afraid", "sorry"),
+    ("sorry", "apolog", "unfortunately", "regrettabl"),
+    ("unable", "not able"),
+    ("outside", "beyond", "not within", "not covered"),
+    ("not able", "not allowed", "not permitted", "not authorized"),
+    ("recommend", "suggest"),
+]
+_PATTERNS = [
+    (kind, frozenset(cues), re.compile(pattern, re.IGNORECASE | re.MULTILINE))
+    for (kind, pattern), cues in zip(_PHRASES, _CUES, strict=True)
+]
+_ALL_CUES = frozenset(c for cues in _CUES for c in cues)
 
 
-def find_refusal(text: str) -> tuple[str, str] | None:
-    """(kind, matched phrase) of the first refusal in ``text``, or None."""
-    m = _REFUSAL.search(text)
-    if m is None or m.lastgroup is None:
+def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
+    """(kind, matched phrase) of the earliest refusal in ``text``, or None.
+
+    ``gated=False`` runs every pattern regardless of its cues (the reference behaviour the
+    gate is tested against).
+    """
+    present: set[str] = set()
+    if gated:
+        lower = text.lower()
+        present = {c for c in _ALL_CUES if c in lower}
+        if not present:
+            return None
+    best: re.Match[str] | None = None
+    best_kind = ""
+    for kind, cues, pattern in _PATTERNS:
+        if gated and present.isdisjoint(cues):
+            continue
+        m = pattern.search(text)
+        if m is not None and (best is None or m.start() < best.start()):
+            best, best_kind = m, kind
+    if best is None:
         return None
-    return _KIND_OF_GROUP[m.lastgroup], m.group(0).strip()
+    return best_kind, best.group(0).strip()
 
 
 class Refusal:

@@ -7,12 +7,14 @@ suite does not re-scan a 5 KB context once per check.
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
 from monitor.checks.numbers import Mention, NumberLookup, answer_mentions, locale_of
 from monitor.model import RagTrace
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
+_CURLY = re.compile("[’‘ʼ“”]")
 
 
 class TraceView:
@@ -24,7 +26,8 @@ class TraceView:
     @cached_property
     def answer(self) -> str:
         """The answer with typographic quotes folded to ASCII."""
-        return self.trace.answer.translate(_QUOTES)
+        answer = self.trace.answer
+        return answer.translate(_QUOTES) if _CURLY.search(answer) else answer
 
     @cached_property
     def passages(self) -> list[str]:

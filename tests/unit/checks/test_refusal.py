@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from monitor.checks import Refusal
+from monitor.checks.refusal import find_refusal
 from tests.conftest import view
 
 check = Refusal()
@@ -115,3 +118,24 @@ def test_empty_answer_is_not_applicable() -> None:
     result = check(view(""))
     assert not result.applicable
     assert result.outcome == "not_applicable"
+
+
+@pytest.mark.parametrize("answer", REFUSALS + NOT_REFUSALS)
+def test_cue_gate_changes_nothing_on_the_corpus(answer: str) -> None:
+    """Skipping patterns whose cue words are absent gives the same result as running all."""
+    assert find_refusal(answer) == find_refusal(answer, gated=False)
+
+
+WORDS = st.sampled_from(
+    "I we the context documents don't do not know sure have no information find can't "
+    "cannot help answer provided is not mentioned in there sorry unable to empty response "
+    "N/A outside scope beyond my knowledge not enough based on , . ' recommend decline".split()
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(words=st.lists(WORDS, max_size=25))
+def test_cue_gate_changes_nothing_on_generated_text(words: list[str]) -> None:
+    """On random sentences built from refusal vocabulary, gated and full search agree."""
+    text = " ".join(words)
+    assert find_refusal(text) == find_refusal(text, gated=False)
