@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from monitor.config import ConfigError, Settings, load
 
@@ -75,3 +76,11 @@ def test_settings_are_frozen() -> None:
     settings = Settings()
     with pytest.raises(ValueError):
         settings.shutdown_timeout_seconds = 1  # type: ignore[misc]
+
+
+def test_example_config_matches_the_defaults() -> None:
+    """deploy/ragmon.example.yaml is valid and lists exactly the built-in defaults."""
+    example = Path(__file__).resolve().parents[2] / "deploy" / "ragmon.example.yaml"
+    assert load(example) == Settings()
+    written = yaml.safe_load(example.read_text())
+    assert written == Settings().model_dump(mode="json")  # every key is spelled out

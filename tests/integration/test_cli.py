@@ -1,0 +1,136 @@
+"""The command line, run as a user runs it: a separate process, real files, real stdin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from monitor import demo
+from monitor.checks import CHECK_NAMES
+from tests.integration.conftest import CONSOLE_SCRIPT, clean_env, ragmon
+
+COMMANDS = ("run", "replay", "check", "demo", "schema", "config")
+
+
+def test_console_script_help_explains_every_command() -> None:
+    """The installed `ragmon` entry point lists and explains each command."""
+    out = subprocess.run([str(CONSOLE_SCRIPT), "--help"], capture_output=True, text=True,
+                         env=clean_env(), check=True).stdout  # fmt: skip
+    for command in COMMANDS:
+        assert f"\n  {command} " in out, command
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_has_help(command: str) -> None:
+    """`ragmon COMMAND --help` works and describes the command."""
+    result = ragmon(command, "--help")
+    assert result.returncode == 0
+    assert "usage: ragmon " + command in result.stdout
+
+
+def test_check_prints_the_evaluation_contract() -> None:
+    """One trace on stdin gives the documented evaluation line on stdout."""
+    record = demo.generate(0)
+    record["answer"] = "1. Refunds take 45 days [9]. The context does not mention gift cards."
+    result = ragmon("check", stdin=json.dumps(record).encode())
+    assert result.returncode == 0, result.stderr
+    line = json.loads(result.stdout)
+    assert line["trace_id"] == record["trace_id"]
+    assert set(line["checks"]) == set(CHECK_NAMES)
+    for check in line["checks"].values():
+        assert set(check) >= {"flagged", "evidence"}
+    assert line["checks"]["unsupported_numbers"]["evidence"]["numbers"] == ["45"]
+    assert line["checks"]["refusal"]["evidence"]["phrase"] == "The context does not mention"
+    assert line["checks"]["citation"]["evidence"]["invalid"] == ["[9]"]
+    assert line["checks"]["citation"]["flagged"] is True
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (b"{not json", "invalid_json"),
+        (b'{"trace_id": "abc"}', "trace_id: Value error"),
+        (b'{"trace_id": "' + b"ab" * 16 + b'", "context": [{"doc_id": 3}]}', "context.0"),
+    ],
+)
+def test_check_rejects_bad_input_in_one_line(stdin: bytes, message: str) -> None:
+    """Invalid input exits 2 with one line naming the problem, never a traceback."""
+    result = ragmon("check", stdin=stdin)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_replay_summary_output_and_bad_lines(tmp_path: Path) -> None:
+    """Replay evaluates every good line, reports bad ones by line number and summarises."""
+    src = tmp_path / "traces.jsonl"
+    lines = [json.dumps(demo.generate(i)) for i in range(300)]
+    lines.insert(10, "{broken")
+    lines.insert(50, '{"trace_id": 42}')
+    lines.insert(51, "")
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "evals.jsonl"
+    result = ragmon("replay", str(src), "--output-jsonl", str(out))
+    assert result.returncode == 0, result.stderr
+    assert f"{src} line 11 (invalid_json)" in result.stderr
+    assert f"{src} line 51 (invalid_record): trace_id" in result.stderr
+    evaluations = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(evaluations) == 300
+    assert {e["trace_id"] for e in evaluations} == {
+        json.loads(x)["trace_id"] for x in lines if x.startswith('{"schema')
+    }
+    refusals = sum(e["checks"]["refusal"]["flagged"] for e in evaluations)
+    table = result.stdout
+    assert "95% CI (Wilson)" in table
+    row = next(r for r in table.splitlines() if r.startswith("refusal "))
+    assert row.split()[1] == str(refusals)
+    assert "traces evaluated: 300   bad records: 2" in table
+
+
+def test_replay_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    """A file that does not exist is named and exits 2."""
+    result = ragmon("replay", str(tmp_path / "nope.jsonl"))
+    assert result.returncode == 2
+    assert "no such file" in result.stderr
+
+
+def test_demo_emits_every_failure_mode() -> None:
+    """Demo traffic is valid native JSON and covers each labelled failure mode."""
+    result = ragmon("demo", "--count", "400", "--seed", "3")
+    assert result.returncode == 0
+    records = [json.loads(x) for x in result.stdout.splitlines()]
+    assert len(records) == 400
+    modes = {r["attributes"]["ragmon.demo.failure_mode"] for r in records}
+    assert modes == set(demo.FAILURE_MODES)
+    again = ragmon("demo", "--count", "400", "--seed", "3").stdout
+    assert again == result.stdout  # deterministic
+
+
+def test_schema_trace_is_the_published_schema() -> None:
+    """`ragmon schema trace` prints the JSON Schema with the documented fields."""
+    schema = json.loads(ragmon("schema", "trace").stdout)
+    assert schema["title"] == "ragmon.trace/v1"
+    assert {"trace_id", "query", "context", "answer", "retrieved"} <= set(schema["properties"])
+
+
+def test_config_validate_names_bad_keys(tmp_path: Path) -> None:
+    """`config validate` accepts a good file and names the bad key of a bad one."""
+    good = tmp_path / "good.yaml"
+    good.write_text("metrics:\n  port: 9500\n")
+    assert ragmon("config", "validate", "--config", str(good)).returncode == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("metrics:\n  prot: 9500\n")
+    result = ragmon("config", "validate", "--config", str(bad))
+    assert result.returncode == 2
+    assert "metrics.prot: unknown key" in result.stderr
+
+
+def test_config_show_applies_environment() -> None:
+    """`config show` prints the effective config, environment overrides included."""
+    result = ragmon("config", "show", RAGMON_METRICS__PORT="9511")
+    assert result.returncode == 0
+    assert "port: 9511" in result.stdout

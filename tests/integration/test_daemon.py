@@ -1,0 +1,132 @@
+"""`ragmon run` on its embedded default (demo traffic): metrics, health, shutdown."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.integration.conftest import RAGMON, clean_env, free_port
+
+
+def fetch(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def start(port: int, *args: str, **env: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*RAGMON, "run", *args],
+        env=clean_env(RAGMON_METRICS__PORT=str(port), RAGMON_METRICS__HOST="127.0.0.1", **env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def flagged_total(body: str) -> float:
+    total = 0.0
+    for family in text_string_to_metric_families(body):
+        if family.name == "ragmon_check_results":
+            total += sum(
+                s.value
+                for s in family.samples
+                if s.name.endswith("_total") and s.labels["result"] == "flagged"
+            )
+    return total
+
+
+def test_run_serves_nonzero_check_counters_within_ten_seconds() -> None:
+    """With no config the daemon evaluates demo traffic and /metrics shows it in < 10 s."""
+    port = free_port()
+    proc = start(port)
+    try:
+        deadline = time.monotonic() + 10
+        body = ""
+        while time.monotonic() < deadline:
+            try:
+                status, body = fetch(f"http://127.0.0.1:{port}/metrics")
+                if status == 200 and flagged_total(body) > 0:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        assert flagged_total(body) > 0, "no flagged check results within 10 s"
+        assert "ragmon_traces_total{" in body
+        assert fetch(f"http://127.0.0.1:{port}/healthz")[0] == 200
+        assert fetch(f"http://127.0.0.1:{port}/readyz")[0] == 200
+        assert fetch(f"http://127.0.0.1:{port}/nope")[0] == 404
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    events = [json.loads(line)["event"] for line in stderr.splitlines() if line.startswith("{")]
+    assert events[0] == "started" and events[-1] == "stopped"
+
+
+def test_sigterm_stops_within_budget_and_writes_everything(tmp_path: Path) -> None:
+    """SIGTERM ends the daemon quickly; every trace it counted is in the evaluations file."""
+    port = free_port()
+    out = tmp_path / "evals.jsonl"
+    proc = start(port, RAGMON_OUTPUT__EVALUATIONS_JSONL=str(out),
+                 RAGMON_SOURCE__DEMO__RATE_PER_SECOND="500")  # fmt: skip
+    time.sleep(3)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert time.monotonic() - t0 < 5
+    assert proc.returncode == 0, stderr
+    stopped = next(json.loads(x) for x in stderr.splitlines() if '"stopped"' in x)
+    lines = out.read_text().splitlines()
+    assert len(lines) == stopped["traces"] > 0
+    assert all(json.loads(x)["checks"] for x in lines)  # no torn line
+
+
+def test_finite_demo_source_ends_the_run(tmp_path: Path) -> None:
+    """With a limit the demo source is exhausted and the daemon exits 0 by itself."""
+    port = free_port()
+    proc = start(port, RAGMON_SOURCE__DEMO__LIMIT="50", RAGMON_SOURCE__DEMO__RATE_PER_SECOND="1000")
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    assert '"traces": 50' in stderr
+
+
+def test_bad_config_fails_fast_with_a_message(tmp_path: Path) -> None:
+    """A bad key exits 2 at once, naming the key, without starting anything."""
+    cfg = tmp_path / "ragmon.yaml"
+    cfg.write_text("source:\n  type: kafak\n")
+    proc = start(free_port(), "--config", str(cfg))
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 2
+    assert "source.type" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_port_in_use_is_a_clear_error() -> None:
+    """A metrics port that is taken is reported, not a traceback."""
+    port = free_port()
+    first = start(port)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                if fetch(f"http://127.0.0.1:{port}/healthz")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        second = start(port)
+        _, stderr = second.communicate(timeout=30)
+        assert second.returncode == 2
+        assert f"cannot listen on 127.0.0.1:{port}" in stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=30)
