@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test unit lint format bench clean
+.PHONY: install run test unit lint format bench kafka-up kafka-down clean
 
 install: $(STAMP)
 
@@ -36,6 +36,13 @@ format: install
 
 bench: install
 	$(BIN)/python bench/checks.py
+
+# A local single-node Kafka broker on 127.0.0.1:9092 (LOCAL_KAFKA_PORT to change it).
+kafka-up: install
+	PYTHON=$(BIN)/python bash deploy/kafka/kafka-up.sh
+
+kafka-down:
+	bash deploy/kafka/kafka-down.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

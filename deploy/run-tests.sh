@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Start the services the tests need, run pytest, stop the services — also when pytest fails.
 # Arguments are passed to pytest.
+#
+# Kafka: a real single-node KRaft broker (deploy/kafka/kafka-up.sh) on its own port and data
+# directory, so a developer's broker on 9092 is left alone. Tests find it through
+# TEST_KAFKA_BOOTSTRAP and stop/start it (outage tests) with the same LOCAL_KAFKA_* variables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+export LOCAL_KAFKA_PORT="${TEST_KAFKA_PORT:-19092}"
+export LOCAL_KAFKA_DIR="${TEST_KAFKA_DIR:-$PWD/var/kafka-test}"
+export TEST_KAFKA_BOOTSTRAP="127.0.0.1:$LOCAL_KAFKA_PORT"
+
 cleanup() {
-  :
+  bash deploy/kafka/kafka-down.sh --clean || true
 }
 trap cleanup EXIT
+
+bash deploy/kafka/kafka-down.sh --clean || true  # leftovers of an interrupted run
+bash deploy/kafka/kafka-up.sh
 
 set +e
 pytest "$@"

@@ -21,11 +21,13 @@ from prometheus_client import CollectorRegistry
 from monitor import config as config_mod
 from monitor import demo, registry
 from monitor.decode import NativeDecoder
+from monitor.kafka_source import SourceError
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, SourcePosition, SourceRecord
 from sinks.jsonl import JsonlSink
+from sinks.kafka_sink import SinkError
 from sinks.summary import SummarySink
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -280,10 +282,18 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         metrics=f"http://{settings.metrics.host}:{server.port}/metrics",
         checks=pipeline.suite.names,
     )
-    code = EXIT_OK
     try:
         pipeline.start()
-        ready.set()
+    except (SourceError, SinkError) as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        pipeline.close()
+        server.close()
+        return EXIT_USAGE
+    source_ready = getattr(pipeline.source, "ready", lambda: True)
+    ready.set()
+    server.ready = lambda: ready.is_set() and source_ready()
+    code = EXIT_OK
+    try:
         stats = pipeline.run(stop)
         log.info("stopped", records=stats.records, traces=stats.traces,
                  dead_letters=stats.dead_letters, commits=stats.commits)  # fmt: skip
@@ -306,8 +316,8 @@ def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> 
             if signum == signal.SIGINT:
                 os._exit(130)
             return
-        log.info("stopping", signal=signal.Signals(signum).name, budget_seconds=budget)
         stop.set()
+        log.info("stopping", signal=signal.Signals(signum).name, budget_seconds=budget)
         watchdog = threading.Timer(budget, _overrun, args=(log,))
         watchdog.daemon = True
         watchdog.start()

@@ -13,11 +13,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 ENV_PREFIX = "RAGMON_"
 ENV_DELIMITER = "__"
+# RAGMON_* variables that are not settings (read by the CLI itself).
+NOT_SETTINGS = frozenset({"RAGMON_CONFIG_FILE"})
 
 
 class ConfigError(Exception):
@@ -46,13 +56,79 @@ class JsonlSourceConfig(_Section):
     paths: list[Path] = Field(default_factory=list, description="Files to read, in order.")
 
 
+class KafkaSourceConfig(_Section):
+    """Consumer-group settings. Connection and security live in the top-level ``kafka``."""
+
+    topics: list[str] = Field(
+        default_factory=lambda: ["rag_traces"], min_length=1, description="Topics to consume."
+    )
+    group_id: str = Field(default="ragmon", min_length=1, description="Consumer group.")
+    group_instance_id: str | None = Field(
+        default=None,
+        description="Static membership (KIP-345): a restarted replica with the same id gets "
+        "its partitions back without a rebalance (e.g. the StatefulSet pod name).",
+    )
+    auto_offset_reset: Literal["earliest", "latest"] = Field(
+        default="earliest", description="Where a group with no committed offset starts."
+    )
+    max_poll_records: int = Field(default=500, ge=1, le=100_000)
+    max_partition_fetch_bytes: int = Field(
+        default=8 << 20, ge=1 << 16, description="Raise for very large traces."
+    )
+    fetch_max_bytes: int = Field(default=50 << 20, ge=1 << 16)
+    session_timeout_ms: int = Field(default=45_000, ge=1000)
+    max_poll_interval_ms: int = Field(default=300_000, ge=1000)
+    commit_interval_seconds: float = Field(
+        default=1.0, gt=0, le=300, description="How often finished offsets are committed."
+    )
+    commit_timeout_ms: int = Field(default=10_000, ge=100)
+    close_timeout_ms: int = Field(default=10_000, ge=100)
+
+
 class SourceConfig(_Section):
-    type: Literal["demo", "jsonl"] = Field(
+    type: Literal["demo", "jsonl", "kafka"] = Field(
         default="demo",
         description="Where traces come from. 'demo' needs no external service.",
     )
     demo: DemoSourceConfig = DemoSourceConfig()
     jsonl: JsonlSourceConfig = JsonlSourceConfig()
+    kafka: KafkaSourceConfig = KafkaSourceConfig()
+
+
+class KafkaConnection(_Section):
+    """How to reach the Kafka cluster; shared by the source and the Kafka sinks."""
+
+    bootstrap_servers: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1:9092"], min_length=1, description="host:port list."
+    )
+    client_id: str = "ragmon"
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"] | None = None
+    sasl_username: str | None = None
+    sasl_password: SecretStr | None = Field(default=None, description="Prefer the env var.")
+    ssl_cafile: Path | None = None
+    ssl_certfile: Path | None = None
+    ssl_keyfile: Path | None = None
+    ssl_password: SecretStr | None = None
+    bootstrap_timeout_seconds: float = Field(
+        default=30.0, gt=0, le=600, description="Startup fails if the cluster is not reached."
+    )
+    request_timeout_ms: int = Field(default=30_000, ge=1000)
+
+    @model_validator(mode="after")
+    def _sasl_complete(self) -> KafkaConnection:
+        sasl = self.security_protocol.startswith("SASL")
+        if sasl and self.sasl_mechanism is None:
+            raise ValueError(f"security_protocol {self.security_protocol} needs sasl_mechanism")
+        if not sasl and self.sasl_mechanism is not None:
+            raise ValueError("sasl_mechanism is set but security_protocol is not SASL_*")
+        if self.sasl_mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512") and (
+            self.sasl_username is None or self.sasl_password is None
+        ):
+            raise ValueError(
+                f"sasl_mechanism {self.sasl_mechanism} needs sasl_username and sasl_password"
+            )
+        return self
 
 
 class ContextConflictConfig(_Section):
@@ -109,6 +185,14 @@ class OutputConfig(_Section):
     dead_letters_jsonl: Path | None = Field(
         default=None, description="Append dead letters (reason, source position, raw bytes) here."
     )
+    dead_letters_topic: str | None = Field(
+        default=None,
+        description="Kafka topic for dead letters: the raw bytes as value, reason and source "
+        "position in headers (uses the top-level kafka connection).",
+    )
+    sink_flush_attempts: int = Field(
+        default=3, ge=1, le=20, description="Flush tries before the daemon stops uncommitted."
+    )
 
 
 class LogConfig(_Section):
@@ -130,6 +214,7 @@ class Settings(BaseSettings):
     )
 
     source: SourceConfig = SourceConfig()
+    kafka: KafkaConnection = KafkaConnection()
     checks: ChecksConfig = ChecksConfig()
     metrics: MetricsConfig = MetricsConfig()
     output: OutputConfig = OutputConfig()
@@ -189,7 +274,7 @@ def load(path: Path | str | None = None) -> Settings:
         if not isinstance(loaded, dict):
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
         data = loaded
-    known = _env_names(Settings, ENV_PREFIX)
+    known = _env_names(Settings, ENV_PREFIX) | NOT_SETTINGS
     unknown = sorted(k for k in env if k.upper().startswith(ENV_PREFIX) and k.upper() not in known)
     if unknown:
         raise ConfigError(

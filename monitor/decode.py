@@ -63,4 +63,5 @@ class NativeDecoder:
             partition=record.position.partition,
             offset=record.position.offset,
             raw=record.value,
+            key=record.key,
         )

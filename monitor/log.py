@@ -14,6 +14,21 @@ def configure(level: str = "info", fmt: str = "auto") -> None:
     renderer: structlog.types.Processor = (
         structlog.dev.ConsoleRenderer() if console else structlog.processors.JSONRenderer()
     )
+    # Libraries (kafka-python, the anthropic SDK) log through the standard library: render
+    # their warnings the same way, on the same stream.
+    formatter = structlog.stdlib.ProcessorFormatter(
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        foreign_pre_chain=[
+            structlog.stdlib.add_log_level,
+            structlog.stdlib.add_logger_name,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+        ],
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.WARNING)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

@@ -183,6 +183,7 @@ class DeadLetter(BaseModel):
     partition: int
     offset: int  # Kafka offset, or 1-based line number for files
     raw: bytes
+    key: bytes | None = None
 
     def to_line(self) -> dict[str, Any]:
         return {

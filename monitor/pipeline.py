@@ -1,7 +1,10 @@
 """Orchestration only: source → decode → checks → sinks → commit.
 
-The pipeline knows offsets; nothing downstream does. Offsets are committed only after every
-sink has flushed the records behind them, so a crash replays and never loses.
+The pipeline knows offsets; nothing downstream does. Every record is opened in the
+``Checkpoint`` when read and finished when the sinks have it; a commit happens only after
+every sink has flushed, and commits the watermark (lowest still-open offset) per partition.
+A crash therefore replays and never loses. One lock serialises batch processing, the
+periodic checkpoint and the rebalance handler (which kafka-python calls on its IO thread).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Protocol
 
 import structlog
 
+from monitor.checkpoint import Checkpoint, Partition
 from monitor.checks import CheckSuite
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import Source, SourceRecord
@@ -23,9 +27,11 @@ Decoder = Callable[[SourceRecord], RagTrace | DeadLetter]
 
 
 class PipelineObserver(Protocol):
-    """Receives per-batch figures (the Prometheus metrics implement it)."""
+    """Receives per-batch and per-commit figures (the Prometheus metrics implement it)."""
 
     def on_batch(self, source: str, records: int, seconds: float) -> None: ...
+
+    def on_commit(self, outcome: str) -> None: ...
 
 
 @dataclass
@@ -34,7 +40,12 @@ class PipelineStats:
     traces: int = 0
     dead_letters: int = 0
     commits: int = 0
+    failed_commits: int = 0
     flagged: dict[str, int] = field(default_factory=dict)
+
+
+class SinkFailure(Exception):
+    """A sink could not flush after the configured attempts; nothing was committed."""
 
 
 class Pipeline:
@@ -50,7 +61,10 @@ class Pipeline:
         batch_size: int = 500,
         poll_timeout: float = 0.2,
         commit_interval: float = 1.0,
+        flush_attempts: int = 3,
+        flush_backoff: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.source = source
         self.decoder = decoder
@@ -60,11 +74,21 @@ class Pipeline:
         self.batch_size = batch_size
         self.poll_timeout = poll_timeout
         self.commit_interval = commit_interval
+        self.flush_attempts = flush_attempts
+        self.flush_backoff = flush_backoff
         self._clock = clock
-        self._pending: dict[tuple[str, int], int] = {}
+        self._sleep = sleep
+        self.checkpoint_state = Checkpoint()
+        self._lock = threading.RLock()
         self._last_commit = clock()
+        self._failed = False
         self.stats = PipelineStats()
         self.log = structlog.get_logger("ragmon.pipeline")
+        set_handler = getattr(source, "set_rebalance_handler", None)
+        if set_handler is not None:
+            set_handler(self)
+
+    # --- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> None:
         """Start downstream first: sinks, then the source."""
@@ -85,50 +109,109 @@ class Pipeline:
         self.checkpoint()
         return self.stats
 
-    def process(self, records: Sequence[SourceRecord]) -> list[Evaluation]:
-        """Decode, check and write one batch; remembers the offsets to commit."""
-        t0 = time.perf_counter()
-        out: list[Evaluation] = []
-        for record in records:
-            item = self.decoder(record)
-            if isinstance(item, DeadLetter):
-                self.stats.dead_letters += 1
-                for sink in self.sinks:
-                    sink.write_dead_letter(item)
-            else:
-                evaluation = Evaluation(trace=item, checks=self.suite(item))
-                self.stats.traces += 1
-                for name in evaluation.flagged:
-                    self.stats.flagged[name] = self.stats.flagged.get(name, 0) + 1
-                for sink in self.sinks:
-                    sink.write(evaluation)
-                out.append(evaluation)
-            pos = record.position
-            key = (pos.source, pos.partition)
-            self._pending[key] = max(self._pending.get(key, -1), pos.offset + 1)
-        self.stats.records += len(records)
-        if self.observer is not None:
-            self.observer.on_batch(self.source.name, len(records), time.perf_counter() - t0)
-        return out
-
-    def checkpoint(self) -> None:
-        """Flush every sink, then commit what they now hold. A flush that raises stops here:
-        nothing is committed past records a durable sink has not persisted."""
-        for sink in self.sinks:
-            sink.flush()
-        if self._pending:
-            self.source.commit(dict(self._pending))
-            self._pending.clear()
-            self.stats.commits += 1
-        self._last_commit = self._clock()
-
     def close(self) -> None:
-        """Stop upstream first: the source, then the sinks. Safe to call twice."""
+        """Stop upstream first: the source (leaves the group), then the sinks. Idempotent."""
         try:
             self.source.close()
         finally:
             for sink in self.sinks:
                 try:
                     sink.close()
-                except Exception:
+                except Exception:  # close the others, then report
                     self.log.exception("sink_close_failed", sink=sink.name)
+
+    # --- processing -----------------------------------------------------------------------
+
+    def process(self, records: Sequence[SourceRecord]) -> list[Evaluation]:
+        """Decode, check and write one batch; each record is finished once the sinks have it."""
+        t0 = time.perf_counter()
+        out: list[Evaluation] = []
+        state = self.checkpoint_state
+        with self._lock:
+            for record in records:
+                pos = record.position
+                key = (pos.source, pos.partition)
+                state.open(key, pos.offset)
+                item = self.decoder(record)
+                if isinstance(item, DeadLetter):
+                    self.stats.dead_letters += 1
+                    for sink in self.sinks:
+                        sink.write_dead_letter(item)
+                else:
+                    evaluation = Evaluation(trace=item, checks=self.suite(item))
+                    self.stats.traces += 1
+                    for name in evaluation.flagged:
+                        self.stats.flagged[name] = self.stats.flagged.get(name, 0) + 1
+                    for sink in self.sinks:
+                        sink.write(evaluation)
+                    out.append(evaluation)
+                state.done(key, pos.offset)
+            self.stats.records += len(records)
+        if self.observer is not None:
+            self.observer.on_batch(self.source.name, len(records), time.perf_counter() - t0)
+        return out
+
+    # --- checkpointing --------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        """Flush every sink, retrying with backoff; raise SinkFailure when a sink still fails.
+        After that nothing more is committed by this process (the crash-replay contract)."""
+        for sink in self.sinks:
+            for attempt in range(1, self.flush_attempts + 1):
+                try:
+                    sink.flush()
+                    break
+                except Exception as exc:
+                    if attempt == self.flush_attempts:
+                        self._failed = True
+                        raise SinkFailure(f"sink {sink.name} failed to flush: {exc}") from exc
+                    self.log.warning("sink_flush_retry", sink=sink.name, attempt=attempt,
+                                     error=str(exc))  # fmt: skip
+                    self._sleep(self.flush_backoff * 2 ** (attempt - 1))
+
+    def checkpoint(self) -> None:
+        """Flush every sink, then commit the watermarks. The commit runs outside the lock:
+        kafka-python completes it on the IO thread, which may be waiting for the lock in a
+        rebalance callback."""
+        if self._failed:
+            return
+        with self._lock:
+            self._flush()
+            offsets = self.checkpoint_state.committable()
+        self._last_commit = self._clock()
+        if not offsets:
+            return
+        try:
+            self.source.commit(offsets)
+        except Exception as exc:
+            self.stats.failed_commits += 1
+            self.log.warning("commit_failed", error=str(exc))
+            if self.observer is not None:
+                self.observer.on_commit("failed")
+            return
+        self.checkpoint_state.mark_committed(offsets)
+        self.stats.commits += 1
+        if self.observer is not None:
+            self.observer.on_commit("ok")
+
+    # --- rebalance handler (called on the consumer's IO thread) ---------------------------
+
+    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
+        """Flush, return what is safe to commit for ``partitions`` and drop their state."""
+        with self._lock:
+            offsets: dict[Partition, int] = {}
+            if not self._failed:
+                try:
+                    self._flush()
+                    mine = set(partitions)
+                    offsets = {
+                        k: v for k, v in self.checkpoint_state.committable().items() if k in mine
+                    }
+                except SinkFailure:
+                    self.log.exception("flush_on_revoke_failed")
+            self.checkpoint_state.revoke(partitions)
+            return offsets
+
+    def on_lost(self, partitions: list[Partition]) -> None:
+        with self._lock:
+            self.checkpoint_state.revoke(partitions)

@@ -17,10 +17,12 @@ from monitor.checks import (
 )
 from monitor.config import Settings
 from monitor.decode import NativeDecoder
+from monitor.kafka_source import KafkaSource
 from monitor.pipeline import Pipeline
 from monitor.sources import DemoSource, JsonlSource, Source
 from sinks import Sink
 from sinks.jsonl import JsonlSink
+from sinks.kafka_sink import KafkaDeadLetterSink
 from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
 
 
@@ -45,10 +47,12 @@ def build_suite(settings: Settings) -> CheckSuite:
     return CheckSuite(checks)
 
 
-def build_source(settings: Settings) -> Source:
+def build_source(settings: Settings, metrics: Metrics | None = None) -> Source:
     src = settings.source
     if src.type == "jsonl":
         return JsonlSource(src.jsonl.paths)
+    if src.type == "kafka":
+        return KafkaSource(src.kafka, settings.kafka, observer=metrics)
     seed = src.demo.seed
     return DemoSource(
         lambda i: demo.generate_bytes(i, seed),
@@ -73,6 +77,8 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
     out = settings.output
     if out.evaluations_jsonl is not None or out.dead_letters_jsonl is not None:
         sinks.append(JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl))
+    if out.dead_letters_topic is not None:
+        sinks.append(KafkaDeadLetterSink(out.dead_letters_topic, settings.kafka))
     return sinks
 
 
@@ -82,10 +88,15 @@ def build_pipeline(
     source: Source | None = None,
     extra_sinks: Sequence[Sink] = (),
 ) -> Pipeline:
+    kafka = settings.source.kafka
+    is_kafka = settings.source.type == "kafka" and source is None
     return Pipeline(
-        source=source if source is not None else build_source(settings),
+        source=source if source is not None else build_source(settings, metrics),
         decoder=NativeDecoder(),
         suite=build_suite(settings),
         sinks=[*build_sinks(settings, metrics), *extra_sinks],
         observer=metrics,
+        batch_size=kafka.max_poll_records if is_kafka else 500,
+        commit_interval=kafka.commit_interval_seconds if is_kafka else 1.0,
+        flush_attempts=settings.output.sink_flush_attempts,
     )

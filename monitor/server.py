@@ -31,7 +31,7 @@ class MetricsServer:
         ready: Callable[[], bool] = lambda: True,
     ) -> None:
         self._metrics_app = make_wsgi_app(registry)
-        self._ready = ready
+        self.ready = ready
         self._httpd = make_server(host, port, self._app, _Server, handler_class=_QuietHandler)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, name="ragmon-http", daemon=True
@@ -47,7 +47,7 @@ class MetricsServer:
             start_response("200 OK", [("Content-Type", "text/plain")])
             return [b"ok\n"]
         if path == "/readyz":
-            if self._ready():
+            if self.ready():
                 start_response("200 OK", [("Content-Type", "text/plain")])
                 return [b"ready\n"]
             start_response("503 Service Unavailable", [("Content-Type", "text/plain")])

@@ -29,6 +29,8 @@ class SourcePosition:
 class SourceRecord:
     position: SourcePosition
     value: bytes
+    key: bytes | None = None
+    headers: tuple[tuple[str, bytes], ...] = ()
 
 
 class Source(Protocol):

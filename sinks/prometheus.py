@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable
 
@@ -84,11 +85,63 @@ class Metrics:
             buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
             registry=registry,
         )
+        self.commits = Counter(
+            "ragmon_commits_total",
+            "Offset commit attempts by outcome (ok, failed).",
+            ["outcome"],
+            registry=registry,
+        )
+        self.last_commit = Gauge(
+            "ragmon_last_commit_timestamp_seconds",
+            "Wall-clock time of the last successful offset commit.",
+            registry=registry,
+        )
+        self.rebalances = Counter(
+            "ragmon_rebalances_total",
+            "Consumer-group partition changes by kind (assigned, revoked, lost).",
+            ["kind"],
+            registry=registry,
+        )
+        # Labelled by assigned partition: bounded by the topic's partition count, and
+        # removed when a partition is revoked.
+        self.committed_offset = Gauge(
+            "ragmon_kafka_committed_offset",
+            "Next offset to read, as last committed by this replica.",
+            ["topic", "partition"],
+            registry=registry,
+        )
+        self.consumer_lag = Gauge(
+            "ragmon_kafka_consumer_lag",
+            "Records between the committed offset and the partition's high watermark.",
+            ["topic", "partition"],
+            registry=registry,
+        )
         self.last_processed = Gauge(
             "ragmon_last_processed_timestamp_seconds",
             "Wall-clock time of the last finished batch.",
             registry=registry,
         )
+
+    def on_commit(self, outcome: str) -> None:
+        """``PipelineObserver`` and ``SourceObserver``: one commit attempt."""
+        self.commits.labels(outcome).inc()
+        if outcome == "ok":
+            self.last_commit.set_to_current_time()
+
+    def on_rebalance(self, kind: str, partitions: list[tuple[str, int]]) -> None:
+        """``SourceObserver``: partitions assigned, revoked or lost."""
+        self.rebalances.labels(kind).inc()
+        if kind != "assigned":
+            for topic, partition in partitions:
+                for gauge in (self.committed_offset, self.consumer_lag):
+                    with contextlib.suppress(KeyError):
+                        gauge.remove(topic, str(partition))
+
+    def on_partition_offsets(self, partition: tuple[str, int], committed: int, lag: int) -> None:
+        """``SourceObserver``: committed offset and lag of an assigned partition."""
+        topic, number = partition
+        self.committed_offset.labels(topic, str(number)).set(committed)
+        self.consumer_lag.labels(topic, str(number)).set(max(lag, 0))
 
     def on_batch(self, source: str, records: int, seconds: float) -> None:
         """``PipelineObserver``: per-batch figures."""

@@ -84,3 +84,9 @@ def test_example_config_matches_the_defaults() -> None:
     assert load(example) == Settings()
     written = yaml.safe_load(example.read_text())
     assert written == Settings().model_dump(mode="json")  # every key is spelled out
+
+
+def test_config_file_variable_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RAGMON_CONFIG_FILE names the file; it is not rejected as an unknown setting."""
+    monkeypatch.setenv("RAGMON_CONFIG_FILE", "ragmon.yaml")
+    assert load(None).source.type == "demo"

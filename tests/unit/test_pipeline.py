@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor import demo
 from monitor.checks import CheckSuite
 from monitor.decode import NativeDecoder
-from monitor.pipeline import Pipeline
+from monitor.pipeline import Pipeline, SinkFailure
 from monitor.sources import ListSource
 from sinks.memory import InMemorySink
 from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
@@ -18,8 +19,10 @@ from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
 
 class FailingSink(InMemorySink):
     name = "failing"
+    flush_calls = 0
 
     def flush(self) -> None:
+        self.flush_calls += 1
         raise OSError("disk full")
 
 
@@ -28,7 +31,7 @@ def build(values: list[bytes], *sinks: InMemorySink) -> tuple[Pipeline, ListSour
     metrics = Metrics(CollectorRegistry())
     pipeline = Pipeline(
         source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics), *sinks],
-        observer=metrics, batch_size=7,
+        observer=metrics, batch_size=7, sleep=lambda _: None,
     )  # fmt: skip
     return pipeline, source, metrics
 
@@ -82,16 +85,16 @@ def test_check_counters_match_the_evaluations() -> None:
 
 
 def test_failed_flush_commits_nothing() -> None:
-    """If a durable sink cannot flush, offsets are not committed past its records."""
-    pipeline, source, _ = build(demo_records(5), FailingSink())
+    """If a durable sink cannot flush after its retries, nothing is committed, ever."""
+    sink = FailingSink()
+    pipeline, source, metrics = build(demo_records(5), sink)
     pipeline.start()
-    try:
+    with pytest.raises(SinkFailure, match="disk full"):
         pipeline.run(threading.Event())
-    except OSError:
-        pass
-    else:
-        raise AssertionError("flush failure must propagate")
+    assert sink.flush_calls == 3  # the configured attempts
+    pipeline.checkpoint()  # e.g. the final checkpoint on the way out
     assert source.committed == {}
+    assert metrics.registry.get_sample_value("ragmon_commits_total", {"outcome": "ok"}) is None
 
 
 def test_stop_event_ends_the_loop_with_a_commit() -> None:

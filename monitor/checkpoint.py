@@ -1,0 +1,93 @@
+"""Watermark checkpointing: which offsets are safe to commit.
+
+Every record read is *open* until everything it produced is finished (checked, judged if
+sampled, handed to the sinks). Per partition the committable offset is the lowest offset
+still open, or one past the highest finished offset when nothing is open: committing it
+means "everything before this is done", so a crash replays the open records and loses
+nothing. Records finish out of order (a judged record can finish after later unjudged ones);
+the watermark never jumps past an open one.
+
+Thread-safe: kafka-python 3 runs rebalance callbacks on its IO thread, while the pipeline
+opens and finishes records on the poll thread (and, later, the judge on its own threads).
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+Partition = tuple[str, int]  # (topic or file, partition)
+
+
+@dataclass
+class _PartitionState:
+    open: set[int] = field(default_factory=set)
+    heap: list[int] = field(default_factory=list)  # open offsets, lazily pruned
+    next_offset: int = -1  # one past the highest offset seen
+    committed: int = -1  # last offset handed to commit()
+
+
+class Checkpoint:
+    """Tracks open offsets per partition and yields commit watermarks."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._parts: dict[Partition, _PartitionState] = {}
+
+    def open(self, partition: Partition, offset: int) -> None:
+        """A record was read and is now in flight."""
+        with self._lock:
+            st = self._parts.setdefault(partition, _PartitionState())
+            st.open.add(offset)
+            heapq.heappush(st.heap, offset)
+            st.next_offset = max(st.next_offset, offset + 1)
+
+    def done(self, partition: Partition, offset: int) -> None:
+        """Everything the record at ``offset`` produced is finished. Unknown offsets (a
+        partition revoked meanwhile) are ignored: their new owner replays them."""
+        with self._lock:
+            st = self._parts.get(partition)
+            if st is not None:
+                st.open.discard(offset)
+
+    def _watermark(self, st: _PartitionState) -> int:
+        while st.heap and st.heap[0] not in st.open:
+            heapq.heappop(st.heap)
+        return st.heap[0] if st.heap else st.next_offset
+
+    def committable(self) -> dict[Partition, int]:
+        """Offsets that advanced since the last ``mark_committed``: partition → next offset."""
+        with self._lock:
+            out = {}
+            for key, st in self._parts.items():
+                mark = self._watermark(st)
+                if mark > st.committed and mark >= 0:
+                    out[key] = mark
+            return out
+
+    def mark_committed(self, offsets: dict[Partition, int]) -> None:
+        with self._lock:
+            for key, offset in offsets.items():
+                st = self._parts.get(key)
+                if st is not None:
+                    st.committed = max(st.committed, offset)
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Forget partitions this process no longer owns; their open records are dropped
+        (not committed), so the new owner processes them again."""
+        with self._lock:
+            for key in partitions:
+                self._parts.pop(key, None)
+
+    def open_count(self, partition: Partition | None = None) -> int:
+        with self._lock:
+            if partition is not None:
+                st = self._parts.get(partition)
+                return len(st.open) if st else 0
+            return sum(len(st.open) for st in self._parts.values())
+
+    def partitions(self) -> list[Partition]:
+        with self._lock:
+            return list(self._parts)

@@ -1,0 +1,268 @@
+"""``KafkaSource``: a consumer-group member with manual commits (kafka-python 3).
+
+At-least-once: auto-commit is off; the pipeline commits the watermark of finished records
+(``monitor.checkpoint``). On a rebalance the pipeline's handler flushes the sinks and says
+which offsets of the revoked partitions are safe; they are committed before the partitions
+move, and the partitions' in-flight state is dropped. Lost partitions (the member was kicked
+out) are dropped without a commit: their new owner replays them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+import structlog
+from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, TopicPartition
+from kafka.errors import KafkaError
+
+from monitor.config import KafkaConnection, KafkaSourceConfig
+from monitor.sources import SourcePosition, SourceRecord
+
+Partition = tuple[str, int]
+
+
+class SourceError(Exception):
+    """The source cannot start (unreachable broker, missing topic); the message is for people."""
+
+
+class RebalanceHandler(Protocol):
+    """What the pipeline does when partitions move (called on the consumer's IO thread)."""
+
+    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
+        """Flush, then return the offsets of ``partitions`` that are safe to commit."""
+        ...
+
+    def on_lost(self, partitions: list[Partition]) -> None: ...
+
+
+class SourceObserver(Protocol):
+    """Receives consumer events (the Prometheus metrics implement it)."""
+
+    def on_rebalance(self, kind: str, partitions: list[Partition]) -> None: ...
+
+    def on_commit(self, outcome: str) -> None: ...
+
+    def on_partition_offsets(self, partition: Partition, committed: int, lag: int) -> None: ...
+
+
+def connection_kwargs(conn: KafkaConnection) -> dict[str, Any]:
+    """kafka-python keyword arguments for the connection and security settings."""
+    kw: dict[str, Any] = {
+        "bootstrap_servers": list(conn.bootstrap_servers),
+        "client_id": conn.client_id,
+        "security_protocol": conn.security_protocol,
+    }
+    if conn.sasl_mechanism is not None:
+        kw["sasl_mechanism"] = conn.sasl_mechanism
+    if conn.sasl_username is not None:
+        kw["sasl_plain_username"] = conn.sasl_username
+    if conn.sasl_password is not None:
+        kw["sasl_plain_password"] = conn.sasl_password.get_secret_value()
+    for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+        value = getattr(conn, name)
+        if value is not None:
+            kw[name] = str(value)
+    if conn.ssl_password is not None:
+        kw["ssl_password"] = conn.ssl_password.get_secret_value()
+    return kw
+
+
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, source: KafkaSource) -> None:
+        self.source = source
+
+    def on_partitions_revoked(self, revoked: Iterable[TopicPartition]) -> None:
+        self.source._revoked([(tp.topic, tp.partition) for tp in revoked])
+
+    def on_partitions_assigned(self, assigned: Iterable[TopicPartition]) -> None:
+        self.source._assigned([(tp.topic, tp.partition) for tp in assigned])
+
+    def on_partitions_lost(self, lost: Iterable[TopicPartition]) -> None:
+        self.source._lost([(tp.topic, tp.partition) for tp in lost])
+
+
+class KafkaSource:
+    """Consumes native records from the configured topics as one member of a group."""
+
+    name = "kafka"
+
+    def __init__(
+        self,
+        config: KafkaSourceConfig,
+        connection: KafkaConnection,
+        observer: SourceObserver | None = None,
+        consumer_factory: Callable[..., Any] = KafkaConsumer,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.connection = connection
+        self.observer = observer
+        self._factory = consumer_factory
+        self._clock = clock
+        self._consumer: Any = None
+        self._handler: RebalanceHandler | None = None
+        self._assigned_parts: set[Partition] = set()
+        self._joined = False
+        self._last_poll = 0.0
+        self._committed: dict[Partition, int] = {}
+        self._lock = threading.Lock()
+        self.log = structlog.get_logger("ragmon.kafka")
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def set_rebalance_handler(self, handler: RebalanceHandler) -> None:
+        self._handler = handler
+
+    def start(self) -> None:
+        cfg, conn = self.config, self.connection
+        try:
+            self._consumer = self._factory(
+                **connection_kwargs(conn),
+                group_id=cfg.group_id,
+                group_instance_id=cfg.group_instance_id,
+                enable_auto_commit=False,
+                auto_offset_reset=cfg.auto_offset_reset,
+                max_poll_records=cfg.max_poll_records,
+                max_partition_fetch_bytes=cfg.max_partition_fetch_bytes,
+                fetch_max_bytes=cfg.fetch_max_bytes,
+                session_timeout_ms=cfg.session_timeout_ms,
+                max_poll_interval_ms=cfg.max_poll_interval_ms,
+                bootstrap_timeout_ms=int(conn.bootstrap_timeout_seconds * 1000),
+                request_timeout_ms=conn.request_timeout_ms,
+            )
+        except KafkaError as exc:
+            raise SourceError(
+                f"cannot reach Kafka at {', '.join(conn.bootstrap_servers)} within "
+                f"{conn.bootstrap_timeout_seconds:g}s: {exc}"
+            ) from exc
+        try:
+            existing = self._consumer.topics()
+        except KafkaError as exc:
+            self._consumer.close(autocommit=False)
+            raise SourceError(f"cannot list topics: {exc}") from exc
+        missing = [t for t in cfg.topics if t not in existing]
+        if missing:
+            self._consumer.close(autocommit=False)
+            raise SourceError(
+                f"topic(s) {', '.join(missing)} do not exist on "
+                f"{', '.join(conn.bootstrap_servers)} (ragmon does not create topics)"
+            )
+        self._consumer.subscribe(topics=list(cfg.topics), listener=_Listener(self))
+        self.log.info("subscribed", topics=list(cfg.topics), group_id=cfg.group_id)
+
+    def close(self) -> None:
+        """Leave the group. Offsets were committed by the pipeline; nothing is auto-committed."""
+        if self._consumer is not None:
+            consumer, self._consumer = self._consumer, None
+            try:
+                consumer.close(autocommit=False, timeout_ms=self.config.close_timeout_ms)
+            except KafkaError as exc:
+                self.log.warning("close_failed", error=str(exc))
+
+    # --- consuming ------------------------------------------------------------------------
+
+    def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        batch = self._consumer.poll(timeout_ms=int(timeout * 1000), max_records=max_records)
+        self._last_poll = self._clock()
+        out: list[SourceRecord] = []
+        for records in batch.values():
+            for r in records:
+                out.append(
+                    SourceRecord(
+                        SourcePosition(r.topic, r.partition, r.offset),
+                        r.value if r.value is not None else b"",
+                        key=r.key,
+                        headers=tuple(r.headers or ()),
+                    )
+                )
+        return out
+
+    @property
+    def exhausted(self) -> bool:
+        return False
+
+    def ready(self) -> bool:
+        """Joined the group and polling (an empty assignment is ready: more replicas than
+        partitions is a normal state of a scaled-out group)."""
+        stale = self._clock() - self._last_poll > self.config.max_poll_interval_ms / 1000 / 2
+        return self._joined and not stale
+
+    # --- commits --------------------------------------------------------------------------
+
+    def commit(self, offsets: dict[Partition, int]) -> None:
+        """Commit synchronously; raises KafkaError on failure (the pipeline counts it and
+        tries again at the next interval)."""
+        with self._lock:
+            owned = {k: v for k, v in offsets.items() if k in self._assigned_parts}
+        if not owned:
+            return
+        self._consumer.commit(
+            {TopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in owned.items()},
+            timeout_ms=self.config.commit_timeout_ms,
+        )
+        self._committed.update(owned)
+        self._report_offsets()
+
+    def _report_offsets(self) -> None:
+        if self.observer is None or self._consumer is None:
+            return
+        with self._lock:
+            parts = list(self._assigned_parts)
+        for topic, partition in parts:
+            try:
+                high = self._consumer.highwater(TopicPartition(topic, partition))
+            except KafkaError:
+                continue
+            committed = self._committed.get((topic, partition), -1)
+            if high is not None and committed >= 0:
+                self.observer.on_partition_offsets((topic, partition), committed, high - committed)
+
+    # --- rebalance callbacks (consumer IO thread) -----------------------------------------
+
+    def _assigned(self, partitions: list[Partition]) -> None:
+        with self._lock:
+            self._assigned_parts |= set(partitions)
+            self._joined = True
+        self.log.info("partitions_assigned", partitions=sorted(partitions))
+        if self.observer is not None:
+            self.observer.on_rebalance("assigned", partitions)
+
+    def _revoked(self, partitions: list[Partition]) -> None:
+        offsets = self._handler.on_revoked(partitions) if self._handler else {}
+        if offsets and self._consumer is not None:
+            # A blocking commit would stall the IO loop this callback runs on; the async
+            # commit is sent before the group re-forms. If it loses the race, the new
+            # owner re-reads at most the records since the last interval commit.
+            self._consumer.commit_async(
+                {
+                    TopicPartition(t, p): OffsetAndMetadata(o, "", -1)
+                    for (t, p), o in offsets.items()
+                },
+                callback=self._on_async_commit,
+            )
+        self._forget(partitions)
+        self.log.info("partitions_revoked", partitions=sorted(partitions))
+        if self.observer is not None:
+            self.observer.on_rebalance("revoked", partitions)
+
+    def _lost(self, partitions: list[Partition]) -> None:
+        if self._handler is not None:
+            self._handler.on_lost(partitions)
+        self._forget(partitions)
+        self.log.warning("partitions_lost", partitions=sorted(partitions))
+        if self.observer is not None:
+            self.observer.on_rebalance("lost", partitions)
+
+    def _forget(self, partitions: list[Partition]) -> None:
+        with self._lock:
+            self._assigned_parts -= set(partitions)
+            for key in partitions:
+                self._committed.pop(key, None)
+
+    def _on_async_commit(self, offsets: Any, response: Any) -> None:
+        outcome = "failed" if isinstance(response, Exception) else "ok"
+        if self.observer is not None:
+            self.observer.on_commit(outcome)
