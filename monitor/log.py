@@ -29,6 +29,9 @@ def configure(level: str = "info", fmt: str = "auto") -> None:
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(logging.WARNING)
+    # kafka-python's IO loop warns whenever a task waited >100 ms; with CPU-bound checks on
+    # the main thread that is GIL scheduling, not a fault, and it would flood the log.
+    logging.getLogger("kafka.net.selector").setLevel(logging.ERROR)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

@@ -143,7 +143,7 @@ class Daemon:
 
     def start(self) -> Daemon:
         self.runs += 1
-        env = clean_env(
+        settings = dict(
             RAGMON_SOURCE__TYPE="kafka",
             RAGMON_SOURCE__KAFKA__TOPICS=json.dumps([self.topic]),
             RAGMON_SOURCE__KAFKA__GROUP_ID=self.group,
@@ -157,8 +157,8 @@ class Daemon:
             RAGMON_METRICS__HOST="127.0.0.1",
             RAGMON_METRICS__PORT=str(self.port),
             RAGMON_LOG__FORMAT="json",
-            **self.extra_env,
         )
+        env = clean_env(**{**settings, **self.extra_env})  # a test's own settings win
         # stderr to a file: a pipe nobody reads fills up and blocks the daemon.
         self._log = (self.tmp / f"{self.name}-stderr-{self.runs}.log").open("w")
         self.proc = subprocess.Popen(

@@ -13,6 +13,7 @@ import pytest
 from kafka import KafkaConsumer
 
 from monitor.decode import DEAD_LETTER_REASONS
+from tests.integration.conftest import free_port
 from tests.integration.kafka_support import (
     Daemon,
     all_committed,
@@ -167,3 +168,44 @@ def test_two_replicas_split_the_partitions(tmp_path: Path) -> None:
     duplicates = sum(n - 1 for n in both.values())
     print(f"\nscale-out: a={len(ids_a)} b={len(ids_b)} duplicates={duplicates}")
     assert duplicates == 0  # both joined before any record was produced
+
+
+def test_unreachable_broker_fails_fast(tmp_path: Path) -> None:
+    """Nothing listening at the bootstrap address: exit 2 with a message after the bounded
+    wait, no traceback."""
+    port = free_port()
+    daemon = Daemon(tmp_path, "rag_traces", "g-none",
+                    RAGMON_KAFKA__BOOTSTRAP_SERVERS=f'["127.0.0.1:{port}"]',
+                    RAGMON_KAFKA__BOOTSTRAP_TIMEOUT_SECONDS="3").start()  # fmt: skip
+    t0 = time.monotonic()
+    assert daemon.proc is not None
+    daemon.proc.wait(timeout=60)
+    daemon._reap(5)
+    assert daemon.proc.returncode == 2
+    assert time.monotonic() - t0 < 30
+    assert f"cannot reach Kafka at 127.0.0.1:{port}" in daemon.stderr[-1]
+    assert "Traceback" not in daemon.stderr[-1]
+
+
+def test_missing_topic_fails_fast(tmp_path: Path) -> None:
+    """A topic that does not exist is named at startup (ragmon never creates topics)."""
+    daemon = Daemon(tmp_path, "no-such-topic", "g-missing").start()
+    assert daemon.proc is not None
+    daemon.proc.wait(timeout=60)
+    daemon._reap(5)
+    assert daemon.proc.returncode == 2
+    assert "no-such-topic do not exist" in daemon.stderr[-1]
+
+
+def test_sink_that_cannot_persist_stops_the_daemon_uncommitted(tmp_path: Path) -> None:
+    """Evaluations go to /dev/full: every flush fails, the daemon exits 1 after its retries
+    and commits nothing, so a healthy restart would process every record."""
+    topic = create_topic(1)
+    produce(topic, 200)
+    daemon = Daemon(tmp_path, topic, "g-full", RAGMON_OUTPUT__EVALUATIONS_JSONL="/dev/full").start()
+    assert daemon.proc is not None
+    daemon.proc.wait(timeout=60)
+    daemon._reap(5)
+    assert daemon.proc.returncode == 1
+    assert "pipeline_failed" in daemon.stderr[-1]
+    assert committed_offsets("g-full", topic) == {}

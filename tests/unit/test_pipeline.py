@@ -132,3 +132,29 @@ def test_labels_stay_bounded_under_unbounded_routes() -> None:
     assert "trace_id" not in labels
     assert labels["check"] == set(CheckSuite().names)
     assert labels["result"] <= {"flagged", "passed", "not_applicable"}
+
+
+def test_revoke_flushes_and_offers_only_revoked_partitions() -> None:
+    """The rebalance handler flushes the sinks, returns the revoked partitions' finished
+    offsets and forgets them, so a later checkpoint does not commit them."""
+    sink = InMemorySink()
+    values = demo_records(6)
+    pipeline, source, _ = build(values, sink)
+    pipeline.start()
+    pipeline.process(source.poll(6, 0))
+    flushes = sink.flushes
+    offsets = pipeline.on_revoked([("traces", 0)])
+    assert offsets == {("traces", 0): 6}
+    assert sink.flushes == flushes + 1
+    pipeline.checkpoint()
+    assert source.committed == {}  # revoked: nothing left for this process to commit
+
+
+def test_lost_partitions_are_dropped_without_commit() -> None:
+    """Lost partitions (the member was expelled) are forgotten, nothing is offered."""
+    pipeline, source, _ = build(demo_records(3))
+    pipeline.start()
+    pipeline.process(source.poll(3, 0))
+    pipeline.on_lost([("traces", 0)])
+    pipeline.checkpoint()
+    assert source.committed == {}

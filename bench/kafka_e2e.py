@@ -1,0 +1,235 @@
+"""End-to-end throughput from a real Kafka topic: a bare consumer loop vs ragmon.
+
+Needs a broker (``make kafka-up``, or ``--bootstrap``). On one topic of ~5.8 KB native traces
+(4 partitions) it measures, in one run:
+
+* (a) a bare kafka-python consumer loop that only touches each value,
+* (b) ragmon end to end in this process (KafkaSource → decode → six checks → metrics sink,
+  watermark commits), with peak and current RSS sampled over several passes of the topic,
+* (c) ragmon as one worker process and as two worker processes in one consumer group.
+
+Prints traces/s for each and the ratios. Not a test: figures are reported, not asserted.
+
+    python bench/kafka_e2e.py --records 40000 --passes 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer  # noqa: E402
+from kafka.admin import NewTopic  # noqa: E402
+from prometheus_client import CollectorRegistry  # noqa: E402
+
+from bench.corpus import bench_records  # noqa: E402
+from monitor.checks import CheckSuite  # noqa: E402
+from monitor.config import KafkaConnection, KafkaSourceConfig  # noqa: E402
+from monitor.decode import NativeDecoder  # noqa: E402
+from monitor.kafka_source import KafkaSource  # noqa: E402
+from monitor.log import configure as configure_logging  # noqa: E402
+from monitor.pipeline import Pipeline  # noqa: E402
+from sinks.prometheus import Metrics, PrometheusSink  # noqa: E402
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as fh:
+        pages = int(fh.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def make_topic(bootstrap: str, records: int, partitions: int) -> str:
+    topic = f"bench-{uuid.uuid4().hex[:8]}"
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    admin.create_topics([NewTopic(topic, partitions, 1)])
+    admin.close()
+    producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=1 << 20,
+                             max_request_size=4 << 20)  # fmt: skip
+    template = bench_records(2000)
+    for i in range(records):
+        rec = json.loads(template[i % len(template)])
+        rec["trace_id"] = f"{i + 1:032x}"
+        producer.send(topic, json.dumps(rec).encode(), key=rec["trace_id"].encode())
+    producer.flush()
+    producer.close()
+    return topic
+
+
+def bare(bootstrap: str, topic: str, records: int) -> float:
+    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=None,
+                             auto_offset_reset="earliest", enable_auto_commit=False,
+                             max_partition_fetch_bytes=8 << 20)  # fmt: skip
+    seen = 0
+    size = 0
+    t0 = None
+    while seen < records:
+        for batch in consumer.poll(timeout_ms=500, max_records=500).values():
+            if t0 is None:
+                t0 = time.perf_counter()
+            for r in batch:
+                size += len(r.value)
+                seen += 1
+    elapsed = time.perf_counter() - (t0 or time.perf_counter())
+    consumer.close()
+    return seen / elapsed
+
+
+def ragmon_pass(bootstrap: str, topic: str, records: int, group: str) -> tuple[float, float, float]:
+    """One pass of the topic through ragmon in this process: (rate, start, end)."""
+    source = KafkaSource(KafkaSourceConfig(topics=[topic], group_id=group, commit_interval_seconds=1.0),
+                         KafkaConnection(bootstrap_servers=[bootstrap]))  # fmt: skip
+    metrics = Metrics(CollectorRegistry())
+    pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
+                        observer=metrics, batch_size=500)  # fmt: skip
+    pipeline.start()
+    stop = threading.Event()
+    first: list[float] = []
+
+    def watch() -> None:
+        while pipeline.stats.records < records:
+            if pipeline.stats.records and not first:
+                first.append(time.perf_counter())
+            time.sleep(0.005)
+        stop.set()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    pipeline.run(stop)
+    end = time.perf_counter()
+    pipeline.close()
+    start = first[0] if first else end
+    return pipeline.stats.records / max(end - start, 1e-9), start, end
+
+
+def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float) -> None:
+    """Subprocess mode: consume as one member of ``group`` until the topic is drained."""
+    source = KafkaSource(KafkaSourceConfig(topics=[topic], group_id=group),
+                         KafkaConnection(bootstrap_servers=[bootstrap]))  # fmt: skip
+    metrics = Metrics(CollectorRegistry())
+    pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
+                        observer=metrics)  # fmt: skip
+    pipeline.start()
+    stop = threading.Event()
+    times: list[float] = []
+    idle_since = [time.monotonic()]
+
+    def watch() -> None:
+        last = 0
+        while time.monotonic() < deadline:
+            n = pipeline.stats.records
+            if n != last:
+                if not times:
+                    times.append(time.time())
+                last = n
+                idle_since[0] = time.monotonic()
+                if len(times) == 1:
+                    times.append(time.time())
+                times[1] = time.time()
+            elif n and time.monotonic() - idle_since[0] > 3:
+                break
+            time.sleep(0.005)
+        stop.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    pipeline.run(stop)
+    pipeline.close()
+    print(json.dumps({"records": pipeline.stats.records, "start": times[0] if times else 0,
+                      "end": times[-1] if times else 0}))  # fmt: skip
+
+
+def processes(bootstrap: str, topic: str, records: int, count: int) -> float:
+    group = f"bench-procs-{uuid.uuid4().hex[:6]}"
+    deadline = time.monotonic() + 600
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                "--bootstrap",
+                bootstrap,
+                "--topic",
+                topic,
+                "--group",
+                group,
+                "--records",
+                str(records),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for _ in range(count)
+    ]
+    results = [json.loads(p.communicate(timeout=deadline - time.monotonic())[0]) for p in procs]
+    total = sum(r["records"] for r in results)
+    start = min(r["start"] for r in results if r["records"])
+    end = max(r["end"] for r in results if r["records"])
+    return total / max(end - start, 1e-9)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--bootstrap", default=os.environ.get("TEST_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
+    )
+    parser.add_argument("--records", type=int, default=40_000)
+    parser.add_argument("--passes", type=int, default=3, help="in-process passes for the RSS trend")
+    parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--topic", help=argparse.SUPPRESS)
+    parser.add_argument("--group", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    configure_logging("warning", "json")  # to stderr; the worker's stdout carries its result
+    if args.worker:
+        worker(args.bootstrap, args.topic, args.group, args.records, time.monotonic() + 600)
+        return
+
+    t0 = time.perf_counter()
+    topic = make_topic(args.bootstrap, args.records, args.partitions)
+    print(f"topic {topic}: {args.records} traces of ~5.8 KB, {args.partitions} partitions "
+          f"(produced in {time.perf_counter() - t0:.1f}s)")  # fmt: skip
+    bare_rate = bare(args.bootstrap, topic, args.records)
+    rates = []
+    print(f"{'pass':>4} {'traces/s':>10} {'RSS MiB':>8} {'peak MiB':>9}  (ragmon in this process)")
+    for k in range(args.passes):
+        rate, _, _ = ragmon_pass(
+            args.bootstrap, topic, args.records, f"bench-{k}-{uuid.uuid4().hex[:6]}"
+        )
+        rates.append(rate)
+        print(f"{k + 1:>4} {rate:>10,.0f} {rss_mib():>8.0f} {peak_rss_mib():>9.0f}")
+    one = processes(args.bootstrap, topic, args.records, 1)
+    two = processes(args.bootstrap, topic, args.records, 2)
+    best = max(rates)
+    print()
+    print(f"{'what':<44} {'traces/s':>10}")
+    print(f"{'(a) bare kafka-python consumer loop':<44} {bare_rate:>10,.0f}")
+    print(f"{'(b) ragmon end to end, in process (best pass)':<44} {best:>10,.0f}"
+          f"   {best / bare_rate:.2f}x of bare")  # fmt: skip
+    print(f"{'(c) ragmon, one worker process':<44} {one:>10,.0f}")
+    print(
+        f"{'(c) ragmon, two worker processes, one group':<44} {two:>10,.0f}   {two / one:.2f}x of one"
+    )
+    print(
+        f"traces through ragmon in this process: {args.records * args.passes:,}; "
+        f"RSS after the last pass {rss_mib():.0f} MiB, peak {peak_rss_mib():.0f} MiB"
+    )
+
+
+if __name__ == "__main__":
+    main()
