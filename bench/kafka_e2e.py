@@ -28,18 +28,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer  # noqa: E402
-from kafka.admin import NewTopic  # noqa: E402
-from prometheus_client import CollectorRegistry  # noqa: E402
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
+from kafka.admin import NewTopic
+from prometheus_client import CollectorRegistry
 
-from bench.corpus import bench_records  # noqa: E402
-from monitor.checks import CheckSuite  # noqa: E402
-from monitor.config import KafkaConnection, KafkaSourceConfig  # noqa: E402
-from monitor.decode import NativeDecoder  # noqa: E402
-from monitor.kafka_source import KafkaSource  # noqa: E402
-from monitor.log import configure as configure_logging  # noqa: E402
-from monitor.pipeline import Pipeline  # noqa: E402
-from sinks.prometheus import Metrics, PrometheusSink  # noqa: E402
+from bench.corpus import bench_records
+from monitor.checks import CheckSuite
+from monitor.config import KafkaConnection, KafkaSourceConfig
+from monitor.decode import NativeDecoder
+from monitor.kafka_source import KafkaSource
+from monitor.log import configure as configure_logging
+from monitor.pipeline import Pipeline
+from sinks.prometheus import Metrics, PrometheusSink
 
 
 def rss_mib() -> float:
@@ -90,8 +90,10 @@ def bare(bootstrap: str, topic: str, records: int) -> float:
 
 def ragmon_pass(bootstrap: str, topic: str, records: int, group: str) -> tuple[float, float, float]:
     """One pass of the topic through ragmon in this process: (rate, start, end)."""
-    source = KafkaSource(KafkaSourceConfig(topics=[topic], group_id=group, commit_interval_seconds=1.0),
-                         KafkaConnection(bootstrap_servers=[bootstrap]))  # fmt: skip
+    source = KafkaSource(
+        KafkaSourceConfig(topics=[topic], group_id=group, commit_interval_seconds=1.0),
+        KafkaConnection(bootstrap_servers=[bootstrap]),
+    )
     metrics = Metrics(CollectorRegistry())
     pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
                         observer=metrics, batch_size=500)  # fmt: skip
@@ -171,7 +173,7 @@ def processes(bootstrap: str, topic: str, records: int, count: int) -> float:
             ],
             stdout=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for _ in range(count)
     ]
     results = [json.loads(p.communicate(timeout=deadline - time.monotonic())[0]) for p in procs]
@@ -222,9 +224,8 @@ def main() -> None:
     print(f"{'(b) ragmon end to end, in process (best pass)':<44} {best:>10,.0f}"
           f"   {best / bare_rate:.2f}x of bare")  # fmt: skip
     print(f"{'(c) ragmon, one worker process':<44} {one:>10,.0f}")
-    print(
-        f"{'(c) ragmon, two worker processes, one group':<44} {two:>10,.0f}   {two / one:.2f}x of one"
-    )
+    label = "(c) ragmon, two worker processes, one group"
+    print(f"{label:<44} {two:>10,.0f}   {two / one:.2f}x of one")
     print(
         f"traces through ragmon in this process: {args.records * args.passes:,}; "
         f"RSS after the last pass {rss_mib():.0f} MiB, peak {peak_rss_mib():.0f} MiB"
