@@ -130,6 +130,11 @@ class CheckResult:
     score: float | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def not_applicable(cls, name: str, reason: str) -> CheckResult:
+        """The check had nothing to judge (an empty answer, a single passage, ...)."""
+        return cls(name=name, flagged=False, applicable=False, evidence={"reason": reason})
+
     @property
     def outcome(self) -> Literal["flagged", "passed", "not_applicable"]:
         if not self.applicable:

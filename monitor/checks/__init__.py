@@ -75,10 +75,7 @@ class CheckSuite:
             try:
                 out[check.name] = check(view)
             except Exception as exc:
-                out[check.name] = CheckResult(
-                    name=check.name,
-                    flagged=False,
-                    applicable=False,
-                    evidence={"error": f"{type(exc).__name__}: {exc}"[:200]},
+                out[check.name] = CheckResult.not_applicable(
+                    check.name, f"error: {type(exc).__name__}: {exc}"[:200]
                 )
         return out

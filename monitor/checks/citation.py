@@ -40,8 +40,7 @@ class Citation:
     def __call__(self, view: TraceView) -> CheckResult:
         answer = view.answer
         if not answer.strip():
-            return CheckResult(name=self.name, flagged=False, applicable=False,
-                               evidence={"reason": "empty_answer"})  # fmt: skip
+            return CheckResult.not_applicable(self.name, "empty_answer")
         ids = {i.lower() for p in view.trace.context for i in (p.doc_id, p.chunk_id) if i}
         markers = self._markers(answer, ids)
         if not markers:

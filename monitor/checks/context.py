@@ -69,8 +69,7 @@ class ContextConflict:
         packed = [(n, p) for n, p in enumerate(view.trace.context, 1) if p.text.strip()]
         packed = packed[: self.max_passages]
         if len(packed) < 2:
-            return CheckResult(name=self.name, flagged=False, applicable=False,
-                               evidence={"reason": "fewer_than_two_passages"})  # fmt: skip
+            return CheckResult.not_applicable(self.name, "fewer_than_two_passages")
         split = [_Sentences(p.text) for _, p in packed]
         conflicts: list[dict[str, object]] = []
         for i in range(len(split)):
@@ -151,8 +150,7 @@ class GroundingOverlap:
         words = {w.strip("'-") for w in _WORD.findall(view.answer.lower())} - _STOPWORDS
         words.discard("")
         if len(words) < self.min_words:
-            return CheckResult(name=self.name, flagged=False, applicable=False,
-                               evidence={"reason": "too_few_content_words"})  # fmt: skip
+            return CheckResult.not_applicable(self.name, "too_few_content_words")
         context = view.context_lower
         missing = sorted(w for w in words if w.encode("utf-8") not in context)
         overlap = 1.0 - len(missing) / len(words)

@@ -243,8 +243,7 @@ class Refusal:
     def __call__(self, view: TraceView) -> CheckResult:
         answer = view.answer
         if not answer.strip():
-            return CheckResult(name=self.name, flagged=False, applicable=False,
-                               evidence={"reason": "empty_answer"})  # fmt: skip
+            return CheckResult.not_applicable(self.name, "empty_answer")
         found = find_refusal(answer)
         if found is None:
             return CheckResult(name=self.name, flagged=False)

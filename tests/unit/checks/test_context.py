@@ -84,3 +84,20 @@ def test_grounding_overlap_low_for_unrelated_answer() -> None:
 def test_grounding_overlap_not_applicable_for_short_answers() -> None:
     """Too few content words give no signal."""
     assert not GroundingOverlap()(view("Yes.", [OLD])).applicable
+
+
+def test_a_check_that_raises_does_not_lose_the_trace() -> None:
+    """The suite turns a check's exception into a not-applicable result naming the error."""
+    from monitor.checks import CheckSuite
+    from monitor.model import CheckResult
+
+    class Broken:
+        name = "broken"
+
+        def __call__(self, view: TraceView) -> CheckResult:
+            raise ZeroDivisionError("division by zero")
+
+    results = CheckSuite([Broken(), EmptyContext()])(make_trace("Answer.", [OTHER]))
+    assert results["broken"].outcome == "not_applicable"
+    assert results["broken"].evidence["reason"] == "error: ZeroDivisionError: division by zero"
+    assert results["empty_context"].outcome == "passed"
