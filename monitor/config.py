@@ -9,6 +9,7 @@ into a silently ignored setting.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -195,6 +196,46 @@ class OutputConfig(_Section):
     )
 
 
+class GoldenConfig(_Section):
+    """Candidate golden rows for review (off unless ``dir`` is set)."""
+
+    dir: Path | None = Field(default=None, description="Directory of row segments; None: off.")
+    reasons: list[str] = Field(
+        default_factory=lambda: [
+            "empty_context", "context_conflict", "unsupported_numbers", "refusal", "citation"
+        ],
+        description="Flagged checks that make a row, in priority order (the first names it).",
+    )  # fmt: skip
+    max_rows: int = Field(default=10_000, ge=1, description="Rows kept in memory for dedup.")
+    max_examples: int = Field(default=5, ge=1, le=100, description="Trace ids kept per row.")
+    segment_max_bytes: int = Field(default=8 << 20, ge=1 << 10)
+    segment_max_age_seconds: float = Field(default=3600.0, gt=0)
+    pii_patterns: dict[str, str] = Field(
+        default_factory=dict,
+        description="Extra redaction patterns: name -> regex (placeholder [REDACTED:NAME]).",
+    )
+
+    @field_validator("reasons")
+    @classmethod
+    def _known_reasons(cls, v: list[str]) -> list[str]:
+        from monitor.checks import CHECK_NAMES
+
+        unknown = [n for n in v if n not in CHECK_NAMES]
+        if unknown:
+            raise ValueError(f"unknown check {unknown}; known: {list(CHECK_NAMES)}")
+        return v
+
+    @field_validator("pii_patterns")
+    @classmethod
+    def _compiles(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, pattern in v.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {name!r} does not compile: {exc}") from exc
+        return v
+
+
 class LogConfig(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["auto", "json", "console"] = Field(
@@ -218,6 +259,7 @@ class Settings(BaseSettings):
     checks: ChecksConfig = ChecksConfig()
     metrics: MetricsConfig = MetricsConfig()
     output: OutputConfig = OutputConfig()
+    golden: GoldenConfig = GoldenConfig()
     log: LogConfig = LogConfig()
     shutdown_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."

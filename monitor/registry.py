@@ -18,9 +18,11 @@ from monitor.checks import (
 from monitor.config import Settings
 from monitor.decode import NativeDecoder
 from monitor.kafka_source import KafkaSource
+from monitor.pii import Redactor
 from monitor.pipeline import Pipeline
 from monitor.sources import DemoSource, JsonlSource, Source
 from sinks import Sink
+from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
 from sinks.kafka_sink import KafkaDeadLetterSink
 from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
@@ -79,6 +81,19 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
         sinks.append(JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl))
     if out.dead_letters_topic is not None:
         sinks.append(KafkaDeadLetterSink(out.dead_letters_topic, settings.kafka))
+    golden = settings.golden
+    if golden.dir is not None:
+        sinks.append(
+            GoldenRowSink(
+                golden.dir,
+                Redactor(golden.pii_patterns),
+                tuple(golden.reasons),
+                max_rows=golden.max_rows,
+                max_examples=golden.max_examples,
+                segment_max_bytes=golden.segment_max_bytes,
+                segment_max_age_seconds=golden.segment_max_age_seconds,
+            )
+        )
     return sinks
 
 

@@ -1,0 +1,156 @@
+"""Candidate golden rows: failing traces shaped for review and import into eval tools.
+
+One row carries, side by side, the keys Ragas (``user_input``, ``retrieved_contexts``,
+``retrieved_context_ids``, ``response``, ``reference``), DeepEval (``input``,
+``actual_output``, ``retrieval_context``, ``expected_output``) and Langfuse
+(``id``, ``source_trace_id``) read, plus a ``ragmon`` block with why the row exists. Rows
+with the same normalised query and reason are one row (counted, with a few examples); the
+row id is derived from exactly that, so a replay rewrites the same row. Text is PII-redacted
+before a row is built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from monitor.model import Evaluation
+from monitor.pii import Redactor
+
+ROW_SCHEMA = "ragmon.golden/v1"
+STATUS_NEEDS_REVIEW = "needs_review"
+
+# Reasons in priority order: the first flagged one names the row.
+DEFAULT_REASONS = (
+    "empty_context",
+    "context_conflict",
+    "unsupported_numbers",
+    "refusal",
+    "citation",
+)
+CATEGORIES = (
+    "unanswerable",
+    "false_refusal",
+    "stale_policy",
+    "hallucination",
+    "citation",
+    "empty_retrieval",
+)
+
+_WORD = re.compile(r"[a-z0-9]+")
+_CONTENT = re.compile(r"[a-z][a-z'-]{3,}")
+
+
+def normalise_query(query: str) -> str:
+    """Lower-case words only: "How long is the refund window?" and "how long is the
+    refund window" are one question."""
+    return " ".join(_WORD.findall(query.lower()))
+
+
+def row_id(query: str, reason: str) -> str:
+    return hashlib.sha256(f"{normalise_query(query)}\x1f{reason}".encode()).hexdigest()[:32]
+
+
+def suggest_category(reason: str, evaluation: Evaluation) -> str:
+    """A first guess for the reviewer; the judge (when it ran) knows better."""
+    if reason == "empty_context":
+        return "empty_retrieval"
+    if reason == "context_conflict":
+        return "stale_policy"
+    if reason == "unsupported_numbers":
+        return "hallucination"
+    if reason == "citation":
+        return "citation"
+    # A refusal: a false refusal when the context covers the question's words, else the
+    # question was unanswerable from what was retrieved.
+    words = set(_CONTENT.findall(evaluation.trace.query.lower()))
+    context = evaluation.trace.context_text.lower()
+    covered = sum(1 for w in words if w in context) / len(words) if words else 0.0
+    return "false_refusal" if covered >= 0.6 else "unanswerable"
+
+
+def build_row(
+    evaluation: Evaluation,
+    redactor: Redactor,
+    reasons: tuple[str, ...] = DEFAULT_REASONS,
+    now: datetime | None = None,
+) -> dict[str, Any] | None:
+    """The candidate row for a failing trace, or None when no configured reason applies."""
+    flagged = [r for r in reasons if r in evaluation.checks and evaluation.checks[r].flagged]
+    if not flagged:
+        return None
+    trace = evaluation.trace
+    reason = flagged[0]
+    question = redactor.redact(trace.query)
+    answer = redactor.redact(trace.answer)
+    contexts = redactor.redact_all(p.text for p in trace.context)
+    context_ids = [p.chunk_id or p.doc_id or f"passage-{i}" for i, p in enumerate(trace.context, 1)]
+    seen = (trace.timestamp or now or datetime.now(UTC)).isoformat()
+    rid = row_id(trace.query, reason)
+    checks = {name: r.to_line() for name, r in evaluation.checks.items() if r.flagged}
+    return {
+        "id": rid,
+        "schema": ROW_SCHEMA,
+        # Ragas SingleTurnSample
+        "user_input": question,
+        "retrieved_contexts": contexts,
+        "retrieved_context_ids": context_ids,
+        "response": answer,
+        "reference": None,
+        # DeepEval Golden
+        "input": question,
+        "actual_output": answer,
+        "retrieval_context": contexts,
+        "expected_output": None,
+        # Langfuse dataset item
+        "source_trace_id": trace.trace_id,
+        "ragmon": {
+            "trace_id": trace.trace_id,
+            "reason": reason,
+            "reasons": flagged,
+            "category": suggest_category(reason, evaluation),
+            "checks": _redact_tree(checks, redactor),
+            "judge": None,
+            "weight": 1.0,
+            "app": trace.app,
+            "route": trace.route,
+            "release": trace.release,
+            "model": trace.model,
+            "golden_id": trace.golden_id,
+            "first_seen": seen,
+            "last_seen": seen,
+            "count": 1,
+            "examples": [trace.trace_id],
+            "status": STATUS_NEEDS_REVIEW,
+        },
+    }
+
+
+def merge(existing: dict[str, Any], new: dict[str, Any], seen: set[str], max_examples: int) -> bool:
+    """Fold an occurrence into an existing row of the same id. ``seen`` holds the trace ids
+    already counted for the row; a replayed trace is not counted again. Returns whether the
+    row changed."""
+    old, cur = existing["ragmon"], new["ragmon"]
+    trace_id = cur["trace_id"]
+    if trace_id in seen or trace_id in old["examples"]:
+        return False
+    seen.add(trace_id)
+    old["count"] += 1
+    old["first_seen"] = min(old["first_seen"], cur["first_seen"])
+    old["last_seen"] = max(old["last_seen"], cur["last_seen"])
+    if len(old["examples"]) < max_examples:
+        old["examples"].append(trace_id)
+    return True
+
+
+def _redact_tree(value: Any, redactor: Redactor) -> Any:
+    """Check evidence quotes the answer (a refusal phrase, figures): redact it too."""
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [_redact_tree(v, redactor) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_tree(v, redactor) for k, v in value.items()}
+    return value

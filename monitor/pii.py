@@ -1,0 +1,162 @@
+"""PII redaction: typed placeholders for what must not leave the process.
+
+Each detector is a pattern plus, where the format has one, a validity check (Luhn for card
+numbers, ISO 13616 mod-97 for IBANs, octet ranges for IPv4) so that look-alikes — order
+numbers, version strings, long SKUs — are left alone. Matches are replaced by
+``[REDACTED:TYPE]``; the types are a bounded set and are counted.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+PLACEHOLDER = "[REDACTED:{}]"
+
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def _card_ok(text: str) -> bool:
+    digits = re.sub(r"[ -]", "", text)
+    return 13 <= len(digits) <= 19 and luhn_ok(digits)
+
+
+def _iban_ok(text: str) -> bool:
+    s = re.sub(r"\s", "", text).upper()
+    if not 15 <= len(s) <= 34:
+        return False
+    rearranged = s[4:] + s[:4]
+    number = "".join(str(int(c, 36)) for c in rearranged)
+    return int(number) % 97 == 1
+
+
+def _ipv4_ok(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _ipv6_ok(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return text.count(":") >= 2
+
+
+def _phone_ok(text: str) -> bool:
+    digits = re.sub(r"\D", "", text)
+    return 7 <= len(digits) <= 15
+
+
+@dataclass(frozen=True)
+class Detector:
+    kind: str
+    pattern: re.Pattern[str]
+    valid: Callable[[str], bool] | None = None
+    group: int = 0  # which group to replace (0: the whole match)
+
+
+# Order matters: secrets and structured numbers before the looser phone pattern.
+DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        "EMAIL",
+        re.compile(
+            r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}\b"
+        ),
+    ),
+    Detector("BEARER_TOKEN", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)"), group=1),
+    Detector("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    Detector(
+        "API_KEY",
+        re.compile(
+            r"\b(?:sk-(?:proj-|ant-(?:api\d{2}-)?)?[A-Za-z0-9_-]{20,}"  # OpenAI, Anthropic
+            r"|sk_(?:live|test)_[A-Za-z0-9]{16,}|rk_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
+            r"|(?:AKIA|ASIA)[A-Z0-9]{16}"  # AWS access key id
+            r"|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}"  # GitHub
+            r"|glpat-[A-Za-z0-9_-]{20,}"  # GitLab
+            r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # Slack
+            r"|AIza[A-Za-z0-9_-]{35})"  # Google
+        ),
+    ),
+    Detector(
+        "IBAN",
+        re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b"),
+        _iban_ok,
+    ),
+    Detector("CARD", re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"), _card_ok),
+    Detector("IP", re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])"), _ipv4_ok),
+    Detector(
+        "IP",
+        re.compile(
+            r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){1,7}[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{1,4}){0,6}(?![\w:])"
+        ),
+        _ipv6_ok,
+    ),
+    Detector(
+        "PHONE",
+        re.compile(
+            r"(?<![\w+])\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){1,5}(?![\w-])"  # +49 30 1234567
+            r"|(?<![\w(])\(\d{3}\)[ ]?\d{3}[ .-]\d{4}(?![\w-])"  # (555) 123-4567
+            r"|(?<![\w.-])(?:1[ .-])?\d{3}[.-]\d{3}[.-]\d{4}(?![\w-])"  # 555-123-4567, 1-800-555-0199
+            r"|(?<![\w.-])0\d{2,4}[ /-]\d{3,8}(?:[ -]\d{2,5})?(?![\w.-])"  # 030 1234567, 0171-1234567
+        ),
+        _phone_ok,
+    ),
+)
+
+KINDS = tuple(dict.fromkeys(d.kind for d in DETECTORS))
+
+
+class Redactor:
+    """Replaces PII with typed placeholders; ``extra`` adds named patterns (from config)."""
+
+    def __init__(self, extra: Mapping[str, str] | None = None) -> None:
+        custom = tuple(
+            Detector(name.upper(), re.compile(pattern)) for name, pattern in (extra or {}).items()
+        )
+        self.detectors = custom + DETECTORS
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(d.kind for d in self.detectors))
+
+    def redact(self, text: str, counts: dict[str, int] | None = None) -> str:
+        """``text`` with every detected item replaced; ``counts`` (if given) is updated."""
+        if not text:
+            return text
+        for det in self.detectors:
+            text = det.pattern.sub(functools.partial(self._replace, det=det, counts=counts), text)
+        return text
+
+    def redact_all(self, texts: Iterable[str], counts: dict[str, int] | None = None) -> list[str]:
+        return [self.redact(t, counts) for t in texts]
+
+    @staticmethod
+    def _replace(m: re.Match[str], det: Detector, counts: dict[str, int] | None) -> str:
+        found = m.group(det.group)
+        if det.valid is not None and not det.valid(found):
+            return m.group(0)
+        if counts is not None:
+            counts[det.kind] = counts.get(det.kind, 0) + 1
+        whole = m.group(0)
+        if det.group:
+            start, end = m.span(det.group)
+            offset = m.start()
+            return whole[: start - offset] + PLACEHOLDER.format(det.kind) + whole[end - offset :]
+        return PLACEHOLDER.format(det.kind)

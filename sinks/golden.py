@@ -1,0 +1,107 @@
+"""``GoldenRowSink``: candidate golden rows, deduplicated, PII-redacted, in crash-safe segments."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from monitor.golden import DEFAULT_REASONS, build_row, merge
+from monitor.model import DeadLetter, Evaluation
+from monitor.pii import Redactor
+from sinks.segments import SegmentWriter, read_rows
+
+PREFIX = "golden"
+_MAX_SEEN = 10_000
+
+
+def load_rows(directory: Path) -> dict[str, dict[str, Any]]:
+    """Every row in ``directory``, merged by id: the state with the latest ``last_seen`` and
+    highest count wins (segments hold successive states of one row)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for row in read_rows(directory, PREFIX):
+        old = rows.get(row["id"])
+        if old is None or _newer(row, old):
+            rows[row["id"]] = row
+    return rows
+
+
+def _newer(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    ra, rb = a["ragmon"], b["ragmon"]
+    if ra.get("status") != rb.get("status") and rb.get("status") == "needs_review":
+        return True  # a reviewer's edit wins over the machine's copy
+    return (ra["count"], ra["last_seen"]) >= (rb["count"], rb["last_seen"])
+
+
+class GoldenRowSink:
+    """Writes a candidate row for every trace flagged for a configured reason.
+
+    Rows with the same normalised query and reason collapse into one (count, first and last
+    seen, up to ``max_examples`` trace ids). At most ``max_rows`` rows are kept in memory
+    (least recently seen evicted; they stay on disk). On start the existing rows are read
+    back, so a restart continues counts and a replay does not count a trace twice.
+    """
+
+    name = "golden_rows"
+
+    def __init__(
+        self,
+        directory: Path,
+        redactor: Redactor | None = None,
+        reasons: tuple[str, ...] = DEFAULT_REASONS,
+        max_rows: int = 10_000,
+        max_examples: int = 5,
+        segment_max_bytes: int = 8 << 20,
+        segment_max_age_seconds: float = 3600.0,
+    ) -> None:
+        self.directory = directory
+        self.redactor = redactor or Redactor()
+        self.reasons = reasons
+        self.max_rows = max_rows
+        self.max_examples = max_examples
+        self.writer = SegmentWriter(directory, PREFIX, segment_max_bytes, segment_max_age_seconds)
+        self._rows: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._seen: dict[str, set[str]] = {}
+        self.rows_written = 0
+
+    def start(self) -> None:
+        self.writer.start()
+        for rid, row in load_rows(self.directory).items():
+            self._remember(rid, row)
+
+    def _remember(self, rid: str, row: dict[str, Any]) -> None:
+        self._rows[rid] = row
+        self._rows.move_to_end(rid)
+        self._seen.setdefault(rid, set()).update(row["ragmon"]["examples"])
+        while len(self._rows) > self.max_rows:
+            evicted, _ = self._rows.popitem(last=False)
+            self._seen.pop(evicted, None)
+
+    def write(self, evaluation: Evaluation) -> None:
+        row = build_row(evaluation, self.redactor, self.reasons)
+        if row is None:
+            return
+        rid = row["id"]
+        existing = self._rows.get(rid)
+        if existing is None:
+            self._remember(rid, row)
+            self._seen[rid].add(row["ragmon"]["trace_id"])
+            self.writer.put(row)
+            self.rows_written += 1
+            return
+        self._rows.move_to_end(rid)
+        seen = self._seen[rid]
+        if merge(existing, row, seen, self.max_examples):
+            self.writer.put(existing)
+        if len(seen) > _MAX_SEEN:
+            # bound the replay guard of a very frequent row; its examples stay known
+            self._seen[rid] = set(existing["ragmon"]["examples"])
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Dead letters are not golden candidates."""
+
+    def flush(self) -> None:
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.flush()
