@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from monitor import demo  # noqa: E402
-from monitor.pii import KINDS, Redactor  # noqa: E402
-from tests.pii_corpus import CORPUS  # noqa: E402
-from tests.unit.test_pii import score  # noqa: E402
+from monitor import demo
+from monitor.pii import KINDS, Redactor
+from tests.pii_corpus import CORPUS
+from tests.unit.test_pii import score
 
 
 def main() -> None:

@@ -19,13 +19,14 @@ import yaml
 from prometheus_client import CollectorRegistry
 
 from monitor import config as config_mod
-from monitor import demo, registry
+from monitor import demo, golden_export, registry
 from monitor.decode import NativeDecoder
 from monitor.kafka_source import SourceError
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, SourcePosition, SourceRecord
+from sinks.golden import load_rows
 from sinks.jsonl import JsonlSink
 from sinks.kafka_sink import SinkError
 from sinks.summary import SummarySink
@@ -43,6 +44,7 @@ commands:
   check      evaluate one trace read from stdin and print its evaluation as JSON
   demo       print synthetic traces with known, labelled failure modes (JSONL)
   schema     print the JSON Schema of the native trace record (ragmon.trace/v1)
+  golden     summarise candidate golden rows or export reviewed ones (Ragas, DeepEval, Langfuse)
   config     validate, show or describe the configuration
 """
 
@@ -117,6 +119,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     sch = sub.add_parser("schema", help="print a JSON Schema", description="Print a JSON Schema.")
     sch.add_argument("which", choices=("trace",), help="trace: the native ragmon.trace/v1 record")
+
+    gold = sub.add_parser(
+        "golden",
+        help="summarise or export candidate golden rows",
+        description="stats: rows and occurrences by reason, category and status. export: "
+        "write reviewed rows (ragmon.status set to 'reviewed' or 'approved' by a person) "
+        "as the file Ragas (JSONL for EvaluationDataset.from_jsonl), DeepEval (a JSON array "
+        "for add_goldens_from_json_file) or Langfuse (JSONL of create_dataset_item "
+        "arguments) loads.",
+    )
+    gold.add_argument("action", choices=("stats", "export"))
+    gold.add_argument("--dir", type=Path, required=True, help="the golden.dir of the daemon")
+    gold.add_argument("--format", choices=golden_export.FORMATS, help="export format")
+    gold.add_argument(
+        "--status",
+        default="reviewed",
+        help="export rows with this status: reviewed (reviewed or approved, the default), "
+        "needs_review, or any",
+    )
+    gold.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
 
     cfg = sub.add_parser(
         "config",
@@ -227,6 +249,29 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_schema(stdout: TextIO) -> int:
     json.dump(RagTrace.model_json_schema(), stdout, indent=2)
     stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if not args.dir.is_dir():
+        print(f"ragmon golden: no such directory: {args.dir}", file=stderr)
+        return EXIT_USAGE
+    rows = list(load_rows(args.dir).values())
+    if args.action == "stats":
+        print(golden_export.stats(rows), file=stdout)
+        return EXIT_OK
+    if args.format is None:
+        print("ragmon golden export: --format is required", file=stderr)
+        return EXIT_USAGE
+    wanted = {"reviewed": golden_export.REVIEWED, "any": None}.get(args.status, (args.status,))
+    chosen = [r for r in rows if wanted is None or r["ragmon"]["status"] in wanted]
+    out = args.output.open("w", encoding="utf-8") if args.output else stdout
+    try:
+        n = golden_export.export(chosen, args.format, out)
+    finally:
+        if out is not stdout:
+            out.close()
+    print(f"exported {n} of {len(rows)} rows as {args.format}", file=stderr)
     return EXIT_OK
 
 
@@ -343,6 +388,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_demo(args, sys.stdout)
     if args.command == "schema":
         return cmd_schema(sys.stdout)
+    if args.command == "golden":
+        return cmd_golden(args, sys.stdout, sys.stderr)
     return cmd_config(args, sys.stdout, sys.stderr)
 
 

@@ -200,6 +200,10 @@ class GoldenConfig(_Section):
     """Candidate golden rows for review (off unless ``dir`` is set)."""
 
     dir: Path | None = Field(default=None, description="Directory of row segments; None: off.")
+    topic: str | None = Field(
+        default=None,
+        description="Kafka topic for rows keyed by row id (compacted); uses the kafka connection.",
+    )
     reasons: list[str] = Field(
         default_factory=lambda: [
             "empty_context", "context_conflict", "unsupported_numbers", "refusal", "citation"

@@ -24,7 +24,7 @@ from monitor.sources import DemoSource, JsonlSource, Source
 from sinks import Sink
 from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
-from sinks.kafka_sink import KafkaDeadLetterSink
+from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter
 from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
 
 
@@ -82,7 +82,8 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
     if out.dead_letters_topic is not None:
         sinks.append(KafkaDeadLetterSink(out.dead_letters_topic, settings.kafka))
     golden = settings.golden
-    if golden.dir is not None:
+    if golden.dir is not None or golden.topic is not None:
+        topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
         sinks.append(
             GoldenRowSink(
                 golden.dir,
@@ -92,6 +93,7 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
                 max_examples=golden.max_examples,
                 segment_max_bytes=golden.segment_max_bytes,
                 segment_max_age_seconds=golden.segment_max_age_seconds,
+                extra_writers=topic,
             )
         )
     return sinks

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from monitor.golden import DEFAULT_REASONS, build_row, merge
 from monitor.model import DeadLetter, Evaluation
@@ -12,6 +13,18 @@ from monitor.pii import Redactor
 from sinks.segments import SegmentWriter, read_rows
 
 PREFIX = "golden"
+
+
+class RowWriter(Protocol):
+    """Where rows go: crash-safe segments, a Kafka topic."""
+
+    def start(self) -> None: ...
+
+    def put(self, row: dict[str, Any]) -> None: ...
+
+    def flush(self) -> None: ...
+
+
 _MAX_SEEN = 10_000
 
 
@@ -46,28 +59,40 @@ class GoldenRowSink:
 
     def __init__(
         self,
-        directory: Path,
+        directory: Path | None,
         redactor: Redactor | None = None,
         reasons: tuple[str, ...] = DEFAULT_REASONS,
         max_rows: int = 10_000,
         max_examples: int = 5,
         segment_max_bytes: int = 8 << 20,
         segment_max_age_seconds: float = 3600.0,
+        extra_writers: Sequence[RowWriter] = (),
     ) -> None:
         self.directory = directory
         self.redactor = redactor or Redactor()
         self.reasons = reasons
         self.max_rows = max_rows
         self.max_examples = max_examples
-        self.writer = SegmentWriter(directory, PREFIX, segment_max_bytes, segment_max_age_seconds)
+        self.writers: list[RowWriter] = []
+        if directory is not None:
+            self.writers.append(
+                SegmentWriter(directory, PREFIX, segment_max_bytes, segment_max_age_seconds)
+            )
+        self.writers.extend(extra_writers)
         self._rows: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._seen: dict[str, set[str]] = {}
         self.rows_written = 0
 
     def start(self) -> None:
-        self.writer.start()
-        for rid, row in load_rows(self.directory).items():
-            self._remember(rid, row)
+        for writer in self.writers:
+            writer.start()
+        if self.directory is not None:
+            for rid, row in load_rows(self.directory).items():
+                self._remember(rid, row)
+
+    def _put(self, row: dict[str, Any]) -> None:
+        for writer in self.writers:
+            writer.put(row)
 
     def _remember(self, rid: str, row: dict[str, Any]) -> None:
         self._rows[rid] = row
@@ -86,13 +111,13 @@ class GoldenRowSink:
         if existing is None:
             self._remember(rid, row)
             self._seen[rid].add(row["ragmon"]["trace_id"])
-            self.writer.put(row)
+            self._put(row)
             self.rows_written += 1
             return
         self._rows.move_to_end(rid)
         seen = self._seen[rid]
         if merge(existing, row, seen, self.max_examples):
-            self.writer.put(existing)
+            self._put(existing)
         if len(seen) > _MAX_SEEN:
             # bound the replay guard of a very frequent row; its examples stay known
             self._seen[rid] = set(existing["ragmon"]["examples"])
@@ -101,7 +126,12 @@ class GoldenRowSink:
         """Dead letters are not golden candidates."""
 
     def flush(self) -> None:
-        self.writer.flush()
+        for writer in self.writers:
+            writer.flush()
 
     def close(self) -> None:
-        self.writer.flush()
+        for writer in self.writers:
+            writer.flush()
+            closer = getattr(writer, "close", None)
+            if closer is not None:
+                closer()

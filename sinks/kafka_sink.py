@@ -1,15 +1,14 @@
-"""``KafkaDeadLetterSink``: dead letters to a Kafka topic, exactly as they were read.
+"""Kafka outputs: dead letters, and golden rows keyed by row id.
 
-The value is the original bytes and the key the original key, so a fixed record can be
-re-produced to the source topic as it is; why it failed and where it came from travel in
-headers. Idempotent producer, ``acks=all``. ``flush`` raises if anything is undelivered, so
-the pipeline never commits past a dead letter that did not reach the topic; undelivered
-letters are sent again on the next flush.
+Both use an idempotent producer with ``acks=all`` and the same rule: ``flush`` raises if
+anything is undelivered, so the pipeline never commits offsets past records whose output did
+not reach the topic; undelivered messages are sent again on the next flush.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -20,27 +19,29 @@ from monitor.config import KafkaConnection
 from monitor.kafka_source import connection_kwargs
 from monitor.model import DeadLetter, Evaluation
 
+Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
+
 
 class SinkError(Exception):
     """A sink could not persist what it was given."""
 
 
-class KafkaDeadLetterSink:
-    name = "kafka_dead_letters"
+class _Producer:
+    """A producer that remembers what it sent until the broker has acknowledged it."""
 
     def __init__(
         self,
         topic: str,
         connection: KafkaConnection,
-        flush_timeout_seconds: float = 30.0,
-        producer_factory: Callable[..., Any] = KafkaProducer,
+        flush_timeout_seconds: float,
+        factory: Callable[..., Any],
     ) -> None:
         self.topic = topic
         self.connection = connection
         self.flush_timeout_seconds = flush_timeout_seconds
-        self._factory = producer_factory
+        self._factory = factory
         self._producer: Any = None
-        self._pending: list[tuple[DeadLetter, Any]] = []
+        self._pending: list[tuple[Message, Any]] = []
 
     def start(self) -> None:
         try:
@@ -53,15 +54,58 @@ class KafkaDeadLetterSink:
                 bootstrap_timeout_ms=int(self.connection.bootstrap_timeout_seconds * 1000),
             )
         except KafkaError as exc:
-            raise SinkError(f"dead-letter producer cannot reach Kafka: {exc}") from exc
+            raise SinkError(f"producer for {self.topic} cannot reach Kafka: {exc}") from exc
+
+    def send(self, message: Message) -> None:
+        self._pending.append((message, self._send(message)))
+
+    def _send(self, message: Message) -> Any:
+        value, key, headers = message
+        try:
+            return self._producer.send(self.topic, value=value, key=key, headers=headers)
+        except KafkaError:
+            return None  # no metadata within max_block_ms (broker down): resent by flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        with contextlib.suppress(KafkaError):  # judged per message below
+            self._producer.flush(timeout=self.flush_timeout_seconds)
+        failed = [msg for msg, fut in self._pending if fut is None or not fut.succeeded()]
+        self._pending = [(msg, self._send(msg)) for msg in failed]
+        if failed:
+            raise SinkError(f"{len(failed)} messages not delivered to {self.topic}")
+
+    def close(self) -> None:
+        if self._producer is not None:
+            producer, self._producer = self._producer, None
+            producer.close(timeout=self.flush_timeout_seconds)
+
+
+class KafkaDeadLetterSink:
+    """Dead letters exactly as they were read: the value is the original bytes and the key
+    the original key, so a fixed record can be re-produced as it is; why it failed and where
+    it came from travel in headers."""
+
+    name = "kafka_dead_letters"
+
+    def __init__(
+        self,
+        topic: str,
+        connection: KafkaConnection,
+        flush_timeout_seconds: float = 30.0,
+        producer_factory: Callable[..., Any] = KafkaProducer,
+    ) -> None:
+        self.topic = topic
+        self._producer = _Producer(topic, connection, flush_timeout_seconds, producer_factory)
+
+    def start(self) -> None:
+        self._producer.start()
 
     def write(self, evaluation: Evaluation) -> None:
         """Evaluations do not go here."""
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
-        self._pending.append((letter, self._send(letter)))
-
-    def _send(self, letter: DeadLetter) -> Any:
         headers = [
             ("ragmon.dlq.reason", letter.reason.encode()),
             ("ragmon.dlq.detail", letter.detail[:1000].encode("utf-8", "replace")),
@@ -72,23 +116,41 @@ class KafkaDeadLetterSink:
         key = letter.key
         if key is None:
             key = f"{letter.source}:{letter.partition}:{letter.offset}".encode()
-        try:
-            return self._producer.send(self.topic, value=letter.raw, key=key, headers=headers)
-        except KafkaError:
-            return None  # no metadata within max_block_ms (broker down): resent by flush()
+        self._producer.send((letter.raw, key, headers))
 
     def flush(self) -> None:
-        if not self._pending:
-            return
-        with contextlib.suppress(KafkaError):  # judged per record below
-            self._producer.flush(timeout=self.flush_timeout_seconds)
-        failed = [letter for letter, fut in self._pending if fut is None or not fut.succeeded()]
-        self._pending = []
-        if failed:
-            self._pending = [(letter, self._send(letter)) for letter in failed]
-            raise SinkError(f"{len(failed)} dead letters not delivered to {self.topic}")
+        self._producer.flush()
 
     def close(self) -> None:
-        if self._producer is not None:
-            producer, self._producer = self._producer, None
-            producer.close(timeout=self.flush_timeout_seconds)
+        self._producer.close()
+
+
+class KafkaRowWriter:
+    """Golden rows to a topic keyed by row id (use a compacted topic: the latest state of
+    each row is what remains). Rows put between flushes are sent once, in their last state."""
+
+    def __init__(
+        self,
+        topic: str,
+        connection: KafkaConnection,
+        flush_timeout_seconds: float = 30.0,
+        producer_factory: Callable[..., Any] = KafkaProducer,
+    ) -> None:
+        self._producer = _Producer(topic, connection, flush_timeout_seconds, producer_factory)
+        self._rows: dict[str, dict[str, Any]] = {}
+
+    def start(self) -> None:
+        self._producer.start()
+
+    def put(self, row: dict[str, Any]) -> None:
+        self._rows[row["id"]] = row
+
+    def flush(self) -> None:
+        for rid, row in self._rows.items():
+            value = json.dumps(row, ensure_ascii=False).encode("utf-8")
+            self._producer.send((value, rid.encode(), [("ragmon.schema", b"ragmon.golden/v1")]))
+        self._rows = {}
+        self._producer.flush()
+
+    def close(self) -> None:
+        self._producer.close()

@@ -66,24 +66,47 @@ CORPUS: list[tuple[str, str, str | None]] = [
     ("IP", "Section 1.2.3 covers refunds.", None),
     # --- API_KEY -----------------------------------------------------------------------
     ("API_KEY", "key sk-proj-abcdEFGH1234ijklMNOP5678qrst", "sk-proj-abcdEFGH1234ijklMNOP5678qrst"),
-    ("API_KEY", "ANTHROPIC_API_KEY=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx"),
+    (
+        "API_KEY",
+        "ANTHROPIC_API_KEY=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx",
+        "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx",
+    ),
     ("API_KEY", "aws AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
-    ("API_KEY", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    (
+        "API_KEY",
+        "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    ),
     ("API_KEY", "stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
     ("API_KEY", "slack xoxb-123456789012-abcdefghij", "xoxb-123456789012-abcdefghij"),
-    ("API_KEY", "google AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI", "AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI"),
+    (
+        "API_KEY",
+        "google AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI",
+        "AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI",
+    ),
     ("API_KEY", "gitlab glpat-xxxxXXXXxxxxXXXXxxxx", "glpat-xxxxXXXXxxxxXXXXxxxx"),
     ("API_KEY", "The sk-1 plan is cheaper.", None),
     ("API_KEY", "Use the AKIA prefix check.", None),
     ("API_KEY", "Ask on task-management-tools-overview.", None),
     ("API_KEY", "ghp_short is not a token", None),
     # --- BEARER_TOKEN ------------------------------------------------------------------
-    ("BEARER_TOKEN", "Authorization: Bearer abcdef0123456789abcdef0123456789", "abcdef0123456789abcdef0123456789"),
-    ("BEARER_TOKEN", "curl -H 'authorization: bearer AbC.dEf-GhI_jKl~MnO+pQr/sTu='", "AbC.dEf-GhI_jKl~MnO+pQr/sTu="),
+    (
+        "BEARER_TOKEN",
+        "Authorization: Bearer abcdef0123456789abcdef0123456789",
+        "abcdef0123456789abcdef0123456789",
+    ),
+    (
+        "BEARER_TOKEN",
+        "curl -H 'authorization: bearer AbC.dEf-GhI_jKl~MnO+pQr/sTu='",
+        "AbC.dEf-GhI_jKl~MnO+pQr/sTu=",
+    ),
     ("BEARER_TOKEN", "The bearer of this card is the owner.", None),
     ("BEARER_TOKEN", "Bearer tokens expire after 1 hour.", None),
     # --- JWT ---------------------------------------------------------------------------
-    ("JWT", "id_token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    (
+        "JWT",
+        "id_token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
     ("JWT", "Files like eyJ.config.json are not tokens.", None),
 ]

@@ -1,0 +1,104 @@
+"""Turn reviewed candidate rows into the files Ragas, DeepEval and Langfuse load."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+FORMATS = ("ragas", "deepeval", "langfuse")
+REVIEWED = ("reviewed", "approved")
+
+
+def _reference(row: dict[str, Any]) -> Any:
+    # A reviewer may fill either the Ragas or the DeepEval name of the gold answer.
+    return row.get("reference") if row.get("reference") is not None else row.get("expected_output")
+
+
+def to_ragas(row: dict[str, Any]) -> dict[str, Any]:
+    """A Ragas ``SingleTurnSample`` (``EvaluationDataset.from_jsonl``)."""
+    return {
+        "user_input": row["user_input"],
+        "retrieved_contexts": list(row["retrieved_contexts"]),
+        "retrieved_context_ids": list(row["retrieved_context_ids"]),
+        "response": row["response"],
+        "reference": _reference(row),
+    }
+
+
+def to_deepeval(row: dict[str, Any]) -> dict[str, Any]:
+    """A DeepEval ``Golden`` (``EvaluationDataset.add_goldens_from_json_file``)."""
+    meta = row["ragmon"]
+    return {
+        "input": row["input"],
+        "actual_output": row["actual_output"],
+        "expected_output": _reference(row),
+        "retrieval_context": list(row["retrieval_context"]),
+        "additional_metadata": {
+            "trace_id": meta["trace_id"],
+            "reason": meta["reason"],
+            "category": meta["category"],
+            "count": meta["count"],
+            "retrieved_context_ids": list(row["retrieved_context_ids"]),
+        },
+    }
+
+
+def to_langfuse(row: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of Langfuse ``create_dataset_item`` (upserts by ``id``)."""
+    meta = row["ragmon"]
+    return {
+        "id": row["id"],
+        "input": {"question": row["user_input"], "contexts": list(row["retrieved_contexts"])},
+        "expected_output": _reference(row),
+        "metadata": {
+            "response": row["response"],
+            "context_ids": list(row["retrieved_context_ids"]),
+            "reason": meta["reason"],
+            "category": meta["category"],
+            "count": meta["count"],
+        },
+        "source_trace_id": meta["trace_id"],
+    }
+
+
+def export(rows: Iterable[dict[str, Any]], fmt: str, out: TextIO) -> int:
+    """Write ``rows`` in ``fmt``; returns how many. DeepEval reads one JSON array, the
+    others JSON lines."""
+    convert = {"ragas": to_ragas, "deepeval": to_deepeval, "langfuse": to_langfuse}[fmt]
+    items = [convert(r) for r in rows]
+    if fmt == "deepeval":
+        json.dump(items, out, ensure_ascii=False, indent=1)
+        out.write("\n")
+    else:
+        for item in items:
+            out.write(json.dumps(item, ensure_ascii=False) + "\n")
+    return len(items)
+
+
+def stats(rows: Iterable[dict[str, Any]]) -> str:
+    """Rows and occurrences by reason, category and status."""
+    by_reason: Counter[str] = Counter()
+    occurrences: Counter[str] = Counter()
+    by_category: Counter[str] = Counter()
+    by_status: Counter[str] = Counter()
+    n = 0
+    for row in rows:
+        meta = row["ragmon"]
+        n += 1
+        by_reason[meta["reason"]] += 1
+        occurrences[meta["reason"]] += meta["count"]
+        by_category[meta["category"]] += 1
+        by_status[meta["status"]] += 1
+    lines = [f"{'reason':<22} {'rows':>6} {'occurrences':>12}"]
+    lines += [f"{r:<22} {c:>6} {occurrences[r]:>12}" for r, c in by_reason.most_common()]
+    lines.append("")
+    lines.append(f"{'category':<22} {'rows':>6}")
+    lines += [f"{k:<22} {c:>6}" for k, c in by_category.most_common()]
+    lines.append("")
+    lines.append(f"{'status':<22} {'rows':>6}")
+    lines += [f"{k:<22} {c:>6}" for k, c in by_status.most_common()]
+    lines.append("")
+    lines.append(f"rows: {n}   occurrences: {sum(occurrences.values())}")
+    return "\n".join(lines)

@@ -1,0 +1,186 @@
+"""Candidate golden rows: shapes, categories, redaction, deduplication, export."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from monitor import demo, golden_export
+from monitor.checks import CheckSuite
+from monitor.golden import build_row, row_id
+from monitor.model import Evaluation, RagTrace
+from monitor.pii import Redactor
+from sinks.golden import GoldenRowSink, load_rows
+
+SUITE = CheckSuite()
+
+
+def evaluate(record: dict[str, Any]) -> Evaluation:
+    trace = RagTrace.model_validate(record)
+    return Evaluation(trace=trace, checks=SUITE(trace))
+
+
+def demo_evaluations(n: int) -> list[Evaluation]:
+    return [evaluate(demo.generate(i)) for i in range(n)]
+
+
+# The documented field types of the importers (conventions §8), strict: a None where a list
+# is required, or a wrong type, fails validation.
+class RagasSample(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    user_input: str
+    retrieved_contexts: list[str]
+    retrieved_context_ids: list[str]
+    response: str
+    reference: str | None
+
+
+class DeepEvalGolden(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    input: str
+    actual_output: str | None
+    expected_output: str | None
+    retrieval_context: list[str]
+    additional_metadata: dict[str, Any]
+
+
+class LangfuseItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: str
+    input: dict[str, Any]
+    expected_output: str | None
+    metadata: dict[str, Any]
+    source_trace_id: str
+
+
+def test_healthy_trace_makes_no_row() -> None:
+    """A grounded, cited answer is not a candidate."""
+    ev = next(e for e in demo_evaluations(50) if not e.flagged)
+    assert build_row(ev, Redactor()) is None
+
+
+@pytest.mark.parametrize(
+    ("mode", "category"),
+    [
+        ("invented_number", "hallucination"),
+        ("stale_duplicate", "stale_policy"),
+        ("empty_retrieval", "empty_retrieval"),
+        ("missing_citation", "citation"),
+        ("invalid_citation", "citation"),
+        ("false_refusal", "false_refusal"),
+        ("correct_abstention", "unanswerable"),
+    ],
+)
+def test_suggested_category_matches_the_demo_label(mode: str, category: str) -> None:
+    """Each labelled failure mode of the demo gets the expected trap category."""
+    evaluations = [
+        e for e in demo_evaluations(600) if e.trace.attributes["ragmon.demo.failure_mode"] == mode
+    ]
+    assert evaluations
+    categories = Counter(build_row(e, Redactor())["ragmon"]["category"] for e in evaluations)  # type: ignore[index]
+    assert categories.most_common(1)[0][0] == category, categories
+
+
+def test_row_carries_every_importer_key_and_is_redacted() -> None:
+    """One row has the Ragas, DeepEval and Langfuse keys; PII is gone from all text."""
+    record = demo.generate(0)
+    record["query"] = "My e-mail is jane@example.com, what is the refund window?"
+    record["answer"] = "Write to jane@example.com; refunds take 45 days."
+    record["context"][0]["text"] += " Call +1 415 555 0132."
+    row = build_row(evaluate(record), Redactor())
+    assert row is not None
+    text = json.dumps(row)
+    assert "jane@example.com" not in text and "555 0132" not in text
+    assert row["user_input"] == row["input"]
+    assert row["retrieved_contexts"] == row["retrieval_context"]
+    assert row["response"] == row["actual_output"]
+    assert row["reference"] is None and row["expected_output"] is None
+    assert row["ragmon"]["status"] == "needs_review"
+    assert row["ragmon"]["reason"] == "unsupported_numbers"
+    assert row["id"] == row_id(record["query"], "unsupported_numbers")
+
+
+def test_row_id_ignores_case_and_punctuation() -> None:
+    """The same question asked twice with other casing is one row."""
+    assert row_id("How long is the refund window?", "refusal") == row_id(
+        "how long is the refund  window", "refusal"
+    )
+    assert row_id("How long?", "refusal") != row_id("How long?", "citation")
+
+
+def test_sink_deduplicates_and_survives_restart(tmp_path: Path) -> None:
+    """Repeated questions collapse into counted rows; a replay after restart adds no row and
+    does not recount examples already on disk."""
+    evaluations = demo_evaluations(400)
+    sink = GoldenRowSink(tmp_path, max_examples=3)
+    sink.start()
+    for ev in evaluations:
+        sink.write(ev)
+    sink.flush()
+    rows = load_rows(tmp_path)
+    flagged = [ev for ev in evaluations if build_row(ev, Redactor()) is not None]
+    assert sum(r["ragmon"]["count"] for r in rows.values()) == len(flagged)
+    assert len(rows) < len(flagged)  # demo questions repeat
+    assert all(len(r["ragmon"]["examples"]) <= 3 for r in rows.values())
+
+    again = GoldenRowSink(tmp_path, max_examples=3)
+    again.start()
+    for ev in evaluations:
+        if any(ev.trace_id in r["ragmon"]["examples"] for r in rows.values()):
+            again.write(ev)  # replay of traces the rows already hold
+    again.flush()
+    assert load_rows(tmp_path) == rows
+
+
+def test_memory_bound_evicts_least_recent_rows(tmp_path: Path) -> None:
+    """With max_rows=2 only two rows stay in memory; all rows are on disk."""
+    sink = GoldenRowSink(tmp_path, max_rows=2)
+    sink.start()
+    for ev in demo_evaluations(300):
+        sink.write(ev)
+        assert len(sink._rows) <= 2
+    sink.flush()
+    assert len(load_rows(tmp_path)) > 2
+
+
+@pytest.mark.parametrize("fmt", golden_export.FORMATS)
+def test_export_matches_the_importer_shapes(tmp_path: Path, fmt: str) -> None:
+    """Rows from demo traffic, once reviewed, export into the exact documented shapes."""
+    sink = GoldenRowSink(tmp_path)
+    sink.start()
+    for ev in demo_evaluations(300):
+        sink.write(ev)
+    sink.flush()
+    rows = list(load_rows(tmp_path).values())
+    for row in rows[:5]:
+        row["ragmon"]["status"] = "reviewed"
+        row["reference"] = "The gold answer."
+    out = io.StringIO()
+    n = golden_export.export(
+        [r for r in rows if r["ragmon"]["status"] in golden_export.REVIEWED], fmt, out
+    )
+    assert n == 5
+    text = out.getvalue()
+    items = json.loads(text) if fmt == "deepeval" else [json.loads(x) for x in text.splitlines()]
+    model = {"ragas": RagasSample, "deepeval": DeepEvalGolden, "langfuse": LangfuseItem}[fmt]
+    for item in items:
+        parsed = model.model_validate(item)
+        ref = getattr(parsed, "reference", None) or getattr(parsed, "expected_output", None)
+        assert ref == "The gold answer."
+
+
+def test_stats_summarise_by_reason_and_category(tmp_path: Path) -> None:
+    """Stats count rows and occurrences per reason."""
+    sink = GoldenRowSink(tmp_path)
+    sink.start()
+    for ev in demo_evaluations(200):
+        sink.write(ev)
+    sink.flush()
+    text = golden_export.stats(load_rows(tmp_path).values())
+    assert "unsupported_numbers" in text and "needs_review" in text
