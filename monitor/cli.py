@@ -26,7 +26,7 @@ from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, SourcePosition, SourceRecord
-from sinks.golden import load_rows
+from sinks.golden import GoldenRowSink, load_rows
 from sinks.jsonl import JsonlSink
 from sinks.kafka_sink import SinkError
 from sinks.summary import SummarySink
@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE")
     replay.add_argument(
         "--output-jsonl", type=Path, help="write one evaluation line per trace to this file"
+    )
+    replay.add_argument(
+        "--golden-dir",
+        type=Path,
+        help="also write candidate golden rows (deduplicated, PII-redacted) to this directory",
     )
     replay.add_argument(
         "--progress",
@@ -207,6 +212,8 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     sinks: list[Any] = [summary]
     if args.output_jsonl is not None:
         sinks.append(JsonlSink(evaluations=args.output_jsonl))
+    if args.golden_dir is not None:
+        sinks.append(GoldenRowSink(args.golden_dir))
     metrics = registry.build_metrics(CollectorRegistry())
     pipeline = registry.build_pipeline(
         settings, metrics, source=JsonlSource(args.files, on_progress=progress), extra_sinks=sinks

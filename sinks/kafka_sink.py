@@ -42,6 +42,7 @@ class _Producer:
         self._factory = factory
         self._producer: Any = None
         self._pending: list[tuple[Message, Any]] = []
+        self._retry: list[Message] = []
 
     def start(self) -> None:
         try:
@@ -67,13 +68,17 @@ class _Producer:
             return None  # no metadata within max_block_ms (broker down): resent by flush()
 
     def flush(self) -> None:
+        # What failed last time is sent again first, then everything is waited for.
+        self._pending += [(msg, self._send(msg)) for msg in self._retry]
+        self._retry = []
         if not self._pending:
             return
         with contextlib.suppress(KafkaError):  # judged per message below
             self._producer.flush(timeout=self.flush_timeout_seconds)
         failed = [msg for msg, fut in self._pending if fut is None or not fut.succeeded()]
-        self._pending = [(msg, self._send(msg)) for msg in failed]
+        self._pending = []
         if failed:
+            self._retry = failed
             raise SinkError(f"{len(failed)} messages not delivered to {self.topic}")
 
     def close(self) -> None:

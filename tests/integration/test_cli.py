@@ -12,7 +12,7 @@ from monitor import demo
 from monitor.checks import CHECK_NAMES
 from tests.integration.conftest import CONSOLE_SCRIPT, clean_env, ragmon
 
-COMMANDS = ("run", "replay", "check", "demo", "schema", "config")
+COMMANDS = ("run", "replay", "check", "demo", "schema", "golden", "config")
 
 
 def test_console_script_help_explains_every_command() -> None:
@@ -134,3 +134,33 @@ def test_config_show_applies_environment() -> None:
     result = ragmon("config", "show", RAGMON_METRICS__PORT="9511")
     assert result.returncode == 0
     assert "port: 9511" in result.stdout
+
+
+def test_golden_rows_from_replay_to_export(tmp_path: Path) -> None:
+    """replay --golden-dir writes rows; stats summarise them; reviewed rows export in each
+    format and unreviewed ones do not."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(300)))
+    golden = tmp_path / "golden"
+    assert ragmon("replay", str(src), "--golden-dir", str(golden)).returncode == 0
+    stats = ragmon("golden", "stats", "--dir", str(golden))
+    assert stats.returncode == 0 and "needs_review" in stats.stdout
+    nothing = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas")
+    assert nothing.stdout == "" and "exported 0 of" in nothing.stderr
+    # a reviewer approves one row: edit the segment holding it
+    seg = sorted(golden.glob("golden-*.jsonl"))[-1]
+    lines = seg.read_text().splitlines()
+    row = json.loads(lines[0])
+    row["ragmon"]["status"] = "reviewed"
+    row["reference"] = "Refunds are possible within 30 days."
+    seg.write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+    for fmt in ("ragas", "deepeval", "langfuse"):
+        out = ragmon("golden", "export", "--dir", str(golden), "--format", fmt)
+        assert out.returncode == 0, out.stderr
+        items = (
+            json.loads(out.stdout)
+            if fmt == "deepeval"
+            else [json.loads(x) for x in out.stdout.splitlines()]
+        )
+        assert len(items) == 1
+        assert "Refunds are possible within 30 days." in json.dumps(items[0])

@@ -3,6 +3,7 @@ scale-out. The broker is started by `make test` (deploy/run-tests.sh)."""
 
 from __future__ import annotations
 
+import json
 import random
 import time
 import urllib.request
@@ -209,3 +210,31 @@ def test_sink_that_cannot_persist_stops_the_daemon_uncommitted(tmp_path: Path) -
     assert daemon.proc.returncode == 1
     assert "pipeline_failed" in daemon.stderr[-1]
     assert committed_offsets("g-full", topic) == {}
+
+
+def test_golden_rows_reach_the_topic_keyed_by_row_id(tmp_path: Path) -> None:
+    """With golden.topic set, every candidate row is on the topic under its row id, in the
+    same final state as in the segment files."""
+    topic = create_topic(2)
+    rows_topic = create_topic(1)
+    produce(topic, 600)
+    golden_dir = tmp_path / "golden"
+    daemon = Daemon(tmp_path, topic, "g-golden", RAGMON_GOLDEN__DIR=str(golden_dir),
+                    RAGMON_GOLDEN__TOPIC=rows_topic).start()  # fmt: skip
+    try:
+        wait_until(lambda: all_committed("g-golden", topic), 90, "all offsets committed")
+    finally:
+        daemon.terminate()
+    from sinks.golden import load_rows
+
+    on_disk = load_rows(golden_dir)
+    assert on_disk
+    consumer = KafkaConsumer(rows_topic, bootstrap_servers=bootstrap(),
+                             auto_offset_reset="earliest", consumer_timeout_ms=5000)  # fmt: skip
+    latest: dict[str, dict[str, object]] = {}
+    for record in consumer:
+        row = json.loads(record.value)
+        assert record.key.decode() == row["id"]
+        latest[row["id"]] = row
+    consumer.close()
+    assert latest == on_disk

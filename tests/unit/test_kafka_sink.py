@@ -1,0 +1,81 @@
+"""Kafka sinks with a stand-in producer: undelivered output blocks the commit."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from monitor import demo
+from monitor.checks import CheckSuite
+from monitor.config import KafkaConnection
+from monitor.decode import NativeDecoder
+from monitor.pipeline import Pipeline, SinkFailure
+from monitor.sources import ListSource
+from sinks.golden import GoldenRowSink
+from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter
+
+
+class _Future:
+    def __init__(self, ok: bool) -> None:
+        self.is_done = True
+        self.ok = ok
+
+    def succeeded(self) -> bool:
+        return self.ok
+
+
+class FakeProducer:
+    """Records sends; delivers only while ``up`` is true."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+        self.sent: list[tuple[str, bytes, bytes, list[tuple[str, bytes]]]] = []
+        self.up = True
+
+    def send(
+        self, topic: str, value: bytes, key: bytes, headers: list[tuple[str, bytes]]
+    ) -> _Future:
+        self.sent.append((topic, value, key, headers))
+        return _Future(self.up)
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Nothing buffered."""
+
+    def close(self, timeout: float | None = None) -> None:
+        """Nothing to release."""
+
+
+def test_producer_is_idempotent_with_acks_all() -> None:
+    """The durable producers ask for acks=all and idempotence."""
+    made: list[FakeProducer] = []
+    sink = KafkaDeadLetterSink(
+        "dlq",
+        KafkaConnection(),
+        producer_factory=lambda **kw: made.append(FakeProducer(**kw)) or made[-1],
+    )
+    sink.start()
+    assert made[0].kwargs["acks"] == "all" and made[0].kwargs["enable_idempotence"] is True
+
+
+def test_undelivered_rows_block_the_commit_and_are_resent() -> None:
+    """Broker down: the row writer's flush fails, the pipeline commits nothing and stops;
+    the rows are sent again on the next flush."""
+    producer = FakeProducer()
+    writer = KafkaRowWriter("rows", KafkaConnection(), producer_factory=lambda **kw: producer)
+    golden = GoldenRowSink(None, extra_writers=[writer])
+    values = [demo.generate_bytes(i) for i in range(60)]
+    source = ListSource(values)
+    pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [golden], sleep=lambda _: None)
+    pipeline.start()
+    producer.up = False
+    with pytest.raises(SinkFailure, match="not delivered"):
+        pipeline.run(threading.Event())
+    assert source.committed == {}
+    failed = len(producer.sent)
+    assert failed > 0
+    producer.up = True
+    golden.flush()  # what a restarted process would do with the same rows
+    keys = {key for _, _, key, _ in producer.sent[failed:]}
+    assert keys == {key for _, _, key, _ in producer.sent[:failed]}
