@@ -240,6 +240,21 @@ class GoldenConfig(_Section):
         return v
 
 
+class OtelConfig(_Section):
+    """gen_ai.evaluation.result events over OTLP/HTTP (off unless ``endpoint`` is set)."""
+
+    endpoint: str | None = Field(
+        default=None,
+        description="OTLP/HTTP logs endpoint, e.g. http://otel-collector:4318/v1/logs.",
+    )
+    headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers.")
+    timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    service_name: str = "ragmon"
+    include_passed: bool = Field(
+        default=True, description="Also emit events for checks that passed (label 'pass')."
+    )
+
+
 class LogConfig(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["auto", "json", "console"] = Field(
@@ -264,6 +279,7 @@ class Settings(BaseSettings):
     metrics: MetricsConfig = MetricsConfig()
     output: OutputConfig = OutputConfig()
     golden: GoldenConfig = GoldenConfig()
+    otel: OtelConfig = OtelConfig()
     log: LogConfig = LogConfig()
     shutdown_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."

@@ -25,6 +25,7 @@ from sinks import Sink
 from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
 from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter
+from sinks.otel import OtelEventSink
 from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
 
 
@@ -94,6 +95,18 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
                 segment_max_bytes=golden.segment_max_bytes,
                 segment_max_age_seconds=golden.segment_max_age_seconds,
                 extra_writers=topic,
+            )
+        )
+    otel = settings.otel
+    if otel.endpoint is not None:
+        sinks.append(
+            OtelEventSink(
+                otel.endpoint,
+                headers=otel.headers,
+                timeout_seconds=otel.timeout_seconds,
+                service_name=otel.service_name,
+                include_passed=otel.include_passed,
+                on_export=metrics.on_otel_export,
             )
         )
     return sinks

@@ -117,11 +117,21 @@ class Metrics:
             ["topic", "partition"],
             registry=registry,
         )
+        self.otel_events = Counter(
+            "ragmon_otel_events_total",
+            "gen_ai.evaluation.result events by export outcome (ok, failed).",
+            ["outcome"],
+            registry=registry,
+        )
         self.last_processed = Gauge(
             "ragmon_last_processed_timestamp_seconds",
             "Wall-clock time of the last finished batch.",
             registry=registry,
         )
+
+    def on_otel_export(self, outcome: str, events: int) -> None:
+        """OTel event batches exported (ok) or dropped by the exporter (failed)."""
+        self.otel_events.labels(outcome).inc(events)
 
     def on_commit(self, outcome: str) -> None:
         """``PipelineObserver`` and ``SourceObserver``: one commit attempt."""

@@ -1,0 +1,165 @@
+"""``OtelEventSink``: ``gen_ai.evaluation.result`` events next to the evaluated traces.
+
+One event (an OTel log record with ``event_name``) per applicable check of a trace, exported
+over OTLP/HTTP with the trace's id — and its root span id when the trace carries one in
+``attributes["ragmon.root_span_id"]`` — so a tracing backend shows the verdict on the trace.
+Attributes follow the GenAI semantic conventions: ``gen_ai.evaluation.name``,
+``gen_ai.evaluation.score.label`` (``pass`` / ``fail``), ``gen_ai.evaluation.score.value``
+(where the check has a score) and ``gen_ai.evaluation.explanation``.
+
+Telemetry, not a durable sink: export is batched and best-effort, failures are counted and
+never block offsets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from opentelemetry import trace as otel_trace
+from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+from opentelemetry.sdk._logs import LoggerProvider, ReadableLogRecord
+from opentelemetry.sdk._logs.export import (
+    BatchLogRecordProcessor,
+    LogRecordExporter,
+    LogRecordExportResult,
+)
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+from monitor.model import CheckResult, DeadLetter, Evaluation
+
+EVENT_NAME = "gen_ai.evaluation.result"
+ROOT_SPAN_ATTRIBUTE = "ragmon.root_span_id"
+
+
+def explanation(result: CheckResult) -> str:
+    """A short human-readable reason from the check's evidence."""
+    ev = result.evidence
+    if result.name == "unsupported_numbers" and ev.get("numbers"):
+        return "figures not in the context: " + ", ".join(ev["numbers"])
+    if result.name == "refusal" and ev.get("phrase"):
+        return f"refusal: {ev['phrase']}"
+    if result.name == "citation" and result.flagged:
+        return (
+            "invalid citations: " + ", ".join(ev["invalid"]) if ev.get("invalid") else "no citation"
+        )
+    if result.name == "empty_context" and result.flagged:
+        return f"no context reached the model (stage: {ev.get('stage')})"
+    if result.name == "context_conflict" and ev.get("conflicts"):
+        return "near-duplicate passages state different figures"
+    if result.name == "grounding_overlap" and result.score is not None:
+        return f"{result.score:.0%} of the answer's content words are in the context"
+    return json.dumps(ev, ensure_ascii=False)[:300]
+
+
+class _CountingExporter(LogRecordExporter):
+    def __init__(self, inner: LogRecordExporter, on_export: Callable[[str, int], None]) -> None:
+        self.inner = inner
+        self.on_export = on_export
+
+    def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
+        try:
+            result = self.inner.export(batch)
+        except Exception:  # an exporter bug must not kill the export thread
+            result = LogRecordExportResult.FAILURE
+        outcome = "ok" if result == LogRecordExportResult.SUCCESS else "failed"
+        self.on_export(outcome, len(batch))
+        return result
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()  # type: ignore[no-untyped-call]
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return bool(self.inner.force_flush(timeout_millis))
+
+
+class OtelEventSink:
+    name = "otel_events"
+
+    def __init__(
+        self,
+        endpoint: str,
+        headers: Mapping[str, str] | None = None,
+        timeout_seconds: float = 10.0,
+        service_name: str = "ragmon",
+        include_passed: bool = True,
+        on_export: Callable[[str, int], None] = lambda outcome, n: None,
+        exporter: LogRecordExporter | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.headers = dict(headers or {})
+        self.timeout_seconds = timeout_seconds
+        self.service_name = service_name
+        self.include_passed = include_passed
+        self._on_export = on_export
+        self._exporter = exporter
+        self._provider: LoggerProvider | None = None
+        self._logger: Any = None
+
+    def start(self) -> None:
+        exporter = self._exporter or OTLPLogExporter(
+            endpoint=self.endpoint, headers=self.headers, timeout=self.timeout_seconds
+        )
+        self._provider = LoggerProvider(
+            resource=Resource.create({"service.name": self.service_name})
+        )
+        self._provider.add_log_record_processor(
+            BatchLogRecordProcessor(
+                _CountingExporter(exporter, self._on_export),
+                schedule_delay_millis=1000,
+                max_export_batch_size=2048,
+                max_queue_size=65_536,
+                export_timeout_millis=self.timeout_seconds * 1000,
+            )
+        )
+        self._logger = self._provider.get_logger("ragmon")
+
+    def write(self, evaluation: Evaluation) -> None:
+        trace = evaluation.trace
+        span_hex = trace.attributes.get(ROOT_SPAN_ATTRIBUTE)
+        span_id = int(span_hex, 16) if isinstance(span_hex, str) and len(span_hex) == 16 else 0
+        # Without the root span id the event still carries the trace id (span id empty).
+        context = otel_trace.set_span_in_context(
+            NonRecordingSpan(
+                SpanContext(
+                    int(trace.trace_id, 16),
+                    span_id,
+                    is_remote=True,
+                    trace_flags=TraceFlags(TraceFlags.SAMPLED),
+                )
+            )
+        )
+        timestamp = int(trace.timestamp.timestamp() * 1e9) if trace.timestamp else None
+        for result in evaluation.checks.values():
+            if not result.applicable or (not result.flagged and not self.include_passed):
+                continue
+            attributes: dict[str, Any] = {
+                "gen_ai.evaluation.name": f"ragmon.{result.name}",
+                "gen_ai.evaluation.score.label": "fail" if result.flagged else "pass",
+                "gen_ai.evaluation.explanation": explanation(result),
+            }
+            if result.score is not None:
+                attributes["gen_ai.evaluation.score.value"] = float(result.score)
+            self._logger.emit(
+                event_name=EVENT_NAME, context=context, attributes=attributes, timestamp=timestamp
+            )
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Nothing to evaluate."""
+
+    def flush(self) -> None:
+        """Events are exported by the batch processor on its own schedule: waiting for a slow
+        or absent collector here would stall every commit for telemetry."""
+
+    def force_flush(self) -> bool:
+        """Export what is queued now (tests, and shutdown via ``close``)."""
+        return self._provider is not None and bool(
+            self._provider.force_flush(int(self.timeout_seconds * 1000))
+        )
+
+    def close(self) -> None:
+        if self._provider is not None:
+            provider, self._provider = self._provider, None
+            provider.shutdown()
