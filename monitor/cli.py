@@ -91,6 +91,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-jsonl", type=Path, help="write one evaluation line per trace to this file"
     )
     replay.add_argument(
+        "--judge",
+        choices=("none", "heuristic", "anthropic"),
+        default="none",
+        help="also judge faithfulness (anthropic: key from ANTHROPIC_API_KEY, model and "
+        "base URL from the config's judge section)",
+    )
+    replay.add_argument(
+        "--sample-rate",
+        type=float,
+        default=1.0,
+        help="share of traces to judge, decided by trace id (default 1.0: all)",
+    )
+    _add_config_arg(replay)
+    replay.add_argument(
         "--golden-dir",
         type=Path,
         help="also write candidate golden rows (deduplicated, PII-redacted) to this directory",
@@ -206,7 +220,17 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
     progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
-    settings = config_mod.Settings()
+    try:
+        settings = config_mod.load(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"ragmon replay: {exc}", file=stderr)
+        return EXIT_USAGE
+    if not 0.0 <= args.sample_rate <= 1.0:
+        print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)
+        return EXIT_USAGE
+    settings = settings.model_copy(
+        update={"judge": settings.judge.model_copy(update={"backend": args.judge})}
+    )
     suite = registry.build_suite(settings)
     summary = SummarySink(suite.names)
     sinks: list[Any] = [summary]
@@ -215,8 +239,13 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.golden_dir is not None:
         sinks.append(GoldenRowSink(args.golden_dir))
     metrics = registry.build_metrics(CollectorRegistry())
+    stage = registry.build_judge_stage(settings, metrics, sample_rate=args.sample_rate)
     pipeline = registry.build_pipeline(
-        settings, metrics, source=JsonlSource(args.files, on_progress=progress), extra_sinks=sinks
+        settings,
+        metrics,
+        source=JsonlSource(args.files, on_progress=progress),
+        extra_sinks=sinks,
+        judge_stage=stage,
     )
     pipeline.start()
     try:

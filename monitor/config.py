@@ -240,6 +240,58 @@ class GoldenConfig(_Section):
         return v
 
 
+class SamplingConfig(_Section):
+    base_rate: float = Field(default=0.05, ge=0, le=1, description="Inclusion probability.")
+    flagged_rate: float = Field(
+        default=0.5, ge=0, le=1, description="Probability for traces a check flagged."
+    )
+    routes: dict[str, float] = Field(default_factory=dict, description="route -> probability")
+    releases: dict[str, float] = Field(default_factory=dict, description="release -> probability")
+    golden_always: bool = Field(default=True, description="Always judge golden_id traffic.")
+    salt: str = Field(default="ragmon", description="Change it to draw another sample.")
+
+
+class BudgetConfig(_Section):
+    """Global limits: each replica takes its share of the assigned partitions."""
+
+    calls_per_minute: float = Field(default=60.0, gt=0)
+    input_tokens_per_minute: float = Field(default=200_000.0, gt=0)
+    usd_per_day: float = Field(default=5.0, gt=0)
+
+
+class PricesConfig(_Section):
+    """USD per million tokens (defaults: Claude Haiku 5.5, prompts under 100K tokens)."""
+
+    input: float = Field(default=0.10, ge=0)
+    output: float = Field(default=0.50, ge=0)
+    cache_read: float = Field(default=0.01, ge=0)
+    cache_write: float = Field(default=0.125, ge=0)
+
+
+class JudgeConfig(_Section):
+    backend: Literal["none", "heuristic", "anthropic"] = Field(
+        default="heuristic",
+        description="'heuristic' needs no network (the embedded default); 'anthropic' calls "
+        "the Messages API (key from ANTHROPIC_API_KEY or api_key).",
+    )
+    model: str = "claude-haiku-5-5"
+    base_url: str | None = Field(default=None, description="Messages API base URL override.")
+    api_key: SecretStr | None = Field(default=None, description="Prefer ANTHROPIC_API_KEY.")
+    timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    max_retries: int = Field(default=3, ge=0, le=10, description="SDK retries (429/5xx/529).")
+    max_tokens: int = Field(default=2048, ge=256, le=32_000)
+    concurrency: int = Field(default=4, ge=1, le=256)
+    max_queue: int = Field(default=1000, ge=1)
+    breaker_failures: int = Field(default=5, ge=1)
+    breaker_cooldown_seconds: float = Field(default=30.0, gt=0)
+    drain_seconds: float = Field(
+        default=10.0, ge=0, description="On shutdown, wait this long for verdicts in flight."
+    )
+    sampling: SamplingConfig = SamplingConfig()
+    budget: BudgetConfig = BudgetConfig()
+    prices: PricesConfig = PricesConfig()
+
+
 class OtelConfig(_Section):
     """gen_ai.evaluation.result events over OTLP/HTTP (off unless ``endpoint`` is set)."""
 
@@ -280,6 +332,7 @@ class Settings(BaseSettings):
     output: OutputConfig = OutputConfig()
     golden: GoldenConfig = GoldenConfig()
     otel: OtelConfig = OtelConfig()
+    judge: JudgeConfig = JudgeConfig()
     log: LogConfig = LogConfig()
     shutdown_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."

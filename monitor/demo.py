@@ -217,7 +217,8 @@ def generate(index: int, seed: int = 7) -> dict[str, Any]:
         "answer": answer,
         "model": "gpt-4o-mini",
         "attributes": {"ragmon.demo.failure_mode": mode},
-        "golden_id": f"demo-{mode}-{doc.doc_id}",
+        # One trace in ten is a "probe" whose gold label is known (always judged).
+        "golden_id": f"demo-{mode}-{doc.doc_id}" if rng.random() < 0.1 else None,
     }
 
 

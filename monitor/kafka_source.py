@@ -109,6 +109,8 @@ class KafkaSource:
         self._last_poll = 0.0
         self._committed: dict[Partition, int] = {}
         self._lock = threading.Lock()
+        # Told this replica's share of all partitions after each assignment (judge budget).
+        self.share_listener: Callable[[float], None] | None = None
         self.log = structlog.get_logger("ragmon.kafka")
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -227,8 +229,20 @@ class KafkaSource:
             self._assigned_parts |= set(partitions)
             self._joined = True
         self.log.info("partitions_assigned", partitions=sorted(partitions))
+        if self.share_listener is not None:
+            self.share_listener(self._share())
         if self.observer is not None:
             self.observer.on_rebalance("assigned", partitions)
+
+    def _share(self) -> float:
+        """Assigned partitions / all partitions of the subscribed topics (from metadata)."""
+        total = 0
+        for topic in self.config.topics:
+            parts = self._consumer.partitions_for_topic(topic) if self._consumer else None
+            total += len(parts or ())
+        with self._lock:
+            mine = len(self._assigned_parts)
+        return mine / total if total else 1.0
 
     def _revoked(self, partitions: list[Partition]) -> None:
         offsets = self._handler.on_revoked(partitions) if self._handler else {}

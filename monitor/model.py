@@ -158,6 +158,10 @@ class Evaluation:
 
     trace: RagTrace
     checks: dict[str, CheckResult]
+    # A ``monitor.judge.verdict.Verdict`` when judged (typed loosely: the model imports
+    # nothing of ours), or why it was not judged.
+    judge: Any = None
+    judge_skipped: str | None = None
 
     @property
     def trace_id(self) -> str:
@@ -169,12 +173,17 @@ class Evaluation:
 
     def to_line(self) -> dict[str, Any]:
         """The stable evaluation-line contract (see README, "Evaluation lines")."""
-        return {
+        line: dict[str, Any] = {
             "trace_id": self.trace.trace_id,
             "app": self.trace.app,
             "route": self.trace.route,
             "checks": {name: r.to_line() for name, r in self.checks.items()},
         }
+        if self.judge is not None:
+            line["judge"] = self.judge.to_line()
+        elif self.judge_skipped is not None:
+            line["judge"] = {"skipped": self.judge_skipped}
+        return line
 
 
 class DeadLetter(BaseModel):

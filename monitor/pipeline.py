@@ -13,12 +13,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import structlog
 
 from monitor.checkpoint import Checkpoint, Partition
 from monitor.checks import CheckSuite
+from monitor.judge.runner import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import Source, SourceRecord
 from sinks import Sink
@@ -63,6 +64,8 @@ class Pipeline:
         commit_interval: float = 1.0,
         flush_attempts: int = 3,
         flush_backoff: float = 0.5,
+        judge_stage: JudgeStage | None = None,
+        judge_drain_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -76,6 +79,8 @@ class Pipeline:
         self.commit_interval = commit_interval
         self.flush_attempts = flush_attempts
         self.flush_backoff = flush_backoff
+        self.judge_stage = judge_stage
+        self.judge_drain_seconds = judge_drain_seconds
         self._clock = clock
         self._sleep = sleep
         self.checkpoint_state = Checkpoint()
@@ -94,25 +99,49 @@ class Pipeline:
         """Start downstream first: sinks, then the source."""
         for sink in self.sinks:
             sink.start()
+        if self.judge_stage is not None:
+            self.judge_stage.start()
         self.source.start()
 
     def run(self, stop: threading.Event) -> PipelineStats:
         """Poll until ``stop`` is set or a finite source is exhausted, then commit."""
+        stage = self.judge_stage
         while not stop.is_set():
             records = self.source.poll(self.batch_size, self.poll_timeout)
             if records:
                 self.process(records)
+            if stage is not None:
+                self._write_judged(stage.drain())
             if self._clock() - self._last_commit >= self.commit_interval:
                 self.checkpoint()
             if self.source.exhausted and not records:
-                break
+                if stage is None or stage.in_flight == 0:
+                    break
+                self._write_judged(stage.drain(wait=0.1))
+        if stage is not None:
+            # Bounded: verdicts still missing then stay uncommitted and are judged again
+            # after a restart.
+            deadline = self._clock() + self.judge_drain_seconds
+            while stage.in_flight and self._clock() < deadline:
+                self._write_judged(stage.drain(wait=0.1))
         self.checkpoint()
         return self.stats
 
+    def _write_judged(self, finished: list[tuple[Any, Evaluation]]) -> None:
+        """Write judged evaluations (from the judge workers) and close their records."""
+        if not finished:
+            return
+        with self._lock:
+            for (key, offset), evaluation in finished:
+                self._write(evaluation)
+                self.checkpoint_state.done(key, offset)
+
     def close(self) -> None:
-        """Stop upstream first: the source (leaves the group), then the sinks. Idempotent."""
+        """Stop upstream first: the source (leaves the group), the judge, then the sinks."""
         try:
             self.source.close()
+            if self.judge_stage is not None:
+                self.judge_stage.close()
         finally:
             for sink in self.sinks:
                 try:
@@ -142,14 +171,22 @@ class Pipeline:
                     self.stats.traces += 1
                     for name in evaluation.flagged:
                         self.stats.flagged[name] = self.stats.flagged.get(name, 0) + 1
-                    for sink in self.sinks:
-                        sink.write(evaluation)
+                    if self.judge_stage is not None:
+                        now = self.judge_stage.consider(evaluation, (key, pos.offset))
+                        if now is None:
+                            continue  # queued for the judge: the record stays open
+                        evaluation = now
+                    self._write(evaluation)
                     out.append(evaluation)
                 state.done(key, pos.offset)
             self.stats.records += len(records)
         if self.observer is not None:
             self.observer.on_batch(self.source.name, len(records), time.perf_counter() - t0)
         return out
+
+    def _write(self, evaluation: Evaluation) -> None:
+        for sink in self.sinks:
+            sink.write(evaluation)
 
     # --- checkpointing --------------------------------------------------------------------
 

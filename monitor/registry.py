@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
@@ -17,7 +18,12 @@ from monitor.checks import (
 )
 from monitor.config import Settings
 from monitor.decode import NativeDecoder
+from monitor.judge.anthropic_judge import AnthropicJudge, Prices
+from monitor.judge.heuristic import HeuristicJudge
+from monitor.judge.runner import CircuitBreaker, Judge, JudgeStage
+from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.kafka_source import KafkaSource
+from monitor.model import RagTrace
 from monitor.pii import Redactor
 from monitor.pipeline import Pipeline
 from monitor.sources import DemoSource, JsonlSource, Source
@@ -112,16 +118,80 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
     return sinks
 
 
+def build_judge_stage(
+    settings: Settings, metrics: Metrics, sample_rate: float | None = None
+) -> JudgeStage | None:
+    """The judge beside the check path, or None when ``judge.backend`` is ``none``.
+    ``sample_rate`` (replay) overrides both sampling rates."""
+    cfg = settings.judge
+    if cfg.backend == "none":
+        return None
+    s = cfg.sampling
+    base, flagged = (
+        (sample_rate, sample_rate) if sample_rate is not None else (s.base_rate, s.flagged_rate)
+    )
+    sampler = HashSampler(
+        SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
+    )
+    judge: Judge
+    if cfg.backend == "anthropic":
+        prices = Prices(
+            cfg.prices.input, cfg.prices.output, cfg.prices.cache_read, cfg.prices.cache_write
+        )
+        anthropic_judge = AnthropicJudge(
+            model=cfg.model,
+            api_key=cfg.api_key.get_secret_value() if cfg.api_key else None,
+            base_url=cfg.base_url,
+            timeout_seconds=cfg.timeout_seconds,
+            max_retries=cfg.max_retries,
+            max_tokens=cfg.max_tokens,
+            prices=prices,
+        )
+        judge = anthropic_judge
+
+        def estimate(trace: RagTrace) -> tuple[int, float]:
+            tokens = anthropic_judge.estimate_input_tokens(trace)
+            return tokens, prices.cost(tokens, 800, 0, 0)
+
+        limits = BudgetLimits(
+            cfg.budget.calls_per_minute, cfg.budget.input_tokens_per_minute, cfg.budget.usd_per_day
+        )
+    else:
+        judge = HeuristicJudge()
+
+        def estimate(trace: RagTrace) -> tuple[int, float]:
+            return 0, 0.0
+
+        # The heuristic judge costs nothing but CPU: the budget only bounds its call rate.
+        limits = BudgetLimits(calls_per_minute=6_000_000, input_tokens_per_minute=1, usd_per_day=1)
+    return JudgeStage(
+        judge,
+        sampler,
+        Budget(limits),
+        observer=metrics,
+        concurrency=cfg.concurrency,
+        max_queue=cfg.max_queue,
+        breaker=CircuitBreaker(cfg.breaker_failures, cfg.breaker_cooldown_seconds, time.monotonic),
+        estimate=estimate,
+    )
+
+
 def build_pipeline(
     settings: Settings,
     metrics: Metrics,
     source: Source | None = None,
     extra_sinks: Sequence[Sink] = (),
+    judge_stage: JudgeStage | None = None,
 ) -> Pipeline:
     kafka = settings.source.kafka
     is_kafka = settings.source.type == "kafka" and source is None
+    if source is None:
+        source = build_source(settings, metrics)
+    stage = judge_stage if judge_stage is not None else build_judge_stage(settings, metrics)
+    if stage is not None and isinstance(source, KafkaSource):
+        source.share_listener = stage.budget.set_share
     return Pipeline(
-        source=source if source is not None else build_source(settings, metrics),
+        source=source,
         decoder=NativeDecoder(),
         suite=build_suite(settings),
         sinks=[*build_sinks(settings, metrics), *extra_sinks],
@@ -129,4 +199,8 @@ def build_pipeline(
         batch_size=kafka.max_poll_records if is_kafka else 500,
         commit_interval=kafka.commit_interval_seconds if is_kafka else 1.0,
         flush_attempts=settings.output.sink_flush_attempts,
+        judge_stage=stage,
+        judge_drain_seconds=min(
+            settings.judge.drain_seconds, settings.shutdown_timeout_seconds / 2
+        ),
     )

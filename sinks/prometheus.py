@@ -117,6 +117,75 @@ class Metrics:
             ["topic", "partition"],
             registry=registry,
         )
+        self.judge_decisions = Counter(
+            "ragmon_judge_decisions_total",
+            "Judge funnel: judged, not_sampled, over_budget, queue_full, not_judgeable, "
+            "circuit_open, paused, error.",
+            ["outcome"],
+            registry=registry,
+        )
+        self.judge_verdicts = Counter(
+            "ragmon_judge_verdicts_total",
+            "Judged traces by verdict (pass, fail, hard_fail, not_applicable).",
+            ["judge", "verdict", "rubric"],
+            registry=registry,
+        )
+        self.judge_verdict_weight = Counter(
+            "ragmon_judge_verdict_weight_total",
+            "Sum of 1/p over judged traces by verdict: unbiased population counts.",
+            ["judge", "verdict", "rubric"],
+            registry=registry,
+        )
+        self.judge_claims = Counter(
+            "ragmon_judge_claims_total",
+            "Claims by label (SUPPORTED, ABSENT, CONTRADICTED).",
+            ["judge", "label"],
+            registry=registry,
+        )
+        self.judge_false_refusals = Counter(
+            "ragmon_judge_false_refusals_total",
+            "Refusals where the judge found the answer in the context.",
+            ["judge"],
+            registry=registry,
+        )
+        self.judge_tokens = Counter(
+            "ragmon_judge_tokens_total",
+            "Judge tokens by kind (input, output, cache_read, cache_write).",
+            ["kind"],
+            registry=registry,
+        )
+        self.judge_cost = Counter(
+            "ragmon_judge_cost_usd_total",
+            "Estimated judge cost from the configured price table.",
+            registry=registry,
+        )
+        self.judge_latency = Histogram(
+            "ragmon_judge_latency_seconds",
+            "Time to judge one trace, retries included.",
+            ["judge"],
+            buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64),
+            registry=registry,
+        )
+        self.judge_errors = Counter(
+            "ragmon_judge_errors_total",
+            "Judge failures by kind (timeout, rate_limited, server_error, invalid_output, "
+            "http_4xx, ...).",
+            ["kind"],
+            registry=registry,
+        )
+        self.judge_queue = Gauge(
+            "ragmon_judge_queue_depth", "Traces waiting for a judge worker.", registry=registry
+        )
+        self.judge_paused = Gauge(
+            "ragmon_judge_paused",
+            "1 when the judge stopped after a configuration error (bad key, unknown model).",
+            registry=registry,
+        )
+        self.judge_same_family = Gauge(
+            "ragmon_judge_same_family",
+            "1 when judge and generator models come from one family (self-preference risk).",
+            registry=registry,
+        )
         self.otel_events = Counter(
             "ragmon_otel_events_total",
             "gen_ai.evaluation.result events by export outcome (ok, failed).",
@@ -128,6 +197,41 @@ class Metrics:
             "Wall-clock time of the last finished batch.",
             registry=registry,
         )
+
+    # --- JudgeObserver -------------------------------------------------------------------
+
+    def on_decision(self, outcome: str) -> None:
+        """One sampling/judging decision: judged, not_sampled, over_budget, queue_full, ..."""
+        self.judge_decisions.labels(outcome).inc()
+
+    def on_verdict(self, verdict: Any) -> None:
+        v = verdict
+        self.judge_verdicts.labels(v.judge, v.verdict, v.rubric_version).inc()
+        # Horvitz–Thompson: the sum of 1/p over judged traces estimates population counts.
+        self.judge_verdict_weight.labels(v.judge, v.verdict, v.rubric_version).inc(v.weight)
+        for claim in v.claims:
+            self.judge_claims.labels(v.judge, claim.label).inc()
+        if v.context_has_answer is True:
+            self.judge_false_refusals.labels(v.judge).inc()
+        usage = {
+            "input": v.input_tokens,
+            "output": v.output_tokens,
+            "cache_read": v.cache_read_tokens,
+            "cache_write": v.cache_write_tokens,
+        }
+        for kind, n in usage.items():
+            if n:
+                self.judge_tokens.labels(kind).inc(n)
+        if v.cost_usd:
+            self.judge_cost.inc(v.cost_usd)
+        self.judge_latency.labels(v.judge).observe(v.latency_seconds)
+
+    def on_judge_error(self, kind: str) -> None:
+        self.judge_errors.labels(kind).inc()
+
+    def on_judge_state(self, queued: int, paused: bool) -> None:
+        self.judge_queue.set(queued)
+        self.judge_paused.set(1 if paused else 0)
 
     def on_otel_export(self, outcome: str, events: int) -> None:
         """OTel event batches exported (ok) or dropped by the exporter (failed)."""

@@ -27,6 +27,8 @@ class SummarySink:
         self.dead_letter_count = 0
         self.dead_letters: list[DeadLetter] = []
         self._keep = keep_dead_letters
+        self.verdicts: dict[str, tuple[int, float]] = {}  # verdict -> (count, sum of weights)
+        self.judge_skips: dict[str, int] = {}
 
     def start(self) -> None:
         """Nothing to open."""
@@ -41,6 +43,12 @@ class SummarySink:
             if result.score is not None:
                 tally.score_sum += result.score
                 tally.scored += 1
+        if evaluation.judge is not None:
+            n, w = self.verdicts.get(evaluation.judge.verdict, (0, 0.0))
+            self.verdicts[evaluation.judge.verdict] = (n + 1, w + evaluation.judge.weight)
+        elif evaluation.judge_skipped is not None:
+            reason = evaluation.judge_skipped
+            self.judge_skips[reason] = self.judge_skips.get(reason, 0) + 1
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         self.dead_letter_count += 1
@@ -68,5 +76,22 @@ class SummarySink:
                 f"{name:<22} {t.flagged:>8} {t.applicable:>8} {rate:>8.2%}   [{lo:.2%}, {hi:.2%}]"
             )
         rows.append("-" * len(head))
+        if self.verdicts:
+            rows.extend(self._judge_rows())
         rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
         return "\n".join(rows)
+
+    def _judge_rows(self) -> list[str]:
+        """Verdicts with their weighted (Horvitz–Thompson) share among applicable verdicts."""
+        applicable = {k: v for k, v in self.verdicts.items() if k != "not_applicable"}
+        total_w = sum(w for _, w in applicable.values())
+        head = f"{'judge verdict':<22} {'judged':>8} {'est. share':>11}"
+        rows = [head, "-" * len(head)]
+        for verdict in ("pass", "fail", "hard_fail", "not_applicable"):
+            n, w = self.verdicts.get(verdict, (0, 0.0))
+            share = f"{w / total_w:>10.2%}" if verdict in applicable and total_w else f"{'-':>10}"
+            rows.append(f"{verdict:<22} {n:>8} {share:>11}")
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(self.judge_skips.items()))
+        rows.append(f"not judged: {skipped or 'none'}")
+        rows.append("-" * len(head))
+        return rows

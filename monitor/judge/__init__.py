@@ -1,0 +1,1 @@
+"""The sampled judge: verdicts on faithfulness, from a model or from heuristics."""

@@ -1,0 +1,148 @@
+"""``AnthropicJudge``: one Messages API call per judged trace, through the real SDK.
+
+The rubric is the system block, marked for prompt caching; the trace goes in data blocks;
+the answer is forced through the ``record_verdict`` tool and validated with pydantic. Invalid
+output is asked for once more, then it is a judge error. Retries of 408/409/429/5xx/529 and
+timeouts are the SDK's (it honours ``retry-after``); a 4xx that is not one of those is a
+configuration error (bad key, unknown model) that pauses the judge. The SDK's own OTel spans
+are switched off: they would otherwise flow back into the traces ragmon consumes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic
+from pydantic import ValidationError
+
+from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, user_prompt
+from monitor.judge.verdict import JudgeOutput, Verdict
+from monitor.model import RagTrace
+
+
+class JudgeError(Exception):
+    """A judgement failed; ``kind`` is a bounded metric label."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class JudgeConfigError(JudgeError):
+    """A request the API rejects whatever the trace (401, 403, 404, 400 on the model...)."""
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per million tokens."""
+
+    input: float = 0.10
+    output: float = 0.50
+    cache_read: float = 0.01
+    cache_write: float = 0.125
+
+    def cost(self, inp: int, out: int, cache_read: int, cache_write: int) -> float:
+        return (
+            inp * self.input + out * self.output
+            + cache_read * self.cache_read + cache_write * self.cache_write
+        ) / 1e6  # fmt: skip
+
+
+_RETRIED_BY_SDK = {408, 409, 429}
+
+
+class AnthropicJudge:
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str = "claude-haiku-5-5",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout_seconds: float = 60.0,
+        max_retries: int = 3,
+        max_tokens: int = 2048,
+        prices: Prices | None = None,
+        client_factory: Callable[..., Any] = anthropic.Anthropic,
+    ) -> None:
+        self.model = model
+        self.max_tokens = max_tokens
+        self.prices = prices or Prices()
+        self.client = client_factory(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_seconds,
+            max_retries=max_retries,
+            open_telemetry={"traces": False},
+        )
+
+    def estimate_input_tokens(self, trace: RagTrace) -> int:
+        """A budget estimate (~4 characters a token) before the call."""
+        chars = len(RUBRIC) + len(trace.query) + len(trace.answer)
+        chars += sum(len(p.text) for p in trace.context)
+        return chars // 4 + 200
+
+    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+        t0 = time.monotonic()
+        usage = {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cache_read_tokens": 0,
+            "cache_write_tokens": 0,
+        }
+        last: Exception | None = None
+        for _attempt in range(2):  # invalid output is asked for once more
+            message = self._call(trace)
+            u = message.usage
+            usage["input_tokens"] += u.input_tokens or 0
+            usage["output_tokens"] += u.output_tokens or 0
+            usage["cache_read_tokens"] += getattr(u, "cache_read_input_tokens", 0) or 0
+            usage["cache_write_tokens"] += getattr(u, "cache_creation_input_tokens", 0) or 0
+            try:
+                output = self._parse(message)
+            except (ValidationError, ValueError) as exc:
+                last = exc
+                continue
+            cost = self.prices.cost(
+                usage["input_tokens"], usage["output_tokens"],
+                usage["cache_read_tokens"], usage["cache_write_tokens"],
+            )  # fmt: skip
+            return Verdict.from_output(
+                output, judge=self.name, model=self.model, rubric_version=RUBRIC_ID,
+                weight=weight, cost_usd=cost, latency_seconds=time.monotonic() - t0, **usage,
+            )  # fmt: skip
+        raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
+
+    def _call(self, trace: RagTrace) -> Any:
+        try:
+            return self.client.messages.create(
+                model=self.model,
+                max_tokens=self.max_tokens,
+                system=[{"type": "text", "text": RUBRIC, "cache_control": {"type": "ephemeral"}}],
+                tools=[TOOL],
+                tool_choice={
+                    "type": "tool",
+                    "name": TOOL["name"],
+                    "disable_parallel_tool_use": True,
+                },
+                messages=[{"role": "user", "content": user_prompt(trace)}],
+            )
+        except anthropic.APIStatusError as exc:
+            code = exc.status_code
+            if 400 <= code < 500 and code not in _RETRIED_BY_SDK:
+                raise JudgeConfigError(f"http_{code}", f"judge request rejected: {exc}") from exc
+            raise JudgeError("rate_limited" if code == 429 else "server_error", str(exc)) from exc
+        except anthropic.APITimeoutError as exc:
+            raise JudgeError("timeout", str(exc)) from exc
+        except anthropic.APIConnectionError as exc:
+            raise JudgeError("connection", str(exc)) from exc
+
+    @staticmethod
+    def _parse(message: Any) -> JudgeOutput:
+        for block in message.content:
+            if getattr(block, "type", None) == "tool_use" and block.name == TOOL["name"]:
+                return JudgeOutput.model_validate(block.input)
+        raise ValueError(f"no {TOOL['name']} tool call (stop_reason={message.stop_reason})")

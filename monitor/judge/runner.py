@@ -1,0 +1,214 @@
+"""``JudgeStage``: sampling, budget and a bounded pool of judge workers beside the check path.
+
+The pipeline hands every checked evaluation to ``consider``. Not sampled, over budget, queue
+full, circuit open or judge paused: the evaluation goes on at once with the reason recorded
+(``judge.skipped``) and is counted. Sampled: it is queued and its record stays open — not
+committed — until a worker has a verdict or an error; ``drain`` hands finished evaluations
+back to the pipeline on its own thread, so sinks stay single-threaded. Nothing blocks: a
+full queue is a counted skip, never a stall.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import structlog
+
+from monitor.judge.anthropic_judge import JudgeConfigError, JudgeError
+from monitor.judge.sampler import Budget, HashSampler
+from monitor.judge.verdict import Verdict
+from monitor.model import Evaluation, RagTrace
+
+OUTCOMES = ("judged", "not_sampled", "over_budget", "queue_full", "not_judgeable", "circuit_open",
+            "paused", "error")  # fmt: skip
+
+
+class Judge(Protocol):
+    name: str
+    model: str
+
+    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict: ...
+
+
+class JudgeObserver(Protocol):
+    def on_decision(self, outcome: str) -> None: ...
+
+    def on_verdict(self, verdict: Verdict) -> None: ...
+
+    def on_judge_error(self, kind: str) -> None: ...
+
+    def on_judge_state(self, queued: int, paused: bool) -> None: ...
+
+
+@dataclass
+class Pending:
+    evaluation: Evaluation
+    token: Any  # the pipeline's handle for the open record(s)
+    weight: float
+    estimated_usd: float
+
+
+class CircuitBreaker:
+    """Opens after ``threshold`` consecutive failures, for ``cooldown`` seconds."""
+
+    def __init__(self, threshold: int, cooldown: float, clock: Callable[[], float]) -> None:
+        self.threshold = threshold
+        self.cooldown = cooldown
+        self._clock = clock
+        self._failures = 0
+        self._open_until = 0.0
+        self._lock = threading.Lock()
+
+    def allow(self) -> bool:
+        with self._lock:
+            return self._clock() >= self._open_until
+
+    def record(self, ok: bool) -> None:
+        with self._lock:
+            if ok:
+                self._failures = 0
+                return
+            self._failures += 1
+            if self._failures >= self.threshold:
+                self._open_until = self._clock() + self.cooldown
+                self._failures = 0
+
+
+def judgeable(trace: RagTrace) -> bool:
+    """Something to judge: an answer and context text (redacted or absent content is not)."""
+    if not trace.answer.strip() or not any(p.text.strip() for p in trace.context):
+        return False
+    return not trace.attributes.get("ragmon.content_redacted")
+
+
+class JudgeStage:
+    def __init__(
+        self,
+        judge: Judge,
+        sampler: HashSampler,
+        budget: Budget,
+        observer: JudgeObserver | None = None,
+        concurrency: int = 4,
+        max_queue: int = 1000,
+        breaker: CircuitBreaker | None = None,
+        estimate: Callable[[RagTrace], tuple[int, float]] = lambda t: (1000, 0.0),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.judge = judge
+        self.sampler = sampler
+        self.budget = budget
+        self.observer = observer
+        self.breaker = breaker or CircuitBreaker(5, 30.0, clock)
+        self.estimate = estimate
+        self._queue: queue.Queue[Pending | None] = queue.Queue(maxsize=max_queue)
+        self._done: queue.Queue[tuple[Pending, Evaluation]] = queue.Queue()
+        self._in_flight = 0
+        self._lock = threading.Lock()
+        self.paused = False
+        self._workers = [
+            threading.Thread(target=self._work, name=f"ragmon-judge-{i}", daemon=True)
+            for i in range(concurrency)
+        ]
+        self.log = structlog.get_logger("ragmon.judge")
+
+    def start(self) -> None:
+        for w in self._workers:
+            w.start()
+
+    @property
+    def in_flight(self) -> int:
+        with self._lock:
+            return self._in_flight
+
+    def _skip(self, evaluation: Evaluation, outcome: str) -> Evaluation:
+        if self.observer is not None:
+            self.observer.on_decision(outcome)
+        return replace(evaluation, judge_skipped=outcome)
+
+    def consider(self, evaluation: Evaluation, token: Any) -> Evaluation | None:
+        """The evaluation to write now (with the skip reason), or None when it was queued."""
+        if not judgeable(evaluation.trace):
+            return self._skip(evaluation, "not_judgeable")
+        decision = self.sampler.decide(evaluation)
+        if not decision.sampled:
+            return self._skip(evaluation, "not_sampled")
+        if self.paused:
+            return self._skip(evaluation, "paused")
+        if not self.breaker.allow():
+            return self._skip(evaluation, "circuit_open")
+        tokens, usd = self.estimate(evaluation.trace)
+        if not self.budget.try_acquire(tokens, usd):
+            return self._skip(evaluation, "over_budget")
+        item = Pending(evaluation, token, decision.weight, usd)
+        try:
+            self._queue.put_nowait(item)
+        except queue.Full:
+            self.budget.settle(usd, 0.0)
+            return self._skip(evaluation, "queue_full")
+        with self._lock:
+            self._in_flight += 1
+        return None
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            trace = item.evaluation.trace
+            try:
+                verdict = self.judge.judge(trace, item.weight)
+            except JudgeConfigError as exc:
+                self.paused = True
+                self.log.error("judge_paused", kind=exc.kind, error=str(exc)[:300])
+                result = self._failed(item, exc.kind)
+            except JudgeError as exc:
+                result = self._failed(item, exc.kind)
+            except Exception as exc:  # a judge bug: count it, keep the trace
+                self.log.exception("judge_crashed")
+                result = self._failed(item, type(exc).__name__.lower()[:40])
+            else:
+                self.breaker.record(True)
+                self.budget.settle(item.estimated_usd, verdict.cost_usd)
+                if self.observer is not None:
+                    self.observer.on_decision("judged")
+                    self.observer.on_verdict(verdict)
+                result = replace(item.evaluation, judge=verdict)
+            self._done.put((item, result))
+
+    def _failed(self, item: Pending, kind: str) -> Evaluation:
+        self.breaker.record(False)
+        self.budget.settle(item.estimated_usd, 0.0)
+        if self.observer is not None:
+            self.observer.on_judge_error(kind)
+            self.observer.on_decision("error")
+        return replace(item.evaluation, judge_skipped=f"error:{kind}")
+
+    def drain(self, wait: float = 0.0) -> list[tuple[Any, Evaluation]]:
+        """Finished evaluations with their tokens; waits up to ``wait`` s for the first."""
+        out: list[tuple[Any, Evaluation]] = []
+        try:
+            item, evaluation = self._done.get(timeout=wait) if wait > 0 else self._done.get_nowait()
+            out.append((item.token, evaluation))
+            while True:
+                item, evaluation = self._done.get_nowait()
+                out.append((item.token, evaluation))
+        except queue.Empty:
+            pass
+        if out:
+            with self._lock:
+                self._in_flight -= len(out)
+        if self.observer is not None:
+            self.observer.on_judge_state(self._queue.qsize(), self.paused)
+        return out
+
+    def close(self) -> None:
+        for _ in self._workers:
+            try:
+                self._queue.put_nowait(None)
+            except queue.Full:
+                break

@@ -1,0 +1,94 @@
+"""What a judge returns: claims with labels, and the verdict derived from them.
+
+The verdict is computed here, never taken from the model: score = supported / claims; any
+CONTRADICTED claim is a hard fail; an answer with no claims (a refusal) is not applicable,
+never a perfect score.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Label = Literal["SUPPORTED", "ABSENT", "CONTRADICTED"]
+VerdictLabel = Literal["pass", "fail", "hard_fail", "not_applicable"]
+LABELS: tuple[Label, ...] = ("SUPPORTED", "ABSENT", "CONTRADICTED")
+VERDICTS: tuple[VerdictLabel, ...] = ("pass", "fail", "hard_fail", "not_applicable")
+
+
+class Claim(BaseModel):
+    """One atomic claim of the answer and the evidence for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = Field(min_length=1, max_length=2000)
+    label: Label
+    passage: int | None = Field(default=None, ge=1, description="1-based passage relied on.")
+
+
+class JudgeOutput(BaseModel):
+    """The structured output a judge model must produce (validated, never trusted blindly)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    claims: list[Claim] = Field(max_length=100)
+    is_refusal: bool = False
+    context_has_answer: bool | None = None
+
+
+class Verdict(BaseModel):
+    """A judged trace."""
+
+    model_config = ConfigDict(frozen=True)
+
+    judge: str  # "heuristic" | "anthropic"
+    model: str
+    rubric_version: str
+    verdict: VerdictLabel
+    score: float | None
+    weight: float
+    claims: list[Claim]
+    context_has_answer: bool | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_seconds: float = 0.0
+
+    @classmethod
+    def from_output(
+        cls, output: JudgeOutput, judge: str, model: str, rubric_version: str, weight: float,
+        **usage: Any,
+    ) -> Verdict:  # fmt: skip
+        claims = list(output.claims)
+        if not claims:
+            verdict: VerdictLabel = "not_applicable"
+            score = None
+        else:
+            supported = sum(c.label == "SUPPORTED" for c in claims)
+            score = supported / len(claims)
+            if any(c.label == "CONTRADICTED" for c in claims):
+                verdict = "hard_fail"
+            else:
+                verdict = "pass" if supported == len(claims) else "fail"
+        # Whether the context held the answer only means something for a refusal.
+        has_answer = output.context_has_answer if output.is_refusal or not claims else None
+        return cls(
+            judge=judge, model=model, rubric_version=rubric_version, verdict=verdict,
+            score=score, weight=weight, claims=claims, context_has_answer=has_answer, **usage,
+        )  # fmt: skip
+
+    def to_line(self) -> dict[str, Any]:
+        """The ``judge`` member of an evaluation line (README, "Evaluation lines")."""
+        return {
+            "judge": self.judge,
+            "model": self.model,
+            "rubric_version": self.rubric_version,
+            "verdict": self.verdict,
+            "score": self.score,
+            "weight": self.weight,
+            "claims": [c.model_dump() for c in self.claims],
+            "context_has_answer": self.context_has_answer,
+        }
