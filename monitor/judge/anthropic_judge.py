@@ -139,6 +139,9 @@ class AnthropicJudge:
             raise JudgeError("timeout", str(exc)) from exc
         except anthropic.APIConnectionError as exc:
             raise JudgeError("connection", str(exc)) from exc
+        except (anthropic.APIResponseValidationError, ValueError) as exc:
+            # a 200 whose body is not a message (truncated, not JSON)
+            raise JudgeError("invalid_response", str(exc)[:300]) from exc
 
     @staticmethod
     def _parse(message: Any) -> JudgeOutput:

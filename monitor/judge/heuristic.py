@@ -17,7 +17,7 @@ from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.verdict import Claim, JudgeOutput, Verdict
 from monitor.model import RagTrace
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z][a-z'-]{3,}")
 _STOP = frozenset(
     "that this with from have your their there which would could should about these those "
@@ -28,6 +28,17 @@ _STOP = frozenset(
 
 def _words(text: str) -> set[str]:
     return {w.rstrip("s") for w in _WORD.findall(text.lower())} - _STOP
+
+
+_QUERY_WORD = re.compile(r"[a-z][a-z'-]{2,}")
+_QUERY_STOP = _STOP | frozenset(
+    "how much many long often what when where which who why the and for are you can our any".split()
+)
+
+
+def _query_words(text: str) -> set[str]:
+    """Question words, short ones included ("Pro plan"), question words dropped."""
+    return {w.rstrip("s") for w in _QUERY_WORD.findall(text.lower())} - _QUERY_STOP
 
 
 class HeuristicJudge:
@@ -47,10 +58,10 @@ class HeuristicJudge:
     def output(self, trace: RagTrace) -> JudgeOutput:
         passages = [p.text for p in trace.context]
         if find_refusal(trace.answer) is not None:
-            q = _words(trace.query)
-            ctx = _words(" ".join(passages))
+            q = _query_words(trace.query)
+            ctx = _query_words(" ".join(passages))
             covered = len(q & ctx) / len(q) if q else 0.0
-            return JudgeOutput(claims=[], is_refusal=True, context_has_answer=covered >= 0.6)
+            return JudgeOutput(claims=[], is_refusal=True, context_has_answer=covered >= 0.5)
         words = [_words(p) for p in passages]
         lookups = [NumberLookup(p) for p in passages]
         claims = []

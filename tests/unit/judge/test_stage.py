@@ -1,0 +1,135 @@
+"""The judge stage beside the pipeline: records held open until their verdict, bounded queue,
+circuit breaker, pause on configuration errors, skips counted."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from prometheus_client import CollectorRegistry
+
+from monitor import demo
+from monitor.checks import CheckSuite
+from monitor.decode import NativeDecoder
+from monitor.judge.anthropic_judge import JudgeConfigError, JudgeError
+from monitor.judge.heuristic import HeuristicJudge
+from monitor.judge.runner import CircuitBreaker, JudgeStage
+from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
+from monitor.judge.verdict import Verdict
+from monitor.model import RagTrace
+from monitor.pipeline import Pipeline
+from monitor.sources import ListSource
+from sinks.memory import InMemorySink
+from sinks.prometheus import Metrics, PrometheusSink
+
+ALL = SamplingRules(base_rate=1.0, flagged_rate=1.0)
+
+
+class GatedJudge:
+    """Judges like the heuristic judge, but only once ``gate`` is set; or raises ``error``."""
+
+    name = "gated"
+    model = "gated-1"
+
+    def __init__(self, error: Exception | None = None) -> None:
+        self.gate = threading.Event()
+        self.error = error
+        self.calls = 0
+
+    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+        self.calls += 1
+        if self.error is not None:
+            raise self.error
+        self.gate.wait(10)
+        return HeuristicJudge().judge(trace, weight)
+
+
+def stage(judge: object, metrics: Metrics, rules: SamplingRules = ALL, **kw: object) -> JudgeStage:
+    budget = Budget(BudgetLimits(1e9, 1e12, 1e9))
+    return JudgeStage(judge, HashSampler(rules), budget, observer=metrics, **kw)  # type: ignore[arg-type]
+
+
+def pipeline(
+    n: int, judge_stage: JudgeStage, sink: InMemorySink, metrics: Metrics
+) -> tuple[Pipeline, ListSource]:
+    source = ListSource([demo.generate_bytes(i) for i in range(n)], source="traces")
+    p = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics), sink],
+                 observer=metrics, judge_stage=judge_stage, judge_drain_seconds=5,
+                 sleep=lambda _: None)  # fmt: skip
+    return p, source
+
+
+def test_judged_records_stay_open_until_their_verdict() -> None:
+    """While the judge holds a verdict the watermark stays at that record; once it arrives
+    the evaluation is written with the verdict and the offset moves on."""
+    metrics = Metrics(CollectorRegistry())
+    judge = GatedJudge()
+    s = stage(judge, metrics, concurrency=2)
+    sink = InMemorySink()
+    p, source = pipeline(20, s, sink, metrics)
+    p.start()
+    p.process(source.poll(20, 0))
+    judgeable = [e for e in sink.evaluations]  # not judgeable ones were written at once
+    assert p.checkpoint_state.committable()[("traces", 0)] < 20
+    assert all(e.judge_skipped == "not_judgeable" for e in judgeable)
+    judge.gate.set()
+    p.run(threading.Event())
+    assert len(sink.evaluations) == 20
+    assert source.committed == {("traces", 0): 20}
+    judged = [e for e in sink.evaluations if e.judge is not None]
+    assert judged and all(e.to_line()["judge"]["judge"] == "heuristic" for e in judged)
+    get = metrics.registry.get_sample_value
+    assert get("ragmon_judge_decisions_total", {"outcome": "judged"}) == len(judged)
+
+
+def test_full_queue_is_a_counted_skip_not_a_stall() -> None:
+    """With one worker busy and a queue of one, further sampled traces are skipped at once."""
+    metrics = Metrics(CollectorRegistry())
+    judge = GatedJudge()
+    s = stage(judge, metrics, concurrency=1, max_queue=1)
+    sink = InMemorySink()
+    p, source = pipeline(30, s, sink, metrics)
+    p.start()
+    t0 = time.monotonic()
+    p.process(source.poll(30, 0))
+    assert time.monotonic() - t0 < 2  # never waited for the judge
+    skipped = sum(e.judge_skipped == "queue_full" for e in sink.evaluations)
+    assert skipped > 0
+    assert metrics.registry.get_sample_value(
+        "ragmon_judge_decisions_total", {"outcome": "queue_full"}) == skipped  # fmt: skip
+    judge.gate.set()
+    p.run(threading.Event())
+    assert len(sink.evaluations) == 30
+
+
+def test_judge_outage_opens_the_breaker_and_nothing_is_lost() -> None:
+    """A judge that keeps failing: errors are counted, the breaker opens, every trace is still
+    written (with the reason) and every offset committed."""
+    metrics = Metrics(CollectorRegistry())
+    judge = GatedJudge(error=JudgeError("server_error", "down"))
+    s = stage(judge, metrics, concurrency=1,
+              breaker=CircuitBreaker(3, 60.0, time.monotonic))  # fmt: skip
+    sink = InMemorySink()
+    p, source = pipeline(60, s, sink, metrics)
+    p.start()
+    p.run(threading.Event())
+    assert len(sink.evaluations) == 60 and source.committed == {("traces", 0): 60}
+    reasons = {e.judge_skipped for e in sink.evaluations}
+    assert "error:server_error" in reasons and "circuit_open" in reasons
+    assert judge.calls < 60
+    assert metrics.registry.get_sample_value("ragmon_judge_errors_total", {"kind": "server_error"})
+
+
+def test_configuration_error_pauses_the_judge() -> None:
+    """A rejected key pauses the judge (alert metric) instead of failing every call."""
+    metrics = Metrics(CollectorRegistry())
+    judge = GatedJudge(error=JudgeConfigError("http_401", "bad key"))
+    s = stage(judge, metrics, concurrency=1)
+    sink = InMemorySink()
+    p, source = pipeline(40, s, sink, metrics)
+    p.start()
+    p.run(threading.Event())
+    assert s.paused
+    assert metrics.registry.get_sample_value("ragmon_judge_paused") == 1
+    assert any(e.judge_skipped == "paused" for e in sink.evaluations)
+    assert source.committed == {("traces", 0): 40}
