@@ -206,7 +206,8 @@ class GoldenConfig(_Section):
     )
     reasons: list[str] = Field(
         default_factory=lambda: [
-            "empty_context", "context_conflict", "unsupported_numbers", "refusal", "citation"
+            "empty_context", "judge_hard_fail", "context_conflict", "unsupported_numbers",
+            "judge_false_refusal", "refusal", "judge_fail", "citation",
         ],
         description="Flagged checks that make a row, in priority order (the first names it).",
     )  # fmt: skip
@@ -224,9 +225,10 @@ class GoldenConfig(_Section):
     def _known_reasons(cls, v: list[str]) -> list[str]:
         from monitor.checks import CHECK_NAMES
 
-        unknown = [n for n in v if n not in CHECK_NAMES]
+        known = (*CHECK_NAMES, "judge_hard_fail", "judge_fail", "judge_false_refusal")
+        unknown = [n for n in v if n not in known]
         if unknown:
-            raise ValueError(f"unknown check {unknown}; known: {list(CHECK_NAMES)}")
+            raise ValueError(f"unknown reason {unknown}; known: {list(known)}")
         return v
 
     @field_validator("pii_patterns")

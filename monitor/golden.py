@@ -25,11 +25,16 @@ STATUS_NEEDS_REVIEW = "needs_review"
 # Reasons in priority order: the first flagged one names the row.
 DEFAULT_REASONS = (
     "empty_context",
+    "judge_hard_fail",
     "context_conflict",
     "unsupported_numbers",
+    "judge_false_refusal",
     "refusal",
+    "judge_fail",
     "citation",
 )
+# Reasons that come from the judge's verdict rather than from a check.
+JUDGE_REASONS = ("judge_hard_fail", "judge_fail", "judge_false_refusal")
 CATEGORIES = (
     "unanswerable",
     "false_refusal",
@@ -63,6 +68,10 @@ def suggest_category(reason: str, evaluation: Evaluation) -> str:
         return "hallucination"
     if reason == "citation":
         return "citation"
+    if reason in ("judge_hard_fail", "judge_fail"):
+        return "hallucination"
+    if reason == "judge_false_refusal":
+        return "false_refusal"
     # A refusal: a false refusal when the context covers the question's words, else the
     # question was unanswerable from what was retrieved.
     words = set(_CONTENT.findall(evaluation.trace.query.lower()))
@@ -78,7 +87,11 @@ def build_row(
     now: datetime | None = None,
 ) -> dict[str, Any] | None:
     """The candidate row for a failing trace, or None when no configured reason applies."""
-    flagged = [r for r in reasons if r in evaluation.checks and evaluation.checks[r].flagged]
+    failing = _judge_reasons(evaluation)
+    flagged = [
+        r for r in reasons
+        if r in failing or (r in evaluation.checks and evaluation.checks[r].flagged)
+    ]  # fmt: skip
     if not flagged:
         return None
     trace = evaluation.trace
@@ -112,8 +125,10 @@ def build_row(
             "reasons": flagged,
             "category": suggest_category(reason, evaluation),
             "checks": _redact_tree(checks, redactor),
-            "judge": None,
-            "weight": 1.0,
+            "judge": _redact_tree(evaluation.judge.to_line(), redactor)
+            if evaluation.judge
+            else None,
+            "weight": evaluation.judge.weight if evaluation.judge else 1.0,
             "app": trace.app,
             "route": trace.route,
             "release": trace.release,
@@ -126,6 +141,20 @@ def build_row(
             "status": STATUS_NEEDS_REVIEW,
         },
     }
+
+
+def _judge_reasons(evaluation: Evaluation) -> set[str]:
+    v = evaluation.judge
+    if v is None:
+        return set()
+    out = set()
+    if v.verdict == "hard_fail":
+        out.add("judge_hard_fail")
+    elif v.verdict == "fail":
+        out.add("judge_fail")
+    if v.context_has_answer is True:
+        out.add("judge_false_refusal")
+    return out
 
 
 def merge(existing: dict[str, Any], new: dict[str, Any], seen: set[str], max_examples: int) -> bool:

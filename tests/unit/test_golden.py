@@ -184,3 +184,27 @@ def test_stats_summarise_by_reason_and_category(tmp_path: Path) -> None:
     sink.flush()
     text = golden_export.stats(load_rows(tmp_path).values())
     assert "unsupported_numbers" in text and "needs_review" in text
+
+
+def test_judge_verdicts_make_rows_with_the_judge_block() -> None:
+    """A hard fail from the judge makes a row (even when no check flagged it) carrying the
+    claims, the rubric version and the sampling weight."""
+    from dataclasses import replace
+
+    from monitor.judge.heuristic import HeuristicJudge
+
+    record = demo.generate(0)
+    record["context"] = [
+        {"doc_id": "p", "text": "Refunds are accepted within 30 days of purchase."}
+    ]
+    record["answer"] = "Refunds are accepted within 45 days of purchase [1]."
+    record["query"] = "How long do refunds take to be accepted after a purchase?"
+    ev = evaluate(record)
+    ev = replace(ev, checks={k: v for k, v in ev.checks.items() if k != "unsupported_numbers"},
+                 judge=HeuristicJudge().judge(ev.trace, weight=2.0))  # fmt: skip
+    row = build_row(ev, Redactor())
+    assert row is not None
+    meta = row["ragmon"]
+    assert meta["reason"] == "judge_hard_fail" and meta["category"] == "hallucination"
+    assert meta["judge"]["verdict"] == "hard_fail" and meta["weight"] == 2.0
+    assert meta["judge"]["claims"][0]["label"] == "CONTRADICTED"
