@@ -87,12 +87,8 @@ class _Producer:
             producer.close(timeout=self.flush_timeout_seconds)
 
 
-class KafkaDeadLetterSink:
-    """Dead letters exactly as they were read: the value is the original bytes and the key
-    the original key, so a fixed record can be re-produced as it is; why it failed and where
-    it came from travel in headers."""
-
-    name = "kafka_dead_letters"
+class _KafkaOutput:
+    """A topic and the producer that writes to it."""
 
     def __init__(
         self,
@@ -106,6 +102,17 @@ class KafkaDeadLetterSink:
 
     def start(self) -> None:
         self._producer.start()
+
+    def close(self) -> None:
+        self._producer.close()
+
+
+class KafkaDeadLetterSink(_KafkaOutput):
+    """Dead letters exactly as they were read: the value is the original bytes and the key
+    the original key, so a fixed record can be re-produced as it is; why it failed and where
+    it came from travel in headers."""
+
+    name = "kafka_dead_letters"
 
     def write(self, evaluation: Evaluation) -> None:
         """Evaluations do not go here."""
@@ -126,26 +133,14 @@ class KafkaDeadLetterSink:
     def flush(self) -> None:
         self._producer.flush()
 
-    def close(self) -> None:
-        self._producer.close()
 
-
-class KafkaRowWriter:
+class KafkaRowWriter(_KafkaOutput):
     """Golden rows to a topic keyed by row id (use a compacted topic: the latest state of
     each row is what remains). Rows put between flushes are sent once, in their last state."""
 
-    def __init__(
-        self,
-        topic: str,
-        connection: KafkaConnection,
-        flush_timeout_seconds: float = 30.0,
-        producer_factory: Callable[..., Any] = KafkaProducer,
-    ) -> None:
-        self._producer = _Producer(topic, connection, flush_timeout_seconds, producer_factory)
+    def __init__(self, topic: str, connection: KafkaConnection, **kwargs: Any) -> None:
+        super().__init__(topic, connection, **kwargs)
         self._rows: dict[str, dict[str, Any]] = {}
-
-    def start(self) -> None:
-        self._producer.start()
 
     def put(self, row: dict[str, Any]) -> None:
         self._rows[row["id"]] = row
@@ -156,6 +151,3 @@ class KafkaRowWriter:
             self._producer.send((value, rid.encode(), [("ragmon.schema", b"ragmon.golden/v1")]))
         self._rows = {}
         self._producer.flush()
-
-    def close(self) -> None:
-        self._producer.close()
