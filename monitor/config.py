@@ -289,6 +289,9 @@ class JudgeConfig(_Section):
     drain_seconds: float = Field(
         default=10.0, ge=0, description="On shutdown, wait this long for verdicts in flight."
     )
+    cache_entries: int = Field(
+        default=10_000, ge=0, description="Verdicts kept by content hash (0: no cache)."
+    )
     sampling: SamplingConfig = SamplingConfig()
     budget: BudgetConfig = BudgetConfig()
     prices: PricesConfig = PricesConfig()

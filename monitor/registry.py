@@ -20,7 +20,7 @@ from monitor.config import Settings
 from monitor.decode import NativeDecoder
 from monitor.judge.anthropic_judge import AnthropicJudge, Prices
 from monitor.judge.heuristic import HeuristicJudge
-from monitor.judge.runner import CircuitBreaker, Judge, JudgeStage
+from monitor.judge.runner import CircuitBreaker, Judge, JudgeStage, VerdictCache
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.kafka_source import KafkaSource
 from monitor.model import RagTrace
@@ -173,6 +173,7 @@ def build_judge_stage(
         max_queue=cfg.max_queue,
         breaker=CircuitBreaker(cfg.breaker_failures, cfg.breaker_cooldown_seconds, time.monotonic),
         estimate=estimate,
+        cache=VerdictCache(cfg.cache_entries) if cfg.cache_entries else None,
     )
 
 

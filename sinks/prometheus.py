@@ -226,6 +226,9 @@ class Metrics:
             self.judge_cost.inc(v.cost_usd)
         self.judge_latency.labels(v.judge).observe(v.latency_seconds)
 
+    def on_same_family(self, family: str) -> None:
+        self.judge_same_family.set(1)
+
     def on_judge_error(self, kind: str) -> None:
         self.judge_errors.labels(kind).inc()
 

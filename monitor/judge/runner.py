@@ -10,9 +10,11 @@ full queue is a counted skip, never a stall.
 
 from __future__ import annotations
 
+import hashlib
 import queue
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -20,12 +22,80 @@ from typing import Any, Protocol
 import structlog
 
 from monitor.judge.anthropic_judge import JudgeConfigError, JudgeError
+from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.sampler import Budget, HashSampler
 from monitor.judge.verdict import Verdict
 from monitor.model import Evaluation, RagTrace
 
-OUTCOMES = ("judged", "not_sampled", "over_budget", "queue_full", "not_judgeable", "circuit_open",
-            "paused", "error")  # fmt: skip
+OUTCOMES = ("judged", "cached", "not_sampled", "over_budget", "queue_full", "not_judgeable",
+            "circuit_open", "paused", "error")  # fmt: skip
+
+_FAMILIES = (
+    ("anthropic", ("claude",)),
+    ("openai", ("gpt", "o1-", "o3-", "o4-", "chatgpt")),
+    ("google", ("gemini", "gemma")),
+    ("meta", ("llama",)),
+    ("mistral", ("mistral", "mixtral", "codestral")),
+)
+
+
+_NO_USAGE = {
+    "cost_usd": 0.0,
+    "input_tokens": 0,
+    "output_tokens": 0,
+    "cache_read_tokens": 0,
+    "cache_write_tokens": 0,
+    "latency_seconds": 0.0,
+}
+
+
+def model_family(model: str | None) -> str | None:
+    """The vendor family of a model id ("claude-haiku-5-5" -> "anthropic"), or None."""
+    if not model:
+        return None
+    m = model.lower()
+    for family, marks in _FAMILIES:
+        if any(mark in m for mark in marks):
+            return family
+    return None
+
+
+class VerdictCache:
+    """Verdicts by content hash of (rubric, judge model, passages, answer): identical traffic
+    and replays are not judged — or paid for — twice. Bounded LRU, in memory."""
+
+    def __init__(self, max_entries: int = 10_000) -> None:
+        self.max_entries = max_entries
+        self._items: OrderedDict[str, Verdict] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(judge_model: str, trace: RagTrace) -> str:
+        h = hashlib.sha256()
+        for part in (
+            RUBRIC_ID,
+            judge_model,
+            trace.query,
+            trace.answer,
+            *(p.text for p in trace.context),
+        ):
+            h.update(part.encode("utf-8", "replace"))
+            h.update(b"\x1f")
+        return h.hexdigest()
+
+    def get(self, key: str) -> Verdict | None:
+        with self._lock:
+            v = self._items.get(key)
+            if v is not None:
+                self._items.move_to_end(key)
+            return v
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        with self._lock:
+            self._items[key] = verdict
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
 
 
 class Judge(Protocol):
@@ -37,6 +107,8 @@ class Judge(Protocol):
 
 class JudgeObserver(Protocol):
     def on_decision(self, outcome: str) -> None: ...
+
+    def on_same_family(self, family: str) -> None: ...
 
     def on_verdict(self, verdict: Verdict) -> None: ...
 
@@ -98,6 +170,7 @@ class JudgeStage:
         breaker: CircuitBreaker | None = None,
         estimate: Callable[[RagTrace], tuple[int, float]] = lambda t: (1000, 0.0),
         clock: Callable[[], float] = time.monotonic,
+        cache: VerdictCache | None = None,
     ) -> None:
         self.judge = judge
         self.sampler = sampler
@@ -105,6 +178,9 @@ class JudgeStage:
         self.observer = observer
         self.breaker = breaker or CircuitBreaker(5, 30.0, clock)
         self.estimate = estimate
+        self.cache = cache
+        self._family = model_family(judge.model)
+        self.same_family_seen = False
         self._queue: queue.Queue[Pending | None] = queue.Queue(maxsize=max_queue)
         self._done: queue.Queue[tuple[Pending, Evaluation]] = queue.Queue()
         self._in_flight = 0
@@ -137,6 +213,16 @@ class JudgeStage:
         decision = self.sampler.decide(evaluation)
         if not decision.sampled:
             return self._skip(evaluation, "not_sampled")
+        self._check_family(evaluation.trace)
+        if self.cache is not None:
+            cached = self.cache.get(VerdictCache.key(self.judge.model, evaluation.trace))
+            if cached is not None:
+                # this trace's weight; no new spend
+                verdict = cached.model_copy(update={"weight": decision.weight, **_NO_USAGE})
+                if self.observer is not None:
+                    self.observer.on_decision("cached")
+                    self.observer.on_verdict(verdict)
+                return replace(evaluation, judge=verdict)
         if self.paused:
             return self._skip(evaluation, "paused")
         if not self.breaker.allow():
@@ -153,6 +239,16 @@ class JudgeStage:
         with self._lock:
             self._in_flight += 1
         return None
+
+    def _check_family(self, trace: RagTrace) -> None:
+        """A judge grading its own family's answers tends to prefer them: flag it once."""
+        if self.same_family_seen or self._family is None:
+            return
+        if model_family(trace.model) == self._family:
+            self.same_family_seen = True
+            self.log.warning("judge_same_family", family=self._family, generator=trace.model)
+            if self.observer is not None:
+                self.observer.on_same_family(self._family)
 
     def _work(self) -> None:
         while True:
@@ -174,6 +270,8 @@ class JudgeStage:
             else:
                 self.breaker.record(True)
                 self.budget.settle(item.estimated_usd, verdict.cost_usd)
+                if self.cache is not None:
+                    self.cache.put(VerdictCache.key(self.judge.model, trace), verdict)
                 if self.observer is not None:
                     self.observer.on_decision("judged")
                     self.observer.on_verdict(verdict)

@@ -3,6 +3,7 @@ circuit breaker, pause on configuration errors, skips counted."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -133,3 +134,53 @@ def test_configuration_error_pauses_the_judge() -> None:
     assert metrics.registry.get_sample_value("ragmon_judge_paused") == 1
     assert any(e.judge_skipped == "paused" for e in sink.evaluations)
     assert source.committed == {("traces", 0): 40}
+
+
+def test_identical_content_is_judged_once() -> None:
+    """The same passages and answer under another trace id reuse the cached verdict (with
+    that trace's weight, no spend)."""
+    from monitor.judge.runner import VerdictCache
+
+    metrics = Metrics(CollectorRegistry())
+    judge = GatedJudge()
+    judge.gate.set()
+    s = stage(judge, metrics, concurrency=1, cache=VerdictCache(100))
+    record = demo.generate(0)
+    first = [json.dumps(record).encode()]
+    record["trace_id"] = "ab" * 16
+    second = [json.dumps(record).encode()]
+    sink = InMemorySink()
+    source = ListSource(first + second, source="traces")
+    p = Pipeline(source, NativeDecoder(), CheckSuite(), [sink], judge_stage=s,
+                 sleep=lambda _: None)  # fmt: skip
+    p.start()
+    p.process(source.poll(1, 0))
+    p._write_judged(s.drain(wait=5))
+    p.process(source.poll(1, 0))
+    assert judge.calls == 1
+    assert [e.judge.verdict for e in sink.evaluations][0] == sink.evaluations[-1].judge.verdict
+    assert metrics.registry.get_sample_value("ragmon_judge_decisions_total",
+                                             {"outcome": "cached"}) == 1  # fmt: skip
+
+
+def test_same_family_judge_and_generator_is_flagged() -> None:
+    """A Claude judge grading Claude answers raises the self-preference flag."""
+    from monitor.judge.runner import model_family
+
+    assert model_family("claude-haiku-5-5") == model_family("anthropic/claude-sonnet-4-6")
+    assert model_family("gpt-4o-mini") == "openai" and model_family("my-model") is None
+
+    class ClaudeJudge(GatedJudge):
+        model = "claude-haiku-5-5"
+
+    metrics = Metrics(CollectorRegistry())
+    judge = ClaudeJudge()
+    judge.gate.set()
+    s = stage(judge, metrics)
+    record = next(r for r in map(demo.generate, range(50)) if r["context"])
+    record["model"] = "claude-sonnet-5"
+    source = ListSource([json.dumps(record).encode()], source="traces")
+    p = Pipeline(source, NativeDecoder(), CheckSuite(), [InMemorySink()], judge_stage=s)
+    p.start()
+    p.run(threading.Event())
+    assert metrics.registry.get_sample_value("ragmon_judge_same_family") == 1
