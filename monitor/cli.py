@@ -21,6 +21,9 @@ from prometheus_client import CollectorRegistry
 from monitor import config as config_mod
 from monitor import demo, golden_export, registry
 from monitor.decode import NativeDecoder
+from monitor.judge.calibration import Calibration, calibrate, report
+from monitor.judge.rubric import RUBRIC_ID
+from monitor.judge.verdict import VERDICTS
 from monitor.kafka_source import SourceError
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
@@ -44,6 +47,7 @@ commands:
   check      evaluate one trace read from stdin and print its evaluation as JSON
   demo       print synthetic traces with known, labelled failure modes (JSONL)
   schema     print the JSON Schema of the native trace record (ragmon.trace/v1)
+  calibrate  measure the judge against human labels (agreement, kappa, confusion matrix)
   golden     summarise candidate golden rows or export reviewed ones (Ragas, DeepEval, Langfuse)
   config     validate, show or describe the configuration
 """
@@ -135,6 +139,25 @@ def build_parser() -> argparse.ArgumentParser:
     dem.add_argument("--seed", type=int, default=7, help="same seed, same traces")
     dem.add_argument("--rate", type=float, default=0.0, help="traces per second (0: no pacing)")
     dem.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+    dem.add_argument(
+        "--with-labels",
+        action="store_true",
+        help="add the human-equivalent verdict as 'label' (input for ragmon calibrate)",
+    )
+
+    cal = sub.add_parser(
+        "calibrate",
+        help="measure the judge against human labels",
+        description="Run the judge over labelled traces (JSONL: a native trace plus 'label': "
+        "pass | fail | hard_fail | not_applicable) and print agreement, Cohen's kappa, the "
+        "confusion matrix and hard-fail sensitivity/specificity with 95%% Wilson intervals. "
+        "--output writes the calibration record that `ragmon run` exports as "
+        "ragmon_judge_calibration_* (judge.calibration_file).",
+    )
+    cal.add_argument("--labels", type=Path, required=True, help="labelled traces (JSONL)")
+    cal.add_argument("--judge", choices=("heuristic", "anthropic"), default="heuristic")
+    cal.add_argument("--output", "-o", type=Path, help="write the calibration record (JSON)")
+    _add_config_arg(cal)
 
     sch = sub.add_parser("schema", help="print a JSON Schema", description="Print a JSON Schema.")
     sch.add_argument("which", choices=("trace",), help="trace: the native ragmon.trace/v1 record")
@@ -268,7 +291,10 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
     try:
         i = 0
         while args.count == 0 or i < args.count:
-            out.write(json.dumps(demo.generate(i, args.seed), ensure_ascii=False) + "\n")
+            record = demo.generate(i, args.seed)
+            if args.with_labels:
+                record["label"] = demo.gold_label(record)
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
             i += 1
             if args.rate > 0:
                 out.flush()
@@ -285,6 +311,46 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_schema(stdout: TextIO) -> int:
     json.dump(RagTrace.model_json_schema(), stdout, indent=2)
     stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        settings = config_mod.load(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"ragmon calibrate: {exc}", file=stderr)
+        return EXIT_USAGE
+    if not args.labels.is_file():
+        print(f"ragmon calibrate: no such file: {args.labels}", file=stderr)
+        return EXIT_USAGE
+    cfg = settings.judge.model_copy(update={"backend": args.judge})
+    judge = registry.build_judge(cfg)
+    pairs: list[tuple[str, str]] = []
+    errors = 0
+    for lineno, line in enumerate(args.labels.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            label = data.pop("label")
+            if label not in VERDICTS:
+                raise ValueError(f"label {label!r} is not one of {VERDICTS}")
+            trace = RagTrace.model_validate(data)
+            verdict = judge.judge(trace)
+        except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
+            errors += 1
+            print(f"{args.labels} line {lineno}: {str(exc).splitlines()[0][:200]}", file=stderr)
+            continue
+        pairs.append((label, verdict.verdict))
+    if not pairs:
+        print("ragmon calibrate: no usable labelled rows", file=stderr)
+        return EXIT_FAIL
+    result = calibrate(pairs, judge.name, judge.model, RUBRIC_ID)
+    print(report(result), file=stdout)
+    if errors:
+        print(f"skipped rows: {errors}", file=stdout)
+    if args.output is not None:
+        result.save(args.output)
     return EXIT_OK
 
 
@@ -337,6 +403,12 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     configure_logging(settings.log.level, settings.log.format)
     log = structlog.get_logger("ragmon")
     metrics = registry.build_metrics(CollectorRegistry())
+    if settings.judge.calibration_file is not None:
+        try:
+            metrics.set_calibration(Calibration.load(settings.judge.calibration_file))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            print(f"ragmon run: cannot read judge.calibration_file: {exc}", file=stderr)
+            return EXIT_USAGE
     try:
         pipeline = registry.build_pipeline(settings, metrics)
     except OSError as exc:
@@ -426,6 +498,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_schema(sys.stdout)
     if args.command == "golden":
         return cmd_golden(args, sys.stdout, sys.stderr)
+    if args.command == "calibrate":
+        return cmd_calibrate(args, sys.stdout, sys.stderr)
     return cmd_config(args, sys.stdout, sys.stderr)
 
 

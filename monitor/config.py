@@ -289,6 +289,9 @@ class JudgeConfig(_Section):
     drain_seconds: float = Field(
         default=10.0, ge=0, description="On shutdown, wait this long for verdicts in flight."
     )
+    calibration_file: Path | None = Field(
+        default=None, description="Record written by `ragmon calibrate -o`, exported as metrics."
+    )
     cache_entries: int = Field(
         default=10_000, ge=0, description="Verdicts kept by content hash (0: no cache)."
     )

@@ -224,3 +224,16 @@ def generate(index: int, seed: int = 7) -> dict[str, Any]:
 
 def generate_bytes(index: int, seed: int = 7) -> bytes:
     return json.dumps(generate(index, seed), ensure_ascii=False).encode("utf-8")
+
+
+def gold_label(record: dict[str, Any]) -> str:
+    """The faithfulness verdict a careful human gives a demo trace (for calibration)."""
+    mode = record["attributes"]["ragmon.demo.failure_mode"]
+    if mode == "invented_number":
+        return "hard_fail"
+    if mode in ("false_refusal", "correct_abstention"):
+        return "not_applicable"
+    if mode == "empty_retrieval":
+        # "Our Pro plan costs $45": a claim with nothing behind it; otherwise a non-answer
+        return "fail" if any(c.isdigit() for c in record["answer"]) else "not_applicable"
+    return "pass"

@@ -16,7 +16,7 @@ from monitor.checks import (
     GroundingOverlap,
     default_checks,
 )
-from monitor.config import Settings
+from monitor.config import JudgeConfig, Settings
 from monitor.decode import NativeDecoder
 from monitor.judge.anthropic_judge import AnthropicJudge, Prices
 from monitor.judge.heuristic import HeuristicJudge
@@ -118,6 +118,22 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
     return sinks
 
 
+def build_judge(cfg: JudgeConfig) -> Judge:
+    """The configured judge (``backend`` heuristic or anthropic)."""
+    if cfg.backend == "anthropic":
+        p = cfg.prices
+        return AnthropicJudge(
+            model=cfg.model,
+            api_key=cfg.api_key.get_secret_value() if cfg.api_key else None,
+            base_url=cfg.base_url,
+            timeout_seconds=cfg.timeout_seconds,
+            max_retries=cfg.max_retries,
+            max_tokens=cfg.max_tokens,
+            prices=Prices(p.input, p.output, p.cache_read, p.cache_write),
+        )
+    return HeuristicJudge()
+
+
 def build_judge_stage(
     settings: Settings, metrics: Metrics, sample_rate: float | None = None
 ) -> JudgeStage | None:
@@ -133,21 +149,9 @@ def build_judge_stage(
     sampler = HashSampler(
         SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
     )
-    judge: Judge
-    if cfg.backend == "anthropic":
-        prices = Prices(
-            cfg.prices.input, cfg.prices.output, cfg.prices.cache_read, cfg.prices.cache_write
-        )
-        anthropic_judge = AnthropicJudge(
-            model=cfg.model,
-            api_key=cfg.api_key.get_secret_value() if cfg.api_key else None,
-            base_url=cfg.base_url,
-            timeout_seconds=cfg.timeout_seconds,
-            max_retries=cfg.max_retries,
-            max_tokens=cfg.max_tokens,
-            prices=prices,
-        )
-        judge = anthropic_judge
+    judge = build_judge(cfg)
+    if isinstance(judge, AnthropicJudge):
+        anthropic_judge, prices = judge, judge.prices
 
         def estimate(trace: RagTrace) -> tuple[int, float]:
             tokens = anthropic_judge.estimate_input_tokens(trace)
@@ -157,7 +161,6 @@ def build_judge_stage(
             cfg.budget.calls_per_minute, cfg.budget.input_tokens_per_minute, cfg.budget.usd_per_day
         )
     else:
-        judge = HeuristicJudge()
 
         def estimate(trace: RagTrace) -> tuple[int, float]:
             return 0, 0.0

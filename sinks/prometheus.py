@@ -186,6 +186,13 @@ class Metrics:
             "1 when judge and generator models come from one family (self-preference risk).",
             registry=registry,
         )
+        self.calibration = Gauge(
+            "ragmon_judge_calibration",
+            "Judge calibration against human labels (kappa, agreement, labelled_traces, "
+            "hard_fail_sensitivity, hard_fail_specificity), from `ragmon calibrate`.",
+            ["measure", "judge", "rubric"],
+            registry=registry,
+        )
         self.otel_events = Counter(
             "ragmon_otel_events_total",
             "gen_ai.evaluation.result events by export outcome (ok, failed).",
@@ -225,6 +232,17 @@ class Metrics:
         if v.cost_usd:
             self.judge_cost.inc(v.cost_usd)
         self.judge_latency.labels(v.judge).observe(v.latency_seconds)
+
+    def set_calibration(self, cal: Any) -> None:
+        """Export a ``Calibration`` record: how far the judge agrees with human labels."""
+        labels = (cal.judge, cal.rubric_version)
+        self.calibration.labels("kappa", *labels).set(cal.kappa)
+        self.calibration.labels("agreement", *labels).set(cal.agreement)
+        self.calibration.labels("labelled_traces", *labels).set(cal.n)
+        if cal.sensitivity is not None:
+            self.calibration.labels("hard_fail_sensitivity", *labels).set(cal.sensitivity)
+        if cal.specificity is not None:
+            self.calibration.labels("hard_fail_specificity", *labels).set(cal.specificity)
 
     def on_same_family(self, family: str) -> None:
         self.judge_same_family.set(1)

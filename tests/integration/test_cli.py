@@ -12,7 +12,7 @@ from monitor import demo
 from monitor.checks import CHECK_NAMES
 from tests.integration.conftest import CONSOLE_SCRIPT, clean_env, ragmon
 
-COMMANDS = ("run", "replay", "check", "demo", "schema", "golden", "config")
+COMMANDS = ("run", "replay", "check", "demo", "schema", "calibrate", "golden", "config")
 
 
 def test_console_script_help_explains_every_command() -> None:
@@ -164,3 +164,41 @@ def test_golden_rows_from_replay_to_export(tmp_path: Path) -> None:
         )
         assert len(items) == 1
         assert "Refunds are possible within 30 days." in json.dumps(items[0])
+
+
+def test_calibrate_and_export_through_run(tmp_path: Path) -> None:
+    """demo --with-labels → calibrate → the record is exported by `ragmon run`."""
+    import signal
+    import time
+    import urllib.request
+
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(ragmon("demo", "--count", "300", "--with-labels").stdout)
+    record = tmp_path / "cal.json"
+    result = ragmon("calibrate", "--labels", str(labels), "--output", str(record))
+    assert result.returncode == 0, result.stderr
+    assert "Cohen's kappa" in result.stdout and record.exists()
+    from tests.integration.conftest import RAGMON, clean_env, free_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [*RAGMON, "run"],
+        env=clean_env(
+            RAGMON_JUDGE__CALIBRATION_FILE=str(record),
+            RAGMON_METRICS__PORT=str(port),
+            RAGMON_METRICS__HOST="127.0.0.1",
+        ),
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        body = ""
+        for _ in range(50):
+            try:
+                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+                break
+            except OSError:
+                time.sleep(0.2)
+        assert 'ragmon_judge_calibration{judge="heuristic",measure="kappa"' in body
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)

@@ -158,7 +158,8 @@ def test_identical_content_is_judged_once() -> None:
     p._write_judged(s.drain(wait=5))
     p.process(source.poll(1, 0))
     assert judge.calls == 1
-    assert [e.judge.verdict for e in sink.evaluations][0] == sink.evaluations[-1].judge.verdict
+    first, second = sink.evaluations[0], sink.evaluations[-1]
+    assert first.trace_id != second.trace_id and first.judge.verdict == second.judge.verdict
     assert metrics.registry.get_sample_value("ragmon_judge_decisions_total",
                                              {"outcome": "cached"}) == 1  # fmt: skip
 
