@@ -256,6 +256,12 @@ class JudgeStage:
             if item is None:
                 return
             trace = item.evaluation.trace
+            if self.paused or not self.breaker.allow():
+                # queued before the judge failed: do not hammer it, pass the trace on
+                outcome = "paused" if self.paused else "circuit_open"
+                self.budget.settle(item.estimated_usd, 0.0)
+                self._done.put((item, self._skip(item.evaluation, outcome)))
+                continue
             try:
                 verdict = self.judge.judge(trace, item.weight)
             except JudgeConfigError as exc:

@@ -129,7 +129,11 @@ def test_configuration_error_pauses_the_judge() -> None:
     sink = InMemorySink()
     p, source = pipeline(40, s, sink, metrics)
     p.start()
-    p.run(threading.Event())
+    p.process(source.poll(10, 0))  # some are queued; the first call fails with the 401
+    deadline = time.monotonic() + 10
+    while not s.paused and time.monotonic() < deadline:
+        p._write_judged(s.drain(wait=0.1))
+    p.run(threading.Event())  # the rest arrive while the judge is paused
     assert s.paused
     assert metrics.registry.get_sample_value("ragmon_judge_paused") == 1
     assert any(e.judge_skipped == "paused" for e in sink.evaluations)
