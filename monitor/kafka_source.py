@@ -111,6 +111,7 @@ class KafkaSource:
         self._lock = threading.Lock()
         # Told this replica's share of all partitions after each assignment (judge budget).
         self.share_listener: Callable[[float], None] | None = None
+        self._share_dirty = False
         self.log = structlog.get_logger("ragmon.kafka")
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -169,6 +170,9 @@ class KafkaSource:
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
         batch = self._consumer.poll(timeout_ms=int(timeout * 1000), max_records=max_records)
         self._last_poll = self._clock()
+        if self._share_dirty and self.share_listener is not None:
+            self._share_dirty = False
+            self.share_listener(self._share())
         out: list[SourceRecord] = []
         for records in batch.values():
             for r in records:
@@ -229,8 +233,9 @@ class KafkaSource:
             self._assigned_parts |= set(partitions)
             self._joined = True
         self.log.info("partitions_assigned", partitions=sorted(partitions))
-        if self.share_listener is not None:
-            self.share_listener(self._share())
+        # The share needs topic metadata, a blocking call: never on this IO-loop callback
+        # (it stalled the rebalance by seconds). The poll thread computes it next poll.
+        self._share_dirty = True
         if self.observer is not None:
             self.observer.on_rebalance("assigned", partitions)
 

@@ -188,6 +188,15 @@ class Daemon:
         self._log.close()
         self.stderr.append(Path(self._log.name).read_text())
 
+    def assigned(self) -> bool:
+        """The current run's last assignment gave it at least one partition."""
+        log = self.tmp / f"{self.name}-stderr-{self.runs}.log"
+        last: list[Any] = []
+        for line in log.read_text().splitlines() if log.exists() else ():
+            if '"partitions_assigned"' in line:
+                last = json.loads(line)["partitions"]
+        return bool(last)
+
     def evaluated(self, run: int | None = None) -> list[str]:
         """Trace ids in the evaluation files (all runs, or one). A line torn by kill -9 is
         skipped: it was written after the last flush, so its offset was never committed."""

@@ -155,7 +155,7 @@ def test_two_replicas_split_the_partitions(tmp_path: Path) -> None:
     topic = create_topic(4)
     a = Daemon(tmp_path, topic, "g-scale", name="a").start()
     b = Daemon(tmp_path, topic, "g-scale", name="b").start()
-    time.sleep(3)  # both joined before traffic starts
+    wait_until(lambda: a.assigned() and b.assigned(), 60, "both replicas assigned")
     produced = produce(topic, 4000)
     try:
         wait_until(lambda: all_committed("g-scale", topic), 120, "all offsets committed")
