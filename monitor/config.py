@@ -295,6 +295,14 @@ class JudgeConfig(_Section):
     cache_entries: int = Field(
         default=10_000, ge=0, description="Verdicts kept by content hash (0: no cache)."
     )
+    cache_file: Path | None = Field(
+        default=None, description="Also keep verdicts on disk (JSONL), reused after restarts."
+    )
+    redact_pii: bool = Field(
+        default=False,
+        description="Redact PII from question, passages and answer before "
+        "the judge sees them (the same detectors as golden rows).",
+    )
     sampling: SamplingConfig = SamplingConfig()
     budget: BudgetConfig = BudgetConfig()
     prices: PricesConfig = PricesConfig()

@@ -20,7 +20,13 @@ from monitor.config import JudgeConfig, Settings
 from monitor.decode import NativeDecoder
 from monitor.judge.anthropic_judge import AnthropicJudge, Prices
 from monitor.judge.heuristic import HeuristicJudge
-from monitor.judge.runner import CircuitBreaker, Judge, JudgeStage, VerdictCache
+from monitor.judge.runner import (
+    CircuitBreaker,
+    Judge,
+    JudgeStage,
+    RedactingJudge,
+    VerdictCache,
+)
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.kafka_source import KafkaSource
 from monitor.model import RagTrace
@@ -149,9 +155,12 @@ def build_judge_stage(
     sampler = HashSampler(
         SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
     )
-    judge = build_judge(cfg)
-    if isinstance(judge, AnthropicJudge):
-        anthropic_judge, prices = judge, judge.prices
+    inner = build_judge(cfg)
+    judge: Judge = (
+        RedactingJudge(inner, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else inner
+    )
+    if isinstance(inner, AnthropicJudge):
+        anthropic_judge, prices = inner, inner.prices
 
         def estimate(trace: RagTrace) -> tuple[int, float]:
             tokens = anthropic_judge.estimate_input_tokens(trace)
@@ -176,7 +185,7 @@ def build_judge_stage(
         max_queue=cfg.max_queue,
         breaker=CircuitBreaker(cfg.breaker_failures, cfg.breaker_cooldown_seconds, time.monotonic),
         estimate=estimate,
-        cache=VerdictCache(cfg.cache_entries) if cfg.cache_entries else None,
+        cache=VerdictCache(cfg.cache_entries, cfg.cache_file) if cfg.cache_entries else None,
     )
 
 

@@ -11,13 +11,15 @@ full queue is a counted skip, never a stall.
 from __future__ import annotations
 
 import hashlib
+import json
 import queue
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from pathlib import Path
+from typing import IO, Any, Protocol
 
 import structlog
 
@@ -62,12 +64,37 @@ def model_family(model: str | None) -> str | None:
 
 class VerdictCache:
     """Verdicts by content hash of (rubric, judge model, passages, answer): identical traffic
-    and replays are not judged — or paid for — twice. Bounded LRU, in memory."""
+    and replays are not judged — or paid for — twice. Bounded LRU in memory; with ``path``
+    every new verdict is also appended to a JSONL file that is read back at start, so a
+    restarted daemon or a second replay does not pay again either."""
 
-    def __init__(self, max_entries: int = 10_000) -> None:
+    def __init__(self, max_entries: int = 10_000, path: Path | None = None) -> None:
         self.max_entries = max_entries
+        self.path = path
         self._items: OrderedDict[str, Verdict] = OrderedDict()
         self._lock = threading.Lock()
+        self._file: IO[str] | None = None
+        if path is not None:
+            self._load(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("a", encoding="utf-8")
+
+    def _load(self, path: Path) -> None:
+        if not path.exists():
+            return
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    entry = json.loads(line)
+                    self._remember(entry["key"], Verdict.model_validate(entry["verdict"]))
+                except (ValueError, KeyError):
+                    continue  # a line torn by a crash: that verdict is simply paid again
+
+    def _remember(self, key: str, verdict: Verdict) -> None:
+        self._items[key] = verdict
+        self._items.move_to_end(key)
+        while len(self._items) > self.max_entries:
+            self._items.popitem(last=False)
 
     @staticmethod
     def key(judge_model: str, trace: RagTrace) -> str:
@@ -92,10 +119,17 @@ class VerdictCache:
 
     def put(self, key: str, verdict: Verdict) -> None:
         with self._lock:
-            self._items[key] = verdict
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_entries:
-                self._items.popitem(last=False)
+            self._remember(key, verdict)
+            if self._file is not None:
+                entry = {"key": key, "verdict": verdict.model_dump(mode="json")}
+                self._file.write(json.dumps(entry) + "\n")
+                self._file.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
 
 
 class Judge(Protocol):
@@ -123,6 +157,25 @@ class Pending:
     token: Any  # the pipeline's handle for the open record(s)
     weight: float
     estimated_usd: float
+
+
+class RedactingJudge:
+    """Hands the judge a copy of the trace with PII replaced by typed placeholders."""
+
+    def __init__(self, inner: Judge, redactor: Any) -> None:
+        self.inner = inner
+        self.redactor = redactor
+        self.name = inner.name
+        self.model = inner.model
+
+    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+        r = self.redactor
+        context = [p.model_copy(update={"text": r.redact(p.text)}) for p in trace.context]
+        clean = trace.model_copy(
+            update={"query": r.redact(trace.query), "answer": r.redact(trace.answer),
+                    "context": context}
+        )  # fmt: skip
+        return self.inner.judge(clean, weight)
 
 
 class CircuitBreaker:
@@ -311,6 +364,8 @@ class JudgeStage:
         return out
 
     def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
         for _ in self._workers:
             try:
                 self._queue.put_nowait(None)

@@ -189,3 +189,43 @@ def test_same_family_judge_and_generator_is_flagged() -> None:
     p.start()
     p.run(threading.Event())
     assert metrics.registry.get_sample_value("ragmon_judge_same_family") == 1
+
+
+def test_disk_cache_survives_a_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Verdicts appended to the cache file are found by a new cache (a restarted daemon)."""
+    from monitor.judge.runner import VerdictCache
+
+    trace = RagTrace.model_validate(demo.generate(0))
+    verdict = HeuristicJudge().judge(trace)
+    path = tmp_path / "verdicts.jsonl"
+    first = VerdictCache(10, path)
+    key = VerdictCache.key("heuristic-v1", trace)
+    first.put(key, verdict)
+    first.close()
+    with path.open("a") as fh:
+        fh.write('{"key": "torn"')  # a crash mid-line is skipped
+    assert VerdictCache(10, path).get(key) == verdict
+
+
+def test_redacting_judge_never_sees_pii() -> None:
+    """With judge.redact_pii the judge receives placeholders, not the e-mail address."""
+    from monitor.judge.runner import RedactingJudge
+    from monitor.pii import Redactor
+
+    seen: list[RagTrace] = []
+
+    class Recording:
+        name = "rec"
+        model = "rec-1"
+
+        def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+            seen.append(trace)
+            return HeuristicJudge().judge(trace, weight)
+
+    record = demo.generate(0)
+    record["query"] = "I am jane@example.com, " + record["query"]
+    record["answer"] = "Mail jane@example.com. " + record["answer"]
+    record["context"] = [{"doc_id": "p", "text": "Contact jane@example.com for refunds."}]
+    RedactingJudge(Recording(), Redactor()).judge(RagTrace.model_validate(record))
+    text = seen[0].model_dump_json()
+    assert "jane@example.com" not in text and "[REDACTED:EMAIL]" in text
