@@ -61,13 +61,14 @@ def judged_rate(api: MessagesApi, concurrency: int, traces: int) -> float:
     return queued / elapsed
 
 
-def check_path(api: MessagesApi, records: list[bytes], with_judge: bool) -> float:
+def check_path(api: MessagesApi, records: list[bytes], with_judge: bool) -> tuple[float, int]:
+    """(check-path traces/s, traces judged)."""
+    metrics = Metrics(CollectorRegistry())
     stage = None
     if with_judge:
         judge = AnthropicJudge(api_key="bench", base_url=api.base_url, max_retries=0)
         stage = JudgeStage(judge, HashSampler(SamplingRules(0.05, 0.05)), Budget(UNLIMITED),
-                           concurrency=32, max_queue=10_000)  # fmt: skip
-    metrics = Metrics(CollectorRegistry())
+                           observer=metrics, concurrency=32, max_queue=10_000)  # fmt: skip
     source = ListSource(records)
     pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
                         observer=metrics, judge_stage=stage)  # fmt: skip
@@ -85,7 +86,10 @@ def check_path(api: MessagesApi, records: list[bytes], with_judge: bool) -> floa
     if stage is not None:  # not timed: the verdicts that are still a second away
         pipeline.run(threading.Event())
         stage.close()
-    return len(records) / busy
+    judged = metrics.registry.get_sample_value(
+        "ragmon_judge_decisions_total", {"outcome": "judged"}
+    )
+    return len(records) / busy, int(judged or 0)
 
 
 def main() -> None:
@@ -108,8 +112,8 @@ def main() -> None:
 
         records = bench_records(args.traces)
         before = len(api.requests)
-        off = check_path(api, records, with_judge=False)
-        on = check_path(api, records, with_judge=True)
+        off, _ = check_path(api, records, with_judge=False)
+        on, judged = check_path(api, records, with_judge=True)
         calls = len(api.requests) - before
         print(f"check path, judge off: {off:,.0f} traces/s; judge on (5 % sampled, 32 workers): "
               f"{on:,.0f} traces/s; ratio {on / off:.2f}")  # fmt: skip
@@ -119,7 +123,6 @@ def main() -> None:
             len(t.query) + len(t.answer) + sum(len(p.text) for p in t.context) for t in traces
         )
         sent = sum(len(user_prompt(t)) for t in traces)
-        judged = sum(1 for r in api.requests[before:])
         print(f"API calls per judged trace: {calls / max(judged, 1):.2f} ({calls} calls)")
         per_trace = sent / len(traces)
         print(
