@@ -256,6 +256,8 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     )
     suite = registry.build_suite(settings)
     summary = SummarySink(suite.names)
+    if settings.judge.calibration_file is not None and args.judge != "none":
+        summary.calibration = Calibration.load(settings.judge.calibration_file)
     sinks: list[Any] = [summary]
     if args.output_jsonl is not None:
         sinks.append(JsonlSink(evaluations=args.output_jsonl))

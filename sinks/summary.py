@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from monitor.model import DeadLetter, Evaluation
 from monitor.stats import wilson
@@ -29,6 +30,7 @@ class SummarySink:
         self._keep = keep_dead_letters
         self.verdicts: dict[str, tuple[int, float]] = {}  # verdict -> (count, sum of weights)
         self.judge_skips: dict[str, int] = {}
+        self.calibration: Any = None  # a judge Calibration, for the corrected hard-fail rate
 
     def start(self) -> None:
         """Nothing to open."""
@@ -91,6 +93,14 @@ class SummarySink:
             n, w = self.verdicts.get(verdict, (0, 0.0))
             share = f"{w / total_w:>10.2%}" if verdict in applicable and total_w else f"{'-':>10}"
             rows.append(f"{verdict:<22} {n:>8} {share:>11}")
+        if self.calibration is not None and total_w:
+            raw = applicable.get("hard_fail", (0, 0.0))[1] / total_w
+            corrected = self.calibration.corrected_rate(raw)
+            if corrected is not None:
+                rows.append(
+                    f"hard_fail corrected for the judge's calibrated error rates "
+                    f"(Rogan-Gladen): {corrected:.2%} (raw {raw:.2%})"
+                )
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(self.judge_skips.items()))
         rows.append(f"not judged: {skipped or 'none'}")
         rows.append("-" * len(head))

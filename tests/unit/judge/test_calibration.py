@@ -35,3 +35,24 @@ def test_sensitivity_specificity_and_correction(tmp_path: Path) -> None:
     cal.save(path)
     assert Calibration.load(path) == cal
     assert cal.confusion["pass"]["hard_fail"] == 5
+
+
+def test_replay_summary_reports_the_corrected_rate() -> None:
+    """With a calibration record, the replay summary prints the Rogan–Gladen rate."""
+    from monitor import demo
+    from monitor.checks import CheckSuite
+    from monitor.judge.heuristic import HeuristicJudge
+    from monitor.model import Evaluation, RagTrace
+    from sinks.summary import SummarySink
+
+    sink = SummarySink(CheckSuite().names)
+    sink.calibration = calibrate([("hard_fail", "hard_fail")] * 8 + [("hard_fail", "pass")] * 2
+                                 + [("pass", "pass")] * 90, "heuristic", "h", "r")  # fmt: skip
+    for i in range(300):
+        trace = RagTrace.model_validate(demo.generate(i))
+        sink.write(Evaluation(trace=trace, checks={}, judge=HeuristicJudge().judge(trace)))
+    table = sink.table()
+    line = next(x for x in table.splitlines() if "Rogan-Gladen" in x)
+    raw = float(line.split("raw ")[1].rstrip("%)")) / 100
+    corrected = float(line.split(": ")[1].split("%")[0]) / 100
+    assert corrected == pytest.approx(raw / 0.8, abs=1e-3)  # specificity 1, sensitivity 0.8
