@@ -20,19 +20,20 @@ run: install
 # The whole suite: lint, types, unit and integration tests, with every service they need
 # started before pytest and stopped after (also on failure) by deploy/run-tests.sh.
 test: install lint
+	bash deploy/prometheus/install.sh
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash deploy/run-tests.sh $(PYTEST_ARGS)
 
 unit: install
 	$(BIN)/pytest -q tests/unit $(PYTEST_ARGS)
 
 lint: install
-	$(BIN)/ruff check monitor sinks tests bench
-	$(BIN)/ruff format --check monitor sinks tests bench
+	$(BIN)/ruff check monitor sinks tests bench deploy
+	$(BIN)/ruff format --check monitor sinks tests bench deploy
 	$(BIN)/mypy
 
 format: install
-	$(BIN)/ruff format monitor sinks tests bench
-	$(BIN)/ruff check --fix monitor sinks tests bench
+	$(BIN)/ruff format monitor sinks tests bench deploy
+	$(BIN)/ruff check --fix monitor sinks tests bench deploy
 
 bench: install
 	$(BIN)/python bench/checks.py
