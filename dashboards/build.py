@@ -1,0 +1,139 @@
+"""Generates dashboards/ragmon.json, the Grafana dashboard (provisioned from files).
+
+    python dashboards/build.py
+
+Dashboards as code, so every PromQL expression lives in one table that the tests evaluate
+against a real Prometheus scraping ragmon (tests/deploy/test_dashboard_queries.py), and a
+test checks the committed JSON equals what this script produces.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).resolve().parent / "ragmon.json"
+SEL = 'app=~"$app",route=~"$route"'
+Z2 = 1.959963984540054**2  # z² for a 95 % interval
+
+
+def _counts(check: str) -> tuple[str, str]:
+    flagged = f'sum(increase(ragmon_check_results_total{{check="{check}",result="flagged",{SEL}}}[5m]))'
+    total = f'clamp_min(sum(increase(ragmon_check_results_total{{check="{check}",result!="not_applicable",{SEL}}}[5m])), 1)'
+    return flagged, total
+
+
+def wilson_targets(check: str) -> list[tuple[str, str]]:
+    """The share flagged over 5 minutes and its 95 % Wilson interval, all in PromQL."""
+    f, n = _counts(check)
+    p = f"({f} / {n})"
+    centre = f"({p} + {Z2 / 2:.6f} / {n})"
+    half = f"(1.959964 * sqrt({p} * (1 - {p}) / {n} + {Z2 / 4:.6f} / ({n} * {n})))"
+    denom = f"(1 + {Z2:.6f} / {n})"
+    return [
+        (p, "rate"),
+        (f"clamp_min(({centre} - {half}) / {denom}, 0)", "95% low"),
+        (f"clamp_max(({centre} + {half}) / {denom}, 1)", "95% high"),
+    ]
+
+
+PANELS: list[dict[str, Any]] = [
+    {"title": "Traces evaluated per second", "unit": "reqps", "targets": [
+        (f"sum by (route) (rate(ragmon_traces_total{{{SEL}}}[$__rate_interval]))", "{{route}}")]},
+    {"title": "Refusal rate (95% Wilson band)", "unit": "percentunit", "targets": wilson_targets("refusal")},
+    {"title": "Answers with unsupported numbers (95% Wilson band)", "unit": "percentunit",
+     "targets": wilson_targets("unsupported_numbers")},
+    {"title": "Answers without a valid citation (95% Wilson band)", "unit": "percentunit",
+     "targets": wilson_targets("citation")},
+    {"title": "Empty context: check retrieval first (95% Wilson band)", "unit": "percentunit",
+     "targets": wilson_targets("empty_context")},
+    {"title": "Conflicting passages in context (95% Wilson band)", "unit": "percentunit",
+     "targets": wilson_targets("context_conflict")},
+    {"title": "Grounding overlap (median, p10)", "unit": "percentunit", "targets": [
+        (f"histogram_quantile(0.5, sum by (le) (rate(ragmon_grounding_overlap_ratio_bucket{{{SEL}}}[5m])))", "median"),
+        (f"histogram_quantile(0.1, sum by (le) (rate(ragmon_grounding_overlap_ratio_bucket{{{SEL}}}[5m])))", "p10")]},
+    {"title": "Judged faithfulness: weighted (unbiased) shares", "unit": "percentunit", "targets": [
+        ('sum by (verdict) (rate(ragmon_judge_verdict_weight_total{verdict!="not_applicable"}[5m])) '
+         '/ ignoring(verdict) group_left sum(rate(ragmon_judge_verdict_weight_total{verdict!="not_applicable"}[5m]))',
+         "{{verdict}}")]},
+    {"title": "Judged traces (count, 5m)", "unit": "short", "targets": [
+        ("sum by (verdict) (increase(ragmon_judge_verdicts_total[5m]))", "{{verdict}}")]},
+    {"title": "Claims by label", "unit": "short", "targets": [
+        ("sum by (label) (rate(ragmon_judge_claims_total[5m]))", "{{label}}")]},
+    {"title": "Judge funnel", "unit": "reqps", "targets": [
+        ("sum by (outcome) (rate(ragmon_judge_decisions_total[5m]))", "{{outcome}}")]},
+    {"title": "Judge cost (USD per day at the current pace)", "unit": "currencyUSD", "targets": [
+        ("sum(rate(ragmon_judge_cost_usd_total[5m])) * 86400", "USD/day")]},
+    {"title": "Judge tokens per second", "unit": "short", "targets": [
+        ("sum by (kind) (rate(ragmon_judge_tokens_total[5m]))", "{{kind}}")]},
+    {"title": "Judge latency (p50, p95)", "unit": "s", "targets": [
+        ("histogram_quantile(0.5, sum by (le) (rate(ragmon_judge_latency_seconds_bucket[5m])))", "p50"),
+        ("histogram_quantile(0.95, sum by (le) (rate(ragmon_judge_latency_seconds_bucket[5m])))", "p95")]},
+    {"title": "Judge errors by kind", "unit": "reqps", "targets": [
+        ("sum by (kind) (rate(ragmon_judge_errors_total[5m]))", "{{kind}}")]},
+    {"title": "Judge calibration (how far to trust it)", "unit": "percentunit", "targets": [
+        ('max by (measure) (ragmon_judge_calibration{measure=~"kappa|agreement|hard_fail_sensitivity|hard_fail_specificity"})',
+         "{{measure}}")]},
+    {"title": "Consumer lag (records)", "unit": "short", "targets": [
+        ("sum by (topic) (ragmon_kafka_consumer_lag)", "{{topic}}")]},
+    {"title": "Dead letters by reason", "unit": "reqps", "targets": [
+        ("sum by (reason) (rate(ragmon_dead_letters_total[5m]))", "{{reason}}")]},
+    {"title": "Seconds since the last offset commit", "unit": "s", "targets": [
+        ("time() - max(ragmon_last_commit_timestamp_seconds)", "commit age")]},
+]  # fmt: skip
+
+
+def _panel(i: int, spec: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": i + 1,
+        "type": "timeseries",
+        "title": spec["title"],
+        "datasource": {"type": "prometheus", "uid": "${datasource}"},
+        "gridPos": {"h": 8, "w": 12, "x": 12 * (i % 2), "y": 8 * (i // 2)},
+        "fieldConfig": {"defaults": {"unit": spec["unit"]}, "overrides": []},
+        "options": {"legend": {"displayMode": "list", "placement": "bottom"}},
+        "targets": [
+            {"refId": chr(65 + k), "expr": expr, "legendFormat": legend,
+             "datasource": {"type": "prometheus", "uid": "${datasource}"}}
+            for k, (expr, legend) in enumerate(spec["targets"])
+        ],  # fmt: skip
+    }
+
+
+def build() -> dict[str, Any]:
+    variables = [
+        {"name": "datasource", "type": "datasource", "query": "prometheus", "label": "Data source"},
+        {"name": "app", "type": "query", "label": "App", "includeAll": True, "multi": True,
+         "allValue": ".*", "datasource": {"type": "prometheus", "uid": "${datasource}"},
+         "query": {"query": "label_values(ragmon_traces_total, app)", "refId": "app"}, "refresh": 2},
+        {"name": "route", "type": "query", "label": "Route", "includeAll": True, "multi": True,
+         "allValue": ".*", "datasource": {"type": "prometheus", "uid": "${datasource}"},
+         "query": {"query": 'label_values(ragmon_traces_total{app=~"$app"}, route)', "refId": "route"},
+         "refresh": 2},
+    ]  # fmt: skip
+    return {
+        "uid": "ragmon-overview",
+        "title": "ragmon: RAG quality",
+        "tags": ["ragmon", "rag"],
+        "timezone": "browser",
+        "schemaVersion": 39,
+        "version": 1,
+        "refresh": "30s",
+        "time": {"from": "now-6h", "to": "now"},
+        "templating": {"list": variables},
+        "panels": [_panel(i, p) for i, p in enumerate(PANELS)],
+    }
+
+
+def expressions() -> list[str]:
+    """Every PromQL expression of the dashboard (the tests evaluate them)."""
+    return [expr for p in PANELS for expr, _ in p["targets"]]
+
+
+def render() -> str:
+    return json.dumps(build(), indent=2) + "\n"
+
+
+if __name__ == "__main__":
+    OUT.write_text(render())

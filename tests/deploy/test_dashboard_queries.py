@@ -1,0 +1,118 @@
+"""A real Prometheus scrapes a running ragmon; every dashboard query returns data, and every
+metric a dashboard or an alert rule names is one ragmon exports."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from monitor.judge.calibration import calibrate
+from tests.integration.conftest import free_port
+from tests.integration.kafka_support import Daemon, create_topic, produce, wait_until
+from tests.integration.messages_api import MessagesApi, Reply, verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "dashboards"))
+import build as dashboard  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+
+def get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as resp:
+        return str(resp.read().decode())
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(ragmon metrics URL, Prometheus URL) with ragmon consuming Kafka, judging through the
+    local Messages API (some calls fail) and exporting a calibration record."""
+    prometheus = shutil.which("prometheus")
+    if prometheus is None:
+        pytest.fail("prometheus not found: `make test` installs Debian's prometheus package")
+    tmp = tmp_path_factory.mktemp("prom")
+    topic = create_topic(2)
+    produce(topic, 1500, bad_every=60)
+    cal = tmp / "calibration.json"
+    calibrate([("pass", "pass")] * 9 + [("hard_fail", "hard_fail")], "anthropic", "m", "r").save(
+        cal
+    )
+    with MessagesApi() as api:
+        api.default = verdict("SUPPORTED", "ABSENT", "CONTRADICTED")
+        api.script.extend(
+            [Reply(status=500) if i % 7 == 0 else verdict("SUPPORTED") for i in range(60)]
+        )
+        daemon = Daemon(
+            tmp, topic, "g-dash",
+            RAGMON_JUDGE__BACKEND="anthropic", RAGMON_JUDGE__BASE_URL=api.base_url,
+            RAGMON_JUDGE__MAX_RETRIES="0", RAGMON_JUDGE__SAMPLING__BASE_RATE="0.3",
+            RAGMON_JUDGE__CALIBRATION_FILE=str(cal), ANTHROPIC_API_KEY="test-key",
+        ).start()  # fmt: skip
+        prom_port = free_port()
+        config = tmp / "prometheus.yml"
+        config.write_text(
+            "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+            "scrape_configs:\n"
+            "  - job_name: ragmon\n"
+            f"    static_configs: [{{targets: ['127.0.0.1:{daemon.port}']}}]\n"
+        )
+        proc = subprocess.Popen(
+            [prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp / 'tsdb'}",
+             f"--web.listen-address=127.0.0.1:{prom_port}", "--log.level=warn"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        prom = f"http://127.0.0.1:{prom_port}"
+        try:
+            wait_until(lambda: get(f"{prom}/-/ready") is not None, 60, "prometheus ready")
+            metrics = f"http://127.0.0.1:{daemon.port}/metrics"
+            wait_until(lambda: "ragmon_judge_errors_total{" in get(metrics), 60, "judge errors")
+            time.sleep(12)  # a dozen scrapes for every rate()
+            produce(topic, 300, start=5000, bad_every=60)
+            time.sleep(8)
+            yield metrics, prom
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+            daemon.terminate()
+
+
+def query(prom: str, expr: str) -> list[dict[str, object]]:
+    expr = expr.replace("$__rate_interval", "15s").replace("$app", ".*").replace("$route", ".*")
+    url = f"{prom}/api/v1/query?query={urllib.parse.quote(expr)}"
+    body = json.loads(get(url))
+    assert body["status"] == "success", body
+    return list(body["data"]["result"])
+
+
+@pytest.mark.parametrize("expr", dashboard.expressions())
+def test_every_dashboard_query_returns_data(running: tuple[str, str], expr: str) -> None:
+    """Each panel query, evaluated by Prometheus over ragmon's scraped metrics, has data."""
+    _, prom = running
+    assert query(prom, expr), expr
+
+
+def test_dashboard_json_is_generated_from_the_table() -> None:
+    """dashboards/ragmon.json is what dashboards/build.py produces."""
+    assert (ROOT / "dashboards" / "ragmon.json").read_text() == dashboard.render()
+
+
+def test_every_metric_named_is_exported(running: tuple[str, str]) -> None:
+    """Names used by the dashboard and the alert rules exist in ragmon's exposition."""
+    metrics, _ = running
+    exported = {line.split("{")[0].split(" ")[0] for line in get(metrics).splitlines()
+                if line and not line.startswith("#")}  # fmt: skip
+    text = (ROOT / "dashboards" / "ragmon.json").read_text()
+    text += (ROOT / "deploy" / "prometheus" / "rules.yml").read_text()
+    named = set(re.findall(r"(?<![:\w])(ragmon_[a-z_]+)", text))
+    missing = {n for n in named if n not in exported}
+    assert not missing, missing
