@@ -27,13 +27,13 @@ unit: install
 	$(BIN)/pytest -q tests/unit $(PYTEST_ARGS)
 
 lint: install
-	$(BIN)/ruff check monitor sinks tests bench deploy
-	$(BIN)/ruff format --check monitor sinks tests bench deploy
+	$(BIN)/ruff check monitor sinks tests bench deploy dashboards
+	$(BIN)/ruff format --check monitor sinks tests bench deploy dashboards
 	$(BIN)/mypy
 
 format: install
-	$(BIN)/ruff format monitor sinks tests bench deploy
-	$(BIN)/ruff check --fix monitor sinks tests bench deploy
+	$(BIN)/ruff format monitor sinks tests bench deploy dashboards
+	$(BIN)/ruff check --fix monitor sinks tests bench deploy dashboards
 
 bench: install
 	$(BIN)/python bench/checks.py

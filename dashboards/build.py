@@ -19,7 +19,9 @@ Z2 = 1.959963984540054**2  # z² for a 95 % interval
 
 
 def _counts(check: str) -> tuple[str, str]:
-    flagged = f'sum(increase(ragmon_check_results_total{{check="{check}",result="flagged",{SEL}}}[5m]))'
+    flagged = (
+        f'sum(increase(ragmon_check_results_total{{check="{check}",result="flagged",{SEL}}}[5m]))'
+    )
     total = f'clamp_min(sum(increase(ragmon_check_results_total{{check="{check}",result!="not_applicable",{SEL}}}[5m])), 1)'
     return flagged, total
 
@@ -94,10 +96,14 @@ def _panel(i: int, spec: dict[str, Any]) -> dict[str, Any]:
         "fieldConfig": {"defaults": {"unit": spec["unit"]}, "overrides": []},
         "options": {"legend": {"displayMode": "list", "placement": "bottom"}},
         "targets": [
-            {"refId": chr(65 + k), "expr": expr, "legendFormat": legend,
-             "datasource": {"type": "prometheus", "uid": "${datasource}"}}
+            {
+                "refId": chr(65 + k),
+                "expr": expr,
+                "legendFormat": legend,
+                "datasource": {"type": "prometheus", "uid": "${datasource}"},
+            }
             for k, (expr, legend) in enumerate(spec["targets"])
-        ],  # fmt: skip
+        ],
     }
 
 

@@ -77,7 +77,10 @@ def test_kill_minus_nine_loses_nothing(tmp_path: Path) -> None:
     committed_at_kill: list[dict[int, int]] = []
     for _ in range(4):
         daemon.start()
-        time.sleep(rng.uniform(1.0, 2.0))
+        run = daemon.runs
+        # kill at a random moment once this run is evaluating (startup time varies with load)
+        wait_until(lambda: len(daemon.evaluated(run)) > 0, 60, "the restarted daemon evaluating")  # noqa: B023
+        time.sleep(rng.uniform(0.5, 1.5))
         daemon.kill9()
         committed_at_kill.append(committed_offsets("g-crash", topic))
     # The kills must have hit a stream in progress, or this test proves nothing.
