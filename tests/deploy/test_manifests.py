@@ -1,0 +1,121 @@
+"""Deployment files parse, and reference only ports, environment variables and config keys
+that exist (checked against the config schema)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from monitor.config import ENV_PREFIX, NOT_SETTINGS, Settings, _env_names, load
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+KNOWN_ENV = _env_names(Settings, ENV_PREFIX) | NOT_SETTINGS
+
+
+def k8s() -> dict[str, dict[str, Any]]:
+    docs = yaml.safe_load_all((DEPLOY / "k8s" / "ragmon.yaml").read_text())
+    return {d["kind"]: d for d in docs if d}
+
+
+def compose() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    return data
+
+
+def configmap_settings(tmp_path: Path) -> Settings:
+    path = tmp_path / "ragmon.yaml"
+    path.write_text(k8s()["ConfigMap"]["data"]["ragmon.yaml"])
+    return load(path)
+
+
+def test_configmap_config_is_valid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped config passes `ragmon config validate` rules."""
+    for key in [k for k in __import__("os").environ if k.startswith(ENV_PREFIX)]:
+        monkeypatch.delenv(key)
+    settings = configmap_settings(tmp_path)
+    assert settings.source.type == "kafka"
+
+
+def test_ports_agree_everywhere(tmp_path: Path) -> None:
+    """Config port = container port = Service port = Dockerfile EXPOSE = compose mapping."""
+    port = configmap_settings(tmp_path).metrics.port
+    docs = k8s()
+    container = docs["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["ports"][0]["containerPort"] == port
+    assert docs["Service"]["spec"]["ports"][0]["port"] == port
+    assert f"EXPOSE {port}" in (DEPLOY / "Dockerfile").read_text()
+    assert f"{port}:{port}" in compose()["services"]["ragmon"]["ports"]
+    assert f"127.0.0.1:{port}/healthz" in (DEPLOY / "Dockerfile").read_text()
+
+
+def test_probes_use_the_health_endpoints() -> None:
+    """Liveness is /healthz, readiness /readyz, both on the metrics port."""
+    container = k8s()["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+
+
+def test_environment_variables_are_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every RAGMON_* variable in the manifests names a setting and its value validates."""
+    container = k8s()["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e.get("value", "") for e in container["env"]}
+    env.update(compose()["services"]["ragmon"]["environment"])
+    ragmon_env = {k: v for k, v in env.items() if k.startswith(ENV_PREFIX)}
+    assert ragmon_env
+    assert set(ragmon_env) <= KNOWN_ENV, set(ragmon_env) - KNOWN_ENV
+    for key in [k for k in __import__("os").environ if k.startswith(ENV_PREFIX)]:
+        monkeypatch.delenv(key)
+    for key, value in compose()["services"]["ragmon"]["environment"].items():
+        if key.startswith(ENV_PREFIX):
+            monkeypatch.setenv(key, str(value))
+    assert load(None).source.type == "kafka"
+
+
+def test_grace_period_exceeds_the_shutdown_budget(tmp_path: Path) -> None:
+    """Kubernetes waits longer than ragmon's own shutdown budget before SIGKILL."""
+    budget = configmap_settings(tmp_path).shutdown_timeout_seconds
+    spec = k8s()["Deployment"]["spec"]["template"]["spec"]
+    assert spec["terminationGracePeriodSeconds"] > budget
+    stop = compose()["services"]["ragmon"]["stop_grace_period"]
+    assert int(re.sub(r"\D", "", stop)) > budget
+
+
+def test_keda_scales_the_right_group(tmp_path: Path) -> None:
+    """KEDA watches the configured group and topic and never exceeds the partition count."""
+    settings = configmap_settings(tmp_path)
+    trigger = k8s()["ScaledObject"]["spec"]["triggers"][0]["metadata"]
+    assert trigger["consumerGroup"] == settings.source.kafka.group_id
+    assert trigger["topic"] in settings.source.kafka.topics
+    partitions = int(
+        re.search(
+            r"--topic rag_traces --partitions (\d+)", compose()["services"]["kafka-init"]["command"]
+        ).group(1)
+    )  # type: ignore[union-attr]
+    assert k8s()["ScaledObject"]["spec"]["maxReplicaCount"] <= partitions
+
+
+def test_prometheus_rule_matches_the_rule_file() -> None:
+    """The PrometheusRule carries exactly deploy/prometheus/rules.yml."""
+    sys.path.insert(0, str(DEPLOY / "k8s"))
+    try:
+        import gen_prometheusrule
+    finally:
+        sys.path.pop(0)
+    assert (DEPLOY / "k8s" / "prometheusrule.yaml").read_text() == gen_prometheusrule.build()
+
+
+def test_grafana_provisioning_points_at_the_dashboards() -> None:
+    """The provisioned dashboard path is where compose mounts dashboards/."""
+    provider = yaml.safe_load((DEPLOY / "grafana/provisioning/dashboards/ragmon.yaml").read_text())
+    path = provider["providers"][0]["options"]["path"]
+    mounts = compose()["services"]["grafana"]["volumes"]
+    assert f"../dashboards:{path}:ro" in mounts
+    prom = yaml.safe_load((DEPLOY / "prometheus/prometheus.yml").read_text())
+    target = prom["scrape_configs"][0]["static_configs"][0]["targets"][0]
+    assert target == "ragmon:9464"
