@@ -48,6 +48,8 @@ PANELS: list[dict[str, Any]] = [
      "targets": wilson_targets("unsupported_numbers")},
     {"title": "Answers without a valid citation (95% Wilson band)", "unit": "percentunit",
      "targets": wilson_targets("citation")},
+    {"title": "Invalid citations per second", "unit": "reqps", "targets": [
+        (f"sum by (route) (rate(ragmon_invalid_citations_total{{{SEL}}}[5m]))", "{{route}}")]},
     {"title": "Empty context: check retrieval first (95% Wilson band)", "unit": "percentunit",
      "targets": wilson_targets("empty_context")},
     {"title": "Conflicting passages in context (95% Wilson band)", "unit": "percentunit",

@@ -74,6 +74,12 @@ class Metrics:
             buckets=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
             registry=registry,
         )
+        self.invalid_citations = Counter(
+            "ragmon_invalid_citations_total",
+            "Citation markers that name no packed passage.",
+            ["app", "route"],
+            registry=registry,
+        )
         self.dead_letters = Counter(
             "ragmon_dead_letters_total",
             "Records that could not become a trace, by reason.",
@@ -325,6 +331,8 @@ class PrometheusSink:
                 child.inc()
             if name == "grounding_overlap" and result.score is not None:
                 self._child(m.grounding_overlap, app, route).observe(result.score)
+            elif name == "citation" and result.evidence.get("invalid"):
+                self._child(m.invalid_citations, app, route).inc(len(result.evidence["invalid"]))
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         self.metrics.dead_letters.labels(letter.reason).inc()

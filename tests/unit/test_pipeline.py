@@ -158,3 +158,20 @@ def test_lost_partitions_are_dropped_without_commit() -> None:
     pipeline.on_lost([("traces", 0)])
     pipeline.checkpoint()
     assert source.committed == {}
+
+
+def test_invalid_citations_are_counted() -> None:
+    """Every citation marker naming no passage is counted, per route."""
+    sink = InMemorySink()
+    pipeline, _, metrics = build(demo_records(300), sink)
+    pipeline.start()
+    pipeline.run(threading.Event())
+    expected = sum(len(e.checks["citation"].evidence.get("invalid", [])) for e in sink.evaluations)
+    got = sum(
+        metrics.registry.get_sample_value(
+            "ragmon_invalid_citations_total", {"app": "support-assistant", "route": r}
+        )
+        or 0
+        for r in ("billing", "orders", "support", "security")
+    )
+    assert got == expected > 0
