@@ -19,7 +19,7 @@ import yaml
 from prometheus_client import CollectorRegistry
 
 from monitor import config as config_mod
-from monitor import demo, golden_export, registry
+from monitor import demo, golden_export, otlp, registry
 from monitor.decode import NativeDecoder
 from monitor.judge.calibration import Calibration, calibrate, report
 from monitor.judge.rubric import RUBRIC_ID
@@ -28,7 +28,7 @@ from monitor.kafka_source import SourceError
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.server import MetricsServer
-from monitor.sources import JsonlSource, SourcePosition, SourceRecord
+from monitor.sources import JsonlSource, ListSource, SourcePosition, SourceRecord
 from sinks.golden import GoldenRowSink, load_rows
 from sinks.jsonl import JsonlSink
 from sinks.kafka_sink import SinkError
@@ -47,6 +47,7 @@ commands:
   check      evaluate one trace read from stdin and print its evaluation as JSON
   demo       print synthetic traces with known, labelled failure modes (JSONL)
   schema     print the JSON Schema of the native trace record (ragmon.trace/v1)
+  convert    assemble OTLP span files into native traces (what ragmon understood)
   calibrate  measure the judge against human labels (agreement, kappa, confusion matrix)
   golden     summarise candidate golden rows or export reviewed ones (Ragas, DeepEval, Langfuse)
   config     validate, show or describe the configuration
@@ -93,6 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE")
     replay.add_argument(
         "--output-jsonl", type=Path, help="write one evaluation line per trace to this file"
+    )
+    replay.add_argument(
+        "--format",
+        choices=("native", "otlp-json", "otlp-proto"),
+        default="native",
+        help="native ragmon.trace/v1 JSONL (default); otlp-json: one OTLP/JSON "
+        "ExportTraceServiceRequest per line; otlp-proto: 4-byte big-endian length + "
+        "ExportTraceServiceRequest, repeated (OpenInference spans are assembled per trace)",
     )
     replay.add_argument(
         "--judge",
@@ -161,6 +170,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sch = sub.add_parser("schema", help="print a JSON Schema", description="Print a JSON Schema.")
     sch.add_argument("which", choices=("trace",), help="trace: the native ragmon.trace/v1 record")
+
+    conv = sub.add_parser(
+        "convert",
+        help="turn OTLP span files into native traces",
+        description="Assemble the spans of OTLP files per trace, map them (OpenInference "
+        "layout) to native ragmon.trace/v1 records and write them as JSONL, so you can see "
+        "what ragmon understood from your spans. The recognised convention is in "
+        "attributes['ragmon.convention'].",
+    )
+    conv.add_argument("file", type=Path, metavar="FILE")
+    conv.add_argument("--from", dest="fmt", choices=("otlp-json", "otlp-proto"), required=True)
+    conv.add_argument("--output-jsonl", type=Path, required=True)
 
     gold = sub.add_parser(
         "golden",
@@ -243,6 +264,15 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
     progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
+    source: Any
+    if args.format == "native":
+        source = JsonlSource(args.files, on_progress=progress)
+    else:
+        converted = _otlp(args.files, args.format, stderr)
+        source = ListSource(
+            [t.model_dump_json(exclude_none=True).encode() for t in converted.traces],
+            source="otlp",
+        )
     try:
         settings = config_mod.load(args.config)
     except config_mod.ConfigError as exc:
@@ -268,7 +298,7 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     pipeline = registry.build_pipeline(
         settings,
         metrics,
-        source=JsonlSource(args.files, on_progress=progress),
+        source=source,
         extra_sinks=sinks,
         judge_stage=stage,
     )
@@ -353,6 +383,34 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         print(f"skipped rows: {errors}", file=stdout)
     if args.output is not None:
         result.save(args.output)
+    return EXIT_OK
+
+
+def _otlp(paths: Sequence[Path], fmt: str, stderr: TextIO) -> otlp.Conversion:
+    messages = [m for p in paths for m in otlp.read_messages(p.read_bytes(), fmt)]
+    result = otlp.convert(messages, fmt)
+    for index, reason, _ in result.bad_messages[:20]:
+        print(f"bad OTLP message #{index} ({reason})", file=stderr)
+    print(
+        f"OTLP: {len(result.traces)} traces mapped, {result.unrecognised} unrecognised, "
+        f"{result.own} of ragmon's own skipped, {len(result.bad_messages)} bad messages",
+        file=stderr,
+    )
+    return result
+
+
+def cmd_convert(args: argparse.Namespace, stderr: TextIO) -> int:
+    if not args.file.is_file():
+        print(f"ragmon convert: no such file: {args.file}", file=stderr)
+        return EXIT_USAGE
+    result = _otlp([args.file], args.fmt, stderr)
+    with args.output_jsonl.open("w", encoding="utf-8") as out:
+        for trace in result.traces:
+            record = {
+                "schema": "ragmon.trace/v1",
+                **trace.model_dump(mode="json", exclude_none=True),
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return EXIT_OK
 
 
@@ -502,6 +560,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_golden(args, sys.stdout, sys.stderr)
     if args.command == "calibrate":
         return cmd_calibrate(args, sys.stdout, sys.stderr)
+    if args.command == "convert":
+        return cmd_convert(args, sys.stderr)
     return cmd_config(args, sys.stdout, sys.stderr)
 
 

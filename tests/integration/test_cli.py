@@ -12,7 +12,7 @@ from monitor import demo
 from monitor.checks import CHECK_NAMES
 from tests.integration.conftest import CONSOLE_SCRIPT, clean_env, ragmon
 
-COMMANDS = ("run", "replay", "check", "demo", "schema", "calibrate", "golden", "config")
+COMMANDS = ("run", "replay", "check", "demo", "schema", "convert", "calibrate", "golden", "config")
 
 
 def test_console_script_help_explains_every_command() -> None:
@@ -202,3 +202,25 @@ def test_calibrate_and_export_through_run(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def test_convert_and_replay_otlp_files(tmp_path: Path) -> None:
+    """`ragmon convert` writes native records from an OTLP proto stream; `replay --format`
+    evaluates the same file directly."""
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    from tests.unit.test_otlp import proto_stream, spans
+
+    src = tmp_path / "spans.bin"
+    src.write_bytes(proto_stream(*(encode_spans(spans()).SerializeToString() for _ in range(3))))
+    out = tmp_path / "native.jsonl"
+    result = ragmon("convert", str(src), "--from", "otlp-proto", "--output-jsonl", str(out))
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(records) == 3 and records[0]["schema"] == "ragmon.trace/v1"
+    assert records[0]["attributes"]["ragmon.convention"] == "openinference"
+    replay = ragmon("replay", str(src), "--format", "otlp-proto")
+    assert replay.returncode == 0, replay.stderr
+    assert "traces evaluated: 3" in replay.stdout
+    native = ragmon("replay", str(out))
+    assert native.stdout == replay.stdout  # the converted records evaluate identically
