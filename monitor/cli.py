@@ -218,6 +218,15 @@ def build_parser() -> argparse.ArgumentParser:
 # --- commands -------------------------------------------------------------------------------
 
 
+def _settings(args: argparse.Namespace, command: str, stderr: TextIO) -> config_mod.Settings | None:
+    """The configuration of ``--config`` plus the environment, or None after saying why."""
+    try:
+        return config_mod.load(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"ragmon {command}: {exc}", file=stderr)
+        return None
+
+
 def cmd_check(stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
     item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw.strip()))
@@ -273,10 +282,8 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             [t.model_dump_json(exclude_none=True).encode() for t in converted.traces],
             source="otlp",
         )
-    try:
-        settings = config_mod.load(args.config)
-    except config_mod.ConfigError as exc:
-        print(f"ragmon replay: {exc}", file=stderr)
+    settings = _settings(args, "replay", stderr)
+    if settings is None:
         return EXIT_USAGE
     if not 0.0 <= args.sample_rate <= 1.0:
         print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)
@@ -347,10 +354,8 @@ def cmd_schema(stdout: TextIO) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        settings = config_mod.load(args.config)
-    except config_mod.ConfigError as exc:
-        print(f"ragmon calibrate: {exc}", file=stderr)
+    settings = _settings(args, "calibrate", stderr)
+    if settings is None:
         return EXIT_USAGE
     if not args.labels.is_file():
         print(f"ragmon calibrate: no such file: {args.labels}", file=stderr)
@@ -442,10 +447,8 @@ def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
         stdout.write("\n")
         return EXIT_OK
-    try:
-        settings = config_mod.load(args.config)
-    except config_mod.ConfigError as exc:
-        print(f"ragmon config: {exc}", file=stderr)
+    settings = _settings(args, "config", stderr)
+    if settings is None:
         return EXIT_USAGE
     if args.action == "show":
         yaml.safe_dump(settings.model_dump(mode="json"), stdout, sort_keys=False)
@@ -455,10 +458,8 @@ def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
-    try:
-        settings = config_mod.load(args.config)
-    except config_mod.ConfigError as exc:
-        print(f"ragmon run: {exc}", file=stderr)
+    settings = _settings(args, "run", stderr)
+    if settings is None:
         return EXIT_USAGE
     configure_logging(settings.log.level, settings.log.format)
     log = structlog.get_logger("ragmon")
