@@ -174,8 +174,7 @@ def build_judge_stage(
         def estimate(trace: RagTrace) -> tuple[int, float]:
             return 0, 0.0
 
-        # The heuristic judge costs nothing but CPU: the budget only bounds its call rate.
-        limits = BudgetLimits(calls_per_minute=6_000_000, input_tokens_per_minute=1, usd_per_day=1)
+        limits = None  # the heuristic judge costs nothing but CPU: no budget
     return JudgeStage(
         judge,
         sampler,

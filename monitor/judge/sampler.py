@@ -105,11 +105,12 @@ class BudgetLimits:
 
 
 class Budget:
-    """Judge spend limits for this replica: the global limits times its partition share."""
+    """Judge spend limits for this replica: the global limits times its partition share.
+    ``limits=None`` is no limit (the heuristic judge costs nothing but CPU)."""
 
     def __init__(
         self,
-        limits: BudgetLimits,
+        limits: BudgetLimits | None,
         share: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -124,6 +125,8 @@ class Budget:
         lim = self.limits
         with self._lock:
             self.share = s
+            if lim is None:
+                return
             self._calls = TokenBucket(
                 lim.calls_per_minute * s / 60, lim.calls_per_minute * s, self._clock
             )
@@ -134,6 +137,8 @@ class Budget:
 
     def try_acquire(self, input_tokens: float, usd: float) -> bool:
         """Reserve one call of the estimated size; False (nothing taken) when over budget."""
+        if self.limits is None:
+            return True
         with self._lock:
             if not (
                 self._calls.available(1)
@@ -148,5 +153,7 @@ class Budget:
 
     def settle(self, estimated_usd: float, actual_usd: float) -> None:
         """Correct the USD bucket once the real usage of a call is known."""
+        if self.limits is None:
+            return
         with self._lock:
             self._usd.take(actual_usd - estimated_usd)

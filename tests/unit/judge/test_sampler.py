@@ -143,3 +143,10 @@ def test_demo_traffic_sampling_is_reproducible() -> None:
         return out
 
     assert run() == run()
+
+
+def test_no_limits_means_no_budget() -> None:
+    """Budget(None) (the heuristic judge) grants every call and ignores shares."""
+    budget = Budget(None)
+    budget.set_share(0.0)
+    assert all(budget.try_acquire(1e9, 1e9) for _ in range(1000))
