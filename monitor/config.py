@@ -25,6 +25,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from monitor.golden import DEFAULT_REASONS, JUDGE_REASONS
+
 ENV_PREFIX = "RAGMON_"
 ENV_DELIMITER = "__"
 # RAGMON_* variables that are not settings (read by the CLI itself).
@@ -205,12 +207,10 @@ class GoldenConfig(_Section):
         description="Kafka topic for rows keyed by row id (compacted); uses the kafka connection.",
     )
     reasons: list[str] = Field(
-        default_factory=lambda: [
-            "empty_context", "judge_hard_fail", "context_conflict", "unsupported_numbers",
-            "judge_false_refusal", "refusal", "judge_fail", "citation",
-        ],
-        description="Flagged checks that make a row, in priority order (the first names it).",
-    )  # fmt: skip
+        default_factory=lambda: list(DEFAULT_REASONS),
+        description="Flagged checks and judge verdicts that make a row, in priority order "
+        "(the first names it).",
+    )
     max_rows: int = Field(default=10_000, ge=1, description="Rows kept in memory for dedup.")
     max_examples: int = Field(default=5, ge=1, le=100, description="Trace ids kept per row.")
     segment_max_bytes: int = Field(default=8 << 20, ge=1 << 10)
@@ -225,7 +225,7 @@ class GoldenConfig(_Section):
     def _known_reasons(cls, v: list[str]) -> list[str]:
         from monitor.checks import CHECK_NAMES
 
-        known = (*CHECK_NAMES, "judge_hard_fail", "judge_fail", "judge_false_refusal")
+        known = (*CHECK_NAMES, *JUDGE_REASONS)
         unknown = [n for n in v if n not in known]
         if unknown:
             raise ValueError(f"unknown reason {unknown}; known: {list(known)}")

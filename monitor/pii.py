@@ -132,10 +132,6 @@ class Redactor:
         )
         self.detectors = custom + DETECTORS
 
-    @property
-    def kinds(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(d.kind for d in self.detectors))
-
     def redact(self, text: str, counts: dict[str, int] | None = None) -> str:
         """``text`` with every detected item replaced; ``counts`` (if given) is updated."""
         if not text:

@@ -371,8 +371,8 @@ def answer_mentions(
     decimal convention is unclear: in a European context it may be one point six or sixteen
     hundred, and either reading can be supported.
     """
-    if _TRIGGER.search(answer) is None and not _maybe_spelled(answer):
-        return []
+    if _TRIGGER.search(answer) is None and _SPELLED_CLAIM_RE.search(answer.lower()) is None:
+        return []  # no digit and no spelled-out quantity: nothing to parse
     cleaned = strip_noise(answer)
 
     def convention() -> str | None:
@@ -401,11 +401,6 @@ def _has_word(lower: bytes, word: bytes) -> bool:
             return True
         i = lower.find(word, i + 1)
     return False
-
-
-def _maybe_spelled(text: str) -> bool:
-    lower = text.encode("utf-8").lower()
-    return any(_has_word(lower, w) for words in _WORDS_OF.values() for w in words)
 
 
 @dataclass(slots=True)

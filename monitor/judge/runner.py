@@ -29,9 +29,6 @@ from monitor.judge.sampler import Budget, HashSampler
 from monitor.judge.verdict import Verdict
 from monitor.model import Evaluation, RagTrace
 
-OUTCOMES = ("judged", "cached", "not_sampled", "over_budget", "queue_full", "not_judgeable",
-            "circuit_open", "paused", "error")  # fmt: skip
-
 _FAMILIES = (
     ("anthropic", ("claude",)),
     ("openai", ("gpt", "o1-", "o3-", "o4-", "chatgpt")),

@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Label = Literal["SUPPORTED", "ABSENT", "CONTRADICTED"]
 VerdictLabel = Literal["pass", "fail", "hard_fail", "not_applicable"]
-LABELS: tuple[Label, ...] = ("SUPPORTED", "ABSENT", "CONTRADICTED")
 VERDICTS: tuple[VerdictLabel, ...] = ("pass", "fail", "hard_fail", "not_applicable")
 
 

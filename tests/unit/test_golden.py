@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from monitor import demo, golden_export
 from monitor.checks import CheckSuite
-from monitor.golden import build_row, row_id
+from monitor.golden import CATEGORIES, build_row, row_id
 from monitor.model import Evaluation, RagTrace
 from monitor.pii import Redactor
 from sinks.golden import GoldenRowSink, load_rows
@@ -128,6 +128,7 @@ def test_sink_deduplicates_and_survives_restart(tmp_path: Path) -> None:
     assert sum(r["ragmon"]["count"] for r in rows.values()) == len(flagged)
     assert len(rows) < len(flagged)  # demo questions repeat
     assert all(len(r["ragmon"]["examples"]) <= 3 for r in rows.values())
+    assert {r["ragmon"]["category"] for r in rows.values()} <= set(CATEGORIES)
 
     again = GoldenRowSink(tmp_path, max_examples=3)
     again.start()
