@@ -66,11 +66,13 @@ class ContextConflict:
         self.max_passages = max_passages
 
     def __call__(self, view: TraceView) -> CheckResult:
-        packed = [(n, p) for n, p in enumerate(view.trace.context, 1) if p.text.strip()]
-        packed = packed[: self.max_passages]
+        packed = view.packed[: self.max_passages]
         if len(packed) < 2:
             return CheckResult.not_applicable(self.name, "fewer_than_two_passages")
-        split = [_Sentences(p.text) for _, p in packed]
+        split = [
+            _Sentences(p.text, low)
+            for (_, p), low in zip(packed, view.passages_lower, strict=False)
+        ]
         conflicts: list[dict[str, object]] = []
         for i in range(len(split)):
             for j in range(i + 1, len(split)):
@@ -100,9 +102,9 @@ _MASK_DIGITS = bytes.maketrans(b"0123456789", b"##########")
 class _Sentences:
     """A passage split into sentences, with digit-masked sentence hashes for the pre-test."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, lower: bytes) -> None:
         self.text = text
-        masked = set(text.encode("utf-8").lower().translate(_MASK_DIGITS).split(b". "))
+        masked = set(lower.translate(_MASK_DIGITS).split(b". "))
         masked.discard(b"")
         self.masked = masked
         self._shingles: set[int] | None = None

@@ -11,7 +11,7 @@ import re
 from functools import cached_property
 
 from monitor.checks.numbers import Mention, NumberLookup, answer_mentions, locale_of
-from monitor.model import RagTrace
+from monitor.model import Passage, RagTrace
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
 _CURLY = re.compile("[’‘ʼ“”]")
@@ -30,8 +30,19 @@ class TraceView:
         return answer.translate(_QUOTES) if _CURLY.search(answer) else answer
 
     @cached_property
+    def packed(self) -> list[tuple[int, Passage]]:
+        """The passages with text, with their 1-based position in the prompt."""
+        return [(n, p) for n, p in enumerate(self.trace.context, 1) if p.text.strip()]
+
+    @cached_property
     def passages(self) -> list[str]:
-        return [p.text for p in self.trace.context if p.text.strip()]
+        return [p.text for _, p in self.packed]
+
+    @cached_property
+    def passages_lower(self) -> list[bytes]:
+        """Each passage as UTF-8 bytes, ASCII-lower-cased: much faster to build and to
+        search than ``str.lower()`` on text with any non-ASCII character (€, –)."""
+        return [t.encode("utf-8").lower() for t in self.passages]
 
     @cached_property
     def context_text(self) -> str:
@@ -39,9 +50,8 @@ class TraceView:
 
     @cached_property
     def context_lower(self) -> bytes:
-        """UTF-8 bytes of the context, ASCII-lower-cased: much faster to build and to search
-        than ``str.lower()`` on text with any non-ASCII character (€, –)."""
-        return self.context_text.encode("utf-8").lower()
+        """``context_text`` as lower-cased bytes (see ``passages_lower``)."""
+        return b"\n\n".join(self.passages_lower)
 
     @cached_property
     def context_numbers(self) -> NumberLookup:
