@@ -18,8 +18,10 @@ import structlog
 import yaml
 from prometheus_client import CollectorRegistry
 
+from monitor import assembly, demo, golden_export, otlp, registry
 from monitor import config as config_mod
-from monitor import demo, golden_export, otlp, registry
+from monitor.assembly import COMPLETE, LATE, OtlpAssembler
+from monitor.conventions import CONTENT_MISSING, OUTCOMES, OWN, UNRECOGNISED
 from monitor.decode import NativeDecoder
 from monitor.judge.calibration import Calibration, calibrate, report
 from monitor.judge.rubric import RUBRIC_ID
@@ -28,7 +30,7 @@ from monitor.kafka_source import SourceError
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.server import MetricsServer
-from monitor.sources import JsonlSource, ListSource, SourcePosition, SourceRecord
+from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
 from sinks.golden import GoldenRowSink, load_rows
 from sinks.jsonl import JsonlSink
 from sinks.kafka_sink import SinkError
@@ -277,11 +279,7 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.format == "native":
         source = JsonlSource(args.files, on_progress=progress)
     else:
-        converted = _otlp(args.files, args.format, stderr)
-        source = ListSource(
-            [t.model_dump_json(exclude_none=True).encode() for t in converted.traces],
-            source="otlp",
-        )
+        source = OtlpFileSource(args.files, args.format)
     settings = _settings(args, "replay", stderr)
     if settings is None:
         return EXIT_USAGE
@@ -302,12 +300,14 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         sinks.append(GoldenRowSink(args.golden_dir))
     metrics = registry.build_metrics(CollectorRegistry())
     stage = registry.build_judge_stage(settings, metrics, sample_rate=args.sample_rate)
+    decoder = registry.build_decoder(settings, metrics, fmt=args.format.replace("-", "_"))
     pipeline = registry.build_pipeline(
         settings,
         metrics,
         source=source,
         extra_sinks=sinks,
         judge_stage=stage,
+        decoder=decoder,
     )
     pipeline.start()
     try:
@@ -315,8 +315,11 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     finally:
         pipeline.close()
     progress.finish()
+    if isinstance(decoder, OtlpAssembler):
+        _report_conventions(decoder.counts, stderr)
+    unit = "line" if args.format != "otlp-proto" else "message"
     for letter in summary.dead_letters:
-        where = f"{letter.source} line {letter.offset}"
+        where = f"{letter.source} {unit} {letter.offset}"
         print(f"bad record at {where} ({letter.reason}): {letter.detail}", file=stderr)
     hidden = summary.dead_letter_count - len(summary.dead_letters)
     if hidden > 0:
@@ -391,14 +394,30 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     return EXIT_OK
 
 
-def _otlp(paths: Sequence[Path], fmt: str, stderr: TextIO) -> otlp.Conversion:
+def _report_conventions(counts: dict[tuple[str, str], int], stderr: TextIO) -> None:
+    """One line: traces per recognised convention, and what was not evaluated."""
+    by: dict[str, int] = {}
+    incomplete = 0
+    for (convention, outcome), n in counts.items():
+        if outcome == LATE:
+            continue
+        by[convention] = by.get(convention, 0) + n
+        if outcome != COMPLETE:
+            incomplete += n
+    parts = [f"{by.get(c, 0)} {c}" for c in OUTCOMES if by.get(c)]
+    print(f"OTLP traces: {', '.join(parts) or 'none'}"
+          + (f" ({incomplete} incomplete)" if incomplete else ""), file=stderr)  # fmt: skip
+
+
+def _otlp(paths: Sequence[Path], fmt: str, stderr: TextIO) -> assembly.Conversion:
     messages = [m for p in paths for m in otlp.read_messages(p.read_bytes(), fmt)]
-    result = otlp.convert(messages, fmt)
+    result = assembly.convert(messages, fmt.replace("-", "_"))
     for index, reason, _ in result.bad_messages[:20]:
         print(f"bad OTLP message #{index} ({reason})", file=stderr)
     print(
-        f"OTLP: {len(result.traces)} traces mapped, {result.unrecognised} unrecognised, "
-        f"{result.own} of ragmon's own skipped, {len(result.bad_messages)} bad messages",
+        f"OTLP: {len(result.traces)} traces mapped, {result.count(UNRECOGNISED)} unrecognised, "
+        f"{result.count(CONTENT_MISSING)} without captured content, {result.count(OWN)} of "
+        f"ragmon's own skipped, {len(result.bad_messages)} bad messages",
         file=stderr,
     )
     return result

@@ -86,16 +86,69 @@ class KafkaSourceConfig(_Section):
     )
     commit_timeout_ms: int = Field(default=10_000, ge=100)
     close_timeout_ms: int = Field(default=10_000, ge=100)
+    format: Literal["native", "otlp_proto", "otlp_json"] = Field(
+        default="native",
+        description="Record encoding: 'native' ragmon.trace/v1 JSON, or OTLP trace messages "
+        "as the OTel Collector kafkaexporter writes them ('otlp_proto' is its default; its "
+        "topic is 'otlp_spans'). OTLP spans are assembled into traces (see 'assembly').",
+    )
+
+
+class OtlpHttpSourceConfig(_Section):
+    """An OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, optionally gzip), for
+    small deployments that point their OTel SDK straight at ragmon. Accepted spans live in
+    memory until evaluated: use Kafka where a crash must not lose any."""
+
+    host: str = Field(default="0.0.0.0", description="Listen address.")
+    port: int = Field(default=4318, ge=0, le=65535, description="0 picks a free port.")
+    max_body_bytes: int = Field(
+        default=16 << 20, ge=1 << 10, description="Larger requests get 413."
+    )
+    max_queue: int = Field(
+        default=1000, ge=1, description="Requests waiting for the pipeline; beyond it 503."
+    )
+
+
+class AssemblyConfig(_Section):
+    """How OTLP spans become traces: buffered per trace id until complete."""
+
+    quiet_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=600,
+        description="Emit a trace once its root span arrived and no span came for this long.",
+    )
+    max_wait_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="Emit a trace this long after its first span even if incomplete "
+        "(marked incomplete: checked, not judged).",
+    )
+    max_traces: int = Field(
+        default=10_000, ge=1, description="Buffered traces; beyond it the oldest is evicted."
+    )
+    max_bytes: int = Field(
+        default=256 << 20, ge=1 << 16, description="Buffered span bytes; beyond it evict."
+    )
+
+    @model_validator(mode="after")
+    def _order(self) -> AssemblyConfig:
+        if self.max_wait_seconds < self.quiet_seconds:
+            raise ValueError("max_wait_seconds must be at least quiet_seconds")
+        return self
 
 
 class SourceConfig(_Section):
-    type: Literal["demo", "jsonl", "kafka"] = Field(
+    type: Literal["demo", "jsonl", "kafka", "otlp_http"] = Field(
         default="demo",
         description="Where traces come from. 'demo' needs no external service.",
     )
     demo: DemoSourceConfig = DemoSourceConfig()
     jsonl: JsonlSourceConfig = JsonlSourceConfig()
     kafka: KafkaSourceConfig = KafkaSourceConfig()
+    otlp_http: OtlpHttpSourceConfig = OtlpHttpSourceConfig()
+    assembly: AssemblyConfig = AssemblyConfig()
 
 
 class KafkaConnection(_Section):

@@ -17,6 +17,8 @@ DEAD_LETTER_REASONS = (
     "unknown_schema",
     "invalid_record",
     "too_large",
+    "invalid_protobuf",  # OTLP: not an ExportTraceServiceRequest
+    "invalid_otlp_json",
 )
 
 

@@ -1,15 +1,12 @@
-"""OTLP traces to ``RagTrace``: decoding, grouping by trace, and the OpenInference mapping.
+"""OTLP trace messages to spans.
 
 Decodes ``ExportTraceServiceRequest`` / ``TracesData`` as protobuf (``otlp_proto``) or as the
 OTLP/JSON the Collector writes (``otlp_json``: hex ids, 64-bit integers as strings), walking
-the structure directly (no ``json_format.Parse``). Spans are grouped per trace id and mapped
-to a ``RagTrace`` following the OpenInference layout: the question is the root span's
-``input.value``, the packed context the last RERANKER's output documents or else the
-RETRIEVER documents, the answer the root's ``output.value`` or the last LLM span's first
-output message. A trace without that shape is ``unrecognised`` (counted, not evaluated).
-Content hidden by the producer (``__REDACTED__``) is flagged so the judge skips the trace.
+the structure directly (no ``json_format.Parse``, which would read the hex ids as base64).
+Span events are kept (old GenAI content events, OpenLLMetry ``db.query.result``).
+Assembly into traces lives in ``monitor.assembly``, the mapping in ``monitor.conventions``.
 
-Decoding never raises on input: bad bytes become a ``DecodeError`` with a reason.
+Decoding never raises on input: bad bytes become an ``OtlpDecodeError`` with a reason.
 """
 
 from __future__ import annotations
@@ -22,10 +19,6 @@ from typing import Any
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from monitor.model import RagTrace
-
-REDACTED = "__REDACTED__"
-
 
 class OtlpDecodeError(Exception):
     """Input that is not OTLP traces; ``reason`` is a bounded label."""
@@ -33,6 +26,12 @@ class OtlpDecodeError(Exception):
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason
+
+
+@dataclass(slots=True)
+class Event:
+    name: str
+    attributes: dict[str, Any]
 
 
 @dataclass
@@ -47,6 +46,8 @@ class Span:
     service: str | None = None
     dropped_attributes: int = 0
     scope: str = ""
+    events: list[Event] = field(default_factory=list)
+    size: int = 0  # share of the encoded message, for the assembly buffer's byte bound
 
     @property
     def kind(self) -> str:
@@ -87,7 +88,10 @@ def decode_proto(data: bytes) -> list[Span]:
                     start=s.start_time_unix_nano, end=s.end_time_unix_nano,
                     attributes={kv.key: _any_value(kv.value) for kv in s.attributes},
                     service=service if isinstance(service, str) else None,
-                    dropped_attributes=s.dropped_attributes_count, scope=ss.scope.name,
+                    dropped_attributes=s.dropped_attributes_count + s.dropped_events_count,
+                    scope=ss.scope.name,
+                    events=[Event(e.name, {kv.key: _any_value(kv.value) for kv in e.attributes})
+                            for e in s.events],
                 ))  # fmt: skip
     return out
 
@@ -129,133 +133,15 @@ def decode_json(data: bytes) -> list[Span]:
                         start=int(s.get("startTimeUnixNano", 0)), end=int(s.get("endTimeUnixNano", 0)),
                         attributes=_attrs(s.get("attributes", [])),
                         service=service if isinstance(service, str) else None,
-                        dropped_attributes=int(s.get("droppedAttributesCount", 0)),
+                        dropped_attributes=int(s.get("droppedAttributesCount", 0))
+                        + int(s.get("droppedEventsCount", 0)),
                         scope=str(ss.get("scope", {}).get("name", "")),
+                        events=[Event(str(e.get("name", "")), _attrs(e.get("attributes", [])))
+                                for e in s.get("events", [])],
                     ))  # fmt: skip
         return out
     except (ValueError, TypeError, AttributeError, RecursionError) as exc:
         raise OtlpDecodeError("invalid_otlp_json", str(exc)[:200]) from exc
-
-
-# --- mapping ----------------------------------------------------------------------------
-
-
-@dataclass
-class Mapped:
-    trace: RagTrace | None
-    convention: str  # "openinference" | "unrecognised"
-    redacted: bool = False
-    problems: list[str] = field(default_factory=list)
-
-
-def _documents(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """``prefix.{i}.document.{id,content,score,metadata}`` flattened attributes → list."""
-    docs: dict[int, dict[str, Any]] = {}
-    head = prefix + "."
-    for key, value in attrs.items():
-        if not key.startswith(head):
-            continue
-        index, _, rest = key[len(head) :].partition(".")
-        if not index.isdigit() or not rest.startswith("document."):
-            continue
-        docs.setdefault(int(index), {})[rest[len("document.") :]] = value
-    return [docs[i] for i in sorted(docs)]
-
-
-def _question(value: Any) -> str:
-    if not isinstance(value, str):
-        return ""
-    text = value.strip()
-    if text.startswith("{"):
-        try:
-            data = json.loads(text)
-        except ValueError:
-            return value
-        if isinstance(data, dict):
-            for key in ("question", "query", "input"):
-                if isinstance(data.get(key), str):
-                    return str(data[key])
-            first = next((v for v in data.values() if isinstance(v, str)), None)
-            return first or value
-    return value
-
-
-def _doc_id(doc: dict[str, Any], i: int) -> str:
-    if doc.get("id"):
-        return str(doc["id"])
-    meta = doc.get("metadata")
-    if isinstance(meta, str):  # LangChain puts ids only in the metadata JSON
-        try:
-            meta = json.loads(meta)
-        except ValueError:
-            meta = None
-    if isinstance(meta, dict):
-        for key in ("doc_id", "id", "source", "document_id"):
-            if meta.get(key):
-                return str(meta[key])
-    return f"doc-{i}"
-
-
-def map_openinference(spans: list[Span]) -> Mapped:
-    """One trace's spans → RagTrace, or ``unrecognised``."""
-    if not spans:
-        return Mapped(None, "unrecognised")
-    ids = {s.span_id for s in spans}
-    roots = [s for s in spans if not s.parent_span_id or s.parent_span_id not in ids]
-    root = min(roots or spans, key=lambda s: s.start)
-    ordered = sorted(spans, key=lambda s: s.start)
-    retrievers = [s for s in ordered if s.kind == "RETRIEVER"]
-    rerankers = [s for s in ordered if s.kind == "RERANKER"]
-    llms = [s for s in ordered if s.kind == "LLM"]
-    if not retrievers and not rerankers:
-        return Mapped(None, "unrecognised")
-    retrieved_docs = [
-        d for r in retrievers for d in _documents(r.attributes, "retrieval.documents")
-    ]
-    packed = (
-        _documents(rerankers[-1].attributes, "reranker.output_documents")
-        if rerankers
-        else retrieved_docs
-    )
-    question = _question(root.attributes.get("input.value")) or _question(
-        (retrievers or rerankers)[0].attributes.get("input.value")
-    )
-    answer = root.attributes.get("output.value")
-    if not isinstance(answer, str) and llms:
-        answer = llms[-1].attributes.get("llm.output_messages.0.message.content")
-    if not isinstance(answer, str):
-        answer = ""
-    model = next((str(s.attributes["llm.model_name"]) for s in reversed(llms)
-                  if s.attributes.get("llm.model_name")), None)  # fmt: skip
-    texts = [question, answer, *(str(d.get("content", "")) for d in packed)]
-    redacted = any(REDACTED in t for t in texts) or any(s.dropped_attributes for s in spans)
-    record = {
-        "trace_id": root.trace_id,
-        "app": root.service,
-        "query": question,
-        "retrieved": [
-            {"doc_id": _doc_id(d, i), "score": float(d["score"]) if isinstance(d.get("score"), int | float) else None,
-             "rank": i}
-            for i, d in enumerate(retrieved_docs, 1)
-        ],
-        "context": [{"doc_id": _doc_id(d, i), "text": str(d.get("content", ""))} for i, d in enumerate(packed, 1)],
-        "answer": answer,
-        "model": model,
-        "attributes": {"ragmon.convention": "openinference", "ragmon.root_span_id": root.span_id,
-                       **({"ragmon.content_redacted": True} if redacted else {})},
-    }  # fmt: skip
-    try:
-        return Mapped(RagTrace.model_validate(record), "openinference", redacted)
-    except ValueError as exc:
-        return Mapped(None, "unrecognised", problems=[str(exc).splitlines()[0]])
-
-
-def group(spans: Iterable[Span]) -> Iterator[list[Span]]:
-    """Spans per trace id, in first-seen order (offline assembly: every span is present)."""
-    by_trace: dict[str, list[Span]] = {}
-    for s in spans:
-        by_trace.setdefault(s.trace_id, []).append(s)
-    yield from by_trace.values()
 
 
 # The daemon's own spans (and the anthropic SDK's) are never RAG traces.
@@ -285,33 +171,3 @@ def read_messages(data: bytes, fmt: str) -> Iterator[bytes]:
         pos += 4 + size
     if pos != len(data):
         yield data[pos:]  # a truncated tail: it will not decode, and is reported
-
-
-@dataclass
-class Conversion:
-    traces: list[RagTrace] = field(default_factory=list)
-    unrecognised: int = 0
-    own: int = 0
-    bad_messages: list[tuple[int, str, bytes]] = field(default_factory=list)  # (index, reason, raw)
-
-
-def convert(messages: Iterable[bytes], fmt: str) -> Conversion:
-    """Decode every message, assemble the traces (all spans present), map them."""
-    decode = decode_json if fmt == "otlp-json" else decode_proto
-    spans: list[Span] = []
-    out = Conversion()
-    for i, raw in enumerate(messages, 1):
-        try:
-            spans.extend(decode(raw))
-        except OtlpDecodeError as exc:
-            out.bad_messages.append((i, exc.reason, raw))
-    for trace_spans in group(spans):
-        if is_own(trace_spans):
-            out.own += 1
-            continue
-        mapped = map_openinference(trace_spans)
-        if mapped.trace is None:
-            out.unrecognised += 1
-        else:
-            out.traces.append(mapped.trace)
-    return out

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from monitor.assembly import Decoded, PerRecord, Position, RecordDecoder
 from monitor.checkpoint import Checkpoint, Partition
 from monitor.checks import CheckSuite
 from monitor.judge.runner import JudgeStage
@@ -55,7 +56,7 @@ class Pipeline:
     def __init__(
         self,
         source: Source,
-        decoder: Decoder,
+        decoder: Decoder | RecordDecoder,
         suite: CheckSuite,
         sinks: Sequence[Sink],
         observer: PipelineObserver | None = None,
@@ -70,7 +71,9 @@ class Pipeline:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.source = source
-        self.decoder = decoder
+        self.decoder: RecordDecoder = PerRecord(decoder) if callable(decoder) else decoder
+        # Records that are part of several items (OTLP messages): items still unfinished.
+        self._refs: dict[Position, int] = {}
         self.suite = suite
         self.sinks = list(sinks)
         self.observer = observer
@@ -110,6 +113,7 @@ class Pipeline:
             records = self.source.poll(self.batch_size, self.poll_timeout)
             if records:
                 self.process(records)
+            self._handle_due(flush=self.source.exhausted and not records)
             if stage is not None:
                 self._write_judged(stage.drain())
             if self._clock() - self._last_commit >= self.commit_interval:
@@ -132,9 +136,9 @@ class Pipeline:
         if not finished:
             return
         with self._lock:
-            for (key, offset), evaluation in finished:
+            for positions, evaluation in finished:
                 self._write(evaluation)
-                self.checkpoint_state.done(key, offset)
+                self._release(positions)
 
     def close(self) -> None:
         """Stop upstream first: the source (leaves the group), the judge, then the sinks."""
@@ -152,7 +156,9 @@ class Pipeline:
     # --- processing -----------------------------------------------------------------------
 
     def process(self, records: Sequence[SourceRecord]) -> list[Evaluation]:
-        """Decode, check and write one batch; each record is finished once the sinks have it."""
+        """Decode, check and write one batch; each record is finished once the sinks have
+        every item it is part of (one for native records; OTLP messages may wait for the
+        assembly of their traces)."""
         t0 = time.perf_counter()
         out: list[Evaluation] = []
         state = self.checkpoint_state
@@ -161,28 +167,58 @@ class Pipeline:
                 pos = record.position
                 key = (pos.source, pos.partition)
                 state.open(key, pos.offset)
-                item = self.decoder(record)
-                if isinstance(item, DeadLetter):
-                    self.stats.dead_letters += 1
-                    for sink in self.sinks:
-                        sink.write_dead_letter(item)
-                else:
-                    evaluation = Evaluation(trace=item, checks=self.suite(item))
-                    self.stats.traces += 1
-                    for name in evaluation.flagged:
-                        self.stats.flagged[name] = self.stats.flagged.get(name, 0) + 1
-                    if self.judge_stage is not None:
-                        now = self.judge_stage.consider(evaluation, (key, pos.offset))
-                        if now is None:
-                            continue  # queued for the judge: the record stays open
-                        evaluation = now
-                    self._write(evaluation)
-                    out.append(evaluation)
-                state.done(key, pos.offset)
+                items, refs = self.decoder.feed(record)
+                if refs:
+                    self._refs[(key, pos.offset)] = refs
+                else:  # nothing in it to evaluate (e.g. only ragmon's own spans)
+                    state.done(key, pos.offset)
+                for decoded in items:
+                    self._handle(decoded, out)
             self.stats.records += len(records)
         if self.observer is not None:
             self.observer.on_batch(self.source.name, len(records), time.perf_counter() - t0)
         return out
+
+    def _handle_due(self, flush: bool = False) -> None:
+        """Items the decoder releases with time (assembled traces), or all at end of input."""
+        with self._lock:
+            items = self.decoder.due(flush)
+            if items:
+                out: list[Evaluation] = []
+                for decoded in items:
+                    self._handle(decoded, out)
+
+    def _handle(self, decoded: Decoded, out: list[Evaluation]) -> None:
+        item = decoded.item
+        if isinstance(item, DeadLetter):
+            self.stats.dead_letters += 1
+            for sink in self.sinks:
+                sink.write_dead_letter(item)
+        elif item is not None:
+            evaluation = Evaluation(trace=item, checks=self.suite(item))
+            self.stats.traces += 1
+            for name in evaluation.flagged:
+                self.stats.flagged[name] = self.stats.flagged.get(name, 0) + 1
+            if self.judge_stage is not None:
+                now = self.judge_stage.consider(evaluation, decoded.positions)
+                if now is None:
+                    return  # queued for the judge: its records stay open
+                evaluation = now
+            self._write(evaluation)
+            out.append(evaluation)
+        self._release(decoded.positions)
+
+    def _release(self, positions: tuple[Position, ...]) -> None:
+        """One item of each record is finished; a record with none left is done."""
+        for pos in positions:
+            left = self._refs.get(pos)
+            if left is None:
+                continue  # its partition was revoked meanwhile: the new owner replays it
+            if left > 1:
+                self._refs[pos] = left - 1
+            else:
+                del self._refs[pos]
+                self.checkpoint_state.done(*pos)
 
     def _write(self, evaluation: Evaluation) -> None:
         for sink in self.sinks:
@@ -246,9 +282,16 @@ class Pipeline:
                     }
                 except SinkFailure:
                     self.log.exception("flush_on_revoke_failed")
-            self.checkpoint_state.revoke(partitions)
+            self._forget(partitions)
             return offsets
 
     def on_lost(self, partitions: list[Partition]) -> None:
         with self._lock:
-            self.checkpoint_state.revoke(partitions)
+            self._forget(partitions)
+
+    def _forget(self, partitions: list[Partition]) -> None:
+        gone = set(partitions)
+        self.checkpoint_state.revoke(partitions)
+        self.decoder.revoke(partitions)
+        for pos in [p for p in self._refs if p[0] in gone]:
+            del self._refs[pos]

@@ -9,6 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 from prometheus_client import CollectorRegistry
 
 from monitor import demo
+from monitor.assembly import AssemblyLimits, OtlpAssembler, PerRecord, RecordDecoder
 from monitor.checks import (
     Check,
     CheckSuite,
@@ -30,6 +31,7 @@ from monitor.judge.runner import (
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.kafka_source import KafkaSource
 from monitor.model import RagTrace
+from monitor.otlp_http import OtlpHttpSource
 from monitor.pii import Redactor
 from monitor.pipeline import Pipeline
 from monitor.sources import DemoSource, JsonlSource, Source
@@ -68,11 +70,43 @@ def build_source(settings: Settings, metrics: Metrics | None = None) -> Source:
         return JsonlSource(src.jsonl.paths)
     if src.type == "kafka":
         return KafkaSource(src.kafka, settings.kafka, observer=metrics)
+    if src.type == "otlp_http":
+        h = src.otlp_http
+        return OtlpHttpSource(
+            h.host,
+            h.port,
+            h.max_body_bytes,
+            h.max_queue,
+            on_request=metrics.on_otlp_request if metrics else None,
+        )
     seed = src.demo.seed
     return DemoSource(
         lambda i: demo.generate_bytes(i, seed),
         rate_per_second=src.demo.rate_per_second,
         limit=src.demo.limit,
+    )
+
+
+def build_decoder(
+    settings: Settings, metrics: Metrics | None = None, fmt: str | None = None
+) -> RecordDecoder:
+    """Native records one by one, or the OTLP assembler (Kafka with an OTLP format, the
+    OTLP/HTTP receiver, or ``fmt`` for files)."""
+    src = settings.source
+    if fmt is None:
+        if src.type == "otlp_http":
+            fmt = "otlp_proto"  # each request's Content-Type decides
+        elif src.type == "kafka":
+            fmt = src.kafka.format
+        else:
+            fmt = "native"
+    if fmt == "native":
+        return PerRecord(NativeDecoder())
+    a = src.assembly
+    return OtlpAssembler(
+        fmt,
+        AssemblyLimits(a.quiet_seconds, a.max_wait_seconds, a.max_traces, a.max_bytes),
+        observer=metrics,
     )
 
 
@@ -194,6 +228,7 @@ def build_pipeline(
     source: Source | None = None,
     extra_sinks: Sequence[Sink] = (),
     judge_stage: JudgeStage | None = None,
+    decoder: RecordDecoder | None = None,
 ) -> Pipeline:
     kafka = settings.source.kafka
     is_kafka = settings.source.type == "kafka" and source is None
@@ -204,7 +239,7 @@ def build_pipeline(
         source.share_listener = stage.budget.set_share
     return Pipeline(
         source=source,
-        decoder=NativeDecoder(),
+        decoder=decoder if decoder is not None else build_decoder(settings, metrics),
         suite=build_suite(settings),
         sinks=[*build_sinks(settings, metrics), *extra_sinks],
         observer=metrics,

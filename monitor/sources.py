@@ -142,6 +142,25 @@ class JsonlSource(_IteratorSource):
                 yield SourceRecord(SourcePosition(name, 0, lineno), stripped)
 
 
+class OtlpFileSource(_IteratorSource):
+    """OTLP trace messages from files (``otlp-json``: one request per line; ``otlp-proto``:
+    4-byte big-endian length + request); the offset is the 1-based message number."""
+
+    name = "otlp_file"
+
+    def __init__(self, paths: Iterable[Path | str], fmt: str) -> None:
+        super().__init__()
+        self.paths = [Path(p) for p in paths]
+        self.fmt = fmt
+
+    def _records(self) -> Iterator[SourceRecord]:
+        from monitor.otlp import read_messages
+
+        for path in self.paths:
+            for i, raw in enumerate(read_messages(path.read_bytes(), self.fmt), 1):
+                yield SourceRecord(SourcePosition(str(path), 0, i), raw)
+
+
 class DemoSource:
     """The built-in synthetic traffic at a fixed rate: the embedded default of ``ragmon run``."""
 

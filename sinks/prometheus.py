@@ -210,6 +210,30 @@ class Metrics:
             "Wall-clock time of the last finished batch.",
             registry=registry,
         )
+        self.assembled = Counter(
+            "ragmon_assembly_traces_total",
+            "OTLP traces leaving the assembly buffer, by recognised convention (or "
+            "unrecognised, content_missing, own) and outcome (complete, max_wait, evicted, "
+            "end_of_input; late counts span groups of traces already emitted).",
+            ["convention", "outcome"],
+            registry=registry,
+        )
+        self.assembly_buffered = Gauge(
+            "ragmon_assembly_buffered_traces",
+            "OTLP traces waiting in the assembly buffer.",
+            registry=registry,
+        )
+        self.assembly_bytes = Gauge(
+            "ragmon_assembly_buffered_bytes",
+            "Encoded span bytes waiting in the assembly buffer.",
+            registry=registry,
+        )
+        self.otlp_requests = Counter(
+            "ragmon_otlp_http_requests_total",
+            "OTLP/HTTP export requests by response code.",
+            ["code"],
+            registry=registry,
+        )
 
     # --- JudgeObserver -------------------------------------------------------------------
 
@@ -284,6 +308,17 @@ class Metrics:
         topic, number = partition
         self.committed_offset.labels(topic, str(number)).set(committed)
         self.consumer_lag.labels(topic, str(number)).set(max(lag, 0))
+
+    def on_assembled(self, convention: str, outcome: str) -> None:
+        """``AssemblyObserver``: one trace left the buffer (or late spans arrived)."""
+        self.assembled.labels(convention, outcome).inc()
+
+    def on_assembly_buffer(self, traces: int, nbytes: int) -> None:
+        self.assembly_buffered.set(traces)
+        self.assembly_bytes.set(nbytes)
+
+    def on_otlp_request(self, code: int) -> None:
+        self.otlp_requests.labels(str(code)).inc()
 
     def on_batch(self, source: str, records: int, seconds: float) -> None:
         """``PipelineObserver``: per-batch figures."""

@@ -202,10 +202,12 @@ class CircuitBreaker:
 
 
 def judgeable(trace: RagTrace) -> bool:
-    """Something to judge: an answer and context text (redacted or absent content is not)."""
+    """Something to judge: an answer and context text. Redacted or absent content is not,
+    nor a trace assembled from spans before all of them arrived (``ragmon.incomplete``)."""
     if not trace.answer.strip() or not any(p.text.strip() for p in trace.context):
         return False
-    return not trace.attributes.get("ragmon.content_redacted")
+    attrs = trace.attributes
+    return not (attrs.get("ragmon.content_redacted") or attrs.get("ragmon.incomplete"))
 
 
 class JudgeStage:

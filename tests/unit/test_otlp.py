@@ -6,54 +6,31 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
+from typing import Any
 
 from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from monitor import otlp
+from monitor.assembly import convert as assemble
 from monitor.checks import CheckSuite
+from monitor.model import RagTrace
+from tests import otel_spans
+from tests.otel_spans import PASSAGES
 
-PASSAGES = ["Refunds are accepted within 30 days of purchase.", "Sale items are final."]
+
+def spans(**kw: Any) -> list[Any]:
+    return otel_spans.openinference_langchain(**kw)[0]
 
 
-def spans(service: str = "support-bot", reranked: bool = False, redacted: bool = False,
-          with_answer: bool = True, scope: str = "openinference.instrumentation.langchain") -> list:  # type: ignore[type-arg]  # fmt: skip
-    """A LangChain-shaped OpenInference trace (or LlamaIndex-shaped with a reranker)."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": service}))
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer(scope)
-    question = "How long do I have to ask for a refund?"
-    with tracer.start_as_current_span("RunnableSequence") as root:
-        root.set_attribute("openinference.span.kind", "CHAIN")
-        root.set_attribute("input.value", json.dumps({"question": question}))
-        with tracer.start_as_current_span("VectorStoreRetriever") as r:
-            r.set_attribute("openinference.span.kind", "RETRIEVER")
-            r.set_attribute("input.value", question)
-            for i, text in enumerate(PASSAGES):
-                r.set_attribute(f"retrieval.documents.{i}.document.content",
-                                "__REDACTED__" if redacted else text)  # fmt: skip
-                r.set_attribute(f"retrieval.documents.{i}.document.metadata",
-                                json.dumps({"doc_id": f"policy-{i}"}))  # fmt: skip
-        if reranked:
-            with tracer.start_as_current_span("rerank") as rr:
-                rr.set_attribute("openinference.span.kind", "RERANKER")
-                rr.set_attribute("reranker.output_documents.0.document.id", "policy-0")
-                rr.set_attribute("reranker.output_documents.0.document.content", PASSAGES[0])
-                rr.set_attribute("reranker.output_documents.0.document.score", 0.9)
-        with tracer.start_as_current_span("ChatOpenAI") as llm:
-            llm.set_attribute("openinference.span.kind", "LLM")
-            llm.set_attribute("llm.model_name", "gpt-4o-mini")
-            llm.set_attribute("llm.output_messages.0.message.content", "Within 30 days [1].")
-        if with_answer:
-            root.set_attribute("output.value", "You can ask within 30 days [1].")
-    return list(exporter.get_finished_spans())
+def convert(messages: Any, fmt: str) -> Any:
+    return assemble(messages, fmt.replace("-", "_"))
 
 
 def proto_stream(*requests: bytes) -> bytes:
@@ -80,13 +57,13 @@ def test_langchain_layout_maps_to_the_native_trace() -> None:
     """Question from the root input JSON, passages and ids (from metadata) from the
     retriever, answer from the root output, model from the LLM span."""
     made = spans()
-    result = otlp.convert([encode_spans(made).SerializeToString()], "otlp-proto")
+    result = convert([encode_spans(made).SerializeToString()], "otlp-proto")
     (trace,) = result.traces
     assert trace.trace_id == f"{made[0].context.trace_id:032x}"
     assert trace.query == "How long do I have to ask for a refund?"
     assert [p.text for p in trace.context] == PASSAGES
     assert [p.doc_id for p in trace.context] == ["policy-0", "policy-1"]
-    assert trace.answer == "You can ask within 30 days [1]."
+    assert trace.answer == otel_spans.ANSWER
     assert trace.model == "gpt-4o-mini" and trace.app == "support-bot"
     assert trace.attributes["ragmon.convention"] == "openinference"
     checks = CheckSuite()(trace)
@@ -95,7 +72,7 @@ def test_langchain_layout_maps_to_the_native_trace() -> None:
 
 def test_reranker_output_is_the_packed_context() -> None:
     """With a reranker, what reached the model is its output, not everything retrieved."""
-    (trace,) = otlp.convert(
+    (trace,) = convert(
         [encode_spans(spans(reranked=True)).SerializeToString()], "otlp-proto"
     ).traces
     assert [p.text for p in trace.context] == [PASSAGES[0]]
@@ -109,8 +86,8 @@ def test_spans_split_across_messages_and_json_encoding(tmp_path: Path) -> None:
     lines = b"\n".join(
         as_otlp_json(encode_spans(part).SerializeToString()) for part in (first, second)
     )
-    from_json = otlp.convert(otlp.read_messages(lines, "otlp-json"), "otlp-json").traces
-    from_proto = otlp.convert(otlp.read_messages(
+    from_json = convert(otlp.read_messages(lines, "otlp-json"), "otlp-json").traces
+    from_proto = convert(otlp.read_messages(
         proto_stream(encode_spans(made).SerializeToString()), "otlp-proto"), "otlp-proto").traces  # fmt: skip
     assert from_json == from_proto and len(from_json) == 1
 
@@ -127,8 +104,8 @@ def test_unrecognised_own_and_redacted_traces() -> None:
     own = encode_spans(spans(service="ragmon")).SerializeToString()
     sdk = encode_spans(spans(scope="com.anthropic.sdk.python")).SerializeToString()
     hidden = encode_spans(spans(redacted=True)).SerializeToString()
-    result = otlp.convert([plain, own, sdk, hidden], "otlp-proto")
-    assert result.unrecognised == 1 and result.own == 2
+    result = convert([plain, own, sdk, hidden], "otlp-proto")
+    assert result.count("unrecognised") == 1 and result.count("own") == 2
     (trace,) = result.traces
     assert trace.attributes["ragmon.content_redacted"] is True
 
@@ -137,9 +114,9 @@ def test_truncated_and_garbage_messages_are_reported() -> None:
     """A cut-off stream and bytes that are not OTLP become bad messages with a reason."""
     good = encode_spans(spans()).SerializeToString()
     stream = proto_stream(good, good)[:-10]
-    result = otlp.convert(otlp.read_messages(stream, "otlp-proto"), "otlp-proto")
+    result = convert(otlp.read_messages(stream, "otlp-proto"), "otlp-proto")
     assert len(result.traces) == 1 and result.bad_messages
-    assert otlp.convert([b"{nope"], "otlp-json").bad_messages[0][1] == "invalid_otlp_json"
+    assert convert([b"{nope"], "otlp-json").bad_messages[0][1] == "invalid_otlp_json"
 
 
 @settings(max_examples=300, deadline=None)
@@ -157,4 +134,34 @@ def test_mutated_valid_messages_never_raise(flip: int, value: int) -> None:
     """A valid message with one byte changed still never raises out of convert()."""
     good = bytearray(encode_spans(spans()).SerializeToString())
     good[flip % len(good)] = value
-    otlp.convert([bytes(good)], "otlp-proto")
+    convert([bytes(good)], "otlp-proto")
+
+
+@pytest.mark.parametrize("name", sorted(otel_spans.CONVENTIONS))
+def test_each_convention_maps_to_the_equivalent_native_record(name: str) -> None:
+    """Spans of every convention (real SDK, real OTLP encoder) give the RagTrace a native
+    producer would have written, and record which convention was recognised."""
+    made, native = otel_spans.CONVENTIONS[name]()
+    result = convert([encode_spans(made).SerializeToString()], "otlp-proto")
+    (trace,) = result.traces
+    assert trace.model_copy(update={"attributes": {}}) == RagTrace.model_validate(native)
+    assert trace.attributes["ragmon.convention"] == name.removesuffix("_new").removesuffix(
+        "_llamaindex"
+    )
+    assert trace.attributes["ragmon.root_span_id"] == f"{made[-1].context.span_id:016x}"
+
+
+def test_passages_from_the_prompt_are_marked() -> None:
+    """GenAI retrieval spans carry ids only: the passages come from the prompt, and the
+    trace says so."""
+    made, _ = otel_spans.genai_current()
+    (trace,) = convert([encode_spans(made).SerializeToString()], "otlp-proto").traces
+    assert trace.attributes["ragmon.context_from"] == "prompt"
+    assert [p.doc_id for p in trace.context] == otel_spans.IDS
+
+
+def test_content_not_captured_is_counted_not_evaluated() -> None:
+    """Ids without text (content capture off): never invented, never evaluated."""
+    made, _ = otel_spans.genai_current(content=False)
+    result = convert([encode_spans(made).SerializeToString()], "otlp-proto")
+    assert not result.traces and result.count("content_missing") == 1

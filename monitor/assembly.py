@@ -1,0 +1,288 @@
+"""The decoding stage: records in, traces (or dead letters) out, possibly later.
+
+A native record is one trace. OTLP messages are not: the spans of one trace can arrive in
+several messages (several exporter batches, several services), and one message can hold
+spans of many traces (``kafkaexporter`` without ``partition_traces_by_id``). The
+``OtlpAssembler`` buffers spans per trace id and emits a trace when its root span has
+arrived (spans are exported when they end) and no span came for ``quiet_seconds``, or when
+``max_wait_seconds`` passed since its first span. The buffer is bounded by trace count and
+bytes; the oldest trace is evicted first and still evaluated, marked incomplete.
+
+Offsets: every emitted item carries the positions of the records it was built from, and
+``feed`` says how many items a record will be part of. The pipeline keeps a record open
+until all of them are finished, so the offset of a message whose spans are still buffered
+is never committed and a crash replays it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from monitor.checkpoint import Partition
+from monitor.conventions import OUTCOMES, OWN, map_spans
+from monitor.model import DeadLetter, RagTrace
+from monitor.otlp import OtlpDecodeError, Span, decode_json, decode_proto, is_own
+from monitor.sources import SourceRecord
+
+Position = tuple[Partition, int]
+
+# Bounded labels of ragmon_assembly_traces_total{outcome=...}.
+COMPLETE = "complete"  # root span seen, then quiet
+MAX_WAIT = "max_wait"  # still incomplete or still changing at the max wait
+EVICTED = "evicted"  # pushed out by the trace-count or byte bound
+END_OF_INPUT = "end_of_input"  # a finite input ended before the root span came
+LATE = "late"  # spans of a trace already emitted (counted, not evaluated again)
+ASSEMBLY_OUTCOMES = (COMPLETE, MAX_WAIT, EVICTED, END_OF_INPUT, LATE)
+
+
+@dataclass(slots=True)
+class Decoded:
+    """A trace, a dead letter, or nothing to evaluate (unrecognised, own spans), with the
+    positions of the records it came from."""
+
+    item: RagTrace | DeadLetter | None
+    positions: tuple[Position, ...]
+
+
+class RecordDecoder(Protocol):
+    """What the pipeline uses to turn records into traces."""
+
+    def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
+        """Items ready now, and how many items (now or later) this record is part of."""
+        ...
+
+    def due(self, flush: bool = False) -> list[Decoded]:
+        """Items whose time has come; ``flush`` (end of a finite input) emits everything."""
+        ...
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Forget what came from partitions this process no longer owns."""
+        ...
+
+
+class PerRecord:
+    """One record, one item: the native JSON decoder as a ``RecordDecoder``."""
+
+    def __init__(self, decode: Callable[[SourceRecord], RagTrace | DeadLetter]) -> None:
+        self.decode = decode
+
+    def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
+        p = record.position
+        return [Decoded(self.decode(record), (((p.source, p.partition), p.offset),))], 1
+
+    def due(self, flush: bool = False) -> list[Decoded]:
+        return []
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Nothing is buffered."""
+
+
+class AssemblyObserver(Protocol):
+    def on_assembled(self, convention: str, outcome: str) -> None: ...
+
+    def on_assembly_buffer(self, traces: int, nbytes: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class AssemblyLimits:
+    quiet_seconds: float = 2.0
+    max_wait_seconds: float = 30.0
+    max_traces: int = 10_000
+    max_bytes: int = 256 << 20
+
+
+@dataclass
+class _Buffered:
+    first: float
+    last: float
+    spans: list[Span] = field(default_factory=list)
+    positions: dict[Position, None] = field(default_factory=dict)  # ordered set
+    root: bool = False
+    nbytes: int = 0
+
+
+CONTENT_TYPES = {"application/x-protobuf": "otlp_proto", "application/json": "otlp_json"}
+
+
+class OtlpAssembler:
+    """Buffers OTLP spans per trace id and emits mapped ``RagTrace``s (see module doc)."""
+
+    def __init__(
+        self,
+        fmt: str = "otlp_proto",
+        limits: AssemblyLimits = AssemblyLimits(),
+        observer: AssemblyObserver | None = None,
+        max_message_bytes: int = 16 << 20,
+        recent: int = 100_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if fmt not in ("otlp_proto", "otlp_json"):
+            raise ValueError(f"unknown OTLP format {fmt!r}")
+        self.fmt = fmt
+        self.limits = limits
+        self.observer = observer
+        self.max_message_bytes = max_message_bytes
+        self._clock = clock
+        self._buf: OrderedDict[str, _Buffered] = OrderedDict()  # first-seen order
+        self._bytes = 0
+        self._recent: OrderedDict[str, None] = OrderedDict()  # emitted trace ids
+        self._recent_max = recent
+        self._last_scan = float("-inf")
+        self._scan_every = min(0.1, limits.quiet_seconds / 2)
+        self.counts: dict[tuple[str, str], int] = {}  # (convention, outcome) -> traces
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buf)
+
+    @property
+    def buffered_bytes(self) -> int:
+        return self._bytes
+
+    def _decode(self, record: SourceRecord) -> list[Span]:
+        fmt = self.fmt
+        for name, value in record.headers:
+            if name.lower() == "content-type":
+                fmt = CONTENT_TYPES.get(value.decode("latin-1").split(";")[0].strip(), fmt)
+        return decode_json(record.value) if fmt == "otlp_json" else decode_proto(record.value)
+
+    def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
+        p = record.position
+        pos: Position = ((p.source, p.partition), p.offset)
+        raw = record.value
+        try:
+            if len(raw) > self.max_message_bytes:
+                raise OtlpDecodeError("too_large", f"{len(raw)} bytes > {self.max_message_bytes}")
+            spans = self._decode(record)
+        except OtlpDecodeError as exc:
+            letter = DeadLetter(
+                reason=exc.reason,
+                detail=str(exc),
+                source=p.source,
+                partition=p.partition,
+                offset=p.offset,
+                raw=raw,
+                key=record.key,
+            )
+            return [Decoded(letter, (pos,))], 1
+        now = self._clock()
+        share = len(raw) // max(len(spans), 1)
+        touched: set[str] = set()
+        for s in spans:
+            if s.trace_id in self._recent:
+                self._count("-", LATE)
+                continue
+            b = self._buf.get(s.trace_id)
+            if b is None:
+                b = self._buf[s.trace_id] = _Buffered(now, now)
+            s.size = share
+            b.spans.append(s)
+            b.positions[pos] = None
+            b.last = now
+            b.root = b.root or not s.parent_span_id
+            b.nbytes += share
+            self._bytes += share
+            touched.add(s.trace_id)
+        out = []
+        lim = self.limits
+        while self._buf and (len(self._buf) > lim.max_traces or self._bytes > lim.max_bytes):
+            trace_id = next(iter(self._buf))
+            out.append(self._emit(trace_id, EVICTED))
+        self._report()
+        return out, len(touched)
+
+    def due(self, flush: bool = False) -> list[Decoded]:
+        now = self._clock()
+        if not flush and now - self._last_scan < self._scan_every:
+            return []
+        self._last_scan = now
+        lim = self.limits
+        ready: list[tuple[str, str]] = []
+        for trace_id, b in self._buf.items():
+            if flush:
+                ready.append((trace_id, COMPLETE if b.root else END_OF_INPUT))
+            elif b.root and now - b.last >= lim.quiet_seconds:
+                ready.append((trace_id, COMPLETE))
+            elif now - b.first >= lim.max_wait_seconds:
+                ready.append((trace_id, MAX_WAIT))
+        out = [self._emit(trace_id, outcome) for trace_id, outcome in ready]
+        if out:
+            self._report()
+        return out
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        gone = set(partitions)
+        for trace_id in list(self._buf):
+            b = self._buf[trace_id]
+            for pos in [q for q in b.positions if q[0] in gone]:
+                del b.positions[pos]
+            if not b.positions:  # the new owner replays every message of it
+                del self._buf[trace_id]
+                self._bytes -= b.nbytes
+        self._report()
+
+    def _emit(self, trace_id: str, outcome: str) -> Decoded:
+        b = self._buf.pop(trace_id)
+        self._bytes -= b.nbytes
+        self._recent[trace_id] = None
+        if len(self._recent) > self._recent_max:
+            self._recent.popitem(last=False)
+        positions = tuple(b.positions)
+        if is_own(b.spans):
+            self._count(OWN, outcome)
+            return Decoded(None, positions)
+        extra = {} if outcome == COMPLETE else {"ragmon.incomplete": outcome}
+        mapped = map_spans(b.spans, extra)
+        self._count(mapped.convention, outcome)
+        return Decoded(mapped.trace, positions)
+
+    def _count(self, convention: str, outcome: str) -> None:
+        key = (convention, outcome)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        if self.observer is not None:
+            self.observer.on_assembled(convention, outcome)
+
+    def _report(self) -> None:
+        if self.observer is not None:
+            self.observer.on_assembly_buffer(len(self._buf), self._bytes)
+
+
+# --- offline conversion (files) ---------------------------------------------------------
+
+
+@dataclass
+class Conversion:
+    traces: list[RagTrace] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # convention/outcome -> traces
+    bad_messages: list[tuple[int, str, bytes]] = field(default_factory=list)  # (index, reason, raw)
+
+    def count(self, name: str) -> int:
+        return self.counts.get(name, 0)
+
+
+def convert(messages: Iterable[bytes], fmt: str) -> Conversion:
+    """Assemble and map every trace of a finite list of messages (all spans present)."""
+    from monitor.sources import SourcePosition
+
+    assembler = OtlpAssembler(fmt)
+    out = Conversion()
+    items: list[Decoded] = []
+    for i, raw in enumerate(messages, 1):
+        ready, _ = assembler.feed(SourceRecord(SourcePosition("otlp", 0, i), raw))
+        items.extend(ready)
+    items.extend(assembler.due(flush=True))
+    for d in items:
+        if isinstance(d.item, DeadLetter):
+            out.bad_messages.append((d.item.offset, d.item.reason, d.item.raw))
+        elif d.item is not None:
+            out.traces.append(d.item)
+    for (convention, _), n in assembler.counts.items():
+        out.counts[convention] = out.counts.get(convention, 0) + n
+    return out
+
+
+__all__ = ["ASSEMBLY_OUTCOMES", "OUTCOMES", "OtlpAssembler", "PerRecord", "convert"]

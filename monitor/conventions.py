@@ -1,0 +1,500 @@
+"""One trace's spans → ``RagTrace``, for the three span conventions RAG apps emit.
+
+* **OpenInference** (Arize; LangChain and LlamaIndex instrumentations): question = root
+  ``input.value`` (JSON → ``question``/``query``/``input``), retrieved = RETRIEVER
+  ``retrieval.documents.{i}.document.*`` (nested duplicate retrievers collapse), packed
+  context = the last RERANKER's ``reranker.output_documents.*`` or else the retrieved
+  documents, answer = root ``output.value`` or else the last LLM span's first output message.
+* **OTel GenAI**, current generation (≥ 1.37: ``gen_ai.provider.name``,
+  ``gen_ai.input.messages`` / ``gen_ai.output.messages``, retrieval spans with
+  ``gen_ai.retrieval.query.text`` and ``gen_ai.retrieval.documents``) and the older one
+  (≤ 1.36: ``gen_ai.system``, ``gen_ai.prompt`` / ``gen_ai.completion`` attributes or
+  events). Retrieval documents carry ids and scores only, so the packed passages are taken
+  from the answering model's prompt (system instructions and user messages), split at
+  ``[n]`` markers when the prompt numbers them.
+* **OpenLLMetry** (Traceloop): ``traceloop.entity.input`` / ``output`` of the workflow span,
+  LLM messages in the old flattened ``gen_ai.prompt.{i}.*`` / ``gen_ai.completion.{i}.*``
+  form or the new message JSON, vector-store results as ``db.query.result`` /
+  ``db.search.result`` span events.
+
+A trace needs a retrieval step (retriever, reranker, retrieval operation, vector-store span
+or results) and an answer to be a RAG trace; otherwise it is ``unrecognised``. A trace whose
+answer or context text was not captured (content capture off) is ``content_missing``: it has
+the shape but ragmon will not invent the text, and evaluating it would raise false
+empty-context alarms. Content hidden by the producer (``__REDACTED__``, dropped attributes)
+is flagged with ``ragmon.content_redacted`` so the judge skips the trace.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from monitor.model import RagTrace
+from monitor.otlp import Span
+
+REDACTED = "__REDACTED__"
+
+# Bounded labels of ragmon_otlp_traces_total{convention=...}.
+OPENINFERENCE = "openinference"
+OTEL_GENAI = "otel_genai"
+OTEL_GENAI_LEGACY = "otel_genai_legacy"
+OPENLLMETRY = "openllmetry"
+UNRECOGNISED = "unrecognised"
+CONTENT_MISSING = "content_missing"
+OWN = "own"
+CONVENTIONS = (OPENINFERENCE, OTEL_GENAI, OTEL_GENAI_LEGACY, OPENLLMETRY)
+OUTCOMES = (*CONVENTIONS, UNRECOGNISED, CONTENT_MISSING, OWN)
+
+
+@dataclass
+class Mapped:
+    trace: RagTrace | None
+    convention: str  # one of OUTCOMES
+    redacted: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Doc:
+    id: str | None
+    text: str | None = None
+    score: float | None = None
+
+
+@dataclass
+class _Shape:
+    """What a convention yields before it becomes a RagTrace."""
+
+    convention: str
+    question: str = ""
+    answer: str = ""
+    retrieved: list[_Doc] = field(default_factory=list)
+    packed: list[_Doc] | None = None  # None: take the packed context from the prompt
+    prompt: list[str] = field(default_factory=list)  # system/user texts of the answering call
+    model: str | None = None
+
+
+# --- shared helpers ---------------------------------------------------------------------
+
+
+def _loads(value: Any) -> Any:
+    """A JSON string decoded (span attributes carry structured values as JSON strings)."""
+    if isinstance(value, str) and value[:1] in ("[", "{", '"'):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _text(value: Any) -> str:
+    """Text of a message content, a parts list or a plain value."""
+    value = _loads(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(t for t in (_text(p) for p in value) if t)
+    if isinstance(value, dict):
+        if value.get("type") not in (None, "text", "output_text", "input_text"):
+            return ""
+        for key in ("content", "text", "parts"):
+            if key in value:
+                return _text(value[key])
+    return ""
+
+
+def _first_string(value: Any) -> str:
+    """Question from a string, or from a JSON object/args list holding it."""
+    value = _loads(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        for key in ("question", "query", "input", "user_input", "q"):
+            if isinstance(value.get(key), str):
+                return str(value[key])
+        for key in ("kwargs", "args", "inputs"):
+            if key in value:
+                found = _first_string(value[key])
+                if found:
+                    return found
+        return next((v for v in value.values() if isinstance(v, str)), "")
+    if isinstance(value, list):
+        return next((s for s in (_first_string(v) for v in value) if s), "")
+    return ""
+
+
+def _answer_value(value: Any) -> str:
+    value = _loads(value)
+    if isinstance(value, dict):
+        for key in ("answer", "output", "outputs", "result", "response", "content", "text"):
+            if isinstance(value.get(key), str):
+                return str(value[key])
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+_QUESTION_LABEL = re.compile(r"(?im)^\s*(?:question|query|user question)\s*:\s*")
+
+
+def _question_from_prompt(text: str) -> str:
+    """The question inside a templated user message ("...Question: <q>"), else the text."""
+    parts = _QUESTION_LABEL.split(text)
+    return parts[-1].strip() if len(parts) > 1 else text.strip()
+
+
+def _messages(value: Any) -> list[tuple[str, str]]:
+    """(role, text) of a messages value: the ≥1.37 ``[{role, parts}]`` JSON, the older
+    ``[{role, content}]`` JSON, or a plain string (a user message)."""
+    value = _loads(value)
+    if isinstance(value, str):
+        return [("user", value)] if value else []
+    out: list[tuple[str, str]] = []
+    if isinstance(value, dict):
+        value = [value]
+    if isinstance(value, list):
+        for m in value:
+            if isinstance(m, dict):
+                body = m.get("parts", m.get("content", m.get("message")))
+                if isinstance(body, dict) and "content" in body:  # gen_ai.choice {message}
+                    out.append((str(body.get("role", m.get("role", "assistant"))), _text(body)))
+                    continue
+                out.append((str(m.get("role", "user")), _text(body)))
+    return out
+
+
+def _flat_messages(attrs: dict[str, Any], prefix: str) -> list[tuple[str, str]]:
+    """``prefix.{i}.role`` / ``prefix.{i}.content`` flattened (OpenLLMetry old format)."""
+    found: dict[int, dict[str, Any]] = {}
+    head = prefix + "."
+    for key, value in attrs.items():
+        if key.startswith(head):
+            index, _, rest = key[len(head) :].partition(".")
+            if index.isdigit() and rest in ("role", "content"):
+                found.setdefault(int(index), {})[rest] = value
+    return [(str(m.get("role", "user")), _text(m.get("content"))) for _, m in sorted(found.items())]
+
+
+def _indexed(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """``prefix.{i}.document.{key}`` flattened attributes → list of dicts."""
+    docs: dict[int, dict[str, Any]] = {}
+    head = prefix + "."
+    for key, value in attrs.items():
+        if not key.startswith(head):
+            continue
+        index, _, rest = key[len(head) :].partition(".")
+        if index.isdigit() and rest.startswith("document."):
+            docs.setdefault(int(index), {})[rest[len("document.") :]] = value
+    return [docs[i] for i in sorted(docs)]
+
+
+def _meta_id(meta: Any) -> str | None:
+    meta = _loads(meta)
+    if isinstance(meta, dict):
+        for key in ("doc_id", "id", "document_id", "source"):
+            if meta.get(key):
+                return str(meta[key])
+    return None
+
+
+def _score(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _doc(d: dict[str, Any]) -> _Doc:
+    """A document dict of any convention (``id``/``content``/``text``/``metadata``...)."""
+    doc_id = d.get("id") or d.get("doc_id") or d.get("document_id") or _meta_id(d.get("metadata"))
+    text = next(
+        (
+            d[k]
+            for k in ("content", "text", "page_content", "document")
+            if isinstance(d.get(k), str)
+        ),
+        None,
+    )
+    return _Doc(str(doc_id) if doc_id else None, text, _score(d.get("score")))
+
+
+def _unique(docs: list[_Doc]) -> list[_Doc]:
+    """Drop repeats (LlamaIndex nests duplicate retriever spans)."""
+    seen: set[tuple[str | None, str | None]] = set()
+    out = []
+    for d in docs:
+        key = (d.id, d.text)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _root(spans: list[Span]) -> Span:
+    ids = {s.span_id for s in spans}
+    roots = [s for s in spans if not s.parent_span_id or s.parent_span_id not in ids]
+    return min(roots or spans, key=lambda s: s.start)
+
+
+# --- OpenInference ----------------------------------------------------------------------
+
+
+def _openinference(spans: list[Span], root: Span) -> _Shape | None:
+    retrievers = [s for s in spans if s.kind == "RETRIEVER"]
+    rerankers = [s for s in spans if s.kind == "RERANKER"]
+    llms = [s for s in spans if s.kind == "LLM"]
+    if not retrievers and not rerankers:
+        return None
+    shape = _Shape(OPENINFERENCE)
+    shape.retrieved = _unique(
+        [_doc(d) for r in retrievers for d in _indexed(r.attributes, "retrieval.documents")]
+    )
+    if rerankers:
+        packed = _indexed(rerankers[-1].attributes, "reranker.output_documents")
+        shape.packed = [_doc(d) for d in packed]
+    elif shape.retrieved:
+        shape.packed = shape.retrieved
+    first = (retrievers or rerankers)[0].attributes
+    shape.question = _first_string(root.attributes.get("input.value")) or _first_string(
+        first.get("input.value") or first.get("reranker.query")
+    )
+    answer = _answer_value(root.attributes.get("output.value"))
+    if not answer and llms:
+        answer = _text(llms[-1].attributes.get("llm.output_messages.0.message.content"))
+    shape.answer = answer
+    shape.model = next((str(s.attributes["llm.model_name"]) for s in reversed(llms)
+                        if s.attributes.get("llm.model_name")), None)  # fmt: skip
+    if llms:
+        a = llms[-1].attributes
+        shape.prompt = [
+            _text(a.get(f"llm.input_messages.{i}.message.content"))
+            for i in range(64)
+            if f"llm.input_messages.{i}.message.content" in a
+            and a.get(f"llm.input_messages.{i}.message.role") != "assistant"
+        ]
+    return shape
+
+
+# --- OTel GenAI and OpenLLMetry ---------------------------------------------------------
+
+_INFERENCE_OPS = frozenset({"chat", "text_completion", "generate_content", "completion"})
+
+
+def _is_inference(s: Span) -> bool:
+    a = s.attributes
+    op = a.get("gen_ai.operation.name")
+    if op is not None:
+        return op in _INFERENCE_OPS
+    return any(
+        k in a
+        for k in ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt",
+                  "gen_ai.completion", "gen_ai.prompt.0.content", "gen_ai.completion.0.content",
+                  "llm.request.type")
+    ) or any(e.name in _LEGACY_EVENTS for e in s.events)  # fmt: skip
+
+
+_LEGACY_EVENTS = frozenset({
+    "gen_ai.content.prompt", "gen_ai.content.completion", "gen_ai.system.message",
+    "gen_ai.user.message", "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice",
+})  # fmt: skip
+_RESULT_EVENTS = {"db.query.result": "db.query.result.", "db.search.result": "db.search.result."}
+
+
+def _prompt_and_answer(s: Span) -> tuple[list[tuple[str, str]], str, str]:
+    """(input messages, system instructions, answer) of an inference span, any generation."""
+    a = s.attributes
+    system = _text(a.get("gen_ai.system_instructions"))
+    inputs = _messages(a.get("gen_ai.input.messages")) or _messages(a.get("gen_ai.prompt"))
+    inputs = inputs or _flat_messages(a, "gen_ai.prompt")
+    outputs = _messages(a.get("gen_ai.output.messages")) or _messages(a.get("gen_ai.completion"))
+    outputs = outputs or _flat_messages(a, "gen_ai.completion")
+    for e in s.events:  # ≤ 1.36 content events
+        ea = e.attributes
+        if e.name == "gen_ai.content.prompt":
+            inputs = inputs or _messages(ea.get("gen_ai.prompt"))
+        elif e.name == "gen_ai.content.completion":
+            outputs = outputs or _messages(ea.get("gen_ai.completion"))
+        elif e.name in ("gen_ai.system.message", "gen_ai.user.message", "gen_ai.tool.message"):
+            inputs.append((e.name.split(".")[1], _text(ea.get("content"))))
+        elif e.name == "gen_ai.choice":
+            outputs = outputs or _messages(ea.get("message") or ea.get("content"))
+    answer = next((t for role, t in outputs if role != "tool" and t), "")
+    return inputs, system, answer
+
+
+def _result_events(s: Span) -> list[_Doc]:
+    docs = []
+    for e in s.events:
+        head = _RESULT_EVENTS.get(e.name)
+        if head is None:
+            continue
+        a = e.attributes
+        meta_id = _meta_id(a.get(head + "metadata"))
+        doc_id = a.get(head + "id") or meta_id
+        text = a.get(head + "document") or a.get(head + "entity")
+        docs.append(_Doc(str(doc_id) if doc_id else None, _text(text) or None,
+                         _score(a.get(head + "score"))))  # fmt: skip
+    return docs
+
+
+def _is_retrieval(s: Span) -> bool:
+    a = s.attributes
+    return (
+        a.get("gen_ai.operation.name") == "retrieval"
+        or "gen_ai.retrieval.documents" in a
+        or "db.vector.query.top_k" in a
+        or any(e.name in _RESULT_EVENTS for e in s.events)
+        or (a.get("traceloop.span.kind") == "task"
+            and "retriev" in str(a.get("traceloop.entity.name", "")).lower())
+    )  # fmt: skip
+
+
+def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None:
+    retrievals = [s for s in spans if _is_retrieval(s)]
+    inferences = [s for s in spans if _is_inference(s)]
+    if not retrievals:
+        return None
+    shape = _Shape(convention)
+    docs: list[_Doc] = []
+    for r in retrievals:
+        listed = _loads(r.attributes.get("gen_ai.retrieval.documents"))
+        if isinstance(listed, list):
+            docs.extend(_doc(d) for d in listed if isinstance(d, dict))
+        docs.extend(_result_events(r))
+        if not shape.question:
+            a = r.attributes
+            shape.question = _first_string(
+                a.get("gen_ai.retrieval.query.text") or a.get("db.query.text") or ""
+            )
+    shape.retrieved = _unique(docs)
+    if shape.retrieved and all(d.text for d in shape.retrieved):
+        shape.packed = shape.retrieved
+    ra = root.attributes
+    shape.question = (
+        _first_string(ra.get("traceloop.entity.input"))
+        or _first_string(ra.get("input.value"))
+        or shape.question
+    )
+    shape.answer = _answer_value(ra.get("traceloop.entity.output"))
+    if inferences:
+        answering = max(inferences, key=lambda s: s.end)
+        inputs, system, answer = _prompt_and_answer(answering)
+        shape.answer = shape.answer or answer
+        shape.prompt = [t for t in (system, *(t for role, t in inputs if role != "assistant")) if t]
+        users = [t for role, t in inputs if role == "user" and t]
+        if not shape.question and users:
+            shape.question = _question_from_prompt(users[-1])
+        a = answering.attributes
+        model = a.get("gen_ai.response.model") or a.get("gen_ai.request.model")
+        shape.model = str(model) if model else None
+    return shape
+
+
+def _convention(spans: list[Span]) -> str | None:
+    keys = {k for s in spans for k in s.attributes}
+    if "openinference.span.kind" in keys:
+        return OPENINFERENCE
+    if (
+        any(k.startswith("traceloop.") for k in keys)
+        or "gen_ai.prompt.0.content" in keys
+        or any(e.name in _RESULT_EVENTS for s in spans for e in s.events)
+    ):
+        return OPENLLMETRY
+    current = ("gen_ai.provider.name", "gen_ai.input.messages", "gen_ai.output.messages",
+               "gen_ai.retrieval.documents", "gen_ai.retrieval.query.text")  # fmt: skip
+    if any(k in keys for k in current):
+        return OTEL_GENAI
+    if any(k.startswith("gen_ai.") for k in keys) or any(
+        e.name in _LEGACY_EVENTS for s in spans for e in s.events
+    ):
+        return OTEL_GENAI_LEGACY
+    return None
+
+
+# --- packing and the RagTrace -----------------------------------------------------------
+
+_MARKER = re.compile(r"(?m)^[ \t]*\[(\d{1,3})\][ \t]*")
+_TAIL = re.compile(r"\n\s*\n\s*(?:question|query|user question|answer)\s*:", re.IGNORECASE)
+
+
+def _from_prompt(prompt: list[str], retrieved: list[_Doc], question: str) -> list[_Doc]:
+    """Passages inside the prompt (without a message that is just the question): split at
+    line-leading ``[n]`` markers (the id is the n-th retrieved document's when there is
+    one), else the whole prompt as one passage."""
+    text = "\n\n".join(p for p in prompt if p.strip() != question.strip())
+    marks = list(_MARKER.finditer(text))
+    if not marks:
+        return [_Doc("prompt", text)] if text.strip() else []
+    out = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        body = text[m.end() : end]
+        if i + 1 == len(marks):
+            tail = _TAIL.search(body)
+            body = body[: tail.start()] if tail else body
+        n = int(m.group(1))
+        doc_id = retrieved[n - 1].id if 0 < n <= len(retrieved) else None
+        out.append(_Doc(doc_id or f"[{n}]", body.strip()))
+    return out
+
+
+def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
+    """One trace's spans → RagTrace (with the recognised convention), or why not.
+    ``extra`` attributes are added to the trace (the assembler marks incomplete ones)."""
+    if not spans:
+        return Mapped(None, UNRECOGNISED)
+    spans = sorted(spans, key=lambda s: s.start)
+    root = _root(spans)
+    convention = _convention(spans)
+    shape: _Shape | None = None
+    if convention == OPENINFERENCE:
+        shape = _openinference(spans, root)
+    elif convention is not None:
+        shape = _genai_like(spans, root, convention)
+    if shape is None:
+        return Mapped(None, UNRECOGNISED)
+    packed = shape.packed
+    from_prompt = packed is None or not any(d.text for d in packed)
+    if from_prompt:
+        packed = _from_prompt(shape.prompt, shape.retrieved, shape.question)
+    assert packed is not None
+    if not shape.answer.strip() or not any(d.text for d in packed):
+        return Mapped(None, CONTENT_MISSING)
+    texts = [shape.question, shape.answer, *(d.text or "" for d in packed)]
+    redacted = any(REDACTED in t for t in texts) or any(s.dropped_attributes for s in spans)
+    attributes: dict[str, Any] = {
+        "ragmon.convention": shape.convention,
+        "ragmon.root_span_id": root.span_id,
+    }
+    if from_prompt:
+        attributes["ragmon.context_from"] = "prompt"
+    if redacted:
+        attributes["ragmon.content_redacted"] = True
+    attributes.update(extra or {})
+    record = {
+        "trace_id": root.trace_id,
+        "app": root.service,
+        "query": shape.question,
+        "retrieved": [
+            {"doc_id": d.id or f"doc-{i}", "score": d.score, "rank": i}
+            for i, d in enumerate(shape.retrieved, 1)
+        ],
+        "context": [
+            {"doc_id": d.id or f"doc-{i}", "text": d.text or ""} for i, d in enumerate(packed, 1)
+        ],
+        "answer": shape.answer,
+        "model": shape.model,
+        "attributes": attributes,
+    }
+    try:
+        return Mapped(RagTrace.model_validate(record), shape.convention, redacted)
+    except ValueError as exc:
+        return Mapped(None, UNRECOGNISED, problems=[str(exc).splitlines()[0]])

@@ -1,0 +1,182 @@
+"""OTLP/HTTP trace receiver as a source: ``POST /v1/traces`` with a protobuf or JSON
+``ExportTraceServiceRequest``, optionally gzip-compressed (the OTLP/HTTP spec).
+
+A small deployment points its OTel SDK's OTLP/HTTP exporter at ragmon instead of running a
+Collector and Kafka. Accepted requests wait in a bounded queue for the pipeline; when it is
+full the receiver answers 503 with ``Retry-After`` (the OTLP exporters retry 429/502/503/504),
+so a slow pipeline pushes back instead of buffering without bound. Decoding happens in the
+pipeline: a body that is not OTLP is accepted here and becomes a dead letter with a reason.
+
+Durability: accepted spans are held in memory until evaluated. A crash loses them (the
+exporter got its 200); where that matters, export to Kafka and use the Kafka source.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import queue
+import threading
+import zlib
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import structlog
+
+from monitor.sources import SourcePosition, SourceRecord
+
+PATH = "/v1/traces"
+PROTOBUF = "application/x-protobuf"
+JSON = "application/json"
+
+
+class OtlpHttpSource:
+    name = "otlp_http"
+
+    def __init__(
+        self,
+        host: str = "0.0.0.0",
+        port: int = 4318,
+        max_body_bytes: int = 16 << 20,
+        max_queue: int = 1000,
+        on_request: Callable[[int], None] | None = None,
+    ) -> None:
+        self.host = host
+        self.requested_port = port
+        self.max_body_bytes = max_body_bytes
+        self._queue: queue.Queue[SourceRecord] = queue.Queue(maxsize=max_queue)
+        self._seq = itertools.count()
+        self._on_request = on_request
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.log = structlog.get_logger("ragmon.otlp_http")
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1] if self._server else self.requested_port
+
+    def start(self) -> None:
+        self._server = ThreadingHTTPServer((self.host, self.requested_port), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="ragmon-otlp-http", daemon=True
+        )
+        self._thread.start()
+        self.log.info("otlp_http_listening", host=self.host, port=self.port, path=PATH)
+
+    def offer(self, body: bytes, content_type: str) -> bool:
+        """Queue one request body; False when the queue is full."""
+        record = SourceRecord(
+            SourcePosition(self.name, 0, next(self._seq)),
+            body,
+            headers=(("content-type", content_type.encode()),),
+        )
+        try:
+            self._queue.put_nowait(record)
+        except queue.Full:
+            return False
+        return True
+
+    def counted(self, code: int) -> None:
+        if self._on_request is not None:
+            self._on_request(code)
+
+    def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        try:
+            out = [self._queue.get(timeout=timeout)]
+        except queue.Empty:
+            return []
+        while len(out) < max_records:
+            try:
+                out.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        return out
+
+    @property
+    def exhausted(self) -> bool:
+        return False
+
+    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
+        """Nothing to commit: an exporter does not resend what it got a 200 for."""
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+
+def _gunzip(data: bytes, limit: int) -> bytes | None:
+    """Decompressed bytes, or None when larger than ``limit`` (a gzip bomb) or corrupt."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = d.decompress(data, limit + 1)
+    except zlib.error:
+        return None
+    if len(out) > limit or not d.eof:
+        return None
+    return out
+
+
+def _handler(source: OtlpHttpSource) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:
+            """Quiet: requests are counted in ragmon_otlp_http_requests_total."""
+
+        def _reply(self, code: int, body: bytes = b"", ctype: str = JSON, **headers: str) -> None:
+            source.counted(code)
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in headers.items():
+                self.send_header(k.replace("_", "-"), v)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _error(self, code: int, message: str, **headers: str) -> None:
+            # OTLP/HTTP: errors carry a google.rpc.Status; JSON is accepted by exporters
+            # and readable with curl.
+            body = json.dumps({"code": code, "message": message}).encode()
+            self._reply(code, body, JSON, **headers)
+
+        def do_GET(self) -> None:
+            self._error(405, "POST OTLP traces to /v1/traces", Allow="POST")
+
+        def do_POST(self) -> None:
+            if self.path.split("?")[0] != PATH:
+                self._error(404, f"unknown path; ragmon receives traces at {PATH}")
+                return
+            length = self.headers.get("Content-Length")
+            if length is None or not length.isdigit():
+                self._error(411, "Content-Length required")
+                return
+            size = int(length)
+            if size > source.max_body_bytes:
+                self._error(413, f"body over {source.max_body_bytes} bytes")
+                self.close_connection = True
+                return
+            body = self.rfile.read(size)
+            ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+            if ctype not in (PROTOBUF, JSON):
+                self._error(415, f"Content-Type must be {PROTOBUF} or {JSON}")
+                return
+            encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
+            if encoding == "gzip":
+                unpacked = _gunzip(body, source.max_body_bytes)
+                if unpacked is None:
+                    self._error(400, "gzip body is corrupt or decompresses past the limit")
+                    return
+                body = unpacked
+            elif encoding != "identity":
+                self._error(415, f"Content-Encoding {encoding} not supported (gzip is)")
+                return
+            if not source.offer(body, ctype):
+                self._error(503, "pipeline busy, retry later", Retry_After="1")
+                return
+            # An empty ExportTraceServiceResponse: zero bytes in protobuf, {} in JSON.
+            self._reply(200, b"" if ctype == PROTOBUF else b"{}", ctype)
+
+    return Handler

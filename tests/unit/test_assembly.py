@@ -1,0 +1,170 @@
+"""Streaming assembly: quiet period, max wait, bounds, late spans, revocation, and offsets
+held open in the pipeline while a message's spans are buffered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+from monitor.assembly import AssemblyLimits, Decoded, OtlpAssembler
+from monitor.checks import CheckSuite
+from monitor.model import DeadLetter, RagTrace
+from monitor.pipeline import Pipeline
+from monitor.sources import ListSource, SourcePosition, SourceRecord
+from sinks.memory import InMemorySink
+from tests import otel_spans
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def rec(value: bytes, offset: int, partition: int = 0) -> SourceRecord:
+    return SourceRecord(SourcePosition("otlp_spans", partition, offset), value)
+
+
+def halves() -> tuple[bytes, bytes, str]:
+    """One LangChain trace split in two messages: children first, the root span last
+    (spans are exported as they end)."""
+    made, native = otel_spans.openinference_langchain()
+    root = [s for s in made if s.parent is None]
+    children = [s for s in made if s.parent is not None]
+    return (
+        encode_spans(children).SerializeToString(),
+        encode_spans(root).SerializeToString(),
+        native["trace_id"],
+    )
+
+
+def traces(items: list[Decoded]) -> list[RagTrace]:
+    return [d.item for d in items if isinstance(d.item, RagTrace)]
+
+
+def test_emits_after_root_and_quiet_period_with_all_positions() -> None:
+    clock = Clock()
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=2, max_wait_seconds=30), clock=clock)
+    first, second, trace_id = halves()
+    assert asm.feed(rec(first, 10)) == ([], 1)
+    clock.now = 5.0
+    assert asm.due() == []  # quiet for 5 s, but the root span has not arrived
+    assert asm.feed(rec(second, 11)) == ([], 1)
+    clock.now = 6.0
+    assert asm.due() == []  # root arrived 1 s ago: not quiet yet
+    clock.now = 7.5
+    (done,) = asm.due()
+    assert isinstance(done.item, RagTrace) and done.item.trace_id == trace_id
+    assert done.positions == ((("otlp_spans", 0), 10), (("otlp_spans", 0), 11))
+    assert "ragmon.incomplete" not in done.item.attributes
+    assert asm.counts == {("openinference", "complete"): 1} and asm.buffered == 0
+
+
+def test_max_wait_emits_incomplete_and_late_spans_are_counted() -> None:
+    clock = Clock()
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=1, max_wait_seconds=10), clock=clock)
+    first, second, _ = halves()
+    asm.feed(rec(first, 1))
+    clock.now = 10.0
+    (done,) = asm.due()
+    # no root: question/answer of the root are missing, the trace is still evaluated
+    assert asm.counts[(done.item.attributes["ragmon.convention"], "max_wait")] == 1  # type: ignore[union-attr]
+    assert done.item.attributes["ragmon.incomplete"] == "max_wait"  # type: ignore[union-attr]
+    items, refs = asm.feed(rec(second, 2))  # the root, too late
+    assert (items, refs) == ([], 0) and asm.counts[("-", "late")] == 1
+
+
+def test_bounds_evict_oldest_first_as_incomplete() -> None:
+    """Over the trace-count or byte bound the oldest trace leaves first, evaluated and
+    marked incomplete, never dropped."""
+    built = [otel_spans.openinference_langchain() for _ in range(3)]
+    messages = [encode_spans(spans).SerializeToString() for spans, _ in built]
+    by_count = OtlpAssembler(limits=AssemblyLimits(max_traces=2))
+    out = [traces(by_count.feed(rec(m, i))[0]) for i, m in enumerate(messages)]
+    assert [len(o) for o in out] == [0, 0, 1] and by_count.buffered == 2
+    assert out[2][0].trace_id == built[0][1]["trace_id"]
+    assert out[2][0].attributes["ragmon.incomplete"] == "evicted"
+    by_bytes = OtlpAssembler(limits=AssemblyLimits(max_bytes=len(messages[0]) * 3 // 2))
+    out = [traces(by_bytes.feed(rec(m, i))[0]) for i, m in enumerate(messages)]
+    assert [len(o) for o in out] == [0, 1, 1] and by_bytes.buffered == 1
+    assert by_bytes.counts == {("openinference", "evicted"): 2}
+
+
+def test_one_message_many_traces_and_revocation() -> None:
+    """kafkaexporter without partition_traces_by_id: one message, several traces."""
+    a, _ = otel_spans.openinference_langchain()
+    b, _ = otel_spans.genai_current()
+    asm = OtlpAssembler()
+    items, refs = asm.feed(rec(encode_spans(a + b).SerializeToString(), 0))
+    assert (items, refs) == ([], 2) and asm.buffered == 2
+    asm.feed(rec(encode_spans(otel_spans.openinference_langchain()[0]).SerializeToString(), 0, 1))
+    asm.revoke([("otlp_spans", 0)])
+    assert asm.buffered == 1  # only the partition-1 trace is still ours
+
+
+def test_bad_messages_are_dead_letters_with_their_position() -> None:
+    asm = OtlpAssembler("otlp_json")
+    ((letter,), refs) = asm.feed(rec(b"\x00garbage", 7))
+    assert refs == 1 and isinstance(letter.item, DeadLetter)
+    assert letter.item.reason == "invalid_otlp_json" and letter.item.offset == 7
+    big = OtlpAssembler(max_message_bytes=10)
+    ((letter,), _) = big.feed(rec(b"x" * 11, 8))
+    assert isinstance(letter.item, DeadLetter) and letter.item.reason == "too_large"
+
+
+class Source(ListSource):
+    """A list of records that never runs dry (the daemon case), records set per poll."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.pending: list[SourceRecord] = []
+
+    def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        out, self.pending = self.pending, []
+        return out
+
+    @property
+    def exhausted(self) -> bool:
+        return False
+
+
+def test_pipeline_keeps_buffered_messages_uncommitted() -> None:
+    """The offset of a message whose spans wait in the buffer is never committed; once
+    the trace is emitted and written, the watermark passes it."""
+    clock = Clock()
+    first, second, trace_id = halves()
+    other = encode_spans(otel_spans.genai_current()[0]).SerializeToString()
+    sink = InMemorySink()
+    source = Source()
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=1, max_wait_seconds=60), clock=clock)
+    pipeline = Pipeline(source, asm, CheckSuite(), [sink])
+    key = ("otlp_spans", 0)
+    pipeline.process([rec(first, 0), rec(other, 1)])
+    assert pipeline.checkpoint_state.committable() == {key: 0}  # offset 0 is open
+    clock.now = 2.0
+    pipeline._handle_due()
+    # the GenAI trace (complete in message 1) is written; message 0 still holds spans
+    assert [e.trace.attributes["ragmon.convention"] for e in sink.evaluations] == ["otel_genai"]
+    assert pipeline.checkpoint_state.committable() == {key: 0}
+    pipeline.process([rec(second, 2)])
+    clock.now = 4.0
+    pipeline._handle_due()
+    assert sink.evaluations[-1].trace.trace_id == trace_id
+    assert pipeline.checkpoint_state.committable() == {key: 3}
+
+
+def test_replayed_file_flushes_at_end(tmp_path: Any) -> None:
+    """A finite source flushes the buffer when it ends: a trace without its root span is
+    evaluated as incomplete (end_of_input), nothing is left behind."""
+    first, _, _ = halves()
+    sink = InMemorySink()
+    pipeline = Pipeline(ListSource([first]), OtlpAssembler(), CheckSuite(), [sink])
+    import threading
+
+    pipeline.run(threading.Event())
+    (evaluation,) = sink.evaluations
+    assert evaluation.trace.attributes["ragmon.incomplete"] == "end_of_input"
+    assert pipeline.source.committed == {("list", 0): 1}  # type: ignore[attr-defined]
