@@ -147,15 +147,15 @@ def genai_current(content: bool = True) -> Built:
             r.set_attribute("gen_ai.operation.name", "retrieval")
             r.set_attribute("gen_ai.data_source.id", "policies")
             r.set_attribute("gen_ai.retrieval.query.text", QUESTION)
-            r.set_attribute("gen_ai.retrieval.documents", json.dumps(
-                [{"id": i, "score": s} for i, s in zip(IDS, (0.91, 0.42), strict=True)]))  # fmt: skip
+            docs = [{"id": i, "score": s} for i, s in zip(IDS, (0.91, 0.42), strict=True)]
+            r.set_attribute("gen_ai.retrieval.documents", json.dumps(docs))
         with tracer.start_as_current_span(f"chat {MODEL}") as chat:
             chat.set_attribute("gen_ai.operation.name", "chat")
             chat.set_attribute("gen_ai.provider.name", "openai")
             chat.set_attribute("gen_ai.request.model", MODEL)
             if content:
-                chat.set_attribute("gen_ai.system_instructions", json.dumps(
-                    [{"type": "text", "content": "Answer from the context. Cite [n]."}]))  # fmt: skip
+                system = [{"type": "text", "content": "Answer from the context. Cite [n]."}]
+                chat.set_attribute("gen_ai.system_instructions", json.dumps(system))
                 user = f"Context:\n{numbered_prompt()}\n\nQuestion: {QUESTION}"
                 chat.set_attribute("gen_ai.input.messages", json.dumps(
                     [{"role": "user", "parts": [{"type": "text", "content": user}]}]))  # fmt: skip
@@ -232,8 +232,8 @@ def openllmetry_new() -> Built:
             chat.set_attribute("gen_ai.operation.name", "chat")
             chat.set_attribute("gen_ai.system", "anthropic")
             chat.set_attribute("gen_ai.request.model", "claude-haiku-5-5")
-            chat.set_attribute("gen_ai.system_instructions", json.dumps(
-                [{"type": "text", "content": "Use this context:\n" + numbered_prompt()}]))  # fmt: skip
+            system = [{"type": "text", "content": "Use this context:\n" + numbered_prompt()}]
+            chat.set_attribute("gen_ai.system_instructions", json.dumps(system))
             chat.set_attribute("gen_ai.input.messages", json.dumps(
                 [{"role": "user", "parts": [{"type": "text", "content": QUESTION}]}]))  # fmt: skip
             chat.set_attribute("gen_ai.output.messages", json.dumps(
