@@ -37,6 +37,10 @@ class RebalanceHandler(Protocol):
 
     def on_lost(self, partitions: list[Partition]) -> None: ...
 
+    def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
+        """Lowest unfinished offset of each partition (read again if it comes back)."""
+        ...
+
 
 class SourceObserver(Protocol):
     """Receives consumer events (the Prometheus metrics implement it)."""
@@ -108,6 +112,7 @@ class KafkaSource:
         self._joined = False
         self._last_poll = 0.0
         self._committed: dict[Partition, int] = {}
+        self._resume: dict[Partition, int] = {}  # revoked partition -> lowest unfinished
         self._lock = threading.Lock()
         # Told this replica's share of all partitions after each assignment (judge budget).
         self.share_listener: Callable[[float], None] | None = None
@@ -229,6 +234,7 @@ class KafkaSource:
     # --- rebalance callbacks (consumer IO thread) -----------------------------------------
 
     def _assigned(self, partitions: list[Partition]) -> None:
+        self._seek_back(partitions)
         with self._lock:
             self._assigned_parts |= set(partitions)
             self._joined = True
@@ -250,6 +256,7 @@ class KafkaSource:
         return mine / total if total else 1.0
 
     def _revoked(self, partitions: list[Partition]) -> None:
+        self._remember_positions(partitions)
         offsets = self._handler.on_revoked(partitions) if self._handler else {}
         if offsets and self._consumer is not None:
             # A blocking commit would stall the IO loop this callback runs on; the async
@@ -267,7 +274,24 @@ class KafkaSource:
         if self.observer is not None:
             self.observer.on_rebalance("revoked", partitions)
 
+    def _remember_positions(self, partitions: list[Partition]) -> None:
+        """kafka-python 3 keeps the fetch position of a partition that is revoked and
+        assigned straight back, but the pipeline drops its unfinished records on
+        revocation: such a partition is sought back to its lowest unfinished offset."""
+        if self._handler is not None:
+            with self._lock:
+                self._resume.update(self._handler.resume_positions(partitions))
+
+    def _seek_back(self, partitions: list[Partition]) -> None:
+        with self._lock:
+            resume, self._resume = self._resume, {}
+        for key in partitions:
+            if key in resume and self._consumer is not None:
+                self._consumer.seek(TopicPartition(*key), resume[key])
+                self.log.info("partition_sought_back", partition=key, offset=resume[key])
+
     def _lost(self, partitions: list[Partition]) -> None:
+        self._remember_positions(partitions)
         if self._handler is not None:
             self._handler.on_lost(partitions)
         self._forget(partitions)

@@ -285,6 +285,13 @@ class Pipeline:
             self._forget(partitions)
             return offsets
 
+    def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
+        """Where the source must read ``partitions`` from if they come straight back: their
+        unfinished records (in the judge queue, or spans in the assembly buffer) are dropped
+        on revocation, and kafka-python keeps the fetch position of a re-assigned partition."""
+        with self._lock:
+            return self.checkpoint_state.resume_positions(partitions)
+
     def on_lost(self, partitions: list[Partition]) -> None:
         with self._lock:
             self._forget(partitions)

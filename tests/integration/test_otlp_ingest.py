@@ -1,0 +1,185 @@
+"""OTLP spans end to end: produced to the real broker exactly as the OTel Collector's
+``kafkaexporter`` writes them, and posted to the OTLP/HTTP receiver the way an OTel SDK
+exporter does. The daemon must reach the same evaluation as for the equivalent native
+records, commit every offset once the traces are assembled, and dead-letter garbage."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kafka import KafkaProducer
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExportResult
+
+from tests import otel_spans
+from tests.integration.conftest import free_port, ragmon
+from tests.integration.kafka_support import (
+    Daemon,
+    all_committed,
+    bootstrap,
+    create_topic,
+    wait_until,
+)
+
+pytestmark = pytest.mark.integration
+
+ENV = {
+    "RAGMON_SOURCE__KAFKA__FORMAT": "otlp_proto",
+    "RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS": "0.3",
+    "RAGMON_JUDGE__BACKEND": "none",
+}
+
+
+def built(n: int) -> list[tuple[list[ReadableSpan], dict[str, Any]]]:
+    """``n`` traces cycling through every convention (fresh trace ids each)."""
+    makers = list(otel_spans.CONVENTIONS.values())
+    return [makers[i % len(makers)]() for i in range(n)]
+
+
+def sarama_partition(key: bytes, partitions: int) -> int:
+    """The Collector's default partitioner for keyed records (sarama_compat: FNV-1a 32,
+    as int32, absolute value, modulo the partition count)."""
+    h = 0x811C9DC5
+    for b in key:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    signed = h - (1 << 32) if h & 0x80000000 else h
+    return abs(signed) % partitions
+
+
+def native_lines(tmp: Path, traces: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Evaluation lines of the equivalent native records (``ragmon replay``)."""
+    src, out = tmp / "native.jsonl", tmp / "native-evals.jsonl"
+    src.write_text("".join(json.dumps(t) + "\n" for t in traces))
+    done = ragmon("replay", str(src), "--judge", "none", "--output-jsonl", str(out))
+    assert done.returncode == 0, done.stderr
+    return {line["trace_id"]: line for line in map(json.loads, out.read_text().splitlines())}
+
+
+def daemon_lines(daemon: Daemon) -> dict[str, dict[str, Any]]:
+    lines = [json.loads(x) for x in daemon.evaluations_file(1).read_text().splitlines()]
+    by_id = {line["trace_id"]: line for line in lines}
+    assert len(by_id) == len(lines), "a trace was evaluated twice"
+    return by_id
+
+
+@pytest.mark.parametrize("by_trace_id", [False, True], ids=["batches", "partition_traces_by_id"])
+def test_kafkaexporter_messages_assemble_to_the_native_evaluations(
+    tmp_path: Path, by_trace_id: bool
+) -> None:
+    """Without ``partition_traces_by_id`` a message is one exporter batch mixing traces
+    (nil key); with it, each message holds one trace id, keyed by its lower-case hex id and
+    partitioned by FNV-1a. Either way every trace's spans are split over two messages (the
+    root span in a later batch, as when a long request ends after its children)."""
+    traces = built(24)
+    partitions = 3
+    topic = create_topic(partitions)
+    producer = KafkaProducer(bootstrap_servers=bootstrap(), acks=1)
+    first = [[s for s in spans if s.parent is not None] for spans, _ in traces]
+    roots = [[s for s in spans if s.parent is None] for spans, _ in traces]
+    if by_trace_id:
+        for group in (first, roots):
+            for spans, (_, native) in zip(group, traces, strict=True):
+                key = native["trace_id"].encode()
+                value = encode_spans(spans).SerializeToString()
+                producer.send(topic, value=value, key=key,
+                              partition=sarama_partition(key, partitions))  # fmt: skip
+    else:
+        for i in range(0, len(traces), 4):  # batches of four traces' children, then roots
+            batch = [s for spans in first[i : i + 4] for s in spans]
+            producer.send(topic, value=encode_spans(batch).SerializeToString())
+            later = [s for spans in roots[i : i + 4] for s in spans]
+            producer.send(topic, value=encode_spans(later).SerializeToString())
+    producer.send(topic, value=b"\x0a\x05not otlp", partition=0)
+    producer.flush()
+    producer.close()
+
+    group = f"g-otlp-{int(by_trace_id)}"
+    daemon = Daemon(tmp_path, topic, group, **ENV).start()
+    try:
+        wait_until(lambda: all_committed(group, topic), 90, "all OTLP offsets committed")
+        url = f"http://127.0.0.1:{daemon.port}/metrics"
+        metrics = urllib.request.urlopen(url).read().decode()
+    finally:
+        daemon.terminate()
+    got = daemon_lines(daemon)
+    want = native_lines(tmp_path, [native for _, native in traces])
+    assert got == want
+    (letter,) = daemon.dead_letters()
+    assert letter["reason"] == "invalid_protobuf"
+    for name in ("openinference", "otel_genai", "otel_genai_legacy", "openllmetry"):
+        assert f'ragmon_assembly_traces_total{{convention="{name}",outcome="complete"}}' in metrics
+
+
+def _post(url: str, body: bytes, ctype: str, gzipped: bool = False) -> int:
+    headers = {"Content-Type": ctype}
+    if gzipped:
+        body = gzip.compress(body)
+        headers["Content-Encoding"] = "gzip"
+    req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        return int(urllib.request.urlopen(req, timeout=10).status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_otlp_http_receiver_takes_sdk_exports_json_and_gzip(tmp_path: Path) -> None:
+    """The real OTLP/HTTP span exporter (protobuf, gzip) and hand-posted OTLP/JSON reach
+    the same evaluations as native records; bad requests get the documented codes."""
+    import subprocess
+
+    from tests.integration.conftest import RAGMON, clean_env
+    from tests.unit.test_otlp import as_otlp_json
+
+    port, metrics_port = free_port(), free_port()
+    evals = tmp_path / "evals.jsonl"
+    env = clean_env(
+        RAGMON_SOURCE__TYPE="otlp_http",
+        RAGMON_SOURCE__OTLP_HTTP__HOST="127.0.0.1",
+        RAGMON_SOURCE__OTLP_HTTP__PORT=str(port),
+        RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS="0.3",
+        RAGMON_JUDGE__BACKEND="none",
+        RAGMON_OUTPUT__EVALUATIONS_JSONL=str(evals),
+        RAGMON_METRICS__HOST="127.0.0.1",
+        RAGMON_METRICS__PORT=str(metrics_port),
+    )
+    log = (tmp_path / "stderr.log").open("w")
+    proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL, stderr=log)
+    url = f"http://127.0.0.1:{port}/v1/traces"
+    try:
+        wait_until(lambda: _post(url, b"", "application/x-protobuf") == 200, 30, "receiver up")
+        traces = built(12)
+        from opentelemetry.exporter.otlp.proto.http import Compression
+
+        exporter = OTLPSpanExporter(endpoint=url, compression=Compression.Gzip)
+        for spans, _ in traces[:6]:
+            assert exporter.export(spans) == SpanExportResult.SUCCESS
+        exporter.shutdown()
+        for i, (spans, _) in enumerate(traces[6:]):
+            body = as_otlp_json(encode_spans(spans).SerializeToString())
+            assert _post(url, body, "application/json", gzipped=i % 2 == 1) == 200
+        assert _post(url, b"hello", "text/plain") == 415
+        assert _post(url, b"\x1f\x8b broken", "application/x-protobuf", gzipped=False) == 200
+        assert _post(url.replace("/v1/traces", "/v1/logs"), b"", "application/json") == 404
+
+        def evaluated() -> int:
+            return len(evals.read_text().splitlines()) if evals.exists() else 0
+
+        wait_until(lambda: evaluated() == len(traces), 30, "every posted trace evaluated")
+        metrics = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics").read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+    got = {json.loads(x)["trace_id"]: json.loads(x) for x in evals.read_text().splitlines()}
+    assert got == native_lines(tmp_path, [native for _, native in traces])
+    text = metrics.decode()
+    assert 'ragmon_otlp_http_requests_total{code="415"} 1.0' in text
+    assert 'ragmon_dead_letters_total{reason="invalid_protobuf"} 1.0' in text
