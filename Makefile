@@ -37,6 +37,7 @@ format: install
 
 bench: install
 	$(BIN)/python bench/checks.py
+	$(BIN)/python bench/otlp.py
 
 # A local single-node Kafka broker on 127.0.0.1:9092 (LOCAL_KAFKA_PORT to change it).
 kafka-up: install

@@ -466,7 +466,10 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     if from_prompt:
         packed = _from_prompt(shape.prompt, shape.retrieved, shape.question)
     assert packed is not None
-    if not shape.answer.strip() or not any(d.text for d in packed):
+    # Documents without text (ids only, content capture off) or no answer: the shape is
+    # there, the text is not. A retrieval that returned nothing is a real empty context.
+    listed = bool(shape.retrieved or shape.packed)
+    if not shape.answer.strip() or (listed and not any(d.text for d in packed)):
         return Mapped(None, CONTENT_MISSING)
     texts = [shape.question, shape.answer, *(d.text or "" for d in packed)]
     redacted = any(REDACTED in t for t in texts) or any(s.dropped_attributes for s in spans)

@@ -165,3 +165,10 @@ def test_content_not_captured_is_counted_not_evaluated() -> None:
     made, _ = otel_spans.genai_current(content=False)
     result = convert([encode_spans(made).SerializeToString()], "otlp-proto")
     assert not result.traces and result.count("content_missing") == 1
+
+
+def test_retrieval_that_returned_nothing_is_an_empty_context() -> None:
+    """Zero documents is a real failure (empty_context), not missing content."""
+    made, _ = otel_spans.openinference_langchain(passages=[])
+    (trace,) = convert([encode_spans(made).SerializeToString()], "otlp-proto").traces
+    assert trace.context == [] and CheckSuite()(trace)["empty_context"].flagged
