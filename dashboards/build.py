@@ -83,6 +83,12 @@ PANELS: list[dict[str, Any]] = [
         ("sum by (topic) (ragmon_kafka_consumer_lag)", "{{topic}}")]},
     {"title": "Dead letters by reason", "unit": "reqps", "targets": [
         ("sum by (reason) (rate(ragmon_dead_letters_total[5m]))", "{{reason}}")]},
+    {"title": "OTLP traces by recognised convention", "unit": "reqps", "targets": [
+        ('sum by (convention) (rate(ragmon_assembly_traces_total{outcome!="late"}[5m]))', "{{convention}}")]},
+    {"title": "OTLP assembly: evicted and incomplete traces", "unit": "reqps", "targets": [
+        ('sum by (outcome) (rate(ragmon_assembly_traces_total{outcome!="complete"}[5m]))', "{{outcome}}")]},
+    {"title": "OTLP assembly buffer (traces waiting)", "unit": "short", "targets": [
+        ("sum(ragmon_assembly_buffered_traces)", "buffered")]},
     {"title": "Seconds since the last offset commit", "unit": "s", "targets": [
         ("time() - max(ragmon_last_commit_timestamp_seconds)", "commit age")]},
 ]  # fmt: skip

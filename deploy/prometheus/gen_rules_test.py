@@ -99,6 +99,24 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, dict[str, str] | Non
         ("two a minute", [{"series": 'ragmon_dead_letters_total{reason="invalid_json"}', "values": phases((2, 30))}], 20, {"reason": "invalid_json"}),
         ("one every ten minutes", [{"series": 'ragmon_dead_letters_total{reason="invalid_json"}', "values": phases((0.1, 30))}], 20, None),
     ],
+    "RagmonAssemblyEvictions": [
+        ("two evictions a minute", [{"series": 'ragmon_assembly_traces_total{convention="openinference",outcome="evicted"}', "values": phases((2, 40))}], 30, {}),
+        ("one every ten minutes", [{"series": 'ragmon_assembly_traces_total{convention="openinference",outcome="evicted"}', "values": phases((0.1, 40))}], 30, None),
+    ],
+    "RagmonOtlpUnrecognised": [
+        ("80% unrecognised", [
+            {"series": 'ragmon_assembly_traces_total{convention="unrecognised",outcome="complete"}', "values": phases((8, 60))},
+            {"series": 'ragmon_assembly_traces_total{convention="openinference",outcome="complete"}', "values": phases((2, 60))},
+        ], 50, {}),
+        ("80% unrecognised at a trace every two minutes", [
+            {"series": 'ragmon_assembly_traces_total{convention="unrecognised",outcome="complete"}', "values": phases((0.4, 60))},
+            {"series": 'ragmon_assembly_traces_total{convention="openinference",outcome="complete"}', "values": phases((0.1, 60))},
+        ], 50, None),
+        ("10% unrecognised", [
+            {"series": 'ragmon_assembly_traces_total{convention="unrecognised",outcome="complete"}', "values": phases((1, 60))},
+            {"series": 'ragmon_assembly_traces_total{convention="openinference",outcome="complete"}', "values": phases((9, 60))},
+        ], 50, None),
+    ],
     "RagmonDown": [
         ("scrapes fail", [{"series": 'up{job="ragmon"}', "values": "0x10"}], 5, {"job": "ragmon"}),
         ("scrapes succeed", [{"series": 'up{job="ragmon"}', "values": "1x10"}], 5, None),

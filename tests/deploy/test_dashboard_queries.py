@@ -15,11 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
 from monitor.judge.calibration import calibrate
-from tests.integration.conftest import free_port
+from tests import otel_spans
+from tests.integration.conftest import RAGMON, clean_env, free_port
 from tests.integration.kafka_support import Daemon, create_topic, produce, wait_until
 from tests.integration.messages_api import MessagesApi, Reply, verdict
+from tests.otel_spans import CONVENTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "dashboards"))
@@ -33,10 +36,41 @@ def get(url: str) -> str:
         return str(resp.read().decode())
 
 
+def otlp_daemon(tmp: Path) -> tuple[subprocess.Popen[bytes], int, str]:
+    """A second ragmon receiving OTLP/HTTP with a two-trace assembly buffer."""
+    port, metrics_port = free_port(), free_port()
+    env = clean_env(
+        RAGMON_SOURCE__TYPE="otlp_http",
+        RAGMON_SOURCE__OTLP_HTTP__HOST="127.0.0.1",
+        RAGMON_SOURCE__OTLP_HTTP__PORT=str(port),
+        RAGMON_SOURCE__ASSEMBLY__MAX_TRACES="2",
+        RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS="0.5",
+        RAGMON_METRICS__HOST="127.0.0.1",
+        RAGMON_METRICS__PORT=str(metrics_port),
+    )
+    log = (tmp / "otlp-daemon.log").open("w")
+    proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL, stderr=log)
+    return proc, metrics_port, f"http://127.0.0.1:{port}/v1/traces"
+
+
+def post_otlp(url: str) -> None:
+    """Complete traces of every convention, then root-less ones that overflow the buffer."""
+    bodies = [encode_spans(make()[0]).SerializeToString() for make in CONVENTIONS.values()]
+    for _ in range(4):
+        spans, _ = otel_spans.openinference_langchain()
+        bodies.append(encode_spans([s for s in spans if s.parent is not None]).SerializeToString())
+    for body in bodies:
+        req = urllib.request.Request(
+            url, data=body, headers={"Content-Type": "application/x-protobuf"}, method="POST"
+        )
+        urllib.request.urlopen(req, timeout=5).read()
+
+
 @pytest.fixture(scope="module")
-def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """(ragmon metrics URL, Prometheus URL) with ragmon consuming Kafka, judging through the
-    local Messages API (some calls fail) and exporting a calibration record."""
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str], str]]:
+    """(ragmon metrics URLs, Prometheus URL) with one ragmon consuming Kafka, judging
+    through the local Messages API (some calls fail) and exporting a calibration record,
+    and one receiving OTLP/HTTP spans whose assembly buffer overflows."""
     prometheus = shutil.which("prometheus")
     if prometheus is None:
         pytest.fail("prometheus not found: `make test` installs Debian's prometheus package")
@@ -58,13 +92,15 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
             RAGMON_JUDGE__MAX_RETRIES="0", RAGMON_JUDGE__SAMPLING__BASE_RATE="0.3",
             RAGMON_JUDGE__CALIBRATION_FILE=str(cal), ANTHROPIC_API_KEY="test-key",
         ).start()  # fmt: skip
+        otlp, otlp_port, otlp_url = otlp_daemon(tmp)
         prom_port = free_port()
         config = tmp / "prometheus.yml"
         config.write_text(
             "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
             "scrape_configs:\n"
             "  - job_name: ragmon\n"
-            f"    static_configs: [{{targets: ['127.0.0.1:{daemon.port}']}}]\n"
+            f"    static_configs: [{{targets: ['127.0.0.1:{daemon.port}', "
+            f"'127.0.0.1:{otlp_port}']}}]\n"
         )
         proc = subprocess.Popen(
             [prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp / 'tsdb'}",
@@ -76,14 +112,20 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
             wait_until(lambda: get(f"{prom}/-/ready") is not None, 60, "prometheus ready")
             metrics = f"http://127.0.0.1:{daemon.port}/metrics"
             wait_until(lambda: "ragmon_judge_errors_total{" in get(metrics), 60, "judge errors")
+            otlp_metrics = f"http://127.0.0.1:{otlp_port}/metrics"
+            post_otlp(otlp_url)
+            evicted = 'outcome="evicted"'
+            wait_until(lambda: evicted in get(otlp_metrics), 30, "assembly evictions")
             time.sleep(12)  # a dozen scrapes for every rate()
             produce(topic, 300, start=5000, bad_every=60)
             time.sleep(8)
-            yield metrics, prom
+            yield [metrics, otlp_metrics], prom
         finally:
             proc.terminate()
             proc.wait(timeout=30)
             daemon.terminate()
+            otlp.terminate()
+            otlp.wait(timeout=30)
 
 
 def query(prom: str, expr: str) -> list[dict[str, object]]:
@@ -108,8 +150,8 @@ def test_dashboard_json_is_generated_from_the_table() -> None:
 
 def test_every_metric_named_is_exported(running: tuple[str, str]) -> None:
     """Names used by the dashboard and the alert rules exist in ragmon's exposition."""
-    metrics, _ = running
-    exported = {line.split("{")[0].split(" ")[0] for line in get(metrics).splitlines()
+    urls, _ = running
+    exported = {line.split("{")[0].split(" ")[0] for url in urls for line in get(url).splitlines()
                 if line and not line.startswith("#")}  # fmt: skip
     text = (ROOT / "dashboards" / "ragmon.json").read_text()
     text += (ROOT / "deploy" / "prometheus" / "rules.yml").read_text()
