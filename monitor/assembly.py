@@ -22,8 +22,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import structlog
+
 from monitor.checkpoint import Partition
-from monitor.conventions import OUTCOMES, OWN, map_spans
+from monitor.conventions import OUTCOMES, OWN, UNRECOGNISED, Mapped, map_spans
 from monitor.model import DeadLetter, RagTrace
 from monitor.otlp import OtlpDecodeError, Span, decode_json, decode_proto, is_own
 from monitor.sources import SourceRecord
@@ -134,6 +136,7 @@ class OtlpAssembler:
         self._last_scan = float("-inf")
         self._scan_every = min(0.1, limits.quiet_seconds / 2)
         self.counts: dict[tuple[str, str], int] = {}  # (convention, outcome) -> traces
+        self._mapping_failed = False
 
     @property
     def buffered(self) -> int:
@@ -236,7 +239,13 @@ class OtlpAssembler:
             self._count(OWN, outcome)
             return Decoded(None, positions)
         extra = {} if outcome == COMPLETE else {"ragmon.incomplete": outcome}
-        mapped = map_spans(b.spans, extra)
+        try:
+            mapped = map_spans(b.spans, extra)
+        except Exception:  # a mapping bug must not stop the daemon: count it, log it once
+            if not self._mapping_failed:
+                structlog.get_logger("ragmon.assembly").exception("mapping_failed")
+            self._mapping_failed = True
+            mapped = Mapped(None, UNRECOGNISED)
         self._count(mapped.convention, outcome)
         return Decoded(mapped.trace, positions)
 

@@ -85,7 +85,7 @@ def _loads(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("[", "{", '"'):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
     return value
 
@@ -292,7 +292,7 @@ def _is_inference(s: Span) -> bool:
     a = s.attributes
     op = a.get("gen_ai.operation.name")
     if op is not None:
-        return op in _INFERENCE_OPS
+        return isinstance(op, str) and op in _INFERENCE_OPS
     return any(
         k in a
         for k in ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt",

@@ -168,3 +168,75 @@ def test_replayed_file_flushes_at_end(tmp_path: Any) -> None:
     (evaluation,) = sink.evaluations
     assert evaluation.trace.attributes["ragmon.incomplete"] == "end_of_input"
     assert pipeline.source.committed == {("list", 0): 1}  # type: ignore[attr-defined]
+
+
+# --- fuzzing: nothing read ever raises; bad messages become dead letters ----------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from monitor.conventions import map_spans  # noqa: E402
+from monitor.otlp import Event, Span  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw=st.binary(max_size=400), fmt=st.sampled_from(["otlp_proto", "otlp_json"]))
+def test_arbitrary_bytes_become_dead_letters_or_spans(raw: bytes, fmt: str) -> None:
+    asm = OtlpAssembler(fmt)
+    items, refs = asm.feed(rec(raw, 0))
+    items += asm.due(flush=True)
+    letters = [d for d in items if isinstance(d.item, DeadLetter)]
+    assert len(letters) <= 1 and all(d.positions == ((("otlp_spans", 0), 0),) for d in items)
+    if letters:
+        assert refs == 1 and letters[0].item.raw == raw  # type: ignore[union-attr]
+
+
+@settings(max_examples=150, deadline=None)
+@given(cuts=st.lists(st.tuples(st.integers(0, 20_000), st.integers(0, 255)), max_size=4))
+def test_mutated_messages_never_raise(cuts: list[tuple[int, int]]) -> None:
+    spans, _ = otel_spans.CONVENTIONS["otel_genai"]()
+    good = bytearray(encode_spans(spans).SerializeToString())
+    for at, value in cuts:
+        good[at % len(good)] = value
+    asm = OtlpAssembler()
+    asm.feed(rec(bytes(good), 0))
+    asm.due(flush=True)
+
+
+KEYS = [
+    "openinference.span.kind", "input.value", "output.value", "llm.model_name",
+    "retrieval.documents.0.document.content", "retrieval.documents.0.document.metadata",
+    "reranker.output_documents.0.document.id", "llm.output_messages.0.message.content",
+    "llm.input_messages.0.message.content", "gen_ai.operation.name", "gen_ai.provider.name",
+    "gen_ai.retrieval.documents", "gen_ai.retrieval.query.text", "gen_ai.input.messages",
+    "gen_ai.output.messages", "gen_ai.system_instructions", "gen_ai.prompt", "gen_ai.completion",
+    "gen_ai.prompt.0.content", "gen_ai.completion.0.content", "traceloop.entity.input",
+    "traceloop.entity.output", "traceloop.span.kind", "db.vector.query.top_k",
+]  # fmt: skip
+VALUES = st.one_of(
+    st.text(max_size=30), st.integers(), st.floats(allow_nan=True), st.booleans(),
+    st.sampled_from(["RETRIEVER", "LLM", "RERANKER", "retrieval", "chat", '{"question": 1}',
+                     '[{"role": "user", "parts": 5}]', '[{"id": null, "score": "x"}]', "[1, 2]",
+                     '{"args": [[]]}', '"quoted"', "[", "__REDACTED__"]),
+    st.lists(st.text(max_size=5), max_size=3),
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(attrs=st.lists(st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=8), min_size=1,
+                      max_size=4),
+       events=st.lists(st.tuples(st.sampled_from(["db.query.result", "gen_ai.choice",
+                                                  "gen_ai.content.prompt", "x"]),
+                                 st.dictionaries(st.sampled_from(
+                                     ["db.query.result.id", "db.query.result.document",
+                                      "db.query.result.score", "message", "gen_ai.prompt"]),
+                                     VALUES, max_size=3)), max_size=3))  # fmt: skip
+def test_mapping_never_raises_on_odd_attribute_values(
+    attrs: list[dict[str, Any]], events: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """Attribute values of the wrong type or malformed JSON map or are unrecognised."""
+    spans = [Span("ab" * 16, f"{i:016x}", "" if i == 0 else f"{0:016x}", f"s{i}", i, i + 1, a)
+             for i, a in enumerate(attrs)]  # fmt: skip
+    spans[-1].events = [Event(name, a) for name, a in events]
+    mapped = map_spans(spans)
+    assert (mapped.trace is None) == (mapped.convention in ("unrecognised", "content_missing"))
