@@ -65,6 +65,10 @@ class RecordDecoder(Protocol):
         """Forget what came from partitions this process no longer owns."""
         ...
 
+    def held(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        """Lowest offset per partition of a record whose content is still buffered."""
+        ...
+
 
 class PerRecord:
     """One record, one item: the native JSON decoder as a ``RecordDecoder``."""
@@ -81,6 +85,9 @@ class PerRecord:
 
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Nothing is buffered."""
+
+    def held(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        return {}
 
 
 class AssemblyObserver(Protocol):
@@ -215,6 +222,15 @@ class OtlpAssembler:
         out = [self._emit(trace_id, outcome) for trace_id, outcome in ready]
         if out:
             self._report()
+        return out
+
+    def held(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        wanted = set(partitions)
+        out: dict[Partition, int] = {}
+        for b in self._buf.values():
+            for part, offset in b.positions:
+                if part in wanted and offset < out.get(part, offset + 1):
+                    out[part] = offset
         return out
 
     def revoke(self, partitions: Iterable[Partition]) -> None:

@@ -74,17 +74,6 @@ class Checkpoint:
                 if st is not None:
                     st.committed = max(st.committed, offset)
 
-    def resume_positions(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
-        """Where to read ``partitions`` again so that nothing unfinished is skipped: the
-        lowest open offset, or one past the last offset seen."""
-        with self._lock:
-            out = {}
-            for key in partitions:
-                st = self._parts.get(key)
-                if st is not None and st.next_offset >= 0:
-                    out[key] = self._watermark(st)
-            return out
-
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Forget partitions this process no longer owns; their open records are dropped
         (not committed), so the new owner processes them again."""

@@ -38,7 +38,8 @@ class RebalanceHandler(Protocol):
     def on_lost(self, partitions: list[Partition]) -> None: ...
 
     def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
-        """Lowest unfinished offset of each partition (read again if it comes back)."""
+        """Lowest offset of each partition whose records revocation drops unfinished (read
+        again if the partition comes straight back)."""
         ...
 
 
@@ -276,8 +277,8 @@ class KafkaSource:
 
     def _remember_positions(self, partitions: list[Partition]) -> None:
         """kafka-python 3 keeps the fetch position of a partition that is revoked and
-        assigned straight back, but the pipeline drops its unfinished records on
-        revocation: such a partition is sought back to its lowest unfinished offset."""
+        assigned straight back, but the pipeline drops buffered OTLP spans on revocation:
+        such a partition is sought back to the lowest offset they came from."""
         if self._handler is not None:
             with self._lock:
                 self._resume.update(self._handler.resume_positions(partitions))

@@ -286,11 +286,12 @@ class Pipeline:
             return offsets
 
     def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
-        """Where the source must read ``partitions`` from if they come straight back: their
-        unfinished records (in the judge queue, or spans in the assembly buffer) are dropped
-        on revocation, and kafka-python keeps the fetch position of a re-assigned partition."""
+        """Where the source must read ``partitions`` from if they come straight back: the
+        lowest offset whose spans wait in the assembly buffer, which revocation drops
+        (kafka-python keeps the fetch position of a re-assigned partition). Records in the
+        judge queue need no re-reading: their verdicts are still written."""
         with self._lock:
-            return self.checkpoint_state.resume_positions(partitions)
+            return self.decoder.held(partitions)
 
     def on_lost(self, partitions: list[Partition]) -> None:
         with self._lock:

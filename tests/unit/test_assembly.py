@@ -240,3 +240,16 @@ def test_mapping_never_raises_on_odd_attribute_values(
     spans[-1].events = [Event(name, a) for name, a in events]
     mapped = map_spans(spans)
     assert (mapped.trace is None) == (mapped.convention in ("unrecognised", "content_missing"))
+
+
+def test_held_is_the_lowest_buffered_offset_per_partition() -> None:
+    """What a partition revoked and assigned straight back must be read again from."""
+    first, second, _ = halves()
+    asm = OtlpAssembler()
+    asm.feed(rec(first, 4))
+    asm.feed(rec(second, 9))
+    asm.feed(rec(first, 2, partition=1))
+    assert asm.held([("otlp_spans", 0), ("otlp_spans", 1), ("otlp_spans", 2)]) == {
+        ("otlp_spans", 0): 4,
+        ("otlp_spans", 1): 2,
+    }

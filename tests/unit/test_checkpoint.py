@@ -99,16 +99,3 @@ def test_concurrent_completion_is_safe() -> None:
         t.join()
     assert cp.committable() == {P: 4000}
     assert cp.open_count() == 0
-
-
-def test_resume_position_is_the_lowest_unfinished_offset() -> None:
-    """A partition revoked and assigned straight back is read again from here."""
-    cp = Checkpoint()
-    p, q = ("t", 0), ("t", 1)
-    for off in (5, 6, 7):
-        cp.open(p, off)
-    cp.done(p, 5)
-    cp.done(p, 7)
-    cp.open(q, 3)
-    cp.done(q, 3)
-    assert cp.resume_positions([p, q, ("t", 2)]) == {p: 6, q: 4}
