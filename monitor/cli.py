@@ -45,7 +45,7 @@ Prometheus metrics, and evaluation lines for offline analysis.
 
 commands:
   run        the daemon; with no source configured it evaluates built-in demo traffic
-  replay     evaluate JSONL trace files offline and print a summary table
+  replay     evaluate trace files (native JSONL or OTLP spans) offline and print a summary table
   check      evaluate one trace read from stdin and print its evaluation as JSON
   demo       print synthetic traces with known, labelled failure modes (JSONL)
   schema     print the JSON Schema of the native trace record (ragmon.trace/v1)
@@ -81,14 +81,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the daemon (metrics on :9464/metrics, /healthz, /readyz)",
         description="Consume traces from the configured source, run the checks on every "
         "trace and export Prometheus metrics. The default source is built-in demo traffic, "
-        "so this works with no external service. SIGTERM or SIGINT stop it gracefully "
-        "within shutdown_timeout_seconds; a second SIGINT exits at once.",
+        "so this works with no external service. Other sources (source.type): jsonl files; "
+        "kafka, with native records or OTLP spans as the OTel Collector's kafkaexporter "
+        "writes them (source.kafka.format otlp_proto|otlp_json); otlp_http, a receiver for "
+        "POST /v1/traces on :4318. OTLP spans are assembled per trace (source.assembly). "
+        "SIGTERM or SIGINT stop it gracefully within shutdown_timeout_seconds; a second "
+        "SIGINT exits at once.",
     )
     _add_config_arg(run)
 
     replay = sub.add_parser(
         "replay",
-        help="evaluate JSONL trace files offline",
+        help="evaluate trace files offline (native JSONL or OTLP)",
         description="Evaluate native ragmon.trace/v1 records (one JSON object per line). "
         "Prints a per-check summary with 95%% Wilson intervals. Bad lines are counted and "
         "reported with their line numbers; they do not stop the run.",

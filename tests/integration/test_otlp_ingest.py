@@ -72,9 +72,21 @@ def daemon_lines(daemon: Daemon) -> dict[str, dict[str, Any]]:
     return by_id
 
 
-@pytest.mark.parametrize("by_trace_id", [False, True], ids=["batches", "partition_traces_by_id"])
+def encoded(spans: list[ReadableSpan], encoding: str) -> bytes:
+    """One message as kafkaexporter encodes it (otlp_json: protobuf JSON, hex ids)."""
+    from tests.unit.test_otlp import as_otlp_json
+
+    raw = encode_spans(spans).SerializeToString()
+    return as_otlp_json(raw) if encoding == "otlp_json" else raw
+
+
+@pytest.mark.parametrize(
+    ("by_trace_id", "encoding"),
+    [(False, "otlp_proto"), (True, "otlp_proto"), (True, "otlp_json")],
+    ids=["batches", "partition_traces_by_id", "partition_traces_by_id-otlp_json"],
+)
 def test_kafkaexporter_messages_assemble_to_the_native_evaluations(
-    tmp_path: Path, by_trace_id: bool
+    tmp_path: Path, by_trace_id: bool, encoding: str
 ) -> None:
     """Without ``partition_traces_by_id`` a message is one exporter batch mixing traces
     (nil key); with it, each message holds one trace id, keyed by its lower-case hex id and
@@ -90,21 +102,22 @@ def test_kafkaexporter_messages_assemble_to_the_native_evaluations(
         for group in (first, roots):
             for spans, (_, native) in zip(group, traces, strict=True):
                 key = native["trace_id"].encode()
-                value = encode_spans(spans).SerializeToString()
+                value = encoded(spans, encoding)
                 producer.send(topic, value=value, key=key,
                               partition=sarama_partition(key, partitions))  # fmt: skip
     else:
         for i in range(0, len(traces), 4):  # batches of four traces' children, then roots
             batch = [s for spans in first[i : i + 4] for s in spans]
-            producer.send(topic, value=encode_spans(batch).SerializeToString())
+            producer.send(topic, value=encoded(batch, encoding))
             later = [s for spans in roots[i : i + 4] for s in spans]
-            producer.send(topic, value=encode_spans(later).SerializeToString())
+            producer.send(topic, value=encoded(later, encoding))
     garbage = producer.send(topic, value=b"\x0a\x05not otlp", partition=0).get(timeout=30)
     producer.flush()
     producer.close()
 
-    group = f"g-otlp-{int(by_trace_id)}"
-    daemon = Daemon(tmp_path, topic, group, **ENV).start()
+    group = f"g-otlp-{int(by_trace_id)}-{encoding}"
+    daemon = Daemon(tmp_path, topic, group, **{**ENV, "RAGMON_SOURCE__KAFKA__FORMAT": encoding})
+    daemon.start()
     try:
         wait_until(lambda: all_committed(group, topic), 90, "all OTLP offsets committed")
         url = f"http://127.0.0.1:{daemon.port}/metrics"
@@ -117,11 +130,42 @@ def test_kafkaexporter_messages_assemble_to_the_native_evaluations(
     # one bad message; a rebalance that hands a partition straight back re-reads from the
     # lowest buffered offset, so its dead letter may be written twice (at-least-once)
     letters = daemon.dead_letters()
+    reason = "invalid_otlp_json" if encoding == "otlp_json" else "invalid_protobuf"
     assert {(d["partition"], d["offset"], d["reason"]) for d in letters} == {
-        (0, garbage.offset, "invalid_protobuf")
+        (0, garbage.offset, reason)
     }
     for name in ("openinference", "otel_genai", "otel_genai_legacy", "openllmetry"):
         assert f'ragmon_assembly_traces_total{{convention="{name}",outcome="complete"}}' in metrics
+
+
+def test_two_replicas_with_partition_traces_by_id(tmp_path: Path) -> None:
+    """Keyed by trace id, every span of a trace reaches one replica: two replicas in one
+    group split the partitions and together evaluate each trace once, as natively."""
+    traces = built(40)
+    partitions = 4
+    topic = create_topic(partitions)
+    group = "g-otlp-two"
+    daemons = [Daemon(tmp_path, topic, group, name=n, **ENV).start() for n in ("a", "b")]
+    try:
+        wait_until(lambda: all(d.assigned() for d in daemons), 60, "both replicas assigned")
+        time.sleep(3)  # let the group settle before producing
+        producer = KafkaProducer(bootstrap_servers=bootstrap(), acks=1)
+        for part in ("children", "roots"):
+            for spans, native in traces:
+                chosen = [s for s in spans if (s.parent is None) == (part == "roots")]
+                key = native["trace_id"].encode()
+                producer.send(topic, value=encode_spans(chosen).SerializeToString(), key=key,
+                              partition=sarama_partition(key, partitions))  # fmt: skip
+        producer.flush()
+        producer.close()
+        wait_until(lambda: all_committed(group, topic), 90, "all offsets committed")
+    finally:
+        for d in daemons:
+            d.terminate()
+    per = [daemon_lines(d) for d in daemons]
+    assert per[0] and per[1], "both replicas evaluated traces"
+    assert not set(per[0]) & set(per[1]), "a trace was evaluated by both replicas"
+    assert {**per[0], **per[1]} == native_lines(tmp_path, [native for _, native in traces])
 
 
 def _post(url: str, body: bytes, ctype: str, gzipped: bool = False) -> int:

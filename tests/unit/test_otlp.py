@@ -172,3 +172,33 @@ def test_retrieval_that_returned_nothing_is_an_empty_context() -> None:
     made, _ = otel_spans.openinference_langchain(passages=[])
     (trace,) = convert([encode_spans(made).SerializeToString()], "otlp-proto").traces
     assert trace.context == [] and CheckSuite()(trace)["empty_context"].flagged
+
+
+def test_a_trace_from_two_services_in_two_messages() -> None:
+    """The gateway's root span and the worker's retriever/LLM spans are exported by two
+    SDKs (two resources, two messages) and still assemble into one trace."""
+    from opentelemetry import trace as otel_trace
+    from opentelemetry.sdk.resources import Resource
+
+    def provider(service: str) -> tuple[Any, InMemorySpanExporter]:
+        exporter = InMemorySpanExporter()
+        p = TracerProvider(resource=Resource.create({"service.name": service}))
+        p.add_span_processor(SimpleSpanProcessor(exporter))
+        return p.get_tracer("openinference.instrumentation.langchain"), exporter
+
+    gateway, gateway_spans = provider("gateway")
+    worker, worker_spans = provider("rag-worker")
+    with gateway.start_as_current_span("RunnableSequence") as root:
+        root.set_attribute("openinference.span.kind", "CHAIN")
+        root.set_attribute("input.value", otel_spans.QUESTION)
+        ctx = otel_trace.set_span_in_context(root)
+        with worker.start_as_current_span("VectorStoreRetriever", context=ctx) as r:
+            r.set_attribute("openinference.span.kind", "RETRIEVER")
+            r.set_attribute("retrieval.documents.0.document.id", "policy-0")
+            r.set_attribute("retrieval.documents.0.document.content", PASSAGES[0])
+        root.set_attribute("output.value", otel_spans.ANSWER)
+    messages = [encode_spans(list(e.get_finished_spans())).SerializeToString()
+                for e in (worker_spans, gateway_spans)]  # fmt: skip
+    (trace,) = convert(messages, "otlp-proto").traces
+    assert trace.app == "gateway" and trace.answer == otel_spans.ANSWER
+    assert [p.doc_id for p in trace.context] == ["policy-0"]
