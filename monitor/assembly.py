@@ -4,9 +4,11 @@ A native record is one trace. OTLP messages are not: the spans of one trace can 
 several messages (several exporter batches, several services), and one message can hold
 spans of many traces (``kafkaexporter`` without ``partition_traces_by_id``). The
 ``OtlpAssembler`` buffers spans per trace id and emits a trace when its root span has
-arrived (spans are exported when they end) and no span came for ``quiet_seconds``, or when
-``max_wait_seconds`` passed since its first span. The buffer is bounded by trace count and
-bytes; the oldest trace is evicted first and still evaluated, marked incomplete.
+arrived (spans are exported when they end; a span whose parent is remote — an upstream
+service that does not export here — counts as the root) and no span came for
+``quiet_seconds``, or when ``max_wait_seconds`` passed since its first span. The buffer
+is bounded by trace count and bytes; the oldest trace is evicted first and still
+evaluated, marked incomplete.
 
 Offsets: every emitted item carries the positions of the records it was built from, and
 ``feed`` says how many items a record will be part of. The pipeline keeps a record open
@@ -193,7 +195,7 @@ class OtlpAssembler:
             b.spans.append(s)
             b.positions[pos] = None
             b.last = now
-            b.root = b.root or not s.parent_span_id
+            b.root = b.root or not s.parent_span_id or s.remote_parent
             b.nbytes += share
             self._bytes += share
             touched.add(s.trace_id)

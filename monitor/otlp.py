@@ -48,6 +48,9 @@ class Span:
     scope: str = ""
     events: list[Event] = field(default_factory=list)
     size: int = 0  # share of the encoded message, for the assembly buffer's byte bound
+    # The parent lives in another process (W3C traceparent from an upstream service that
+    # may not export to us): this span is where the trace enters the instrumented app.
+    remote_parent: bool = False
 
     @property
     def kind(self) -> str:
@@ -55,6 +58,9 @@ class Span:
 
 
 # --- decoding ---------------------------------------------------------------------------
+
+
+_PARENT_IS_REMOTE = 0x200  # SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK (OTLP 1.1)
 
 
 def _any_value(v: Any) -> Any:
@@ -92,6 +98,7 @@ def decode_proto(data: bytes) -> list[Span]:
                     scope=ss.scope.name,
                     events=[Event(e.name, {kv.key: _any_value(kv.value) for kv in e.attributes})
                             for e in s.events],
+                    remote_parent=bool(s.flags & _PARENT_IS_REMOTE),
                 ))  # fmt: skip
     return out
 
@@ -138,6 +145,7 @@ def decode_json(data: bytes) -> list[Span]:
                         scope=str(ss.get("scope", {}).get("name", "")),
                         events=[Event(str(e.get("name", "")), _attrs(e.get("attributes", [])))
                                 for e in s.get("events", [])],
+                        remote_parent=bool(int(s.get("flags", 0)) & _PARENT_IS_REMOTE),
                     ))  # fmt: skip
         return out
     except (ValueError, TypeError, AttributeError, RecursionError) as exc:

@@ -253,3 +253,34 @@ def test_held_is_the_lowest_buffered_offset_per_partition() -> None:
         ("otlp_spans", 0): 4,
         ("otlp_spans", 1): 2,
     }
+
+
+def test_a_root_with_a_remote_parent_completes_the_trace() -> None:
+    """The app's entry span has a parent in an upstream service (W3C traceparent) that
+    exports nowhere: that span still completes the trace after the quiet period."""
+    from opentelemetry import trace as otel_trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("openinference.instrumentation.langchain")
+    upstream = SpanContext(0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(1))
+    ctx = otel_trace.set_span_in_context(NonRecordingSpan(upstream))
+    with tracer.start_as_current_span("RunnableSequence", context=ctx) as root:
+        root.set_attribute("openinference.span.kind", "CHAIN")
+        root.set_attribute("input.value", otel_spans.QUESTION)
+        with tracer.start_as_current_span("retrieve") as r:
+            r.set_attribute("openinference.span.kind", "RETRIEVER")
+            r.set_attribute("retrieval.documents.0.document.content", otel_spans.PASSAGES[0])
+        root.set_attribute("output.value", otel_spans.ANSWER)
+    clock = Clock()
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=1, max_wait_seconds=60), clock=clock)
+    asm.feed(rec(encode_spans(list(exporter.get_finished_spans())).SerializeToString(), 0))
+    clock.now = 1.5
+    (done,) = asm.due()
+    assert isinstance(done.item, RagTrace) and "ragmon.incomplete" not in done.item.attributes
+    assert done.item.query == otel_spans.QUESTION
