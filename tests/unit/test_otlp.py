@@ -202,3 +202,28 @@ def test_a_trace_from_two_services_in_two_messages() -> None:
     (trace,) = convert(messages, "otlp-proto").traces
     assert trace.app == "gateway" and trace.answer == otel_spans.ANSWER
     assert [p.doc_id for p in trace.context] == ["policy-0"]
+
+
+def test_milvus_search_results_as_documents() -> None:
+    """OpenLLMetry's Milvus instrumentation: ``db.search.result`` events (id, score,
+    entity) are the retrieved and packed documents."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("opentelemetry.instrumentation.milvus")
+    with tracer.start_as_current_span("rag.workflow") as root:
+        root.set_attribute("traceloop.span.kind", "workflow")
+        root.set_attribute("traceloop.entity.input", json.dumps({"kwargs": {"query": "q?"}}))
+        with tracer.start_as_current_span("milvus.search") as r:
+            r.set_attribute("db.system", "milvus")
+            for i, text in enumerate(PASSAGES):
+                r.add_event("db.search.result", {"db.search.result.id": f"m-{i}",
+                                                 "db.search.result.score": 0.5 + i,
+                                                 "db.search.result.entity": text})  # fmt: skip
+        root.set_attribute("traceloop.entity.output", json.dumps("Within 30 days."))
+    made = list(exporter.get_finished_spans())
+    (trace,) = convert([encode_spans(made).SerializeToString()], "otlp-proto").traces
+    assert trace.query == "q?" and trace.answer == "Within 30 days."
+    assert [(d.doc_id, d.score) for d in trace.retrieved] == [("m-0", 0.5), ("m-1", 1.5)]
+    assert [p.text for p in trace.context] == PASSAGES
+    assert trace.attributes["ragmon.convention"] == "openllmetry"
