@@ -11,6 +11,11 @@ Needs a broker (``make kafka-up``, or ``--bootstrap``). On one topic of ~5.8 KB 
 Prints traces/s for each and the ratios. Not a test: figures are reported, not asserted.
 
     python bench/kafka_e2e.py --records 40000 --passes 5
+
+``--format otlp_proto`` runs (a) and (b) on OTLP instead: one ~15 KB four-span
+OpenInference trace per message as ``kafkaexporter`` writes them with
+``partition_traces_by_id`` (see bench/otlp.py), assembled with a 0.2 s quiet period; (b)
+then counts traces evaluated, not records read.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -33,6 +39,7 @@ from kafka.admin import NewTopic
 from prometheus_client import CollectorRegistry
 
 from bench.corpus import bench_records
+from monitor.assembly import AssemblyLimits, OtlpAssembler
 from monitor.checks import CheckSuite
 from monitor.config import KafkaConnection, KafkaSourceConfig
 from monitor.decode import NativeDecoder
@@ -52,13 +59,21 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def make_topic(bootstrap: str, records: int, partitions: int) -> str:
+def make_topic(bootstrap: str, records: int, partitions: int, fmt: str = "native") -> str:
     topic = f"bench-{uuid.uuid4().hex[:8]}"
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     admin.create_topics([NewTopic(topic, partitions, 1)])
     admin.close()
     producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=1 << 20,
                              max_request_size=4 << 20)  # fmt: skip
+    if fmt != "native":
+        from bench.otlp import messages
+
+        for m in messages(records):  # every trace id is fresh
+            producer.send(topic, m)
+        producer.flush()
+        producer.close()
+        return topic
     template = bench_records(2000)
     for i in range(records):
         rec = json.loads(template[i % len(template)])
@@ -88,21 +103,29 @@ def bare(bootstrap: str, topic: str, records: int) -> float:
     return seen / elapsed
 
 
-def ragmon_pass(bootstrap: str, topic: str, records: int, group: str) -> tuple[float, float, float]:
+def ragmon_pass(
+    bootstrap: str, topic: str, records: int, group: str, fmt: str = "native"
+) -> tuple[float, float, float]:
     """One pass of the topic through ragmon in this process: (rate, start, end)."""
     source = KafkaSource(
         KafkaSourceConfig(topics=[topic], group_id=group, commit_interval_seconds=1.0),
         KafkaConnection(bootstrap_servers=[bootstrap]),
     )
     metrics = Metrics(CollectorRegistry())
-    pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
+    decoder: Any = NativeDecoder()
+    if fmt != "native":
+        decoder = OtlpAssembler(fmt, AssemblyLimits(quiet_seconds=0.2), observer=metrics)
+    pipeline = Pipeline(source, decoder, CheckSuite(), [PrometheusSink(metrics)],
                         observer=metrics, batch_size=500)  # fmt: skip
     pipeline.start()
     stop = threading.Event()
     first: list[float] = []
 
+    def done() -> int:  # OTLP: a trace counts once evaluated, after its quiet period
+        return pipeline.stats.records if fmt == "native" else pipeline.stats.traces
+
     def watch() -> None:
-        while pipeline.stats.records < records:
+        while done() < records:
             if pipeline.stats.records and not first:
                 first.append(time.perf_counter())
             time.sleep(0.005)
@@ -114,7 +137,7 @@ def ragmon_pass(bootstrap: str, topic: str, records: int, group: str) -> tuple[f
     end = time.perf_counter()
     pipeline.close()
     start = first[0] if first else end
-    return pipeline.stats.records / max(end - start, 1e-9), start, end
+    return done() / max(end - start, 1e-9), start, end
 
 
 def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float) -> None:
@@ -193,6 +216,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=40_000)
     parser.add_argument("--passes", type=int, default=3, help="in-process passes for the RSS trend")
     parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--format", choices=("native", "otlp_proto"), default="native")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--topic", help=argparse.SUPPRESS)
     parser.add_argument("--group", help=argparse.SUPPRESS)
@@ -203,26 +227,30 @@ def main() -> None:
         return
 
     t0 = time.perf_counter()
-    topic = make_topic(args.bootstrap, args.records, args.partitions)
-    print(f"topic {topic}: {args.records} traces of ~5.8 KB, {args.partitions} partitions "
+    topic = make_topic(args.bootstrap, args.records, args.partitions, args.format)
+    what = "traces of ~5.8 KB" if args.format == "native" else "OTLP traces of ~15 KB"
+    print(f"topic {topic}: {args.records} {what}, {args.partitions} partitions "
           f"(produced in {time.perf_counter() - t0:.1f}s)")  # fmt: skip
     bare_rate = bare(args.bootstrap, topic, args.records)
     rates = []
     print(f"{'pass':>4} {'traces/s':>10} {'RSS MiB':>8} {'peak MiB':>9}  (ragmon in this process)")
     for k in range(args.passes):
         rate, _, _ = ragmon_pass(
-            args.bootstrap, topic, args.records, f"bench-{k}-{uuid.uuid4().hex[:6]}"
+            args.bootstrap, topic, args.records, f"bench-{k}-{uuid.uuid4().hex[:6]}", args.format
         )
         rates.append(rate)
         print(f"{k + 1:>4} {rate:>10,.0f} {rss_mib():>8.0f} {peak_rss_mib():>9.0f}")
-    one = processes(args.bootstrap, topic, args.records, 1)
-    two = processes(args.bootstrap, topic, args.records, 2)
     best = max(rates)
     print()
     print(f"{'what':<44} {'traces/s':>10}")
     print(f"{'(a) bare kafka-python consumer loop':<44} {bare_rate:>10,.0f}")
     print(f"{'(b) ragmon end to end, in process (best pass)':<44} {best:>10,.0f}"
           f"   {best / bare_rate:.2f}x of bare")  # fmt: skip
+    if args.format != "native":
+        print(f"RSS after the last pass {rss_mib():.0f} MiB, peak {peak_rss_mib():.0f} MiB")
+        return
+    one = processes(args.bootstrap, topic, args.records, 1)
+    two = processes(args.bootstrap, topic, args.records, 2)
     print(f"{'(c) ragmon, one worker process':<44} {one:>10,.0f}")
     label = "(c) ragmon, two worker processes, one group"
     print(f"{label:<44} {two:>10,.0f}   {two / one:.2f}x of one")
