@@ -4,6 +4,9 @@ Run: ``python bench/judge.py``. Prints, in one run:
 
 * judged traces/s through the real anthropic SDK at concurrency 8, 32 and 64;
 * check-path throughput with the judge on (5 % sampled, 32 workers) vs off, same traces;
+  the server runs in its own process (``--server subprocess``, the default), as the real
+  API is remote: in this process (``--server in-process``) its HTTP and JSON work would be
+  charged to ragmon's check path through the GIL;
 * API calls per judged trace, and prompt size: characters sent per judged trace against
   the trace's own characters (question + passages + answer), with the fixed rubric counted
   apart since it is marked for prompt caching.
@@ -14,9 +17,12 @@ Not a test: the figures are reported, not asserted.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import multiprocessing.process
 import sys
 import threading
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -40,7 +46,52 @@ from tests.integration.messages_api import MessagesApi, verdict
 UNLIMITED = BudgetLimits(1e9, 1e12, 1e9)
 
 
-def judged_rate(api: MessagesApi, concurrency: int, traces: int) -> float:
+def _serve(conn: Connection, latency: float) -> None:
+    """Child process: the local Messages API; answers "count" with the requests seen."""
+    with MessagesApi() as api:
+        reply = verdict("SUPPORTED", "SUPPORTED", "ABSENT")
+        reply.delay = latency
+        api.default = reply
+        conn.send(api.base_url)
+        while conn.recv() == "count":
+            conn.send(len(api.requests))
+
+
+class Server:
+    """The local Messages API, in this process or in a child process."""
+
+    def __init__(self, latency: float, where: str) -> None:
+        self._api: MessagesApi | None = None
+        self._proc: multiprocessing.process.BaseProcess | None = None
+        if where == "in-process":
+            self._api = MessagesApi().__enter__()
+            reply = verdict("SUPPORTED", "SUPPORTED", "ABSENT")
+            reply.delay = latency
+            self._api.default = reply
+            self.base_url = self._api.base_url
+            return
+        ctx = multiprocessing.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_serve, args=(child, latency), daemon=True)
+        self._proc.start()
+        self.base_url = self._conn.recv()
+
+    def calls(self) -> int:
+        if self._api is not None:
+            return len(self._api.requests)
+        self._conn.send("count")
+        return int(self._conn.recv())
+
+    def close(self) -> None:
+        if self._api is not None:
+            self._api.__exit__(None, None, None)
+        else:
+            self._conn.send("stop")
+            assert self._proc is not None
+            self._proc.join(timeout=10)
+
+
+def judged_rate(api: Server, concurrency: int, traces: int) -> float:
     judge = AnthropicJudge(
         api_key="bench", base_url=api.base_url, max_retries=0, timeout_seconds=30
     )
@@ -61,7 +112,7 @@ def judged_rate(api: MessagesApi, concurrency: int, traces: int) -> float:
     return queued / elapsed
 
 
-def check_path(api: MessagesApi, records: list[bytes], with_judge: bool) -> tuple[float, int]:
+def check_path(api: Server, records: list[bytes], with_judge: bool) -> tuple[float, int]:
     """(check-path traces/s, traces judged)."""
     metrics = Metrics(CollectorRegistry())
     stage = None
@@ -98,23 +149,23 @@ def main() -> None:
     )
     parser.add_argument("--latency", type=float, default=1.0)
     parser.add_argument("--traces", type=int, default=4000, help="for the check-path comparison")
+    parser.add_argument("--server", choices=("subprocess", "in-process"), default="subprocess")
     args = parser.parse_args()
     configure_logging("error", "json")
-    with MessagesApi() as api:
-        reply = verdict("SUPPORTED", "SUPPORTED", "ABSENT")
-        reply.delay = args.latency
-        api.default = reply
-        print(f"local Messages API, {args.latency:.1f} s per reply, real anthropic SDK")
+    api = Server(args.latency, args.server)
+    try:
+        print(f"local Messages API ({args.server}), {args.latency:.1f} s per reply, "
+              "real anthropic SDK")  # fmt: skip
         print(f"{'concurrency':>11} {'judged/s':>9}")
         for concurrency in (8, 32, 64):
             n = concurrency * 4
             print(f"{concurrency:>11} {judged_rate(api, concurrency, n):>9.1f}")
 
         records = bench_records(args.traces)
-        before = len(api.requests)
+        before = api.calls()
         off, _ = check_path(api, records, with_judge=False)
         on, judged = check_path(api, records, with_judge=True)
-        calls = len(api.requests) - before
+        calls = api.calls() - before
         print(f"check path, judge off: {off:,.0f} traces/s; judge on (5 % sampled, 32 workers): "
               f"{on:,.0f} traces/s; ratio {on / off:.2f}")  # fmt: skip
 
@@ -134,6 +185,8 @@ def main() -> None:
             f"(~{len(RUBRIC) // 4} tokens); data tokens per judged trace ~{per_trace / 4:,.0f} "
             "(at ~4 characters a token)"
         )
+    finally:
+        api.close()
 
 
 if __name__ == "__main__":
