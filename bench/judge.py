@@ -24,6 +24,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -33,6 +34,7 @@ from bench.corpus import bench_records, bench_traces
 from monitor.checks import CheckSuite
 from monitor.decode import NativeDecoder
 from monitor.judge.anthropic_judge import AnthropicJudge
+from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import RUBRIC, user_prompt
 from monitor.judge.runner import JudgeStage
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
@@ -112,12 +114,19 @@ def judged_rate(api: Server, concurrency: int, traces: int) -> float:
     return queued / elapsed
 
 
-def check_path(api: Server, records: list[bytes], with_judge: bool) -> tuple[float, int]:
-    """(check-path traces/s, traces judged)."""
+def check_path(
+    api: Server, records: list[bytes], with_judge: bool, isolate: bool = False
+) -> tuple[float, int, float]:
+    """(check-path traces/s, traces judged, CPU µs per trace of this process until every
+    verdict is written); ``isolate``: the judge in a child process."""
     metrics = Metrics(CollectorRegistry())
     stage = None
     if with_judge:
-        judge = AnthropicJudge(api_key="bench", base_url=api.base_url, max_retries=0)
+        kwargs = {"api_key": "bench", "base_url": api.base_url, "max_retries": 0}
+        judge: Any = AnthropicJudge(**kwargs)  # type: ignore[arg-type]
+        if isolate:
+            judge = ProcessJudge(AnthropicJudge, kwargs, "anthropic", judge.model, threads=32)
+            judge.judge(bench_traces(1)[0])  # start the child before timing
         stage = JudgeStage(judge, HashSampler(SamplingRules(0.05, 0.05)), Budget(UNLIMITED),
                            observer=metrics, concurrency=32, max_queue=10_000)  # fmt: skip
     source = ListSource(records)
@@ -125,6 +134,7 @@ def check_path(api: Server, records: list[bytes], with_judge: bool) -> tuple[flo
                         observer=metrics, judge_stage=stage)  # fmt: skip
     pipeline.start()
     busy = 0.0
+    cpu0 = time.process_time()  # this process only: not the judge's child, not the server
     while True:
         batch = source.poll(500, 0)
         if not batch:
@@ -136,11 +146,13 @@ def check_path(api: Server, records: list[bytes], with_judge: bool) -> tuple[flo
         busy += time.perf_counter() - t0
     if stage is not None:  # not timed: the verdicts that are still a second away
         pipeline.run(threading.Event())
+    cpu = (time.process_time() - cpu0) / len(records) * 1e6
+    if stage is not None:
         stage.close()
     judged = metrics.registry.get_sample_value(
         "ragmon_judge_decisions_total", {"outcome": "judged"}
     )
-    return len(records) / busy, int(judged or 0)
+    return len(records) / busy, int(judged or 0), cpu
 
 
 def main() -> None:
@@ -162,12 +174,18 @@ def main() -> None:
             print(f"{concurrency:>11} {judged_rate(api, concurrency, n):>9.1f}")
 
         records = bench_records(args.traces)
+        off, _, cpu_off = check_path(api, records, with_judge=False)
+        on, _, cpu_on = check_path(api, records, with_judge=True)
         before = api.calls()
-        off, _ = check_path(api, records, with_judge=False)
-        on, judged = check_path(api, records, with_judge=True)
-        calls = api.calls() - before
-        print(f"check path, judge off: {off:,.0f} traces/s; judge on (5 % sampled, 32 workers): "
-              f"{on:,.0f} traces/s; ratio {on / off:.2f}")  # fmt: skip
+        isolated, judged, cpu_iso = check_path(api, records, with_judge=True, isolate=True)
+        calls = api.calls() - before - 1  # minus the warm-up call
+        print(f"check path, judge off: {off:,.0f} traces/s; judge on (5 % sampled, 32 workers) "
+              f"in this process: {on:,.0f} traces/s, ratio {on / off:.2f}; in a child process "
+              f"(judge.isolate, the default): {isolated:,.0f} traces/s, ratio "
+              f"{isolated / off:.2f}")  # fmt: skip
+        print(f"CPU of this process per trace (µs): judge off {cpu_off:.0f}; judge in process "
+              f"{cpu_on:.0f} (+{cpu_on / cpu_off - 1:.0%}); judge in a child process "
+              f"{cpu_iso:.0f} (+{cpu_iso / cpu_off - 1:.0%})")  # fmt: skip
 
         traces = bench_traces(200)
         own = sum(

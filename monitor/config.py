@@ -351,6 +351,11 @@ class JudgeConfig(_Section):
     cache_file: Path | None = Field(
         default=None, description="Also keep verdicts on disk (JSONL), reused after restarts."
     )
+    isolate: bool = Field(
+        default=True,
+        description="Run the anthropic judge in a child process, so the SDK's HTTP and JSON "
+        "work does not compete with the checks for the GIL.",
+    )
     redact_pii: bool = Field(
         default=False,
         description="Redact PII from question, passages and answer before "

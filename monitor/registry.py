@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from prometheus_client import CollectorRegistry
 
@@ -21,6 +22,7 @@ from monitor.config import JudgeConfig, Settings
 from monitor.decode import NativeDecoder
 from monitor.judge.anthropic_judge import AnthropicJudge, Prices
 from monitor.judge.heuristic import HeuristicJudge
+from monitor.judge.process import ProcessJudge
 from monitor.judge.runner import (
     CircuitBreaker,
     Judge,
@@ -158,20 +160,32 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
     return sinks
 
 
+def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
+    p = cfg.prices
+    return {
+        "model": cfg.model,
+        "api_key": cfg.api_key.get_secret_value() if cfg.api_key else None,
+        "base_url": cfg.base_url,
+        "timeout_seconds": cfg.timeout_seconds,
+        "max_retries": cfg.max_retries,
+        "max_tokens": cfg.max_tokens,
+        "prices": Prices(p.input, p.output, p.cache_read, p.cache_write),
+    }
+
+
 def build_judge(cfg: JudgeConfig) -> Judge:
     """The configured judge (``backend`` heuristic or anthropic)."""
     if cfg.backend == "anthropic":
-        p = cfg.prices
-        return AnthropicJudge(
-            model=cfg.model,
-            api_key=cfg.api_key.get_secret_value() if cfg.api_key else None,
-            base_url=cfg.base_url,
-            timeout_seconds=cfg.timeout_seconds,
-            max_retries=cfg.max_retries,
-            max_tokens=cfg.max_tokens,
-            prices=Prices(p.input, p.output, p.cache_read, p.cache_write),
-        )
+        return AnthropicJudge(**_anthropic_kwargs(cfg))
     return HeuristicJudge()
+
+
+def _isolated(cfg: JudgeConfig) -> Judge:
+    """The anthropic judge in a child process (``judge.isolate``)."""
+    # bound on one call: the SDK's own timeout per attempt, its retries, our one re-ask
+    call_timeout = 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
+    return ProcessJudge(AnthropicJudge, _anthropic_kwargs(cfg), "anthropic", cfg.model,
+                        threads=cfg.concurrency, call_timeout=call_timeout)  # fmt: skip
 
 
 def build_judge_stage(
@@ -190,8 +204,9 @@ def build_judge_stage(
         SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
     )
     inner = build_judge(cfg)
+    calls = _isolated(cfg) if isinstance(inner, AnthropicJudge) and cfg.isolate else inner
     judge: Judge = (
-        RedactingJudge(inner, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else inner
+        RedactingJudge(calls, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else calls
     )
     if isinstance(inner, AnthropicJudge):
         anthropic_judge, prices = inner, inner.prices

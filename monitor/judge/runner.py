@@ -370,3 +370,9 @@ class JudgeStage:
                 self._queue.put_nowait(None)
             except queue.Full:
                 break
+        judge: Any = self.judge
+        while judge is not None:  # a judge process (possibly behind RedactingJudge) stops
+            close = getattr(judge, "close", None)
+            if close is not None:
+                close()
+            judge = getattr(judge, "inner", None)
