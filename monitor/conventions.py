@@ -165,29 +165,24 @@ def _messages(value: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _flat_messages(attrs: dict[str, Any], prefix: str) -> list[tuple[str, str]]:
-    """``prefix.{i}.role`` / ``prefix.{i}.content`` flattened (OpenLLMetry old format)."""
+def _indexed(attrs: dict[str, Any], prefix: str, inner: str = "") -> list[dict[str, Any]]:
+    """Flattened lists back into dicts: ``prefix.{i}.{inner}{key}`` → ``[{key: value}]``
+    in index order (OpenInference's and OpenLLMetry's indexed-attribute layout)."""
     found: dict[int, dict[str, Any]] = {}
-    head = prefix + "."
-    for key, value in attrs.items():
-        if key.startswith(head):
-            index, _, rest = key[len(head) :].partition(".")
-            if index.isdigit() and rest in ("role", "content"):
-                found.setdefault(int(index), {})[rest] = value
-    return [(str(m.get("role", "user")), _text(m.get("content"))) for _, m in sorted(found.items())]
-
-
-def _indexed(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """``prefix.{i}.document.{key}`` flattened attributes → list of dicts."""
-    docs: dict[int, dict[str, Any]] = {}
     head = prefix + "."
     for key, value in attrs.items():
         if not key.startswith(head):
             continue
         index, _, rest = key[len(head) :].partition(".")
-        if index.isdigit() and rest.startswith("document."):
-            docs.setdefault(int(index), {})[rest[len("document.") :]] = value
-    return [docs[i] for i in sorted(docs)]
+        if index.isdigit() and rest.startswith(inner):
+            found.setdefault(int(index), {})[rest[len(inner) :]] = value
+    return [found[i] for i in sorted(found)]
+
+
+def _flat_messages(attrs: dict[str, Any], prefix: str, inner: str = "") -> list[tuple[str, str]]:
+    """(role, text) of ``prefix.{i}.{inner}role`` / ``...content`` attributes."""
+    return [(str(m.get("role", "user")), _text(m.get("content")))
+            for m in _indexed(attrs, prefix, inner) if "content" in m]  # fmt: skip
 
 
 def _meta_id(meta: Any) -> str | None:
@@ -255,10 +250,14 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
         return None
     shape = _Shape(OPENINFERENCE)
     shape.retrieved = _unique(
-        [_doc(d) for r in retrievers for d in _indexed(r.attributes, "retrieval.documents")]
+        [
+            _doc(d)
+            for r in retrievers
+            for d in _indexed(r.attributes, "retrieval.documents", "document.")
+        ]
     )
     if rerankers:
-        packed = _indexed(rerankers[-1].attributes, "reranker.output_documents")
+        packed = _indexed(rerankers[-1].attributes, "reranker.output_documents", "document.")
         shape.packed = [_doc(d) for d in packed]
     elif shape.retrieved:
         shape.packed = shape.retrieved
@@ -273,13 +272,8 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     shape.model = next((str(s.attributes["llm.model_name"]) for s in reversed(llms)
                         if s.attributes.get("llm.model_name")), None)  # fmt: skip
     if llms:
-        a = llms[-1].attributes
-        shape.prompt = [
-            _text(a.get(f"llm.input_messages.{i}.message.content"))
-            for i in range(64)
-            if f"llm.input_messages.{i}.message.content" in a
-            and a.get(f"llm.input_messages.{i}.message.role") != "assistant"
-        ]
+        messages = _flat_messages(llms[-1].attributes, "llm.input_messages", "message.")
+        shape.prompt = [text for role, text in messages if role != "assistant"]
     return shape
 
 

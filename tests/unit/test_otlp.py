@@ -227,3 +227,33 @@ def test_milvus_search_results_as_documents() -> None:
     assert [(d.doc_id, d.score) for d in trace.retrieved] == [("m-0", 0.5), ("m-1", 1.5)]
     assert [p.text for p in trace.context] == PASSAGES
     assert trace.attributes["ragmon.convention"] == "openllmetry"
+
+
+def test_openinference_without_document_text_reads_the_llm_prompt() -> None:
+    """OPENINFERENCE_HIDE_* style: retriever ids without content; the answering LLM's
+    input messages (system and user, not assistant) hold the passages."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("openinference.instrumentation.llama_index")
+    with tracer.start_as_current_span("query") as root:
+        root.set_attribute("openinference.span.kind", "CHAIN")
+        root.set_attribute("input.value", otel_spans.QUESTION)
+        with tracer.start_as_current_span("retrieve") as r:
+            r.set_attribute("openinference.span.kind", "RETRIEVER")
+            for i, doc_id in enumerate(otel_spans.IDS):
+                r.set_attribute(f"retrieval.documents.{i}.document.id", doc_id)
+        with tracer.start_as_current_span("llm") as llm:
+            llm.set_attribute("openinference.span.kind", "LLM")
+            for i, (role, text) in enumerate([("system", otel_spans.numbered_prompt()),
+                                              ("assistant", "[9] earlier turn"),
+                                              ("user", otel_spans.QUESTION)]):  # fmt: skip
+                llm.set_attribute(f"llm.input_messages.{i}.message.role", role)
+                llm.set_attribute(f"llm.input_messages.{i}.message.content", text)
+        root.set_attribute("output.value", otel_spans.ANSWER)
+    made = list(exporter.get_finished_spans())
+    (trace,) = convert([encode_spans(made).SerializeToString()], "otlp-proto").traces
+    assert [(p.doc_id, p.text) for p in trace.context] == list(
+        zip(otel_spans.IDS, PASSAGES, strict=True)
+    )
+    assert trace.attributes["ragmon.context_from"] == "prompt"
