@@ -28,9 +28,10 @@ import structlog
 
 from monitor.checkpoint import Partition
 from monitor.conventions import OUTCOMES, OWN, UNRECOGNISED, Mapped, map_spans
+from monitor.decode import dead_letter
 from monitor.model import DeadLetter, RagTrace
 from monitor.otlp import OtlpDecodeError, Span, decode_json, decode_proto, is_own
-from monitor.sources import SourceRecord
+from monitor.sources import SourcePosition, SourceRecord
 
 Position = tuple[Partition, int]
 
@@ -171,16 +172,7 @@ class OtlpAssembler:
                 raise OtlpDecodeError("too_large", f"{len(raw)} bytes > {self.max_message_bytes}")
             spans = self._decode(record)
         except OtlpDecodeError as exc:
-            letter = DeadLetter(
-                reason=exc.reason,
-                detail=str(exc),
-                source=p.source,
-                partition=p.partition,
-                offset=p.offset,
-                raw=raw,
-                key=record.key,
-            )
-            return [Decoded(letter, (pos,))], 1
+            return [Decoded(dead_letter(record, exc.reason, str(exc)), (pos,))], 1
         now = self._clock()
         share = len(raw) // max(len(spans), 1)
         touched: set[str] = set()
@@ -191,7 +183,6 @@ class OtlpAssembler:
             b = self._buf.get(s.trace_id)
             if b is None:
                 b = self._buf[s.trace_id] = _Buffered(now, now)
-            s.size = share
             b.spans.append(s)
             b.positions[pos] = None
             b.last = now
@@ -284,7 +275,7 @@ class OtlpAssembler:
 @dataclass
 class Conversion:
     traces: list[RagTrace] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)  # convention/outcome -> traces
+    counts: dict[str, int] = field(default_factory=dict)  # convention -> traces
     bad_messages: list[tuple[int, str, bytes]] = field(default_factory=list)  # (index, reason, raw)
 
     def count(self, name: str) -> int:
@@ -293,8 +284,6 @@ class Conversion:
 
 def convert(messages: Iterable[bytes], fmt: str) -> Conversion:
     """Assemble and map every trace of a finite list of messages (all spans present)."""
-    from monitor.sources import SourcePosition
-
     assembler = OtlpAssembler(fmt)
     out = Conversion()
     items: list[Decoded] = []
@@ -307,9 +296,21 @@ def convert(messages: Iterable[bytes], fmt: str) -> Conversion:
             out.bad_messages.append((d.item.offset, d.item.reason, d.item.raw))
         elif d.item is not None:
             out.traces.append(d.item)
-    for (convention, _), n in assembler.counts.items():
-        out.counts[convention] = out.counts.get(convention, 0) + n
+    out.counts, _ = by_convention(assembler.counts)
     return out
+
+
+def by_convention(counts: dict[tuple[str, str], int]) -> tuple[dict[str, int], int]:
+    """Traces per convention (late span groups left out), and how many were incomplete."""
+    by: dict[str, int] = {}
+    incomplete = 0
+    for (convention, outcome), n in counts.items():
+        if outcome == LATE:
+            continue
+        by[convention] = by.get(convention, 0) + n
+        if outcome != COMPLETE:
+            incomplete += n
+    return by, incomplete
 
 
 __all__ = ["ASSEMBLY_OUTCOMES", "OUTCOMES", "OtlpAssembler", "PerRecord", "convert"]

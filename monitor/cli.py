@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor import assembly, demo, golden_export, otlp, registry
 from monitor import config as config_mod
-from monitor.assembly import COMPLETE, LATE, OtlpAssembler
+from monitor.assembly import OtlpAssembler, by_convention
 from monitor.conventions import CONTENT_MISSING, OUTCOMES, OWN, UNRECOGNISED
 from monitor.decode import NativeDecoder
 from monitor.judge.calibration import Calibration, calibrate, report
@@ -400,14 +400,7 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
 
 def _report_conventions(counts: dict[tuple[str, str], int], stderr: TextIO) -> None:
     """One line: traces per recognised convention, and what was not evaluated."""
-    by: dict[str, int] = {}
-    incomplete = 0
-    for (convention, outcome), n in counts.items():
-        if outcome == LATE:
-            continue
-        by[convention] = by.get(convention, 0) + n
-        if outcome != COMPLETE:
-            incomplete += n
+    by, incomplete = by_convention(counts)
     parts = [f"{by.get(c, 0)} {c}" for c in OUTCOMES if by.get(c)]
     print(f"OTLP traces: {', '.join(parts) or 'none'}"
           + (f" ({incomplete} incomplete)" if incomplete else ""), file=stderr)  # fmt: skip

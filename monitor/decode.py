@@ -31,39 +31,40 @@ class NativeDecoder:
     def __call__(self, record: SourceRecord) -> RagTrace | DeadLetter:
         raw = record.value
         if len(raw) > self.max_record_bytes:
-            return self._dead(record, "too_large", f"{len(raw)} bytes > {self.max_record_bytes}")
+            return dead_letter(record, "too_large", f"{len(raw)} bytes > {self.max_record_bytes}")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            return self._dead(record, "invalid_utf8", f"byte {exc.start}: {exc.reason}")
+            return dead_letter(record, "invalid_utf8", f"byte {exc.start}: {exc.reason}")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            return self._dead(
+            return dead_letter(
                 record, "invalid_json", f"line {exc.lineno} col {exc.colno}: {exc.msg}"
             )
         except RecursionError:
-            return self._dead(record, "invalid_json", "nesting too deep")
+            return dead_letter(record, "invalid_json", "nesting too deep")
         if not isinstance(data, dict):
-            return self._dead(record, "not_an_object", f"top level is {type(data).__name__}")
+            return dead_letter(record, "not_an_object", f"top level is {type(data).__name__}")
         schema = data.get("schema")
         if schema is not None and schema != SCHEMA_ID:
-            return self._dead(
+            return dead_letter(
                 record, "unknown_schema", f"schema {str(schema)[:80]!r}, want {SCHEMA_ID}"
             )
         try:
             return RagTrace.model_validate(data)
         except ValidationError as exc:
-            return self._dead(record, "invalid_record", first_error(exc))
+            return dead_letter(record, "invalid_record", first_error(exc))
 
-    @staticmethod
-    def _dead(record: SourceRecord, reason: str, detail: str) -> DeadLetter:
-        return DeadLetter(
-            reason=reason,
-            detail=detail,
-            source=record.position.source,
-            partition=record.position.partition,
-            offset=record.position.offset,
-            raw=record.value,
-            key=record.key,
-        )
+
+def dead_letter(record: SourceRecord, reason: str, detail: str) -> DeadLetter:
+    """The record as a dead letter: its bytes, key and position, and why."""
+    return DeadLetter(
+        reason=reason,
+        detail=detail,
+        source=record.position.source,
+        partition=record.position.partition,
+        offset=record.position.offset,
+        raw=record.value,
+        key=record.key,
+    )

@@ -113,7 +113,7 @@ class KafkaSource:
         self._joined = False
         self._last_poll = 0.0
         self._committed: dict[Partition, int] = {}
-        self._resume: dict[Partition, int] = {}  # revoked partition -> lowest unfinished
+        self._resume: dict[Partition, int] = {}  # revoked partition -> lowest buffered offset
         self._lock = threading.Lock()
         # Told this replica's share of all partitions after each assignment (judge budget).
         self.share_listener: Callable[[float], None] | None = None

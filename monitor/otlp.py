@@ -47,7 +47,6 @@ class Span:
     dropped_attributes: int = 0
     scope: str = ""
     events: list[Event] = field(default_factory=list)
-    size: int = 0  # share of the encoded message, for the assembly buffer's byte bound
     # The parent lives in another process (W3C traceparent from an upstream service that
     # may not export to us): this span is where the trace enters the instrumented app.
     remote_parent: bool = False

@@ -182,11 +182,9 @@ class Pipeline:
     def _handle_due(self, flush: bool = False) -> None:
         """Items the decoder releases with time (assembled traces), or all at end of input."""
         with self._lock:
-            items = self.decoder.due(flush)
-            if items:
-                out: list[Evaluation] = []
-                for decoded in items:
-                    self._handle(decoded, out)
+            written: list[Evaluation] = []  # only process() returns what it wrote
+            for decoded in self.decoder.due(flush):
+                self._handle(decoded, written)
 
     def _handle(self, decoded: Decoded, out: list[Evaluation]) -> None:
         item = decoded.item
