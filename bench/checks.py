@@ -44,13 +44,18 @@ def rate(fn: Callable[[], object], n: int, repeats: int) -> float:
     return n / min(times)
 
 
+def pin_one_core() -> None:
+    """Run this process on one core, so figures do not depend on idle siblings."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--traces", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    pin_one_core()
 
     records = bench_records(args.traces)
     traces = [RagTrace.model_validate_json(r) for r in records]

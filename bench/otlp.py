@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from bench.checks import rate
+from bench.checks import pin_one_core, rate
 from bench.corpus import bench_traces
 from monitor.assembly import AssemblyLimits, OtlpAssembler
 from monitor.model import RagTrace
@@ -100,8 +99,7 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    pin_one_core()
 
     msgs = messages(args.traces)
     assert assembled(msgs) == len(msgs), "every trace must be mapped"

@@ -30,7 +30,8 @@ MODEL = "gpt-4o-mini"
 Built = tuple[list[ReadableSpan], dict[str, Any]]
 
 
-def _tracer(service: str, scope: str) -> tuple[Tracer, InMemorySpanExporter]:
+def sdk_tracer(scope: str, service: str = "support-bot") -> tuple[Tracer, InMemorySpanExporter]:
+    """A tracer of a fresh SDK provider for ``service``, and the exporter holding its spans."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": service}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -68,7 +69,7 @@ def openinference_langchain(service: str = "support-bot", reranked: bool = False
                             passages: list[str] = PASSAGES) -> Built:  # fmt: skip
     """LangChain layout: question as root input JSON, ids only in the metadata JSON,
     an optional LlamaIndex-style reranker whose output is the packed context."""
-    tracer, exporter = _tracer(service, scope)
+    tracer, exporter = sdk_tracer(scope, service)
     with tracer.start_as_current_span("RunnableSequence") as root:
         root.set_attribute("openinference.span.kind", "CHAIN")
         root.set_attribute("input.value", json.dumps({"question": QUESTION}))
@@ -103,7 +104,7 @@ def openinference_langchain(service: str = "support-bot", reranked: bool = False
 def openinference_llamaindex() -> Built:
     """LlamaIndex layout: nested duplicate RETRIEVER spans with ids and scores, an LLM
     reranker whose LLM call comes first, and no root output (answer from the last LLM)."""
-    tracer, exporter = _tracer("support-bot", "openinference.instrumentation.llama_index")
+    tracer, exporter = sdk_tracer("openinference.instrumentation.llama_index")
 
     def documents(span: Any, prefix: str) -> None:
         for i, (doc_id, text) in enumerate(zip(IDS, PASSAGES, strict=True)):
@@ -141,7 +142,7 @@ def genai_current(content: bool = True) -> Built:
     """OTel GenAI ≥ 1.37: a retrieval span with ids and scores only, the passages inside
     the chat span's input messages as ``[n]`` lines, JSON-string message attributes.
     ``content=False``: the instrumentation did not capture message content."""
-    tracer, exporter = _tracer("support-bot", "opentelemetry.instrumentation.genai")
+    tracer, exporter = sdk_tracer("opentelemetry.instrumentation.genai")
     with tracer.start_as_current_span("answer_question") as root:
         with tracer.start_as_current_span("retrieval policies") as r:
             r.set_attribute("gen_ai.operation.name", "retrieval")
@@ -170,7 +171,7 @@ def genai_current(content: bool = True) -> Built:
 def genai_legacy() -> Built:
     """OTel GenAI ≤ 1.36: ``gen_ai.system``, prompt and completion as span events
     (``gen_ai.content.prompt`` / ``gen_ai.content.completion``), a vector-store span."""
-    tracer, exporter = _tracer("support-bot", "opentelemetry.instrumentation.openai")
+    tracer, exporter = sdk_tracer("opentelemetry.instrumentation.openai")
     with tracer.start_as_current_span("rag") as root:
         with tracer.start_as_current_span("chroma.query") as r:
             r.set_attribute("db.system", "chroma")
@@ -191,7 +192,7 @@ def genai_legacy() -> Built:
 def openllmetry_old() -> Built:
     """OpenLLMetry before semconv-ai 0.5: a workflow span with entity input/output JSON,
     Chroma results as ``db.query.result`` events, flattened ``gen_ai.prompt.{i}.*``."""
-    tracer, exporter = _tracer("support-bot", "traceloop.sdk")
+    tracer, exporter = sdk_tracer("traceloop.sdk")
     with tracer.start_as_current_span("rag_pipeline.workflow") as root:
         root.set_attribute("traceloop.span.kind", "workflow")
         root.set_attribute("traceloop.workflow.name", "rag_pipeline")
@@ -220,7 +221,7 @@ def openllmetry_new() -> Built:
     """OpenLLMetry semconv-ai 0.5 (its LangChain instrumentation): the context in
     ``gen_ai.system_instructions``, messages as JSON, a plain chain labelled invoke_agent,
     the retriever a task span without documents."""
-    tracer, exporter = _tracer("support-bot", "opentelemetry.instrumentation.langchain")
+    tracer, exporter = sdk_tracer("opentelemetry.instrumentation.langchain")
     with tracer.start_as_current_span("RunnableSequence.workflow") as root:
         root.set_attribute("traceloop.span.kind", "workflow")
         root.set_attribute("gen_ai.operation.name", "invoke_agent")

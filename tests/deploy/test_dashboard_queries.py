@@ -19,7 +19,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
 from monitor.judge.calibration import calibrate
 from tests import otel_spans
-from tests.integration.conftest import RAGMON, clean_env, free_port
+from tests.integration.conftest import free_port, start_otlp_http_daemon
 from tests.integration.kafka_support import Daemon, create_topic, produce, wait_until
 from tests.integration.messages_api import MessagesApi, Reply, verdict
 from tests.otel_spans import CONVENTIONS
@@ -34,23 +34,6 @@ pytestmark = pytest.mark.integration
 def get(url: str) -> str:
     with urllib.request.urlopen(url, timeout=5) as resp:
         return str(resp.read().decode())
-
-
-def otlp_daemon(tmp: Path) -> tuple[subprocess.Popen[bytes], int, str]:
-    """A second ragmon receiving OTLP/HTTP with a two-trace assembly buffer."""
-    port, metrics_port = free_port(), free_port()
-    env = clean_env(
-        RAGMON_SOURCE__TYPE="otlp_http",
-        RAGMON_SOURCE__OTLP_HTTP__HOST="127.0.0.1",
-        RAGMON_SOURCE__OTLP_HTTP__PORT=str(port),
-        RAGMON_SOURCE__ASSEMBLY__MAX_TRACES="2",
-        RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS="0.5",
-        RAGMON_METRICS__HOST="127.0.0.1",
-        RAGMON_METRICS__PORT=str(metrics_port),
-    )
-    log = (tmp / "otlp-daemon.log").open("w")
-    proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL, stderr=log)
-    return proc, metrics_port, f"http://127.0.0.1:{port}/v1/traces"
 
 
 def post_otlp(url: str) -> None:
@@ -92,7 +75,12 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             RAGMON_JUDGE__MAX_RETRIES="0", RAGMON_JUDGE__SAMPLING__BASE_RATE="0.3",
             RAGMON_JUDGE__CALIBRATION_FILE=str(cal), ANTHROPIC_API_KEY="test-key",
         ).start()  # fmt: skip
-        otlp, otlp_port, otlp_url = otlp_daemon(tmp)
+        # a second ragmon receiving OTLP/HTTP with a two-trace assembly buffer
+        otlp = start_otlp_http_daemon(
+            tmp / "otlp-daemon.log",
+            RAGMON_SOURCE__ASSEMBLY__MAX_TRACES="2",
+            RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS="0.5",
+        )
         prom_port = free_port()
         config = tmp / "prometheus.yml"
         config.write_text(
@@ -100,7 +88,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             "scrape_configs:\n"
             "  - job_name: ragmon\n"
             f"    static_configs: [{{targets: ['127.0.0.1:{daemon.port}', "
-            f"'127.0.0.1:{otlp_port}']}}]\n"
+            f"'127.0.0.1:{otlp.metrics_port}']}}]\n"
         )
         proc = subprocess.Popen(
             [prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp / 'tsdb'}",
@@ -112,8 +100,8 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             wait_until(lambda: get(f"{prom}/-/ready") is not None, 60, "prometheus ready")
             metrics = f"http://127.0.0.1:{daemon.port}/metrics"
             wait_until(lambda: "ragmon_judge_errors_total{" in get(metrics), 60, "judge errors")
-            otlp_metrics = f"http://127.0.0.1:{otlp_port}/metrics"
-            post_otlp(otlp_url)
+            otlp_metrics = otlp.metrics_url
+            post_otlp(otlp.url)
             evicted = 'outcome="evicted"'
             wait_until(lambda: evicted in get(otlp_metrics), 30, "assembly evictions")
             time.sleep(12)  # a dozen scrapes for every rate()
@@ -124,8 +112,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             proc.terminate()
             proc.wait(timeout=30)
             daemon.terminate()
-            otlp.terminate()
-            otlp.wait(timeout=30)
+            otlp.stop()
 
 
 def query(prom: str, expr: str) -> list[dict[str, object]]:

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,41 @@ def ragmon(*args: str, stdin: bytes | None = None, **env: str) -> subprocess.Com
 @pytest.fixture
 def port() -> int:
     return free_port()
+
+
+@dataclass
+class OtlpHttpDaemon:
+    """`ragmon run` with the OTLP/HTTP receiver, both ports on loopback."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+    metrics_port: int
+
+    @property
+    def url(self) -> str:
+        """Where to POST traces."""
+        return f"http://127.0.0.1:{self.port}/v1/traces"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}/metrics"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def start_otlp_http_daemon(log: Path, **settings: str) -> OtlpHttpDaemon:
+    """Start it with extra ``RAGMON_*`` settings; its stderr goes to ``log``."""
+    port, metrics_port = free_port(), free_port()
+    env = clean_env(
+        RAGMON_SOURCE__TYPE="otlp_http",
+        RAGMON_SOURCE__OTLP_HTTP__HOST="127.0.0.1",
+        RAGMON_SOURCE__OTLP_HTTP__PORT=str(port),
+        RAGMON_METRICS__HOST="127.0.0.1",
+        RAGMON_METRICS__PORT=str(metrics_port),
+        **settings,
+    )
+    with log.open("w") as err:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL, stderr=err)
+    return OtlpHttpDaemon(proc, port, metrics_port)

@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 
 from tests import otel_spans
-from tests.integration.conftest import free_port, ragmon
+from tests.integration.conftest import ragmon, start_otlp_http_daemon
 from tests.integration.kafka_support import (
     Daemon,
     all_committed,
@@ -183,26 +183,16 @@ def _post(url: str, body: bytes, ctype: str, gzipped: bool = False) -> int:
 def test_otlp_http_receiver_takes_sdk_exports_json_and_gzip(tmp_path: Path) -> None:
     """The real OTLP/HTTP span exporter (protobuf, gzip) and hand-posted OTLP/JSON reach
     the same evaluations as native records; bad requests get the documented codes."""
-    import subprocess
-
-    from tests.integration.conftest import RAGMON, clean_env
     from tests.unit.test_otlp import as_otlp_json
 
-    port, metrics_port = free_port(), free_port()
     evals = tmp_path / "evals.jsonl"
-    env = clean_env(
-        RAGMON_SOURCE__TYPE="otlp_http",
-        RAGMON_SOURCE__OTLP_HTTP__HOST="127.0.0.1",
-        RAGMON_SOURCE__OTLP_HTTP__PORT=str(port),
+    daemon = start_otlp_http_daemon(
+        tmp_path / "stderr.log",
         RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS="0.3",
         RAGMON_JUDGE__BACKEND="none",
         RAGMON_OUTPUT__EVALUATIONS_JSONL=str(evals),
-        RAGMON_METRICS__HOST="127.0.0.1",
-        RAGMON_METRICS__PORT=str(metrics_port),
     )
-    log = (tmp_path / "stderr.log").open("w")
-    proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL, stderr=log)
-    url = f"http://127.0.0.1:{port}/v1/traces"
+    url = daemon.url
     try:
         wait_until(lambda: _post(url, b"", "application/x-protobuf") == 200, 30, "receiver up")
         traces = built(12)
@@ -223,11 +213,9 @@ def test_otlp_http_receiver_takes_sdk_exports_json_and_gzip(tmp_path: Path) -> N
             return len(evals.read_text().splitlines()) if evals.exists() else 0
 
         wait_until(lambda: evaluated() == len(traces), 30, "every posted trace evaluated")
-        metrics = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics").read()
+        metrics = urllib.request.urlopen(daemon.metrics_url).read()
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
+        daemon.stop()
     got = {json.loads(x)["trace_id"]: json.loads(x) for x in evals.read_text().splitlines()}
     assert got == native_lines(tmp_path, [native for _, native in traces])
     text = metrics.decode()

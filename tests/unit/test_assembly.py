@@ -259,15 +259,9 @@ def test_a_root_with_a_remote_parent_completes_the_trace() -> None:
     """The app's entry span has a parent in an upstream service (W3C traceparent) that
     exports nowhere: that span still completes the trace after the quiet period."""
     from opentelemetry import trace as otel_trace
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
     from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer("openinference.instrumentation.langchain")
+    tracer, exporter = otel_spans.sdk_tracer("openinference.instrumentation.langchain")
     upstream = SpanContext(0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(1))
     ctx = otel_trace.set_span_in_context(NonRecordingSpan(upstream))
     with tracer.start_as_current_span("RunnableSequence", context=ctx) as root:

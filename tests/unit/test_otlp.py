@@ -13,9 +13,6 @@ from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from monitor import otlp
 from monitor.assembly import convert as assemble
@@ -95,10 +92,8 @@ def test_spans_split_across_messages_and_json_encoding(tmp_path: Path) -> None:
 def test_unrecognised_own_and_redacted_traces() -> None:
     """No retriever: unrecognised. ragmon's own or the anthropic SDK's spans: skipped.
     Redacted content: mapped but flagged so the judge skips it."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    with provider.get_tracer("x").start_as_current_span("plain"):
+    tracer, exporter = otel_spans.sdk_tracer("x")
+    with tracer.start_as_current_span("plain"):
         pass
     plain = encode_spans(list(exporter.get_finished_spans())).SerializeToString()
     own = encode_spans(spans(service="ragmon")).SerializeToString()
@@ -178,16 +173,10 @@ def test_a_trace_from_two_services_in_two_messages() -> None:
     """The gateway's root span and the worker's retriever/LLM spans are exported by two
     SDKs (two resources, two messages) and still assemble into one trace."""
     from opentelemetry import trace as otel_trace
-    from opentelemetry.sdk.resources import Resource
 
-    def provider(service: str) -> tuple[Any, InMemorySpanExporter]:
-        exporter = InMemorySpanExporter()
-        p = TracerProvider(resource=Resource.create({"service.name": service}))
-        p.add_span_processor(SimpleSpanProcessor(exporter))
-        return p.get_tracer("openinference.instrumentation.langchain"), exporter
-
-    gateway, gateway_spans = provider("gateway")
-    worker, worker_spans = provider("rag-worker")
+    scope = "openinference.instrumentation.langchain"
+    gateway, gateway_spans = otel_spans.sdk_tracer(scope, "gateway")
+    worker, worker_spans = otel_spans.sdk_tracer(scope, "rag-worker")
     with gateway.start_as_current_span("RunnableSequence") as root:
         root.set_attribute("openinference.span.kind", "CHAIN")
         root.set_attribute("input.value", otel_spans.QUESTION)
@@ -207,10 +196,7 @@ def test_a_trace_from_two_services_in_two_messages() -> None:
 def test_milvus_search_results_as_documents() -> None:
     """OpenLLMetry's Milvus instrumentation: ``db.search.result`` events (id, score,
     entity) are the retrieved and packed documents."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer("opentelemetry.instrumentation.milvus")
+    tracer, exporter = otel_spans.sdk_tracer("opentelemetry.instrumentation.milvus")
     with tracer.start_as_current_span("rag.workflow") as root:
         root.set_attribute("traceloop.span.kind", "workflow")
         root.set_attribute("traceloop.entity.input", json.dumps({"kwargs": {"query": "q?"}}))
@@ -232,10 +218,7 @@ def test_milvus_search_results_as_documents() -> None:
 def test_openinference_without_document_text_reads_the_llm_prompt() -> None:
     """OPENINFERENCE_HIDE_* style: retriever ids without content; the answering LLM's
     input messages (system and user, not assistant) hold the passages."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer("openinference.instrumentation.llama_index")
+    tracer, exporter = otel_spans.sdk_tracer("openinference.instrumentation.llama_index")
     with tracer.start_as_current_span("query") as root:
         root.set_attribute("openinference.span.kind", "CHAIN")
         root.set_attribute("input.value", otel_spans.QUESTION)
