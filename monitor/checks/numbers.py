@@ -22,9 +22,12 @@ _MONTHS = {
     "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
 }  # fmt: skip
 _MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"(?i:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
+# After a day ("30 may"), a lower-case "may" is the verb ("returns over 30 may be refused");
+# lower-cased text (common in scraped news) writes every other month in lower case too.
+_MONTH_AFTER_DAY = rf"(?:May|(?!may\b){_MONTH})"
 _SCALES = {
     "thousand": 1e3, "k": 1e3, "K": 1e3,
     "million": 1e6, "mn": 1e6, "M": 1e6, "mio": 1e6,
@@ -39,7 +42,8 @@ _SPELLED = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
     "hundred": 100, "dozen": 12,
 }  # fmt: skip
 _SPELLED_CLAIM = "|".join(k for k in _SPELLED if k not in ("one", "hundred"))
@@ -47,7 +51,20 @@ _UNITS = (
     r"(?:(?:business|calendar|working|full|more|additional|consecutive|separate)\s+)?"
     r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|times|percent|per\s?cent"
     r"|dollars|euros|pounds|items|users|seats|devices|licen[cs]es|installments|payments"
-    r"|attempts|steps|people|employees|members|accounts|copies|tickets|nights|sessions)\b"
+    r"|attempts|steps|people|employees|members|accounts|copies|tickets|nights|sessions"
+    r"|respondents|participants|customers|patients|students|children|adults|votes|games|goals"
+    r"|points|miles|kilometres|kilometers|metres|meters|feet|tonnes|tons|countries|cities"
+    r"|stores|branches|offices|rounds|matches|seasons|terms|decades|centuries|quarters|runs"
+    r"|wickets|laps|floors|rooms|beds|vehicles|flights|passengers|workers|staff|jobs|deaths"
+    r"|victims|soldiers|troops|officers|arrests|pages|languages|seats|devices"
+    r"|years'|days'|weeks'|months')(?![a-z])"
+)
+
+# Units written glued to a figure ("20kg", "9km", "£15m"); a lower-case "m" is metres or
+# million, and the figure keeps both readings.
+_GLUED_UNITS = (
+    r"kg|km|kms|lbs?|mg|ml|cm|mm|mph|kph|km/h|ft|mi|oz|gb|mb|tb|kb|GB|MB|TB|KB|kw|kwh|kW|kWh|MW"
+    r"|hrs?|mins?|secs?|yrs?|ms|m|g|h|s|x"
 )
 
 # Figures that start at a digit or a currency symbol, in priority order: dates and times
@@ -58,18 +75,19 @@ _NUMERIC = re.compile(
     rf"""
     (?P<iso>(?<!\d)(?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})(?!\d))
   | (?P<dmy>(?<![\d.,/])(?P<a>\d{{1,2}})(?P<sep>[/.])(?P<b>\d{{1,2}})(?P=sep)(?P<y>\d{{4}}|\d{{2}})(?![\d/]|[.,]\d))
-  | (?P<dmy2>(?<!\d)(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_MONTH})\.?(?:,?\s+(?P<dm_y>\d{{4}})(?!\d))?)
+  | (?P<dmy2>(?<!\d)(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_MONTH_AFTER_DAY})\.?(?:,?\s+(?P<dm_y>\d{{4}})(?!\d))?)
   | (?P<time>(?<![\d.])(?P<th>\d{{1,2}}):(?P<tm>\d{{2}})(?!\d)(?:\s?(?P<tap>[ap])\.?m\.?(?![a-z]))?
-      |(?<![\d.,])(?P<th2>\d{{1,2}})\s?(?P<tap2>[ap])\.?m\.?(?![a-z]))
+      |(?<![\d.,])(?P<th2>\d{{1,2}})(?:\.(?P<tm2>\d{{2}}))?\s?(?P<tap2>[ap])\.?m\.?(?![a-z]))
   | (?P<ident>(?<![\w-])\d+(?:-\d+){{2,}}(?![\w-]))
-  | (?P<frac>(?<![\w/.])\d+/\d+(?![\w/]))
+  | (?P<frac>(?<![\w/.])(?!(?:1[5-9]|20)\d\d/\d)\d+/\d+(?![\w/]))
   | (?P<num>
         (?<![A-Za-z_\d])(?<![A-Za-z]-)(?<!\d[.,])
         (?P<cur>[$€£¥]\s?)?
         (?P<body>\d{{1,3}}(?:(?P<tsep>[,.\u00a0\u202f'])\d{{3}})(?:(?P=tsep)\d{{3}})*(?:[.,]\d+)?(?!\d)
                  |\d+(?:[.,]\d+)?)
         (?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|mio)(?![a-z])
-          |(?P<scale2>[kKMB])(?![A-Za-z\d]))?
+          |(?P<scale2>[kKMB])(?![A-Za-z\d])
+          |(?P<unit>{_GLUED_UNITS})(?![A-Za-z\d]))?
         (?P<ord>st|nd|rd|th)?
         (?:\s?(?P<pct>%|percent(?![a-z])|per\s?cent(?![a-z])))?
         (?:\s?(?P<cur2>USD|EUR|GBP|€|dollars?(?![a-z])|euros?(?![a-z])))?
@@ -90,8 +108,14 @@ _TRIGGER = re.compile(r"[0-9$€£¥]")
 _SCALED = re.compile(
     r"\d\s?(?:thousand|million|billion|trillion|mn|bn|tn|mio)(?![a-z])|\d[kKMB](?![A-Za-z\d])"
 )
-# Spelled-out quantities, matched in lower-cased answers (a literal-led pattern is fast).
-_SPELLED_CLAIM_RE = re.compile(rf"(?:{_SPELLED_CLAIM})\s+{_UNITS}")
+# Spelled-out quantities, matched in lower-cased answers (a literal-led pattern is fast):
+# "six weeks", "forty-eight people".
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_ONES = "one|two|three|four|five|six|seven|eight|nine"
+_SPELLED_CLAIM_RE = re.compile(
+    rf"(?:(?P<tens>{_TENS})[- ](?P<ones>{_ONES})|{_SPELLED_CLAIM})\s+{_UNITS}"
+)
+_COMPOUND = re.compile(rf"\b(?:{_TENS})-(?:{_ONES})\b")
 
 # What is not a claim in an answer: list markers, citation markers, footnotes, URLs, e-mail
 # addresses, version strings. Each pattern runs only when a cheap substring test says it can
@@ -117,6 +141,33 @@ def strip_noise(answer: str) -> str:
             # A visible separator, so "15 [2] March" does not become the date "15 March".
             answer = pattern.sub(" | ", answer)
     return answer
+
+
+# Tokenised text (common in scraped corpora and NLP datasets) puts spaces around separators:
+# "5 , 000", "3 . 5", "1, 000", "£1. 8m". Joined back before figures are read, only where the
+# pieces can only be one figure: 1-3 digits before a comma and exactly three after it.
+_SPACED_FIGURE = re.compile(
+    r"(?<![\d.])(\d{1,3})(?: , |, (?=000)| \. (?=\d{1,3}(?![\d,-]|[A-Za-z]{2}))|\. (?=\d[mkb]))(\d+)"
+)
+
+
+def untokenise(text: str) -> str:
+    """``text`` with tokeniser spaces inside figures removed ("5 , 000" -> "5,000")."""
+    if not (" , " in text or " . " in text or ", 000" in text or ". " in text):
+        return text
+    for _ in range(4):  # "1 , 600 , 000" joins one group per pass
+        joined = _SPACED_FIGURE.sub(_join_figure, text)
+        if joined == text:
+            break
+        text = joined
+    return text
+
+
+def _join_figure(m: re.Match[str]) -> str:
+    sep = "," if "," in m.group(0) else "."
+    if sep == "," and len(m.group(2)) != 3:
+        return m.group(0)
+    return f"{m.group(1)}{sep}{m.group(2)}"
 
 
 _IDIOMS = frozenset({"24/7", "365"})
@@ -252,14 +303,14 @@ def _date(m: re.Match[str], kind: str) -> Mention | None:
 def _time(m: re.Match[str]) -> Mention:
     g = m.group
     h = int(g("th") if g("th") is not None else g("th2"))
-    mi = int(g("tm") or 0)
+    mi = int(g("tm") or g("tm2") or 0)
     ap = g("tap") or g("tap2")
     if ap == "p" and h < 12:
         h += 12
     elif ap == "a" and h == 12:
         h = 0
     raw = m.group(0)
-    if raw.endswith(".") and raw.count(".") == 1:
+    if raw.endswith(".") and not raw.endswith(("a.m.", "p.m.")):
         raw = raw[:-1]  # "5 pm." ends a sentence; "5 p.m." keeps its dots
     # A time compares as minutes since midnight; "14:30" and "2:30 pm" are one reading.
     return Mention(raw, "time", readings=(Reading(float(h * 60 + mi), 1.0),))
@@ -273,6 +324,8 @@ def _number(m: re.Match[str], locale: Locale) -> Mention | None:
     scale_word = g("scale") or g("scale2")
     scale = _SCALES[scale_word] if scale_word else 1.0
     out = tuple(Reading(v * scale, 10.0 ** (-dec) * scale) for v, dec in readings)
+    if g("unit") == "m":  # "£15m" (million) or "100m" (metres)
+        out += tuple(Reading(v * 1e6, 10.0 ** (-dec) * 1e6) for v, dec in readings)
     return Mention(m.group(0).strip(), "number", readings=out)
 
 
@@ -287,9 +340,27 @@ def _month_before(text: str, h: int, lo: int) -> int:
     while i > lo and text[i - 1].isalpha():
         i -= 1
     word = text[i:j]
-    if 3 <= len(word) <= 9 and word[0].isupper() and word[:3].lower() in _MONTHS:
-        return i
-    return -1
+    if not (3 <= len(word) <= 9 and word[:3].lower() in _MONTHS):
+        return -1
+    if word == "may" and _word_before(text, i) not in _DATE_PREPOSITIONS:
+        return -1  # "you may 2x your storage": the verb, not the month
+    return i
+
+
+# Words after which a lower-case "may" is the month ("on may 30", "since may 2").
+_DATE_PREPOSITIONS = frozenset(
+    "on in of since until till by from before after to early late mid between and through".split()
+)
+
+
+def _word_before(text: str, i: int) -> str:
+    j = i
+    while j > 0 and text[j - 1] in " \t\n,(":
+        j -= 1
+    k = j
+    while k > 0 and text[k - 1].isalpha():
+        k -= 1
+    return text[k:j].lower()
 
 
 def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
@@ -319,9 +390,43 @@ def _scan(text: str, locale: Locale) -> list[Mention]:
     out: list[Mention] = []
     for kind, m in _matches(text):
         mention = _mention(kind, m, locale)
-        if mention is not None:
-            out.append(mention)
+        if mention is None:
+            continue
+        if kind == "num" and len(mention.raw) == 2 and out:
+            # "2007-11" and "( 2001 -- 07 )": the second year of an abbreviated range.
+            year = _range_end(text, m.start(), out[-1])
+            if year is not None:
+                mention = mention._replace(readings=(*mention.readings, Reading(year, 1.0)))
+        out.append(mention)
     return out
+
+
+_RANGE_SEP = re.compile(r"\s*(?:-{1,2}|–|—|/|to)\s*$")
+_ABBREVIATED_RANGE = re.compile(
+    r"(?<![\d.,])((?:1[5-9]|20)\d\d)\s*(?:-{1,2}|–|—|/|to)\s*(\d\d)(?![\d.,]?\d)"
+)
+
+
+def _expand_year(first: int, two_digits: int) -> float | None:
+    """The year "11" abbreviates after ``first`` (2007 -> 2011, 1998 -> "02" -> 2002)."""
+    year = first // 100 * 100 + two_digits
+    if year <= first:
+        year += 100
+    return float(year) if year - first < 100 else None
+
+
+def _range_end(text: str, start: int, before: Mention) -> float | None:
+    """The expanded year when the two digits at ``start`` end a range opened by a year."""
+    if not (before.readings and before.raw.isdigit() and len(before.raw) == 4):
+        return None
+    first = int(before.raw)
+    if not 1500 <= first <= 2099:
+        return None
+    gap = text[max(0, start - 8) : start]
+    j = gap.rfind(before.raw[-2:])
+    if j < 0 or _RANGE_SEP.fullmatch(gap[j + 2 :]) is None:
+        return None
+    return _expand_year(first, int(text[start : start + 2]))
 
 
 def _scan_at(text: str, i: int) -> list[Mention]:
@@ -357,8 +462,13 @@ def _spelled_claims(text: str) -> list[Mention]:
         i = m.start()
         if i and low[i - 1].isalpha():
             continue
-        word = m.group(0).split()[0]
-        out.append(Mention(word, "number", readings=(Reading(float(_SPELLED[word]), 1.0),)))
+        if m.group("tens"):
+            word = f"{m.group('tens')}-{m.group('ones')}"
+            value = _SPELLED[m.group("tens")] + _SPELLED[m.group("ones")]
+        else:
+            word = m.group(0).split()[0]
+            value = _SPELLED[word]
+        out.append(Mention(word, "number", readings=(Reading(float(value), 1.0),)))
     return out
 
 
@@ -373,7 +483,7 @@ def answer_mentions(
     """
     if _TRIGGER.search(answer) is None and _SPELLED_CLAIM_RE.search(answer.lower()) is None:
         return []  # no digit and no spelled-out quantity: nothing to parse
-    cleaned = strip_noise(answer)
+    cleaned = strip_noise(untokenise(answer))
 
     def convention() -> str | None:
         own = locale_of(cleaned)
@@ -385,6 +495,7 @@ def answer_mentions(
     return mentions + _spelled_claims(cleaned)
 
 
+_SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+{_UNITS}")
 _WORDS_OF: dict[float, tuple[bytes, ...]] = {}
 for _word, _value in _SPELLED.items():
     _WORDS_OF[float(_value)] = (*_WORDS_OF.get(float(_value), ()), _word.encode())
@@ -531,10 +642,11 @@ class NumberLookup:
     """
 
     def __init__(self, text: str, spelled: bool = True) -> None:
-        self.text = text
+        self.text = untokenise(text)
         self._spelled = spelled
         self._lower: bytes | None = None
         self._scaled: bool | None = None
+        self._ranges: frozenset[float] | None = None
         self._index: NumberIndex | None = None
 
     @property
@@ -554,6 +666,8 @@ class NumberLookup:
                     return True
                 if self._spelled and r.precision == 1 and self._spelled_in_text(r.value):
                     return True
+            if any(1500 <= r.value <= 2199 and r.value in self._range_years() for r in mention.readings):
+                return True
             if all(r.precision <= 1 for r in mention.readings) and not self._scaled_figures():
                 # Without scale words every figure that equals or rounds to 45 writes "45"
                 # or "44" (with or without separators): parse only those places.
@@ -561,6 +675,13 @@ class NumberLookup:
         elif mention.kind == "ident" and mention.raw in self.text:
             return True  # phone and order numbers: the same digits in the same groups
         return self.index.supports(mention)
+
+    def _range_years(self) -> frozenset[float]:
+        """Years that end an abbreviated range ("2007 -- 11" states 2011)."""
+        if self._ranges is None:
+            years = (_expand_year(int(m[1]), int(m[2])) for m in _ABBREVIATED_RANGE.finditer(self.text))
+            self._ranges = frozenset(y for y in years if y is not None)
+        return self._ranges
 
     def _scaled_figures(self) -> bool:
         if self._scaled is None:
@@ -590,11 +711,19 @@ class NumberLookup:
         return False
 
     def _spelled_in_text(self, value: float) -> bool:
+        if value == 1:
+            # "one" is mostly a pronoun ("no one", "one of them"): it backs 1 only before a
+            # unit ("one week"); otherwise nearly every text would support the figure 1.
+            return _SPELLED_CLAIM_ONE.search(self.text.lower()) is not None
+        if self._lower is None:
+            self._lower = self.text.encode("utf-8").lower()
+        if 21 <= value < 100 and value % 10:
+            tens = _WORDS_OF[float(value // 10 * 10)][0]
+            ones = _WORDS_OF[float(value % 10)][0]
+            return tens + b"-" + ones in self._lower or tens + b" " + ones in self._lower
         words = _WORDS_OF.get(value)
         if not words:
             return False
-        if self._lower is None:
-            self._lower = self.text.encode("utf-8").lower()
         return any(_has_word(self._lower, w) for w in words)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from monitor.checks.refusal_languages import LANGUAGES, _absence
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult
 
@@ -31,6 +32,26 @@ _LACK = (
     r"describe|describes|indicate|indicates|offer|offers|have|has|give|gives|list|lists|"
     r"detail|details|explain|explains|clarify|clarifies|tell|tells|show|shows|reference|"
     r"references|touch on|go into|seem to (?:contain|mention|include|cover|address|have))"
+)
+
+# The compositional form (see ``refusal_languages._absence``): an absence predicate in the
+# same clause as "the information" / "any details" or as "in the documents".
+_EN_ABSENT = (
+    r"\bnot (?:explicitly |specifically |directly )?(?:mentioned|stated|specified|covered|included"
+    r"|provided|available|found|listed|given|addressed|discussed|described|present|detailed"
+    r"|documented)\b|\bno mention\b|\bnothing\b|\babsent\b|\bsilent\b"
+    r"|\b(?:isn't|is not|aren't|are not|wasn't|was not) (?:in|within|part of|among)\b"
+    r"|\b(?:doesn't|does not|don't|do not|didn't|did not) (?:say|mention|specify|cover|address"
+    r"|include|state|contain|discuss|describe|provide|give)\b"
+)
+_EN_INFO = (
+    r"\b(?:the|this|that|any|such|more|no|further|specific|relevant) (?:information|details?"
+    r"|answer(?! is (?:yes|no)\b)|mention)\b|\binformation (?:about|on|regarding)\b"
+)
+_EN_WHERE = (
+    r"\b(?:in|within|from) (?:the|these|this|those|my|our|any of the) (?:\w+ )?(?:context"
+    r"|documents?|sources?|passages?|excerpts?|materials?|knowledge base|documentation"
+    r"|search results|text|snippets?)\b(?! (?:tab|section|folder|page|menu|list|view|panel|field))"
 )
 
 _PHRASES: list[tuple[str, str]] = [
@@ -68,7 +89,7 @@ _PHRASES: list[tuple[str, str]] = [
     # --- the context lacks it ----------------------------------------------------------------
     (
         "context_lacks",
-        rf"\b(?:the |these |those |this |that |my |our |your )?{_SOURCE_ADJ}{_SOURCE}(?: (?:provided|given|available|retrieved|above|here|I have|I was given|you shared))? (?:doesn't|does not|don't|do not|did not|didn't|fails? to|makes? no|lacks?|contain no|contains no|has no|have no|gives? no|offers? no|provides? no|mentions? no|include no|includes no)\s*(?:any |explicit(?:ly)? |specific(?:ally)? |clear(?:ly)? |direct(?:ly)? |actually |appear to |seem to |explicitly |mention of |information (?:on|about|regarding) )*(?:{_LACK}|mention|information|details?|reference|answer|indication|data)\b",
+        rf"\b(?:the |these |those |this |that |my |our |your )?{_SOURCE_ADJ}{_SOURCE}(?: (?:provided|given|available|retrieved|above|here|I have|I was given|you(?:'ve| have)? (?:shared|provided|sent|given)))? (?:doesn't|does not|don't|do not|did not|didn't|fails? to|makes? no|lacks?|contain no|contains no|has no|have no|gives? no|offers? no|provides? no|mentions? no|include no|includes no)\s*(?:any |explicit(?:ly)? |specific(?:ally)? |clear(?:ly)? |direct(?:ly)? |actually |appear to |seem to |explicitly |mention of |information (?:on|about|regarding) )*(?:{_LACK}|mention|information|details?|reference|answer|indication|data|articles?|entry|entries|page|section|content|record)\b",
     ),
     (
         "context_lacks",
@@ -92,7 +113,7 @@ _PHRASES: list[tuple[str, str]] = [
     ),
     (
         "context_lacks",
-        rf"\bcannot be (?:determined|answered|inferred|found|confirmed|derived|deduced) (?:from|based on|using|with) {_SOURCE_ADJ}{_SOURCE}\b",
+        rf"\b(?:cannot|can't|can not|could not|couldn't) be (?:reliably |definitively |clearly )?(?:determined|answered|inferred|found|confirmed|derived|deduced|verified|established) (?:from|based on|using|with|in) {_SOURCE_ADJ}{_SOURCE}\b",
     ),
     (
         "context_lacks",
@@ -114,10 +135,31 @@ _PHRASES: list[tuple[str, str]] = [
         "context_lacks",
         r"\bbeyond (?:the scope of )?(?:the |this |these )?(?:provided |given |available )?(?:context|documents?|information|sources?|knowledge base|documentation)\b",
     ),
+    (
+        "context_lacks",
+        rf"(?<!if )(?<!if the )(?<!when )(?<!when the )(?<!unless )(?<!unless the )\b(?:the )?{_SOURCE_ADJ}{_SOURCE} (?:is|are|was|were|seems?|appears?)(?: to be)? (?:missing|empty|silent|blank)\b|\b(?:the )?(?:relevant |required |needed |necessary |specific )?(?:information|details?|data|answer) (?:is|are) (?:missing|absent) (?:from|in) {_SOURCE_ADJ}{_SOURCE}\b",
+    ),
+    (
+        "context_lacks",
+        rf"\bthere(?:'s| is| was) nothing (?:in|within|about)\b|\bnone of the {_SOURCE_ADJ}{_SOURCE} (?:{_LACK}|mentions?|says?|talks? about)\b",
+    ),
+    (
+        "no_knowledge",
+        r"\b(?:couldn't|could not|can't|cannot|didn't|did not) (?:find|spot|see|locate) (?:anything|any (?:mention|information|details)|mention)\b|\bI'?m not seeing (?:anything|any)\b|\bI (?:don't|do not) see anything\b",
+    ),
+    (
+        "context_lacks",
+        rf"(?:\bnot|n't) something (?:the |my |these |our )?{_SOURCE_ADJ}{_SOURCE} (?:cover|mention|address|include|say|discuss)|\boutside (?:of )?what I can (?:answer|help with|say|tell)|\b(?:it'?s|it is|this is|that is|that's) (?:not |un)clear (?:from|in|based on) {_SOURCE_ADJ}{_SOURCE}\b",
+    ),
+    (
+        "no_knowledge",
+        r"\bI (?:have|had) no way (?:of knowing|to (?:know|tell|determine|confirm|verify))\b|\bI (?:wasn't|was not|weren't|haven't been|have not been) (?:given|provided|shown|told)\b",
+    ),
+    ("context_lacks", _absence(_EN_ABSENT, _EN_INFO, _EN_WHERE, ())),
     # --- cannot help ------------------------------------------------------------------------------
     (
         "cannot_help",
-        rf"\b{_I} (?:can't|cannot|can not|could not|couldn't|won't be able to|will not be able to|am unable to|'m unable to|are unable to|am not able to|'m not able to|are not able to|'re not able to|is not able to|do not have the ability to|don't have the ability to|am not in a position to|'m not in a position to) (?:really |fully |reliably |accurately |confidently |definitively |currently |directly )?(?:help|assist|answer|respond|provide|give|offer|share|say|tell|comment|speak|advise|determine|confirm|verify|disclose|discuss|address|support|process|access|look up|check|make|guarantee|predict|recommend)\b",
+        rf"\b(?:{_I} |I'm |we're )(?:can't|cannot|can not|could not|couldn't|won't be able to|unable to|not able to|will not be able to|am unable to|'m unable to|are unable to|am not able to|'m not able to|are not able to|'re not able to|is not able to|do not have the ability to|don't have the ability to|am not in a position to|'m not in a position to) (?:really |fully |reliably |accurately |confidently |definitively |currently |directly )?(?:help|assist|answer|respond|provide|give|offer|share|say|tell|comment|speak|advise|determine|confirm|verify|disclose|discuss|address|support|process|access|look up|check|make|guarantee|predict|recommend)\b",
     ),
     (
         "cannot_help",
@@ -194,6 +236,12 @@ _CUES: list[tuple[str, ...]] = [
     ("empty", "no", "n/a", "na", "unknown", "none", "not found"),
     ("outside",),
     ("beyond",),
+    ("missing", "empty", "silent", "blank", "absent"),
+    ("nothing", "none of"),
+    ("n't", "not", "cannot"),
+    ("something", "outside what", "clear"),
+    ("no way", "given", "provided", "shown", "told"),
+    ("not ", "no ", "nothing", "absent", "missing", "silent", "n't", "none"),
     (*_NEGATION, "ability", "not in a position"),
     ("decline", "refrain", "pass"),
     ("afraid", "sorry"),
@@ -216,12 +264,12 @@ def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
     ``gated=False`` runs every pattern regardless of its cues (the reference behaviour the
     gate is tested against).
     """
+    lower = text.lower()
     present: set[str] = set()
     if gated:
-        lower = text.lower()
         present = {c for c in _ALL_CUES if c in lower}
         if not present:
-            return None
+            return _foreign(text, lower)
     best: re.Match[str] | None = None
     best_kind = ""
     for kind, cues, pattern in _PATTERNS:
@@ -230,9 +278,25 @@ def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
         m = pattern.search(text)
         if m is not None and (best is None or m.start() < best.start()):
             best, best_kind = m, kind
-    if best is None:
-        return None
-    return best_kind, best.group(0).strip()
+    if best is not None:
+        return best_kind, best.group(0).strip()
+    return _foreign(text, lower)
+
+
+def _foreign(text: str, lower: str) -> tuple[str, str] | None:
+    """The earliest refusal phrase of the first language whose cues occur in ``text``."""
+    for language in LANGUAGES:
+        if not any(c in lower for c in language.cues):
+            continue
+        best: re.Match[str] | None = None
+        best_kind = ""
+        for kind, pattern in language.patterns:
+            m = pattern.search(text)
+            if m is not None and (best is None or m.start() < best.start()):
+                best, best_kind = m, kind
+        if best is not None:
+            return best_kind, best.group(0).strip()
+    return None
 
 
 class Refusal:

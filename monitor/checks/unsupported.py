@@ -1,10 +1,36 @@
 """``unsupported_numbers``: figures the answer states that neither the context nor the query
-contains. See ``monitor.checks.numbers`` for what counts as the same figure."""
+contains. See ``monitor.checks.numbers`` for what counts as the same figure.
+
+A figure from the query is the user's premise ("I bought it 45 days ago" -> "at 45 days you
+are outside the 30-day window") and is not flagged, except when the query *asks* whether the
+figure holds (a yes/no question: "Is the limit 500 a minute?") and the answer affirms it in a
+sentence that neither negates nor states any figure the context backs ("Yes, the limit is 500
+a minute" while the context says 100): that is an accepted false premise.
+"""
 
 from __future__ import annotations
 
+import re
+
+from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult
+
+_SENTENCE = re.compile(r"[^.?!\n]*(?:[.?!](?!\d)|\n|$)")
+_YES_NO = re.compile(
+    r"\s*(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|may|must|"
+    r"shall|isn't|aren't|doesn't|don't|can't|won't)\b",
+    re.IGNORECASE,
+)
+_CONTRAST = re.compile(
+    r"\b(?:no|not|never|nor|outside|beyond|exceeds?|exceeding|over|above|below|under|only|but|"
+    r"however|instead|rather|although|though|whereas|while)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.findall(text) if s.strip()]
 
 
 class UnsupportedNumbers:
@@ -23,9 +49,9 @@ class UnsupportedNumbers:
             )
         unsupported: list[str] = []
         for m in mentions:
-            if m.raw in unsupported:
+            if m.raw in unsupported or view.context_numbers.supports(m):
                 continue
-            if view.context_numbers.supports(m) or view.query_numbers.supports(m):
+            if view.query_numbers.supports(m) and not self._accepted_premise(view, m):
                 continue
             unsupported.append(m.raw)
         return CheckResult(
@@ -33,3 +59,23 @@ class UnsupportedNumbers:
             flagged=bool(unsupported),
             evidence={"numbers": unsupported, "checked": len(mentions)},
         )
+
+    @staticmethod
+    def _accepted_premise(view: TraceView, mention: Mention) -> bool:
+        """The query asks whether ``mention`` holds and the answer simply affirms it."""
+        asked = any(
+            s.rstrip().endswith("?")
+            and _YES_NO.match(s) is not None
+            and NumberLookup(s, spelled=False).supports(mention)
+            for s in _sentences(view.trace.query)
+        )
+        if not asked:
+            return False
+        for sentence in _sentences(view.answer):
+            if mention.raw not in sentence:
+                continue
+            if _CONTRAST.search(sentence):
+                return False
+            others = [o for o in view.answer_numbers if o.raw != mention.raw and o.raw in sentence]
+            return not any(view.context_numbers.supports(o) for o in others)
+        return False

@@ -44,7 +44,7 @@ def test_check_prints_the_evaluation_contract() -> None:
         assert set(check) >= {"flagged", "evidence"}
     assert line["checks"]["unsupported_numbers"]["evidence"]["numbers"] == ["45"]
     assert line["checks"]["refusal"]["evidence"]["phrase"] == "The context does not mention"
-    assert line["checks"]["citation"]["evidence"]["invalid"] == ["[9]"]
+    assert line["checks"]["citation"]["evidence"]["invalid"] == ["9"]
     assert line["checks"]["citation"]["flagged"] is True
 
 

@@ -1,0 +1,263 @@
+"""Precision, recall and exact match of the text checks, per class, next to naive baselines.
+
+Run: ``python bench/quality.py`` (the labelled case files under ``tests/quality/``), and
+optionally on human-labelled model summaries for ``unsupported_numbers``::
+
+    python bench/quality.py --xsum-spans ANNOTATIONS.csv --frank HUMAN_ANNOTATIONS.json \\
+        --articles ARTICLES_DIR
+
+(see ``bench/summaries.py`` for where those public files come from). Figures are printed,
+not asserted: the tests assert every case; this script shows where the checks stand.
+
+Baselines, measured in the same run:
+
+* numbers: the naive regex diff (every digit run of the answer that is not a digit run of
+  the context or the query);
+* refusal: a short English phrase list ("I don't know", "I cannot", "not mentioned", ...);
+* citation: ``[n]`` markers only, an index above the passage count being invalid.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.summaries import Summary, frank, xsum_spans
+from monitor.checks import Citation, Refusal, TraceView, UnsupportedNumbers
+from monitor.model import RagTrace
+from tests.quality import Case, load_cases
+
+_NAIVE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NAIVE_REFUSAL = re.compile(
+    r"I don't know|I do not know|I cannot|I can't|not mentioned|no information|"
+    r"does not (?:contain|mention|provide)|unable to",
+    re.IGNORECASE,
+)
+_NAIVE_CITATION = re.compile(r"\[(\d+)\]")
+
+
+def _trace(answer: str, context: list[tuple[str, str]], query: str = "") -> RagTrace:
+    return RagTrace.model_validate(
+        {
+            "trace_id": "0" * 31 + "1",
+            "query": query,
+            "answer": answer,
+            "context": [{"doc_id": d, "text": t} for d, t in context],
+        }
+    )
+
+
+# --- numbers -----------------------------------------------------------------------------
+
+
+def naive_numbers(answer: str, context: str, query: str = "") -> list[tuple[str, int]]:
+    """(digit run, offset) of every answer digit run absent from context and query."""
+    known = set(_NAIVE_NUMBER.findall(context)) | set(_NAIVE_NUMBER.findall(query))
+    return [(m.group(0), m.start()) for m in _NAIVE_NUMBER.finditer(answer)
+            if m.group(0) not in known]  # fmt: skip
+
+
+_NUMBERS = UnsupportedNumbers()
+
+
+def ragmon_numbers(answer: str, context: str, query: str = "") -> list[tuple[str, int]]:
+    """(figure, offset) of every figure ``unsupported_numbers`` reports."""
+    view = TraceView(_trace(answer, [("d1", context)] if context else [], query))
+    out = []
+    for raw in _NUMBERS(view).evidence["numbers"]:
+        out.append((raw, _offset(view.answer, raw)))
+    return out
+
+
+def _offset(text: str, raw: str) -> int:
+    i = text.find(raw)
+    if i < 0:  # reported from a normalised spelling: fall back to its first digit run
+        digits = _NAIVE_NUMBER.search(raw)
+        i = text.find(digits.group(0)) if digits else -1
+    return i
+
+
+Finder = Callable[[str, str, str], list[tuple[str, int]]]
+
+
+def summaries_report(name: str, rows: list[Summary], finders: dict[str, Finder]) -> None:
+    """Answer-level precision/recall of "has an unsupported number" against the human label,
+    and the share of flagged numbers that lie inside a human-marked span."""
+    positives = sum(r.hallucinated for r in rows)
+    print(f"\n{name}: {len(rows)} summaries, {positives} labelled hallucinated")
+    print(f"  {'method':<22} {'flagged':>8} {'precision':>10} {'recall':>8} {'numbers':>8} {'in spans':>9}")
+    for label, find in finders.items():
+        flagged = tp = numbers = inside = 0
+        for r in rows:
+            found = find(r.summary, r.article, "")
+            if not found:
+                continue
+            flagged += 1
+            tp += r.hallucinated
+            for raw, start in found:
+                numbers += 1
+                end = start + len(raw)
+                inside += any(s < end and start < e for s, e in r.spans)
+        spans = f"{inside / numbers:>8.1%}" if r.spans is not None and numbers else f"{'-':>8}"
+        has_spans = any(r.spans for r in rows)
+        print(
+            f"  {label:<22} {flagged:>8} {tp / max(flagged, 1):>10.3f} {tp / max(positives, 1):>8.3f}"
+            f" {numbers:>8} {spans if has_spans else '-':>9}"
+        )
+
+
+# --- labelled case files --------------------------------------------------------------------
+
+
+def _per_class(cases: Iterable[Case], score: Callable[[Case], tuple[int, int, int, int, bool]]):
+    """Sum (tp, fp, fn, tn, exact) per class and in total."""
+    table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
+    for case in cases:
+        tp, fp, fn, tn, exact = score(case)
+        for key in (case.cls, "ALL"):
+            row = table[key]
+            row[0] += tp
+            row[1] += fp
+            row[2] += fn
+            row[3] += tn
+            row[4] += exact
+            row[5] += 1
+    return table
+
+
+def _print_table(title: str, tables: dict[str, dict[str, list[int]]]) -> None:
+    print(f"\n{title}")
+    methods = list(tables)
+    header = "".join(f" {m + ' P':>9} {'R':>6} {'exact':>6}" for m in methods)
+    print(f"  {'class':<26} {'n':>4}{header}")
+    classes = sorted(k for k in tables[methods[0]] if k != "ALL") + ["ALL"]
+    for cls in classes:
+        cells = ""
+        for m in methods:
+            tp, fp, fn, _tn, exact, n = tables[m][cls]
+            p = f"{tp / (tp + fp):.2f}" if tp + fp else "-"
+            r = f"{tp / (tp + fn):.2f}" if tp + fn else "-"
+            cells += f" {p:>9} {r:>6} {exact / n:>6.2f}"
+        print(f"  {cls:<26} {tables[methods[0]][cls][5]:>4}{cells}")
+
+
+def _counts(predicted: set[str], expected: set[str]) -> tuple[int, int, int, int, bool]:
+    tp = len(predicted & expected)
+    return tp, len(predicted - expected), len(expected - predicted), 0, predicted == expected
+
+
+def numbers_report() -> None:
+    cases = load_cases("numbers")
+
+    def ours(c: Case) -> tuple[int, int, int, int, bool]:
+        found = {raw for raw, _ in ragmon_numbers(c.answer, "\n\n".join(c.context), c.query)}
+        return _counts(found, set(c.expected["unsupported"]))
+
+    def naive(c: Case) -> tuple[int, int, int, int, bool]:
+        found = {raw for raw, _ in naive_numbers(c.answer, "\n\n".join(c.context), c.query)}
+        # The naive diff reports digit runs; compare with the digit runs of the expected.
+        want = {d for raw in c.expected["unsupported"] for d in _NAIVE_NUMBER.findall(raw)}
+        return _counts(found, want)
+
+    _print_table(
+        "unsupported_numbers: figures reported (P/R over figures; exact = set equal)",
+        {"ragmon": _per_class(cases, ours), "naive": _per_class(cases, naive)},
+    )
+
+
+def _binary(flag: bool, truth: bool) -> tuple[int, int, int, int, bool]:
+    return int(flag and truth), int(flag and not truth), int(truth and not flag), 0, flag == truth
+
+
+def refusal_report() -> None:
+    cases = load_cases("refusal")
+    check = Refusal()
+
+    def ours(c: Case) -> tuple[int, int, int, int, bool]:
+        return _binary(check(TraceView(_trace(c.answer, []))).flagged, c.expected["refusal"])
+
+    def naive(c: Case) -> tuple[int, int, int, int, bool]:
+        return _binary(_NAIVE_REFUSAL.search(c.answer) is not None, c.expected["refusal"])
+
+    _print_table(
+        "refusal: answers flagged (P/R over answers; exact = right label)",
+        {"ragmon": _per_class(cases, ours), "naive": _per_class(cases, naive)},
+    )
+
+
+def citation_report() -> None:
+    cases = load_cases("citation")
+    check = Citation()
+
+    def evidence(c: Case) -> dict[str, list[str]]:
+        view = TraceView(_trace(c.answer, c.passages()))
+        return check(view).evidence  # type: ignore[return-value]
+
+    def naive_ids(c: Case) -> tuple[list[str], list[str]]:
+        cited = _NAIVE_CITATION.findall(c.answer)
+        return cited, [i for i in cited if not 1 <= int(i) <= len(c.context)]
+
+    def presence(c: Case) -> tuple[int, int, int, int, bool]:
+        return _binary(bool(evidence(c).get("cited")), bool(c.expected["cited"]))
+
+    def naive_presence(c: Case) -> tuple[int, int, int, int, bool]:
+        return _binary(bool(naive_ids(c)[0]), bool(c.expected["cited"]))
+
+    def invalid(c: Case) -> tuple[int, int, int, int, bool]:
+        return _counts(set(evidence(c).get("invalid", [])), set(c.expected["invalid"]))
+
+    def naive_invalid(c: Case) -> tuple[int, int, int, int, bool]:
+        return _counts(set(naive_ids(c)[1]), set(c.expected["invalid"]))
+
+    def cited(c: Case) -> tuple[int, int, int, int, bool]:
+        return _counts(set(evidence(c).get("cited", [])), set(c.expected["cited"]))
+
+    _print_table(
+        "citation presence (P/R over answers that cite; exact = right presence)",
+        {"ragmon": _per_class(cases, presence), "naive": _per_class(cases, naive_presence)},
+    )
+    _print_table(
+        "citation ids: cited (P/R over ids; exact = same id set)",
+        {"ragmon": _per_class(cases, cited)},
+    )
+    _print_table(
+        "citation ids: invalid (P/R over invalid ids; exact = same id set)",
+        {"ragmon": _per_class(cases, invalid), "naive": _per_class(cases, naive_invalid)},
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--xsum-spans", type=Path, help="XSum hallucination annotations csv")
+    parser.add_argument("--frank", type=Path, help="FRANK human_annotations.json")
+    parser.add_argument("--articles", type=Path, help="folder of FRANK article JSON files")
+    parser.add_argument("--only-summaries", action="store_true",
+                        help="skip the case files")  # fmt: skip
+    args = parser.parse_args()
+    if not args.only_summaries:
+        numbers_report()
+        refusal_report()
+        citation_report()
+    finders: dict[str, Finder] = {"ragmon": ragmon_numbers, "naive regex diff": naive_numbers}
+    if (args.xsum_spans or args.frank) and not args.articles:
+        parser.error("--articles is needed with --xsum-spans or --frank")
+    if args.xsum_spans:
+        rows = list(xsum_spans(args.xsum_spans, args.articles))
+        summaries_report("XSum summaries with human hallucination spans", rows, finders)
+    if args.frank:
+        by_set: dict[str, list[Summary]] = defaultdict(list)
+        for row in frank(args.frank, args.articles):
+            by_set[row.source].append(row)
+        for source, rows in sorted(by_set.items()):
+            summaries_report(f"FRANK {source.removeprefix('frank-')} summaries", rows, finders)
+
+
+if __name__ == "__main__":
+    main()
