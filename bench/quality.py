@@ -90,8 +90,10 @@ def summaries_report(name: str, rows: list[Summary], finders: dict[str, Finder])
     """Answer-level precision/recall of "has an unsupported number" against the human label,
     and the share of flagged numbers that lie inside a human-marked span."""
     positives = sum(r.hallucinated for r in rows)
+    has_spans = any(r.spans for r in rows)
     print(f"\n{name}: {len(rows)} summaries, {positives} labelled hallucinated")
-    print(f"  {'method':<22} {'flagged':>8} {'precision':>10} {'recall':>8} {'numbers':>8} {'in spans':>9}")
+    head = f"{'method':<22} {'flagged':>8} {'precision':>10} {'recall':>8} {'numbers':>8}"
+    print(f"  {head} {'in spans':>9}")
     for label, find in finders.items():
         flagged = tp = numbers = inside = 0
         for r in rows:
@@ -104,11 +106,10 @@ def summaries_report(name: str, rows: list[Summary], finders: dict[str, Finder])
                 numbers += 1
                 end = start + len(raw)
                 inside += any(s < end and start < e for s, e in r.spans)
-        spans = f"{inside / numbers:>8.1%}" if r.spans is not None and numbers else f"{'-':>8}"
-        has_spans = any(r.spans for r in rows)
+        share = f"{inside / numbers:.1%}" if has_spans and numbers else "-"
+        precision, recall = tp / max(flagged, 1), tp / max(positives, 1)
         print(
-            f"  {label:<22} {flagged:>8} {tp / max(flagged, 1):>10.3f} {tp / max(positives, 1):>8.3f}"
-            f" {numbers:>8} {spans if has_spans else '-':>9}"
+            f"  {label:<22} {flagged:>8} {precision:>10.3f} {recall:>8.3f} {numbers:>8} {share:>9}"
         )
 
 
@@ -136,7 +137,7 @@ def _print_table(title: str, tables: dict[str, dict[str, list[int]]]) -> None:
     methods = list(tables)
     header = "".join(f" {m + ' P':>9} {'R':>6} {'exact':>6}" for m in methods)
     print(f"  {'class':<26} {'n':>4}{header}")
-    classes = sorted(k for k in tables[methods[0]] if k != "ALL") + ["ALL"]
+    classes = [*sorted(k for k in tables[methods[0]] if k != "ALL"), "ALL"]
     for cls in classes:
         cells = ""
         for m in methods:
@@ -233,8 +234,9 @@ def citation_report() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--xsum-spans", type=Path, help="XSum hallucination annotations csv")
     parser.add_argument("--frank", type=Path, help="FRANK human_annotations.json")
     parser.add_argument("--articles", type=Path, help="folder of FRANK article JSON files")

@@ -24,7 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # Systems in the XSum span set -> key of the summary in the article files.
-_XSUM_SYSTEMS = {"BERTS2S": "BERTS2S", "TConvS2S": "TConvS2S", "PtGen": "PtGen", "TranS2S": "TranS2S"}
+_XSUM_SYSTEMS = {
+    "BERTS2S": "BERTS2S",
+    "TConvS2S": "TConvS2S",
+    "PtGen": "PtGen",
+    "TranS2S": "TranS2S",
+}
 
 
 @dataclass

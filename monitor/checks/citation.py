@@ -28,6 +28,7 @@ uses 0); an id is valid when it matches a passage's ``doc_id`` or ``chunk_id``
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,7 +43,9 @@ _LIST_HEADER = re.compile(
     r"(?im)^[ \t#*_>]*(?:sources?|references?|citations?|cited(?: sources)?|bibliography|"
     r"fuentes|quellen|références)[ \t*_]*(?::[ \t*_]*(?P<rest>.*)|[ \t*_]*)$"
 )
-_LIST_ENTRY = re.compile(r"^[ \t]*(?:[-*•][ \t]*|\d{1,3}[.)][ \t]+)?(?:\[(\^?[^\]\n]{1,40})\][ \t:]*)?(.*)$")
+_LIST_ENTRY = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]*|\d{1,3}[.)][ \t]+)?(?:\[(\^?[^\]\n]{1,40})\][ \t:]*)?(.*)$"
+)
 _SUPERSCRIPT = re.compile(r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+")
 _SUPERSCRIPT_DIGITS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
 _PAREN = re.compile(
@@ -52,29 +55,49 @@ _PAREN = re.compile(
 )
 _TEXTUAL = re.compile(
     r"\b(?:passages?|documents?|docs?|sources?|excerpts?|snippets?|chunks?)"
-    r"(?:[ \t]+#?[ \t]*|[ \t]*#[ \t]*)(\d{1,2})(?:[ \t]*(?:,|and|&|-|–|to)[ \t]*(\d{1,2}))?\b(?![.,]\d|[ \t]*%)",
+    r"(?:[ \t]+#?[ \t]*|[ \t]*#[ \t]*)(\d{1,2})"
+    r"(?:[ \t]*(?:,|and|&|-|–|to)[ \t]*(\d{1,2}))?\b(?![.,]\d|[ \t]*%)",
     re.IGNORECASE,
 )
 _URL = re.compile(r"https?://[^\s)\]>\"'`]+")
 _SPLIT = re.compile(r"[ \t]*[,;][ \t]*|[ \t]+(?:and|&)[ \t]+")
 _PREFIXED = re.compile(
-    r"^(?:source|src|doc|document|ref|reference|passage|id|context|excerpt|chunk|snippet|file)"
+    r"^(?:source|src|doc|document|ref|reference|passage|id|context|excerpt|chunk|snippet|file"
+    r"|citation|cite)"
     r"[ \t]*(?::|#|[ \t])[ \t]*(.+)$",
     re.IGNORECASE,
 )
 _INDEX = re.compile(r"^#?(\d{1,3})(?:[ \t]*(?:-|–|—|to)[ \t]*(\d{1,3}))?$")
-_AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+[.,]\d+$")
-_RANGE_CUE = re.compile(
-    r"\b(?:range|ranges|interval|intervals|between|bounds?|domain|clamp(?:ed)?|values?|"
-    r"scale(?: of)?|from)\W*$",
-    re.IGNORECASE,
+_AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+\.\d+$")
+# What a bracket after these words holds is a value, not a citation ("returns [1, 2, 3]").
+# The word before a bracket that makes it a value, not a citation ("returns [1, 2, 3]",
+# "limit is [10]"), or an interval ("in the range [1, 100]").
+_VALUE_WORDS = frozenset(
+    "is are was were be returns return returned equals equal yields yield outputs output prints "
+    "print becomes become to array list vector tuple value values".split()
+)
+_RANGE_WORDS = frozenset(
+    "range ranges interval intervals between bound bounds domain clamp clamped values value "
+    "scale from".split()
+)
+_VALUE_AFTER = re.compile(r"^[ \t]*(?:as an? )?(?:json|array|list|tuple|vector)\b", re.IGNORECASE)
+_CODE_NAMES = frozenset(
+    "arr array items item list data matrix row rows col cols values args argv result results "
+    "df x y i j k".split()
+)
+_UNIT_BEFORE_SUPERSCRIPT = frozenset("m cm mm km ft in mi yd s".split())
+_LIST_WORDS = re.compile(r"source|r[eé]f[eé]rence|citation|cited|bibliograph|fuentes|quellen")
+_TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk")
+_HTML_SUP = re.compile(r"<sup>[ \t]*\[?(\d{1,3})\]?[ \t]*</sup>", re.IGNORECASE)
+_FILE_NAME = re.compile(
+    r"(?<![\w/.-])[\w-]+\.(?:md|mdx|pdf|html?|txt|docx?|rst|csv|json|ya?ml)\b", re.IGNORECASE
 )
 _GENERIC_LABEL = frozenset({"source", "sources", "file", "doc", "document", "来源", "出典"})
 _ID_CHARS = frozenset("-_.:/#")
-_EXTENSION = re.compile(r"\.[a-z0-9]{1,5}$")
 
 
-def _keys(ident: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def _keys(ident: str) -> frozenset[str]:
     """The spellings under which an id may be cited: itself, and for a path or URL its last
     segment with and without extension."""
     low = ident.strip().lower().rstrip("/")
@@ -82,9 +105,11 @@ def _keys(ident: str) -> set[str]:
     if "/" in low:
         low = low.rsplit("/", 1)[1]
         keys.add(low)
-    keys.add(_EXTENSION.sub("", low))
+    dot = low.rfind(".")
+    if 0 < dot >= len(low) - 6 and low[dot + 1 :].isalnum():
+        keys.add(low[:dot])
     keys.discard("")
-    return keys
+    return frozenset(keys)
 
 
 @dataclass
@@ -92,10 +117,34 @@ class _Citations:
     """Ids cited by an answer, in order of first appearance, and which of them are invalid."""
 
     n_passages: int
-    known: dict[str, str]
-    stems: set[str]
+    ids: list[str]  # the passages' doc and chunk ids
     zero_based: bool = False
     found: list[tuple[str, str]] = field(default_factory=list)  # (kind, value)
+    _known: dict[str, str] | None = None
+    _stems: set[str] | None = None
+
+    @property
+    def known(self) -> dict[str, str]:
+        """Every key a passage id is cited under -> the id (built on first use: an answer
+        citing only indices never needs it)."""
+        if self._known is None:
+            known: dict[str, str] = {}
+            stems: set[str] = set()
+            for ident in self.ids:
+                keys, stem = _id_info(ident)
+                for key in keys:
+                    known.setdefault(key, ident)
+                if len(stem) >= 3:
+                    stems.add(stem)
+            self._known, self._stems = known, stems
+        return self._known
+
+    @property
+    def stems(self) -> set[str]:
+        if self._stems is None:
+            _ = self.known
+        assert self._stems is not None
+        return self._stems
 
     def index(self, i: int) -> None:
         self.found.append(("index", str(i)))
@@ -120,18 +169,34 @@ class _Citations:
     def looks_like_id(self, token: str) -> bool:
         """A bare token is an id when it is a known one, carries a digit or an id separator,
         or shares its first word with a known id ("refunds-2023" next to "refunds-2024")."""
+        if " " not in token and "\t" not in token and _ID_SHAPE.search(token):
+            return any(c.isalnum() for c in token)  # checked before the (costlier) id index
         low = token.lower()
         if not _keys(low).isdisjoint(self.known):
             return True
         if " " in token or "\t" in token or not any(c.isalnum() for c in token):
             return False
-        if any(c.isdigit() or c in _ID_CHARS for c in token):
-            return True
         return _stem(low) in self.stems
 
 
+@functools.lru_cache(maxsize=8192)
+def _id_info(ident: str) -> tuple[frozenset[str], str]:
+    """The keys a passage id is cited under and its stem; cached, since a knowledge base's
+    ids recur across traces."""
+    return _keys(ident), _stem(ident.strip().lower())
+
+
+_STEM_END = re.compile(r"[-_./:#\s]")
+_ID_SHAPE = re.compile(r"[\d\-_.:/#]")
+
+
 def _stem(ident: str) -> str:
-    return re.split(r"[-_./:#\s]", ident, maxsplit=1)[0]
+    """The first word of an id ("refunds" of "refunds-2024", "help" of a help-centre URL)."""
+    scheme = ident.find("://")
+    if scheme >= 0:
+        ident = ident[scheme + 3 :].removeprefix("www.")
+    end = _STEM_END.search(ident)
+    return ident[: end.start()] if end else ident
 
 
 def _blank(text: str, pattern: re.Pattern[str]) -> str:
@@ -174,36 +239,45 @@ class Citation:
     def citations(answer: str, passages: Iterable[Passage]) -> _Citations:
         """Every citation in ``answer``, resolved through its footnotes and reference list."""
         passages = list(passages)
-        known: dict[str, str] = {}
-        for p in passages:
-            for ident in (p.doc_id, p.chunk_id):
-                if ident:
-                    for key in _keys(ident):
-                        known.setdefault(key, ident)
-        stems = {s for k in known if len(s := _stem(k)) >= 3}
-        cites = _Citations(len(passages), known, stems)
+        ids = [i for p in passages for i in (p.doc_id, p.chunk_id) if i]
+        cites = _Citations(len(passages), ids)
         text = _blank(answer, _CODE) if "`" in answer or "~~~" in answer else answer
-        labels = _definitions(text, cites)
+        if "\\[" in text:
+            text = text.replace("\\[", " [").replace("\\]", "] ")  # escaped markdown "\[1\]"
+        if "<sup>" in text:
+            for m in _HTML_SUP.finditer(text):
+                cites.index(int(m.group(1)))
+        lower = text.lower()
+        labels = _definitions(text, lower, cites)
         text = _blank(text, _FOOTNOTE_DEF) if labels else text
         if "[" in text or "【" in text:
             _brackets(text, cites, labels)
         if "(" in text:
             _parentheses(text, cites)
-        _textual(text, cites)
+        if _TEXTUAL_WORDS.search(lower):
+            _textual(text, cites)
+        _mentioned_ids(lower, text, cites)
         if "http" in text:
             for m in _URL.finditer(text):
                 url = m.group(0).rstrip(".,;:!?")
                 if not _keys(url).isdisjoint(cites.known):
                     cites.ident(url)
-        for m in _SUPERSCRIPT.finditer(text):
-            # A footnote follows a word or punctuation: "days¹", "days.²" (not "m ²").
+        for m in _SUPERSCRIPT.finditer(text) if not text.isascii() else ():
+            # A footnote follows a word or punctuation: "days¹", "days.²" (not "m ²", "40 m²").
             if m.start() and not text[m.start() - 1].isspace():
+                word = text[: m.start()].rsplit(None, 1)[-1] if text[: m.start()].strip() else ""
+                if word.lower() in _UNIT_BEFORE_SUPERSCRIPT or word.isdigit():
+                    continue
                 cites.index(int(m.group(0).translate(_SUPERSCRIPT_DIGITS)))
+        if "." in text and any("." in i for i in ids):
+            for m in _FILE_NAME.finditer(text):
+                if not _keys(m.group(0)).isdisjoint(cites.known):
+                    cites.ident(m.group(0))
         cites.zero_based = any(k == "index" and v == "0" for k, v in cites.found)
         return cites
 
 
-def _definitions(text: str, cites: _Citations) -> dict[str, str]:
+def _definitions(text: str, lower: str, cites: _Citations) -> dict[str, str]:
     """Footnote definitions and reference-list entries: label -> target. Entries without a
     label are cited directly; the block's lines are blanked from further parsing by the
     caller only for footnote definitions (list lines hold no other markers)."""
@@ -211,9 +285,7 @@ def _definitions(text: str, cites: _Citations) -> dict[str, str]:
     if "[^" in text:
         for m in _FOOTNOTE_DEF.finditer(text):
             labels["^" + m.group(1).strip().lower()] = m.group(2).strip()
-    lower = text.lower()
-    if not any(w in lower for w in ("source", "reference", "citation", "cited", "bibliograph",
-                                    "fuentes", "quellen", "références")):  # fmt: skip
+    if _LIST_WORDS.search(lower) is None:
         return labels
     for m in _LIST_HEADER.finditer(text):
         rest = (m.group("rest") or "").strip()
@@ -257,6 +329,7 @@ def _list_block(text: str, start: int) -> list[str]:
 
 def _cite_target(target: str, cites: _Citations) -> None:
     """A reference-list target: an index ("Source 2", "2"), a URL or an id (first token)."""
+    target = _PREFIX_WORD.sub("", target)
     url = _URL.search(target)
     if url:
         cites.ident(url.group(0).rstrip(".,;:!?"))
@@ -297,19 +370,65 @@ def _cite_part(part: str, cites: _Citations, loose: bool = True) -> bool:
     return False
 
 
+def _indexing(text: str, start: int, skipped: int) -> bool:
+    """A bracket glued to a short or code-like name, or to an index just skipped."""
+    if start == 0:
+        return False
+    if start == skipped:
+        return True
+    i = start
+    while i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
+        i -= 1
+    word = text[i:start]
+    if not word:
+        return False
+    return (
+        len(word) <= 3
+        or "_" in word
+        or any(c.isdigit() for c in word)
+        or word.lower() in _CODE_NAMES
+    )
+
+
 def _brackets(text: str, cites: _Citations, labels: dict[str, str]) -> None:
     bound = max(20, 2 * cites.n_passages)
+    skipped = -1
     for m in _BRACKET.finditer(text):
         if m.group(2) is not None:
             _file_search(m.group(2), cites)
             continue
         inner = m.group(1).strip()
-        before = text[max(0, m.start() - 30) : m.start()]
-        if before.rstrip().endswith(("=", ":", "(", ",")) or any(c in inner for c in "\"{}"):
-            continue  # code-like or a JSON array
+        before = text[max(0, m.start() - 30) : m.start()].rstrip()
+        if inner.isdigit() and len(inner) <= 3:  # "[2]", the common case
+            if not (
+                before.endswith(("=", '":', "':"))
+                or (before.rsplit(None, 1)[-1].lower() if before else "") in _VALUE_WORDS
+                or int(inner) > bound
+                or _indexing(text, m.start(), skipped)
+                or _VALUE_AFTER.match(text, m.end())
+            ):
+                target = labels.get(inner) if labels else None
+                if target is not None:
+                    _cite_target(target, cites)
+                else:
+                    cites.index(int(inner))
+                continue
+            skipped = m.end()
+            continue
+        last = before.rsplit(None, 1)[-1].lower() if before else ""
+        if (
+            before.endswith(("=", '":', "':"))
+            or last in _VALUE_WORDS
+            or any(c in inner for c in '"{}')
+        ):
+            continue  # code-like, a JSON array or a value ("set to [1, 2]", "returns [3]")
+        if _VALUE_AFTER.match(text, m.end()) or _indexing(text, m.start(), skipped):
+            skipped = m.end()
+            continue  # "items[0]", "a[2][3]": indexing in prose
         if _AMOUNT.search(inner):
             continue  # "[€5]", "[10%]"
         if inner.startswith("^"):
+            inner = inner.rstrip("^")  # "[^1^]"
             label = inner.lower()
             target = labels.get(label)
             if target is not None:
@@ -322,8 +441,8 @@ def _brackets(text: str, cites: _Citations, labels: dict[str, str]) -> None:
             _cite_target(target, cites)
             continue
         parts = [p for p in _SPLIT.split(inner) if p]
-        numbers = [int(x) for p in parts for x in re.findall(r"\d+", p) if _INDEX.match(p)]
-        if numbers and (max(numbers) > bound or _RANGE_CUE.search(before)):
+        numbers = [int(n) for p in parts if (i := _INDEX.match(p)) for n in i.groups() if n]
+        if numbers and (max(numbers) > bound or last in _RANGE_WORDS):
             continue  # an interval or a list of values, not passage indices
         for part in parts:
             if not _cite_part(part, cites):
@@ -351,19 +470,44 @@ def _parentheses(text: str, cites: _Citations) -> None:
                 for part in parts:
                     _cite_part(part, cites)
             continue
-        # "(refunds-2024)" cites when it names a passage or has a passage id's shape.
-        if " " not in inner and not _INDEX.match(inner) and not _keys(inner).isdisjoint(cites.known):
-            cites.ident(inner)
-        elif " " not in inner and any(c in _ID_CHARS for c in inner) and _stem(inner.lower()) in cites.stems:
-            cites.ident(inner)
+        # "(refunds-2024)", "(refunds-2024, fees)" cite when every part names a passage or
+        # has a passage id's shape ("(refunds-2023)" next to "refunds-2024").
+        parts = [p.strip() for p in _SPLIT.split(inner) if p.strip()]
+        if parts and all(_id_in_parentheses(p, cites) for p in parts):
+            for part in parts:
+                cites.ident(part)
+
+
+def _id_in_parentheses(part: str, cites: _Citations) -> bool:
+    if " " in part or _INDEX.match(part):
+        return False
+    if not _keys(part).isdisjoint(cites.known):
+        return True
+    return any(c in _ID_CHARS for c in part) and _stem(part.lower()) in cites.stems
+
+
+def _mentioned_ids(lower: str, text: str, cites: _Citations) -> None:
+    """Passage ids written in the prose ("see returns-2023"): only ids with a digit or an id
+    separator, so that a plain-word id ("fees") is not read into every sentence."""
+    for ident in cites.ids:
+        key = ident.strip().lower()
+        i = lower.find(key)
+        if i >= 0 and _ID_SHAPE.search(key) is None:
+            continue
+        while i >= 0:
+            j = i + len(key)
+            before = lower[i - 1] if i else " "
+            after = lower[j] if j < len(lower) else " "
+            if not (before.isalnum() or before in "-_/#[(") and not (
+                after.isalnum() or after in "-_/#])"
+            ):
+                cites.ident(text[i:j])
+                break
+            i = lower.find(key, i + 1)
 
 
 def _textual(text: str, cites: _Citations) -> None:
-    """"according to passage 2", "(see Document 3)", "sources 1 and 3"."""
-    lower = text.lower()
-    if not any(w in lower for w in ("passage", "document", "doc", "source", "excerpt",
-                                    "snippet", "chunk", "context")):  # fmt: skip
-        return
+    """ "according to passage 2", "(see Document 3)", "sources 1 and 3"."""
     for m in _TEXTUAL.finditer(text):
         lo = int(m.group(1))
         hi = int(m.group(2)) if m.group(2) else lo

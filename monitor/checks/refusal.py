@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from monitor.checks.refusal_languages import LANGUAGES, _absence
+from monitor.checks.cues import CueIndex
+from monitor.checks.refusal_languages import LANGUAGES, absence_pattern
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult
 
@@ -34,7 +35,7 @@ _LACK = (
     r"references|touch on|go into|seem to (?:contain|mention|include|cover|address|have))"
 )
 
-# The compositional form (see ``refusal_languages._absence``): an absence predicate in the
+# The compositional form (see ``refusal_languages.absence_pattern``): an absence predicate in the
 # same clause as "the information" / "any details" or as "in the documents".
 _EN_ABSENT = (
     r"\bnot (?:explicitly |specifically |directly )?(?:mentioned|stated|specified|covered|included"
@@ -155,7 +156,7 @@ _PHRASES: list[tuple[str, str]] = [
         "no_knowledge",
         r"\bI (?:have|had) no way (?:of knowing|to (?:know|tell|determine|confirm|verify))\b|\bI (?:wasn't|was not|weren't|haven't been|have not been) (?:given|provided|shown|told)\b",
     ),
-    ("context_lacks", _absence(_EN_ABSENT, _EN_INFO, _EN_WHERE, ())),
+    ("context_lacks", absence_pattern(_EN_ABSENT, _EN_INFO, _EN_WHERE)),
     # --- cannot help ------------------------------------------------------------------------------
     (
         "cannot_help",
@@ -241,7 +242,22 @@ _CUES: list[tuple[str, ...]] = [
     ("n't", "not", "cannot"),
     ("something", "outside what", "clear"),
     ("no way", "given", "provided", "shown", "told"),
-    ("not ", "no ", "nothing", "absent", "missing", "silent", "n't", "none"),
+    (
+        "information",
+        "detail",
+        "answer",
+        "mention",
+        "context",
+        "document",
+        "source",
+        "passage",
+        "excerpt",
+        "material",
+        "knowledge base",
+        "search result",
+        "text",
+        "snippet",
+    ),
     (*_NEGATION, "ability", "not in a position"),
     ("decline", "refrain", "pass"),
     ("afraid", "sorry"),
@@ -258,44 +274,35 @@ _PATTERNS = [
 _ALL_CUES = frozenset(c for cues in _CUES for c in cues)
 
 
+_CUE_INDEX = CueIndex(
+    [*_ALL_CUES, *(c for lang in LANGUAGES for c in (*lang.cues, *lang.nouns))],
+    [w for lang in LANGUAGES for w in lang.words],
+)
+
+
 def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
     """(kind, matched phrase) of the earliest refusal in ``text``, or None.
 
-    ``gated=False`` runs every pattern regardless of its cues (the reference behaviour the
-    gate is tested against).
+    English patterns first, then each other language's. ``gated=False`` runs every pattern
+    regardless of its cues (the reference behaviour the gates are tested against).
     """
-    lower = text.lower()
-    present: set[str] = set()
-    if gated:
-        present = {c for c in _ALL_CUES if c in lower}
-        if not present:
-            return _foreign(text, lower)
+    hits = _CUE_INDEX.hits(text.lower()) if gated else None
+    if hits is not None and not hits:
+        return None
     best: re.Match[str] | None = None
     best_kind = ""
     for kind, cues, pattern in _PATTERNS:
-        if gated and present.isdisjoint(cues):
+        if hits is not None and hits.isdisjoint(cues):
             continue
         m = pattern.search(text)
         if m is not None and (best is None or m.start() < best.start()):
             best, best_kind = m, kind
     if best is not None:
         return best_kind, best.group(0).strip()
-    return _foreign(text, lower)
-
-
-def _foreign(text: str, lower: str) -> tuple[str, str] | None:
-    """The earliest refusal phrase of the first language whose cues occur in ``text``."""
     for language in LANGUAGES:
-        if not any(c in lower for c in language.cues):
-            continue
-        best: re.Match[str] | None = None
-        best_kind = ""
-        for kind, pattern in language.patterns:
-            m = pattern.search(text)
-            if m is not None and (best is None or m.start() < best.start()):
-                best, best_kind = m, kind
-        if best is not None:
-            return best_kind, best.group(0).strip()
+        found = language.search(text, hits)
+        if found is not None:
+            return found
     return None
 
 

@@ -17,24 +17,66 @@ from typing import NamedTuple
 
 
 class Language(NamedTuple):
+    """A language's refusal patterns and the gate in front of them: the patterns run only when
+    the answer contains one of ``words`` (whole words, for languages written with spaces) or
+    one of ``cues`` (substrings, for the others). Every match of every pattern contains one;
+    a test proves the gate changes no outcome."""
+
     code: str
+    words: frozenset[str]
     cues: tuple[str, ...]
     patterns: tuple[tuple[str, re.Pattern[str]], ...]  # (kind, pattern)
+    absence: re.Pattern[str] | None = None  # see ``absence_pattern``
+    nouns: tuple[str, ...] = ()  # one of them occurs in every match of ``absence``
+
+    def search(self, text: str, hits: set[str] | None) -> tuple[str, str] | None:
+        """(kind, phrase) of the earliest match, or None. ``hits`` are the cues found in the
+        answer (``None``: run every pattern, the reference the gates are tested against)."""
+        if hits is not None and hits.isdisjoint(self.words) and hits.isdisjoint(self.cues):
+            return None
+        best: re.Match[str] | None = None
+        best_kind = ""
+        for kind, pattern in self.patterns:
+            m = pattern.search(text)
+            if m is not None and (best is None or m.start() < best.start()):
+                best, best_kind = m, kind
+        if self.absence is not None and (hits is None or not hits.isdisjoint(self.nouns)):
+            m = self.absence.search(text)
+            if m is not None and (best is None or m.start() < best.start()):
+                best, best_kind = m, "context_lacks"
+        return None if best is None else (best_kind, best.group(0).strip())
+
+
+# Cue words of the languages written with spaces (lower case, as ``\w+`` splits them).
+_CUE_WORDS = {
+    "es": "no nada ningún ninguna ninguno ningun sin siento disculpa disculpe imposible fuera",
+    "fr": "ne n aucun aucune pas rien désolé désolée impossible",
+    "de": "nicht kein keine keinen keiner keinerlei keines nichts weiß weiss leider fehlt fehlen",
+    "pt": "não nao nenhum nenhuma nada sem desculpe desculpa impossível impossivel",
+    "it": "non nessun nessuna nessuno niente senza dispiace spiacente impossibile",
+    "nl": "niet geen niets nergens helaas ontbreekt ontbreken",
+    "pl": "nie brak żadnych żadnej nic przepraszam niemożliwe",
+}
 
 
 def _lang(code: str, cues: tuple[str, ...], phrases: list[tuple[str, str]]) -> Language:
-    lexicon = _ABSENCE.get(code)
-    if lexicon is not None:
-        phrases = [*phrases, ("context_lacks", _absence(*lexicon))]
-        cues = (*cues, *lexicon[3])
     compiled = tuple((kind, re.compile(p, re.IGNORECASE)) for kind, p in phrases)
-    return Language(code, cues, compiled)
+    words = frozenset(_CUE_WORDS.get(code, "").split())
+    absent, info, where, extra_cues = _ABSENCE[code]
+    return Language(
+        code,
+        words,
+        () if words else (*cues, *extra_cues),
+        compiled,
+        re.compile(absence_pattern(absent, info, where), re.IGNORECASE),
+        tuple(_NOUNS[code].split()),
+    )
 
 
 _CLAUSE = r"[^.!?;。！？；\n]"
 
 
-def _absence(absent: str, info: str, where: str, _cues: tuple[str, ...]) -> str:
+def absence_pattern(absent: str, info: str, where: str) -> str:
     """An absence predicate ("is not mentioned", "no consta", "未提供") in the same clause as
     an information noun ("the information", "la respuesta") or a place in the sources ("in the
     documents", "资料中"): the compositional form of "the sources do not say", which the
@@ -44,7 +86,35 @@ def _absence(absent: str, info: str, where: str, _cues: tuple[str, ...]) -> str:
     return rf"{near}{_CLAUSE}{{0,50}}?(?:{absent})|(?:{absent}){_CLAUSE}{{0,50}}?{near}"
 
 
-# code -> (absence predicates, information nouns, places in the sources, extra cues)
+# Substrings of the information nouns and source places below: the absence pattern of a
+# language runs only when the answer contains one (its gate).
+_NOUNS = {
+    "es": "informaci dato detalle respuesta menci referencia contexto documento fuente texto "
+    "fragmento pasaje material conocimiento",
+    "fr": "information réponse mention précision détail contexte document source texte passage "
+    "extrait connaissance",
+    "de": "information angabe antwort hinweis detail erwähnung kontext dokument quelle unterlage "
+    "text passage wissensdatenbank",
+    "pt": "informa resposta men refer dado detalhe contexto documento fonte texto trecho materia "
+    "conhecimento",
+    "it": "informazion rispost menzion dettagli riferiment dati contesto document fonti test "
+    "passaggi estratti material",
+    "nl": "informatie gegevens details antwoord vermelding context document bron tekst passage "
+    "kennisbank",
+    "pl": "informacj danych szczegół odpowied wzmian kontek dokument źród tekst fragment materia "
+    "bazie",
+    "ru": "информац сведени данны ответ упоминан контекст документ источник текст фрагмент "
+    "материал базе",
+    "tr": "bilgi veri cevap yanıt ayrıntı detay bağlam belge kaynak metin doküman döküman",
+    "ar": "معلوم إجابة بيانات تفاصيل ذكر السياق المستندات الوثائق المصادر النص المواد المعرفة",
+    "hi": "जानकारी उत्तर जवाब विवरण उल्लेख ज़िक्र जिक्र संदर्भ दस्तावेज स्रोत पाठ सामग्री",
+    "ja": "情報 記載 言及 回答 答え 内容 詳細 データ 資料 文書 ドキュメント コンテキスト 文脈 参照 参考 ナレッジ",
+    "zh": "信息 资讯 資訊 资料 資料 数据 數據 内容 內容 答案 说明 說明 记载 記載 上下文 文档 文檔 文件 材料 "
+    "来源 來源 知识库 知識庫",
+    "ko": "정보 내용 자료 언급 답변 기재 설명 데이터 문서 컨텍스트 맥락 문맥 출처 지식",
+}
+
+# code -> (absence predicates, information nouns, places in the sources, extra gate cues)
 _ABSENCE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "es": (
         r"\bno (?:se )?(?:menciona|mencionan|especifica|especifican|indica|indican|detalla|aparece"
@@ -137,8 +207,16 @@ _ABSENCE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
         r"|geçmiyor|bulunmuyor|bulunmamaktadır|bulunamadı|yok|mevcut değil|içermiyor|verilmemiş)",
         r"\b(?:bilgi\w*|veri\w*|cevap\w*|yanıt\w*|ayrıntı\w*|detay\w*)",
         r"\b(?:bağlam|belge|kaynak|metin|doküman|döküman|dokümantasyon)\w*(?:de|da|te|ta)\b",
-        ("yer alm", "belirtilm", "bahsedilm", "geçmiyor", "bulunm", "bulunam", "mevcut değil",
-         "verilmem"),
+        (
+            "yer alm",
+            "belirtilm",
+            "bahsedilm",
+            "geçmiyor",
+            "bulunm",
+            "bulunam",
+            "mevcut değil",
+            "verilmem",
+        ),
     ),
     "ar": (
         r"(?:غير (?:مذكور|مذكورة|متوفر|متوفرة|متاح|متاحة|موجود|موجودة|محدد|محددة|واردة|وارد)"
@@ -262,7 +340,10 @@ LANGUAGES: tuple[Language, ...] = (
         "fr",
         ("ne ", "n'", "aucun", "pas d", "désolé", "desole", "impossible", "pas possible"),
         [
-            ("no_knowledge", r"\bje ne (?:le )?(?:sais|connais) pas\b|\bje ne suis pas (?:sûr|certain)"),
+            (
+                "no_knowledge",
+                r"\bje ne (?:le )?(?:sais|connais) pas\b|\bje ne suis pas (?:sûr|certain)",
+            ),
             (
                 "no_knowledge",
                 r"\bje n'(?:ai|arrive|trouve|dispose)\b(?: \w+){0,3} (?:pas|aucune?|trouver|"
@@ -303,7 +384,10 @@ LANGUAGES: tuple[Language, ...] = (
         "de",
         ("nicht", "kein", "weiß", "weiss", "leider"),
         [
-            ("no_knowledge", r"\bich (?:weiß|weiss) (?:es |das )?(?:leider )?nicht\b|\bich bin mir nicht sicher\b"),
+            (
+                "no_knowledge",
+                r"\bich (?:weiß|weiss) (?:es |das )?(?:leider )?nicht\b|\bich bin mir nicht sicher\b",
+            ),
             (
                 "no_knowledge",
                 r"\b(?:(?:dazu|hierzu|darüber|mir) liegen (?:mir |uns )?(?:leider )?keine|"
@@ -398,7 +482,10 @@ LANGUAGES: tuple[Language, ...] = (
         ("non ", "nessun", "dispiace", "spiacente"),
         [
             ("no_knowledge", r"\bnon (?:lo )?so\b|\bnon sono sicur[oa]\b"),
-            ("no_knowledge", r"\bnon ho (?:modo|la possibilità|elementi) (?:di|per) (?:saper|rispond|determin|verific|stabil)"),
+            (
+                "no_knowledge",
+                r"\bnon ho (?:modo|la possibilità|elementi) (?:di|per) (?:saper|rispond|determin|verific|stabil)",
+            ),
             (
                 "no_knowledge",
                 r"\bnon (?:ho|dispongo di|trovo|ho trovato|sono riuscit[oa] a trovare|riesco a trovare|"
@@ -438,7 +525,10 @@ LANGUAGES: tuple[Language, ...] = (
         "nl",
         ("niet", "geen", "helaas"),
         [
-            ("no_knowledge", r"\bik weet (?:het |dat )?(?:helaas )?niet\b|\bik ben (?:er )?niet zeker"),
+            (
+                "no_knowledge",
+                r"\bik weet (?:het |dat )?(?:helaas )?niet\b|\bik ben (?:er )?niet zeker",
+            ),
             ("cannot_help", r"\bgeen uitspraak (?:doen|over)\b"),
             (
                 "no_knowledge",
@@ -457,7 +547,10 @@ LANGUAGES: tuple[Language, ...] = (
                 r"opgenomen|te vinden) in (?:de|het|deze) (?:\w+ )?(?:context|documenten|document|bronnen|tekst|"
                 r"informatie)|\bgeen (?:\w+ )?informatie (?:over|gevonden|beschikbaar|in|hierover)",
             ),
-            ("cannot_help", r"\bhelaas,? (?:kan|heb|weet|vond) ik\b|\bik kan (?:u|je) (?:\w+ ){0,3}niet"),
+            (
+                "cannot_help",
+                r"\bhelaas,? (?:kan|heb|weet|vond) ik\b|\bik kan (?:u|je) (?:\w+ ){0,3}niet",
+            ),
             (
                 "cannot_help",
                 r"\b(?:kan ik|kunnen we|is het)(?: \w+){0,4} niet (?:beantwoorden|bepalen|zeggen|"
@@ -547,9 +640,27 @@ LANGUAGES: tuple[Language, ...] = (
     ),
     _lang(
         "tr",
-        ("bilmiyorum", "yok", "bulama", "bulun", "olamı", "olamam", "vereme", "maalesef", "üzgünüm",
-         "belirtil", "içermiyor", "geçmiyor", "yanıtlayam", "cevaplayam", "bahsedil", "sahip değil",
-         "veremiyor", "mümkün değil", "imkansız"),
+        (
+            "bilmiyorum",
+            "yok",
+            "bulama",
+            "bulun",
+            "olamı",
+            "olamam",
+            "vereme",
+            "maalesef",
+            "üzgünüm",
+            "belirtil",
+            "içermiyor",
+            "geçmiyor",
+            "yanıtlayam",
+            "cevaplayam",
+            "bahsedil",
+            "sahip değil",
+            "veremiyor",
+            "mümkün değil",
+            "imkansız",
+        ),
         [
             ("no_knowledge", r"\bbilmiyorum\b|\bemin değilim\b"),
             (
@@ -567,7 +678,10 @@ LANGUAGES: tuple[Language, ...] = (
                 r"\b(?:yardımcı olamıyorum|yardımcı olamam|cevap veremiyorum|yanıt veremiyorum|"
                 r"yanıtlayamıyorum|cevaplayamıyorum|yanıtlayamam|cevaplayamam)\b",
             ),
-            ("cannot_help", r"\b(?:üzgünüm|maalesef),? (?:bu (?:konuda|soruya) )?(?:bilgi|yardımcı|yanıt|cevap)"),
+            (
+                "cannot_help",
+                r"\b(?:üzgünüm|maalesef),? (?:bu (?:konuda|soruya) )?(?:bilgi|yardımcı|yanıt|cevap)",
+            ),
             (
                 "cannot_help",
                 r"\b(?:yanıtla|cevapla|belirle|söyle)\w* (?:mümkün değil|mümkün olmuyor|imkansız)",
@@ -601,7 +715,10 @@ LANGUAGES: tuple[Language, ...] = (
                 r"(?:الإجابة|المساعدة|مساعدتك|تحديد|تقديم|تأكيد|العثور)",
             ),
             ("cannot_help", r"(?:عذرًا|عذراً|عذرا|آسف|للأسف)[،,]?\s*(?:لكن |ولكن )?(?:لا|لم|ليس)"),
-            ("cannot_help", r"(?:لا يمكن|من غير الممكن|يتعذر|يستحيل)\s*(?:\S+\s+){0,1}(?:الإجابة|تحديد|معرفة|تأكيد)"),
+            (
+                "cannot_help",
+                r"(?:لا يمكن|من غير الممكن|يتعذر|يستحيل)\s*(?:\S+\s+){0,1}(?:الإجابة|تحديد|معرفة|تأكيد)",
+            ),
         ],
     ),
     _lang(
@@ -636,7 +753,10 @@ LANGUAGES: tuple[Language, ...] = (
         "ja",
         ("ません", "かね", "ない", "存じ"),
         [
-            ("no_knowledge", r"(?:わかりません|分かりません|わかりかねます|分かりかねます|存じません|存じ上げません)"),
+            (
+                "no_knowledge",
+                r"(?:わかりません|分かりません|わかりかねます|分かりかねます|存じません|存じ上げません)",
+            ),
             (
                 "context_lacks",
                 r"(?:情報|記載|言及|データ|回答|該当する(?:内容|情報))(?:が|は|も)?(?:見つかりません|"
@@ -718,7 +838,10 @@ LANGUAGES: tuple[Language, ...] = (
                 r"(?:문서|컨텍스트|맥락|자료|제공된 정보|출처)(?:에는|에서는|에|에서).{0,20}"
                 r"(?:언급|정보|내용|기재)(?:이|가|은|는)? ?(?:없습니다|되어 있지 않습니다|되지 않습니다|없어요)",
             ),
-            ("cannot_help", r"죄송(?:합니다|하지만|하게도)[,.]?.{0,40}(?:없습니다|어렵습니다|못했습니다|않습니다)"),
+            (
+                "cannot_help",
+                r"죄송(?:합니다|하지만|하게도)[,.]?.{0,40}(?:없습니다|어렵습니다|못했습니다|않습니다)",
+            ),
             ("cannot_help", r"(?:답할|답변할|대답할|판단할|확인할|알) 수 (?:없습니다|없어요|없음)"),
         ],
     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.checks import Citation, Refusal, TraceView, UnsupportedNumbers
+from monitor.checks.refusal import find_refusal
 from monitor.model import RagTrace
 from tests.quality import Case, load_cases
 
@@ -41,9 +42,7 @@ def test_citation_case(case: Case) -> None:
     assert evidence["invalid"] == case.expected["invalid"], case.answer
 
 
-@pytest.mark.parametrize(
-    ("cases", "minimum"), [(NUMBERS, 20), (REFUSALS, 20), (CITATIONS, 20)]
-)
+@pytest.mark.parametrize(("cases", "minimum"), [(NUMBERS, 20), (REFUSALS, 20), (CITATIONS, 20)])
 def test_every_class_has_enough_cases_with_negatives(cases: list[Case], minimum: int) -> None:
     """Each class holds at least ``minimum`` cases, some positive and some hard negatives."""
     by_class: dict[str, list[Case]] = {}
@@ -62,3 +61,10 @@ def _positive(case: Case) -> bool:
     if "refusal" in e:
         return bool(e["refusal"])
     return bool(e["invalid"]) or not e["cited"]
+
+
+@pytest.mark.parametrize("case", REFUSALS, ids=[c.id for c in REFUSALS])
+def test_refusal_gate_changes_no_outcome(case: Case) -> None:
+    """The cue gates (English cue substrings, per-language cue words) skip only patterns
+    that cannot match: gated and ungated runs agree on every case."""
+    assert find_refusal(case.answer) == find_refusal(case.answer, gated=False)
