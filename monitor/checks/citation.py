@@ -97,17 +97,20 @@ _ID_CHARS = frozenset("-_.:/#")
 
 
 @functools.lru_cache(maxsize=4096)
-def _keys(ident: str) -> frozenset[str]:
-    """The spellings under which an id may be cited: itself, and for a path or URL its last
-    segment with and without extension."""
+def _keys(ident: str, cited: bool = True) -> frozenset[str]:
+    """The spellings under which a citation and a passage id meet: the id itself, its last
+    path segment (for paths and URLs), and its name without extension, tagged so that a
+    name without extension meets one with ("faq" and "faq.md") while two different
+    extensions do not ("pricing.pdf" is not "pricing.md"). ``cited`` tags the side."""
     low = ident.strip().lower().rstrip("/")
-    keys = {low}
-    if "/" in low:
-        low = low.rsplit("/", 1)[1]
-        keys.add(low)
-    dot = low.rfind(".")
-    if 0 < dot >= len(low) - 6 and low[dot + 1 :].isalnum():
-        keys.add(low[:dot])
+    name = low.rsplit("/", 1)[1] if "/" in low else low
+    dot = name.rfind(".")
+    ext = name[dot + 1 :] if dot > 0 else ""
+    has_ext = 0 < len(ext) <= 5 and ext.isalnum() and not ext.isdigit()
+    stem = name[:dot] if has_ext else name
+    # a citation without extension looks for ids with one, and the other way round
+    tag = "with-ext:" if has_ext != cited else "no-ext:"
+    keys = {low, name, tag + stem}
     keys.discard("")
     return frozenset(keys)
 
@@ -183,7 +186,7 @@ class _Citations:
 def _id_info(ident: str) -> tuple[frozenset[str], str]:
     """The keys a passage id is cited under and its stem; cached, since a knowledge base's
     ids recur across traces."""
-    return _keys(ident), _stem(ident.strip().lower())
+    return _keys(ident, cited=False), _stem(ident.strip().lower())
 
 
 _STEM_END = re.compile(r"[-_./:#\s]")

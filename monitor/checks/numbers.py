@@ -319,6 +319,8 @@ def _date(m: re.Match[str], kind: str) -> Mention | None:
         if not 1 <= day <= 31:
             return None
         parts = (float(day),) + ((float(year),) if year else ())
+        if raw.endswith(".") and len(g(f"{p}_m")) > 4:
+            raw = raw[:-1]  # "16 January." ends a sentence; "16 Jan." keeps its dot
         return Mention(raw, "date", dates=((year, _month(g(f"{p}_m")), day),), parts=parts)
     y = int(g("my_y"))
     return Mention(raw, "date", dates=((y, _month(g("my_m")), None),), parts=(y,))
@@ -613,7 +615,7 @@ def _probes(r: Reading) -> tuple[str, ...]:
         if v < 1000:
             return (s,)
         us = f"{v:,.0f}"
-        return (s, us, us.replace(",", "."))
+        return (s, us, us.replace(",", "."), us.replace(",", " "), us.replace(",", "\u202f"))
     decimals = max(0, round(-math.log10(r.precision)))
     s = f"{v:.{decimals}f}"
     us = f"{v:,.{decimals}f}"

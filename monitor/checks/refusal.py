@@ -102,7 +102,7 @@ _PHRASES: list[tuple[str, str]] = [
     ),
     (
         "context_lacks",
-        r"\b(?:not enough|insufficient|no sufficient|inadequate|limited) (?:information|context|data|details)(?: is| was)? (?:available |provided |given )?(?:to|in|for|about|on|here|available|provided)\b",
+        r"(?:(?:\bnot|n't|\bno) (?:enough|sufficient)|\binsufficient|\binadequate|\blimited) (?:information|context|data|details)(?: is| was)? (?:available |provided |given )?(?:to|in|for|about|on|here|available|provided)\b",
     ),
     (
         "context_lacks",

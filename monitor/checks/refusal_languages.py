@@ -445,6 +445,10 @@ LANGUAGES: tuple[Language, ...] = (
             ("no_knowledge", r"\bn[ãa]o (?:sei|tenho certeza)\b"),
             (
                 "no_knowledge",
+                r"\bn[ãa]o (?:encontrei|achei|localizei|consegui (?:encontrar|achar)) nada\b",
+            ),
+            (
+                "no_knowledge",
                 r"\bn[ãa]o (?:tenho|disponho de|encontrei|consegui encontrar|foi poss[ií]vel encontrar|"
                 r"encontro|vejo)(?: \w+){0,3} (?:informa[çc](?:ão|ões)|dados|detalhes|resposta|men[çc][ãa]o)",
             ),
@@ -603,6 +607,10 @@ LANGUAGES: tuple[Language, ...] = (
         ("не ", "нет", "извин", "сожален", "невозможно", "нельзя", "отсутств"),
         [
             ("no_knowledge", r"\bя не (?:знаю|уверен\w*)\b"),
+            (
+                "no_knowledge",
+                r"\bне (?:смог|смогла|сумел|сумела|могу) (?:найти|отыскать|обнаружить)\b",
+            ),
             (
                 "no_knowledge",
                 r"\b(?:у меня нет|я не располагаю|не располагаю|я не наш[её]л|не наш[её]л|не нашла|"
