@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test unit lint format bench kafka-up kafka-down clean
+.PHONY: install run test unit lint format bench kafka-up kafka-down clean otel-corpus
 
 install: $(STAMP)
 
@@ -39,6 +39,14 @@ bench: install
 	$(BIN)/python bench/checks.py
 	$(BIN)/python bench/otlp.py
 
+# Regenerate the OTLP corpus (tests/otel_corpus) by running real instrumented pipelines, in a
+# venv of its own with the pinned instrumentation packages; commit the diff on purpose.
+CORPUS_VENV ?= .venv-otel-corpus
+otel-corpus:
+	test -x $(CORPUS_VENV)/bin/python || $(PYTHON) -m venv $(CORPUS_VENV)
+	$(CORPUS_VENV)/bin/python -m pip install --quiet -r tests/otel_corpus/requirements.txt
+	$(CORPUS_VENV)/bin/python tests/otel_corpus/generate.py
+
 # A local single-node Kafka broker on 127.0.0.1:9092 (LOCAL_KAFKA_PORT to change it).
 kafka-up: install
 	PYTHON=$(BIN)/python bash deploy/kafka/kafka-up.sh
@@ -47,4 +55,4 @@ kafka-down:
 	bash deploy/kafka/kafka-down.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) $(CORPUS_VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -94,9 +94,22 @@ class PerRecord:
 
 
 class AssemblyObserver(Protocol):
-    def on_assembled(self, convention: str, outcome: str) -> None: ...
+    def on_assembled(
+        self, convention: str, outcome: str, instrumentation: tuple[str, str] = ("", "")
+    ) -> None: ...
 
     def on_assembly_buffer(self, traces: int, nbytes: int) -> None: ...
+
+
+def instrumentation(spans: list[Span]) -> tuple[str, str]:
+    """(scope name, version) of the instrumentation that produced most of a trace's spans:
+    what to look at when an upgrade stops a convention from being understood."""
+    tally: dict[tuple[str, str], int] = {}
+    for s in spans:
+        if s.scope:
+            key = (s.scope[:80], s.scope_version[:40])
+            tally[key] = tally.get(key, 0) + 1
+    return max(tally, key=lambda k: tally[k]) if tally else ("", "")
 
 
 @dataclass(frozen=True)
@@ -247,6 +260,7 @@ class OtlpAssembler:
         if is_own(b.spans):
             self._count(OWN, outcome)
             return Decoded(None, positions)
+        source = instrumentation(b.spans)
         extra = {} if outcome == COMPLETE else {"ragmon.incomplete": outcome}
         try:
             mapped = map_spans(b.spans, extra)
@@ -255,14 +269,14 @@ class OtlpAssembler:
                 structlog.get_logger("ragmon.assembly").exception("mapping_failed")
             self._mapping_failed = True
             mapped = Mapped(None, UNRECOGNISED)
-        self._count(mapped.convention, outcome)
+        self._count(mapped.convention, outcome, source)
         return Decoded(mapped.trace, positions)
 
-    def _count(self, convention: str, outcome: str) -> None:
+    def _count(self, convention: str, outcome: str, source: tuple[str, str] = ("", "")) -> None:
         key = (convention, outcome)
         self.counts[key] = self.counts.get(key, 0) + 1
         if self.observer is not None:
-            self.observer.on_assembled(convention, outcome)
+            self.observer.on_assembled(convention, outcome, source)
 
     def _report(self) -> None:
         if self.observer is not None:

@@ -106,34 +106,46 @@ def _text(value: Any) -> str:
     return ""
 
 
+# Keys that name a call, not its input ({"kwargs": {"name": "RunnableSequence"}}).
+_NOT_INPUT = frozenset({"name", "run_type", "type", "id", "tags", "metadata", "lc"})
+
+
 def _first_string(value: Any) -> str:
-    """Question from a string, or from a JSON object/args list holding it."""
+    """Question from a string, or from a JSON object/args list holding it: LangChain's
+    ``{"inputs": ...}``, LlamaIndex's ``{"str_or_query_bundle": ...}`` / ``{"query_str":
+    ...}``, OpenInference's ``{"question": ...}``."""
     value = _loads(value)
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
-        for key in ("question", "query", "input", "user_input", "q"):
+        for key in ("question", "query", "input", "user_input", "q", "query_str"):
             if isinstance(value.get(key), str):
                 return str(value[key])
-        for key in ("kwargs", "args", "inputs"):
+        for key in ("inputs", "str_or_query_bundle", "query_bundle", "query", "input", "args",
+                    "kwargs"):  # fmt: skip
             if key in value:
                 found = _first_string(value[key])
                 if found:
                     return found
-        return next((v for v in value.values() if isinstance(v, str)), "")
+        return next((v for k, v in value.items() if isinstance(v, str) and k not in _NOT_INPUT),
+                    "")  # fmt: skip
     if isinstance(value, list):
         return next((s for s in (_first_string(v) for v in value) if s), "")
     return ""
 
 
 def _answer_value(value: Any) -> str:
+    """The answer in an output value; a streamed response's placeholder
+    (``<generator object>``) is no answer."""
     value = _loads(value)
     if isinstance(value, dict):
         for key in ("answer", "output", "outputs", "result", "response", "content", "text"):
             if isinstance(value.get(key), str):
-                return str(value[key])
+                return _answer_value(value[key])
         return ""
-    return value if isinstance(value, str) else ""
+    if not isinstance(value, str) or value.startswith("<generator object"):
+        return ""
+    return value
 
 
 _QUESTION_LABEL = re.compile(r"(?im)^\s*(?:question|query|user question)\s*:\s*")
@@ -188,9 +200,19 @@ def _flat_messages(attrs: dict[str, Any], prefix: str, inner: str = "") -> list[
 def _meta_id(meta: Any) -> str | None:
     meta = _loads(meta)
     if isinstance(meta, dict):
-        for key in ("doc_id", "id", "document_id", "source"):
+        for key in ("doc_id", "document_id", "ref_doc_id", "id", "source", "file_name"):
             if meta.get(key):
                 return str(meta[key])
+    return None
+
+
+def _source_id(relationships: Any) -> str | None:
+    """LlamaIndex's source document of a node: ``relationships["1"]`` (SOURCE)."""
+    relationships = _loads(relationships)
+    if isinstance(relationships, dict):
+        source = relationships.get("1") or relationships.get("SOURCE")
+        if isinstance(source, dict) and source.get("node_id"):
+            return str(source["node_id"])
     return None
 
 
@@ -208,8 +230,21 @@ def _score(value: Any) -> float | None:
 
 
 def _doc(d: dict[str, Any]) -> _Doc:
-    """A document dict of any convention (``id``/``content``/``text``/``metadata``...)."""
-    doc_id = d.get("id") or d.get("doc_id") or d.get("document_id") or _meta_id(d.get("metadata"))
+    """A document dict of any convention (``id``/``content``/``text``/``metadata``...). The
+    id is the source document's when the producer says which it is (metadata, LlamaIndex
+    relationships), else the document's or chunk's own id; a LlamaIndex ``NodeWithScore``
+    (``{"node": {...}, "score": s}``) is read through to its node."""
+    if isinstance(d.get("node"), dict):
+        inner = _doc(d["node"])
+        return _Doc(inner.id, inner.text, _score(d.get("score")))
+    doc_id = (
+        _meta_id(d.get("metadata"))
+        or _source_id(d.get("relationships"))
+        or d.get("doc_id")
+        or d.get("document_id")
+        or d.get("id")
+        or d.get("id_")
+    )
     text = next(
         (
             d[k]
@@ -261,13 +296,22 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
         shape.packed = [_doc(d) for d in packed]
     elif shape.retrieved:
         shape.packed = shape.retrieved
+    elif retrievers:
+        shape.packed = []  # the retriever ran and returned nothing
+    if shape.retrieved and all(d.text for d in shape.retrieved):
+        shape.packed = _packed(spans, retrievers, shape.retrieved, shape.packed)
     first = (retrievers or rerankers)[0].attributes
     shape.question = _first_string(root.attributes.get("input.value")) or _first_string(
         first.get("input.value") or first.get("reranker.query")
     )
     answer = _answer_value(root.attributes.get("output.value"))
-    if not answer and llms:
-        answer = _text(llms[-1].attributes.get("llm.output_messages.0.message.content"))
+    for llm in sorted(llms, key=lambda s: s.end, reverse=True):
+        if answer:
+            break
+        a = llm.attributes  # the last model call that says what it answered
+        answer = _text(a.get("llm.output_messages.0.message.content")) or _answer_value(
+            a.get("output.value")
+        )
     shape.answer = answer
     shape.model = next((str(s.attributes["llm.model_name"]) for s in reversed(llms)
                         if s.attributes.get("llm.model_name")), None)  # fmt: skip
@@ -339,15 +383,41 @@ def _result_events(s: Span) -> list[_Doc]:
     return docs
 
 
+def _entity_docs(value: Any) -> list[_Doc]:
+    """Documents in an OpenLLMetry task's entity output: LangChain's ``{"documents": [...]}``
+    or LlamaIndex's list of ``NodeWithScore`` JSON strings."""
+    value = _loads(value)
+    if isinstance(value, dict):
+        value = value.get("documents", value.get("nodes"))
+    if not isinstance(value, list):
+        return []
+    docs = []
+    for item in value:
+        item = _loads(item)
+        if isinstance(item, dict) and ("node" in item or "page_content" in item or "text" in item):
+            docs.append(_doc(item))
+    return docs
+
+
+_RETRIEVAL_OPS = frozenset({"retrieval", "retrieve", "vector_db_retrieve"})
+
+
+def _retriever_name(a: dict[str, Any]) -> bool:
+    """An OpenLLMetry task named after a retriever class ("BM25Retriever.task"), not the
+    query engine around it ("RetrieverQueryEngine.task")."""
+    name = str(a.get("traceloop.entity.name", "")).lower()
+    return "retriev" in name and "engine" not in name
+
+
 def _is_retrieval(s: Span) -> bool:
     a = s.attributes
+    op = a.get("gen_ai.operation.name")
     return (
-        a.get("gen_ai.operation.name") == "retrieval"
+        (isinstance(op, str) and op in _RETRIEVAL_OPS)
         or "gen_ai.retrieval.documents" in a
         or "db.vector.query.top_k" in a
         or any(e.name in _RESULT_EVENTS for e in s.events)
-        or (a.get("traceloop.span.kind") == "task"
-            and "retriev" in str(a.get("traceloop.entity.name", "")).lower())
+        or (a.get("traceloop.span.kind") == "task" and _retriever_name(a))
     )  # fmt: skip
 
 
@@ -363,6 +433,7 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
         if isinstance(listed, list):
             docs.extend(_doc(d) for d in listed if isinstance(d, dict))
         docs.extend(_result_events(r))
+        docs.extend(_entity_docs(r.attributes.get("traceloop.entity.output")))
         if not shape.question:
             a = r.attributes
             shape.question = _first_string(
@@ -370,7 +441,11 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
             )
     shape.retrieved = _unique(docs)
     if shape.retrieved and all(d.text for d in shape.retrieved):
-        shape.packed = shape.retrieved
+        shape.packed = _packed(spans, retrievals, shape.retrieved)
+    elif not shape.retrieved and any(_entity_docs(r.attributes.get("traceloop.entity.output"))
+                                     == [] and "traceloop.entity.output" in r.attributes
+                                     for r in retrievals):  # fmt: skip
+        shape.packed = []  # the retriever ran and returned nothing
     ra = root.attributes
     shape.question = (
         _first_string(ra.get("traceloop.entity.input"))
@@ -415,6 +490,76 @@ def _convention(spans: list[Span]) -> str | None:
 
 # --- packing and the RagTrace -----------------------------------------------------------
 
+# Where a span holds the text it was given: its input, and the messages of a model call.
+_INPUT_KEYS = ("input.value", "traceloop.entity.input", "gen_ai.input.messages",
+               "gen_ai.system_instructions", "gen_ai.prompt")  # fmt: skip
+_INPUT_PREFIXES = ("llm.input_messages.", "llm.prompts.", "gen_ai.prompt.")
+
+
+def _strings(value: Any, out: list[str], depth: int = 0) -> None:
+    """Every string inside a (JSON-encoded, possibly nested) value."""
+    value = _loads(value)
+    if isinstance(value, str):
+        out.append(value)
+    elif depth < 8 and isinstance(value, dict):
+        for v in value.values():
+            _strings(v, out, depth + 1)
+    elif depth < 8 and isinstance(value, list):
+        for v in value:
+            _strings(v, out, depth + 1)
+
+
+def _input_text(s: Span, probes: list[str]) -> str:
+    """The decoded input strings of a span, or "" when no probe occurs in its raw input (so
+    that most spans are never JSON-decoded)."""
+    raw = [
+        v
+        for k, v in s.attributes.items()
+        if (k in _INPUT_KEYS or k.startswith(_INPUT_PREFIXES)) and isinstance(v, str)
+    ]
+    if not any(p in v for v in raw for p in probes):
+        return ""
+    found: list[str] = []
+    for value in raw:
+        _strings(value, found)
+    return "\n".join(found)
+
+
+_JSON_SAFE = re.compile(r"[A-Za-z0-9 ,.;:!?()$%&+=/-]{12,}")
+
+
+def _probe(text: str) -> str:
+    """A piece of ``text`` spelled the same raw and JSON-encoded (no quotes, escapes or
+    non-ASCII), to test a span's raw attributes before decoding them."""
+    m = _JSON_SAFE.search(text[:200])
+    return m.group(0)[:24] if m else text[:12]
+
+
+def _packed(spans: list[Span], retrievals: list[Span], retrieved: list[_Doc],
+            default: list[_Doc] | None = None) -> list[_Doc] | None:  # fmt: skip
+    """The retrieved documents that reached the answering step, in prompt order: those whose
+    text is in the input of the last span, after retrieval, that was given any of them (the
+    model call, after every filter, postprocessor and reranker). ``default`` when no later
+    span holds a retrieved text (the instrumentation did not capture the prompt)."""
+    after = max(r.end for r in retrievals)
+    probes = [_probe(d.text) for d in retrieved if d.text]
+    latest: tuple[int, str] | None = None
+    for s in spans:
+        if s.start < after or s in retrievals:
+            continue
+        if latest is not None and s.start < latest[0]:
+            continue
+        text = _input_text(s, probes)
+        if text and any(d.text and d.text in text for d in retrieved):
+            latest = (s.start, text)
+    if latest is None:
+        return default if default is not None else retrieved
+    text = latest[1]
+    found = sorted(((text.find(d.text), i) for i, d in enumerate(retrieved)
+                    if d.text and d.text in text))  # fmt: skip
+    return [retrieved[i] for _, i in found]
+
+
 _MARKER = re.compile(r"(?m)^[ \t]*\[(\d{1,3})\][ \t]*")
 _TAIL = re.compile(r"\n\s*\n\s*(?:question|query|user question|answer)\s*:", re.IGNORECASE)
 
@@ -423,7 +568,13 @@ def _from_prompt(prompt: list[str], retrieved: list[_Doc], question: str) -> lis
     """Passages inside the prompt (without a message that is just the question): split at
     line-leading ``[n]`` markers (the id is the n-th retrieved document's when there is
     one), else the whole prompt as one passage."""
-    text = "\n\n".join(p for p in prompt if p.strip() != question.strip())
+    texts = [p for p in prompt if p.strip() != question.strip()]
+    if len(texts) > 1 and any(_MARKER.search(t) for t in texts):
+        # numbered passages sit in one message; the others (the question) are not context
+        return [
+            d for t in texts if _MARKER.search(t) for d in _from_prompt([t], retrieved, question)
+        ]
+    text = "\n\n".join(texts)
     marks = list(_MARKER.finditer(text))
     if not marks:
         return [_Doc("prompt", text)] if text.strip() else []
@@ -456,7 +607,9 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     if shape is None:
         return Mapped(None, UNRECOGNISED)
     packed = shape.packed
-    from_prompt = packed is None or not any(d.text for d in packed)
+    # ids without text (content capture on the prompt only): the passages are in the prompt;
+    # an empty list is a retrieval that returned nothing, which stays empty
+    from_prompt = packed is None or (bool(packed) and not any(d.text for d in packed))
     if from_prompt:
         packed = _from_prompt(shape.prompt, shape.retrieved, shape.question)
     assert packed is not None

@@ -46,6 +46,7 @@ class Span:
     service: str | None = None
     dropped_attributes: int = 0
     scope: str = ""
+    scope_version: str = ""
     events: list[Event] = field(default_factory=list)
     # The parent lives in another process (W3C traceparent from an upstream service that
     # may not export to us): this span is where the trace enters the instrumented app.
@@ -94,7 +95,7 @@ def decode_proto(data: bytes) -> list[Span]:
                     attributes={kv.key: _any_value(kv.value) for kv in s.attributes},
                     service=service if isinstance(service, str) else None,
                     dropped_attributes=s.dropped_attributes_count + s.dropped_events_count,
-                    scope=ss.scope.name,
+                    scope=ss.scope.name, scope_version=ss.scope.version,
                     events=[Event(e.name, {kv.key: _any_value(kv.value) for kv in e.attributes})
                             for e in s.events],
                     remote_parent=bool(s.flags & _PARENT_IS_REMOTE),
@@ -142,6 +143,7 @@ def decode_json(data: bytes) -> list[Span]:
                         dropped_attributes=int(s.get("droppedAttributesCount", 0))
                         + int(s.get("droppedEventsCount", 0)),
                         scope=str(ss.get("scope", {}).get("name", "")),
+                        scope_version=str(ss.get("scope", {}).get("version", "")),
                         events=[Event(str(e.get("name", "")), _attrs(e.get("attributes", [])))
                                 for e in s.get("events", [])],
                         remote_parent=bool(int(s.get("flags", 0)) & _PARENT_IS_REMOTE),

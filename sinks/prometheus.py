@@ -42,6 +42,9 @@ class LabelLimiter:
         return OTHER
 
 
+_MAX_INSTRUMENTATIONS = 32  # (scope, version) label pairs; further ones count as "other"
+
+
 class Metrics:
     """Every metric ragmon exports, registered on ``registry`` (never the global one)."""
 
@@ -218,6 +221,16 @@ class Metrics:
             ["convention", "outcome"],
             registry=registry,
         )
+        self.instrumentation_traces = Counter(
+            "ragmon_otlp_instrumentation_traces_total",
+            "OTLP traces by the instrumentation that produced most of their spans (scope name "
+            "and version; the first 32 pairs seen, then 'other') and what ragmon made of them "
+            "(a convention, unrecognised, content_missing): after an instrumentation upgrade, "
+            "a new version with unrecognised traces shows here.",
+            ["instrumentation", "version", "convention"],
+            registry=registry,
+        )
+        self._instrumentations: set[tuple[str, str]] = set()
         self.assembly_buffered = Gauge(
             "ragmon_assembly_buffered_traces",
             "OTLP traces waiting in the assembly buffer.",
@@ -309,9 +322,20 @@ class Metrics:
         self.committed_offset.labels(topic, str(number)).set(committed)
         self.consumer_lag.labels(topic, str(number)).set(max(lag, 0))
 
-    def on_assembled(self, convention: str, outcome: str) -> None:
+    def on_assembled(
+        self, convention: str, outcome: str, instrumentation: tuple[str, str] = ("", "")
+    ) -> None:
         """``AssemblyObserver``: one trace left the buffer (or late spans arrived)."""
         self.assembled.labels(convention, outcome).inc()
+        if outcome == "late":
+            return
+        if instrumentation not in self._instrumentations:
+            if len(self._instrumentations) >= _MAX_INSTRUMENTATIONS:
+                instrumentation = ("other", "other")
+            else:
+                self._instrumentations.add(instrumentation)
+        name, version = instrumentation
+        self.instrumentation_traces.labels(name or "none", version or "none", convention).inc()
 
     def on_assembly_buffer(self, traces: int, nbytes: int) -> None:
         self.assembly_buffered.set(traces)

@@ -1,0 +1,48 @@
+"""The OTLP corpus: spans from real instrumentation packages (see ``generate.py``) and the
+ground truth taken from the pipelines that produced them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from monitor import assembly, otlp
+from monitor.model import RagTrace
+
+HERE = Path(__file__).resolve().parent
+STACKS = ("llamaindex-openinference", "llamaindex-openllmetry",
+          "langchain-openinference", "langchain-openllmetry")  # fmt: skip
+FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}
+
+
+def truth(stack: str) -> dict[str, dict[str, Any]]:
+    """trace id -> ground truth row of one stack."""
+    rows = (json.loads(line) for line in (HERE / f"{stack}.truth.jsonl").read_text().splitlines())
+    return {r["trace_id"]: r for r in rows}
+
+
+def converted(stack: str, fmt: str) -> dict[str, RagTrace]:
+    """trace id -> what ragmon understood from the stack's file in ``fmt``."""
+    data = (HERE / f"{stack}{FORMATS[fmt]}").read_bytes()
+    result = assembly.convert(list(otlp.read_messages(data, fmt)), fmt.replace("-", "_"))
+    return {t.trace_id: t for t in result.traces}
+
+
+def differences(expected: dict[str, Any], got: RagTrace | None) -> list[str]:
+    """What ragmon got wrong about one trace (empty: exactly right)."""
+    if got is None:
+        return ["not mapped"]
+    out = []
+    if got.query != expected["query"]:
+        out.append(f"query {got.query!r}")
+    if got.answer.strip() != expected["answer"].strip():
+        out.append(f"answer {got.answer!r}")
+    context = [(p.doc_id, p.text.strip()) for p in got.context]
+    want = [(c["doc_id"], c["text"].strip()) for c in expected["context"]]
+    if context != want:
+        out.append(f"context {context}")
+    retrieved = [d.doc_id for d in got.retrieved]
+    if retrieved != expected["retrieved"]:
+        out.append(f"retrieved {retrieved}")
+    return out

@@ -1,0 +1,383 @@
+"""Generate the OTLP corpus: real RAG pipelines under real instrumentation, offline.
+
+Each stack runs in its own process (two instrumentations of one framework in one process
+would wrap each other). A stack is a framework (LlamaIndex, LangChain) with one
+instrumentation package (OpenInference or OpenLLMetry), a keyword retriever over a small
+help-centre corpus, and a fake LLM that answers deterministically. For every query the
+ground truth is taken from the pipeline itself — the query string, what the retriever
+returned, the nodes/documents that reached the answering prompt after postprocessors and
+rerankers, the answer returned — never from the spans.
+
+Written next to this file, per stack: ``<stack>.otlp`` (length-prefixed protobuf export
+requests), ``<stack>.otlp.jsonl`` (the same requests as OTLP/JSON, hex ids, one per line) and
+``<stack>.truth.jsonl`` (one ground-truth object per trace).
+
+Run: ``make otel-corpus`` (a venv from ``requirements.txt``), or
+``python tests/otel_corpus/generate.py [--stack NAME]`` in an environment that has them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+STACKS = ("llamaindex-openinference", "llamaindex-openllmetry",
+          "langchain-openinference", "langchain-openllmetry")  # fmt: skip
+
+# A help centre: doc id -> text. Two versions of one policy make the reranker matter.
+KB = {
+    "refunds-2024": "Refunds are issued within 14 days of receiving the returned item.",
+    "refunds-2019": "Refunds were issued within 30 days of receiving the returned item.",
+    "shipping-policy": "Standard shipping takes 3-5 business days; express takes 1-2.",
+    "restocking-fees": "A restocking fee of $25 applies to opened electronics returns.",
+    "gift-cards": "Gift cards cannot be refunded or exchanged for cash.",
+    "warranty": "Electronics carry a 2-year limited warranty against defects.",
+}
+STOP = frozenset("a an the of to do does is are how what when for on in my i can it".split())
+
+# (case, query, answer the fake LLM gives). The pipeline variant is part of the case name.
+CASES = [  # one case per line
+    ("plain", "how many days do refunds take", "Refunds take 14 days [1]."),
+    ("cutoff", "how long does standard shipping take", "Standard shipping takes 3-5 business days [1]."),
+    ("rerank", "how many days until refunds are issued", "Refunds are issued within 14 days [1]."),
+    ("empty", "do you sell telescopes", "I don't know."),
+    ("refusal", "is there a fee for opened electronics", "I'm sorry, I can't find that in the documents."),
+    ("citations", "refunds and restocking fee for electronics", "Refunds take 14 days [1]; a $25 fee applies [2]."),
+    ("async", "what warranty do electronics carry", "A 2-year warranty [1]."),
+    ("stream", "can gift cards be refunded", "No, gift cards cannot be refunded [1]."),
+    ("concurrent-a", "how long does express shipping take", "Express takes 1-2 days [1]."),
+    ("concurrent-b", "restocking fee for opened electronics", "The fee is $25 [1]."),
+]  # fmt: skip
+
+
+def keyword_scores(query: str) -> list[tuple[str, float]]:
+    """(doc id, score) of every document sharing a content word with the query, best first."""
+    words = {w.strip("?.,") for w in query.lower().split()} - STOP
+    out = []
+    for doc_id, text in KB.items():
+        overlap = len(words & {w.strip("?.,;$") for w in text.lower().split()})
+        if overlap:
+            out.append((doc_id, round(overlap / (len(words) or 1), 4)))
+    return sorted(out, key=lambda x: (-x[1], x[0]))[:4]
+
+
+def rerank(doc_ids: list[str]) -> list[str]:
+    """The keyword reranker: current policies before superseded ones ("-2019")."""
+    return sorted(doc_ids, key=lambda d: d.endswith("-2019"))
+
+
+# --- exporting ---------------------------------------------------------------------------
+
+
+class Recorder:
+    """Collects finished spans and the ground truth, writes both once per stack."""
+
+    def __init__(self, stack: str) -> None:
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
+            InMemorySpanExporter,
+        )
+
+        self.stack = stack
+        self.exporter = InMemorySpanExporter()
+        self.provider = TracerProvider(resource=Resource.create({"service.name": stack}))
+        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.truth: list[dict[str, Any]] = []
+        self.batches: list[list[Any]] = []
+
+    def cut(self, split: bool = False) -> None:
+        """The spans finished so far become one export request (two when ``split``: the
+        trace split across exports, as a batch processor under load does)."""
+        spans = list(self.exporter.get_finished_spans())
+        self.exporter.clear()
+        if split and len(spans) > 1:
+            half = len(spans) // 2
+            self.batches += [spans[:half], spans[half:]]
+        elif spans:
+            self.batches.append(spans)
+
+    def write(self) -> None:
+        from google.protobuf.json_format import MessageToDict
+        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+        requests = [encode_spans(batch) for batch in self.batches]
+        proto = b"".join(len(b).to_bytes(4, "big") + b
+                         for b in (r.SerializeToString() for r in requests))  # fmt: skip
+        (HERE / f"{self.stack}.otlp").write_bytes(proto)
+        with (HERE / f"{self.stack}.otlp.jsonl").open("w", encoding="utf-8") as out:
+            for request in requests:
+                doc = MessageToDict(request)
+                for rs in doc.get("resourceSpans", []):
+                    for ss in rs.get("scopeSpans", []):
+                        for s in ss.get("spans", []):
+                            for key in ("traceId", "spanId", "parentSpanId"):
+                                if s.get(key):
+                                    s[key] = base64.b64decode(s[key]).hex()
+                out.write(json.dumps(doc, sort_keys=True) + "\n")
+        with (HERE / f"{self.stack}.truth.jsonl").open("w", encoding="utf-8") as out:
+            for row in sorted(self.truth, key=lambda r: r["case"]):
+                out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def current_trace_id(exporter: Any, before: set[int]) -> str:
+    """The trace id of the spans finished since ``before`` (one trace per query)."""
+    ids = {s.context.trace_id for s in exporter.get_finished_spans()} - before
+    if len(ids) != 1:
+        raise RuntimeError(f"expected one new trace, got {len(ids)}")
+    return f"{ids.pop():032x}"
+
+
+# --- LlamaIndex ----------------------------------------------------------------------------
+
+
+def llamaindex(stack: str) -> None:
+    rec = Recorder(stack)
+    if stack.endswith("openinference"):
+        from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+    else:
+        from opentelemetry.instrumentation.llamaindex import (  # type: ignore[no-redef]
+            LlamaIndexInstrumentor,
+        )
+    LlamaIndexInstrumentor().instrument(tracer_provider=rec.provider)
+
+    from llama_index.core import Document, Settings
+    from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
+    from llama_index.core.llms.callbacks import llm_completion_callback
+    from llama_index.core.node_parser import SentenceSplitter
+    from llama_index.core.postprocessor import SimilarityPostprocessor
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, QueryBundle
+
+    # The document id also in the metadata, as loaders put a file name there; kept out of
+    # the text the model sees.
+    documents = [
+        Document(id_=doc_id, text=text, metadata={"doc_id": doc_id},
+                 excluded_llm_metadata_keys=["doc_id"], excluded_embed_metadata_keys=["doc_id"])
+        for doc_id, text in KB.items()
+    ]  # fmt: skip
+    nodes = SentenceSplitter(chunk_size=256).get_nodes_from_documents(documents)
+    by_doc = {n.ref_doc_id: n for n in nodes}
+    seen: dict[str, list[str]] = {}  # query -> doc ids the retriever returned
+
+    class KeywordRetriever(BaseRetriever):
+        def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+            scored = keyword_scores(query_bundle.query_str)
+            seen[query_bundle.query_str] = [d for d, _ in scored]
+            return [NodeWithScore(node=by_doc[d], score=s) for d, s in scored]
+
+    class KeywordReranker(BaseNodePostprocessor):
+        def _postprocess_nodes(
+            self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+        ) -> list[NodeWithScore]:
+            order = rerank([n.node.ref_doc_id or "" for n in nodes])
+            return sorted(nodes, key=lambda n: order.index(n.node.ref_doc_id or ""))[:2]
+
+    answers: dict[str, str] = {}
+
+    class FakeLLM(CustomLLM):
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(model_name="fake-help-llm")
+
+        def _answer(self, prompt: str) -> str:
+            return next((a for q, a in answers.items() if q in prompt), "I don't know.")
+
+        @llm_completion_callback()
+        def complete(self, prompt: str, formatted: bool = False, **kw: Any) -> CompletionResponse:
+            return CompletionResponse(text=self._answer(prompt))
+
+        @llm_completion_callback()
+        def stream_complete(self, prompt: str, formatted: bool = False, **kw: Any) -> Any:
+            text, sofar = self._answer(prompt), ""
+            for word in text.split(" "):
+                delta = (" " if sofar else "") + word
+                sofar += delta
+                yield CompletionResponse(text=sofar, delta=delta)
+
+    Settings.llm = FakeLLM()
+
+    def engine(case: str, streaming: bool = False) -> Any:
+        post: list[Any] = []
+        if case == "cutoff":
+            post = [SimilarityPostprocessor(similarity_cutoff=0.5)]
+        elif case in ("rerank", "citations"):
+            post = [KeywordReranker()]
+        return RetrieverQueryEngine.from_args(
+            KeywordRetriever(), llm=FakeLLM(), node_postprocessors=post, streaming=streaming
+        )
+
+    def truth(case: str, query: str, response: Any, trace_id: str) -> dict[str, Any]:
+        packed = [n.node for n in response.source_nodes]
+        return {
+            "case": case, "trace_id": trace_id, "query": query,
+            "answer": str(response.response if not hasattr(response, "response_gen")
+                          else response.get_response().response),
+            "retrieved": seen.get(query, []),
+            "context": [{"doc_id": n.ref_doc_id, "text": n.get_content()} for n in packed],
+        }  # fmt: skip
+
+    for case, query, answer in CASES:
+        answers[query] = answer
+        before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
+        if case == "async":
+            response = asyncio.run(engine(case).aquery(query))
+        elif case == "stream":
+            response = engine(case, streaming=True).query(query)
+            "".join(response.response_gen)
+        elif case.startswith("concurrent"):
+            continue  # run together below
+        else:
+            response = engine(case).query(query)
+        row = truth(case, query, response, current_trace_id(rec.exporter, before))
+        if case == "stream":
+            row["answer"] = answer
+        rec.truth.append(row)
+        rec.cut(split=case == "citations")
+    run_concurrently(rec, [c for c in CASES if c[0].startswith("concurrent")],
+                     lambda q: engine("plain").query(q), answers,
+                     lambda case, q, r, tid: truth(case, q, r, tid))  # fmt: skip
+    rec.write()
+
+
+def run_concurrently(rec: Recorder, cases: list[tuple[str, str, str]], ask: Callable[[str], Any],
+                     answers: dict[str, str],
+                     truth: Callable[[str, str, Any, str], dict[str, Any]]) -> None:  # fmt: skip
+    """Queries in threads at once, so that their spans interleave in one export."""
+    for _, query, answer in cases:
+        answers[query] = answer
+    before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
+    results: dict[str, Any] = {}
+    threads = [threading.Thread(target=lambda q=q: results.__setitem__(q, ask(q)))
+               for _, q, _ in cases]  # fmt: skip
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    by_query: dict[str, str] = {}
+    for s in rec.exporter.get_finished_spans():
+        if s.context.trace_id in before:
+            continue
+        blob = json.dumps({k: str(v) for k, v in (s.attributes or {}).items()})
+        for _, query, _ in cases:
+            if query in blob:
+                by_query.setdefault(query, f"{s.context.trace_id:032x}")
+    for case, query, _ in cases:
+        rec.truth.append(truth(case, query, results[query], by_query[query]))
+    rec.cut()
+
+
+# --- LangChain -----------------------------------------------------------------------------
+
+
+def langchain(stack: str) -> None:
+    rec = Recorder(stack)
+    if stack.endswith("openinference"):
+        from openinference.instrumentation.langchain import LangChainInstrumentor
+    else:
+        from opentelemetry.instrumentation.langchain import (  # type: ignore[no-redef]
+            LangchainInstrumentor as LangChainInstrumentor,
+        )
+    LangChainInstrumentor().instrument(tracer_provider=rec.provider)
+
+    from langchain_core.documents import Document
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+    docs = {d: Document(page_content=t, metadata={"doc_id": d}, id=d) for d, t in KB.items()}
+    seen: dict[str, list[str]] = {}
+    packed: dict[str, list[Document]] = {}
+
+    class KeywordRetriever(BaseRetriever):
+        def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
+            scored = keyword_scores(query)
+            seen[query] = [d for d, _ in scored]
+            return [docs[d] for d, _ in scored]
+
+    prompt = ChatPromptTemplate.from_messages([
+        ("system", "Answer only from the context and cite passages as [n].\n\n{context}"),
+        ("human", "{question}"),
+    ])  # fmt: skip
+
+    def chain(case: str, query: str, answer: str) -> Any:
+        def select(found: list[Document]) -> list[Document]:
+            if case == "cutoff":
+                found = found[:1]  # a score cutoff keeps the best document only
+            elif case in ("rerank", "citations"):
+                order = rerank([d.metadata["doc_id"] for d in found])
+                found = sorted(found, key=lambda d: order.index(d.metadata["doc_id"]))[:2]
+            packed[query] = found
+            return found
+
+        def numbered(found: list[Document]) -> str:
+            return "\n".join(f"[{i}] {d.page_content}" for i, d in enumerate(found, 1))
+
+        return (
+            {"context": KeywordRetriever() | RunnableLambda(select) | RunnableLambda(numbered),
+             "question": RunnablePassthrough()}
+            | prompt | FakeListChatModel(responses=[answer]) | StrOutputParser()
+        )  # fmt: skip
+
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        return {
+            "case": case, "trace_id": trace_id, "query": query, "answer": answer,
+            "retrieved": seen.get(query, []),
+            "context": [{"doc_id": d.metadata["doc_id"], "text": d.page_content}
+                        for d in packed.get(query, [])],
+        }  # fmt: skip
+
+    for case, query, answer in CASES:
+        if case.startswith("concurrent"):
+            continue
+        before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
+        runnable = chain(case, query, answer)
+        if case == "async":
+            got = asyncio.run(runnable.ainvoke(query))
+        elif case == "stream":
+            got = "".join(runnable.stream(query))
+        else:
+            got = runnable.invoke(query)
+        rec.truth.append(truth(case, query, got, current_trace_id(rec.exporter, before)))
+        rec.cut(split=case == "citations")
+    conc = [c for c in CASES if c[0].startswith("concurrent")]
+    by_query = {q: a for _, q, a in conc}
+    run_concurrently(rec, conc, lambda q: chain("plain", q, by_query[q]).invoke(q), {},
+                     lambda case, q, r, tid: truth(case, q, r, tid))  # fmt: skip
+    rec.write()
+
+
+def _run(stack: str) -> None:
+    (llamaindex if stack.startswith("llamaindex") else langchain)(stack)
+
+
+def main(argv: Iterator[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--stack", choices=STACKS, help="one stack, in this process")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.stack:
+        _run(args.stack)
+        return
+    for stack in STACKS:  # each in its own process
+        subprocess.run([sys.executable, __file__, "--stack", stack], check=True)
+        print(f"{stack}: written", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

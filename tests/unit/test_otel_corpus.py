@@ -1,0 +1,94 @@
+"""The OTLP corpus from real instrumentation (tests/otel_corpus): ragmon reads every trace
+exactly as the pipeline that produced it saw it, in protobuf and in OTLP/JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor import assembly, otlp
+from monitor.conventions import CONTENT_MISSING
+from tests.otel_corpus import FORMATS, HERE, STACKS, converted, differences, truth
+
+# What a stack does not emit at all: the trace must be reported, not invented.
+NOT_EMITTED = {
+    # OpenLLMetry's LlamaIndex instrumentation records no output for a streamed response
+    # (neither on the query engine nor on the LLM task), so the answer is not in the trace.
+    ("llamaindex-openllmetry", "stream"): "answer",
+}
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_trace_is_read_exactly(stack: str, fmt: str) -> None:
+    """Query, answer, packed context (ids and texts, prompt order) and retrieved ids (rank
+    order) equal the pipeline's own, for every trace the stack emits in full."""
+    got = converted(stack, fmt)
+    wrong = {}
+    for trace_id, expected in truth(stack).items():
+        if (stack, expected["case"]) in NOT_EMITTED:
+            assert trace_id not in got, f"{expected['case']}: a missing field was invented"
+            continue
+        problems = differences(expected, got.get(trace_id))
+        if problems:
+            wrong[expected["case"]] = problems
+    assert not wrong
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_what_a_stack_does_not_emit_is_counted_as_missing(fmt: str) -> None:
+    """A trace without its answer is counted ``content_missing``, never evaluated."""
+    stack = "llamaindex-openllmetry"
+    data = (HERE / f"{stack}{FORMATS[fmt]}").read_bytes()
+    result = assembly.convert(list(otlp.read_messages(data, fmt)), fmt.replace("-", "_"))
+    missing = sum(1 for s, _ in NOT_EMITTED if s == stack)
+    assert result.counts.get(CONTENT_MISSING, 0) == missing
+    assert len(result.traces) == len(truth(stack)) - missing
+
+
+def test_the_corpus_covers_every_case_in_every_stack() -> None:
+    """Each stack ran every pipeline variant (a generator that silently skipped one would
+    shrink the corpus)."""
+    cases = {r["case"] for r in truth(STACKS[0]).values()}
+    assert {"plain", "cutoff", "rerank", "empty", "refusal", "citations", "async", "stream",
+            "concurrent-a", "concurrent-b"} <= cases  # fmt: skip
+    for stack in STACKS:
+        assert {r["case"] for r in truth(stack).values()} == cases
+
+
+def test_traces_are_counted_per_instrumentation_and_version() -> None:
+    """``ragmon_otlp_instrumentation_traces_total`` names the instrumentation package and its
+    version with what ragmon made of the trace, so an upgrade that breaks a mapping shows."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor.assembly import OtlpAssembler
+    from monitor.sources import SourcePosition, SourceRecord
+    from sinks.prometheus import Metrics
+
+    metrics = Metrics(CollectorRegistry())
+    assembler = OtlpAssembler("otlp_proto", observer=metrics)
+    data = (HERE / "llamaindex-openllmetry.otlp").read_bytes()
+    for i, message in enumerate(otlp.read_messages(data, "otlp-proto")):
+        assembler.feed(SourceRecord(SourcePosition("corpus", 0, i), message))
+    assembler.due(flush=True)
+    labels = {"instrumentation": "opentelemetry.instrumentation.llamaindex", "version": "0.62.4"}
+    sample = metrics.registry.get_sample_value
+    name = "ragmon_otlp_instrumentation_traces_total"
+    emitted = len(truth("llamaindex-openllmetry")) - 1
+    assert sample(name, {**labels, "convention": "openllmetry"}) == emitted
+    assert sample(name, {**labels, "convention": CONTENT_MISSING}) == 1
+
+
+def test_instrumentation_labels_are_bounded() -> None:
+    """Past 32 (instrumentation, version) pairs, further ones count as ``other``."""
+    from prometheus_client import CollectorRegistry
+
+    from sinks.prometheus import Metrics
+
+    metrics = Metrics(CollectorRegistry())
+    for i in range(40):
+        metrics.on_assembled("openinference", "complete", (f"lib{i}", "1.0"))
+    other = {"instrumentation": "other", "version": "other", "convention": "openinference"}
+    name = "ragmon_otlp_instrumentation_traces_total"
+    assert metrics.registry.get_sample_value(name, other) == 8
+    first = {"instrumentation": "lib0", "version": "1.0", "convention": "openinference"}
+    assert metrics.registry.get_sample_value(name, first) == 1
