@@ -39,13 +39,17 @@ bench: install
 	$(BIN)/python bench/checks.py
 	$(BIN)/python bench/otlp.py
 
-# Regenerate the OTLP corpus (tests/otel_corpus) by running real instrumented pipelines, in a
-# venv of its own with the pinned instrumentation packages; commit the diff on purpose.
+# Regenerate the OTLP corpus (tests/otel_corpus) by running real instrumented pipelines with
+# the pinned instrumentation packages; commit the diff on purpose.
 CORPUS_VENV ?= .venv-otel-corpus
+# One venv per requirements file: traceloop-sdk pins another opentelemetry-sdk than the rest.
 otel-corpus:
-	test -x $(CORPUS_VENV)/bin/python || $(PYTHON) -m venv $(CORPUS_VENV)
-	$(CORPUS_VENV)/bin/python -m pip install --quiet -r tests/otel_corpus/requirements.txt
-	$(CORPUS_VENV)/bin/python tests/otel_corpus/generate.py
+	for req in requirements.txt requirements-traceloop.txt requirements-openai-v2.txt; do \
+	  venv=$(CORPUS_VENV)/$${req%.txt}; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv || exit 1; \
+	  $$venv/bin/python -m pip install --quiet -r tests/otel_corpus/$$req || exit 1; \
+	  $$venv/bin/python tests/otel_corpus/generate.py --requirements $$req || exit 1; \
+	done
 
 # A local single-node Kafka broker on 127.0.0.1:9092 (LOCAL_KAFKA_PORT to change it).
 kafka-up: install

@@ -428,10 +428,12 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
         return None
     shape = _Shape(convention)
     docs: list[_Doc] = []
+    returned_nothing = False
     for r in retrievals:
         listed = _loads(r.attributes.get("gen_ai.retrieval.documents"))
         if isinstance(listed, list):
             docs.extend(_doc(d) for d in listed if isinstance(d, dict))
+            returned_nothing = returned_nothing or not listed
         docs.extend(_result_events(r))
         docs.extend(_entity_docs(r.attributes.get("traceloop.entity.output")))
         if not shape.question:
@@ -442,9 +444,10 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
     shape.retrieved = _unique(docs)
     if shape.retrieved and all(d.text for d in shape.retrieved):
         shape.packed = _packed(spans, retrievals, shape.retrieved)
-    elif not shape.retrieved and any(_entity_docs(r.attributes.get("traceloop.entity.output"))
-                                     == [] and "traceloop.entity.output" in r.attributes
-                                     for r in retrievals):  # fmt: skip
+    elif not shape.retrieved and (returned_nothing or any(
+        "traceloop.entity.output" in r.attributes
+        and not _entity_docs(r.attributes["traceloop.entity.output"]) for r in retrievals
+    )):  # fmt: skip
         shape.packed = []  # the retriever ran and returned nothing
     ra = root.attributes
     shape.question = (
@@ -586,7 +589,9 @@ def _from_prompt(prompt: list[str], retrieved: list[_Doc], question: str) -> lis
             tail = _TAIL.search(body)
             body = body[: tail.start()] if tail else body
         n = int(m.group(1))
-        doc_id = retrieved[n - 1].id if 0 < n <= len(retrieved) else None
+        # The n-th passage is the n-th retrieved document only when the packer kept them
+        # all; after a cutoff or a reranker the prompt does not say which it is.
+        doc_id = retrieved[n - 1].id if len(marks) == len(retrieved) else None
         out.append(_Doc(doc_id or f"[{n}]", body.strip()))
     return out
 

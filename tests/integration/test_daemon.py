@@ -33,6 +33,19 @@ def start(port: int, *args: str, **env: str) -> subprocess.Popen[str]:
     )
 
 
+def wait_ready(port: int, timeout: float = 30.0) -> None:
+    """Until /readyz answers 200 (the daemon is up and consuming)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if fetch(f"http://127.0.0.1:{port}/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"not ready within {timeout} s")
+
+
 def flagged_total(body: str) -> float:
     total = 0.0
     for family in text_string_to_metric_families(body):
@@ -79,7 +92,8 @@ def test_sigterm_stops_within_budget_and_writes_everything(tmp_path: Path) -> No
     out = tmp_path / "evals.jsonl"
     proc = start(port, RAGMON_OUTPUT__EVALUATIONS_JSONL=str(out),
                  RAGMON_SOURCE__DEMO__RATE_PER_SECOND="500")  # fmt: skip
-    time.sleep(3)
+    wait_ready(port)  # a loaded machine can take seconds to import; SIGTERM a running daemon
+    time.sleep(1)
     t0 = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=30)

@@ -11,8 +11,15 @@ from monitor import assembly, otlp
 from monitor.model import RagTrace
 
 HERE = Path(__file__).resolve().parent
-STACKS = ("llamaindex-openinference", "llamaindex-openllmetry",
-          "langchain-openinference", "langchain-openllmetry")  # fmt: skip
+STACKS = (
+    "llamaindex-openinference",
+    "llamaindex-openllmetry",
+    "langchain-openinference",
+    "langchain-openllmetry",
+    "openai-traceloop",
+    "openai-genai",
+    "openai-genai-nocontent",
+)
 FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}
 
 

@@ -30,8 +30,17 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-STACKS = ("llamaindex-openinference", "llamaindex-openllmetry",
-          "langchain-openinference", "langchain-openllmetry")  # fmt: skip
+# stack -> the requirements file of the environment it runs in (packages that cannot share
+# one environment: traceloop-sdk pins another opentelemetry-sdk than the others)
+STACKS = {
+    "llamaindex-openinference": "requirements.txt",
+    "llamaindex-openllmetry": "requirements.txt",
+    "langchain-openinference": "requirements.txt",
+    "langchain-openllmetry": "requirements.txt",
+    "openai-traceloop": "requirements-traceloop.txt",
+    "openai-genai": "requirements-openai-v2.txt",
+    "openai-genai-nocontent": "requirements-openai-v2.txt",
+}
 
 # A help centre: doc id -> text. Two versions of one policy make the reranker matter.
 KB = {
@@ -80,6 +89,8 @@ def rerank(doc_ids: list[str]) -> list[str]:
 
 class Recorder:
     """Collects finished spans and the ground truth, writes both once per stack."""
+
+    provider: Any
 
     def __init__(self, stack: str) -> None:
         from opentelemetry.sdk.resources import Resource
@@ -361,20 +372,200 @@ def langchain(stack: str) -> None:
     rec.write()
 
 
+# --- the openai client (traceloop-sdk; opentelemetry-instrumentation-openai-v2) ----------
+
+
+def fake_openai(answers: dict[str, str]) -> str:
+    """A local server speaking the Chat Completions API (JSON and server-sent events),
+    answering each question with ``answers``; returns its base URL."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            question = body["messages"][-1]["content"]
+            text = answers.get(question, "I don't know.")
+            base = {"id": "chatcmpl-corpus", "created": 0, "model": body["model"]}
+            if not body.get("stream"):
+                payload = {
+                    **base,
+                    "object": "chat.completion",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": text},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59},
+                }
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            words = text.split(" ")
+            for i, word in enumerate(words):
+                delta = {"role": "assistant", "content": (" " if i else "") + word}
+                chunk = {
+                    **base,
+                    "object": "chat.completion.chunk",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+                }
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            end = {
+                **base,
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            }
+            self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def select(case: str, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the app packs: a score cutoff keeps the best document, the reranker two."""
+    if case == "cutoff":
+        return found[:1]
+    if case in ("rerank", "citations"):
+        order = rerank([d["id"] for d in found])
+        return sorted(found, key=lambda d: order.index(d["id"]))[:2]
+    return found
+
+
+def openai_client(stack: str) -> None:
+    """A hand-written RAG function around the openai client: a keyword retriever, the
+    packed passages as ``[n]`` lines in the system message, one chat completion."""
+    import os
+
+    rec = Recorder(stack)
+    answers = {q: a for _, q, a in CASES}
+    base_url = fake_openai(answers)
+    if stack == "openai-traceloop":
+        from traceloop.sdk import Traceloop
+        from traceloop.sdk.decorators import task, workflow
+
+        Traceloop.init(app_name=stack, exporter=rec.exporter, disable_batch=True,
+                       telemetry_enabled=False)  # fmt: skip
+        rec.provider = None  # Traceloop owns the provider and sends to rec.exporter
+    else:
+        if stack == "openai-genai":
+            os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "span_only"
+            os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+        from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+        OpenAIInstrumentor().instrument(tracer_provider=rec.provider)
+
+        def task(name: str) -> Callable[[Any], Any]:  # type: ignore[no-redef]
+            return lambda f: f
+
+        workflow = task  # type: ignore[assignment]
+
+    import openai
+    from opentelemetry import trace
+
+    tracer = (rec.provider or trace.get_tracer_provider()).get_tracer("corpus.app")
+    client = openai.OpenAI(base_url=base_url, api_key="corpus")
+    aclient = openai.AsyncOpenAI(base_url=base_url, api_key="corpus")
+    seen: dict[str, list[str]] = {}
+    packed_for: dict[str, list[dict[str, Any]]] = {}
+
+    @task(name="retrieve")
+    def retrieve(query: str) -> list[dict[str, Any]]:
+        found = [{"id": d, "text": KB[d], "score": s} for d, s in keyword_scores(query)]
+        seen[query] = [d["id"] for d in found]
+        if stack != "openai-traceloop":  # the semantic conventions' retrieval span
+            attrs = {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "help-kb",
+                     "gen_ai.retrieval.query.text": query,
+                     "gen_ai.retrieval.documents": json.dumps(
+                         [{"id": d["id"], "score": d["score"]} for d in found])}  # fmt: skip
+            with tracer.start_as_current_span("retrieval help-kb", attributes=attrs):
+                pass
+        return found
+
+    case_of = {q: c for c, q, _ in CASES}  # the app's configuration per question
+
+    def messages(query: str) -> list[dict[str, str]]:
+        packed = select(case_of[query], retrieve(query))
+        packed_for[query] = packed
+        context = "\n".join(f"[{i}] {d['text']}" for i, d in enumerate(packed, 1))
+        system = f"Answer only from the context and cite passages as [n].\n\n{context}"
+        return [{"role": "system", "content": system}, {"role": "user", "content": query}]
+
+    @workflow(name="rag_answer")
+    def rag(query: str) -> str:
+        if case_of[query] == "stream":
+            chunks = client.chat.completions.create(
+                model="fake-gpt", stream=True, messages=messages(query)
+            )  # type: ignore[arg-type]
+            return "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        done = client.chat.completions.create(model="fake-gpt", messages=messages(query))  # type: ignore[arg-type]
+        return str(done.choices[0].message.content)
+
+    @workflow(name="rag_answer")
+    async def arag(query: str) -> str:
+        done = await aclient.chat.completions.create(model="fake-gpt", messages=messages(query))  # type: ignore[arg-type]
+        return str(done.choices[0].message.content)
+
+    def app(case: str, query: str) -> str:
+        """The app's own root span around the RAG call (the openai-v2 stacks have no
+        workflow decorator)."""
+        if stack == "openai-traceloop":
+            return asyncio.run(arag(query)) if case == "async" else rag(query)
+        with tracer.start_as_current_span("rag_answer"):
+            return asyncio.run(arag(query)) if case == "async" else rag(query)
+
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
+                "retrieved": seen.get(query, []),
+                "context": [{"doc_id": d["id"], "text": d["text"]}
+                            for d in packed_for.get(query, [])]}  # fmt: skip
+
+    for case, query, _ in CASES:
+        if case.startswith("concurrent"):
+            continue
+        before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
+        got = app(case, query)
+        rec.truth.append(truth(case, query, got, current_trace_id(rec.exporter, before)))
+        rec.cut(split=case == "citations")
+    conc = [c for c in CASES if c[0].startswith("concurrent")]
+    run_concurrently(rec, conc, lambda q: app("plain", q), {},
+                     lambda case, q, r, tid: truth(case, q, r, tid))  # fmt: skip
+    rec.write()
+
+
 def _run(stack: str) -> None:
-    (llamaindex if stack.startswith("llamaindex") else langchain)(stack)
+    if stack.startswith("llamaindex"):
+        llamaindex(stack)
+    elif stack.startswith("langchain"):
+        langchain(stack)
+    else:
+        openai_client(stack)
 
 
 def main(argv: Iterator[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--stack", choices=STACKS, help="one stack, in this process")
+    parser.add_argument("--stack", choices=list(STACKS), help="one stack, in this process")
+    parser.add_argument("--requirements", help="every stack that runs in this environment")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.stack:
         _run(args.stack)
         return
-    for stack in STACKS:  # each in its own process
+    for stack, requirements in STACKS.items():  # each in its own process
+        if args.requirements and requirements != args.requirements:
+            continue
         subprocess.run([sys.executable, __file__, "--stack", stack], check=True)
         print(f"{stack}: written", file=sys.stderr)
 
