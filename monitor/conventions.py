@@ -110,6 +110,25 @@ def _text(value: Any) -> str:
 _NOT_INPUT = frozenset({"name", "run_type", "type", "id", "tags", "metadata", "lc"})
 
 
+_QUESTION_KEYS = ("question", "query", "input", "user_input", "q", "query_str")
+
+
+def _question_key(value: dict[str, Any], depth: int = 0) -> str:
+    """A question under a question-like key, here or in nested objects (Haystack's
+    ``{"data": {"retriever": {"query": ...}}}``)."""
+    for key in _QUESTION_KEYS:
+        if isinstance(value.get(key), str):
+            return str(value[key])
+    if depth < 3:
+        for v in value.values():
+            v = _loads(v)
+            if isinstance(v, dict):
+                found = _question_key(v, depth + 1)
+                if found:
+                    return found
+    return ""
+
+
 def _first_string(value: Any) -> str:
     """Question from a string, or from a JSON object/args list holding it: LangChain's
     ``{"inputs": ...}``, LlamaIndex's ``{"str_or_query_bundle": ...}`` / ``{"query_str":
@@ -118,9 +137,9 @@ def _first_string(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
-        for key in ("question", "query", "input", "user_input", "q", "query_str"):
-            if isinstance(value.get(key), str):
-                return str(value[key])
+        keyed = _question_key(value)
+        if keyed:
+            return keyed
         for key in ("inputs", "str_or_query_bundle", "query_bundle", "query", "input", "args",
                     "kwargs"):  # fmt: skip
             if key in value:

@@ -69,7 +69,6 @@ _PREFIXED = re.compile(
 )
 _INDEX = re.compile(r"^#?(\d{1,3})(?:[ \t]*(?:-|–|—|to)[ \t]*(\d{1,3}))?$")
 _AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+\.\d+$")
-# What a bracket after these words holds is a value, not a citation ("returns [1, 2, 3]").
 # The word before a bracket that makes it a value, not a citation ("returns [1, 2, 3]",
 # "limit is [10]"), or an interval ("in the range [1, 100]").
 _VALUE_WORDS = frozenset(

@@ -16,7 +16,6 @@ from monitor.checks.view import TraceView
 from monitor.model import CheckResult
 
 _I = r"(?:I|we)(?:'m| am|'ve| have|'d| would| was| were| are|'re)?"
-_NEG = r"(?:don't|do not|did not|didn't|cannot|can't|can not|could not|couldn't|won't|will not|am not|'m not|are not|'re not|was not|wasn't|have not|haven't|must|unfortunately)"
 _INFO = (
     r"(?:information|info|details?|data|knowledge|context|documentation|records?|mention|"
     r"reference|answer|specifics|guidance|insight|visibility|access)"

@@ -19,6 +19,7 @@ STACKS = (
     "openai-traceloop",
     "openai-genai",
     "openai-genai-nocontent",
+    "haystack-openinference",
 )
 FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}
 

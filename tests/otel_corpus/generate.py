@@ -1,9 +1,12 @@
 """Generate the OTLP corpus: real RAG pipelines under real instrumentation, offline.
 
 Each stack runs in its own process (two instrumentations of one framework in one process
-would wrap each other). A stack is a framework (LlamaIndex, LangChain) with one
-instrumentation package (OpenInference or OpenLLMetry), a keyword retriever over a small
-help-centre corpus, and a fake LLM that answers deterministically. For every query the
+would wrap each other). A stack is a framework (LlamaIndex, LangChain, Haystack) with one
+instrumentation package (OpenInference or OpenLLMetry), or a hand-written RAG function
+around the openai client (traceloop-sdk; opentelemetry-instrumentation-openai-v2 with content
+capture on and off) calling a local server that speaks the Chat Completions API; a keyword
+(or Haystack's BM25) retriever over a small help centre; and a fake LLM that answers
+deterministically. For every query the
 ground truth is taken from the pipeline itself — the query string, what the retriever
 returned, the nodes/documents that reached the answering prompt after postprocessors and
 rerankers, the answer returned — never from the spans.
@@ -40,6 +43,7 @@ STACKS = {
     "openai-traceloop": "requirements-traceloop.txt",
     "openai-genai": "requirements-openai-v2.txt",
     "openai-genai-nocontent": "requirements-openai-v2.txt",
+    "haystack-openinference": "requirements-haystack.txt",
 }
 
 # A help centre: doc id -> text. Two versions of one policy make the reranker matter.
@@ -544,11 +548,81 @@ def openai_client(stack: str) -> None:
     rec.write()
 
 
+# --- Haystack -------------------------------------------------------------------------------
+
+
+def haystack(stack: str) -> None:
+    """A Haystack pipeline: the in-memory BM25 retriever, a packing component (cutoff or
+    reranker, per case), the prompt builder and a fake generator component."""
+    rec = Recorder(stack)
+    from openinference.instrumentation.haystack import HaystackInstrumentor
+
+    HaystackInstrumentor().instrument(tracer_provider=rec.provider)
+    from haystack import Document, Pipeline
+    from haystack.components.builders import PromptBuilder
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+    sys.path.insert(0, str(HERE))
+    from haystack_components import FakeGenerator, Packer  # type: ignore[import-not-found]
+
+    store = InMemoryDocumentStore()
+    store.write_documents([Document(id=d, content=t, meta={"doc_id": d}) for d, t in KB.items()])
+    answers = {q: a for _, q, a in CASES}
+
+    template = (
+        "Answer only from the context and cite passages as [n].\n"
+        "{% for d in documents %}[{{ loop.index }}] {{ d.content }}\n{% endfor %}\n"
+        "Question: {{ question }}"
+    )
+
+    def pipeline(case: str) -> Any:
+        p = Pipeline()
+        p.add_component("retriever", InMemoryBM25Retriever(document_store=store, top_k=3))
+        p.add_component("packer", Packer(
+            lambda ids: [d["id"] for d in select(case, [{"id": i} for i in ids])]))  # fmt: skip
+        p.add_component("prompt", PromptBuilder(template=template,
+                                                required_variables=["documents", "question"]))  # fmt: skip
+        p.add_component("llm", FakeGenerator(answers))
+        p.connect("retriever.documents", "packer.documents")
+        p.connect("packer.documents", "prompt.documents")
+        p.connect("prompt.prompt", "llm.prompt")
+        return p
+
+    def ask(case: str, query: str) -> dict[str, Any]:
+        data = {"retriever": {"query": query}, "prompt": {"question": query}}
+        keep = {"retriever", "packer"}
+        if case == "async":
+            return dict(asyncio.run(pipeline(case).run_async(data, include_outputs_from=keep)))
+        return dict(pipeline(case).run(data, include_outputs_from=keep))
+
+    def truth(case: str, query: str, out: dict[str, Any], trace_id: str) -> dict[str, Any]:
+        return {"case": case, "trace_id": trace_id, "query": query,
+                "answer": out["llm"]["replies"][0],
+                "retrieved": [d.meta["doc_id"] for d in out["retriever"]["documents"]],
+                "context": [{"doc_id": d.meta["doc_id"], "text": d.content}
+                            for d in out["packer"]["documents"]]}  # fmt: skip
+
+    for case, query, _ in CASES:
+        if case.startswith("concurrent") or case == "stream":
+            continue  # the fake generator does not stream
+        before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
+        out = ask(case, query)
+        rec.truth.append(truth(case, query, out, current_trace_id(rec.exporter, before)))
+        rec.cut(split=case == "citations")
+    conc = [c for c in CASES if c[0].startswith("concurrent")]
+    run_concurrently(rec, conc, lambda q: ask("plain", q), {},
+                     lambda case, q, r, tid: truth(case, q, r, tid))  # fmt: skip
+    rec.write()
+
+
 def _run(stack: str) -> None:
     if stack.startswith("llamaindex"):
         llamaindex(stack)
     elif stack.startswith("langchain"):
         langchain(stack)
+    elif stack.startswith("haystack"):
+        haystack(stack)
     else:
         openai_client(stack)
 

@@ -68,7 +68,9 @@ def test_the_corpus_covers_every_case_in_every_stack() -> None:
     assert {"plain", "cutoff", "rerank", "empty", "refusal", "citations", "async", "stream",
             "concurrent-a", "concurrent-b"} <= cases  # fmt: skip
     for stack in STACKS:
-        assert {r["case"] for r in truth(stack).values()} == cases
+        # Haystack's fake generator component does not stream: no streaming case there
+        expected = cases - {"stream"} if stack.startswith("haystack") else cases
+        assert {r["case"] for r in truth(stack).values()} == expected
 
 
 def test_traces_are_counted_per_instrumentation_and_version() -> None:
