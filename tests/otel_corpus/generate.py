@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import base64
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -70,6 +71,11 @@ CASES = [  # one case per line
     ("concurrent-a", "how long does express shipping take", "Express takes 1-2 days [1]."),
     ("concurrent-b", "restocking fee for opened electronics", "The fee is $25 [1]."),
 ]  # fmt: skip
+
+
+# LlamaIndex only: its LLM reranker asks the (fake) model to rank the passages first.
+LLM_RERANK = ("llm-rerank", "when are refunds issued", "Refunds are issued within 14 days [1].")
+KB_BY_TEXT = {text: doc_id for doc_id, text in KB.items()}
 
 
 def keyword_scores(query: str) -> list[tuple[str, float]]:
@@ -170,7 +176,7 @@ def llamaindex(stack: str) -> None:
     from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
     from llama_index.core.llms.callbacks import llm_completion_callback
     from llama_index.core.node_parser import SentenceSplitter
-    from llama_index.core.postprocessor import SimilarityPostprocessor
+    from llama_index.core.postprocessor import LLMRerank, SimilarityPostprocessor
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.core.retrievers import BaseRetriever
@@ -208,6 +214,11 @@ def llamaindex(stack: str) -> None:
             return LLMMetadata(model_name="fake-help-llm")
 
         def _answer(self, prompt: str) -> str:
+            if "Relevance" in prompt and "Document 1:" in prompt:  # LLMRerank's choice prompt
+                texts = re.findall(r"Document (\d+):\n(.*?)(?:\n\n|$)", prompt, re.S)
+                ids = {KB_BY_TEXT.get(t.strip(), ""): n for n, t in texts}
+                ranked = rerank([i for i in ids if i])
+                return "\n".join(f"Doc: {ids[i]}, Relevance: {9 - k}" for k, i in enumerate(ranked))
             return next((a for q, a in answers.items() if q in prompt), "I don't know.")
 
         @llm_completion_callback()
@@ -226,7 +237,9 @@ def llamaindex(stack: str) -> None:
 
     def engine(case: str, streaming: bool = False) -> Any:
         post: list[Any] = []
-        if case == "cutoff":
+        if case == "llm-rerank":  # the reranker's LLM call comes before the answer's
+            post = [LLMRerank(llm=FakeLLM(), top_n=2, choice_batch_size=5)]
+        elif case == "cutoff":
             post = [SimilarityPostprocessor(similarity_cutoff=0.5)]
         elif case in ("rerank", "citations"):
             post = [KeywordReranker()]
@@ -244,7 +257,9 @@ def llamaindex(stack: str) -> None:
             "context": [{"doc_id": n.ref_doc_id, "text": n.get_content()} for n in packed],
         }  # fmt: skip
 
-    for case, query, answer in CASES:
+    # First: OpenLLMetry leaves a streamed query's context attached, so whatever this thread
+    # runs after the streaming case joins that trace (the concurrent cases run in threads).
+    for case, query, answer in [LLM_RERANK, *CASES]:
         answers[query] = answer
         before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
         if case == "async":
