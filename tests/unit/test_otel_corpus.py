@@ -64,7 +64,7 @@ def test_what_a_stack_does_not_emit_is_counted_as_missing(stack: str, fmt: str) 
 def test_the_corpus_covers_every_case_in_every_stack() -> None:
     """Each stack ran every pipeline variant (a generator that silently skipped one would
     shrink the corpus)."""
-    cases = {r["case"] for r in truth(STACKS[0]).values()}
+    cases = {r["case"] for r in truth(STACKS[0]).values()} - {"llm-rerank"}
     assert {"plain", "cutoff", "rerank", "empty", "refusal", "citations", "async", "stream",
             "concurrent-a", "concurrent-b"} <= cases  # fmt: skip
     for stack in STACKS:
