@@ -216,10 +216,22 @@ def _flat_messages(attrs: dict[str, Any], prefix: str, inner: str = "") -> list[
             for m in _indexed(attrs, prefix, inner) if "content" in m]  # fmt: skip
 
 
+_META_KEYS = ("doc_id", "document_id", "ref_doc_id", "id", "source", "file_name")
+# A metadata JSON's id keys with plain string values, read without decoding the whole object.
+_META_PAIR = re.compile(r'"(doc_id|document_id|ref_doc_id|id|source|file_name)"\s*:\s*"([^"\\]+)"')
+
+
 def _meta_id(meta: Any) -> str | None:
+    """The source document id in a metadata object (or its JSON), by key priority."""
+    if isinstance(meta, str):
+        pairs = dict(reversed(_META_PAIR.findall(meta)))  # the first of a repeated key wins
+        if pairs:
+            return next(pairs[k] for k in _META_KEYS if k in pairs)
+        if not any(f'"{k}"' in meta for k in _META_KEYS):
+            return None  # metadata without an id key: not worth decoding
     meta = _loads(meta)
     if isinstance(meta, dict):
-        for key in ("doc_id", "document_id", "ref_doc_id", "id", "source", "file_name"):
+        for key in _META_KEYS:
             if meta.get(key):
                 return str(meta[key])
     return None
@@ -317,8 +329,16 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
         shape.packed = shape.retrieved
     elif retrievers:
         shape.packed = []  # the retriever ran and returned nothing
+    if llms:
+        messages = _flat_messages(llms[-1].attributes, "llm.input_messages", "message.")
+        shape.prompt = [text for role, text in messages if role != "assistant"]
     if shape.retrieved and all(d.text for d in shape.retrieved):
-        shape.packed = _packed(spans, retrievers, shape.retrieved, shape.packed)
+        # the last model call's messages first: that is where the passages usually are
+        found = _positions("\n".join(shape.prompt), shape.retrieved) if shape.prompt else []
+        if found and llms[-1].start >= max(r.end for r in retrievers):
+            shape.packed = [shape.retrieved[n] for _, n in found]
+        else:
+            shape.packed = _packed(spans, retrievers, shape.retrieved, shape.packed)
     first = (retrievers or rerankers)[0].attributes
     shape.question = _first_string(root.attributes.get("input.value")) or _first_string(
         first.get("input.value") or first.get("reranker.query")
@@ -334,9 +354,6 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     shape.answer = answer
     shape.model = next((str(s.attributes["llm.model_name"]) for s in reversed(llms)
                         if s.attributes.get("llm.model_name")), None)  # fmt: skip
-    if llms:
-        messages = _flat_messages(llms[-1].attributes, "llm.input_messages", "message.")
-        shape.prompt = [text for role, text in messages if role != "assistant"]
     return shape
 
 
@@ -531,20 +548,51 @@ def _strings(value: Any, out: list[str], depth: int = 0) -> None:
             _strings(v, out, depth + 1)
 
 
-def _input_text(s: Span, probes: list[str]) -> str:
-    """The decoded input strings of a span, or "" when no probe occurs in its raw input (so
-    that most spans are never JSON-decoded)."""
-    raw = [
+def _raw_input(s: Span) -> list[str]:
+    return [
         v
         for k, v in s.attributes.items()
         if (k in _INPUT_KEYS or k.startswith(_INPUT_PREFIXES)) and isinstance(v, str)
     ]
-    if not any(p in v for v in raw for p in probes):
-        return ""
+
+
+def _decoded(raw: list[str]) -> str:
+    """The strings inside a span's (JSON-encoded) input values."""
     found: list[str] = []
     for value in raw:
         _strings(value, found)
     return "\n".join(found)
+
+
+def _find(text: str, needle: str, start: int = 0, end: int | None = None) -> int:
+    """``text.find(needle)`` by a short prefix and a ``startswith`` check: ``str.find`` with
+    a 1 KB needle pays a setup proportional to the needle, every time."""
+    head = needle[:32]
+    stop = len(text) if end is None else end
+    i = text.find(head, start, stop)
+    while i >= 0:
+        if text.startswith(needle, i):
+            return i
+        i = text.find(head, i + 1, stop)
+    return -1
+
+
+def _positions(text: str, docs: list[_Doc]) -> list[tuple[int, int]]:
+    """(position in ``text``, index) of every document whose text ``text`` contains. Each
+    search starts where the previous document ended (prompts keep retrieval order more often
+    than not, and the text is then scanned about once), and falls back to the whole text."""
+    out = []
+    pos = 0
+    for n, d in enumerate(docs):
+        if not d.text:
+            continue
+        i = _find(text, d.text, pos)
+        if i < 0 and pos:
+            i = _find(text, d.text, 0, pos + len(d.text))
+        if i >= 0:
+            out.append((i, n))
+            pos = max(pos, i + len(d.text))
+    return sorted(out)
 
 
 _JSON_SAFE = re.compile(r"[A-Za-z0-9 ,.;:!?()$%&+=/-]{12,}")
@@ -565,21 +613,23 @@ def _packed(spans: list[Span], retrievals: list[Span], retrieved: list[_Doc],
     span holds a retrieved text (the instrumentation did not capture the prompt)."""
     after = max(r.end for r in retrievals)
     probes = [_probe(d.text) for d in retrieved if d.text]
-    latest: tuple[int, str] | None = None
-    for s in spans:
-        if s.start < after or s in retrievals:
+    # latest first (``spans`` are in start order): only the span found is decoded, and not
+    # even that one when every retrieved text it holds is spelled the same raw (no escapes)
+    for s in reversed(spans):
+        if s.start < after:
+            break
+        if s in retrievals:
             continue
-        if latest is not None and s.start < latest[0]:
+        raw = _raw_input(s)
+        if not any(p in v for v in raw for p in probes):
             continue
-        text = _input_text(s, probes)
-        if text and any(d.text and d.text in text for d in retrieved):
-            latest = (s.start, text)
-    if latest is None:
-        return default if default is not None else retrieved
-    text = latest[1]
-    found = sorted(((text.find(d.text), i) for i, d in enumerate(retrieved)
-                    if d.text and d.text in text))  # fmt: skip
-    return [retrieved[i] for _, i in found]
+        joined = "\n".join(raw)
+        found = _positions(joined, retrieved)
+        if len(found) < sum(1 for p in probes if p in joined):
+            found = _positions(_decoded(raw), retrieved)  # some text is escaped in the JSON
+        if found:
+            return [retrieved[n] for _, n in found]
+    return default if default is not None else retrieved
 
 
 _MARKER = re.compile(r"(?m)^[ \t]*\[(\d{1,3})\][ \t]*")
