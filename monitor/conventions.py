@@ -224,7 +224,7 @@ _META_PAIR = re.compile(r'"(doc_id|document_id|ref_doc_id|id|source|file_name)"\
 def _meta_id(meta: Any) -> str | None:
     """The source document id in a metadata object (or its JSON), by key priority."""
     if isinstance(meta, str):
-        pairs = dict(reversed(_META_PAIR.findall(meta)))  # the first of a repeated key wins
+        pairs: dict[str, str] = dict(reversed(_META_PAIR.findall(meta)))  # first one wins
         if pairs:
             return next(pairs[k] for k in _META_KEYS if k in pairs)
         if not any(f'"{k}"' in meta for k in _META_KEYS):
