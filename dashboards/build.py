@@ -85,6 +85,9 @@ PANELS: list[dict[str, Any]] = [
         ("sum by (reason) (rate(ragmon_dead_letters_total[5m]))", "{{reason}}")]},
     {"title": "OTLP traces by recognised convention", "unit": "reqps", "targets": [
         ('sum by (convention) (rate(ragmon_assembly_traces_total{outcome!="late"}[5m]))', "{{convention}}")]},
+    {"title": "OTLP traces by instrumentation version (watch after an upgrade)", "unit": "reqps", "targets": [
+        ('sum by (instrumentation, version, convention) (rate(ragmon_otlp_instrumentation_traces_total[5m]))',
+         "{{instrumentation}} {{version}}: {{convention}}")]},
     {"title": "OTLP assembly: evicted and incomplete traces", "unit": "reqps", "targets": [
         ('sum by (outcome) (rate(ragmon_assembly_traces_total{outcome!="complete"}[5m]))', "{{outcome}}")]},
     {"title": "OTLP assembly buffer (traces waiting)", "unit": "short", "targets": [
