@@ -491,10 +491,16 @@ def _id_in_parentheses(part: str, cites: _Citations) -> bool:
 def _mentioned_ids(lower: str, text: str, cites: _Citations) -> None:
     """Passage ids written in the prose ("see returns-2023"): only ids with a digit or an id
     separator, so that a plain-word id ("fees") is not read into every sentence."""
+    absent: list[str] = []
     for ident in cites.ids:
-        key = ident.strip().lower()
+        key = ident.lower()
+        if any(key.startswith(a) for a in absent):
+            continue  # "kb-12#0" cannot be in a text that lacks "kb-12"
         i = lower.find(key)
-        if i >= 0 and _ID_SHAPE.search(key) is None:
+        if i < 0:
+            absent.append(key)
+            continue
+        if _ID_SHAPE.search(key) is None:
             continue
         while i >= 0:
             j = i + len(key)
