@@ -2,9 +2,10 @@
 
 Every pattern is anchored on a speaker ("I", "the documents") or on the information itself
 ("no information on ...") so that an answer stating a limit in the user's language ("no hay
-comisión", "es gibt keine Gebühr", "手数料はかかりません") is not a refusal. A language's
-patterns run only when one of its cue substrings occurs in the lower-cased answer, so an
-English answer pays a few substring tests for all of them together.
+comisión", "es gibt keine Gebühr", "手数料はかかりません") is not a refusal. Each language also
+has a compositional rule (``absence_pattern``). A language's patterns run only when one of
+its cue words occurs in the answer; ``refusal.find_refusal`` finds the cues of every
+language in one Aho-Corasick pass (``monitor.checks.cues``).
 
 Languages: Spanish, French, German, Portuguese, Italian, Dutch, Polish, Russian, Turkish,
 Arabic, Hindi, Japanese, Chinese (simplified and traditional), Korean.
