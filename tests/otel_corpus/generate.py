@@ -206,7 +206,7 @@ def llamaindex(stack: str) -> None:
             order = rerank([n.node.ref_doc_id or "" for n in nodes])
             return sorted(nodes, key=lambda n: order.index(n.node.ref_doc_id or ""))[:2]
 
-    answers: dict[str, str] = {}
+    answers = {q: a for _, q, a in [LLM_RERANK, *CASES]}
 
     class FakeLLM(CustomLLM):
         @property
@@ -247,47 +247,53 @@ def llamaindex(stack: str) -> None:
             KeywordRetriever(), llm=FakeLLM(), node_postprocessors=post, streaming=streaming
         )
 
+    def ask(case: str, query: str) -> Any:
+        if case == "async":
+            return asyncio.run(engine(case).aquery(query))
+        if case == "stream":
+            response = engine(case, streaming=True).query(query)
+            "".join(response.response_gen)
+            return response
+        return engine(case).query(query)
+
     def truth(case: str, query: str, response: Any, trace_id: str) -> dict[str, Any]:
         packed = [n.node for n in response.source_nodes]
+        # a streamed response was consumed by ``ask``: its answer is what the model streamed
+        answer = answers[query] if case == "stream" else str(response.response)
         return {
-            "case": case, "trace_id": trace_id, "query": query,
-            "answer": str(response.response if not hasattr(response, "response_gen")
-                          else response.get_response().response),
+            "case": case, "trace_id": trace_id, "query": query, "answer": answer,
             "retrieved": seen.get(query, []),
             "context": [{"doc_id": n.ref_doc_id, "text": n.get_content()} for n in packed],
         }  # fmt: skip
 
-    # First: OpenLLMetry leaves a streamed query's context attached, so whatever this thread
-    # runs after the streaming case joins that trace (the concurrent cases run in threads).
-    for case, query, answer in [LLM_RERANK, *CASES]:
-        answers[query] = answer
+    # LLMRerank first: OpenLLMetry leaves a streamed query's context attached, so whatever
+    # this thread runs after the streaming case joins that trace (the concurrent cases run
+    # in threads).
+    run_cases(rec, [LLM_RERANK, *CASES], ask, truth)
+
+
+Ask = Callable[[str, str], Any]  # (case, query) -> what the pipeline returned
+Truth = Callable[[str, str, Any, str], dict[str, Any]]  # (case, query, result, trace id) -> row
+
+
+def run_cases(rec: Recorder, cases: list[tuple[str, str, str]], ask: Ask, truth: Truth) -> None:
+    """Every case through ``ask``, one trace each (``citations`` split across two exports),
+    then the concurrent ones together; writes the stack's files."""
+    for case, query, _ in cases:
+        if case.startswith("concurrent"):
+            continue
         before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
-        if case == "async":
-            response = asyncio.run(engine(case).aquery(query))
-        elif case == "stream":
-            response = engine(case, streaming=True).query(query)
-            "".join(response.response_gen)
-        elif case.startswith("concurrent"):
-            continue  # run together below
-        else:
-            response = engine(case).query(query)
-        row = truth(case, query, response, current_trace_id(rec.exporter, before))
-        if case == "stream":
-            row["answer"] = answer
-        rec.truth.append(row)
+        result = ask(case, query)
+        rec.truth.append(truth(case, query, result, current_trace_id(rec.exporter, before)))
         rec.cut(split=case == "citations")
-    run_concurrently(rec, [c for c in CASES if c[0].startswith("concurrent")],
-                     lambda q: engine("plain").query(q), answers,
-                     lambda case, q, r, tid: truth(case, q, r, tid))  # fmt: skip
+    run_concurrently(rec, [c for c in cases if c[0].startswith("concurrent")],
+                     lambda q: ask("plain", q), truth)  # fmt: skip
     rec.write()
 
 
-def run_concurrently(rec: Recorder, cases: list[tuple[str, str, str]], ask: Callable[[str], Any],
-                     answers: dict[str, str],
-                     truth: Callable[[str, str, Any, str], dict[str, Any]]) -> None:  # fmt: skip
+def run_concurrently(rec: Recorder, cases: list[tuple[str, str, str]],
+                     ask: Callable[[str], Any], truth: Truth) -> None:  # fmt: skip
     """Queries in threads at once, so that their spans interleave in one export."""
-    for _, query, answer in cases:
-        answers[query] = answer
     before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
     results: dict[str, Any] = {}
     threads = [threading.Thread(target=lambda q=q: results.__setitem__(q, ask(q)))
@@ -371,24 +377,17 @@ def langchain(stack: str) -> None:
                         for d in packed.get(query, [])],
         }  # fmt: skip
 
-    for case, query, answer in CASES:
-        if case.startswith("concurrent"):
-            continue
-        before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
-        runnable = chain(case, query, answer)
+    answers = {q: a for _, q, a in CASES}
+
+    def ask(case: str, query: str) -> str:
+        runnable = chain(case, query, answers[query])
         if case == "async":
-            got = asyncio.run(runnable.ainvoke(query))
-        elif case == "stream":
-            got = "".join(runnable.stream(query))
-        else:
-            got = runnable.invoke(query)
-        rec.truth.append(truth(case, query, got, current_trace_id(rec.exporter, before)))
-        rec.cut(split=case == "citations")
-    conc = [c for c in CASES if c[0].startswith("concurrent")]
-    by_query = {q: a for _, q, a in conc}
-    run_concurrently(rec, conc, lambda q: chain("plain", q, by_query[q]).invoke(q), {},
-                     lambda case, q, r, tid: truth(case, q, r, tid))  # fmt: skip
-    rec.write()
+            return str(asyncio.run(runnable.ainvoke(query)))
+        if case == "stream":
+            return "".join(runnable.stream(query))
+        return str(runnable.invoke(query))
+
+    run_cases(rec, CASES, ask, truth)
 
 
 # --- the openai client (traceloop-sdk; opentelemetry-instrumentation-openai-v2) ----------
@@ -550,17 +549,7 @@ def openai_client(stack: str) -> None:
                 "context": [{"doc_id": d["id"], "text": d["text"]}
                             for d in packed_for.get(query, [])]}  # fmt: skip
 
-    for case, query, _ in CASES:
-        if case.startswith("concurrent"):
-            continue
-        before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
-        got = app(case, query)
-        rec.truth.append(truth(case, query, got, current_trace_id(rec.exporter, before)))
-        rec.cut(split=case == "citations")
-    conc = [c for c in CASES if c[0].startswith("concurrent")]
-    run_concurrently(rec, conc, lambda q: app("plain", q), {},
-                     lambda case, q, r, tid: truth(case, q, r, tid))  # fmt: skip
-    rec.write()
+    run_cases(rec, CASES, app, truth)
 
 
 # --- Haystack -------------------------------------------------------------------------------
@@ -618,17 +607,7 @@ def haystack(stack: str) -> None:
                 "context": [{"doc_id": d.meta["doc_id"], "text": d.content}
                             for d in out["packer"]["documents"]]}  # fmt: skip
 
-    for case, query, _ in CASES:
-        if case.startswith("concurrent") or case == "stream":
-            continue  # the fake generator does not stream
-        before = {s.context.trace_id for s in rec.exporter.get_finished_spans()}
-        out = ask(case, query)
-        rec.truth.append(truth(case, query, out, current_trace_id(rec.exporter, before)))
-        rec.cut(split=case == "citations")
-    conc = [c for c in CASES if c[0].startswith("concurrent")]
-    run_concurrently(rec, conc, lambda q: ask("plain", q), {},
-                     lambda case, q, r, tid: truth(case, q, r, tid))  # fmt: skip
-    rec.write()
+    run_cases(rec, [c for c in CASES if c[0] != "stream"], ask, truth)  # no streaming generator
 
 
 def _run(stack: str) -> None:
