@@ -471,7 +471,10 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
             docs.extend(_doc(d) for d in listed if isinstance(d, dict))
             returned_nothing = returned_nothing or not listed
         docs.extend(_result_events(r))
-        docs.extend(_entity_docs(r.attributes.get("traceloop.entity.output")))
+        if "traceloop.entity.output" in r.attributes:
+            entity = _entity_docs(r.attributes["traceloop.entity.output"])
+            docs.extend(entity)
+            returned_nothing = returned_nothing or not entity
         if not shape.question:
             a = r.attributes
             shape.question = _first_string(
@@ -480,10 +483,7 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
     shape.retrieved = _unique(docs)
     if shape.retrieved and all(d.text for d in shape.retrieved):
         shape.packed = _packed(spans, retrievals, shape.retrieved)
-    elif not shape.retrieved and (returned_nothing or any(
-        "traceloop.entity.output" in r.attributes
-        and not _entity_docs(r.attributes["traceloop.entity.output"]) for r in retrievals
-    )):  # fmt: skip
+    elif returned_nothing and not shape.retrieved:
         shape.packed = []  # the retriever ran and returned nothing
     ra = root.attributes
     shape.question = (

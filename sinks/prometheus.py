@@ -42,9 +42,6 @@ class LabelLimiter:
         return OTHER
 
 
-_MAX_INSTRUMENTATIONS = 32  # (scope, version) label pairs; further ones count as "other"
-
-
 class Metrics:
     """Every metric ragmon exports, registered on ``registry`` (never the global one)."""
 
@@ -230,7 +227,8 @@ class Metrics:
             ["instrumentation", "version", "convention"],
             registry=registry,
         )
-        self._instrumentations: set[tuple[str, str]] = set()
+        # (scope, version) pairs: the first 32, then "other"
+        self._instrumentations = LabelLimiter(max_values=32)
         self.assembly_buffered = Gauge(
             "ragmon_assembly_buffered_traces",
             "OTLP traces waiting in the assembly buffer.",
@@ -329,12 +327,9 @@ class Metrics:
         self.assembled.labels(convention, outcome).inc()
         if outcome == "late":
             return
-        if instrumentation not in self._instrumentations:
-            if len(self._instrumentations) >= _MAX_INSTRUMENTATIONS:
-                instrumentation = ("other", "other")
-            else:
-                self._instrumentations.add(instrumentation)
         name, version = instrumentation
+        if self._instrumentations(f"{name}\n{version}") == OTHER:
+            name = version = OTHER
         self.instrumentation_traces.labels(name or "none", version or "none", convention).inc()
 
     def on_assembly_buffer(self, traces: int, nbytes: int) -> None:

@@ -122,31 +122,27 @@ class _Citations:
     ids: list[str]  # the passages' doc and chunk ids
     zero_based: bool = False
     found: list[tuple[str, str]] = field(default_factory=list)  # (kind, value)
-    _known: dict[str, str] | None = None
-    _stems: set[str] | None = None
 
-    @property
-    def known(self) -> dict[str, str]:
-        """Every key a passage id is cited under -> the id (built on first use: an answer
-        citing only indices never needs it)."""
-        if self._known is None:
-            known: dict[str, str] = {}
-            stems: set[str] = set()
-            for ident in self.ids:
-                keys, stem = _id_info(ident)
-                for key in keys:
-                    known.setdefault(key, ident)
-                if len(stem) >= 3:
-                    stems.add(stem)
-            self._known, self._stems = known, stems
-        return self._known
+    @functools.cached_property
+    def _index(self) -> tuple[set[str], set[str]]:
+        """Every key a passage id is cited under, and the ids' stems (built on first use:
+        an answer citing only indices never needs them)."""
+        keys: set[str] = set()
+        stems: set[str] = set()
+        for ident in self.ids:
+            cited_as, stem = _id_info(ident)
+            keys.update(cited_as)
+            if len(stem) >= 3:
+                stems.add(stem)
+        return keys, stems
 
     @property
     def stems(self) -> set[str]:
-        if self._stems is None:
-            _ = self.known
-        assert self._stems is not None
-        return self._stems
+        return self._index[1]
+
+    def names_passage(self, value: str) -> bool:
+        """``value`` (an id, path or URL) is cited under a key of some passage id."""
+        return not _keys(value).isdisjoint(self._index[0])
 
     def index(self, i: int) -> None:
         self.found.append(("index", str(i)))
@@ -166,19 +162,19 @@ class _Citations:
         if kind == "index":
             i = int(value)
             return 0 <= i < self.n_passages if self.zero_based else 1 <= i <= self.n_passages
-        return not _keys(value).isdisjoint(self.known)
+        return self.names_passage(value)
 
     def looks_like_id(self, token: str) -> bool:
         """A bare token is an id when it is a known one, carries a digit or an id separator,
         or shares its first word with a known id ("refunds-2023" next to "refunds-2024")."""
-        if " " not in token and "\t" not in token and _ID_SHAPE.search(token):
+        spaced = " " in token or "\t" in token
+        if not spaced and _ID_SHAPE.search(token):
             return any(c.isalnum() for c in token)  # checked before the (costlier) id index
-        low = token.lower()
-        if not _keys(low).isdisjoint(self.known):
+        if self.names_passage(token):
             return True
-        if " " in token or "\t" in token or not any(c.isalnum() for c in token):
+        if spaced or not any(c.isalnum() for c in token):
             return False
-        return _stem(low) in self.stems
+        return _stem(token.lower()) in self.stems
 
 
 @functools.lru_cache(maxsize=8192)
@@ -259,10 +255,10 @@ class Citation:
         if _TEXTUAL_WORDS.search(lower):
             _textual(text, cites)
         _mentioned_ids(lower, text, cites)
-        if "http" in text:
+        if "http" in text:  # URLs and file names cite only when they name a passage
             for m in _URL.finditer(text):
                 url = m.group(0).rstrip(".,;:!?")
-                if not _keys(url).isdisjoint(cites.known):
+                if cites.names_passage(url):
                     cites.ident(url)
         for m in _SUPERSCRIPT.finditer(text) if not text.isascii() else ():
             # A footnote follows a word or punctuation: "days¹", "days.²" (not "m ²", "40 m²").
@@ -273,7 +269,7 @@ class Citation:
                 cites.index(int(m.group(0).translate(_SUPERSCRIPT_DIGITS)))
         if "." in text and any("." in i for i in ids):
             for m in _FILE_NAME.finditer(text):
-                if not _keys(m.group(0)).isdisjoint(cites.known):
+                if cites.names_passage(m.group(0)):
                     cites.ident(m.group(0))
         cites.zero_based = any(k == "index" and v == "0" for k, v in cites.found)
         return cites
@@ -483,7 +479,7 @@ def _parentheses(text: str, cites: _Citations) -> None:
 def _id_in_parentheses(part: str, cites: _Citations) -> bool:
     if " " in part or _INDEX.match(part):
         return False
-    if not _keys(part).isdisjoint(cites.known):
+    if cites.names_passage(part):
         return True
     return any(c in _ID_CHARS for c in part) and _stem(part.lower()) in cites.stems
 

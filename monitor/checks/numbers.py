@@ -57,15 +57,14 @@ _UNITS = (
     r"|points|miles|kilometres|kilometers|metres|meters|feet|tonnes|tons|countries|cities"
     r"|stores|branches|offices|rounds|matches|seasons|terms|decades|centuries|quarters|runs"
     r"|wickets|laps|floors|rooms|beds|vehicles|flights|passengers|workers|staff|jobs|deaths"
-    r"|victims|soldiers|troops|officers|arrests|pages|languages|seats|devices"
+    r"|victims|soldiers|troops|officers|arrests|pages|languages"
     r"|years'|days'|weeks'|months')(?![a-z])"
 )
 
-# Units written glued to a figure ("20kg", "9km", "£15m"); a lower-case "m" is metres or
-# million, and the figure keeps both readings.
-# The regex takes any 1-4 letters glued to a figure; ``_number`` keeps the figure only when
-# they are one of these (a 40-way alternation tried after every figure of a 5 KB context
-# cost more than the rest of the scan).
+# Units written glued to a figure ("20kg", "9km", "£15m"; a lower-case "m" is metres or
+# million, and the figure keeps both readings). The regex takes any 1-4 letters glued to a
+# figure; ``_number`` keeps the figure only when they are one of these (a 40-way alternation
+# tried after every figure of a 5 KB context cost more than the rest of the scan).
 _GLUED_UNITS = frozenset(
     "kg km kms lb lbs mg ml cm mm mph kph km/h ft mi oz gb mb tb kb kw kwh mw hr hrs min mins "
     "sec secs yr yrs ms m g h s x st nd rd th".split()
@@ -430,10 +429,9 @@ def _scan(text: str, locale: Locale) -> list[Mention]:
     return out
 
 
-_RANGE_SEP = re.compile(r"\s*(?:-{1,2}|–|—|/|to)\s*$")
-_ABBREVIATED_RANGE = re.compile(
-    r"(?<![\d.,])((?:1[5-9]|20)\d\d)\s*(?:-{1,2}|–|—|/|to)\s*(\d\d)(?![\d.,]?\d)"
-)
+_YEAR_TO = r"\s*(?:-{1,2}|–|—|/|to)\s*"  # what joins the two years of a range
+_RANGE_SEP = re.compile(rf"{_YEAR_TO}$")
+_ABBREVIATED_RANGE = re.compile(rf"(?<![\d.,])((?:1[5-9]|20)\d\d){_YEAR_TO}(\d\d)(?![\d.,]?\d)")
 
 
 def _expand_year(first: int, two_digits: int) -> float | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from monitor.checks.cues import CueIndex
-from monitor.checks.refusal_languages import LANGUAGES, absence_pattern
+from monitor.checks.refusal_languages import LANGUAGES, absence_pattern, earliest
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult
 
@@ -288,16 +288,13 @@ def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
     hits = _CUE_INDEX.hits(text.lower()) if gated else None
     if hits is not None and not hits:
         return None
-    best: re.Match[str] | None = None
-    best_kind = ""
-    for kind, cues, pattern in _PATTERNS:
-        if hits is not None and hits.isdisjoint(cues):
-            continue
-        m = pattern.search(text)
-        if m is not None and (best is None or m.start() < best.start()):
-            best, best_kind = m, kind
-    if best is not None:
-        return best_kind, best.group(0).strip()
+    english = earliest(
+        text,
+        ((kind, pattern) for kind, cues, pattern in _PATTERNS
+         if hits is None or not hits.isdisjoint(cues)),
+    )  # fmt: skip
+    if english is not None:
+        return english
     for language in LANGUAGES:
         found = language.search(text, hits)
         if found is not None:

@@ -14,6 +14,7 @@ Arabic, Hindi, Japanese, Chinese (simplified and traditional), Korean.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 
@@ -35,17 +36,21 @@ class Language(NamedTuple):
         answer (``None``: run every pattern, the reference the gates are tested against)."""
         if hits is not None and hits.isdisjoint(self.words) and hits.isdisjoint(self.cues):
             return None
-        best: re.Match[str] | None = None
-        best_kind = ""
-        for kind, pattern in self.patterns:
-            m = pattern.search(text)
-            if m is not None and (best is None or m.start() < best.start()):
-                best, best_kind = m, kind
+        patterns = list(self.patterns)
         if self.absence is not None and (hits is None or not hits.isdisjoint(self.nouns)):
-            m = self.absence.search(text)
-            if m is not None and (best is None or m.start() < best.start()):
-                best, best_kind = m, "context_lacks"
-        return None if best is None else (best_kind, best.group(0).strip())
+            patterns.append(("context_lacks", self.absence))
+        return earliest(text, patterns)
+
+
+def earliest(text: str, patterns: Iterable[tuple[str, re.Pattern[str]]]) -> tuple[str, str] | None:
+    """(kind, matched phrase) of the match of ``patterns`` that starts first in ``text``."""
+    best: re.Match[str] | None = None
+    best_kind = ""
+    for kind, pattern in patterns:
+        m = pattern.search(text)
+        if m is not None and (best is None or m.start() < best.start()):
+            best, best_kind = m, kind
+    return None if best is None else (best_kind, best.group(0).strip())
 
 
 # Cue words of the languages written with spaces (lower case, as ``\w+`` splits them).
