@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test unit lint format bench kafka-up kafka-down clean otel-corpus
+.PHONY: install run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts
 
 install: $(STAMP)
 
@@ -38,6 +38,11 @@ format: install
 bench: install
 	$(BIN)/python bench/checks.py
 	$(BIN)/python bench/otlp.py
+
+# Regenerate the stored evaluation lines of the verdict guard (tests/verdicts) after an
+# intended change of a check, the judge or a mapping; commit the diff with the change.
+verdicts: install
+	$(BIN)/python -m tests.verdicts
 
 # Regenerate the OTLP corpus (tests/otel_corpus) by running real instrumented pipelines with
 # the pinned instrumentation packages; commit the diff on purpose.

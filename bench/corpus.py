@@ -44,8 +44,10 @@ def _sentence(rng: random.Random) -> str:
 
 def _passage(rng: random.Random, first: str | None, size: int = 1000) -> str:
     parts = [first] if first else []
-    while sum(len(p) + 1 for p in parts) < size:
+    length = sum(len(p) + 1 for p in parts)
+    while length < size:
         parts.append(_sentence(rng))
+        length += len(parts[-1]) + 1
     return " ".join(parts)
 
 

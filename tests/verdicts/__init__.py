@@ -1,0 +1,156 @@
+"""The verdict guard: a fixed corpus whose evaluation lines are stored in ``verdicts.jsonl``.
+
+A change made for speed or structure must not change what ragmon concludes about a trace; a
+change made on purpose shows in the diff of ``verdicts.jsonl`` in the same commit
+(regenerate with ``make verdicts``). The corpus (about 13,000 traces):
+
+* the benchmark traces (``bench.corpus``: the demo's labelled failure modes in five-passage
+  contexts), 10,000 of them;
+* 2,000 plain demo traces from another seed;
+* every case of the labelled check files (``tests/quality``: real-world text with hard
+  negatives) as a native trace;
+* every OTLP corpus file (spans from real instrumentation), in both encodings.
+
+Everything runs through the real pipeline built by the registry with the heuristic judge
+at the default sampling, so decoding, assembly, checks, sampling and judge are all covered.
+The file holds each distinct result once (``{"result": n, "line": {...}}``) and then one
+``{"trace": key, "result": n}`` per trace, so it stays small and a changed verdict shows as
+a few changed lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from bench.corpus import bench_records
+from monitor import demo, otlp, registry
+from monitor.config import Settings
+from monitor.sources import ListSource
+from sinks.memory import InMemorySink
+from tests import otel_corpus
+from tests.quality import load_cases
+
+HERE = Path(__file__).resolve().parent
+STORED = HERE / "verdicts.jsonl"
+BENCH_TRACES = 10_000
+DEMO_TRACES = 2_000
+
+
+def _case_record(kind: str, n: int, case: Any) -> bytes:
+    context = [{"doc_id": d, "text": t} for d, t in case.passages()]
+    record = {
+        "trace_id": hashlib.md5(f"{kind}-{n}".encode()).hexdigest(),
+        "query": case.query or "What does the documentation say?",
+        "context": context,
+        "retrieved": [{"doc_id": d} for d, _ in case.passages()],
+        "answer": case.answer,
+    }
+    return json.dumps(record, ensure_ascii=False).encode()
+
+
+def native_records() -> Iterator[tuple[str, bytes]]:
+    """(key prefix, record) of every native trace in the corpus."""
+    for record in bench_records(BENCH_TRACES):
+        yield "bench", record
+    for i in range(DEMO_TRACES):
+        yield "demo", demo.generate_bytes(i, seed=11)
+    for kind in ("numbers", "refusal", "citation"):
+        for n, case in enumerate(load_cases(kind)):
+            yield kind, _case_record(kind, n, case)
+
+
+def _evaluate(values: list[bytes], fmt: str) -> list[dict[str, Any]]:
+    settings = Settings()
+    settings = settings.model_copy(
+        update={"judge": settings.judge.model_copy(update={"backend": "heuristic"})}
+    )
+    metrics = registry.build_metrics(CollectorRegistry())
+    memory = InMemorySink()
+    pipeline = registry.build_pipeline(
+        settings,
+        metrics,
+        source=ListSource(values),
+        extra_sinks=[memory],
+        decoder=registry.build_decoder(settings, metrics, fmt=fmt),
+    )
+    pipeline.start()
+    try:
+        pipeline.run(threading.Event())
+    finally:
+        pipeline.close()
+    if memory.dead_letters:
+        raise AssertionError(f"corpus record rejected: {memory.dead_letters[0].detail}")
+    return [e.to_line() for e in memory.evaluations]
+
+
+def evaluate() -> dict[str, dict[str, Any]]:
+    """trace key -> evaluation line, for the whole corpus, as the code evaluates it now."""
+    out: dict[str, dict[str, Any]] = {}
+    records = list(native_records())
+    prefix = {json.loads(r)["trace_id"]: p for p, r in records}
+    if len(prefix) != len(records):
+        raise AssertionError("two corpus traces share a trace id")
+    for line in _evaluate([r for _, r in records], "native"):
+        out[f"{prefix[line['trace_id']]}/{line['trace_id']}"] = line
+    for stack in otel_corpus.STACKS:
+        for fmt, suffix in otel_corpus.FORMATS.items():
+            data = (otel_corpus.HERE / f"{stack}{suffix}").read_bytes()
+            values = list(otlp.read_messages(data, fmt))
+            for line in _evaluate(values, fmt.replace("-", "_")):
+                out[f"{stack}{suffix}/{line['trace_id']}"] = line
+    return out
+
+
+def canonical(line: dict[str, Any]) -> str:
+    return json.dumps(line, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def dumps(lines: dict[str, dict[str, Any]]) -> str:
+    """The stored form: distinct results first (numbered in order of first use), then one
+    line per trace key, keys sorted."""
+    results: dict[str, int] = {}
+    traces = []
+    for key in sorted(lines):
+        line = dict(lines[key])
+        del line["trace_id"]
+        text = canonical(line)
+        n = results.setdefault(text, len(results) + 1)
+        traces.append(json.dumps({"trace": key, "result": n}))
+    head = [f'{{"result": {n}, "line": {text}}}' for text, n in results.items()]
+    return "\n".join(head + traces) + "\n"
+
+
+def loads(text: str) -> dict[str, str]:
+    """trace key -> canonical evaluation line (without the trace id) from the stored form."""
+    results: dict[int, str] = {}
+    out: dict[str, str] = {}
+    for raw in text.splitlines():
+        row = json.loads(raw)
+        if "line" in row:
+            results[row["result"]] = canonical(row["line"])
+        else:
+            out[row["trace"]] = results[row["result"]]
+    return out
+
+
+def current() -> dict[str, str]:
+    """trace key -> canonical evaluation line (without the trace id), evaluated now."""
+    out = {}
+    for key, line in evaluate().items():
+        line = dict(line)
+        del line["trace_id"]
+        out[key] = canonical(line)
+    return out
+
+
+def main() -> None:
+    lines = evaluate()
+    STORED.write_text(dumps(lines), encoding="utf-8")
+    print(f"{len(lines)} traces, written to {STORED.name}")
