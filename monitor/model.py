@@ -62,6 +62,12 @@ class RagTrace(BaseModel):
     )
 
     trace_id: str = Field(description="32 lower-case hex characters (the W3C / OTel trace id).")
+    record_schema: Literal["ragmon.trace/v1"] | None = Field(
+        default=None,
+        alias="schema",
+        exclude=True,
+        description="Optional; when present it must name this schema.",
+    )
     timestamp: datetime | None = Field(
         default=None, description="When the answer was produced (RFC 3339)."
     )

@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from monitor.checks.lazy import lazy
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult, Passage
 
@@ -123,7 +124,7 @@ class _Citations:
     zero_based: bool = False
     found: list[tuple[str, str]] = field(default_factory=list)  # (kind, value)
 
-    @functools.cached_property
+    @lazy
     def _index(self) -> tuple[set[str], set[str]]:
         """Every key a passage id is cited under, and the ids' stems (built on first use:
         an answer citing only indices never needs them)."""

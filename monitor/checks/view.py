@@ -8,8 +8,8 @@ suite does not re-scan a 5 KB context once per check.
 from __future__ import annotations
 
 import re
-from functools import cached_property
 
+from monitor.checks.lazy import lazy
 from monitor.checks.numbers import Mention, NumberLookup, answer_mentions, locale_of
 from monitor.model import Passage, RagTrace
 
@@ -23,45 +23,45 @@ class TraceView:
     def __init__(self, trace: RagTrace) -> None:
         self.trace = trace
 
-    @cached_property
+    @lazy
     def answer(self) -> str:
         """The answer with typographic quotes folded to ASCII."""
         answer = self.trace.answer
         return answer.translate(_QUOTES) if _CURLY.search(answer) else answer
 
-    @cached_property
+    @lazy
     def packed(self) -> list[tuple[int, Passage]]:
         """The passages with text, with their 1-based position in the prompt."""
         return [(n, p) for n, p in enumerate(self.trace.context, 1) if p.text.strip()]
 
-    @cached_property
+    @lazy
     def passages(self) -> list[str]:
         return [p.text for _, p in self.packed]
 
-    @cached_property
+    @lazy
     def passages_lower(self) -> list[bytes]:
         """Each passage as UTF-8 bytes, ASCII-lower-cased: much faster to build and to
         search than ``str.lower()`` on text with any non-ASCII character (€, –)."""
         return [t.encode("utf-8").lower() for t in self.passages]
 
-    @cached_property
+    @lazy
     def context_text(self) -> str:
         return "\n\n".join(self.passages)
 
-    @cached_property
+    @lazy
     def context_lower(self) -> bytes:
         """``context_text`` as lower-cased bytes (see ``passages_lower``)."""
         return b"\n\n".join(self.passages_lower)
 
-    @cached_property
+    @lazy
     def context_numbers(self) -> NumberLookup:
         return NumberLookup(self.context_text)
 
-    @cached_property
+    @lazy
     def query_numbers(self) -> NumberLookup:
         return NumberLookup(self.trace.query, spelled=False)
 
-    @cached_property
+    @lazy
     def answer_numbers(self) -> list[Mention]:
         # The context's decimal convention is consulted only when the answer's is unclear.
         return answer_mentions(self.answer, context_locale=lambda: locale_of(self.context_text))

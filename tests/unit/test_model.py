@@ -72,7 +72,7 @@ def test_schema_lists_the_documented_fields() -> None:
     """The published JSON Schema has exactly the documented fields."""
     schema = RagTrace.model_json_schema()
     assert set(schema["properties"]) == {
-        "trace_id", "timestamp", "app", "route", "release", "query", "retrieved",
+        "schema", "trace_id", "timestamp", "app", "route", "release", "query", "retrieved",
         "context", "answer", "model", "attributes", "golden_id",
     }  # fmt: skip
     assert schema["required"] == ["trace_id"]
