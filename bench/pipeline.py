@@ -34,6 +34,7 @@ from monitor.checks import CheckSuite
 from monitor.config import Settings
 from monitor.decode import NativeDecoder
 from monitor.model import RagTrace
+from monitor.pipeline import freeze_startup_heap
 from monitor.sources import ListSource, SourcePosition, SourceRecord
 
 
@@ -80,6 +81,7 @@ def main() -> None:
     decode = NativeDecoder()
     traces = [t for t in map(decode, positioned) if isinstance(t, RagTrace)]
     suite = CheckSuite()
+    freeze_startup_heap()  # as ragmon run and replay do
 
     def bare() -> None:
         for r in records:

@@ -29,6 +29,7 @@ from monitor.judge.verdict import VERDICTS
 from monitor.kafka_source import SourceError
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.pipeline import freeze_startup_heap
 from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
 from sinks.golden import GoldenRowSink, load_rows
@@ -314,6 +315,7 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         decoder=decoder,
     )
     pipeline.start()
+    freeze_startup_heap()
     try:
         pipeline.run(threading.Event())
     finally:
@@ -519,6 +521,7 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         pipeline.close()
         server.close()
         return EXIT_USAGE
+    freeze_startup_heap()
     source_ready = getattr(pipeline.source, "ready", lambda: True)
     ready.set()
     server.ready = lambda: ready.is_set() and source_ready()

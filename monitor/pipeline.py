@@ -9,6 +9,7 @@ periodic checkpoint and the rebalance handler (which kafka-python calls on its I
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -44,6 +45,15 @@ class PipelineStats:
     commits: int = 0
     failed_commits: int = 0
     flagged: dict[str, int] = field(default_factory=dict)
+
+
+def freeze_startup_heap() -> None:
+    """Move everything alive after start-up (modules, config, compiled patterns) out of the
+    garbage collector's reach, once per process before the first record. Every collection
+    otherwise walks those long-lived objects again; on the benchmark corpus that was 10-20 %
+    of the per-trace CPU time. Records and evaluations stay collectable as before."""
+    gc.collect()
+    gc.freeze()
 
 
 class SinkFailure(Exception):
