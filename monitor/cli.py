@@ -23,10 +23,10 @@ from monitor import config as config_mod
 from monitor.assembly import OtlpAssembler, by_convention
 from monitor.conventions import CONTENT_MISSING, OUTCOMES, OWN, UNRECOGNISED
 from monitor.decode import NativeDecoder
+from monitor.errors import ConfigError, SinkError, SourceError
 from monitor.judge.calibration import Calibration, calibrate, report
 from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.verdict import VERDICTS
-from monitor.kafka_source import SourceError
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.pipeline import freeze_startup_heap
@@ -34,7 +34,6 @@ from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
 from sinks.golden import GoldenRowSink, load_rows
 from sinks.jsonl import JsonlSink
-from sinks.kafka_sink import SinkError
 from sinks.summary import SummarySink
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -229,7 +228,7 @@ def _settings(args: argparse.Namespace, command: str, stderr: TextIO) -> config_
     """The configuration of ``--config`` plus the environment, or None after saying why."""
     try:
         return config_mod.load(args.config)
-    except config_mod.ConfigError as exc:
+    except ConfigError as exc:
         print(f"ragmon {command}: {exc}", file=stderr)
         return None
 

@@ -25,16 +25,13 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from monitor.errors import ConfigError
 from monitor.golden import DEFAULT_REASONS, JUDGE_REASONS
 
 ENV_PREFIX = "RAGMON_"
 ENV_DELIMITER = "__"
 # RAGMON_* variables that are not settings (read by the CLI itself).
 NOT_SETTINGS = frozenset({"RAGMON_CONFIG_FILE"})
-
-
-class ConfigError(Exception):
-    """Configuration that ragmon refuses to start with; the message is meant for people."""
 
 
 class _Section(BaseModel):

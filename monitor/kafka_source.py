@@ -19,13 +19,10 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, T
 from kafka.errors import KafkaError
 
 from monitor.config import KafkaConnection, KafkaSourceConfig
+from monitor.errors import SourceError
 from monitor.sources import SourcePosition, SourceRecord
 
 Partition = tuple[str, int]
-
-
-class SourceError(Exception):
-    """The source cannot start (unreachable broker, missing topic); the message is for people."""
 
 
 class RebalanceHandler(Protocol):
@@ -101,6 +98,7 @@ class KafkaSource:
         observer: SourceObserver | None = None,
         consumer_factory: Callable[..., Any] = KafkaConsumer,
         clock: Callable[[], float] = time.monotonic,
+        share_listener: Callable[[float], None] | None = None,
     ) -> None:
         self.config = config
         self.connection = connection
@@ -116,7 +114,7 @@ class KafkaSource:
         self._resume: dict[Partition, int] = {}  # revoked partition -> lowest buffered offset
         self._lock = threading.Lock()
         # Told this replica's share of all partitions after each assignment (judge budget).
-        self.share_listener: Callable[[float], None] | None = None
+        self.share_listener = share_listener
         self._share_dirty = False
         self.log = structlog.get_logger("ragmon.kafka")
 

@@ -19,13 +19,7 @@ from typing import Any
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-
-class OtlpDecodeError(Exception):
-    """Input that is not OTLP traces; ``reason`` is a bounded label."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
+from monitor.errors import OtlpDecodeError
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ import structlog
 from monitor.assembly import Decoded, PerRecord, Position, RecordDecoder
 from monitor.checkpoint import Checkpoint, Partition
 from monitor.checks import CheckSuite
+from monitor.errors import SinkFailure
 from monitor.judge.runner import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import Source, SourceRecord
@@ -54,10 +55,6 @@ def freeze_startup_heap() -> None:
     of the per-trace CPU time. Records and evaluations stay collectable as before."""
     gc.collect()
     gc.freeze()
-
-
-class SinkFailure(Exception):
-    """A sink could not flush after the configured attempts; nothing was committed."""
 
 
 class Pipeline:

@@ -1,9 +1,14 @@
-"""The composition root: the one place that turns ``Settings`` into concrete objects."""
+"""The composition root: the one place that turns ``Settings`` into concrete objects.
+
+The SDKs of optional parts (the Kafka client, the Anthropic SDK, the OTLP exporter) are
+imported where those parts are built, so a command that does not use them does not pay for
+importing them (the Anthropic SDK alone takes about a second).
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -20,7 +25,6 @@ from monitor.checks import (
 )
 from monitor.config import JudgeConfig, Settings
 from monitor.decode import NativeDecoder
-from monitor.judge.anthropic_judge import AnthropicJudge, Prices
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.runner import (
@@ -31,7 +35,6 @@ from monitor.judge.runner import (
     VerdictCache,
 )
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
-from monitor.kafka_source import KafkaSource
 from monitor.model import RagTrace
 from monitor.otlp_http import OtlpHttpSource
 from monitor.pii import Redactor
@@ -40,8 +43,6 @@ from monitor.sources import DemoSource, JsonlSource, Source
 from sinks import Sink
 from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
-from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter
-from sinks.otel import OtelEventSink
 from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
 
 
@@ -66,12 +67,20 @@ def build_suite(settings: Settings) -> CheckSuite:
     return CheckSuite(checks)
 
 
-def build_source(settings: Settings, metrics: Metrics | None = None) -> Source:
+def build_source(
+    settings: Settings,
+    metrics: Metrics | None = None,
+    on_share: Callable[[float], None] | None = None,
+) -> Source:
+    """The configured source. ``on_share`` hears this replica's share of the Kafka
+    partitions after each assignment (the judge budget divides by it)."""
     src = settings.source
     if src.type == "jsonl":
         return JsonlSource(src.jsonl.paths)
     if src.type == "kafka":
-        return KafkaSource(src.kafka, settings.kafka, observer=metrics)
+        from monitor.kafka_source import KafkaSource
+
+        return KafkaSource(src.kafka, settings.kafka, observer=metrics, share_listener=on_share)
     if src.type == "otlp_http":
         h = src.otlp_http
         return OtlpHttpSource(
@@ -129,9 +138,13 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
     if out.evaluations_jsonl is not None or out.dead_letters_jsonl is not None:
         sinks.append(JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl))
     if out.dead_letters_topic is not None:
+        from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter
+
         sinks.append(KafkaDeadLetterSink(out.dead_letters_topic, settings.kafka))
     golden = settings.golden
     if golden.dir is not None or golden.topic is not None:
+        from sinks.kafka_sink import KafkaRowWriter
+
         topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
         sinks.append(
             GoldenRowSink(
@@ -147,6 +160,8 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
         )
     otel = settings.otel
     if otel.endpoint is not None:
+        from sinks.otel import OtelEventSink
+
         sinks.append(
             OtelEventSink(
                 otel.endpoint,
@@ -160,7 +175,14 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
     return sinks
 
 
+# Output tokens reserved for one verdict before the call (a verdict with a handful of claims
+# is 300-800 tokens); the budget is settled with the real usage when the call returns.
+_VERDICT_OUTPUT_TOKENS = 800
+
+
 def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
+    from monitor.judge.anthropic_judge import Prices
+
     p = cfg.prices
     return {
         "model": cfg.model,
@@ -174,18 +196,26 @@ def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
 
 
 def build_judge(cfg: JudgeConfig) -> Judge:
-    """The configured judge (``backend`` heuristic or anthropic)."""
+    """The configured judge (``backend`` heuristic or anthropic), called in this process."""
     if cfg.backend == "anthropic":
+        from monitor.judge.anthropic_judge import AnthropicJudge
+
         return AnthropicJudge(**_anthropic_kwargs(cfg))
     return HeuristicJudge()
 
 
 def _isolated(cfg: JudgeConfig) -> Judge:
     """The anthropic judge in a child process (``judge.isolate``)."""
+    from monitor.judge.anthropic_judge import AnthropicJudge
+
     # bound on one call: the SDK's own timeout per attempt, its retries, our one re-ask
     call_timeout = 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
     return ProcessJudge(AnthropicJudge, _anthropic_kwargs(cfg), "anthropic", cfg.model,
                         threads=cfg.concurrency, call_timeout=call_timeout)  # fmt: skip
+
+
+def _free(trace: RagTrace) -> tuple[int, float]:
+    return 0, 0.0
 
 
 def build_judge_stage(
@@ -203,27 +233,28 @@ def build_judge_stage(
     sampler = HashSampler(
         SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
     )
-    inner = build_judge(cfg)
-    calls = _isolated(cfg) if isinstance(inner, AnthropicJudge) and cfg.isolate else inner
-    judge: Judge = (
-        RedactingJudge(calls, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else calls
-    )
-    if isinstance(inner, AnthropicJudge):
-        anthropic_judge, prices = inner, inner.prices
+    calls: Judge
+    estimate: Callable[[RagTrace], tuple[int, float]]
+    if cfg.backend == "anthropic":
+        from monitor.judge.anthropic_judge import AnthropicJudge
+
+        local = AnthropicJudge(**_anthropic_kwargs(cfg))  # also estimates the input tokens
+        calls = _isolated(cfg) if cfg.isolate else local
+        prices = local.prices
 
         def estimate(trace: RagTrace) -> tuple[int, float]:
-            tokens = anthropic_judge.estimate_input_tokens(trace)
-            return tokens, prices.cost(tokens, 800, 0, 0)
+            tokens = local.estimate_input_tokens(trace)
+            return tokens, prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
 
-        limits = BudgetLimits(
+        limits: BudgetLimits | None = BudgetLimits(
             cfg.budget.calls_per_minute, cfg.budget.input_tokens_per_minute, cfg.budget.usd_per_day
         )
     else:
-
-        def estimate(trace: RagTrace) -> tuple[int, float]:
-            return 0, 0.0
-
+        calls, estimate = HeuristicJudge(), _free
         limits = None  # the heuristic judge costs nothing but CPU: no budget
+    judge: Judge = (
+        RedactingJudge(calls, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else calls
+    )
     return JudgeStage(
         judge,
         sampler,
@@ -247,11 +278,9 @@ def build_pipeline(
 ) -> Pipeline:
     kafka = settings.source.kafka
     is_kafka = settings.source.type == "kafka" and source is None
-    if source is None:
-        source = build_source(settings, metrics)
     stage = judge_stage if judge_stage is not None else build_judge_stage(settings, metrics)
-    if stage is not None and isinstance(source, KafkaSource):
-        source.share_listener = stage.budget.set_share
+    if source is None:
+        source = build_source(settings, metrics, stage.budget.set_share if stage else None)
     return Pipeline(
         source=source,
         decoder=decoder if decoder is not None else build_decoder(settings, metrics),

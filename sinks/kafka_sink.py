@@ -16,14 +16,11 @@ from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
 from monitor.config import KafkaConnection
+from monitor.errors import SinkError
 from monitor.kafka_source import connection_kwargs
 from monitor.model import DeadLetter, Evaluation
 
 Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
-
-
-class SinkError(Exception):
-    """A sink could not persist what it was given."""
 
 
 class _Producer:

@@ -18,21 +18,10 @@ from typing import Any
 import anthropic
 from pydantic import ValidationError
 
+from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, user_prompt
 from monitor.judge.verdict import JudgeOutput, Verdict
 from monitor.model import RagTrace
-
-
-class JudgeError(Exception):
-    """A judgement failed; ``kind`` is a bounded metric label."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-class JudgeConfigError(JudgeError):
-    """A request the API rejects whatever the trace (401, 403, 404, 400 on the model...)."""
 
 
 @dataclass(frozen=True)

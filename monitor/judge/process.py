@@ -27,7 +27,7 @@ from typing import Any
 
 import structlog
 
-from monitor.judge.anthropic_judge import JudgeConfigError, JudgeError
+from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.verdict import Verdict
 from monitor.model import RagTrace
 

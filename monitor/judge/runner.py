@@ -23,7 +23,7 @@ from typing import IO, Any, Protocol
 
 import structlog
 
-from monitor.judge.anthropic_judge import JudgeConfigError, JudgeError
+from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.sampler import Budget, HashSampler
 from monitor.judge.verdict import Verdict

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from monitor import demo
-from monitor.judge.anthropic_judge import AnthropicJudge, JudgeConfigError, JudgeError
+from monitor.errors import JudgeConfigError, JudgeError
+from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID
 from monitor.model import RagTrace
 from tests.integration.conftest import ragmon

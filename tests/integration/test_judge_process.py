@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from monitor import demo
-from monitor.judge.anthropic_judge import AnthropicJudge, JudgeConfigError, JudgeError
+from monitor.errors import JudgeConfigError, JudgeError
+from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.process import ProcessJudge
 from monitor.model import RagTrace
 from tests.integration.messages_api import MessagesApi, Reply, verdict

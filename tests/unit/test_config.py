@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from monitor.config import ConfigError, Settings, load
+from monitor.config import Settings, load
+from monitor.errors import ConfigError
 
 
 def write(tmp_path: Path, text: str) -> Path:

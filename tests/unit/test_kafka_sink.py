@@ -11,7 +11,8 @@ from monitor import demo
 from monitor.checks import CheckSuite
 from monitor.config import KafkaConnection
 from monitor.decode import NativeDecoder
-from monitor.pipeline import Pipeline, SinkFailure
+from monitor.errors import SinkFailure
+from monitor.pipeline import Pipeline
 from monitor.sources import ListSource
 from sinks.golden import GoldenRowSink
 from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter

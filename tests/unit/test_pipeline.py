@@ -11,7 +11,8 @@ from prometheus_client import CollectorRegistry
 from monitor import demo
 from monitor.checks import CheckSuite
 from monitor.decode import NativeDecoder
-from monitor.pipeline import Pipeline, SinkFailure
+from monitor.errors import SinkFailure
+from monitor.pipeline import Pipeline
 from monitor.sources import ListSource
 from sinks.memory import InMemorySink
 from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink

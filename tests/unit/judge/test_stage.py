@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry
 from monitor import demo
 from monitor.checks import CheckSuite
 from monitor.decode import NativeDecoder
-from monitor.judge.anthropic_judge import JudgeConfigError, JudgeError
+from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.runner import CircuitBreaker, JudgeStage
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules

@@ -1,0 +1,22 @@
+"""Import weight: the core does not load the SDKs of optional parts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("anthropic", "kafka", "opentelemetry.exporter", "opentelemetry.sdk")
+
+
+@pytest.mark.parametrize("module", ["monitor.pipeline", "monitor.registry", "monitor.cli"])
+def test_importing_the_core_loads_no_optional_sdk(module: str) -> None:
+    """Each SDK is imported where its part is built (fresh interpreter: nothing cached)."""
+    code = (
+        f"import sys, {module}\n"
+        f"print(' '.join(m for m in {HEAVY!r} "
+        "if any(k == m or k.startswith(m + '.') for k in sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
