@@ -23,7 +23,7 @@ from monitor import config as config_mod
 from monitor.assembly import OtlpAssembler, by_convention
 from monitor.conventions import CONTENT_MISSING, OUTCOMES, OWN, UNRECOGNISED
 from monitor.decode import NativeDecoder
-from monitor.errors import ConfigError, SinkError, SourceError
+from monitor.errors import ConfigError, StartupError, describe
 from monitor.judge.calibration import Calibration, calibrate, report
 from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.verdict import VERDICTS
@@ -490,7 +490,7 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     try:
         pipeline = registry.build_pipeline(settings, metrics)
     except OSError as exc:
-        print(f"ragmon run: cannot set up the pipeline: {exc}", file=stderr)
+        print(f"ragmon run: cannot set up the pipeline: {describe(exc)}", file=stderr)
         return EXIT_USAGE
     ready = threading.Event()
     try:
@@ -507,19 +507,19 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     stop = threading.Event()
     _install_signal_handlers(stop, settings.shutdown_timeout_seconds, log)
     server.start()
+    try:
+        pipeline.start()
+    except StartupError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        pipeline.close()
+        server.close()
+        return EXIT_USAGE
     log.info(
         "started",
         source=settings.source.type,
         metrics=f"http://{settings.metrics.host}:{server.port}/metrics",
         checks=pipeline.suite.names,
     )
-    try:
-        pipeline.start()
-    except (SourceError, SinkError) as exc:
-        print(f"ragmon run: {exc}", file=stderr)
-        pipeline.close()
-        server.close()
-        return EXIT_USAGE
     freeze_startup_heap()
     source_ready = getattr(pipeline.source, "ready", lambda: True)
     ready.set()

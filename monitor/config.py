@@ -96,7 +96,12 @@ class OtlpHttpSourceConfig(_Section):
     small deployments that point their OTel SDK straight at ragmon. Accepted spans live in
     memory until evaluated: use Kafka where a crash must not lose any."""
 
-    host: str = Field(default="0.0.0.0", description="Listen address.")
+    host: str = Field(
+        default="127.0.0.1",
+        description="Listen address. Loopback by default: anyone who can reach the port can "
+        "inject traces that move the alerting rates; set 0.0.0.0 (as the deploy files do) "
+        "only with bearer_token or a network policy in front.",
+    )
     port: int = Field(default=4318, ge=0, le=65535, description="0 picks a free port.")
     max_body_bytes: int = Field(
         default=16 << 20, ge=1 << 10, description="Larger requests get 413."
@@ -104,6 +109,23 @@ class OtlpHttpSourceConfig(_Section):
     max_queue: int = Field(
         default=1000, ge=1, description="Requests waiting for the pipeline; beyond it 503."
     )
+    bearer_token: SecretStr | None = Field(
+        default=None,
+        description="When set, every request needs 'Authorization: Bearer <token>' (else "
+        "401). Set it from the environment: RAGMON_SOURCE__OTLP_HTTP__BEARER_TOKEN.",
+    )
+    tls_cert_file: Path | None = Field(
+        default=None, description="PEM certificate (chain): serve HTTPS. Needs tls_key_file."
+    )
+    tls_key_file: Path | None = Field(default=None, description="PEM private key.")
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> OtlpHttpSourceConfig:
+        if (self.tls_cert_file is None) != (self.tls_key_file is None):
+            raise ValueError("tls_cert_file and tls_key_file go together")
+        if self.bearer_token is not None and not self.bearer_token.get_secret_value().strip():
+            raise ValueError("bearer_token is empty")
+        return self
 
 
 class AssemblyConfig(_Section):

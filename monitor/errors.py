@@ -47,3 +47,10 @@ class OtlpDecodeError(Exception):
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason
+
+
+def describe(exc: OSError) -> str:
+    """An OS error for people: ``No such file or directory: /x/y`` rather than
+    ``[Errno 2] No such file or directory: '/x/y'``."""
+    what = exc.strerror or str(exc)
+    return f"{what}: {exc.filename}" if exc.filename is not None else what

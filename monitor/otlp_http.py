@@ -9,20 +9,28 @@ pipeline: a body that is not OTLP is accepted here and becomes a dead letter wit
 
 Durability: accepted spans are held in memory until evaluated. A crash loses them (the
 exporter got its 200); where that matters, export to Kafka and use the Kafka source.
+
+Exposure: the receiver listens on loopback unless told otherwise. ``bearer_token`` makes
+every request present ``Authorization: Bearer <token>`` (compared in constant time; a
+missing or wrong token gets 401, counted like every answer); ``tls`` serves HTTPS.
 """
 
 from __future__ import annotations
 
+import hmac
 import itertools
 import json
 import queue
+import ssl
 import threading
 import zlib
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import structlog
 
+from monitor.errors import SourceError
 from monitor.sources import SourcePosition, SourceRecord
 
 PATH = "/v1/traces"
@@ -35,13 +43,17 @@ class OtlpHttpSource:
 
     def __init__(
         self,
-        host: str = "0.0.0.0",
+        host: str = "127.0.0.1",
         port: int = 4318,
         max_body_bytes: int = 16 << 20,
         max_queue: int = 1000,
         on_request: Callable[[int], None] | None = None,
+        bearer_token: str | None = None,
+        tls: tuple[Path, Path] | None = None,
     ) -> None:
         self.host = host
+        self._expected_auth = f"Bearer {bearer_token}".encode() if bearer_token else None
+        self._tls = tls
         self.requested_port = port
         self.max_body_bytes = max_body_bytes
         self._queue: queue.Queue[SourceRecord] = queue.Queue(maxsize=max_queue)
@@ -55,14 +67,43 @@ class OtlpHttpSource:
     def port(self) -> int:
         return self._server.server_address[1] if self._server else self.requested_port
 
+    @property
+    def scheme(self) -> str:
+        return "https" if self._tls else "http"
+
     def start(self) -> None:
-        self._server = ThreadingHTTPServer((self.host, self.requested_port), _handler(self))
+        """Listen; a port in use or an unreadable certificate is a ``SourceError``."""
+        where = f"{self.host}:{self.requested_port}"
+        try:
+            server = ThreadingHTTPServer((self.host, self.requested_port), _handler(self))
+        except OSError as exc:
+            raise SourceError(f"cannot listen for OTLP/HTTP on {where}: {exc.strerror}") from exc
+        if self._tls is not None:
+            cert, key = self._tls
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            try:
+                context.load_cert_chain(cert, key)
+            except OSError as exc:  # ssl.SSLError is one too
+                server.server_close()
+                detail = exc.strerror or str(exc)
+                raise SourceError(
+                    f"cannot load the OTLP/HTTP TLS certificate {cert}: {detail}"
+                ) from exc
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+        self._server = server
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="ragmon-otlp-http", daemon=True
         )
         self._thread.start()
-        self.log.info("otlp_http_listening", host=self.host, port=self.port, path=PATH)
+        self.log.info("otlp_http_listening", host=self.host, port=self.port, path=PATH,
+                      tls=self._tls is not None, auth=self._expected_auth is not None)  # fmt: skip
+
+    def authorised(self, header: str | None) -> bool:
+        """True when no token is configured or ``header`` presents it (constant time)."""
+        if self._expected_auth is None:
+            return True
+        return hmac.compare_digest((header or "").strip().encode(), self._expected_auth)
 
     def offer(self, body: bytes, content_type: str) -> bool:
         """Queue one request body; False when the queue is full."""
@@ -146,6 +187,10 @@ def _handler(source: OtlpHttpSource) -> type[BaseHTTPRequestHandler]:
             self._error(405, "POST OTLP traces to /v1/traces", Allow="POST")
 
         def do_POST(self) -> None:
+            if not source.authorised(self.headers.get("Authorization")):
+                self._error(401, "missing or wrong bearer token", WWW_Authenticate="Bearer")
+                self.close_connection = True
+                return
             if self.path.split("?")[0] != PATH:
                 self._error(404, f"unknown path; ragmon receives traces at {PATH}")
                 return

@@ -21,7 +21,7 @@ import structlog
 from monitor.assembly import Decoded, PerRecord, Position, RecordDecoder
 from monitor.checkpoint import Checkpoint, Partition
 from monitor.checks import CheckSuite
-from monitor.errors import SinkFailure
+from monitor.errors import SinkError, SinkFailure, SourceError, describe
 from monitor.judge.runner import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import Source, SourceRecord
@@ -106,12 +106,21 @@ class Pipeline:
     # --- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start downstream first: sinks, then the source."""
+        """Start downstream first: sinks, then the source. A file or socket that cannot be
+        opened is a ``SinkError`` / ``SourceError`` with one line for people."""
         for sink in self.sinks:
-            sink.start()
+            try:
+                sink.start()
+            except OSError as exc:
+                raise SinkError(f"cannot start the {sink.name} sink: {describe(exc)}") from exc
         if self.judge_stage is not None:
             self.judge_stage.start()
-        self.source.start()
+        try:
+            self.source.start()
+        except OSError as exc:
+            raise SourceError(
+                f"cannot start the {self.source.name} source: {describe(exc)}"
+            ) from exc
 
     def run(self, stop: threading.Event) -> PipelineStats:
         """Poll until ``stop`` is set or a finite source is exhausted, then commit."""

@@ -89,6 +89,8 @@ def build_source(
             h.max_body_bytes,
             h.max_queue,
             on_request=metrics.on_otlp_request if metrics else None,
+            bearer_token=h.bearer_token.get_secret_value() if h.bearer_token else None,
+            tls=(h.tls_cert_file, h.tls_key_file) if h.tls_cert_file and h.tls_key_file else None,
         )
     seed = src.demo.seed
     return DemoSource(

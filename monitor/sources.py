@@ -126,6 +126,15 @@ class JsonlSource(_IteratorSource):
         self.paths = [Path(p) for p in paths]
         self._on_progress = on_progress
 
+    def start(self) -> None:
+        """Every file must be there and readable before the first record is read."""
+        for path in self.paths:
+            if path.is_dir():
+                raise IsADirectoryError(21, "Is a directory", str(path))
+            with path.open("rb"):
+                pass
+        super().start()
+
     def _records(self) -> Iterator[SourceRecord]:
         done = 0
         for path in self.paths:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.integration.conftest import RAGMON, clean_env, free_port
@@ -122,6 +124,31 @@ def test_bad_config_fails_fast_with_a_message(tmp_path: Path) -> None:
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 2
     assert "source.type" in stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("RAGMON_SOURCE__OTLP_HTTP__PORT", "cannot listen for OTLP/HTTP on 127.0.0.1:{port}"),
+        ("RAGMON_SOURCE__OTLP_HTTP__TLS_CERT_FILE", "cannot load the OTLP/HTTP TLS certificate"),
+    ],
+)
+def test_otlp_receiver_startup_failures_are_one_line_and_exit_2(setting: str, message: str) -> None:
+    """The OTLP/HTTP port taken, or its certificate missing: one line, exit 2, no traceback."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {"RAGMON_SOURCE__TYPE": "otlp_http", "RAGMON_SOURCE__OTLP_HTTP__PORT": str(port)}
+        if setting.endswith("TLS_CERT_FILE"):
+            env.update(RAGMON_SOURCE__OTLP_HTTP__PORT="0",
+                       RAGMON_SOURCE__OTLP_HTTP__TLS_CERT_FILE="/nonexistent/cert.pem",
+                       RAGMON_SOURCE__OTLP_HTTP__TLS_KEY_FILE="/nonexistent/key.pem")  # fmt: skip
+        proc = start(free_port(), **env)
+        _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 2, stderr
+    assert message.format(port=port) in stderr
     assert "Traceback" not in stderr
 
 

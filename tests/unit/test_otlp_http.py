@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import ssl
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import trustme
+from pydantic import ValidationError
 
+from monitor.config import OtlpHttpSourceConfig
+from monitor.errors import SourceError
 from monitor.otlp_http import OtlpHttpSource
 
 
@@ -71,3 +77,76 @@ def test_refusals(source: OtlpHttpSource) -> None:
     assert post(source, b"", path="/v1/logs")[0] == 404
     assert source.poll(10, 0.1) == []
     assert source.codes == [413, 415, 415, 400, 400, 404]  # type: ignore[attr-defined]
+
+
+def test_a_port_in_use_is_a_source_error_naming_the_address(source: OtlpHttpSource) -> None:
+    """The second receiver on a taken port fails to start with one readable line."""
+    second = OtlpHttpSource("127.0.0.1", source.port)
+    with pytest.raises(
+        SourceError, match=rf"cannot listen for OTLP/HTTP on 127.0.0.1:{source.port}"
+    ):
+        second.start()
+
+
+def test_loopback_is_the_default_address() -> None:
+    assert OtlpHttpSource().host == "127.0.0.1"
+    assert OtlpHttpSourceConfig().host == "127.0.0.1"
+
+
+@pytest.fixture
+def guarded() -> Iterator[OtlpHttpSource]:
+    codes: list[int] = []
+    src = OtlpHttpSource("127.0.0.1", 0, on_request=codes.append, bearer_token="s3cret-token")
+    src.start()
+    src.codes = codes  # type: ignore[attr-defined]
+    yield src
+    src.close()
+
+
+def test_bearer_token_is_required_and_refusals_are_counted(guarded: OtlpHttpSource) -> None:
+    status, headers, _ = post(guarded, b"\x0a\x00")
+    assert status == 401 and headers["WWW-Authenticate"] == "Bearer"
+    assert post(guarded, b"\x0a\x00", Authorization="Bearer wrong")[0] == 401
+    assert post(guarded, b"\x0a\x00", Authorization="s3cret-token")[0] == 401  # no scheme
+    assert post(guarded, b"\x0a\x00", Authorization="Bearer s3cret-token")[0] == 200
+    assert guarded.codes == [401, 401, 401, 200]  # type: ignore[attr-defined]
+    assert [r.value for r in guarded.poll(10, 0.5)] == [b"\x0a\x00"]  # only the authorised one
+
+
+def test_an_empty_token_or_half_a_tls_pair_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="bearer_token is empty"):
+        OtlpHttpSourceConfig(bearer_token=" ")
+    with pytest.raises(ValidationError, match="go together"):
+        OtlpHttpSourceConfig(tls_cert_file=tmp_path / "cert.pem")
+
+
+def test_tls_serves_https_to_a_client_that_trusts_the_certificate(tmp_path: Path) -> None:
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1")
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
+    cert.private_key_pem.write_to_path(str(key_file))
+    src = OtlpHttpSource("127.0.0.1", 0, tls=(cert_file, key_file))
+    src.start()
+    try:
+        client = ssl.create_default_context()
+        ca.configure_trust(client)
+        conn = http.client.HTTPSConnection("127.0.0.1", src.port, timeout=5, context=client)
+        conn.request("POST", "/v1/traces", body=b"\x0a\x00",
+                     headers={"Content-Type": "application/x-protobuf"})  # fmt: skip
+        assert conn.getresponse().status == 200
+        conn.close()
+        plain = http.client.HTTPConnection("127.0.0.1", src.port, timeout=5)
+        with pytest.raises((ConnectionError, http.client.HTTPException, OSError)):
+            plain.request(
+                "POST", "/v1/traces", body=b"", headers={"Content-Type": "application/json"}
+            )
+            plain.getresponse()
+    finally:
+        src.close()
+
+
+def test_an_unreadable_certificate_is_a_source_error(tmp_path: Path) -> None:
+    src = OtlpHttpSource("127.0.0.1", 0, tls=(tmp_path / "none.pem", tmp_path / "none.key"))
+    with pytest.raises(SourceError, match="cannot load the OTLP/HTTP TLS certificate"):
+        src.start()
