@@ -37,6 +37,7 @@ from sinks.jsonl import JsonlSink
 from sinks.summary import SummarySink
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+_SHOWN_ERRORS = 10  # bad rows reported one by one; the rest are counted
 
 DESCRIPTION = """\
 ragmon watches a live RAG assistant through its traces: model-free checks on every trace
@@ -54,6 +55,20 @@ commands:
   golden     summarise candidate golden rows or export reviewed ones (Ragas, DeepEval, Langfuse)
   config     validate, show or describe the configuration
 """
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
 
 
 def _add_config_arg(p: argparse.ArgumentParser) -> None:
@@ -94,18 +109,22 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         help="evaluate trace files offline (native JSONL or OTLP)",
         description="Evaluate native ragmon.trace/v1 records (one JSON object per line). "
-        "Prints a per-check summary with 95%% Wilson intervals. Bad lines are counted and "
+        "Prints a per-check summary with 95% Wilson intervals. Bad lines are counted and "
         "reported with their line numbers; they do not stop the run.",
     )
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE")
     replay.add_argument(
-        "--output-jsonl", type=Path, help="write one evaluation line per trace to this file"
+        "--output-jsonl",
+        type=Path,
+        help="write one evaluation line per trace to this file ('-': stdout, and the summary "
+        "goes to stderr)",
     )
     replay.add_argument(
         "--format",
-        choices=("native", "otlp-json", "otlp-proto"),
-        default="native",
-        help="native ragmon.trace/v1 JSONL (default); otlp-json: one OTLP/JSON "
+        choices=("auto", "native", "otlp-json", "otlp-proto"),
+        default="auto",
+        help="auto (default): told apart by each file's first bytes; native: ragmon.trace/v1 "
+        "JSONL; otlp-json: one OTLP/JSON "
         "ExportTraceServiceRequest per line; otlp-proto: 4-byte big-endian length + "
         "ExportTraceServiceRequest, repeated (OpenInference spans are assembled per trace)",
     )
@@ -119,8 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--sample-rate",
         type=float,
-        default=1.0,
-        help="share of traces to judge, decided by trace id (default 1.0: all)",
+        default=None,
+        help="share of traces to judge, decided by trace id (default 1.0: all); needs --judge",
     )
     _add_config_arg(replay)
     replay.add_argument(
@@ -150,9 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
         + ", ".join(demo.FAILURE_MODES)
         + ".",
     )
-    dem.add_argument("--count", type=int, default=100, help="traces to print (0: forever)")
+    dem.add_argument("--count", type=_non_negative, default=100,
+                     help="traces to print (0: forever)")  # fmt: skip
     dem.add_argument("--seed", type=int, default=7, help="same seed, same traces")
-    dem.add_argument("--rate", type=float, default=0.0, help="traces per second (0: no pacing)")
+    dem.add_argument("--rate", type=_non_negative_float, default=0.0,
+                     help="traces per second (0: no pacing)")  # fmt: skip
     dem.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
     dem.add_argument(
         "--with-labels",
@@ -165,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure the judge against human labels",
         description="Run the judge over labelled traces (JSONL: a native trace plus 'label': "
         "pass | fail | hard_fail | not_applicable) and print agreement, Cohen's kappa, the "
-        "confusion matrix and hard-fail sensitivity/specificity with 95%% Wilson intervals. "
+        "confusion matrix and hard-fail sensitivity/specificity with 95% Wilson intervals. "
         "--output writes the calibration record that `ragmon run` exports as "
         "ragmon_judge_calibration_* (judge.calibration_file).",
     )
@@ -175,7 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_arg(cal)
 
     sch = sub.add_parser("schema", help="print a JSON Schema", description="Print a JSON Schema.")
-    sch.add_argument("which", choices=("trace",), help="trace: the native ragmon.trace/v1 record")
+    sch.add_argument("which", choices=("trace", "config"),
+                     help="trace: the native ragmon.trace/v1 record; config: the configuration "
+                     "(the same as `ragmon config schema`)")  # fmt: skip
 
     conv = sub.add_parser(
         "convert",
@@ -273,47 +296,67 @@ class _Progress:
 
 
 def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    missing = [str(p) for p in args.files if not p.is_file()]
-    if missing:
-        print(f"ragmon replay: no such file: {', '.join(missing)}", file=stderr)
+    for path in args.files:
+        if not path.exists() or path.is_dir():
+            what = "is a directory" if path.is_dir() else "no such file"
+            print(f"ragmon replay: {what}: {path}", file=stderr)
+            return EXIT_USAGE
+    if args.sample_rate is not None and args.judge == "none":
+        print("ragmon replay: --sample-rate needs --judge heuristic or anthropic", file=stderr)
         return EXIT_USAGE
-    enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
-    progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
-    source: Any
-    if args.format == "native":
-        source = JsonlSource(args.files, on_progress=progress)
-    else:
-        source = OtlpFileSource(args.files, args.format)
+    sample_rate = 1.0 if args.sample_rate is None else args.sample_rate
+    if not 0.0 <= sample_rate <= 1.0:
+        print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)
+        return EXIT_USAGE
+    fmt = args.format
+    if fmt == "auto":
+        found = {otlp.sniff_format(p) for p in args.files} - {None}
+        if len(found) > 1:
+            print(f"ragmon replay: the files mix formats ({', '.join(sorted(map(str, found)))}); "
+                  "replay them separately or name one with --format", file=stderr)  # fmt: skip
+            return EXIT_USAGE
+        fmt = found.pop() if found else "native"
     settings = _settings(args, "replay", stderr)
     if settings is None:
-        return EXIT_USAGE
-    if not 0.0 <= args.sample_rate <= 1.0:
-        print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)
         return EXIT_USAGE
     settings = settings.model_copy(
         update={"judge": settings.judge.model_copy(update={"backend": args.judge})}
     )
-    suite = registry.build_suite(settings)
-    summary = SummarySink(suite.names)
-    if settings.judge.calibration_file is not None and args.judge != "none":
-        summary.calibration = Calibration.load(settings.judge.calibration_file)
-    sinks: list[Any] = [summary]
-    if args.output_jsonl is not None:
-        sinks.append(JsonlSink(evaluations=args.output_jsonl))
-    if args.golden_dir is not None:
-        sinks.append(GoldenRowSink(args.golden_dir))
-    metrics = registry.build_metrics(CollectorRegistry())
-    stage = registry.build_judge_stage(settings, metrics, sample_rate=args.sample_rate)
-    decoder = registry.build_decoder(settings, metrics, fmt=args.format.replace("-", "_"))
-    pipeline = registry.build_pipeline(
-        settings,
-        metrics,
-        source=source,
-        extra_sinks=sinks,
-        judge_stage=stage,
-        decoder=decoder,
-    )
-    pipeline.start()
+    to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
+    report_to = stderr if to_stdout else stdout
+    enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
+    progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
+    source: Any
+    if fmt == "native":
+        source = JsonlSource(args.files, on_progress=progress)
+    else:
+        source = OtlpFileSource(args.files, fmt)
+    try:
+        suite = registry.build_suite(settings)
+        summary = SummarySink(suite.names)
+        if settings.judge.calibration_file is not None and args.judge != "none":
+            summary.calibration = Calibration.load(settings.judge.calibration_file)
+        sinks: list[Any] = [summary]
+        if args.output_jsonl is not None:
+            sinks.append(JsonlSink(evaluations=None if to_stdout else args.output_jsonl,
+                                   stream=stdout if to_stdout else None))  # fmt: skip
+        if args.golden_dir is not None:
+            sinks.append(GoldenRowSink(args.golden_dir))
+        metrics = registry.build_metrics(CollectorRegistry())
+        stage = registry.build_judge_stage(settings, metrics, sample_rate=sample_rate)
+        decoder = registry.build_decoder(settings, metrics, fmt=fmt.replace("-", "_"))
+        pipeline = registry.build_pipeline(
+            settings, metrics, source=source, extra_sinks=sinks, judge_stage=stage,
+            decoder=decoder,
+        )  # fmt: skip
+        pipeline.start()
+    except StartupError as exc:
+        print(f"ragmon replay: {exc}", file=stderr)
+        return EXIT_USAGE
+    except (OSError, ValueError, KeyError) as exc:
+        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"ragmon replay: cannot set up: {detail}", file=stderr)
+        return EXIT_USAGE
     freeze_startup_heap()
     try:
         pipeline.run(threading.Event())
@@ -322,15 +365,30 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     progress.finish()
     if isinstance(decoder, OtlpAssembler):
         _report_conventions(decoder.counts, stderr)
-    unit = "line" if args.format != "otlp-proto" else "message"
+    unit = "line" if fmt != "otlp-proto" else "message"
     for letter in summary.dead_letters:
         where = f"{letter.source} {unit} {letter.offset}"
         print(f"bad record at {where} ({letter.reason}): {letter.detail}", file=stderr)
     hidden = summary.dead_letter_count - len(summary.dead_letters)
     if hidden > 0:
         print(f"... and {hidden} more bad records", file=stderr)
-    print(summary.table(), file=stdout)
+    if pipeline.stats.traces == 0:
+        print(f"ragmon replay: no trace evaluated{_why_nothing(args.files, fmt)}", file=stderr)
+        return EXIT_FAIL
+    print(summary.table(), file=report_to)
     return EXIT_OK
+
+
+def _why_nothing(files: list[Path], fmt: str) -> str:
+    """Why a replay evaluated nothing, as a hint for the person who ran it."""
+    looks = {otlp.sniff_format(p) for p in files}
+    if looks == {None}:
+        return ": the input is empty"
+    looks.discard(None)
+    other = sorted(str(f) for f in looks if f != fmt)
+    if other:
+        return f": read as {fmt}, but the input looks like {other[0]} (drop --format, or name it)"
+    return f": nothing in the input is a trace this reader understands ({fmt})"
 
 
 def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -346,17 +404,15 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
             if args.rate > 0:
                 out.flush()
                 time.sleep(1.0 / args.rate)
-    except BrokenPipeError:
-        # `ragmon demo | head` closes the pipe early; that is a normal way to stop.
-        sys.stderr.close()
     finally:
         if out is not stdout:
             out.close()
     return EXIT_OK
 
 
-def cmd_schema(stdout: TextIO) -> int:
-    json.dump(RagTrace.model_json_schema(), stdout, indent=2)
+def cmd_schema(which: str, stdout: TextIO) -> int:
+    model = RagTrace if which == "trace" else config_mod.Settings
+    json.dump(model.model_json_schema(), stdout, indent=2)
     stdout.write("\n")
     return EXIT_OK
 
@@ -369,7 +425,11 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         print(f"ragmon calibrate: no such file: {args.labels}", file=stderr)
         return EXIT_USAGE
     cfg = settings.judge.model_copy(update={"backend": args.judge})
-    judge = registry.build_judge(cfg)
+    try:
+        judge = registry.build_judge(cfg)
+    except StartupError as exc:
+        print(f"ragmon calibrate: {exc}", file=stderr)
+        return EXIT_USAGE
     pairs: list[tuple[str, str]] = []
     errors = 0
     for lineno, line in enumerate(args.labels.read_text(encoding="utf-8").splitlines(), 1):
@@ -377,6 +437,8 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             continue
         try:
             data = json.loads(line)
+            if not isinstance(data, dict) or "label" not in data:
+                raise ValueError("no 'label' field")
             label = data.pop("label")
             if label not in VERDICTS:
                 raise ValueError(f"label {label!r} is not one of {VERDICTS}")
@@ -384,11 +446,16 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             verdict = judge.judge(trace)
         except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
             errors += 1
-            print(f"{args.labels} line {lineno}: {str(exc).splitlines()[0][:200]}", file=stderr)
+            if errors <= _SHOWN_ERRORS:
+                first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+                print(f"{args.labels} line {lineno}: {first}", file=stderr)
             continue
         pairs.append((label, verdict.verdict))
+    if errors > _SHOWN_ERRORS:
+        print(f"... and {errors - _SHOWN_ERRORS} more rows skipped", file=stderr)
     if not pairs:
-        print("ragmon calibrate: no usable labelled rows", file=stderr)
+        print("ragmon calibrate: no usable labelled rows (each row is a native trace plus "
+              "'label': pass | fail | hard_fail | not_applicable)", file=stderr)  # fmt: skip
         return EXIT_FAIL
     result = calibrate(pairs, judge.name, judge.model, RUBRIC_ID)
     print(report(result), file=stdout)
@@ -489,6 +556,9 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
             return EXIT_USAGE
     try:
         pipeline = registry.build_pipeline(settings, metrics)
+    except StartupError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        return EXIT_USAGE
     except OSError as exc:
         print(f"ragmon run: cannot set up the pipeline: {describe(exc)}", file=stderr)
         return EXIT_USAGE
@@ -565,6 +635,17 @@ def _overrun(log: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except BrokenPipeError:
+        # `ragmon … | head` closed the pipe: stop quietly, as a Unix tool does. Python would
+        # otherwise report the failed flush of stdout at exit; point it at /dev/null.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAIL
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
         return cmd_run(args, sys.stderr)
     if args.command == "replay":
@@ -574,7 +655,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo":
         return cmd_demo(args, sys.stdout)
     if args.command == "schema":
-        return cmd_schema(sys.stdout)
+        return cmd_schema(args.which, sys.stdout)
     if args.command == "golden":
         return cmd_golden(args, sys.stdout, sys.stderr)
     if args.command == "calibrate":

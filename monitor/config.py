@@ -456,10 +456,18 @@ def _env_names(model: type[BaseModel], prefix: str) -> set[str]:
 
 
 def _format(exc: ValidationError, origin: str) -> str:
+    """One line per problem; a value that came from the environment names its variable."""
     lines = []
     for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err["loc"])
+        parts = [str(p) for p in err["loc"]]
+        loc = ".".join(parts)
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        # the variable of this key or of the enclosing key that was set as a whole
+        for n in range(len(parts), 0, -1):
+            var = ENV_PREFIX + ENV_DELIMITER.join(parts[:n]).upper()
+            if var in os.environ:
+                loc = f"{loc} (from {var})"
+                break
         lines.append(f"  {loc}: {msg}")
     return f"invalid configuration ({origin}):\n" + "\n".join(lines)
 
@@ -468,9 +476,11 @@ def load(path: Path | str | None = None) -> Settings:
     """Read the YAML file (if any), apply ``RAGMON_*`` overrides, validate. Raises ConfigError."""
     env = os.environ
     data: dict[str, Any] = {}
-    origin = "defaults"
+    from_env = any(k.upper().startswith(ENV_PREFIX) and k.upper() not in NOT_SETTINGS
+                   for k in env)  # fmt: skip
+    origin = "environment" if from_env else "defaults"
     if path is not None:
-        origin = str(path)
+        origin = f"{path} and the environment" if from_env else str(path)
         try:
             loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import DecodeError as ProtobufDecodeError
@@ -174,3 +175,19 @@ def read_messages(data: bytes, fmt: str) -> Iterator[bytes]:
         pos += 4 + size
     if pos != len(data):
         yield data[pos:]  # a truncated tail: it will not decode, and is reported
+
+
+def sniff_format(path: Path) -> str | None:
+    """``native``, ``otlp-json`` or ``otlp-proto`` from a file's first bytes; None when the
+    file holds nothing but whitespace. JSON lines that name ``resourceSpans`` are OTLP/JSON;
+    other JSON lines are native records; anything else is taken for length-prefixed
+    protobuf (which then decodes or is reported record by record)."""
+    with path.open("rb") as fh:
+        head = fh.read(64 << 10)
+    text = head.lstrip()
+    if not text:
+        return None
+    if text[:1] not in (b"{", b"["):
+        return "otlp-proto"
+    first = text.split(b"\n", 1)[0]
+    return "otlp-json" if b'"resourceSpans"' in first or b'"resource_spans"' in first else "native"

@@ -7,6 +7,7 @@ importing them (the Anthropic SDK alone takes about a second).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -25,6 +26,7 @@ from monitor.checks import (
 )
 from monitor.config import JudgeConfig, Settings
 from monitor.decode import NativeDecoder
+from monitor.errors import ConfigError
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.runner import (
@@ -183,8 +185,15 @@ _VERDICT_OUTPUT_TOKENS = 800
 
 
 def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
+    """The AnthropicJudge arguments; no API key anywhere is a ``ConfigError`` here, at
+    start-up, rather than one failed call per sampled trace."""
     from monitor.judge.anthropic_judge import Prices
 
+    if cfg.api_key is None and not os.environ.get("ANTHROPIC_API_KEY"):
+        raise ConfigError(
+            "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
+            "(or set judge.api_key), or use the heuristic judge"
+        )
     p = cfg.prices
     return {
         "model": cfg.model,

@@ -15,13 +15,23 @@ class JsonlSink:
 
     ``evaluations`` receives the evaluation-line contract; ``dead_letters`` receives
     ``{"reason", "detail", "source", "partition", "offset", "raw"}``. Either path may be None.
+    ``stream`` (instead of ``evaluations``) writes the evaluation lines to an open text
+    stream such as stdout; it is flushed, not synced, and not closed.
     """
 
     name = "jsonl"
 
-    def __init__(self, evaluations: Path | None = None, dead_letters: Path | None = None) -> None:
+    def __init__(
+        self,
+        evaluations: Path | None = None,
+        dead_letters: Path | None = None,
+        stream: IO[str] | None = None,
+    ) -> None:
+        if stream is not None and evaluations is not None:
+            raise ValueError("evaluations go to a file or to a stream, not both")
         self._paths = (evaluations, dead_letters)
-        self._eval: IO[str] | None = None
+        self._stream = stream
+        self._eval: IO[str] | None = stream
         self._dead: IO[str] | None = None
 
     def start(self) -> None:
@@ -45,10 +55,12 @@ class JsonlSink:
         for fh in (self._eval, self._dead):
             if fh is not None:
                 fh.flush()
-                os.fsync(fh.fileno())
+                if fh is not self._stream:
+                    os.fsync(fh.fileno())
 
     def close(self) -> None:
         for fh in (self._eval, self._dead):
             if fh is not None and not fh.closed:
                 fh.flush()
-                fh.close()
+                if fh is not self._stream:
+                    fh.close()

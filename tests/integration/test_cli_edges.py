@@ -1,0 +1,132 @@
+"""The command line at its edges, as a new user meets them: pipes closed early, wrong or
+empty input, arguments that do not fit together, a judge with no key. Each ends with one
+line on stderr and an honest exit status, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from monitor import demo
+from tests.integration.conftest import RAGMON, clean_env, ragmon
+
+CORPUS = Path(__file__).resolve().parents[1] / "otel_corpus"
+
+
+def no_traceback(result: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [("demo", "--count", "0"), ("schema", "trace"), ("config", "show")]
+)
+def test_a_reader_that_stops_early_ends_the_command_quietly(args: tuple[str, ...]) -> None:
+    """`ragmon … | head -c 10`: the writer stops without a BrokenPipeError traceback."""
+    proc = subprocess.Popen([*RAGMON, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=clean_env())  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.read(10)) == 10
+    proc.stdout.close()  # what head does after its bytes
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) in (0, 1)
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+@pytest.fixture
+def traces(tmp_path: Path) -> Path:
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(20)))
+    return path
+
+
+def test_replay_of_an_empty_file_says_so_and_fails(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    result = ragmon("replay", str(empty))
+    assert result.returncode == 1
+    assert "no trace evaluated: the input is empty" in result.stderr
+    assert result.stdout == ""  # no table of zeros
+
+
+def test_replay_of_a_directory_names_it(tmp_path: Path) -> None:
+    result = ragmon("replay", str(tmp_path))
+    assert result.returncode == 2 and f"is a directory: {tmp_path}" in result.stderr
+
+
+def test_replay_tells_the_formats_apart_by_their_first_bytes() -> None:
+    """OTLP protobuf and OTLP/JSON files replay without --format."""
+    for name in ("openai-genai.otlp", "openai-genai.otlp.jsonl"):
+        result = ragmon("replay", str(CORPUS / name))
+        assert result.returncode == 0, result.stderr
+        assert "traces evaluated: 10   bad records: 0" in result.stdout
+
+
+def test_replay_with_the_wrong_format_names_the_right_one(traces: Path) -> None:
+    result = ragmon("replay", "--format", "otlp-json", str(traces))
+    assert result.returncode == 1
+    assert "read as otlp-json, but the input looks like native" in result.stderr
+    no_traceback(result)
+
+
+def test_output_jsonl_dash_is_stdout_and_the_summary_moves_to_stderr(traces: Path) -> None:
+    result = ragmon("replay", str(traces), "--output-jsonl", "-")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(lines) == 20 and all("checks" in line for line in lines)
+    assert "traces evaluated: 20" in result.stderr
+    assert not Path("-").exists()
+
+
+def test_sample_rate_without_a_judge_is_refused(traces: Path) -> None:
+    result = ragmon("replay", str(traces), "--sample-rate", "0.5")
+    assert result.returncode == 2 and "--sample-rate needs --judge" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run",),
+        ("replay", "--judge", "anthropic", "TRACES"),
+        ("calibrate", "--judge", "anthropic", "--labels", "TRACES"),
+    ],
+)
+def test_the_anthropic_judge_without_a_key_is_one_line_at_start(
+    args: tuple[str, ...], traces: Path
+) -> None:
+    argv = [str(traces) if a == "TRACES" else a for a in args]
+    result = ragmon(*argv, RAGMON_JUDGE__BACKEND="anthropic", RAGMON_METRICS__PORT="0",
+                    ANTHROPIC_API_KEY="")  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "no API key is set: export ANTHROPIC_API_KEY" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_bad_environment_value_names_its_variable() -> None:
+    result = ragmon("config", "validate", RAGMON_METRICS__PORT="abc")
+    assert result.returncode == 2
+    assert "invalid configuration (environment)" in result.stderr
+    assert "metrics.port (from RAGMON_METRICS__PORT)" in result.stderr
+
+
+def test_negative_demo_count_is_a_usage_error() -> None:
+    result = ragmon("demo", "--count", "-5")
+    assert result.returncode == 2 and "must be 0 or more" in result.stderr
+
+
+def test_schema_config_is_the_config_schema() -> None:
+    result = ragmon("schema", "config")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == json.loads(ragmon("config", "schema").stdout)
+
+
+def test_calibrate_caps_the_errors_it_prints(traces: Path) -> None:
+    """Unlabelled rows: ten reported, the rest counted, and what a row needs."""
+    result = ragmon("calibrate", "--labels", str(traces))
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert sum("no 'label' field" in line for line in lines) == 10
+    assert "... and 10 more rows skipped" in result.stderr
+    assert "'label': pass | fail | hard_fail | not_applicable" in lines[-1]
