@@ -3,45 +3,54 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DEV    := $(VENV)/.installed-dev
 
-.PHONY: install run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts
+.PHONY: install install-dev run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts
 
+# install: what `ragmon` needs to run; install-dev: also the test and lint tools.
 install: $(STAMP)
+
+install-dev: $(DEV)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+	@echo "ragmon is installed in $(BIN): run '. $(BIN)/activate' to put it on your PATH"
+
+$(DEV): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(DEV)
 
 run: install
 	$(BIN)/ragmon run $(if $(CONFIG),--config $(CONFIG))
 
 # The whole suite: lint, types, unit and integration tests, with every service they need
 # started before pytest and stopped after (also on failure) by deploy/run-tests.sh.
-test: install lint
+test: install-dev lint
 	bash deploy/prometheus/install.sh
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash deploy/run-tests.sh $(PYTEST_ARGS)
 
-unit: install
+unit: install-dev
 	$(BIN)/pytest -q tests/unit $(PYTEST_ARGS)
 
-lint: install
+lint: install-dev
 	$(BIN)/ruff check monitor sinks tests bench deploy dashboards
 	$(BIN)/ruff format --check monitor sinks tests bench deploy dashboards
 	$(BIN)/mypy
 
-format: install
+format: install-dev
 	$(BIN)/ruff format monitor sinks tests bench deploy dashboards
 	$(BIN)/ruff check --fix monitor sinks tests bench deploy dashboards
 
-bench: install
+bench: install-dev
 	$(BIN)/python bench/checks.py
 	$(BIN)/python bench/otlp.py
 
 # Regenerate the stored evaluation lines of the verdict guard (tests/verdicts) after an
 # intended change of a check, the judge or a mapping; commit the diff with the change.
-verdicts: install
+verdicts: install-dev
 	$(BIN)/python -m tests.verdicts
 
 # Regenerate the OTLP corpus (tests/otel_corpus) by running real instrumented pipelines with

@@ -26,13 +26,12 @@ from typing import Protocol
 
 import structlog
 
-from monitor.checkpoint import Partition
 from monitor.conventions import OUTCOMES, OWN, UNRECOGNISED, Mapped, map_spans
 from monitor.decode import dead_letter
 from monitor.errors import OtlpDecodeError
 from monitor.model import DeadLetter, RagTrace
 from monitor.otlp import Span, decode_json, decode_proto, is_own
-from monitor.sources import SourcePosition, SourceRecord
+from monitor.sources import Partition, SourcePosition, SourceRecord
 
 Position = tuple[Partition, int]
 

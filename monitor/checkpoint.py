@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-Partition = tuple[str, int]  # (topic or file, partition)
+from monitor.sources import Partition
 
 
 @dataclass

@@ -8,6 +8,8 @@ bounded ``kind``/``reason`` that becomes a metric label.
 
 from __future__ import annotations
 
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # process exit statuses
+
 
 class StartupError(Exception):
     """ragmon cannot start as configured; the message is for people (one line)."""

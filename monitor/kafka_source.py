@@ -20,24 +20,7 @@ from kafka.errors import KafkaError
 
 from monitor.config import KafkaConnection, KafkaSourceConfig
 from monitor.errors import SourceError
-from monitor.sources import SourcePosition, SourceRecord
-
-Partition = tuple[str, int]
-
-
-class RebalanceHandler(Protocol):
-    """What the pipeline does when partitions move (called on the consumer's IO thread)."""
-
-    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
-        """Flush, then return the offsets of ``partitions`` that are safe to commit."""
-        ...
-
-    def on_lost(self, partitions: list[Partition]) -> None: ...
-
-    def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
-        """Lowest offset of each partition whose records revocation drops unfinished (read
-        again if the partition comes straight back)."""
-        ...
+from monitor.sources import Partition, SourceListener, SourcePosition, SourceRecord
 
 
 class SourceObserver(Protocol):
@@ -106,9 +89,10 @@ class KafkaSource:
         self._factory = consumer_factory
         self._clock = clock
         self._consumer: Any = None
-        self._handler: RebalanceHandler | None = None
+        self._handler: SourceListener | None = None
         self._assigned_parts: set[Partition] = set()
         self._joined = False
+        self._settled = False  # joined, and polled since the last assignment
         self._last_poll = 0.0
         self._committed: dict[Partition, int] = {}
         self._resume: dict[Partition, int] = {}  # revoked partition -> lowest buffered offset
@@ -120,8 +104,8 @@ class KafkaSource:
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    def set_rebalance_handler(self, handler: RebalanceHandler) -> None:
-        self._handler = handler
+    def listen(self, listener: SourceListener) -> None:
+        self._handler = listener
 
     def start(self) -> None:
         cfg, conn = self.config, self.connection
@@ -174,6 +158,9 @@ class KafkaSource:
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
         batch = self._consumer.poll(timeout_ms=int(timeout * 1000), max_records=max_records)
         self._last_poll = self._clock()
+        with self._lock:
+            # a poll after the assignment has fetched the partitions' positions
+            self._settled = self._joined
         if self._share_dirty and self.share_listener is not None:
             self._share_dirty = False
             self.share_listener(self._share())
@@ -195,10 +182,11 @@ class KafkaSource:
         return False
 
     def ready(self) -> bool:
-        """Joined the group and polling (an empty assignment is ready: more replicas than
-        partitions is a normal state of a scaled-out group)."""
+        """Assigned partitions, polled since (so their positions are known), and polling on
+        time. Not ready during a rebalance. An empty assignment is ready: more replicas
+        than partitions is a normal state of a scaled-out group."""
         stale = self._clock() - self._last_poll > self.config.max_poll_interval_ms / 1000 / 2
-        return self._joined and not stale
+        return self._settled and not stale
 
     # --- commits --------------------------------------------------------------------------
 
@@ -237,6 +225,7 @@ class KafkaSource:
         with self._lock:
             self._assigned_parts |= set(partitions)
             self._joined = True
+            self._settled = False
         self.log.info("partitions_assigned", partitions=sorted(partitions))
         # The share needs topic metadata, a blocking call: never on this IO-loop callback
         # (it stalled the rebalance by seconds). The poll thread computes it next poll.
@@ -300,6 +289,7 @@ class KafkaSource:
 
     def _forget(self, partitions: list[Partition]) -> None:
         with self._lock:
+            self._settled = False  # until the next assignment has been polled
             self._assigned_parts -= set(partitions)
             for key in partitions:
                 self._committed.pop(key, None)

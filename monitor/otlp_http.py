@@ -31,7 +31,7 @@ from pathlib import Path
 import structlog
 
 from monitor.errors import SourceError
-from monitor.sources import SourcePosition, SourceRecord
+from monitor.sources import SourceListener, SourcePosition, SourceRecord
 
 PATH = "/v1/traces"
 PROTOBUF = "application/x-protobuf"
@@ -66,6 +66,13 @@ class OtlpHttpSource:
     @property
     def port(self) -> int:
         return self._server.server_address[1] if self._server else self.requested_port
+
+    def listen(self, listener: SourceListener) -> None:
+        """No partitions move: nothing to tell."""
+
+    def ready(self) -> bool:
+        """Listening."""
+        return self._server is not None
 
     @property
     def scheme(self) -> str:

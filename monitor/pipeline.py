@@ -19,12 +19,12 @@ from typing import Any, Protocol
 import structlog
 
 from monitor.assembly import Decoded, PerRecord, Position, RecordDecoder
-from monitor.checkpoint import Checkpoint, Partition
+from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
 from monitor.errors import SinkError, SinkFailure, SourceError, describe
 from monitor.judge.runner import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
-from monitor.sources import Source, SourceRecord
+from monitor.sources import Partition, Source, SourceRecord
 from sinks import Sink
 
 Decoder = Callable[[SourceRecord], RagTrace | DeadLetter]
@@ -99,9 +99,7 @@ class Pipeline:
         self._failed = False
         self.stats = PipelineStats()
         self.log = structlog.get_logger("ragmon.pipeline")
-        set_handler = getattr(source, "set_rebalance_handler", None)
-        if set_handler is not None:
-            set_handler(self)
+        source.listen(self)  # partition moves (Kafka rebalances) come to on_revoked etc.
 
     # --- lifecycle ------------------------------------------------------------------------
 

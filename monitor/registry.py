@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from prometheus_client import CollectorRegistry
@@ -42,17 +41,11 @@ from monitor.otlp_http import OtlpHttpSource
 from monitor.pii import Redactor
 from monitor.pipeline import Pipeline
 from monitor.sources import DemoSource, JsonlSource, Source
+from monitor.version import ragmon_version
 from sinks import Sink
 from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
 from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
-
-
-def ragmon_version() -> str:
-    try:
-        return version("ragmon")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 def build_suite(settings: Settings) -> CheckSuite:

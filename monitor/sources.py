@@ -1,7 +1,9 @@
 """Where records come from. A source yields ``SourceRecord``s with a ``SourcePosition``.
 
 Only the pipeline knows about positions and commits. Finite sources (files, lists) report
-``exhausted``; the demo source and Kafka never do.
+``exhausted``; the demo source, Kafka and the OTLP/HTTP receiver never do. A source whose
+partitions can move to another process (Kafka) tells its ``SourceListener`` (the pipeline)
+before and after they move; the others never call it.
 """
 
 from __future__ import annotations
@@ -33,12 +35,44 @@ class SourceRecord:
     headers: tuple[tuple[str, bytes], ...] = ()
 
 
+Partition = tuple[str, int]  # (topic or file, partition)
+
+
+class SourceListener(Protocol):
+    """What a source tells the pipeline when partitions move. Called on the source's own
+    thread (Kafka: the consumer's IO thread, inside a rebalance)."""
+
+    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
+        """Flush, then return the offsets of ``partitions`` that are safe to commit."""
+        ...
+
+    def on_lost(self, partitions: list[Partition]) -> None:
+        """``partitions`` are gone without a chance to commit (a missed heartbeat)."""
+        ...
+
+    def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
+        """Lowest offset of each partition whose records revocation drops unfinished (read
+        again if the partition comes straight back)."""
+        ...
+
+
 class Source(Protocol):
-    """What the pipeline consumes."""
+    """What the pipeline consumes. The lifecycle: ``listen`` (before ``start``), ``start``,
+    then ``poll``/``commit`` until ``exhausted`` or stopped, then ``close``."""
 
     name: str
 
-    def start(self) -> None: ...
+    def listen(self, listener: SourceListener) -> None:
+        """Who hears about partitions moving (sources without partitions ignore it)."""
+        ...
+
+    def start(self) -> None:
+        """Connect or open; raises ``SourceError`` (or ``OSError``) when it cannot."""
+        ...
+
+    def ready(self) -> bool:
+        """Records can flow: for Kafka, partitions assigned and their positions known."""
+        ...
 
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
         """Up to ``max_records`` records, waiting at most ``timeout`` seconds for the first."""
@@ -69,8 +103,14 @@ class _IteratorSource:
     def _records(self) -> Iterator[SourceRecord]:
         raise NotImplementedError
 
+    def listen(self, listener: SourceListener) -> None:
+        """No partitions move: nothing to tell."""
+
     def start(self) -> None:
         self._it = self._records()
+
+    def ready(self) -> bool:
+        return True
 
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
         if self._it is None:
@@ -191,8 +231,14 @@ class DemoSource:
         self._next = 0
         self._t0: float | None = None
 
+    def listen(self, listener: SourceListener) -> None:
+        """No partitions move: nothing to tell."""
+
     def start(self) -> None:
         self._t0 = self._clock()
+
+    def ready(self) -> bool:
+        return self._t0 is not None
 
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
         if self._t0 is None:

@@ -10,7 +10,9 @@ import pytest
 HEAVY = ("anthropic", "kafka", "opentelemetry.exporter", "opentelemetry.sdk")
 
 
-@pytest.mark.parametrize("module", ["monitor.pipeline", "monitor.registry", "monitor.cli"])
+@pytest.mark.parametrize(
+    "module", ["monitor.pipeline", "monitor.registry", "monitor.cli", "monitor.commands"]
+)
 def test_importing_the_core_loads_no_optional_sdk(module: str) -> None:
     """Each SDK is imported where its part is built (fresh interpreter: nothing cached)."""
     code = (
@@ -20,3 +22,13 @@ def test_importing_the_core_loads_no_optional_sdk(module: str) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
+
+
+def test_the_command_line_parses_before_it_imports_the_pipeline() -> None:
+    """`ragmon --version` and `--help` import neither the pipeline nor pydantic."""
+    code = (
+        "import sys, monitor.cli\n"
+        "print(sorted(m for m in ('monitor.pipeline', 'pydantic') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

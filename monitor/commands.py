@@ -1,0 +1,448 @@
+"""The ``ragmon`` commands: what each one does once its arguments are parsed.
+
+``monitor.cli`` parses the command line and imports this module only then, so ``ragmon
+--version`` and ``--help`` do not pay for importing the pipeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+import structlog
+import yaml
+from prometheus_client import CollectorRegistry
+
+from monitor import assembly, demo, golden_export, otlp, registry
+from monitor import config as config_mod
+from monitor.assembly import OtlpAssembler, by_convention
+from monitor.conventions import CONTENT_MISSING, OUTCOMES, OWN, UNRECOGNISED
+from monitor.decode import NativeDecoder
+from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
+from monitor.judge.calibration import Calibration, calibrate, report
+from monitor.judge.rubric import RUBRIC_ID
+from monitor.judge.verdict import VERDICTS
+from monitor.log import configure as configure_logging
+from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.pipeline import freeze_startup_heap
+from monitor.server import MetricsServer
+from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
+from sinks.golden import GoldenRowSink, load_rows
+from sinks.jsonl import JsonlSink
+from sinks.summary import SummarySink
+
+_SHOWN_ERRORS = 10  # bad rows reported one by one; the rest are counted
+
+
+def _settings(args: argparse.Namespace, command: str, stderr: TextIO) -> config_mod.Settings | None:
+    """The configuration of ``--config`` plus the environment, or None after saying why."""
+    try:
+        return config_mod.load(args.config)
+    except ConfigError as exc:
+        print(f"ragmon {command}: {exc}", file=stderr)
+        return None
+
+
+def cmd_check(stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
+    item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw.strip()))
+    if isinstance(item, DeadLetter):
+        print(f"ragmon check: invalid trace ({item.reason}): {item.detail}", file=stderr)
+        return EXIT_USAGE
+    suite = registry.build_suite(config_mod.Settings())
+    evaluation = Evaluation(trace=item, checks=suite(item))
+    json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2)
+    stdout.write("\n")
+    return EXIT_OK
+
+
+class _Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, total: int, out: TextIO, enabled: bool) -> None:
+        self.total = max(total, 1)
+        self.out = out
+        self.enabled = enabled
+        self.traces = 0
+        self._last = 0.0
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self._last < 0.1:
+            return
+        self._last = now
+        frac = min(done / self.total, 1.0)
+        bar = "#" * int(frac * 30)
+        self.out.write(f"\r[{bar:<30}] {frac:6.1%}  {done / 1e6:.1f}/{self.total / 1e6:.1f} MB")
+        self.out.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            self.out.write(f"\r[{'#' * 30}] 100.0%{' ' * 24}\n")
+            self.out.flush()
+
+
+def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    for path in args.files:
+        if not path.exists() or path.is_dir():
+            what = "is a directory" if path.is_dir() else "no such file"
+            print(f"ragmon replay: {what}: {path}", file=stderr)
+            return EXIT_USAGE
+    if args.sample_rate is not None and args.judge == "none":
+        print("ragmon replay: --sample-rate needs --judge heuristic or anthropic", file=stderr)
+        return EXIT_USAGE
+    sample_rate = 1.0 if args.sample_rate is None else args.sample_rate
+    if not 0.0 <= sample_rate <= 1.0:
+        print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)
+        return EXIT_USAGE
+    fmt = args.format
+    if fmt == "auto":
+        found = {otlp.sniff_format(p) for p in args.files} - {None}
+        if len(found) > 1:
+            print(f"ragmon replay: the files mix formats ({', '.join(sorted(map(str, found)))}); "
+                  "replay them separately or name one with --format", file=stderr)  # fmt: skip
+            return EXIT_USAGE
+        fmt = found.pop() if found else "native"
+    settings = _settings(args, "replay", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    settings = settings.model_copy(
+        update={"judge": settings.judge.model_copy(update={"backend": args.judge})}
+    )
+    to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
+    report_to = stderr if to_stdout else stdout
+    enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
+    progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
+    source: Any
+    if fmt == "native":
+        source = JsonlSource(args.files, on_progress=progress)
+    else:
+        source = OtlpFileSource(args.files, fmt)
+    try:
+        suite = registry.build_suite(settings)
+        summary = SummarySink(suite.names)
+        if settings.judge.calibration_file is not None and args.judge != "none":
+            summary.calibration = Calibration.load(settings.judge.calibration_file)
+        sinks: list[Any] = [summary]
+        if args.output_jsonl is not None:
+            sinks.append(JsonlSink(evaluations=None if to_stdout else args.output_jsonl,
+                                   stream=stdout if to_stdout else None))  # fmt: skip
+        if args.golden_dir is not None:
+            sinks.append(GoldenRowSink(args.golden_dir))
+        metrics = registry.build_metrics(CollectorRegistry())
+        stage = registry.build_judge_stage(settings, metrics, sample_rate=sample_rate)
+        decoder = registry.build_decoder(settings, metrics, fmt=fmt.replace("-", "_"))
+        pipeline = registry.build_pipeline(
+            settings, metrics, source=source, extra_sinks=sinks, judge_stage=stage,
+            decoder=decoder,
+        )  # fmt: skip
+        pipeline.start()
+    except StartupError as exc:
+        print(f"ragmon replay: {exc}", file=stderr)
+        return EXIT_USAGE
+    except (OSError, ValueError, KeyError) as exc:
+        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"ragmon replay: cannot set up: {detail}", file=stderr)
+        return EXIT_USAGE
+    freeze_startup_heap()
+    try:
+        pipeline.run(threading.Event())
+    finally:
+        pipeline.close()
+    progress.finish()
+    if isinstance(decoder, OtlpAssembler):
+        _report_conventions(decoder.counts, stderr)
+    unit = "line" if fmt != "otlp-proto" else "message"
+    for letter in summary.dead_letters:
+        where = f"{letter.source} {unit} {letter.offset}"
+        print(f"bad record at {where} ({letter.reason}): {letter.detail}", file=stderr)
+    hidden = summary.dead_letter_count - len(summary.dead_letters)
+    if hidden > 0:
+        print(f"... and {hidden} more bad records", file=stderr)
+    if pipeline.stats.traces == 0:
+        print(f"ragmon replay: no trace evaluated{_why_nothing(args.files, fmt)}", file=stderr)
+        return EXIT_FAIL
+    print(summary.table(), file=report_to)
+    return EXIT_OK
+
+
+def _why_nothing(files: list[Path], fmt: str) -> str:
+    """Why a replay evaluated nothing, as a hint for the person who ran it."""
+    looks = {otlp.sniff_format(p) for p in files}
+    if looks == {None}:
+        return ": the input is empty"
+    looks.discard(None)
+    other = sorted(str(f) for f in looks if f != fmt)
+    if other:
+        return f": read as {fmt}, but the input looks like {other[0]} (drop --format, or name it)"
+    return f": nothing in the input is a trace this reader understands ({fmt})"
+
+
+def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
+    out = args.output.open("w", encoding="utf-8") if args.output else stdout
+    try:
+        i = 0
+        while args.count == 0 or i < args.count:
+            record = demo.generate(i, args.seed)
+            if args.with_labels:
+                record["label"] = demo.gold_label(record)
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            i += 1
+            if args.rate > 0:
+                out.flush()
+                time.sleep(1.0 / args.rate)
+    finally:
+        if out is not stdout:
+            out.close()
+    return EXIT_OK
+
+
+def cmd_schema(which: str, stdout: TextIO) -> int:
+    model = RagTrace if which == "trace" else config_mod.Settings
+    json.dump(model.model_json_schema(), stdout, indent=2)
+    stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    settings = _settings(args, "calibrate", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    if not args.labels.is_file():
+        print(f"ragmon calibrate: no such file: {args.labels}", file=stderr)
+        return EXIT_USAGE
+    cfg = settings.judge.model_copy(update={"backend": args.judge})
+    try:
+        judge = registry.build_judge(cfg)
+    except StartupError as exc:
+        print(f"ragmon calibrate: {exc}", file=stderr)
+        return EXIT_USAGE
+    pairs: list[tuple[str, str]] = []
+    errors = 0
+    for lineno, line in enumerate(args.labels.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict) or "label" not in data:
+                raise ValueError("no 'label' field")
+            label = data.pop("label")
+            if label not in VERDICTS:
+                raise ValueError(f"label {label!r} is not one of {VERDICTS}")
+            trace = RagTrace.model_validate(data)
+            verdict = judge.judge(trace)
+        except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
+            errors += 1
+            if errors <= _SHOWN_ERRORS:
+                first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+                print(f"{args.labels} line {lineno}: {first}", file=stderr)
+            continue
+        pairs.append((label, verdict.verdict))
+    if errors > _SHOWN_ERRORS:
+        print(f"... and {errors - _SHOWN_ERRORS} more rows skipped", file=stderr)
+    if not pairs:
+        print("ragmon calibrate: no usable labelled rows (each row is a native trace plus "
+              "'label': pass | fail | hard_fail | not_applicable)", file=stderr)  # fmt: skip
+        return EXIT_FAIL
+    result = calibrate(pairs, judge.name, judge.model, RUBRIC_ID)
+    print(report(result), file=stdout)
+    if errors:
+        print(f"skipped rows: {errors}", file=stdout)
+    if args.output is not None:
+        result.save(args.output)
+    return EXIT_OK
+
+
+def _report_conventions(counts: dict[tuple[str, str], int], stderr: TextIO) -> None:
+    """One line: traces per recognised convention, and what was not evaluated."""
+    by, incomplete = by_convention(counts)
+    parts = [f"{by.get(c, 0)} {c}" for c in OUTCOMES if by.get(c)]
+    print(f"OTLP traces: {', '.join(parts) or 'none'}"
+          + (f" ({incomplete} incomplete)" if incomplete else ""), file=stderr)  # fmt: skip
+
+
+def _otlp(paths: Sequence[Path], fmt: str, stderr: TextIO) -> assembly.Conversion:
+    messages = [m for p in paths for m in otlp.read_messages(p.read_bytes(), fmt)]
+    result = assembly.convert(messages, fmt.replace("-", "_"))
+    for index, reason, _ in result.bad_messages[:20]:
+        print(f"bad OTLP message #{index} ({reason})", file=stderr)
+    print(
+        f"OTLP: {len(result.traces)} traces mapped, {result.count(UNRECOGNISED)} unrecognised, "
+        f"{result.count(CONTENT_MISSING)} without captured content, {result.count(OWN)} of "
+        f"ragmon's own skipped, {len(result.bad_messages)} bad messages",
+        file=stderr,
+    )
+    return result
+
+
+def cmd_convert(args: argparse.Namespace, stderr: TextIO) -> int:
+    if not args.file.is_file():
+        print(f"ragmon convert: no such file: {args.file}", file=stderr)
+        return EXIT_USAGE
+    result = _otlp([args.file], args.fmt, stderr)
+    with args.output_jsonl.open("w", encoding="utf-8") as out:
+        for trace in result.traces:
+            record = {
+                "schema": "ragmon.trace/v1",
+                **trace.model_dump(mode="json", exclude_none=True),
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return EXIT_OK
+
+
+def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if not args.dir.is_dir():
+        print(f"ragmon golden: no such directory: {args.dir}", file=stderr)
+        return EXIT_USAGE
+    rows = list(load_rows(args.dir).values())
+    if args.action == "stats":
+        print(golden_export.stats(rows), file=stdout)
+        return EXIT_OK
+    if args.format is None:
+        print("ragmon golden export: --format is required", file=stderr)
+        return EXIT_USAGE
+    wanted = {"reviewed": golden_export.REVIEWED, "any": None}.get(args.status, (args.status,))
+    chosen = [r for r in rows if wanted is None or r["ragmon"]["status"] in wanted]
+    out = args.output.open("w", encoding="utf-8") if args.output else stdout
+    try:
+        n = golden_export.export(chosen, args.format, out)
+    finally:
+        if out is not stdout:
+            out.close()
+    print(f"exported {n} of {len(rows)} rows as {args.format}", file=stderr)
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if args.action == "schema":
+        json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
+        stdout.write("\n")
+        return EXIT_OK
+    settings = _settings(args, "config", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    if args.action == "show":
+        yaml.safe_dump(settings.model_dump(mode="json"), stdout, sort_keys=False)
+    else:
+        print(f"ok: {args.config or 'built-in defaults'}", file=stdout)
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
+    settings = _settings(args, "run", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    configure_logging(settings.log.level, settings.log.format)
+    log = structlog.get_logger("ragmon")
+    metrics = registry.build_metrics(CollectorRegistry())
+    if settings.judge.calibration_file is not None:
+        try:
+            metrics.set_calibration(Calibration.load(settings.judge.calibration_file))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            print(f"ragmon run: cannot read judge.calibration_file: {exc}", file=stderr)
+            return EXIT_USAGE
+    try:
+        pipeline = registry.build_pipeline(settings, metrics)
+    except StartupError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"ragmon run: cannot set up the pipeline: {describe(exc)}", file=stderr)
+        return EXIT_USAGE
+    ready = threading.Event()
+    try:
+        server = MetricsServer(
+            metrics.registry, settings.metrics.host, settings.metrics.port, ready=ready.is_set
+        )
+    except OSError as exc:
+        print(
+            f"ragmon run: cannot listen on {settings.metrics.host}:{settings.metrics.port}: "
+            f"{exc.strerror}",
+            file=stderr,
+        )
+        return EXIT_USAGE
+    stop = threading.Event()
+    _install_signal_handlers(stop, settings.shutdown_timeout_seconds, log)
+    server.start()
+    try:
+        pipeline.start()
+    except StartupError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        pipeline.close()
+        server.close()
+        return EXIT_USAGE
+    log.info(
+        "started",
+        source=settings.source.type,
+        metrics=f"http://{settings.metrics.host}:{server.port}/metrics",
+        checks=pipeline.suite.names,
+    )
+    freeze_startup_heap()
+    ready.set()
+    server.ready = lambda: ready.is_set() and pipeline.source.ready()
+    code = EXIT_OK
+    try:
+        stats = pipeline.run(stop)
+        log.info("stopped", records=stats.records, traces=stats.traces,
+                 dead_letters=stats.dead_letters, commits=stats.commits)  # fmt: skip
+    except Exception:
+        log.exception("pipeline_failed")
+        code = EXIT_FAIL
+    finally:
+        ready.clear()
+        pipeline.close()
+        server.close()
+    return code
+
+
+def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> None:
+    """First SIGTERM/SIGINT: stop polling, finish, commit, exit within ``budget`` seconds.
+    A second SIGINT exits at once."""
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            if signum == signal.SIGINT:
+                os._exit(130)
+            return
+        stop.set()
+        log.info("stopping", signal=signal.Signals(signum).name, budget_seconds=budget)
+        watchdog = threading.Timer(budget, _overrun, args=(log,))
+        watchdog.daemon = True
+        watchdog.start()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+
+def _overrun(log: Any) -> None:
+    log.error("shutdown_budget_exceeded")
+    os._exit(EXIT_FAIL)
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        return cmd_run(args, sys.stderr)
+    if args.command == "replay":
+        return cmd_replay(args, sys.stdout, sys.stderr)
+    if args.command == "check":
+        return cmd_check(sys.stdin, sys.stdout, sys.stderr)
+    if args.command == "demo":
+        return cmd_demo(args, sys.stdout)
+    if args.command == "schema":
+        return cmd_schema(args.which, sys.stdout)
+    if args.command == "golden":
+        return cmd_golden(args, sys.stdout, sys.stderr)
+    if args.command == "calibrate":
+        return cmd_calibrate(args, sys.stdout, sys.stderr)
+    if args.command == "convert":
+        return cmd_convert(args, sys.stderr)
+    return cmd_config(args, sys.stdout, sys.stderr)

@@ -1,0 +1,12 @@
+"""The installed ragmon version (a metric label, ``--version``)."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+
+def ragmon_version() -> str:
+    try:
+        return version("ragmon")
+    except PackageNotFoundError:
+        return "0+unknown"
