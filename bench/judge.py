@@ -42,7 +42,8 @@ from monitor.log import configure as configure_logging
 from monitor.model import Evaluation
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource
-from sinks.prometheus import Metrics, PrometheusSink
+from monitor.telemetry import Metrics
+from sinks.prometheus import PrometheusSink
 from tests.integration.messages_api import MessagesApi, verdict
 
 UNLIMITED = BudgetLimits(1e9, 1e12, 1e9)

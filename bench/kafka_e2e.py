@@ -46,7 +46,8 @@ from monitor.decode import NativeDecoder
 from monitor.kafka_source import KafkaSource
 from monitor.log import configure as configure_logging
 from monitor.pipeline import Pipeline
-from sinks.prometheus import Metrics, PrometheusSink
+from monitor.telemetry import Metrics
+from sinks.prometheus import PrometheusSink
 
 
 def rss_mib() -> float:

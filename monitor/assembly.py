@@ -31,9 +31,7 @@ from monitor.decode import dead_letter
 from monitor.errors import OtlpDecodeError
 from monitor.model import DeadLetter, RagTrace
 from monitor.otlp import Span, decode_json, decode_proto, is_own
-from monitor.sources import Partition, SourcePosition, SourceRecord
-
-Position = tuple[Partition, int]
+from monitor.sources import Partition, Position, SourcePosition, SourceRecord
 
 # Bounded labels of ragmon_assembly_traces_total{outcome=...}.
 COMPLETE = "complete"  # root span seen, then quiet
@@ -164,10 +162,6 @@ class OtlpAssembler:
     @property
     def buffered(self) -> int:
         return len(self._buf)
-
-    @property
-    def buffered_bytes(self) -> int:
-        return self._bytes
 
     def _decode(self, record: SourceRecord) -> list[Span]:
         fmt = self.fmt

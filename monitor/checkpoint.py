@@ -87,7 +87,3 @@ class Checkpoint:
                 st = self._parts.get(partition)
                 return len(st.open) if st else 0
             return sum(len(st.open) for st in self._parts.values())
-
-    def partitions(self) -> list[Partition]:
-        with self._lock:
-            return list(self._parts)

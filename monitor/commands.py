@@ -136,8 +136,9 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         if args.output_jsonl is not None:
             sinks.append(JsonlSink(evaluations=None if to_stdout else args.output_jsonl,
                                    stream=stdout if to_stdout else None))  # fmt: skip
-        if args.golden_dir is not None:
-            sinks.append(GoldenRowSink(args.golden_dir))
+        golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
+        if golden is not None:
+            sinks.append(golden)
         metrics = registry.build_metrics(CollectorRegistry())
         stage = registry.build_judge_stage(settings, metrics, sample_rate=sample_rate)
         decoder = registry.build_decoder(settings, metrics, fmt=fmt.replace("-", "_"))
@@ -168,6 +169,9 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     hidden = summary.dead_letter_count - len(summary.dead_letters)
     if hidden > 0:
         print(f"... and {hidden} more bad records", file=stderr)
+    if golden is not None:
+        print(f"candidate golden rows: {golden.rows_written} new in {args.golden_dir}",
+              file=stderr)  # fmt: skip
     if pipeline.stats.traces == 0:
         print(f"ragmon replay: no trace evaluated{_why_nothing(args.files, fmt)}", file=stderr)
         return EXIT_FAIL

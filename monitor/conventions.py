@@ -54,7 +54,6 @@ class Mapped:
     trace: RagTrace | None
     convention: str  # one of OUTCOMES
     redacted: bool = False
-    problems: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -720,5 +719,5 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     }
     try:
         return Mapped(RagTrace.model_validate(record), shape.convention, redacted)
-    except ValueError as exc:
-        return Mapped(None, UNRECOGNISED, problems=[str(exc).splitlines()[0]])
+    except ValueError:  # e.g. an invalid trace id: not a trace ragmon can evaluate
+        return Mapped(None, UNRECOGNISED)

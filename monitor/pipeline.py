@@ -13,18 +13,18 @@ import gc
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 
-from monitor.assembly import Decoded, PerRecord, Position, RecordDecoder
+from monitor.assembly import Decoded, PerRecord, RecordDecoder
 from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
 from monitor.errors import SinkError, SinkFailure, SourceError, describe
 from monitor.judge.runner import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
-from monitor.sources import Partition, Source, SourceRecord
+from monitor.sources import Partition, Position, Source, SourceRecord
 from sinks import Sink
 
 Decoder = Callable[[SourceRecord], RagTrace | DeadLetter]
@@ -45,7 +45,6 @@ class PipelineStats:
     dead_letters: int = 0
     commits: int = 0
     failed_commits: int = 0
-    flagged: dict[str, int] = field(default_factory=dict)
 
 
 def freeze_startup_heap() -> None:
@@ -145,7 +144,7 @@ class Pipeline:
         self.checkpoint()
         return self.stats
 
-    def _write_judged(self, finished: list[tuple[Any, Evaluation]]) -> None:
+    def _write_judged(self, finished: list[tuple[tuple[Position, ...], Evaluation]]) -> None:
         """Write judged evaluations (from the judge workers) and close their records."""
         if not finished:
             return
@@ -196,11 +195,12 @@ class Pipeline:
     def _handle_due(self, flush: bool = False) -> None:
         """Items the decoder releases with time (assembled traces), or all at end of input."""
         with self._lock:
-            written: list[Evaluation] = []  # only process() returns what it wrote
             for decoded in self.decoder.due(flush):
-                self._handle(decoded, written)
+                self._handle(decoded)
 
-    def _handle(self, decoded: Decoded, out: list[Evaluation]) -> None:
+    def _handle(self, decoded: Decoded, out: list[Evaluation] | None = None) -> None:
+        """Check, judge or queue, and write one decoded item; ``out`` collects what was
+        written (``process`` returns it)."""
         item = decoded.item
         if isinstance(item, DeadLetter):
             self.stats.dead_letters += 1
@@ -209,15 +209,14 @@ class Pipeline:
         elif item is not None:
             evaluation = Evaluation(trace=item, checks=self.suite(item))
             self.stats.traces += 1
-            for name in evaluation.flagged:
-                self.stats.flagged[name] = self.stats.flagged.get(name, 0) + 1
             if self.judge_stage is not None:
                 now = self.judge_stage.consider(evaluation, decoded.positions)
                 if now is None:
                     return  # queued for the judge: its records stay open
                 evaluation = now
             self._write(evaluation)
-            out.append(evaluation)
+            if out is not None:
+                out.append(evaluation)
         self._release(decoded.positions)
 
     def _release(self, positions: tuple[Position, ...]) -> None:

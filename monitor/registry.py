@@ -41,11 +41,12 @@ from monitor.otlp_http import OtlpHttpSource
 from monitor.pii import Redactor
 from monitor.pipeline import Pipeline
 from monitor.sources import DemoSource, JsonlSource, Source
+from monitor.telemetry import LabelLimiter, Metrics
 from monitor.version import ragmon_version
 from sinks import Sink
 from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
-from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
+from sinks.prometheus import PrometheusSink
 
 
 def build_suite(settings: Settings) -> CheckSuite:

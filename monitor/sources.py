@@ -36,6 +36,7 @@ class SourceRecord:
 
 
 Partition = tuple[str, int]  # (topic or file, partition)
+Position = tuple[Partition, int]  # a record: its partition and offset
 
 
 class SourceListener(Protocol):

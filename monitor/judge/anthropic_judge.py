@@ -68,6 +68,10 @@ class AnthropicJudge:
             open_telemetry={"traces": False},
         )
 
+    def close(self) -> None:
+        """Close the SDK client's connection pool."""
+        self.client.close()
+
     def estimate_input_tokens(self, trace: RagTrace) -> int:
         """A budget estimate (~4 characters a token) before the call."""
         chars = len(RUBRIC) + len(trace.query) + len(trace.answer)

@@ -55,6 +55,9 @@ class HeuristicJudge:
             rubric_version=RUBRIC_ID, weight=weight,
         )  # fmt: skip
 
+    def close(self) -> None:
+        """Nothing held."""
+
     def output(self, trace: RagTrace) -> JudgeOutput:
         passages = [p.text for p in trace.context]
         if find_refusal(trace.answer) is not None:

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
 import structlog
 
@@ -28,6 +28,8 @@ from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.sampler import Budget, HashSampler
 from monitor.judge.verdict import Verdict
 from monitor.model import Evaluation, RagTrace
+from monitor.pii import Redactor
+from monitor.sources import Position
 
 _FAMILIES = (
     ("anthropic", ("claude",)),
@@ -130,10 +132,15 @@ class VerdictCache:
 
 
 class Judge(Protocol):
+    """Grades one trace. ``close`` releases what the judge holds (a child process, a
+    connection pool); the stage calls it once, after the last call."""
+
     name: str
     model: str
 
     def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict: ...
+
+    def close(self) -> None: ...
 
 
 class JudgeObserver(Protocol):
@@ -151,7 +158,7 @@ class JudgeObserver(Protocol):
 @dataclass
 class Pending:
     evaluation: Evaluation
-    token: Any  # the pipeline's handle for the open record(s)
+    positions: tuple[Position, ...]  # the records this trace came from, still open
     weight: float
     estimated_usd: float
 
@@ -159,7 +166,7 @@ class Pending:
 class RedactingJudge:
     """Hands the judge a copy of the trace with PII replaced by typed placeholders."""
 
-    def __init__(self, inner: Judge, redactor: Any) -> None:
+    def __init__(self, inner: Judge, redactor: Redactor) -> None:
         self.inner = inner
         self.redactor = redactor
         self.name = inner.name
@@ -173,6 +180,9 @@ class RedactingJudge:
                     "context": context}
         )  # fmt: skip
         return self.inner.judge(clean, weight)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class CircuitBreaker:
@@ -258,7 +268,9 @@ class JudgeStage:
             self.observer.on_decision(outcome)
         return replace(evaluation, judge_skipped=outcome)
 
-    def consider(self, evaluation: Evaluation, token: Any) -> Evaluation | None:
+    def consider(
+        self, evaluation: Evaluation, positions: tuple[Position, ...]
+    ) -> Evaluation | None:
         """The evaluation to write now (with the skip reason), or None when it was queued."""
         if not judgeable(evaluation.trace):
             return self._skip(evaluation, "not_judgeable")
@@ -282,7 +294,7 @@ class JudgeStage:
         tokens, usd = self.estimate(evaluation.trace)
         if not self.budget.try_acquire(tokens, usd):
             return self._skip(evaluation, "over_budget")
-        item = Pending(evaluation, token, decision.weight, usd)
+        item = Pending(evaluation, positions, decision.weight, usd)
         try:
             self._queue.put_nowait(item)
         except queue.Full:
@@ -344,15 +356,16 @@ class JudgeStage:
             self.observer.on_decision("error")
         return replace(item.evaluation, judge_skipped=f"error:{kind}")
 
-    def drain(self, wait: float = 0.0) -> list[tuple[Any, Evaluation]]:
-        """Finished evaluations with their tokens; waits up to ``wait`` s for the first."""
-        out: list[tuple[Any, Evaluation]] = []
+    def drain(self, wait: float = 0.0) -> list[tuple[tuple[Position, ...], Evaluation]]:
+        """Finished evaluations with their record positions; waits up to ``wait`` s for the
+        first."""
+        out: list[tuple[tuple[Position, ...], Evaluation]] = []
         try:
             item, evaluation = self._done.get(timeout=wait) if wait > 0 else self._done.get_nowait()
-            out.append((item.token, evaluation))
+            out.append((item.positions, evaluation))
             while True:
                 item, evaluation = self._done.get_nowait()
-                out.append((item.token, evaluation))
+                out.append((item.positions, evaluation))
         except queue.Empty:
             pass
         if out:
@@ -370,9 +383,4 @@ class JudgeStage:
                 self._queue.put_nowait(None)
             except queue.Full:
                 break
-        judge: Any = self.judge
-        while judge is not None:  # a judge process (possibly behind RedactingJudge) stops
-            close = getattr(judge, "close", None)
-            if close is not None:
-                close()
-            judge = getattr(judge, "inner", None)
+        self.judge.close()  # a judge process (possibly behind RedactingJudge) stops

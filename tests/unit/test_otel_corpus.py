@@ -82,7 +82,7 @@ def test_traces_are_counted_per_instrumentation_and_version() -> None:
 
     from monitor.assembly import OtlpAssembler
     from monitor.sources import SourcePosition, SourceRecord
-    from sinks.prometheus import Metrics
+    from monitor.telemetry import Metrics
 
     metrics = Metrics(CollectorRegistry())
     assembler = OtlpAssembler("otlp_proto", observer=metrics)
@@ -102,7 +102,7 @@ def test_instrumentation_labels_are_bounded() -> None:
     """Past 32 (instrumentation, version) pairs, further ones count as ``other``."""
     from prometheus_client import CollectorRegistry
 
-    from sinks.prometheus import Metrics
+    from monitor.telemetry import Metrics
 
     metrics = Metrics(CollectorRegistry())
     for i in range(40):

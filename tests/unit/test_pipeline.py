@@ -14,8 +14,9 @@ from monitor.decode import NativeDecoder
 from monitor.errors import SinkFailure
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource
+from monitor.telemetry import LabelLimiter, Metrics
 from sinks.memory import InMemorySink
-from sinks.prometheus import LabelLimiter, Metrics, PrometheusSink
+from sinks.prometheus import PrometheusSink
 
 
 class FailingSink(InMemorySink):

@@ -20,8 +20,9 @@ from monitor.judge.verdict import Verdict
 from monitor.model import RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource
+from monitor.telemetry import Metrics
 from sinks.memory import InMemorySink
-from sinks.prometheus import Metrics, PrometheusSink
+from sinks.prometheus import PrometheusSink
 
 ALL = SamplingRules(base_rate=1.0, flagged_rate=1.0)
 
@@ -43,6 +44,9 @@ class GatedJudge:
             raise self.error
         self.gate.wait(10)
         return HeuristicJudge().judge(trace, weight)
+
+    def close(self) -> None:
+        """Nothing held."""
 
 
 def stage(judge: object, metrics: Metrics, rules: SamplingRules = ALL, **kw: object) -> JudgeStage:
@@ -221,6 +225,9 @@ def test_redacting_judge_never_sees_pii() -> None:
         def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
             seen.append(trace)
             return HeuristicJudge().judge(trace, weight)
+
+        def close(self) -> None:
+            """Nothing held."""
 
     record = demo.generate(0)
     record["query"] = "I am jane@example.com, " + record["query"]
