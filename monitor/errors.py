@@ -27,6 +27,10 @@ class SinkError(StartupError):
     """A sink could not persist what it was given (or could not start)."""
 
 
+class SinkClosed(Exception):
+    """A sink was written to or flushed after ``close`` (a bug in the caller)."""
+
+
 class SinkFailure(Exception):
     """A sink could not flush after the configured attempts; nothing was committed."""
 

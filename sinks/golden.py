@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from monitor.golden import DEFAULT_REASONS, build_row, merge
 from monitor.model import DeadLetter, Evaluation
 from monitor.pii import Redactor
+from sinks import Closable
 from sinks.segments import SegmentWriter, read_rows
 
 PREFIX = "golden"
@@ -23,6 +24,8 @@ class RowWriter(Protocol):
     def put(self, row: dict[str, Any]) -> None: ...
 
     def flush(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 _MAX_SEEN = 10_000
@@ -46,7 +49,7 @@ def _newer(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return (ra["count"], ra["last_seen"]) >= (rb["count"], rb["last_seen"])
 
 
-class GoldenRowSink:
+class GoldenRowSink(Closable):
     """Writes a candidate row for every trace flagged for a configured reason.
 
     Rows with the same normalised query and reason collapse into one (count, first and last
@@ -103,6 +106,7 @@ class GoldenRowSink:
             self._seen.pop(evicted, None)
 
     def write(self, evaluation: Evaluation) -> None:
+        self._check_open()
         row = build_row(evaluation, self.redactor, self.reasons)
         if row is None:
             return
@@ -124,14 +128,16 @@ class GoldenRowSink:
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Dead letters are not golden candidates."""
+        self._check_open()
 
     def flush(self) -> None:
+        self._check_open()
         for writer in self.writers:
             writer.flush()
 
     def close(self) -> None:
+        if not self._closing():
+            return
         for writer in self.writers:
             writer.flush()
-            closer = getattr(writer, "close", None)
-            if closer is not None:
-                closer()
+            writer.close()

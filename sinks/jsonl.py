@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import IO
 
 from monitor.model import DeadLetter, Evaluation
+from sinks import Closable
 
 
-class JsonlSink:
+class JsonlSink(Closable):
     """One JSON object per line; ``flush`` writes through to disk (fsync).
 
     ``evaluations`` receives the evaluation-line contract; ``dead_letters`` receives
@@ -44,14 +45,17 @@ class JsonlSink:
             self._dead = dead_letters.open("a", encoding="utf-8")
 
     def write(self, evaluation: Evaluation) -> None:
+        self._check_open()
         if self._eval is not None:
             self._eval.write(json.dumps(evaluation.to_line(), ensure_ascii=False) + "\n")
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        self._check_open()
         if self._dead is not None:
             self._dead.write(json.dumps(letter.to_line(), ensure_ascii=False) + "\n")
 
     def flush(self) -> None:
+        self._check_open()
         for fh in (self._eval, self._dead):
             if fh is not None:
                 fh.flush()
@@ -59,6 +63,8 @@ class JsonlSink:
                     os.fsync(fh.fileno())
 
     def close(self) -> None:
+        if not self._closing():
+            return
         for fh in (self._eval, self._dead):
             if fh is not None and not fh.closed:
                 fh.flush()

@@ -19,6 +19,7 @@ from monitor.config import KafkaConnection
 from monitor.errors import SinkError
 from monitor.kafka_source import connection_kwargs
 from monitor.model import DeadLetter, Evaluation
+from sinks import Closable
 
 Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
 
@@ -104,7 +105,7 @@ class _KafkaOutput:
         self._producer.close()
 
 
-class KafkaDeadLetterSink(_KafkaOutput):
+class KafkaDeadLetterSink(_KafkaOutput, Closable):
     """Dead letters exactly as they were read: the value is the original bytes and the key
     the original key, so a fixed record can be re-produced as it is; why it failed and where
     it came from travel in headers."""
@@ -113,8 +114,10 @@ class KafkaDeadLetterSink(_KafkaOutput):
 
     def write(self, evaluation: Evaluation) -> None:
         """Evaluations do not go here."""
+        self._check_open()
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        self._check_open()
         headers = [
             ("ragmon.dlq.reason", letter.reason.encode()),
             ("ragmon.dlq.detail", letter.detail[:1000].encode("utf-8", "replace")),
@@ -128,7 +131,12 @@ class KafkaDeadLetterSink(_KafkaOutput):
         self._producer.send((letter.raw, key, headers))
 
     def flush(self) -> None:
+        self._check_open()
         self._producer.flush()
+
+    def close(self) -> None:
+        if self._closing():
+            super().close()
 
 
 class KafkaRowWriter(_KafkaOutput):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from monitor.model import DeadLetter, Evaluation
+from sinks import Closable
 
 
-class InMemorySink:
+class InMemorySink(Closable):
     """Records evaluations and dead letters; counts flushes and closes."""
 
     name = "memory"
@@ -21,13 +22,17 @@ class InMemorySink:
         self.started = True
 
     def write(self, evaluation: Evaluation) -> None:
+        self._check_open()
         self.evaluations.append(evaluation)
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        self._check_open()
         self.dead_letters.append(letter)
 
     def flush(self) -> None:
+        self._check_open()
         self.flushes += 1
 
     def close(self) -> None:
+        self._closing()
         self.closed = True

@@ -29,6 +29,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from monitor.model import CheckResult, DeadLetter, Evaluation
+from sinks import Closable
 
 EVENT_NAME = "gen_ai.evaluation.result"
 ROOT_SPAN_ATTRIBUTE = "ragmon.root_span_id"
@@ -75,7 +76,7 @@ class _CountingExporter(LogRecordExporter):
         return bool(self.inner.force_flush(timeout_millis))
 
 
-class OtelEventSink:
+class OtelEventSink(Closable):
     name = "otel_events"
 
     def __init__(
@@ -117,6 +118,7 @@ class OtelEventSink:
         self._logger = self._provider.get_logger("ragmon")
 
     def write(self, evaluation: Evaluation) -> None:
+        self._check_open()
         trace = evaluation.trace
         span_hex = trace.attributes.get(ROOT_SPAN_ATTRIBUTE)
         span_id = int(span_hex, 16) if isinstance(span_hex, str) and len(span_hex) == 16 else 0
@@ -148,10 +150,12 @@ class OtelEventSink:
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Nothing to evaluate."""
+        self._check_open()
 
     def flush(self) -> None:
         """Events are exported by the batch processor on its own schedule: waiting for a slow
         or absent collector here would stall every commit for telemetry."""
+        self._check_open()
 
     def force_flush(self) -> bool:
         """Export what is queued now (tests, and shutdown via ``close``)."""
@@ -160,6 +164,7 @@ class OtelEventSink:
         )
 
     def close(self) -> None:
+        self._closing()
         if self._provider is not None:
             provider, self._provider = self._provider, None
             provider.shutdown()

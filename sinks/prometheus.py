@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from monitor.model import DeadLetter, Evaluation
 from monitor.telemetry import LabelLimiter, Metrics
+from sinks import Closable
 
 
-class PrometheusSink:
+class PrometheusSink(Closable):
     """Turns evaluations and dead letters into metric updates.
 
     Evaluations are counted in plain dicts and added to the metrics in one increment per
@@ -34,6 +35,7 @@ class PrometheusSink:
         """Metrics need no setup."""
 
     def write(self, evaluation: Evaluation) -> None:
+        self._check_open()
         app = self._apps(evaluation.trace.app)
         route = self._routes(evaluation.trace.route)
         where = (app, route)
@@ -67,12 +69,15 @@ class PrometheusSink:
         self._exemplars, self._overlap = {}, []
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        self._check_open()
         self.metrics.dead_letters.labels(letter.reason).inc()
 
     def flush(self) -> None:
         """Add the counts gathered since the last flush to the metrics."""
+        self._check_open()
         self._publish()
 
     def close(self) -> None:
         """Publish what is pending; the registry outlives the sink."""
-        self._publish()
+        if self._closing():
+            self._publish()

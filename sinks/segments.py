@@ -57,6 +57,9 @@ class SegmentWriter:
         self._rows[row["id"]] = row
         self._dirty = True
 
+    def close(self) -> None:
+        """Nothing stays open between flushes."""
+
     def flush(self) -> None:
         if not self._dirty:
             return

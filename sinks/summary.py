@@ -7,6 +7,7 @@ from typing import Any
 
 from monitor.model import DeadLetter, Evaluation
 from monitor.stats import wilson
+from sinks import Closable
 
 
 @dataclass
@@ -17,7 +18,7 @@ class CheckTally:
     scored: int = 0
 
 
-class SummarySink:
+class SummarySink(Closable):
     """Counts flagged/applicable traces per check and keeps the first bad records."""
 
     name = "summary"
@@ -36,6 +37,7 @@ class SummarySink:
         """Nothing to open."""
 
     def write(self, evaluation: Evaluation) -> None:
+        self._check_open()
         self.traces += 1
         for name, result in evaluation.checks.items():
             tally = self.tallies.setdefault(name, CheckTally())
@@ -53,15 +55,18 @@ class SummarySink:
             self.judge_skips[reason] = self.judge_skips.get(reason, 0) + 1
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        self._check_open()
         self.dead_letter_count += 1
         if len(self.dead_letters) < self._keep:
             self.dead_letters.append(letter)
 
     def flush(self) -> None:
         """Nothing is buffered."""
+        self._check_open()
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Nothing to release; the tallies stay readable."""
+        self._closing()
 
     def table(self) -> str:
         """A fixed-width table: check, flagged, applicable, rate and its 95% Wilson interval."""

@@ -1,0 +1,75 @@
+"""The source and sink contracts (tests/unit/test_source_contract.py and
+test_sink_contract.py) for the Kafka source and the Kafka dead-letter sink, on the real
+broker."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from kafka import KafkaConsumer, TopicPartition
+
+from monitor.config import KafkaConnection, KafkaSourceConfig
+from monitor.errors import SinkClosed
+from monitor.kafka_source import KafkaSource
+from monitor.model import DeadLetter
+from monitor.sources import Partition
+from sinks.kafka_sink import KafkaDeadLetterSink
+from tests.integration.kafka_support import bootstrap, create_topic, produce
+from tests.unit.test_source_contract import Listener
+
+
+def test_kafka_source_lifecycle() -> None:
+    """listen, start, ready after the assignment was polled, positions, commit, close."""
+    topic = create_topic(2)
+    produce(topic, 20)
+    source = KafkaSource(
+        KafkaSourceConfig(topics=[topic], group_id=f"g-{topic}"),
+        KafkaConnection(bootstrap_servers=[bootstrap()]),
+    )
+    listener = Listener()
+    source.listen(listener)
+    source.start()
+    try:
+        assert not source.ready()  # not assigned yet
+        records = []
+        deadline = time.monotonic() + 30
+        while len(records) < 20 and time.monotonic() < deadline:
+            records += source.poll(100, 0.5)
+        assert len(records) == 20
+        assert source.ready()
+        last: dict[Partition, int] = {}
+        for r in records:
+            key = (r.position.source, r.position.partition)
+            assert r.position.offset > last.get(key, -1)
+            last[key] = r.position.offset
+        source.commit({k: v + 1 for k, v in last.items()})
+    finally:
+        source.close()
+        source.close()
+    # the group's committed offsets are what was committed
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap(), group_id=f"g-{topic}")
+    for (t, p), offset in last.items():
+        assert consumer.committed(TopicPartition(t, p)) == offset + 1
+    consumer.close()
+
+
+def test_kafka_dead_letter_sink_contract() -> None:
+    topic = create_topic(1)
+    sink = KafkaDeadLetterSink(topic, KafkaConnection(bootstrap_servers=[bootstrap()]))
+    sink.start()
+    letter = DeadLetter(reason="invalid_json", detail="line 1", source="t", partition=0,
+                        offset=3, raw=b"{nope", key=b"k1")  # fmt: skip
+    sink.write_dead_letter(letter)
+    sink.flush()  # delivered when it returns
+    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap(), auto_offset_reset="earliest",
+                             consumer_timeout_ms=10_000)  # fmt: skip
+    got = [(m.value, m.key) for m in consumer]
+    consumer.close()
+    assert got == [(b"{nope", b"k1")]
+    sink.close()
+    sink.close()
+    with pytest.raises(SinkClosed):
+        sink.flush()
+    with pytest.raises(SinkClosed):
+        sink.write_dead_letter(letter)

@@ -1,0 +1,132 @@
+"""The contract every source keeps (see ``monitor/sources.py``): ``listen`` before
+``start``, records with positions that increase per partition, ``commit`` of what the
+pipeline finished, ``ready`` once started, ``close`` twice without harm. Kafka runs the
+same contract against the real broker in ``tests/integration/test_kafka_contract.py``."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from monitor import demo
+from monitor.otlp_http import OtlpHttpSource
+from monitor.sources import (
+    DemoSource,
+    JsonlSource,
+    ListSource,
+    OtlpFileSource,
+    Partition,
+    Source,
+    SourceRecord,
+)
+
+CORPUS = Path(__file__).resolve().parents[1] / "otel_corpus"
+RECORDS = [demo.generate_bytes(i) for i in range(7)]
+
+
+class Listener:
+    """Records what a source tells; sources without partitions never call it."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
+        self.calls.append("revoked")
+        return {}
+
+    def on_lost(self, partitions: list[Partition]) -> None:
+        self.calls.append("lost")
+
+    def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
+        return {}
+
+
+def list_source(tmp_path: Path) -> tuple[Source, Callable[[], None]]:
+    return ListSource(RECORDS), lambda: None
+
+
+def jsonl_source(tmp_path: Path) -> tuple[Source, Callable[[], None]]:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(RECORDS) + b"\n")
+    return JsonlSource([path]), lambda: None
+
+
+def otlp_file_source(tmp_path: Path) -> tuple[Source, Callable[[], None]]:
+    return OtlpFileSource([CORPUS / "openai-genai.otlp"], "otlp-proto"), lambda: None
+
+
+def demo_source(tmp_path: Path) -> tuple[Source, Callable[[], None]]:
+    return DemoSource(demo.generate_bytes, rate_per_second=10_000, limit=len(RECORDS)), lambda: None
+
+
+def otlp_http_source(tmp_path: Path) -> tuple[Source, Callable[[], None]]:
+    src = OtlpHttpSource("127.0.0.1", 0)
+
+    def feed() -> None:  # what an exporter does: POST the requests
+        for body in RECORDS:
+            conn = http.client.HTTPConnection("127.0.0.1", src.port, timeout=5)
+            conn.request(
+                "POST", "/v1/traces", body=body, headers={"Content-Type": "application/json"}
+            )
+            assert conn.getresponse().status == 200
+            conn.close()
+
+    return src, feed
+
+
+SOURCES = [list_source, jsonl_source, otlp_file_source, demo_source, otlp_http_source]
+
+
+def drain(source: Source, want: int) -> list[SourceRecord]:
+    out: list[SourceRecord] = []
+    for _ in range(200):
+        out += source.poll(3, 0.05)
+        if len(out) >= want or source.exhausted:
+            break
+    return out
+
+
+@pytest.mark.parametrize("make", SOURCES, ids=lambda f: f.__name__)
+def test_the_source_lifecycle(make: Callable[[Path], tuple[Source, Callable[[], None]]],
+                              tmp_path: Path) -> None:  # fmt: skip
+    source, feed = make(tmp_path)
+    listener = Listener()
+    source.listen(listener)
+    source.start()
+    try:
+        assert source.ready()
+        feed()
+        records = drain(source, len(RECORDS))
+        assert records, "no record read"
+        # positions: one (source, partition) each, offsets strictly increasing
+        last: dict[Partition, int] = {}
+        for r in records:
+            key = (r.position.source, r.position.partition)
+            assert r.position.offset > last.get(key, -1)
+            last[key] = r.position.offset
+        source.commit({k: v + 1 for k, v in last.items()})  # "everything before is done"
+        assert listener.calls == []  # no partitions moved
+    finally:
+        source.close()
+        source.close()
+
+
+def test_finite_sources_say_when_they_are_exhausted(tmp_path: Path) -> None:
+    for make in (list_source, jsonl_source, otlp_file_source, demo_source):
+        source, _ = make(tmp_path)
+        source.start()
+        drain(source, 10_000)
+        assert source.exhausted, make.__name__
+        source.close()
+
+
+def test_a_jsonl_source_reports_lines_as_offsets(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(demo.generate(0)) + "\n\n" + json.dumps(demo.generate(1)) + "\n")
+    source = JsonlSource([path])
+    source.start()
+    assert [r.position.offset for r in drain(source, 2)] == [1, 3]  # blank line 2 skipped
