@@ -12,6 +12,10 @@
 #   LOCAL_KAFKA_CACHE      where the jars are kept
 #   LOCAL_KAFKA_HEAP       JVM heap (default 512m)
 #   LOCAL_KAFKA_WAIT       seconds to wait for readiness (default 90)
+#   LOCAL_KAFKA_TOPICS     topics created when missing, 4 partitions each
+#                          (default: rag_traces rag_traces_dlq, as deploy/ragmon.local.yaml uses)
+#
+# Needs Java 17+ (and Maven once, to fetch the jars); both are checked with a one-line error.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -23,6 +27,7 @@ dir="${LOCAL_KAFKA_DIR:-$root/var/kafka}"
 cache="${LOCAL_KAFKA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ragmon/kafka-$version}"
 heap="${LOCAL_KAFKA_HEAP:-512m}"
 wait_s="${LOCAL_KAFKA_WAIT:-90}"
+topics="${LOCAL_KAFKA_TOPICS-rag_traces rag_traces_dlq}"
 python="${PYTHON:-$root/.venv/bin/python}"
 [ -x "$python" ] || python="$(command -v python3)"
 
@@ -38,12 +43,36 @@ admin.close()
 PY
 }
 
+create_topics() {
+  [ -n "$topics" ] || return 0
+  "$python" - "$port" $topics <<'PY' >&2
+import sys
+from kafka import KafkaAdminClient
+from kafka.admin import NewTopic
+port, wanted = sys.argv[1], sys.argv[2:]
+admin = KafkaAdminClient(bootstrap_servers=f"127.0.0.1:{port}")
+missing = [t for t in wanted if t not in set(admin.list_topics())]
+if missing:
+    admin.create_topics([NewTopic(t, 4, 1) for t in missing])
+    print(f"kafka-up: created topic(s) {', '.join(missing)} (4 partitions)")
+admin.close()
+PY
+}
+
 mkdir -p "$dir"
 if [ -f "$dir/broker.pid" ] && kill -0 "$(cat "$dir/broker.pid")" 2>/dev/null; then
-  if ready; then log "already running (pid $(cat "$dir/broker.pid")) on 127.0.0.1:$port"; exit 0; fi
+  if ready; then
+    log "already running (pid $(cat "$dir/broker.pid")) on 127.0.0.1:$port"
+    create_topics
+    exit 0
+  fi
 fi
 
-command -v java >/dev/null || { log "java not found (Kafka $version needs Java 17+)"; exit 1; }
+command -v java >/dev/null || { log "java not found: Kafka $version needs Java 17 or newer"; exit 1; }
+java_major="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)"
+if [ -n "$java_major" ] && [ "$java_major" -lt 17 ]; then
+  log "java $java_major found: Kafka $version needs Java 17 or newer"; exit 1
+fi
 if [ ! -f "$cache/.complete" ]; then
   command -v mvn >/dev/null || { log "mvn not found: needed once to fetch the Kafka jars"; exit 1; }
   log "fetching Kafka $version jars from Maven Central into $cache"
@@ -102,7 +131,7 @@ for _ in $(seq 1 "$wait_s"); do
     tail -n 30 "$dir/broker.out" "$dir/broker.log" >&2 || true
     exit 1
   fi
-  if ready; then log "ready (pid $(cat "$dir/broker.pid"))"; exit 0; fi
+  if ready; then log "ready (pid $(cat "$dir/broker.pid"))"; create_topics; exit 0; fi
   sleep 1
 done
 log "not ready after ${wait_s}s; see $dir/broker.log"
