@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,18 @@ def test_config_file_variable_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) 
     """RAGMON_CONFIG_FILE names the file; it is not rejected as an unknown setting."""
     monkeypatch.setenv("RAGMON_CONFIG_FILE", "ragmon.yaml")
     assert load(None).source.type == "demo"
+
+
+def test_local_config_is_valid_and_consumes_the_topics_kafka_up_creates() -> None:
+    """deploy/ragmon.local.yaml works as written against `make kafka-up`."""
+    root = Path(__file__).resolve().parents[2]
+    settings = load(root / "deploy" / "ragmon.local.yaml")
+    created = re.search(
+        r"LOCAL_KAFKA_TOPICS-([^}]*)}", (root / "deploy/kafka/kafka-up.sh").read_text()
+    )
+    assert created is not None
+    topics = set(created.group(1).split())
+    assert settings.source.type == "kafka"
+    assert set(settings.source.kafka.topics) <= topics
+    assert settings.output.dead_letters_topic in topics
+    assert settings.kafka.bootstrap_servers == ["127.0.0.1:9092"]
