@@ -433,6 +433,9 @@ def _overrun(log: Any) -> None:
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    """Run the parsed command. Logging goes to stderr for every command (``run`` then sets
+    the configured level and format); stdout carries only the command's output."""
+    configure_logging("warning", "auto")
     if args.command == "run":
         return cmd_run(args, sys.stderr)
     if args.command == "replay":

@@ -170,7 +170,7 @@ class ProcessJudge:
             raise JudgeConfigError(a, b)
         if status in ("error", "died"):
             raise JudgeError(a, b)
-        raise RuntimeError(f"judge process: {a}: {b}")
+        raise JudgeError("internal", f"judge process: {a}: {b}")
 
     def close(self) -> None:
         with self._lock:

@@ -248,6 +248,7 @@ class JudgeStage:
         self._in_flight = 0
         self._lock = threading.Lock()
         self.paused = False
+        self._crash_logged = False
         self._workers = [
             threading.Thread(target=self._work, name=f"ragmon-judge-{i}", daemon=True)
             for i in range(concurrency)
@@ -334,9 +335,11 @@ class JudgeStage:
                 result = self._failed(item, exc.kind)
             except JudgeError as exc:
                 result = self._failed(item, exc.kind)
-            except Exception as exc:  # a judge bug: count it, keep the trace
-                self.log.exception("judge_crashed")
-                result = self._failed(item, type(exc).__name__.lower()[:40])
+            except Exception:  # a judge bug: count it as "internal", keep the trace
+                if not self._crash_logged:  # the first with its traceback, then only counted
+                    self._crash_logged = True
+                    self.log.exception("judge_crashed")
+                result = self._failed(item, "internal")
             else:
                 self.breaker.record(True)
                 self.budget.settle(item.estimated_usd, verdict.cost_usd)

@@ -7,6 +7,7 @@ import json
 import threading
 import time
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor import demo
@@ -236,3 +237,28 @@ def test_redacting_judge_never_sees_pii() -> None:
     RedactingJudge(Recording(), Redactor()).judge(RagTrace.model_validate(record))
     text = seen[0].model_dump_json()
     assert "jane@example.com" not in text and "[REDACTED:EMAIL]" in text
+
+
+def test_a_judge_bug_is_counted_as_internal_and_logged_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An unexpected exception in the judge is the documented kind ``internal`` (not the
+    exception's class name), every trace is still written, and one traceback is logged."""
+    metrics = Metrics(CollectorRegistry())
+    judge = GatedJudge(error=TypeError("boom"))
+    s = stage(judge, metrics, concurrency=1, breaker=CircuitBreaker(1000, 1, time.monotonic))
+    sink = InMemorySink()
+    p, _ = pipeline(20, s, sink, metrics)
+    p.start()
+    p.run(threading.Event())
+    assert len(sink.evaluations) == 20
+    kinds = {
+        sample.labels["kind"]
+        for family in metrics.registry.collect()
+        if family.name == "ragmon_judge_errors"
+        for sample in family.samples
+        if sample.name == "ragmon_judge_errors_total"
+    }
+    assert kinds == {"internal"} and judge.calls >= 2
+    captured = capsys.readouterr()
+    assert (captured.out + captured.err).count("judge_crashed") == 1
