@@ -34,11 +34,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from monitor.checks.lazy import lazy
+from monitor.checks.text import MARKER_MAX, SUPERSCRIPT_DIGITS, SUPERSCRIPTS
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult, Passage
 
 _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]+`", re.DOTALL)
-_BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\](?![(:])|【([^】\n]{1,80})】")
+_BRACKET = re.compile(rf"\[([^\[\]\n]{{1,{MARKER_MAX}}})\](?![(:])|【([^】\n]{{1,{MARKER_MAX}}})】")
 _FOOTNOTE_DEF = re.compile(r"(?m)^[ \t]*\[\^([^\]\n]{1,40})\]:[ \t]*(.+)$")
 _LIST_HEADER = re.compile(
     r"(?im)^[ \t#*_>]*(?:sources?|references?|citations?|cited(?: sources)?|bibliography|"
@@ -47,8 +48,6 @@ _LIST_HEADER = re.compile(
 _LIST_ENTRY = re.compile(
     r"^[ \t]*(?:[-*•][ \t]*|\d{1,3}[.)][ \t]+)?(?:\[(\^?[^\]\n]{1,40})\][ \t:]*)?(.*)$"
 )
-_SUPERSCRIPT = re.compile(r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+")
-_SUPERSCRIPT_DIGITS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
 _PAREN = re.compile(
     r"\((?:(?P<cue>sources?|src|refs?|references?|see|cf\.?|per|via|from|citing|cited in)"
     r"\b[ \t]*:?[ \t]*)?(?P<inner>[^()\n]{1,80})\)",
@@ -261,13 +260,13 @@ class Citation:
                 url = m.group(0).rstrip(".,;:!?")
                 if cites.names_passage(url):
                     cites.ident(url)
-        for m in _SUPERSCRIPT.finditer(text) if not text.isascii() else ():
+        for m in SUPERSCRIPTS.finditer(text) if not text.isascii() else ():
             # A footnote follows a word or punctuation: "days¹", "days.²" (not "m ²", "40 m²").
             if m.start() and not text[m.start() - 1].isspace():
                 word = text[: m.start()].rsplit(None, 1)[-1] if text[: m.start()].strip() else ""
                 if word.lower() in _UNIT_BEFORE_SUPERSCRIPT or word.isdigit():
                     continue
-                cites.index(int(m.group(0).translate(_SUPERSCRIPT_DIGITS)))
+                cites.index(int(m.group(0).translate(SUPERSCRIPT_DIGITS)))
         if "." in text and any("." in i for i in ids):
             for m in _FILE_NAME.finditer(text):
                 if cites.names_passage(m.group(0)):

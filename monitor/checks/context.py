@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from monitor.checks.numbers import NumberIndex
+from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult
 
-_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+_WORD = CONTENT_WORD
 _STOPWORDS = frozenset(
     """
     about above after again against also although among another anyone anything around

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from monitor.checks.text import NUMBER_SKIP_MAX, SUPERSCRIPTS
+
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
     "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
@@ -119,13 +121,12 @@ _SPELLED_CLAIM_RE = re.compile(rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ON
 # What is not a claim in an answer: list markers, citation markers, footnotes, URLs, e-mail
 # addresses, version strings. Each pattern runs only when a cheap substring test says it can
 # match: one combined pattern tried at every position of the answer cost 13 µs a trace.
-_SUPERSCRIPTS = re.compile(r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+")
 _NOISE: tuple[tuple[str | None, re.Pattern[str]], ...] = (
     (None, re.compile(r"(?m)^[ \t]*(?:[-*•][ \t]*)?\(?\d{1,2}[.)](?=\s)")),  # "1." "2)" markers
     ("#", re.compile(r"(?m)^[ \t]*\#{1,6}[ \t]*\d{1,2}[.)]?")),  # "## 2." headings
-    ("[", re.compile(r"\[\^?[^\[\]\n]{1,60}\]")),  # [1] [1, 2] [doc-3] [^2]
-    ("【", re.compile(r"【[^】]{0,60}】")),  # 【1†source】
-    (None, _SUPERSCRIPTS),  # superscript footnotes
+    ("[", re.compile(rf"\[\^?[^\[\]\n]{{1,{NUMBER_SKIP_MAX}}}\]")),  # [1] [1, 2] [doc-3] [^2]
+    ("【", re.compile(rf"【[^】\n]{{1,{NUMBER_SKIP_MAX}}}】")),  # 【1†source】
+    (None, SUPERSCRIPTS),  # superscript footnotes
     ("http", re.compile(r"https?://\S+")),
     ("www.", re.compile(r"www\.\S+")),
     ("@", re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")),  # e-mail addresses

@@ -13,12 +13,13 @@ import re
 
 from monitor.checks.numbers import NumberLookup, answer_mentions, strip_noise
 from monitor.checks.refusal import find_refusal
+from monitor.checks.text import CONTENT_WORD
 from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.verdict import Claim, JudgeOutput, Verdict
 from monitor.model import RagTrace
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+_WORD = CONTENT_WORD
 _STOP = frozenset(
     "that this with from have your their there which would could should about these those "
     "they them were will been also into than then when what where while more most some such "
