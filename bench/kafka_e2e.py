@@ -45,7 +45,7 @@ from monitor.config import KafkaConnection, KafkaSourceConfig
 from monitor.decode import NativeDecoder
 from monitor.kafka_source import KafkaSource
 from monitor.log import configure as configure_logging
-from monitor.pipeline import Pipeline
+from monitor.pipeline import Pipeline, freeze_startup_heap
 from monitor.telemetry import Metrics
 from sinks.prometheus import PrometheusSink
 
@@ -119,6 +119,7 @@ def ragmon_pass(
     pipeline = Pipeline(source, decoder, CheckSuite(), [PrometheusSink(metrics)],
                         observer=metrics, batch_size=500)  # fmt: skip
     pipeline.start()
+    freeze_startup_heap()  # as ragmon run does
     stop = threading.Event()
     first: list[float] = []
 
@@ -149,6 +150,7 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
     pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
                         observer=metrics)  # fmt: skip
     pipeline.start()
+    freeze_startup_heap()  # as ragmon run does
     stop = threading.Event()
     times: list[float] = []
     idle_since = [time.monotonic()]
