@@ -27,6 +27,7 @@ commands:
   calibrate  measure the judge against human labels (agreement, kappa, confusion matrix)
   golden     summarise candidate golden rows or export reviewed ones (Ragas, DeepEval, Langfuse)
   config     validate, show or describe the configuration
+  eval-retrieval  recall@k, precision@k, nDCG@k and MRR of a TREC run (trec_eval's definitions)
 """
 
 
@@ -42,6 +43,17 @@ def _non_negative_float(text: str) -> float:
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
     return value
+
+
+def _cutoffs(text: str) -> list[int]:
+    try:
+        ks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        msg = f"{text!r} is not a comma-separated list of integers"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not ks or min(ks) < 1:
+        raise argparse.ArgumentTypeError("cut-offs must be 1 or more")
+    return ks
 
 
 def _add_config_arg(p: argparse.ArgumentParser) -> None:
@@ -204,6 +216,26 @@ def build_parser() -> argparse.ArgumentParser:
         "needs_review, or any",
     )
     gold.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+
+    ev = sub.add_parser(
+        "eval-retrieval",
+        help="score a retrieval run against relevance labels (trec_eval's definitions)",
+        description="Score a TREC run (qid Q0 docid rank score tag) against TREC qrels (qid "
+        "iter docid grade; grade 0 not relevant, 1-3 relevant) with trec_eval's definitions: "
+        "ranking by score, ties in descending docid order; precision@k, recall@k, nDCG@k "
+        "(gain = grade), MRR, over the queries in both files; plus each query's first-hit "
+        "rank and the share of queries with zero recall at k. Prints a table; --output-json "
+        "writes {metrics, per_query}.",
+    )
+    ev.add_argument("--qrels", type=Path, required=True, help="relevance labels (TREC qrels)")
+    ev.add_argument("--run", type=Path, required=True, help="the ranked results (TREC run)")
+    ev.add_argument("--k", type=_cutoffs, default=[1, 3, 5, 10],
+                    help="cut-offs, comma-separated (default 1,3,5,10)")  # fmt: skip
+    ev.add_argument("--chunk-separator", default=None, metavar="SEP",
+                    help="map chunk ids 'doc<SEP>chunk' to their document before scoring, "
+                    "so a document counts once (e.g. '#')")  # fmt: skip
+    ev.add_argument("--output-json", type=Path, help="also write the metrics and per-query "
+                    "figures as JSON ('-': stdout instead of the table)")  # fmt: skip
 
     cfg = sub.add_parser(
         "config",

@@ -432,6 +432,40 @@ def _overrun(log: Any) -> None:
     os._exit(EXIT_FAIL)
 
 
+def cmd_eval_retrieval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from monitor import retrieval
+
+    for what, path in (("qrels", args.qrels), ("run", args.run)):
+        if not path.is_file():
+            print(f"ragmon eval-retrieval: no such {what} file: {path}", file=stderr)
+            return EXIT_USAGE
+    try:
+        qrels, run = retrieval.read_qrels(args.qrels), retrieval.read_run(args.run)
+    except retrieval.TrecFormatError as exc:
+        print(f"ragmon eval-retrieval: {exc}", file=stderr)
+        return EXIT_USAGE
+    result = retrieval.evaluate(qrels, run, args.k, args.chunk_separator)
+    metrics = result["metrics"]
+    assert isinstance(metrics, dict)
+    if not metrics["queries"]:
+        print("ragmon eval-retrieval: no query is in both the run and the qrels", file=stderr)
+        return EXIT_FAIL
+    text = json.dumps(result, indent=2, sort_keys=False)
+    if args.output_json is not None and str(args.output_json) == "-":
+        print(text, file=stdout)
+        return EXIT_OK
+    if args.output_json is not None:
+        args.output_json.write_text(text + "\n", encoding="utf-8")
+    print(f"{'metric':<16}{'value':>10}", file=stdout)
+    for name, value in metrics.items():
+        shown = f"{value:>10d}" if isinstance(value, int) else f"{value:>10.4f}"
+        print(f"{name:<16}{shown}", file=stdout)
+    skipped = len(run.keys() - qrels.keys())
+    if skipped:
+        print(f"{skipped} run queries have no qrels and were not scored", file=stderr)
+    return EXIT_OK
+
+
 def dispatch(args: argparse.Namespace) -> int:
     """Run the parsed command. Logging goes to stderr for every command (``run`` then sets
     the configured level and format); stdout carries only the command's output."""
@@ -450,6 +484,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_golden(args, sys.stdout, sys.stderr)
     if args.command == "calibrate":
         return cmd_calibrate(args, sys.stdout, sys.stderr)
+    if args.command == "eval-retrieval":
+        return cmd_eval_retrieval(args, sys.stdout, sys.stderr)
     if args.command == "convert":
         return cmd_convert(args, sys.stderr)
     return cmd_config(args, sys.stdout, sys.stderr)

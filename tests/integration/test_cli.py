@@ -12,7 +12,10 @@ from monitor import demo
 from monitor.checks import CHECK_NAMES
 from tests.integration.conftest import CONSOLE_SCRIPT, clean_env, ragmon
 
-COMMANDS = ("run", "replay", "check", "demo", "schema", "convert", "calibrate", "golden", "config")
+COMMANDS = (
+    "run", "replay", "check", "demo", "schema", "convert", "calibrate", "golden", "config",
+    "eval-retrieval",
+)  # fmt: skip
 
 
 def test_console_script_help_explains_every_command() -> None:
