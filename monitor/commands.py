@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import structlog
 import yaml
@@ -52,8 +52,8 @@ def _settings(args: argparse.Namespace, command: str, stderr: TextIO) -> config_
         return None
 
 
-def cmd_check(stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
+def cmd_check(stdin: BinaryIO, stdout: TextIO, stderr: TextIO) -> int:
+    raw = stdin.read()
     item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw.strip()))
     if isinstance(item, DeadLetter):
         print(f"ragmon check: invalid trace ({item.reason}): {item.detail}", file=stderr)
@@ -475,7 +475,7 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "replay":
         return cmd_replay(args, sys.stdout, sys.stderr)
     if args.command == "check":
-        return cmd_check(sys.stdin, sys.stdout, sys.stderr)
+        return cmd_check(sys.stdin.buffer, sys.stdout, sys.stderr)
     if args.command == "demo":
         return cmd_demo(args, sys.stdout)
     if args.command == "schema":

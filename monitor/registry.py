@@ -205,7 +205,9 @@ def build_judge(cfg: JudgeConfig) -> Judge:
     if cfg.backend == "anthropic":
         from monitor.judge.anthropic_judge import AnthropicJudge
 
-        return AnthropicJudge(**_anthropic_kwargs(cfg))
+        judge = AnthropicJudge(**_anthropic_kwargs(cfg))
+        judge.verify()
+        return judge
     return HeuristicJudge()
 
 
@@ -244,6 +246,7 @@ def build_judge_stage(
         from monitor.judge.anthropic_judge import AnthropicJudge
 
         local = AnthropicJudge(**_anthropic_kwargs(cfg))  # also estimates the input tokens
+        local.verify()
         calls = _isolated(cfg) if cfg.isolate else local
         prices = local.prices
 

@@ -18,7 +18,7 @@ from typing import Any
 import anthropic
 from pydantic import ValidationError
 
-from monitor.errors import JudgeConfigError, JudgeError
+from monitor.errors import ConfigError, JudgeConfigError, JudgeError
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, user_prompt
 from monitor.judge.verdict import JudgeOutput, Verdict
 from monitor.model import RagTrace
@@ -67,6 +67,26 @@ class AnthropicJudge:
             max_retries=max_retries,
             open_telemetry={"traces": False},
         )
+
+    def verify(self) -> None:
+        """At start-up: ask the API about the configured model (no tokens spent). A rejected
+        key (401/403) or an unknown model (404) is a ``ConfigError``: ragmon will not start
+        with a judge that cannot work. An unreachable API is not: it may come back, and the
+        checks run without it."""
+        try:
+            self.client.models.retrieve(self.model, timeout=10.0)
+        except anthropic.APIStatusError as exc:
+            code = exc.status_code
+            if code in (401, 403):
+                raise ConfigError(
+                    f"the Anthropic API rejected the key (HTTP {code}): check ANTHROPIC_API_KEY"
+                ) from exc
+            if code == 404:
+                raise ConfigError(
+                    f"the Anthropic API does not know judge.model {self.model!r} (HTTP 404)"
+                ) from exc
+        except anthropic.APIError:
+            pass  # unreachable or slow now: judged calls will tell (breaker, error counts)
 
     def close(self) -> None:
         """Close the SDK client's connection pool."""

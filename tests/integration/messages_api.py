@@ -38,11 +38,28 @@ class MessagesApi:
         self.script: deque[Reply] = deque()
         self.default: Reply = verdict("SUPPORTED")
         self.requests: list[dict[str, Any]] = []
+        self.models_status = 200  # what GET /v1/models/{id} answers (the start-up check)
         self.lock = threading.Lock()
         api = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                if not self.path.startswith("/v1/models/"):
+                    self._send(404, b'{"type": "error", "error": {"type": "not_found_error"}}', {})
+                    return
+                model = self.path.rsplit("/", 1)[1]
+                if api.models_status != 200:
+                    kind = {401: "authentication_error", 403: "permission_error"}.get(
+                        api.models_status, "not_found_error"
+                    )
+                    err = {"type": "error", "error": {"type": kind, "message": "scripted"}}
+                    self._send(api.models_status, json.dumps(err).encode(), {})
+                    return
+                info = {"type": "model", "id": model, "display_name": model,
+                        "created_at": "2025-01-01T00:00:00Z"}  # fmt: skip
+                self._send(200, json.dumps(info).encode(), {})
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))

@@ -172,3 +172,34 @@ def test_replay_with_the_anthropic_judge(tmp_path: Path) -> None:
     skipped = {x["judge"]["skipped"] for x in lines if "skipped" in x["judge"]}
     assert skipped <= {"not_sampled", "not_judgeable"}
     assert "hard_fail" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (401, "the Anthropic API rejected the key (HTTP 401): check ANTHROPIC_API_KEY"),
+        (404, "does not know judge.model 'claude-haiku-5-5' (HTTP 404)"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "replay", "calibrate"])
+def test_a_rejected_key_or_unknown_model_stops_the_start(
+    command: str, status: int, message: str, tmp_path: Path
+) -> None:
+    """Checked once at start-up (GET /v1/models/{model}, no tokens): one line, exit 2."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(3)))
+    argv = {
+        "run": ["run"],
+        "replay": ["replay", str(src), "--judge", "anthropic"],
+        "calibrate": ["calibrate", "--judge", "anthropic", "--labels", str(src)],
+    }[command]
+    with MessagesApi() as api:
+        api.models_status = status
+        env = {"RAGMON_JUDGE__BACKEND": "anthropic", "RAGMON_METRICS__PORT": "0",
+               "RAGMON_JUDGE__BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "bad-key"}  # fmt: skip
+        result = ragmon(*argv, **env)
+        calls = len(api.requests)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert calls == 0  # no Messages call was made

@@ -152,6 +152,31 @@ def test_otlp_receiver_startup_failures_are_one_line_and_exit_2(setting: str, me
     assert "Traceback" not in stderr
 
 
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"RAGMON_SOURCE__TYPE": "jsonl", "RAGMON_SOURCE__JSONL__PATHS": '["/nonexistent.jsonl"]'},
+         "cannot start the jsonl source: No such file or directory: /nonexistent.jsonl"),
+        ({"RAGMON_SOURCE__TYPE": "jsonl", "RAGMON_SOURCE__JSONL__PATHS": '["/"]'},
+         "cannot start the jsonl source: Is a directory: /"),
+        ({"RAGMON_OUTPUT__EVALUATIONS_JSONL": "/proc/ragmon-none/e.jsonl"},
+         "cannot start the jsonl sink: No such file or directory: /proc/ragmon-none"),
+        ({"RAGMON_GOLDEN__DIR": "/proc/ragmon-none/golden"},
+         "cannot start the golden_rows sink: No such file or directory: /proc/ragmon-none"),
+        ({"RAGMON_JUDGE__CACHE_FILE": "/proc/ragmon-none/cache"},
+         "cannot set up the pipeline: No such file or directory: /proc/ragmon-none"),
+    ],
+)  # fmt: skip
+def test_file_startup_failures_are_one_line_and_exit_2(env: dict[str, str], message: str) -> None:
+    """Each file ragmon must open at start: one line naming it, exit 2, nothing logged as
+    started."""
+    proc = start(free_port(), **env)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 2, stderr
+    assert f"ragmon run: {message}" in stderr
+    assert "Traceback" not in stderr and '"started"' not in stderr
+
+
 def test_port_in_use_is_a_clear_error() -> None:
     """A metrics port that is taken is reported, not a traceback."""
     port = free_port()
