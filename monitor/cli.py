@@ -212,9 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument(
         "--status",
         default="reviewed",
-        help="export rows with this status: reviewed (reviewed or approved, the default), "
-        "needs_review, or any",
+        help="export rows with this status (any case): reviewed (reviewed or approved, with "
+        "a reference; the default), approved, needs_review, rejected, or any",
     )
+    gold.add_argument("--dataset-name", default="ragmon-golden",
+                      help="Langfuse dataset the items go to (default ragmon-golden)")  # fmt: skip
     gold.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
 
     ev = sub.add_parser(

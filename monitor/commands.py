@@ -314,11 +314,24 @@ def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.format is None:
         print("ragmon golden export: --format is required", file=stderr)
         return EXIT_USAGE
-    wanted = {"reviewed": golden_export.REVIEWED, "any": None}.get(args.status, (args.status,))
-    chosen = [r for r in rows if wanted is None or r["ragmon"]["status"] in wanted]
+    status = args.status.strip().lower()
+    if status not in (*golden_export.STATUSES, "any"):
+        known = ", ".join((*golden_export.STATUSES, "any"))
+        print(f"ragmon golden export: unknown --status {args.status!r} (one of {known})",
+              file=stderr)  # fmt: skip
+        return EXIT_USAGE
+    wanted = {"reviewed": golden_export.REVIEWED, "any": None}.get(status, (status,))
+    chosen = [r for r in rows if wanted is None or golden_export.status_of(r) in wanted]
+    no_reference = [
+        r for r in chosen if status == "reviewed" and not golden_export.has_reference(r)
+    ]
+    if no_reference:
+        chosen = [r for r in chosen if golden_export.has_reference(r)]
+        print(f"skipped {len(no_reference)} reviewed rows without a reference (fill "
+              f"'reference' first), e.g. {no_reference[0]['id']}", file=stderr)  # fmt: skip
     out = args.output.open("w", encoding="utf-8") if args.output else stdout
     try:
-        n = golden_export.export(chosen, args.format, out)
+        n = golden_export.export(chosen, args.format, out, args.dataset_name)
     finally:
         if out is not stdout:
             out.close()

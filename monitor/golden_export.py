@@ -9,6 +9,17 @@ from typing import Any, TextIO
 
 FORMATS = ("ragas", "deepeval", "langfuse")
 REVIEWED = ("reviewed", "approved")
+STATUSES = ("needs_review", "reviewed", "approved", "rejected")
+
+
+def status_of(row: dict[str, Any]) -> str:
+    """The row's review status as written by a person: case and spaces do not matter."""
+    return str(row["ragmon"].get("status") or "").strip().lower()
+
+
+def has_reference(row: dict[str, Any]) -> bool:
+    ref = _reference(row)
+    return isinstance(ref, str) and bool(ref.strip())
 
 
 def _reference(row: dict[str, Any]) -> Any:
@@ -45,10 +56,11 @@ def to_deepeval(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def to_langfuse(row: dict[str, Any]) -> dict[str, Any]:
+def to_langfuse(row: dict[str, Any], dataset_name: str = "ragmon-golden") -> dict[str, Any]:
     """Keyword arguments of Langfuse ``create_dataset_item`` (upserts by ``id``)."""
     meta = row["ragmon"]
     return {
+        "dataset_name": dataset_name,
         "id": row["id"],
         "input": {"question": row["user_input"], "contexts": list(row["retrieved_contexts"])},
         "expected_output": _reference(row),
@@ -63,11 +75,15 @@ def to_langfuse(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def export(rows: Iterable[dict[str, Any]], fmt: str, out: TextIO) -> int:
+def export(
+    rows: Iterable[dict[str, Any]], fmt: str, out: TextIO, dataset_name: str = "ragmon-golden"
+) -> int:
     """Write ``rows`` in ``fmt``; returns how many. DeepEval reads one JSON array, the
-    others JSON lines."""
-    convert = {"ragas": to_ragas, "deepeval": to_deepeval, "langfuse": to_langfuse}[fmt]
-    items = [convert(r) for r in rows]
+    others JSON lines; Langfuse items name ``dataset_name``."""
+    if fmt == "langfuse":
+        items = [to_langfuse(r, dataset_name) for r in rows]
+    else:
+        items = [{"ragas": to_ragas, "deepeval": to_deepeval}[fmt](r) for r in rows]
     if fmt == "deepeval":
         json.dump(items, out, ensure_ascii=False, indent=1)
         out.write("\n")
@@ -90,7 +106,7 @@ def stats(rows: Iterable[dict[str, Any]]) -> str:
         by_reason[meta["reason"]] += 1
         occurrences[meta["reason"]] += meta["count"]
         by_category[meta["category"]] += 1
-        by_status[meta["status"]] += 1
+        by_status[status_of(row)] += 1
     lines = [f"{'reason':<22} {'rows':>6} {'occurrences':>12}"]
     lines += [f"{r:<22} {c:>6} {occurrences[r]:>12}" for r, c in by_reason.most_common()]
     lines.append("")

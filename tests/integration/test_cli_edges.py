@@ -147,3 +147,28 @@ def test_eval_retrieval_scores_a_trec_run_and_writes_json(tmp_path: Path) -> Non
     assert data["per_query"]["q1"]["first_hit_rank"] == 1
     bad = ragmon("eval-retrieval", "--qrels", str(run), "--run", str(run))
     assert bad.returncode == 2 and "want 4 (qid iter docid grade)" in bad.stderr
+
+
+def test_golden_export_reads_status_in_any_case_and_refuses_what_it_cannot_export(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(200)))
+    golden = tmp_path / "golden"
+    replay = ragmon("replay", str(src), "--golden-dir", str(golden))
+    assert replay.returncode == 0 and "candidate golden rows:" in replay.stderr
+    seg = sorted(golden.glob("golden-*.jsonl"))[-1]
+    rows = [json.loads(x) for x in seg.read_text().splitlines()]
+    rows[0]["ragmon"]["status"] = " Reviewed "  # as a person may type it
+    rows[0]["reference"] = "Refunds are possible within 30 days."
+    rows[1]["ragmon"]["status"] = "REVIEWED"  # but no reference
+    seg.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = ragmon("golden", "export", "--dir", str(golden), "--format", "langfuse",
+                 "--dataset-name", "support-golden")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    (item,) = [json.loads(x) for x in out.stdout.splitlines()]
+    assert item["dataset_name"] == "support-golden" and item["id"] == rows[0]["id"]
+    assert "skipped 1 reviewed rows without a reference" in out.stderr
+    bogus = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas",
+                   "--status", "bogus")  # fmt: skip
+    assert bogus.returncode == 2 and "unknown --status 'bogus'" in bogus.stderr

@@ -51,7 +51,11 @@ class DeepEvalGolden(BaseModel):
 
 
 class LangfuseItem(BaseModel):
+    """The keyword arguments of ``Langfuse.create_dataset_item`` (``dataset_name`` is required
+    there: rows without it failed with a TypeError)."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
+    dataset_name: str
     id: str
     input: dict[str, Any]
     expected_output: str | None
