@@ -33,6 +33,7 @@ from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.verdict import VERDICTS
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.pii import Redactor
 from monitor.pipeline import freeze_startup_heap
 from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
@@ -134,8 +135,12 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             summary.calibration = Calibration.load(settings.judge.calibration_file)
         sinks: list[Any] = [summary]
         if args.output_jsonl is not None:
-            sinks.append(JsonlSink(evaluations=None if to_stdout else args.output_jsonl,
-                                   stream=stdout if to_stdout else None))  # fmt: skip
+            redactor = (
+                Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
+            )
+            path = None if to_stdout else args.output_jsonl
+            stream = stdout if to_stdout else None
+            sinks.append(JsonlSink(path, stream=stream, redactor=redactor))
         golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
         if golden is not None:
             sinks.append(golden)

@@ -268,6 +268,11 @@ class OutputConfig(_Section):
     sink_flush_attempts: int = Field(
         default=3, ge=1, le=20, description="Flush tries before the daemon stops uncommitted."
     )
+    redact_pii: bool = Field(
+        default=True,
+        description="Redact PII (the golden-row detectors and golden.pii_patterns) in the "
+        "evidence and judge claims of evaluation lines written to files and stdout.",
+    )
 
 
 class GoldenConfig(_Section):

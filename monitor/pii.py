@@ -140,6 +140,16 @@ class Redactor:
             text = det.pattern.sub(functools.partial(self._replace, det=det, counts=counts), text)
         return text
 
+    def found(self, text: str) -> list[tuple[str, str]]:
+        """(kind, text) of every item ``redact`` would replace in ``text``."""
+        out: list[tuple[str, str]] = []
+        for det in self.detectors:
+            for m in det.pattern.finditer(text):
+                item = m.group(det.group)
+                if det.valid is None or det.valid(item):
+                    out.append((det.kind, item))
+        return out
+
     def redact_all(self, texts: Iterable[str], counts: dict[str, int] | None = None) -> list[str]:
         return [self.redact(t, counts) for t in texts]
 

@@ -134,7 +134,8 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
     ]
     out = settings.output
     if out.evaluations_jsonl is not None or out.dead_letters_jsonl is not None:
-        sinks.append(JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl))
+        redactor = Redactor(settings.golden.pii_patterns) if out.redact_pii else None
+        sinks.append(JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl, redactor=redactor))
     if out.dead_letters_topic is not None:
         from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter
 

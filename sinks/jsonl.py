@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from monitor.model import DeadLetter, Evaluation
+from monitor.pii import Redactor
 from sinks import Closable
 
 
@@ -27,11 +28,13 @@ class JsonlSink(Closable):
         evaluations: Path | None = None,
         dead_letters: Path | None = None,
         stream: IO[str] | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         if stream is not None and evaluations is not None:
             raise ValueError("evaluations go to a file or to a stream, not both")
         self._paths = (evaluations, dead_letters)
         self._stream = stream
+        self._redactor = redactor
         self._eval: IO[str] | None = stream
         self._dead: IO[str] | None = None
 
@@ -47,7 +50,11 @@ class JsonlSink(Closable):
     def write(self, evaluation: Evaluation) -> None:
         self._check_open()
         if self._eval is not None:
-            self._eval.write(json.dumps(evaluation.to_line(), ensure_ascii=False) + "\n")
+            line = evaluation.to_line()
+            if self._redactor is not None:
+                trace = evaluation.trace
+                line = redact_line(line, self._redactor, (trace.answer, trace.query))
+            self._eval.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         self._check_open()
@@ -70,3 +77,37 @@ class JsonlSink(Closable):
                 fh.flush()
                 if fh is not self._stream:
                     fh.close()
+
+
+def redact_line(
+    line: dict[str, Any], redactor: Redactor, sources: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The evaluation line with PII redacted wherever trace text is quoted: check evidence
+    (strings, and strings in lists) and the judge's claims. Ids, counts and labels stay.
+    Evidence can quote a piece of an item (a figure "4111" read out of a card number):
+    a quoted piece of an item found in ``sources`` (the answer, the question) is redacted
+    as that item."""
+    items = [found for text in sources for found in redactor.found(text)]
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            for kind, item in items:
+                if value.strip() and value.strip() in item:
+                    return f"[REDACTED:{kind}]"
+            return redactor.redact(value)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    out = dict(line)
+    out["checks"] = {
+        name: {**result, "evidence": clean(result.get("evidence", {}))}
+        for name, result in line["checks"].items()
+    }
+    judge = line.get("judge")
+    if isinstance(judge, dict) and "claims" in judge:
+        out["judge"] = {**judge, "claims": [{**c, "text": redactor.redact(c.get("text", ""))}
+                                            for c in judge["claims"]]}  # fmt: skip
+    return out

@@ -172,3 +172,17 @@ def test_golden_export_reads_status_in_any_case_and_refuses_what_it_cannot_expor
     bogus = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas",
                    "--status", "bogus")  # fmt: skip
     assert bogus.returncode == 2 and "unknown --status 'bogus'" in bogus.stderr
+
+
+def test_evaluation_lines_carry_no_raw_pii_unless_told(tmp_path: Path) -> None:
+    """A card number the answer invents shows in the evidence as [REDACTED:CARD]; with
+    output.redact_pii false it is written as it was."""
+    record = demo.generate(0)
+    record["answer"] = "Your card 4111 1111 1111 1111 was charged $45 [1]."
+    src = tmp_path / "t.jsonl"
+    src.write_text(json.dumps(record) + "\n")
+    out = ragmon("replay", str(src), "--judge", "heuristic", "--output-jsonl", "-")
+    assert out.returncode == 0, out.stderr
+    assert "4111" not in out.stdout and "[REDACTED:CARD]" in out.stdout
+    raw = ragmon("replay", str(src), "--output-jsonl", "-", RAGMON_OUTPUT__REDACT_PII="false")
+    assert raw.returncode == 0 and '"4111"' in raw.stdout  # the figures as read
