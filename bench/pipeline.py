@@ -16,6 +16,7 @@ Best of ``--repeats`` runs each. Not a test: the figures are reported, not asser
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import threading
@@ -73,7 +74,6 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     pin_one_core()
-    import json
 
     records = bench_records(args.traces)
     n, k = len(records), args.repeats
