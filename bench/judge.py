@@ -36,8 +36,8 @@ from monitor.decode import NativeDecoder
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import RUBRIC, user_prompt
-from monitor.judge.runner import JudgeStage
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
+from monitor.judge.stage import JudgeStage
 from monitor.log import configure as configure_logging
 from monitor.model import Evaluation
 from monitor.pipeline import Pipeline

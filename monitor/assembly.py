@@ -66,12 +66,12 @@ class RecordDecoder(Protocol):
         """Forget what came from partitions this process no longer owns."""
         ...
 
-    def held(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+    def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
         """Lowest offset per partition of a record whose content is still buffered."""
         ...
 
 
-class PerRecord:
+class OneItemPerRecord:
     """One record, one item: the native JSON decoder as a ``RecordDecoder``."""
 
     def __init__(self, decode: Callable[[SourceRecord], RagTrace | DeadLetter]) -> None:
@@ -87,7 +87,7 @@ class PerRecord:
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Nothing is buffered."""
 
-    def held(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+    def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
         return {}
 
 
@@ -224,7 +224,7 @@ class OtlpAssembler:
             self._report()
         return out
 
-    def held(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+    def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
         wanted = set(partitions)
         out: dict[Partition, int] = {}
         for b in self._buf.values():
@@ -321,4 +321,4 @@ def by_convention(counts: dict[tuple[str, str], int]) -> tuple[dict[str, int], i
     return by, incomplete
 
 
-__all__ = ["ASSEMBLY_OUTCOMES", "OUTCOMES", "OtlpAssembler", "PerRecord", "convert"]
+__all__ = ["ASSEMBLY_OUTCOMES", "OUTCOMES", "OneItemPerRecord", "OtlpAssembler", "convert"]

@@ -18,11 +18,11 @@ from typing import Protocol
 
 import structlog
 
-from monitor.assembly import Decoded, PerRecord, RecordDecoder
+from monitor.assembly import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
 from monitor.errors import SinkError, SinkFailure, SourceError, describe
-from monitor.judge.runner import JudgeStage
+from monitor.judge.stage import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import Partition, Position, Source, SourceRecord
 from sinks import Sink
@@ -77,7 +77,7 @@ class Pipeline:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.source = source
-        self.decoder: RecordDecoder = PerRecord(decoder) if callable(decoder) else decoder
+        self.decoder: RecordDecoder = OneItemPerRecord(decoder) if callable(decoder) else decoder
         # Records that are part of several items (OTLP messages): items still unfinished.
         self._refs: dict[Position, int] = {}
         self.suite = suite
@@ -302,7 +302,7 @@ class Pipeline:
         (kafka-python keeps the fetch position of a re-assigned partition). Records in the
         judge queue need no re-reading: their verdicts are still written."""
         with self._lock:
-            return self.decoder.held(partitions)
+            return self.decoder.buffered_from(partitions)
 
     def on_lost(self, partitions: list[Partition]) -> None:
         with self._lock:

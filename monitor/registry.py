@@ -15,27 +15,30 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from monitor import demo
-from monitor.assembly import AssemblyLimits, OtlpAssembler, PerRecord, RecordDecoder
+from monitor.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
 from monitor.checks import (
     Check,
     CheckSuite,
+    Citation,
     ContextConflict,
+    EmptyContext,
     GroundingOverlap,
-    default_checks,
+    Refusal,
+    UnsupportedNumbers,
 )
-from monitor.config import JudgeConfig, Settings
+from monitor.config import ChecksConfig, JudgeConfig, Settings
 from monitor.decode import NativeDecoder
 from monitor.errors import ConfigError
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.process import ProcessJudge
-from monitor.judge.runner import (
+from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
+from monitor.judge.stage import (
     CircuitBreaker,
     Judge,
     JudgeStage,
     RedactingJudge,
     VerdictCache,
 )
-from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.model import RagTrace
 from monitor.otlp_http import OtlpHttpSource
 from monitor.pii import Redactor
@@ -50,50 +53,84 @@ from sinks.prometheus import PrometheusSink
 
 
 def build_suite(settings: Settings) -> CheckSuite:
-    cfg = settings.checks
-    checks: list[Check] = []
-    for check in default_checks():
-        if cfg.enabled is not None and check.name not in cfg.enabled:
-            continue
-        if isinstance(check, ContextConflict):
-            check = ContextConflict(similarity=cfg.context_conflict.similarity)
-        elif isinstance(check, GroundingOverlap):
-            check = GroundingOverlap(min_words=cfg.grounding_overlap.min_words)
-        checks.append(check)
-    return CheckSuite(checks)
+    """The enabled checks, in the order of ``CHECKS``, each built from its config."""
+    enabled = settings.checks.enabled
+    return CheckSuite(
+        [build(settings.checks) for name, build in CHECKS.items()
+         if enabled is None or name in enabled]
+    )  # fmt: skip
+
+
+# --- the component tables: name -> builder from the settings ---------------------------------
+# Adding a check, a source or a sink is one builder here and one config section next to it.
+
+CHECKS: dict[str, Callable[[ChecksConfig], Check]] = {
+    "unsupported_numbers": lambda cfg: UnsupportedNumbers(),
+    "refusal": lambda cfg: Refusal(),
+    "citation": lambda cfg: Citation(),
+    "empty_context": lambda cfg: EmptyContext(),
+    "context_conflict": lambda cfg: ContextConflict(similarity=cfg.context_conflict.similarity),
+    "grounding_overlap": lambda cfg: GroundingOverlap(min_words=cfg.grounding_overlap.min_words),
+}
+
+ShareListener = Callable[[float], None]
+
+
+def _demo_source(
+    settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
+) -> Source:
+    cfg = settings.source.demo
+    seed = cfg.seed
+    return DemoSource(lambda i: demo.generate_bytes(i, seed), rate_per_second=cfg.rate_per_second,
+                      limit=cfg.limit)  # fmt: skip
+
+
+def _jsonl_source(
+    settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
+) -> Source:
+    return JsonlSource(settings.source.jsonl.paths)
+
+
+def _kafka_source(
+    settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
+) -> Source:
+    from monitor.kafka_source import KafkaSource
+
+    return KafkaSource(settings.source.kafka, settings.kafka, observer=metrics,
+                       share_listener=on_share)  # fmt: skip
+
+
+def _otlp_http_source(
+    settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
+) -> Source:
+    h = settings.source.otlp_http
+    return OtlpHttpSource(
+        h.host,
+        h.port,
+        h.max_body_bytes,
+        h.max_queue,
+        on_request=metrics.on_otlp_request if metrics else None,
+        bearer_token=h.bearer_token.get_secret_value() if h.bearer_token else None,
+        tls=(h.tls_cert_file, h.tls_key_file) if h.tls_cert_file and h.tls_key_file else None,
+    )
+
+
+SOURCES: dict[str, Callable[[Settings, Metrics | None, ShareListener | None], Source]] = {
+    "demo": _demo_source,
+    "jsonl": _jsonl_source,
+    "kafka": _kafka_source,
+    "otlp_http": _otlp_http_source,
+}
 
 
 def build_source(
     settings: Settings,
     metrics: Metrics | None = None,
-    on_share: Callable[[float], None] | None = None,
+    on_share: ShareListener | None = None,
 ) -> Source:
-    """The configured source. ``on_share`` hears this replica's share of the Kafka
-    partitions after each assignment (the judge budget divides by it)."""
-    src = settings.source
-    if src.type == "jsonl":
-        return JsonlSource(src.jsonl.paths)
-    if src.type == "kafka":
-        from monitor.kafka_source import KafkaSource
-
-        return KafkaSource(src.kafka, settings.kafka, observer=metrics, share_listener=on_share)
-    if src.type == "otlp_http":
-        h = src.otlp_http
-        return OtlpHttpSource(
-            h.host,
-            h.port,
-            h.max_body_bytes,
-            h.max_queue,
-            on_request=metrics.on_otlp_request if metrics else None,
-            bearer_token=h.bearer_token.get_secret_value() if h.bearer_token else None,
-            tls=(h.tls_cert_file, h.tls_key_file) if h.tls_cert_file and h.tls_key_file else None,
-        )
-    seed = src.demo.seed
-    return DemoSource(
-        lambda i: demo.generate_bytes(i, seed),
-        rate_per_second=src.demo.rate_per_second,
-        limit=src.demo.limit,
-    )
+    """The configured source (``source.type``). ``on_share`` hears this replica's share of the
+    Kafka partitions after each assignment (the judge budget divides by it)."""
+    return SOURCES[settings.source.type](settings, metrics, on_share)
 
 
 def build_decoder(
@@ -110,7 +147,7 @@ def build_decoder(
         else:
             fmt = "native"
     if fmt == "native":
-        return PerRecord(NativeDecoder())
+        return OneItemPerRecord(NativeDecoder())
     a = src.assembly
     return OtlpAssembler(
         fmt,
@@ -123,55 +160,73 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
     return Metrics(registry, version=ragmon_version())
 
 
-def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
+def _prometheus_sink(settings: Settings, metrics: Metrics) -> Sink:
     m = settings.metrics
-    sinks: list[Sink] = [
-        PrometheusSink(
-            metrics,
-            routes=LabelLimiter(m.routes, m.max_label_values),
-            apps=LabelLimiter(m.apps, m.max_label_values),
-        )
-    ]
+    return PrometheusSink(metrics, routes=LabelLimiter(m.routes, m.max_label_values),
+                          apps=LabelLimiter(m.apps, m.max_label_values))  # fmt: skip
+
+
+def _jsonl_sink(settings: Settings, metrics: Metrics) -> Sink:
     out = settings.output
-    if out.evaluations_jsonl is not None or out.dead_letters_jsonl is not None:
-        redactor = Redactor(settings.golden.pii_patterns) if out.redact_pii else None
-        sinks.append(JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl, redactor=redactor))
-    if out.dead_letters_topic is not None:
-        from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter
+    redactor = Redactor(settings.golden.pii_patterns) if out.redact_pii else None
+    return JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl, redactor=redactor)
 
-        sinks.append(KafkaDeadLetterSink(out.dead_letters_topic, settings.kafka))
+
+def _dead_letter_topic_sink(settings: Settings, metrics: Metrics) -> Sink:
+    from sinks.kafka_sink import KafkaDeadLetterSink
+
+    assert settings.output.dead_letters_topic is not None
+    return KafkaDeadLetterSink(settings.output.dead_letters_topic, settings.kafka)
+
+
+def _golden_sink(settings: Settings, metrics: Metrics) -> Sink:
+    from sinks.kafka_sink import KafkaRowWriter
+
     golden = settings.golden
-    if golden.dir is not None or golden.topic is not None:
-        from sinks.kafka_sink import KafkaRowWriter
+    topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
+    return GoldenRowSink(
+        golden.dir,
+        Redactor(golden.pii_patterns),
+        tuple(golden.reasons),
+        max_rows=golden.max_rows,
+        max_examples=golden.max_examples,
+        segment_max_bytes=golden.segment_max_bytes,
+        segment_max_age_seconds=golden.segment_max_age_seconds,
+        extra_writers=topic,
+    )
 
-        topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
-        sinks.append(
-            GoldenRowSink(
-                golden.dir,
-                Redactor(golden.pii_patterns),
-                tuple(golden.reasons),
-                max_rows=golden.max_rows,
-                max_examples=golden.max_examples,
-                segment_max_bytes=golden.segment_max_bytes,
-                segment_max_age_seconds=golden.segment_max_age_seconds,
-                extra_writers=topic,
-            )
-        )
+
+def _otel_sink(settings: Settings, metrics: Metrics) -> Sink:
+    from sinks.otel import OtelEventSink
+
     otel = settings.otel
-    if otel.endpoint is not None:
-        from sinks.otel import OtelEventSink
+    assert otel.endpoint is not None
+    return OtelEventSink(
+        otel.endpoint,
+        headers=otel.headers,
+        timeout_seconds=otel.timeout_seconds,
+        service_name=otel.service_name,
+        include_passed=otel.include_passed,
+        on_export=metrics.on_otel_export,
+    )
 
-        sinks.append(
-            OtelEventSink(
-                otel.endpoint,
-                headers=otel.headers,
-                timeout_seconds=otel.timeout_seconds,
-                service_name=otel.service_name,
-                include_passed=otel.include_passed,
-                on_export=metrics.on_otel_export,
-            )
-        )
-    return sinks
+
+# (name, is it configured?, builder), in the order the sinks receive each evaluation.
+SINKS: tuple[tuple[str, Callable[[Settings], bool], Callable[[Settings, Metrics], Sink]], ...] = (
+    ("prometheus", lambda s: True, _prometheus_sink),
+    ("jsonl", lambda s: s.output.evaluations_jsonl is not None
+     or s.output.dead_letters_jsonl is not None, _jsonl_sink),
+    ("kafka_dead_letters", lambda s: s.output.dead_letters_topic is not None,
+     _dead_letter_topic_sink),
+    ("golden_rows", lambda s: s.golden.dir is not None or s.golden.topic is not None,
+     _golden_sink),
+    ("otel_events", lambda s: s.otel.endpoint is not None, _otel_sink),
+)  # fmt: skip
+
+
+def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
+    """Every configured sink (see ``SINKS``)."""
+    return [build(settings, metrics) for _, configured, build in SINKS if configured(settings)]
 
 
 # Output tokens reserved for one verdict before the call (a verdict with a handful of claims

@@ -249,7 +249,7 @@ def test_held_is_the_lowest_buffered_offset_per_partition() -> None:
     asm.feed(rec(first, 4))
     asm.feed(rec(second, 9))
     asm.feed(rec(first, 2, partition=1))
-    assert asm.held([("otlp_spans", 0), ("otlp_spans", 1), ("otlp_spans", 2)]) == {
+    assert asm.buffered_from([("otlp_spans", 0), ("otlp_spans", 1), ("otlp_spans", 2)]) == {
         ("otlp_spans", 0): 4,
         ("otlp_spans", 1): 2,
     }

@@ -15,8 +15,8 @@ from monitor.checks import CheckSuite
 from monitor.decode import NativeDecoder
 from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.heuristic import HeuristicJudge
-from monitor.judge.runner import CircuitBreaker, JudgeStage
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
+from monitor.judge.stage import CircuitBreaker, JudgeStage
 from monitor.judge.verdict import Verdict
 from monitor.model import RagTrace
 from monitor.pipeline import Pipeline
@@ -148,7 +148,7 @@ def test_configuration_error_pauses_the_judge() -> None:
 def test_identical_content_is_judged_once() -> None:
     """The same passages and answer under another trace id reuse the cached verdict (with
     that trace's weight, no spend)."""
-    from monitor.judge.runner import VerdictCache
+    from monitor.judge.stage import VerdictCache
 
     metrics = Metrics(CollectorRegistry())
     judge = GatedJudge()
@@ -175,7 +175,7 @@ def test_identical_content_is_judged_once() -> None:
 
 def test_same_family_judge_and_generator_is_flagged() -> None:
     """A Claude judge grading Claude answers raises the self-preference flag."""
-    from monitor.judge.runner import model_family
+    from monitor.judge.stage import model_family
 
     assert model_family("claude-haiku-5-5") == model_family("anthropic/claude-sonnet-4-6")
     assert model_family("gpt-4o-mini") == "openai" and model_family("my-model") is None
@@ -198,7 +198,7 @@ def test_same_family_judge_and_generator_is_flagged() -> None:
 
 def test_disk_cache_survives_a_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Verdicts appended to the cache file are found by a new cache (a restarted daemon)."""
-    from monitor.judge.runner import VerdictCache
+    from monitor.judge.stage import VerdictCache
 
     trace = RagTrace.model_validate(demo.generate(0))
     verdict = HeuristicJudge().judge(trace)
@@ -214,7 +214,7 @@ def test_disk_cache_survives_a_restart(tmp_path) -> None:  # type: ignore[no-unt
 
 def test_redacting_judge_never_sees_pii() -> None:
     """With judge.redact_pii the judge receives placeholders, not the e-mail address."""
-    from monitor.judge.runner import RedactingJudge
+    from monitor.judge.stage import RedactingJudge
     from monitor.pii import Redactor
 
     seen: list[RagTrace] = []

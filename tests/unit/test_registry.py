@@ -1,0 +1,37 @@
+"""The component tables of the registry agree with the config and with the components."""
+
+from __future__ import annotations
+
+import typing
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry
+
+from monitor import registry
+from monitor.checks import CHECK_NAMES
+from monitor.config import Settings, SourceConfig
+
+
+def test_every_source_type_of_the_config_has_a_builder_and_no_other() -> None:
+    types = typing.get_args(SourceConfig.model_fields["type"].annotation)
+    assert set(registry.SOURCES) == set(types)
+
+
+def test_the_check_table_is_the_default_suite_in_its_order() -> None:
+    assert tuple(registry.CHECKS) == CHECK_NAMES
+    built = registry.build_suite(Settings())
+    assert built.names == list(CHECK_NAMES)
+
+
+def test_each_sink_row_builds_the_sink_of_its_name(tmp_path: Path) -> None:
+    """With every local output configured, the table builds each sink and names it right
+    (the Kafka dead-letter sink needs a broker: tests/integration)."""
+    settings = Settings.model_validate({
+        "output": {"evaluations_jsonl": str(tmp_path / "e.jsonl")},
+        "golden": {"dir": str(tmp_path / "golden")},
+        "otel": {"endpoint": "http://127.0.0.1:9/v1/logs"},
+    })  # fmt: skip
+    sinks = registry.build_sinks(settings, registry.build_metrics(CollectorRegistry()))
+    assert [s.name for s in sinks] == ["prometheus", "jsonl", "golden_rows", "otel_events"]
+    configured = [name for name, on, _ in registry.SINKS if on(settings)]
+    assert configured == [s.name for s in sinks]
