@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeAlias
 
 from monitor import demo, golden_export
 from monitor.errors import EXIT_FAIL
@@ -67,15 +68,10 @@ def _add_config_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ragmon",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=ragmon_version())
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+_Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
+
+def _add_run(sub: _Commands) -> None:
     run = sub.add_parser(
         "run",
         help="run the daemon (metrics on :9464/metrics, /healthz, /readyz)",
@@ -90,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_config_arg(run)
 
+
+def _add_replay(sub: _Commands) -> None:
     replay = sub.add_parser(
         "replay",
         help="evaluate trace files offline (native JSONL or OTLP)",
@@ -139,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="progress bar on stderr (auto: only on a terminal)",
     )
 
+
+def _add_check(sub: _Commands) -> None:
     sub.add_parser(
         "check",
         help="evaluate one trace from stdin",
@@ -146,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Exits 2 with a one-line reason if the trace is invalid.",
     )
 
+
+def _add_demo(sub: _Commands) -> None:
     dem = sub.add_parser(
         "demo",
         help="print synthetic traces (JSONL)",
@@ -166,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="add the human-equivalent verdict as 'label' (input for ragmon calibrate)",
     )
 
+
+def _add_calibrate(sub: _Commands) -> None:
     cal = sub.add_parser(
         "calibrate",
         help="measure the judge against human labels",
@@ -180,11 +184,15 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--output", "-o", type=Path, help="write the calibration record (JSON)")
     _add_config_arg(cal)
 
+
+def _add_schema(sub: _Commands) -> None:
     sch = sub.add_parser("schema", help="print a JSON Schema", description="Print a JSON Schema.")
     sch.add_argument("which", choices=("trace", "config"),
                      help="trace: the native ragmon.trace/v1 record; config: the configuration "
                      "(the same as `ragmon config schema`)")  # fmt: skip
 
+
+def _add_convert(sub: _Commands) -> None:
     conv = sub.add_parser(
         "convert",
         help="turn OTLP span files into native traces",
@@ -197,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--from", dest="fmt", choices=("otlp-json", "otlp-proto"), required=True)
     conv.add_argument("--output-jsonl", type=Path, required=True)
 
+
+def _add_golden(sub: _Commands) -> None:
     gold = sub.add_parser(
         "golden",
         help="summarise or export candidate golden rows",
@@ -219,6 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="Langfuse dataset the items go to (default ragmon-golden)")  # fmt: skip
     gold.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
 
+
+def _add_eval_retrieval(sub: _Commands) -> None:
     ev = sub.add_parser(
         "eval-retrieval",
         help="score a retrieval run against relevance labels (trec_eval's definitions)",
@@ -239,6 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--output-json", type=Path, help="also write the metrics and per-query "
                     "figures as JSON ('-': stdout instead of the table)")  # fmt: skip
 
+
+def _add_config(sub: _Commands) -> None:
     cfg = sub.add_parser(
         "config",
         help="validate, show or describe the configuration",
@@ -248,6 +262,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cfg.add_argument("action", choices=("validate", "show", "schema"))
     _add_config_arg(cfg)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ragmon",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=ragmon_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in (
+        _add_run,
+        _add_replay,
+        _add_check,
+        _add_demo,
+        _add_calibrate,
+        _add_schema,
+        _add_convert,
+        _add_golden,
+        _add_eval_retrieval,
+        _add_config,
+    ):
+        add(sub)
     return parser
 
 

@@ -92,35 +92,57 @@ class _Progress:
             self.out.flush()
 
 
-def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def _replay_format(args: argparse.Namespace, stderr: TextIO) -> str | None:
+    """The input format (told from the files' first bytes unless named), or None after
+    saying what is wrong with the arguments."""
     for path in args.files:
         if not path.exists() or path.is_dir():
             what = "is a directory" if path.is_dir() else "no such file"
             print(f"ragmon replay: {what}: {path}", file=stderr)
-            return EXIT_USAGE
+            return None
     if args.sample_rate is not None and args.judge == "none":
         print("ragmon replay: --sample-rate needs --judge heuristic or anthropic", file=stderr)
-        return EXIT_USAGE
-    sample_rate = 1.0 if args.sample_rate is None else args.sample_rate
-    if not 0.0 <= sample_rate <= 1.0:
+        return None
+    if args.sample_rate is not None and not 0.0 <= args.sample_rate <= 1.0:
         print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)
-        return EXIT_USAGE
-    fmt = args.format
-    if fmt == "auto":
-        found = {otlp.sniff_format(p) for p in args.files} - {None}
-        if len(found) > 1:
-            print(f"ragmon replay: the files mix formats ({', '.join(sorted(map(str, found)))}); "
-                  "replay them separately or name one with --format", file=stderr)  # fmt: skip
-            return EXIT_USAGE
-        fmt = found.pop() if found else "native"
-    settings = _settings(args, "replay", stderr)
-    if settings is None:
+        return None
+    if args.format != "auto":
+        return str(args.format)
+    found = {otlp.sniff_format(p) for p in args.files} - {None}
+    if len(found) > 1:
+        print(f"ragmon replay: the files mix formats ({', '.join(sorted(map(str, found)))}); "
+              "replay them separately or name one with --format", file=stderr)  # fmt: skip
+        return None
+    return str(found.pop()) if found else "native"
+
+
+def _replay_sinks(
+    args: argparse.Namespace, settings: config_mod.Settings, stdout: TextIO
+) -> tuple[SummarySink, GoldenRowSink | None, list[Any]]:
+    """The summary, the golden-row sink (``--golden-dir``) and every sink of a replay."""
+    summary = SummarySink(registry.build_suite(settings).names)
+    if settings.judge.calibration_file is not None and args.judge != "none":
+        summary.calibration = Calibration.load(settings.judge.calibration_file)
+    sinks: list[Any] = [summary]
+    if args.output_jsonl is not None:
+        redactor = Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
+        to_stdout = str(args.output_jsonl) == "-"
+        path = None if to_stdout else args.output_jsonl
+        sinks.append(JsonlSink(path, stream=stdout if to_stdout else None, redactor=redactor))
+    golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
+    if golden is not None:
+        sinks.append(golden)
+    return summary, golden, sinks
+
+
+def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    fmt = _replay_format(args, stderr)
+    settings = _settings(args, "replay", stderr) if fmt is not None else None
+    if fmt is None or settings is None:
         return EXIT_USAGE
     settings = settings.model_copy(
         update={"judge": settings.judge.model_copy(update={"backend": args.judge})}
     )
-    to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
-    report_to = stderr if to_stdout else stdout
     enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
     progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
     source: Any
@@ -129,23 +151,10 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     else:
         source = OtlpFileSource(args.files, fmt)
     try:
-        suite = registry.build_suite(settings)
-        summary = SummarySink(suite.names)
-        if settings.judge.calibration_file is not None and args.judge != "none":
-            summary.calibration = Calibration.load(settings.judge.calibration_file)
-        sinks: list[Any] = [summary]
-        if args.output_jsonl is not None:
-            redactor = (
-                Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
-            )
-            path = None if to_stdout else args.output_jsonl
-            stream = stdout if to_stdout else None
-            sinks.append(JsonlSink(path, stream=stream, redactor=redactor))
-        golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
-        if golden is not None:
-            sinks.append(golden)
+        summary, golden, sinks = _replay_sinks(args, settings, stdout)
         metrics = registry.build_metrics(CollectorRegistry())
-        stage = registry.build_judge_stage(settings, metrics, sample_rate=sample_rate)
+        rate = 1.0 if args.sample_rate is None else args.sample_rate
+        stage = registry.build_judge_stage(settings, metrics, sample_rate=rate)
         decoder = registry.build_decoder(settings, metrics, fmt=fmt.replace("-", "_"))
         pipeline = registry.build_pipeline(
             settings, metrics, source=source, extra_sinks=sinks, judge_stage=stage,
@@ -167,21 +176,25 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     progress.finish()
     if isinstance(decoder, OtlpAssembler):
         _report_conventions(decoder.counts, stderr)
-    unit = "line" if fmt != "otlp-proto" else "message"
-    for letter in summary.dead_letters:
-        where = f"{letter.source} {unit} {letter.offset}"
-        print(f"bad record at {where} ({letter.reason}): {letter.detail}", file=stderr)
-    hidden = summary.dead_letter_count - len(summary.dead_letters)
-    if hidden > 0:
-        print(f"... and {hidden} more bad records", file=stderr)
+    _report_bad_records(summary, "message" if fmt == "otlp-proto" else "line", stderr)
     if golden is not None:
         print(f"candidate golden rows: {golden.rows_written} new in {args.golden_dir}",
               file=stderr)  # fmt: skip
     if pipeline.stats.traces == 0:
         print(f"ragmon replay: no trace evaluated{_why_nothing(args.files, fmt)}", file=stderr)
         return EXIT_FAIL
-    print(summary.table(), file=report_to)
+    to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
+    print(summary.table(), file=stderr if to_stdout else stdout)
     return EXIT_OK
+
+
+def _report_bad_records(summary: SummarySink, unit: str, stderr: TextIO) -> None:
+    for letter in summary.dead_letters:
+        where = f"{letter.source} {unit} {letter.offset}"
+        print(f"bad record at {where} ({letter.reason}): {letter.detail}", file=stderr)
+    hidden = summary.dead_letter_count - len(summary.dead_letters)
+    if hidden > 0:
+        print(f"... and {hidden} more bad records", file=stderr)
 
 
 def _why_nothing(files: list[Path], fmt: str) -> str:
