@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from prometheus_client import CollectorRegistry
 
-from bench.checks import pin_one_core
+from bench.checks import pin_one_core, rate
 from bench.corpus import bench_records
 from monitor import registry
 from monitor.checks import CheckSuite
@@ -37,16 +37,6 @@ from monitor.decode import NativeDecoder
 from monitor.model import RagTrace
 from monitor.pipeline import freeze_startup_heap
 from monitor.sources import ListSource, SourcePosition, SourceRecord
-
-
-def best(fn: Callable[[], object], n: int, repeats: int) -> float:
-    """Best-of-``repeats`` items per second (CPU time of this process)."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return n / min(times)
 
 
 def pipeline_run(records: list[bytes], judge: str) -> Callable[[], object]:
@@ -95,12 +85,18 @@ def main() -> None:
         for t in traces:
             suite(t)
 
+    def cpu_rate(fn: Callable[[], object]) -> float:
+        return rate(fn, n, k, time.process_time)  # CPU of every thread (judge workers too)
+
     rows = [
-        ("bare decode loop (json.loads)", best(bare, n, k)),
-        ("decode to RagTrace", best(decoded, n, k)),
-        ("check suite alone", best(checks, n, k)),
-        ("pipeline, judge none", best(pipeline_run(records, "none"), n, k)),
-        ("pipeline, heuristic judge (default)", best(pipeline_run(records, "heuristic"), n, k)),
+        ("bare decode loop (json.loads)", rate(bare, n, k, time.process_time)),
+        ("decode to RagTrace", rate(decoded, n, k, time.process_time)),
+        ("check suite alone", rate(checks, n, k, time.process_time)),
+        ("pipeline, judge none", rate(pipeline_run(records, "none"), n, k, time.process_time)),
+        (
+            "pipeline, heuristic judge (default)",
+            rate(pipeline_run(records, "heuristic"), n, k, time.process_time),
+        ),
     ]
     floor = rows[0][1]
     size = statistics.mean(len(r) for r in records)
