@@ -84,17 +84,24 @@ def redact_line(
 ) -> dict[str, Any]:
     """The evaluation line with PII redacted wherever trace text is quoted: check evidence
     (strings, and strings in lists) and the judge's claims. Ids, counts and labels stay.
-    Evidence can quote a piece of an item (a figure "4111" read out of a card number):
-    a quoted piece of an item found in ``sources`` (the answer, the question) is redacted
-    as that item."""
-    items = [found for text in sources for found in redactor.found(text)]
+    Evidence can quote a piece of an item (a figure "4111" read out of a card number): a
+    quoted piece that occurs in ``sources`` (the answer, the question) but no longer once
+    their PII is redacted came only from inside an item, and is redacted as that item."""
+    texts = [t for t in sources if t]
+    clean_texts = [redactor.redact(t) for t in texts]
+    items = [found for t in texts for found in redactor.found(t)]
+
+    def inside_item(piece: str) -> str | None:
+        if not piece or not any(
+            piece in t and piece not in c for t, c in zip(texts, clean_texts, strict=True)
+        ):
+            return None
+        return next((kind for kind, item in items if piece in item), None)
 
     def clean(value: Any) -> Any:
         if isinstance(value, str):
-            for kind, item in items:
-                if value.strip() and value.strip() in item:
-                    return f"[REDACTED:{kind}]"
-            return redactor.redact(value)
+            kind = inside_item(value.strip())
+            return f"[REDACTED:{kind}]" if kind else redactor.redact(value)
         if isinstance(value, list):
             return [clean(v) for v in value]
         if isinstance(value, dict):
