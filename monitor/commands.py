@@ -33,7 +33,6 @@ from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.verdict import VERDICTS
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
-from monitor.pii import Redactor
 from monitor.pipeline import freeze_startup_heap
 from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
@@ -117,18 +116,19 @@ def _replay_format(args: argparse.Namespace, stderr: TextIO) -> str | None:
 
 
 def _replay_sinks(
-    args: argparse.Namespace, settings: config_mod.Settings, stdout: TextIO
+    args: argparse.Namespace, settings: config_mod.Settings, stdout: TextIO | None
 ) -> tuple[SummarySink, GoldenRowSink | None, list[Any]]:
-    """The summary, the golden-row sink (``--golden-dir``) and every sink of a replay."""
+    """The summary, the golden-row sink (``--golden-dir``) and every sink of a replay;
+    ``stdout`` is given when the evaluation lines go there (``--output-jsonl -``)."""
     summary = SummarySink(registry.build_suite(settings).names)
     if settings.judge.calibration_file is not None and args.judge != "none":
         summary.calibration = Calibration.load(settings.judge.calibration_file)
     sinks: list[Any] = [summary]
     if args.output_jsonl is not None:
-        redactor = Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
-        to_stdout = str(args.output_jsonl) == "-"
-        path = None if to_stdout else args.output_jsonl
-        sinks.append(JsonlSink(path, stream=stdout if to_stdout else None, redactor=redactor))
+        path = None if stdout is not None else args.output_jsonl
+        sinks.append(
+            JsonlSink(path, stream=stdout, redactor=registry.evaluation_redactor(settings))
+        )
     golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
     if golden is not None:
         sinks.append(golden)
@@ -143,6 +143,7 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     settings = settings.model_copy(
         update={"judge": settings.judge.model_copy(update={"backend": args.judge})}
     )
+    to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
     enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
     progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
     source: Any
@@ -151,7 +152,7 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     else:
         source = OtlpFileSource(args.files, fmt)
     try:
-        summary, golden, sinks = _replay_sinks(args, settings, stdout)
+        summary, golden, sinks = _replay_sinks(args, settings, stdout if to_stdout else None)
         metrics = registry.build_metrics(CollectorRegistry())
         rate = 1.0 if args.sample_rate is None else args.sample_rate
         stage = registry.build_judge_stage(settings, metrics, sample_rate=rate)
@@ -183,7 +184,6 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if pipeline.stats.traces == 0:
         print(f"ragmon replay: no trace evaluated{_why_nothing(args.files, fmt)}", file=stderr)
         return EXIT_FAIL
-    to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
     print(summary.table(), file=stderr if to_stdout else stdout)
     return EXIT_OK
 

@@ -74,10 +74,6 @@ class OtlpHttpSource:
         """Listening."""
         return self._server is not None
 
-    @property
-    def scheme(self) -> str:
-        return "https" if self._tls else "http"
-
     def start(self) -> None:
         """Listen; a port in use or an unreadable certificate is a ``SourceError``."""
         where = f"{self.host}:{self.requested_port}"

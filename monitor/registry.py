@@ -166,10 +166,15 @@ def _prometheus_sink(settings: Settings, metrics: Metrics) -> Sink:
                           apps=LabelLimiter(m.apps, m.max_label_values))  # fmt: skip
 
 
+def evaluation_redactor(settings: Settings) -> Redactor | None:
+    """What redacts evaluation lines written to files or stdout (``output.redact_pii``)."""
+    return Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
+
+
 def _jsonl_sink(settings: Settings, metrics: Metrics) -> Sink:
     out = settings.output
-    redactor = Redactor(settings.golden.pii_patterns) if out.redact_pii else None
-    return JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl, redactor=redactor)
+    return JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl,
+                     redactor=evaluation_redactor(settings))  # fmt: skip
 
 
 def _dead_letter_topic_sink(settings: Settings, metrics: Metrics) -> Sink:

@@ -16,7 +16,6 @@ class InMemorySink(Closable):
         self.dead_letters: list[DeadLetter] = []
         self.flushes = 0
         self.started = False
-        self.closed = False
 
     def start(self) -> None:
         self.started = True
@@ -35,4 +34,7 @@ class InMemorySink(Closable):
 
     def close(self) -> None:
         self._closing()
-        self.closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed

@@ -7,7 +7,6 @@ from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult
 
-_WORD = CONTENT_WORD
 _STOPWORDS = frozenset(
     """
     about above after again against also although among another anyone anything around
@@ -45,7 +44,7 @@ class EmptyContext:
 
 
 def _shingles(text: str, k: int = 3) -> set[int]:
-    words = _WORD.findall(text.lower())
+    words = CONTENT_WORD.findall(text.lower())
     return {hash(tuple(words[i : i + k])) for i in range(max(1, len(words) - k + 1))}
 
 
@@ -148,7 +147,7 @@ class GroundingOverlap:
         self.min_words = min_words
 
     def __call__(self, view: TraceView) -> CheckResult:
-        words = {w.strip("'-") for w in _WORD.findall(view.answer.lower())} - _STOPWORDS
+        words = {w.strip("'-") for w in CONTENT_WORD.findall(view.answer.lower())} - _STOPWORDS
         words.discard("")
         if len(words) < self.min_words:
             return CheckResult.not_applicable(self.name, "too_few_content_words")

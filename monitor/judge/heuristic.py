@@ -19,7 +19,6 @@ from monitor.judge.verdict import Claim, JudgeOutput, Verdict
 from monitor.model import RagTrace
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_WORD = CONTENT_WORD
 _STOP = frozenset(
     "that this with from have your their there which would could should about these those "
     "they them were will been also into than then when what where while more most some such "
@@ -28,7 +27,7 @@ _STOP = frozenset(
 
 
 def _words(text: str) -> set[str]:
-    return {w.rstrip("s") for w in _WORD.findall(text.lower())} - _STOP
+    return {w.rstrip("s") for w in CONTENT_WORD.findall(text.lower())} - _STOP
 
 
 _QUERY_WORD = re.compile(r"[a-z][a-z'-]{2,}")
