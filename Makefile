@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts
+.PHONY: install install-dev run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts alert-scenarios
 
 # install: what `ragmon` needs to run; install-dev: also the test and lint tools.
 install: $(STAMP)
@@ -52,6 +52,11 @@ bench: install-dev
 # intended change of a check, the judge or a mapping; commit the diff with the change.
 verdicts: install-dev
 	$(BIN)/python -m tests.verdicts
+
+# Detection and false-alarm figures of the rate alerts, through promtool (~10 min on 2 cores;
+# QUICK=1 for a shorter run). Needs promtool: bash deploy/prometheus/install.sh
+alert-scenarios: install-dev
+	$(BIN)/python deploy/prometheus/scenarios.py $(if $(QUICK),--quick)
 
 # Regenerate the OTLP corpus (tests/otel_corpus) by running real instrumented pipelines with
 # the pinned instrumentation packages; commit the diff on purpose.

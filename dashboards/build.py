@@ -40,10 +40,26 @@ def wilson_targets(check: str) -> list[tuple[str, str]]:
     ]
 
 
+def alert_targets(check: str) -> list[tuple[str, str]]:
+    """What the rate alerts compare (deploy/prometheus/rules.yml): the recent share's lower
+    bounds against the 7-day baseline and the ticket (1.25x) and page (2x) thresholds."""
+    sel = f'check="{check}",{SEL}'
+    r = "route_check:ragmon_check_flagged"
+    return [
+        (f"{r}:ratio7d{{{sel}}}", "{{route}} 7-day baseline"),
+        (f"1.25 * {r}:ratio7d_high{{{sel}}}", "{{route}} ticket above"),
+        (f"2 * {r}:ratio7d_high{{{sel}}}", "{{route}} page above"),
+        (f"{r}:ratio10m_low{{{sel}}}", "{{route}} 10 min, lower bound"),
+        (f"{r}:ratio1h_low{{{sel}}}", "{{route}} 1 h, lower bound"),
+    ]
+
+
 PANELS: list[dict[str, Any]] = [
     {"title": "Traces evaluated per second", "unit": "reqps", "targets": [
         (f"sum by (route) (rate(ragmon_traces_total{{{SEL}}}[$__rate_interval]))", "{{route}}")]},
     {"title": "Refusal rate (95% Wilson band)", "unit": "percentunit", "targets": wilson_targets("refusal")},
+    {"title": "Refusal alert: recent lower bounds against the baseline thresholds", "unit": "percentunit",
+     "targets": alert_targets("refusal"), "recorded": True},
     {"title": "Answers with unsupported numbers (95% Wilson band)", "unit": "percentunit",
      "targets": wilson_targets("unsupported_numbers")},
     {"title": "Answers without a valid citation (95% Wilson band)", "unit": "percentunit",
@@ -143,9 +159,13 @@ def build() -> dict[str, Any]:
     }
 
 
-def expressions() -> list[str]:
-    """Every PromQL expression of the dashboard (the tests evaluate them)."""
-    return [expr for p in PANELS for expr, _ in p["targets"]]
+def expressions(recorded: bool = False) -> list[str]:
+    """The dashboard's PromQL expressions over ragmon's own metrics, or (`recorded`) over the
+    series the alert rules record, which need an hour of rule history (tests evaluate both:
+    the first against a live Prometheus, the second with promtool)."""
+    return [
+        expr for p in PANELS if p.get("recorded", False) == recorded for expr, _ in p["targets"]
+    ]
 
 
 def render() -> str:

@@ -1,9 +1,11 @@
-"""Writes rules_test.yml: a firing and a non-firing case for every alert in rules.yml.
+"""Writes rules_test.yml: a firing and a non-firing case for every alert in rules.yml, and
+the situations of scenarios.py (at their expected values, without noise) for the refusal alert.
 
     python deploy/prometheus/gen_rules_test.py   # then: promtool test rules rules_test.yml
 
 Expected annotations are the rules' own, with ``{{ $labels.x }}`` filled in, so the test file
-stays in step with the rules (a test checks the committed file equals the generated one).
+stays in step with the rules (a test checks the committed file equals the generated one). An
+alert defined twice with two severities is expected once per severity listed in the case.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from typing import Any
 import yaml
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from scenarios import DAY, Scenario, mean_series  # noqa: E402
+
 RULES = HERE / "rules.yml"
 OUT = HERE / "rules_test.yml"
 
@@ -44,34 +49,84 @@ def checks(
 
 
 ROUTE = {"app": "support", "route": "billing"}
+HIST = 180  # minutes of history before a change: three hourly baseline samples, cheap to test
+REFUSAL = {**ROUTE, "check": "refusal"}
+NUMBERS, EMPTY = {**ROUTE, "check": "unsupported_numbers"}, {**ROUTE, "check": "empty_context"}
+PAGE, TICKET = {**REFUSAL, "severity": "page"}, {**REFUSAL, "severity": "ticket"}
 
-# alert -> list of (case name, input series, eval minute, expected labels or None)
-CASES: dict[str, list[tuple[str, list[dict[str, str]], int, dict[str, str] | None]]] = {
+
+def refusal(s: Scenario) -> list[dict[str, str]]:
+    return mean_series(s, "billing")
+
+
+def step(base: float, mult: float, hist: int = HIST, **kw: Any) -> Scenario:
+    """`hist` minutes at `base`, then `base * mult`, at 10 answers a minute."""
+    return Scenario("", 10, base, hist + 180, mult=mult, change_at=hist, **kw)
+
+
+def burst(minutes: int) -> Scenario:
+    return Scenario("", 10, 0.02, HIST + 60, mult=15, change_at=HIST, shape="burst", burst=minutes)
+
+
+Phases = list[tuple[float, int]] | tuple[float, int]
+
+
+def judged(hard: Phases, other: Phases, hard_n: Phases, other_n: Phases) -> list[dict[str, str]]:
+    """Weighted and unweighted verdict counters of the heuristic judge: hard_fail and pass."""
+    out = []
+    for metric, verdict, parts in (("weight", "hard_fail", hard), ("weight", "pass", other),
+                                   ("s", "hard_fail", hard_n), ("s", "pass", other_n)):  # fmt: skip
+        name = (
+            "ragmon_judge_verdict_weight_total"
+            if metric == "weight"
+            else "ragmon_judge_verdicts_total"
+        )
+        phased = parts if isinstance(parts, list) else [parts]
+        out.append({"series": f'{name}{{judge="heuristic",verdict="{verdict}",rubric="r"}}',
+                    "values": phases(*phased)})  # fmt: skip
+    return out
+
+
+Expected = dict[str, str] | list[dict[str, str]] | None
+# alert -> list of (case name, input series, eval minute, labels of the expected alerts or None)
+CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
     "RagmonRefusalRateSpike": [
-        ("spike to 30% after a day at 2%", checks("refusal", [(2, 1440), (30, 60)], [(98, 1440), (70, 60)]), 1490, ROUTE),
-        ("same spike at two answers a minute", checks("refusal", [(0.04, 1440), (0.6, 60)], [(1.96, 1440), (1.4, 60)]), 1490, None),
-        ("steady 2%", checks("refusal", [(2, 1500)], [(98, 1500)]), 1490, None),
+        # steps at 10 answers a minute; the issue's table after a day at the base rate, the
+        # others after 3 hours (a thinner baseline: wider bounds, slower to fire)
+        ("2% -> 8% (4x) after a day, 30 min after", refusal(step(0.02, 4, DAY)), DAY + 30, None),
+        ("2% -> 8% (4x) after a day, 60 min after", refusal(step(0.02, 4, DAY)), DAY + 60, [TICKET]),
+        ("20% -> 35% (1.75x) after a day, 90 min after", refusal(step(0.20, 1.75, DAY)), DAY + 90, [TICKET]),
+        ("5% -> 15% (3x) after a day, 60 min after", refusal(step(0.05, 3, DAY)), DAY + 60, [TICKET]),
+        ("2% -> 30%, 15 min after", refusal(step(0.02, 15)), HIST + 15, [PAGE, TICKET]),
+        ("2% -> 8% (4x), 90 min after", refusal(step(0.02, 4)), HIST + 90, [TICKET]),
+        ("5% -> 6% (1.2x), 3 h after", refusal(step(0.05, 1.2)), HIST + 180, None),
+        ("steady 2%", refusal(Scenario("", 10, 0.02, HIST + 180)), HIST + 120, None),
+        ("steady 20% at 100 answers a minute", refusal(Scenario("", 100, 0.20, HIST + 180)), HIST + 120, None),
+        ("5-minute burst 2% -> 30%, 8 min after", refusal(burst(5)), HIST + 8, [TICKET]),
+        ("5-minute burst 2% -> 30%, 30 min after", refusal(burst(5)), HIST + 30, None),
+        ("steady 2%, 5 min after a restart", refusal(Scenario("", 10, 0.02, HIST + 60, restarts=(HIST,))), HIST + 5, None),
+        ("2% -> 30% across a restart", refusal(step(0.02, 15, restarts=(HIST + 5,))), HIST + 15, [PAGE, TICKET]),
+        ("a new route at 5%, after 30 min", refusal(Scenario("", 10, 0.05, 180)), 30, None),
+        ("a new route at 5%, after 90 min", refusal(Scenario("", 10, 0.05, 180)), 90, None),
+        ("nights at 0.2 answers a minute, steady 2%", refusal(Scenario("", 10, 0.02, HIST + 400, night=0.2)), HIST + 300, None),
+        ("4 refusals in 20 quiet night minutes", checks("refusal", [(0.2, HIST), (0.2, 20)], [(9.8, HIST), (0, 20)]), HIST + 19, None),
     ],
     "RagmonUnsupportedNumbersHigh": [
-        ("20% of answers", checks("unsupported_numbers", [(20, 60)], [(80, 60)]), 50, ROUTE),
+        ("20% of answers", checks("unsupported_numbers", [(20, 60)], [(80, 60)]), 50, NUMBERS),
         ("5% of answers", checks("unsupported_numbers", [(5, 60)], [(95, 60)]), 50, None),
+        ("2% -> 10% after 3 hours", checks("unsupported_numbers", [(0.2, HIST), (1, 90)], [(9.8, HIST), (9, 90)]), HIST + 80, NUMBERS),
     ],
     "RagmonEmptyContextSpike": [
-        ("20% empty", checks("empty_context", [(20, 40)], [(80, 40)]), 30, ROUTE),
+        ("20% empty", checks("empty_context", [(20, 40)], [(80, 40)]), 30, EMPTY),
         ("2% empty", checks("empty_context", [(2, 40)], [(98, 40)]), 30, None),
+        ("0.5% -> 10% after 3 hours", checks("empty_context", [(0.05, HIST), (1, 90)], [(9.95, HIST), (9, 90)]), HIST + 75, EMPTY),
     ],
     "RagmonFaithfulnessHardFails": [
-        ("10% weighted hard fails", [
-            {"series": 'ragmon_judge_verdict_weight_total{judge="heuristic",verdict="hard_fail",rubric="r"}', "values": phases((2, 100))},
-            {"series": 'ragmon_judge_verdict_weight_total{judge="heuristic",verdict="pass",rubric="r"}', "values": phases((18, 100))},
-            {"series": 'ragmon_judge_verdicts_total{judge="heuristic",verdict="hard_fail",rubric="r"}', "values": phases((1, 100))},
-            {"series": 'ragmon_judge_verdicts_total{judge="heuristic",verdict="pass",rubric="r"}', "values": phases((9, 100))},
-        ], 90, {"judge": "heuristic"}),
-        ("1% weighted hard fails", [
-            {"series": 'ragmon_judge_verdict_weight_total{judge="heuristic",verdict="hard_fail",rubric="r"}', "values": phases((0.2, 100))},
-            {"series": 'ragmon_judge_verdict_weight_total{judge="heuristic",verdict="pass",rubric="r"}', "values": phases((19.8, 100))},
-            {"series": 'ragmon_judge_verdicts_total{judge="heuristic",verdict="pass",rubric="r"}', "values": phases((10, 100))},
-        ], 90, None),
+        ("10% weighted hard fails", judged((2, 100), (18, 100), (1, 100), (9, 100)), 90, {"judge": "heuristic"}),
+        ("1% weighted hard fails", judged((0.2, 100), (19.8, 100), (0, 100), (10, 100)), 90, None),
+        ("2% -> 8% weighted hard fails after a day", judged(
+            [(0.2, DAY), (0.8, 90)], [(9.8, DAY), (9.2, 90)], [(0.2, DAY), (0.8, 90)], [(9.8, DAY), (9.2, 90)]),
+         DAY + 80, {"judge": "heuristic"}),
     ],
     "RagmonJudgeErrors": [
         ("half the calls fail", [
@@ -128,33 +183,40 @@ def _render(template: str, labels: dict[str, str]) -> str:
     return re.sub(r"\{\{\s*\$labels\.(\w+)\s*\}\}", lambda m: labels.get(m.group(1), ""), template)
 
 
-def build() -> str:
-    rules = {
-        r["alert"]: r
-        for g in yaml.safe_load(RULES.read_text())["groups"]
-        for r in g["rules"]
-        if "alert" in r
+def _expected(variants: list[dict[str, Any]], labels: dict[str, str]) -> dict[str, Any]:
+    """The alert one rule variant fires with these labels (its severity picks the variant)."""
+    rule = next(r for r in variants
+                if len(variants) == 1 or r["labels"]["severity"] == labels["severity"])  # fmt: skip
+    full = {**labels, **rule.get("labels", {})}
+    return {
+        "exp_labels": full,
+        "exp_annotations": {k: _render(v, full) for k, v in rule["annotations"].items()},
     }
+
+
+def build() -> str:
+    rules: dict[str, list[dict[str, Any]]] = {}
+    for g in yaml.safe_load(RULES.read_text())["groups"]:
+        for r in g["rules"]:
+            if "alert" in r:
+                rules.setdefault(r["alert"], []).append(r)
     missing = set(rules) - set(CASES)
     if missing:
         raise SystemExit(f"alerts without test cases: {sorted(missing)}")
     tests: list[dict[str, Any]] = []
     for alert, cases in CASES.items():
-        rule = rules[alert]
         for name, series, minute, labels in cases:
-            exp = []
-            if labels is not None:
-                full = {**labels, **rule.get("labels", {})}
-                exp.append({
-                    "exp_labels": full,
-                    "exp_annotations": {k: _render(v, full) for k, v in rule["annotations"].items()},
-                })  # fmt: skip
-            tests.append({
-                "name": f"{alert}: {name}",
-                "interval": "1m",
-                "input_series": series,
-                "alert_rule_test": [{"eval_time": f"{minute}m", "alertname": alert, "exp_alerts": exp}],
-            })  # fmt: skip
+            wanted = [] if labels is None else labels if isinstance(labels, list) else [labels]
+            check = {"eval_time": f"{minute}m", "alertname": alert,
+                     "exp_alerts": [_expected(rules[alert], w) for w in wanted]}  # fmt: skip
+            last = tests[-1] if tests else None
+            if last and last["input_series"] == series and last["name"].startswith(f"{alert}: "):
+                # the same series checked at another time: one test group, one rule run
+                last["name"] += f"; {name}"
+                last["alert_rule_test"].append(check)
+                continue
+            tests.append({"name": f"{alert}: {name}", "interval": "1m", "input_series": series,
+                          "alert_rule_test": [check]})  # fmt: skip
     header = "# Generated by gen_rules_test.py from rules.yml; do not edit by hand.\n"
     body = {"rule_files": ["rules.yml"], "evaluation_interval": "1m", "tests": tests}
     return header + yaml.safe_dump(body, sort_keys=False, width=120)
