@@ -13,6 +13,8 @@ from monitor import demo, golden_export
 from monitor.errors import EXIT_FAIL
 from monitor.version import ragmon_version
 
+TRAP_CATEGORIES = ("answerable", "unanswerable", "near_miss", "multi_hop", "stale_policy")
+
 DESCRIPTION = """\
 ragmon watches a live RAG assistant through its traces: model-free checks on every trace
 (unsupported numbers, refusals, citations, empty or conflicting context, grounding overlap),
@@ -26,7 +28,7 @@ commands:
   schema     print the JSON Schema of the native trace record (ragmon.trace/v1)
   convert    assemble OTLP span files into native traces (what ragmon understood)
   calibrate  measure the judge against human labels (agreement, kappa, confusion matrix)
-  golden     summarise candidate golden rows or export reviewed ones (Ragas, DeepEval, Langfuse)
+  golden     review candidate golden rows, publish the golden set, export it, check precision
   config     validate, show or describe the configuration
   eval-retrieval  recall@k, precision@k, nDCG@k and MRR of a TREC run (trec_eval's definitions)
 """
@@ -206,28 +208,91 @@ def _add_convert(sub: _Commands) -> None:
     conv.add_argument("--output-jsonl", type=Path, required=True)
 
 
+def _gold_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dir", type=Path, required=True, help="the golden.dir of the daemon")
+
+
 def _add_golden(sub: _Commands) -> None:
     gold = sub.add_parser(
         "golden",
-        help="summarise or export candidate golden rows",
-        description="stats: rows and occurrences by reason, category and status. export: "
-        "write reviewed rows (ragmon.status set to 'reviewed' or 'approved' by a person) "
-        "as the file Ragas (JSONL for EvaluationDataset.from_jsonl), DeepEval (a JSON array "
-        "for add_goldens_from_json_file) or Langfuse (JSONL of create_dataset_item "
-        "arguments) loads.",
+        help="review candidate golden rows, publish the golden set, export, precision",
+        description="Candidate golden rows (written by the daemon to golden.dir) become the "
+        "golden set through reviews: each decision is appended to golden.dir/reviews/"
+        "reviews.jsonl (never rewritten), the set is published as versioned files, and the "
+        "decisions measure each check's precision.",
     )
-    gold.add_argument("action", choices=("stats", "export"))
-    gold.add_argument("--dir", type=Path, required=True, help="the golden.dir of the daemon")
-    gold.add_argument("--format", choices=golden_export.FORMATS, help="export format")
-    gold.add_argument(
+    actions = gold.add_subparsers(dest="action", metavar="ACTION", required=True)
+    stats = actions.add_parser("stats", help="rows and occurrences by reason, category, status")
+    _gold_dir(stats)
+    exp = actions.add_parser(
+        "export",
+        help="write reviewed rows for Ragas, DeepEval or Langfuse",
+        description="Write reviewed rows (ragmon.status set to 'reviewed' or 'approved' by a "
+        "person) as the file Ragas (JSONL for EvaluationDataset.from_jsonl), DeepEval (a "
+        "JSON array for add_goldens_from_json_file) or Langfuse (JSONL of "
+        "create_dataset_item arguments) loads.",
+    )
+    _gold_dir(exp)
+    exp.add_argument("--format", choices=golden_export.FORMATS, required=True)
+    exp.add_argument(
         "--status",
         default="reviewed",
         help="export rows with this status (any case): reviewed (reviewed or approved, with "
         "a reference; the default), approved, needs_review, rejected, or any",
     )
-    gold.add_argument("--dataset-name", default="ragmon-golden",
-                      help="Langfuse dataset the items go to (default ragmon-golden)")  # fmt: skip
-    gold.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+    exp.add_argument("--dataset-name", default="ragmon-golden",
+                     help="Langfuse dataset the items go to (default ragmon-golden)")  # fmt: skip
+    exp.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+    rev = actions.add_parser(
+        "review",
+        help="accept or reject one candidate row (appends a decision)",
+        description="Record a decision on a candidate row. An accept needs a reference answer "
+        "(--reference) unless --expect refuse; a reject needs a reason: check_wrong (the check "
+        "flagged a good answer: counts against the check's precision), duplicate, not_useful "
+        "or other. A row decided before needs --after with the id of the decision you saw, "
+        "so a decision made meanwhile by someone else is never overwritten.",
+    )
+    _gold_dir(rev)
+    rev.add_argument("--row", required=True, help="the candidate row id")
+    what = rev.add_mutually_exclusive_group(required=True)
+    what.add_argument("--accept", action="store_true", help="into the golden set")
+    what.add_argument(
+        "--reject",
+        choices=("check_wrong", "duplicate", "not_useful", "other"),
+        metavar="REASON",
+        help="check_wrong, duplicate, not_useful or other",
+    )
+    rev.add_argument(
+        "--reviewer",
+        default=os.environ.get("RAGMON_REVIEWER") or os.environ.get("USER"),
+        help="who decides (default $RAGMON_REVIEWER, else $USER)",
+    )
+    rev.add_argument("--reference", help="the reference answer (replaces the row's)")
+    rev.add_argument(
+        "--gold",
+        action="append",
+        default=[],
+        metavar="DOC=GRADE",
+        help="a gold document among the row's passages, graded 0-3 (repeatable)",
+    )
+    rev.add_argument("--category", choices=TRAP_CATEGORIES, help="trap category")
+    rev.add_argument("--expect", choices=("answer", "refuse"), help="expected behaviour")
+    rev.add_argument("--note", help="free text kept with the decision")
+    rev.add_argument("--after", help="id of the row's latest decision you decided on")
+    pub = actions.add_parser(
+        "publish",
+        help="write the accepted rows as the next golden-set version",
+        description="Write every row whose latest decision is an accept as the next version "
+        "golden-vNNNN-<sha256 prefix>.jsonl (schema ragmon.golden/v1) in --out. A version is "
+        "never rewritten; unchanged content writes nothing.",
+    )
+    _gold_dir(pub)
+    pub.add_argument("--out", type=Path, help="golden-set directory (default: DIR/set)")
+    prec = actions.add_parser(
+        "precision",
+        help="each check's precision measured by the reviews (95%% Wilson interval)",
+    )
+    _gold_dir(prec)
 
 
 def _add_eval_retrieval(sub: _Commands) -> None:

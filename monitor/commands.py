@@ -22,7 +22,7 @@ import structlog
 import yaml
 from prometheus_client import CollectorRegistry
 
-from monitor import assembly, demo, golden_export, otlp, registry
+from monitor import assembly, demo, golden_export, otlp, registry, review
 from monitor import config as config_mod
 from monitor.assembly import OtlpAssembler, by_convention
 from monitor.conventions import CONTENT_MISSING, OUTCOMES, OWN, UNRECOGNISED
@@ -325,13 +325,18 @@ def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if not args.dir.is_dir():
         print(f"ragmon golden: no such directory: {args.dir}", file=stderr)
         return EXIT_USAGE
+    action = {"stats": _golden_stats, "export": _golden_export, "review": _golden_review,
+              "publish": _golden_publish, "precision": _golden_precision}[args.action]  # fmt: skip
+    return action(args, stdout, stderr)
+
+
+def _golden_stats(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    print(golden_export.stats(load_rows(args.dir).values()), file=stdout)
+    return EXIT_OK
+
+
+def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     rows = list(load_rows(args.dir).values())
-    if args.action == "stats":
-        print(golden_export.stats(rows), file=stdout)
-        return EXIT_OK
-    if args.format is None:
-        print("ragmon golden export: --format is required", file=stderr)
-        return EXIT_USAGE
     status = args.status.strip().lower()
     if status not in (*golden_export.STATUSES, "any"):
         known = ", ".join((*golden_export.STATUSES, "any"))
@@ -357,6 +362,65 @@ def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK
 
 
+def _golden_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    row = load_rows(args.dir).get(args.row)
+    if row is None:
+        print(f"ragmon golden review: no candidate row {args.row!r} in {args.dir}", file=stderr)
+        return EXIT_USAGE
+    if not args.reviewer:
+        print("ragmon golden review: --reviewer is required (or set RAGMON_REVIEWER)",
+              file=stderr)  # fmt: skip
+        return EXIT_USAGE
+    try:
+        gold = {doc: int(grade) for doc, _, grade in (g.rpartition("=") for g in args.gold)}
+    except ValueError:
+        print(f"ragmon golden review: --gold takes DOC=GRADE, not {args.gold}", file=stderr)
+        return EXIT_USAGE
+    fields = {"reference": args.reference, "gold_docs": gold, "category": args.category,
+              "expected": args.expect, "note": args.note, "after": args.after,
+              "reason": args.reject}  # fmt: skip
+    try:
+        decision = review.decide(
+            review.ReviewLog(args.dir), row, "accept" if args.accept else "reject",
+            args.reviewer, **{k: v for k, v in fields.items() if v is not None},
+        )  # fmt: skip
+    except review.ReviewError as exc:
+        print(f"ragmon golden review: {exc}", file=stderr)
+        return EXIT_FAIL if isinstance(exc, review.ReviewConflict) else EXIT_USAGE
+    print(f"{decision.action}ed {args.row} (decision {decision.id})", file=stdout)
+    return EXIT_OK
+
+
+def _golden_publish(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    read = review.ReviewLog(args.dir).read()
+    for no, why in read.bad_lines:
+        print(f"skipped unreadable decision at line {no}: {why}", file=stderr)
+    items = review.golden_items(load_rows(args.dir), read.decisions)
+    try:
+        version, new = review.publish(items, args.out or args.dir / "set")
+    except (OSError, review.ReviewError) as exc:
+        print(f"ragmon golden publish: {exc}", file=stderr)
+        return EXIT_FAIL
+    state = "written" if new else "unchanged, not written again"
+    print(f"golden set v{version.number:04d}: {len(items)} items, {version.path} ({state})",
+          file=stdout)  # fmt: skip
+    return EXIT_OK
+
+
+def _golden_precision(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    rows = review.precision(review.ReviewLog(args.dir).read().decisions)
+    if not rows:
+        print("no reviewed flagged rows yet (accept, or reject as check_wrong)", file=stderr)
+        return EXIT_OK
+    print(f"{'check':<22} {'route':<16} {'right':>6} {'wrong':>6} {'precision':>10}  95% interval",
+          file=stdout)  # fmt: skip
+    for p in rows:
+        low, high = p.interval()
+        print(f"{p.check:<22} {p.route or '-':<16} {p.right:>6} {p.wrong:>6} "
+              f"{p.estimate:>10.2f}  {low:.2f}-{high:.2f}", file=stdout)  # fmt: skip
+    return EXIT_OK
+
+
 def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.action == "schema":
         json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
@@ -379,6 +443,7 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     configure_logging(settings.log.level, settings.log.format)
     log = structlog.get_logger("ragmon")
     metrics = registry.build_metrics(CollectorRegistry())
+    registry.watch_reviews(settings, metrics)
     if settings.judge.calibration_file is not None:
         try:
             metrics.set_calibration(Calibration.load(settings.judge.calibration_file))

@@ -160,6 +160,16 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
     return Metrics(registry, version=ragmon_version())
 
 
+def watch_reviews(settings: Settings, metrics: Metrics) -> None:
+    """Exports the checks' reviewed precision from golden.dir's decision log, if any."""
+    if settings.golden.dir is None:
+        return
+    from monitor.review import PrecisionCollector, ReviewLog
+
+    routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)
+    metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))
+
+
 def _prometheus_sink(settings: Settings, metrics: Metrics) -> Sink:
     m = settings.metrics
     return PrometheusSink(metrics, routes=LabelLimiter(m.routes, m.max_label_values),

@@ -227,3 +227,70 @@ def test_convert_and_replay_otlp_files(tmp_path: Path) -> None:
     assert "traces evaluated: 3" in replay.stdout
     native = ragmon("replay", str(out))
     assert native.stdout == replay.stdout  # the converted records evaluate identically
+
+
+def test_golden_review_publish_and_precision(tmp_path: Path) -> None:
+    """From candidate rows to a published golden set through `golden review`: an accept with
+    a reference and a graded gold document, a reject as check_wrong, a conflicting decision
+    refused (exit 1), precision per check, and a second publish that writes nothing."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(300)))
+    golden = tmp_path / "golden"
+    assert ragmon("replay", str(src), "--golden-dir", str(golden)).returncode == 0
+    rows = [
+        json.loads(x)
+        for p in sorted(golden.glob("golden-*.jsonl"))
+        for x in p.read_text().splitlines()
+    ]
+    first, second = rows[0], rows[1]
+    doc = first["retrieved_context_ids"][0]
+    ok = ragmon("golden", "review", "--dir", str(golden), "--row", first["id"], "--accept",
+                "--reference", "Refunds within 30 days.", "--gold", f"{doc}=3",
+                "--category", "answerable", "--reviewer", "ana")  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    decision = ok.stdout.split("decision ")[1].rstrip(")\n")
+    bad = ragmon("golden", "review", "--dir", str(golden), "--row", second["id"],
+                 "--reject", "check_wrong", "--reviewer", "bo")  # fmt: skip
+    assert bad.returncode == 0, bad.stderr
+    late = ragmon("golden", "review", "--dir", str(golden), "--row", first["id"],
+                  "--reject", "not_useful", "--reviewer", "cy")  # fmt: skip
+    assert late.returncode == 1 and "decided by ana" in late.stderr
+    nogold = ragmon(
+        "golden",
+        "review",
+        "--dir",
+        str(golden),
+        "--row",
+        first["id"],
+        "--accept",
+        "--reference",
+        "x",
+        "--gold",
+        "nope=2",
+        "--after",
+        decision,
+        "--reviewer",
+        "cy",
+    )
+    assert nogold.returncode == 2 and "not among the row's passages" in nogold.stderr
+    prec = ragmon("golden", "precision", "--dir", str(golden))
+    assert prec.returncode == 0
+    reasons = {first["ragmon"]["reason"], second["ragmon"]["reason"]}
+    assert all(r in prec.stdout for r in reasons), prec.stdout
+    pub = ragmon("golden", "publish", "--dir", str(golden))
+    assert pub.returncode == 0 and "v0001: 1 items" in pub.stdout, pub.stdout + pub.stderr
+    (item,) = [
+        json.loads(x)
+        for x in next((golden / "set").glob("golden-v0001-*.jsonl")).read_text().splitlines()
+    ]
+    assert item["reference"] == "Refunds within 30 days." and item["gold_docs"] == [
+        {"id": doc, "grade": 3}
+    ]
+    again = ragmon("golden", "publish", "--dir", str(golden))
+    assert "unchanged" in again.stdout and len(list((golden / "set").iterdir())) == 1
+
+
+@pytest.mark.parametrize("action", ["stats", "export", "review", "publish", "precision"])
+def test_each_golden_action_has_help(action: str) -> None:
+    result = ragmon("golden", action, "--help")
+    assert result.returncode == 0 and "--dir" in result.stdout, result.stderr

@@ -196,3 +196,37 @@ def test_port_in_use_is_a_clear_error() -> None:
     finally:
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=30)
+
+
+def test_run_exports_review_precision_from_the_golden_dir(tmp_path: Path) -> None:
+    """With golden.dir set, /metrics carries each check's reviewed precision, re-read when a
+    reviewer appends a decision while the daemon runs."""
+    from monitor import review
+
+    golden = tmp_path / "golden"
+    row = {
+        "id": "r1",
+        "retrieved_context_ids": [],
+        "ragmon": {"reason": "refusal", "route": "billing"},
+    }
+    review.decide(review.ReviewLog(golden), row, "accept", "ana", reference="x")
+    port = free_port()
+    proc = start(port, RAGMON_GOLDEN__DIR=str(golden))
+    try:
+        wait_ready(port)
+        body = fetch(f"http://127.0.0.1:{port}/metrics")[1]
+        assert (
+            'ragmon_check_review_precision{bound="estimate",check="refusal",route="billing"} 1.0'
+            in body
+        )
+        row2 = {**row, "id": "r2"}
+        review.decide(review.ReviewLog(golden), row2, "reject", "bo", reason="check_wrong")
+        body = fetch(f"http://127.0.0.1:{port}/metrics")[1]
+        assert (
+            'ragmon_check_review_precision{bound="estimate",check="refusal",route="billing"} 0.5'
+            in body
+        )
+        assert 'ragmon_check_reviews{check="refusal",label="wrong",route="billing"} 1.0' in body
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -1,0 +1,379 @@
+"""Reviews of candidate golden rows: an append-only decision log, the golden set it yields,
+and the precision of each check that the decisions measure.
+
+A decision is one JSON line (``ragmon.review/v1``) appended to ``<golden dir>/reviews/
+reviews.jsonl`` with a single ``write`` on a file opened for appending, then fsync'd: a crash
+leaves every earlier line whole (at worst the last line is cut short, and readers skip it and
+say so). Nothing is rewritten, so no edit is ever lost; the state of a row is its latest
+decision. Each decision names the decision it was made on (``after``): when someone else
+decided the same row in between, the append is refused (``ReviewConflict``) rather than
+silently overwriting their work.
+
+Every accept or "check was wrong" reject of a flagged row is a label for the check that
+flagged it: accepted = the check was right, rejected as wrong = a false positive.
+``precision()`` turns the labels into each check's reviewed precision per route, with a 95 %
+Wilson interval.
+
+The golden set is published from the accepted rows as versioned files
+(``golden-v0003-<sha256 prefix>.jsonl``, schema ``ragmon.golden/v1``), each written once and
+never rewritten; publishing unchanged content writes nothing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import math
+import os
+import re
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+REVIEW_SCHEMA = "ragmon.review/v1"
+GOLDEN_SCHEMA = "ragmon.golden/v1"
+LOG_NAME = "reviews.jsonl"
+TrapCategory = Literal["answerable", "unanswerable", "near_miss", "multi_hop", "stale_policy"]
+TRAP_CATEGORIES: tuple[str, ...] = TrapCategory.__args__  # type: ignore[attr-defined]
+REJECT_REASONS = ("check_wrong", "duplicate", "not_useful", "other")
+Z95 = 1.959963984540054
+_VERSION = re.compile(r"^golden-v(\d{4,})-([0-9a-f]{12})\.jsonl$")
+
+
+class ReviewError(Exception):
+    """A decision that cannot be recorded (bad input, unknown row)."""
+
+
+class ReviewConflict(ReviewError):
+    """Someone decided the row after the decision this one was made on."""
+
+
+class Decision(BaseModel):
+    """One reviewer's decision on one candidate row."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    review_schema: Literal["ragmon.review/v1"] = Field("ragmon.review/v1", alias="schema")
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    row_id: str = Field(min_length=1)
+    action: Literal["accept", "reject"]
+    reviewer: str = Field(min_length=1, max_length=200)
+    at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    after: str | None = None  # the row's latest decision id the reviewer saw (None: first)
+    reason: Literal["check_wrong", "duplicate", "not_useful", "other"] | None = None
+    note: str | None = Field(default=None, max_length=2000)
+    reference: str | None = Field(default=None, max_length=20000)
+    gold_docs: dict[str, int] = Field(default_factory=dict)  # doc id -> grade 0-3
+    category: TrapCategory | None = None
+    expected: Literal["answer", "refuse"] | None = None
+    # copied from the row when the decision is made, so precision needs only the log
+    check: str | None = None
+    route: str | None = None
+
+    @field_validator("gold_docs")
+    @classmethod
+    def _grades(cls, v: dict[str, int]) -> dict[str, int]:
+        bad = {k: g for k, g in v.items() if not (0 <= g <= 3) or not k}
+        if bad:
+            raise ValueError(f"grades are 0-3 and doc ids non-empty: {bad}")
+        return v
+
+    def label(self) -> bool | None:
+        """What this decision says about the check that flagged the row: right (accepted),
+        wrong (rejected as check_wrong), or nothing (rejected for another reason)."""
+        if self.action == "accept":
+            return True
+        return False if self.reason == "check_wrong" else None
+
+    def line(self) -> str:
+        return self.model_dump_json(by_alias=True, exclude_none=True) + "\n"
+
+
+@dataclass
+class LogRead:
+    decisions: list[Decision] = field(default_factory=list)
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
+
+
+class ReviewLog:
+    """The append-only decision log of one golden directory."""
+
+    def __init__(self, golden_dir: Path) -> None:
+        self.path = golden_dir / "reviews" / LOG_NAME
+
+    def read(self) -> LogRead:
+        out = LogRead()
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return out
+        for no, raw in enumerate(data.split(b"\n"), 1):
+            if not raw.strip():
+                continue
+            try:
+                out.decisions.append(Decision.model_validate_json(raw))
+            except ValidationError as exc:
+                out.bad_lines.append((no, exc.errors()[0]["msg"]))
+        return out
+
+    def latest(self) -> dict[str, Decision]:
+        """Each row's latest decision."""
+        return {d.row_id: d for d in self.read().decisions}
+
+    def append(self, decision: Decision) -> Decision:
+        """Appends one decision, refusing it when the row was decided after `decision.after`.
+        The check and the append hold an exclusive lock on the log, so two reviewers of the
+        same row cannot both pass the check."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            current = self.latest().get(decision.row_id)
+            if current is not None and current.id != decision.after:
+                raise ReviewConflict(
+                    f"row {decision.row_id} was decided by {current.reviewer} at "
+                    f"{current.at.isoformat()} ({current.action}) after the state you saw; "
+                    f"reload it and decide again (after={current.id})"
+                )
+            os.write(fd, decision.line().encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)  # releases the lock
+        return decision
+
+
+def decide(
+    log: ReviewLog, row: dict[str, Any], action: Literal["accept", "reject"], reviewer: str,
+    **fields: Any,
+) -> Decision:  # fmt: skip
+    """Records a decision on a candidate row, with the row's check and route."""
+    meta = row.get("ragmon", {})
+    has_reference = fields.get("reference") or row.get("reference")
+    if action == "accept" and not has_reference and fields.get("expected") != "refuse":
+        raise ReviewError(
+            "an accepted row needs a reference answer (or expected=refuse for a question "
+            "the documents cannot answer)"
+        )
+    if action == "reject" and fields.get("reason") is None:
+        raise ReviewError(f"a reject needs a reason: one of {', '.join(REJECT_REASONS)}")
+    known = set(row.get("retrieved_context_ids") or [])
+    unknown = sorted(set(fields.get("gold_docs") or {}) - known)
+    if unknown:
+        raise ReviewError(f"gold documents not among the row's passages: {unknown}")
+    try:
+        decision = Decision(
+            row_id=row["id"], action=action, reviewer=reviewer,
+            check=meta.get("reason"), route=meta.get("route"), **fields,
+        )  # fmt: skip
+    except ValidationError as exc:
+        raise ReviewError(str(exc.errors()[0]["msg"])) from exc
+    return log.append(decision)
+
+
+# --- precision -------------------------------------------------------------------------
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of successes/n (the same formula as the dashboard's)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    denom = 1 + z * z / n
+    return max(0.0, (centre - half) / denom), min(1.0, (centre + half) / denom)
+
+
+@dataclass(frozen=True)
+class Precision:
+    check: str
+    route: str
+    right: int
+    wrong: int
+
+    @property
+    def reviewed(self) -> int:
+        return self.right + self.wrong
+
+    @property
+    def estimate(self) -> float:
+        return self.right / self.reviewed if self.reviewed else math.nan
+
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.right, self.reviewed)
+
+
+def precision(decisions: Iterable[Decision]) -> list[Precision]:
+    """Reviewed precision per (check, route) from each row's latest decision."""
+    latest: dict[str, Decision] = {}
+    for d in decisions:
+        latest[d.row_id] = d
+    counts: dict[tuple[str, str], list[int]] = {}
+    for d in latest.values():
+        label = d.label()
+        if label is None or not d.check:
+            continue
+        c = counts.setdefault((d.check, d.route or ""), [0, 0])
+        c[0 if label else 1] += 1
+    return [Precision(k[0], k[1], r, w) for k, (r, w) in sorted(counts.items())]
+
+
+# --- the golden set --------------------------------------------------------------------
+
+
+def golden_items(
+    rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
+) -> list[dict[str, Any]]:
+    """The golden set: every row whose latest decision is an accept, as ragmon.golden/v1."""
+    latest: dict[str, Decision] = {}
+    for d in decisions:
+        latest[d.row_id] = d
+    items = []
+    for rid, d in sorted(latest.items()):
+        row = rows.get(rid)
+        if d.action != "accept" or row is None:
+            continue
+        meta = row.get("ragmon", {})
+        items.append({
+            "schema": GOLDEN_SCHEMA,
+            "id": rid,
+            "query": row.get("user_input"),
+            "reference": d.reference if d.reference is not None else row.get("reference"),
+            "gold_docs": [{"id": k, "grade": g} for k, g in sorted(d.gold_docs.items())],
+            "category": d.category,
+            "expected": d.expected or "answer",
+            "source_trace_ids": list(meta.get("examples") or [meta.get("trace_id")]),
+            "route": meta.get("route"),
+            "reviewer": d.reviewer,
+            "reviewed_at": d.at.isoformat(),
+            "decision": d.id,
+        })  # fmt: skip
+    return items
+
+
+@dataclass(frozen=True)
+class Version:
+    number: int
+    digest: str
+    path: Path
+
+
+def versions(directory: Path) -> list[Version]:
+    """Published golden-set versions, oldest first."""
+    out = []
+    for p in directory.glob("golden-v*.jsonl") if directory.is_dir() else ():
+        m = _VERSION.match(p.name)
+        if m:
+            out.append(Version(int(m.group(1)), m.group(2), p))
+    return sorted(out, key=lambda v: v.number)
+
+
+def _render(items: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(i, sort_keys=True, ensure_ascii=False) + "\n" for i in items).encode()
+
+
+def publish(items: list[dict[str, Any]], directory: Path) -> tuple[Version, bool]:
+    """Writes the items as the next version unless they equal the latest one. Returns the
+    version that holds them and whether it is new. A version file is created exclusively
+    (never overwritten) and fsync'd before it gets its final name."""
+    body = _render(items)
+    digest = hashlib.sha256(body).hexdigest()[:12]
+    existing = versions(directory)
+    if existing and existing[-1].digest == digest:
+        return existing[-1], False
+    directory.mkdir(parents=True, exist_ok=True)
+    number = existing[-1].number + 1 if existing else 1
+    final = directory / f"golden-v{number:04d}-{digest}.jsonl"
+    tmp = directory / f".tmp-{final.name}"
+    with open(tmp, "xb") as f:
+        f.write(body)
+        f.flush()
+        os.fsync(f.fileno())
+    if final.exists():  # a concurrent publisher took the number
+        tmp.unlink()
+        raise ReviewError(f"{final.name} already exists; publish again")
+    os.link(tmp, final)  # fails rather than replace an existing file
+    tmp.unlink()
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return Version(number, digest, final), True
+
+
+def load_version(path: Path) -> Iterator[dict[str, Any]]:
+    """The items of a published version, checked against the digest in its name."""
+    m = _VERSION.match(path.name)
+    body = path.read_bytes()
+    if m and hashlib.sha256(body).hexdigest()[:12] != m.group(2):
+        raise ReviewError(f"{path.name}: content does not match its digest (edited in place?)")
+    for line in body.decode().splitlines():
+        if line.strip():
+            yield json.loads(line)
+
+
+# --- metrics ---------------------------------------------------------------------------
+
+
+class PrecisionCollector:
+    """Exports each check's reviewed precision from the decision log on every scrape (the
+    log is re-read only when it changed): ``ragmon_check_review_precision{check, route,
+    bound}`` (bound: estimate, low, high; the 95 % Wilson interval) and
+    ``ragmon_check_reviews{check, route, label}`` (right, wrong). Routes go through the same
+    label limit as the other route metrics."""
+
+    def __init__(self, log: ReviewLog, routes: Any) -> None:
+        self.log = log
+        self._routes = routes
+        self._stamp: tuple[int, int] | None = None
+        self._cached: list[Precision] = []
+
+    def _current(self) -> list[Precision]:
+        try:
+            st = self.log.path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            return []
+        if stamp != self._stamp:
+            self._cached = precision(self.log.read().decisions)
+            self._stamp = stamp
+        return self._cached
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        prec = GaugeMetricFamily(
+            "ragmon_check_review_precision",
+            "Share of a check's flagged rows that reviewers accepted (rejected as "
+            "check_wrong = a false positive), with its 95% Wilson interval.",
+            labels=["check", "route", "bound"],
+        )
+        counts = GaugeMetricFamily(
+            "ragmon_check_reviews",
+            "Reviewed flagged rows per check: right (accepted) and wrong (check_wrong).",
+            labels=["check", "route", "label"],
+        )
+        merged: dict[tuple[str, str], list[int]] = {}
+        for p in self._current():
+            c = merged.setdefault((p.check, self._routes(p.route or None)), [0, 0])
+            c[0] += p.right
+            c[1] += p.wrong
+        for (check, route), (right, wrong) in sorted(merged.items()):
+            low, high = wilson(right, right + wrong)
+            prec.add_metric([check, route, "estimate"], right / (right + wrong))
+            prec.add_metric([check, route, "low"], low)
+            prec.add_metric([check, route, "high"], high)
+            counts.add_metric([check, route, "right"], right)
+            counts.add_metric([check, route, "wrong"], wrong)
+        yield prec
+        yield counts
+
+    def describe(self) -> list[Any]:
+        return []  # registered without describing: collected on each scrape
