@@ -30,6 +30,7 @@ run: install
 # started before pytest and stopped after (also on failure) by deploy/run-tests.sh.
 test: install-dev lint
 	bash deploy/prometheus/install.sh
+	bash deploy/browser/install.sh
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash deploy/run-tests.sh $(PYTEST_ARGS)
 
 unit: install-dev

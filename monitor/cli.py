@@ -29,6 +29,7 @@ commands:
   convert    assemble OTLP span files into native traces (what ragmon understood)
   calibrate  measure the judge against human labels (agreement, kappa, confusion matrix)
   golden     review candidate golden rows, publish the golden set, export it, check precision
+  review     the review page in a browser: candidate rows into the golden set
   config     validate, show or describe the configuration
   eval-retrieval  recall@k, precision@k, nDCG@k and MRR of a TREC run (trec_eval's definitions)
 """
@@ -295,6 +296,23 @@ def _add_golden(sub: _Commands) -> None:
     _gold_dir(prec)
 
 
+def _add_review(sub: _Commands) -> None:
+    rev = sub.add_parser(
+        "review",
+        help="the review page: candidate rows into the golden set, in a browser",
+        description="Serve the review page over golden.dir's candidate rows: a queue filtered "
+        "by state, reason, category, route, release and check; each row with its query, "
+        "context and answer, the check evidence marked; accept (reference, graded gold "
+        "documents, trap category, expected behaviour) or reject with a reason; keyboard "
+        "shortcuts (press ?). Decisions go to golden.dir/reviews/reviews.jsonl; /metrics "
+        "serves each check's reviewed precision. Binding beyond loopback needs "
+        "RAGMON_REVIEW_TOKEN: reviewers log in with it (or send it as a bearer token).",
+    )
+    _gold_dir(rev)
+    rev.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    rev.add_argument("--port", type=int, default=8900, help="port (default 8900)")
+
+
 def _add_eval_retrieval(sub: _Commands) -> None:
     ev = sub.add_parser(
         "eval-retrieval",
@@ -346,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_schema,
         _add_convert,
         _add_golden,
+        _add_review,
         _add_eval_retrieval,
         _add_config,
     ):

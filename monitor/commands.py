@@ -421,6 +421,24 @@ def _golden_precision(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
     return EXIT_OK
 
 
+def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from monitor import review_web
+
+    if not args.dir.is_dir():
+        print(f"ragmon review: no such directory: {args.dir}", file=stderr)
+        return EXIT_USAGE
+    token = os.environ.get("RAGMON_REVIEW_TOKEN") or None
+    try:
+        review_web.check_bind(args.host, token)
+    except ConfigError as exc:
+        print(f"ragmon review: {exc}", file=stderr)
+        return EXIT_USAGE
+    where = f"http://{args.host}:{args.port}/"
+    print(f"review page on {where} (Ctrl-C to stop)", file=stderr)
+    review_web.serve(args.dir, args.host, args.port, token)
+    return EXIT_OK
+
+
 def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.action == "schema":
         json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
@@ -578,6 +596,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_schema(args.which, sys.stdout)
     if args.command == "golden":
         return cmd_golden(args, sys.stdout, sys.stderr)
+    if args.command == "review":
+        return cmd_review(args, sys.stdout, sys.stderr)
     if args.command == "calibrate":
         return cmd_calibrate(args, sys.stdout, sys.stderr)
     if args.command == "eval-retrieval":

@@ -13,8 +13,8 @@ from monitor.checks import CHECK_NAMES
 from tests.integration.conftest import CONSOLE_SCRIPT, clean_env, ragmon
 
 COMMANDS = (
-    "run", "replay", "check", "demo", "schema", "convert", "calibrate", "golden", "config",
-    "eval-retrieval",
+    "run", "replay", "check", "demo", "schema", "convert", "calibrate", "golden", "review",
+    "config", "eval-retrieval",
 )  # fmt: skip
 
 
@@ -294,3 +294,9 @@ def test_golden_review_publish_and_precision(tmp_path: Path) -> None:
 def test_each_golden_action_has_help(action: str) -> None:
     result = ragmon("golden", action, "--help")
     assert result.returncode == 0 and "--dir" in result.stdout, result.stderr
+
+
+def test_review_refuses_to_bind_beyond_loopback_without_a_token(tmp_path: Path) -> None:
+    out = ragmon("review", "--dir", str(tmp_path), "--host", "0.0.0.0")
+    assert out.returncode == 2 and "RAGMON_REVIEW_TOKEN" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

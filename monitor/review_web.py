@@ -1,0 +1,343 @@
+"""``ragmon review``: the review page over the candidate golden rows.
+
+A queue of candidate rows (filtered by state, reason, category, route, release and check),
+and one page per row showing the query, the packed context and the answer with the check
+evidence marked in place; a reviewer accepts the row into the golden set (with a reference
+answer, graded gold documents, a trap category and the expected behaviour) or rejects it
+with a reason. Decisions go to the append-only log of ``monitor.review``.
+
+Starlette serves it (through uvicorn), Jinja2 renders it with autoescaping on: trace content
+is untrusted production text and is only ever shown as text. Every response carries a
+Content-Security-Policy that allows no inline script; the one script is a static file.
+Bound to a loopback address the page needs no login; any other bind needs a token
+(``RAGMON_REVIEW_TOKEN``), given once on a login form (then an HttpOnly, SameSite=Strict
+cookie) or as a bearer header. Every state-changing request carries a CSRF token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from monitor import review
+from monitor.errors import ConfigError
+from monitor.telemetry import LabelLimiter
+from sinks.golden import load_rows
+
+HERE = Path(__file__).resolve().parent
+COOKIE = "ragmon_review"
+FILTERS = ("state", "reason", "category", "route", "release", "check")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# --- what a row looks like on the page ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    mark: str | None = None  # why it is marked: number, citation, refusal
+
+
+def mark_answer(answer: str, checks: dict[str, Any]) -> list[Piece]:
+    """The answer cut into pieces, the evidence of the flagged checks marked: unsupported
+    numbers, invalid citation markers and the refusal cue, where they occur."""
+
+    def ev(name: str) -> dict[str, Any]:
+        return dict((checks.get(name) or {}).get("evidence") or {})
+
+    wanted: list[tuple[str, str]] = []
+    wanted += [(str(n), "number") for n in ev("unsupported_numbers").get("numbers", [])]
+    wanted += [(str(c), "citation") for c in ev("citation").get("invalid", [])]
+    if ev("refusal").get("phrase"):
+        wanted.append((str(ev("refusal")["phrase"]), "refusal"))
+    spans: list[tuple[int, int, str]] = []
+    lower = answer.lower()
+    for needle, why in wanted:
+        if not needle:
+            continue
+        start = lower.find(needle.lower())
+        while start != -1:
+            end = start + len(needle)
+            if not any(s < end and start < e for s, e, _ in spans):
+                spans.append((start, end, why))
+            start = lower.find(needle.lower(), end)
+    pieces, at = [], 0
+    for s, e, why in sorted(spans):
+        if s > at:
+            pieces.append(Piece(answer[at:s]))
+        pieces.append(Piece(answer[s:e], why))
+        at = e
+    if at < len(answer):
+        pieces.append(Piece(answer[at:]))
+    return pieces
+
+
+def conflicting_passages(checks: dict[str, Any]) -> set[int]:
+    """1-based passage numbers the context_conflict check names."""
+    ev = (checks.get("context_conflict") or {}).get("evidence") or {}
+    return {int(i) for c in ev.get("conflicts", []) for i in c.get("passages", [])}
+
+
+def state_of(row_id: str, latest: dict[str, review.Decision]) -> str:
+    d = latest.get(row_id)
+    return "needs_review" if d is None else ("accepted" if d.action == "accept" else "rejected")
+
+
+def _matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:
+    meta = row.get("ragmon", {})
+    want = {k: v for k, v in filters.items() if v}
+    if want.get("state", "needs_review") not in ("any", state):
+        return False
+    for key in ("reason", "category", "route", "release"):
+        if key in want and str(meta.get(key) or "") != want[key]:
+            return False
+    return not ("check" in want and want["check"] not in (meta.get("checks") or {}))
+
+
+# --- the app -----------------------------------------------------------------------------
+
+
+class ReviewSite:
+    """The pages and their state: the golden directory, the decision log, the secrets."""
+
+    def __init__(self, golden_dir: Path, token: str | None = None) -> None:
+        self.golden_dir = golden_dir
+        self.log = review.ReviewLog(golden_dir)
+        self.token = token
+        self._secret = secrets.token_bytes(32)
+        self.csrf = self._mac("csrf")
+        self.registry = CollectorRegistry()
+        self.registry.register(review.PrecisionCollector(self.log, LabelLimiter()))
+        self.templates = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(HERE / "templates" / "review"),
+            autoescape=True,  # every {{ }} is HTML-escaped: trace text is data
+            undefined=jinja2.StrictUndefined,
+        )
+
+    def _mac(self, what: str) -> str:
+        return hmac.new(self._secret, what.encode(), hashlib.sha256).hexdigest()
+
+    def session(self) -> str:
+        return self._mac(f"session:{self.token}")
+
+    def authorised(self, request: Request) -> bool:
+        if self.token is None:
+            return True
+        bearer = request.headers.get("authorization", "")
+        if bearer.startswith("Bearer ") and hmac.compare_digest(bearer[7:], self.token):
+            return True
+        return hmac.compare_digest(request.cookies.get(COOKIE, ""), self.session())
+
+    def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        body = self.templates.get_template(name).render(
+            csrf=self.csrf, login=self.token is not None, **context
+        )
+        return HTMLResponse(body, status_code=status)
+
+    # pages
+
+    def _rows(self) -> tuple[dict[str, dict[str, Any]], dict[str, review.Decision]]:
+        return load_rows(self.golden_dir), self.log.latest()
+
+    def queue(self, request: Request) -> Response:
+        filters = {k: request.query_params.get(k, "") for k in FILTERS}
+        rows, latest = self._rows()
+        chosen = [r for r in rows.values() if _matches(r, state_of(r["id"], latest), filters)]
+        chosen.sort(key=lambda r: (-int(r["ragmon"].get("count", 1)), r["id"]))
+        options = {
+            key: sorted({str(r["ragmon"].get(key) or "") for r in rows.values()} - {""})
+            for key in ("reason", "category", "route", "release")
+        }
+        options["check"] = sorted(
+            {c for r in rows.values() for c in r["ragmon"].get("checks") or {}}
+        )
+        options["state"] = ["needs_review", "accepted", "rejected", "any"]
+        items = [(r, state_of(r["id"], latest)) for r in chosen]
+        query = urlencode({k: v for k, v in filters.items() if v})
+        return self.page("queue.html", rows=items, filters=filters, options=options, query=query,
+                         total=len(rows))  # fmt: skip
+
+    def row(self, request: Request) -> Response:
+        rid = request.path_params["row_id"]
+        rows, latest = self._rows()
+        row = rows.get(rid)
+        if row is None:
+            return self.page(
+                "message.html", 404, title="No such row", message=f"No candidate row {rid}."
+            )
+        return self._row_page(row, latest, request.query_params.get("q", ""))
+
+    def _row_page(self, row: dict[str, Any], latest: dict[str, review.Decision], query: str,
+                  status: int = 200, error: str | None = None) -> Response:  # fmt: skip
+        meta = row["ragmon"]
+        checks = meta.get("checks") or {}
+        history = [d for d in self.log.read().decisions if d.row_id == row["id"]]
+        current = latest.get(row["id"])
+        ids = row.get("retrieved_context_ids") or []
+        passages = list(zip(ids, row.get("retrieved_contexts") or [], strict=False))
+        judge = meta.get("judge") or {}
+        answer = mark_answer(row.get("response") or "", checks)
+        return self.page(
+            "row.html", status, row=row, meta=meta, answer=answer, passages=passages,
+            conflicts=conflicting_passages(checks), checks=checks,
+            claims=judge.get("claims") or [], history=history, current=current, query=query,
+            grades=(current.gold_docs if current else {}), error=error,
+            categories=review.TRAP_CATEGORIES, reasons=review.REJECT_REASONS,
+        )  # fmt: skip
+
+    def _missing(self, rid: str) -> Response:
+        return self.page("message.html", 404, title="No such row", message=f"No row {rid}.")
+
+    async def decide(self, request: Request) -> Response:
+        form = await request.form()
+        if not hmac.compare_digest(str(form.get("csrf", "")), self.csrf):
+            message = "Missing or stale form token: reload the page."
+            return self.page("message.html", 403, title="Refused", message=message)
+        rid = request.path_params["row_id"]
+        rows, latest = self._rows()
+        row = rows.get(rid)
+        if row is None:
+            return self._missing(rid)
+        text = {k: str(v).strip() for k, v in form.items() if isinstance(v, str)}
+        query = text.get("q", "")
+        action, reviewer = text.get("action", ""), text.get("reviewer", "")
+        if action not in ("accept", "reject") or not reviewer:
+            error = "Choose accept or reject and give your name."
+            return self._row_page(row, latest, query, 400, error)
+        fields = {"after": text.get("after"), "note": text.get("note")}
+        if action == "accept":
+            grades = {k[6:]: int(v) for k, v in text.items() if k.startswith("grade:") and v}
+            fields.update(reference=text.get("reference"), category=text.get("category"),
+                          expected=text.get("expected"))  # fmt: skip
+            kept: dict[str, Any] = {k: v for k, v in fields.items() if v}
+            kept["gold_docs"] = grades
+        else:
+            fields["reason"] = text.get("reason")
+            kept = {k: v for k, v in fields.items() if v}
+        try:
+            review.decide(self.log, row, "accept" if action == "accept" else "reject", reviewer,
+                          **kept)  # fmt: skip
+        except review.ReviewConflict as exc:
+            return self._row_page(row, self.log.latest(), query, 409, str(exc))
+        except review.ReviewError as exc:
+            return self._row_page(row, latest, query, 400, str(exc))
+        return RedirectResponse(self._next(rid, query), status_code=303)
+
+    def _next(self, done: str, query: str) -> str:
+        """The next row of the same queue, or the queue when it is empty."""
+        from urllib.parse import parse_qsl
+
+        filters = dict(parse_qsl(query))
+        rows, latest = self._rows()
+        left = [
+            r
+            for r in rows.values()
+            if r["id"] != done and _matches(r, state_of(r["id"], latest), filters)
+        ]
+        left.sort(key=lambda r: (-int(r["ragmon"].get("count", 1)), r["id"]))
+        suffix = f"?{urlencode({'q': query})}" if query else ""
+        return f"/row/{left[0]['id']}{suffix}" if left else f"/?{query}"
+
+    def metrics(self, request: Request) -> Response:
+        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+    def login_form(self, request: Request) -> Response:
+        return self.page("login.html", error=None)
+
+    async def login(self, request: Request) -> Response:
+        form = await request.form()
+        given = str(form.get("token", ""))
+        if self.token is None or not hmac.compare_digest(given, self.token):
+            return self.page("login.html", 401, error="Wrong token.")
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, self.session(), httponly=True, samesite="strict")
+        return response
+
+
+class _Guard(BaseHTTPMiddleware):
+    """Security headers on every response; the login gate when a token is set."""
+
+    def __init__(self, app: Any, site: ReviewSite) -> None:
+        super().__init__(app)
+        self.site = site
+
+    async def dispatch(
+        self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        open_paths = request.url.path in ("/login",) or request.url.path.startswith("/static/")
+        if not open_paths and not self.site.authorised(request):
+            if request.method == "GET" and request.url.path != "/metrics":
+                response: Response = RedirectResponse("/login", status_code=303)
+            else:
+                response = Response("login required\n", status_code=401, media_type="text/plain")
+        else:
+            response = await call_next(request)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+
+def build_app(golden_dir: Path, token: str | None = None) -> Starlette:
+    site = ReviewSite(golden_dir, token)
+    routes = [
+        Route("/", site.queue),
+        Route("/row/{row_id}", site.row),
+        Route("/row/{row_id}/decide", site.decide, methods=["POST"]),
+        Route("/metrics", site.metrics),
+        Route("/login", site.login_form, methods=["GET"]),
+        Route("/login", site.login, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=HERE / "static" / "review"), name="static"),
+    ]
+    app = Starlette(routes=routes, middleware=[Middleware(_Guard, site=site)])
+    app.state.site = site
+    return app
+
+
+def check_bind(host: str, token: str | None) -> None:
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"the review page binds to {host}, beyond this machine: set RAGMON_REVIEW_TOKEN "
+            "(reviewers log in with it), or bind to 127.0.0.1"
+        )
+
+
+def serve(golden_dir: Path, host: str, port: int, token: str | None) -> None:
+    import uvicorn
+
+    check_bind(host, token)
+    uvicorn.run(build_app(golden_dir, token), host=host, port=port, log_level="warning",
+                access_log=False, server_header=False)  # fmt: skip

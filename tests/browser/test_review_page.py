@@ -1,0 +1,167 @@
+"""The review page in a real browser: Playwright driving Debian's chromium against
+`ragmon review` serving candidate rows made by `ragmon replay` from demo traffic and from a
+trace whose text is an XSS attempt."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from monitor import demo
+from tests.integration.conftest import RAGMON, clean_env, free_port, ragmon
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# no background traffic: this machine's network is closed, and the test needs none
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+XSS = {
+    "query": "<script>alert('q')</script> refund window?",
+    "answer": "There is no information about that. <img src=x onerror=alert('a')> "
+    "[click](javascript:alert('l')) <script>alert('s')</script>",
+    "passage": "<iframe src=javascript:alert('p')></iframe> Refunds take <b>30 days</b>.",
+}
+
+
+def xss_trace() -> dict[str, object]:
+    trace = demo.generate(0)
+    trace.update(trace_id="5" * 32, query=XSS["query"], answer=XSS["answer"], route="billing")
+    trace["context"] = [{"doc_id": "evil-doc", "text": XSS["passage"]}]
+    return trace
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium not found: `make test` installs Debian's chromium")
+    tmp = tmp_path_factory.mktemp("review")
+    src = tmp / "traces.jsonl"
+    traces = [demo.generate(i) for i in range(300)] + [xss_trace()]
+    src.write_text("".join(json.dumps(t) + "\n" for t in traces))
+    golden = tmp / "golden"
+    assert ragmon("replay", str(src), "--golden-dir", str(golden)).returncode == 0
+    port = free_port()
+    proc = subprocess.Popen(
+        [*RAGMON, "review", "--dir", str(golden), "--port", str(port)],
+        env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=1).read()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise AssertionError(
+                    f"review page did not start: {proc.communicate()[1]}"
+                ) from None
+            time.sleep(0.1)
+    try:
+        yield url, golden
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+def metric(url: str, check: str, bound: str) -> float | None:
+    body = urllib.request.urlopen(f"{url}/metrics", timeout=5).read().decode()
+    want = f'ragmon_check_review_precision{{bound="{bound}",check="{check}",route="billing"}} '
+    for line in body.splitlines():
+        if line.startswith(want):
+            return float(line.split()[-1])
+    return None
+
+
+def test_filter_accept_reject_publish_and_precision(
+    site: tuple[str, Path], browser: object
+) -> None:
+    """Filter the queue to refusals, open the first row with the keyboard, accept it with an
+    edited reference and a gold document, reject the next as "check was wrong"; the
+    precision on /metrics moves to 1 of 2, and the published golden set holds the row."""
+    url, golden = site
+    page = browser.new_page()  # type: ignore[attr-defined]
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    shots = os.environ.get("RAGMON_SCREENSHOTS")
+    page.goto(url)
+    page.select_option("select[name=reason]", "refusal")
+    page.click("form.filters button")
+    reasons = page.locator("#queue tbody tr td:nth-child(2)").all_inner_texts()
+    assert reasons and set(reasons) == {"refusal"}
+    if shots:
+        page.screenshot(path=f"{shots}/review-queue.png", full_page=True)
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/row/**")
+    first_id = page.url.split("/row/")[1].split("?")[0]
+    assert page.locator("mark.refusal").count() >= 1  # the refusal cue marked in place
+    doc = page.locator("#passages select").first.get_attribute("data-doc")
+    page.locator("#passages select").first.select_option("3")
+    page.fill("#reviewer", "ana")
+    page.keyboard.press("Escape")
+    page.keyboard.press("e")
+    page.keyboard.type("Refunds are possible within 30 days.")
+    page.keyboard.press("Escape")
+    page.select_option("#category", "answerable")
+    if shots:
+        page.screenshot(path=f"{shots}/review-row.png", full_page=True)
+    page.keyboard.press("a")
+    page.wait_for_url(lambda u: first_id not in u)
+    assert "/row/" in page.url  # straight on to the next row of the queue
+    assert metric(url, "refusal", "estimate") == 1.0
+    second = page.url
+    page.keyboard.press("x")  # reject: the check was wrong
+    page.wait_for_url(lambda u: u != second)
+    assert metric(url, "refusal", "estimate") == 0.5
+    assert not dialogs
+    pub = ragmon("golden", "publish", "--dir", str(golden))
+    assert pub.returncode == 0, pub.stderr
+    (item,) = [
+        json.loads(x)
+        for x in next((golden / "set").glob("golden-v*.jsonl")).read_text().splitlines()
+    ]
+    assert item["id"] == first_id and item["reference"] == "Refunds are possible within 30 days."
+    assert item["gold_docs"] == [{"id": doc, "grade": 3}] and item["category"] == "answerable"
+    assert item["reviewer"] == "ana"
+
+
+def test_trace_text_renders_as_text(site: tuple[str, Path], browser: object) -> None:
+    """Script tags, onerror images, javascript: links and iframes from a trace show as the
+    characters they are: no element is created from them and no dialog opens."""
+    url, _ = site
+    page = browser.new_page()  # type: ignore[attr-defined]
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{url}/?state=any")
+    page.get_by_text("refund window?").first.click()
+    page.wait_for_url("**/row/**")
+    main = page.locator("main")
+    assert main.locator("script, img, iframe, b").count() == 0
+    assert main.locator("a[href^='javascript']").count() == 0
+    assert XSS["query"] in page.locator("#query").inner_text()
+    answer = page.locator("#answer").inner_text()
+    assert "<img src=x onerror=alert('a')>" in answer and "<script>alert('s')</script>" in answer
+    assert XSS["passage"] in page.locator("#passages").inner_text()
+    page.wait_for_timeout(300)
+    assert not dialogs

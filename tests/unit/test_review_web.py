@@ -1,0 +1,135 @@
+"""The review page's guards, through Starlette's test client: the login gate and its cookie,
+bearer tokens, CSRF tokens, security headers, the refusal to bind beyond loopback without
+a token, and a decision posted on a stale state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from monitor import review, review_web
+from monitor.errors import ConfigError
+from sinks.segments import SegmentWriter
+
+ROW = {
+    "id": "r1",
+    "user_input": "How long is the refund window?",
+    "response": "I cannot find that. Refunds take 45 days [7].",
+    "reference": None,
+    "retrieved_contexts": ["Refunds take 30 days."],
+    "retrieved_context_ids": ["policy-1"],
+    "ragmon": {
+        "reason": "refusal", "reasons": ["refusal"], "category": "unanswerable", "route": "billing",
+        "release": "r1", "count": 1, "first_seen": "t", "last_seen": "t", "trace_id": "t1",
+        "examples": ["t1"],
+        "checks": {
+            "refusal": {"flagged": True, "evidence": {"phrase": "I cannot find"}},
+            "unsupported_numbers": {"flagged": True, "evidence": {"numbers": ["45"]}},
+            "citation": {"flagged": True, "evidence": {"invalid": ["7"]}},
+        },
+    },
+}  # fmt: skip
+
+
+@pytest.fixture
+def golden(tmp_path: Path) -> Path:
+    writer = SegmentWriter(tmp_path, "golden")
+    writer.start()
+    writer.put(ROW)
+    writer.flush()
+    writer.close()
+    return tmp_path
+
+
+def csrf(client: TestClient) -> str:
+    body = client.get("/row/r1").text
+    return body.split('name="csrf" value="')[1].split('"')[0]
+
+
+def form(client: TestClient, **extra: str) -> dict[str, Any]:
+    return {
+        "csrf": csrf(client),
+        "action": "accept",
+        "reviewer": "ana",
+        "reference": "30 days.",
+        **extra,
+    }
+
+
+def test_open_on_loopback_with_security_headers(golden: Path) -> None:
+    client = TestClient(review_web.build_app(golden))
+    resp = client.get("/")
+    assert resp.status_code == 200 and "How long is the refund window?" in resp.text
+    csp = resp.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "default-src 'none'" in csp
+    assert (
+        resp.headers["x-frame-options"] == "DENY"
+        and resp.headers["x-content-type-options"] == "nosniff"
+    )
+
+
+def test_evidence_is_marked_in_the_answer(golden: Path) -> None:
+    body = TestClient(review_web.build_app(golden)).get("/row/r1").text
+    assert '<mark class="refusal" title="refusal">I cannot find</mark>' in body
+    assert '<mark class="number" title="number">45</mark>' in body
+    assert '<mark class="citation" title="citation">7</mark>' in body
+
+
+def test_a_post_without_the_csrf_token_is_refused(golden: Path) -> None:
+    client = TestClient(review_web.build_app(golden))
+    resp = client.post(
+        "/row/r1/decide", data={**form(client), "csrf": "forged"}, follow_redirects=False
+    )
+    assert resp.status_code == 403
+    assert not review.ReviewLog(golden).path.exists()
+    ok = client.post("/row/r1/decide", data=form(client), follow_redirects=False)
+    assert ok.status_code == 303 and review.ReviewLog(golden).latest()["r1"].reviewer == "ana"
+
+
+def test_a_stale_decision_is_a_conflict_not_an_overwrite(golden: Path) -> None:
+    client = TestClient(review_web.build_app(golden))
+    stale = form(client)  # the page as it was before anyone decided
+    review.decide(review.ReviewLog(golden), ROW, "reject", "bo", reason="duplicate")
+    resp = client.post("/row/r1/decide", data=stale, follow_redirects=False)
+    assert resp.status_code == 409 and "decided by bo" in resp.text
+    assert review.ReviewLog(golden).latest()["r1"].reviewer == "bo"
+
+
+def test_bad_input_is_a_400_with_the_reason(golden: Path) -> None:
+    client = TestClient(review_web.build_app(golden))
+    resp = client.post("/row/r1/decide", data=form(client, **{"grade:nope": "2"}))
+    assert resp.status_code == 400 and "not among the row" in resp.text
+
+
+def test_with_a_token_the_page_needs_a_login_or_a_bearer(golden: Path) -> None:
+    client = TestClient(review_web.build_app(golden, token="s3cret"))
+    assert client.get("/", follow_redirects=False).headers["location"] == "/login"
+    assert client.get("/metrics").status_code == 401
+    assert client.post("/row/r1/decide", data={"csrf": "x"}).status_code == 401
+    assert client.get("/", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    assert (
+        client.get(
+            "/", headers={"Authorization": "Bearer wrong"}, follow_redirects=False
+        ).status_code
+        == 303
+    )
+    assert client.post("/login", data={"token": "wrong"}).status_code == 401
+    resp = client.post("/login", data={"token": "s3cret"}, follow_redirects=False)
+    cookie = resp.headers["set-cookie"]
+    assert resp.status_code == 303 and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert "s3cret" not in cookie
+    assert client.get("/").status_code == 200  # the cookie is enough from now on
+    assert (
+        client.post("/row/r1/decide", data=form(client), follow_redirects=False).status_code == 303
+    )
+
+
+def test_binding_beyond_loopback_needs_a_token() -> None:
+    with pytest.raises(ConfigError, match="RAGMON_REVIEW_TOKEN"):
+        review_web.check_bind("0.0.0.0", None)
+    review_web.check_bind("0.0.0.0", "t")
+    review_web.check_bind("127.0.0.1", None)
+    review_web.check_bind("::1", None)
