@@ -19,6 +19,7 @@ Inputs are the TREC formats: qrels ``qid iter docid grade`` (grade 0 = judged no
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +34,12 @@ class TrecFormatError(ValueError):
 
 
 def read_qrels(path: Path) -> Qrels:
-    """``qid iter docid grade`` per line; a document judged twice keeps its last grade."""
+    """``qid iter docid grade`` per line; a document judged twice keeps its last grade. A
+    published golden set (``ragmon.golden/v1`` JSONL) is read as qrels too: the item id is the
+    query id, its ``gold_docs`` the judged documents."""
+    with path.open("rb") as f:
+        if f.read(1) == b"{":
+            return _golden_qrels(path)
     out: Qrels = {}
     for n, fields in _lines(path, 4):
         qid, _, docid, grade = fields
@@ -44,6 +50,23 @@ def read_qrels(path: Path) -> Qrels:
         if value < 0:
             raise TrecFormatError(f"{path} line {n}: grade {value} is negative")
         out.setdefault(qid, {})[docid] = value
+    return out
+
+
+def _golden_qrels(path: Path) -> Qrels:
+    out: Qrels = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            grades = {str(d["id"]): int(d["grade"]) for d in item.get("gold_docs") or []}
+            qid = str(item["id"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TrecFormatError(f"{path} line {n}: not a ragmon.golden/v1 item ({exc})") from None
+        if any(g < 0 for g in grades.values()):
+            raise TrecFormatError(f"{path} line {n}: a grade is negative")
+        out[qid] = grades
     return out
 
 

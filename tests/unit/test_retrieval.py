@@ -89,3 +89,23 @@ def test_bad_lines_name_file_and_line(tmp_path: Path) -> None:
     run.write_text("q1 Q0 d1 1 high tag\n")
     with pytest.raises(TrecFormatError, match=r"run line 1: score 'high' is not a number"):
         read_run(run)
+
+
+def test_a_published_golden_set_reads_as_qrels(tmp_path: Path) -> None:
+    """Items of `ragmon golden publish` are qrels: item id = query, gold_docs = grades; an
+    item without gold documents is a query with nothing relevant."""
+    from monitor import review
+
+    rows = {
+        "a": {"id": "a", "user_input": "q?", "retrieved_context_ids": ["d1", "d2"], "ragmon": {}},
+        "b": {"id": "b", "user_input": "r?", "retrieved_context_ids": ["d3"], "ragmon": {}},
+    }
+    log = review.ReviewLog(tmp_path)
+    review.decide(log, rows["a"], "accept", "ana", reference="x", gold_docs={"d1": 3, "d2": 1})
+    review.decide(log, rows["b"], "accept", "ana", expected="refuse")
+    version, _ = review.publish(review.golden_items(rows, log.read().decisions), tmp_path / "set")
+    assert read_qrels(version.path) == {"a": {"d1": 3, "d2": 1}, "b": {}}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "gold_docs": [{"grade": 2}]}\n')
+    with pytest.raises(TrecFormatError, match="line 1: not a ragmon.golden/v1 item"):
+        read_qrels(bad)
