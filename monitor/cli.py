@@ -325,7 +325,7 @@ def _add_eval_retrieval(sub: _Commands) -> None:
         "writes {metrics, per_query}.",
     )
     ev.add_argument("--qrels", type=Path, required=True,
-                    help="relevance labels: TREC qrels, or a published golden set (JSONL)")  # fmt: skip
+                    help="TREC qrels, or a published golden set (JSONL)")  # fmt: skip
     ev.add_argument("--run", type=Path, required=True, help="the ranked results (TREC run)")
     ev.add_argument("--k", type=_cutoffs, default=[1, 3, 5, 10],
                     help="cut-offs, comma-separated (default 1,3,5,10)")  # fmt: skip

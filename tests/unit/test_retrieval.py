@@ -107,5 +107,5 @@ def test_a_published_golden_set_reads_as_qrels(tmp_path: Path) -> None:
     assert read_qrels(version.path) == {"a": {"d1": 3, "d2": 1}, "b": {}}
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "gold_docs": [{"grade": 2}]}\n')
-    with pytest.raises(TrecFormatError, match="line 1: not a ragmon.golden/v1 item"):
+    with pytest.raises(TrecFormatError, match=r"line 1: not a ragmon\.golden/v1 item"):
         read_qrels(bad)
