@@ -54,12 +54,39 @@ def alert_targets(check: str) -> list[tuple[str, str]]:
     ]
 
 
+def probe_targets(metric: str) -> list[tuple[str, str]]:
+    """Golden probes: the mean of `metric` over 1 h at both depths, with the 95 % interval of
+    the retriever-depth mean (from the sum of squares)."""
+
+    def total(name: str, depth: str) -> str:
+        sel = f'metric="{metric}",depth="{depth}",route=~"$route"'
+        return f"sum(increase(ragmon_probe_retrieval_{name}{{{sel}}}[1h]))"
+
+    n = f"clamp_min({total('count', 'retrieved')}, 1)"
+    mean = f"({total('sum', 'retrieved')} / {n})"
+    half = (
+        f"1.96 * sqrt(clamp_min({total('squares_total', 'retrieved')} / {n} - {mean} ^ 2, 0) / {n})"
+    )
+    packed = f"{total('sum', 'context')} / clamp_min({total('count', 'context')}, 1)"
+    return [
+        (mean, "retrieved"),
+        (f"clamp_min({mean} - {half}, 0)", "retrieved, 95% low"),
+        (f"clamp_max({mean} + {half}, 1)", "retrieved, 95% high"),
+        (packed, "packed context"),
+    ]
+
+
 PANELS: list[dict[str, Any]] = [
     {"title": "Traces evaluated per second", "unit": "reqps", "targets": [
         (f"sum by (route) (rate(ragmon_traces_total{{{SEL}}}[$__rate_interval]))", "{{route}}")]},
     {"title": "Refusal rate (95% Wilson band)", "unit": "percentunit", "targets": wilson_targets("refusal")},
     {"title": "Refusal alert: recent lower bounds against the baseline thresholds", "unit": "percentunit",
      "targets": alert_targets("refusal"), "recorded": True},
+    {"title": "Reviewed precision of each check (95% Wilson band, from golden review decisions)",
+     "unit": "percentunit", "targets": [
+        ('max by (check) (ragmon_check_review_precision{bound="estimate",route=~"$route"})', "{{check}}"),
+        ('max by (check) (ragmon_check_review_precision{bound="low",route=~"$route"})', "{{check}} 95% low"),
+        ('max by (check) (ragmon_check_review_precision{bound="high",route=~"$route"})', "{{check}} 95% high")]},
     {"title": "Answers with unsupported numbers (95% Wilson band)", "unit": "percentunit",
      "targets": wilson_targets("unsupported_numbers")},
     {"title": "Answers without a valid citation (95% Wilson band)", "unit": "percentunit",
@@ -95,6 +122,11 @@ PANELS: list[dict[str, Any]] = [
     {"title": "Judge calibration (how far to trust it)", "unit": "percentunit", "targets": [
         ('max by (measure) (ragmon_judge_calibration{measure=~"kappa|agreement|hard_fail_sensitivity|hard_fail_specificity"})',
          "{{measure}}")]},
+    {"title": "Golden probes: recall at the retriever's and the packed context's depth (1 h mean)",
+     "unit": "percentunit", "targets": probe_targets("recall")},
+    {"title": "Golden probes: nDCG (1 h mean)", "unit": "percentunit", "targets": probe_targets("ndcg")},
+    {"title": "Golden probes by the stage that lost the answer (1 h)", "unit": "short", "targets": [
+        ('sum by (stage) (increase(ragmon_probe_traces_total{route=~"$route"}[1h]))', "{{stage}}")]},
     {"title": "Consumer lag (records)", "unit": "short", "targets": [
         ("sum by (topic) (ragmon_kafka_consumer_lag)", "{{topic}}")]},
     {"title": "Dead letters by reason", "unit": "reqps", "targets": [

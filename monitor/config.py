@@ -288,6 +288,12 @@ class GoldenConfig(_Section):
         description="Flagged checks and judge verdicts that make a row, in priority order "
         "(the first names it).",
     )
+    set_path: Path | None = Field(
+        default=None,
+        description="A published golden set (a version file, or the directory `ragmon golden "
+        "publish` writes; its newest version is used and a newer one picked up): traces with "
+        "a golden_id are scored against it (retrieval metrics and the stage that missed).",
+    )
     max_rows: int = Field(default=10_000, ge=1, description="Rows kept in memory for dedup.")
     max_examples: int = Field(default=5, ge=1, le=100, description="Trace ids kept per row.")
     segment_max_bytes: int = Field(default=8 << 20, ge=1 << 10)

@@ -226,6 +226,14 @@ def _otel_sink(settings: Settings, metrics: Metrics) -> Sink:
     )
 
 
+def _probe_sink(settings: Settings, metrics: Metrics) -> Sink:
+    from monitor.probes import ProbeSink
+
+    assert settings.golden.set_path is not None
+    routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)
+    return ProbeSink(settings.golden.set_path, metrics.registry, routes)
+
+
 # (name, is it configured?, builder), in the order the sinks receive each evaluation.
 SINKS: tuple[tuple[str, Callable[[Settings], bool], Callable[[Settings, Metrics], Sink]], ...] = (
     ("prometheus", lambda s: True, _prometheus_sink),
@@ -236,6 +244,7 @@ SINKS: tuple[tuple[str, Callable[[Settings], bool], Callable[[Settings, Metrics]
     ("golden_rows", lambda s: s.golden.dir is not None or s.golden.topic is not None,
      _golden_sink),
     ("otel_events", lambda s: s.otel.endpoint is not None, _otel_sink),
+    ("probe_scores", lambda s: s.golden.set_path is not None, _probe_sink),
 )  # fmt: skip
 
 

@@ -19,7 +19,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from scenarios import DAY, Scenario, mean_series  # noqa: E402
+from scenarios import Scenario, mean_series  # noqa: E402
 
 RULES = HERE / "rules.yml"
 OUT = HERE / "rules_test.yml"
@@ -50,6 +50,7 @@ def checks(
 
 ROUTE = {"app": "support", "route": "billing"}
 HIST = 180  # minutes of history before a change: three hourly baseline samples, cheap to test
+LONG = 720  # 12 hours: a baseline firm enough for the issue's table (wider than a week's)
 REFUSAL = {**ROUTE, "check": "refusal"}
 NUMBERS, EMPTY = {**ROUTE, "check": "unsupported_numbers"}, {**ROUTE, "check": "empty_context"}
 PAGE, TICKET = {**REFUSAL, "severity": "page"}, {**REFUSAL, "severity": "ticket"}
@@ -66,6 +67,24 @@ def step(base: float, mult: float, hist: int = HIST, **kw: Any) -> Scenario:
 
 def burst(minutes: int) -> Scenario:
     return Scenario("", 10, 0.02, HIST + 60, mult=15, change_at=HIST, shape="burst", burst=minutes)
+
+
+def probes(recall: list[tuple[float, int]], per_minute: float = 1.0) -> list[dict[str, str]]:
+    """Probe recall counters (binary recall: the squares equal the values) per phase of
+    (mean recall, minutes)."""
+    sel = '{name}{{golden_version="v0001",route="billing",metric="recall",depth="retrieved"}}'
+    mean = [(m * per_minute, n) for m, n in recall]
+    return [
+        {
+            "series": sel.format(name="ragmon_probe_retrieval_count"),
+            "values": phases(*[(per_minute, n) for _, n in recall]),
+        },
+        {"series": sel.format(name="ragmon_probe_retrieval_sum"), "values": phases(*mean)},
+        {
+            "series": sel.format(name="ragmon_probe_retrieval_squares_total"),
+            "values": phases(*mean),
+        },
+    ]
 
 
 Phases = list[tuple[float, int]] | tuple[float, int]
@@ -91,12 +110,12 @@ Expected = dict[str, str] | list[dict[str, str]] | None
 # alert -> list of (case name, input series, eval minute, labels of the expected alerts or None)
 CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
     "RagmonRefusalRateSpike": [
-        # steps at 10 answers a minute; the issue's table after a day at the base rate, the
+        # steps at 10 answers a minute; the issue's table after 12 hours at the base rate, the
         # others after 3 hours (a thinner baseline: wider bounds, slower to fire)
-        ("2% -> 8% (4x) after a day, 30 min after", refusal(step(0.02, 4, DAY)), DAY + 30, None),
-        ("2% -> 8% (4x) after a day, 60 min after", refusal(step(0.02, 4, DAY)), DAY + 60, [TICKET]),
-        ("20% -> 35% (1.75x) after a day, 90 min after", refusal(step(0.20, 1.75, DAY)), DAY + 90, [TICKET]),
-        ("5% -> 15% (3x) after a day, 60 min after", refusal(step(0.05, 3, DAY)), DAY + 60, [TICKET]),
+        ("2% -> 8% (4x) after 12 hours, 30 min after", refusal(step(0.02, 4, LONG)), LONG + 30, None),
+        ("2% -> 8% (4x) after 12 hours, 60 min after", refusal(step(0.02, 4, LONG)), LONG + 60, [TICKET]),
+        ("20% -> 35% (1.75x) after 12 hours, 90 min after", refusal(step(0.20, 1.75, LONG)), LONG + 90, [TICKET]),
+        ("5% -> 15% (3x) after 12 hours, 60 min after", refusal(step(0.05, 3, LONG)), LONG + 60, [TICKET]),
         ("2% -> 30%, 15 min after", refusal(step(0.02, 15)), HIST + 15, [PAGE, TICKET]),
         ("2% -> 8% (4x), 90 min after", refusal(step(0.02, 4)), HIST + 90, [TICKET]),
         ("5% -> 6% (1.2x), 3 h after", refusal(step(0.05, 1.2)), HIST + 180, None),
@@ -124,9 +143,18 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
     "RagmonFaithfulnessHardFails": [
         ("10% weighted hard fails", judged((2, 100), (18, 100), (1, 100), (9, 100)), 90, {"judge": "heuristic"}),
         ("1% weighted hard fails", judged((0.2, 100), (19.8, 100), (0, 100), (10, 100)), 90, None),
-        ("2% -> 8% weighted hard fails after a day", judged(
-            [(0.2, DAY), (0.8, 90)], [(9.8, DAY), (9.2, 90)], [(0.2, DAY), (0.8, 90)], [(9.8, DAY), (9.2, 90)]),
-         DAY + 80, {"judge": "heuristic"}),
+        ("2% -> 8% weighted hard fails after 12 hours", judged(
+            [(0.2, LONG), (0.8, 90)], [(9.8, LONG), (9.2, 90)], [(0.2, LONG), (0.8, 90)], [(9.8, LONG), (9.2, 90)]),
+         LONG + 80, {"judge": "heuristic"}),
+    ],
+    "RagmonProbeRecallDrop": [
+        ("recall 0.9 -> 0.5 after 3 hours", probes([(0.9, HIST), (0.5, 90)]), HIST + 80, {"route": "billing"}),
+        ("recall steady at 0.9", probes([(0.9, HIST + 90)]), HIST + 80, None),
+        ("recall 0.9 -> 0.5 at one probe every 5 minutes", probes([(0.9, HIST), (0.5, 90)], per_minute=0.2), HIST + 80, None),
+    ],
+    "RagmonUnanswerableProbeAnswered": [
+        ("one answered", [{"series": 'ragmon_probe_traces_total{golden_version="v0001",route="billing",category="unanswerable",stage="answered"}', "values": "0x10 1x20"}], 15, {"route": "billing"}),
+        ("abstained only", [{"series": 'ragmon_probe_traces_total{golden_version="v0001",route="billing",category="unanswerable",stage="abstained"}', "values": "0+1x30"}], 15, None),
     ],
     "RagmonJudgeErrors": [
         ("half the calls fail", [

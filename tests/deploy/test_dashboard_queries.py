@@ -36,6 +36,38 @@ def get(url: str) -> str:
         return str(resp.read().decode())
 
 
+def golden_set_for_demo(directory: Path, count: int, seed: int = 11) -> Path:
+    """A published golden set holding every golden_id of the first `count` demo traces: the
+    first packed passage is the gold document, abstentions are expected to refuse."""
+    from monitor import demo, review
+
+    items = {}
+    for i in range(count):
+        trace = demo.generate(i, seed)
+        gid = trace.get("golden_id")
+        if not gid or gid in items:
+            continue
+        docs = [p["doc_id"] for p in trace["context"] if p.get("doc_id")][:1]
+        refuse = trace["attributes"].get("ragmon.demo.failure_mode") == "correct_abstention"
+        items[gid] = {"schema": "ragmon.golden/v1", "id": gid, "query": trace["query"],
+                      "reference": None, "gold_docs": [{"id": d, "grade": 2} for d in docs],
+                      "category": "unanswerable" if refuse else "answerable",
+                      "expected": "refuse" if refuse else "answer"}  # fmt: skip
+    review.publish(sorted(items.values(), key=lambda i: i["id"]), directory)
+    return directory
+
+
+def reviewed(directory: Path) -> Path:
+    """A golden dir whose review log holds an accepted and a rejected refusal row."""
+    from monitor import review
+
+    log = review.ReviewLog(directory)
+    for rid, action in (("r1", "accept"), ("r2", "reject")):
+        row = {"id": rid, "ragmon": {"reason": "refusal", "route": "billing"}}
+        review.decide(log, row, action, "ana", reference="x", reason="check_wrong")  # type: ignore[arg-type]
+    return directory
+
+
 def post_otlp(url: str) -> None:
     """Complete traces of every convention, then root-less ones that overflow the buffer."""
     bodies = [encode_spans(make()[0]).SerializeToString() for make in CONVENTIONS.values()]
@@ -74,6 +106,8 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             RAGMON_JUDGE__BACKEND="anthropic", RAGMON_JUDGE__BASE_URL=api.base_url,
             RAGMON_JUDGE__MAX_RETRIES="0", RAGMON_JUDGE__SAMPLING__BASE_RATE="0.3",
             RAGMON_JUDGE__CALIBRATION_FILE=str(cal), ANTHROPIC_API_KEY="test-key",
+            RAGMON_GOLDEN__SET_PATH=str(golden_set_for_demo(tmp / "golden-set", 1500)),
+            RAGMON_GOLDEN__DIR=str(reviewed(tmp / "golden")),
         ).start()  # fmt: skip
         # a second ragmon receiving OTLP/HTTP with a two-trace assembly buffer
         otlp = start_otlp_http_daemon(
