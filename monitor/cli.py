@@ -30,6 +30,7 @@ commands:
   calibrate  measure the judge against human labels (agreement, kappa, confusion matrix)
   golden     review candidate golden rows, publish the golden set, export it, check precision
   review     the review page in a browser: candidate rows into the golden set
+  probe      send the golden set's questions to your application (golden probes)
   config     validate, show or describe the configuration
   eval-retrieval  recall@k, precision@k, nDCG@k and MRR of a TREC run (trec_eval's definitions)
 """
@@ -313,6 +314,39 @@ def _add_review(sub: _Commands) -> None:
     rev.add_argument("--port", type=int, default=8900, help="port (default 8900)")
 
 
+def _duration(text: str) -> float:
+    units = {"s": 1, "m": 60, "h": 3600}
+    try:
+        value = float(text[:-1]) * units[text[-1]] if text[-1] in units else float(text)
+    except (ValueError, IndexError):
+        raise argparse.ArgumentTypeError(f"a duration like 30s, 10m or 1h, not {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text!r}")
+    return value
+
+
+def _add_probe(sub: _Commands) -> None:
+    pr = sub.add_parser(
+        "probe",
+        help="send the golden set's questions to your application (golden probes)",
+        description="POST each golden question to the application's endpoint, one at a time, "
+        "with the item's id in a header and in W3C baggage (ragmon.golden_id) so the "
+        "application's trace carries it; the daemon (golden.set_path) then scores the "
+        "retrieval and the stage that missed. The request body is a JSON template whose "
+        'string values "{query}" and "{golden_id}" are filled in. Without --every: one run, '
+        "exit 1 if any request failed.",
+    )
+    pr.add_argument("--golden", type=Path, required=True,
+                    help="a published golden set: a version file or its directory")  # fmt: skip
+    pr.add_argument("--endpoint", required=True, help="the application's URL to POST to")
+    pr.add_argument("--request-template", type=Path, required=True,
+                    help='JSON body, e.g. {"question": "{query}"}')  # fmt: skip
+    pr.add_argument("--every", type=_duration, help="repeat every period (e.g. 10m), jittered")
+    pr.add_argument("--rate", type=float, default=1.0, help="requests per second at most")
+    pr.add_argument("--timeout", type=_duration, default=30.0, help="per request (default 30s)")
+    pr.add_argument("--header", default="X-Ragmon-Golden-Id", help="header carrying the id")
+
+
 def _add_eval_retrieval(sub: _Commands) -> None:
     ev = sub.add_parser(
         "eval-retrieval",
@@ -366,6 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_convert,
         _add_golden,
         _add_review,
+        _add_probe,
         _add_eval_retrieval,
         _add_config,
     ):

@@ -439,6 +439,36 @@ def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from monitor import probe_client
+    from monitor.probes import load_set
+
+    try:
+        template = json.loads(args.request_template.read_text(encoding="utf-8"))
+        golden = load_set(args.golden)
+    except (OSError, ValueError, review.ReviewError) as exc:
+        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"ragmon probe: {detail}", file=stderr)
+        return EXIT_USAGE
+    prober = probe_client.Prober(args.endpoint, template, rate=args.rate, timeout=args.timeout,
+                                 header=args.header)  # fmt: skip
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        while True:
+            report = prober.run(golden.items.values(), stop)
+            print(f"golden set {golden.version}: {report.line()}", file=stderr)
+            if args.every is None or stop.wait(probe_client.next_delay(args.every)):
+                return EXIT_FAIL if report.failed and args.every is None else EXIT_OK
+            try:
+                golden = load_set(args.golden)  # a newer version, if one was published
+            except (OSError, ValueError, review.ReviewError) as exc:
+                print(f"ragmon probe: keeping {golden.version}: {exc}", file=stderr)
+    finally:
+        prober.close()
+
+
 def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.action == "schema":
         json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
@@ -598,6 +628,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_golden(args, sys.stdout, sys.stderr)
     if args.command == "review":
         return cmd_review(args, sys.stdout, sys.stderr)
+    if args.command == "probe":
+        return cmd_probe(args, sys.stdout, sys.stderr)
     if args.command == "calibrate":
         return cmd_calibrate(args, sys.stdout, sys.stderr)
     if args.command == "eval-retrieval":

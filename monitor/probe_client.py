@@ -1,0 +1,123 @@
+"""``ragmon probe``: send the golden set's questions to the application's own endpoint.
+
+Each request carries the item's id twice, so that the application's trace can carry it to
+ragmon: in a header (``X-Ragmon-Golden-Id`` by default) and in W3C baggage
+(``baggage: ragmon.golden_id=<id>``, built by OpenTelemetry's propagator; an instrumented
+application copies it to the span attribute ``ragmon.golden_id``). The body is a JSON
+template in which string values ``{query}`` and ``{golden_id}`` are replaced structurally, so
+no question can break out of its string. Requests go one at a time at most ``rate`` per
+second; with ``every``, a run starts every period (with jitter) and never while one is in
+flight.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from opentelemetry import baggage
+from opentelemetry.baggage.propagation import W3CBaggagePropagator
+
+HEADER = "X-Ragmon-Golden-Id"
+BAGGAGE_KEY = "ragmon.golden_id"
+
+
+def render(template: Any, item: dict[str, Any]) -> Any:
+    """The template with every string ``{query}`` / ``{golden_id}`` filled in, in place of
+    string values only (keys and structure untouched)."""
+    if isinstance(template, str):
+        return template.replace("{query}", str(item.get("query") or "")).replace(
+            "{golden_id}", str(item["id"])
+        )
+    if isinstance(template, list):
+        return [render(v, item) for v in template]
+    if isinstance(template, dict):
+        return {k: render(v, item) for k, v in template.items()}
+    return template
+
+
+def probe_headers(golden_id: str, header: str = HEADER) -> dict[str, str]:
+    headers = {header: golden_id, "Content-Type": "application/json"}
+    W3CBaggagePropagator().inject(headers, context=baggage.set_baggage(BAGGAGE_KEY, golden_id))
+    return headers
+
+
+@dataclass
+class RunReport:
+    sent: int = 0
+    ok: int = 0
+    failed: dict[str, int] = field(default_factory=dict)  # reason -> count
+
+    def line(self) -> str:
+        fails = ", ".join(f"{k} {v}" for k, v in sorted(self.failed.items())) or "none"
+        return f"probes sent {self.sent}, answered {self.ok}, failed: {fails}"
+
+
+class Prober:
+    def __init__(
+        self,
+        endpoint: str,
+        template: Any,
+        rate: float = 1.0,
+        timeout: float = 30.0,
+        header: str = HEADER,
+        client: httpx.Client | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.endpoint = endpoint
+        self.template = template
+        self.interval = 1.0 / rate if rate > 0 else 0.0
+        self.header = header
+        self._client = client or httpx.Client(timeout=timeout)
+        self._sleep = sleep
+        self._running = threading.Lock()
+
+    def run(
+        self, items: Iterable[dict[str, Any]], stop: threading.Event | None = None
+    ) -> RunReport:
+        """One pass over the items; refuses to start while another pass runs."""
+        if not self._running.acquire(blocking=False):
+            raise RuntimeError("a probe run is already in flight")
+        report = RunReport()
+        try:
+            for i, item in enumerate(items):
+                if stop is not None and stop.is_set():
+                    break
+                if i and self.interval:
+                    self._sleep(self.interval)
+                report.sent += 1
+                try:
+                    resp = self._client.post(
+                        self.endpoint,
+                        content=json.dumps(render(self.template, item)).encode(),
+                        headers=probe_headers(str(item["id"]), self.header),
+                    )
+                except httpx.TimeoutException:
+                    report.failed["timeout"] = report.failed.get("timeout", 0) + 1
+                    continue
+                except httpx.HTTPError:
+                    report.failed["connection"] = report.failed.get("connection", 0) + 1
+                    continue
+                if resp.is_success:
+                    report.ok += 1
+                else:
+                    key = f"http_{resp.status_code}"
+                    report.failed[key] = report.failed.get(key, 0) + 1
+        finally:
+            self._running.release()
+        return report
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def next_delay(every: float, jitter: float = 0.1, rng: random.Random | None = None) -> float:
+    """The wait before the next run: `every` seconds, give or take `jitter` of it."""
+    r = rng or random.Random()
+    return max(0.0, every * (1 + r.uniform(-jitter, jitter)))
