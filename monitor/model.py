@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+if TYPE_CHECKING:
+    from monitor.judge.verdict import Verdict
 
 SCHEMA_ID = "ragmon.trace/v1"
 
@@ -164,9 +167,9 @@ class Evaluation:
 
     trace: RagTrace
     checks: dict[str, CheckResult]
-    # A ``monitor.judge.verdict.Verdict`` when judged (typed loosely: the model imports
-    # nothing of ours), or why it was not judged.
-    judge: Any = None
+    # The verdict when judged (the type is named for the checker only: at run time the
+    # model imports nothing of ours), or why it was not judged.
+    judge: Verdict | None = None
     judge_skipped: str | None = None
 
     @property
