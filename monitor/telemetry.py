@@ -56,6 +56,14 @@ class Metrics:
         self.registry = registry
         self.build_info = Info("ragmon_build", "ragmon version.", registry=registry)
         self.build_info.info({"version": version})
+        self._evaluation_metrics(registry)
+        self._consumer_metrics(registry)
+        self._judge_metrics(registry)
+        self._judge_cost_metrics(registry)
+        self._otlp_metrics(registry)
+
+    def _evaluation_metrics(self, registry: CollectorRegistry) -> None:
+        """What the checks found, per app and route."""
         self.records = Counter(
             "ragmon_records_total",
             "Records read from the source, before decoding.",
@@ -93,6 +101,9 @@ class Metrics:
             ["reason"],
             registry=registry,
         )
+
+    def _consumer_metrics(self, registry: CollectorRegistry) -> None:
+        """Batches, commits, rebalances and the Kafka consumer's position."""
         self.batch_seconds = Histogram(
             "ragmon_batch_duration_seconds",
             "Time to decode, check and hand one polled batch to the sinks.",
@@ -130,6 +141,9 @@ class Metrics:
             ["topic", "partition"],
             registry=registry,
         )
+
+    def _judge_metrics(self, registry: CollectorRegistry) -> None:
+        """The judge's findings: sampling decisions, verdicts and their weights, claims."""
         self.judge_decisions = Counter(
             "ragmon_judge_decisions_total",
             "Judge funnel: judged, not_sampled, over_budget, queue_full, not_judgeable, "
@@ -161,6 +175,9 @@ class Metrics:
             ["judge"],
             registry=registry,
         )
+
+    def _judge_cost_metrics(self, registry: CollectorRegistry) -> None:
+        """What judging costs and how the judge runs: tokens, USD, latency, errors, state."""
         self.judge_tokens = Counter(
             "ragmon_judge_tokens_total",
             "Judge tokens by kind (input, output, cache_read, cache_write).",
@@ -206,6 +223,9 @@ class Metrics:
             ["measure", "judge", "rubric"],
             registry=registry,
         )
+
+    def _otlp_metrics(self, registry: CollectorRegistry) -> None:
+        """OTel events out; OTLP in: assembly, instrumentation, requests."""
         self.otel_events = Counter(
             "ragmon_otel_events_total",
             "gen_ai.evaluation.result events by export outcome (ok, failed).",
