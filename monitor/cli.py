@@ -214,37 +214,7 @@ def _gold_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", type=Path, required=True, help="the golden.dir of the daemon")
 
 
-def _add_golden(sub: _Commands) -> None:
-    gold = sub.add_parser(
-        "golden",
-        help="review candidate golden rows, publish the golden set, export, precision",
-        description="Candidate golden rows (written by the daemon to golden.dir) become the "
-        "golden set through reviews: each decision is appended to golden.dir/reviews/"
-        "reviews.jsonl (never rewritten), the set is published as versioned files, and the "
-        "decisions measure each check's precision.",
-    )
-    actions = gold.add_subparsers(dest="action", metavar="ACTION", required=True)
-    stats = actions.add_parser("stats", help="rows and occurrences by reason, category, status")
-    _gold_dir(stats)
-    exp = actions.add_parser(
-        "export",
-        help="write reviewed rows for Ragas, DeepEval or Langfuse",
-        description="Write reviewed rows (ragmon.status set to 'reviewed' or 'approved' by a "
-        "person) as the file Ragas (JSONL for EvaluationDataset.from_jsonl), DeepEval (a "
-        "JSON array for add_goldens_from_json_file) or Langfuse (JSONL of "
-        "create_dataset_item arguments) loads.",
-    )
-    _gold_dir(exp)
-    exp.add_argument("--format", choices=golden_export.FORMATS, required=True)
-    exp.add_argument(
-        "--status",
-        default="reviewed",
-        help="export rows with this status (any case): reviewed (reviewed or approved, with "
-        "a reference; the default), approved, needs_review, rejected, or any",
-    )
-    exp.add_argument("--dataset-name", default="ragmon-golden",
-                     help="Langfuse dataset the items go to (default ragmon-golden)")  # fmt: skip
-    exp.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+def _add_golden_review(actions: _Commands) -> None:
     rev = actions.add_parser(
         "review",
         help="accept or reject one candidate row (appends a decision)",
@@ -281,6 +251,40 @@ def _add_golden(sub: _Commands) -> None:
     rev.add_argument("--expect", choices=("answer", "refuse"), help="expected behaviour")
     rev.add_argument("--note", help="free text kept with the decision")
     rev.add_argument("--after", help="id of the row's latest decision you decided on")
+
+
+def _add_golden(sub: _Commands) -> None:
+    gold = sub.add_parser(
+        "golden",
+        help="review candidate golden rows, publish the golden set, export, precision",
+        description="Candidate golden rows (written by the daemon to golden.dir) become the "
+        "golden set through reviews: each decision is appended to golden.dir/reviews/"
+        "reviews.jsonl (never rewritten), the set is published as versioned files, and the "
+        "decisions measure each check's precision.",
+    )
+    actions = gold.add_subparsers(dest="action", metavar="ACTION", required=True)
+    stats = actions.add_parser("stats", help="rows and occurrences by reason, category, status")
+    _gold_dir(stats)
+    exp = actions.add_parser(
+        "export",
+        help="write reviewed rows for Ragas, DeepEval or Langfuse",
+        description="Write reviewed rows (ragmon.status set to 'reviewed' or 'approved' by a "
+        "person) as the file Ragas (JSONL for EvaluationDataset.from_jsonl), DeepEval (a "
+        "JSON array for add_goldens_from_json_file) or Langfuse (JSONL of "
+        "create_dataset_item arguments) loads.",
+    )
+    _gold_dir(exp)
+    exp.add_argument("--format", choices=golden_export.FORMATS, required=True)
+    exp.add_argument(
+        "--status",
+        default="reviewed",
+        help="export rows with this status (any case): reviewed (reviewed or approved, with "
+        "a reference; the default), approved, needs_review, rejected, or any",
+    )
+    exp.add_argument("--dataset-name", default="ragmon-golden",
+                     help="Langfuse dataset the items go to (default ragmon-golden)")  # fmt: skip
+    exp.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+    _add_golden_review(actions)
     pub = actions.add_parser(
         "publish",
         help="write the accepted rows as the next golden-set version",

@@ -36,6 +36,7 @@ from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.pipeline import freeze_startup_heap
 from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
+from monitor.telemetry import Metrics
 from sinks.golden import GoldenRowSink, load_rows
 from sinks.jsonl import JsonlSink
 from sinks.summary import SummarySink
@@ -484,12 +485,8 @@ def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK
 
 
-def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
-    settings = _settings(args, "run", stderr)
-    if settings is None:
-        return EXIT_USAGE
-    configure_logging(settings.log.level, settings.log.format)
-    log = structlog.get_logger("ragmon")
+def _run_metrics(settings: config_mod.Settings, stderr: TextIO) -> Metrics | None:
+    """The daemon's metrics, with review precision and the judge calibration record."""
     metrics = registry.build_metrics(CollectorRegistry())
     registry.watch_reviews(settings, metrics)
     if settings.judge.calibration_file is not None:
@@ -497,7 +494,19 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
             metrics.set_calibration(Calibration.load(settings.judge.calibration_file))
         except (OSError, ValueError, TypeError, KeyError) as exc:
             print(f"ragmon run: cannot read judge.calibration_file: {exc}", file=stderr)
-            return EXIT_USAGE
+            return None
+    return metrics
+
+
+def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
+    settings = _settings(args, "run", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    configure_logging(settings.log.level, settings.log.format)
+    log = structlog.get_logger("ragmon")
+    metrics = _run_metrics(settings, stderr)
+    if metrics is None:
+        return EXIT_USAGE
     try:
         pipeline = registry.build_pipeline(settings, metrics)
     except StartupError as exc:
