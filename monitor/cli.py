@@ -273,7 +273,13 @@ def _add_golden(sub: _Commands) -> None:
         "JSON array for add_goldens_from_json_file) or Langfuse (JSONL of "
         "create_dataset_item arguments) loads.",
     )
-    _gold_dir(exp)
+    exp.add_argument("--dir", type=Path, help="the golden.dir of the daemon (candidate rows)")
+    exp.add_argument(
+        "--set",
+        type=Path,
+        help="export a published golden set instead (a version file or its directory: the "
+        "newest), the gold documents as Ragas reference_contexts / DeepEval context",
+    )
     exp.add_argument("--format", choices=golden_export.FORMATS, required=True)
     exp.add_argument(
         "--status",

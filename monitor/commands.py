@@ -323,6 +323,11 @@ def cmd_convert(args: argparse.Namespace, stderr: TextIO) -> int:
 
 
 def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if args.action == "export" and getattr(args, "set", None) is not None:
+        return _golden_export_set(args, stdout, stderr)
+    if args.dir is None:
+        print(f"ragmon golden {args.action}: --dir is required (or --set for export)", file=stderr)
+        return EXIT_USAGE
     if not args.dir.is_dir():
         print(f"ragmon golden: no such directory: {args.dir}", file=stderr)
         return EXIT_USAGE
@@ -360,6 +365,25 @@ def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
         if out is not stdout:
             out.close()
     print(f"exported {n} of {len(rows)} rows as {args.format}", file=stderr)
+    return EXIT_OK
+
+
+def _golden_export_set(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from monitor.probes import load_set
+
+    try:
+        golden = load_set(args.set)
+    except (OSError, ValueError, review.ReviewError) as exc:
+        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"ragmon golden export: {detail}", file=stderr)
+        return EXIT_USAGE
+    out = args.output.open("w", encoding="utf-8") if args.output else stdout
+    try:
+        n = golden_export.export_set(golden.items.values(), args.format, out, args.dataset_name)
+    finally:
+        if out is not stdout:
+            out.close()
+    print(f"exported {n} items of golden set {golden.version} as {args.format}", file=stderr)
     return EXIT_OK
 
 

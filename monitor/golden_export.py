@@ -75,6 +75,50 @@ def to_langfuse(row: dict[str, Any], dataset_name: str = "ragmon-golden") -> dic
     }
 
 
+def set_to_ragas(item: dict[str, Any]) -> dict[str, Any]:
+    """A published golden-set item as a Ragas ``SingleTurnSample``: the gold documents are
+    the reference contexts."""
+    return {
+        "user_input": item["query"],
+        "reference": item.get("reference"),
+        "reference_contexts": [p["text"] for p in item.get("gold_passages") or []],
+        "reference_context_ids": [p["id"] for p in item.get("gold_passages") or []],
+    }
+
+
+def set_to_deepeval(item: dict[str, Any]) -> dict[str, Any]:
+    """A golden-set item as a DeepEval ``Golden``: ``context`` holds the gold documents."""
+    return {
+        "input": item["query"],
+        "expected_output": item.get("reference"),
+        "context": [p["text"] for p in item.get("gold_passages") or []],
+        "additional_metadata": {
+            k: item.get(k) for k in ("id", "category", "expected", "gold_docs")
+        },
+    }
+
+
+def set_to_langfuse(item: dict[str, Any], dataset_name: str = "ragmon-golden") -> dict[str, Any]:
+    return {
+        "dataset_name": dataset_name,
+        "id": item["id"],
+        "input": {"question": item["query"]},
+        "expected_output": item.get("reference"),
+        "metadata": {k: item.get(k) for k in ("category", "expected", "gold_docs", "reviewer")},
+    }
+
+
+def export_set(
+    items: Iterable[dict[str, Any]], fmt: str, out: TextIO, dataset_name: str = "ragmon-golden"
+) -> int:
+    """Write published golden-set items in ``fmt``; returns how many."""
+    if fmt == "langfuse":
+        shaped = [set_to_langfuse(i, dataset_name) for i in items]
+    else:
+        shaped = [{"ragas": set_to_ragas, "deepeval": set_to_deepeval}[fmt](i) for i in items]
+    return _write(shaped, fmt, out)
+
+
 def export(
     rows: Iterable[dict[str, Any]], fmt: str, out: TextIO, dataset_name: str = "ragmon-golden"
 ) -> int:
@@ -84,6 +128,10 @@ def export(
         items = [to_langfuse(r, dataset_name) for r in rows]
     else:
         items = [{"ragas": to_ragas, "deepeval": to_deepeval}[fmt](r) for r in rows]
+    return _write(items, fmt, out)
+
+
+def _write(items: list[dict[str, Any]], fmt: str, out: TextIO) -> int:
     if fmt == "deepeval":
         json.dump(items, out, ensure_ascii=False, indent=1)
         out.write("\n")

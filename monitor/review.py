@@ -240,12 +240,20 @@ def golden_items(
         if d.action != "accept" or row is None:
             continue
         meta = row.get("ragmon", {})
+        ids, contexts = row.get("retrieved_context_ids") or [], row.get("retrieved_contexts") or []
+        texts = dict(zip(ids, contexts, strict=False))
+        passages = [
+            {"id": k, "text": texts[k]}
+            for k, g in sorted(d.gold_docs.items())
+            if g >= 1 and k in texts
+        ]
         items.append({
             "schema": GOLDEN_SCHEMA,
             "id": rid,
             "query": row.get("user_input"),
             "reference": d.reference if d.reference is not None else row.get("reference"),
             "gold_docs": [{"id": k, "grade": g} for k, g in sorted(d.gold_docs.items())],
+            "gold_passages": passages,  # the relevant documents' text (PII-redacted)
             "category": d.category,
             "expected": d.expected or "answer",
             "source_trace_ids": list(meta.get("examples") or [meta.get("trace_id")]),

@@ -288,6 +288,20 @@ def test_golden_review_publish_and_precision(tmp_path: Path) -> None:
     ]
     again = ragmon("golden", "publish", "--dir", str(golden))
     assert "unchanged" in again.stdout and len(list((golden / "set").iterdir())) == 1
+    text = first["retrieved_contexts"][0]
+    deepeval = ragmon("golden", "export", "--set", str(golden / "set"), "--format", "deepeval")
+    assert deepeval.returncode == 0, deepeval.stderr
+    (golden_item,) = json.loads(deepeval.stdout)
+    assert golden_item["context"] == [text] and golden_item["input"] == first["user_input"]
+    assert golden_item["expected_output"] == "Refunds within 30 days."
+    ragas = ragmon("golden", "export", "--set", str(golden / "set"), "--format", "ragas")
+    sample = json.loads(ragas.stdout)
+    assert sample["reference_contexts"] == [text] and sample["reference_context_ids"] == [doc]
+    lf = ragmon("golden", "export", "--set", str(golden / "set"), "--format", "langfuse",
+                "--dataset-name", "probes")  # fmt: skip
+    assert json.loads(lf.stdout)["dataset_name"] == "probes"
+    nodir = ragmon("golden", "export", "--format", "ragas")
+    assert nodir.returncode == 2 and "--dir is required" in nodir.stderr
 
 
 @pytest.mark.parametrize("action", ["stats", "export", "review", "publish", "precision"])
