@@ -664,6 +664,20 @@ def _from_prompt(prompt: list[str], retrieved: list[_Doc], question: str) -> lis
     return out
 
 
+GOLDEN_ID = "ragmon.golden_id"
+
+
+def _golden_id(root: Span, spans: list[Span]) -> str | None:
+    """The golden probe id (``ragmon probe`` sends it as W3C baggage; the application, or
+    OpenTelemetry's BaggageSpanProcessor, copies it to a span attribute): the root's, else
+    the first span's that has one."""
+    for span in (root, *spans):
+        value = span.attributes.get(GOLDEN_ID)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     """One trace's spans → RagTrace (with the recognised convention), or why not.
     ``extra`` attributes are added to the trace (the assembler marks incomplete ones)."""
@@ -716,6 +730,7 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
         "answer": shape.answer,
         "model": shape.model,
         "attributes": attributes,
+        "golden_id": _golden_id(root, spans),
     }
     try:
         return Mapped(RagTrace.model_validate(record), shape.convention, redacted)

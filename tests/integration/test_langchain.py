@@ -67,19 +67,7 @@ def exporter() -> Iterator[InMemorySpanExporter]:
 
 
 def run_chain(answer: str) -> str:
-    def numbered(docs: list[Document]) -> str:
-        return "\n".join(f"[{i}] {d.page_content}" for i, d in enumerate(docs, 1))
-
-    prompt = ChatPromptTemplate.from_messages(
-        [("system", "Answer only from the context. Cite [n].\n{context}"), ("human", "{question}")]
-    )
-    chain: Any = (
-        {"context": KeywordRetriever(docs=POLICIES) | numbered, "question": RunnablePassthrough()}
-        | prompt
-        | FakeListChatModel(responses=[answer])
-        | StrOutputParser()
-    )
-    return str(chain.invoke(QUESTION))
+    return run_chain_for(QUESTION, answer)
 
 
 def test_langchain_chain_is_understood_and_checked(
@@ -116,3 +104,124 @@ def test_langchain_chain_is_understood_and_checked(
     ok, wrong = lines[good["trace_id"]]["checks"], lines[bad["trace_id"]]["checks"]
     assert not ok["unsupported_numbers"]["flagged"] and not ok["citation"]["flagged"]
     assert wrong["unsupported_numbers"]["flagged"] and wrong["citation"]["flagged"]
+
+
+def test_probes_through_an_instrumented_application_over_otlp(tmp_path: Path) -> None:
+    """`ragmon probe` asks a LangChain application (OpenInference instrumentation, the OTel
+    SDK exporting OTLP/HTTP to ragmon, OpenTelemetry's BaggageSpanProcessor copying the
+    probe's baggage to the spans); ragmon assembles the spans, reads ragmon.golden_id and
+    scores each probe. Stages and recall equal what the test computes from the
+    application's own retriever."""
+    import threading
+    import urllib.request
+
+    import uvicorn
+    from opentelemetry import context as otel_context
+    from opentelemetry import propagate
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.processor.baggage import ALLOW_ALL_BAGGAGE_KEYS, BaggageSpanProcessor
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from monitor import review
+    from tests.integration.conftest import free_port, start_otlp_http_daemon
+    from tests.integration.kafka_support import wait_until
+
+    probes = {  # id -> (question, gold document, reference, the fake model's answer)
+        "g-refund": (QUESTION, "refunds", "Within 30 days.", "You can ask within 30 days [1]."),
+        "g-sale": ("Can sale items be refunded?", "sale", "No, sale items are final.",
+                   "No: sale items are final [1]."),
+        "g-ship": ("How long is delivery?", "shipping", "3 to 5 business days.",
+                   "I cannot find that in the documentation."),
+    }  # fmt: skip
+    items = [
+        {"schema": "ragmon.golden/v1", "id": k, "query": q, "reference": ref,
+         "gold_docs": [{"id": gold, "grade": 3}], "expected": "answer"}
+        for k, (q, gold, ref, _) in probes.items()
+    ]  # fmt: skip
+    review.publish(items, tmp_path / "set")
+    daemon = start_otlp_http_daemon(
+        tmp_path / "daemon.log", RAGMON_GOLDEN__SET_PATH=str(tmp_path / "set"),
+        RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS="0.5",
+    )  # fmt: skip
+    provider = TracerProvider()
+    provider.add_span_processor(BaggageSpanProcessor(ALLOW_ALL_BAGGAGE_KEYS))
+    provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=daemon.url)))
+    instrumentor = LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    answers = {q: a for q, _, _, a in probes.values()}
+
+    async def ask(request: Request) -> JSONResponse:
+        question = (await request.json())["question"]
+        token = otel_context.attach(propagate.extract(dict(request.headers)))
+        try:
+            return JSONResponse({"answer": run_chain_for(question, answers[question])})
+        finally:
+            otel_context.detach(token)
+
+    port = free_port()
+    app = Starlette(routes=[Route("/ask", ask, methods=["POST"])])
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: server.started, 20, "application up")
+        template = tmp_path / "body.json"
+        template.write_text('{"question": "{query}"}')
+        out = ragmon("probe", "--golden", str(tmp_path / "set"), "--endpoint",
+                     f"http://127.0.0.1:{port}/ask", "--request-template", str(template),
+                     "--rate", "20")  # fmt: skip
+        assert out.returncode == 0 and "probes sent 3, answered 3" in out.stderr, out.stderr
+
+        def metric_lines() -> list[str]:
+            body = urllib.request.urlopen(daemon.metrics_url, timeout=5).read().decode()
+            return [line for line in body.splitlines() if line.startswith("ragmon_probe_")]
+
+        def scored() -> float:
+            counts = [x for x in metric_lines() if x.startswith("ragmon_probe_traces_total{")]
+            return sum(float(x.split()[-1]) for x in counts)
+
+        wait_until(lambda: scored() >= 3, 60, "probes scored")
+        lines = metric_lines()
+        # what the application's own retriever returns for each probe
+        retriever = KeywordRetriever(docs=POLICIES)
+        expected_stages: dict[str, float] = {}
+        recall = 0.0
+        for question, gold, _, _ in probes.values():
+            got = [d.metadata["doc_id"] for d in retriever.invoke(question)]
+            stage = "retrieval_miss" if gold not in got else "ok"
+            expected_stages[stage] = expected_stages.get(stage, 0) + 1
+            recall += float(gold in got)
+        stages: dict[str, float] = {}
+        for line in lines:
+            if line.startswith("ragmon_probe_traces_total{"):
+                stage = line.split('stage="')[1].split('"')[0]
+                stages[stage] = stages.get(stage, 0) + float(line.split()[-1])
+        assert stages == expected_stages and "retrieval_miss" in stages
+        recall_sum = [line for line in lines if line.startswith("ragmon_probe_retrieval_sum{")
+                      and 'metric="recall"' in line and 'depth="retrieved"' in line]  # fmt: skip
+        assert sum(float(x.split()[-1]) for x in recall_sum) == recall
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        instrumentor.uninstrument()
+        provider.shutdown()
+        daemon.stop()
+
+
+def run_chain_for(question: str, answer: str) -> str:
+    def numbered(docs: list[Document]) -> str:
+        return "\n".join(f"[{i}] {d.page_content}" for i, d in enumerate(docs, 1))
+
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Answer only from the context. Cite [n].\n{context}"), ("human", "{question}")]
+    )
+    chain: Any = (
+        {"context": KeywordRetriever(docs=POLICIES) | numbered, "question": RunnablePassthrough()}
+        | prompt
+        | FakeListChatModel(responses=[answer])
+        | StrOutputParser()
+    )
+    return str(chain.invoke(question))
