@@ -539,6 +539,12 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     except OSError as exc:
         print(f"ragmon run: cannot set up the pipeline: {describe(exc)}", file=stderr)
         return EXIT_USAGE
+    try:
+        page = _review_page(settings)
+    except (OSError, ConfigError) as exc:
+        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"ragmon run: golden.review_port: {detail}", file=stderr)
+        return EXIT_USAGE
     ready = threading.Event()
     try:
         server = MetricsServer(
@@ -550,16 +556,22 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
             f"{exc.strerror}",
             file=stderr,
         )
+        if page is not None:
+            page.close()
         return EXIT_USAGE
     stop = threading.Event()
     _install_signal_handlers(stop, settings.shutdown_timeout_seconds, log)
     server.start()
+    if page is not None:
+        page.start()
     try:
         pipeline.start()
     except StartupError as exc:
         print(f"ragmon run: {exc}", file=stderr)
         pipeline.close()
         server.close()
+        if page is not None:
+            page.close()
         return EXIT_USAGE
     log.info(
         "started",
@@ -582,7 +594,22 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         ready.clear()
         pipeline.close()
         server.close()
+        if page is not None:
+            page.close()
     return code
+
+
+def _review_page(settings: config_mod.Settings) -> Any:
+    """The review page on its own port when golden.review_port is set (needs golden.dir)."""
+    g = settings.golden
+    if g.review_port is None:
+        return None
+    if g.dir is None:
+        raise ConfigError("golden.review_port needs golden.dir (the rows to review)")
+    from monitor.review_web import Background
+
+    token = os.environ.get("RAGMON_REVIEW_TOKEN") or None
+    return Background(g.dir, g.review_host, g.review_port, token)
 
 
 def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> None:

@@ -294,6 +294,17 @@ class GoldenConfig(_Section):
         "publish` writes; its newest version is used and a newer one picked up): traces with "
         "a golden_id are scored against it (retrieval metrics and the stage that missed).",
     )
+    review_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        description="Also serve the review page (ragmon review) from the daemon on this port; "
+        "needs dir. None: off.",
+    )
+    review_host: str = Field(
+        default="127.0.0.1",
+        description="Address of the review page; beyond loopback it needs RAGMON_REVIEW_TOKEN.",
+    )
     max_rows: int = Field(default=10_000, ge=1, description="Rows kept in memory for dedup.")
     max_examples: int = Field(default=5, ge=1, le=100, description="Trace ids kept per row.")
     segment_max_bytes: int = Field(default=8 << 20, ge=1 << 10)

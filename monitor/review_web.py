@@ -335,6 +335,43 @@ def check_bind(host: str, token: str | None) -> None:
         )
 
 
+class Background:
+    """The review page served from a thread of another process (``ragmon run`` with
+    ``golden.review_port``). The socket is bound here, so a port in use fails the start."""
+
+    def __init__(self, golden_dir: Path, host: str, port: int, token: str | None) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+
+        check_bind(host, token)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self.sock.bind((host, port))
+            self.sock.listen(128)  # connections wait in the backlog until uvicorn is up
+        except OSError:
+            self.sock.close()
+            raise
+        self.port = int(self.sock.getsockname()[1])
+        config = uvicorn.Config(build_app(golden_dir, token), log_level="warning",
+                                access_log=False, server_header=False)  # fmt: skip
+        self.server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, name="review-page", daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self._thread.join(timeout=10)
+        self.sock.close()
+
+
 def serve(golden_dir: Path, host: str, port: int, token: str | None) -> None:
     import uvicorn
 

@@ -230,3 +230,43 @@ def test_run_exports_review_precision_from_the_golden_dir(tmp_path: Path) -> Non
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_run_serves_the_review_page_on_its_own_port(tmp_path: Path) -> None:
+    port, page = free_port(), free_port()
+    proc = start(port, RAGMON_GOLDEN__DIR=str(tmp_path), RAGMON_GOLDEN__REVIEW_PORT=str(page))
+    try:
+        wait_ready(port)
+        with urllib.request.urlopen(f"http://127.0.0.1:{page}/?state=any", timeout=5) as resp:
+            assert resp.status == 200
+            assert "script-src 'self'" in resp.headers["Content-Security-Policy"]
+            assert "candidate rows" in resp.read().decode()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize(("env", "message"), [
+    ({"RAGMON_GOLDEN__REVIEW_PORT": "0"}, "golden.review_port needs golden.dir"),
+    ({"RAGMON_GOLDEN__REVIEW_PORT": "0", "RAGMON_GOLDEN__DIR": "{tmp}",
+      "RAGMON_GOLDEN__REVIEW_HOST": "0.0.0.0"}, "RAGMON_REVIEW_TOKEN"),
+])  # fmt: skip
+def test_review_page_misconfiguration_is_one_line_and_exit_2(
+    tmp_path: Path, env: dict[str, str], message: str
+) -> None:
+    proc = start(free_port(), **{k: v.format(tmp=tmp_path) for k, v in env.items()})
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and message in stderr, stderr
+    assert len(stderr.strip().splitlines()) == 1
+
+
+def test_review_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        proc = start(
+            free_port(), RAGMON_GOLDEN__DIR=str(tmp_path), RAGMON_GOLDEN__REVIEW_PORT=str(busy)
+        )
+        _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "golden.review_port" in stderr and "in use" in stderr, stderr
