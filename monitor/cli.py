@@ -31,6 +31,7 @@ commands:
   golden     review candidate golden rows, publish the golden set, export it, check precision
   review     the review page in a browser: candidate rows into the golden set
   probe      send the golden set's questions to your application (golden probes)
+  compare    two releases on the same golden probes, paired (differences, intervals, flips)
   config     validate, show or describe the configuration
   eval-retrieval  recall@k, precision@k, nDCG@k and MRR of a TREC run (trec_eval's definitions)
 """
@@ -357,6 +358,23 @@ def _add_probe(sub: _Commands) -> None:
     pr.add_argument("--header", default="X-Ragmon-Golden-Id", help="header carrying the id")
 
 
+def _add_compare(sub: _Commands) -> None:
+    cmp = sub.add_parser(
+        "compare",
+        help="two releases on the same golden probes, paired",
+        description="Read native trace records (JSONL) carrying golden_id and release, score "
+        "each probe as the daemon does (stage, recall, nDCG, MRR) and pair the probes "
+        "answered under both releases: per metric both means, the mean difference B - A "
+        "with a 95%% paired bootstrap interval, an exact sign test, and the probes whose "
+        "stage flipped between ok and a miss.",
+    )
+    cmp.add_argument("files", type=Path, nargs="+", metavar="FILE", help="native traces (JSONL)")
+    cmp.add_argument("--golden", type=Path, required=True, help="the published golden set")
+    cmp.add_argument("--release", action="append", required=True, metavar="RELEASE",
+                     help="twice: the release A, then B")  # fmt: skip
+    cmp.add_argument("--output-json", type=Path, help="also write the comparison as JSON")
+
+
 def _add_eval_retrieval(sub: _Commands) -> None:
     ev = sub.add_parser(
         "eval-retrieval",
@@ -411,6 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_golden,
         _add_review,
         _add_probe,
+        _add_compare,
         _add_eval_retrieval,
         _add_config,
     ):

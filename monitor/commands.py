@@ -494,6 +494,46 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         prober.close()
 
 
+def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from monitor.compare import compare
+    from monitor.probes import load_set
+
+    if len(args.release) != 2 or args.release[0] == args.release[1]:
+        print("ragmon compare: give --release twice, two different releases", file=stderr)
+        return EXIT_USAGE
+    try:
+        golden = load_set(args.golden)
+    except (OSError, ValueError, review.ReviewError) as exc:
+        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"ragmon compare: {detail}", file=stderr)
+        return EXIT_USAGE
+    traces, bad = [], 0
+    for path in args.files:
+        try:
+            lines = path.read_bytes().splitlines()
+        except OSError as exc:
+            print(f"ragmon compare: {describe(exc)}", file=stderr)
+            return EXIT_USAGE
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                traces.append(RagTrace.model_validate_json(line))
+            except ValueError:
+                bad += 1
+    if bad:
+        print(f"skipped {bad} lines that are not ragmon.trace/v1 records", file=stderr)
+    result = compare(traces, golden.items, args.release[0], args.release[1])
+    if not result.metrics:
+        print(f"ragmon compare: no golden probe answered under both {args.release[0]} and "
+              f"{args.release[1]} (golden set {golden.version})", file=stderr)  # fmt: skip
+        return EXIT_FAIL
+    print(result.table(), file=stdout)
+    if args.output_json:
+        args.output_json.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
+    return EXIT_OK
+
+
 def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.action == "schema":
         json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
@@ -690,6 +730,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_review(args, sys.stdout, sys.stderr)
     if args.command == "probe":
         return cmd_probe(args, sys.stdout, sys.stderr)
+    if args.command == "compare":
+        return cmd_compare(args, sys.stdout, sys.stderr)
     if args.command == "calibrate":
         return cmd_calibrate(args, sys.stdout, sys.stderr)
     if args.command == "eval-retrieval":

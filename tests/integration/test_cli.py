@@ -14,7 +14,7 @@ from tests.integration.conftest import CONSOLE_SCRIPT, clean_env, ragmon
 
 COMMANDS = (
     "run", "replay", "check", "demo", "schema", "convert", "calibrate", "golden", "review",
-    "config", "eval-retrieval",
+    "probe", "compare", "config", "eval-retrieval",
 )  # fmt: skip
 
 

@@ -1,0 +1,142 @@
+"""``ragmon compare``: two releases on the same golden probes, paired.
+
+Traces (native records) with a ``golden_id`` and a ``release`` are checked and scored as the
+daemon scores probes (``monitor.probes``); a probe answered under both releases is a pair
+(several answers under one release are averaged). Per metric: both means, the mean paired
+difference B − A with a 95 % percentile bootstrap interval over the pairs (resampled with a
+fixed seed), and an exact two-sided sign test; and the probes whose stage flipped between
+``ok`` and a miss.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from monitor.checks import CheckSuite
+from monitor.model import Evaluation, RagTrace
+from monitor.probes import retrieval_scores, stage_of
+
+METRICS = ("answered_ok", "recall@retrieved", "recall@context", "ndcg@retrieved", "mrr@retrieved")
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Exact two-sided sign test p-value (ties left out)."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    k = min(wins, losses)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / float(2**n)
+    return min(1.0, 2.0 * tail)
+
+
+def bootstrap_interval(
+    diffs: list[float], reps: int = 10_000, seed: int = 0
+) -> tuple[float, float]:
+    """95 % percentile bootstrap interval of the mean of ``diffs``."""
+    if not diffs:
+        return math.nan, math.nan
+    rng = random.Random(seed)
+    n = len(diffs)
+    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(reps))
+    return means[int(0.025 * reps)], means[int(0.975 * reps) - 1]
+
+
+@dataclass
+class MetricComparison:
+    metric: str
+    pairs: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    low: float
+    high: float
+    better: int
+    worse: int
+    p_value: float
+
+
+@dataclass
+class Comparison:
+    release_a: str
+    release_b: str
+    metrics: list[MetricComparison] = field(default_factory=list)
+    flipped: list[dict[str, str]] = field(default_factory=list)
+    unpaired: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "release_a": self.release_a,
+            "release_b": self.release_b,
+            "metrics": [vars(m) for m in self.metrics],
+            "flipped": self.flipped,
+            "unpaired_probes": self.unpaired,
+        }
+
+    def table(self) -> str:
+        head = f"{'metric':<18} {'pairs':>5} {self.release_a[:10]:>10} {self.release_b[:10]:>10} {'B - A':>7}  95% interval     better/worse  sign p"  # noqa: E501
+        rows = [head]
+        for m in self.metrics:
+            rows.append(
+                f"{m.metric:<18} {m.pairs:>5} {m.mean_a:>10.3f} {m.mean_b:>10.3f} {m.diff:>+7.3f}"
+                f"  {m.low:+.3f} .. {m.high:+.3f}  {m.better:>5}/{m.worse:<5}  {m.p_value:.3g}"
+            )
+        for f in self.flipped:
+            rows.append(f"flipped: {f['golden_id']}  {f['a']} -> {f['b']}")
+        return "\n".join(rows)
+
+
+def _scores(item: dict[str, Any], evaluation: Evaluation) -> dict[str, float]:
+    stage = stage_of(item, evaluation)
+    out = {"answered_ok": float(stage in ("ok", "abstained"))}
+    for (metric, depth), value in retrieval_scores(item, evaluation).items():
+        out[f"{metric}@{depth}"] = value
+    return out
+
+
+def compare(
+    traces: Iterable[RagTrace], items: dict[str, dict[str, Any]], release_a: str, release_b: str
+) -> Comparison:
+    suite = CheckSuite()
+    per: dict[str, dict[str, list[dict[str, float]]]] = {release_a: {}, release_b: {}}
+    stages: dict[str, dict[str, str]] = {release_a: {}, release_b: {}}
+    for trace in traces:
+        if trace.release not in per or not trace.golden_id or trace.golden_id not in items:
+            continue
+        evaluation = Evaluation(trace, suite(trace))
+        item = items[trace.golden_id]
+        per[trace.release].setdefault(trace.golden_id, []).append(_scores(item, evaluation))
+        stages[trace.release][trace.golden_id] = stage_of(item, evaluation)
+    paired = sorted(per[release_a].keys() & per[release_b].keys())
+    result = Comparison(release_a, release_b)
+    result.unpaired = len(per[release_a].keys() ^ per[release_b].keys())
+
+    def mean_of(release: str, gid: str, metric: str) -> float | None:
+        values = [s[metric] for s in per[release][gid] if metric in s]
+        return sum(values) / len(values) if values else None
+
+    for metric in METRICS:
+        a_vals, b_vals = [], []
+        for gid in paired:
+            a, b = mean_of(release_a, gid, metric), mean_of(release_b, gid, metric)
+            if a is not None and b is not None:
+                a_vals.append(a)
+                b_vals.append(b)
+        if not a_vals:
+            continue
+        diffs = [b - a for a, b in zip(a_vals, b_vals, strict=True)]
+        low, high = bootstrap_interval(diffs)
+        better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+        result.metrics.append(MetricComparison(
+            metric, len(diffs), sum(a_vals) / len(a_vals), sum(b_vals) / len(b_vals),
+            sum(diffs) / len(diffs), low, high, better, worse, sign_test(better, worse),
+        ))  # fmt: skip
+    good = ("ok", "abstained")
+    for gid in paired:
+        stage_a, stage_b = stages[release_a][gid], stages[release_b][gid]
+        if (stage_a in good) != (stage_b in good):
+            result.flipped.append({"golden_id": gid, "a": stage_a, "b": stage_b})
+    return result
