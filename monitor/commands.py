@@ -585,6 +585,11 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         detail = describe(exc) if isinstance(exc, OSError) else str(exc)
         print(f"ragmon run: golden.review_port: {detail}", file=stderr)
         return EXIT_USAGE
+    try:
+        probe_loop = registry.build_probe_loop(settings, metrics)
+    except ConfigError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        return EXIT_USAGE
     ready = threading.Event()
     try:
         server = MetricsServer(
@@ -612,6 +617,8 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         server.close()
         if page is not None:
             page.close()
+        if probe_loop is not None:
+            probe_loop.close()
         return EXIT_USAGE
     log.info(
         "started",
@@ -622,6 +629,8 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     freeze_startup_heap()
     ready.set()
     server.ready = lambda: ready.is_set() and pipeline.source.ready()
+    if probe_loop is not None:
+        probe_loop.start()
     code = EXIT_OK
     try:
         stats = pipeline.run(stop)
@@ -636,6 +645,8 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         server.close()
         if page is not None:
             page.close()
+        if probe_loop is not None:
+            probe_loop.close()
     return code
 
 

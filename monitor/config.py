@@ -422,6 +422,21 @@ class OtelConfig(_Section):
     )
 
 
+class ProbesConfig(_Section):
+    """Golden probes sent by the daemon itself (as ``ragmon probe --every``); off while
+    ``endpoint`` is None. The questions come from ``golden.set_path``."""
+
+    endpoint: str | None = Field(default=None, description="The application's URL to POST to.")
+    request_template: Path | None = Field(
+        default=None,
+        description='JSON body; string values "{query}" and "{golden_id}" are filled in.',
+    )
+    every_seconds: float = Field(default=600.0, gt=0, description="A run every period (±10 %).")
+    rate_per_second: float = Field(default=1.0, gt=0, description="Requests per second at most.")
+    timeout_seconds: float = Field(default=30.0, gt=0)
+    header: str = Field(default="X-Ragmon-Golden-Id", description="Header carrying the id.")
+
+
 class LogConfig(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["auto", "json", "console"] = Field(
@@ -448,6 +463,7 @@ class Settings(BaseSettings):
     golden: GoldenConfig = GoldenConfig()
     otel: OtelConfig = OtelConfig()
     judge: JudgeConfig = JudgeConfig()
+    probes: ProbesConfig = ProbesConfig()
     log: LogConfig = LogConfig()
     shutdown_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."

@@ -121,3 +121,40 @@ def next_delay(every: float, jitter: float = 0.1, rng: random.Random | None = No
     """The wait before the next run: `every` seconds, give or take `jitter` of it."""
     r = rng or random.Random()
     return max(0.0, every * (1 + r.uniform(-jitter, jitter)))
+
+
+class ProbeLoop:
+    """``ragmon probe --every`` inside the daemon: a thread that runs the golden set (its
+    newest version each time) through a ``Prober`` every period, and counts the requests."""
+
+    def __init__(self, prober: Prober, load: Callable[[], Any], every: float,
+                 count: Callable[[str, int], None]) -> None:  # fmt: skip
+        self.prober = prober
+        self._load = load
+        self.every = every
+        self._count = count
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="golden-probes", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                items = list(self._load().items.values())
+            except Exception:  # a bad new version: counted, tried again next period
+                items = []
+                self._count("golden_set_unreadable", 1)
+            report = self.prober.run(items, self._stop)
+            self._count("answered", report.ok)
+            for reason, n in report.failed.items():
+                self._count(reason, n)
+            if self._stop.wait(next_delay(self.every)):
+                return
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+        self.prober.close()

@@ -160,6 +160,36 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
     return Metrics(registry, version=ragmon_version())
 
 
+def build_probe_loop(settings: Settings, metrics: Metrics) -> Any:
+    """The daemon's own golden probes (``probes.endpoint``), or None."""
+    cfg = settings.probes
+    if cfg.endpoint is None:
+        return None
+    if settings.golden.set_path is None or cfg.request_template is None:
+        raise ConfigError("probes.endpoint needs golden.set_path and probes.request_template")
+    import json
+
+    from prometheus_client import Counter
+
+    from monitor.probe_client import ProbeLoop, Prober
+    from monitor.probes import load_set
+
+    try:
+        template = json.loads(cfg.request_template.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"probes.request_template: {exc}") from exc
+    requests = Counter(
+        "ragmon_probe_requests",
+        "Golden probe requests the daemon sent, by outcome.",
+        ["outcome"],
+        registry=metrics.registry,
+    )
+    path = settings.golden.set_path
+    prober = Prober(cfg.endpoint, template, cfg.rate_per_second, cfg.timeout_seconds, cfg.header)
+    return ProbeLoop(prober, lambda: load_set(path), cfg.every_seconds,
+                     lambda outcome, n: requests.labels(outcome).inc(n))  # fmt: skip
+
+
 def watch_reviews(settings: Settings, metrics: Metrics) -> None:
     """Exports the checks' reviewed precision from golden.dir's decision log, if any."""
     if settings.golden.dir is None:

@@ -181,3 +181,39 @@ def test_template_values_are_filled_structurally() -> None:
     item: dict[str, Any] = {"id": "g1", "query": 'say "hi" }, {"evil": 1'}
     body = render({"q": "{query}", "n": 3, "tags": ["{golden_id}"]}, item)
     assert body == {"q": 'say "hi" }, {"evil": 1', "n": 3, "tags": ["g1"]}
+
+
+def test_the_daemon_sends_probes_itself(app: tuple[RagApp, str], tmp_path: Path) -> None:
+    """probes.endpoint: `ragmon run` sends the golden questions every period and scores the
+    traces they cause (read back from the application's topic)."""
+    rag, endpoint = app
+    gset = golden_set(tmp_path / "set")
+    template = tmp_path / "request.json"
+    template.write_text('{"question": "{query}"}')
+    daemon = Daemon(
+        tmp_path, rag.topic, "g-probe-loop", RAGMON_GOLDEN__SET_PATH=str(gset),
+        RAGMON_PROBES__ENDPOINT=endpoint, RAGMON_PROBES__REQUEST_TEMPLATE=str(template),
+        RAGMON_PROBES__EVERY_SECONDS="2", RAGMON_PROBES__RATE_PER_SECOND="20",
+    ).start()  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{daemon.port}/metrics"
+
+        def body() -> str:
+            return urllib.request.urlopen(url, timeout=5).read().decode()
+
+        wait_until(lambda: sum(samples(body(), "ragmon_probe_traces_total").values()) >= 6, 60,
+                   "two probe runs scored")  # fmt: skip
+        sent = samples(body(), "ragmon_probe_requests_total")
+        assert sent['outcome="answered"'] >= 6
+    finally:
+        daemon.terminate()
+
+
+def test_probes_need_a_golden_set_and_a_template(tmp_path: Path) -> None:
+    out = ragmon("config", "validate")  # the defaults are fine
+    assert out.returncode == 0
+    from tests.integration.test_daemon import start
+
+    proc = start(free_port(), RAGMON_PROBES__ENDPOINT="http://127.0.0.1:1/ask")
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "probes.endpoint needs golden.set_path" in stderr
