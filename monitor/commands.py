@@ -7,16 +7,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 import structlog
 import yaml
@@ -40,6 +41,9 @@ from monitor.telemetry import Metrics
 from sinks.golden import GoldenRowSink, load_rows
 from sinks.jsonl import JsonlSink
 from sinks.summary import SummarySink
+
+if TYPE_CHECKING:
+    from monitor.probes import LoadedSet
 
 _SHOWN_ERRORS = 10  # bad rows reported one by one; the rest are counted
 
@@ -358,31 +362,40 @@ def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
         chosen = [r for r in chosen if golden_export.has_reference(r)]
         print(f"skipped {len(no_reference)} reviewed rows without a reference (fill "
               f"'reference' first), e.g. {no_reference[0]['id']}", file=stderr)  # fmt: skip
-    out = args.output.open("w", encoding="utf-8") if args.output else stdout
-    try:
+    with _output(args.output, stdout) as out:
         n = golden_export.export(chosen, args.format, out, args.dataset_name)
-    finally:
-        if out is not stdout:
-            out.close()
     print(f"exported {n} of {len(rows)} rows as {args.format}", file=stderr)
     return EXIT_OK
 
 
-def _golden_export_set(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def _golden_set(path: Path, command: str, stderr: TextIO) -> LoadedSet | None:
+    """A published golden set, or None after saying why on stderr."""
     from monitor.probes import load_set
 
     try:
-        golden = load_set(args.set)
+        return load_set(path)
     except (OSError, ValueError, review.ReviewError) as exc:
         detail = describe(exc) if isinstance(exc, OSError) else str(exc)
-        print(f"ragmon golden export: {detail}", file=stderr)
+        print(f"ragmon {command}: {detail}", file=stderr)
+        return None
+
+
+@contextlib.contextmanager
+def _output(path: Path | None, stdout: TextIO) -> Iterator[TextIO]:
+    """The file at ``path`` (closed after), or stdout."""
+    if path is None:
+        yield stdout
+        return
+    with path.open("w", encoding="utf-8") as out:
+        yield out
+
+
+def _golden_export_set(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    golden = _golden_set(args.set, "golden export", stderr)
+    if golden is None:
         return EXIT_USAGE
-    out = args.output.open("w", encoding="utf-8") if args.output else stdout
-    try:
+    with _output(args.output, stdout) as out:
         n = golden_export.export_set(golden.items.values(), args.format, out, args.dataset_name)
-    finally:
-        if out is not stdout:
-            out.close()
     print(f"exported {n} items of golden set {golden.version} as {args.format}", file=stderr)
     return EXIT_OK
 
@@ -470,10 +483,12 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     try:
         template = json.loads(args.request_template.read_text(encoding="utf-8"))
-        golden = load_set(args.golden)
-    except (OSError, ValueError, review.ReviewError) as exc:
+    except (OSError, ValueError) as exc:
         detail = describe(exc) if isinstance(exc, OSError) else str(exc)
-        print(f"ragmon probe: {detail}", file=stderr)
+        print(f"ragmon probe: --request-template: {detail}", file=stderr)
+        return EXIT_USAGE
+    golden = _golden_set(args.golden, "probe", stderr)
+    if golden is None:
         return EXIT_USAGE
     prober = probe_client.Prober(args.endpoint, template, rate=args.rate, timeout=args.timeout,
                                  header=args.header)  # fmt: skip
@@ -496,16 +511,12 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from monitor.compare import compare
-    from monitor.probes import load_set
 
     if len(args.release) != 2 or args.release[0] == args.release[1]:
         print("ragmon compare: give --release twice, two different releases", file=stderr)
         return EXIT_USAGE
-    try:
-        golden = load_set(args.golden)
-    except (OSError, ValueError, review.ReviewError) as exc:
-        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
-        print(f"ragmon compare: {detail}", file=stderr)
+    golden = _golden_set(args.golden, "compare", stderr)
+    if golden is None:
         return EXIT_USAGE
     traces, bad = [], 0
     for path in args.files:
