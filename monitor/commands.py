@@ -584,22 +584,15 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         return EXIT_USAGE
     try:
         pipeline = registry.build_pipeline(settings, metrics)
+        # the review page and the daemon's own probes, started once the pipeline runs
+        extras = [
+            x for x in (_review_page(settings), registry.build_probe_loop(settings, metrics)) if x
+        ]
     except StartupError as exc:
         print(f"ragmon run: {exc}", file=stderr)
         return EXIT_USAGE
     except OSError as exc:
         print(f"ragmon run: cannot set up the pipeline: {describe(exc)}", file=stderr)
-        return EXIT_USAGE
-    try:
-        page = _review_page(settings)
-    except (OSError, ConfigError) as exc:
-        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
-        print(f"ragmon run: golden.review_port: {detail}", file=stderr)
-        return EXIT_USAGE
-    try:
-        probe_loop = registry.build_probe_loop(settings, metrics)
-    except ConfigError as exc:
-        print(f"ragmon run: {exc}", file=stderr)
         return EXIT_USAGE
     ready = threading.Event()
     try:
@@ -607,29 +600,18 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
             metrics.registry, settings.metrics.host, settings.metrics.port, ready=ready.is_set
         )
     except OSError as exc:
-        print(
-            f"ragmon run: cannot listen on {settings.metrics.host}:{settings.metrics.port}: "
-            f"{exc.strerror}",
-            file=stderr,
-        )
-        if page is not None:
-            page.close()
+        where = f"{settings.metrics.host}:{settings.metrics.port}"
+        print(f"ragmon run: cannot listen on {where}: {exc.strerror}", file=stderr)
+        _close_all(extras)
         return EXIT_USAGE
     stop = threading.Event()
     _install_signal_handlers(stop, settings.shutdown_timeout_seconds, log)
     server.start()
-    if page is not None:
-        page.start()
     try:
         pipeline.start()
     except StartupError as exc:
         print(f"ragmon run: {exc}", file=stderr)
-        pipeline.close()
-        server.close()
-        if page is not None:
-            page.close()
-        if probe_loop is not None:
-            probe_loop.close()
+        _close_all([pipeline, server, *extras])
         return EXIT_USAGE
     log.info(
         "started",
@@ -640,8 +622,8 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     freeze_startup_heap()
     ready.set()
     server.ready = lambda: ready.is_set() and pipeline.source.ready()
-    if probe_loop is not None:
-        probe_loop.start()
+    for extra in extras:
+        extra.start()
     code = EXIT_OK
     try:
         stats = pipeline.run(stop)
@@ -652,13 +634,13 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         code = EXIT_FAIL
     finally:
         ready.clear()
-        pipeline.close()
-        server.close()
-        if page is not None:
-            page.close()
-        if probe_loop is not None:
-            probe_loop.close()
+        _close_all([pipeline, server, *extras])
     return code
+
+
+def _close_all(parts: list[Any]) -> None:
+    for part in parts:
+        part.close()
 
 
 def _review_page(settings: config_mod.Settings) -> Any:
@@ -671,7 +653,12 @@ def _review_page(settings: config_mod.Settings) -> Any:
     from monitor.review_web import Background
 
     token = os.environ.get("RAGMON_REVIEW_TOKEN") or None
-    return Background(g.dir, g.review_host, g.review_port, token)
+    try:
+        return Background(g.dir, g.review_host, g.review_port, token)
+    except ConfigError as exc:
+        raise ConfigError(f"golden.review_host: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"golden.review_port: {describe(exc)}") from exc
 
 
 def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> None:
