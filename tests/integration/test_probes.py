@@ -217,3 +217,90 @@ def test_probes_need_a_golden_set_and_a_template(tmp_path: Path) -> None:
     proc = start(free_port(), RAGMON_PROBES__ENDPOINT="http://127.0.0.1:1/ask")
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "probes.endpoint needs golden.set_path" in stderr
+
+
+def test_breaking_the_retriever_fires_the_recall_alert(
+    app: tuple[RagApp, str], tmp_path: Path
+) -> None:
+    """Drop a gold document from the application's index: the per-run increments of the
+    probe metrics that ragmon exports, before and after, replayed one run a minute through
+    the real rules (promtool), fire RagmonProbeRecallDrop; the healthy increments alone do
+    not."""
+    import shutil
+    import subprocess
+
+    import yaml
+
+    rag, endpoint = app
+    items = [
+        {"schema": "ragmon.golden/v1", "id": f"g{i}", "query": q, "reference": None,
+         "gold_docs": [{"id": d, "grade": 3}], "expected": "answer"}
+        for i, (q, d) in enumerate([("How many days for refunds?", "refund-policy"),
+                                    ("How much does the Pro plan cost per month?", "pricing"),
+                                    ("Which days are the offices closed?", "holidays")])
+    ]  # fmt: skip
+    review.publish(items, tmp_path / "set")
+    template = tmp_path / "request.json"
+    template.write_text('{"question": "{query}"}')
+    daemon = Daemon(
+        tmp_path, rag.topic, "g-break", RAGMON_GOLDEN__SET_PATH=str(tmp_path / "set")
+    ).start()
+    url = f"http://127.0.0.1:{daemon.port}/metrics"
+    names = (
+        "ragmon_probe_retrieval_sum",
+        "ragmon_probe_retrieval_count",
+        "ragmon_probe_retrieval_squares_total",
+    )
+    key = 'depth="retrieved",golden_version="v0001",metric="recall",route="support"'
+
+    def totals() -> list[float]:
+        body = urllib.request.urlopen(url, timeout=5).read().decode()
+        return [samples(body, n).get(key, 0.0) for n in names]
+
+    def one_run() -> list[float]:
+        before = totals()
+        out = ragmon("probe", "--golden", str(tmp_path / "set"), "--endpoint", endpoint,
+                     "--request-template", str(template), "--rate", "50")  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        wait_until(lambda: totals()[1] >= before[1] + 3, 60, "a probe run scored")
+        return [a - b for a, b in zip(totals(), before, strict=True)]
+
+    try:
+        wait_until(daemon.assigned, 60, "the daemon consuming")
+        healthy = one_run()
+        del DOCS["pricing"]  # the index loses a document
+        try:
+            broken = one_run()
+        finally:
+            DOCS["pricing"] = "The Pro plan costs $25 per month."
+    finally:
+        daemon.terminate()
+    assert healthy[1] == broken[1] == 3 and broken[0] < healthy[0]
+
+    def series(phases: list[tuple[list[float], int]]) -> list[dict[str, str]]:
+        out = []
+        for i, name in enumerate(names):
+            values, total = [], 0.0
+            for inc, minutes in phases:
+                for _ in range(minutes):
+                    total += inc[i]
+                    values.append(f"{total:g}")
+            out.append({"series": f"{name}{{{key}}}", "values": " ".join(values)})
+        return out
+
+    rules = Path(__file__).resolve().parents[2] / "deploy" / "prometheus" / "rules.yml"
+    for name, phases, fires in (("broken", [(healthy, 180), (broken, 90)], True),
+                                ("healthy", [(healthy, 270)], False)):  # fmt: skip
+        firing = 'count(ALERTS{alertname="RagmonProbeRecallDrop",alertstate="firing"})'
+        expect = [{"labels": "{}", "value": 1}] if fires else []
+        check = {"expr": firing, "eval_time": "260m", "exp_samples": expect}
+        group = {"interval": "1m", "input_series": series(phases), "promql_expr_test": [check]}
+        test = {"rule_files": [str(rules)], "evaluation_interval": "1m", "tests": [group]}
+        path = tmp_path / f"{name}.yml"
+        path.write_text(yaml.safe_dump(test, width=1 << 20))
+        promtool = shutil.which("promtool")
+        assert promtool, "promtool: make test installs it"
+        done = subprocess.run(
+            [promtool, "test", "rules", str(path)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, (name, done.stdout + done.stderr)
