@@ -20,6 +20,7 @@ from monitor.checks import CheckSuite
 from monitor.model import Evaluation, RagTrace
 from monitor.probes import retrieval_scores, stage_of
 
+GOOD_STAGES = ("ok", "abstained")  # the probe got what it should: an answer, or a refusal
 METRICS = ("answered_ok", "recall@retrieved", "recall@context", "ndcg@retrieved", "mrr@retrieved")
 
 
@@ -89,9 +90,8 @@ class Comparison:
         return "\n".join(rows)
 
 
-def _scores(item: dict[str, Any], evaluation: Evaluation) -> dict[str, float]:
-    stage = stage_of(item, evaluation)
-    out = {"answered_ok": float(stage in ("ok", "abstained"))}
+def _scores(item: dict[str, Any], evaluation: Evaluation, stage: str) -> dict[str, float]:
+    out = {"answered_ok": float(stage in GOOD_STAGES)}
     for (metric, depth), value in retrieval_scores(item, evaluation).items():
         out[f"{metric}@{depth}"] = value
     return out
@@ -108,8 +108,9 @@ def compare(
             continue
         evaluation = Evaluation(trace, suite(trace))
         item = items[trace.golden_id]
-        per[trace.release].setdefault(trace.golden_id, []).append(_scores(item, evaluation))
-        stages[trace.release][trace.golden_id] = stage_of(item, evaluation)
+        stage = stage_of(item, evaluation)
+        per[trace.release].setdefault(trace.golden_id, []).append(_scores(item, evaluation, stage))
+        stages[trace.release][trace.golden_id] = stage
     paired = sorted(per[release_a].keys() & per[release_b].keys())
     result = Comparison(release_a, release_b)
     result.unpaired = len(per[release_a].keys() ^ per[release_b].keys())
@@ -134,9 +135,8 @@ def compare(
             metric, len(diffs), sum(a_vals) / len(a_vals), sum(b_vals) / len(b_vals),
             sum(diffs) / len(diffs), low, high, better, worse, sign_test(better, worse),
         ))  # fmt: skip
-    good = ("ok", "abstained")
     for gid in paired:
         stage_a, stage_b = stages[release_a][gid], stages[release_b][gid]
-        if (stage_a in good) != (stage_b in good):
+        if (stage_a in GOOD_STAGES) != (stage_b in GOOD_STAGES):
             result.flipped.append({"golden_id": gid, "a": stage_a, "b": stage_b})
     return result

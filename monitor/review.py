@@ -32,17 +32,18 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from monitor.stats import wilson
 
 REVIEW_SCHEMA = "ragmon.review/v1"
 GOLDEN_SCHEMA = "ragmon.golden/v1"
 LOG_NAME = "reviews.jsonl"
 TrapCategory = Literal["answerable", "unanswerable", "near_miss", "multi_hop", "stale_policy"]
-TRAP_CATEGORIES: tuple[str, ...] = TrapCategory.__args__  # type: ignore[attr-defined]
+TRAP_CATEGORIES: tuple[str, ...] = get_args(TrapCategory)
 REJECT_REASONS = ("check_wrong", "duplicate", "not_useful", "other")
-Z95 = 1.959963984540054
 _VERSION = re.compile(r"^golden-v(\d{4,})-([0-9a-f]{12})\.jsonl$")
 
 
@@ -101,6 +102,11 @@ class LogRead:
     bad_lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
 
 
+def latest_of(decisions: Iterable[Decision]) -> dict[str, Decision]:
+    """Each row's latest decision (the log is in append order)."""
+    return {d.row_id: d for d in decisions}
+
+
 class ReviewLog:
     """The append-only decision log of one golden directory."""
 
@@ -124,7 +130,7 @@ class ReviewLog:
 
     def latest(self) -> dict[str, Decision]:
         """Each row's latest decision."""
-        return {d.row_id: d for d in self.read().decisions}
+        return latest_of(self.read().decisions)
 
     def append(self, decision: Decision) -> Decision:
         """Appends one decision, refusing it when the row was decided after `decision.after`.
@@ -179,17 +185,6 @@ def decide(
 # --- precision -------------------------------------------------------------------------
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of successes/n (the same formula as the dashboard's)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    denom = 1 + z * z / n
-    return max(0.0, (centre - half) / denom), min(1.0, (centre + half) / denom)
-
-
 @dataclass(frozen=True)
 class Precision:
     check: str
@@ -211,11 +206,8 @@ class Precision:
 
 def precision(decisions: Iterable[Decision]) -> list[Precision]:
     """Reviewed precision per (check, route) from each row's latest decision."""
-    latest: dict[str, Decision] = {}
-    for d in decisions:
-        latest[d.row_id] = d
     counts: dict[tuple[str, str], list[int]] = {}
-    for d in latest.values():
+    for d in latest_of(decisions).values():
         label = d.label()
         if label is None or not d.check:
             continue
@@ -231,11 +223,8 @@ def golden_items(
     rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
 ) -> list[dict[str, Any]]:
     """The golden set: every row whose latest decision is an accept, as ragmon.golden/v1."""
-    latest: dict[str, Decision] = {}
-    for d in decisions:
-        latest[d.row_id] = d
     items = []
-    for rid, d in sorted(latest.items()):
+    for rid, d in sorted(latest_of(decisions).items()):
         row = rows.get(rid)
         if d.action != "accept" or row is None:
             continue

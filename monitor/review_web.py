@@ -167,14 +167,20 @@ class ReviewSite:
 
     # pages
 
-    def _rows(self) -> tuple[dict[str, dict[str, Any]], dict[str, review.Decision]]:
-        return load_rows(self.golden_dir), self.log.latest()
+    def _queue(
+        self, filters: dict[str, str], done: str | None = None
+    ) -> tuple[dict[str, dict[str, Any]], list[tuple[dict[str, Any], str]]]:
+        """All candidate rows, and those in the filtered queue (most frequent first) with
+        their state; ``done`` is left out."""
+        rows, latest = load_rows(self.golden_dir), self.log.latest()
+        states = ((r, state_of(r["id"], latest)) for r in rows.values() if r["id"] != done)
+        chosen = [(r, state) for r, state in states if _matches(r, state, filters)]
+        chosen.sort(key=lambda rs: (-int(rs[0]["ragmon"].get("count", 1)), rs[0]["id"]))
+        return rows, chosen
 
     def queue(self, request: Request) -> Response:
         filters = {k: request.query_params.get(k, "") for k in FILTERS}
-        rows, latest = self._rows()
-        chosen = [r for r in rows.values() if _matches(r, state_of(r["id"], latest), filters)]
-        chosen.sort(key=lambda r: (-int(r["ragmon"].get("count", 1)), r["id"]))
+        rows, items = self._queue(filters)
         options = {
             key: sorted({str(r["ragmon"].get(key) or "") for r in rows.values()} - {""})
             for key in ("reason", "category", "route", "release")
@@ -183,27 +189,24 @@ class ReviewSite:
             {c for r in rows.values() for c in r["ragmon"].get("checks") or {}}
         )
         options["state"] = ["needs_review", "accepted", "rejected", "any"]
-        items = [(r, state_of(r["id"], latest)) for r in chosen]
         query = urlencode({k: v for k, v in filters.items() if v})
         return self.page("queue.html", rows=items, filters=filters, options=options, query=query,
                          total=len(rows))  # fmt: skip
 
     def row(self, request: Request) -> Response:
         rid = request.path_params["row_id"]
-        rows, latest = self._rows()
-        row = rows.get(rid)
+        row = load_rows(self.golden_dir).get(rid)
         if row is None:
-            return self.page(
-                "message.html", 404, title="No such row", message=f"No candidate row {rid}."
-            )
-        return self._row_page(row, latest, request.query_params.get("q", ""))
+            return self._missing(rid)
+        return self._row_page(row, request.query_params.get("q", ""))
 
-    def _row_page(self, row: dict[str, Any], latest: dict[str, review.Decision], query: str,
-                  status: int = 200, error: str | None = None) -> Response:  # fmt: skip
+    def _row_page(
+        self, row: dict[str, Any], query: str, status: int = 200, error: str | None = None
+    ) -> Response:
         meta = row["ragmon"]
         checks = meta.get("checks") or {}
         history = [d for d in self.log.read().decisions if d.row_id == row["id"]]
-        current = latest.get(row["id"])
+        current = history[-1] if history else None  # the row's latest decision
         ids = row.get("retrieved_context_ids") or []
         passages = list(zip(ids, row.get("retrieved_contexts") or [], strict=False))
         judge = meta.get("judge") or {}
@@ -217,7 +220,8 @@ class ReviewSite:
         )  # fmt: skip
 
     def _missing(self, rid: str) -> Response:
-        return self.page("message.html", 404, title="No such row", message=f"No row {rid}.")
+        message = f"No candidate row {rid}."
+        return self.page("message.html", 404, title="No such row", message=message)
 
     async def decide(self, request: Request) -> Response:
         form = await request.form()
@@ -225,8 +229,7 @@ class ReviewSite:
             message = "Missing or stale form token: reload the page."
             return self.page("message.html", 403, title="Refused", message=message)
         rid = request.path_params["row_id"]
-        rows, latest = self._rows()
-        row = rows.get(rid)
+        row = load_rows(self.golden_dir).get(rid)
         if row is None:
             return self._missing(rid)
         text = {k: str(v).strip() for k, v in form.items() if isinstance(v, str)}
@@ -234,7 +237,7 @@ class ReviewSite:
         action, reviewer = text.get("action", ""), text.get("reviewer", "")
         if action not in ("accept", "reject") or not reviewer:
             error = "Choose accept or reject and give your name."
-            return self._row_page(row, latest, query, 400, error)
+            return self._row_page(row, query, 400, error)
         fields = {"after": text.get("after"), "note": text.get("note")}
         if action == "accept":
             grades = {k[6:]: int(v) for k, v in text.items() if k.startswith("grade:") and v}
@@ -249,25 +252,18 @@ class ReviewSite:
             review.decide(self.log, row, "accept" if action == "accept" else "reject", reviewer,
                           **kept)  # fmt: skip
         except review.ReviewConflict as exc:
-            return self._row_page(row, self.log.latest(), query, 409, str(exc))
+            return self._row_page(row, query, 409, str(exc))
         except review.ReviewError as exc:
-            return self._row_page(row, latest, query, 400, str(exc))
+            return self._row_page(row, query, 400, str(exc))
         return RedirectResponse(self._next(rid, query), status_code=303)
 
     def _next(self, done: str, query: str) -> str:
         """The next row of the same queue, or the queue when it is empty."""
         from urllib.parse import parse_qsl
 
-        filters = dict(parse_qsl(query))
-        rows, latest = self._rows()
-        left = [
-            r
-            for r in rows.values()
-            if r["id"] != done and _matches(r, state_of(r["id"], latest), filters)
-        ]
-        left.sort(key=lambda r: (-int(r["ragmon"].get("count", 1)), r["id"]))
+        _, left = self._queue(dict(parse_qsl(query)), done=done)
         suffix = f"?{urlencode({'q': query})}" if query else ""
-        return f"/row/{left[0]['id']}{suffix}" if left else f"/?{query}"
+        return f"/row/{left[0][0]['id']}{suffix}" if left else f"/?{query}"
 
     def metrics(self, request: Request) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)

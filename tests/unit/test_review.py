@@ -15,6 +15,7 @@ from scipy.stats import binomtest
 
 from monitor import review
 from monitor.review import Decision, ReviewConflict, ReviewError, ReviewLog
+from monitor.stats import wilson
 from monitor.telemetry import LabelLimiter
 
 
@@ -160,7 +161,7 @@ def test_precision_is_exported_from_the_log_on_scrape(tmp_path: Path) -> None:
     # billing is the one route allowed; shop's decision folds into "other"
     assert samples[("refusal", "billing", "estimate")] == 1.0
     assert samples[("refusal", "other", "wrong")] == 1.0
-    low, high = review.wilson(3, 3)
+    low, high = wilson(3, 3)
     assert samples[("refusal", "billing", "low")] == pytest.approx(low)
     assert samples[("refusal", "billing", "high")] == high == 1.0
 
