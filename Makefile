@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts alert-scenarios
+.PHONY: install install-dev run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts alert-scenarios export-libs
 
 # install: what `ragmon` needs to run; install-dev: also the test and lint tools.
 install: $(STAMP)
@@ -28,7 +28,7 @@ run: install
 
 # The whole suite: lint, types, unit and integration tests, with every service they need
 # started before pytest and stopped after (also on failure) by deploy/run-tests.sh.
-test: install-dev lint
+test: install-dev lint export-libs
 	bash deploy/prometheus/install.sh
 	bash deploy/browser/install.sh
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash deploy/run-tests.sh $(PYTEST_ARGS)
@@ -59,6 +59,17 @@ verdicts: install-dev
 alert-scenarios: install-dev
 	$(BIN)/python deploy/prometheus/scenarios.py $(if $(QUICK),--quick)
 
+# Ragas and DeepEval, which the tests load ragmon's golden exports with, in a virtualenv of
+# their own (DeepEval brings pytest plugins and pins that do not belong in ragmon's); uv
+# installs the ~120 pinned packages in seconds where pip takes minutes.
+EXPORT_VENV ?= .venv-export-libs
+export-libs: $(EXPORT_VENV)/.installed
+
+$(EXPORT_VENV)/.installed: tests/export_libs/requirements.txt $(DEV)
+	test -x $(EXPORT_VENV)/bin/python || $(PYTHON) -m venv $(EXPORT_VENV)
+	$(BIN)/uv pip install --quiet --python $(EXPORT_VENV)/bin/python -r tests/export_libs/requirements.txt
+	touch $@
+
 # Regenerate the OTLP corpus (tests/otel_corpus) by running real instrumented pipelines with
 # the pinned instrumentation packages; commit the diff on purpose.
 CORPUS_VENV ?= .venv-otel-corpus
@@ -80,4 +91,4 @@ kafka-down:
 	bash deploy/kafka/kafka-down.sh
 
 clean:
-	rm -rf $(VENV) $(CORPUS_VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) $(CORPUS_VENV) $(EXPORT_VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from monitor import demo
+from tests import export_libs
 from tests.integration.conftest import RAGMON, clean_env, free_port, ragmon
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -144,6 +145,19 @@ def test_filter_accept_reject_publish_and_precision(
     assert item["id"] == first_id and item["reference"] == "Refunds are possible within 30 days."
     assert item["gold_docs"] == [{"id": doc, "grade": 3}] and item["category"] == "answerable"
     assert item["reviewer"] == "ana"
+    # the published set as Ragas and DeepEval load it
+    files = {}
+    for fmt, name in (("ragas", "set.jsonl"), ("deepeval", "set.json")):
+        files[fmt] = golden / name
+        out = ragmon("golden", "export", "--set", str(golden / "set"), "--format", fmt,
+                     "--output", str(files[fmt]))  # fmt: skip
+        assert out.returncode == 0, out.stderr
+    loaded = export_libs.load(**files)
+    (sample,) = loaded["ragas"]["samples"]
+    assert sample["reference"] == item["reference"] and sample["reference_context_ids"] == [doc]
+    (g,) = loaded["deepeval"]["samples"]
+    assert g["expected_output"] == item["reference"]
+    assert g["context"] == [item["gold_passages"][0]["text"]]
 
 
 def test_trace_text_renders_as_text(site: tuple[str, Path], browser: object) -> None:
