@@ -41,16 +41,23 @@ def wilson_targets(check: str) -> list[tuple[str, str]]:
 
 
 def alert_targets(check: str) -> list[tuple[str, str]]:
-    """What the rate alerts compare (deploy/prometheus/rules.yml): the recent share's lower
-    bounds against the 7-day baseline and the ticket (1.25x) and page (2x) thresholds."""
+    """What the rate alerts compare (deploy/prometheus/rules.yml): the 15-minute share
+    against the 7-day baseline and the shares at which the ticket (1.25x) and the page (2x)
+    would fire for the answers the window holds (the rise score of 3.5 turned back into a
+    share: sin(asin(sqrt(k * baseline upper bound)) + 3.5 / (2 sqrt(n)))^2)."""
     sel = f'check="{check}",{SEL}'
     r = "route_check:ragmon_check_flagged"
+    n = f"route_check:ragmon_check_evaluated:increase15m{{{sel}}}"
+
+    def fires_at(k: str) -> str:
+        base = f"asin(sqrt(clamp_max({k} * {r}:ratio7d_high{{{sel}}}, 1)))"
+        return f"sin(clamp_max({base} + 1.75 / sqrt({n}), 1.5708)) ^ 2"
+
     return [
         (f"{r}:ratio7d{{{sel}}}", "{{route}} 7-day baseline"),
-        (f"1.25 * {r}:ratio7d_high{{{sel}}}", "{{route}} ticket above"),
-        (f"2 * {r}:ratio7d_high{{{sel}}}", "{{route}} page above"),
-        (f"{r}:ratio10m_low{{{sel}}}", "{{route}} 10 min, lower bound"),
-        (f"{r}:ratio1h_low{{{sel}}}", "{{route}} 1 h, lower bound"),
+        (f"{r}:ratio15m{{{sel}}}", "{{route}} last 15 min"),
+        (fires_at("1.25"), "{{route}} ticket at"),
+        (fires_at("2"), "{{route}} page at"),
     ]
 
 
@@ -80,7 +87,7 @@ PANELS: list[dict[str, Any]] = [
     {"title": "Traces evaluated per second", "unit": "reqps", "targets": [
         (f"sum by (route) (rate(ragmon_traces_total{{{SEL}}}[$__rate_interval]))", "{{route}}")]},
     {"title": "Refusal rate (95% Wilson band)", "unit": "percentunit", "targets": wilson_targets("refusal")},
-    {"title": "Refusal alert: recent lower bounds against the baseline thresholds", "unit": "percentunit",
+    {"title": "Refusal alert: the 15-minute share against its baseline and the shares that raise a ticket or a page", "unit": "percentunit",
      "targets": alert_targets("refusal"), "recorded": True},
     {"title": "Reviewed precision of each check (95% Wilson band, from golden review decisions)",
      "unit": "percentunit", "targets": [

@@ -116,6 +116,8 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
         ("2% -> 8% (4x) after 12 hours, 60 min after", refusal(step(0.02, 4, LONG)), LONG + 60, [TICKET]),
         ("20% -> 35% (1.75x) after 12 hours, 90 min after", refusal(step(0.20, 1.75, LONG)), LONG + 90, [TICKET]),
         ("5% -> 15% (3x) after 12 hours, 60 min after", refusal(step(0.05, 3, LONG)), LONG + 60, [TICKET]),
+        ("20% -> 40% (2x) after 12 hours, 10 min after", refusal(step(0.20, 2, LONG)), LONG + 10, None),
+        ("20% -> 40% (2x) after 12 hours, 15 min after", refusal(step(0.20, 2, LONG)), LONG + 15, [TICKET]),
         ("2% -> 30%, 15 min after", refusal(step(0.02, 15)), HIST + 15, [PAGE, TICKET]),
         ("2% -> 8% (4x), 90 min after", refusal(step(0.02, 4)), HIST + 90, [TICKET]),
         ("5% -> 6% (1.2x), 3 h after", refusal(step(0.05, 1.2)), HIST + 180, None),

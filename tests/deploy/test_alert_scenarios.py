@@ -4,11 +4,13 @@ back from Prometheus, and the dashboard's alert panel has data over the recorded
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
-from scipy.stats import binomtest, norm
+from scipy.stats import binom, binomtest, norm
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "deploy" / "prometheus"))
@@ -42,22 +44,57 @@ def _wilson(x: float, n: float, z: float) -> tuple[float, float]:
     return ci.low, ci.high
 
 
-def test_recorded_wilson_bounds_equal_scipys() -> None:
-    """Bounds recorded for the 10 min (z = 4), 1 h and 7-day (z = 3.5) windows, against
-    scipy's Wilson interval on the counts Prometheus recorded."""
+def test_recorded_bounds_and_rise_equal_scipys() -> None:
+    """Bounds recorded for the 15 min (z = 4), 1 h (z = 3.5) and 7-day (z = 2) windows,
+    against scipy's Wilson interval on the counts Prometheus recorded; the rise score is the
+    arcsine distance of the window's share from a multiple of the baseline's upper bound."""
+    E = R.replace("flagged", "evaluated")
     got = _query(_counters(3, 7, 300), 299, {
-        "n10": f"{R.replace('flagged', 'evaluated')}:increase10m", "x10": f"{R}:increase10m",
-        "n1h": f"{R.replace('flagged', 'evaluated')}:increase1h", "x1h": f"{R}:increase1h",
-        "n7d": f"{R.replace('flagged', 'evaluated')}:sum7d", "x7d": f"{R}:sum7d",
-        "low10": f"{R}:ratio10m_low", "low1h": f"{R}:ratio1h_low", "high7d": f"{R}:ratio7d_high",
+        "n15": f"{E}:increase15m", "x15": f"{R}:increase15m",
+        "n1h": f"{E}:increase1h", "x1h": f"{R}:increase1h",
+        "n7d": f"{E}:sum7d", "x7d": f"{R}:sum7d",
+        "low15": f"{R}:ratio15m_low", "low1h": f"{R}:ratio1h_low", "high7d": f"{R}:ratio7d_high",
+        **{f"z{w}x{k}": f'{R}:rise_z{{window="{w}",over="{k}"}}'
+           for w in ("15m", "1h") for k in ("1.25", "2")},
     })  # fmt: skip
-    assert (got["n10"], got["x10"], got["n1h"], got["x1h"]) == (100, 30, 600, 180)
+    assert (got["n15"], got["x15"], got["n1h"], got["x1h"]) == (150, 45, 600, 180)
     # the hours ending at minutes 60, 120 and 180; the one ending at 240 is within the last
     # hour, which the baseline leaves out
     assert got["n7d"] == 1800
-    assert got["low10"] == pytest.approx(_wilson(got["x10"], got["n10"], 4.0)[0], rel=1e-9)
+    assert got["low15"] == pytest.approx(_wilson(got["x15"], got["n15"], 4.0)[0], rel=1e-9)
     assert got["low1h"] == pytest.approx(_wilson(got["x1h"], got["n1h"], 3.5)[0], rel=1e-9)
-    assert got["high7d"] == pytest.approx(_wilson(got["x7d"], got["n7d"], 3.5)[1], rel=1e-9)
+    high = _wilson(got["x7d"], got["n7d"], 2.0)[1]
+    assert got["high7d"] == pytest.approx(high, rel=1e-9)
+    for w in ("15m", "1h"):
+        n, x = got[f"n{w[:-1] if w == '15m' else w}"], got[f"x{w[:-1] if w == '15m' else w}"]
+        for k in ("1.25", "2"):
+            share = math.asin(math.sqrt((x + 0.375) / (n + 0.75)))
+            want = 2 * math.sqrt(n) * (share - math.asin(math.sqrt(min(float(k) * high, 1))))
+            assert got[f"z{w}x{k}"] == pytest.approx(want, rel=1e-9), (w, k)
+
+
+def test_rise_score_tail_is_honest_for_small_counts() -> None:
+    """Why the rise is an arcsine score: at the alert's threshold (3.5), the exact chance
+    that an unchanged route crosses it is never above the normal tail, for every window size
+    and base rate the rules see, where the plain score (what a Wilson bound tests) crosses it
+    up to 30 times as often once only a handful of flags are expected."""
+    z, nominal = 3.5, norm.sf(3.5)
+    worst_arcsine = worst_score = 0.0
+    for n in (30, 60, 150, 600, 1500):
+        for p in (0.01, 0.02, 0.05, 0.2):
+            xs = np.arange(n + 1)
+            arcsine = 2 * np.sqrt(n) * (np.arcsin(np.sqrt((xs + 0.375) / (n + 0.75)))
+                                        - np.arcsin(np.sqrt(p)))  # fmt: skip
+            score = (xs - n * p) / np.sqrt(n * p * (1 - p))
+            for stat, name in ((arcsine, "arcsine"), (score, "score")):
+                cross = xs[(stat >= z) & (xs >= 5)]
+                tail = binom.sf(cross[0] - 1, n, p) if len(cross) else 0.0
+                if name == "arcsine":
+                    worst_arcsine = max(worst_arcsine, tail / nominal)
+                else:
+                    worst_score = max(worst_score, tail / nominal)
+    assert worst_arcsine <= 1, worst_arcsine
+    assert worst_score >= 20, worst_score
 
 
 def test_rise_needs_enough_answers_and_flags() -> None:
@@ -65,7 +102,7 @@ def test_rise_needs_enough_answers_and_flags() -> None:
     series = _counters(0, 10, 200)
     sel = 'ragmon_check_results_total{app="a",route="r",check="refusal",result="flagged"}'
     series[0] = {"series": sel, "values": "0x189 1+1x3 4x6"}  # 4 refusals in minutes 190-193
-    got = _query(series, 196, {"low": f"{R}:ratio10m_low", "rise": f"max({R}:rise_low) by (route)"})
+    got = _query(series, 196, {"low": f"{R}:ratio15m_low", "rise": f"max({R}:rise_z) by (route)"})
     assert got["low"] > 0  # the bound exists
     assert "rise" not in got
 
