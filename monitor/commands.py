@@ -34,7 +34,7 @@ from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.verdict import VERDICTS
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
-from monitor.pipeline import freeze_startup_heap
+from monitor.pipeline import Pipeline, freeze_startup_heap
 from monitor.server import MetricsServer
 from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
 from monitor.telemetry import Metrics
@@ -582,18 +582,10 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     metrics = _run_metrics(settings, stderr)
     if metrics is None:
         return EXIT_USAGE
-    try:
-        pipeline = registry.build_pipeline(settings, metrics)
-        # the review page and the daemon's own probes, started once the pipeline runs
-        extras = [
-            x for x in (_review_page(settings), registry.build_probe_loop(settings, metrics)) if x
-        ]
-    except StartupError as exc:
-        print(f"ragmon run: {exc}", file=stderr)
+    built = _build_run(settings, metrics, stderr)
+    if built is None:
         return EXIT_USAGE
-    except OSError as exc:
-        print(f"ragmon run: cannot set up the pipeline: {describe(exc)}", file=stderr)
-        return EXIT_USAGE
+    pipeline, extras = built
     ready = threading.Event()
     try:
         server = MetricsServer(
@@ -636,6 +628,25 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
         ready.clear()
         _close_all([pipeline, server, *extras])
     return code
+
+
+def _build_run(
+    settings: config_mod.Settings, metrics: Metrics, stderr: TextIO
+) -> tuple[Pipeline, list[Any]] | None:
+    """The pipeline, and the parts started once it runs (the review page, the daemon's own
+    probes); None after saying on stderr why they cannot be built."""
+    try:
+        pipeline = registry.build_pipeline(settings, metrics)
+        extras = [
+            x for x in (_review_page(settings), registry.build_probe_loop(settings, metrics)) if x
+        ]
+    except StartupError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        return None
+    except OSError as exc:
+        print(f"ragmon run: cannot set up the pipeline: {describe(exc)}", file=stderr)
+        return None
+    return pipeline, extras
 
 
 def _close_all(parts: list[Any]) -> None:

@@ -149,49 +149,48 @@ def _cite(style: str, i: int, doc_id: str) -> str:
     return {"index": f"[{i}]", "id": f"[{doc_id}]", "none": ""}[style]
 
 
+def _passage(doc_id: str, text: str) -> dict[str, Any]:
+    return {"doc_id": doc_id, "chunk_id": f"{doc_id}#0", "text": text}
+
+
+def _with_stale_copy(doc: Doc, passages: list[dict[str, Any]]) -> tuple[Doc, list[dict[str, Any]]]:
+    """A document that has an outdated copy (``doc`` or the first such), packed together
+    with that copy in place of ``doc``."""
+    doc = next((d for d in CORPUS if d.stale), doc) if doc.stale is None else doc
+    old = _passage(f"{doc.doc_id}-old", doc.stale or "")
+    return doc, [_passage(doc.doc_id, doc.text), old, *passages[1:]]
+
+
+def _cited(rng: random.Random, mode: str, template: str, style: str, doc: Doc,
+           passages: list[dict[str, Any]]) -> str:  # fmt: skip
+    """The answer with its citation marker: valid, out of range, or none."""
+    if mode == "invalid_citation":
+        return template.replace("{c}", f"[{len(passages) + rng.randint(1, 4)}]")
+    pos = next(i for i, p in enumerate(passages, 1) if p["doc_id"] == doc.doc_id)
+    cite = _cite("none" if mode == "missing_citation" else style, pos, doc.doc_id)
+    return template.replace(" {c}", f" {cite}" if cite else "")
+
+
 def generate(index: int, seed: int = 7) -> dict[str, Any]:
     """The ``index``-th demo trace as a native ``ragmon.trace/v1`` record."""
     rng = random.Random(f"{seed}:{index}")
     mode = rng.choices(FAILURE_MODES, weights=_WEIGHTS)[0]
     doc = rng.choice(CORPUS)
     fillers = rng.sample(_FILLER, k=rng.randint(1, 3))
-    passages = [{"doc_id": doc.doc_id, "chunk_id": f"{doc.doc_id}#0", "text": doc.text}]
-    passages += [{"doc_id": d, "chunk_id": f"{d}#0", "text": t} for d, t in fillers]
-    question = doc.question
-    route = doc.route
+    passages = [_passage(doc.doc_id, doc.text)] + [_passage(d, t) for d, t in fillers]
     style = rng.choice(("index", "id"))
-    answer_tpl = doc.answer
-    if mode == "invented_number":
-        answer_tpl = doc.wrong
-    elif mode == "stale_duplicate":
-        stale = next((d for d in CORPUS if d.stale), doc) if doc.stale is None else doc
-        doc = stale
-        question = doc.question
-        route = doc.route
-        passages = [
-            {"doc_id": doc.doc_id, "chunk_id": f"{doc.doc_id}#0", "text": doc.text},
-            {
-                "doc_id": f"{doc.doc_id}-old",
-                "chunk_id": f"{doc.doc_id}-old#0",
-                "text": doc.stale or "",
-            },
-            *passages[1:],
-        ]
-        answer_tpl = doc.answer
+    template = doc.wrong if mode == "invented_number" else doc.answer
+    if mode == "stale_duplicate":
+        doc, passages = _with_stale_copy(doc, passages)
+        template = doc.answer
+    question, route = doc.question, doc.route
     rng.shuffle(passages)
-    pos = next(i for i, p in enumerate(passages, 1) if p["doc_id"] == doc.doc_id)
-    if mode == "missing_citation":
-        style = "none"
-    if mode == "invalid_citation":
-        answer = answer_tpl.replace("{c}", f"[{len(passages) + rng.randint(1, 4)}]")
-    else:
-        cite = _cite(style, pos, doc.doc_id)
-        answer = answer_tpl.replace(" {c}", f" {cite}" if cite else "")
+    answer = _cited(rng, mode, template, style, doc, passages)
     if mode == "false_refusal":
         answer = rng.choice(_REFUSALS)
     elif mode == "correct_abstention":
         question, route = rng.choice(_UNANSWERABLE)
-        passages = [{"doc_id": d, "chunk_id": f"{d}#0", "text": t} for d, t in fillers]
+        passages = [_passage(d, t) for d, t in fillers]
         answer = rng.choice(_REFUSALS)
     elif mode == "empty_retrieval":
         passages = []

@@ -95,16 +95,12 @@ def build_row(
     if not flagged:
         return None
     trace = evaluation.trace
-    reason = flagged[0]
     question = redactor.redact(trace.query)
     answer = redactor.redact(trace.answer)
     contexts = redactor.redact_all(p.text for p in trace.context)
     context_ids = [p.chunk_id or p.doc_id or f"passage-{i}" for i, p in enumerate(trace.context, 1)]
-    seen = (trace.timestamp or now or datetime.now(UTC)).isoformat()
-    rid = row_id(trace.query, reason)
-    checks = {name: r.to_line() for name, r in evaluation.checks.items() if r.flagged}
     return {
-        "id": rid,
+        "id": row_id(trace.query, flagged[0]),
         "schema": ROW_SCHEMA,
         # Ragas SingleTurnSample
         "user_input": question,
@@ -119,27 +115,36 @@ def build_row(
         "expected_output": None,
         # Langfuse dataset item
         "source_trace_id": trace.trace_id,
-        "ragmon": {
-            "trace_id": trace.trace_id,
-            "reason": reason,
-            "reasons": flagged,
-            "category": suggest_category(reason, evaluation),
-            "checks": _redact_tree(checks, redactor),
-            "judge": _redact_tree(evaluation.judge.to_line(), redactor)
-            if evaluation.judge
-            else None,
-            "weight": evaluation.judge.weight if evaluation.judge else 1.0,
-            "app": trace.app,
-            "route": trace.route,
-            "release": trace.release,
-            "model": trace.model,
-            "golden_id": trace.golden_id,
-            "first_seen": seen,
-            "last_seen": seen,
-            "count": 1,
-            "examples": [trace.trace_id],
-            "status": STATUS_NEEDS_REVIEW,
-        },
+        "ragmon": _row_meta(evaluation, redactor, flagged, now),
+    }
+
+
+def _row_meta(
+    evaluation: Evaluation, redactor: Redactor, flagged: list[str], now: datetime | None
+) -> dict[str, Any]:
+    """The row's ``ragmon`` block: why it was written, where the trace came from, and the
+    review state (occurrences are merged into it later)."""
+    trace, judge = evaluation.trace, evaluation.judge
+    seen = (trace.timestamp or now or datetime.now(UTC)).isoformat()
+    checks = {name: r.to_line() for name, r in evaluation.checks.items() if r.flagged}
+    return {
+        "trace_id": trace.trace_id,
+        "reason": flagged[0],
+        "reasons": flagged,
+        "category": suggest_category(flagged[0], evaluation),
+        "checks": _redact_tree(checks, redactor),
+        "judge": _redact_tree(judge.to_line(), redactor) if judge else None,
+        "weight": judge.weight if judge else 1.0,
+        "app": trace.app,
+        "route": trace.route,
+        "release": trace.release,
+        "model": trace.model,
+        "golden_id": trace.golden_id,
+        "first_seen": seen,
+        "last_seen": seen,
+        "count": 1,
+        "examples": [trace.trace_id],
+        "status": STATUS_NEEDS_REVIEW,
     }
 
 

@@ -163,68 +163,80 @@ def _gunzip(data: bytes, limit: int) -> bytes | None:
     return out
 
 
+class _Handler(BaseHTTPRequestHandler):
+    """One OTLP/HTTP request: checked, un-gzipped and offered to the source's queue."""
+
+    source: OtlpHttpSource  # set per server by _handler()
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: requests are counted in ragmon_otlp_http_requests_total."""
+
+    def _reply(self, code: int, body: bytes = b"", ctype: str = JSON, **headers: str) -> None:
+        self.source.counted(code)
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers.items():
+            self.send_header(k.replace("_", "-"), v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, code: int, message: str, **headers: str) -> None:
+        # OTLP/HTTP: errors carry a google.rpc.Status; JSON is accepted by exporters
+        # and readable with curl.
+        body = json.dumps({"code": code, "message": message}).encode()
+        self._reply(code, body, JSON, **headers)
+
+    def do_GET(self) -> None:
+        self._error(405, "POST OTLP traces to /v1/traces", Allow="POST")
+
+    def do_POST(self) -> None:
+        request = self._request()
+        if request is None:
+            return
+        body, ctype = request
+        if not self.source.offer(body, ctype):
+            self._error(503, "pipeline busy, retry later", Retry_After="1")
+            return
+        # An empty ExportTraceServiceResponse: zero bytes in protobuf, {} in JSON.
+        self._reply(200, b"" if ctype == PROTOBUF else b"{}", ctype)
+
+    def _request(self) -> tuple[bytes, str] | None:
+        """The body (un-gzipped) and its content type; None once refused with a reply."""
+        if not self.source.authorised(self.headers.get("Authorization")):
+            self._error(401, "missing or wrong bearer token", WWW_Authenticate="Bearer")
+            self.close_connection = True
+            return None
+        if self.path.split("?")[0] != PATH:
+            self._error(404, f"unknown path; ragmon receives traces at {PATH}")
+            return None
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            self._error(411, "Content-Length required")
+            return None
+        size = int(length)
+        if size > self.source.max_body_bytes:
+            self._error(413, f"body over {self.source.max_body_bytes} bytes")
+            self.close_connection = True
+            return None
+        body = self.rfile.read(size)
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if ctype not in (PROTOBUF, JSON):
+            self._error(415, f"Content-Type must be {PROTOBUF} or {JSON}")
+            return None
+        encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
+        if encoding == "gzip":
+            unpacked = _gunzip(body, self.source.max_body_bytes)
+            if unpacked is None:
+                self._error(400, "gzip body is corrupt or decompresses past the limit")
+                return None
+            return unpacked, ctype
+        if encoding != "identity":
+            self._error(415, f"Content-Encoding {encoding} not supported (gzip is)")
+            return None
+        return body, ctype
+
+
 def _handler(source: OtlpHttpSource) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:
-            """Quiet: requests are counted in ragmon_otlp_http_requests_total."""
-
-        def _reply(self, code: int, body: bytes = b"", ctype: str = JSON, **headers: str) -> None:
-            source.counted(code)
-            self.send_response(code)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in headers.items():
-                self.send_header(k.replace("_", "-"), v)
-            self.end_headers()
-            self.wfile.write(body)
-
-        def _error(self, code: int, message: str, **headers: str) -> None:
-            # OTLP/HTTP: errors carry a google.rpc.Status; JSON is accepted by exporters
-            # and readable with curl.
-            body = json.dumps({"code": code, "message": message}).encode()
-            self._reply(code, body, JSON, **headers)
-
-        def do_GET(self) -> None:
-            self._error(405, "POST OTLP traces to /v1/traces", Allow="POST")
-
-        def do_POST(self) -> None:
-            if not source.authorised(self.headers.get("Authorization")):
-                self._error(401, "missing or wrong bearer token", WWW_Authenticate="Bearer")
-                self.close_connection = True
-                return
-            if self.path.split("?")[0] != PATH:
-                self._error(404, f"unknown path; ragmon receives traces at {PATH}")
-                return
-            length = self.headers.get("Content-Length")
-            if length is None or not length.isdigit():
-                self._error(411, "Content-Length required")
-                return
-            size = int(length)
-            if size > source.max_body_bytes:
-                self._error(413, f"body over {source.max_body_bytes} bytes")
-                self.close_connection = True
-                return
-            body = self.rfile.read(size)
-            ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-            if ctype not in (PROTOBUF, JSON):
-                self._error(415, f"Content-Type must be {PROTOBUF} or {JSON}")
-                return
-            encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
-            if encoding == "gzip":
-                unpacked = _gunzip(body, source.max_body_bytes)
-                if unpacked is None:
-                    self._error(400, "gzip body is corrupt or decompresses past the limit")
-                    return
-                body = unpacked
-            elif encoding != "identity":
-                self._error(415, f"Content-Encoding {encoding} not supported (gzip is)")
-                return
-            if not source.offer(body, ctype):
-                self._error(503, "pipeline busy, retry later", Retry_After="1")
-                return
-            # An empty ExportTraceServiceResponse: zero bytes in protobuf, {} in JSON.
-            self._reply(200, b"" if ctype == PROTOBUF else b"{}", ctype)
-
-    return Handler
+    return type("Handler", (_Handler,), {"source": source})
