@@ -61,13 +61,14 @@ alert-scenarios: install-dev
 
 # Ragas and DeepEval, which the tests load ragmon's golden exports with, in a virtualenv of
 # their own (DeepEval brings pytest plugins and pins that do not belong in ragmon's); uv
-# installs the ~120 pinned packages in seconds where pip takes minutes.
+# installs the ~120 pinned packages in seconds where pip takes minutes (pip if uv fails).
 EXPORT_VENV ?= .venv-export-libs
 export-libs: $(EXPORT_VENV)/.installed
 
 $(EXPORT_VENV)/.installed: tests/export_libs/requirements.txt $(DEV)
 	test -x $(EXPORT_VENV)/bin/python || $(PYTHON) -m venv $(EXPORT_VENV)
-	$(BIN)/uv pip install --quiet --python $(EXPORT_VENV)/bin/python -r tests/export_libs/requirements.txt
+	$(BIN)/uv pip install --quiet --python $(EXPORT_VENV)/bin/python -r tests/export_libs/requirements.txt \
+	  || $(EXPORT_VENV)/bin/python -m pip install --quiet -r tests/export_libs/requirements.txt
 	touch $@
 
 # Regenerate the OTLP corpus (tests/otel_corpus) by running real instrumented pipelines with
