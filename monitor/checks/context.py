@@ -43,9 +43,12 @@ class EmptyContext:
         )
 
 
-def _shingles(text: str, k: int = 3) -> set[int]:
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    """Word trigrams (the whole text as one shingle when it has fewer than three words)."""
     words = CONTENT_WORD.findall(text.lower())
-    return {hash(tuple(words[i : i + k])) for i in range(max(1, len(words) - k + 1))}
+    if len(words) < 3:
+        return {tuple(words)}
+    return set(zip(words, words[1:], words[2:], strict=False))
 
 
 class ContextConflict:
@@ -105,16 +108,16 @@ class _Sentences:
         masked = set(lower.translate(_MASK_DIGITS).split(b". "))
         masked.discard(b"")
         self.masked = masked
-        self._shingles: set[int] | None = None
+        self._shingles: set[tuple[str, ...]] | None = None
 
     @property
-    def shingles(self) -> set[int]:
+    def shingles(self) -> set[tuple[str, ...]]:
         if self._shingles is None:
             self._shingles = _shingles(self.text)
         return self._shingles
 
 
-def _jaccard(a: set[int], b: set[int]) -> float:
+def _jaccard(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
