@@ -54,7 +54,7 @@ bench: install-dev
 verdicts: install-dev
 	$(BIN)/python -m tests.verdicts
 
-# Detection and false-alarm figures of the rate alerts, through promtool (~10 min on 2 cores;
+# Detection and false-alarm figures of the rate alerts, through promtool (~40 min on 2 cores;
 # QUICK=1 for a shorter run). Needs promtool: bash deploy/prometheus/install.sh
 alert-scenarios: install-dev
 	$(BIN)/python deploy/prometheus/scenarios.py $(if $(QUICK),--quick)

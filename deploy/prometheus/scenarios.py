@@ -1,7 +1,7 @@
 """Alert scenario harness: how well the quality alerts catch real regressions, and how often
 they page for nothing, measured by the real rule engine (`promtool test rules`).
 
-    python deploy/prometheus/scenarios.py            # every scenario, both rule sets (~10 min)
+    python deploy/prometheus/scenarios.py            # every scenario, both rule sets (~40 min on 2 cores)
     python deploy/prometheus/scenarios.py --quick    # fewer replicas and shorter quiet runs
 
 Each scenario simulates one or more routes minute by minute (answers ~ Poisson(traffic),
