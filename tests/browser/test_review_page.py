@@ -146,16 +146,16 @@ def test_filter_accept_reject_publish_and_precision(
     assert item["gold_docs"] == [{"id": doc, "grade": 3}] and item["category"] == "answerable"
     assert item["reviewer"] == "ana"
     # the published set as Ragas and DeepEval load it
-    files = {}
+    files = []
     for fmt, name in (("ragas", "set.jsonl"), ("deepeval", "set.json")):
-        files[fmt] = golden / name
+        files.append((fmt, golden / name))
         out = ragmon("golden", "export", "--set", str(golden / "set"), "--format", fmt,
-                     "--output", str(files[fmt]))  # fmt: skip
+                     "--output", str(golden / name))  # fmt: skip
         assert out.returncode == 0, out.stderr
-    loaded = export_libs.load(**files)
-    (sample,) = loaded["ragas"]["samples"]
+    ragas, deepeval = export_libs.load(*files)
+    (sample,) = ragas["samples"]
     assert sample["reference"] == item["reference"] and sample["reference_context_ids"] == [doc]
-    (g,) = loaded["deepeval"]["samples"]
+    (g,) = deepeval["samples"]
     assert g["expected_output"] == item["reference"]
     assert g["context"] == [item["gold_passages"][0]["text"]]
 

@@ -41,12 +41,13 @@ def test_candidate_rows_and_golden_set_load_in_ragas_and_deepeval(tmp_path: Path
     )  # fmt: skip
     assert decided.returncode == 0, decided.stderr
     assert ragmon("golden", "publish", "--dir", str(golden)).returncode == 0
-    d = ["--dir", str(golden), "--status", "any"]
-    loaded = export_libs.load(
-        ragas=export(tmp_path, "rows.jsonl", *d, "--format", "ragas"),
-        deepeval=export(tmp_path, "rows.json", *d, "--format", "deepeval"),
+    d, s = ["--dir", str(golden), "--status", "any"], ["--set", str(golden / "set")]
+    ragas, deepeval, set_ragas, set_deepeval = export_libs.load(
+        ("ragas", export(tmp_path, "rows.jsonl", *d, "--format", "ragas")),
+        ("deepeval", export(tmp_path, "rows.json", *d, "--format", "deepeval")),
+        ("ragas", export(tmp_path, "set.jsonl", *s, "--format", "ragas")),
+        ("deepeval", export(tmp_path, "set.json", *s, "--format", "deepeval")),
     )
-    ragas, deepeval = loaded["ragas"], loaded["deepeval"]
     assert ragas["library"] == "ragas 0.4.3" and ragas["sample_type"] == "SingleTurnSample"
     assert deepeval["library"] == "deepeval 4.3.1" and deepeval["sample_type"] == "Golden"
 
@@ -71,19 +72,14 @@ def test_candidate_rows_and_golden_set_load_in_ragas_and_deepeval(tmp_path: Path
     traces = {r["ragmon"]["trace_id"] for r in rows.values()}
     assert {g["additional_metadata"]["trace_id"] for g in deepeval["samples"]} == traces
 
-    s = ["--set", str(golden / "set")]
-    loaded = export_libs.load(
-        ragas=export(tmp_path, "set.jsonl", *s, "--format", "ragas"),
-        deepeval=export(tmp_path, "set.json", *s, "--format", "deepeval"),
-    )
     passages = dict(zip(row["retrieved_context_ids"], row["retrieved_contexts"], strict=True))
-    (sample,) = loaded["ragas"]["samples"]
+    (sample,) = set_ragas["samples"]
     assert sample["user_input"] == row["user_input"]
     assert sample["reference"] == "Refunds within 30 days."
     ids = sorted([gold, other])  # the set lists gold documents by id
     assert sample["reference_context_ids"] == ids
     assert sample["reference_contexts"] == [passages[i] for i in ids]
-    (g,) = loaded["deepeval"]["samples"]
+    (g,) = set_deepeval["samples"]
     assert g["input"] == row["user_input"] and g["expected_output"] == "Refunds within 30 days."
     assert g["context"] == [passages[i] for i in ids]  # was left empty before
     assert g["additional_metadata"]["category"] == "multi_hop"
