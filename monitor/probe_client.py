@@ -16,6 +16,7 @@ import json
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,7 +53,7 @@ def probe_headers(golden_id: str, header: str = HEADER) -> dict[str, str]:
 class RunReport:
     sent: int = 0
     ok: int = 0
-    failed: dict[str, int] = field(default_factory=dict)  # reason -> count
+    failed: Counter[str] = field(default_factory=Counter)  # reason -> count
 
     def line(self) -> str:
         fails = ", ".join(f"{k} {v}" for k, v in sorted(self.failed.items())) or "none"
@@ -99,16 +100,15 @@ class Prober:
                         headers=probe_headers(str(item["id"]), self.header),
                     )
                 except httpx.TimeoutException:
-                    report.failed["timeout"] = report.failed.get("timeout", 0) + 1
+                    report.failed["timeout"] += 1
                     continue
                 except httpx.HTTPError:
-                    report.failed["connection"] = report.failed.get("connection", 0) + 1
+                    report.failed["connection"] += 1
                     continue
                 if resp.is_success:
                     report.ok += 1
                 else:
-                    key = f"http_{resp.status_code}"
-                    report.failed[key] = report.failed.get(key, 0) + 1
+                    report.failed[f"http_{resp.status_code}"] += 1
         finally:
             self._running.release()
         return report

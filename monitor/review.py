@@ -231,17 +231,14 @@ def golden_items(
         meta = row.get("ragmon", {})
         ids, contexts = row.get("retrieved_context_ids") or [], row.get("retrieved_contexts") or []
         texts = dict(zip(ids, contexts, strict=False))
-        passages = [
-            {"id": k, "text": texts[k]}
-            for k, g in sorted(d.gold_docs.items())
-            if g >= 1 and k in texts
-        ]
+        gold = sorted(d.gold_docs.items())
+        passages = [{"id": k, "text": texts[k]} for k, g in gold if g >= 1 and k in texts]
         items.append({
             "schema": GOLDEN_SCHEMA,
             "id": rid,
             "query": row.get("user_input"),
             "reference": d.reference if d.reference is not None else row.get("reference"),
-            "gold_docs": [{"id": k, "grade": g} for k, g in sorted(d.gold_docs.items())],
+            "gold_docs": [{"id": k, "grade": g} for k, g in gold],
             "gold_passages": passages,  # the relevant documents' text (PII-redacted)
             "category": d.category,
             "expected": d.expected or "answer",

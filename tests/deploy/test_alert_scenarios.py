@@ -50,23 +50,23 @@ def test_recorded_bounds_and_rise_equal_scipys() -> None:
     arcsine distance of the window's share from a multiple of the baseline's upper bound."""
     E = R.replace("flagged", "evaluated")
     got = _query(_counters(3, 7, 300), 299, {
-        "n15": f"{E}:increase15m", "x15": f"{R}:increase15m",
+        "n15m": f"{E}:increase15m", "x15m": f"{R}:increase15m",
         "n1h": f"{E}:increase1h", "x1h": f"{R}:increase1h",
         "n7d": f"{E}:sum7d", "x7d": f"{R}:sum7d",
         "low15": f"{R}:ratio15m_low", "low1h": f"{R}:ratio1h_low", "high7d": f"{R}:ratio7d_high",
         **{f"z{w}x{k}": f'{R}:rise_z{{window="{w}",over="{k}"}}'
            for w in ("15m", "1h") for k in ("1.25", "2")},
     })  # fmt: skip
-    assert (got["n15"], got["x15"], got["n1h"], got["x1h"]) == (150, 45, 600, 180)
+    assert (got["n15m"], got["x15m"], got["n1h"], got["x1h"]) == (150, 45, 600, 180)
     # the hours ending at minutes 60, 120 and 180; the one ending at 240 is within the last
     # hour, which the baseline leaves out
     assert got["n7d"] == 1800
-    assert got["low15"] == pytest.approx(_wilson(got["x15"], got["n15"], 4.0)[0], rel=1e-9)
+    assert got["low15"] == pytest.approx(_wilson(got["x15m"], got["n15m"], 4.0)[0], rel=1e-9)
     assert got["low1h"] == pytest.approx(_wilson(got["x1h"], got["n1h"], 3.5)[0], rel=1e-9)
     high = _wilson(got["x7d"], got["n7d"], 2.0)[1]
     assert got["high7d"] == pytest.approx(high, rel=1e-9)
     for w in ("15m", "1h"):
-        n, x = got[f"n{w[:-1] if w == '15m' else w}"], got[f"x{w[:-1] if w == '15m' else w}"]
+        n, x = got[f"n{w}"], got[f"x{w}"]
         for k in ("1.25", "2"):
             share = math.asin(math.sqrt((x + 0.375) / (n + 0.75)))
             want = 2 * math.sqrt(n) * (share - math.asin(math.sqrt(min(float(k) * high, 1))))

@@ -112,10 +112,8 @@ def test_probes_through_an_instrumented_application_over_otlp(tmp_path: Path) ->
     probe's baggage to the spans); ragmon assembles the spans, reads ragmon.golden_id and
     scores each probe. Stages and recall equal what the test computes from the
     application's own retriever."""
-    import threading
     import urllib.request
 
-    import uvicorn
     from opentelemetry import context as otel_context
     from opentelemetry import propagate
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -126,7 +124,7 @@ def test_probes_through_an_instrumented_application_over_otlp(tmp_path: Path) ->
     from starlette.routing import Route
 
     from monitor import review
-    from tests.integration.conftest import free_port, start_otlp_http_daemon
+    from tests.integration.conftest import serve_asgi, start_otlp_http_daemon
     from tests.integration.kafka_support import wait_until
 
     probes = {  # id -> (question, gold document, reference, the fake model's answer)
@@ -161,18 +159,10 @@ def test_probes_through_an_instrumented_application_over_otlp(tmp_path: Path) ->
         finally:
             otel_context.detach(token)
 
-    port = free_port()
     app = Starlette(routes=[Route("/ask", ask, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
     try:
-        wait_until(lambda: server.started, 20, "application up")
-        template = tmp_path / "body.json"
-        template.write_text('{"question": "{query}"}')
-        out = ragmon("probe", "--golden", str(tmp_path / "set"), "--endpoint",
-                     f"http://127.0.0.1:{port}/ask", "--request-template", str(template),
-                     "--rate", "20")  # fmt: skip
+        with serve_asgi(app) as url:
+            out = run_probes(tmp_path, f"{url}/ask")
         assert out.returncode == 0 and "probes sent 3, answered 3" in out.stderr, out.stderr
 
         def metric_lines() -> list[str]:
@@ -204,11 +194,17 @@ def test_probes_through_an_instrumented_application_over_otlp(tmp_path: Path) ->
                       and 'metric="recall"' in line and 'depth="retrieved"' in line]  # fmt: skip
         assert sum(float(x.split()[-1]) for x in recall_sum) == recall
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         instrumentor.uninstrument()
         provider.shutdown()
         daemon.stop()
+
+
+def run_probes(tmp_path: Path, endpoint: str) -> Any:
+    """``ragmon probe`` over the golden set in tmp_path/set, one request body per question."""
+    template = tmp_path / "body.json"
+    template.write_text('{"question": "{query}"}')
+    return ragmon("probe", "--golden", str(tmp_path / "set"), "--endpoint", endpoint,
+                  "--request-template", str(template), "--rate", "20")  # fmt: skip
 
 
 def run_chain_for(question: str, answer: str) -> str:

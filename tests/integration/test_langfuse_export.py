@@ -5,13 +5,11 @@ public API; the server records what the SDK sent."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -19,8 +17,7 @@ from starlette.routing import Route
 
 from monitor import demo, golden_export, review
 from sinks.golden import load_rows
-from tests.integration.conftest import free_port, ragmon
-from tests.integration.kafka_support import wait_until
+from tests.integration.conftest import ragmon, serve_asgi
 
 pytestmark = pytest.mark.integration
 
@@ -40,17 +37,9 @@ def langfuse_api() -> Iterator[tuple[str, list[dict[str, Any]]]]:
             "updatedAt": "2026-01-01T00:00:00Z", "mediaReferences": [],
         })  # fmt: skip
 
-    port = free_port()
     app = Starlette(routes=[Route("/api/public/dataset-items", create, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_until(lambda: server.started, 20, "local Langfuse API up")
-    try:
-        yield f"http://127.0.0.1:{port}", received
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve_asgi(app) as url:
+        yield url, received
 
 
 def send(host: str, lines: list[dict[str, Any]]) -> list[Any]:

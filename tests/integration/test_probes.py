@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -16,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from kafka import KafkaProducer
 from opentelemetry import baggage
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
@@ -26,7 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from monitor import review
-from tests.integration.conftest import free_port, ragmon
+from tests.integration.conftest import free_port, ragmon, serve_asgi
 from tests.integration.kafka_support import Daemon, bootstrap, create_topic, wait_until
 
 pytestmark = pytest.mark.integration
@@ -82,17 +80,10 @@ class RagApp:
 @pytest.fixture
 def app() -> Iterator[tuple[RagApp, str]]:
     rag = RagApp(create_topic(1))
-    port = free_port()
-    asgi = Starlette(routes=[Route("/ask", rag.ask, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_until(lambda: server.started, 20, "test application up")
     try:
-        yield rag, f"http://127.0.0.1:{port}/ask"
+        with serve_asgi(Starlette(routes=[Route("/ask", rag.ask, methods=["POST"])])) as url:
+            yield rag, f"{url}/ask"
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         rag.producer.close()
 
 
