@@ -125,7 +125,9 @@ def next_delay(every: float, jitter: float = 0.1, rng: random.Random | None = No
 
 class ProbeLoop:
     """``ragmon probe --every`` inside the daemon: a thread that runs the golden set (its
-    newest version each time) through a ``Prober`` every period, and counts the requests."""
+    newest version each time) through a ``Prober`` every period, and counts the requests.
+    A new version that cannot be read is counted and the last good one runs again, as
+    ``ragmon probe --every`` does."""
 
     def __init__(self, prober: Prober, load: Callable[[], Any], every: float,
                  count: Callable[[str, int], None]) -> None:  # fmt: skip
@@ -140,11 +142,11 @@ class ProbeLoop:
         self._thread.start()
 
     def _run(self) -> None:
+        items: list[Any] = []
         while not self._stop.is_set():
             try:
                 items = list(self._load().items.values())
-            except Exception:  # a bad new version: counted, tried again next period
-                items = []
+            except Exception:  # a bad new version: counted; the last good one runs again
                 self._count("golden_set_unreadable", 1)
             report = self.prober.run(items, self._stop)
             self._count("answered", report.ok)
