@@ -44,7 +44,9 @@ def alert_targets(check: str) -> list[tuple[str, str]]:
     """What the rate alerts compare (deploy/prometheus/rules.yml): the 15-minute share
     against the 7-day baseline and the shares at which the ticket (1.25x) and the page (2x)
     would fire for the answers the window holds (the rise score of 3.5 turned back into a
-    share: sin(asin(sqrt(k * baseline upper bound)) + 3.5 / (2 sqrt(n)))^2)."""
+    share: sin(asin(sqrt(k * baseline upper bound)) + 3.5 / (2 sqrt(n)))^2), and the share at
+    which the jump over the last three hours raises a ticket (the jump score of 3.5 turned back
+    the same way, but at least 2 standard errors over the baseline's upper bound)."""
     sel = f'check="{check}",{SEL}'
     r = "route_check:ragmon_check_flagged"
     n = f"route_check:ragmon_check_evaluated:increase15m{{{sel}}}"
@@ -53,10 +55,18 @@ def alert_targets(check: str) -> list[tuple[str, str]]:
         base = f"asin(sqrt(clamp_max({k} * {r}:ratio7d_high{{{sel}}}, 1)))"
         return f"sin(clamp_max({base} + 1.75 / sqrt({n}), 1.5708)) ^ 2"
 
+    e3h = f"route_check:ragmon_check_evaluated:increase3h_before30m{{{sel}}}"
+    recent = f"(({r}:increase3h_before30m{{{sel}}} + 0.375) / ({e3h} + 0.75))"
+    jump = f"(asin(sqrt(clamp_max(1.15 * {recent}, 1))) + 1.75 * sqrt(1 / {n} + 1 / {e3h}))"
+    week = f"(asin(sqrt(clamp_max({r}:ratio7d_high{{{sel}}}, 1))) + 1 / sqrt({n}))"
     return [
         (f"{r}:ratio7d{{{sel}}}", "{{route}} 7-day baseline"),
         (f"{r}:ratio15m{{{sel}}}", "{{route}} last 15 min"),
         (fires_at("1.25"), "{{route}} ticket at"),
+        (
+            f"sin(clamp_max(({jump} > {week}) or {week}, 1.5708)) ^ 2",
+            "{{route}} ticket at (jump on last 3 h)",
+        ),
         (fires_at("2"), "{{route}} page at"),
     ]
 

@@ -118,6 +118,11 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
         ("5% -> 15% (3x) after 12 hours, 60 min after", refusal(step(0.05, 3, LONG)), LONG + 60, [TICKET]),
         ("20% -> 40% (2x) after 12 hours, 10 min after", refusal(step(0.20, 2, LONG)), LONG + 10, None),
         ("20% -> 40% (2x) after 12 hours, 15 min after", refusal(step(0.20, 2, LONG)), LONG + 15, [TICKET]),
+        # the jump over the last three hours sees it first; the week's 1.25x margin not yet
+        ("5% -> 15% (3x) after 12 hours, 15 min after", refusal(step(0.05, 3, LONG)), LONG + 15, [TICKET]),
+        # a jump on the last three hours, but only back to the week's level
+        ("10% -> 2% for 4 hours -> 10%, 15 min after",
+         checks("refusal", [(1, LONG), (0.2, 240), (1, 15)], [(9, LONG), (9.8, 240), (9, 15)]), LONG + 255, None),
         ("2% -> 30%, 15 min after", refusal(step(0.02, 15)), HIST + 15, [PAGE, TICKET]),
         ("2% -> 8% (4x), 90 min after", refusal(step(0.02, 4)), HIST + 90, [TICKET]),
         ("5% -> 6% (1.2x), 3 h after", refusal(step(0.05, 1.2)), HIST + 180, None),

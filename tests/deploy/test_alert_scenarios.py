@@ -73,6 +73,31 @@ def test_recorded_bounds_and_rise_equal_scipys() -> None:
             assert got[f"z{w}x{k}"] == pytest.approx(want, rel=1e-9), (w, k)
 
 
+def test_recorded_jump_equals_the_two_sample_arcsine_score() -> None:
+    """The jump score: the 15-minute share against 1.15 x the share of the three hours before
+    the last half hour (both shares' noise counted), recorded only where the window is also
+    2 standard errors over the 7-day baseline's upper bound; a steady route records none."""
+    E = R.replace("flagged", "evaluated")
+    sel = 'ragmon_check_results_total{{app="a",route="r",check="refusal",result="{}"}}'
+    step = [  # 4 h at 10 %, then 30 %, 10 answers a minute
+        {"series": sel.format("flagged"), "values": "0+1x240 243+3x20"},
+        {"series": sel.format("passed"), "values": "0+9x240 2167+7x20"},
+    ]
+    names = {
+        "n15": f"{E}:increase15m", "x15": f"{R}:increase15m",
+        "nr": f"{E}:increase3h_before30m", "xr": f"{R}:increase3h_before30m",
+        "jump": f"{R}:jump_z",
+    }  # fmt: skip
+    got = _query(step, 255, names)
+    # minutes 241-255 after the step; the three hours ending at minute 225 all before it
+    assert (got["n15"], got["x15"], got["nr"], got["xr"]) == (150, 45, 1800, 180)
+    share = math.asin(math.sqrt((got["x15"] + 0.375) / (got["n15"] + 0.75)))
+    recent = math.asin(math.sqrt(1.15 * (got["xr"] + 0.375) / (got["nr"] + 0.75)))
+    want = 2 * (share - recent) / math.sqrt(1 / got["n15"] + 1 / got["nr"])
+    assert want > 3.5 and got["jump"] == pytest.approx(want, rel=1e-9)
+    assert "jump" not in _query(_counters(3, 7, 300), 299, {"jump": f"{R}:jump_z"})
+
+
 def test_rise_score_tail_is_honest_for_small_counts() -> None:
     """Why the rise is an arcsine score: at the alert's threshold (3.5), the exact chance
     that an unchanged route crosses it is never above the normal tail, for every window size
