@@ -18,6 +18,8 @@ is never committed and a crash replays it.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -26,8 +28,8 @@ from typing import Protocol
 
 import structlog
 
-from monitor.conventions import OUTCOMES, OWN, UNRECOGNISED, Mapped, map_spans
-from monitor.decode import dead_letter
+from monitor.conventions import MAPPING_FAILED, OUTCOMES, OWN, map_spans
+from monitor.decode import DECODE_FAILED, dead_letter
 from monitor.errors import OtlpDecodeError
 from monitor.model import DeadLetter, RagTrace
 from monitor.otlp import Span, decode_json, decode_proto, is_own
@@ -157,7 +159,7 @@ class OtlpAssembler:
         self._last_scan = float("-inf")
         self._scan_every = min(0.1, limits.quiet_seconds / 2)
         self.counts: dict[tuple[str, str], int] = {}  # (convention, outcome) -> traces
-        self._mapping_failed = False
+        self._logged: set[str] = set()
 
     @property
     def buffered(self) -> int:
@@ -166,7 +168,7 @@ class OtlpAssembler:
     def _decode(self, record: SourceRecord) -> list[Span]:
         fmt = self.fmt
         for name, value in record.headers:
-            if name.lower() == "content-type":
+            if str(name).lower() == "content-type" and isinstance(value, bytes):
                 fmt = CONTENT_TYPES.get(value.decode("latin-1").split(";")[0].strip(), fmt)
         return decode_json(record.value) if fmt == "otlp_json" else decode_proto(record.value)
 
@@ -180,6 +182,10 @@ class OtlpAssembler:
             spans = self._decode(record)
         except OtlpDecodeError as exc:
             return [Decoded(dead_letter(record, exc.reason, str(exc)), (pos,))], 1
+        except Exception as exc:  # a decoder bug: the record is a dead letter, never a crash
+            self._log_once("decode_failed", exc)
+            detail = f"{type(exc).__name__}: {exc}"[:200]
+            return [Decoded(dead_letter(record, DECODE_FAILED, detail), (pos,))], 1
         now = self._clock()
         share = len(raw) // max(len(spans), 1)
         touched: set[str] = set()
@@ -258,13 +264,18 @@ class OtlpAssembler:
         extra = {} if outcome == COMPLETE else {"ragmon.incomplete": outcome}
         try:
             mapped = map_spans(b.spans, extra)
-        except Exception:  # a mapping bug must not stop the daemon: count it, log it once
-            if not self._mapping_failed:
-                structlog.get_logger("ragmon.assembly").exception("mapping_failed")
-            self._mapping_failed = True
-            mapped = Mapped(None, UNRECOGNISED)
+        except Exception as exc:  # a mapping bug must not stop the daemon: a dead letter
+            self._log_once(MAPPING_FAILED, exc)
+            self._count(MAPPING_FAILED, outcome, source)
+            return Decoded(_unmappable(b.spans, positions, exc), positions)
         self._count(mapped.convention, outcome, source)
         return Decoded(mapped.trace, positions)
+
+    def _log_once(self, event: str, exc: Exception) -> None:
+        """The first failure of each kind with its traceback; the rest are counted."""
+        if event not in self._logged:
+            self._logged.add(event)
+            structlog.get_logger("ragmon.assembly").error(event, exc_info=exc)
 
     def _count(self, convention: str, outcome: str, source: tuple[str, str] = ("", "")) -> None:
         key = (convention, outcome)
@@ -275,6 +286,24 @@ class OtlpAssembler:
     def _report(self) -> None:
         if self.observer is not None:
             self.observer.on_assembly_buffer(len(self._buf), self._bytes)
+
+
+def _unmappable(spans: list[Span], positions: tuple[Position, ...], exc: Exception) -> DeadLetter:
+    """A trace whose mapping raised, as a dead letter at its first record: the spans it was
+    assembled from (as JSON, bounded) and the error."""
+    (source, partition), offset = positions[0] if positions else (("otlp", 0), 0)
+    raw = json.dumps([dataclasses.asdict(s) for s in spans], default=str).encode()
+    return DeadLetter(
+        reason=MAPPING_FAILED,
+        detail=f"{type(exc).__name__}: {exc}"[:200],
+        source=source,
+        partition=partition,
+        offset=offset,
+        raw=raw[:_MAX_DEAD_SPANS_BYTES],
+    )
+
+
+_MAX_DEAD_SPANS_BYTES = 1 << 20
 
 
 # --- offline conversion (files) ---------------------------------------------------------

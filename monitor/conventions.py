@@ -45,8 +45,9 @@ OPENLLMETRY = "openllmetry"
 UNRECOGNISED = "unrecognised"
 CONTENT_MISSING = "content_missing"
 OWN = "own"
+MAPPING_FAILED = "mapping_failed"  # the mapping raised (a bug of ours): a dead letter
 CONVENTIONS = (OPENINFERENCE, OTEL_GENAI, OTEL_GENAI_LEGACY, OPENLLMETRY)
-OUTCOMES = (*CONVENTIONS, UNRECOGNISED, CONTENT_MISSING, OWN)
+OUTCOMES = (*CONVENTIONS, UNRECOGNISED, CONTENT_MISSING, OWN, MAPPING_FAILED)
 
 
 @dataclass
@@ -732,7 +733,6 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
         "attributes": attributes,
         "golden_id": _golden_id(root, spans),
     }
-    try:
-        return Mapped(RagTrace.model_validate(record), shape.convention, redacted)
-    except ValueError:  # e.g. an invalid trace id: not a trace ragmon can evaluate
-        return Mapped(None, UNRECOGNISED)
+    # The decoders have checked the ids; a record that still fails validation is a mapping
+    # bug, which the assembler turns into a dead letter (mapping_failed).
+    return Mapped(RagTrace.model_validate(record), shape.convention, redacted)

@@ -19,7 +19,10 @@ DEAD_LETTER_REASONS = (
     "too_large",
     "invalid_protobuf",  # OTLP: not an ExportTraceServiceRequest
     "invalid_otlp_json",
+    "mapping_failed",  # OTLP spans assembled, but mapping them to a trace raised (a bug)
+    "decode_failed",  # decoding raised where it should have named a reason (a bug)
 )
+DECODE_FAILED = "decode_failed"
 
 
 _BOM = "\ufeff".encode()

@@ -12,7 +12,7 @@ Decoding never raises on input: bad bytes become an ``OtlpDecodeError`` with a r
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,34 @@ def _any_value(v: Any) -> Any:
     return getattr(v, which)
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def _bad_ids(span: Span) -> str | None:
+    """Why a span's ids are not valid W3C ids (16-byte trace id, 8-byte span ids, not all
+    zero), or None. A span without a valid trace id cannot be assembled into any trace."""
+    for what, value, size, optional in (
+        ("trace id", span.trace_id, 32, False),
+        ("span id", span.span_id, 16, False),
+        ("parent span id", span.parent_span_id, 16, True),
+    ):
+        if optional and not value:
+            continue
+        if len(value) != size or not _HEX.issuperset(value) or not value.strip("0"):
+            return f"span {span.name[:40]!r}: {what} {value[:40]!r} is not {size // 2} bytes of hex"
+    return None
+
+
+def _checked(spans: list[Span], reason: str) -> list[Span]:
+    for span in spans:
+        if span.parent_span_id and not span.parent_span_id.strip("0"):
+            span.parent_span_id = ""  # an all-zero parent id is how some SDKs write "none"
+        why = _bad_ids(span)
+        if why is not None:
+            raise OtlpDecodeError(reason, why)
+    return spans
+
+
 def decode_proto(data: bytes) -> list[Span]:
     """Spans of an ``ExportTraceServiceRequest`` (same wire format as ``TracesData``)."""
     try:
@@ -95,57 +123,143 @@ def decode_proto(data: bytes) -> list[Span]:
                             for e in s.events],
                     remote_parent=bool(s.flags & _PARENT_IS_REMOTE),
                 ))  # fmt: skip
-    return out
+    return _checked(out, "invalid_protobuf")
 
 
-def _json_value(v: dict[str, Any]) -> Any:
-    for key in ("stringValue", "boolValue", "doubleValue"):
-        if key in v:
-            return v[key]
+class _Shape(Exception):
+    """A field of OTLP/JSON has the wrong JSON type (becomes ``invalid_otlp_json``)."""
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    """A JSON object; absent (null) is the empty message, as in the proto3 JSON mapping."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _Shape(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def _arr(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Shape(f"{where}: expected an array, got {type(value).__name__}")
+    return value
+
+
+def _str(value: Any, where: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise _Shape(f"{where}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def _int(value: Any, where: str) -> int:
+    """A 64-bit integer: a JSON number or a decimal string (OTLP/JSON writes strings)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise _Shape(f"{where}: expected an integer, got {type(value).__name__}")
+    try:
+        number = int(value)
+    except (ValueError, OverflowError) as exc:  # "abc", 1e400 (inf), "nan"
+        raise _Shape(f"{where}: not an integer: {str(value)[:40]!r}") from exc
+    if isinstance(value, float) and number != value:
+        raise _Shape(f"{where}: not an integer: {value!r}")
+    return number
+
+
+def _double(value: Any, where: str) -> float:
+    """A double: a JSON number, or "NaN" / "Infinity" / a decimal as a string."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise _Shape(f"{where}: expected a number, got {type(value).__name__}")
+    try:
+        return float(value)
+    except ValueError as exc:
+        raise _Shape(f"{where}: not a number: {str(value)[:40]!r}") from exc
+
+
+def _json_value(v: Any, where: str) -> Any:
+    """An ``AnyValue``: str, bool, int, float, list, dict (string keys) or None."""
+    v = _obj(v, where)
+    if "stringValue" in v:
+        return _str(v["stringValue"], where)
+    if "boolValue" in v:
+        b = v["boolValue"]
+        if not isinstance(b, bool):
+            raise _Shape(f"{where}: boolValue is {type(b).__name__}")
+        return b
     if "intValue" in v:
-        return int(v["intValue"])  # 64-bit integers are strings in OTLP/JSON
+        return _int(v["intValue"], where)
+    if "doubleValue" in v:
+        return _double(v["doubleValue"], where)
     if "arrayValue" in v:
-        return [_json_value(x) for x in v["arrayValue"].get("values", [])]
+        values = _arr(_obj(v["arrayValue"], where).get("values"), where)
+        return [_json_value(x, where) for x in values]
     if "kvlistValue" in v:
-        return {
-            kv["key"]: _json_value(kv.get("value", {})) for kv in v["kvlistValue"].get("values", [])
-        }
+        return _attrs(_obj(v["kvlistValue"], where).get("values"), where)
     if "bytesValue" in v:
-        return v["bytesValue"]
+        return _str(v["bytesValue"], where)  # base64 text, kept as it is
     return None
 
 
-def _attrs(items: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    return {kv["key"]: _json_value(kv.get("value", {})) for kv in items}
+def _attrs(items: Any, where: str) -> dict[str, Any]:
+    """``KeyValue``s as a dict; a missing key is the empty string (the proto3 default)."""
+    out: dict[str, Any] = {}
+    for kv in _arr(items, where):
+        kv = _obj(kv, where)
+        key = _str(kv.get("key"), f"{where} key")
+        out[key] = _json_value(kv.get("value"), f"{where} {key[:40]!r}")
+    return out
+
+
+def _json_span(s: Any, ss: dict[str, Any], service: str | None) -> Span:
+    s = _obj(s, "span")
+    scope = _obj(ss.get("scope"), "scope")
+    return Span(
+        trace_id=_str(s.get("traceId"), "traceId").lower(),
+        span_id=_str(s.get("spanId"), "spanId").lower(),
+        parent_span_id=_str(s.get("parentSpanId"), "parentSpanId").lower(),
+        name=_str(s.get("name"), "span name"),
+        start=_int(s.get("startTimeUnixNano"), "startTimeUnixNano"),
+        end=_int(s.get("endTimeUnixNano"), "endTimeUnixNano"),
+        attributes=_attrs(s.get("attributes"), "span attribute"),
+        service=service,
+        dropped_attributes=_int(s.get("droppedAttributesCount"), "droppedAttributesCount")
+        + _int(s.get("droppedEventsCount"), "droppedEventsCount"),
+        scope=_str(scope.get("name"), "scope name"),
+        scope_version=_str(scope.get("version"), "scope version"),
+        events=[
+            Event(_str(e.get("name"), "event name"), _attrs(e.get("attributes"), "event attribute"))
+            for e in (_obj(e, "event") for e in _arr(s.get("events"), "events"))
+        ],
+        remote_parent=bool(_int(s.get("flags"), "flags") & _PARENT_IS_REMOTE),
+    )
 
 
 def decode_json(data: bytes) -> list[Span]:
-    """Spans of OTLP/JSON as the Collector writes it (hex trace and span ids)."""
+    """Spans of OTLP/JSON as the Collector writes it (hex trace and span ids). The walk
+    follows the proto3 JSON mapping: an absent or null field is its default, a field of
+    the wrong JSON type makes the whole message ``invalid_otlp_json``."""
     try:
-        doc = json.loads(data)
+        doc = _obj(json.loads(data), "request")
         out: list[Span] = []
-        for rs in doc.get("resourceSpans", []):
-            resource = _attrs(rs.get("resource", {}).get("attributes", []))
+        for rs in _arr(doc.get("resourceSpans"), "resourceSpans"):
+            rs = _obj(rs, "resourceSpans")
+            resource = _attrs(_obj(rs.get("resource"), "resource").get("attributes"), "resource")
             service = resource.get("service.name")
-            for ss in rs.get("scopeSpans", []):
-                for s in ss.get("spans", []):
-                    out.append(Span(
-                        trace_id=str(s.get("traceId", "")).lower(), span_id=str(s.get("spanId", "")).lower(),
-                        parent_span_id=str(s.get("parentSpanId", "")).lower(), name=str(s.get("name", "")),
-                        start=int(s.get("startTimeUnixNano", 0)), end=int(s.get("endTimeUnixNano", 0)),
-                        attributes=_attrs(s.get("attributes", [])),
-                        service=service if isinstance(service, str) else None,
-                        dropped_attributes=int(s.get("droppedAttributesCount", 0))
-                        + int(s.get("droppedEventsCount", 0)),
-                        scope=str(ss.get("scope", {}).get("name", "")),
-                        scope_version=str(ss.get("scope", {}).get("version", "")),
-                        events=[Event(str(e.get("name", "")), _attrs(e.get("attributes", [])))
-                                for e in s.get("events", [])],
-                        remote_parent=bool(int(s.get("flags", 0)) & _PARENT_IS_REMOTE),
-                    ))  # fmt: skip
-        return out
-    except (ValueError, TypeError, AttributeError, RecursionError) as exc:
+            for ss in _arr(rs.get("scopeSpans"), "scopeSpans"):
+                ss = _obj(ss, "scopeSpans")
+                out.extend(
+                    _json_span(s, ss, service if isinstance(service, str) else None)
+                    for s in _arr(ss.get("spans"), "spans")
+                )
+        return _checked(out, "invalid_otlp_json")
+    except _Shape as exc:
         raise OtlpDecodeError("invalid_otlp_json", str(exc)[:200]) from exc
+    except (ValueError, RecursionError) as exc:  # not JSON (UnicodeDecodeError is one), too deep
+        raise OtlpDecodeError("invalid_otlp_json", str(exc)[:200] or "nesting too deep") from exc
 
 
 # The daemon's own spans (and the anthropic SDK's) are never RAG traces.

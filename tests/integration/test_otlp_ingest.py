@@ -263,3 +263,64 @@ def test_buffered_spans_survive_kill_minus_nine(tmp_path: Path) -> None:
     got = {json.loads(x)["trace_id"]: json.loads(x)
            for x in daemon.evaluations_file(2).read_text().splitlines()}  # fmt: skip
     assert got == native_lines(tmp_path, [native for _, native in traces])
+
+
+# The request that used to stop the daemon: an attribute without its key.
+POISON = (
+    b'{"resourceSpans": [{"resource": {"attributes": [{"value": {"stringValue": "python"}}]}}]}'
+)
+WRONG_TYPES = (
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": '
+    b'[{"traceId": 5, "attributes": [{"key": 7}]}]}]}]}'
+)
+
+
+def test_otlp_http_receiver_survives_malformed_json_requests(tmp_path: Path) -> None:
+    """Malformed OTLP/JSON bodies are answered, dead-lettered with a reason, and the daemon
+    goes on evaluating the next real trace."""
+    evals, dead = tmp_path / "evals.jsonl", tmp_path / "dead.jsonl"
+    daemon = start_otlp_http_daemon(
+        tmp_path / "stderr.log",
+        RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS="0.3",
+        RAGMON_JUDGE__BACKEND="none",
+        RAGMON_OUTPUT__EVALUATIONS_JSONL=str(evals),
+        RAGMON_OUTPUT__DEAD_LETTERS_JSONL=str(dead),
+    )
+    try:
+        wait_until(lambda: _post(daemon.url, b"", "application/x-protobuf") == 200, 30, "up")
+        assert _post(daemon.url, POISON, "application/json") == 200
+        assert _post(daemon.url, WRONG_TYPES, "application/json") == 200
+        spans, native = built(1)[0]
+        assert _post(daemon.url, encoded(spans, "otlp_json"), "application/json") == 200
+        wait_until(lambda: evals.exists() and evals.read_text().strip() != "", 30, "evaluated")
+        assert daemon.proc.poll() is None, "the daemon is still running"
+    finally:
+        daemon.stop()
+    assert daemon.proc.returncode == 0
+    assert json.loads(evals.read_text().splitlines()[0])["trace_id"] == native["trace_id"]
+    letters = [json.loads(x) for x in dead.read_text().splitlines()]
+    assert [d["reason"] for d in letters] == ["invalid_otlp_json"]
+    assert "traceId" in letters[0]["detail"]
+
+
+def test_kafka_otlp_json_topic_survives_a_malformed_record(tmp_path: Path) -> None:
+    """On an ``otlp_json`` topic the malformed record is dead-lettered and committed past:
+    the traces after it are evaluated and the partition does not stall."""
+    topic = create_topic(1)
+    producer = KafkaProducer(bootstrap_servers=bootstrap(), acks=1)
+    traces = built(4)
+    producer.send(topic, value=POISON)
+    producer.send(topic, value=WRONG_TYPES)
+    for spans, _ in traces:
+        producer.send(topic, value=encoded(spans, "otlp_json"))
+    producer.flush()
+    group = "g-otlp-poison"
+    daemon = Daemon(tmp_path, topic, group, **{**ENV, "RAGMON_SOURCE__KAFKA__FORMAT": "otlp_json"})
+    daemon.start()
+    try:
+        wait_until(lambda: all_committed(group, topic), 90, "every offset committed")
+        assert daemon.alive()
+    finally:
+        daemon.terminate()
+    assert sorted(daemon.evaluated()) == sorted(native["trace_id"] for _, native in traces)
+    assert [d["reason"] for d in daemon.dead_letters()] == ["invalid_otlp_json"]

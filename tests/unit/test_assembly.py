@@ -278,3 +278,45 @@ def test_a_root_with_a_remote_parent_completes_the_trace() -> None:
     (done,) = asm.due()
     assert isinstance(done.item, RagTrace) and "ragmon.incomplete" not in done.item.attributes
     assert done.item.query == otel_spans.QUESTION
+
+
+def test_a_mapping_that_raises_is_a_dead_letter_not_unrecognised(monkeypatch: Any) -> None:
+    """A bug in the convention mapping turns the trace into a ``mapping_failed`` dead letter
+    at its first record (its spans as JSON in the raw bytes), counted as such; the records
+    are still finished, so the partition does not stall."""
+    import monitor.assembly
+
+    def broken(spans: Any, extra: Any = None) -> Any:
+        raise AttributeError("'int' object has no attribute 'startswith'")
+
+    monkeypatch.setattr(monitor.assembly, "map_spans", broken)
+    clock = Clock()
+    asm = OtlpAssembler(clock=clock)
+    first, second, trace_id = halves()
+    asm.feed(rec(first, 3))
+    asm.feed(rec(second, 4))
+    clock.now = 10.0
+    (done,) = asm.due()
+    assert isinstance(done.item, DeadLetter)
+    assert done.item.reason == "mapping_failed" and "AttributeError" in done.item.detail
+    assert (done.item.source, done.item.offset) == ("otlp_spans", 3)
+    assert trace_id in done.item.raw.decode()
+    assert done.positions == ((("otlp_spans", 0), 3), (("otlp_spans", 0), 4))
+    assert asm.counts == {("mapping_failed", "complete"): 1}
+
+
+def test_an_all_zero_parent_span_id_is_a_root() -> None:
+    """Some SDKs write eight zero bytes for "no parent": such a span is the root."""
+    from monitor.otlp import decode_json
+
+    body = (
+        b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "'
+        + b"ab" * 16
+        + b'", "spanId": "'
+        + b"cd" * 8
+        + b'", "parentSpanId": "'
+        + b"0" * 16
+        + b'"}]}]}]}'
+    )
+    (span,) = decode_json(body)
+    assert span.parent_span_id == ""
