@@ -40,6 +40,7 @@ lint: install-dev
 	$(BIN)/ruff check monitor sinks tests bench deploy dashboards
 	$(BIN)/ruff format --check monitor sinks tests bench deploy dashboards
 	$(BIN)/mypy
+	$(BIN)/deptry .
 
 format: install-dev
 	$(BIN)/ruff format monitor sinks tests bench deploy dashboards
