@@ -317,12 +317,17 @@ def _add_review(sub: _Commands) -> None:
         "context and answer, the check evidence marked; accept (reference, graded gold "
         "documents, trap category, expected behaviour) or reject with a reason; keyboard "
         "shortcuts (press ?). Decisions go to golden.dir/reviews/reviews.jsonl; /metrics "
-        "serves each check's reviewed precision. Binding beyond loopback needs "
-        "RAGMON_REVIEW_TOKEN: reviewers log in with it (or send it as a bearer token).",
+        "serves each check's reviewed precision. Binding beyond loopback needs a token "
+        "(RAGMON_REVIEW_TOKEN, or golden.review_token in --config): reviewers log in with it "
+        "(or send it as a bearer token); serve it over TLS there (--tls-cert/--tls-key, or "
+        "golden.review_tls_cert_file/review_tls_key_file). A port in use is exit 2.",
     )
     _gold_dir(rev)
     rev.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     rev.add_argument("--port", type=int, default=8900, help="port (default 8900)")
+    rev.add_argument("--tls-cert", type=Path, help="PEM certificate (chain): serve HTTPS")
+    rev.add_argument("--tls-key", type=Path, help="PEM private key of --tls-cert")
+    _add_config_arg(rev)
 
 
 def _duration(text: str) -> float:

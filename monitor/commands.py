@@ -462,18 +462,38 @@ def _golden_precision(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
 def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from monitor import review_web
 
+    settings = _settings(args, "review", stderr)
+    if settings is None:
+        return EXIT_USAGE
     if not args.dir.is_dir():
         print(f"ragmon review: no such directory: {args.dir}", file=stderr)
         return EXIT_USAGE
-    token = os.environ.get("RAGMON_REVIEW_TOKEN") or None
+    if not 0 <= args.port <= 65535:
+        print(f"ragmon review: --port must be 0-65535, not {args.port}", file=stderr)
+        return EXIT_USAGE
+    if (args.tls_cert is None) != (args.tls_key is None):
+        print("ragmon review: --tls-cert and --tls-key go together", file=stderr)
+        return EXIT_USAGE
+    g = settings.golden
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else g.review_tls
+    token = g.review_token.get_secret_value() if g.review_token else None
     try:
-        review_web.check_bind(args.host, token)
+        page = review_web.Background(args.dir, args.host, args.port, token, tls)
     except ConfigError as exc:
         print(f"ragmon review: {exc}", file=stderr)
         return EXIT_USAGE
-    where = f"http://{args.host}:{args.port}/"
-    print(f"review page on {where} (Ctrl-C to stop)", file=stderr)
-    review_web.serve(args.dir, args.host, args.port, token)
+    except OSError as exc:
+        print(f"ragmon review: cannot listen on {args.host}:{args.port}: {describe(exc)}",
+              file=stderr)  # fmt: skip
+        return EXIT_USAGE
+    scheme = "https" if tls else "http"
+    print(f"review page on {scheme}://{args.host}:{page.port}/ (Ctrl-C to stop)", file=stderr)
+    try:
+        page.server.run(sockets=[page.sock])  # uvicorn stops on SIGINT / SIGTERM
+    except KeyboardInterrupt:
+        pass
+    finally:
+        page.sock.close()
     return EXIT_OK
 
 
@@ -624,6 +644,7 @@ def cmd_run(args: argparse.Namespace, stderr: TextIO) -> int:
     except Exception:
         log.exception("pipeline_failed")
         code = EXIT_FAIL
+        _start_watchdog(settings.shutdown_timeout_seconds, log)  # closing is bounded too
     finally:
         ready.clear()
         _close_all([pipeline, server, *extras])
@@ -655,17 +676,16 @@ def _close_all(parts: list[Any]) -> None:
 
 
 def _review_page(settings: config_mod.Settings) -> Any:
-    """The review page on its own port when golden.review_port is set (needs golden.dir)."""
+    """The review page on its own port when golden.review_port is set (the config has
+    checked that golden.dir is set too)."""
     g = settings.golden
-    if g.review_port is None:
+    if g.review_port is None or g.dir is None:
         return None
-    if g.dir is None:
-        raise ConfigError("golden.review_port needs golden.dir (the rows to review)")
     from monitor.review_web import Background
 
-    token = os.environ.get("RAGMON_REVIEW_TOKEN") or None
+    token = g.review_token.get_secret_value() if g.review_token else None
     try:
-        return Background(g.dir, g.review_host, g.review_port, token)
+        return Background(g.dir, g.review_host, g.review_port, token, g.review_tls)
     except ConfigError as exc:
         raise ConfigError(f"golden.review_host: {exc}") from exc
     except OSError as exc:
@@ -683,12 +703,17 @@ def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> 
             return
         stop.set()
         log.info("stopping", signal=signal.Signals(signum).name, budget_seconds=budget)
-        watchdog = threading.Timer(budget, _overrun, args=(log,))
-        watchdog.daemon = True
-        watchdog.start()
+        _start_watchdog(budget, log)
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+
+
+def _start_watchdog(budget: float, log: Any) -> None:
+    """Exit the process (status 1) if it is still running ``budget`` seconds from now."""
+    watchdog = threading.Timer(budget, _overrun, args=(log,))
+    watchdog.daemon = True
+    watchdog.start()
 
 
 def _overrun(log: Any) -> None:

@@ -32,6 +32,13 @@ ENV_PREFIX = "RAGMON_"
 ENV_DELIMITER = "__"
 # RAGMON_* variables that are not settings (read by the CLI itself).
 NOT_SETTINGS = frozenset({"RAGMON_CONFIG_FILE"})
+# Secrets under the names people know them by, read here and nowhere else: the variable
+# sets the key unless the key's own RAGMON_* variable is set (which wins). The file's value
+# is used when neither is set.
+ENV_ALIASES: dict[str, tuple[str, str]] = {
+    "RAGMON_REVIEW_TOKEN": ("golden", "review_token"),
+    "ANTHROPIC_API_KEY": ("judge", "api_key"),
+}
 
 
 class _Section(BaseModel):
@@ -118,6 +125,20 @@ class OtlpHttpSourceConfig(_Section):
         default=None, description="PEM certificate (chain): serve HTTPS. Needs tls_key_file."
     )
     tls_key_file: Path | None = Field(default=None, description="PEM private key.")
+    allow_unauthenticated: bool = Field(
+        default=False,
+        description="Listen beyond loopback without bearer_token (a network policy or a proxy "
+        "in front authenticates). Off: such a bind is refused at start-up.",
+    )
+    max_connections: int = Field(
+        default=64, ge=1, le=10_000,
+        description="Connections served at once; one more gets 503 and is closed.",
+    )  # fmt: skip
+    read_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=600,
+        description="Every read of a request (line, headers, body) and the wait for the next "
+        "request on a keep-alive connection; past it the connection is closed.",
+    )  # fmt: skip
 
     @model_validator(mode="after")
     def _tls_pair(self) -> OtlpHttpSourceConfig:
@@ -303,8 +324,20 @@ class GoldenConfig(_Section):
     )
     review_host: str = Field(
         default="127.0.0.1",
-        description="Address of the review page; beyond loopback it needs RAGMON_REVIEW_TOKEN.",
+        description="Address of the review page; beyond loopback it needs review_token.",
     )
+    review_token: SecretStr | None = Field(
+        default=None,
+        description="Token reviewers log in with (also accepted as a bearer token); needed "
+        "beyond loopback, by the daemon's page and by `ragmon review`. Prefer the environment: "
+        "RAGMON_REVIEW_TOKEN (or RAGMON_GOLDEN__REVIEW_TOKEN).",
+    )
+    review_tls_cert_file: Path | None = Field(
+        default=None,
+        description="PEM certificate (chain): serve the review page over HTTPS (the session "
+        "cookie is then Secure). Needs review_tls_key_file.",
+    )
+    review_tls_key_file: Path | None = Field(default=None, description="PEM private key.")
     max_rows: int = Field(default=10_000, ge=1, description="Rows kept in memory for dedup.")
     max_examples: int = Field(default=5, ge=1, le=100, description="Trace ids kept per row.")
     segment_max_bytes: int = Field(default=8 << 20, ge=1 << 10)
@@ -313,6 +346,22 @@ class GoldenConfig(_Section):
         default_factory=dict,
         description="Extra redaction patterns: name -> regex (placeholder [REDACTED:NAME]).",
     )
+
+    @model_validator(mode="after")
+    def _review_page(self) -> GoldenConfig:
+        if (self.review_tls_cert_file is None) != (self.review_tls_key_file is None):
+            raise ValueError("review_tls_cert_file and review_tls_key_file go together")
+        if self.review_port is not None and self.dir is None:
+            raise ValueError("review_port needs dir (the rows to review)")
+        if self.review_token is not None and not self.review_token.get_secret_value().strip():
+            raise ValueError("review_token is empty")
+        return self
+
+    @property
+    def review_tls(self) -> tuple[Path, Path] | None:
+        if self.review_tls_cert_file is None or self.review_tls_key_file is None:
+            return None
+        return self.review_tls_cert_file, self.review_tls_key_file
 
     @field_validator("reasons")
     @classmethod
@@ -372,7 +421,10 @@ class JudgeConfig(_Section):
     )
     model: str = "claude-haiku-5-5"
     base_url: str | None = Field(default=None, description="Messages API base URL override.")
-    api_key: SecretStr | None = Field(default=None, description="Prefer ANTHROPIC_API_KEY.")
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="Prefer the environment: ANTHROPIC_API_KEY (or RAGMON_JUDGE__API_KEY).",
+    )
     timeout_seconds: float = Field(default=60.0, gt=0, le=600)
     max_retries: int = Field(default=3, ge=0, le=10, description="SDK retries (429/5xx/529).")
     max_tokens: int = Field(default=2048, ge=256, le=32_000)
@@ -479,7 +531,22 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # Environment beats the file; the file arrives as init kwargs (see load()).
-        return (env_settings, init_settings)
+        return (env_settings, _EnvAliases(settings_cls), init_settings)
+
+
+class _EnvAliases(PydanticBaseSettingsSource):
+    """``ENV_ALIASES``: secrets under their well-known variable names."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # unused: __call__ builds the whole mapping
+
+    def __call__(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        env = {k.upper(): v for k, v in os.environ.items()}
+        for var, (section, key) in ENV_ALIASES.items():
+            if env.get(var):
+                out.setdefault(section, {})[key] = env[var]
+        return out
 
 
 def _env_names(model: type[BaseModel], prefix: str) -> set[str]:
@@ -530,7 +597,7 @@ def load(path: Path | str | None = None) -> Settings:
         if not isinstance(loaded, dict):
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
         data = loaded
-    known = _env_names(Settings, ENV_PREFIX) | NOT_SETTINGS
+    known = _env_names(Settings, ENV_PREFIX) | NOT_SETTINGS | set(ENV_ALIASES)
     unknown = sorted(k for k in env if k.upper().startswith(ENV_PREFIX) and k.upper() not in known)
     if unknown:
         raise ConfigError(

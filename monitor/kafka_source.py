@@ -144,6 +144,11 @@ class KafkaSource:
         self._consumer.subscribe(topics=list(cfg.topics), listener=_Listener(self))
         self.log.info("subscribed", topics=list(cfg.topics), group_id=cfg.group_id)
 
+    replays_unfinished = True  # uncommitted records are read again from the committed offsets
+
+    def stop_intake(self) -> None:
+        """Records arrive through ``poll`` only: the loop stops polling, nothing else to do."""
+
     def close(self) -> None:
         """Leave the group. Offsets were committed by the pipeline; nothing is auto-committed."""
         if self._consumer is not None:

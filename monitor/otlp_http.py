@@ -7,16 +7,23 @@ full the receiver answers 503 with ``Retry-After`` (the OTLP exporters retry 429
 so a slow pipeline pushes back instead of buffering without bound. Decoding happens in the
 pipeline: a body that is not OTLP is accepted here and becomes a dead letter with a reason.
 
-Durability: accepted spans are held in memory until evaluated. A crash loses them (the
-exporter got its 200); where that matters, export to Kafka and use the Kafka source.
+Durability: accepted spans are held in memory until evaluated. A graceful stop finishes
+them (``stop_intake``: later requests get 503, so the exporter retries elsewhere; what was
+accepted is evaluated before the exit). A crash loses them (the exporter got its 200);
+where that matters, export to Kafka and use the Kafka source.
 
 Exposure: the receiver listens on loopback unless told otherwise. ``bearer_token`` makes
-every request present ``Authorization: Bearer <token>`` (compared in constant time; a
-missing or wrong token gets 401, counted like every answer); ``tls`` serves HTTPS.
+every request present ``Authorization: Bearer <token>`` (compared in constant time; the
+scheme is case-insensitive; a missing or wrong token gets 401, counted like every answer);
+``tls`` serves HTTPS. Connections are bounded: at most ``max_connections`` at once (more
+get 503 and are closed), and every read — request line, headers, body, or the wait for
+the next request on a keep-alive connection — times out after ``read_timeout`` seconds,
+which closes the connection.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import itertools
 import json
@@ -27,6 +34,7 @@ import zlib
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -50,17 +58,23 @@ class OtlpHttpSource:
         on_request: Callable[[int], None] | None = None,
         bearer_token: str | None = None,
         tls: tuple[Path, Path] | None = None,
+        max_connections: int = 64,
+        read_timeout: float = 10.0,
     ) -> None:
         self.host = host
-        self._expected_auth = f"Bearer {bearer_token}".encode() if bearer_token else None
+        self._token = bearer_token.encode() if bearer_token else None
         self._tls = tls
         self.requested_port = port
         self.max_body_bytes = max_body_bytes
         self._queue: queue.Queue[SourceRecord] = queue.Queue(maxsize=max_queue)
         self._seq = itertools.count()
         self._on_request = on_request
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _BoundedServer | None = None
         self._thread: threading.Thread | None = None
+        self.max_connections = max_connections
+        self.read_timeout = read_timeout
+        self.accepting = True  # False once a graceful stop began: requests get 503
+        self._intake = threading.Lock()
         self.log = structlog.get_logger("ragmon.otlp_http")
 
     @property
@@ -78,7 +92,9 @@ class OtlpHttpSource:
         """Listen; a port in use or an unreadable certificate is a ``SourceError``."""
         where = f"{self.host}:{self.requested_port}"
         try:
-            server = ThreadingHTTPServer((self.host, self.requested_port), _handler(self))
+            server = _BoundedServer(
+                (self.host, self.requested_port), _handler(self), self.max_connections
+            )
         except OSError as exc:
             raise SourceError(f"cannot listen for OTLP/HTTP on {where}: {exc.strerror}") from exc
         if self._tls is not None:
@@ -100,26 +116,33 @@ class OtlpHttpSource:
         )
         self._thread.start()
         self.log.info("otlp_http_listening", host=self.host, port=self.port, path=PATH,
-                      tls=self._tls is not None, auth=self._expected_auth is not None)  # fmt: skip
+                      tls=self._tls is not None, auth=self._token is not None,
+                      max_connections=self.max_connections)  # fmt: skip
 
     def authorised(self, header: str | None) -> bool:
-        """True when no token is configured or ``header`` presents it (constant time)."""
-        if self._expected_auth is None:
+        """True when no token is configured or ``header`` presents it (constant time). The
+        scheme is case-insensitive (RFC 9110 section 11.1)."""
+        if self._token is None:
             return True
-        return hmac.compare_digest((header or "").strip().encode(), self._expected_auth)
+        scheme, _, credentials = (header or "").strip().partition(" ")
+        given = credentials.strip().encode("utf-8", "replace")
+        return scheme.lower() == "bearer" and hmac.compare_digest(given, self._token)
 
-    def offer(self, body: bytes, content_type: str) -> bool:
-        """Queue one request body; False when the queue is full."""
+    def offer(self, body: bytes, content_type: str) -> str | None:
+        """Queue one request body; None when queued, else why not (503 either way)."""
         record = SourceRecord(
             SourcePosition(self.name, 0, next(self._seq)),
             body,
             headers=(("content-type", content_type.encode()),),
         )
-        try:
-            self._queue.put_nowait(record)
-        except queue.Full:
-            return False
-        return True
+        with self._intake:  # no body is queued after stop_intake() has returned
+            if not self.accepting:
+                return "ragmon is stopping, retry later"
+            try:
+                self._queue.put_nowait(record)
+            except queue.Full:
+                return "pipeline busy, retry later"
+        return None
 
     def counted(self, code: int) -> None:
         if self._on_request is not None:
@@ -144,6 +167,14 @@ class OtlpHttpSource:
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
         """Nothing to commit: an exporter does not resend what it got a 200 for."""
 
+    replays_unfinished = False  # a 200 told the exporter its spans are taken care of
+
+    def stop_intake(self) -> None:
+        """From now on every request gets 503 with Retry-After (the exporter retries, e.g.
+        against another replica); what is queued stays for ``poll``."""
+        with self._intake:
+            self.accepting = False
+
     def close(self) -> None:
         if self._server is not None:
             self._server.shutdown()
@@ -151,16 +182,58 @@ class OtlpHttpSource:
             self._server = None
 
 
+class _BoundedServer(ThreadingHTTPServer):
+    """A thread per connection, at most ``limit`` connections at once: one more gets a 503
+    and is closed at once, so slow or idle clients cannot pile up threads."""
+
+    daemon_threads = True
+    request_queue_size = 128  # listen backlog (socketserver's default is 5)
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
+                 limit: int) -> None:  # fmt: skip
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(limit)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(_TOO_MANY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except Exception:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+_BUSY = b'{"code": 503, "message": "too many connections"}'
+_TOO_MANY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n"
+    b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(_BUSY), _BUSY)
+)
+
+
+class _TooLarge(Exception):
+    """A gzip body that decompresses past the limit (a gzip bomb)."""
+
+
 def _gunzip(data: bytes, limit: int) -> bytes | None:
-    """Decompressed bytes, or None when larger than ``limit`` (a gzip bomb) or corrupt."""
+    """Decompressed bytes, None when corrupt or truncated; ``_TooLarge`` past ``limit``."""
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
         out = d.decompress(data, limit + 1)
     except zlib.error:
         return None
-    if len(out) > limit or not d.eof:
-        return None
-    return out
+    if len(out) > limit:
+        raise _TooLarge
+    return out if d.eof else None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -177,6 +250,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(code)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
         for k, v in headers.items():
             self.send_header(k.replace("_", "-"), v)
         self.end_headers()
@@ -192,12 +267,18 @@ class _Handler(BaseHTTPRequestHandler):
         self._error(405, "POST OTLP traces to /v1/traces", Allow="POST")
 
     def do_POST(self) -> None:
+        if not self.source.accepting:
+            self.close_connection = True
+            self._error(503, "ragmon is stopping, retry later", Retry_After="1")
+            return
         request = self._request()
         if request is None:
             return
         body, ctype = request
-        if not self.source.offer(body, ctype):
-            self._error(503, "pipeline busy, retry later", Retry_After="1")
+        refused = self.source.offer(body, ctype)
+        if refused is not None:
+            self.close_connection = not self.source.accepting
+            self._error(503, refused, Retry_After="1")
             return
         # An empty ExportTraceServiceResponse: zero bytes in protobuf, {} in JSON.
         self._reply(200, b"" if ctype == PROTOBUF else b"{}", ctype)
@@ -227,9 +308,14 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
         if encoding == "gzip":
-            unpacked = _gunzip(body, self.source.max_body_bytes)
+            try:
+                unpacked = _gunzip(body, self.source.max_body_bytes)
+            except _TooLarge:
+                self.close_connection = True
+                self._error(413, f"gzip body decompresses past {self.source.max_body_bytes} bytes")
+                return None
             if unpacked is None:
-                self._error(400, "gzip body is corrupt or decompresses past the limit")
+                self._error(400, "gzip body is corrupt or truncated")
                 return None
             return unpacked, ctype
         if encoding != "identity":
@@ -239,4 +325,5 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _handler(source: OtlpHttpSource) -> type[BaseHTTPRequestHandler]:
-    return type("Handler", (_Handler,), {"source": source})
+    # ``timeout`` is the socket timeout of every read, the wait on an idle keep-alive too
+    return type("Handler", (_Handler,), {"source": source, "timeout": source.read_timeout})

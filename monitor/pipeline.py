@@ -135,6 +135,8 @@ class Pipeline:
                 if stage is None or stage.in_flight == 0:
                     break
                 self._write_judged(stage.drain(wait=0.1))
+        if not self.source.replays_unfinished:
+            self._finish_accepted()
         if stage is not None:
             # Bounded: verdicts still missing then stay uncommitted and are judged again
             # after a restart.
@@ -143,6 +145,16 @@ class Pipeline:
                 self._write_judged(stage.drain(wait=0.1))
         self.checkpoint()
         return self.stats
+
+    def _finish_accepted(self) -> None:
+        """A stop of a source that cannot replay (OTLP/HTTP answered 200): take nothing new,
+        then evaluate everything accepted — queued requests, and every buffered trace as it
+        is (one without its root is marked incomplete). The shutdown budget bounds it."""
+        self.source.stop_intake()
+        while records := self.source.poll(self.batch_size, 0.0):
+            self.process(records)
+        self._handle_due(flush=True)
+        self.log.info("accepted_work_finished", traces=self.stats.traces)
 
     def _write_judged(self, finished: list[tuple[tuple[Position, ...], Evaluation]]) -> None:
         """Write judged evaluations (from the judge workers) and close their records."""

@@ -7,11 +7,11 @@ importing them (the Anthropic SDK alone takes about a second).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import structlog
 from prometheus_client import CollectorRegistry
 
 from monitor import demo
@@ -29,6 +29,7 @@ from monitor.checks import (
 from monitor.config import ChecksConfig, JudgeConfig, Settings
 from monitor.decode import NativeDecoder
 from monitor.errors import ConfigError
+from monitor.exposure import is_loopback
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
@@ -104,6 +105,18 @@ def _otlp_http_source(
     settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
 ) -> Source:
     h = settings.source.otlp_http
+    if h.bearer_token is None and not is_loopback(h.host):
+        if not h.allow_unauthenticated:
+            raise ConfigError(
+                f"source.otlp_http.host is {h.host}, beyond this machine, without bearer_token: "
+                "anyone who reaches the port can inject traces; set "
+                "RAGMON_SOURCE__OTLP_HTTP__BEARER_TOKEN, bind to 127.0.0.1, or set "
+                "source.otlp_http.allow_unauthenticated when something in front authenticates"
+            )
+        structlog.get_logger("ragmon.otlp_http").warning(
+            "otlp_http_unauthenticated", host=h.host,
+            hint="allow_unauthenticated is set: requests are not authenticated by ragmon",
+        )  # fmt: skip
     return OtlpHttpSource(
         h.host,
         h.port,
@@ -112,6 +125,8 @@ def _otlp_http_source(
         on_request=metrics.on_otlp_request if metrics else None,
         bearer_token=h.bearer_token.get_secret_value() if h.bearer_token else None,
         tls=(h.tls_cert_file, h.tls_key_file) if h.tls_cert_file and h.tls_key_file else None,
+        max_connections=h.max_connections,
+        read_timeout=h.read_timeout_seconds,
     )
 
 
@@ -293,7 +308,7 @@ def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
     start-up, rather than one failed call per sampled trace."""
     from monitor.judge.anthropic_judge import Prices
 
-    if cfg.api_key is None and not os.environ.get("ANTHROPIC_API_KEY"):
+    if cfg.api_key is None:  # ANTHROPIC_API_KEY arrives here through the config
         raise ConfigError(
             "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
             "(or set judge.api_key), or use the heuristic judge"

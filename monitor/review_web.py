@@ -10,15 +10,17 @@ Starlette serves it (through uvicorn), Jinja2 renders it with autoescaping on: t
 is untrusted production text and is only ever shown as text. Every response carries a
 Content-Security-Policy that allows no inline script; the one script is a static file.
 Bound to a loopback address the page needs no login; any other bind needs a token
-(``RAGMON_REVIEW_TOKEN``), given once on a login form (then an HttpOnly, SameSite=Strict
-cookie) or as a bearer header. Every state-changing request carries a CSRF token.
+(``golden.review_token``, from ``RAGMON_REVIEW_TOKEN``), given once on a login form (then an
+HttpOnly, SameSite=Strict cookie, ``Secure`` when served over TLS) or as a bearer header.
+Every state-changing request, the login included, carries a CSRF token. ``tls`` (a
+certificate and its key) serves HTTPS; beyond loopback without it the token crosses the
+network in clear text, which is logged as a warning.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
+import structlog
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
@@ -39,6 +42,7 @@ from starlette.staticfiles import StaticFiles
 
 from monitor import review
 from monitor.errors import ConfigError
+from monitor.exposure import is_loopback
 from monitor.telemetry import LabelLimiter
 from sinks.golden import load_rows
 
@@ -49,15 +53,6 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 # --- what a row looks like on the page ---------------------------------------------------
@@ -131,10 +126,11 @@ def _matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:
 class ReviewSite:
     """The pages and their state: the golden directory, the decision log, the secrets."""
 
-    def __init__(self, golden_dir: Path, token: str | None = None) -> None:
+    def __init__(self, golden_dir: Path, token: str | None = None, secure: bool = False) -> None:
         self.golden_dir = golden_dir
         self.log = review.ReviewLog(golden_dir)
         self.token = token
+        self.secure = secure  # served over TLS: the session cookie is Secure
         self._secret = secrets.token_bytes(32)
         self.csrf = self._mac("csrf")
         self.registry = CollectorRegistry()
@@ -154,8 +150,9 @@ class ReviewSite:
     def authorised(self, request: Request) -> bool:
         if self.token is None:
             return True
-        bearer = request.headers.get("authorization", "")
-        if bearer.startswith("Bearer ") and hmac.compare_digest(bearer[7:], self.token):
+        scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+        # authentication schemes are case-insensitive (RFC 9110 section 11.1)
+        if scheme.lower() == "bearer" and hmac.compare_digest(credentials.strip(), self.token):
             return True
         return hmac.compare_digest(request.cookies.get(COOKIE, ""), self.session())
 
@@ -273,11 +270,15 @@ class ReviewSite:
 
     async def login(self, request: Request) -> Response:
         form = await request.form()
+        if not hmac.compare_digest(str(form.get("csrf", "")), self.csrf):
+            return self.page("login.html", 403, error="The form expired: log in again.")
         given = str(form.get("token", ""))
         if self.token is None or not hmac.compare_digest(given, self.token):
             return self.page("login.html", 401, error="Wrong token.")
         response = RedirectResponse("/", status_code=303)
-        response.set_cookie(COOKIE, self.session(), httponly=True, samesite="strict")
+        response.set_cookie(
+            COOKIE, self.session(), httponly=True, samesite="strict", secure=self.secure
+        )
         return response
 
 
@@ -307,8 +308,8 @@ class _Guard(BaseHTTPMiddleware):
         return response
 
 
-def build_app(golden_dir: Path, token: str | None = None) -> Starlette:
-    site = ReviewSite(golden_dir, token)
+def build_app(golden_dir: Path, token: str | None = None, secure: bool = False) -> Starlette:
+    site = ReviewSite(golden_dir, token, secure)
     routes = [
         Route("/", site.queue),
         Route("/row/{row_id}", site.row),
@@ -323,25 +324,59 @@ def build_app(golden_dir: Path, token: str | None = None) -> Starlette:
     return app
 
 
-def check_bind(host: str, token: str | None) -> None:
-    if not is_loopback(host) and not token:
+TLS = tuple[Path, Path]  # certificate chain, private key (PEM)
+
+
+def check_bind(host: str, token: str | None, tls: TLS | None = None) -> None:
+    """A bind beyond loopback needs a token (else ``ConfigError``); without TLS it is
+    allowed with a warning, since the token then crosses the network in clear text."""
+    if is_loopback(host):
+        return
+    if not token:
         raise ConfigError(
             f"the review page binds to {host}, beyond this machine: set RAGMON_REVIEW_TOKEN "
             "(reviewers log in with it), or bind to 127.0.0.1"
         )
+    if tls is None:
+        structlog.get_logger("ragmon.review").warning(
+            "review_page_without_tls", host=host,
+            hint="the token and session cookie cross the network in clear text: set "
+            "golden.review_tls_cert and review_tls_key (ragmon review --tls-cert/--tls-key), "
+            "or put a TLS proxy in front",
+        )  # fmt: skip
+
+
+def _tls_options(tls: TLS | None) -> dict[str, Any]:
+    """uvicorn's TLS arguments; an unreadable certificate or key is a ``ConfigError``."""
+    if tls is None:
+        return {}
+    import ssl
+
+    cert, key = tls
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(
+            f"cannot load the review page's TLS certificate {cert}: {detail}"
+        ) from None
+    return {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
 
 
 class Background:
     """The review page served from a thread of another process (``ragmon run`` with
     ``golden.review_port``). The socket is bound here, so a port in use fails the start."""
 
-    def __init__(self, golden_dir: Path, host: str, port: int, token: str | None) -> None:
+    def __init__(
+        self, golden_dir: Path, host: str, port: int, token: str | None, tls: TLS | None = None
+    ) -> None:
         import socket
         import threading
 
         import uvicorn
 
-        check_bind(host, token)
+        check_bind(host, token, tls)
+        tls_options = _tls_options(tls)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.sock = socket.socket(family, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -352,8 +387,9 @@ class Background:
             self.sock.close()
             raise
         self.port = int(self.sock.getsockname()[1])
-        config = uvicorn.Config(build_app(golden_dir, token), log_level="warning",
-                                access_log=False, server_header=False)  # fmt: skip
+        config = uvicorn.Config(build_app(golden_dir, token, tls is not None),
+                                log_level="warning", access_log=False, server_header=False,
+                                **tls_options)  # fmt: skip
         self.server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.sock]}, name="review-page", daemon=True
@@ -366,11 +402,3 @@ class Background:
         self.server.should_exit = True
         self._thread.join(timeout=10)
         self.sock.close()
-
-
-def serve(golden_dir: Path, host: str, port: int, token: str | None) -> None:
-    import uvicorn
-
-    check_bind(host, token)
-    uvicorn.run(build_app(golden_dir, token), host=host, port=port, log_level="warning",
-                access_log=False, server_header=False)  # fmt: skip

@@ -88,6 +88,18 @@ class Source(Protocol):
         """Everything before ``offsets[(source, partition)]`` is finished."""
         ...
 
+    @property
+    def replays_unfinished(self) -> bool:
+        """True when a record not committed is read again after a restart (Kafka, files, the
+        demo): a stop may leave work unfinished. False when what was accepted exists only in
+        this process (the OTLP/HTTP receiver answered 200): a stop must finish it."""
+        ...
+
+    def stop_intake(self) -> None:
+        """Take no new records (a graceful stop began); ``poll`` still returns what was
+        already accepted, then nothing."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -132,6 +144,11 @@ class _IteratorSource:
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
         self.committed.update(offsets)
+
+    replays_unfinished = True  # the file is still there: a replay reads it again
+
+    def stop_intake(self) -> None:
+        """Nothing is accepted ahead of ``poll``: nothing to stop."""
 
     def close(self) -> None:
         self._it = None
@@ -266,6 +283,11 @@ class DemoSource:
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
         """Synthetic traffic is not replayed; nothing to commit."""
+
+    replays_unfinished = True  # synthetic: what a stop leaves unfinished matters to no one
+
+    def stop_intake(self) -> None:
+        """Records are made in ``poll``: nothing to stop."""
 
     def close(self) -> None:
         """Nothing to release."""

@@ -82,7 +82,9 @@ class _Producer:
     def close(self) -> None:
         if self._producer is not None:
             producer, self._producer = self._producer, None
-            producer.close(timeout=self.flush_timeout_seconds)
+            # After a failed flush nothing undelivered was committed, so a restart sends it
+            # again: waiting for a broker that is down would only delay the exit.
+            producer.close(timeout=0 if self._retry else self.flush_timeout_seconds)
 
 
 class _KafkaOutput:

@@ -107,6 +107,7 @@ def test_filter_accept_reject_publish_and_precision(
     page.goto(url)
     page.select_option("select[name=reason]", "refusal")
     page.click("form.filters button")
+    page.wait_for_url("**reason=refusal**")  # the filtered queue, its script loaded
     reasons = page.locator("#queue tbody tr td:nth-child(2)").all_inner_texts()
     assert reasons and set(reasons) == {"refusal"}
     if shots:

@@ -165,6 +165,8 @@ def test_otlp_receiver_startup_failures_are_one_line_and_exit_2(setting: str, me
          "cannot start the golden_rows sink: No such file or directory: /proc/ragmon-none"),
         ({"RAGMON_JUDGE__CACHE_FILE": "/proc/ragmon-none/cache"},
          "cannot set up the pipeline: No such file or directory: /proc/ragmon-none"),
+        ({"RAGMON_SOURCE__TYPE": "otlp_http", "RAGMON_SOURCE__OTLP_HTTP__HOST": "0.0.0.0"},
+         "source.otlp_http.host is 0.0.0.0, beyond this machine, without bearer_token"),
     ],
 )  # fmt: skip
 def test_file_startup_failures_are_one_line_and_exit_2(env: dict[str, str], message: str) -> None:
@@ -247,7 +249,7 @@ def test_run_serves_the_review_page_on_its_own_port(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("env", "message"), [
-    ({"RAGMON_GOLDEN__REVIEW_PORT": "0"}, "golden.review_port needs golden.dir"),
+    ({"RAGMON_GOLDEN__REVIEW_PORT": "0"}, "review_port needs dir"),
     ({"RAGMON_GOLDEN__REVIEW_PORT": "0", "RAGMON_GOLDEN__DIR": "{tmp}",
       "RAGMON_GOLDEN__REVIEW_HOST": "0.0.0.0"}, "RAGMON_REVIEW_TOKEN"),
 ])  # fmt: skip
@@ -257,7 +259,27 @@ def test_review_page_misconfiguration_is_one_line_and_exit_2(
     proc = start(free_port(), **{k: v.format(tmp=tmp_path) for k, v in env.items()})
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 2 and message in stderr, stderr
-    assert len(stderr.strip().splitlines()) == 1
+    assert len(stderr.strip().splitlines()) <= 2  # a config error: the origin, then the key
+
+
+def test_run_serves_the_review_page_beyond_loopback_with_the_token(tmp_path: Path) -> None:
+    """RAGMON_REVIEW_TOKEN in the environment is the review page's token (it used to stop
+    the config loader): the page binds beyond loopback and asks for it."""
+    port, page = free_port(), free_port()
+    proc = start(port, RAGMON_GOLDEN__DIR=str(tmp_path), RAGMON_GOLDEN__REVIEW_PORT=str(page),
+                 RAGMON_GOLDEN__REVIEW_HOST="0.0.0.0", RAGMON_REVIEW_TOKEN="s3cret")  # fmt: skip
+    try:
+        wait_ready(port)
+        url = f"http://127.0.0.1:{page}/metrics"
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url, timeout=5)
+        assert refused.value.code == 401
+        request = urllib.request.Request(url, headers={"Authorization": "bearer s3cret"})
+        with urllib.request.urlopen(request, timeout=5) as resp:
+            assert resp.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 def test_review_port_in_use_is_a_clear_error(tmp_path: Path) -> None:

@@ -324,3 +324,31 @@ def test_kafka_otlp_json_topic_survives_a_malformed_record(tmp_path: Path) -> No
         daemon.terminate()
     assert sorted(daemon.evaluated()) == sorted(native["trace_id"] for _, native in traces)
     assert [d["reason"] for d in daemon.dead_letters()] == ["invalid_otlp_json"]
+
+
+def test_sigterm_evaluates_every_span_the_receiver_accepted(tmp_path: Path) -> None:
+    """Three requests answered 200, SIGTERM half a second later, long before their quiet
+    period ends: every trace is still evaluated (the one whose root never came counted as
+    incomplete), and the daemon exits 0 within the budget."""
+    evals = tmp_path / "evals.jsonl"
+    daemon = start_otlp_http_daemon(
+        tmp_path / "stderr.log",
+        RAGMON_SOURCE__ASSEMBLY__QUIET_SECONDS="30",
+        RAGMON_JUDGE__BACKEND="none",
+        RAGMON_OUTPUT__EVALUATIONS_JSONL=str(evals),
+    )
+    traces = built(3)
+    try:
+        wait_until(lambda: _post(daemon.url, b"", "application/x-protobuf") == 200, 30, "up")
+        for i, (spans, _) in enumerate(traces):
+            chosen = [s for s in spans if s.parent is not None] if i == 2 else spans
+            assert _post(daemon.url, encoded(chosen, "otlp_proto"), "application/x-protobuf") == 200
+        time.sleep(0.5)
+    finally:
+        t0 = time.monotonic()
+        daemon.stop()
+    assert daemon.proc.returncode == 0 and time.monotonic() - t0 < 20
+    lines = {json.loads(x)["trace_id"]: json.loads(x) for x in evals.read_text().splitlines()}
+    assert set(lines) == {native["trace_id"] for _, native in traces}
+    log = (tmp_path / "stderr.log").read_text()
+    assert "accepted_work_finished" in log and "traces=3" in log.replace('"traces": 3', "traces=3")

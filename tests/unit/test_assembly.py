@@ -320,3 +320,43 @@ def test_an_all_zero_parent_span_id_is_a_root() -> None:
     )
     (span,) = decode_json(body)
     assert span.parent_span_id == ""
+
+
+def test_a_stop_evaluates_every_span_the_http_receiver_accepted() -> None:
+    """OTLP/HTTP answered 200, so a graceful stop may not drop those spans: queued requests
+    are decoded, traces still in their quiet period are evaluated as they are, and a trace
+    whose root never came is evaluated marked incomplete; a request after the stop gets 503."""
+    import http.client
+    import threading
+
+    from monitor.otlp_http import OtlpHttpSource
+
+    src = OtlpHttpSource("127.0.0.1", 0)
+    sink = InMemorySink()
+    limits = AssemblyLimits(quiet_seconds=60, max_wait_seconds=600)
+    pipeline = Pipeline(src, OtlpAssembler(limits=limits), CheckSuite(), [sink],
+                        sleep=lambda _: None)  # fmt: skip
+    pipeline.start()
+    whole, _ = otel_spans.openinference_langchain()
+    first, _, rootless_id = halves()
+
+    def post(body: bytes) -> int:
+        conn = http.client.HTTPConnection("127.0.0.1", src.port, timeout=5)
+        conn.request("POST", "/v1/traces", body, {"Content-Type": "application/x-protobuf"})
+        status = conn.getresponse().status
+        conn.close()
+        return status
+
+    try:
+        assert post(encode_spans(whole).SerializeToString()) == 200
+        assert post(first) == 200  # children only: the root never arrives
+        stop = threading.Event()
+        stop.set()  # SIGTERM before the pipeline polled anything
+        pipeline.run(stop)
+        assert post(first) == 503
+    finally:
+        pipeline.close()
+    by_id = {e.trace.trace_id: e.trace for e in sink.evaluations}
+    assert len(by_id) == 2 and rootless_id in by_id
+    assert by_id[rootless_id].attributes["ragmon.incomplete"] == "end_of_input"
+    assert sum("ragmon.incomplete" in t.attributes for t in by_id.values()) == 1

@@ -107,3 +107,36 @@ def test_local_config_is_valid_and_consumes_the_topics_kafka_up_creates() -> Non
     assert set(settings.source.kafka.topics) <= topics
     assert settings.output.dead_letters_topic in topics
     assert settings.kafka.bootstrap_servers == ["127.0.0.1:9092"]
+
+
+def test_review_token_in_the_environment_is_a_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RAGMON_REVIEW_TOKEN is read into golden.review_token (a secret: never shown), so
+    every command starts with it set; RAGMON_GOLDEN__REVIEW_TOKEN wins over it."""
+    monkeypatch.setenv("RAGMON_REVIEW_TOKEN", "tok-1")
+    settings = load(write(tmp_path, "golden:\n  review_host: 0.0.0.0\n"))
+    assert settings.golden.review_token is not None
+    assert settings.golden.review_token.get_secret_value() == "tok-1"
+    assert "tok-1" not in str(settings.model_dump(mode="json"))
+    monkeypatch.setenv("RAGMON_GOLDEN__REVIEW_TOKEN", "tok-2")
+    assert load().golden.review_token.get_secret_value() == "tok-2"  # type: ignore[union-attr]
+    assert "review_token" in str(Settings.model_json_schema())
+
+
+def test_anthropic_key_from_its_usual_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    key = load().judge.api_key
+    assert key is not None and key.get_secret_value() == "sk-test"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("golden:\n  review_port: 8901\n", "review_port needs dir"),
+        ("golden:\n  dir: g\n  review_tls_cert_file: c.pem\n", "go together"),
+    ],
+)
+def test_review_page_settings_are_checked_together(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load(write(tmp_path, text))

@@ -116,15 +116,38 @@ def test_with_a_token_the_page_needs_a_login_or_a_bearer(golden: Path) -> None:
         ).status_code
         == 303
     )
-    assert client.post("/login", data={"token": "wrong"}).status_code == 401
-    resp = client.post("/login", data={"token": "s3cret"}, follow_redirects=False)
+    csrf = login_csrf(client)
+    assert client.post("/login", data={"token": "wrong", "csrf": csrf}).status_code == 401
+    # a login without the form's CSRF token (a forged login form elsewhere) is refused
+    assert client.post("/login", data={"token": "s3cret"}).status_code == 403
+    resp = client.post("/login", data={"token": "s3cret", "csrf": csrf}, follow_redirects=False)
     cookie = resp.headers["set-cookie"]
     assert resp.status_code == 303 and "HttpOnly" in cookie and "SameSite=strict" in cookie
-    assert "s3cret" not in cookie
+    assert "s3cret" not in cookie and "Secure" not in cookie  # plain HTTP here
     assert client.get("/").status_code == 200  # the cookie is enough from now on
     assert (
         client.post("/row/r1/decide", data=form(client), follow_redirects=False).status_code == 303
     )
+
+
+def login_csrf(client: TestClient) -> str:
+    page = client.get("/login").text
+    return page.split('name="csrf" value="')[1].split('"')[0]
+
+
+def test_bearer_scheme_is_case_insensitive(golden: Path) -> None:
+    """RFC 9110 section 11.1: "bearer", "BEARER" and "Bearer" are the same scheme."""
+    client = TestClient(review_web.build_app(golden, token="s3cret"))
+    for scheme in ("bearer", "BEARER", "Bearer"):
+        resp = client.get("/metrics", headers={"Authorization": f"{scheme} s3cret"})
+        assert resp.status_code == 200, scheme
+
+
+def test_over_tls_the_session_cookie_is_secure(golden: Path) -> None:
+    client = TestClient(review_web.build_app(golden, token="s3cret", secure=True))
+    resp = client.post("/login", data={"token": "s3cret", "csrf": login_csrf(client)},
+                       follow_redirects=False)  # fmt: skip
+    assert "Secure" in resp.headers["set-cookie"]
 
 
 def test_binding_beyond_loopback_needs_a_token() -> None:

@@ -110,6 +110,12 @@ def test_the_source_lifecycle(make: Callable[[Path], tuple[Source, Callable[[], 
             last[key] = r.position.offset
         source.commit({k: v + 1 for k, v in last.items()})  # "everything before is done"
         assert listener.calls == []  # no partitions moved
+        # a graceful stop: nothing new is taken; whatever a source that cannot replay
+        # accepted was already returned by poll above
+        assert isinstance(source.replays_unfinished, bool)
+        source.stop_intake()
+        if not source.replays_unfinished:
+            assert source.poll(3, 0.05) == []
     finally:
         source.close()
         source.close()
