@@ -6,9 +6,20 @@ spans of many traces (``kafkaexporter`` without ``partition_traces_by_id``). The
 ``OtlpAssembler`` buffers spans per trace id and emits a trace when its root span has
 arrived (spans are exported when they end; a span whose parent is remote — an upstream
 service that does not export here — counts as the root) and no span came for
-``quiet_seconds``, or when ``max_wait_seconds`` passed since its first span. The buffer
-is bounded by trace count and bytes; the oldest trace is evicted first and still
+``quiet_seconds``, or when ``max_wait_seconds`` passed since its first span. The max wait
+counts in record time too (the Kafka record timestamp): a record read again after a
+restart keeps its time, so a trace whose root never came is emitted as soon as the stream
+has moved ``max_wait_seconds`` past its first record, not ``max_wait_seconds`` after every
+restart (which, in a crash loop shorter than that, would hold the commit for good). The
+buffer is bounded by trace count and bytes; the oldest trace is evicted first and still
 evaluated, marked incomplete.
+
+Replay fragments: after a restart a source that re-reads (Kafka) delivers again what was
+not committed, which can be the tail of a trace whose other spans were evaluated before
+(they sat on another partition, or earlier in this one). Such a fragment — no root span, no
+model call, first read before this process committed its partition — is counted as
+``replay_fragment``, not as an instrumentation problem (``unrecognised``,
+``content_missing``), and is not evaluated.
 
 Offsets: every emitted item carries the positions of the records it was built from, and
 ``feed`` says how many items a record will be part of. The pipeline keeps a record open
@@ -28,7 +39,14 @@ from typing import Protocol
 
 import structlog
 
-from monitor.conventions import MAPPING_FAILED, OUTCOMES, OWN, map_spans
+from monitor.conventions import (
+    MAPPING_FAILED,
+    OUTCOMES,
+    OWN,
+    REPLAY_FRAGMENT,
+    has_model_call,
+    map_spans,
+)
 from monitor.decode import DECODE_FAILED, dead_letter
 from monitor.errors import OtlpDecodeError
 from monitor.model import DeadLetter, RagTrace
@@ -72,6 +90,10 @@ class RecordDecoder(Protocol):
         """Lowest offset per partition of a record whose content is still buffered."""
         ...
 
+    def committed(self, partitions: Iterable[Partition]) -> None:
+        """This process has committed ``partitions`` (since it was given them)."""
+        ...
+
 
 class OneItemPerRecord:
     """One record, one item: the native JSON decoder as a ``RecordDecoder``."""
@@ -91,6 +113,9 @@ class OneItemPerRecord:
 
     def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
         return {}
+
+    def committed(self, partitions: Iterable[Partition]) -> None:
+        """Nothing depends on it."""
 
 
 class AssemblyObserver(Protocol):
@@ -122,8 +147,10 @@ class AssemblyLimits:
 
 @dataclass
 class _Buffered:
-    first: float
+    first: float  # arrival (monotonic clock)
     last: float
+    first_time: float | None = None  # record time of its first record (Unix seconds)
+    replay_window: bool = False  # first read before this process committed its partition
     spans: list[Span] = field(default_factory=list)
     positions: dict[Position, None] = field(default_factory=dict)  # ordered set
     root: bool = False
@@ -144,6 +171,8 @@ class OtlpAssembler:
         max_message_bytes: int = 16 << 20,
         recent: int = 100_000,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        replays: bool = False,
     ) -> None:
         if fmt not in ("otlp_proto", "otlp_json"):
             raise ValueError(f"unknown OTLP format {fmt!r}")
@@ -152,6 +181,10 @@ class OtlpAssembler:
         self.observer = observer
         self.max_message_bytes = max_message_bytes
         self._clock = clock
+        self._wall = wall
+        self._replays = replays  # the source re-reads what was not committed (Kafka)
+        self._settled: set[Partition] = set()  # committed by this process since assigned
+        self._stream_time: dict[Partition, float] = {}  # newest record time read, per partition
         self._buf: OrderedDict[str, _Buffered] = OrderedDict()  # first-seen order
         self._bytes = 0
         self._recent: OrderedDict[str, None] = OrderedDict()  # emitted trace ids
@@ -187,6 +220,8 @@ class OtlpAssembler:
             detail = f"{type(exc).__name__}: {exc}"[:200]
             return [Decoded(dead_letter(record, DECODE_FAILED, detail), (pos,))], 1
         now = self._clock()
+        when = self._record_time(record)
+        replay_window = self._replays and pos[0] not in self._settled
         share = len(raw) // max(len(spans), 1)
         touched: set[str] = set()
         for s in spans:
@@ -195,7 +230,7 @@ class OtlpAssembler:
                 continue
             b = self._buf.get(s.trace_id)
             if b is None:
-                b = self._buf[s.trace_id] = _Buffered(now, now)
+                b = self._buf[s.trace_id] = _Buffered(now, now, when, replay_window)
             b.spans.append(s)
             b.positions[pos] = None
             b.last = now
@@ -211,6 +246,26 @@ class OtlpAssembler:
         self._report()
         return out, len(touched)
 
+    def _record_time(self, record: SourceRecord) -> float | None:
+        """The record's time, never ahead of this machine's clock (a producer's clock may
+        be); it moves its partition's stream time on."""
+        if record.timestamp is None:
+            return None
+        when = min(record.timestamp, self._wall())
+        part = (record.position.source, record.position.partition)
+        if when > self._stream_time.get(part, float("-inf")):
+            self._stream_time[part] = when
+        return when
+
+    def _waited(self, b: _Buffered, now: float) -> float:
+        """How long a trace has waited: since it arrived, or — when its records carry a
+        time — how far its partitions' streams have moved past its first record."""
+        waited = now - b.first
+        if b.first_time is not None:
+            stream = max(self._stream_time.get(part, b.first_time) for part, _ in b.positions)
+            waited = max(waited, stream - b.first_time)
+        return waited
+
     def due(self, flush: bool = False) -> list[Decoded]:
         now = self._clock()
         if not flush and now - self._last_scan < self._scan_every:
@@ -223,7 +278,7 @@ class OtlpAssembler:
                 ready.append((trace_id, COMPLETE if b.root else END_OF_INPUT))
             elif b.root and now - b.last >= lim.quiet_seconds:
                 ready.append((trace_id, COMPLETE))
-            elif now - b.first >= lim.max_wait_seconds:
+            elif self._waited(b, now) >= lim.max_wait_seconds:
                 ready.append((trace_id, MAX_WAIT))
         out = [self._emit(trace_id, outcome) for trace_id, outcome in ready]
         if out:
@@ -239,8 +294,14 @@ class OtlpAssembler:
                     out[part] = offset
         return out
 
+    def committed(self, partitions: Iterable[Partition]) -> None:
+        self._settled.update(partitions)
+
     def revoke(self, partitions: Iterable[Partition]) -> None:
         gone = set(partitions)
+        self._settled -= gone  # given back later, they are re-read from the committed offset
+        for part in gone:
+            self._stream_time.pop(part, None)
         for trace_id in list(self._buf):
             b = self._buf[trace_id]
             for pos in [q for q in b.positions if q[0] in gone]:
@@ -259,6 +320,9 @@ class OtlpAssembler:
         positions = tuple(b.positions)
         if is_own(b.spans):
             self._count(OWN, outcome)
+            return Decoded(None, positions)
+        if b.replay_window and not b.root and not has_model_call(b.spans):
+            self._count(REPLAY_FRAGMENT, outcome)
             return Decoded(None, positions)
         source = instrumentation(b.spans)
         extra = {} if outcome == COMPLETE else {"ragmon.incomplete": outcome}

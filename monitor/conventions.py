@@ -45,9 +45,12 @@ OPENLLMETRY = "openllmetry"
 UNRECOGNISED = "unrecognised"
 CONTENT_MISSING = "content_missing"
 OWN = "own"
+# spans of a trace re-read after a restart while the rest of it was finished before: no
+# root span, no model call, read before this process's first commit of their partition
+REPLAY_FRAGMENT = "replay_fragment"
 MAPPING_FAILED = "mapping_failed"  # the mapping raised (a bug of ours): a dead letter
 CONVENTIONS = (OPENINFERENCE, OTEL_GENAI, OTEL_GENAI_LEGACY, OPENLLMETRY)
-OUTCOMES = (*CONVENTIONS, UNRECOGNISED, CONTENT_MISSING, OWN, MAPPING_FAILED)
+OUTCOMES = (*CONVENTIONS, UNRECOGNISED, CONTENT_MISSING, OWN, REPLAY_FRAGMENT, MAPPING_FAILED)
 
 
 @dataclass
@@ -373,6 +376,11 @@ def _is_inference(s: Span) -> bool:
                   "gen_ai.completion", "gen_ai.prompt.0.content", "gen_ai.completion.0.content",
                   "llm.request.type")
     ) or any(e.name in _LEGACY_EVENTS for e in s.events)  # fmt: skip
+
+
+def has_model_call(spans: list[Span]) -> bool:
+    """Some span of these is a model call (OpenInference LLM, or a GenAI inference span)."""
+    return any(s.kind == "LLM" or _is_inference(s) for s in spans)
 
 
 _LEGACY_EVENTS = frozenset({

@@ -178,6 +178,7 @@ class KafkaSource:
                         r.value if r.value is not None else b"",
                         key=r.key,
                         headers=tuple(r.headers or ()),
+                        timestamp=r.timestamp / 1000 if r.timestamp and r.timestamp > 0 else None,
                     )
                 )
         return out

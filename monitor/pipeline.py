@@ -286,6 +286,8 @@ class Pipeline:
                 self.observer.on_commit("failed")
             return
         self.checkpoint_state.mark_committed(offsets)
+        with self._lock:
+            self.decoder.committed(offsets)
         self.stats.commits += 1
         if self.observer is not None:
             self.observer.on_commit("ok")

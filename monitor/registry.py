@@ -168,6 +168,7 @@ def build_decoder(
         fmt,
         AssemblyLimits(a.quiet_seconds, a.max_wait_seconds, a.max_traces, a.max_bytes),
         observer=metrics,
+        replays=src.type == "kafka" and fmt == src.kafka.format,  # not for replayed files
     )
 
 

@@ -33,6 +33,9 @@ class SourceRecord:
     value: bytes
     key: bytes | None = None
     headers: tuple[tuple[str, bytes], ...] = ()
+    # When the record was written (Unix seconds; Kafka's record timestamp), if known: a
+    # record read again after a restart keeps its time, so deadlines do not start again.
+    timestamp: float | None = None
 
 
 Partition = tuple[str, int]  # (topic or file, partition)

@@ -352,3 +352,27 @@ def test_sigterm_evaluates_every_span_the_receiver_accepted(tmp_path: Path) -> N
     assert set(lines) == {native["trace_id"] for _, native in traces}
     log = (tmp_path / "stderr.log").read_text()
     assert "accepted_work_finished" in log and "traces=3" in log.replace('"traces": 3', "traces=3")
+
+
+def test_a_restart_loop_shorter_than_the_max_wait_still_commits(tmp_path: Path) -> None:
+    """A trace whose root never comes, written two minutes ago, before newer complete
+    traces: a daemon that lives far shorter than the 30 s max wait (a crash loop, a rolling
+    deploy) still emits it at once by record time and commits past it, instead of holding
+    the partition's offsets at its first message on every restart."""
+    topic = create_topic(1)
+    producer = KafkaProducer(bootstrap_servers=bootstrap(), acks=1)
+    traces = built(6)
+    old_ms = int((time.time() - 120) * 1000)
+    rootless = [s for s in traces[0][0] if s.parent is not None]
+    producer.send(topic, value=encoded(rootless, "otlp_proto"), timestamp_ms=old_ms)
+    for spans, _ in traces[1:]:
+        producer.send(topic, value=encoded(spans, "otlp_proto"))
+    producer.flush()
+    group = "g-otlp-restart-loop"
+    daemon = Daemon(tmp_path, topic, group, **ENV)  # max wait: the default 30 s
+    daemon.start()
+    try:
+        wait_until(lambda: all_committed(group, topic), 20, "committed within one short life")
+    finally:
+        daemon.kill9()
+    assert set(daemon.evaluated()) == {native["trace_id"] for _, native in traces}

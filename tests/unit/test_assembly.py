@@ -360,3 +360,67 @@ def test_a_stop_evaluates_every_span_the_http_receiver_accepted() -> None:
     assert len(by_id) == 2 and rootless_id in by_id
     assert by_id[rootless_id].attributes["ragmon.incomplete"] == "end_of_input"
     assert sum("ragmon.incomplete" in t.attributes for t in by_id.values()) == 1
+
+
+def rec_at(value: bytes, offset: int, timestamp: float, partition: int = 0) -> SourceRecord:
+    return SourceRecord(SourcePosition("otlp_spans", partition, offset), value,
+                        timestamp=timestamp)  # fmt: skip
+
+
+def test_max_wait_counts_in_record_time_so_a_reread_trace_is_not_held_again() -> None:
+    """A rootless trace read again after a restart keeps its record time: once the stream
+    has moved past its max wait it is emitted at once, with no wall-clock wait; a record
+    time ahead of this machine's clock counts as now."""
+    clock, wall = Clock(), Clock()
+    wall.now = 10_000.0
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=2, max_wait_seconds=30),
+                        clock=clock, wall=wall)  # fmt: skip
+    first, _, rootless = halves()
+    whole, _ = otel_spans.openinference_langchain()
+    asm.feed(rec_at(first, 0, 9_000.0))  # written 1,000 s ago, before the crash loop
+    assert asm.due() == []  # the stream itself has not moved yet
+    clock.now = 1.0
+    asm.feed(rec_at(encode_spans(whole).SerializeToString(), 1, 9_031.0))
+    (done,) = asm.due()
+    assert isinstance(done.item, RagTrace) and done.item.trace_id == rootless
+    assert done.item.attributes["ragmon.incomplete"] == "max_wait"
+    # a producer clock 10 minutes ahead: its records count as written now
+    later, _, ahead = halves()
+    asm.feed(rec_at(later, 2, wall.now + 600))
+    clock.now = 20.0
+    early = [d.item.trace_id for d in asm.due() if isinstance(d.item, RagTrace)]
+    assert ahead not in early  # not "570 s overdue"
+    clock.now = 40.0
+    assert [d.item.trace_id for d in asm.due() if isinstance(d.item, RagTrace)] == [ahead]
+
+
+def fragment() -> bytes:
+    """Spans of a trace without its root and without any model call: what a restart can
+    re-read of a trace whose other spans were evaluated before it."""
+    made, _ = otel_spans.openinference_langchain()
+    kept = [s for s in made if s.parent is not None
+            and (s.attributes or {}).get("openinference.span.kind") != "LLM"]  # fmt: skip
+    return encode_spans(kept).SerializeToString()
+
+
+def test_replayed_fragments_are_counted_as_such_not_as_instrumentation_problems() -> None:
+    asm = OtlpAssembler(replays=True)
+    asm.feed(rec(fragment(), 0))
+    assert [d.item for d in asm.due(flush=True)] == [None]
+    assert asm.counts == {("replay_fragment", "end_of_input"): 1}
+    asm.committed([("otlp_spans", 0)])  # from now on a fragment is news
+    asm.feed(rec(fragment(), 1))
+    asm.due(flush=True)
+    assert ("replay_fragment", "end_of_input") in asm.counts
+    assert sum(n for (c, _), n in asm.counts.items() if c != "replay_fragment") == 1
+    asm.revoke([("otlp_spans", 0)])  # given back later: re-read again, a window again
+    asm.feed(rec(fragment(), 2))
+    asm.due(flush=True)
+    assert asm.counts[("replay_fragment", "end_of_input")] == 2
+
+
+def test_without_replays_a_fragment_is_an_instrumentation_outcome() -> None:
+    asm = OtlpAssembler()
+    asm.feed(rec(fragment(), 0))
+    asm.due(flush=True)
+    assert "replay_fragment" not in {c for c, _ in asm.counts}
