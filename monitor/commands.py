@@ -340,13 +340,22 @@ def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return action(args, stdout, stderr)
 
 
+def _decided_rows(golden_dir: Path, stderr: TextIO) -> list[dict[str, Any]]:
+    """The candidate rows with the review log's decisions applied: the state the review
+    page shows (``review.apply_decisions``)."""
+    read = review.ReviewLog(golden_dir).read()
+    for no, why in read.bad_lines:
+        print(f"skipped unreadable decision at line {no}: {why}", file=stderr)
+    return list(review.apply_decisions(load_rows(golden_dir), read.decisions).values())
+
+
 def _golden_stats(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    print(golden_export.stats(load_rows(args.dir).values()), file=stdout)
+    print(golden_export.stats(_decided_rows(args.dir, stderr)), file=stdout)
     return EXIT_OK
 
 
 def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    rows = list(load_rows(args.dir).values())
+    rows = _decided_rows(args.dir, stderr)
     status = args.status.strip().lower()
     if status not in (*golden_export.STATUSES, "any"):
         known = ", ".join((*golden_export.STATUSES, "any"))
@@ -365,6 +374,10 @@ def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
     with _output(args.output, stdout) as out:
         n = golden_export.export(chosen, args.format, out, args.dataset_name)
     print(f"exported {n} of {len(rows)} rows as {args.format}", file=stderr)
+    if n == 0 and rows and status == "reviewed":
+        print("no row is reviewed yet: accept rows on the review page (ragmon review) or with "
+              "`ragmon golden review`; `ragmon golden publish` then writes the versioned golden "
+              "set, which `golden export --set DIR/set` exports", file=stderr)  # fmt: skip
     return EXIT_OK
 
 

@@ -107,6 +107,40 @@ def latest_of(decisions: Iterable[Decision]) -> dict[str, Decision]:
     return {d.row_id: d for d in decisions}
 
 
+def apply_decisions(
+    rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
+) -> dict[str, dict[str, Any]]:
+    """The rows as every command and the review page see them: a row's latest decision
+    sets its ``ragmon.status`` (accept: ``reviewed``, reject: ``rejected``) and, on accept,
+    its reference and trap category; a row without a decision keeps what its file says
+    (a status edited by hand included). The one place a row's state is decided."""
+    latest = latest_of(decisions)
+    out: dict[str, dict[str, Any]] = {}
+    for rid, row in rows.items():
+        d = latest.get(rid)
+        if d is None:
+            out[rid] = row
+            continue
+        row = {**row, "ragmon": {**row["ragmon"]}}
+        row["ragmon"]["status"] = "reviewed" if d.action == "accept" else "rejected"
+        row["ragmon"]["decision"] = d.id
+        if d.action == "accept" and d.reference is not None:
+            row["reference"] = d.reference
+        if d.action == "accept" and d.category is not None:
+            row["ragmon"]["category"] = d.category
+        out[rid] = row
+    return out
+
+
+# A row's state on the review page, from its status (apply_decisions).
+PAGE_STATES = {"reviewed": "accepted", "approved": "accepted", "rejected": "rejected"}
+
+
+def page_state(row: dict[str, Any]) -> str:
+    status = str(row.get("ragmon", {}).get("status") or "").strip().lower()
+    return PAGE_STATES.get(status, "needs_review")
+
+
 class ReviewLog:
     """The append-only decision log of one golden directory."""
 

@@ -104,11 +104,6 @@ def conflicting_passages(checks: dict[str, Any]) -> set[int]:
     return {int(i) for c in ev.get("conflicts", []) for i in c.get("passages", [])}
 
 
-def state_of(row_id: str, latest: dict[str, review.Decision]) -> str:
-    d = latest.get(row_id)
-    return "needs_review" if d is None else ("accepted" if d.action == "accept" else "rejected")
-
-
 def _matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:
     meta = row.get("ragmon", {})
     want = {k: v for k, v in filters.items() if v}
@@ -169,8 +164,10 @@ class ReviewSite:
     ) -> tuple[dict[str, dict[str, Any]], list[tuple[dict[str, Any], str]]]:
         """All candidate rows, and those in the filtered queue (most frequent first) with
         their state; ``done`` is left out."""
-        rows, latest = load_rows(self.golden_dir), self.log.latest()
-        states = ((r, state_of(r["id"], latest)) for r in rows.values() if r["id"] != done)
+        rows = load_rows(self.golden_dir)
+        decided = review.apply_decisions(rows, self.log.latest().values())
+        states = ((r, review.page_state(decided[r["id"]])) for r in rows.values()
+                  if r["id"] != done)  # fmt: skip
         chosen = [(r, state) for r, state in states if _matches(r, state, filters)]
         chosen.sort(key=lambda rs: (-int(rs[0]["ragmon"].get("count", 1)), rs[0]["id"]))
         return rows, chosen

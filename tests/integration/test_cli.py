@@ -314,3 +314,29 @@ def test_review_refuses_to_bind_beyond_loopback_without_a_token(tmp_path: Path) 
     out = ragmon("review", "--dir", str(tmp_path), "--host", "0.0.0.0")
     assert out.returncode == 2 and "RAGMON_REVIEW_TOKEN" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_stats_and_export_read_the_review_decisions(tmp_path: Path) -> None:
+    """A row accepted and one rejected through the decision log (what the review page
+    writes) are reviewed and rejected for `golden stats` and `golden export --dir` too; the
+    accepted row exports with the reference the reviewer gave."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(300)))
+    golden = tmp_path / "golden"
+    assert ragmon("replay", str(src), "--golden-dir", str(golden)).returncode == 0
+    rows = [json.loads(x) for p in sorted(golden.glob("golden-*.jsonl"))
+            for x in p.read_text().splitlines()]  # fmt: skip
+    before = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas")
+    assert "0 of" in before.stderr and "ragmon review" in before.stderr  # the hint
+    for row, verdict in ((rows[0], ["--accept", "--reference", "Thirty days."]),
+                         (rows[1], ["--reject", "duplicate"])):  # fmt: skip
+        done = ragmon("golden", "review", "--dir", str(golden), "--row", row["id"], *verdict,
+                      "--reviewer", "ana")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    stats = ragmon("golden", "stats", "--dir", str(golden)).stdout
+    counts = dict(line.split() for line in stats.split("status")[1].splitlines()[1:4] if line)
+    assert counts == {"needs_review": str(len(rows) - 2), "reviewed": "1", "rejected": "1"}
+    out = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas")
+    assert "exported 1 of" in out.stderr, out.stderr
+    (sample,) = [json.loads(x) for x in out.stdout.splitlines()]  # JSONL, one row
+    assert sample["reference"] == "Thirty days."
