@@ -577,6 +577,30 @@ def _format(exc: ValidationError, origin: str) -> str:
     return f"invalid configuration ({origin}):\n" + "\n".join(lines)
 
 
+_ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def _expand(value: Any, path: Path | str) -> Any:
+    """``${env:NAME}`` and ``${env:NAME:-default}`` in the file's string values, as the
+    OpenTelemetry Collector's config reads them; an unset variable without a default is a
+    ``ConfigError`` naming it."""
+    if isinstance(value, dict):
+        return {k: _expand(v, path) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, path) for v in value]
+    if not isinstance(value, str) or "${" not in value:
+        return value
+
+    def one(m: re.Match[str]) -> str:
+        name, default = m.group(1), m.group(2)
+        got = os.environ.get(name)
+        if got is None and default is None:
+            raise ConfigError(f"config file {path} uses ${{env:{name}}}, which is not set")
+        return got if got is not None else default
+
+    return _ENV_REF.sub(one, value)
+
+
 def load(path: Path | str | None = None) -> Settings:
     """Read the YAML file (if any), apply ``RAGMON_*`` overrides, validate. Raises ConfigError."""
     env = os.environ
@@ -590,13 +614,17 @@ def load(path: Path | str | None = None) -> Settings:
             loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
             raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"config file {path} is not UTF-8 text (byte {exc.start}): is it the right file?"
+            ) from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
-        data = loaded
+        data = _expand(loaded, path)
     known = _env_names(Settings, ENV_PREFIX) | NOT_SETTINGS | set(ENV_ALIASES)
     unknown = sorted(k for k in env if k.upper().startswith(ENV_PREFIX) and k.upper() not in known)
     if unknown:

@@ -33,6 +33,13 @@ python="${PYTHON:-$root/.venv/bin/python}"
 
 log() { echo "kafka-up: $*" >&2; }
 
+# The readiness probe and topic creation speak Kafka through kafka-python: say at once when
+# the chosen Python lacks it, instead of waiting out the readiness timeout.
+if ! "$python" -c "import kafka" 2>/dev/null; then
+  log "$python cannot import kafka-python, which the readiness check needs: run 'make kafka-up' (it installs ragmon's virtualenv first), or set PYTHON to a Python that has it"
+  exit 1
+fi
+
 ready() {
   "$python" - "$port" <<'PY' >/dev/null 2>&1
 import sys

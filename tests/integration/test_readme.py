@@ -50,3 +50,55 @@ def test_documented_command_runs_as_written(command: str, tmp_path: Path) -> Non
                             capture_output=True, text=True, timeout=120)  # fmt: skip
     assert result.returncode == 0, f"{command}\n{result.stderr[-2000:]}"
     assert "Traceback" not in result.stderr
+
+
+def kafka_quick_start() -> list[str]:
+    """The block under "## Consuming from Kafka" (it starts with `make kafka-up`)."""
+    for block in sh_blocks(ROOT / "README.md"):
+        if block and block[0].startswith("make kafka-up"):
+            return block
+    raise AssertionError("README has no Kafka block starting with 'make kafka-up'")
+
+
+@pytest.mark.integration
+def test_kafka_quick_start_runs_as_written_on_a_non_default_port(tmp_path: Path) -> None:
+    """The test broker listens on LOCAL_KAFKA_PORT (not 9092): the README's daemon and
+    producer lines, as written, find it through that variable alone and the daemon
+    evaluates what the producer sent. (`make kafka-up` itself is what started the broker.)"""
+    import json
+
+    from tests.integration.conftest import free_port
+    from tests.integration.kafka_support import wait_until
+
+    port = os.environ["LOCAL_KAFKA_PORT"]
+    assert port != "9092"
+    block = kafka_quick_start()
+    run_line = next(line for line in block if line.startswith("ragmon run"))
+    produce_line = next(line for line in block if "produce.py" in line)
+    shutil.copytree(ROOT / "deploy", tmp_path / "deploy")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGMON_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["RAGMON_METRICS__PORT"] = str(free_port())  # 9464 may be taken on this machine
+    env["RAGMON_LOG__FORMAT"] = "json"
+    log = (tmp_path / "daemon.log").open("w")
+    daemon = subprocess.Popen(["bash", "-c", f"exec {run_line.rstrip('&').strip()}"],
+                              cwd=tmp_path, env=env, stderr=log)  # fmt: skip
+    try:
+        produced = subprocess.run(["bash", "-o", "pipefail", "-c", produce_line], cwd=tmp_path,
+                                  env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert produced.returncode == 0, produced.stderr
+        assert f"1000 records sent to rag_traces at 127.0.0.1:{port}" in produced.stderr
+        evaluations = tmp_path / "var" / "evaluations.jsonl"
+
+        def evaluated() -> int:
+            return len(evaluations.read_text().splitlines()) if evaluations.exists() else 0
+
+        wait_until(lambda: evaluated() >= 1000, 90, "the produced traces evaluated")
+        assert daemon.poll() is None
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+        log.close()
+    assert daemon.returncode == 0, (tmp_path / "daemon.log").read_text()[-2000:]
+    first = json.loads((tmp_path / "var" / "evaluations.jsonl").read_text().splitlines()[0])
+    assert "checks" in first

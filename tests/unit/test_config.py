@@ -140,3 +140,22 @@ def test_anthropic_key_from_its_usual_variable(monkeypatch: pytest.MonkeyPatch) 
 def test_review_page_settings_are_checked_together(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load(write(tmp_path, text))
+
+
+def test_file_values_may_name_environment_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path, 'kafka:\n  bootstrap_servers: ["127.0.0.1:${env:PORT_X:-9092}"]\n')
+    assert load(path).kafka.bootstrap_servers == ["127.0.0.1:9092"]
+    monkeypatch.setenv("PORT_X", "19092")
+    assert load(path).kafka.bootstrap_servers == ["127.0.0.1:19092"]
+    bare = write(tmp_path, "log:\n  level: ${env:NOT_SET_ANYWHERE}\n")
+    with pytest.raises(ConfigError, match="NOT_SET_ANYWHERE"):
+        load(bare)
+
+
+def test_a_binary_config_file_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe")
+    with pytest.raises(ConfigError, match="not UTF-8 text"):
+        load(path)
