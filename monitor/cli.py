@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TypeAlias
 
 from monitor import demo, golden_export
-from monitor.errors import EXIT_FAIL
+from monitor.errors import EXIT_OK
 from monitor.version import ragmon_version
 
 TRAP_CATEGORIES = ("answerable", "unanswerable", "near_miss", "multi_hop", "stale_policy")
@@ -18,12 +18,13 @@ TRAP_CATEGORIES = ("answerable", "unanswerable", "near_miss", "multi_hop", "stal
 DESCRIPTION = """\
 ragmon watches a live RAG assistant through its traces: model-free checks on every trace
 (unsupported numbers, refusals, citations, empty or conflicting context, grounding overlap),
-Prometheus metrics, and evaluation lines for offline analysis.
+a sampled LLM judge, Prometheus metrics, candidate golden rows and evaluation lines for
+offline analysis. `ragmon COMMAND --help` explains each command.
 
 commands:
   run        the daemon; with no source configured it evaluates built-in demo traffic
   replay     evaluate trace files (native JSONL or OTLP spans) offline and print a summary table
-  check      evaluate one trace read from stdin and print its evaluation as JSON
+  check      evaluate one trace read from stdin and print its evaluation line
   demo       print synthetic traces with known, labelled failure modes (JSONL)
   schema     print the JSON Schema of the native trace record (ragmon.trace/v1)
   convert    assemble OTLP span files into native traces (what ragmon understood)
@@ -34,18 +35,27 @@ commands:
   compare    two releases on the same golden probes, paired (differences, intervals, flips)
   config     validate, show or describe the configuration
   eval-retrieval  recall@k, precision@k, nDCG@k and MRR of a TREC run (trec_eval's definitions)
+
+Output files (-o, --output, --output-jsonl, --output-json) are overwritten (replay takes
+--append); their parent directories are created.
 """
 
 
 def _non_negative(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, 0 or more, not {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
 
 
 def _non_negative_float(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number, 0 or more, not {text!r}") from None
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
     return value
@@ -104,8 +114,13 @@ def _add_replay(sub: _Commands) -> None:
     replay.add_argument(
         "--output-jsonl",
         type=Path,
-        help="write one evaluation line per trace to this file ('-': stdout, and the summary "
-        "goes to stderr)",
+        help="write one evaluation line per trace to this file, overwriting it ('-': stdout, "
+        "and the summary goes to stderr)",
+    )
+    replay.add_argument(
+        "--append",
+        action="store_true",
+        help="append to --output-jsonl instead of overwriting it",
     )
     replay.add_argument(
         "--format",
@@ -144,12 +159,14 @@ def _add_replay(sub: _Commands) -> None:
 
 
 def _add_check(sub: _Commands) -> None:
-    sub.add_parser(
+    chk = sub.add_parser(
         "check",
         help="evaluate one trace from stdin",
-        description="Read one native trace (JSON) from stdin and print its evaluation line. "
-        "Exits 2 with a one-line reason if the trace is invalid.",
+        description="Read one native trace (JSON) from stdin and print its evaluation line "
+        "(one line of JSON, as replay --output-jsonl writes). Exits 2 with a one-line reason "
+        "if the trace is invalid.",
     )
+    chk.add_argument("--pretty", action="store_true", help="indent the JSON for reading")
 
 
 def _add_demo(sub: _Commands) -> None:
@@ -162,11 +179,14 @@ def _add_demo(sub: _Commands) -> None:
         + ".",
     )
     dem.add_argument("--count", type=_non_negative, default=100,
-                     help="traces to print (0: forever)")  # fmt: skip
+                     help="traces to print (0: forever, paced at --rate, 50 a second unless "
+                     "given)")  # fmt: skip
     dem.add_argument("--seed", type=int, default=7, help="same seed, same traces")
-    dem.add_argument("--rate", type=_non_negative_float, default=0.0,
-                     help="traces per second (0: no pacing)")  # fmt: skip
-    dem.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+    dem.add_argument("--rate", type=_non_negative_float, default=None,
+                     help="traces per second (default: no pacing for a count, 50 for "
+                     "--count 0; 0: no pacing)")  # fmt: skip
+    dem.add_argument("--output", "-o", type=Path,
+                     help="file to write, overwritten (default: stdout)")  # fmt: skip
     dem.add_argument(
         "--with-labels",
         action="store_true",
@@ -186,7 +206,8 @@ def _add_calibrate(sub: _Commands) -> None:
     )
     cal.add_argument("--labels", type=Path, required=True, help="labelled traces (JSONL)")
     cal.add_argument("--judge", choices=("heuristic", "anthropic"), default="heuristic")
-    cal.add_argument("--output", "-o", type=Path, help="write the calibration record (JSON)")
+    cal.add_argument("--output", "-o", type=Path,
+                     help="write the calibration record (JSON; overwritten)")  # fmt: skip
     _add_config_arg(cal)
 
 
@@ -208,7 +229,8 @@ def _add_convert(sub: _Commands) -> None:
     )
     conv.add_argument("file", type=Path, metavar="FILE")
     conv.add_argument("--from", dest="fmt", choices=("otlp-json", "otlp-proto"), required=True)
-    conv.add_argument("--output-jsonl", type=Path, required=True)
+    conv.add_argument("--output-jsonl", type=Path, required=True,
+                      help="the native records, one per line (overwritten)")  # fmt: skip
 
 
 def _gold_dir(parser: argparse.ArgumentParser) -> None:
@@ -387,12 +409,19 @@ def _add_eval_retrieval(sub: _Commands) -> None:
         description="Score a TREC run (qid Q0 docid rank score tag) against TREC qrels (qid "
         "iter docid grade; grade 0 not relevant, 1-3 relevant) with trec_eval's definitions: "
         "ranking by score, ties in descending docid order; precision@k, recall@k, nDCG@k "
-        "(gain = grade), MRR, over the queries in both files; plus each query's first-hit "
+        "(gain = grade), MRR, over every judged query (trec_eval -c: a query the run "
+        "retrieved nothing for scores 0, and is counted on stderr); plus each query's first-hit "
         "rank and the share of queries with zero recall at k. Prints a table; --output-json "
         "writes {metrics, per_query}.",
     )
     ev.add_argument("--qrels", type=Path, required=True,
-                    help="TREC qrels, or a published golden set (JSONL)")  # fmt: skip
+                    help="TREC qrels, or a published golden set (a version file, or the "
+                    "directory `ragmon golden publish` writes: its newest version)")  # fmt: skip
+    ev.add_argument(
+        "--only-retrieved",
+        action="store_true",
+        help="average over the queries in both files only (trec_eval without -c)",
+    )
     ev.add_argument("--run", type=Path, required=True, help="the ranked results (TREC run)")
     ev.add_argument("--k", type=_cutoffs, default=[1, 3, 5, 10],
                     help="cut-offs, comma-separated (default 1,3,5,10)")  # fmt: skip
@@ -422,7 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=ragmon_version())
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # the commands are listed once, in DESCRIPTION (argparse would list them a second time)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                help=argparse.SUPPRESS)  # fmt: skip
     for add in (
         _add_run,
         _add_replay,
@@ -453,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # otherwise report the failed flush of stdout at exit; point it at /dev/null.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_FAIL
+        return EXIT_OK
 
 
 if __name__ == "__main__":

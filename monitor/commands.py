@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 import structlog
 import yaml
@@ -57,7 +57,7 @@ def _settings(args: argparse.Namespace, command: str, stderr: TextIO) -> config_
         return None
 
 
-def cmd_check(stdin: BinaryIO, stdout: TextIO, stderr: TextIO) -> int:
+def cmd_check(stdin: BinaryIO, stdout: TextIO, stderr: TextIO, pretty: bool = False) -> int:
     raw = stdin.read()
     item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw.strip()))
     if isinstance(item, DeadLetter):
@@ -65,9 +65,38 @@ def cmd_check(stdin: BinaryIO, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     suite = registry.build_suite(config_mod.Settings())
     evaluation = Evaluation(trace=item, checks=suite(item))
-    json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2)
+    json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK
+
+
+def _writable(path: Path, command: str, stderr: TextIO) -> bool:
+    """Whether ``path`` can be an output file: not a directory, and its parent directories
+    exist or were created now (every command's output files behave alike). False after
+    saying why on stderr."""
+    if path.is_dir():
+        print(f"ragmon {command}: {path} is a directory; give a file name", file=stderr)
+        return False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"ragmon {command}: cannot create {path.parent}: {describe(exc)}", file=stderr)
+        return False
+    return True
+
+
+def _open_output(
+    path: Path, command: str, stderr: TextIO, mode: Literal["w", "a"] = "w"
+) -> TextIO | None:
+    """The output file opened (overwritten unless ``mode`` is "a"), or None after saying
+    on stderr why it cannot be."""
+    if not _writable(path, command, stderr):
+        return None
+    try:
+        return path.open(mode, encoding="utf-8")
+    except OSError as exc:
+        print(f"ragmon {command}: cannot write {path}: {describe(exc)}", file=stderr)
+        return None
 
 
 class _Progress:
@@ -149,6 +178,11 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         update={"judge": settings.judge.model_copy(update={"backend": args.judge})}
     )
     to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
+    if args.output_jsonl is not None and not to_stdout:
+        opened = _open_output(args.output_jsonl, "replay", stderr, "a" if args.append else "w")
+        if opened is None:
+            return EXIT_USAGE
+        opened.close()  # overwritten now unless --append; the sink appends from here
     enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
     progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
     source: Any
@@ -190,6 +224,13 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         print(f"ragmon replay: no trace evaluated{_why_nothing(args.files, fmt)}", file=stderr)
         return EXIT_FAIL
     print(summary.table(), file=stderr if to_stdout else stdout)
+    failed = summary.judge_failures()
+    if args.judge != "none" and failed and summary.judged == 0:
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(failed.items()))
+        print(f"ragmon replay: no sampled trace could be judged ({shown}); the checks' results "
+              "above stand, the judge's do not (see the log lines above for why)",
+              file=stderr)  # fmt: skip
+        return EXIT_FAIL
     return EXIT_OK
 
 
@@ -214,8 +255,14 @@ def _why_nothing(files: list[Path], fmt: str) -> str:
     return f": nothing in the input is a trace this reader understands ({fmt})"
 
 
-def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
-    out = args.output.open("w", encoding="utf-8") if args.output else stdout
+def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    out = stdout
+    if args.output is not None:
+        opened = _open_output(args.output, "demo", stderr)
+        if opened is None:
+            return EXIT_USAGE
+        out = opened
+    rate = args.rate if args.rate is not None else (50.0 if args.count == 0 else 0.0)
     try:
         i = 0
         while args.count == 0 or i < args.count:
@@ -224,9 +271,9 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO) -> int:
                 record["label"] = demo.gold_label(record)
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             i += 1
-            if args.rate > 0:
+            if rate > 0:
                 out.flush()
-                time.sleep(1.0 / args.rate)
+                time.sleep(1.0 / rate)
     finally:
         if out is not stdout:
             out.close()
@@ -247,6 +294,8 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     if not args.labels.is_file():
         print(f"ragmon calibrate: no such file: {args.labels}", file=stderr)
         return EXIT_USAGE
+    if args.output is not None and not _writable(args.output, "calibrate", stderr):
+        return EXIT_USAGE
     cfg = settings.judge.model_copy(update={"backend": args.judge})
     try:
         judge = registry.build_judge(cfg)
@@ -255,7 +304,13 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         return EXIT_USAGE
     pairs: list[tuple[str, str]] = []
     errors = 0
-    for lineno, line in enumerate(args.labels.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = args.labels.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = describe(exc) if isinstance(exc, OSError) else "not UTF-8 text"
+        print(f"ragmon calibrate: cannot read {args.labels}: {why}", file=stderr)
+        return EXIT_USAGE
+    for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -315,7 +370,13 @@ def cmd_convert(args: argparse.Namespace, stderr: TextIO) -> int:
     if not args.file.is_file():
         print(f"ragmon convert: no such file: {args.file}", file=stderr)
         return EXIT_USAGE
+    if not _writable(args.output_jsonl, "convert", stderr):
+        return EXIT_USAGE
     result = _otlp([args.file], args.fmt, stderr)
+    if not result.traces and result.bad_messages:
+        hint = _why_nothing([args.file], args.fmt)
+        print(f"ragmon convert: no trace mapped{hint}", file=stderr)
+        return EXIT_FAIL
     with args.output_jsonl.open("w", encoding="utf-8") as out:
         for trace in result.traces:
             record = {
@@ -327,6 +388,9 @@ def cmd_convert(args: argparse.Namespace, stderr: TextIO) -> int:
 
 
 def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    output = getattr(args, "output", None)
+    if output is not None and not _writable(output, f"golden {args.action}", stderr):
+        return EXIT_USAGE
     if args.action == "export" and getattr(args, "set", None) is not None:
         return _golden_export_set(args, stdout, stderr)
     if args.dir is None:
@@ -548,6 +612,8 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     if len(args.release) != 2 or args.release[0] == args.release[1]:
         print("ragmon compare: give --release twice, two different releases", file=stderr)
         return EXIT_USAGE
+    if args.output_json is not None and not _writable(args.output_json, "compare", stderr):
+        return EXIT_USAGE
     golden = _golden_set(args.golden, "compare", stderr)
     if golden is None:
         return EXIT_USAGE
@@ -738,15 +804,31 @@ def cmd_eval_retrieval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO)
     from monitor import retrieval
 
     for what, path in (("qrels", args.qrels), ("run", args.run)):
-        if not path.is_file():
+        if not path.is_file() and not (what == "qrels" and path.is_dir()):
             print(f"ragmon eval-retrieval: no such {what} file: {path}", file=stderr)
             return EXIT_USAGE
+    out = args.output_json
+    if out is not None and str(out) != "-" and not _writable(out, "eval-retrieval", stderr):
+        return EXIT_USAGE
     try:
-        qrels, run = retrieval.read_qrels(args.qrels), retrieval.read_run(args.run)
+        run = retrieval.read_run(args.run)
+        if args.qrels.is_dir():  # a published golden set: its newest version
+            golden = _golden_set(args.qrels, "eval-retrieval", stderr)
+            if golden is None:
+                return EXIT_USAGE
+            qrels = {qid: {str(d["id"]): int(d["grade"]) for d in item.get("gold_docs") or []}
+                     for qid, item in golden.items.items()}  # fmt: skip
+        else:
+            qrels = retrieval.read_qrels(args.qrels)
     except retrieval.TrecFormatError as exc:
         print(f"ragmon eval-retrieval: {exc}", file=stderr)
         return EXIT_USAGE
-    result = retrieval.evaluate(qrels, run, args.k, args.chunk_separator)
+    result = retrieval.evaluate(qrels, run, args.k, args.chunk_separator,
+                                complete=not args.only_retrieved)  # fmt: skip
+    if result["unretrieved"]:
+        print(f"{result['unretrieved']} judged queries have no retrieved document in the run: "
+              "scored 0 in every metric (--only-retrieved leaves them out)",
+              file=stderr)  # fmt: skip
     metrics = result["metrics"]
     assert isinstance(metrics, dict)
     if not metrics["queries"]:
@@ -777,9 +859,9 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "replay":
         return cmd_replay(args, sys.stdout, sys.stderr)
     if args.command == "check":
-        return cmd_check(sys.stdin.buffer, sys.stdout, sys.stderr)
+        return cmd_check(sys.stdin.buffer, sys.stdout, sys.stderr, args.pretty)
     if args.command == "demo":
-        return cmd_demo(args, sys.stdout)
+        return cmd_demo(args, sys.stdout, sys.stderr)
     if args.command == "schema":
         return cmd_schema(args.which, sys.stdout)
     if args.command == "golden":

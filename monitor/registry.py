@@ -304,16 +304,21 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
 _VERDICT_OUTPUT_TOKENS = 800
 
 
-def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
-    """The AnthropicJudge arguments; no API key anywhere is a ``ConfigError`` here, at
-    start-up, rather than one failed call per sampled trace."""
-    from monitor.judge.anthropic_judge import Prices
-
+def _require_key(cfg: JudgeConfig) -> None:
+    """No API key anywhere is a ``ConfigError`` at start-up, rather than one failed call per
+    sampled trace — said before the SDK is imported (over half a second)."""
     if cfg.api_key is None:  # ANTHROPIC_API_KEY arrives here through the config
         raise ConfigError(
             "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
             "(or set judge.api_key), or use the heuristic judge"
         )
+
+
+def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
+    """The AnthropicJudge arguments."""
+    from monitor.judge.anthropic_judge import Prices
+
+    _require_key(cfg)
     p = cfg.prices
     return {
         "model": cfg.model,
@@ -329,6 +334,7 @@ def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
 def build_judge(cfg: JudgeConfig) -> Judge:
     """The configured judge (``backend`` heuristic or anthropic), called in this process."""
     if cfg.backend == "anthropic":
+        _require_key(cfg)
         from monitor.judge.anthropic_judge import AnthropicJudge
 
         judge = AnthropicJudge(**_anthropic_kwargs(cfg))
@@ -369,6 +375,7 @@ def build_judge_stage(
     calls: Judge
     estimate: Callable[[RagTrace], tuple[int, float]]
     if cfg.backend == "anthropic":
+        _require_key(cfg)
         from monitor.judge.anthropic_judge import AnthropicJudge
 
         local = AnthropicJudge(**_anthropic_kwargs(cfg))  # also estimates the input tokens

@@ -12,9 +12,11 @@ Inputs are the TREC formats: qrels ``qid iter docid grade`` (grade 0 = judged no
   none); ``mrr`` = 1 / rank of the first relevant document (0 when none);
   ``ndcg@k`` = DCG@k / ideal DCG@k with gain = grade and discount log2(rank + 1) (trec_eval's
   ``ndcg_cut``; 0 when the qrels hold no relevant document).
-* **queries**: those in both the run and the qrels (trec_eval without ``-c``); means are
-  arithmetic over them. ``first_hit_rank`` (None when no hit) and the share of queries with
-  zero recall at k are ragmon's additions.
+* **queries**: every judged query (trec_eval ``-c``): one the run retrieved nothing for
+  scores 0 in every metric — for a monitor an empty retrieval is the worst failure, not a
+  query to leave out. ``complete=False`` averages over the queries in both the run and the
+  qrels only (trec_eval without ``-c``). Means are arithmetic. ``first_hit_rank`` (None
+  when no hit) and the share of queries with zero recall at k are ragmon's additions.
 """
 
 from __future__ import annotations
@@ -55,7 +57,11 @@ def read_qrels(path: Path) -> Qrels:
 
 def _golden_qrels(path: Path) -> Qrels:
     out: Qrels = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TrecFormatError(f"{path}: not UTF-8 text") from None
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -88,7 +94,7 @@ def read_run(path: Path) -> Run:
 
 def _lines(path: Path, width: int) -> Iterable[tuple[int, list[str]]]:
     with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
+        for n, line in _numbered(fh, path):
             fields = line.split()
             if not fields:
                 continue
@@ -98,6 +104,15 @@ def _lines(path: Path, width: int) -> Iterable[tuple[int, list[str]]]:
                     + ("(qid iter docid grade)" if width == 4 else "(qid Q0 docid rank score tag)")
                 )
             yield n, fields
+
+
+def _numbered(fh: Iterable[str], path: Path) -> Iterable[tuple[int, str]]:
+    n = 0
+    try:
+        for n, line in enumerate(fh, 1):
+            yield n, line
+    except UnicodeDecodeError:
+        raise TrecFormatError(f"{path} line {n + 1}: not UTF-8 text (is it a TREC file?)") from None
 
 
 def ranking(docs: Mapping[str, float], chunk_separator: str | None = None) -> list[str]:
@@ -149,14 +164,21 @@ def score_query(ranked: Sequence[str], grades: Mapping[str, int], ks: Sequence[i
 
 
 def evaluate(
-    qrels: Qrels, run: Run, ks: Sequence[int] = (1, 3, 5, 10), chunk_separator: str | None = None
+    qrels: Qrels,
+    run: Run,
+    ks: Sequence[int] = (1, 3, 5, 10),
+    chunk_separator: str | None = None,
+    complete: bool = True,
 ) -> dict[str, object]:
-    """``{"metrics": {...means...}, "per_query": {qid: {...}}}`` over the queries in both."""
+    """``{"metrics": {...means...}, "per_query": {qid: {...}}, "unretrieved": n}``: over
+    every judged query (``complete``; ``unretrieved`` of them had nothing in the run), or
+    over the queries in both."""
     if not ks or any(k < 1 for k in ks):
         raise ValueError("every k must be 1 or more")
     ks = sorted(set(ks))
     per_query: dict[str, QueryScores] = {}
-    for qid in sorted(run.keys() & qrels.keys()):
+    queries = qrels.keys() if complete else run.keys() & qrels.keys()
+    for qid in sorted(queries):
         grades = qrels[qid]
         if chunk_separator is not None:
             merged: dict[str, int] = {}
@@ -164,7 +186,7 @@ def evaluate(
                 doc = d.split(chunk_separator, 1)[0]
                 merged[doc] = max(g, merged.get(doc, 0))
             grades = merged
-        per_query[qid] = score_query(ranking(run[qid], chunk_separator), grades, ks)
+        per_query[qid] = score_query(ranking(run.get(qid, {}), chunk_separator), grades, ks)
     n = len(per_query)
     metrics: dict[str, float | int] = {"queries": n}
     scores = list(per_query.values())
@@ -174,7 +196,11 @@ def evaluate(
         metrics[f"ndcg@{k}"] = _mean([s.ndcg[k] for s in scores])
         metrics[f"zero_recall@{k}"] = _mean([float(s.recall[k] == 0.0) for s in scores])
     metrics["mrr"] = _mean([s.mrr for s in scores])
-    return {"metrics": metrics, "per_query": {q: s.as_dict() for q, s in per_query.items()}}
+    return {
+        "metrics": metrics,
+        "per_query": {q: s.as_dict() for q, s in per_query.items()},
+        "unretrieved": len(qrels.keys() - run.keys()) if complete else 0,
+    }
 
 
 def _mean(values: list[float]) -> float:

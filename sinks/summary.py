@@ -18,6 +18,10 @@ class CheckTally:
     scored: int = 0
 
 
+# Skip reasons that mean the judge was asked, or would have been, and could not answer.
+JUDGE_FAILURES = frozenset({"circuit_open", "paused"})
+
+
 class SummarySink(Closable):
     """Counts flagged/applicable traces per check and keeps the first bad records."""
 
@@ -68,6 +72,16 @@ class SummarySink(Closable):
         """Nothing to release; the tallies stay readable."""
         self._closing()
 
+    def judge_failures(self) -> dict[str, int]:
+        """Sampled traces the judge could not judge, by why (errors by kind, an open
+        breaker, a paused judge)."""
+        return {k: v for k, v in self.judge_skips.items()
+                if k in JUDGE_FAILURES or k.startswith("error:")}  # fmt: skip
+
+    @property
+    def judged(self) -> int:
+        return sum(n for n, _ in self.verdicts.values())
+
     def table(self) -> str:
         """A fixed-width table: check, flagged, applicable, rate and its 95% Wilson interval."""
         head = f"{'check':<22} {'flagged':>8} {'of':>8} {'rate':>8}   {'95% CI (Wilson)':<17}"
@@ -83,7 +97,7 @@ class SummarySink(Closable):
                 f"{name:<22} {t.flagged:>8} {t.applicable:>8} {rate:>8.2%}   [{lo:.2%}, {hi:.2%}]"
             )
         rows.append("-" * len(head))
-        if self.verdicts:
+        if self.verdicts or self.judge_skips:
             rows.extend(self._judge_rows())
         rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
         return "\n".join(rows)
@@ -106,7 +120,14 @@ class SummarySink(Closable):
                     f"hard_fail corrected for the judge's calibrated error rates "
                     f"(Rogan-Gladen): {corrected:.2%} (raw {raw:.2%})"
                 )
-        skipped = ", ".join(f"{k} {v}" for k, v in sorted(self.judge_skips.items()))
+        skipped = ", ".join(
+            f"{k} {v}"
+            for k, v in sorted(self.judge_skips.items())
+            if k not in JUDGE_FAILURES and not k.startswith("error:")
+        )
         rows.append(f"not judged: {skipped or 'none'}")
+        failed = self.judge_failures()
+        if failed:
+            rows.append("judge failed: " + ", ".join(f"{k} {v}" for k, v in sorted(failed.items())))
         rows.append("-" * len(head))
         return rows

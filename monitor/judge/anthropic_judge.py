@@ -109,9 +109,12 @@ class AnthropicJudge:
         last: Exception | None = None
         for _attempt in range(2):  # invalid output is asked for once more
             message = self._call(trace)
-            u = message.usage
-            usage["input_tokens"] += u.input_tokens or 0
-            usage["output_tokens"] += u.output_tokens or 0
+            u = getattr(message, "usage", None)
+            if u is None or not isinstance(getattr(message, "content", None), list):
+                # a 200 whose body parsed but is not a message (no usage, no content)
+                raise JudgeError("invalid_response", "the answer has no usage or no content")
+            usage["input_tokens"] += getattr(u, "input_tokens", 0) or 0
+            usage["output_tokens"] += getattr(u, "output_tokens", 0) or 0
             usage["cache_read_tokens"] += getattr(u, "cache_read_input_tokens", 0) or 0
             usage["cache_write_tokens"] += getattr(u, "cache_creation_input_tokens", 0) or 0
             try:

@@ -135,6 +135,31 @@ def test_malformed_json_body_is_an_error_not_a_crash() -> None:
     assert exc.value.kind == "invalid_response"
 
 
+def test_an_answer_without_usage_is_an_invalid_response() -> None:
+    """A 200 that parses as JSON but is no message (no usage, no content) is the server's
+    fault, counted as invalid_response, not as a bug of ours (internal)."""
+    with MessagesApi() as api:
+        api.default = Reply(raw_body=b'{"type": "message", "role": "assistant"}')
+        with pytest.raises(JudgeError) as exc:
+            make_judge(api, max_retries=0).judge(TRACE)
+    assert exc.value.kind == "invalid_response"
+
+
+def test_replay_says_when_no_sampled_trace_could_be_judged(tmp_path: Path) -> None:
+    """A server that does not speak the Messages API: the summary names the judge's
+    failures and the exit is 1, instead of a silent success."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(30)))
+    with MessagesApi() as api:
+        api.default = Reply(raw_body=b"{}")
+        result = ragmon("replay", str(src), "--judge", "anthropic", "--sample-rate", "1",
+                        RAGMON_JUDGE__BASE_URL=api.base_url, RAGMON_JUDGE__MAX_RETRIES="0",
+                        ANTHROPIC_API_KEY="test-key")  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "judge failed: " in result.stdout and "error:invalid_response" in result.stdout
+    assert "no sampled trace could be judged" in result.stderr
+
+
 def test_injected_text_stays_inside_its_data_block() -> None:
     """An answer that closes its block and poses as instructions is escaped: the prompt has
     exactly one <answer> block and the fake verdict is data."""

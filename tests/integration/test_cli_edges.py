@@ -186,3 +186,115 @@ def test_evaluation_lines_carry_no_raw_pii_unless_told(tmp_path: Path) -> None:
     assert "4111" not in out.stdout and "[REDACTED:CARD]" in out.stdout
     raw = ragmon("replay", str(src), "--output-jsonl", "-", RAGMON_OUTPUT__REDACT_PII="false")
     assert raw.returncode == 0 and '"4111"' in raw.stdout  # the figures as read
+
+
+def test_help_lists_each_command_once() -> None:
+    out = ragmon("--help").stdout
+    for command in ("replay", "eval-retrieval", "golden"):
+        assert out.count(f"\n  {command} ") == 1, command
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("demo", "-o", "{tmp}"), "is a directory"),
+        (("convert", "{otlp}", "--from", "otlp-proto", "--output-jsonl", "{tmp}"),
+         "is a directory"),
+        (("calibrate", "--labels", "{labels}", "-o", "{tmp}"), "is a directory"),
+        (("config", "validate", "--config", "{binary}"), "not UTF-8 text"),
+        (("eval-retrieval", "--qrels", "{binary}", "--run", "{binary}"), "not UTF-8 text"),
+        (("review", "--dir", "{tmp}", "--port", "99999"), "--port must be 0-65535"),
+        (("demo", "--count", "abc"), "a whole number, 0 or more, not 'abc'"),
+    ],
+)  # fmt: skip
+def test_bad_paths_and_values_are_one_line_and_exit_2(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    binary = tmp_path / "binary"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe\x00")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({**demo.generate(0), "label": "pass"}) + "\n")
+    fill = {"tmp": str(tmp_path), "binary": str(binary), "labels": str(labels),
+            "otlp": str(CORPUS / "openai-genai.otlp")}  # fmt: skip
+    result = ragmon(*(a.format(**fill) for a in args))
+    no_traceback(result)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    usage = "--count" in args  # argparse prints its usage lines before the error
+    assert usage or len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_review_on_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        result = ragmon("review", "--dir", str(tmp_path), "--port", str(taken.getsockname()[1]))
+    no_traceback(result)
+    assert result.returncode == 2 and "in use" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_output_files_are_overwritten_and_their_directories_created(tmp_path: Path) -> None:
+    """One behaviour for every output file: missing directories are created, an existing
+    file is overwritten; replay appends only with --append."""
+    traces = tmp_path / "deep" / "er" / "t.jsonl"
+    assert ragmon("demo", "--count", "5", "-o", str(traces)).returncode == 0
+    assert ragmon("demo", "--count", "3", "-o", str(traces)).returncode == 0
+    assert len(traces.read_text().splitlines()) == 3
+    out = tmp_path / "new" / "evals.jsonl"
+    for _ in range(2):
+        assert ragmon("replay", str(traces), "--output-jsonl", str(out)).returncode == 0
+    assert len(out.read_text().splitlines()) == 3
+    assert ragmon("replay", str(traces), "--output-jsonl", str(out), "--append").returncode == 0
+    assert len(out.read_text().splitlines()) == 6
+
+
+def test_convert_of_the_wrong_format_fails_with_a_hint(tmp_path: Path) -> None:
+    """Protobuf read as OTLP/JSON maps nothing: exit 1 with the format hint, as replay."""
+    result = ragmon("convert", str(CORPUS / "openai-genai.otlp"), "--from", "otlp-json",
+                    "--output-jsonl", str(tmp_path / "out.jsonl"))  # fmt: skip
+    no_traceback(result)
+    assert result.returncode == 1 and "looks like otlp-proto" in result.stderr, result.stderr
+
+
+def test_demo_into_head_exits_0_and_check_prints_one_line() -> None:
+    done = subprocess.run(["bash", "-o", "pipefail", "-c",
+                           f"{' '.join(RAGMON)} demo | head -1"], capture_output=True, text=True,
+                          env=clean_env(), timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    line = ragmon("check", stdin=done.stdout.encode()).stdout
+    assert len(line.strip().splitlines()) == 1 and json.loads(line)["checks"]
+    assert len(ragmon("check", "--pretty", stdin=done.stdout.encode()).stdout.splitlines()) > 5
+
+
+def test_eval_retrieval_reads_a_published_set_and_scores_empty_retrievals(
+    tmp_path: Path,
+) -> None:
+    """--qrels takes the golden-set directory `golden publish` writes; a judged query the
+    run retrieved nothing for scores 0 and is counted on stderr."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(300)))
+    golden = tmp_path / "golden"
+    assert ragmon("replay", str(src), "--golden-dir", str(golden)).returncode == 0
+    rows = [json.loads(x) for p in sorted(golden.glob("golden-*.jsonl"))
+            for x in p.read_text().splitlines()]  # fmt: skip
+    rows = [r for r in rows if r["retrieved_context_ids"]]
+    for row in rows[:2]:
+        doc = row["retrieved_context_ids"][0]
+        assert ragmon("golden", "review", "--dir", str(golden), "--row", row["id"], "--accept",
+                      "--reference", "r", "--gold", f"{doc}=2",
+                      "--reviewer", "ana").returncode == 0  # fmt: skip
+    assert ragmon("golden", "publish", "--dir", str(golden)).returncode == 0
+    first = rows[0]
+    run = tmp_path / "run.txt"
+    run.write_text(f"{first['id']} Q0 {first['retrieved_context_ids'][0]} 1 1.0 r\n")
+    result = ragmon("eval-retrieval", "--qrels", str(golden / "set"), "--run", str(run),
+                    "--k", "1", "--output-json", "-")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "1 judged queries have no retrieved document" in result.stderr
+    metrics = json.loads(result.stdout)["metrics"]
+    assert metrics["queries"] == 2 and metrics["recall@1"] == 0.5
+    only = ragmon("eval-retrieval", "--qrels", str(golden / "set"), "--run", str(run), "--k",
+                  "1", "--output-json", "-", "--only-retrieved")  # fmt: skip
+    assert json.loads(only.stdout)["metrics"]["recall@1"] == 1.0

@@ -68,9 +68,9 @@ def test_kafka_quick_start_runs_as_written_on_a_non_default_port(tmp_path: Path)
     import json
 
     from tests.integration.conftest import free_port
-    from tests.integration.kafka_support import wait_until
+    from tests.integration.kafka_support import bootstrap, wait_until
 
-    port = os.environ["LOCAL_KAFKA_PORT"]
+    port = bootstrap().rsplit(":", 1)[1]  # the test broker (deploy/run-tests.sh: 19092)
     assert port != "9092"
     block = kafka_quick_start()
     run_line = next(line for line in block if line.startswith("ragmon run"))
@@ -78,6 +78,7 @@ def test_kafka_quick_start_runs_as_written_on_a_non_default_port(tmp_path: Path)
     shutil.copytree(ROOT / "deploy", tmp_path / "deploy")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGMON_")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["LOCAL_KAFKA_PORT"] = port  # as a user who moved the broker has it set
     env["RAGMON_METRICS__PORT"] = str(free_port())  # 9464 may be taken on this machine
     env["RAGMON_LOG__FORMAT"] = "json"
     log = (tmp_path / "daemon.log").open("w")

@@ -41,7 +41,7 @@ def test_every_metric_equals_trec_eval(
     reference = pytrec_eval.RelevanceEvaluator(
         qrels, {f"P.{cut}", f"recall.{cut}", f"ndcg_cut.{cut}", "recip_rank"}
     ).evaluate(run)
-    ours = evaluate(qrels, run, KS)
+    ours = evaluate(qrels, run, KS, complete=False)  # trec_eval without -c, as pytrec_eval
     per_query = ours["per_query"]
     assert isinstance(per_query, dict)
     assert set(per_query) == set(reference)
@@ -109,3 +109,18 @@ def test_a_published_golden_set_reads_as_qrels(tmp_path: Path) -> None:
     bad.write_text('{"id": "a", "gold_docs": [{"grade": 2}]}\n')
     with pytest.raises(TrecFormatError, match=r"line 1: not a ragmon\.golden/v1 item"):
         read_qrels(bad)
+
+
+def test_a_judged_query_with_nothing_retrieved_scores_zero() -> None:
+    """trec_eval -c: a judged query the run has nothing for is scored 0 in every metric
+    and counted, not dropped from the means; complete=False is the old, intersected mean."""
+    qrels = {"q1": {"a": 1}, "q2": {"b": 2}}
+    run = {"q1": {"a": 1.0}}
+    full = evaluate(qrels, run, (1,))
+    metrics, per_query = full["metrics"], full["per_query"]
+    assert isinstance(metrics, dict) and isinstance(per_query, dict)
+    assert full["unretrieved"] == 1 and metrics["queries"] == 2
+    assert metrics["recall@1"] == 0.5 and metrics["mrr"] == 0.5 and metrics["ndcg@1"] == 0.5
+    assert per_query["q2"]["recall@1"] == 0.0 and per_query["q2"]["first_hit_rank"] is None
+    old = evaluate(qrels, run, (1,), complete=False)
+    assert isinstance(old["metrics"], dict) and old["metrics"]["recall@1"] == 1.0
