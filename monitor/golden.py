@@ -98,7 +98,10 @@ def build_row(
     question = redactor.redact(trace.query)
     answer = redactor.redact(trace.answer)
     contexts = redactor.redact_all(p.text for p in trace.context)
-    context_ids = [p.chunk_id or p.doc_id or f"passage-{i}" for i, p in enumerate(trace.context, 1)]
+    # The unit people grade and probes score is the document the retriever returns
+    # (doc_id), not the chunk: a gold document is found whichever of its chunks comes back.
+    context_ids = [p.doc_id or p.chunk_id or f"passage-{i}" for i, p in enumerate(trace.context, 1)]
+    chunk_ids = [p.chunk_id for p in trace.context]
     return {
         "id": row_id(trace.query, flagged[0]),
         "schema": ROW_SCHEMA,
@@ -106,6 +109,7 @@ def build_row(
         "user_input": question,
         "retrieved_contexts": contexts,
         "retrieved_context_ids": context_ids,
+        "retrieved_chunk_ids": chunk_ids,
         "response": answer,
         "reference": None,
         # DeepEval Golden

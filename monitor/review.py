@@ -44,6 +44,8 @@ LOG_NAME = "reviews.jsonl"
 TrapCategory = Literal["answerable", "unanswerable", "near_miss", "multi_hop", "stale_policy"]
 TRAP_CATEGORIES: tuple[str, ...] = get_args(TrapCategory)
 REJECT_REASONS = ("check_wrong", "duplicate", "not_useful", "other")
+REJECT_LABELS = {"check_wrong": "check was wrong", "duplicate": "duplicate",
+                 "not_useful": "not useful", "other": "other"}  # fmt: skip
 _VERSION = re.compile(r"^golden-v(\d{4,})-([0-9a-f]{12})\.jsonl$")
 
 
@@ -264,9 +266,11 @@ def golden_items(
             continue
         meta = row.get("ragmon", {})
         ids, contexts = row.get("retrieved_context_ids") or [], row.get("retrieved_contexts") or []
-        texts = dict(zip(ids, contexts, strict=False))
         gold = sorted(d.gold_docs.items())
-        passages = [{"id": k, "text": texts[k]} for k, g in gold if g >= 1 and k in texts]
+        relevant = {k for k, g in gold if g >= 1}
+        # every passage of a relevant document (a document may have several chunks packed)
+        passages = [{"id": k, "text": t} for k, t in zip(ids, contexts, strict=False)
+                    if k in relevant]  # fmt: skip
         items.append({
             "schema": GOLDEN_SCHEMA,
             "id": rid,

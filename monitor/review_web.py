@@ -118,6 +118,24 @@ def _matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:
 # --- the app -----------------------------------------------------------------------------
 
 
+def when(value: Any) -> str:
+    """A time for people: ``2026-12-01 10:57 UTC``; what cannot be read is shown as is."""
+    from datetime import UTC, datetime
+
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    elif isinstance(value, datetime):
+        parsed = value
+    else:
+        return "" if value is None else str(value)
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC)
+    return parsed.strftime("%Y-%m-%d %H:%M UTC")
+
+
 class ReviewSite:
     """The pages and their state: the golden directory, the decision log, the secrets."""
 
@@ -135,6 +153,7 @@ class ReviewSite:
             autoescape=True,  # every {{ }} is HTML-escaped: trace text is data
             undefined=jinja2.StrictUndefined,
         )
+        self.templates.filters["when"] = when
 
     def _mac(self, what: str) -> str:
         return hmac.new(self._secret, what.encode(), hashlib.sha256).hexdigest()
@@ -202,7 +221,15 @@ class ReviewSite:
         history = [d for d in self.log.read().decisions if d.row_id == row["id"]]
         current = history[-1] if history else None  # the row's latest decision
         ids = row.get("retrieved_context_ids") or []
-        passages = list(zip(ids, row.get("retrieved_contexts") or [], strict=False))
+        chunks = row.get("retrieved_chunk_ids") or [None] * len(ids)
+        # (document id, chunk id, text, whether this is the document's first passage: the
+        # grade is asked once per document, the unit probes and retrieval metrics score)
+        seen: set[str] = set()
+        passages = []
+        for doc, chunk, text in zip(ids, chunks, row.get("retrieved_contexts") or [],
+                                    strict=False):  # fmt: skip
+            passages.append((doc, chunk if chunk and chunk != doc else None, text, doc not in seen))
+            seen.add(doc)
         judge = meta.get("judge") or {}
         answer = mark_answer(row.get("response") or "", checks)
         return self.page(
@@ -210,7 +237,7 @@ class ReviewSite:
             conflicts=conflicting_passages(checks), checks=checks,
             claims=judge.get("claims") or [], history=history, current=current, query=query,
             grades=(current.gold_docs if current else {}), error=error,
-            categories=review.TRAP_CATEGORIES, reasons=review.REJECT_REASONS,
+            categories=review.TRAP_CATEGORIES, reasons=review.REJECT_LABELS,
         )  # fmt: skip
 
     def _missing(self, rid: str) -> Response:

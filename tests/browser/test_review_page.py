@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -180,3 +181,32 @@ def test_trace_text_renders_as_text(site: tuple[str, Path], browser: object) -> 
     assert XSS["passage"] in page.locator("#passages").inner_text()
     page.wait_for_timeout(300)
     assert not dialogs
+
+
+@pytest.mark.parametrize("width", [1400, 900])
+def test_the_page_fits_its_width_and_says_what_reject_records(
+    site: tuple[str, Path], browser: object, width: int
+) -> None:
+    """At 1400 and 900 px: no filter label is wrapped away from its dropdown, the evidence
+    stays inside the page, times read as minutes in UTC, and the reject button names the
+    reason it will record (changed with the reason, not fixed at "check was wrong")."""
+    url, _ = site
+    page = browser.new_page(viewport={"width": width, "height": 900})  # type: ignore[attr-defined]
+    page.goto(f"{url}/?state=any")
+    for label in page.locator("form.filters label").all():
+        box, select = label.bounding_box(), label.locator("select, input").first.bounding_box()
+        assert box is not None and select is not None
+        assert select["y"] < box["y"] + 20, label.inner_text()  # on the label's first line
+    page.locator("#queue tbody tr a").first.click()
+    page.wait_for_url("**/row/**")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{overflow}px wider than the window"
+    meta = page.locator("section.meta p").inner_text()
+    assert "UTC" in meta and not re.search(r"\dT\d|:\d\d\.\d", meta)  # no raw ISO times
+    assert "check was wrong" in page.locator("#reject").inner_text()
+    page.select_option("#reason", "duplicate")
+    assert "duplicate" in page.locator("#reject").inner_text()
+    shots = os.environ.get("RAGMON_SCREENSHOTS")
+    if shots:
+        page.screenshot(path=f"{shots}/review-row-{width}.png", full_page=True)
+    page.close()

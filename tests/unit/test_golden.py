@@ -213,3 +213,28 @@ def test_judge_verdicts_make_rows_with_the_judge_block() -> None:
     assert meta["reason"] == "judge_hard_fail" and meta["category"] == "hallucination"
     assert meta["judge"]["verdict"] == "hard_fail" and meta["weight"] == 2.0
     assert meta["judge"]["claims"][0]["label"] == "CONTRADICTED"
+
+
+def test_rows_name_passages_by_document_the_unit_probes_score() -> None:
+    """A passage's id in a row is its document id (its chunk id kept beside it), so a gold
+    document graded on the review page is the one a probe trace retrieves — whichever of
+    its chunks comes back — and not a chunk id no trace ever lists as a document."""
+    from monitor import review
+    from monitor.probes import stage_of
+
+    record = demo.generate(0)
+    record["answer"] = "I don't know."
+    record["context"] = [{"doc_id": "refund-policy", "chunk_id": "refund-policy#0",
+                          "text": "Refunds take 30 days."}]  # fmt: skip
+    row = build_row(evaluate(record), Redactor())
+    assert row is not None
+    assert row["retrieved_context_ids"] == ["refund-policy"]
+    assert row["retrieved_chunk_ids"] == ["refund-policy#0"]
+    decision = review.Decision(row_id=row["id"], action="accept", reviewer="ana",
+                               reference="30 days.", gold_docs={"refund-policy": 3})  # fmt: skip
+    (item,) = review.golden_items({row["id"]: row}, [decision])
+    probe = dict(record, answer="Refunds take 30 days.", golden_id=item["id"],
+                 context=[{"doc_id": "refund-policy", "chunk_id": "refund-policy#2",
+                           "text": "Refunds take 30 days."}])  # fmt: skip
+    probe["retrieved"] = [{"doc_id": "refund-policy", "chunk_id": "refund-policy#2", "rank": 1}]
+    assert stage_of(item, evaluate(probe)) == "ok"

@@ -35,13 +35,21 @@
     } else if (page === "row") {
       if (key === "e") document.getElementById("reference").focus();
       else if (key === "a") submit("accept");
-      else if (key === "x") { document.getElementById("reason").value = "check_wrong"; submit("reject"); }
+      else if (key === "x") submit("reject");  // with the reason chosen (check was wrong unless changed)
       else if (key === "u") window.location.assign(document.getElementById("back").href);
       else if (key === "n") window.location.assign(document.getElementById("back").href);
       else return;
     } else return;
     ev.preventDefault();
   });
+  // the reject button says which reason it records
+  const reason = document.getElementById("reason");
+  const shown = document.getElementById("reject-reason");
+  if (reason && shown) {
+    const update = () => { shown.textContent = reason.options[reason.selectedIndex].text; };
+    reason.addEventListener("change", update);
+    update();
+  }
   // remember the reviewer's name on this browser (not a secret)
   const who = document.getElementById("reviewer");
   if (who) {
