@@ -267,10 +267,10 @@ def golden_items(
         meta = row.get("ragmon", {})
         ids, contexts = row.get("retrieved_context_ids") or [], row.get("retrieved_contexts") or []
         gold = sorted(d.gold_docs.items())
-        relevant = {k for k, g in gold if g >= 1}
-        # every passage of a relevant document (a document may have several chunks packed)
-        passages = [{"id": k, "text": t} for k, t in zip(ids, contexts, strict=False)
-                    if k in relevant]  # fmt: skip
+        pairs = list(zip(ids, contexts, strict=False))
+        # by document id; each relevant document with every passage of it that was packed
+        passages = [{"id": k, "text": t} for k, g in gold if g >= 1
+                    for doc, t in pairs if doc == k]  # fmt: skip
         items.append({
             "schema": GOLDEN_SCHEMA,
             "id": rid,

@@ -107,3 +107,19 @@ def start_otlp_http_daemon(log: Path, **settings: str) -> OtlpHttpDaemon:
     with log.open("w") as err:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL, stderr=err)
     return OtlpHttpDaemon(proc, port, metrics_port)
+
+
+def candidate_rows(tmp: Path, traces: int = 300) -> tuple[Path, list[dict[str, Any]]]:
+    """Demo traces replayed into a golden directory: the directory and its candidate rows."""
+    import json
+
+    from monitor import demo
+
+    src = tmp / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(traces)))
+    golden = tmp / "golden"
+    done = ragmon("replay", str(src), "--golden-dir", str(golden))
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(x) for p in sorted(golden.glob("golden-*.jsonl"))
+            for x in p.read_text().splitlines()]  # fmt: skip
+    return golden, rows

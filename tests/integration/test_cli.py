@@ -10,7 +10,7 @@ import pytest
 
 from monitor import demo
 from monitor.checks import CHECK_NAMES
-from tests.integration.conftest import CONSOLE_SCRIPT, clean_env, ragmon
+from tests.integration.conftest import CONSOLE_SCRIPT, candidate_rows, clean_env, ragmon
 
 COMMANDS = (
     "run", "replay", "check", "demo", "schema", "convert", "calibrate", "golden", "review",
@@ -320,12 +320,7 @@ def test_stats_and_export_read_the_review_decisions(tmp_path: Path) -> None:
     """A row accepted and one rejected through the decision log (what the review page
     writes) are reviewed and rejected for `golden stats` and `golden export --dir` too; the
     accepted row exports with the reference the reviewer gave."""
-    src = tmp_path / "traces.jsonl"
-    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(300)))
-    golden = tmp_path / "golden"
-    assert ragmon("replay", str(src), "--golden-dir", str(golden)).returncode == 0
-    rows = [json.loads(x) for p in sorted(golden.glob("golden-*.jsonl"))
-            for x in p.read_text().splitlines()]  # fmt: skip
+    golden, rows = candidate_rows(tmp_path)
     before = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas")
     assert "0 of" in before.stderr and "ragmon review" in before.stderr  # the hint
     for row, verdict in ((rows[0], ["--accept", "--reference", "Thirty days."]),

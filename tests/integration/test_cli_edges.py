@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from monitor import demo
-from tests.integration.conftest import RAGMON, clean_env, ragmon
+from tests.integration.conftest import RAGMON, candidate_rows, clean_env, ragmon
 
 CORPUS = Path(__file__).resolve().parents[1] / "otel_corpus"
 
@@ -273,12 +273,7 @@ def test_eval_retrieval_reads_a_published_set_and_scores_empty_retrievals(
 ) -> None:
     """--qrels takes the golden-set directory `golden publish` writes; a judged query the
     run retrieved nothing for scores 0 and is counted on stderr."""
-    src = tmp_path / "traces.jsonl"
-    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(300)))
-    golden = tmp_path / "golden"
-    assert ragmon("replay", str(src), "--golden-dir", str(golden)).returncode == 0
-    rows = [json.loads(x) for p in sorted(golden.glob("golden-*.jsonl"))
-            for x in p.read_text().splitlines()]  # fmt: skip
+    golden, rows = candidate_rows(tmp_path)
     rows = [r for r in rows if r["retrieved_context_ids"]]
     for row in rows[:2]:
         doc = row["retrieved_context_ids"][0]

@@ -94,8 +94,11 @@ def test_config_file_variable_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) 
     assert load(None).source.type == "demo"
 
 
-def test_local_config_is_valid_and_consumes_the_topics_kafka_up_creates() -> None:
-    """deploy/ragmon.local.yaml works as written against `make kafka-up`."""
+def test_local_config_is_valid_and_consumes_the_topics_kafka_up_creates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """deploy/ragmon.local.yaml works as written against `make kafka-up`, on its port."""
+    monkeypatch.delenv("LOCAL_KAFKA_PORT", raising=False)
     root = Path(__file__).resolve().parents[2]
     settings = load(root / "deploy" / "ragmon.local.yaml")
     created = re.search(
@@ -107,6 +110,9 @@ def test_local_config_is_valid_and_consumes_the_topics_kafka_up_creates() -> Non
     assert set(settings.source.kafka.topics) <= topics
     assert settings.output.dead_letters_topic in topics
     assert settings.kafka.bootstrap_servers == ["127.0.0.1:9092"]
+    monkeypatch.setenv("LOCAL_KAFKA_PORT", "19092")  # the broker moved: the config follows
+    moved = load(root / "deploy" / "ragmon.local.yaml")
+    assert moved.kafka.bootstrap_servers == ["127.0.0.1:19092"]
 
 
 def test_review_token_in_the_environment_is_a_setting(

@@ -45,7 +45,7 @@ class FakeProducer:
         """Nothing buffered."""
 
     def close(self, timeout: float | None = None) -> None:
-        """Nothing to release."""
+        self.close_timeout = timeout
 
 
 def test_producer_is_idempotent_with_acks_all() -> None:
@@ -80,3 +80,28 @@ def test_undelivered_rows_block_the_commit_and_are_resent() -> None:
     golden.flush()  # what a restarted process would do with the same rows
     keys = {key for _, _, key, _ in producer.sent[failed:]}
     assert keys == {key for _, _, key, _ in producer.sent[:failed]}
+
+
+def test_after_a_failed_flush_close_does_not_wait_for_the_broker() -> None:
+    """What a failed flush could not deliver was not committed and is sent again after a
+    restart, so close() gives the producer no time to wait for a broker that is down (the
+    daemon then exits within its shutdown budget); after a good flush it waits as usual."""
+    from monitor.model import DeadLetter
+
+    made: list[FakeProducer] = []
+    letter = DeadLetter(reason="invalid_json", detail="x", source="t", partition=0, offset=1,
+                        raw=b"{")  # fmt: skip
+    for up, want in ((False, 0), (True, 30.0)):
+        sink = KafkaDeadLetterSink("dlq", KafkaConnection(), flush_timeout_seconds=30.0,
+                                   producer_factory=lambda **kw: made.append(FakeProducer(**kw))
+                                   or made[-1])  # fmt: skip
+        sink.start()
+        made[-1].up = up
+        sink.write_dead_letter(letter)
+        if up:
+            sink.flush()
+        else:
+            with pytest.raises(Exception, match="not delivered"):
+                sink.flush()
+        sink.close()
+        assert made[-1].close_timeout == want
