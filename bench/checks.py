@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import bench_records
 from monitor.checks import CheckSuite, TraceView, UnsupportedNumbers
-from monitor.decode import NativeDecoder
+from monitor.ingest.native import NativeDecoder
 from monitor.model import RagTrace
 from monitor.sources import SourcePosition, SourceRecord
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import random
 
-from monitor import demo
 from monitor.model import RagTrace
+from monitor.sources import demo
 
 _SUBJECTS = (
     "The admin console", "Each workspace", "The billing page", "Our mobile app", "The API",

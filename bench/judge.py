@@ -32,7 +32,7 @@ from prometheus_client import CollectorRegistry
 
 from bench.corpus import bench_records, bench_traces
 from monitor.checks import CheckSuite
-from monitor.decode import NativeDecoder
+from monitor.ingest.native import NativeDecoder
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import RUBRIC, user_prompt

@@ -39,13 +39,13 @@ from kafka.admin import NewTopic
 from prometheus_client import CollectorRegistry
 
 from bench.corpus import bench_records
-from monitor.assembly import AssemblyLimits, OtlpAssembler
 from monitor.checks import CheckSuite
 from monitor.config import KafkaConnection, KafkaSourceConfig
-from monitor.decode import NativeDecoder
-from monitor.kafka_source import KafkaSource
+from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
+from monitor.ingest.native import NativeDecoder
 from monitor.log import configure as configure_logging
 from monitor.pipeline import Pipeline, freeze_startup_heap
+from monitor.sources.kafka import KafkaSource
 from monitor.telemetry import Metrics
 from sinks.prometheus import PrometheusSink
 

@@ -33,7 +33,7 @@ from bench.corpus import bench_records
 from monitor import registry
 from monitor.checks import CheckSuite
 from monitor.config import Settings
-from monitor.decode import NativeDecoder
+from monitor.ingest.native import NativeDecoder
 from monitor.model import RagTrace
 from monitor.pipeline import freeze_startup_heap
 from monitor.sources import ListSource, SourcePosition, SourceRecord

@@ -26,7 +26,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from monitor.errors import ConfigError
-from monitor.golden import DEFAULT_REASONS, JUDGE_REASONS
+from monitor.golden.rows import DEFAULT_REASONS, JUDGE_REASONS
 
 ENV_PREFIX = "RAGMON_"
 ENV_DELIMITER = "__"

@@ -18,10 +18,10 @@ from typing import Protocol
 
 import structlog
 
-from monitor.assembly import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
 from monitor.errors import SinkError, SinkFailure, SourceError, describe
+from monitor.ingest.assembly import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import Partition, Position, Source, SourceRecord

@@ -14,8 +14,6 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry
 
-from monitor import demo
-from monitor.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
 from monitor.checks import (
     Check,
     CheckSuite,
@@ -27,9 +25,10 @@ from monitor.checks import (
     UnsupportedNumbers,
 )
 from monitor.config import ChecksConfig, JudgeConfig, Settings
-from monitor.decode import NativeDecoder
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
+from monitor.ingest.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
+from monitor.ingest.native import NativeDecoder
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
@@ -41,10 +40,10 @@ from monitor.judge.stage import (
     VerdictCache,
 )
 from monitor.model import RagTrace
-from monitor.otlp_http import OtlpHttpSource
 from monitor.pii import Redactor
 from monitor.pipeline import Pipeline
-from monitor.sources import DemoSource, JsonlSource, Source
+from monitor.sources import DemoSource, JsonlSource, Source, demo
+from monitor.sources.otlp_http import OtlpHttpSource
 from monitor.telemetry import LabelLimiter, Metrics
 from monitor.version import ragmon_version
 from sinks import Sink
@@ -95,7 +94,7 @@ def _jsonl_source(
 def _kafka_source(
     settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
 ) -> Source:
-    from monitor.kafka_source import KafkaSource
+    from monitor.sources.kafka import KafkaSource
 
     return KafkaSource(settings.source.kafka, settings.kafka, observer=metrics,
                        share_listener=on_share)  # fmt: skip
@@ -187,8 +186,8 @@ def build_probe_loop(settings: Settings, metrics: Metrics) -> Any:
 
     from prometheus_client import Counter
 
-    from monitor.probe_client import ProbeLoop, Prober
-    from monitor.probes import load_set
+    from monitor.golden.probe_client import ProbeLoop, Prober
+    from monitor.golden.probes import load_set
 
     try:
         template = json.loads(cfg.request_template.read_text(encoding="utf-8"))
@@ -210,7 +209,7 @@ def watch_reviews(settings: Settings, metrics: Metrics) -> None:
     """Exports the checks' reviewed precision from golden.dir's decision log, if any."""
     if settings.golden.dir is None:
         return
-    from monitor.review import PrecisionCollector, ReviewLog
+    from monitor.golden.review import PrecisionCollector, ReviewLog
 
     routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)
     metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))
@@ -273,7 +272,7 @@ def _otel_sink(settings: Settings, metrics: Metrics) -> Sink:
 
 
 def _probe_sink(settings: Settings, metrics: Metrics) -> Sink:
-    from monitor.probes import ProbeSink
+    from sinks.probes import ProbeSink
 
     assert settings.golden.set_path is not None
     routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from monitor.golden import DEFAULT_REASONS, build_row, merge
+from monitor.golden.rows import DEFAULT_REASONS, build_row, merge
 from monitor.model import DeadLetter, Evaluation
 from monitor.pii import Redactor
 from sinks import Closable

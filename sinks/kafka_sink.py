@@ -17,8 +17,8 @@ from kafka.errors import KafkaError
 
 from monitor.config import KafkaConnection
 from monitor.errors import SinkError
-from monitor.kafka_source import connection_kwargs
 from monitor.model import DeadLetter, Evaluation
+from monitor.sources.kafka import connection_kwargs
 from sinks import Closable
 
 Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers

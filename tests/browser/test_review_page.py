@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor import demo
+from monitor.sources import demo
 from tests import export_libs
 from tests.integration.conftest import RAGMON, clean_env, free_port, ragmon
 

@@ -39,7 +39,8 @@ def get(url: str) -> str:
 def golden_set_for_demo(directory: Path, count: int, seed: int = 11) -> Path:
     """A published golden set holding every golden_id of the first `count` demo traces: the
     first packed passage is the gold document, abstentions are expected to refuse."""
-    from monitor import demo, review
+    from monitor.golden import review
+    from monitor.sources import demo
 
     items = {}
     for i in range(count):
@@ -59,7 +60,7 @@ def golden_set_for_demo(directory: Path, count: int, seed: int = 11) -> Path:
 
 def reviewed(directory: Path) -> Path:
     """A golden dir whose review log holds an accepted and a rejected refusal row."""
-    from monitor import review
+    from monitor.golden import review
 
     log = review.ReviewLog(directory)
     for rid, action in (("r1", "accept"), ("r2", "reject")):

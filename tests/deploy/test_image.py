@@ -57,7 +57,8 @@ def test_image_build_and_run_steps(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr
-    assert (target / "monitor" / "cli.py").exists() and (target / "sinks").is_dir()
+    assert (target / "monitor" / "commands" / "cli.py").exists() and (target / "sinks").is_dir()
+    assert (target / "monitor" / "golden" / "templates" / "review" / "row.html").exists()
 
     port = free_port()
     env = clean_env(
@@ -67,7 +68,7 @@ def test_image_build_and_run_steps(tmp_path: Path) -> None:
         RAGMON_LOG__FORMAT="json",
     )
     # the console script the image's ENTRYPOINT runs, from the installed copy only
-    script = "import sys; from monitor.cli import main; sys.exit(main())"
+    script = "import sys; from monitor.commands.cli import main; sys.exit(main())"
     proc = subprocess.Popen(
         [sys.executable, "-c", script, "run"], env=env, cwd=tmp_path,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -82,7 +83,8 @@ def test_image_build_and_run_steps(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "HEALTHCHECK never passed"
             time.sleep(0.3)
         imported = subprocess.run(
-            [sys.executable, "-c", "import monitor.cli, sinks; print(monitor.cli.__file__)"],
+            [sys.executable, "-c",
+             "import monitor.commands.cli, sinks; print(monitor.commands.cli.__file__)"],
             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=30,
         )  # fmt: skip
         assert imported.stdout.strip().startswith(str(target)), imported.stdout

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-RAGMON = [sys.executable, "-m", "monitor.cli"]
+RAGMON = [sys.executable, "-m", "monitor.commands.cli"]
 CONSOLE_SCRIPT = Path(sys.executable).with_name("ragmon")
 
 
@@ -113,7 +113,7 @@ def candidate_rows(tmp: Path, traces: int = 300) -> tuple[Path, list[dict[str, A
     """Demo traces replayed into a golden directory: the directory and its candidate rows."""
     import json
 
-    from monitor import demo
+    from monitor.sources import demo
 
     src = tmp / "traces.jsonl"
     src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(traces)))

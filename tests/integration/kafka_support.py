@@ -17,7 +17,7 @@ import pytest
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
 
-from monitor import demo
+from monitor.sources import demo
 from tests.integration.conftest import RAGMON, clean_env, free_port
 
 ROOT = Path(__file__).resolve().parents[2]

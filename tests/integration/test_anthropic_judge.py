@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from monitor import demo
 from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID
 from monitor.model import RagTrace
+from monitor.sources import demo
 from tests.integration.conftest import ragmon
 from tests.integration.messages_api import MessagesApi, Reply, verdict
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from monitor import demo
 from monitor.checks import CHECK_NAMES
+from monitor.sources import demo
 from tests.integration.conftest import CONSOLE_SCRIPT, candidate_rows, clean_env, ragmon
 
 COMMANDS = (

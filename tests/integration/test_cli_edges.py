@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor import demo
+from monitor.sources import demo
 from tests.integration.conftest import RAGMON, candidate_rows, clean_env, ragmon
 
 CORPUS = Path(__file__).resolve().parents[1] / "otel_corpus"

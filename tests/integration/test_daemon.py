@@ -203,7 +203,7 @@ def test_port_in_use_is_a_clear_error() -> None:
 def test_run_exports_review_precision_from_the_golden_dir(tmp_path: Path) -> None:
     """With golden.dir set, /metrics carries each check's reviewed precision, re-read when a
     reviewer appends a decision while the daemon runs."""
-    from monitor import review
+    from monitor.golden import review
 
     golden = tmp_path / "golden"
     row = {

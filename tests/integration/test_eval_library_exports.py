@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor import demo
+from monitor.sources import demo
 from sinks.golden import load_rows
 from tests import export_libs
 from tests.integration.conftest import ragmon

@@ -15,7 +15,7 @@ from sinks.segments import TMP_PREFIX, segments
 WRITER = """
 import sys
 from pathlib import Path
-from monitor import demo
+from monitor.sources import demo
 from monitor.checks import CheckSuite
 from monitor.model import Evaluation, RagTrace
 from sinks.golden import GoldenRowSink

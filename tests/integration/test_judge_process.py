@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from monitor import demo
 from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.process import ProcessJudge
 from monitor.model import RagTrace
+from monitor.sources import demo
 from tests.integration.messages_api import MessagesApi, Reply, verdict
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from kafka import KafkaConsumer
 
-from monitor.decode import DEAD_LETTER_REASONS
+from monitor.ingest.native import DEAD_LETTER_REASONS
 from tests.integration.conftest import free_port
 from tests.integration.kafka_support import (
     Daemon,

@@ -11,9 +11,9 @@ from kafka import KafkaConsumer, TopicPartition
 
 from monitor.config import KafkaConnection, KafkaSourceConfig
 from monitor.errors import SinkClosed
-from monitor.kafka_source import KafkaSource
 from monitor.model import DeadLetter
 from monitor.sources import Partition
+from monitor.sources.kafka import KafkaSource
 from sinks.kafka_sink import KafkaDeadLetterSink
 from tests.integration.kafka_support import bootstrap, create_topic, produce
 from tests.unit.test_source_contract import Listener

@@ -123,7 +123,7 @@ def test_probes_through_an_instrumented_application_over_otlp(tmp_path: Path) ->
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from monitor import review
+    from monitor.golden import review
     from tests.integration.conftest import serve_asgi, start_otlp_http_daemon
     from tests.integration.kafka_support import wait_until
 

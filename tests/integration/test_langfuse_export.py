@@ -15,7 +15,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from monitor import demo, golden_export, review
+from monitor.golden import export as golden_export
+from monitor.golden import review
+from monitor.sources import demo
 from sinks.golden import load_rows
 from tests.integration.conftest import ragmon, serve_asgi
 

@@ -8,9 +8,9 @@ import subprocess
 import time
 import urllib.request
 
-from monitor import demo
 from monitor.checks import CheckSuite
 from monitor.model import Evaluation, RagTrace
+from monitor.sources import demo
 from sinks.otel import EVENT_NAME, ROOT_SPAN_ATTRIBUTE, OtelEventSink
 from tests.integration.conftest import RAGMON, clean_env, free_port
 from tests.integration.otlp_receiver import OtlpLogsReceiver, attributes

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from monitor import review
+from monitor.golden import review
 from tests.integration.conftest import free_port, ragmon, serve_asgi
 from tests.integration.kafka_support import Daemon, bootstrap, create_topic, wait_until
 
@@ -167,7 +167,7 @@ def test_probe_reports_failures_and_exits_1(tmp_path: Path) -> None:
 
 
 def test_template_values_are_filled_structurally() -> None:
-    from monitor.probe_client import render
+    from monitor.golden.probe_client import render
 
     item: dict[str, Any] = {"id": "g1", "query": 'say "hi" }, {"evil": 1'}
     body = render({"q": "{query}", "n": 3, "tags": ["{golden_id}"]}, item)

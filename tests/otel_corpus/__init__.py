@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from monitor import assembly, otlp
+from monitor.ingest import assembly, otlp
 from monitor.model import RagTrace
 
 HERE = Path(__file__).resolve().parent

@@ -7,8 +7,8 @@ from typing import Any
 
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-from monitor.assembly import AssemblyLimits, Decoded, OtlpAssembler
 from monitor.checks import CheckSuite
+from monitor.ingest.assembly import AssemblyLimits, Decoded, OtlpAssembler
 from monitor.model import DeadLetter, RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, SourcePosition, SourceRecord
@@ -175,8 +175,8 @@ def test_replayed_file_flushes_at_end(tmp_path: Any) -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from monitor.conventions import map_spans  # noqa: E402
-from monitor.otlp import Event, Span  # noqa: E402
+from monitor.ingest.conventions import map_spans  # noqa: E402
+from monitor.ingest.otlp import Event, Span  # noqa: E402
 
 
 @settings(max_examples=200, deadline=None)
@@ -284,12 +284,12 @@ def test_a_mapping_that_raises_is_a_dead_letter_not_unrecognised(monkeypatch: An
     """A bug in the convention mapping turns the trace into a ``mapping_failed`` dead letter
     at its first record (its spans as JSON in the raw bytes), counted as such; the records
     are still finished, so the partition does not stall."""
-    import monitor.assembly
+    import monitor.ingest.assembly
 
     def broken(spans: Any, extra: Any = None) -> Any:
         raise AttributeError("'int' object has no attribute 'startswith'")
 
-    monkeypatch.setattr(monitor.assembly, "map_spans", broken)
+    monkeypatch.setattr(monitor.ingest.assembly, "map_spans", broken)
     clock = Clock()
     asm = OtlpAssembler(clock=clock)
     first, second, trace_id = halves()
@@ -307,7 +307,7 @@ def test_a_mapping_that_raises_is_a_dead_letter_not_unrecognised(monkeypatch: An
 
 def test_an_all_zero_parent_span_id_is_a_root() -> None:
     """Some SDKs write eight zero bytes for "no parent": such a span is the root."""
-    from monitor.otlp import decode_json
+    from monitor.ingest.otlp import decode_json
 
     body = (
         b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "'
@@ -329,7 +329,7 @@ def test_a_stop_evaluates_every_span_the_http_receiver_accepted() -> None:
     import http.client
     import threading
 
-    from monitor.otlp_http import OtlpHttpSource
+    from monitor.sources.otlp_http import OtlpHttpSource
 
     src = OtlpHttpSource("127.0.0.1", 0)
     sink = InMemorySink()

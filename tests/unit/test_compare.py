@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, bootstrap
 
-from monitor import review
-from monitor.compare import bootstrap_interval, compare, sign_test
+from monitor.golden import review
+from monitor.golden.compare import bootstrap_interval, compare, sign_test
 from monitor.model import RagTrace
 from tests.integration.conftest import ragmon
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor.decode import DEAD_LETTER_REASONS, NativeDecoder
+from monitor.ingest.native import DEAD_LETTER_REASONS, NativeDecoder
 from monitor.model import DeadLetter, RagTrace
 from monitor.sources import SourcePosition, SourceRecord
 

@@ -19,14 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from monitor import demo
-from monitor.assembly import OtlpAssembler
 from monitor.checks import CheckSuite
-from monitor.decode import DEAD_LETTER_REASONS, NativeDecoder
+from monitor.ingest.assembly import OtlpAssembler
+from monitor.ingest.native import DEAD_LETTER_REASONS, NativeDecoder
+from monitor.ingest.otlp import read_messages
 from monitor.model import DeadLetter, RagTrace
-from monitor.otlp import read_messages
 from monitor.pipeline import Pipeline
-from monitor.sources import ListSource, SourcePosition, SourceRecord
+from monitor.sources import ListSource, SourcePosition, SourceRecord, demo
 from sinks.memory import InMemorySink
 
 CORPUS = Path(__file__).resolve().parents[1] / "otel_corpus"

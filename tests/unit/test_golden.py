@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from monitor import demo, golden_export
 from monitor.checks import CheckSuite
-from monitor.golden import CATEGORIES, build_row, row_id
+from monitor.golden import export as golden_export
+from monitor.golden.rows import CATEGORIES, build_row, row_id
 from monitor.model import Evaluation, RagTrace
 from monitor.pii import Redactor
+from monitor.sources import demo
 from sinks.golden import GoldenRowSink, load_rows
 
 SUITE = CheckSuite()
@@ -219,8 +220,8 @@ def test_rows_name_passages_by_document_the_unit_probes_score() -> None:
     """A passage's id in a row is its document id (its chunk id kept beside it), so a gold
     document graded on the review page is the one a probe trace retrieves — whichever of
     its chunks comes back — and not a chunk id no trace ever lists as a document."""
-    from monitor import review
-    from monitor.probes import stage_of
+    from monitor.golden import review
+    from monitor.golden.probes import stage_of
 
     record = demo.generate(0)
     record["answer"] = "I don't know."

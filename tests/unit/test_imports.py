@@ -11,7 +11,8 @@ HEAVY = ("anthropic", "kafka", "opentelemetry.exporter", "opentelemetry.sdk")
 
 
 @pytest.mark.parametrize(
-    "module", ["monitor.pipeline", "monitor.registry", "monitor.cli", "monitor.commands"]
+    "module",
+    ["monitor.pipeline", "monitor.registry", "monitor.commands.cli", "monitor.commands.dispatch"],
 )
 def test_importing_the_core_loads_no_optional_sdk(module: str) -> None:
     """Each SDK is imported where its part is built (fresh interpreter: nothing cached)."""
@@ -27,7 +28,7 @@ def test_importing_the_core_loads_no_optional_sdk(module: str) -> None:
 def test_the_command_line_parses_before_it_imports_the_pipeline() -> None:
     """`ragmon --version` and `--help` import neither the pipeline nor pydantic."""
     code = (
-        "import sys, monitor.cli\n"
+        "import sys, monitor.commands.cli\n"
         "print(sorted(m for m in ('monitor.pipeline', 'pydantic') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -7,13 +7,12 @@ from typing import Any
 
 import pytest
 
-from monitor import demo
 from monitor.checks import CheckSuite
 from monitor.config import KafkaConnection
-from monitor.decode import NativeDecoder
 from monitor.errors import SinkFailure
+from monitor.ingest.native import NativeDecoder
 from monitor.pipeline import Pipeline
-from monitor.sources import ListSource
+from monitor.sources import ListSource, demo
 from sinks.golden import GoldenRowSink
 from sinks.kafka_sink import KafkaDeadLetterSink, KafkaRowWriter
 

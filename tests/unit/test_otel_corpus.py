@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from monitor import assembly, otlp
-from monitor.conventions import CONTENT_MISSING
+from monitor.ingest import assembly, otlp
+from monitor.ingest.conventions import CONTENT_MISSING
 from tests.otel_corpus import FORMATS, HERE, STACKS, converted, differences, truth
 
 # What a stack does not emit: the trace must say so, never invent it.
@@ -80,7 +80,7 @@ def test_traces_are_counted_per_instrumentation_and_version() -> None:
     version with what ragmon made of the trace, so an upgrade that breaks a mapping shows."""
     from prometheus_client import CollectorRegistry
 
-    from monitor.assembly import OtlpAssembler
+    from monitor.ingest.assembly import OtlpAssembler
     from monitor.sources import SourcePosition, SourceRecord
     from monitor.telemetry import Metrics
 

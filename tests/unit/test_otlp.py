@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-from monitor import otlp
-from monitor.assembly import convert as assemble
 from monitor.checks import CheckSuite
+from monitor.ingest import otlp
+from monitor.ingest.assembly import convert as assemble
 from monitor.model import RagTrace
 from tests import otel_spans
 from tests.otel_spans import PASSAGES

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from monitor.config import OtlpHttpSourceConfig
 from monitor.errors import SourceError
-from monitor.otlp_http import OtlpHttpSource
+from monitor.sources.otlp_http import OtlpHttpSource
 
 
 @pytest.fixture

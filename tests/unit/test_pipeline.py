@@ -8,12 +8,11 @@ import threading
 import pytest
 from prometheus_client import CollectorRegistry
 
-from monitor import demo
 from monitor.checks import CheckSuite
-from monitor.decode import NativeDecoder
 from monitor.errors import SinkFailure
+from monitor.ingest.native import NativeDecoder
 from monitor.pipeline import Pipeline
-from monitor.sources import ListSource
+from monitor.sources import ListSource, demo
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks.memory import InMemorySink
 from sinks.prometheus import PrometheusSink

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from monitor.probe_client import ProbeLoop, Prober
+from monitor.golden.probe_client import ProbeLoop, Prober
 
 
 def test_an_unreadable_new_version_is_counted_and_the_last_good_one_runs_again() -> None:

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
-from monitor import review
 from monitor.checks import CheckSuite
+from monitor.golden import review
+from monitor.golden.probes import load_set, retrieval_scores, stage_of
 from monitor.model import Evaluation, RagTrace
-from monitor.probes import ProbeSink, load_set, retrieval_scores, stage_of
 from monitor.telemetry import LabelLimiter
+from sinks.probes import ProbeSink
 
 POLICY = "Refunds are possible within 30 days of purchase."
 OTHER = "Our offices are closed on public holidays."

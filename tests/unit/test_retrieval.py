@@ -11,7 +11,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor.retrieval import TrecFormatError, evaluate, ranking, read_qrels, read_run
+from monitor.golden.retrieval import TrecFormatError, evaluate, ranking, read_qrels, read_run
 
 KS = (1, 3, 5, 10)
 DOCS = [f"d{i}" for i in range(12)]
@@ -94,7 +94,7 @@ def test_bad_lines_name_file_and_line(tmp_path: Path) -> None:
 def test_a_published_golden_set_reads_as_qrels(tmp_path: Path) -> None:
     """Items of `ragmon golden publish` are qrels: item id = query, gold_docs = grades; an
     item without gold documents is a query with nothing relevant."""
-    from monitor import review
+    from monitor.golden import review
 
     rows = {
         "a": {"id": "a", "user_input": "q?", "retrieved_context_ids": ["d1", "d2"], "ragmon": {}},

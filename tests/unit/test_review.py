@@ -13,8 +13,8 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from scipy.stats import binomtest
 
-from monitor import review
-from monitor.review import Decision, ReviewConflict, ReviewError, ReviewLog
+from monitor.golden import review
+from monitor.golden.review import Decision, ReviewConflict, ReviewError, ReviewLog
 from monitor.stats import wilson
 from monitor.telemetry import LabelLimiter
 

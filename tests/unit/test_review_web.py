@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from monitor import review, review_web
 from monitor.errors import ConfigError
+from monitor.golden import review
+from monitor.golden import web as review_web
 from sinks.segments import SegmentWriter
 
 ROW = {

@@ -15,10 +15,10 @@ import pytest
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 from prometheus_client import CollectorRegistry
 
-from monitor import demo
 from monitor.checks import CheckSuite
 from monitor.errors import SinkClosed
 from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.sources import demo
 from monitor.telemetry import Metrics
 from sinks import Sink
 from sinks.golden import GoldenRowSink, load_rows

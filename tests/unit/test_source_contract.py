@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from monitor import demo
-from monitor.otlp_http import OtlpHttpSource
 from monitor.sources import (
     DemoSource,
     JsonlSource,
@@ -22,7 +20,9 @@ from monitor.sources import (
     Partition,
     Source,
     SourceRecord,
+    demo,
 )
+from monitor.sources.otlp_http import OtlpHttpSource
 
 CORPUS = Path(__file__).resolve().parents[1] / "otel_corpus"
 RECORDS = [demo.generate_bytes(i) for i in range(7)]

@@ -30,9 +30,10 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from bench.corpus import bench_records
-from monitor import demo, otlp, registry
+from monitor import registry
 from monitor.config import Settings
-from monitor.sources import ListSource
+from monitor.ingest import otlp
+from monitor.sources import ListSource, demo
 from sinks.memory import InMemorySink
 from tests import otel_corpus
 from tests.quality import load_cases

@@ -39,10 +39,10 @@ def test_sensitivity_specificity_and_correction(tmp_path: Path) -> None:
 
 def test_replay_summary_reports_the_corrected_rate() -> None:
     """With a calibration record, the replay summary prints the Rogan–Gladen rate."""
-    from monitor import demo
     from monitor.checks import CheckSuite
     from monitor.judge.heuristic import HeuristicJudge
     from monitor.model import Evaluation, RagTrace
+    from monitor.sources import demo
     from sinks.summary import SummarySink
 
     sink = SummarySink(CheckSuite().names)

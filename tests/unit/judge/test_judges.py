@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
-from monitor import demo
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.verdict import Claim, JudgeOutput, Verdict
 from monitor.model import RagTrace
+from monitor.sources import demo
 
 judge = HeuristicJudge()
 

@@ -9,10 +9,10 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor import demo
 from monitor.checks import CheckSuite
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules, TokenBucket
 from monitor.model import CheckResult, Evaluation, RagTrace
+from monitor.sources import demo
 
 
 def evaluation(trace_id: str, flagged: bool = False, route: str | None = None,

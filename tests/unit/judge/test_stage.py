@@ -10,17 +10,16 @@ import time
 import pytest
 from prometheus_client import CollectorRegistry
 
-from monitor import demo
 from monitor.checks import CheckSuite
-from monitor.decode import NativeDecoder
 from monitor.errors import JudgeConfigError, JudgeError
+from monitor.ingest.native import NativeDecoder
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.judge.stage import CircuitBreaker, JudgeStage
 from monitor.judge.verdict import Verdict
 from monitor.model import RagTrace
 from monitor.pipeline import Pipeline
-from monitor.sources import ListSource
+from monitor.sources import ListSource, demo
 from monitor.telemetry import Metrics
 from sinks.memory import InMemorySink
 from sinks.prometheus import PrometheusSink

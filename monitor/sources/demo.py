@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import json
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from monitor.sources.base import SourceListener, SourcePosition, SourceRecord
 
 FAILURE_MODES = (
     "grounded",
@@ -236,3 +240,68 @@ def gold_label(record: dict[str, Any]) -> str:
         # "Our Pro plan costs $45": a claim with nothing behind it; otherwise a non-answer
         return "fail" if any(c.isdigit() for c in record["answer"]) else "not_applicable"
     return "pass"
+
+
+class DemoSource:
+    """The built-in synthetic traffic at a fixed rate: the embedded default of ``ragmon run``."""
+
+    name = "demo"
+
+    def __init__(
+        self,
+        generate: Callable[[int], bytes],
+        rate_per_second: float,
+        limit: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._generate = generate
+        self._interval = 1.0 / rate_per_second
+        self._limit = limit
+        self._clock = clock
+        self._sleep = sleep
+        self._next = 0
+        self._t0: float | None = None
+
+    def listen(self, listener: SourceListener) -> None:
+        """No partitions move: nothing to tell."""
+
+    def start(self) -> None:
+        self._t0 = self._clock()
+
+    def ready(self) -> bool:
+        return self._t0 is not None
+
+    def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        if self._t0 is None:
+            self.start()
+        assert self._t0 is not None
+        due = int((self._clock() - self._t0) / self._interval) + 1
+        if self._limit is not None:
+            due = min(due, self._limit)
+        if due <= self._next:
+            wait = self._t0 + self._next * self._interval - self._clock()
+            self._sleep(max(0.0, min(timeout, wait)))
+            return []
+        out: list[SourceRecord] = []
+        while self._next < due and len(out) < max_records:
+            out.append(
+                SourceRecord(SourcePosition("demo", 0, self._next), self._generate(self._next))
+            )
+            self._next += 1
+        return out
+
+    @property
+    def exhausted(self) -> bool:
+        return self._limit is not None and self._next >= self._limit
+
+    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
+        """Synthetic traffic is not replayed; nothing to commit."""
+
+    replays_unfinished = True  # synthetic: what a stop leaves unfinished matters to no one
+
+    def stop_intake(self) -> None:
+        """Records are made in ``poll``: nothing to stop."""
+
+    def close(self) -> None:
+        """Nothing to release."""

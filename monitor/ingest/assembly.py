@@ -39,7 +39,8 @@ from typing import Protocol
 
 import structlog
 
-from monitor.conventions import (
+from monitor.errors import OtlpDecodeError
+from monitor.ingest.conventions import (
     MAPPING_FAILED,
     OUTCOMES,
     OWN,
@@ -47,10 +48,9 @@ from monitor.conventions import (
     has_model_call,
     map_spans,
 )
-from monitor.decode import DECODE_FAILED, dead_letter
-from monitor.errors import OtlpDecodeError
+from monitor.ingest.native import DECODE_FAILED, dead_letter
+from monitor.ingest.otlp import Span, decode_json, decode_proto, is_own
 from monitor.model import DeadLetter, RagTrace
-from monitor.otlp import Span, decode_json, decode_proto, is_own
 from monitor.sources import Partition, Position, SourcePosition, SourceRecord
 
 # Bounded labels of ragmon_assembly_traces_total{outcome=...}.

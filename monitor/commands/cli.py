@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeAlias
 
-from monitor import demo, golden_export
 from monitor.errors import EXIT_OK
+from monitor.golden import export as golden_export
+from monitor.sources import demo
 from monitor.version import ragmon_version
 
 TRAP_CATEGORIES = ("answerable", "unanswerable", "near_miss", "multi_hop", "stale_policy")
@@ -476,7 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        from monitor.commands import dispatch  # the heavy imports, once the args are good
+        from monitor.commands.dispatch import dispatch  # the heavy imports, once the args are good
 
         return dispatch(args)
     except BrokenPipeError:

@@ -1,6 +1,6 @@
 """The ``ragmon`` commands: what each one does once its arguments are parsed.
 
-``monitor.cli`` parses the command line and imports this module only then, so ``ragmon
+``monitor.commands.cli`` parses the command line and imports this module only then, so ``ragmon
 --version`` and ``--help`` do not pay for importing the pipeline.
 """
 
@@ -23,27 +23,30 @@ import structlog
 import yaml
 from prometheus_client import CollectorRegistry
 
-from monitor import assembly, demo, golden_export, otlp, registry, review
 from monitor import config as config_mod
-from monitor.assembly import OtlpAssembler, by_convention
-from monitor.conventions import CONTENT_MISSING, OUTCOMES, OWN, UNRECOGNISED
-from monitor.decode import NativeDecoder
+from monitor import registry
+from monitor.commands.server import MetricsServer
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
+from monitor.golden import export as golden_export
+from monitor.golden import review
+from monitor.ingest import assembly, otlp
+from monitor.ingest.assembly import OtlpAssembler, by_convention
+from monitor.ingest.conventions import CONTENT_MISSING, OUTCOMES, OWN, UNRECOGNISED
+from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import Calibration, calibrate, report
 from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.verdict import VERDICTS
 from monitor.log import configure as configure_logging
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.pipeline import Pipeline, freeze_startup_heap
-from monitor.server import MetricsServer
-from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord
+from monitor.sources import JsonlSource, OtlpFileSource, SourcePosition, SourceRecord, demo
 from monitor.telemetry import Metrics
 from sinks.golden import GoldenRowSink, load_rows
 from sinks.jsonl import JsonlSink
 from sinks.summary import SummarySink
 
 if TYPE_CHECKING:
-    from monitor.probes import LoadedSet
+    from monitor.golden.probes import LoadedSet
 
 _SHOWN_ERRORS = 10  # bad rows reported one by one; the rest are counted
 
@@ -447,7 +450,7 @@ def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
 
 def _golden_set(path: Path, command: str, stderr: TextIO) -> LoadedSet | None:
     """A published golden set, or None after saying why on stderr."""
-    from monitor.probes import load_set
+    from monitor.golden.probes import load_set
 
     try:
         return load_set(path)
@@ -537,7 +540,7 @@ def _golden_precision(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
 
 
 def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from monitor import review_web
+    from monitor.golden import web as review_web
 
     settings = _settings(args, "review", stderr)
     if settings is None:
@@ -575,8 +578,8 @@ def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from monitor import probe_client
-    from monitor.probes import load_set
+    from monitor.golden import probe_client
+    from monitor.golden.probes import load_set
 
     try:
         template = json.loads(args.request_template.read_text(encoding="utf-8"))
@@ -607,7 +610,7 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from monitor.compare import compare
+    from monitor.golden.compare import compare
 
     if len(args.release) != 2 or args.release[0] == args.release[1]:
         print("ragmon compare: give --release twice, two different releases", file=stderr)
@@ -760,7 +763,7 @@ def _review_page(settings: config_mod.Settings) -> Any:
     g = settings.golden
     if g.review_port is None or g.dir is None:
         return None
-    from monitor.review_web import Background
+    from monitor.golden.web import Background
 
     token = g.review_token.get_secret_value() if g.review_token else None
     try:
@@ -801,7 +804,7 @@ def _overrun(log: Any) -> None:
 
 
 def cmd_eval_retrieval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from monitor import retrieval
+    from monitor.golden import retrieval
 
     for what, path in (("qrels", args.qrels), ("run", args.run)):
         if not path.is_file() and not (what == "qrels" and path.is_dir()):

@@ -1,7 +1,7 @@
 """``ragmon compare``: two releases on the same golden probes, paired.
 
 Traces (native records) with a ``golden_id`` and a ``release`` are checked and scored as the
-daemon scores probes (``monitor.probes``); a probe answered under both releases is a pair
+daemon scores probes (``monitor.golden.probes``); a probe answered under both releases is a pair
 (several answers under one release are averaged). Per metric: both means, the mean paired
 difference B − A with a 95 % percentile bootstrap interval over the pairs (resampled with a
 fixed seed), and an exact two-sided sign test; and the probes whose stage flipped between
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.checks import CheckSuite
+from monitor.golden.probes import retrieval_scores, stage_of
 from monitor.model import Evaluation, RagTrace
-from monitor.probes import retrieval_scores, stage_of
 
 GOOD_STAGES = ("ok", "abstained")  # the probe got what it should: an answer, or a refusal
 METRICS = ("answered_ok", "recall@retrieved", "recall@context", "ndcg@retrieved", "mrr@retrieved")

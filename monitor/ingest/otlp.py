@@ -4,7 +4,7 @@ Decodes ``ExportTraceServiceRequest`` / ``TracesData`` as protobuf (``otlp_proto
 OTLP/JSON the Collector writes (``otlp_json``: hex ids, 64-bit integers as strings), walking
 the structure directly (no ``json_format.Parse``, which would read the hex ids as base64).
 Span events are kept (old GenAI content events, OpenLLMetry ``db.query.result``).
-Assembly into traces lives in ``monitor.assembly``, the mapping in ``monitor.conventions``.
+Assembly into traces lives in ``monitor.ingest.assembly``, the mapping in ``monitor.ingest.conventions``.
 
 Decoding never raises on input: bad bytes become an ``OtlpDecodeError`` with a reason.
 """

@@ -32,8 +32,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from monitor.ingest.otlp import Span
 from monitor.model import RagTrace
-from monitor.otlp import Span
 
 REDACTED = "__REDACTED__"
 

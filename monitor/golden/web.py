@@ -4,7 +4,7 @@ A queue of candidate rows (filtered by state, reason, category, route, release a
 and one page per row showing the query, the packed context and the answer with the check
 evidence marked in place; a reviewer accepts the row into the golden set (with a reference
 answer, graded gold documents, a trap category and the expected behaviour) or rejects it
-with a reason. Decisions go to the append-only log of ``monitor.review``.
+with a reason. Decisions go to the append-only log of ``monitor.golden.review``.
 
 Starlette serves it (through uvicorn), Jinja2 renders it with autoescaping on: trace content
 is untrusted production text and is only ever shown as text. Every response carries a
@@ -40,9 +40,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from monitor import review
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
+from monitor.golden import review
 from monitor.telemetry import LabelLimiter
 from sinks.golden import load_rows
 

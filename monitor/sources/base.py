@@ -1,0 +1,103 @@
+"""Where records come from. A source yields ``SourceRecord``s with a ``SourcePosition``.
+
+Only the pipeline knows about positions and commits. Finite sources (files, lists) report
+``exhausted``; the demo source, Kafka and the OTLP/HTTP receiver never do. A source whose
+partitions can move to another process (Kafka) tells its ``SourceListener`` (the pipeline)
+before and after they move; the others never call it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePosition:
+    """Where a record was read: topic or file, partition, offset (line number for files)."""
+
+    source: str
+    partition: int
+    offset: int
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.partition}:{self.offset}"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    position: SourcePosition
+    value: bytes
+    key: bytes | None = None
+    headers: tuple[tuple[str, bytes], ...] = ()
+    # When the record was written (Unix seconds; Kafka's record timestamp), if known: a
+    # record read again after a restart keeps its time, so deadlines do not start again.
+    timestamp: float | None = None
+
+
+Partition = tuple[str, int]  # (topic or file, partition)
+Position = tuple[Partition, int]  # a record: its partition and offset
+
+
+class SourceListener(Protocol):
+    """What a source tells the pipeline when partitions move. Called on the source's own
+    thread (Kafka: the consumer's IO thread, inside a rebalance)."""
+
+    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
+        """Flush, then return the offsets of ``partitions`` that are safe to commit."""
+        ...
+
+    def on_lost(self, partitions: list[Partition]) -> None:
+        """``partitions`` are gone without a chance to commit (a missed heartbeat)."""
+        ...
+
+    def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
+        """Lowest offset of each partition whose records revocation drops unfinished (read
+        again if the partition comes straight back)."""
+        ...
+
+
+class Source(Protocol):
+    """What the pipeline consumes. The lifecycle: ``listen`` (before ``start``), ``start``,
+    then ``poll``/``commit`` until ``exhausted`` or stopped, then ``close``."""
+
+    name: str
+
+    def listen(self, listener: SourceListener) -> None:
+        """Who hears about partitions moving (sources without partitions ignore it)."""
+        ...
+
+    def start(self) -> None:
+        """Connect or open; raises ``SourceError`` (or ``OSError``) when it cannot."""
+        ...
+
+    def ready(self) -> bool:
+        """Records can flow: for Kafka, partitions assigned and their positions known."""
+        ...
+
+    def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        """Up to ``max_records`` records, waiting at most ``timeout`` seconds for the first."""
+        ...
+
+    @property
+    def exhausted(self) -> bool:
+        """True when a finite source has nothing more to give."""
+        ...
+
+    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
+        """Everything before ``offsets[(source, partition)]`` is finished."""
+        ...
+
+    @property
+    def replays_unfinished(self) -> bool:
+        """True when a record not committed is read again after a restart (Kafka, files, the
+        demo): a stop may leave work unfinished. False when what was accepted exists only in
+        this process (the OTLP/HTTP receiver answered 200): a stop must finish it."""
+        ...
+
+    def stop_intake(self) -> None:
+        """Take no new records (a graceful stop began); ``poll`` still returns what was
+        already accepted, then nothing."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,110 @@
+"""``ProbeSink``: golden probes (traces that carry a ``golden_id``) scored against the
+published golden set into Prometheus metrics; the scoring itself is ``monitor.golden.probes``."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry, Counter, Summary
+
+from monitor.errors import ConfigError
+from monitor.golden import review
+from monitor.golden.probes import LoadedSet, load_set, retrieval_scores, stage_of
+from monitor.model import DeadLetter, Evaluation
+from monitor.telemetry import LabelLimiter
+from sinks import Closable
+
+
+class ProbeSink(Closable):
+    """Scores golden probes (traces with a golden_id) into Prometheus metrics."""
+
+    name = "probe_scores"
+
+    def __init__(
+        self,
+        path: Path,
+        registry: CollectorRegistry,
+        routes: LabelLimiter,
+        reload_seconds: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path = path
+        self._routes = routes
+        self._reload = reload_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self.golden: LoadedSet | None = None
+        self._checked = 0.0
+        labels = ["golden_version", "route", "category", "stage"]
+        self.traces = Counter(
+            "ragmon_probe_traces",
+            "Golden probes scored, by the stage that lost the answer (ok when none).",
+            labels,
+            registry=registry,
+        )
+        rlabels = ["golden_version", "route", "metric", "depth"]
+        self.scores = Summary(
+            "ragmon_probe_retrieval",
+            "Retrieval metric of each golden probe (recall, ndcg, mrr) at the retriever's "
+            "depth (retrieved) and at the packed context's (context).",
+            rlabels,
+            registry=registry,
+        )
+        self.squares = Counter(
+            "ragmon_probe_retrieval_squares",
+            "Sum of squared probe metric values (for the interval of the mean).",
+            rlabels,
+            registry=registry,
+        )
+
+    def start(self) -> None:
+        try:
+            self.golden = load_set(self.path)
+        except (OSError, ValueError, review.ReviewError) as exc:
+            raise ConfigError(f"golden.set_path: cannot read the golden set: {exc}") from exc
+        self._checked = self._clock()
+
+    def _maybe_reload(self) -> None:
+        now = self._clock()
+        if now - self._checked < self._reload:
+            return
+        self._checked = now
+        try:
+            fresh = load_set(self.path)
+        except (OSError, ValueError, review.ReviewError):
+            return  # keep scoring against the set loaded before
+        self.golden = fresh
+
+    def write(self, evaluation: Evaluation) -> None:
+        self._check_open()
+        gid = evaluation.trace.golden_id
+        if not gid:
+            return
+        with self._lock:
+            self._maybe_reload()
+            golden = self.golden
+        assert golden is not None
+        route = self._routes(evaluation.trace.route)
+        item = golden.items.get(gid)
+        if item is None:
+            self.traces.labels(golden.version, route, "unknown", "unknown_golden_id").inc()
+            return
+        category = str(item.get("category") or "none")
+        if category not in review.TRAP_CATEGORIES:
+            category = "none"
+        self.traces.labels(golden.version, route, category, stage_of(item, evaluation)).inc()
+        for (metric, depth), value in retrieval_scores(item, evaluation).items():
+            self.scores.labels(golden.version, route, metric, depth).observe(value)
+            self.squares.labels(golden.version, route, metric, depth).inc(value * value)
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        self._check_open()
+
+    def flush(self) -> None:
+        self._check_open()
+
+    def close(self) -> None:
+        self._closing()
