@@ -33,3 +33,15 @@ def test_the_command_line_parses_before_it_imports_the_pipeline() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_every_parsed_command_has_one_runner() -> None:
+    """The parser (light, ``monitor.commands.cli``) and the runner table
+    (``monitor.commands.dispatch.COMMANDS``) name the same commands."""
+    import argparse
+
+    from monitor.commands.cli import build_parser
+    from monitor.commands.dispatch import COMMANDS
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == set(COMMANDS)

@@ -1,0 +1,255 @@
+"""The golden loop on the command line: ``golden``, ``review``, ``probe``, ``compare``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, describe
+from monitor.golden import export as golden_export
+from monitor.golden import review
+from monitor.model import RagTrace
+from sinks.golden import load_rows
+
+if TYPE_CHECKING:
+    pass
+from monitor.commands.common import _golden_set, _output, _settings, _writable
+
+
+def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    output = getattr(args, "output", None)
+    if output is not None and not _writable(output, f"golden {args.action}", stderr):
+        return EXIT_USAGE
+    if args.action == "export" and getattr(args, "set", None) is not None:
+        return _golden_export_set(args, stdout, stderr)
+    if args.dir is None:
+        print(f"ragmon golden {args.action}: --dir is required (or --set for export)", file=stderr)
+        return EXIT_USAGE
+    if not args.dir.is_dir():
+        print(f"ragmon golden: no such directory: {args.dir}", file=stderr)
+        return EXIT_USAGE
+    action = {"stats": _golden_stats, "export": _golden_export, "review": _golden_review,
+              "publish": _golden_publish, "precision": _golden_precision}[args.action]  # fmt: skip
+    return action(args, stdout, stderr)
+
+
+def _decided_rows(golden_dir: Path, stderr: TextIO) -> list[dict[str, Any]]:
+    """The candidate rows with the review log's decisions applied: the state the review
+    page shows (``review.apply_decisions``)."""
+    read = review.ReviewLog(golden_dir).read()
+    for no, why in read.bad_lines:
+        print(f"skipped unreadable decision at line {no}: {why}", file=stderr)
+    return list(review.apply_decisions(load_rows(golden_dir), read.decisions).values())
+
+
+def _golden_stats(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    print(golden_export.stats(_decided_rows(args.dir, stderr)), file=stdout)
+    return EXIT_OK
+
+
+def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    rows = _decided_rows(args.dir, stderr)
+    status = args.status.strip().lower()
+    if status not in (*golden_export.STATUSES, "any"):
+        known = ", ".join((*golden_export.STATUSES, "any"))
+        print(f"ragmon golden export: unknown --status {args.status!r} (one of {known})",
+              file=stderr)  # fmt: skip
+        return EXIT_USAGE
+    wanted = {"reviewed": golden_export.REVIEWED, "any": None}.get(status, (status,))
+    chosen = [r for r in rows if wanted is None or golden_export.status_of(r) in wanted]
+    no_reference = [
+        r for r in chosen if status == "reviewed" and not golden_export.has_reference(r)
+    ]
+    if no_reference:
+        chosen = [r for r in chosen if golden_export.has_reference(r)]
+        print(f"skipped {len(no_reference)} reviewed rows without a reference (fill "
+              f"'reference' first), e.g. {no_reference[0]['id']}", file=stderr)  # fmt: skip
+    with _output(args.output, stdout) as out:
+        n = golden_export.export(chosen, args.format, out, args.dataset_name)
+    print(f"exported {n} of {len(rows)} rows as {args.format}", file=stderr)
+    if n == 0 and rows and status == "reviewed":
+        print("no row is reviewed yet: accept rows on the review page (ragmon review) or with "
+              "`ragmon golden review`; `ragmon golden publish` then writes the versioned golden "
+              "set, which `golden export --set DIR/set` exports", file=stderr)  # fmt: skip
+    return EXIT_OK
+
+
+def _golden_export_set(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    golden = _golden_set(args.set, "golden export", stderr)
+    if golden is None:
+        return EXIT_USAGE
+    with _output(args.output, stdout) as out:
+        n = golden_export.export_set(golden.items.values(), args.format, out, args.dataset_name)
+    print(f"exported {n} items of golden set {golden.version} as {args.format}", file=stderr)
+    return EXIT_OK
+
+
+def _golden_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    row = load_rows(args.dir).get(args.row)
+    if row is None:
+        print(f"ragmon golden review: no candidate row {args.row!r} in {args.dir}", file=stderr)
+        return EXIT_USAGE
+    if not args.reviewer:
+        print("ragmon golden review: --reviewer is required (or set RAGMON_REVIEWER)",
+              file=stderr)  # fmt: skip
+        return EXIT_USAGE
+    try:
+        gold = {doc: int(grade) for doc, _, grade in (g.rpartition("=") for g in args.gold)}
+    except ValueError:
+        print(f"ragmon golden review: --gold takes DOC=GRADE, not {args.gold}", file=stderr)
+        return EXIT_USAGE
+    fields = {"reference": args.reference, "gold_docs": gold, "category": args.category,
+              "expected": args.expect, "note": args.note, "after": args.after,
+              "reason": args.reject}  # fmt: skip
+    try:
+        decision = review.decide(
+            review.ReviewLog(args.dir), row, "accept" if args.accept else "reject",
+            args.reviewer, **{k: v for k, v in fields.items() if v is not None},
+        )  # fmt: skip
+    except review.ReviewError as exc:
+        print(f"ragmon golden review: {exc}", file=stderr)
+        return EXIT_FAIL if isinstance(exc, review.ReviewConflict) else EXIT_USAGE
+    print(f"{decision.action}ed {args.row} (decision {decision.id})", file=stdout)
+    return EXIT_OK
+
+
+def _golden_publish(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    read = review.ReviewLog(args.dir).read()
+    for no, why in read.bad_lines:
+        print(f"skipped unreadable decision at line {no}: {why}", file=stderr)
+    items = review.golden_items(load_rows(args.dir), read.decisions)
+    try:
+        version, new = review.publish(items, args.out or args.dir / "set")
+    except (OSError, review.ReviewError) as exc:
+        print(f"ragmon golden publish: {exc}", file=stderr)
+        return EXIT_FAIL
+    state = "written" if new else "unchanged, not written again"
+    print(f"golden set v{version.number:04d}: {len(items)} items, {version.path} ({state})",
+          file=stdout)  # fmt: skip
+    return EXIT_OK
+
+
+def _golden_precision(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    rows = review.precision(review.ReviewLog(args.dir).read().decisions)
+    if not rows:
+        print("no reviewed flagged rows yet (accept, or reject as check_wrong)", file=stderr)
+        return EXIT_OK
+    print(f"{'check':<22} {'route':<16} {'right':>6} {'wrong':>6} {'precision':>10}  95% interval",
+          file=stdout)  # fmt: skip
+    for p in rows:
+        low, high = p.interval()
+        print(f"{p.check:<22} {p.route or '-':<16} {p.right:>6} {p.wrong:>6} "
+              f"{p.estimate:>10.2f}  {low:.2f}-{high:.2f}", file=stdout)  # fmt: skip
+    return EXIT_OK
+
+
+def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from monitor.golden import web as review_web
+
+    settings = _settings(args, "review", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    if not args.dir.is_dir():
+        print(f"ragmon review: no such directory: {args.dir}", file=stderr)
+        return EXIT_USAGE
+    if not 0 <= args.port <= 65535:
+        print(f"ragmon review: --port must be 0-65535, not {args.port}", file=stderr)
+        return EXIT_USAGE
+    if (args.tls_cert is None) != (args.tls_key is None):
+        print("ragmon review: --tls-cert and --tls-key go together", file=stderr)
+        return EXIT_USAGE
+    g = settings.golden
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else g.review_tls
+    token = g.review_token.get_secret_value() if g.review_token else None
+    try:
+        page = review_web.Background(args.dir, args.host, args.port, token, tls)
+    except ConfigError as exc:
+        print(f"ragmon review: {exc}", file=stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"ragmon review: cannot listen on {args.host}:{args.port}: {describe(exc)}",
+              file=stderr)  # fmt: skip
+        return EXIT_USAGE
+    scheme = "https" if tls else "http"
+    print(f"review page on {scheme}://{args.host}:{page.port}/ (Ctrl-C to stop)", file=stderr)
+    try:
+        page.server.run(sockets=[page.sock])  # uvicorn stops on SIGINT / SIGTERM
+    except KeyboardInterrupt:
+        pass
+    finally:
+        page.sock.close()
+    return EXIT_OK
+
+
+def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from monitor.golden import probe_client
+    from monitor.golden.probes import load_set
+
+    try:
+        template = json.loads(args.request_template.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"ragmon probe: --request-template: {detail}", file=stderr)
+        return EXIT_USAGE
+    golden = _golden_set(args.golden, "probe", stderr)
+    if golden is None:
+        return EXIT_USAGE
+    prober = probe_client.Prober(args.endpoint, template, rate=args.rate, timeout=args.timeout,
+                                 header=args.header)  # fmt: skip
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        while True:
+            report = prober.run(golden.items.values(), stop)
+            print(f"golden set {golden.version}: {report.line()}", file=stderr)
+            if args.every is None or stop.wait(probe_client.next_delay(args.every)):
+                return EXIT_FAIL if report.failed and args.every is None else EXIT_OK
+            try:
+                golden = load_set(args.golden)  # a newer version, if one was published
+            except (OSError, ValueError, review.ReviewError) as exc:
+                print(f"ragmon probe: keeping {golden.version}: {exc}", file=stderr)
+    finally:
+        prober.close()
+
+
+def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from monitor.golden.compare import compare
+
+    if len(args.release) != 2 or args.release[0] == args.release[1]:
+        print("ragmon compare: give --release twice, two different releases", file=stderr)
+        return EXIT_USAGE
+    if args.output_json is not None and not _writable(args.output_json, "compare", stderr):
+        return EXIT_USAGE
+    golden = _golden_set(args.golden, "compare", stderr)
+    if golden is None:
+        return EXIT_USAGE
+    traces, bad = [], 0
+    for path in args.files:
+        try:
+            lines = path.read_bytes().splitlines()
+        except OSError as exc:
+            print(f"ragmon compare: {describe(exc)}", file=stderr)
+            return EXIT_USAGE
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                traces.append(RagTrace.model_validate_json(line))
+            except ValueError:
+                bad += 1
+    if bad:
+        print(f"skipped {bad} lines that are not ragmon.trace/v1 records", file=stderr)
+    result = compare(traces, golden.items, args.release[0], args.release[1])
+    if not result.metrics:
+        print(f"ragmon compare: no golden probe answered under both {args.release[0]} and "
+              f"{args.release[1]} (golden set {golden.version})", file=stderr)  # fmt: skip
+        return EXIT_FAIL
+    print(result.table(), file=stdout)
+    if args.output_json:
+        args.output_json.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
+    return EXIT_OK

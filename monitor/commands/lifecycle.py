@@ -1,0 +1,48 @@
+"""The daemon's lifecycle: signal handlers, the shutdown watchdog, closing its parts."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from monitor.errors import EXIT_FAIL
+
+if TYPE_CHECKING:
+    pass
+
+
+def _close_all(parts: list[Any]) -> None:
+    for part in parts:
+        part.close()
+
+
+def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> None:
+    """First SIGTERM/SIGINT: stop polling, finish, commit, exit within ``budget`` seconds.
+    A second SIGINT exits at once."""
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            if signum == signal.SIGINT:
+                os._exit(130)
+            return
+        stop.set()
+        log.info("stopping", signal=signal.Signals(signum).name, budget_seconds=budget)
+        _start_watchdog(budget, log)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+
+def _start_watchdog(budget: float, log: Any) -> None:
+    """Exit the process (status 1) if it is still running ``budget`` seconds from now."""
+    watchdog = threading.Timer(budget, _overrun, args=(log,))
+    watchdog.daemon = True
+    watchdog.start()
+
+
+def _overrun(log: Any) -> None:
+    log.error("shutdown_budget_exceeded")
+    os._exit(EXIT_FAIL)

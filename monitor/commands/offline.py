@@ -1,0 +1,183 @@
+"""The one-shot tools: ``check``, ``demo``, ``schema``, ``calibrate``, ``convert``, ``config``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+import yaml
+
+from monitor import config as config_mod
+from monitor import registry
+from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
+from monitor.ingest import assembly, otlp
+from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
+from monitor.ingest.native import NativeDecoder
+from monitor.judge.calibration import calibrate, report
+from monitor.judge.rubric import RUBRIC_ID
+from monitor.judge.verdict import VERDICTS
+from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.sources import SourcePosition, SourceRecord, demo
+
+if TYPE_CHECKING:
+    pass
+from monitor.commands.common import _SHOWN_ERRORS, _open_output, _settings, _writable
+from monitor.commands.replay import _why_nothing
+
+
+def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    raw = sys.stdin.buffer.read()
+    pretty = args.pretty
+    item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw.strip()))
+    if isinstance(item, DeadLetter):
+        print(f"ragmon check: invalid trace ({item.reason}): {item.detail}", file=stderr)
+        return EXIT_USAGE
+    suite = registry.build_suite(config_mod.Settings())
+    evaluation = Evaluation(trace=item, checks=suite(item))
+    json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
+    stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    out = stdout
+    if args.output is not None:
+        opened = _open_output(args.output, "demo", stderr)
+        if opened is None:
+            return EXIT_USAGE
+        out = opened
+    rate = args.rate if args.rate is not None else (50.0 if args.count == 0 else 0.0)
+    try:
+        i = 0
+        while args.count == 0 or i < args.count:
+            record = demo.generate(i, args.seed)
+            if args.with_labels:
+                record["label"] = demo.gold_label(record)
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            i += 1
+            if rate > 0:
+                out.flush()
+                time.sleep(1.0 / rate)
+    finally:
+        if out is not stdout:
+            out.close()
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    model = RagTrace if args.which == "trace" else config_mod.Settings
+    json.dump(model.model_json_schema(), stdout, indent=2)
+    stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    settings = _settings(args, "calibrate", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    if not args.labels.is_file():
+        print(f"ragmon calibrate: no such file: {args.labels}", file=stderr)
+        return EXIT_USAGE
+    if args.output is not None and not _writable(args.output, "calibrate", stderr):
+        return EXIT_USAGE
+    cfg = settings.judge.model_copy(update={"backend": args.judge})
+    try:
+        judge = registry.build_judge(cfg)
+    except StartupError as exc:
+        print(f"ragmon calibrate: {exc}", file=stderr)
+        return EXIT_USAGE
+    pairs: list[tuple[str, str]] = []
+    errors = 0
+    try:
+        text = args.labels.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = describe(exc) if isinstance(exc, OSError) else "not UTF-8 text"
+        print(f"ragmon calibrate: cannot read {args.labels}: {why}", file=stderr)
+        return EXIT_USAGE
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict) or "label" not in data:
+                raise ValueError("no 'label' field")
+            label = data.pop("label")
+            if label not in VERDICTS:
+                raise ValueError(f"label {label!r} is not one of {VERDICTS}")
+            trace = RagTrace.model_validate(data)
+            verdict = judge.judge(trace)
+        except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
+            errors += 1
+            if errors <= _SHOWN_ERRORS:
+                first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+                print(f"{args.labels} line {lineno}: {first}", file=stderr)
+            continue
+        pairs.append((label, verdict.verdict))
+    if errors > _SHOWN_ERRORS:
+        print(f"... and {errors - _SHOWN_ERRORS} more rows skipped", file=stderr)
+    if not pairs:
+        print("ragmon calibrate: no usable labelled rows (each row is a native trace plus "
+              "'label': pass | fail | hard_fail | not_applicable)", file=stderr)  # fmt: skip
+        return EXIT_FAIL
+    result = calibrate(pairs, judge.name, judge.model, RUBRIC_ID)
+    print(report(result), file=stdout)
+    if errors:
+        print(f"skipped rows: {errors}", file=stdout)
+    if args.output is not None:
+        result.save(args.output)
+    return EXIT_OK
+
+
+def _otlp(paths: Sequence[Path], fmt: str, stderr: TextIO) -> assembly.Conversion:
+    messages = [m for p in paths for m in otlp.read_messages(p.read_bytes(), fmt)]
+    result = assembly.convert(messages, fmt.replace("-", "_"))
+    for index, reason, _ in result.bad_messages[:20]:
+        print(f"bad OTLP message #{index} ({reason})", file=stderr)
+    print(
+        f"OTLP: {len(result.traces)} traces mapped, {result.count(UNRECOGNISED)} unrecognised, "
+        f"{result.count(CONTENT_MISSING)} without captured content, {result.count(OWN)} of "
+        f"ragmon's own skipped, {len(result.bad_messages)} bad messages",
+        file=stderr,
+    )
+    return result
+
+
+def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if not args.file.is_file():
+        print(f"ragmon convert: no such file: {args.file}", file=stderr)
+        return EXIT_USAGE
+    if not _writable(args.output_jsonl, "convert", stderr):
+        return EXIT_USAGE
+    result = _otlp([args.file], args.fmt, stderr)
+    if not result.traces and result.bad_messages:
+        hint = _why_nothing([args.file], args.fmt)
+        print(f"ragmon convert: no trace mapped{hint}", file=stderr)
+        return EXIT_FAIL
+    with args.output_jsonl.open("w", encoding="utf-8") as out:
+        for trace in result.traces:
+            record = {
+                "schema": "ragmon.trace/v1",
+                **trace.model_dump(mode="json", exclude_none=True),
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if args.action == "schema":
+        json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
+        stdout.write("\n")
+        return EXIT_OK
+    settings = _settings(args, "config", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    if args.action == "show":
+        yaml.safe_dump(settings.model_dump(mode="json"), stdout, sort_keys=False)
+    else:
+        print(f"ok: {args.config or 'built-in defaults'}", file=stdout)
+    return EXIT_OK

@@ -1,0 +1,192 @@
+"""``ragmon replay``: trace files evaluated offline, with a progress bar and a summary table."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from prometheus_client import CollectorRegistry
+
+from monitor import config as config_mod
+from monitor import registry
+from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
+from monitor.ingest import otlp
+from monitor.ingest.assembly import OtlpAssembler, by_convention
+from monitor.ingest.conventions import OUTCOMES
+from monitor.judge.calibration import Calibration
+from monitor.pipeline import freeze_startup_heap
+from monitor.sources import JsonlSource, OtlpFileSource
+from sinks.golden import GoldenRowSink
+from sinks.jsonl import JsonlSink
+from sinks.summary import SummarySink
+
+if TYPE_CHECKING:
+    pass
+from monitor.commands.common import _open_output, _settings
+
+
+class _Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, total: int, out: TextIO, enabled: bool) -> None:
+        self.total = max(total, 1)
+        self.out = out
+        self.enabled = enabled
+        self.traces = 0
+        self._last = 0.0
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self._last < 0.1:
+            return
+        self._last = now
+        frac = min(done / self.total, 1.0)
+        bar = "#" * int(frac * 30)
+        self.out.write(f"\r[{bar:<30}] {frac:6.1%}  {done / 1e6:.1f}/{self.total / 1e6:.1f} MB")
+        self.out.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            self.out.write(f"\r[{'#' * 30}] 100.0%{' ' * 24}\n")
+            self.out.flush()
+
+
+def _replay_format(args: argparse.Namespace, stderr: TextIO) -> str | None:
+    """The input format (told from the files' first bytes unless named), or None after
+    saying what is wrong with the arguments."""
+    for path in args.files:
+        if not path.exists() or path.is_dir():
+            what = "is a directory" if path.is_dir() else "no such file"
+            print(f"ragmon replay: {what}: {path}", file=stderr)
+            return None
+    if args.sample_rate is not None and args.judge == "none":
+        print("ragmon replay: --sample-rate needs --judge heuristic or anthropic", file=stderr)
+        return None
+    if args.sample_rate is not None and not 0.0 <= args.sample_rate <= 1.0:
+        print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)
+        return None
+    if args.format != "auto":
+        return str(args.format)
+    found = {otlp.sniff_format(p) for p in args.files} - {None}
+    if len(found) > 1:
+        print(f"ragmon replay: the files mix formats ({', '.join(sorted(map(str, found)))}); "
+              "replay them separately or name one with --format", file=stderr)  # fmt: skip
+        return None
+    return str(found.pop()) if found else "native"
+
+
+def _replay_sinks(
+    args: argparse.Namespace, settings: config_mod.Settings, stdout: TextIO | None
+) -> tuple[SummarySink, GoldenRowSink | None, list[Any]]:
+    """The summary, the golden-row sink (``--golden-dir``) and every sink of a replay;
+    ``stdout`` is given when the evaluation lines go there (``--output-jsonl -``)."""
+    summary = SummarySink(registry.build_suite(settings).names)
+    if settings.judge.calibration_file is not None and args.judge != "none":
+        summary.calibration = Calibration.load(settings.judge.calibration_file)
+    sinks: list[Any] = [summary]
+    if args.output_jsonl is not None:
+        path = None if stdout is not None else args.output_jsonl
+        sinks.append(
+            JsonlSink(path, stream=stdout, redactor=registry.evaluation_redactor(settings))
+        )
+    golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
+    if golden is not None:
+        sinks.append(golden)
+    return summary, golden, sinks
+
+
+def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    fmt = _replay_format(args, stderr)
+    settings = _settings(args, "replay", stderr) if fmt is not None else None
+    if fmt is None or settings is None:
+        return EXIT_USAGE
+    settings = settings.model_copy(
+        update={"judge": settings.judge.model_copy(update={"backend": args.judge})}
+    )
+    to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
+    if args.output_jsonl is not None and not to_stdout:
+        opened = _open_output(args.output_jsonl, "replay", stderr, "a" if args.append else "w")
+        if opened is None:
+            return EXIT_USAGE
+        opened.close()  # overwritten now unless --append; the sink appends from here
+    enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
+    progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
+    source: Any
+    if fmt == "native":
+        source = JsonlSource(args.files, on_progress=progress)
+    else:
+        source = OtlpFileSource(args.files, fmt)
+    try:
+        summary, golden, sinks = _replay_sinks(args, settings, stdout if to_stdout else None)
+        metrics = registry.build_metrics(CollectorRegistry())
+        rate = 1.0 if args.sample_rate is None else args.sample_rate
+        stage = registry.build_judge_stage(settings, metrics, sample_rate=rate)
+        decoder = registry.build_decoder(settings, metrics, fmt=fmt.replace("-", "_"))
+        pipeline = registry.build_pipeline(
+            settings, metrics, source=source, extra_sinks=sinks, judge_stage=stage,
+            decoder=decoder,
+        )  # fmt: skip
+        pipeline.start()
+    except StartupError as exc:
+        print(f"ragmon replay: {exc}", file=stderr)
+        return EXIT_USAGE
+    except (OSError, ValueError, KeyError) as exc:
+        detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"ragmon replay: cannot set up: {detail}", file=stderr)
+        return EXIT_USAGE
+    freeze_startup_heap()
+    try:
+        pipeline.run(threading.Event())
+    finally:
+        pipeline.close()
+    progress.finish()
+    if isinstance(decoder, OtlpAssembler):
+        _report_conventions(decoder.counts, stderr)
+    _report_bad_records(summary, "message" if fmt == "otlp-proto" else "line", stderr)
+    if golden is not None:
+        print(f"candidate golden rows: {golden.rows_written} new in {args.golden_dir}",
+              file=stderr)  # fmt: skip
+    if pipeline.stats.traces == 0:
+        print(f"ragmon replay: no trace evaluated{_why_nothing(args.files, fmt)}", file=stderr)
+        return EXIT_FAIL
+    print(summary.table(), file=stderr if to_stdout else stdout)
+    failed = summary.judge_failures()
+    if args.judge != "none" and failed and summary.judged == 0:
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(failed.items()))
+        print(f"ragmon replay: no sampled trace could be judged ({shown}); the checks' results "
+              "above stand, the judge's do not (see the log lines above for why)",
+              file=stderr)  # fmt: skip
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def _report_bad_records(summary: SummarySink, unit: str, stderr: TextIO) -> None:
+    for letter in summary.dead_letters:
+        where = f"{letter.source} {unit} {letter.offset}"
+        print(f"bad record at {where} ({letter.reason}): {letter.detail}", file=stderr)
+    hidden = summary.dead_letter_count - len(summary.dead_letters)
+    if hidden > 0:
+        print(f"... and {hidden} more bad records", file=stderr)
+
+
+def _why_nothing(files: list[Path], fmt: str) -> str:
+    """Why a replay evaluated nothing, as a hint for the person who ran it."""
+    looks = {otlp.sniff_format(p) for p in files}
+    if looks == {None}:
+        return ": the input is empty"
+    looks.discard(None)
+    other = sorted(str(f) for f in looks if f != fmt)
+    if other:
+        return f": read as {fmt}, but the input looks like {other[0]} (drop --format, or name it)"
+    return f": nothing in the input is a trace this reader understands ({fmt})"
+
+
+def _report_conventions(counts: dict[tuple[str, str], int], stderr: TextIO) -> None:
+    """One line: traces per recognised convention, and what was not evaluated."""
+    by, incomplete = by_convention(counts)
+    parts = [f"{by.get(c, 0)} {c}" for c in OUTCOMES if by.get(c)]
+    print(f"OTLP traces: {', '.join(parts) or 'none'}"
+          + (f" ({incomplete} incomplete)" if incomplete else ""), file=stderr)  # fmt: skip

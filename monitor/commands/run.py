@@ -1,0 +1,131 @@
+"""``ragmon run``: the daemon — the pipeline, the metrics server, the review page and probes."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from typing import TYPE_CHECKING, Any, TextIO
+
+import structlog
+from prometheus_client import CollectorRegistry
+
+from monitor import config as config_mod
+from monitor import registry
+from monitor.commands.server import MetricsServer
+from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
+from monitor.judge.calibration import Calibration
+from monitor.log import configure as configure_logging
+from monitor.pipeline import Pipeline, freeze_startup_heap
+from monitor.telemetry import Metrics
+
+if TYPE_CHECKING:
+    pass
+from monitor.commands.common import _settings
+from monitor.commands.lifecycle import _close_all, _install_signal_handlers, _start_watchdog
+
+
+def _run_metrics(settings: config_mod.Settings, stderr: TextIO) -> Metrics | None:
+    """The daemon's metrics, with review precision and the judge calibration record."""
+    metrics = registry.build_metrics(CollectorRegistry())
+    registry.watch_reviews(settings, metrics)
+    if settings.judge.calibration_file is not None:
+        try:
+            metrics.set_calibration(Calibration.load(settings.judge.calibration_file))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            print(f"ragmon run: cannot read judge.calibration_file: {exc}", file=stderr)
+            return None
+    return metrics
+
+
+def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    settings = _settings(args, "run", stderr)
+    if settings is None:
+        return EXIT_USAGE
+    configure_logging(settings.log.level, settings.log.format)
+    log = structlog.get_logger("ragmon")
+    metrics = _run_metrics(settings, stderr)
+    if metrics is None:
+        return EXIT_USAGE
+    built = _build_run(settings, metrics, stderr)
+    if built is None:
+        return EXIT_USAGE
+    pipeline, extras = built
+    ready = threading.Event()
+    try:
+        server = MetricsServer(
+            metrics.registry, settings.metrics.host, settings.metrics.port, ready=ready.is_set
+        )
+    except OSError as exc:
+        where = f"{settings.metrics.host}:{settings.metrics.port}"
+        print(f"ragmon run: cannot listen on {where}: {exc.strerror}", file=stderr)
+        _close_all(extras)
+        return EXIT_USAGE
+    stop = threading.Event()
+    _install_signal_handlers(stop, settings.shutdown_timeout_seconds, log)
+    server.start()
+    try:
+        pipeline.start()
+    except StartupError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        _close_all([pipeline, server, *extras])
+        return EXIT_USAGE
+    log.info(
+        "started",
+        source=settings.source.type,
+        metrics=f"http://{settings.metrics.host}:{server.port}/metrics",
+        checks=pipeline.suite.names,
+    )
+    freeze_startup_heap()
+    ready.set()
+    server.ready = lambda: ready.is_set() and pipeline.source.ready()
+    for extra in extras:
+        extra.start()
+    code = EXIT_OK
+    try:
+        stats = pipeline.run(stop)
+        log.info("stopped", records=stats.records, traces=stats.traces,
+                 dead_letters=stats.dead_letters, commits=stats.commits)  # fmt: skip
+    except Exception:
+        log.exception("pipeline_failed")
+        code = EXIT_FAIL
+        _start_watchdog(settings.shutdown_timeout_seconds, log)  # closing is bounded too
+    finally:
+        ready.clear()
+        _close_all([pipeline, server, *extras])
+    return code
+
+
+def _build_run(
+    settings: config_mod.Settings, metrics: Metrics, stderr: TextIO
+) -> tuple[Pipeline, list[Any]] | None:
+    """The pipeline, and the parts started once it runs (the review page, the daemon's own
+    probes); None after saying on stderr why they cannot be built."""
+    try:
+        pipeline = registry.build_pipeline(settings, metrics)
+        extras = [
+            x for x in (_review_page(settings), registry.build_probe_loop(settings, metrics)) if x
+        ]
+    except StartupError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        return None
+    except OSError as exc:
+        print(f"ragmon run: cannot set up the pipeline: {describe(exc)}", file=stderr)
+        return None
+    return pipeline, extras
+
+
+def _review_page(settings: config_mod.Settings) -> Any:
+    """The review page on its own port when golden.review_port is set (the config has
+    checked that golden.dir is set too)."""
+    g = settings.golden
+    if g.review_port is None or g.dir is None:
+        return None
+    from monitor.golden.web import Background
+
+    token = g.review_token.get_secret_value() if g.review_token else None
+    try:
+        return Background(g.dir, g.review_host, g.review_port, token, g.review_tls)
+    except ConfigError as exc:
+        raise ConfigError(f"golden.review_host: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"golden.review_port: {describe(exc)}") from exc
