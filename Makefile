@@ -41,6 +41,7 @@ lint: install-dev
 	$(BIN)/ruff format --check monitor sinks tests bench deploy dashboards
 	$(BIN)/mypy
 	$(BIN)/deptry .
+	$(BIN)/lint-imports
 
 format: install-dev
 	$(BIN)/ruff format monitor sinks tests bench deploy dashboards

@@ -226,6 +226,28 @@ class KafkaConnection(_Section):
             )
         return self
 
+    def client_kwargs(self) -> dict[str, Any]:
+        """kafka-python keyword arguments for the connection and security settings (the
+        source's consumer and the sinks' producers use the same)."""
+        kw: dict[str, Any] = {
+            "bootstrap_servers": list(self.bootstrap_servers),
+            "client_id": self.client_id,
+            "security_protocol": self.security_protocol,
+        }
+        if self.sasl_mechanism is not None:
+            kw["sasl_mechanism"] = self.sasl_mechanism
+        if self.sasl_username is not None:
+            kw["sasl_plain_username"] = self.sasl_username
+        if self.sasl_password is not None:
+            kw["sasl_plain_password"] = self.sasl_password.get_secret_value()
+        for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+            value = getattr(self, name)
+            if value is not None:
+                kw[name] = str(value)
+        if self.ssl_password is not None:
+            kw["ssl_password"] = self.ssl_password.get_secret_value()
+        return kw
+
 
 class ContextConflictConfig(_Section):
     similarity: float = Field(

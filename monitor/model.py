@@ -1,6 +1,7 @@
 """The trace and evaluation models: the values that flow through ragmon.
 
-This module imports nothing of ours. ``RagTrace`` is the native ``ragmon.trace/v1`` record:
+This module imports nothing of ours but the verdict model (``monitor.verdict``, which
+imports nothing of ours). ``RagTrace`` is the native ``ragmon.trace/v1`` record:
 the exact context the generator saw, the question and the answer. ``Evaluation`` is what the
 checks produced for one trace; ``DeadLetter`` is what bad input becomes.
 """
@@ -10,12 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-if TYPE_CHECKING:
-    from monitor.judge.verdict import Verdict
+from monitor.verdict import Verdict
 
 SCHEMA_ID = "ragmon.trace/v1"
 
@@ -167,8 +167,7 @@ class Evaluation:
 
     trace: RagTrace
     checks: dict[str, CheckResult]
-    # The verdict when judged (the type is named for the checker only: at run time the
-    # model imports nothing of ours), or why it was not judged.
+    # The verdict when judged, or why it was not judged.
     judge: Verdict | None = None
     judge_skipped: str | None = None
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
 from monitor.judge.calibration import Calibration
-from monitor.judge.verdict import Verdict
+from monitor.verdict import Verdict
 
 OTHER = "other"
 UNKNOWN = "unknown"

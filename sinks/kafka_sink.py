@@ -18,7 +18,6 @@ from kafka.errors import KafkaError
 from monitor.config import KafkaConnection
 from monitor.errors import SinkError
 from monitor.model import DeadLetter, Evaluation
-from monitor.sources.kafka import connection_kwargs
 from sinks import Closable
 
 Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
@@ -45,7 +44,7 @@ class _Producer:
     def start(self) -> None:
         try:
             self._producer = self._factory(
-                **connection_kwargs(self.connection),
+                **self.connection.client_kwargs(),
                 acks="all",
                 enable_idempotence=True,
                 linger_ms=20,

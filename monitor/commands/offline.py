@@ -20,9 +20,9 @@ from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import calibrate, report
 from monitor.judge.rubric import RUBRIC_ID
-from monitor.judge.verdict import VERDICTS
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import SourcePosition, SourceRecord, demo
+from monitor.verdict import VERDICTS
 
 if TYPE_CHECKING:
     pass

@@ -20,8 +20,8 @@ from pydantic import ValidationError
 
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, user_prompt
-from monitor.judge.verdict import JudgeOutput, Verdict
 from monitor.model import RagTrace
+from monitor.verdict import JudgeOutput, Verdict
 
 
 @dataclass(frozen=True)

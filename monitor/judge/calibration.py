@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from monitor.judge.verdict import VERDICTS
 from monitor.stats import wilson
+from monitor.verdict import VERDICTS
 
 
 @dataclass

@@ -28,8 +28,8 @@ from typing import Any
 import structlog
 
 from monitor.errors import JudgeConfigError, JudgeError
-from monitor.judge.verdict import Verdict
 from monitor.model import RagTrace
+from monitor.verdict import Verdict
 
 Factory = Callable[..., Any]  # top-level, picklable: builds the judge in the child
 Result = tuple[str, str, str]  # status, then a verdict JSON or an error kind and message

@@ -26,10 +26,10 @@ import structlog
 from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.sampler import Budget, HashSampler
-from monitor.judge.verdict import Verdict
 from monitor.model import Evaluation, RagTrace
 from monitor.pii import Redactor
 from monitor.sources import Position
+from monitor.verdict import Verdict
 
 _FAMILIES = (
     ("anthropic", ("claude",)),

@@ -33,28 +33,6 @@ class SourceObserver(Protocol):
     def on_partition_offsets(self, partition: Partition, committed: int, lag: int) -> None: ...
 
 
-def connection_kwargs(conn: KafkaConnection) -> dict[str, Any]:
-    """kafka-python keyword arguments for the connection and security settings."""
-    kw: dict[str, Any] = {
-        "bootstrap_servers": list(conn.bootstrap_servers),
-        "client_id": conn.client_id,
-        "security_protocol": conn.security_protocol,
-    }
-    if conn.sasl_mechanism is not None:
-        kw["sasl_mechanism"] = conn.sasl_mechanism
-    if conn.sasl_username is not None:
-        kw["sasl_plain_username"] = conn.sasl_username
-    if conn.sasl_password is not None:
-        kw["sasl_plain_password"] = conn.sasl_password.get_secret_value()
-    for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
-        value = getattr(conn, name)
-        if value is not None:
-            kw[name] = str(value)
-    if conn.ssl_password is not None:
-        kw["ssl_password"] = conn.ssl_password.get_secret_value()
-    return kw
-
-
 class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
     def __init__(self, source: KafkaSource) -> None:
         self.source = source
@@ -111,7 +89,7 @@ class KafkaSource:
         cfg, conn = self.config, self.connection
         try:
             self._consumer = self._factory(
-                **connection_kwargs(conn),
+                **conn.client_kwargs(),
                 group_id=cfg.group_id,
                 group_instance_id=cfg.group_instance_id,
                 enable_auto_commit=False,

@@ -7,9 +7,9 @@ from collections import Counter
 import pytest
 
 from monitor.judge.heuristic import HeuristicJudge
-from monitor.judge.verdict import Claim, JudgeOutput, Verdict
 from monitor.model import RagTrace
 from monitor.sources import demo
+from monitor.verdict import Claim, JudgeOutput, Verdict
 
 judge = HeuristicJudge()
 

@@ -16,11 +16,11 @@ from monitor.ingest.native import NativeDecoder
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.judge.stage import CircuitBreaker, JudgeStage
-from monitor.judge.verdict import Verdict
 from monitor.model import RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, demo
 from monitor.telemetry import Metrics
+from monitor.verdict import Verdict
 from sinks.memory import InMemorySink
 from sinks.prometheus import PrometheusSink
 
