@@ -35,9 +35,10 @@ NOT_SETTINGS = frozenset({"RAGMON_CONFIG_FILE"})
 # Secrets under the names people know them by, read here and nowhere else: the variable
 # sets the key unless the key's own RAGMON_* variable is set (which wins). The file's value
 # is used when neither is set.
-ENV_ALIASES: dict[str, tuple[str, str]] = {
+ENV_ALIASES: dict[str, tuple[str, ...]] = {
     "RAGMON_REVIEW_TOKEN": ("golden", "review_token"),
     "ANTHROPIC_API_KEY": ("judge", "api_key"),
+    "OPENAI_API_KEY": ("judge", "openai", "api_key"),
 }
 
 
@@ -435,11 +436,36 @@ class PricesConfig(_Section):
     cache_write: float = Field(default=0.125, ge=0)
 
 
+class OpenAIJudgeConfig(_Section):
+    """The judge through an OpenAI-compatible Chat Completions server (judge.backend:
+    openai): OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp server, LM Studio."""
+
+    model: str = Field(
+        default="gpt-4.1-mini", description="The model name the server knows (e.g. qwen2.5:7b)."
+    )
+    base_url: str | None = Field(
+        default=None,
+        description="The server's API base, e.g. http://localhost:8000/v1 (vLLM) or "
+        "http://localhost:11434/v1 (Ollama); None: api.openai.com.",
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="Prefer the environment: OPENAI_API_KEY (or RAGMON_JUDGE__OPENAI__API_KEY); "
+        "self-hosted servers often need none.",
+    )
+    output: Literal["auto", "json_schema", "tool", "json"] = Field(
+        default="auto",
+        description="How the verdict is asked for: a JSON schema, a forced tool call or JSON "
+        "mode; auto tries them in that order and keeps the first the server honours.",
+    )
+
+
 class JudgeConfig(_Section):
-    backend: Literal["none", "heuristic", "anthropic"] = Field(
+    backend: Literal["none", "heuristic", "anthropic", "openai"] = Field(
         default="heuristic",
         description="'heuristic' needs no network (the embedded default); 'anthropic' calls "
-        "the Messages API (key from ANTHROPIC_API_KEY or api_key).",
+        "the Messages API (key from ANTHROPIC_API_KEY or api_key); 'openai' an "
+        "OpenAI-compatible Chat Completions server (judge.openai).",
     )
     model: str = "claude-haiku-5-5"
     base_url: str | None = Field(default=None, description="Messages API base URL override.")
@@ -476,6 +502,7 @@ class JudgeConfig(_Section):
         description="Redact PII from question, passages and answer before "
         "the judge sees them (the same detectors as golden rows).",
     )
+    openai: OpenAIJudgeConfig = OpenAIJudgeConfig()
     sampling: SamplingConfig = SamplingConfig()
     budget: BudgetConfig = BudgetConfig()
     prices: PricesConfig = PricesConfig()
@@ -565,9 +592,12 @@ class _EnvAliases(PydanticBaseSettingsSource):
     def __call__(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         env = {k.upper(): v for k, v in os.environ.items()}
-        for var, (section, key) in ENV_ALIASES.items():
+        for var, path in ENV_ALIASES.items():
             if env.get(var):
-                out.setdefault(section, {})[key] = env[var]
+                node = out
+                for part in path[:-1]:
+                    node = node.setdefault(part, {})
+                node[path[-1]] = env[var]
         return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import structlog
 from prometheus_client import CollectorRegistry
@@ -30,6 +30,7 @@ from monitor.exposure import is_loopback
 from monitor.ingest.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.heuristic import HeuristicJudge
+from monitor.judge.prices import Prices
 from monitor.judge.process import ProcessJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.judge.stage import (
@@ -303,7 +304,7 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
 _VERDICT_OUTPUT_TOKENS = 800
 
 
-def _require_key(cfg: JudgeConfig) -> None:
+def _require_key(cfg: JudgeConfig) -> None:  # the Anthropic judge
     """No API key anywhere is a ``ConfigError`` at start-up, rather than one failed call per
     sampled trace — said before the SDK is imported (over half a second)."""
     if cfg.api_key is None:  # ANTHROPIC_API_KEY arrives here through the config
@@ -313,12 +314,14 @@ def _require_key(cfg: JudgeConfig) -> None:
         )
 
 
+def _prices(cfg: JudgeConfig) -> Prices:
+    p = cfg.prices
+    return Prices(p.input, p.output, p.cache_read, p.cache_write)
+
+
 def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
     """The AnthropicJudge arguments."""
-    from monitor.judge.anthropic_judge import Prices
-
     _require_key(cfg)
-    p = cfg.prices
     return {
         "model": cfg.model,
         "api_key": cfg.api_key.get_secret_value() if cfg.api_key else None,
@@ -326,30 +329,49 @@ def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
         "timeout_seconds": cfg.timeout_seconds,
         "max_retries": cfg.max_retries,
         "max_tokens": cfg.max_tokens,
-        "prices": Prices(p.input, p.output, p.cache_read, p.cache_write),
+        "prices": _prices(cfg),
     }
 
 
-def build_judge(cfg: JudgeConfig) -> Judge:
-    """The configured judge (``backend`` heuristic or anthropic), called in this process."""
+def _openai_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
+    """The OpenAIJudge arguments (judge.openai, with the shared call limits and prices)."""
+    o = cfg.openai
+    return {
+        "model": o.model,
+        "api_key": o.api_key.get_secret_value() if o.api_key else None,
+        "base_url": o.base_url,
+        "timeout_seconds": cfg.timeout_seconds,
+        "max_retries": cfg.max_retries,
+        "max_tokens": cfg.max_tokens,
+        "output": o.output,
+        "prices": _prices(cfg),
+    }
+
+
+def _remote(cfg: JudgeConfig) -> tuple[Callable[..., Any], dict[str, Any]] | None:
+    """The class and arguments of a judge that calls an API, or None (heuristic). The SDK
+    is imported only here, after the key check."""
     if cfg.backend == "anthropic":
-        _require_key(cfg)
+        kwargs = _anthropic_kwargs(cfg)
         from monitor.judge.anthropic_judge import AnthropicJudge
 
-        judge = AnthropicJudge(**_anthropic_kwargs(cfg))
-        judge.verify()
-        return judge
-    return HeuristicJudge()
+        return AnthropicJudge, kwargs
+    if cfg.backend == "openai":
+        from monitor.judge.openai_judge import OpenAIJudge
+
+        return OpenAIJudge, _openai_kwargs(cfg)
+    return None
 
 
-def _isolated(cfg: JudgeConfig) -> Judge:
-    """The anthropic judge in a child process (``judge.isolate``)."""
-    from monitor.judge.anthropic_judge import AnthropicJudge
-
-    # bound on one call: the SDK's own timeout per attempt, its retries, our one re-ask
-    call_timeout = 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
-    return ProcessJudge(AnthropicJudge, _anthropic_kwargs(cfg), "anthropic", cfg.model,
-                        threads=cfg.concurrency, call_timeout=call_timeout)  # fmt: skip
+def build_judge(cfg: JudgeConfig) -> Judge:
+    """The configured judge (heuristic, anthropic or openai), called in this process."""
+    remote = _remote(cfg)
+    if remote is None:
+        return HeuristicJudge()
+    cls, kwargs = remote
+    judge: Any = cls(**kwargs)
+    judge.verify()
+    return cast(Judge, judge)
 
 
 def _free(trace: RagTrace) -> tuple[int, float]:
@@ -373,13 +395,18 @@ def build_judge_stage(
     )
     calls: Judge
     estimate: Callable[[RagTrace], tuple[int, float]]
-    if cfg.backend == "anthropic":
-        _require_key(cfg)
-        from monitor.judge.anthropic_judge import AnthropicJudge
-
-        local = AnthropicJudge(**_anthropic_kwargs(cfg))  # also estimates the input tokens
+    remote = _remote(cfg)
+    if remote is not None:
+        cls, kwargs = remote
+        local: Any = cls(**kwargs)  # also estimates the input tokens
         local.verify()
-        calls = _isolated(cfg) if cfg.isolate else local
+        # in a child process (judge.isolate): the SDK's HTTP and JSON work off the GIL; the
+        # bound on one call is the SDK's timeout per attempt, its retries, our one re-ask
+        call_timeout = 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
+        calls = local
+        if cfg.isolate:
+            calls = ProcessJudge(cls, kwargs, cfg.backend, local.model,
+                                 threads=cfg.concurrency, call_timeout=call_timeout)  # fmt: skip
         prices = local.prices
 
         def estimate(trace: RagTrace) -> tuple[int, float]:

@@ -134,10 +134,11 @@ def _add_replay(sub: _Commands) -> None:
     )
     replay.add_argument(
         "--judge",
-        choices=("none", "heuristic", "anthropic"),
+        choices=("none", "heuristic", "anthropic", "openai"),
         default="none",
         help="also judge faithfulness (anthropic: key from ANTHROPIC_API_KEY, model and "
-        "base URL from the config's judge section)",
+        "base URL from the config's judge section; openai: an OpenAI-compatible server, "
+        "judge.openai's model and base URL, key from OPENAI_API_KEY)",
     )
     replay.add_argument(
         "--sample-rate",
@@ -206,7 +207,7 @@ def _add_calibrate(sub: _Commands) -> None:
         "ragmon_judge_calibration_* (judge.calibration_file).",
     )
     cal.add_argument("--labels", type=Path, required=True, help="labelled traces (JSONL)")
-    cal.add_argument("--judge", choices=("heuristic", "anthropic"), default="heuristic")
+    cal.add_argument("--judge", choices=("heuristic", "anthropic", "openai"), default="heuristic")
     cal.add_argument("--output", "-o", type=Path,
                      help="write the calibration record (JSON; overwritten)")  # fmt: skip
     _add_config_arg(cal)

@@ -63,7 +63,8 @@ def _replay_format(args: argparse.Namespace, stderr: TextIO) -> str | None:
             print(f"ragmon replay: {what}: {path}", file=stderr)
             return None
     if args.sample_rate is not None and args.judge == "none":
-        print("ragmon replay: --sample-rate needs --judge heuristic or anthropic", file=stderr)
+        print("ragmon replay: --sample-rate needs --judge heuristic, anthropic or openai",
+              file=stderr)  # fmt: skip
         return None
     if args.sample_rate is not None and not 0.0 <= args.sample_rate <= 1.0:
         print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)

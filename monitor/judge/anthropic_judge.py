@@ -12,33 +12,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import anthropic
 from pydantic import ValidationError
 
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.judge.prices import Prices
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, user_prompt
 from monitor.model import RagTrace
 from monitor.verdict import JudgeOutput, Verdict
-
-
-@dataclass(frozen=True)
-class Prices:
-    """USD per million tokens."""
-
-    input: float = 0.10
-    output: float = 0.50
-    cache_read: float = 0.01
-    cache_write: float = 0.125
-
-    def cost(self, inp: int, out: int, cache_read: int, cache_write: int) -> float:
-        return (
-            inp * self.input + out * self.output
-            + cache_read * self.cache_read + cache_write * self.cache_write
-        ) / 1e6  # fmt: skip
-
 
 _RETRIED_BY_SDK = {408, 409, 429}
 

@@ -1,0 +1,201 @@
+"""``OpenAIJudge``: one Chat Completions call per judged trace, through the official ``openai``
+SDK, against any server that speaks the API — OpenAI, Azure OpenAI, or a self-hosted model
+behind vLLM, Ollama, llama.cpp's server or LM Studio (``judge.openai.base_url``).
+
+Same rubric, same data blocks and the same verdict schema as the Anthropic judge. The
+structured output is asked for the strongest way the server takes (``output: auto``): a
+JSON schema (``response_format: json_schema``), else a forced tool call, else JSON mode, each
+validated with pydantic. A server that refuses a way (400) is asked the next way at once; a
+server that ignores it (prose instead of JSON) is asked once more the next way; the way that
+worked is kept for later calls. Invalid output twice is a judge error (``invalid_output``).
+Retries of 408/409/429/5xx and timeouts are the SDK's (it honours ``retry-after``); another
+4xx (bad key, unknown model) is a configuration error that pauses the judge. A server that
+reports no token usage is charged by estimate (about four characters a token), so the
+budget keeps working.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any, Literal
+
+import openai
+from pydantic import ValidationError
+
+from monitor.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.judge.prices import Prices
+from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, user_prompt
+from monitor.model import RagTrace
+from monitor.verdict import JudgeOutput, Verdict
+
+Output = Literal["json_schema", "tool", "json"]
+WAYS: tuple[Output, ...] = ("json_schema", "tool", "json")
+_RETRIED_BY_SDK = {408, 409, 429}
+_JSON_HINT = (
+    "\n\nAnswer with one JSON object and nothing else, of this JSON schema:\n"
+    + json.dumps(TOOL["input_schema"])
+)
+
+
+class OpenAIJudge:
+    """Faithfulness through an OpenAI-compatible Chat Completions server."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout_seconds: float = 60.0,
+        max_retries: int = 3,
+        max_tokens: int = 2048,
+        output: Literal["auto", "json_schema", "tool", "json"] = "auto",
+        prices: Prices | None = None,
+        client_factory: Callable[..., Any] = openai.OpenAI,
+    ) -> None:
+        self.model = model
+        self.max_tokens = max_tokens
+        self.prices = prices or Prices(0.0, 0.0, 0.0, 0.0)
+        self._ways: list[Output] = list(WAYS) if output == "auto" else [output]
+        self.client = client_factory(
+            api_key=api_key or "unused",  # self-hosted servers often take any key
+            base_url=base_url,
+            timeout=timeout_seconds,
+            max_retries=max_retries,
+        )
+
+    def verify(self) -> None:
+        """At start-up: a rejected key (401/403) or an unknown model (404 on
+        ``GET /models/{model}``) is a ``ConfigError``. A server without that endpoint or one
+        that is not reachable now is not: judged calls will tell."""
+        try:
+            self.client.models.retrieve(self.model, timeout=10.0)
+        except openai.APIStatusError as exc:
+            code = exc.status_code
+            if code in (401, 403):
+                raise ConfigError(
+                    f"the judge server rejected the key (HTTP {code}): check OPENAI_API_KEY "
+                    "(or judge.openai.api_key)"
+                ) from exc
+            if code == 404 and "model" in str(exc).lower():
+                raise ConfigError(
+                    f"the judge server does not know judge.openai.model {self.model!r} (HTTP 404)"
+                ) from exc
+        except openai.APIError:
+            pass
+
+    def close(self) -> None:
+        """Close the SDK client's connection pool."""
+        self.client.close()
+
+    def estimate_input_tokens(self, trace: RagTrace) -> int:
+        """A budget estimate (~4 characters a token) before the call."""
+        chars = len(RUBRIC) + len(trace.query) + len(trace.answer)
+        chars += sum(len(p.text) for p in trace.context)
+        return chars // 4 + 200
+
+    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+        t0 = time.monotonic()
+        tokens = {"input_tokens": 0, "output_tokens": 0}
+        last: Exception | None = None
+        for _attempt in range(2):  # invalid output is asked for once more
+            completion, way = self._call(trace, self._ways[0])
+            text = self._count(completion, trace, tokens)
+            try:
+                output = _parse(completion, way, text)
+            except (ValidationError, ValueError) as exc:
+                last = exc
+                if len(self._ways) > 1:  # the server ignored this way: ask the next one
+                    self._ways.pop(0)
+                continue
+            self._ways = [way]  # it works: keep it
+            cost = self.prices.cost(tokens["input_tokens"], tokens["output_tokens"], 0, 0)
+            return Verdict.from_output(
+                output, judge=self.name, model=self.model, rubric_version=RUBRIC_ID,
+                weight=weight, cost_usd=cost, latency_seconds=time.monotonic() - t0, **tokens,
+            )  # fmt: skip
+        raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
+
+    def _count(self, completion: Any, trace: RagTrace, tokens: dict[str, int]) -> str:
+        """The answer's text (or tool arguments); the usage added to ``tokens``, estimated
+        when the server reports none."""
+        choices = getattr(completion, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise JudgeError("invalid_response", "the answer has no choices")
+        message = choices[0].message
+        calls = getattr(message, "tool_calls", None) or []
+        text = calls[0].function.arguments if calls else (message.content or "")
+        usage = getattr(completion, "usage", None)
+        if usage is not None and usage.prompt_tokens is not None:
+            tokens["input_tokens"] += usage.prompt_tokens or 0
+            tokens["output_tokens"] += usage.completion_tokens or 0
+        else:  # no usage reported: charge an estimate so the budget still holds
+            tokens["input_tokens"] += self.estimate_input_tokens(trace)
+            tokens["output_tokens"] += len(text) // 4 + 1
+        return str(text)
+
+    def _call(self, trace: RagTrace, way: Output) -> tuple[Any, Output]:
+        """One request the given way, and the way it was answered: a 400 that refuses the
+        way moves on to the next."""
+        while True:
+            try:
+                return self.client.chat.completions.create(**self._request(trace, way)), way
+            except openai.BadRequestError as exc:
+                if way in self._ways and len(self._ways) > 1 and self._ways[0] == way:
+                    self._ways.pop(0)  # this server does not take this way: the next one
+                    way = self._ways[0]
+                    continue
+                raise JudgeConfigError("http_400", f"judge request rejected: {exc}") from exc
+            except openai.APIStatusError as exc:
+                code = exc.status_code
+                if 400 <= code < 500 and code not in _RETRIED_BY_SDK:
+                    raise JudgeConfigError(
+                        f"http_{code}", f"judge request rejected: {exc}"
+                    ) from exc
+                kind = "rate_limited" if code == 429 else "server_error"
+                raise JudgeError(kind, str(exc)[:300]) from exc
+            except openai.APITimeoutError as exc:
+                raise JudgeError("timeout", str(exc)[:300]) from exc
+            except openai.APIConnectionError as exc:
+                raise JudgeError("connection", str(exc)[:300]) from exc
+            except (openai.APIResponseValidationError, ValueError) as exc:
+                raise JudgeError("invalid_response", str(exc)[:300]) from exc
+
+    def _request(self, trace: RagTrace, way: Output) -> dict[str, Any]:
+        prompt = user_prompt(trace)
+        request: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": RUBRIC},
+                {"role": "user", "content": prompt},
+            ],
+        }
+        if way == "json_schema":
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": TOOL["name"], "schema": TOOL["input_schema"]},
+            }
+        elif way == "tool":
+            request["tools"] = [{"type": "function", "function": {
+                "name": TOOL["name"], "description": TOOL["description"],
+                "parameters": TOOL["input_schema"]}}]  # fmt: skip
+            request["tool_choice"] = {"type": "function", "function": {"name": TOOL["name"]}}
+        else:
+            request["response_format"] = {"type": "json_object"}
+            request["messages"][1]["content"] = prompt + _JSON_HINT
+        return request
+
+
+def _parse(completion: Any, way: Output, text: str) -> JudgeOutput:
+    """The verdict JSON of an answer given ``way``; ``ValueError`` when it is not there."""
+    text = text.strip()
+    if text.startswith("```"):  # some servers fence JSON mode output
+        text = text.strip("`").removeprefix("json").strip()
+    if not text:
+        raise ValueError(f"no verdict in the answer (asked as {way})")
+    return JudgeOutput.model_validate_json(text)

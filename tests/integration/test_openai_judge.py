@@ -1,0 +1,141 @@
+"""The OpenAI-compatible judge through the real ``openai`` SDK against a local server that
+speaks Chat Completions, in each of the ways real servers differ."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from monitor.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.judge.openai_judge import OpenAIJudge
+from monitor.judge.rubric import RUBRIC, RUBRIC_ID
+from monitor.model import RagTrace
+from monitor.sources import demo
+from tests.integration.chat_completions_api import ChatCompletionsApi, Reply, verdict
+from tests.integration.conftest import ragmon
+
+pytestmark = pytest.mark.integration
+
+TRACE = RagTrace.model_validate(demo.generate(0))
+
+
+def make_judge(api: ChatCompletionsApi, **kw: object) -> OpenAIJudge:
+    opts: dict[str, object] = {"model": "qwen2.5:7b", "base_url": api.base_url,
+                               "max_retries": 1, "timeout_seconds": 5}  # fmt: skip
+    opts.update(kw)
+    return OpenAIJudge(**opts)  # type: ignore[arg-type]
+
+
+def test_structured_output_by_json_schema_in_one_call() -> None:
+    """A server with JSON-schema output: one request, the rubric as the system message, the
+    trace in data blocks, the verdict schema as response_format; the verdict is computed
+    from the claims (a contradiction is a hard fail) and the usage is the server's."""
+    with ChatCompletionsApi() as api:
+        api.default = verdict("SUPPORTED", "CONTRADICTED")
+        v = make_judge(api).judge(TRACE, weight=4.0)
+    (request,) = api.requests
+    assert request["messages"][0] == {"role": "system", "content": RUBRIC}
+    assert "<answer>" in request["messages"][1]["content"]
+    assert request["response_format"]["type"] == "json_schema"
+    assert request["response_format"]["json_schema"]["schema"]["required"]
+    assert (v.verdict, v.judge, v.rubric_version, v.weight) == ("hard_fail", "openai", RUBRIC_ID, 4)
+    assert (v.input_tokens, v.output_tokens) == (900, 120)
+
+
+def test_a_server_without_json_schema_is_asked_by_tool_call_and_keeps_it() -> None:
+    """400 on response_format json_schema (older vLLM / llama.cpp): the same call is made
+    at once as a forced tool call, and later calls go straight to the tool."""
+    with ChatCompletionsApi(json_schema=False) as api:
+        api.default = verdict("ABSENT")
+        judge = make_judge(api)
+        first, second = judge.judge(TRACE), judge.judge(TRACE)
+    kinds = ["tools" if r.get("tools") else r.get("response_format", {}).get("type")
+             for r in api.requests]  # fmt: skip
+    assert kinds == ["json_schema", "tools", "tools"]
+    assert first.verdict == second.verdict == "fail"
+
+
+def test_a_server_that_ignores_response_format_is_asked_once_more_by_tool() -> None:
+    """Prose instead of JSON (the server dropped response_format): asked again by tool."""
+    with ChatCompletionsApi(ignores_response_format=True) as api:
+        api.default = verdict("SUPPORTED")
+        v = make_judge(api).judge(TRACE)
+    assert [bool(r.get("tools")) for r in api.requests] == [False, True]
+    assert v.verdict == "pass"
+
+
+def test_json_mode_when_neither_schema_nor_tools_are_served() -> None:
+    with ChatCompletionsApi(json_schema=False, tools=False) as api:
+        api.default = verdict("SUPPORTED", "SUPPORTED")
+        v = make_judge(api).judge(TRACE)
+    last = api.requests[-1]
+    assert last["response_format"] == {"type": "json_object"}
+    assert "JSON schema" in last["messages"][1]["content"]
+    assert v.verdict == "pass"
+
+
+def test_no_usage_is_charged_by_estimate() -> None:
+    """A server that reports no token usage (many self-hosted ones): the budget is charged
+    an estimate instead of zero, so it keeps limiting."""
+    with ChatCompletionsApi(usage=False) as api:
+        v = make_judge(api).judge(TRACE)
+    assert v.input_tokens > 300 and v.output_tokens > 10
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        (Reply(status=500), "server_error"),
+        (Reply(status=429, headers={"retry-after": "0"}), "rate_limited"),
+        (Reply(raw_body=b'{"choices": [trunc'), "invalid_response"),
+        (Reply(raw_body=b'{"object": "chat.completion"}'), "invalid_response"),
+        (Reply(prose="I think it is fine."), "invalid_output"),
+        (Reply(delay=3.0), "timeout"),
+    ],
+)
+def test_failures_are_judge_errors_by_kind(reply: Reply, kind: str) -> None:
+    with ChatCompletionsApi() as api:
+        api.default = reply
+        with pytest.raises(JudgeError) as exc:
+            make_judge(api, max_retries=0, timeout_seconds=1, output="json_schema").judge(TRACE)
+    assert exc.value.kind == kind
+    assert not isinstance(exc.value, JudgeConfigError)
+
+
+def test_429_then_success_is_retried_by_the_sdk() -> None:
+    with ChatCompletionsApi() as api:
+        api.script.append(Reply(status=429, headers={"retry-after": "0"}))
+        api.default = verdict("SUPPORTED")
+        assert make_judge(api, max_retries=2).judge(TRACE).verdict == "pass"
+    assert len(api.requests) == 2
+
+
+@pytest.mark.parametrize(("status", "message"), [(401, "rejected the key"),
+                                                 (404, "does not know")])  # fmt: skip
+def test_a_rejected_key_or_unknown_model_stops_the_start(status: int, message: str) -> None:
+    with ChatCompletionsApi() as api:
+        api.models_status = status
+        with pytest.raises(ConfigError, match=message):
+            make_judge(api).verify()
+
+
+def test_replay_with_an_openai_compatible_judge(tmp_path: Path) -> None:
+    """`ragmon replay --judge openai` against the local server: one call per judged trace,
+    the verdicts in the evaluation lines, no key needed for a self-hosted server."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(40)))
+    out = tmp_path / "evals.jsonl"
+    with ChatCompletionsApi(json_schema=False) as api:
+        api.default = verdict("SUPPORTED", "CONTRADICTED")
+        result = ragmon("replay", str(src), "--judge", "openai", "--sample-rate", "0.5",
+                        "--output-jsonl", str(out), RAGMON_JUDGE__OPENAI__BASE_URL=api.base_url,
+                        RAGMON_JUDGE__OPENAI__MODEL="qwen2.5:7b")  # fmt: skip
+        calls = sum(1 for r in api.requests if r.get("tools"))
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    judged = [x for x in lines if "verdict" in x["judge"]]
+    assert judged and len(judged) == calls
+    assert {x["judge"]["verdict"] for x in judged} == {"hard_fail"}
+    assert {x["judge"]["judge"] for x in judged} == {"openai"}
