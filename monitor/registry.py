@@ -13,16 +13,12 @@ from typing import Any, cast
 
 import structlog
 from prometheus_client import CollectorRegistry
+from pydantic import BaseModel
 
 from monitor.checks import (
+    CHECK_TYPES,
     Check,
     CheckSuite,
-    Citation,
-    ContextConflict,
-    EmptyContext,
-    GroundingOverlap,
-    Refusal,
-    UnsupportedNumbers,
 )
 from monitor.config import ChecksConfig, JudgeConfig, Settings
 from monitor.errors import ConfigError
@@ -65,13 +61,20 @@ def build_suite(settings: Settings) -> CheckSuite:
 # --- the component tables: name -> builder from the settings ---------------------------------
 # Adding a check, a source or a sink is one builder here and one config section next to it.
 
+
+def _check_builder(cls: type[Any]) -> Callable[[ChecksConfig], Check]:
+    """Builds a check from its config section (``checks.<name>``, when there is one)."""
+
+    def build(cfg: ChecksConfig) -> Check:
+        section = getattr(cfg, cls.name, None)
+        options = section.model_dump() if isinstance(section, BaseModel) else {}
+        return cast(Check, cls(**options))
+
+    return build
+
+
 CHECKS: dict[str, Callable[[ChecksConfig], Check]] = {
-    "unsupported_numbers": lambda cfg: UnsupportedNumbers(),
-    "refusal": lambda cfg: Refusal(),
-    "citation": lambda cfg: Citation(),
-    "empty_context": lambda cfg: EmptyContext(),
-    "context_conflict": lambda cfg: ContextConflict(similarity=cfg.context_conflict.similarity),
-    "grounding_overlap": lambda cfg: GroundingOverlap(min_words=cfg.grounding_overlap.min_words),
+    cls.name: _check_builder(cls) for cls in CHECK_TYPES
 }
 
 ShareListener = Callable[[float], None]

@@ -8,7 +8,7 @@ reads the trace through a ``TraceView`` that memoises derived text shared betwee
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from monitor.checks.citation import Citation
 from monitor.checks.context import ContextConflict, EmptyContext, GroundingOverlap
@@ -19,6 +19,7 @@ from monitor.model import CheckResult, RagTrace
 
 __all__ = [
     "CHECK_NAMES",
+    "CHECK_TYPES",
     "Check",
     "CheckSuite",
     "Citation",
@@ -40,15 +41,22 @@ class Check(Protocol):
     def __call__(self, view: TraceView) -> CheckResult: ...
 
 
+# Every check, in the order they run and report: the one list (the registry builds the
+# configured ones from it; a check's options are the fields of the config section named as
+# the check, passed to its constructor).
+CHECK_TYPES: tuple[type[Any], ...] = (
+    UnsupportedNumbers,
+    Refusal,
+    Citation,
+    EmptyContext,
+    ContextConflict,
+    GroundingOverlap,
+)
+
+
 def default_checks() -> list[Check]:
-    return [
-        UnsupportedNumbers(),
-        Refusal(),
-        Citation(),
-        EmptyContext(),
-        ContextConflict(),
-        GroundingOverlap(),
-    ]
+    """Every check with its default options."""
+    return [cls() for cls in CHECK_TYPES]
 
 
 CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in default_checks())

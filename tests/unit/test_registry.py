@@ -23,6 +23,16 @@ def test_the_check_table_is_the_default_suite_in_its_order() -> None:
     assert built.names == list(CHECK_NAMES)
 
 
+def test_a_checks_config_section_reaches_its_check() -> None:
+    """checks.<name> holds the check's constructor options: set, they are the check's."""
+    settings = Settings.model_validate(
+        {"checks": {"context_conflict": {"similarity": 0.9}, "grounding_overlap": {"min_words": 7}}}
+    )
+    by_name = {c.name: c for c in registry.build_suite(settings).checks}
+    assert by_name["context_conflict"].similarity == 0.9  # type: ignore[attr-defined]
+    assert by_name["grounding_overlap"].min_words == 7  # type: ignore[attr-defined]
+
+
 def test_each_sink_row_builds_the_sink_of_its_name(tmp_path: Path) -> None:
     """With every local output configured, the table builds each sink and names it right
     (the Kafka dead-letter sink needs a broker: tests/integration)."""
