@@ -570,6 +570,14 @@ class Settings(BaseSettings):
         default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."
     )
 
+    @model_validator(mode="after")
+    def _across_sections(self) -> Settings:
+        """Rules that span sections (a section's own rules are its validators)."""
+        p = self.probes
+        if p.endpoint is not None and (self.golden.set_path is None or p.request_template is None):
+            raise ValueError("probes.endpoint needs golden.set_path and probes.request_template")
+        return self
+
     @classmethod
     def settings_customise_sources(
         cls,
