@@ -1,0 +1,145 @@
+"""One trace's spans → ``RagTrace``, for the three span conventions RAG apps emit.
+
+* **OpenInference** (Arize; LangChain and LlamaIndex instrumentations): question = root
+  ``input.value`` (JSON → ``question``/``query``/``input``), retrieved = RETRIEVER
+  ``retrieval.documents.{i}.document.*`` (nested duplicate retrievers collapse), packed
+  context = the last RERANKER's ``reranker.output_documents.*`` or else the retrieved
+  documents, answer = root ``output.value`` or else the last LLM span's first output message.
+* **OTel GenAI**, current generation (≥ 1.37: ``gen_ai.provider.name``,
+  ``gen_ai.input.messages`` / ``gen_ai.output.messages``, retrieval spans with
+  ``gen_ai.retrieval.query.text`` and ``gen_ai.retrieval.documents``) and the older one
+  (≤ 1.36: ``gen_ai.system``, ``gen_ai.prompt`` / ``gen_ai.completion`` attributes or
+  events). Retrieval documents carry ids and scores only, so the packed passages are taken
+  from the answering model's prompt (system instructions and user messages), split at
+  ``[n]`` markers when the prompt numbers them.
+* **OpenLLMetry** (Traceloop): ``traceloop.entity.input`` / ``output`` of the workflow span,
+  LLM messages in the old flattened ``gen_ai.prompt.{i}.*`` / ``gen_ai.completion.{i}.*``
+  form or the new message JSON, vector-store results as ``db.query.result`` /
+  ``db.search.result`` span events.
+
+A trace needs a retrieval step (retriever, reranker, retrieval operation, vector-store span
+or results) and an answer to be a RAG trace; otherwise it is ``unrecognised``. A trace whose
+answer or context text was not captured (content capture off) is ``content_missing``: it has
+the shape but ragmon will not invent the text, and evaluating it would raise false
+empty-context alarms. Content hidden by the producer (``__REDACTED__``, dropped attributes)
+is flagged with ``ragmon.content_redacted`` so the judge skips the trace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from monitor.ingest.conventions.core import (
+    CONTENT_MISSING,
+    CONVENTIONS,
+    MAPPING_FAILED,
+    OPENINFERENCE,
+    OPENLLMETRY,
+    OTEL_GENAI,
+    OTEL_GENAI_LEGACY,
+    OUTCOMES,
+    OWN,
+    REDACTED,
+    REPLAY_FRAGMENT,
+    UNRECOGNISED,
+    Mapped,
+    _root,
+    _Shape,
+)
+from monitor.ingest.conventions.genai import (
+    _LEGACY_EVENTS,
+    _RESULT_EVENTS,
+    _genai_like,
+    has_model_call,
+)
+from monitor.ingest.conventions.openinference import _openinference
+from monitor.ingest.conventions.packing import _from_prompt, _golden_id
+from monitor.ingest.otlp import Span
+from monitor.model import RagTrace
+
+
+def _convention(spans: list[Span]) -> str | None:
+    keys = {k for s in spans for k in s.attributes}
+    if "openinference.span.kind" in keys:
+        return OPENINFERENCE
+    if (
+        any(k.startswith("traceloop.") for k in keys)
+        or "gen_ai.prompt.0.content" in keys
+        or any(e.name in _RESULT_EVENTS for s in spans for e in s.events)
+    ):
+        return OPENLLMETRY
+    current = ("gen_ai.provider.name", "gen_ai.input.messages", "gen_ai.output.messages",
+               "gen_ai.retrieval.documents", "gen_ai.retrieval.query.text")  # fmt: skip
+    if any(k in keys for k in current):
+        return OTEL_GENAI
+    if any(k.startswith("gen_ai.") for k in keys) or any(
+        e.name in _LEGACY_EVENTS for s in spans for e in s.events
+    ):
+        return OTEL_GENAI_LEGACY
+    return None
+
+
+def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
+    """One trace's spans → RagTrace (with the recognised convention), or why not.
+    ``extra`` attributes are added to the trace (the assembler marks incomplete ones)."""
+    if not spans:
+        return Mapped(None, UNRECOGNISED)
+    spans = sorted(spans, key=lambda s: s.start)
+    root = _root(spans)
+    convention = _convention(spans)
+    shape: _Shape | None = None
+    if convention == OPENINFERENCE:
+        shape = _openinference(spans, root)
+    elif convention is not None:
+        shape = _genai_like(spans, root, convention)
+    if shape is None:
+        return Mapped(None, UNRECOGNISED)
+    packed = shape.packed
+    # ids without text (content capture on the prompt only): the passages are in the prompt;
+    # an empty list is a retrieval that returned nothing, which stays empty
+    from_prompt = packed is None or (bool(packed) and not any(d.text for d in packed))
+    if from_prompt:
+        packed = _from_prompt(shape.prompt, shape.retrieved, shape.question)
+    assert packed is not None
+    # Documents without text (ids only, content capture off) or no answer: the shape is
+    # there, the text is not. A retrieval that returned nothing is a real empty context.
+    listed = bool(shape.retrieved or shape.packed)
+    if not shape.answer.strip() or (listed and not any(d.text for d in packed)):
+        return Mapped(None, CONTENT_MISSING)
+    texts = [shape.question, shape.answer, *(d.text or "" for d in packed)]
+    redacted = any(REDACTED in t for t in texts) or any(s.dropped_attributes for s in spans)
+    attributes: dict[str, Any] = {
+        "ragmon.convention": shape.convention,
+        "ragmon.root_span_id": root.span_id,
+    }
+    if from_prompt:
+        attributes["ragmon.context_from"] = "prompt"
+    if redacted:
+        attributes["ragmon.content_redacted"] = True
+    attributes.update(extra or {})
+    record = {
+        "trace_id": root.trace_id,
+        "app": root.service,
+        "query": shape.question,
+        "retrieved": [
+            {"doc_id": d.id or f"doc-{i}", "score": d.score, "rank": i}
+            for i, d in enumerate(shape.retrieved, 1)
+        ],
+        "context": [
+            {"doc_id": d.id or f"doc-{i}", "text": d.text or ""} for i, d in enumerate(packed, 1)
+        ],
+        "answer": shape.answer,
+        "model": shape.model,
+        "attributes": attributes,
+        "golden_id": _golden_id(root, spans),
+    }
+    # The decoders have checked the ids; a record that still fails validation is a mapping
+    # bug, which the assembler turns into a dead letter (mapping_failed).
+    return Mapped(RagTrace.model_validate(record), shape.convention, redacted)
+
+
+__all__ = [
+    "CONTENT_MISSING", "CONVENTIONS", "MAPPING_FAILED", "OPENINFERENCE", "OPENLLMETRY",
+    "OTEL_GENAI", "OTEL_GENAI_LEGACY", "OUTCOMES", "OWN", "REPLAY_FRAGMENT", "UNRECOGNISED",
+    "Mapped", "has_model_call", "map_spans",
+]  # fmt: skip

@@ -1,0 +1,178 @@
+"""The OTel GenAI conventions (the current generation and the older one) and OpenLLMetry
+(Traceloop), which share the shape: inference spans, retrieval spans or vector-store events.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from monitor.ingest.conventions.core import (
+    _answer_value,
+    _Doc,
+    _doc,
+    _first_string,
+    _flat_messages,
+    _loads,
+    _messages,
+    _meta_id,
+    _question_from_prompt,
+    _score,
+    _Shape,
+    _text,
+    _unique,
+)
+from monitor.ingest.conventions.packing import _packed
+from monitor.ingest.otlp import Span
+
+# --- OTel GenAI and OpenLLMetry ---------------------------------------------------------
+
+_INFERENCE_OPS = frozenset({"chat", "text_completion", "generate_content", "completion"})
+
+
+def _is_inference(s: Span) -> bool:
+    a = s.attributes
+    op = a.get("gen_ai.operation.name")
+    if op is not None:
+        return isinstance(op, str) and op in _INFERENCE_OPS
+    return any(
+        k in a
+        for k in ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt",
+                  "gen_ai.completion", "gen_ai.prompt.0.content", "gen_ai.completion.0.content",
+                  "llm.request.type")
+    ) or any(e.name in _LEGACY_EVENTS for e in s.events)  # fmt: skip
+
+
+def has_model_call(spans: list[Span]) -> bool:
+    """Some span of these is a model call (OpenInference LLM, or a GenAI inference span)."""
+    return any(s.kind == "LLM" or _is_inference(s) for s in spans)
+
+
+_LEGACY_EVENTS = frozenset({
+    "gen_ai.content.prompt", "gen_ai.content.completion", "gen_ai.system.message",
+    "gen_ai.user.message", "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice",
+})  # fmt: skip
+_RESULT_EVENTS = {"db.query.result": "db.query.result.", "db.search.result": "db.search.result."}
+
+
+def _prompt_and_answer(s: Span) -> tuple[list[tuple[str, str]], str, str]:
+    """(input messages, system instructions, answer) of an inference span, any generation."""
+    a = s.attributes
+    system = _text(a.get("gen_ai.system_instructions"))
+    inputs = _messages(a.get("gen_ai.input.messages")) or _messages(a.get("gen_ai.prompt"))
+    inputs = inputs or _flat_messages(a, "gen_ai.prompt")
+    outputs = _messages(a.get("gen_ai.output.messages")) or _messages(a.get("gen_ai.completion"))
+    outputs = outputs or _flat_messages(a, "gen_ai.completion")
+    for e in s.events:  # ≤ 1.36 content events
+        ea = e.attributes
+        if e.name == "gen_ai.content.prompt":
+            inputs = inputs or _messages(ea.get("gen_ai.prompt"))
+        elif e.name == "gen_ai.content.completion":
+            outputs = outputs or _messages(ea.get("gen_ai.completion"))
+        elif e.name in ("gen_ai.system.message", "gen_ai.user.message", "gen_ai.tool.message"):
+            inputs.append((e.name.split(".")[1], _text(ea.get("content"))))
+        elif e.name == "gen_ai.choice":
+            outputs = outputs or _messages(ea.get("message") or ea.get("content"))
+    answer = next((t for role, t in outputs if role != "tool" and t), "")
+    return inputs, system, answer
+
+
+def _result_events(s: Span) -> list[_Doc]:
+    docs = []
+    for e in s.events:
+        head = _RESULT_EVENTS.get(e.name)
+        if head is None:
+            continue
+        a = e.attributes
+        meta_id = _meta_id(a.get(head + "metadata"))
+        doc_id = a.get(head + "id") or meta_id
+        text = a.get(head + "document") or a.get(head + "entity")
+        docs.append(_Doc(str(doc_id) if doc_id else None, _text(text) or None,
+                         _score(a.get(head + "score"))))  # fmt: skip
+    return docs
+
+
+def _entity_docs(value: Any) -> list[_Doc]:
+    """Documents in an OpenLLMetry task's entity output: LangChain's ``{"documents": [...]}``
+    or LlamaIndex's list of ``NodeWithScore`` JSON strings."""
+    value = _loads(value)
+    if isinstance(value, dict):
+        value = value.get("documents", value.get("nodes"))
+    if not isinstance(value, list):
+        return []
+    docs = []
+    for item in value:
+        item = _loads(item)
+        if isinstance(item, dict) and ("node" in item or "page_content" in item or "text" in item):
+            docs.append(_doc(item))
+    return docs
+
+
+_RETRIEVAL_OPS = frozenset({"retrieval", "retrieve", "vector_db_retrieve"})
+
+
+def _retriever_name(a: dict[str, Any]) -> bool:
+    """An OpenLLMetry task named after a retriever class ("BM25Retriever.task"), not the
+    query engine around it ("RetrieverQueryEngine.task")."""
+    name = str(a.get("traceloop.entity.name", "")).lower()
+    return "retriev" in name and "engine" not in name
+
+
+def _is_retrieval(s: Span) -> bool:
+    a = s.attributes
+    op = a.get("gen_ai.operation.name")
+    return (
+        (isinstance(op, str) and op in _RETRIEVAL_OPS)
+        or "gen_ai.retrieval.documents" in a
+        or "db.vector.query.top_k" in a
+        or any(e.name in _RESULT_EVENTS for e in s.events)
+        or (a.get("traceloop.span.kind") == "task" and _retriever_name(a))
+    )  # fmt: skip
+
+
+def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None:
+    retrievals = [s for s in spans if _is_retrieval(s)]
+    inferences = [s for s in spans if _is_inference(s)]
+    if not retrievals:
+        return None
+    shape = _Shape(convention)
+    docs: list[_Doc] = []
+    returned_nothing = False
+    for r in retrievals:
+        listed = _loads(r.attributes.get("gen_ai.retrieval.documents"))
+        if isinstance(listed, list):
+            docs.extend(_doc(d) for d in listed if isinstance(d, dict))
+            returned_nothing = returned_nothing or not listed
+        docs.extend(_result_events(r))
+        if "traceloop.entity.output" in r.attributes:
+            entity = _entity_docs(r.attributes["traceloop.entity.output"])
+            docs.extend(entity)
+            returned_nothing = returned_nothing or not entity
+        if not shape.question:
+            a = r.attributes
+            shape.question = _first_string(
+                a.get("gen_ai.retrieval.query.text") or a.get("db.query.text") or ""
+            )
+    shape.retrieved = _unique(docs)
+    if shape.retrieved and all(d.text for d in shape.retrieved):
+        shape.packed = _packed(spans, retrievals, shape.retrieved)
+    elif returned_nothing and not shape.retrieved:
+        shape.packed = []  # the retriever ran and returned nothing
+    ra = root.attributes
+    shape.question = (
+        _first_string(ra.get("traceloop.entity.input"))
+        or _first_string(ra.get("input.value"))
+        or shape.question
+    )
+    shape.answer = _answer_value(ra.get("traceloop.entity.output"))
+    if inferences:
+        answering = max(inferences, key=lambda s: s.end)
+        inputs, system, answer = _prompt_and_answer(answering)
+        shape.answer = shape.answer or answer
+        shape.prompt = [t for t in (system, *(t for role, t in inputs if role != "assistant")) if t]
+        users = [t for role, t in inputs if role == "user" and t]
+        if not shape.question and users:
+            shape.question = _question_from_prompt(users[-1])
+        a = answering.attributes
+        model = a.get("gen_ai.response.model") or a.get("gen_ai.request.model")
+        shape.model = str(model) if model else None
+    return shape
