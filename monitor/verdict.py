@@ -58,8 +58,8 @@ class Verdict(BaseModel):
 
     @classmethod
     def from_output(
-        cls, output: JudgeOutput, judge: str, model: str, rubric_version: str, weight: float,
-        **usage: Any,
+        cls, output: JudgeOutput, judge: str, model: str, rubric_version: str,
+        weight: float = 1.0, **usage: Any,
     ) -> Verdict:  # fmt: skip
         claims = list(output.claims)
         if not claims:

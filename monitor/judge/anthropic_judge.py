@@ -81,7 +81,7 @@ class AnthropicJudge:
         chars += sum(len(p.text) for p in trace.context)
         return chars // 4 + 200
 
-    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+    def judge(self, trace: RagTrace) -> Verdict:
         t0 = time.monotonic()
         usage = {
             "input_tokens": 0,
@@ -111,7 +111,7 @@ class AnthropicJudge:
             )  # fmt: skip
             return Verdict.from_output(
                 output, judge=self.name, model=self.model, rubric_version=RUBRIC_ID,
-                weight=weight, cost_usd=cost, latency_seconds=time.monotonic() - t0, **usage,
+                cost_usd=cost, latency_seconds=time.monotonic() - t0, **usage,
             )  # fmt: skip
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
 

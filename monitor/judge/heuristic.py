@@ -49,10 +49,10 @@ class HeuristicJudge:
         self.support = support
         self.contradiction = contradiction
 
-    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+    def judge(self, trace: RagTrace) -> Verdict:
         return Verdict.from_output(
             self.output(trace), judge=self.name, model=self.model,
-            rubric_version=RUBRIC_ID, weight=weight,
+            rubric_version=RUBRIC_ID,
         )  # fmt: skip
 
     def close(self) -> None:

@@ -97,7 +97,7 @@ class OpenAIJudge:
         chars += sum(len(p.text) for p in trace.context)
         return chars // 4 + 200
 
-    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+    def judge(self, trace: RagTrace) -> Verdict:
         t0 = time.monotonic()
         tokens = {"input_tokens": 0, "output_tokens": 0}
         last: Exception | None = None
@@ -115,7 +115,7 @@ class OpenAIJudge:
             cost = self.prices.cost(tokens["input_tokens"], tokens["output_tokens"], 0, 0)
             return Verdict.from_output(
                 output, judge=self.name, model=self.model, rubric_version=RUBRIC_ID,
-                weight=weight, cost_usd=cost, latency_seconds=time.monotonic() - t0, **tokens,
+                cost_usd=cost, latency_seconds=time.monotonic() - t0, **tokens,
             )  # fmt: skip
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
 

@@ -47,9 +47,9 @@ def _child(factory: Factory, kwargs: dict[str, Any], requests: Any, results: Any
     threading.Thread(target=_orphan_watch, args=(parent,), daemon=True).start()
     judge = factory(**kwargs)
 
-    def run(call_id: int, raw: str, weight: float) -> None:
+    def run(call_id: int, raw: str) -> None:
         try:
-            verdict = judge.judge(RagTrace.model_validate_json(raw), weight)
+            verdict = judge.judge(RagTrace.model_validate_json(raw))
         except JudgeConfigError as exc:
             results.put((call_id, "config", exc.kind, str(exc)[:500]))
         except JudgeError as exc:
@@ -145,7 +145,7 @@ class ProcessJudge:
             if done is not None:
                 done.set_result((status, a, b))
 
-    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+    def judge(self, trace: RagTrace) -> Verdict:
         fut: Future[Result] = Future()
         with self._lock:
             if self._closed:
@@ -155,7 +155,7 @@ class ProcessJudge:
             pending = self._pending
             pending[call_id] = fut
             requests = self._requests
-        requests.put((call_id, trace.model_dump_json(), weight))
+        requests.put((call_id, trace.model_dump_json()))
         try:
             status, a, b = fut.result(timeout=self._call_timeout)
         except FutureTimeout:

@@ -138,7 +138,7 @@ class Judge(Protocol):
     name: str
     model: str
 
-    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict: ...
+    def judge(self, trace: RagTrace) -> Verdict: ...
 
     def close(self) -> None: ...
 
@@ -172,14 +172,14 @@ class RedactingJudge:
         self.name = inner.name
         self.model = inner.model
 
-    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+    def judge(self, trace: RagTrace) -> Verdict:
         r = self.redactor
         context = [p.model_copy(update={"text": r.redact(p.text)}) for p in trace.context]
         clean = trace.model_copy(
             update={"query": r.redact(trace.query), "answer": r.redact(trace.answer),
                     "context": context}
         )  # fmt: skip
-        return self.inner.judge(clean, weight)
+        return self.inner.judge(clean)
 
     def close(self) -> None:
         self.inner.close()
@@ -328,7 +328,8 @@ class JudgeStage:
                 self._done.put((item, self._skip(item.evaluation, outcome)))
                 continue
             try:
-                verdict = self.judge.judge(trace, item.weight)
+                # judges see the trace only; the stage alone knows the sampling weight
+                verdict = self.judge.judge(trace).model_copy(update={"weight": item.weight})
             except JudgeConfigError as exc:
                 self.paused = True
                 self.log.error("judge_paused", kind=exc.kind, error=str(exc)[:300])

@@ -31,7 +31,7 @@ def test_one_call_with_cached_rubric_and_forced_tool() -> None:
     the verdict forced through the record_verdict tool; usage and cost recorded."""
     with MessagesApi() as api:
         api.script.append(verdict("SUPPORTED", "SUPPORTED", "ABSENT"))
-        v = make_judge(api).judge(TRACE, weight=4.0)
+        v = make_judge(api).judge(TRACE)
     assert len(api.requests) == 1
     body = api.requests[0]["body"]
     assert body["system"][0]["text"] == RUBRIC
@@ -40,7 +40,7 @@ def test_one_call_with_cached_rubric_and_forced_tool() -> None:
     assert "<answer>" in body["messages"][0]["content"]
     headers = {k.lower(): v for k, v in api.requests[0]["headers"].items()}
     assert "test-key" in (headers.get("x-api-key", "") + headers.get("authorization", ""))
-    assert (v.verdict, v.score, v.weight, v.rubric_version) == ("fail", 2 / 3, 4.0, RUBRIC_ID)
+    assert (v.verdict, v.score, v.weight, v.rubric_version) == ("fail", 2 / 3, 1.0, RUBRIC_ID)
     assert v.input_tokens == 900 and v.output_tokens == 120 and v.cache_read_tokens == 400
     assert v.cost_usd > 0
 

@@ -34,11 +34,11 @@ def test_same_verdict_as_in_process_and_the_same_errors() -> None:
         judge = ProcessJudge(AnthropicJudge, kwargs(api), "anthropic", "claude-haiku-5-5")
         try:
             api.script.extend([verdict("SUPPORTED", "CONTRADICTED")] * 2)
-            remote = judge.judge(TRACE, weight=3.0)
-            local = AnthropicJudge(**kwargs(api)).judge(TRACE, weight=3.0)
+            remote = judge.judge(TRACE)
+            local = AnthropicJudge(**kwargs(api)).judge(TRACE)
             fields = ("verdict", "score", "weight", "claims", "input_tokens", "cost_usd")
             assert [getattr(remote, f) for f in fields] == [getattr(local, f) for f in fields]
-            assert remote.verdict == "hard_fail" and remote.weight == 3.0
+            assert remote.verdict == "hard_fail" and remote.weight == 1.0
 
             api.script.append(Reply(status=500))
             with pytest.raises(JudgeError) as err:

@@ -34,13 +34,13 @@ def test_structured_output_by_json_schema_in_one_call() -> None:
     from the claims (a contradiction is a hard fail) and the usage is the server's."""
     with ChatCompletionsApi() as api:
         api.default = verdict("SUPPORTED", "CONTRADICTED")
-        v = make_judge(api).judge(TRACE, weight=4.0)
+        v = make_judge(api).judge(TRACE)
     (request,) = api.requests
     assert request["messages"][0] == {"role": "system", "content": RUBRIC}
     assert "<answer>" in request["messages"][1]["content"]
     assert request["response_format"]["type"] == "json_schema"
     assert request["response_format"]["json_schema"]["schema"]["required"]
-    assert (v.verdict, v.judge, v.rubric_version, v.weight) == ("hard_fail", "openai", RUBRIC_ID, 4)
+    assert (v.verdict, v.judge, v.rubric_version, v.weight) == ("hard_fail", "openai", RUBRIC_ID, 1)
     assert (v.input_tokens, v.output_tokens) == (900, 120)
 
 

@@ -206,8 +206,9 @@ def test_judge_verdicts_make_rows_with_the_judge_block() -> None:
     record["answer"] = "Refunds are accepted within 45 days of purchase [1]."
     record["query"] = "How long do refunds take to be accepted after a purchase?"
     ev = evaluate(record)
+    judged = HeuristicJudge().judge(ev.trace).model_copy(update={"weight": 2.0})
     ev = replace(ev, checks={k: v for k, v in ev.checks.items() if k != "unsupported_numbers"},
-                 judge=HeuristicJudge().judge(ev.trace, weight=2.0))  # fmt: skip
+                 judge=judged)  # fmt: skip
     row = build_row(ev, Redactor())
     assert row is not None
     meta = row["ragmon"]

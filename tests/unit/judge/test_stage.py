@@ -38,12 +38,12 @@ class GatedJudge:
         self.error = error
         self.calls = 0
 
-    def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+    def judge(self, trace: RagTrace) -> Verdict:
         self.calls += 1
         if self.error is not None:
             raise self.error
         self.gate.wait(10)
-        return HeuristicJudge().judge(trace, weight)
+        return HeuristicJudge().judge(trace)
 
     def close(self) -> None:
         """Nothing held."""
@@ -222,9 +222,9 @@ def test_redacting_judge_never_sees_pii() -> None:
         name = "rec"
         model = "rec-1"
 
-        def judge(self, trace: RagTrace, weight: float = 1.0) -> Verdict:
+        def judge(self, trace: RagTrace) -> Verdict:
             seen.append(trace)
-            return HeuristicJudge().judge(trace, weight)
+            return HeuristicJudge().judge(trace)
 
         def close(self) -> None:
             """Nothing held."""
@@ -261,3 +261,18 @@ def test_a_judge_bug_is_counted_as_internal_and_logged_once(
     assert kinds == {"internal"} and judge.calls >= 2
     captured = capsys.readouterr()
     assert (captured.out + captured.err).count("judge_crashed") == 1
+
+
+def test_the_stage_alone_stamps_the_sampling_weight() -> None:
+    """Judges see the trace only; the verdict written carries 1 / inclusion probability."""
+    metrics = Metrics(CollectorRegistry())
+    judge = GatedJudge()
+    judge.gate.set()
+    s = stage(judge, metrics, rules=SamplingRules(base_rate=0.25, flagged_rate=0.25))
+    sink = InMemorySink()
+    p, _ = pipeline(200, s, sink, metrics)
+    p.start()
+    p.run(threading.Event())
+    p.close()
+    judged = [e.judge for e in sink.evaluations if e.judge is not None]
+    assert judged and {v.weight for v in judged} == {4.0}
