@@ -274,5 +274,7 @@ def test_the_stage_alone_stamps_the_sampling_weight() -> None:
     p.start()
     p.run(threading.Event())
     p.close()
-    judged = [e.judge for e in sink.evaluations if e.judge is not None]
-    assert judged and {v.weight for v in judged} == {4.0}
+    judged = [e for e in sink.evaluations if e.judge is not None]
+    want = {e.trace_id: 1.0 if e.trace.golden_id else 4.0 for e in judged}  # probes: always
+    assert judged and {e.trace_id: e.judge.weight for e in judged} == want  # type: ignore[union-attr]
+    assert 4.0 in want.values()
