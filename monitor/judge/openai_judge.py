@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
 from monitor.judge.prices import Prices
-from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, user_prompt
+from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, estimate_input_tokens, user_prompt
 from monitor.model import RagTrace
 from monitor.verdict import JudgeOutput, Verdict
 
@@ -92,10 +92,8 @@ class OpenAIJudge:
         self.client.close()
 
     def estimate_input_tokens(self, trace: RagTrace) -> int:
-        """A budget estimate (~4 characters a token) before the call."""
-        chars = len(RUBRIC) + len(trace.query) + len(trace.answer)
-        chars += sum(len(p.text) for p in trace.context)
-        return chars // 4 + 200
+        """A budget estimate of the call's input before it is made."""
+        return estimate_input_tokens(trace)
 
     def judge(self, trace: RagTrace) -> Verdict:
         t0 = time.monotonic()

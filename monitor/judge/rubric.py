@@ -83,3 +83,12 @@ def user_prompt(trace: RagTrace) -> str:
         parts.append(f'<passage n="{i}">{_escape(p.text)}</passage>')
     parts.append(f"<answer>{_escape(trace.answer)}</answer>")
     return "\n".join(parts)
+
+
+def estimate_input_tokens(trace: RagTrace) -> int:
+    """The input tokens of one judge call, estimated before it is made (~4 characters a
+    token, the rubric included): what the budget reserves, and what a server that reports
+    no usage is charged."""
+    chars = len(RUBRIC) + len(trace.query) + len(trace.answer)
+    chars += sum(len(p.text) for p in trace.context)
+    return chars // 4 + 200
