@@ -458,6 +458,12 @@ class OpenAIJudgeConfig(_Section):
         description="How the verdict is asked for: a JSON schema, a forced tool call or JSON "
         "mode; auto tries them in that order and keeps the first the server honours.",
     )
+    profile: Literal["rubric", "minicheck", "lynx"] = Field(
+        default="rubric",
+        description="rubric: ragmon's claims rubric (SUPPORTED / ABSENT / CONTRADICTED); "
+        "minicheck: Bespoke-MiniCheck (one sentence per request, Yes/No: no CONTRADICTED); "
+        "lynx: Patronus Lynx (PASS/FAIL for the whole answer: no per-claim labels).",
+    )
 
 
 class JudgeConfig(_Section):

@@ -345,6 +345,7 @@ def _openai_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
         "max_retries": cfg.max_retries,
         "max_tokens": cfg.max_tokens,
         "output": o.output,
+        "profile": o.profile,
         "prices": _prices(cfg),
     }
 

@@ -12,6 +12,9 @@ Retries of 408/409/429/5xx and timeouts are the SDK's (it honours ``retry-after`
 4xx (bad key, unknown model) is a configuration error that pauses the judge. A server that
 reports no token usage is charged by estimate (about four characters a token), so the
 budget keeps working.
+
+``profile`` speaks the format of an open detector model instead of the rubric
+(``monitor.judge.profiles``: MiniCheck, Lynx), with the labels that model can give.
 """
 
 from __future__ import annotations
@@ -19,17 +22,19 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import openai
 from pydantic import ValidationError
 
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.judge import profiles
 from monitor.judge.prices import Prices
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, estimate_input_tokens, user_prompt
 from monitor.model import RagTrace
 from monitor.verdict import JudgeOutput, Verdict
 
+T = TypeVar("T")
 Output = Literal["json_schema", "tool", "json"]
 WAYS: tuple[Output, ...] = ("json_schema", "tool", "json")
 _RETRIED_BY_SDK = {408, 409, 429}
@@ -53,10 +58,12 @@ class OpenAIJudge:
         max_retries: int = 3,
         max_tokens: int = 2048,
         output: Literal["auto", "json_schema", "tool", "json"] = "auto",
+        profile: profiles.Profile = "rubric",
         prices: Prices | None = None,
         client_factory: Callable[..., Any] = openai.OpenAI,
     ) -> None:
         self.model = model
+        self.profile = profile
         self.max_tokens = max_tokens
         self.prices = prices or Prices(0.0, 0.0, 0.0, 0.0)
         self._ways: list[Output] = list(WAYS) if output == "auto" else [output]
@@ -98,6 +105,9 @@ class OpenAIJudge:
     def judge(self, trace: RagTrace) -> Verdict:
         t0 = time.monotonic()
         tokens = {"input_tokens": 0, "output_tokens": 0}
+        if self.profile != "rubric":
+            output = self._profiled(trace, tokens)
+            return self._verdict(output, tokens, t0)
         last: Exception | None = None
         for _attempt in range(2):  # invalid output is asked for once more
             completion, way = self._call(trace, self._ways[0])
@@ -110,12 +120,40 @@ class OpenAIJudge:
                     self._ways.pop(0)
                 continue
             self._ways = [way]  # it works: keep it
-            cost = self.prices.cost(tokens["input_tokens"], tokens["output_tokens"], 0, 0)
-            return Verdict.from_output(
-                output, judge=self.name, model=self.model, rubric_version=RUBRIC_ID,
-                cost_usd=cost, latency_seconds=time.monotonic() - t0, **tokens,
-            )  # fmt: skip
+            return self._verdict(output, tokens, t0)
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
+
+    def _verdict(self, output: JudgeOutput, tokens: dict[str, int], t0: float) -> Verdict:
+        cost = self.prices.cost(tokens["input_tokens"], tokens["output_tokens"], 0, 0)
+        version = RUBRIC_ID if self.profile == "rubric" else f"{self.profile}-v1"
+        return Verdict.from_output(
+            output, judge=self.name, model=self.model, rubric_version=version,
+            cost_usd=cost, latency_seconds=time.monotonic() - t0, **tokens,
+        )  # fmt: skip
+
+    def _profiled(self, trace: RagTrace, tokens: dict[str, int]) -> JudgeOutput:
+        """A detector model in its own format (``monitor.judge.profiles``)."""
+        if self.profile == "minicheck":
+            labelled = [(claim, self._ask(trace, messages, tokens, profiles.minicheck_label))
+                        for claim, messages in profiles.minicheck_requests(trace)]  # fmt: skip
+            return profiles.minicheck_output(labelled)
+        return self._ask(trace, profiles.lynx_messages(trace), tokens,
+                         lambda reply: profiles.lynx_output(reply, trace.answer))  # fmt: skip
+
+    def _ask(self, trace: RagTrace, messages: list[dict[str, Any]], tokens: dict[str, int],
+             read: Callable[[str], T]) -> T:  # fmt: skip
+        """One request in a profile's format, read by ``read``; asked once more when the
+        reply is not the format, then ``invalid_output``."""
+        last: Exception | None = None
+        for _attempt in range(2):
+            request = {"model": self.model, "messages": messages, "temperature": 0,
+                       "max_tokens": self.max_tokens}  # fmt: skip
+            text = self._count(self._send(request), trace, tokens)
+            try:
+                return read(text)
+            except ValueError as exc:
+                last = exc
+        raise JudgeError("invalid_output", f"{self.profile} reply not in its format twice: {last}")
 
     def _count(self, completion: Any, trace: RagTrace, tokens: dict[str, int]) -> str:
         """The answer's text (or tool arguments); the usage added to ``tokens``, estimated
@@ -139,28 +177,35 @@ class OpenAIJudge:
         """One request the given way, and the way it was answered: a 400 that refuses the
         way moves on to the next."""
         while True:
-            try:
-                return self.client.chat.completions.create(**self._request(trace, way)), way
-            except openai.BadRequestError as exc:
-                if way in self._ways and len(self._ways) > 1 and self._ways[0] == way:
-                    self._ways.pop(0)  # this server does not take this way: the next one
-                    way = self._ways[0]
-                    continue
-                raise JudgeConfigError("http_400", f"judge request rejected: {exc}") from exc
-            except openai.APIStatusError as exc:
-                code = exc.status_code
-                if 400 <= code < 500 and code not in _RETRIED_BY_SDK:
-                    raise JudgeConfigError(
-                        f"http_{code}", f"judge request rejected: {exc}"
-                    ) from exc
-                kind = "rate_limited" if code == 429 else "server_error"
-                raise JudgeError(kind, str(exc)[:300]) from exc
-            except openai.APITimeoutError as exc:
-                raise JudgeError("timeout", str(exc)[:300]) from exc
-            except openai.APIConnectionError as exc:
-                raise JudgeError("connection", str(exc)[:300]) from exc
-            except (openai.APIResponseValidationError, ValueError) as exc:
-                raise JudgeError("invalid_response", str(exc)[:300]) from exc
+            refusable = len(self._ways) > 1 and self._ways[0] == way
+            completion = self._send(self._request(trace, way), refusable)
+            if completion is not None:
+                return completion, way
+            self._ways.pop(0)  # this server does not take this way: the next one
+            way = self._ways[0]
+
+    def _send(self, request: dict[str, Any], refusable: bool = False) -> Any:
+        """The completion, or None for a 400 when ``refusable`` (the caller asks another
+        way); every failure else is a ``JudgeError`` by kind."""
+        try:
+            return self.client.chat.completions.create(**request)
+        except openai.BadRequestError as exc:
+            if refusable:
+                return None
+            raise JudgeConfigError("http_400", f"judge request rejected: {exc}") from exc
+        except openai.APIStatusError as exc:
+            code = exc.status_code
+            if 400 <= code < 500 and code not in _RETRIED_BY_SDK:
+                why = f"judge request rejected: {exc}"
+                raise JudgeConfigError(f"http_{code}", why) from exc
+            kind = "rate_limited" if code == 429 else "server_error"
+            raise JudgeError(kind, str(exc)[:300]) from exc
+        except openai.APITimeoutError as exc:
+            raise JudgeError("timeout", str(exc)[:300]) from exc
+        except openai.APIConnectionError as exc:
+            raise JudgeError("connection", str(exc)[:300]) from exc
+        except (openai.APIResponseValidationError, ValueError) as exc:
+            raise JudgeError("invalid_response", str(exc)[:300]) from exc
 
     def _request(self, trace: RagTrace, way: Output) -> dict[str, Any]:
         prompt = user_prompt(trace)
