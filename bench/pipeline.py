@@ -94,7 +94,7 @@ def main() -> None:
         ("check suite alone", rate(checks, n, k, time.process_time)),
         ("pipeline, judge none", rate(pipeline_run(records, "none"), n, k, time.process_time)),
         (
-            "pipeline, heuristic judge (default)",
+            "pipeline, heuristic judge (the demo's)",
             rate(pipeline_run(records, "heuristic"), n, k, time.process_time),
         ),
     ]

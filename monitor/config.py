@@ -468,10 +468,11 @@ class OpenAIJudgeConfig(_Section):
 
 class JudgeConfig(_Section):
     backend: Literal["none", "heuristic", "anthropic", "openai"] = Field(
-        default="heuristic",
-        description="'heuristic' needs no network (the embedded default); 'anthropic' calls "
-        "the Messages API (key from ANTHROPIC_API_KEY or api_key); 'openai' an "
-        "OpenAI-compatible Chat Completions server (judge.openai).",
+        default="none",
+        description="'none' (the default): no judge; 'anthropic' calls the Messages API (key "
+        "from ANTHROPIC_API_KEY or api_key); 'openai' an OpenAI-compatible Chat Completions "
+        "server (judge.openai); 'heuristic' a lexical screen without a model (no network; "
+        "the built-in demo turns it on unless judge.backend is set).",
     )
     model: str = "claude-haiku-5-5"
     base_url: str | None = Field(default=None, description="Messages API base URL override.")

@@ -43,6 +43,7 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     configure_logging(settings.log.level, settings.log.format)
     log = structlog.get_logger("ragmon")
+    settings = _demo_judge(settings, log)
     metrics = _run_metrics(settings, stderr)
     if metrics is None:
         return EXIT_USAGE
@@ -93,6 +94,17 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         ready.clear()
         _close_all([pipeline, server, *extras])
     return code
+
+
+def _demo_judge(settings: config_mod.Settings, log: Any) -> config_mod.Settings:
+    """The built-in demo shows the judge's panels with the heuristic judge unless
+    judge.backend is set (anywhere else the default is no judge), and says so."""
+    if settings.source.type != "demo" or "backend" in settings.judge.model_fields_set:
+        return settings
+    log.info("demo_heuristic_judge", note="the demo turns on the heuristic judge, a lexical "
+             "screen, not a faithfulness measurement; set judge.backend to choose")  # fmt: skip
+    judge = settings.judge.model_copy(update={"backend": "heuristic"})
+    return settings.model_copy(update={"judge": judge})
 
 
 def _build_run(
