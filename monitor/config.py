@@ -466,6 +466,27 @@ class OpenAIJudgeConfig(_Section):
     )
 
 
+class JuryConfig(_Section):
+    """A second judge of another model family on a share of the judged traces."""
+
+    backend: Literal["none", "heuristic", "anthropic", "openai"] = Field(
+        default="none",
+        description="The second judge ('none': no jury; unused without a first judge); its "
+        "settings are its own section "
+        "(judge.openai for openai; judge.model, base_url, api_key for anthropic). Must differ "
+        "from judge.backend.",
+    )
+    share: float = Field(
+        default=1.0, gt=0, le=1,
+        description="Share of the judged traces the second judge also grades (by trace id).",
+    )  # fmt: skip
+    hard_fail: Literal["both", "either"] = Field(
+        default="both",
+        description="A hard fail needs both judges to find a contradiction (both), or one "
+        "(either). Both: a page needs two families to agree.",
+    )
+
+
 class JudgeConfig(_Section):
     backend: Literal["none", "heuristic", "anthropic", "openai"] = Field(
         default="none",
@@ -510,9 +531,16 @@ class JudgeConfig(_Section):
         "the judge sees them (the same detectors as golden rows).",
     )
     openai: OpenAIJudgeConfig = OpenAIJudgeConfig()
+    jury: JuryConfig = JuryConfig()
     sampling: SamplingConfig = SamplingConfig()
     budget: BudgetConfig = BudgetConfig()
     prices: PricesConfig = PricesConfig()
+
+    @model_validator(mode="after")
+    def _jury_of_two_families(self) -> JudgeConfig:
+        if self.jury.backend != "none" and self.jury.backend == self.backend:
+            raise ValueError("judge.jury.backend must differ from judge.backend")
+        return self
 
 
 class OtelConfig(_Section):

@@ -26,6 +26,7 @@ from monitor.exposure import is_loopback
 from monitor.ingest.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.heuristic import HeuristicJudge
+from monitor.judge.jury import JuryJudge
 from monitor.judge.prices import Prices
 from monitor.judge.process import ProcessJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
@@ -380,6 +381,31 @@ def _free(trace: RagTrace) -> tuple[int, float]:
     return 0, 0.0
 
 
+def _judge_calls(cfg: JudgeConfig) -> tuple[Judge, Callable[[RagTrace], tuple[int, float]]]:
+    """The judge of ``cfg.backend`` (in a child process with ``judge.isolate``), and the
+    budget estimate of one call to it (tokens, USD)."""
+    remote = _remote(cfg)
+    if remote is None:
+        return HeuristicJudge(), _free
+    cls, kwargs = remote
+    local: Any = cls(**kwargs)  # also estimates the input tokens
+    local.verify()
+    calls: Judge = local
+    if cfg.isolate:
+        # the SDK's HTTP and JSON work off the GIL; the bound on one call is the SDK's
+        # timeout per attempt, its retries, our one re-ask
+        call_timeout = 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
+        calls = ProcessJudge(cls, kwargs, cfg.backend, local.model,
+                             threads=cfg.concurrency, call_timeout=call_timeout)  # fmt: skip
+    prices = local.prices
+
+    def estimate(trace: RagTrace) -> tuple[int, float]:
+        tokens = local.estimate_input_tokens(trace)
+        return tokens, prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
+
+    return calls, estimate
+
+
 def build_judge_stage(
     settings: Settings, metrics: Metrics, sample_rate: float | None = None
 ) -> JudgeStage | None:
@@ -395,32 +421,22 @@ def build_judge_stage(
     sampler = HashSampler(
         SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
     )
-    calls: Judge
-    estimate: Callable[[RagTrace], tuple[int, float]]
-    remote = _remote(cfg)
-    if remote is not None:
-        cls, kwargs = remote
-        local: Any = cls(**kwargs)  # also estimates the input tokens
-        local.verify()
-        # in a child process (judge.isolate): the SDK's HTTP and JSON work off the GIL; the
-        # bound on one call is the SDK's timeout per attempt, its retries, our one re-ask
-        call_timeout = 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
-        calls = local
-        if cfg.isolate:
-            calls = ProcessJudge(cls, kwargs, cfg.backend, local.model,
-                                 threads=cfg.concurrency, call_timeout=call_timeout)  # fmt: skip
-        prices = local.prices
+    if cfg.jury.backend != "none" and cfg.jury.backend == cfg.backend:  # replay --judge
+        raise ConfigError("judge.jury.backend must differ from the first judge's backend")
+    calls, estimate = _judge_calls(cfg)
+    limits: BudgetLimits | None = None  # the heuristic judge costs nothing but CPU
+    if cfg.backend in ("anthropic", "openai") or cfg.jury.backend in ("anthropic", "openai"):
+        b = cfg.budget
+        limits = BudgetLimits(b.calls_per_minute, b.input_tokens_per_minute, b.usd_per_day)
+    if cfg.jury.backend != "none":
+        second, second_estimate = _judge_calls(cfg.model_copy(update={"backend": cfg.jury.backend}))
+        first_estimate, share = estimate, cfg.jury.share
 
-        def estimate(trace: RagTrace) -> tuple[int, float]:
-            tokens = local.estimate_input_tokens(trace)
-            return tokens, prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
+        def estimate(trace: RagTrace) -> tuple[int, float]:  # both judges, the second's share
+            (t1, c1), (t2, c2) = first_estimate(trace), second_estimate(trace)
+            return t1 + int(share * t2), c1 + share * c2
 
-        limits: BudgetLimits | None = BudgetLimits(
-            cfg.budget.calls_per_minute, cfg.budget.input_tokens_per_minute, cfg.budget.usd_per_day
-        )
-    else:
-        calls, estimate = HeuristicJudge(), _free
-        limits = None  # the heuristic judge costs nothing but CPU: no budget
+        calls = JuryJudge(calls, second, share, cfg.jury.hard_fail, metrics.on_jury_pair)
     judge: Judge = (
         RedactingJudge(calls, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else calls
     )

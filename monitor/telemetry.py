@@ -211,6 +211,14 @@ class Metrics:
             "1 when the judge stopped after a configuration error (bad key, unknown model).",
             registry=registry,
         )
+        self.jury_pairs = Counter(
+            "ragmon_judge_jury_pairs",
+            "Traces both judges of the jury graded, per route, by whether their verdicts "
+            'agreed (the disagreement rate: agreed="false" over all).',
+            ["route", "agreed"],
+            registry=registry,
+        )
+        self._jury_routes = LabelLimiter()
         self.judge_same_family = Gauge(
             "ragmon_judge_same_family",
             "1 when judge and generator models come from one family (self-preference risk).",
@@ -311,6 +319,10 @@ class Metrics:
             self.calibration.labels("hard_fail_sensitivity", *labels).set(cal.sensitivity)
         if cal.specificity is not None:
             self.calibration.labels("hard_fail_specificity", *labels).set(cal.specificity)
+
+    def on_jury_pair(self, route: str | None, agreed: bool) -> None:
+        """Both jury judges graded a trace of ``route``; ``agreed``: the same verdict."""
+        self.jury_pairs.labels(self._jury_routes(route), "true" if agreed else "false").inc()
 
     def on_same_family(self, family: str) -> None:
         self.judge_same_family.set(1)

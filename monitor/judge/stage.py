@@ -241,7 +241,8 @@ class JudgeStage:
         self.breaker = breaker or CircuitBreaker(5, 30.0, clock)
         self.estimate = estimate
         self.cache = cache
-        self._family = model_family(judge.model)
+        # a jury's model is "first+second": either family grading its own is flagged
+        self._families = {model_family(m) for m in judge.model.split("+")} - {None}
         self.same_family_seen = False
         self._queue: queue.Queue[Pending | None] = queue.Queue(maxsize=max_queue)
         self._done: queue.Queue[tuple[Pending, Evaluation]] = queue.Queue()
@@ -307,13 +308,14 @@ class JudgeStage:
 
     def _check_family(self, trace: RagTrace) -> None:
         """A judge grading its own family's answers tends to prefer them: flag it once."""
-        if self.same_family_seen or self._family is None:
+        if self.same_family_seen or not self._families:
             return
-        if model_family(trace.model) == self._family:
+        family = model_family(trace.model)
+        if family is not None and family in self._families:
             self.same_family_seen = True
-            self.log.warning("judge_same_family", family=self._family, generator=trace.model)
+            self.log.warning("judge_same_family", family=family, generator=trace.model)
             if self.observer is not None:
-                self.observer.on_same_family(self._family)
+                self.observer.on_same_family(family)
 
     def _work(self) -> None:
         while True:

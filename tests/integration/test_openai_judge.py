@@ -179,3 +179,30 @@ def test_a_reply_outside_the_profile_format_is_asked_once_more_then_invalid() ->
         with pytest.raises(JudgeError) as exc:
             make_judge(api, profile="minicheck").judge(TRACE)
     assert exc.value.kind == "invalid_output" and len(api.requests) == 2
+
+
+def test_a_jury_of_anthropic_and_an_openai_compatible_judge(tmp_path: Path) -> None:
+    """`replay --judge anthropic` with judge.jury.backend openai: both local servers see the
+    sampled traces; the first finds a contradiction, the second does not, so by the default
+    rule (a hard fail needs both) the verdict is a fail; each pair's disagreement counted."""
+    from tests.integration.messages_api import MessagesApi
+    from tests.integration.messages_api import verdict as messages_verdict
+
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(20)))
+    out = tmp_path / "evals.jsonl"
+    with MessagesApi() as claude, ChatCompletionsApi() as other:
+        claude.default = messages_verdict("SUPPORTED", "CONTRADICTED")
+        other.default = verdict("SUPPORTED", "SUPPORTED")
+        result = ragmon("replay", str(src), "--judge", "anthropic", "--output-jsonl", str(out),
+                        ANTHROPIC_API_KEY="test-key", RAGMON_JUDGE__BASE_URL=claude.base_url,
+                        RAGMON_JUDGE__JURY__BACKEND="openai",
+                        RAGMON_JUDGE__OPENAI__BASE_URL=other.base_url)  # fmt: skip
+        first = sum(1 for r in claude.requests if r["path"].endswith("/messages"))
+        second = len(other.requests)
+    assert result.returncode == 0, result.stderr
+    judged = [x["judge"] for x in map(json.loads, out.read_text().splitlines())
+              if "verdict" in x["judge"]]  # fmt: skip
+    assert judged and first >= 1 and second >= 1
+    assert {j["judge"] for j in judged} == {"jury(anthropic+openai)"}
+    assert {j["verdict"] for j in judged} == {"fail"}
