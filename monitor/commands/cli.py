@@ -402,6 +402,12 @@ def _add_compare(sub: _Commands) -> None:
     cmp.add_argument("--release", action="append", required=True, metavar="RELEASE",
                      help="twice: the release A, then B")  # fmt: skip
     cmp.add_argument("--output-json", type=Path, help="also write the comparison as JSON")
+    cmp.add_argument("--judge", choices=("anthropic", "openai"),
+                     help="also judge the two releases' answers pairwise on the same passages, "
+                     "twice (both orders); a win counts only when both orders agree, else a "
+                     "tie; the pairs whose preference changed with the order are listed "
+                     "(position bias). Settings from the config's judge section")  # fmt: skip
+    _add_config_arg(cmp)
 
 
 def _add_eval_retrieval(sub: _Commands) -> None:

@@ -250,6 +250,38 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
               f"{args.release[1]} (golden set {golden.version})", file=stderr)  # fmt: skip
         return EXIT_FAIL
     print(result.table(), file=stdout)
+    report = result.as_dict()
+    if args.judge is not None:
+        pairs = _pairwise(args, traces, golden.items, stderr)
+        if pairs is None:
+            return EXIT_USAGE
+        print(pairs.table(args.release[0], args.release[1]), file=stdout)
+        report["pairwise"] = pairs.as_dict()
     if args.output_json:
-        args.output_json.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
+        args.output_json.write_text(json.dumps(report, indent=2) + "\n")
     return EXIT_OK
+
+
+def _pairwise(args: argparse.Namespace, traces: list[RagTrace], items: dict[str, Any],
+              stderr: TextIO) -> Any:  # fmt: skip
+    """The pairwise judgement with --judge (its settings from the config), or None after
+    saying why not."""
+    from monitor import registry
+    from monitor.errors import JudgeError, StartupError
+    from monitor.golden.compare import pairwise
+
+    settings = _settings(args, "compare", stderr)
+    if settings is None:
+        return None
+    try:
+        judge: Any = registry.build_judge(settings.judge.model_copy(update={"backend": args.judge}))
+    except StartupError as exc:
+        print(f"ragmon compare: {exc}", file=stderr)
+        return None
+    try:
+        return pairwise(traces, items, args.release[0], args.release[1], judge.structured)
+    except JudgeError as exc:
+        print(f"ragmon compare: the pairwise judge failed ({exc.kind}): {exc}", file=stderr)
+        return None
+    finally:
+        judge.close()

@@ -140,3 +140,79 @@ def compare(
         if (stage_a in GOOD_STAGES) != (stage_b in GOOD_STAGES):
             result.flipped.append({"golden_id": gid, "a": stage_a, "b": stage_b})
     return result
+
+
+@dataclass
+class Pairwise:
+    """Pairwise judgements of the two releases' answers, both orders each: B's wins, A's
+    wins and ties per probe, the mean outcome (B win +1, tie 0, A win -1) with its 95 %
+    paired bootstrap interval and sign test, and the probes whose preference changed with
+    the order (position bias)."""
+
+    pairs: int = 0
+    b_wins: int = 0
+    a_wins: int = 0
+    ties: int = 0
+    mean: float = 0.0
+    low: float = 0.0
+    high: float = 0.0
+    p_value: float = 1.0
+    calls: int = 0
+    flipped: list[dict[str, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return vars(self) | {"position_bias_rate": self.bias_rate}
+
+    @property
+    def bias_rate(self) -> float:
+        return len(self.flipped) / self.pairs if self.pairs else 0.0
+
+    def table(self, a: str, b: str) -> str:
+        if not self.pairs:
+            return "pairwise: no probe answered under both releases"
+        n = self.pairs
+        return "\n".join([
+            f"pairwise judge, both orders ({self.calls} calls for {n} pairs):",
+            f"  {b} wins {self.b_wins} ({self.b_wins / n:.0%}), {a} wins {self.a_wins} "
+            f"({self.a_wins / n:.0%}), ties {self.ties} ({self.ties / n:.0%})",
+            f"  mean outcome (B +1, A -1) {self.mean:+.3f}, 95% interval {self.low:+.3f} .. "
+            f"{self.high:+.3f}, sign p {self.p_value:.3g}",
+            f"  order changed the preference on {len(self.flipped)} of {n} pairs "
+            f"(position bias {self.bias_rate:.0%}): counted as ties",
+        ])  # fmt: skip
+
+
+def pairwise(
+    traces: Iterable[RagTrace], items: dict[str, dict[str, Any]], release_a: str,
+    release_b: str, ask: Any,
+) -> Pairwise:  # fmt: skip
+    """Each golden probe answered under both releases, judged pairwise in both orders on
+    the same passages: the item's gold passages, else release A's packed context."""
+    from monitor.judge.pairwise import judge_pair
+
+    first: dict[str, dict[str, RagTrace]] = {release_a: {}, release_b: {}}
+    for trace in traces:
+        if trace.release in first and trace.golden_id in items:
+            first[trace.release].setdefault(str(trace.golden_id), trace)
+    out = Pairwise()
+    outcomes: list[float] = []
+    for gid in sorted(first[release_a].keys() & first[release_b].keys()):
+        a, b = first[release_a][gid], first[release_b][gid]
+        gold = [str(p.get("text") or "") for p in items[gid].get("gold_passages") or []]
+        passages = gold or [p.text for p in a.context]
+        result = judge_pair(ask, a.query, passages, a.answer, b.answer)
+        out.calls += 2
+        winner = result.winner
+        out.b_wins += winner == "b"
+        out.a_wins += winner == "a"
+        out.ties += winner == "tie"
+        outcomes.append({"b": 1.0, "a": -1.0, "tie": 0.0}[winner])
+        if result.flipped:
+            out.flipped.append({"golden_id": gid, "a_first": result.first_order,
+                                "b_first": result.second_order})  # fmt: skip
+    out.pairs = len(outcomes)
+    if outcomes:
+        out.mean = sum(outcomes) / len(outcomes)
+        out.low, out.high = bootstrap_interval(outcomes)
+        out.p_value = sign_test(out.b_wins, out.a_wins)
+    return out

@@ -114,18 +114,30 @@ class AnthropicJudge:
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
 
     def _call(self, trace: RagTrace) -> Any:
+        return self._create(RUBRIC, TOOL, user_prompt(trace))
+
+    def structured(self, system: str, prompt: str, tool: dict[str, Any]) -> dict[str, Any]:
+        """One call with ``system`` (cached) and ``prompt``, forced through ``tool``: the
+        tool's input (pairwise comparison asks this way)."""
+        message = self._create(system, tool, prompt)
+        for block in getattr(message, "content", None) or []:
+            if getattr(block, "type", None) == "tool_use" and block.name == tool["name"]:
+                return dict(block.input)
+        raise JudgeError("invalid_output", f"no {tool['name']} tool call in the answer")
+
+    def _create(self, system: str, tool: dict[str, Any], prompt: str) -> Any:
         try:
             return self.client.messages.create(
                 model=self.model,
                 max_tokens=self.max_tokens,
-                system=[{"type": "text", "text": RUBRIC, "cache_control": {"type": "ephemeral"}}],
-                tools=[TOOL],
+                system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+                tools=[tool],
                 tool_choice={
                     "type": "tool",
-                    "name": TOOL["name"],
+                    "name": tool["name"],
                     "disable_parallel_tool_use": True,
                 },
-                messages=[{"role": "user", "content": user_prompt(trace)}],
+                messages=[{"role": "user", "content": prompt}],
             )
         except anthropic.APIStatusError as exc:
             code = exc.status_code

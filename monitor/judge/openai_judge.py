@@ -155,6 +155,35 @@ class OpenAIJudge:
                 last = exc
         raise JudgeError("invalid_output", f"{self.profile} reply not in its format twice: {last}")
 
+    def structured(self, system: str, prompt: str, tool: dict[str, Any]) -> dict[str, Any]:
+        """One call with ``system`` and ``prompt`` answered as ``tool``'s input: a forced
+        tool call, or JSON mode with the schema in the prompt where tools are refused."""
+        fn = {"name": tool["name"], "description": tool["description"],
+              "parameters": tool["input_schema"]}  # fmt: skip
+        base = {"model": self.model, "max_tokens": self.max_tokens, "temperature": 0}
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+        completion = self._send({**base, "messages": messages, "tools": [{"type": "function",
+                                 "function": fn}], "tool_choice": {"type": "function",
+                                 "function": {"name": tool["name"]}}}, refusable=True)  # fmt: skip
+        if completion is None:  # no tools here: JSON mode
+            hint = "\n\nAnswer with one JSON object of this schema: " + json.dumps(
+                tool["input_schema"]
+            )
+            messages[1] = {"role": "user", "content": prompt + hint}
+            completion = self._send({**base, "messages": messages,
+                                     "response_format": {"type": "json_object"}})  # fmt: skip
+        choices = getattr(completion, "choices", None) or []
+        message = choices[0].message if choices else None
+        calls = getattr(message, "tool_calls", None) or []
+        text = calls[0].function.arguments if calls else getattr(message, "content", None)
+        try:
+            value = json.loads(text or "")
+        except ValueError as exc:
+            raise JudgeError("invalid_output", f"no {tool['name']} answer: {exc}") from exc
+        if not isinstance(value, dict):
+            raise JudgeError("invalid_output", f"no {tool['name']} object in the answer")
+        return value
+
     def _count(self, completion: Any, trace: RagTrace, tokens: dict[str, int]) -> str:
         """The answer's text (or tool arguments); the usage added to ``tokens``, estimated
         when the server reports none."""

@@ -72,16 +72,18 @@ TOOL: dict[str, Any] = {
 }
 
 
-def _escape(text: str) -> str:
+def escape(text: str) -> str:
+    """Trace text for a data block: angle brackets and ampersands escaped, so it cannot
+    close its block or open another."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def user_prompt(trace: RagTrace) -> str:
     """The per-trace part of the prompt: only data blocks, nothing to obey."""
-    parts = [f"<question>{_escape(trace.query)}</question>"]
+    parts = [f"<question>{escape(trace.query)}</question>"]
     for i, p in enumerate(trace.context, 1):
-        parts.append(f'<passage n="{i}">{_escape(p.text)}</passage>')
-    parts.append(f"<answer>{_escape(trace.answer)}</answer>")
+        parts.append(f'<passage n="{i}">{escape(p.text)}</passage>')
+    parts.append(f"<answer>{escape(trace.answer)}</answer>")
     return "\n".join(parts)
 
 

@@ -27,6 +27,7 @@ class Reply:
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     prose: str | None = None  # answer with this text whatever was asked
+    tool_input: dict[str, Any] | None = None  # the arguments instead of a verdict
 
 
 def verdict(*labels: str) -> Reply:
@@ -116,8 +117,9 @@ class ChatCompletionsApi:
         return None
 
     def completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-        args = json.dumps({"claims": reply.claims, "is_refusal": reply.is_refusal,
-                           "context_has_answer": reply.context_has_answer})  # fmt: skip
+        args = json.dumps(reply.tool_input if reply.tool_input is not None else {
+            "claims": reply.claims, "is_refusal": reply.is_refusal,
+            "context_has_answer": reply.context_has_answer})  # fmt: skip
         message: dict[str, Any] = {"role": "assistant", "content": args}
         if reply.prose is not None or (self.ignores_response_format and not body.get("tools")):
             message["content"] = reply.prose or "The answer looks faithful to me."

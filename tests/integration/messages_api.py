@@ -84,7 +84,8 @@ class MessagesApi:
                 if reply.text_only is not None:
                     content = [{"type": "text", "text": reply.text_only}]
                 else:
-                    content = [{"type": "tool_use", "id": "toolu_01", "name": "record_verdict",
+                    tool = (request.get("tools") or [{}])[0].get("name", "record_verdict")
+                    content = [{"type": "tool_use", "id": "toolu_01", "name": tool,
                                 "input": reply.tool_input}]  # fmt: skip
                 message = {
                     "id": f"msg_{len(api.requests)}",

@@ -228,3 +228,20 @@ def test_a_rejected_key_or_unknown_model_stops_the_start(
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert calls == 0  # no Messages call was made
+
+
+def test_pairwise_asks_through_the_preference_tool() -> None:
+    """The pairwise comparison's call: its own rubric (cached), its own forced tool, both
+    orders; the tool's input comes back as it was given."""
+    from monitor.judge.pairwise import PAIR_RUBRIC, judge_pair
+
+    with MessagesApi() as api:
+        api.script.extend([Reply(tool_input={"better": "2", "reason": "x"}),
+                           Reply(tool_input={"better": "1", "reason": "x"})])  # fmt: skip
+        outcome = judge_pair(make_judge(api).structured, "q?", ["p"], "old", "new")
+    assert (outcome.winner, outcome.flipped) == ("b", False)
+    bodies = [r["body"] for r in api.requests]
+    assert [b["tool_choice"]["name"] for b in bodies] == ["record_preference"] * 2
+    assert bodies[0]["system"][0]["text"] == PAIR_RUBRIC
+    assert "<answer_1>old</answer_1>" in bodies[0]["messages"][0]["content"]
+    assert "<answer_1>new</answer_1>" in bodies[1]["messages"][0]["content"]

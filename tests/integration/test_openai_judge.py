@@ -206,3 +206,40 @@ def test_a_jury_of_anthropic_and_an_openai_compatible_judge(tmp_path: Path) -> N
     assert judged and first >= 1 and second >= 1
     assert {j["judge"] for j in judged} == {"jury(anthropic+openai)"}
     assert {j["verdict"] for j in judged} == {"fail"}
+
+
+def test_compare_judges_two_releases_pairwise_in_both_orders(tmp_path: Path) -> None:
+    """`ragmon compare --judge openai`: two calls per probe (both orders) through the real
+    SDK; a judge that always prefers the answer shown first wins nothing — every pair is a
+    tie and is listed as position bias."""
+    from tests.integration.conftest import candidate_rows
+
+    golden, rows = candidate_rows(tmp_path)
+    rows = [r for r in rows if r["retrieved_context_ids"]][:3]
+    for row in rows:
+        done = ragmon("golden", "review", "--dir", str(golden), "--row", row["id"], "--accept",
+                      "--reference", "r", "--gold", f"{row['retrieved_context_ids'][0]}=2",
+                      "--reviewer", "ana")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert ragmon("golden", "publish", "--dir", str(golden)).returncode == 0
+    traces = tmp_path / "probes.jsonl"
+    with traces.open("w") as out:
+        for i, row in enumerate(rows):
+            for release in ("v1", "v2"):
+                record = {**demo.generate(i), "golden_id": row["id"], "release": release,
+                          "trace_id": f"{i:02x}{release[1]}".ljust(32, "0"),
+                          "answer": f"answer of {release}"}  # fmt: skip
+                out.write(json.dumps(record) + "\n")
+    report = tmp_path / "cmp.json"
+    with ChatCompletionsApi() as api:
+        api.default = Reply(tool_input={"better": "1", "reason": "the first"})
+        result = ragmon("compare", str(traces), "--golden", str(golden / "set"), "--release",
+                        "v1", "--release", "v2", "--judge", "openai", "--output-json",
+                        str(report), RAGMON_JUDGE__OPENAI__BASE_URL=api.base_url)  # fmt: skip
+        calls = len(api.requests)
+    assert result.returncode == 0, result.stderr
+    pair = json.loads(report.read_text())["pairwise"]
+    assert calls == 2 * pair["pairs"] == 6 and pair["calls"] == 6
+    assert pair["ties"] == 3 and pair["position_bias_rate"] == 1.0
+    assert "position bias 100%" in result.stdout
+    assert all(r["tools"][0]["function"]["name"] == "record_preference" for r in api.requests)
