@@ -110,7 +110,26 @@ def otel(tmp_path: Path) -> Case:
     return Case(sink, delivered)
 
 
-SINKS = [prometheus, jsonl_file, jsonl_stream, golden, memory, summary, otel]
+def probes(tmp_path: Path) -> Case:
+    from monitor.golden import review
+    from monitor.telemetry import LabelLimiter
+    from sinks.probes import ProbeSink
+
+    item = {"schema": "ragmon.golden/v1", "id": "g-1", "query": "q", "reference": "r",
+            "gold_docs": [{"id": "refund-policy-v3", "grade": 2}], "gold_passages": [],
+            "category": "answerable", "expected": "answer"}  # fmt: skip
+    review.publish([item], tmp_path / "set")
+    registry = CollectorRegistry()
+    sink = ProbeSink(tmp_path / "set", registry, LabelLimiter())
+
+    def delivered() -> int:  # probes scored, known golden id or not
+        return int(sum(s.value for f in registry.collect() if f.name == "ragmon_probe_traces"
+                       for s in f.samples if s.name == "ragmon_probe_traces_total"))  # fmt: skip
+
+    return Case(sink, delivered)
+
+
+SINKS = [prometheus, jsonl_file, jsonl_stream, golden, memory, summary, otel, probes]
 
 
 def expected(name: str, evs: list[Evaluation]) -> int:
@@ -120,6 +139,8 @@ def expected(name: str, evs: list[Evaluation]) -> int:
         return sum(1 for e in evs if e.flagged)
     if name == "otel":
         return sum(1 for e in evs if any(r.flagged and r.applicable for r in e.checks.values()))
+    if name == "probes":
+        return sum(1 for e in evs if e.trace.golden_id)
     return len(evs)
 
 
