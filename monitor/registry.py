@@ -187,8 +187,6 @@ def build_probe_loop(settings: Settings, metrics: Metrics) -> Any:
         return None  # the configuration has checked that an endpoint comes with both
     import json
 
-    from prometheus_client import Counter
-
     from monitor.golden.probe_client import ProbeLoop, Prober
     from monitor.golden.probes import load_set
 
@@ -196,16 +194,10 @@ def build_probe_loop(settings: Settings, metrics: Metrics) -> Any:
         template = json.loads(cfg.request_template.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"probes.request_template: {exc}") from exc
-    requests = Counter(
-        "ragmon_probe_requests",
-        "Golden probe requests the daemon sent, by outcome.",
-        ["outcome"],
-        registry=metrics.registry,
-    )
     path = settings.golden.set_path
     prober = Prober(cfg.endpoint, template, cfg.rate_per_second, cfg.timeout_seconds, cfg.header)
     return ProbeLoop(prober, lambda: load_set(path), cfg.every_seconds,
-                     lambda outcome, n: requests.labels(outcome).inc(n))  # fmt: skip
+                     metrics.on_probe_requests)  # fmt: skip
 
 
 def watch_reviews(settings: Settings, metrics: Metrics) -> None:

@@ -211,6 +211,12 @@ class Metrics:
             "1 when the judge stopped after a configuration error (bad key, unknown model).",
             registry=registry,
         )
+        self.probe_requests = Counter(
+            "ragmon_probe_requests",
+            "Golden probe requests the daemon sent, by outcome.",
+            ["outcome"],
+            registry=registry,
+        )
         self.jury_pairs = Counter(
             "ragmon_judge_jury_pairs",
             "Traces both judges of the jury graded, per route, by whether their verdicts "
@@ -319,6 +325,10 @@ class Metrics:
             self.calibration.labels("hard_fail_sensitivity", *labels).set(cal.sensitivity)
         if cal.specificity is not None:
             self.calibration.labels("hard_fail_specificity", *labels).set(cal.specificity)
+
+    def on_probe_requests(self, outcome: str, n: int) -> None:
+        """``n`` golden probe requests of the daemon's probe loop ended with ``outcome``."""
+        self.probe_requests.labels(outcome).inc(n)
 
     def on_jury_pair(self, route: str | None, agreed: bool) -> None:
         """Both jury judges graded a trace of ``route``; ``agreed``: the same verdict."""
