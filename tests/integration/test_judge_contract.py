@@ -104,7 +104,7 @@ def test_a_child_process_gives_the_same_verdict(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_through_the_stage_identical_content_is_judged_once_and_weighted(backend: str) -> None:
-    with BACKENDS[backend]() as (cls, kwargs, api):
+    with BACKENDS[backend]() as (cls, kwargs, _):
         calls = 0
         inner = cls(**kwargs)
 
@@ -119,8 +119,9 @@ def test_through_the_stage_identical_content_is_judged_once_and_weighted(backend
             def close(self) -> None:
                 """Nothing held."""
 
+        metrics = Metrics(CollectorRegistry())
         stage = JudgeStage(Counting(), HashSampler(SamplingRules(0.5, 0.5)), Budget(None),
-                           observer=Metrics(CollectorRegistry()), cache=VerdictCache(100))  # fmt: skip
+                           observer=metrics, cache=VerdictCache(100))  # fmt: skip
         ids = [f"{i:032x}" for i in range(200)]
         twins = [t for t in ids if stage.sampler.position(t) < (1 << 63)][:2]  # both sampled
         stage.start()
