@@ -211,6 +211,13 @@ class Metrics:
             "1 when the judge stopped after a configuration error (bad key, unknown model).",
             registry=registry,
         )
+        self.judge_usage_estimated = Counter(
+            "ragmon_judge_usage_estimated",
+            "Verdicts whose server reported no token usage: the budget was charged an "
+            "estimate (about four characters a token) instead.",
+            ["judge"],
+            registry=registry,
+        )
         self.probe_requests = Counter(
             "ragmon_probe_requests",
             "Golden probe requests the daemon sent, by outcome.",
@@ -302,6 +309,8 @@ class Metrics:
             self.judge_claims.labels(v.judge, claim.label).inc()
         if v.context_has_answer is True:
             self.judge_false_refusals.labels(v.judge).inc()
+        if v.usage_estimated:
+            self.judge_usage_estimated.labels(v.judge).inc()
         usage = {
             "input": v.input_tokens,
             "output": v.output_tokens,

@@ -55,6 +55,8 @@ class Verdict(BaseModel):
     cache_write_tokens: int = 0
     cost_usd: float = 0.0
     latency_seconds: float = 0.0
+    # the server reported no token usage: the tokens (and the cost) are an estimate
+    usage_estimated: bool = False
 
     @classmethod
     def from_output(

@@ -93,4 +93,5 @@ def combine(one: Verdict, two: Verdict, rule: Rule, name: str, model: str) -> Ve
         "cache_write_tokens": one.cache_write_tokens + two.cache_write_tokens,
         "cost_usd": one.cost_usd + two.cost_usd,
         "latency_seconds": one.latency_seconds + two.latency_seconds,
+        "usage_estimated": one.usage_estimated or two.usage_estimated,
     })  # fmt: skip

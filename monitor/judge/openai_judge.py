@@ -124,11 +124,13 @@ class OpenAIJudge:
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
 
     def _verdict(self, output: JudgeOutput, tokens: dict[str, int], t0: float) -> Verdict:
+        estimated = bool(tokens.pop("usage_estimated", 0))
         cost = self.prices.cost(tokens["input_tokens"], tokens["output_tokens"], 0, 0)
         version = RUBRIC_ID if self.profile == "rubric" else f"{self.profile}-v1"
         return Verdict.from_output(
             output, judge=self.name, model=self.model, rubric_version=version,
-            cost_usd=cost, latency_seconds=time.monotonic() - t0, **tokens,
+            cost_usd=cost, latency_seconds=time.monotonic() - t0, usage_estimated=estimated,
+            **tokens,
         )  # fmt: skip
 
     def _profiled(self, trace: RagTrace, tokens: dict[str, int]) -> JudgeOutput:
@@ -200,6 +202,7 @@ class OpenAIJudge:
         else:  # no usage reported: charge an estimate so the budget still holds
             tokens["input_tokens"] += self.estimate_input_tokens(trace)
             tokens["output_tokens"] += len(text) // 4 + 1
+            tokens["usage_estimated"] = 1
         return str(text)
 
     def _call(self, trace: RagTrace, way: Output) -> tuple[Any, Output]:

@@ -81,7 +81,18 @@ def test_no_usage_is_charged_by_estimate() -> None:
     an estimate instead of zero, so it keeps limiting."""
     with ChatCompletionsApi(usage=False) as api:
         v = make_judge(api).judge(TRACE)
-    assert v.input_tokens > 300 and v.output_tokens > 10
+    assert v.input_tokens > 300 and v.output_tokens > 10 and v.usage_estimated
+    from prometheus_client import CollectorRegistry
+
+    from monitor.telemetry import Metrics
+
+    metrics = Metrics(CollectorRegistry())
+    metrics.on_verdict(v)  # counted as an estimate, next to the tokens it charged
+    got = metrics.registry.get_sample_value("ragmon_judge_usage_estimated_total",
+                                            {"judge": "openai"})  # fmt: skip
+    assert got == 1
+    with ChatCompletionsApi() as api:
+        assert not make_judge(api).judge(TRACE).usage_estimated
 
 
 @pytest.mark.parametrize(
