@@ -30,7 +30,14 @@ from pydantic import ValidationError
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
 from monitor.judge import profiles
 from monitor.judge.prices import Prices
-from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, estimate_input_tokens, user_prompt
+from monitor.judge.rubric import (
+    RUBRIC,
+    RUBRIC_ID,
+    TOOL,
+    estimate_input_tokens,
+    unfence,
+    user_prompt,
+)
 from monitor.model import RagTrace
 from monitor.verdict import JudgeOutput, Verdict
 
@@ -38,10 +45,32 @@ T = TypeVar("T")
 Output = Literal["json_schema", "tool", "json"]
 WAYS: tuple[Output, ...] = ("json_schema", "tool", "json")
 _RETRIED_BY_SDK = {408, 409, 429}
-_JSON_HINT = (
-    "\n\nAnswer with one JSON object and nothing else, of this JSON schema:\n"
-    + json.dumps(TOOL["input_schema"])
-)
+
+
+def _json_hint(schema: dict[str, Any]) -> str:
+    """What JSON mode adds to the prompt: the answer's schema."""
+    return "\n\nAnswer with one JSON object and nothing else, of this JSON schema:\n" + (
+        json.dumps(schema)
+    )
+
+
+def _forced_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """The request options that force a call of ``tool`` (an Anthropic-style definition)."""
+    fn = {"name": tool["name"], "description": tool["description"],
+          "parameters": tool["input_schema"]}  # fmt: skip
+    return {"tools": [{"type": "function", "function": fn}],
+            "tool_choice": {"type": "function", "function": {"name": tool["name"]}}}  # fmt: skip
+
+
+def _reply_text(completion: Any) -> str | None:
+    """The first choice's tool-call arguments or text ("" when empty), None when the answer
+    has no choices."""
+    choices = getattr(completion, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        return None
+    message = choices[0].message
+    calls = getattr(message, "tool_calls", None) or []
+    return str(calls[0].function.arguments if calls else (message.content or ""))
 
 
 class OpenAIJudge:
@@ -113,7 +142,7 @@ class OpenAIJudge:
             completion, way = self._call(trace, self._ways[0])
             text = self._count(completion, trace, tokens)
             try:
-                output = _parse(completion, way, text)
+                output = _parse(way, text)
             except (ValidationError, ValueError) as exc:
                 last = exc
                 if len(self._ways) > 1:  # the server ignored this way: ask the next one
@@ -160,24 +189,15 @@ class OpenAIJudge:
     def structured(self, system: str, prompt: str, tool: dict[str, Any]) -> dict[str, Any]:
         """One call with ``system`` and ``prompt`` answered as ``tool``'s input: a forced
         tool call, or JSON mode with the schema in the prompt where tools are refused."""
-        fn = {"name": tool["name"], "description": tool["description"],
-              "parameters": tool["input_schema"]}  # fmt: skip
         base = {"model": self.model, "max_tokens": self.max_tokens, "temperature": 0}
         messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
-        completion = self._send({**base, "messages": messages, "tools": [{"type": "function",
-                                 "function": fn}], "tool_choice": {"type": "function",
-                                 "function": {"name": tool["name"]}}}, refusable=True)  # fmt: skip
+        completion = self._send({**base, "messages": messages, **_forced_tool(tool)},
+                                refusable=True)  # fmt: skip
         if completion is None:  # no tools here: JSON mode
-            hint = "\n\nAnswer with one JSON object of this schema: " + json.dumps(
-                tool["input_schema"]
-            )
-            messages[1] = {"role": "user", "content": prompt + hint}
+            messages[1] = {"role": "user", "content": prompt + _json_hint(tool["input_schema"])}
             completion = self._send({**base, "messages": messages,
                                      "response_format": {"type": "json_object"}})  # fmt: skip
-        choices = getattr(completion, "choices", None) or []
-        message = choices[0].message if choices else None
-        calls = getattr(message, "tool_calls", None) or []
-        text = calls[0].function.arguments if calls else getattr(message, "content", None)
+        text = _reply_text(completion)
         try:
             value = json.loads(text or "")
         except ValueError as exc:
@@ -189,12 +209,9 @@ class OpenAIJudge:
     def _count(self, completion: Any, trace: RagTrace, tokens: dict[str, int]) -> str:
         """The answer's text (or tool arguments); the usage added to ``tokens``, estimated
         when the server reports none."""
-        choices = getattr(completion, "choices", None)
-        if not isinstance(choices, list) or not choices:
+        text = _reply_text(completion)
+        if text is None:
             raise JudgeError("invalid_response", "the answer has no choices")
-        message = choices[0].message
-        calls = getattr(message, "tool_calls", None) or []
-        text = calls[0].function.arguments if calls else (message.content or "")
         usage = getattr(completion, "usage", None)
         if usage is not None and usage.prompt_tokens is not None:
             tokens["input_tokens"] += usage.prompt_tokens or 0
@@ -203,7 +220,7 @@ class OpenAIJudge:
             tokens["input_tokens"] += self.estimate_input_tokens(trace)
             tokens["output_tokens"] += len(text) // 4 + 1
             tokens["usage_estimated"] = 1
-        return str(text)
+        return text
 
     def _call(self, trace: RagTrace, way: Output) -> tuple[Any, Output]:
         """One request the given way, and the way it was answered: a 400 that refuses the
@@ -256,21 +273,16 @@ class OpenAIJudge:
                 "json_schema": {"name": TOOL["name"], "schema": TOOL["input_schema"]},
             }
         elif way == "tool":
-            request["tools"] = [{"type": "function", "function": {
-                "name": TOOL["name"], "description": TOOL["description"],
-                "parameters": TOOL["input_schema"]}}]  # fmt: skip
-            request["tool_choice"] = {"type": "function", "function": {"name": TOOL["name"]}}
+            request.update(_forced_tool(TOOL))
         else:
             request["response_format"] = {"type": "json_object"}
-            request["messages"][1]["content"] = prompt + _JSON_HINT
+            request["messages"][1]["content"] = prompt + _json_hint(TOOL["input_schema"])
         return request
 
 
-def _parse(completion: Any, way: Output, text: str) -> JudgeOutput:
+def _parse(way: Output, text: str) -> JudgeOutput:
     """The verdict JSON of an answer given ``way``; ``ValueError`` when it is not there."""
-    text = text.strip()
-    if text.startswith("```"):  # some servers fence JSON mode output
-        text = text.strip("`").removeprefix("json").strip()
+    text = unfence(text)
     if not text:
         raise ValueError(f"no verdict in the answer (asked as {way})")
     return JudgeOutput.model_validate_json(text)

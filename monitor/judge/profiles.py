@@ -21,6 +21,7 @@ import json
 import re
 from typing import Any, Literal
 
+from monitor.judge.rubric import unfence
 from monitor.model import RagTrace
 from monitor.verdict import Claim, JudgeOutput
 
@@ -105,7 +106,7 @@ _SCORE = re.compile(r'"?SCORE"?\s*:\s*"?(PASS|FAIL)', re.IGNORECASE)
 
 def lynx_output(reply: str, answer: str) -> JudgeOutput:
     """PASS: the answer as one SUPPORTED claim; FAIL: one ABSENT claim with the reasoning."""
-    text = reply.strip().strip("`").removeprefix("json").strip()
+    text = unfence(reply)
     score, reasoning = None, ""
     try:
         doc = json.loads(text)

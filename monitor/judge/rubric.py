@@ -94,3 +94,11 @@ def estimate_input_tokens(trace: RagTrace) -> int:
     chars = len(RUBRIC) + len(trace.query) + len(trace.answer)
     chars += sum(len(p.text) for p in trace.context)
     return chars // 4 + 200
+
+
+def unfence(reply: str) -> str:
+    """A model's reply without the Markdown code fence some servers wrap JSON in."""
+    text = reply.strip()
+    if text.startswith("```"):
+        text = text.strip("`").removeprefix("json").strip()
+    return text
