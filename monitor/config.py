@@ -42,6 +42,11 @@ ENV_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
+def revealed(secret: SecretStr | None) -> str | None:
+    """A secret's value for the part that uses it (None when unset)."""
+    return secret.get_secret_value() if secret is not None else None
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

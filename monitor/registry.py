@@ -20,7 +20,7 @@ from monitor.checks import (
     Check,
     CheckSuite,
 )
-from monitor.config import ChecksConfig, JudgeConfig, Settings
+from monitor.config import ChecksConfig, JudgeConfig, Settings, revealed
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
 from monitor.ingest.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
@@ -127,7 +127,7 @@ def _otlp_http_source(
         h.max_body_bytes,
         h.max_queue,
         on_request=metrics.on_otlp_request if metrics else None,
-        bearer_token=h.bearer_token.get_secret_value() if h.bearer_token else None,
+        bearer_token=revealed(h.bearer_token),
         tls=(h.tls_cert_file, h.tls_key_file) if h.tls_cert_file and h.tls_key_file else None,
         max_connections=h.max_connections,
         read_timeout=h.read_timeout_seconds,
@@ -318,7 +318,7 @@ def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
     _require_key(cfg)
     return {
         "model": cfg.model,
-        "api_key": cfg.api_key.get_secret_value() if cfg.api_key else None,
+        "api_key": revealed(cfg.api_key),
         "base_url": cfg.base_url,
         "timeout_seconds": cfg.timeout_seconds,
         "max_retries": cfg.max_retries,
@@ -332,7 +332,7 @@ def _openai_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
     o = cfg.openai
     return {
         "model": o.model,
-        "api_key": o.api_key.get_secret_value() if o.api_key else None,
+        "api_key": revealed(o.api_key),
         "base_url": o.base_url,
         "timeout_seconds": cfg.timeout_seconds,
         "max_retries": cfg.max_retries,

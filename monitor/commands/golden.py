@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from monitor.config import revealed
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, describe
 from monitor.golden import export as golden_export
 from monitor.golden import review
@@ -164,7 +165,7 @@ def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     g = settings.golden
     tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else g.review_tls
-    token = g.review_token.get_secret_value() if g.review_token else None
+    token = revealed(g.review_token)
     try:
         page = review_web.Background(args.dir, args.host, args.port, token, tls)
     except ConfigError as exc:

@@ -134,7 +134,7 @@ def _review_page(settings: config_mod.Settings) -> Any:
         return None
     from monitor.golden.web import Background
 
-    token = g.review_token.get_secret_value() if g.review_token else None
+    token = config_mod.revealed(g.review_token)
     try:
         return Background(g.dir, g.review_host, g.review_port, token, g.review_tls)
     except ConfigError as exc:
