@@ -177,13 +177,6 @@ def test_otlp_proto_decoder_takes_any_mutation(raw: bytes) -> None:
 
 
 @FUZZ
-@given(st.binary(max_size=300), st.sampled_from(["otlp_json", "otlp_proto"]))
-def test_otlp_decoders_take_arbitrary_bytes(raw: bytes, fmt: str) -> None:
-    """Bytes that were never OTLP are a dead letter or nothing, never a raise."""
-    _assert_handled(OtlpAssembler(fmt), raw)
-
-
-@FUZZ
 @given(mutated_json(NATIVE_RECORDS))
 def test_native_decoder_takes_any_mutation(raw: bytes) -> None:
     """A corrupted native record is a trace or a dead letter with a reason, and the check
