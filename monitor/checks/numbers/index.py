@@ -1,0 +1,306 @@
+"""The context index: every value a context states, and the look-ups that decide whether an
+answer's figure is supported by it (any reading, rounding, spacing, spelled-out forms)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from monitor.checks.numbers.mentions import (
+    ABBREVIATED_RANGE,
+    Lazy,
+    Mention,
+    Reading,
+    expand_year,
+    locale_of,
+    scan,
+    scan_at,
+)
+from monitor.checks.numbers.patterns import (
+    DIGITS,
+    SCALED,
+    SPELLED,
+    UNITS,
+    spaced_pattern,
+    untokenise,
+)
+
+_SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+{UNITS}".encode())
+_WORDS_OF: dict[float, tuple[bytes, ...]] = {}
+for _word, _value in SPELLED.items():
+    _WORDS_OF[float(_value)] = (*_WORDS_OF.get(float(_value), ()), _word.encode())
+
+
+def _has_word(lower: bytes, word: bytes) -> bool:
+    """``word`` occurs in ``lower`` as a whole word."""
+    i = lower.find(word)
+    while i >= 0:
+        j = i + len(word)
+        if (i == 0 or not lower[i - 1 : i].isalpha()) and (
+            j == len(lower) or not lower[j : j + 1].isalpha()
+        ):
+            return True
+        i = lower.find(word, i + 1)
+    return False
+
+
+@dataclass(slots=True)
+class NumberIndex:
+    """Every value a text (context or query) states, for support look-ups."""
+
+    exact: set[float]
+    fine: list[Reading]  # readings with a fractional part or long digits, for rounding
+    dates: list[tuple[int | None, int, int | None]]
+    raws: set[str]
+
+    @classmethod
+    def of(cls, text: str) -> NumberIndex:
+        locale = Lazy(lambda: locale_of(text))
+        exact: set[float] = set()
+        fine: list[Reading] = []
+        dates: list[tuple[int | None, int, int | None]] = []
+        raws: set[str] = set()
+        for m in scan(text, locale):
+            raws.add(m.raw)
+            for r in m.readings:
+                exact.add(_key(r.value))
+                fine.append(r)
+            dates.extend(m.dates)
+            exact.update(_key(p) for p in m.parts)
+        return cls(exact, fine, dates, raws)
+
+    def supports(self, mention: Mention) -> bool:
+        if mention.raw in self.raws:
+            return True
+        if mention.kind == "date":
+            return any(self._supports_date(d) for d in mention.dates)
+        return any(self._supports_reading(r) for r in mention.readings)
+
+    def _supports_date(self, d: tuple[int | None, int, int | None]) -> bool:
+        year, month, day = d
+        for cy, cm, cd in self.dates:
+            if cm != month or (day is not None and day != cd):
+                continue
+            # "March 15, 2024" is backed by "March 15" when 2024 is stated elsewhere.
+            if year is None or year == cy or (cy is None and _key(year) in self.exact):
+                return True
+        return False
+
+    def _supports_reading(self, r: Reading) -> bool:
+        if _key(r.value) in self.exact:
+            return True
+        return any(_rounds_to(c, r) for c in self.fine)
+
+
+def _rounds_to(c: Reading, r: Reading) -> bool:
+    """A rounded figure: "$181 million" from "181,674,817", "12%" from "12.4%". The context
+    figure ``c`` must be finer than the answer's ``r`` and round or truncate to it."""
+    p = r.precision
+    if p <= 0 or c.precision >= p or not c.value:
+        return False
+    return math.isclose(math.floor(c.value / p + 0.5) * p, r.value, rel_tol=1e-9) or math.isclose(
+        math.floor(c.value / p) * p, r.value, rel_tol=1e-9
+    )
+
+
+def _key(value: float) -> float:
+    return round(abs(value), 6)
+
+
+def _probes(r: Reading) -> tuple[str, ...]:
+    """Spellings of a reading to look for literally ("1600", "1,600", "1.600", "3,5")."""
+    if r.precision > 1 or not 0 <= abs(r.value) < 1e15:
+        return ()
+    v = abs(r.value)
+    if r.precision == 1:
+        s = f"{v:.0f}"
+        if v < 1000:
+            return (s,)
+        us = f"{v:,.0f}"
+        return (s, us, us.replace(",", "."), us.replace(",", " "), us.replace(",", "\u202f"))
+    decimals = max(0, round(-math.log10(r.precision)))
+    s = f"{v:.{decimals}f}"
+    us = f"{v:,.{decimals}f}"
+    eu = us.translate(_SWAP)
+    return (s, s.replace(".", ","), us, eu)
+
+
+_SWAP = str.maketrans(",.", ".,")
+_NEAR = frozenset(".,-/:'")
+
+
+def _glued(c: str) -> bool:
+    """A character that makes an adjacent figure part of a word ("GPT4", "A4") or a longer
+    figure; the same boundary the scanner's look-arounds use."""
+    return c.isdecimal() or (c.isascii() and (c.isalpha() or c == "_"))
+
+
+def _starts_figure(text: str, i: int) -> bool:
+    """A figure may start at ``i``: the scanner's look-behinds, in Python."""
+    if i == 0:
+        return True
+    prev = text[i - 1]
+    if _glued(prev):
+        return False
+    if i > 1 and prev in ".," and text[i - 2].isdecimal():
+        return False  # the "5" of "3.5"
+    return not (i > 1 and prev == "-" and text[i - 2].isascii() and text[i - 2].isalpha())
+
+
+def _bounded(text: str, probe: str) -> bool:
+    """True when ``probe`` occurs in ``text`` as a whole figure (not inside a longer one)."""
+    n = len(text)
+    i = text.find(probe)
+    while i >= 0:
+        j = i + len(probe)
+        before_ok = _starts_figure(text, i)
+        after_ok = j == n or not (
+            _glued(text[j]) or (text[j] in _NEAR and j + 1 < n and text[j + 1].isdecimal())
+        )
+        if before_ok and after_ok:
+            return True
+        i = text.find(probe, i + 1)
+    return False
+
+
+class NumberLookup:
+    """Answers "does this text state that figure?" cheaply.
+
+    The common case — the figure is written the same way, or with other separators — is a
+    substring search. Then spelled-out forms ("six" for 6) are looked up as words. Only when
+    both fail is the text parsed into a ``NumberIndex`` (dates, rounding, scale words), once.
+    """
+
+    def __init__(self, text: str, spelled: bool = True) -> None:
+        self.text = text
+        self._spelled = spelled
+        self._lower: bytes | None = None
+        self._scaled: bool | None = None
+        self._ranges: frozenset[float] | None = None
+        self._joined: NumberLookup | None = None  # the untokenised text, when it differs
+        self._joined_done = False
+        self._index: NumberIndex | None = None
+
+    @property
+    def index(self) -> NumberIndex:
+        if self._index is None:
+            self._index = NumberIndex.of(self.text)
+        return self._index
+
+    def supports(self, mention: Mention) -> bool:
+        """Whether the text states ``mention``'s figure; tokenised text ("5 , 000") is read
+        as the figures it spells, but only after the plain reading failed (joining costs a
+        scan of the whole text)."""
+        if self._supports(mention):
+            return True
+        if mention.kind == "number" and all(r.precision <= 1 for r in mention.readings):
+            return self._spaced(mention)
+        if not self._joined_done:
+            joined = untokenise(self.text)
+            self._joined = NumberLookup(joined, self._spelled) if joined != self.text else None
+            self._joined_done = True
+        return self._joined is not None and self._joined._supports(mention)
+
+    def _supports(self, mention: Mention) -> bool:
+        if not self.text:
+            return False
+        if mention.kind == "number":
+            if _bounded(self.text, mention.raw):
+                return True  # written the same way ("$49", "07")
+            for r in mention.readings:
+                if any(_bounded(self.text, p) for p in _probes(r)):
+                    return True
+                if self._spelled and r.precision == 1 and self._spelled_in_text(r.value):
+                    return True
+            if all(r.precision <= 1 for r in mention.readings) and not self._scaled_figures():
+                # Without scale words every figure that equals or rounds to 45 writes "45"
+                # or "44" (with or without separators): parse only those places.
+                return any(self._near(r) for r in mention.readings) or self._range_end(mention)
+        elif mention.kind == "ident" and mention.raw in self.text:
+            return True  # phone and order numbers: the same digits in the same groups
+        return self.index.supports(mention) or self._range_end(mention)
+
+    def _spaced(self, mention: Mention) -> bool:
+        """The figure written with tokeniser spaces around its separators ("5 , 000" for
+        5,000, "3 . 5" for 3.5): searched for directly, not by joining the whole text."""
+        groups = DIGITS.findall(mention.raw)
+        if len(groups) == 1 and len(groups[0]) > 3 and groups[0][0] != "0":
+            head = len(groups[0]) % 3 or 3  # "5000" may be written "5 , 000"
+            g = groups[0]
+            groups = [g[:head], *(g[i : i + 3] for i in range(head, len(g), 3))]
+        if len(groups) < 2:
+            return False
+        return spaced_pattern(tuple(groups)).search(self.text) is not None
+
+    def _range_end(self, mention: Mention) -> bool:
+        """A year the text states only as the end of an abbreviated range ("2007 -- 11");
+        looked for last, since it costs a scan of the text."""
+        return mention.kind == "number" and any(
+            1500 <= r.value <= 2199 and r.value in self._range_years() for r in mention.readings
+        )
+
+    def _range_years(self) -> frozenset[float]:
+        """Years that end an abbreviated range ("2007 -- 11" states 2011)."""
+        if self._ranges is None:
+            years = (
+                expand_year(int(m[1]), int(m[2])) for m in ABBREVIATED_RANGE.finditer(self.text)
+            )
+            self._ranges = frozenset(y for y in years if y is not None)
+        return self._ranges
+
+    def _scaled_figures(self) -> bool:
+        if self._scaled is None:
+            self._scaled = SCALED.search(self.text) is not None
+        return self._scaled
+
+    def _near(self, r: Reading) -> bool:
+        """Parse the figures that start with the whole part of ``r`` (or one less) and test
+        them for an exact or rounded match; dates contribute their day and year."""
+        if abs(r.value) >= 1e15:
+            return False
+        text = self.text
+        whole = float(int(abs(r.value)))
+        key = _key(r.value)
+        for lead in (whole, whole - 1):
+            if lead < 0:
+                continue
+            for probe in _probes(Reading(lead, 1.0)):
+                i = text.find(probe)
+                while i >= 0:
+                    for c in _figures_at(text, i):
+                        if any(_key(v.value) == key or _rounds_to(v, r) for v in c.readings):
+                            return True
+                        if any(_key(v) == key for v in c.parts):
+                            return True
+                    i = text.find(probe, i + 1)
+        return False
+
+    def _spelled_in_text(self, value: float) -> bool:
+        if self._lower is None:
+            self._lower = self.text.encode("utf-8").lower()
+        if value == 1:
+            # "one" is mostly a pronoun ("no one", "one of them"): it backs 1 only before a
+            # unit ("one week"); otherwise nearly every text would support the figure 1.
+            return _SPELLED_CLAIM_ONE.search(self._lower) is not None
+        if 21 <= value < 100 and value % 10:
+            tens = _WORDS_OF[float(value // 10 * 10)][0]
+            ones = _WORDS_OF[float(value % 10)][0]
+            return tens + b"-" + ones in self._lower or tens + b" " + ones in self._lower
+        words = _WORDS_OF.get(value)
+        if not words:
+            return False
+        return any(_has_word(self._lower, w) for w in words)
+
+
+def _figures_at(text: str, i: int) -> Iterator[Mention]:
+    """Figures that may cover the digits at ``i``: read from there, from leading zeros
+    ("07"), and from a currency symbol just before ("$0-1-1" reads "$0" as the scanner does)."""
+    k = i
+    while k > 0 and text[k - 1] == "0":
+        k -= 1
+    starts = (k - 1, k) if k and text[k - 1] in "$€£¥" else (k,)
+    for start in starts:
+        if _starts_figure(text, start):
+            yield from scan_at(text, start)
