@@ -70,7 +70,7 @@ def ragmon_numbers(answer: str, context: str, query: str = "") -> list[tuple[str
     """(figure, offset) of every figure ``unsupported_numbers`` reports."""
     view = TraceView(_trace(answer, [("d1", context)] if context else [], query))
     out = []
-    for raw in _NUMBERS(view).evidence["numbers"]:
+    for raw in _NUMBERS(view).evidence.to_line()["numbers"]:
         out.append((raw, _offset(view.answer, raw)))
     return out
 
@@ -198,7 +198,7 @@ def citation_report() -> None:
 
     def evidence(c: Case) -> dict[str, list[str]]:
         view = TraceView(_trace(c.answer, c.passages()))
-        return check(view).evidence  # type: ignore[return-value]
+        return check(view).evidence.to_line()  # type: ignore[return-value]
 
     def naive_ids(c: Case) -> tuple[list[str], list[str]]:
         cited = _NAIVE_CITATION.findall(c.answer)

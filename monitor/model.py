@@ -8,10 +8,12 @@ checks produced for one trace; ``DeadLetter`` is what bad input becomes.
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -127,6 +129,75 @@ def first_error(exc: ValidationError) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Highlight:
+    """A piece of the answer a check's evidence points at (``why``: number, citation,
+    refusal), which the review page marks where it occurs."""
+
+    text: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a check saw, typed. Each check has its own frozen subclass, which owns the one-line
+    reason (``explain``), the answer pieces to mark (``highlights``) and the passages it names
+    (``passages_named``); consumers call these instead of reading keys. ``to_line`` is the JSON
+    of the evaluation line (fields in order, ``None`` left out, tuples as lists) and
+    ``from_line`` reads it back (a stored row, a replayed line); unknown keys are ignored."""
+
+    def to_line(self) -> dict[str, Any]:
+        """The evidence as it is written in evaluation lines."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                out[f.name] = _plain(value)
+        return out
+
+    @classmethod
+    def from_line(cls, line: Mapping[str, Any]) -> Self:
+        """The evidence of a stored line; fields it lacks take their defaults."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: _frozen(v) for k, v in line.items() if k in names})
+
+    def explain(self) -> str:
+        """A short human-readable reason (OTel evaluation events, candidate rows)."""
+        return json.dumps(self.to_line(), ensure_ascii=False)[:300]
+
+    def highlights(self) -> tuple[Highlight, ...]:
+        """Pieces of the answer this evidence points at."""
+        return ()
+
+    def passages_named(self) -> frozenset[int]:
+        """1-based passage positions this evidence points at."""
+        return frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class NotApplicable(Evidence):
+    """Why a check had nothing to judge (an empty answer, a single passage, an error)."""
+
+    reason: str = ""
+
+
+NO_EVIDENCE = Evidence()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Evidence):
+        return value.to_line()
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     """What one check found on one trace.
 
@@ -137,12 +208,12 @@ class CheckResult:
     flagged: bool
     applicable: bool = True
     score: float | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: Evidence = NO_EVIDENCE
 
     @classmethod
     def not_applicable(cls, name: str, reason: str) -> CheckResult:
         """The check had nothing to judge (an empty answer, a single passage, ...)."""
-        return cls(name=name, flagged=False, applicable=False, evidence={"reason": reason})
+        return cls(name=name, flagged=False, applicable=False, evidence=NotApplicable(reason))
 
     @property
     def outcome(self) -> Literal["flagged", "passed", "not_applicable"]:
@@ -154,7 +225,7 @@ class CheckResult:
         line: dict[str, Any] = {
             "flagged": self.flagged,
             "applicable": self.applicable,
-            "evidence": self.evidence,
+            "evidence": self.evidence.to_line(),
         }
         if self.score is not None:
             line["score"] = self.score

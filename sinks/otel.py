@@ -13,7 +13,6 @@ never block offsets.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -36,23 +35,8 @@ ROOT_SPAN_ATTRIBUTE = "ragmon.root_span_id"
 
 
 def explanation(result: CheckResult) -> str:
-    """A short human-readable reason from the check's evidence."""
-    ev = result.evidence
-    if result.name == "unsupported_numbers" and ev.get("numbers"):
-        return "figures not in the context: " + ", ".join(ev["numbers"])
-    if result.name == "refusal" and ev.get("phrase"):
-        return f"refusal: {ev['phrase']}"
-    if result.name == "citation" and result.flagged:
-        return (
-            "invalid citations: " + ", ".join(ev["invalid"]) if ev.get("invalid") else "no citation"
-        )
-    if result.name == "empty_context" and result.flagged:
-        return f"no context reached the model (stage: {ev.get('stage')})"
-    if result.name == "context_conflict" and ev.get("conflicts"):
-        return "near-duplicate passages state different figures"
-    if result.name == "grounding_overlap" and result.score is not None:
-        return f"{result.score:.0%} of the answer's content words are in the context"
-    return json.dumps(ev, ensure_ascii=False)[:300]
+    """A short human-readable reason: the check's evidence explains itself."""
+    return result.evidence.explain()
 
 
 class _CountingExporter(LogRecordExporter):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from monitor.checks.citation import CitationEvidence
+from monitor.checks.context import OverlapEvidence
 from monitor.model import DeadLetter, Evaluation
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
@@ -47,10 +49,10 @@ class PrometheusSink(Closable):
             if result.flagged:
                 # the trace behind a flagged count, for a click from Grafana to the trace
                 self._exemplars[key] = evaluation.trace_id
-            if name == "grounding_overlap" and result.score is not None:
+            if isinstance(result.evidence, OverlapEvidence) and result.score is not None:
                 self._overlap.append((app, route, result.score))
-            elif name == "citation" and result.evidence.get("invalid"):
-                n = len(result.evidence["invalid"])
+            elif isinstance(result.evidence, CitationEvidence) and result.evidence.invalid:
+                n = len(result.evidence.invalid)
                 self._invalid[where] = self._invalid.get(where, 0) + n
 
     def _publish(self) -> None:

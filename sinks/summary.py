@@ -87,7 +87,7 @@ class SummarySink(Closable):
         head = f"{'check':<22} {'flagged':>8} {'of':>8} {'rate':>8}   {'95% CI (Wilson)':<17}"
         rows = [head, "-" * len(head)]
         for name, t in self.tallies.items():
-            if t.scored and name == "grounding_overlap":
+            if t.scored:  # a scored check (grounding overlap) reports its mean
                 mean = t.score_sum / t.scored
                 rows.append(f"{name:<22} {'-':>8} {t.scored:>8} {'mean':>8}   {mean:.3f}")
                 continue

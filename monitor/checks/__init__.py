@@ -7,7 +7,7 @@ reads the trace through a ``TraceView`` that memoises derived text shared betwee
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from monitor.checks.citation import Citation
@@ -15,7 +15,7 @@ from monitor.checks.context import ContextConflict, EmptyContext, GroundingOverl
 from monitor.checks.refusal import Refusal
 from monitor.checks.unsupported import UnsupportedNumbers
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, RagTrace
+from monitor.model import CheckResult, Evidence, NotApplicable, RagTrace
 
 __all__ = [
     "CHECK_NAMES",
@@ -30,13 +30,15 @@ __all__ = [
     "TraceView",
     "UnsupportedNumbers",
     "default_checks",
+    "evidence_of",
 ]
 
 
 class Check(Protocol):
-    """A model-free check: ``TraceView -> CheckResult``."""
+    """A model-free check: ``TraceView -> CheckResult``, its evidence of type ``evidence``."""
 
     name: str
+    evidence: type[Evidence]
 
     def __call__(self, view: TraceView) -> CheckResult: ...
 
@@ -60,6 +62,21 @@ def default_checks() -> list[Check]:
 
 
 CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in default_checks())
+_EVIDENCE: dict[str, type[Evidence]] = {c.name: c.evidence for c in CHECK_TYPES}
+
+
+def evidence_of(name: str, line: Mapping[str, Any]) -> Evidence:
+    """The typed evidence of check ``name``'s result as an evaluation line or a candidate row
+    stores it (``{"flagged": ..., "applicable": ..., "evidence": {...}}``); a check ragmon
+    does not know (a line from another version) has evidence without highlights."""
+    raw = line.get("evidence")
+    raw = raw if isinstance(raw, Mapping) else {}
+    if line.get("applicable") is False:
+        return NotApplicable.from_line(raw)
+    try:
+        return _EVIDENCE.get(name, Evidence).from_line(raw)
+    except (TypeError, ValueError):  # a stored line of another shape: show it, mark nothing
+        return Evidence()
 
 
 class CheckSuite:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from monitor.checks.lazy import lazy
 from monitor.checks.text import MARKER_MAX, SUPERSCRIPT_DIGITS, SUPERSCRIPTS
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, Passage
+from monitor.model import CheckResult, Evidence, Highlight, Passage
 
 _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]+`", re.DOTALL)
 _BRACKET = re.compile(rf"\[([^\[\]\n]{{1,{MARKER_MAX}}})\](?![(:])|【([^】\n]{{1,{MARKER_MAX}}})】")
@@ -202,10 +202,31 @@ def _blank(text: str, pattern: re.Pattern[str]) -> str:
     return pattern.sub(lambda m: " " * len(m.group(0)), text)
 
 
+@dataclass(frozen=True, slots=True)
+class CitationEvidence(Evidence):
+    """Every id the answer cites (once each, in order), those that name no passage, and how
+    many name one; no valid citation flags the answer."""
+
+    cited: tuple[str, ...] = ()
+    invalid: tuple[str, ...] = ()
+    valid: int = 0
+
+    def explain(self) -> str:
+        """The invalid citations, or that there is none, when no citation is valid."""
+        if self.valid:
+            return Evidence.explain(self)
+        return "invalid citations: " + ", ".join(self.invalid) if self.invalid else "no citation"
+
+    def highlights(self) -> tuple[Highlight, ...]:
+        """Each invalid citation."""
+        return tuple(Highlight(c, "citation") for c in self.invalid)
+
+
 class Citation:
     """Flags answers with no valid citation; evidence lists each cited and invalid id."""
 
     name = "citation"
+    evidence = CitationEvidence
 
     def __call__(self, view: TraceView) -> CheckResult:
         answer = view.answer
@@ -213,8 +234,7 @@ class Citation:
             return CheckResult.not_applicable(self.name, "empty_answer")
         cites = self.citations(answer, view.trace.context)
         if not cites.found:
-            return CheckResult(name=self.name, flagged=True,
-                               evidence={"cited": [], "invalid": [], "valid": 0})  # fmt: skip
+            return CheckResult(name=self.name, flagged=True, evidence=CitationEvidence())
         cited: list[str] = []
         invalid: list[str] = []
         valid = 0
@@ -230,7 +250,7 @@ class Citation:
         return CheckResult(
             name=self.name,
             flagged=valid == 0,
-            evidence={"cited": cited, "invalid": invalid, "valid": valid},
+            evidence=CitationEvidence(tuple(cited), tuple(invalid), valid),
         )
 
     @staticmethod

@@ -2,10 +2,80 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Self
+
 from monitor.checks.numbers import NumberIndex
 from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult
+from monitor.model import CheckResult, Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyContextEvidence(Evidence):
+    """How many passages were packed; when none, how many were retrieved and which stage
+    (``retrieval`` or ``packing``) lost them."""
+
+    passages: int = 0
+    retrieved: int | None = None
+    stage: str | None = None
+
+    def explain(self) -> str:
+        """The stage that lost the context, when it was lost."""
+        if self.stage is None:
+            return Evidence.explain(self)
+        return f"no context reached the model (stage: {self.stage})"
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict(Evidence):
+    """Two near-duplicate passages (1-based positions and their doc ids) and the figures each
+    states that the other does not: one entry of ``ConflictEvidence`` (an ``Evidence`` for
+    its line form only)."""
+
+    passages: tuple[int, ...] = ()
+    doc_ids: tuple[str | None, ...] = ()
+    similarity: float = 0.0
+    first_states: tuple[str, ...] = ()
+    second_states: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictEvidence(Evidence):
+    """Every conflicting pair of passages."""
+
+    conflicts: tuple[Conflict, ...] = ()
+
+    @classmethod
+    def from_line(cls, line: Mapping[str, Any]) -> Self:
+        """Read back, each pair as a ``Conflict``."""
+        return cls(tuple(Conflict.from_line(c) for c in line.get("conflicts") or ()))
+
+    def explain(self) -> str:
+        """That near-duplicates disagree, when they do."""
+        if self.conflicts:
+            return "near-duplicate passages state different figures"
+        return Evidence.explain(self)
+
+    def passages_named(self) -> frozenset[int]:
+        """Every passage of every conflicting pair."""
+        return frozenset(int(i) for c in self.conflicts for i in c.passages)
+
+
+@dataclass(frozen=True, slots=True)
+class OverlapEvidence(Evidence):
+    """The share of the answer's content words found in the context, how many there were,
+    and (up to 20) the missing ones."""
+
+    overlap: float = 0.0
+    content_words: int = 0
+    missing: tuple[str, ...] = ()
+
+    def explain(self) -> str:
+        """The share, as a percentage."""
+        return f"{self.overlap:.0%} of the answer's content words are in the context"
+
 
 _STOPWORDS = frozenset(
     """
@@ -27,11 +97,12 @@ class EmptyContext:
     """Flags traces where no text reached the model; evidence says which stage lost it."""
 
     name = "empty_context"
+    evidence = EmptyContextEvidence
 
     def __call__(self, view: TraceView) -> CheckResult:
         if view.passages:
-            return CheckResult(name=self.name, flagged=False,
-                               evidence={"passages": len(view.passages)})  # fmt: skip
+            evidence = EmptyContextEvidence(len(view.passages))
+            return CheckResult(name=self.name, flagged=False, evidence=evidence)
         retrieved = len(view.trace.retrieved)
         # Retrieval returned candidates but none was packed: the packer or a filter dropped
         # them. Nothing retrieved at all: the retriever (index, filter, embedding) broke.
@@ -39,7 +110,7 @@ class EmptyContext:
         return CheckResult(
             name=self.name,
             flagged=True,
-            evidence={"passages": 0, "retrieved": retrieved, "stage": stage},
+            evidence=EmptyContextEvidence(0, retrieved, stage),
         )
 
 
@@ -61,6 +132,7 @@ class ContextConflict:
     """
 
     name = "context_conflict"
+    evidence = ConflictEvidence
 
     def __init__(self, similarity: float = 0.5, max_passages: int = 20) -> None:
         self.similarity = similarity
@@ -74,7 +146,7 @@ class ContextConflict:
             _Sentences(p.text, low)
             for (_, p), low in zip(packed, view.passages_lower, strict=False)
         ]
-        conflicts: list[dict[str, object]] = []
+        conflicts: list[Conflict] = []
         for i in range(len(split)):
             for j in range(i + 1, len(split)):
                 a, b = split[i], split[j]
@@ -86,15 +158,12 @@ class ContextConflict:
                 only_a, only_b = _figures_differing(a, b)
                 if only_a or only_b:
                     (pos_a, pa), (pos_b, pb) = packed[i], packed[j]
-                    conflicts.append({
-                        "passages": [pos_a, pos_b],
-                        "doc_ids": [pa.doc_id, pb.doc_id],
-                        "similarity": round(sim, 3),
-                        "first_states": only_a[:10],
-                        "second_states": only_b[:10],
-                    })  # fmt: skip
+                    conflicts.append(Conflict(
+                        (pos_a, pos_b), (pa.doc_id, pb.doc_id), round(sim, 3),
+                        tuple(only_a[:10]), tuple(only_b[:10]),
+                    ))  # fmt: skip
         return CheckResult(name=self.name, flagged=bool(conflicts),
-                           evidence={"conflicts": conflicts})  # fmt: skip
+                           evidence=ConflictEvidence(tuple(conflicts)))  # fmt: skip
 
 
 _MASK_DIGITS = bytes.maketrans(b"0123456789", b"##########")
@@ -145,6 +214,7 @@ class GroundingOverlap:
     """
 
     name = "grounding_overlap"
+    evidence = OverlapEvidence
 
     def __init__(self, min_words: int = 3) -> None:
         self.min_words = min_words
@@ -161,6 +231,5 @@ class GroundingOverlap:
             name=self.name,
             flagged=False,
             score=round(overlap, 4),
-            evidence={"overlap": round(overlap, 4), "content_words": len(words),
-                      "missing": missing[:20]},
+            evidence=OverlapEvidence(round(overlap, 4), len(words), tuple(missing[:20])),
         )  # fmt: skip

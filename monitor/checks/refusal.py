@@ -9,10 +9,12 @@ sale items", "no hay comisión") is not a refusal.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from monitor.checks.cues import CueIndex
 from monitor.checks.refusal_cues import languages
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult
+from monitor.model import CheckResult, Evidence, Highlight
 
 _LANGUAGES = languages()
 # Substrings that any match of each pattern contains, found in one pass on the lower-cased
@@ -40,10 +42,31 @@ def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class RefusalEvidence(Evidence):
+    """The refusal phrase as the answer writes it, and its kind (``no_knowledge``,
+    ``context_lacks``, ``cannot_help``)."""
+
+    phrase: str | None = None
+    kind: str | None = None
+
+    def explain(self) -> str:
+        """``refusal: <phrase>``."""
+        return f"refusal: {self.phrase}" if self.phrase else Evidence.explain(self)
+
+    def highlights(self) -> tuple[Highlight, ...]:
+        """The phrase."""
+        return (Highlight(self.phrase, "refusal"),) if self.phrase else ()
+
+
+_NO_REFUSAL = RefusalEvidence()
+
+
 class Refusal:
     """Flags answers that decline or abstain; evidence is the matched phrase and its kind."""
 
     name = "refusal"
+    evidence = RefusalEvidence
 
     def __call__(self, view: TraceView) -> CheckResult:
         answer = view.answer
@@ -51,6 +74,6 @@ class Refusal:
             return CheckResult.not_applicable(self.name, "empty_answer")
         found = find_refusal(answer)
         if found is None:
-            return CheckResult(name=self.name, flagged=False)
+            return CheckResult(name=self.name, flagged=False, evidence=_NO_REFUSAL)
         kind, phrase = found
-        return CheckResult(name=self.name, flagged=True, evidence={"phrase": phrase, "kind": kind})
+        return CheckResult(name=self.name, flagged=True, evidence=RefusalEvidence(phrase, kind))

@@ -11,10 +11,30 @@ a minute" while the context says 100): that is an accepted false premise.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult
+from monitor.model import CheckResult, Evidence, Highlight
+
+
+@dataclass(frozen=True, slots=True)
+class NumbersEvidence(Evidence):
+    """The figures the context does not back, as the answer writes them, of ``checked``."""
+
+    numbers: tuple[str, ...] = ()
+    checked: int = 0
+
+    def explain(self) -> str:
+        """The unsupported figures, or the evidence as JSON when there are none."""
+        if self.numbers:
+            return "figures not in the context: " + ", ".join(self.numbers)
+        return Evidence.explain(self)
+
+    def highlights(self) -> tuple[Highlight, ...]:
+        """Each unsupported figure."""
+        return tuple(Highlight(n, "number") for n in self.numbers)
+
 
 _SENTENCE = re.compile(r"[^.?!\n]*(?:[.?!](?!\d)|\n|$)")
 _YES_NO = re.compile(
@@ -40,13 +60,12 @@ class UnsupportedNumbers:
     """
 
     name = "unsupported_numbers"
+    evidence = NumbersEvidence
 
     def __call__(self, view: TraceView) -> CheckResult:
         mentions = view.answer_numbers
         if not mentions:
-            return CheckResult(
-                name=self.name, flagged=False, evidence={"numbers": [], "checked": 0}
-            )
+            return CheckResult(name=self.name, flagged=False, evidence=NumbersEvidence())
         unsupported: list[str] = []
         for m in mentions:
             if m.raw in unsupported or view.context_numbers.supports(m):
@@ -57,7 +76,7 @@ class UnsupportedNumbers:
         return CheckResult(
             name=self.name,
             flagged=bool(unsupported),
-            evidence={"numbers": unsupported, "checked": len(mentions)},
+            evidence=NumbersEvidence(tuple(unsupported), len(mentions)),
         )
 
     @staticmethod

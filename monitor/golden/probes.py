@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from monitor.checks import Refusal
 from monitor.golden import review
 from monitor.golden.retrieval import score_query
 from monitor.model import Evaluation
@@ -55,7 +56,7 @@ def load_set(path: Path) -> LoadedSet:
 
 def stage_of(item: dict[str, Any], evaluation: Evaluation) -> str:
     trace = evaluation.trace
-    refused = bool((c := evaluation.checks.get("refusal")) and c.flagged)
+    refused = bool((c := evaluation.checks.get(Refusal.name)) and c.flagged)
     if item.get("expected") == "refuse":
         return "abstained" if refused else "answered"
     gold = {str(d["id"]) for d in item.get("gold_docs") or [] if int(d["grade"]) >= 1}

@@ -16,6 +16,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from monitor.checks import Citation, ContextConflict, EmptyContext, Refusal, UnsupportedNumbers
 from monitor.model import Evaluation
 from monitor.pii import Redactor
 
@@ -24,14 +25,14 @@ STATUS_NEEDS_REVIEW = "needs_review"
 
 # Reasons in priority order: the first flagged one names the row.
 DEFAULT_REASONS = (
-    "empty_context",
+    EmptyContext.name,
     "judge_hard_fail",
-    "context_conflict",
-    "unsupported_numbers",
+    ContextConflict.name,
+    UnsupportedNumbers.name,
     "judge_false_refusal",
-    "refusal",
+    Refusal.name,
     "judge_fail",
-    "citation",
+    Citation.name,
 )
 # Reasons that come from the judge's verdict rather than from a check.
 JUDGE_REASONS = ("judge_hard_fail", "judge_fail", "judge_false_refusal")
@@ -60,13 +61,13 @@ def row_id(query: str, reason: str) -> str:
 
 def suggest_category(reason: str, evaluation: Evaluation) -> str:
     """A first guess for the reviewer; the judge (when it ran) knows better."""
-    if reason == "empty_context":
+    if reason == EmptyContext.name:
         return "empty_retrieval"
-    if reason == "context_conflict":
+    if reason == ContextConflict.name:
         return "stale_policy"
-    if reason == "unsupported_numbers":
+    if reason == UnsupportedNumbers.name:
         return "hallucination"
-    if reason == "citation":
+    if reason == Citation.name:
         return "citation"
     if reason in ("judge_hard_fail", "judge_fail"):
         return "hallucination"

@@ -40,9 +40,11 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from monitor.checks import evidence_of
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
 from monitor.golden import review
+from monitor.model import Highlight
 from monitor.telemetry import LabelLimiter
 from sinks.golden import load_rows
 
@@ -65,17 +67,13 @@ class Piece:
 
 
 def mark_answer(answer: str, checks: dict[str, Any]) -> list[Piece]:
-    """The answer cut into pieces, the evidence of the flagged checks marked: unsupported
-    numbers, invalid citation markers and the refusal cue, where they occur."""
-
-    def ev(name: str) -> dict[str, Any]:
-        return dict((checks.get(name) or {}).get("evidence") or {})
-
-    wanted: list[tuple[str, str]] = []
-    wanted += [(str(n), "number") for n in ev("unsupported_numbers").get("numbers", [])]
-    wanted += [(str(c), "citation") for c in ev("citation").get("invalid", [])]
-    if ev("refusal").get("phrase"):
-        wanted.append((str(ev("refusal")["phrase"]), "refusal"))
+    """The answer cut into pieces, what the checks' evidence points at marked (unsupported
+    numbers, invalid citation markers, the refusal phrase) where it occurs; on overlap a
+    number wins over a citation, a citation over a refusal."""
+    wanted = sorted(
+        ((str(h.text), h.why) for h in _highlights(checks)),
+        key=lambda w: _MARK_ORDER.get(w[1], len(_MARK_ORDER)),
+    )
     spans: list[tuple[int, int, str]] = []
     lower = answer.lower()
     for needle, why in wanted:
@@ -99,9 +97,19 @@ def mark_answer(answer: str, checks: dict[str, Any]) -> list[Piece]:
 
 
 def conflicting_passages(checks: dict[str, Any]) -> set[int]:
-    """1-based passage numbers the context_conflict check names."""
-    ev = (checks.get("context_conflict") or {}).get("evidence") or {}
-    return {int(i) for c in ev.get("conflicts", []) for i in c.get("passages", [])}
+    """1-based passage numbers the checks' evidence names (near-duplicates that disagree)."""
+    return {i for name, line in _lines(checks) for i in evidence_of(name, line).passages_named()}
+
+
+_MARK_ORDER = {"number": 0, "citation": 1, "refusal": 2}
+
+
+def _lines(checks: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(str(n), line) for n, line in checks.items() if isinstance(line, dict)]
+
+
+def _highlights(checks: dict[str, Any]) -> list[Highlight]:
+    return [h for name, line in _lines(checks) for h in evidence_of(name, line).highlights()]
 
 
 def _matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:

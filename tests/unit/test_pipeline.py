@@ -167,7 +167,9 @@ def test_invalid_citations_are_counted() -> None:
     pipeline, _, metrics = build(demo_records(300), sink)
     pipeline.start()
     pipeline.run(threading.Event())
-    expected = sum(len(e.checks["citation"].evidence.get("invalid", [])) for e in sink.evaluations)
+    expected = sum(
+        len(e.checks["citation"].evidence.to_line().get("invalid", [])) for e in sink.evaluations
+    )
     got = sum(
         metrics.registry.get_sample_value(
             "ragmon_invalid_citations_total", {"app": "support-assistant", "route": r}

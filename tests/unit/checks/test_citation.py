@@ -13,7 +13,7 @@ CTX = ["Refunds within 30 days.", "Fees are $25.", "Sale items are final."]
 
 def evidence(answer: str, context: list[str] = CTX) -> tuple[bool, dict[str, object]]:
     result = check(view(answer, context))
-    return result.flagged, result.evidence
+    return result.flagged, result.evidence.to_line()
 
 
 @pytest.mark.parametrize(

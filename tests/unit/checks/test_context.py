@@ -21,7 +21,7 @@ def test_empty_context_names_the_retrieval_stage() -> None:
     """No passages and nothing retrieved: retrieval broke."""
     result = EmptyContext()(view("Answer.", []))
     assert result.flagged
-    assert result.evidence["stage"] == "retrieval"
+    assert result.evidence.to_line()["stage"] == "retrieval"
 
 
 def test_empty_context_names_the_packing_stage() -> None:
@@ -29,7 +29,7 @@ def test_empty_context_names_the_packing_stage() -> None:
     trace = make_trace("Answer.", [], retrieved=[{"doc_id": "a", "score": 0.4, "rank": 1}])
     result = EmptyContext()(TraceView(trace))
     assert result.flagged
-    assert result.evidence == {"passages": 0, "retrieved": 1, "stage": "packing"}
+    assert result.evidence.to_line() == {"passages": 0, "retrieved": 1, "stage": "packing"}
 
 
 def test_whitespace_passages_count_as_empty() -> None:
@@ -46,7 +46,7 @@ def test_conflict_between_old_and_new_versions() -> None:
     """Two versions of one page stating different figures are a conflict, with the figures."""
     result = ContextConflict()(view("Answer.", [NEW, OTHER, OLD]))
     assert result.flagged
-    (conflict,) = result.evidence["conflicts"]
+    (conflict,) = result.evidence.to_line()["conflicts"]
     assert conflict["passages"] == [1, 3]
     assert conflict["first_states"] == ["30", "5"]
     assert conflict["second_states"] == ["14", "10"]
@@ -78,7 +78,7 @@ def test_grounding_overlap_low_for_unrelated_answer() -> None:
     """An answer about something else has low overlap and lists the missing words."""
     result = GroundingOverlap()(view("Quantum entanglement enables teleportation.", [OLD]))
     assert result.score is not None and result.score < 0.2
-    assert "quantum" in result.evidence["missing"]
+    assert "quantum" in result.evidence.to_line()["missing"]
 
 
 def test_grounding_overlap_not_applicable_for_short_answers() -> None:
@@ -99,5 +99,8 @@ def test_a_check_that_raises_does_not_lose_the_trace() -> None:
 
     results = CheckSuite([Broken(), EmptyContext()])(make_trace("Answer.", [OTHER]))
     assert results["broken"].outcome == "not_applicable"
-    assert results["broken"].evidence["reason"] == "error: ZeroDivisionError: division by zero"
+    assert (
+        results["broken"].evidence.to_line()["reason"]
+        == "error: ZeroDivisionError: division by zero"
+    )
     assert results["empty_context"].outcome == "passed"

@@ -30,7 +30,7 @@ def test_no_check_raises(answer: str, passages: list[str], query: str) -> None:
     for check in default_checks():
         result = check(TraceView(trace))
         assert result.name == check.name
-        assert not str(result.evidence.get("reason", "")).startswith("error")
+        assert not str(result.evidence.to_line().get("reason", "")).startswith("error")
 
 
 @settings(max_examples=200, deadline=None)

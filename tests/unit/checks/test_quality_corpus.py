@@ -23,7 +23,7 @@ def trace(case: Case) -> TraceView:
 @pytest.mark.parametrize("case", NUMBERS, ids=[c.id for c in NUMBERS])
 def test_unsupported_numbers_case(case: Case) -> None:
     """The check reports exactly the figures the case marks unsupported."""
-    evidence = UnsupportedNumbers()(trace(case)).evidence
+    evidence = UnsupportedNumbers()(trace(case)).evidence.to_line()
     assert sorted(evidence["numbers"]) == sorted(case.expected["unsupported"]), case.answer
 
 
@@ -31,13 +31,13 @@ def test_unsupported_numbers_case(case: Case) -> None:
 def test_refusal_case(case: Case) -> None:
     """Refusals in every covered language are flagged; answers that state a limit are not."""
     result = Refusal()(trace(case))
-    assert result.flagged == case.expected["refusal"], (case.answer, result.evidence)
+    assert result.flagged == case.expected["refusal"], (case.answer, result.evidence.to_line())
 
 
 @pytest.mark.parametrize("case", CITATIONS, ids=[c.id for c in CITATIONS])
 def test_citation_case(case: Case) -> None:
     """Each cited id is found once, and exactly the ones naming no passage are invalid."""
-    evidence = Citation()(trace(case)).evidence
+    evidence = Citation()(trace(case)).evidence.to_line()
     assert evidence["cited"] == case.expected["cited"], case.answer
     assert evidence["invalid"] == case.expected["invalid"], case.answer
 

@@ -95,22 +95,22 @@ def test_refusal_phrasings_are_flagged(answer: str) -> None:
     """Declining or abstaining, however phrased, is a refusal with the phrase as evidence."""
     result = check(view(answer, ["Some passage."]))
     assert result.flagged, answer
-    assert result.evidence["phrase"]
-    assert result.evidence["kind"] in {"no_knowledge", "context_lacks", "cannot_help"}
+    assert result.evidence.to_line()["phrase"]
+    assert result.evidence.to_line()["kind"] in {"no_knowledge", "context_lacks", "cannot_help"}
 
 
 @pytest.mark.parametrize("answer", NOT_REFUSALS)
 def test_stating_a_limit_is_not_a_refusal(answer: str) -> None:
     """Answers that mention a limit or a negative fact are answers, not refusals."""
     result = check(view(answer, ["Some passage."]))
-    assert not result.flagged, (answer, result.evidence)
+    assert not result.flagged, (answer, result.evidence.to_line())
 
 
 def test_evidence_is_the_matched_phrase() -> None:
     """The evidence quotes the phrase that made the answer a refusal."""
     result = check(view("Thanks for asking. The context does not mention refunds for gifts."))
-    assert result.evidence["phrase"] == "The context does not mention"
-    assert result.evidence["kind"] == "context_lacks"
+    assert result.evidence.to_line()["phrase"] == "The context does not mention"
+    assert result.evidence.to_line()["kind"] == "context_lacks"
 
 
 def test_empty_answer_is_not_applicable() -> None:

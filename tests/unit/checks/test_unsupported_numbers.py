@@ -13,8 +13,8 @@ check = UnsupportedNumbers()
 def unsupported(answer: str, context: str | list[str], query: str = "") -> list[str]:
     ctx = [context] if isinstance(context, str) else context
     result = check(view(answer, ctx, query))
-    assert result.flagged == bool(result.evidence["numbers"])
-    numbers: list[str] = result.evidence["numbers"]
+    assert result.flagged == bool(result.evidence.to_line()["numbers"])
+    numbers: list[str] = result.evidence.to_line()["numbers"]
     return numbers
 
 
@@ -83,7 +83,7 @@ def test_no_numbers_passes_and_reports_nothing() -> None:
     """An answer without figures is never flagged."""
     result = check(view("You can return items within the window.", ["Returns are allowed."]))
     assert not result.flagged
-    assert result.evidence == {"numbers": [], "checked": 0}
+    assert result.evidence.to_line() == {"numbers": [], "checked": 0}
 
 
 def test_empty_context_flags_every_figure() -> None:
