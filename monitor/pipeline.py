@@ -10,6 +10,7 @@ periodic checkpoint and the rebalance handler (which kafka-python calls on its I
 from __future__ import annotations
 
 import gc
+import itertools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -80,6 +81,9 @@ class Pipeline:
         self.decoder: RecordDecoder = OneItemPerRecord(decoder) if callable(decoder) else decoder
         # Records that are part of several items (OTLP messages): items still unfinished.
         self._refs: dict[Position, int] = {}
+        # traces with the judge, by ticket: the records they came from (the judge never sees them)
+        self._judging: dict[int, tuple[Position, ...]] = {}
+        self._tickets = itertools.count(1)
         self.suite = suite
         self.sinks = list(sinks)
         self.observer = observer
@@ -156,14 +160,14 @@ class Pipeline:
         self._handle_due(flush=True)
         self.log.info("accepted_work_finished", traces=self.stats.traces)
 
-    def _write_judged(self, finished: list[tuple[tuple[Position, ...], Evaluation]]) -> None:
+    def _write_judged(self, finished: list[tuple[int, Evaluation]]) -> None:
         """Write judged evaluations (from the judge workers) and close their records."""
         if not finished:
             return
         with self._lock:
-            for positions, evaluation in finished:
+            for ticket, evaluation in finished:
                 self._write(evaluation)
-                self._release(positions)
+                self._release(self._judging.pop(ticket, ()))
 
     def close(self) -> None:
         """Stop upstream first: the source (leaves the group), the judge, then the sinks."""
@@ -222,9 +226,11 @@ class Pipeline:
             evaluation = Evaluation(trace=item, checks=self.suite(item))
             self.stats.traces += 1
             if self.judge_stage is not None:
-                now = self.judge_stage.consider(evaluation, decoded.positions)
-                if now is None:
-                    return  # queued for the judge: its records stay open
+                ticket = next(self._tickets)
+                now = self.judge_stage.consider(evaluation, ticket)
+                if now is None:  # queued for the judge: its records stay open till it is back
+                    self._judging[ticket] = decoded.positions
+                    return
                 evaluation = now
             self._write(evaluation)
             if out is not None:
@@ -317,6 +323,11 @@ class Pipeline:
         judge queue need no re-reading: their verdicts are still written."""
         with self._lock:
             return self.decoder.buffered_from(partitions)
+
+    def on_share(self, share: float) -> None:
+        """The judge's budget is the group's: this replica spends ``share`` of it."""
+        if self.judge_stage is not None:
+            self.judge_stage.budget.set_share(share)
 
     def on_lost(self, partitions: list[Partition]) -> None:
         with self._lock:

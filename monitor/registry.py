@@ -78,36 +78,25 @@ CHECKS: dict[str, Callable[[ChecksConfig], Check]] = {
     cls.name: _check_builder(cls) for cls in CHECK_TYPES
 }
 
-ShareListener = Callable[[float], None]
 
-
-def _demo_source(
-    settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
-) -> Source:
+def _demo_source(settings: Settings, metrics: Metrics | None) -> Source:
     cfg = settings.source.demo
     seed = cfg.seed
     return DemoSource(lambda i: demo.generate_bytes(i, seed), rate_per_second=cfg.rate_per_second,
                       limit=cfg.limit)  # fmt: skip
 
 
-def _jsonl_source(
-    settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
-) -> Source:
+def _jsonl_source(settings: Settings, metrics: Metrics | None) -> Source:
     return JsonlSource(settings.source.jsonl.paths)
 
 
-def _kafka_source(
-    settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
-) -> Source:
+def _kafka_source(settings: Settings, metrics: Metrics | None) -> Source:
     from monitor.sources.kafka import KafkaSource
 
-    return KafkaSource(settings.source.kafka, settings.kafka, observer=metrics,
-                       share_listener=on_share)  # fmt: skip
+    return KafkaSource(settings.source.kafka, settings.kafka, observer=metrics)
 
 
-def _otlp_http_source(
-    settings: Settings, metrics: Metrics | None, on_share: ShareListener | None
-) -> Source:
+def _otlp_http_source(settings: Settings, metrics: Metrics | None) -> Source:
     h = settings.source.otlp_http
     if h.bearer_token is None and not is_loopback(h.host):
         if not h.allow_unauthenticated:
@@ -134,7 +123,7 @@ def _otlp_http_source(
     )
 
 
-SOURCES: dict[str, Callable[[Settings, Metrics | None, ShareListener | None], Source]] = {
+SOURCES: dict[str, Callable[[Settings, Metrics | None], Source]] = {
     "demo": _demo_source,
     "jsonl": _jsonl_source,
     "kafka": _kafka_source,
@@ -145,11 +134,9 @@ SOURCES: dict[str, Callable[[Settings, Metrics | None, ShareListener | None], So
 def build_source(
     settings: Settings,
     metrics: Metrics | None = None,
-    on_share: ShareListener | None = None,
 ) -> Source:
-    """The configured source (``source.type``). ``on_share`` hears this replica's share of the
-    Kafka partitions after each assignment (the judge budget divides by it)."""
-    return SOURCES[settings.source.type](settings, metrics, on_share)
+    """The configured source (``source.type``)."""
+    return SOURCES[settings.source.type](settings, metrics)
 
 
 def build_decoder(
@@ -457,7 +444,7 @@ def build_pipeline(
     is_kafka = settings.source.type == "kafka" and source is None
     stage = judge_stage if judge_stage is not None else build_judge_stage(settings, metrics)
     if source is None:
-        source = build_source(settings, metrics, stage.budget.set_share if stage else None)
+        source = build_source(settings, metrics)
     return Pipeline(
         source=source,
         decoder=decoder if decoder is not None else build_decoder(settings, metrics),

@@ -28,7 +28,6 @@ from monitor.judge.rubric import RUBRIC_ID
 from monitor.judge.sampler import Budget, HashSampler
 from monitor.model import Evaluation, RagTrace
 from monitor.pii import Redactor
-from monitor.sources import Position
 from monitor.verdict import Verdict
 
 _FAMILIES = (
@@ -158,7 +157,7 @@ class JudgeObserver(Protocol):
 @dataclass
 class Pending:
     evaluation: Evaluation
-    positions: tuple[Position, ...]  # the records this trace came from, still open
+    ticket: int  # the caller's handle for this trace (the pipeline's: its open records)
     weight: float
     estimated_usd: float
 
@@ -270,10 +269,9 @@ class JudgeStage:
             self.observer.on_decision(outcome)
         return replace(evaluation, judge_skipped=outcome)
 
-    def consider(
-        self, evaluation: Evaluation, positions: tuple[Position, ...]
-    ) -> Evaluation | None:
-        """The evaluation to write now (with the skip reason), or None when it was queued."""
+    def consider(self, evaluation: Evaluation, ticket: int = 0) -> Evaluation | None:
+        """The evaluation to write now (with the skip reason), or None when it was queued;
+        ``drain`` hands it back later with ``ticket``."""
         if not judgeable(evaluation.trace):
             return self._skip(evaluation, "not_judgeable")
         decision = self.sampler.decide(evaluation)
@@ -296,7 +294,7 @@ class JudgeStage:
         tokens, usd = self.estimate(evaluation.trace)
         if not self.budget.try_acquire(tokens, usd):
             return self._skip(evaluation, "over_budget")
-        item = Pending(evaluation, positions, decision.weight, usd)
+        item = Pending(evaluation, ticket, decision.weight, usd)
         try:
             self._queue.put_nowait(item)
         except queue.Full:
@@ -362,16 +360,15 @@ class JudgeStage:
             self.observer.on_decision("error")
         return replace(item.evaluation, judge_skipped=f"error:{kind}")
 
-    def drain(self, wait: float = 0.0) -> list[tuple[tuple[Position, ...], Evaluation]]:
-        """Finished evaluations with their record positions; waits up to ``wait`` s for the
-        first."""
-        out: list[tuple[tuple[Position, ...], Evaluation]] = []
+    def drain(self, wait: float = 0.0) -> list[tuple[int, Evaluation]]:
+        """Finished evaluations with their tickets; waits up to ``wait`` s for the first."""
+        out: list[tuple[int, Evaluation]] = []
         try:
             item, evaluation = self._done.get(timeout=wait) if wait > 0 else self._done.get_nowait()
-            out.append((item.positions, evaluation))
+            out.append((item.ticket, evaluation))
             while True:
                 item, evaluation = self._done.get_nowait()
-                out.append((item.positions, evaluation))
+                out.append((item.ticket, evaluation))
         except queue.Empty:
             pass
         if out:

@@ -56,6 +56,11 @@ class SourceListener(Protocol):
         again if the partition comes straight back)."""
         ...
 
+    def on_share(self, share: float) -> None:
+        """This replica now holds ``share`` of all partitions (after an assignment; called on
+        the polling thread). Limits meant for the whole group scale by it."""
+        ...
+
 
 class Source(Protocol):
     """What the pipeline consumes. The lifecycle: ``listen`` (before ``start``), ``start``,

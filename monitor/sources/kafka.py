@@ -59,7 +59,6 @@ class KafkaSource:
         observer: SourceObserver | None = None,
         consumer_factory: Callable[..., Any] = KafkaConsumer,
         clock: Callable[[], float] = time.monotonic,
-        share_listener: Callable[[float], None] | None = None,
     ) -> None:
         self.config = config
         self.connection = connection
@@ -75,8 +74,7 @@ class KafkaSource:
         self._committed: dict[Partition, int] = {}
         self._resume: dict[Partition, int] = {}  # revoked partition -> lowest buffered offset
         self._lock = threading.Lock()
-        # Told this replica's share of all partitions after each assignment (judge budget).
-        self.share_listener = share_listener
+        # the listener hears this replica's share of all partitions after each assignment
         self._share_dirty = False
         self.log = structlog.get_logger("ragmon.kafka")
 
@@ -144,9 +142,9 @@ class KafkaSource:
         with self._lock:
             # a poll after the assignment has fetched the partitions' positions
             self._settled = self._joined
-        if self._share_dirty and self.share_listener is not None:
+        if self._share_dirty and self._handler is not None:
             self._share_dirty = False
-            self.share_listener(self._share())
+            self._handler.on_share(self._share())
         out: list[SourceRecord] = []
         for records in batch.values():
             for r in records:

@@ -128,7 +128,7 @@ def test_through_the_stage_identical_content_is_judged_once_and_weighted(backend
         try:
             for tid in twins:
                 ev = Evaluation(TRACE.model_copy(update={"trace_id": tid, "golden_id": None}), {})
-                if (now := stage.consider(ev, ())) is None:  # queued: wait for its verdict
+                if (now := stage.consider(ev)) is None:  # queued: wait for its verdict
                     while not stage.drain(wait=0.2):
                         pass
                 else:

@@ -44,6 +44,9 @@ class Listener:
     def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
         return {}
 
+    def on_share(self, share: float) -> None:
+        self.calls.append("share")
+
 
 def list_source(tmp_path: Path) -> tuple[Source, Callable[[], None]]:
     return ListSource(RECORDS), lambda: None

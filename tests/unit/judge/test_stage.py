@@ -278,3 +278,14 @@ def test_the_stage_alone_stamps_the_sampling_weight() -> None:
     want = {e.trace_id: 1.0 if e.trace.golden_id else 4.0 for e in judged}  # probes: always
     assert judged and {e.trace_id: e.judge.weight for e in judged} == want  # type: ignore[union-attr]
     assert 4.0 in want.values()
+
+
+def test_the_partition_share_reaches_the_budget_through_the_pipeline() -> None:
+    """A source's listener is the pipeline; it scales the judge's group-wide budget."""
+    metrics = Metrics(CollectorRegistry())
+    s = stage(GatedJudge(), metrics)
+    p, _ = pipeline(1, s, InMemorySink(), metrics)
+    p.on_share(0.25)
+    assert s.budget.share == 0.25
+    p.on_share(1.5)  # more than all partitions is all of them
+    assert s.budget.share == 1.0
