@@ -40,11 +40,12 @@ from prometheus_client import CollectorRegistry
 
 from bench.corpus import bench_records
 from monitor.checks import CheckSuite
-from monitor.config import KafkaConnection, KafkaSourceConfig
+from monitor.config import KafkaConnection
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.native import NativeDecoder
 from monitor.log import configure as configure_logging
 from monitor.pipeline import Pipeline, freeze_startup_heap
+from monitor.sources.config import KafkaSourceConfig
 from monitor.sources.kafka import KafkaSource
 from monitor.telemetry import Metrics
 from sinks.prometheus import PrometheusSink

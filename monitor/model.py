@@ -15,11 +15,24 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from monitor.verdict import Verdict
 
 SCHEMA_ID = "ragmon.trace/v1"
+
+
+class ConfigSection(BaseModel):
+    """Base of every configuration section: unknown keys are errors, values are frozen. Each
+    component's section lives next to the component; ``monitor.config`` composes them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def revealed(secret: SecretStr | None) -> str | None:
+    """A secret's value for the part that uses it (None when unset)."""
+    return secret.get_secret_value() if secret is not None else None
+
 
 _TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
 

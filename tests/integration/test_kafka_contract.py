@@ -9,10 +9,11 @@ import time
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 
-from monitor.config import KafkaConnection, KafkaSourceConfig
+from monitor.config import KafkaConnection
 from monitor.errors import SinkClosed
 from monitor.model import DeadLetter
 from monitor.sources import Partition
+from monitor.sources.config import KafkaSourceConfig
 from monitor.sources.kafka import KafkaSource
 from sinks.kafka_sink import KafkaDeadLetterSink
 from tests.integration.kafka_support import bootstrap, create_topic, produce

@@ -165,3 +165,19 @@ def test_a_binary_config_file_is_one_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe")
     with pytest.raises(ConfigError, match="not UTF-8 text"):
         load(path)
+
+
+def test_an_exposed_otlp_receiver_needs_a_token_only_when_it_is_the_source(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cross-section rule of the configuration, said at load with the fix."""
+    monkeypatch.setenv("RAGMON_SOURCE__OTLP_HTTP__HOST", "0.0.0.0")
+    assert load().source.type == "demo"  # the receiver is not started: nothing exposed
+    monkeypatch.setenv("RAGMON_SOURCE__TYPE", "otlp_http")
+    with pytest.raises(ConfigError) as err:
+        load()
+    message = str(err.value)
+    assert "source.otlp_http.host is 0.0.0.0, beyond this machine, without bearer_token" in message
+    assert "Value error" not in message and "\n  :" not in message
+    monkeypatch.setenv("RAGMON_SOURCE__OTLP_HTTP__BEARER_TOKEN", "t0ken")
+    assert load().source.otlp_http.bearer_token is not None

@@ -13,8 +13,8 @@ import pytest
 import trustme
 from pydantic import ValidationError
 
-from monitor.config import OtlpHttpSourceConfig
 from monitor.errors import SourceError
+from monitor.sources.config import OtlpHttpSourceConfig
 from monitor.sources.otlp_http import OtlpHttpSource
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from monitor.config import JudgeConfig
+from monitor.judge.config import JudgeConfig
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge, combine
 from monitor.model import RagTrace

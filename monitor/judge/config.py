@@ -1,0 +1,147 @@
+"""Configuration of the judge (``judge``): backend, call limits, the OpenAI-compatible
+backend, the jury, sampling, budget and prices.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+
+from monitor.model import ConfigSection as _Section
+
+
+class SamplingConfig(_Section):
+    base_rate: float = Field(default=0.05, ge=0, le=1, description="Inclusion probability.")
+    flagged_rate: float = Field(
+        default=0.5, ge=0, le=1, description="Probability for traces a check flagged."
+    )
+    routes: dict[str, float] = Field(default_factory=dict, description="route -> probability")
+    releases: dict[str, float] = Field(default_factory=dict, description="release -> probability")
+    golden_always: bool = Field(default=True, description="Always judge golden_id traffic.")
+    salt: str = Field(default="ragmon", description="Change it to draw another sample.")
+
+
+class BudgetConfig(_Section):
+    """Global limits: each replica takes its share of the assigned partitions."""
+
+    calls_per_minute: float = Field(default=60.0, gt=0)
+    input_tokens_per_minute: float = Field(default=200_000.0, gt=0)
+    usd_per_day: float = Field(default=5.0, gt=0)
+
+
+class PricesConfig(_Section):
+    """USD per million tokens (defaults: Claude Haiku 5.5, prompts under 100K tokens)."""
+
+    input: float = Field(default=0.10, ge=0)
+    output: float = Field(default=0.50, ge=0)
+    cache_read: float = Field(default=0.01, ge=0)
+    cache_write: float = Field(default=0.125, ge=0)
+
+
+class OpenAIJudgeConfig(_Section):
+    """The judge through an OpenAI-compatible Chat Completions server (judge.backend:
+    openai): OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp server, LM Studio."""
+
+    model: str = Field(
+        default="gpt-4.1-mini", description="The model name the server knows (e.g. qwen2.5:7b)."
+    )
+    base_url: str | None = Field(
+        default=None,
+        description="The server's API base, e.g. http://localhost:8000/v1 (vLLM) or "
+        "http://localhost:11434/v1 (Ollama); None: api.openai.com.",
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="Prefer the environment: OPENAI_API_KEY (or RAGMON_JUDGE__OPENAI__API_KEY); "
+        "self-hosted servers often need none.",
+    )
+    output: Literal["auto", "json_schema", "tool", "json"] = Field(
+        default="auto",
+        description="How the verdict is asked for: a JSON schema, a forced tool call or JSON "
+        "mode; auto tries them in that order and keeps the first the server honours.",
+    )
+    profile: Literal["rubric", "minicheck", "lynx"] = Field(
+        default="rubric",
+        description="rubric: ragmon's claims rubric (SUPPORTED / ABSENT / CONTRADICTED); "
+        "minicheck: Bespoke-MiniCheck (one sentence per request, Yes/No: no CONTRADICTED); "
+        "lynx: Patronus Lynx (PASS/FAIL for the whole answer: no per-claim labels).",
+    )
+
+
+class JuryConfig(_Section):
+    """A second judge of another model family on a share of the judged traces."""
+
+    backend: Literal["none", "heuristic", "anthropic", "openai"] = Field(
+        default="none",
+        description="The second judge ('none': no jury; unused without a first judge); its "
+        "settings are its own section "
+        "(judge.openai for openai; judge.model, base_url, api_key for anthropic). Must differ "
+        "from judge.backend.",
+    )
+    share: float = Field(
+        default=1.0, gt=0, le=1,
+        description="Share of the judged traces the second judge also grades (by trace id).",
+    )  # fmt: skip
+    hard_fail: Literal["both", "either"] = Field(
+        default="both",
+        description="A hard fail needs both judges to find a contradiction (both), or one "
+        "(either). Both: a page needs two families to agree.",
+    )
+
+
+class JudgeConfig(_Section):
+    backend: Literal["none", "heuristic", "anthropic", "openai"] = Field(
+        default="none",
+        description="'none' (the default): no judge; 'anthropic' calls the Messages API (key "
+        "from ANTHROPIC_API_KEY or api_key); 'openai' an OpenAI-compatible Chat Completions "
+        "server (judge.openai); 'heuristic' a lexical screen without a model (no network; "
+        "the built-in demo turns it on unless judge.backend is set).",
+    )
+    model: str = "claude-haiku-5-5"
+    base_url: str | None = Field(default=None, description="Messages API base URL override.")
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="Prefer the environment: ANTHROPIC_API_KEY (or RAGMON_JUDGE__API_KEY).",
+    )
+    timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    max_retries: int = Field(default=3, ge=0, le=10, description="SDK retries (429/5xx/529).")
+    max_tokens: int = Field(default=2048, ge=256, le=32_000)
+    concurrency: int = Field(default=4, ge=1, le=256)
+    max_queue: int = Field(default=1000, ge=1)
+    breaker_failures: int = Field(default=5, ge=1)
+    breaker_cooldown_seconds: float = Field(default=30.0, gt=0)
+    drain_seconds: float = Field(
+        default=10.0, ge=0, description="On shutdown, wait this long for verdicts in flight."
+    )
+    calibration_file: Path | None = Field(
+        default=None, description="Record written by `ragmon calibrate -o`, exported as metrics."
+    )
+    cache_entries: int = Field(
+        default=10_000, ge=0, description="Verdicts kept by content hash (0: no cache)."
+    )
+    cache_file: Path | None = Field(
+        default=None, description="Also keep verdicts on disk (JSONL), reused after restarts."
+    )
+    isolate: bool = Field(
+        default=True,
+        description="Run the anthropic judge in a child process, so the SDK's HTTP and JSON "
+        "work does not compete with the checks for the GIL.",
+    )
+    redact_pii: bool = Field(
+        default=False,
+        description="Redact PII from question, passages and answer before "
+        "the judge sees them (the same detectors as golden rows).",
+    )
+    openai: OpenAIJudgeConfig = OpenAIJudgeConfig()
+    jury: JuryConfig = JuryConfig()
+    sampling: SamplingConfig = SamplingConfig()
+    budget: BudgetConfig = BudgetConfig()
+    prices: PricesConfig = PricesConfig()
+
+    @model_validator(mode="after")
+    def _jury_of_two_families(self) -> JudgeConfig:
+        if self.jury.backend != "none" and self.jury.backend == self.backend:
+            raise ValueError("judge.jury.backend must differ from judge.backend")
+        return self
