@@ -7,11 +7,12 @@ importing them (the Anthropic SDK alone takes about a second).
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
 
-import structlog
 from prometheus_client import CollectorRegistry
 from pydantic import BaseModel
 
@@ -20,16 +21,12 @@ from monitor.checks import (
     Check,
     CheckSuite,
 )
-from monitor.checks.config import ChecksConfig
-from monitor.config import Settings, revealed
+from monitor.config import Settings
 from monitor.errors import ConfigError
-from monitor.exposure import is_loopback
 from monitor.ingest.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
 from monitor.ingest.native import NativeDecoder
-from monitor.judge.config import JudgeConfig
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
-from monitor.judge.prices import Prices
 from monitor.judge.process import ProcessJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.judge.stage import (
@@ -42,96 +39,106 @@ from monitor.judge.stage import (
 from monitor.model import RagTrace
 from monitor.pii import Redactor
 from monitor.pipeline import Pipeline
-from monitor.sources import DemoSource, JsonlSource, Source, demo
-from monitor.sources.otlp_http import OtlpHttpSource
+from monitor.sources import Source
 from monitor.telemetry import LabelLimiter, Metrics
 from monitor.version import ragmon_version
 from sinks import Sink
-from sinks.golden import GoldenRowSink
-from sinks.jsonl import JsonlSink
-from sinks.prometheus import PrometheusSink
+
+# --- the component tables -------------------------------------------------------------------
+# Every source, check, sink and judge is one row of the same shape: its name, whether the
+# settings turn it on, and how it is built. A component's module owns its construction
+# (``from_config``) and is imported only when its row is built.
+
+T = TypeVar("T")
 
 
-def build_suite(settings: Settings) -> CheckSuite:
-    """The enabled checks, in the order of ``CHECKS``, each built from its config."""
-    enabled = settings.checks.enabled
-    return CheckSuite(
-        [build(settings.checks) for name, build in CHECKS.items()
-         if enabled is None or name in enabled]
-    )  # fmt: skip
+@dataclass(frozen=True)
+class Component(Generic[T]):
+    """One row of a component table."""
+
+    name: str
+    configured: Callable[[Settings], bool]
+    build: Callable[[Settings, Metrics | None], T]
 
 
-# --- the component tables: name -> builder from the settings ---------------------------------
-# Adding a check, a source or a sink is one builder here and one config section next to it.
+def from_config(target: str) -> Callable[[Settings, Metrics | None], Any]:
+    """Builds ``"module:Class"`` with its ``from_config(settings, metrics)``, importing the
+    module only then (the Kafka client and the SDKs cost hundreds of milliseconds)."""
 
-
-def _check_builder(cls: type[Any]) -> Callable[[ChecksConfig], Check]:
-    """Builds a check from its config section (``checks.<name>``, when there is one)."""
-
-    def build(cfg: ChecksConfig) -> Check:
-        section = getattr(cfg, cls.name, None)
-        options = section.model_dump() if isinstance(section, BaseModel) else {}
-        return cast(Check, cls(**options))
+    def build(settings: Settings, metrics: Metrics | None) -> Any:
+        module, _, name = target.partition(":")
+        return getattr(importlib.import_module(module), name).from_config(settings, metrics)
 
     return build
 
 
-CHECKS: dict[str, Callable[[ChecksConfig], Check]] = {
-    cls.name: _check_builder(cls) for cls in CHECK_TYPES
-}
+def _check(cls: type[Any]) -> Component[Check]:
+    """A check row: on unless ``checks.enabled`` leaves it out; its options are the fields of
+    the section ``checks.<name>``, when there is one (checks never import the config)."""
+
+    def build(settings: Settings, metrics: Metrics | None) -> Check:
+        section = getattr(settings.checks, cls.name, None)
+        options = section.model_dump() if isinstance(section, BaseModel) else {}
+        return cast(Check, cls(**options))
+
+    def configured(settings: Settings) -> bool:
+        enabled = settings.checks.enabled
+        return enabled is None or cls.name in enabled
+
+    return Component(cls.name, configured, build)
 
 
-def _demo_source(settings: Settings, metrics: Metrics | None) -> Source:
-    cfg = settings.source.demo
-    seed = cfg.seed
-    return DemoSource(lambda i: demo.generate_bytes(i, seed), rate_per_second=cfg.rate_per_second,
-                      limit=cfg.limit)  # fmt: skip
+def _source(name: str, target: str) -> Component[Source]:
+    return Component(name, lambda s: s.source.type == name, from_config(target))
 
 
-def _jsonl_source(settings: Settings, metrics: Metrics | None) -> Source:
-    return JsonlSource(settings.source.jsonl.paths)
+# In the order they run and report (the order of CHECK_TYPES).
+CHECKS: tuple[Component[Check], ...] = tuple(_check(cls) for cls in CHECK_TYPES)
+
+SOURCES: tuple[Component[Source], ...] = (
+    _source("demo", "monitor.sources.demo:DemoSource"),
+    _source("jsonl", "monitor.sources.files:JsonlSource"),
+    _source("kafka", "monitor.sources.kafka:KafkaSource"),
+    _source("otlp_http", "monitor.sources.otlp_http:OtlpHttpSource"),
+)
+
+# In the order the sinks receive each evaluation.
+SINKS: tuple[Component[Sink], ...] = (
+    Component("prometheus", lambda s: True, from_config("sinks.prometheus:PrometheusSink")),
+    Component("jsonl", lambda s: s.output.evaluations_jsonl is not None
+              or s.output.dead_letters_jsonl is not None, from_config("sinks.jsonl:JsonlSink")),
+    Component("kafka_dead_letters", lambda s: s.output.dead_letters_topic is not None,
+              from_config("sinks.kafka_sink:KafkaDeadLetterSink")),
+    Component("golden_rows", lambda s: s.golden.dir is not None or s.golden.topic is not None,
+              from_config("sinks.golden:GoldenRowSink")),
+    Component("otel_events", lambda s: s.otel.endpoint is not None,
+              from_config("sinks.otel:OtelEventSink")),
+    Component("probe_scores", lambda s: s.golden.set_path is not None,
+              from_config("sinks.probes:ProbeSink")),
+)  # fmt: skip
 
 
-def _kafka_source(settings: Settings, metrics: Metrics | None) -> Source:
-    from monitor.sources.kafka import KafkaSource
-
-    return KafkaSource(settings.source.kafka, settings.kafka, observer=metrics)
-
-
-def _otlp_http_source(settings: Settings, metrics: Metrics | None) -> Source:
-    h = settings.source.otlp_http
-    if h.bearer_token is None and not is_loopback(h.host):  # allowed by the configuration
-        structlog.get_logger("ragmon.otlp_http").warning(
-            "otlp_http_unauthenticated", host=h.host,
-            hint="allow_unauthenticated is set: requests are not authenticated by ragmon",
-        )  # fmt: skip
-    return OtlpHttpSource(
-        h.host,
-        h.port,
-        h.max_body_bytes,
-        h.max_queue,
-        on_request=metrics.on_otlp_request if metrics else None,
-        bearer_token=revealed(h.bearer_token),
-        tls=(h.tls_cert_file, h.tls_key_file) if h.tls_cert_file and h.tls_key_file else None,
-        max_connections=h.max_connections,
-        read_timeout=h.read_timeout_seconds,
-    )
+def configured(
+    table: Sequence[Component[T]], settings: Settings, metrics: Metrics | None
+) -> list[T]:
+    """Every row of ``table`` the settings turn on, built, in table order."""
+    return [row.build(settings, metrics) for row in table if row.configured(settings)]
 
 
-SOURCES: dict[str, Callable[[Settings, Metrics | None], Source]] = {
-    "demo": _demo_source,
-    "jsonl": _jsonl_source,
-    "kafka": _kafka_source,
-    "otlp_http": _otlp_http_source,
-}
+def build_suite(settings: Settings) -> CheckSuite:
+    """The enabled checks, in the order of ``CHECKS``, each built from its config."""
+    return CheckSuite(configured(CHECKS, settings, None))
 
 
-def build_source(
-    settings: Settings,
-    metrics: Metrics | None = None,
-) -> Source:
+def build_source(settings: Settings, metrics: Metrics | None = None) -> Source:
     """The configured source (``source.type``)."""
-    return SOURCES[settings.source.type](settings, metrics)
+    (source,) = configured(SOURCES, settings, metrics)
+    return source
+
+
+def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
+    """Every configured sink (see ``SINKS``)."""
+    return configured(SINKS, settings, metrics)
 
 
 def build_decoder(
@@ -192,87 +199,9 @@ def watch_reviews(settings: Settings, metrics: Metrics) -> None:
     metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))
 
 
-def _prometheus_sink(settings: Settings, metrics: Metrics) -> Sink:
-    m = settings.metrics
-    return PrometheusSink(metrics, routes=LabelLimiter(m.routes, m.max_label_values),
-                          apps=LabelLimiter(m.apps, m.max_label_values))  # fmt: skip
-
-
 def evaluation_redactor(settings: Settings) -> Redactor | None:
     """What redacts evaluation lines written to files or stdout (``output.redact_pii``)."""
     return Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
-
-
-def _jsonl_sink(settings: Settings, metrics: Metrics) -> Sink:
-    out = settings.output
-    return JsonlSink(out.evaluations_jsonl, out.dead_letters_jsonl,
-                     redactor=evaluation_redactor(settings))  # fmt: skip
-
-
-def _dead_letter_topic_sink(settings: Settings, metrics: Metrics) -> Sink:
-    from sinks.kafka_sink import KafkaDeadLetterSink
-
-    assert settings.output.dead_letters_topic is not None
-    return KafkaDeadLetterSink(settings.output.dead_letters_topic, settings.kafka)
-
-
-def _golden_sink(settings: Settings, metrics: Metrics) -> Sink:
-    from sinks.kafka_sink import KafkaRowWriter
-
-    golden = settings.golden
-    topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
-    return GoldenRowSink(
-        golden.dir,
-        Redactor(golden.pii_patterns),
-        tuple(golden.reasons),
-        max_rows=golden.max_rows,
-        max_examples=golden.max_examples,
-        segment_max_bytes=golden.segment_max_bytes,
-        segment_max_age_seconds=golden.segment_max_age_seconds,
-        extra_writers=topic,
-    )
-
-
-def _otel_sink(settings: Settings, metrics: Metrics) -> Sink:
-    from sinks.otel import OtelEventSink
-
-    otel = settings.otel
-    assert otel.endpoint is not None
-    return OtelEventSink(
-        otel.endpoint,
-        headers=otel.headers,
-        timeout_seconds=otel.timeout_seconds,
-        service_name=otel.service_name,
-        include_passed=otel.include_passed,
-        on_export=metrics.on_otel_export,
-    )
-
-
-def _probe_sink(settings: Settings, metrics: Metrics) -> Sink:
-    from sinks.probes import ProbeSink
-
-    assert settings.golden.set_path is not None
-    routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)
-    return ProbeSink(settings.golden.set_path, metrics.registry, routes)
-
-
-# (name, is it configured?, builder), in the order the sinks receive each evaluation.
-SINKS: tuple[tuple[str, Callable[[Settings], bool], Callable[[Settings, Metrics], Sink]], ...] = (
-    ("prometheus", lambda s: True, _prometheus_sink),
-    ("jsonl", lambda s: s.output.evaluations_jsonl is not None
-     or s.output.dead_letters_jsonl is not None, _jsonl_sink),
-    ("kafka_dead_letters", lambda s: s.output.dead_letters_topic is not None,
-     _dead_letter_topic_sink),
-    ("golden_rows", lambda s: s.golden.dir is not None or s.golden.topic is not None,
-     _golden_sink),
-    ("otel_events", lambda s: s.otel.endpoint is not None, _otel_sink),
-    ("probe_scores", lambda s: s.golden.set_path is not None, _probe_sink),
-)  # fmt: skip
-
-
-def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
-    """Every configured sink (see ``SINKS``)."""
-    return [build(settings, metrics) for _, configured, build in SINKS if configured(settings)]
 
 
 # Output tokens reserved for one verdict before the call (a verdict with a handful of claims
@@ -280,74 +209,64 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
 _VERDICT_OUTPUT_TOKENS = 800
 
 
-def _require_key(cfg: JudgeConfig) -> None:  # the Anthropic judge
+@dataclass(frozen=True)
+class JudgeSpec:
+    """How to make a judge: its class and constructor arguments (picklable: a child process
+    makes its own with ``judge.isolate``). ``remote``: it calls an API (costs, budget)."""
+
+    cls: type[Any]
+    kwargs: dict[str, Any]
+    remote: bool = True
+
+
+def _anthropic(settings: Settings, metrics: Metrics | None) -> JudgeSpec:
     """No API key anywhere is a ``ConfigError`` at start-up, rather than one failed call per
-    sampled trace — said before the SDK is imported (over half a second)."""
-    if cfg.api_key is None:  # ANTHROPIC_API_KEY arrives here through the config
+    sampled trace; said before the SDK is imported (over half a second)."""
+    if settings.judge.api_key is None:  # ANTHROPIC_API_KEY arrives here through the config
         raise ConfigError(
             "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
             "(or set judge.api_key), or use the heuristic judge"
         )
+    from monitor.judge.anthropic_judge import AnthropicJudge
+
+    return JudgeSpec(AnthropicJudge, AnthropicJudge.arguments(settings.judge))
 
 
-def _prices(cfg: JudgeConfig) -> Prices:
-    p = cfg.prices
-    return Prices(p.input, p.output, p.cache_read, p.cache_write)
+def _openai(settings: Settings, metrics: Metrics | None) -> JudgeSpec:
+    from monitor.judge.openai_judge import OpenAIJudge
+
+    return JudgeSpec(OpenAIJudge, OpenAIJudge.arguments(settings.judge))
 
 
-def _anthropic_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
-    """The AnthropicJudge arguments."""
-    _require_key(cfg)
-    return {
-        "model": cfg.model,
-        "api_key": revealed(cfg.api_key),
-        "base_url": cfg.base_url,
-        "timeout_seconds": cfg.timeout_seconds,
-        "max_retries": cfg.max_retries,
-        "max_tokens": cfg.max_tokens,
-        "prices": _prices(cfg),
-    }
+def _judge(
+    name: str, build: Callable[[Settings, Metrics | None], JudgeSpec]
+) -> Component[JudgeSpec]:
+    return Component(name, lambda s: s.judge.backend == name, build)
 
 
-def _openai_kwargs(cfg: JudgeConfig) -> dict[str, Any]:
-    """The OpenAIJudge arguments (judge.openai, with the shared call limits and prices)."""
-    o = cfg.openai
-    return {
-        "model": o.model,
-        "api_key": revealed(o.api_key),
-        "base_url": o.base_url,
-        "timeout_seconds": cfg.timeout_seconds,
-        "max_retries": cfg.max_retries,
-        "max_tokens": cfg.max_tokens,
-        "output": o.output,
-        "profile": o.profile,
-        "prices": _prices(cfg),
-    }
+JUDGES: tuple[Component[JudgeSpec], ...] = (
+    _judge("heuristic", lambda s, m: JudgeSpec(HeuristicJudge, {}, remote=False)),
+    _judge("anthropic", _anthropic),
+    _judge("openai", _openai),
+)
 
 
-def _remote(cfg: JudgeConfig) -> tuple[Callable[..., Any], dict[str, Any]] | None:
-    """The class and arguments of a judge that calls an API, or None (heuristic). The SDK
-    is imported only here, after the key check."""
-    if cfg.backend == "anthropic":
-        kwargs = _anthropic_kwargs(cfg)
-        from monitor.judge.anthropic_judge import AnthropicJudge
-
-        return AnthropicJudge, kwargs
-    if cfg.backend == "openai":
-        from monitor.judge.openai_judge import OpenAIJudge
-
-        return OpenAIJudge, _openai_kwargs(cfg)
-    return None
+def _spec(settings: Settings, backend: str | None = None) -> JudgeSpec:
+    """The spec of ``backend`` (default: ``judge.backend``)."""
+    if backend is not None:
+        settings = settings.model_copy(
+            update={"judge": settings.judge.model_copy(update={"backend": backend})}
+        )
+    (spec,) = configured(JUDGES, settings, None)
+    return spec
 
 
-def build_judge(cfg: JudgeConfig) -> Judge:
-    """The configured judge (heuristic, anthropic or openai), called in this process."""
-    remote = _remote(cfg)
-    if remote is None:
-        return HeuristicJudge()
-    cls, kwargs = remote
-    judge: Any = cls(**kwargs)
-    judge.verify()
+def build_judge(settings: Settings, backend: str | None = None) -> Judge:
+    """The judge of ``backend`` (default: ``judge.backend``), called in this process."""
+    spec = _spec(settings, backend)
+    judge: Any = spec.cls(**spec.kwargs)
+    if spec.remote:
+        judge.verify()
     return cast(Judge, judge)
 
 
@@ -355,21 +274,24 @@ def _free(trace: RagTrace) -> tuple[int, float]:
     return 0, 0.0
 
 
-def _judge_calls(cfg: JudgeConfig) -> tuple[Judge, Callable[[RagTrace], tuple[int, float]]]:
-    """The judge of ``cfg.backend`` (in a child process with ``judge.isolate``), and the
-    budget estimate of one call to it (tokens, USD)."""
-    remote = _remote(cfg)
-    if remote is None:
-        return HeuristicJudge(), _free
-    cls, kwargs = remote
-    local: Any = cls(**kwargs)  # also estimates the input tokens
+Estimate = Callable[[RagTrace], tuple[int, float]]
+
+
+def _judge_calls(settings: Settings, backend: str | None = None) -> tuple[Judge, Estimate, bool]:
+    """The judge of ``backend`` (in a child process with ``judge.isolate``), the budget
+    estimate of one call to it (tokens, USD), and whether it calls an API."""
+    cfg = settings.judge
+    spec = _spec(settings, backend)
+    if not spec.remote:
+        return spec.cls(), _free, False
+    local: Any = spec.cls(**spec.kwargs)  # also estimates the input tokens
     local.verify()
     calls: Judge = local
     if cfg.isolate:
         # the SDK's HTTP and JSON work off the GIL; the bound on one call is the SDK's
         # timeout per attempt, its retries, our one re-ask
         call_timeout = 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
-        calls = ProcessJudge(cls, kwargs, cfg.backend, local.model,
+        calls = ProcessJudge(spec.cls, spec.kwargs, backend or cfg.backend, local.model,
                              threads=cfg.concurrency, call_timeout=call_timeout)  # fmt: skip
     prices = local.prices
 
@@ -377,7 +299,7 @@ def _judge_calls(cfg: JudgeConfig) -> tuple[Judge, Callable[[RagTrace], tuple[in
         tokens = local.estimate_input_tokens(trace)
         return tokens, prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
 
-    return calls, estimate
+    return calls, estimate, True
 
 
 def build_judge_stage(
@@ -397,13 +319,10 @@ def build_judge_stage(
     )
     if cfg.jury.backend != "none" and cfg.jury.backend == cfg.backend:  # replay --judge
         raise ConfigError("judge.jury.backend must differ from the first judge's backend")
-    calls, estimate = _judge_calls(cfg)
-    limits: BudgetLimits | None = None  # the heuristic judge costs nothing but CPU
-    if cfg.backend in ("anthropic", "openai") or cfg.jury.backend in ("anthropic", "openai"):
-        b = cfg.budget
-        limits = BudgetLimits(b.calls_per_minute, b.input_tokens_per_minute, b.usd_per_day)
+    calls, estimate, remote = _judge_calls(settings)
     if cfg.jury.backend != "none":
-        second, second_estimate = _judge_calls(cfg.model_copy(update={"backend": cfg.jury.backend}))
+        second, second_estimate, second_remote = _judge_calls(settings, cfg.jury.backend)
+        remote = remote or second_remote
         first_estimate, share = estimate, cfg.jury.share
 
         def estimate(trace: RagTrace) -> tuple[int, float]:  # both judges, the second's share
@@ -411,6 +330,10 @@ def build_judge_stage(
             return t1 + int(share * t2), c1 + share * c2
 
         calls = JuryJudge(calls, second, share, cfg.jury.hard_fail, metrics.on_jury_pair)
+    limits: BudgetLimits | None = None  # the heuristic judge costs nothing but CPU
+    if remote:
+        b = cfg.budget
+        limits = BudgetLimits(b.calls_per_minute, b.input_tokens_per_minute, b.usd_per_day)
     judge: Judge = (
         RedactingJudge(calls, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else calls
     )

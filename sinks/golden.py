@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from monitor.golden.rows import DEFAULT_REASONS, build_row, merge
 from monitor.model import DeadLetter, Evaluation
 from monitor.pii import Redactor
 from sinks import Closable
 from sinks.segments import SegmentWriter, read_rows
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 PREFIX = "golden"
 
@@ -59,6 +63,24 @@ class GoldenRowSink(Closable):
     """
 
     name = "golden_rows"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> GoldenRowSink:
+        """``golden``: rows to segments in ``golden.dir`` and/or to ``golden.topic``."""
+        from sinks.kafka_sink import KafkaRowWriter  # the Kafka client, only when used
+
+        golden = settings.golden
+        topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
+        return cls(
+            golden.dir,
+            Redactor(golden.pii_patterns),
+            tuple(golden.reasons),
+            max_rows=golden.max_rows,
+            max_examples=golden.max_examples,
+            segment_max_bytes=golden.segment_max_bytes,
+            segment_max_age_seconds=golden.segment_max_age_seconds,
+            extra_writers=topic,
+        )
 
     def __init__(
         self,

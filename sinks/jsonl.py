@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from monitor.model import DeadLetter, Evaluation
 from monitor.pii import Redactor
 from sinks import Closable
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 
 class JsonlSink(Closable):
@@ -22,6 +26,14 @@ class JsonlSink(Closable):
     """
 
     name = "jsonl"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> JsonlSink:
+        """``output.evaluations_jsonl`` / ``dead_letters_jsonl``, PII redacted unless
+        ``output.redact_pii`` is off."""
+        out = settings.output
+        redactor = Redactor(settings.golden.pii_patterns) if out.redact_pii else None
+        return cls(out.evaluations_jsonl, out.dead_letters_jsonl, redactor=redactor)
 
     def __init__(
         self,

@@ -10,13 +10,17 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
 from monitor.config import KafkaConnection
-from monitor.errors import SinkError
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
+from monitor.errors import ConfigError, SinkError
 from monitor.model import DeadLetter, Evaluation
 from sinks import Closable
 
@@ -112,6 +116,14 @@ class KafkaDeadLetterSink(_KafkaOutput, Closable):
     it came from travel in headers."""
 
     name = "kafka_dead_letters"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> KafkaDeadLetterSink:
+        """``output.dead_letters_topic`` on the ``kafka`` connection."""
+        topic = settings.output.dead_letters_topic
+        if topic is None:
+            raise ConfigError("the Kafka dead-letter sink needs output.dead_letters_topic")
+        return cls(topic, settings.kafka)
 
     def write(self, evaluation: Evaluation) -> None:
         """Evaluations do not go here."""

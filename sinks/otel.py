@@ -14,7 +14,7 @@ never block offsets.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace as otel_trace
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
@@ -27,8 +27,13 @@ from opentelemetry.sdk._logs.export import (
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
+from monitor.errors import ConfigError
 from monitor.model import CheckResult, DeadLetter, Evaluation
 from sinks import Closable
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 EVENT_NAME = "gen_ai.evaluation.result"
 ROOT_SPAN_ATTRIBUTE = "ragmon.root_span_id"
@@ -62,6 +67,21 @@ class _CountingExporter(LogRecordExporter):
 
 class OtelEventSink(Closable):
     name = "otel_events"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics) -> OtelEventSink:
+        """``otel``: events to its OTLP/HTTP logs endpoint; exports counted in ``metrics``."""
+        otel = settings.otel
+        if otel.endpoint is None:
+            raise ConfigError("the OTel event sink needs otel.endpoint")
+        return cls(
+            otel.endpoint,
+            headers=otel.headers,
+            timeout_seconds=otel.timeout_seconds,
+            service_name=otel.service_name,
+            include_passed=otel.include_passed,
+            on_export=metrics.on_otel_export,
+        )
 
     def __init__(
         self,

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Summary
 
@@ -17,11 +18,24 @@ from monitor.model import DeadLetter, Evaluation
 from monitor.telemetry import LabelLimiter
 from sinks import Closable
 
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
+
 
 class ProbeSink(Closable):
     """Scores golden probes (traces with a golden_id) into Prometheus metrics."""
 
     name = "probe_scores"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics) -> ProbeSink:
+        """Scores against ``golden.set_path``, into the daemon's registry."""
+        path = settings.golden.set_path
+        if path is None:
+            raise ConfigError("the probe sink needs golden.set_path")
+        m = settings.metrics
+        return cls(path, metrics.registry, LabelLimiter(m.routes, m.max_label_values))
 
     def __init__(
         self,

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from monitor.checks.citation import CitationEvidence
 from monitor.checks.context import OverlapEvidence
 from monitor.model import DeadLetter, Evaluation
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
 
 
 class PrometheusSink(Closable):
@@ -19,6 +24,13 @@ class PrometheusSink(Closable):
     """
 
     name = "prometheus"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics) -> PrometheusSink:
+        """The daemon's metrics, app and route labels bounded by ``metrics``."""
+        m = settings.metrics
+        return cls(metrics, routes=LabelLimiter(m.routes, m.max_label_values),
+                   apps=LabelLimiter(m.apps, m.max_label_values))  # fmt: skip
 
     def __init__(
         self, metrics: Metrics, routes: LabelLimiter | None = None, apps: LabelLimiter | None = None

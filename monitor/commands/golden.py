@@ -275,7 +275,7 @@ def _pairwise(args: argparse.Namespace, traces: list[RagTrace], items: dict[str,
     if settings is None:
         return None
     try:
-        judge: Any = registry.build_judge(settings.judge.model_copy(update={"backend": args.judge}))
+        judge: Any = registry.build_judge(settings, args.judge)
     except StartupError as exc:
         print(f"ragmon compare: {exc}", file=stderr)
         return None

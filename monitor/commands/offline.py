@@ -85,9 +85,8 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         return EXIT_USAGE
     if args.output is not None and not _writable(args.output, "calibrate", stderr):
         return EXIT_USAGE
-    cfg = settings.judge.model_copy(update={"backend": args.judge})
     try:
-        judge = registry.build_judge(cfg)
+        judge = registry.build_judge(settings, args.judge)
     except StartupError as exc:
         print(f"ragmon calibrate: {exc}", file=stderr)
         return EXIT_USAGE

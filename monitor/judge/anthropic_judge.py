@@ -18,9 +18,10 @@ import anthropic
 from pydantic import ValidationError
 
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.judge.config import JudgeConfig
 from monitor.judge.prices import Prices
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, estimate_input_tokens, user_prompt
-from monitor.model import RagTrace
+from monitor.model import RagTrace, revealed
 from monitor.verdict import JudgeOutput, Verdict
 
 _RETRIED_BY_SDK = {408, 409, 429}
@@ -28,6 +29,20 @@ _RETRIED_BY_SDK = {408, 409, 429}
 
 class AnthropicJudge:
     name = "anthropic"
+
+    @staticmethod
+    def arguments(cfg: JudgeConfig) -> dict[str, Any]:
+        """The constructor arguments ``judge`` configures (the key from ANTHROPIC_API_KEY or
+        ``judge.api_key``)."""
+        return {
+            "model": cfg.model,
+            "api_key": revealed(cfg.api_key),
+            "base_url": cfg.base_url,
+            "timeout_seconds": cfg.timeout_seconds,
+            "max_retries": cfg.max_retries,
+            "max_tokens": cfg.max_tokens,
+            "prices": cfg.prices.as_prices(),
+        }
 
     def __init__(
         self,

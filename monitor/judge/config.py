@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
 
+from monitor.judge.prices import Prices
 from monitor.model import ConfigSection as _Section
 
 
@@ -38,6 +39,10 @@ class PricesConfig(_Section):
     output: float = Field(default=0.50, ge=0)
     cache_read: float = Field(default=0.01, ge=0)
     cache_write: float = Field(default=0.125, ge=0)
+
+    def as_prices(self) -> Prices:
+        """The judge's price table."""
+        return Prices(self.input, self.output, self.cache_read, self.cache_write)
 
 
 class OpenAIJudgeConfig(_Section):

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
 from monitor.judge import profiles
+from monitor.judge.config import JudgeConfig
 from monitor.judge.prices import Prices
 from monitor.judge.rubric import (
     RUBRIC,
@@ -38,7 +39,7 @@ from monitor.judge.rubric import (
     unfence,
     user_prompt,
 )
-from monitor.model import RagTrace
+from monitor.model import RagTrace, revealed
 from monitor.verdict import JudgeOutput, Verdict
 
 T = TypeVar("T")
@@ -77,6 +78,23 @@ class OpenAIJudge:
     """Faithfulness through an OpenAI-compatible Chat Completions server."""
 
     name = "openai"
+
+    @staticmethod
+    def arguments(cfg: JudgeConfig) -> dict[str, Any]:
+        """The constructor arguments ``judge.openai`` configures, with the shared call limits
+        and prices of ``judge``."""
+        o = cfg.openai
+        return {
+            "model": o.model,
+            "api_key": revealed(o.api_key),
+            "base_url": o.base_url,
+            "timeout_seconds": cfg.timeout_seconds,
+            "max_retries": cfg.max_retries,
+            "max_tokens": cfg.max_tokens,
+            "output": o.output,
+            "profile": o.profile,
+            "prices": cfg.prices.as_prices(),
+        }
 
     def __init__(
         self,

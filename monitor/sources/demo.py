@@ -15,9 +15,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from monitor.sources.base import SourceListener, SourcePosition, SourceRecord
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 FAILURE_MODES = (
     "grounded",
@@ -246,6 +250,13 @@ class DemoSource:
     """The built-in synthetic traffic at a fixed rate: the embedded default of ``ragmon run``."""
 
     name = "demo"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> DemoSource:
+        """``source.demo``: the generator's seed, rate and limit."""
+        cfg = settings.source.demo
+        seed = cfg.seed
+        return cls(lambda i: generate_bytes(i, seed), cfg.rate_per_second, limit=cfg.limit)
 
     def __init__(
         self,

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from monitor.sources.base import SourceListener, SourcePosition, SourceRecord
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 
 class _IteratorSource:
@@ -84,6 +88,11 @@ class JsonlSource(_IteratorSource):
     """
 
     name = "jsonl"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> JsonlSource:
+        """``source.jsonl``: the files, in order."""
+        return cls(settings.source.jsonl.paths)
 
     def __init__(
         self, paths: Iterable[Path | str], on_progress: Callable[[int], None] | None = None

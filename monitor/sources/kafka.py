@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, TopicPartition
@@ -22,6 +22,10 @@ from monitor.config import KafkaConnection
 from monitor.errors import SourceError
 from monitor.sources import Partition, SourceListener, SourcePosition, SourceRecord
 from monitor.sources.config import KafkaSourceConfig
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 
 class SourceObserver(Protocol):
@@ -52,6 +56,11 @@ class KafkaSource:
     """Consumes native records from the configured topics as one member of a group."""
 
     name = "kafka"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> KafkaSource:
+        """``source.kafka`` and the ``kafka`` connection; ``metrics`` hears commits and lag."""
+        return cls(settings.source.kafka, settings.kafka, observer=metrics)
 
     def __init__(
         self,

@@ -34,12 +34,18 @@ import zlib
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from monitor.errors import SourceError
+from monitor.exposure import is_loopback
+from monitor.model import revealed
 from monitor.sources import SourceListener, SourcePosition, SourceRecord
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 PATH = "/v1/traces"
 PROTOBUF = "application/x-protobuf"
@@ -48,6 +54,28 @@ JSON = "application/json"
 
 class OtlpHttpSource:
     name = "otlp_http"
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> OtlpHttpSource:
+        """``source.otlp_http`` (the configuration refused an exposed bind without a token
+        unless allow_unauthenticated, which is said here at start-up)."""
+        h = settings.source.otlp_http
+        if h.bearer_token is None and not is_loopback(h.host):
+            structlog.get_logger("ragmon.otlp_http").warning(
+                "otlp_http_unauthenticated", host=h.host,
+                hint="allow_unauthenticated is set: requests are not authenticated by ragmon",
+            )  # fmt: skip
+        return cls(
+            h.host,
+            h.port,
+            h.max_body_bytes,
+            h.max_queue,
+            on_request=metrics.on_otlp_request if metrics else None,
+            bearer_token=revealed(h.bearer_token),
+            tls=(h.tls_cert_file, h.tls_key_file) if h.tls_cert_file and h.tls_key_file else None,
+            max_connections=h.max_connections,
+            read_timeout=h.read_timeout_seconds,
+        )
 
     def __init__(
         self,

@@ -136,3 +136,10 @@ def test_through_the_stage_identical_content_is_judged_once_and_weighted(backend
         finally:
             stage.close()
     assert calls == 1  # the twin's verdict came from the cache, weighted for its own trace
+
+
+def test_every_judge_of_the_registry_keeps_this_contract() -> None:
+    """A judge added to the registry's table without a case here fails this test."""
+    from monitor import registry
+
+    assert {row.name for row in registry.JUDGES} <= {b.split("-")[0] for b in BACKENDS}

@@ -2,23 +2,45 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import typing
 from pathlib import Path
+from typing import Any
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor import registry
 from monitor.checks import CHECK_NAMES
 from monitor.config import Settings, SourceConfig
+from monitor.judge.config import JudgeConfig, JuryConfig
 
 
 def test_every_source_type_of_the_config_has_a_builder_and_no_other() -> None:
     types = typing.get_args(SourceConfig.model_fields["type"].annotation)
-    assert set(registry.SOURCES) == set(types)
+    assert [row.name for row in registry.SOURCES] == list(types)
+
+
+def test_every_judge_backend_of_the_config_has_a_row_and_no_other() -> None:
+    backends = typing.get_args(JudgeConfig.model_fields["backend"].annotation)
+    assert [row.name for row in registry.JUDGES] == [b for b in backends if b != "none"]
+    jury = typing.get_args(JuryConfig.model_fields["backend"].annotation)
+    assert set(jury) == set(backends)
+
+
+@pytest.mark.parametrize("row", [*registry.SOURCES, *registry.SINKS], ids=lambda r: r.name)
+def test_each_row_names_a_component_that_builds_itself(row: registry.Component[Any]) -> None:
+    """A lazy row's "module:Class" resolves, and the class owns its construction."""
+    target = inspect.getclosurevars(row.build).nonlocals["target"]
+    module, _, name = target.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    assert callable(cls.from_config)
+    assert cls.name == row.name  # the row and the component agree on the name
 
 
 def test_the_check_table_is_the_default_suite_in_its_order() -> None:
-    assert tuple(registry.CHECKS) == CHECK_NAMES
+    assert tuple(row.name for row in registry.CHECKS) == CHECK_NAMES
     built = registry.build_suite(Settings())
     assert built.names == list(CHECK_NAMES)
 
@@ -43,5 +65,5 @@ def test_each_sink_row_builds_the_sink_of_its_name(tmp_path: Path) -> None:
     })  # fmt: skip
     sinks = registry.build_sinks(settings, registry.build_metrics(CollectorRegistry()))
     assert [s.name for s in sinks] == ["prometheus", "jsonl", "golden_rows", "otel_events"]
-    configured = [name for name, on, _ in registry.SINKS if on(settings)]
+    configured = [row.name for row in registry.SINKS if row.configured(settings)]
     assert configured == [s.name for s in sinks]

@@ -190,3 +190,12 @@ def test_closing_delivers_what_was_written_since_the_last_flush(tmp_path: Path) 
     assert case.delivered() == 0  # counted, not yet added
     case.sink.close()
     assert case.delivered() == N
+
+
+def test_every_sink_of_the_registry_keeps_this_contract(tmp_path: Path) -> None:
+    """A sink added to the registry's table without a case here fails this test (the Kafka
+    dead-letter sink keeps it against the real broker: tests/integration)."""
+    from monitor import registry
+
+    covered = {make(tmp_path / make.__name__).sink.name for make in SINKS}
+    assert {row.name for row in registry.SINKS} - covered == {"kafka_dead_letters"}
