@@ -1,0 +1,218 @@
+"""The arguments of the core commands (run, replay, check, demo, calibrate, schema, convert,
+config) and the argument types every command shares; light to import, as ``--help`` is."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TypeAlias
+
+from monitor.sources import demo
+
+TRAP_CATEGORIES = ("answerable", "unanswerable", "near_miss", "multi_hop", "stale_policy")
+
+
+def non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, 0 or more, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number, 0 or more, not {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def cutoffs(text: str) -> list[int]:
+    try:
+        ks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        msg = f"{text!r} is not a comma-separated list of integers"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not ks or min(ks) < 1:
+        raise argparse.ArgumentTypeError("cut-offs must be 1 or more")
+    return ks
+
+
+def add_config_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--config",
+        "-c",
+        type=Path,
+        default=os.environ.get("RAGMON_CONFIG_FILE") or None,
+        help="YAML config file (default: $RAGMON_CONFIG_FILE, else built-in defaults); "
+        "RAGMON_* environment variables override it, e.g. RAGMON_METRICS__PORT=9500",
+    )
+
+
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def add_run(sub: Commands) -> None:
+    run = sub.add_parser(
+        "run",
+        help="run the daemon (metrics on :9464/metrics, /healthz, /readyz)",
+        description="Consume traces from the configured source, run the checks on every "
+        "trace and export Prometheus metrics. The default source is built-in demo traffic, "
+        "so this works with no external service. Other sources (source.type): jsonl files; "
+        "kafka, with native records or OTLP spans as the OTel Collector's kafkaexporter "
+        "writes them (source.kafka.format otlp_proto|otlp_json); otlp_http, a receiver for "
+        "POST /v1/traces on :4318. OTLP spans are assembled per trace (source.assembly). "
+        "SIGTERM or SIGINT stop it gracefully within shutdown_timeout_seconds; a second "
+        "SIGINT exits at once.",
+    )
+    add_config_arg(run)
+
+
+def add_replay(sub: Commands) -> None:
+    replay = sub.add_parser(
+        "replay",
+        help="evaluate trace files offline (native JSONL or OTLP)",
+        description="Evaluate native ragmon.trace/v1 records (one JSON object per line). "
+        "Prints a per-check summary with 95% Wilson intervals. Bad lines are counted and "
+        "reported with their line numbers; they do not stop the run.",
+    )
+    replay.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    replay.add_argument(
+        "--output-jsonl",
+        type=Path,
+        help="write one evaluation line per trace to this file, overwriting it ('-': stdout, "
+        "and the summary goes to stderr)",
+    )
+    replay.add_argument(
+        "--append",
+        action="store_true",
+        help="append to --output-jsonl instead of overwriting it",
+    )
+    replay.add_argument(
+        "--format",
+        choices=("auto", "native", "otlp-json", "otlp-proto"),
+        default="auto",
+        help="auto (default): told apart by each file's first bytes; native: ragmon.trace/v1 "
+        "JSONL; otlp-json: one OTLP/JSON "
+        "ExportTraceServiceRequest per line; otlp-proto: 4-byte big-endian length + "
+        "ExportTraceServiceRequest, repeated (OpenInference spans are assembled per trace)",
+    )
+    replay.add_argument(
+        "--judge",
+        choices=("none", "heuristic", "anthropic", "openai"),
+        default="none",
+        help="also judge faithfulness (anthropic: key from ANTHROPIC_API_KEY, model and "
+        "base URL from the config's judge section; openai: an OpenAI-compatible server, "
+        "judge.openai's model and base URL, key from OPENAI_API_KEY)",
+    )
+    replay.add_argument(
+        "--sample-rate",
+        type=float,
+        default=None,
+        help="share of traces to judge, decided by trace id (default 1.0: all); needs --judge",
+    )
+    add_config_arg(replay)
+    replay.add_argument(
+        "--golden-dir",
+        type=Path,
+        help="also write candidate golden rows (deduplicated, PII-redacted) to this directory",
+    )
+    replay.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (auto: only on a terminal)",
+    )
+
+
+def add_check(sub: Commands) -> None:
+    chk = sub.add_parser(
+        "check",
+        help="evaluate one trace from stdin",
+        description="Read one native trace (JSON) from stdin and print its evaluation line "
+        "(one line of JSON, as replay --output-jsonl writes). Exits 2 with a one-line reason "
+        "if the trace is invalid.",
+    )
+    chk.add_argument("--pretty", action="store_true", help="indent the JSON for reading")
+
+
+def add_demo(sub: Commands) -> None:
+    dem = sub.add_parser(
+        "demo",
+        help="print synthetic traces (JSONL)",
+        description="Print realistic synthetic traces of a support assistant, each with a "
+        "known failure mode in attributes['ragmon.demo.failure_mode']: "
+        + ", ".join(demo.FAILURE_MODES)
+        + ".",
+    )
+    dem.add_argument("--count", type=non_negative, default=100,
+                     help="traces to print (0: forever, paced at --rate, 50 a second unless "
+                     "given)")  # fmt: skip
+    dem.add_argument("--seed", type=int, default=7, help="same seed, same traces")
+    dem.add_argument("--rate", type=non_negative_float, default=None,
+                     help="traces per second (default: no pacing for a count, 50 for "
+                     "--count 0; 0: no pacing)")  # fmt: skip
+    dem.add_argument("--output", "-o", type=Path,
+                     help="file to write, overwritten (default: stdout)")  # fmt: skip
+    dem.add_argument(
+        "--with-labels",
+        action="store_true",
+        help="add the human-equivalent verdict as 'label' (input for ragmon calibrate)",
+    )
+
+
+def add_calibrate(sub: Commands) -> None:
+    cal = sub.add_parser(
+        "calibrate",
+        help="measure the judge against human labels",
+        description="Run the judge over labelled traces (JSONL: a native trace plus 'label': "
+        "pass | fail | hard_fail | not_applicable) and print agreement, Cohen's kappa, the "
+        "confusion matrix and hard-fail sensitivity/specificity with 95% Wilson intervals. "
+        "--output writes the calibration record that `ragmon run` exports as "
+        "ragmon_judge_calibration_* (judge.calibration_file).",
+    )
+    cal.add_argument("--labels", type=Path, required=True, help="labelled traces (JSONL)")
+    cal.add_argument("--judge", choices=("heuristic", "anthropic", "openai"), default="heuristic")
+    cal.add_argument("--output", "-o", type=Path,
+                     help="write the calibration record (JSON; overwritten)")  # fmt: skip
+    add_config_arg(cal)
+
+
+def add_schema(sub: Commands) -> None:
+    sch = sub.add_parser("schema", help="print a JSON Schema", description="Print a JSON Schema.")
+    sch.add_argument("which", choices=("trace", "config"),
+                     help="trace: the native ragmon.trace/v1 record; config: the configuration "
+                     "(the same as `ragmon config schema`)")  # fmt: skip
+
+
+def add_convert(sub: Commands) -> None:
+    conv = sub.add_parser(
+        "convert",
+        help="turn OTLP span files into native traces",
+        description="Assemble the spans of OTLP files per trace, map them (OpenInference "
+        "layout) to native ragmon.trace/v1 records and write them as JSONL, so you can see "
+        "what ragmon understood from your spans. The recognised convention is in "
+        "attributes['ragmon.convention'].",
+    )
+    conv.add_argument("file", type=Path, metavar="FILE")
+    conv.add_argument("--from", dest="fmt", choices=("otlp-json", "otlp-proto"), required=True)
+    conv.add_argument("--output-jsonl", type=Path, required=True,
+                      help="the native records, one per line (overwritten)")  # fmt: skip
+
+
+def add_config(sub: Commands) -> None:
+    cfg = sub.add_parser(
+        "config",
+        help="validate, show or describe the configuration",
+        description="validate: load and check the config, exit 2 naming any bad key. "
+        "show: print the effective config (file + environment + defaults) as YAML. "
+        "schema: print the config's JSON Schema.",
+    )
+    cfg.add_argument("action", choices=("validate", "show", "schema"))
+    add_config_arg(cfg)
