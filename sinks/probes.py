@@ -9,13 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prometheus_client import CollectorRegistry, Counter, Summary
+from prometheus_client import CollectorRegistry
 
 from monitor.errors import ConfigError
 from monitor.golden import review
 from monitor.golden.probes import LoadedSet, load_set, retrieval_scores, stage_of
 from monitor.model import DeadLetter, Evaluation
-from monitor.telemetry import LabelLimiter
+from monitor.telemetry import LabelLimiter, ProbeMetrics
 from sinks import Closable
 
 if TYPE_CHECKING:
@@ -52,27 +52,7 @@ class ProbeSink(Closable):
         self._lock = threading.Lock()
         self.golden: LoadedSet | None = None
         self._checked = 0.0
-        labels = ["golden_version", "route", "category", "stage"]
-        self.traces = Counter(
-            "ragmon_probe_traces",
-            "Golden probes scored, by the stage that lost the answer (ok when none).",
-            labels,
-            registry=registry,
-        )
-        rlabels = ["golden_version", "route", "metric", "depth"]
-        self.scores = Summary(
-            "ragmon_probe_retrieval",
-            "Retrieval metric of each golden probe (recall, ndcg, mrr) at the retriever's "
-            "depth (retrieved) and at the packed context's (context).",
-            rlabels,
-            registry=registry,
-        )
-        self.squares = Counter(
-            "ragmon_probe_retrieval_squares",
-            "Sum of squared probe metric values (for the interval of the mean).",
-            rlabels,
-            registry=registry,
-        )
+        self.metrics = ProbeMetrics(registry)
 
     def start(self) -> None:
         try:
@@ -104,15 +84,17 @@ class ProbeSink(Closable):
         route = self._routes(evaluation.trace.route)
         item = golden.items.get(gid)
         if item is None:
-            self.traces.labels(golden.version, route, "unknown", "unknown_golden_id").inc()
+            self.metrics.traces.labels(golden.version, route, "unknown", "unknown_golden_id").inc()
             return
         category = str(item.get("category") or "none")
         if category not in review.TRAP_CATEGORIES:
             category = "none"
-        self.traces.labels(golden.version, route, category, stage_of(item, evaluation)).inc()
+        self.metrics.traces.labels(
+            golden.version, route, category, stage_of(item, evaluation)
+        ).inc()
         for (metric, depth), value in retrieval_scores(item, evaluation).items():
-            self.scores.labels(golden.version, route, metric, depth).observe(value)
-            self.squares.labels(golden.version, route, metric, depth).inc(value * value)
+            self.metrics.scores.labels(golden.version, route, metric, depth).observe(value)
+            self.metrics.squares.labels(golden.version, route, metric, depth).inc(value * value)
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         self._check_open()

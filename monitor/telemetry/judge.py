@@ -1,0 +1,164 @@
+"""The judge's metrics: sampling decisions, verdicts and their weights, claims, what judging
+costs, how the judge runs, the jury's agreement and the calibration record."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from monitor.judge.calibration import Calibration
+from monitor.telemetry.labels import LabelLimiter
+from monitor.verdict import Verdict
+
+
+class JudgeMetrics:
+    """The ``JudgeObserver`` half of ``Metrics``."""
+
+    def _define_judge(self, registry: CollectorRegistry) -> None:
+        """The judge's findings: sampling decisions, verdicts and their weights, claims."""
+        self.judge_decisions = Counter(
+            "ragmon_judge_decisions_total",
+            "Judge funnel: judged, not_sampled, over_budget, queue_full, not_judgeable, "
+            "circuit_open, paused, error.",
+            ["outcome"],
+            registry=registry,
+        )
+        self.judge_verdicts = Counter(
+            "ragmon_judge_verdicts_total",
+            "Judged traces by verdict (pass, fail, hard_fail, not_applicable).",
+            ["judge", "verdict", "rubric"],
+            registry=registry,
+        )
+        self.judge_verdict_weight = Counter(
+            "ragmon_judge_verdict_weight_total",
+            "Sum of 1/p over judged traces by verdict: unbiased population counts.",
+            ["judge", "verdict", "rubric"],
+            registry=registry,
+        )
+        self.judge_claims = Counter(
+            "ragmon_judge_claims_total",
+            "Claims by label (SUPPORTED, ABSENT, CONTRADICTED).",
+            ["judge", "label"],
+            registry=registry,
+        )
+        self.judge_false_refusals = Counter(
+            "ragmon_judge_false_refusals_total",
+            "Refusals where the judge found the answer in the context.",
+            ["judge"],
+            registry=registry,
+        )
+
+    def _define_judge_cost(self, registry: CollectorRegistry) -> None:
+        """What judging costs and how the judge runs: tokens, USD, latency, errors, state."""
+        self.judge_tokens = Counter(
+            "ragmon_judge_tokens_total",
+            "Judge tokens by kind (input, output, cache_read, cache_write).",
+            ["kind"],
+            registry=registry,
+        )
+        self.judge_cost = Counter(
+            "ragmon_judge_cost_usd_total",
+            "Estimated judge cost from the configured price table.",
+            registry=registry,
+        )
+        self.judge_latency = Histogram(
+            "ragmon_judge_latency_seconds",
+            "Time to judge one trace, retries included.",
+            ["judge"],
+            buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64),
+            registry=registry,
+        )
+        self.judge_errors = Counter(
+            "ragmon_judge_errors_total",
+            "Judge failures by kind (timeout, rate_limited, server_error, invalid_output, "
+            "http_4xx, ...).",
+            ["kind"],
+            registry=registry,
+        )
+        self.judge_queue = Gauge(
+            "ragmon_judge_queue_depth", "Traces waiting for a judge worker.", registry=registry
+        )
+        self.judge_paused = Gauge(
+            "ragmon_judge_paused",
+            "1 when the judge stopped after a configuration error (bad key, unknown model).",
+            registry=registry,
+        )
+        self.judge_usage_estimated = Counter(
+            "ragmon_judge_usage_estimated",
+            "Verdicts whose server reported no token usage: the budget was charged an "
+            "estimate (about four characters a token) instead.",
+            ["judge"],
+            registry=registry,
+        )
+        self.jury_pairs = Counter(
+            "ragmon_judge_jury_pairs",
+            "Traces both judges of the jury graded, per route, by whether their verdicts "
+            'agreed (the disagreement rate: agreed="false" over all).',
+            ["route", "agreed"],
+            registry=registry,
+        )
+        self._jury_routes = LabelLimiter()
+        self.judge_same_family = Gauge(
+            "ragmon_judge_same_family",
+            "1 when judge and generator models come from one family (self-preference risk).",
+            registry=registry,
+        )
+        self.calibration = Gauge(
+            "ragmon_judge_calibration",
+            "Judge calibration against human labels (kappa, agreement, labelled_traces, "
+            "hard_fail_sensitivity, hard_fail_specificity), from `ragmon calibrate`.",
+            ["measure", "judge", "rubric"],
+            registry=registry,
+        )
+
+    def on_decision(self, outcome: str) -> None:
+        """One sampling/judging decision: judged, not_sampled, over_budget, queue_full, ..."""
+        self.judge_decisions.labels(outcome).inc()
+
+    def on_verdict(self, verdict: Verdict) -> None:
+        v = verdict
+        self.judge_verdicts.labels(v.judge, v.verdict, v.rubric_version).inc()
+        # Horvitz–Thompson: the sum of 1/p over judged traces estimates population counts.
+        self.judge_verdict_weight.labels(v.judge, v.verdict, v.rubric_version).inc(v.weight)
+        for claim in v.claims:
+            self.judge_claims.labels(v.judge, claim.label).inc()
+        if v.context_has_answer is True:
+            self.judge_false_refusals.labels(v.judge).inc()
+        if v.usage_estimated:
+            self.judge_usage_estimated.labels(v.judge).inc()
+        usage = {
+            "input": v.input_tokens,
+            "output": v.output_tokens,
+            "cache_read": v.cache_read_tokens,
+            "cache_write": v.cache_write_tokens,
+        }
+        for kind, n in usage.items():
+            if n:
+                self.judge_tokens.labels(kind).inc(n)
+        if v.cost_usd:
+            self.judge_cost.inc(v.cost_usd)
+        self.judge_latency.labels(v.judge).observe(v.latency_seconds)
+
+    def set_calibration(self, cal: Calibration) -> None:
+        """Export a ``Calibration`` record: how far the judge agrees with human labels."""
+        labels = (cal.judge, cal.rubric_version)
+        self.calibration.labels("kappa", *labels).set(cal.kappa)
+        self.calibration.labels("agreement", *labels).set(cal.agreement)
+        self.calibration.labels("labelled_traces", *labels).set(cal.n)
+        if cal.sensitivity is not None:
+            self.calibration.labels("hard_fail_sensitivity", *labels).set(cal.sensitivity)
+        if cal.specificity is not None:
+            self.calibration.labels("hard_fail_specificity", *labels).set(cal.specificity)
+
+    def on_jury_pair(self, route: str | None, agreed: bool) -> None:
+        """Both jury judges graded a trace of ``route``; ``agreed``: the same verdict."""
+        self.jury_pairs.labels(self._jury_routes(route), "true" if agreed else "false").inc()
+
+    def on_same_family(self, family: str) -> None:
+        self.judge_same_family.set(1)
+
+    def on_judge_error(self, kind: str) -> None:
+        self.judge_errors.labels(kind).inc()
+
+    def on_judge_state(self, queued: int, paused: bool) -> None:
+        self.judge_queue.set(queued)
+        self.judge_paused.set(1 if paused else 0)

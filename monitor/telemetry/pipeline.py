@@ -1,0 +1,194 @@
+"""The pipeline's metrics: what the checks found, the consumer's batches, commits and
+position, OTLP in (requests, assembly, instrumentation) and OTel events out."""
+
+from __future__ import annotations
+
+import contextlib
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from monitor.telemetry.labels import OTHER, LabelLimiter
+
+
+class PipelineMetrics:
+    """The ``PipelineObserver``, ``SourceObserver`` and ``AssemblyObserver`` half of
+    ``Metrics``."""
+
+    def _define_evaluation(self, registry: CollectorRegistry) -> None:
+        """What the checks found, per app and route."""
+        self.records = Counter(
+            "ragmon_records_total",
+            "Records read from the source, before decoding.",
+            ["source"],
+            registry=registry,
+        )
+        self.traces = Counter(
+            "ragmon_traces_total",
+            "Traces evaluated by the model-free checks.",
+            ["app", "route"],
+            registry=registry,
+        )
+        self.check_results = Counter(
+            "ragmon_check_results_total",
+            "Check outcomes per trace: flagged, passed or not_applicable.",
+            ["check", "result", "app", "route"],
+            registry=registry,
+        )
+        self.grounding_overlap = Histogram(
+            "ragmon_grounding_overlap_ratio",
+            "Share of the answer's content words found in the packed context.",
+            ["app", "route"],
+            buckets=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+            registry=registry,
+        )
+        self.invalid_citations = Counter(
+            "ragmon_invalid_citations_total",
+            "Citation markers that name no packed passage.",
+            ["app", "route"],
+            registry=registry,
+        )
+        self.dead_letters = Counter(
+            "ragmon_dead_letters_total",
+            "Records that could not become a trace, by reason.",
+            ["reason"],
+            registry=registry,
+        )
+
+    def _define_consumer(self, registry: CollectorRegistry) -> None:
+        """Batches, commits, rebalances and the Kafka consumer's position."""
+        self.batch_seconds = Histogram(
+            "ragmon_batch_duration_seconds",
+            "Time to decode, check and hand one polled batch to the sinks.",
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+            registry=registry,
+        )
+        self.commits = Counter(
+            "ragmon_commits_total",
+            "Offset commit attempts by outcome (ok, failed).",
+            ["outcome"],
+            registry=registry,
+        )
+        self.last_commit = Gauge(
+            "ragmon_last_commit_timestamp_seconds",
+            "Wall-clock time of the last successful offset commit.",
+            registry=registry,
+        )
+        self.rebalances = Counter(
+            "ragmon_rebalances_total",
+            "Consumer-group partition changes by kind (assigned, revoked, lost).",
+            ["kind"],
+            registry=registry,
+        )
+        # Labelled by assigned partition: bounded by the topic's partition count, and
+        # removed when a partition is revoked.
+        self.committed_offset = Gauge(
+            "ragmon_kafka_committed_offset",
+            "Next offset to read, as last committed by this replica.",
+            ["topic", "partition"],
+            registry=registry,
+        )
+        self.consumer_lag = Gauge(
+            "ragmon_kafka_consumer_lag",
+            "Records between the committed offset and the partition's high watermark.",
+            ["topic", "partition"],
+            registry=registry,
+        )
+
+    def _define_otlp(self, registry: CollectorRegistry) -> None:
+        """OTel events out; OTLP in: assembly, instrumentation, requests."""
+        self.otel_events = Counter(
+            "ragmon_otel_events_total",
+            "gen_ai.evaluation.result events by export outcome (ok, failed).",
+            ["outcome"],
+            registry=registry,
+        )
+        self.last_processed = Gauge(
+            "ragmon_last_processed_timestamp_seconds",
+            "Wall-clock time of the last finished batch.",
+            registry=registry,
+        )
+        self.assembled = Counter(
+            "ragmon_assembly_traces_total",
+            "OTLP traces leaving the assembly buffer, by recognised convention (or "
+            "unrecognised, content_missing, own) and outcome (complete, max_wait, evicted, "
+            "end_of_input; late counts span groups of traces already emitted).",
+            ["convention", "outcome"],
+            registry=registry,
+        )
+        self.instrumentation_traces = Counter(
+            "ragmon_otlp_instrumentation_traces_total",
+            "OTLP traces by the instrumentation that produced most of their spans (scope name "
+            "and version; the first 32 pairs seen, then 'other') and what ragmon made of them "
+            "(a convention, unrecognised, content_missing): after an instrumentation upgrade, "
+            "a new version with unrecognised traces shows here.",
+            ["instrumentation", "version", "convention"],
+            registry=registry,
+        )
+        # (scope, version) pairs: the first 32, then "other"
+        self._instrumentations = LabelLimiter(max_values=32)
+        self.assembly_buffered = Gauge(
+            "ragmon_assembly_buffered_traces",
+            "OTLP traces waiting in the assembly buffer.",
+            registry=registry,
+        )
+        self.assembly_bytes = Gauge(
+            "ragmon_assembly_buffered_bytes",
+            "Encoded span bytes waiting in the assembly buffer.",
+            registry=registry,
+        )
+        self.otlp_requests = Counter(
+            "ragmon_otlp_http_requests_total",
+            "OTLP/HTTP export requests by response code.",
+            ["code"],
+            registry=registry,
+        )
+
+    def on_otel_export(self, outcome: str, events: int) -> None:
+        """OTel event batches exported (ok) or dropped by the exporter (failed)."""
+        self.otel_events.labels(outcome).inc(events)
+
+    def on_commit(self, outcome: str) -> None:
+        """``PipelineObserver`` and ``SourceObserver``: one commit attempt."""
+        self.commits.labels(outcome).inc()
+        if outcome == "ok":
+            self.last_commit.set_to_current_time()
+
+    def on_rebalance(self, kind: str, partitions: list[tuple[str, int]]) -> None:
+        """``SourceObserver``: partitions assigned, revoked or lost."""
+        self.rebalances.labels(kind).inc()
+        if kind != "assigned":
+            for topic, partition in partitions:
+                for gauge in (self.committed_offset, self.consumer_lag):
+                    with contextlib.suppress(KeyError):
+                        gauge.remove(topic, str(partition))
+
+    def on_partition_offsets(self, partition: tuple[str, int], committed: int, lag: int) -> None:
+        """``SourceObserver``: committed offset and lag of an assigned partition."""
+        topic, number = partition
+        self.committed_offset.labels(topic, str(number)).set(committed)
+        self.consumer_lag.labels(topic, str(number)).set(max(lag, 0))
+
+    def on_assembled(
+        self, convention: str, outcome: str, instrumentation: tuple[str, str] = ("", "")
+    ) -> None:
+        """``AssemblyObserver``: one trace left the buffer (or late spans arrived)."""
+        self.assembled.labels(convention, outcome).inc()
+        if outcome == "late":
+            return
+        name, version = instrumentation
+        if self._instrumentations(f"{name}\n{version}") == OTHER:
+            name = version = OTHER
+        self.instrumentation_traces.labels(name or "none", version or "none", convention).inc()
+
+    def on_assembly_buffer(self, traces: int, nbytes: int) -> None:
+        self.assembly_buffered.set(traces)
+        self.assembly_bytes.set(nbytes)
+
+    def on_otlp_request(self, code: int) -> None:
+        self.otlp_requests.labels(str(code)).inc()
+
+    def on_batch(self, source: str, records: int, seconds: float) -> None:
+        """``PipelineObserver``: per-batch figures."""
+        self.records.labels(source).inc(records)
+        self.batch_seconds.observe(seconds)
+        self.last_processed.set_to_current_time()
