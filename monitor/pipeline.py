@@ -22,7 +22,7 @@ import structlog
 from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
 from monitor.errors import SinkError, SinkFailure, SourceError, describe
-from monitor.ingest.assembly import Decoded, OneItemPerRecord, RecordDecoder
+from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import Partition, Position, Source, SourceRecord

@@ -23,7 +23,8 @@ from monitor.checks import (
 )
 from monitor.config import Settings
 from monitor.errors import ConfigError
-from monitor.ingest.assembly import AssemblyLimits, OneItemPerRecord, OtlpAssembler, RecordDecoder
+from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
+from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
@@ -193,7 +194,8 @@ def watch_reviews(settings: Settings, metrics: Metrics) -> None:
     """Exports the checks' reviewed precision from golden.dir's decision log, if any."""
     if settings.golden.dir is None:
         return
-    from monitor.golden.review import PrecisionCollector, ReviewLog
+    from monitor.golden.review import ReviewLog
+    from monitor.telemetry.golden import PrecisionCollector
 
     routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)
     metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))

@@ -23,7 +23,6 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -40,12 +39,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from monitor.checks import evidence_of
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
 from monitor.golden import review
-from monitor.model import Highlight
+from monitor.golden.page import conflicting_passages, mark_answer, matches, when
 from monitor.telemetry import LabelLimiter
+from monitor.telemetry.golden import PrecisionCollector
 from sinks.golden import load_rows
 
 HERE = Path(__file__).resolve().parent
@@ -55,93 +54,6 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
-
-
-# --- what a row looks like on the page ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Piece:
-    text: str
-    mark: str | None = None  # why it is marked: number, citation, refusal
-
-
-def mark_answer(answer: str, checks: dict[str, Any]) -> list[Piece]:
-    """The answer cut into pieces, what the checks' evidence points at marked (unsupported
-    numbers, invalid citation markers, the refusal phrase) where it occurs; on overlap a
-    number wins over a citation, a citation over a refusal."""
-    wanted = sorted(
-        ((str(h.text), h.why) for h in _highlights(checks)),
-        key=lambda w: _MARK_ORDER.get(w[1], len(_MARK_ORDER)),
-    )
-    spans: list[tuple[int, int, str]] = []
-    lower = answer.lower()
-    for needle, why in wanted:
-        if not needle:
-            continue
-        start = lower.find(needle.lower())
-        while start != -1:
-            end = start + len(needle)
-            if not any(s < end and start < e for s, e, _ in spans):
-                spans.append((start, end, why))
-            start = lower.find(needle.lower(), end)
-    pieces, at = [], 0
-    for s, e, why in sorted(spans):
-        if s > at:
-            pieces.append(Piece(answer[at:s]))
-        pieces.append(Piece(answer[s:e], why))
-        at = e
-    if at < len(answer):
-        pieces.append(Piece(answer[at:]))
-    return pieces
-
-
-def conflicting_passages(checks: dict[str, Any]) -> set[int]:
-    """1-based passage numbers the checks' evidence names (near-duplicates that disagree)."""
-    return {i for name, line in _lines(checks) for i in evidence_of(name, line).passages_named()}
-
-
-_MARK_ORDER = {"number": 0, "citation": 1, "refusal": 2}
-
-
-def _lines(checks: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return [(str(n), line) for n, line in checks.items() if isinstance(line, dict)]
-
-
-def _highlights(checks: dict[str, Any]) -> list[Highlight]:
-    return [h for name, line in _lines(checks) for h in evidence_of(name, line).highlights()]
-
-
-def _matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:
-    meta = row.get("ragmon", {})
-    want = {k: v for k, v in filters.items() if v}
-    if want.get("state", "needs_review") not in ("any", state):
-        return False
-    for key in ("reason", "category", "route", "release"):
-        if key in want and str(meta.get(key) or "") != want[key]:
-            return False
-    return not ("check" in want and want["check"] not in (meta.get("checks") or {}))
-
-
-# --- the app -----------------------------------------------------------------------------
-
-
-def when(value: Any) -> str:
-    """A time for people: ``2026-12-01 10:57 UTC``; what cannot be read is shown as is."""
-    from datetime import UTC, datetime
-
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return value
-    elif isinstance(value, datetime):
-        parsed = value
-    else:
-        return "" if value is None else str(value)
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(UTC)
-    return parsed.strftime("%Y-%m-%d %H:%M UTC")
 
 
 class ReviewSite:
@@ -155,7 +67,7 @@ class ReviewSite:
         self._secret = secrets.token_bytes(32)
         self.csrf = self._mac("csrf")
         self.registry = CollectorRegistry()
-        self.registry.register(review.PrecisionCollector(self.log, LabelLimiter()))
+        self.registry.register(PrecisionCollector(self.log, LabelLimiter()))
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates" / "review"),
             autoescape=True,  # every {{ }} is HTML-escaped: trace text is data
@@ -195,7 +107,7 @@ class ReviewSite:
         decided = review.apply_decisions(rows, self.log.latest().values())
         states = ((r, review.page_state(decided[r["id"]])) for r in rows.values()
                   if r["id"] != done)  # fmt: skip
-        chosen = [(r, state) for r, state in states if _matches(r, state, filters)]
+        chosen = [(r, state) for r, state in states if matches(r, state, filters)]
         chosen.sort(key=lambda rs: (-int(rs[0]["ragmon"].get("count", 1)), rs[0]["id"]))
         return rows, chosen
 

@@ -48,6 +48,7 @@ from monitor.ingest.conventions import (
     has_model_call,
     map_spans,
 )
+from monitor.ingest.decoder import Decoded
 from monitor.ingest.native import DECODE_FAILED, dead_letter
 from monitor.ingest.otlp import Span, decode_json, decode_proto, is_own
 from monitor.model import DeadLetter, RagTrace
@@ -60,62 +61,6 @@ EVICTED = "evicted"  # pushed out by the trace-count or byte bound
 END_OF_INPUT = "end_of_input"  # a finite input ended before the root span came
 LATE = "late"  # spans of a trace already emitted (counted, not evaluated again)
 ASSEMBLY_OUTCOMES = (COMPLETE, MAX_WAIT, EVICTED, END_OF_INPUT, LATE)
-
-
-@dataclass(slots=True)
-class Decoded:
-    """A trace, a dead letter, or nothing to evaluate (unrecognised, own spans), with the
-    positions of the records it came from."""
-
-    item: RagTrace | DeadLetter | None
-    positions: tuple[Position, ...]
-
-
-class RecordDecoder(Protocol):
-    """What the pipeline uses to turn records into traces."""
-
-    def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
-        """Items ready now, and how many items (now or later) this record is part of."""
-        ...
-
-    def due(self, flush: bool = False) -> list[Decoded]:
-        """Items whose time has come; ``flush`` (end of a finite input) emits everything."""
-        ...
-
-    def revoke(self, partitions: Iterable[Partition]) -> None:
-        """Forget what came from partitions this process no longer owns."""
-        ...
-
-    def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
-        """Lowest offset per partition of a record whose content is still buffered."""
-        ...
-
-    def committed(self, partitions: Iterable[Partition]) -> None:
-        """This process has committed ``partitions`` (since it was given them)."""
-        ...
-
-
-class OneItemPerRecord:
-    """One record, one item: the native JSON decoder as a ``RecordDecoder``."""
-
-    def __init__(self, decode: Callable[[SourceRecord], RagTrace | DeadLetter]) -> None:
-        self.decode = decode
-
-    def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
-        p = record.position
-        return [Decoded(self.decode(record), (((p.source, p.partition), p.offset),))], 1
-
-    def due(self, flush: bool = False) -> list[Decoded]:
-        return []
-
-    def revoke(self, partitions: Iterable[Partition]) -> None:
-        """Nothing is buffered."""
-
-    def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
-        return {}
-
-    def committed(self, partitions: Iterable[Partition]) -> None:
-        """Nothing depends on it."""
 
 
 class AssemblyObserver(Protocol):
@@ -414,4 +359,4 @@ def by_convention(counts: dict[tuple[str, str], int]) -> tuple[dict[str, int], i
     return by, incomplete
 
 
-__all__ = ["ASSEMBLY_OUTCOMES", "OUTCOMES", "OneItemPerRecord", "OtlpAssembler", "convert"]
+__all__ = ["ASSEMBLY_OUTCOMES", "OUTCOMES", "OtlpAssembler", "convert"]

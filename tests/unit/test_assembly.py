@@ -8,7 +8,8 @@ from typing import Any
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
 from monitor.checks import CheckSuite
-from monitor.ingest.assembly import AssemblyLimits, Decoded, OtlpAssembler
+from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
+from monitor.ingest.decoder import Decoded
 from monitor.model import DeadLetter, RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, SourcePosition, SourceRecord

@@ -17,6 +17,7 @@ from monitor.golden import review
 from monitor.golden.review import Decision, ReviewConflict, ReviewError, ReviewLog
 from monitor.stats import wilson
 from monitor.telemetry import LabelLimiter
+from monitor.telemetry.golden import PrecisionCollector
 
 
 def row(rid: str, reason: str = "refusal", route: str = "billing") -> dict[str, Any]:
@@ -148,7 +149,7 @@ def test_precision_per_check_and_route_with_scipys_wilson_interval(tmp_path: Pat
 def test_precision_is_exported_from_the_log_on_scrape(tmp_path: Path) -> None:
     log = ReviewLog(tmp_path)
     registry = CollectorRegistry()
-    registry.register(review.PrecisionCollector(log, LabelLimiter(max_values=1)))
+    registry.register(PrecisionCollector(log, LabelLimiter(max_values=1)))
     assert b"ragmon_check_review_precision{" not in generate_latest(registry)
     for i in range(3):
         review.decide(log, row(f"a{i}"), "accept", "ana", reference="x")

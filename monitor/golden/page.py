@@ -1,0 +1,92 @@
+"""What a candidate row looks like on the review page: the answer cut into pieces with the
+checks' evidence marked, the passages the evidence names, the queue's filters, and times for
+people. Pure functions of a stored row; the page (``monitor.golden.web``) renders them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.checks import evidence_of
+from monitor.model import Highlight
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    mark: str | None = None  # why it is marked: number, citation, refusal
+
+
+def mark_answer(answer: str, checks: dict[str, Any]) -> list[Piece]:
+    """The answer cut into pieces, what the checks' evidence points at marked (unsupported
+    numbers, invalid citation markers, the refusal phrase) where it occurs; on overlap a
+    number wins over a citation, a citation over a refusal."""
+    wanted = sorted(
+        ((str(h.text), h.why) for h in _highlights(checks)),
+        key=lambda w: _MARK_ORDER.get(w[1], len(_MARK_ORDER)),
+    )
+    spans: list[tuple[int, int, str]] = []
+    lower = answer.lower()
+    for needle, why in wanted:
+        if not needle:
+            continue
+        start = lower.find(needle.lower())
+        while start != -1:
+            end = start + len(needle)
+            if not any(s < end and start < e for s, e, _ in spans):
+                spans.append((start, end, why))
+            start = lower.find(needle.lower(), end)
+    pieces, at = [], 0
+    for s, e, why in sorted(spans):
+        if s > at:
+            pieces.append(Piece(answer[at:s]))
+        pieces.append(Piece(answer[s:e], why))
+        at = e
+    if at < len(answer):
+        pieces.append(Piece(answer[at:]))
+    return pieces
+
+
+def conflicting_passages(checks: dict[str, Any]) -> set[int]:
+    """1-based passage numbers the checks' evidence names (near-duplicates that disagree)."""
+    return {i for name, line in _lines(checks) for i in evidence_of(name, line).passages_named()}
+
+
+_MARK_ORDER = {"number": 0, "citation": 1, "refusal": 2}
+
+
+def _lines(checks: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(str(n), line) for n, line in checks.items() if isinstance(line, dict)]
+
+
+def _highlights(checks: dict[str, Any]) -> list[Highlight]:
+    return [h for name, line in _lines(checks) for h in evidence_of(name, line).highlights()]
+
+
+def matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:
+    meta = row.get("ragmon", {})
+    want = {k: v for k, v in filters.items() if v}
+    if want.get("state", "needs_review") not in ("any", state):
+        return False
+    for key in ("reason", "category", "route", "release"):
+        if key in want and str(meta.get(key) or "") != want[key]:
+            return False
+    return not ("check" in want and want["check"] not in (meta.get("checks") or {}))
+
+
+def when(value: Any) -> str:
+    """A time for people: ``2026-12-01 10:57 UTC``; what cannot be read is shown as is."""
+    from datetime import UTC, datetime
+
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    elif isinstance(value, datetime):
+        parsed = value
+    else:
+        return "" if value is None else str(value)
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC)
+    return parsed.strftime("%Y-%m-%d %H:%M UTC")

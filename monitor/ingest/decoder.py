@@ -1,0 +1,68 @@
+"""What the pipeline feeds records to: a ``RecordDecoder`` turns records into ``Decoded``
+items (a trace, a dead letter, or nothing) that remember the records they came from.
+``OneItemPerRecord`` is the native decoder's; OTLP's is ``assembly.OtlpAssembler``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from monitor.model import DeadLetter, RagTrace
+from monitor.sources import Partition, Position, SourceRecord
+
+
+@dataclass(slots=True)
+class Decoded:
+    """A trace, a dead letter, or nothing to evaluate (unrecognised, own spans), with the
+    positions of the records it came from."""
+
+    item: RagTrace | DeadLetter | None
+    positions: tuple[Position, ...]
+
+
+class RecordDecoder(Protocol):
+    """What the pipeline uses to turn records into traces."""
+
+    def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
+        """Items ready now, and how many items (now or later) this record is part of."""
+        ...
+
+    def due(self, flush: bool = False) -> list[Decoded]:
+        """Items whose time has come; ``flush`` (end of a finite input) emits everything."""
+        ...
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Forget what came from partitions this process no longer owns."""
+        ...
+
+    def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        """Lowest offset per partition of a record whose content is still buffered."""
+        ...
+
+    def committed(self, partitions: Iterable[Partition]) -> None:
+        """This process has committed ``partitions`` (since it was given them)."""
+        ...
+
+
+class OneItemPerRecord:
+    """One record, one item: the native JSON decoder as a ``RecordDecoder``."""
+
+    def __init__(self, decode: Callable[[SourceRecord], RagTrace | DeadLetter]) -> None:
+        self.decode = decode
+
+    def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
+        p = record.position
+        return [Decoded(self.decode(record), (((p.source, p.partition), p.offset),))], 1
+
+    def due(self, flush: bool = False) -> list[Decoded]:
+        return []
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Nothing is buffered."""
+
+    def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        return {}
+
+    def committed(self, partitions: Iterable[Partition]) -> None:
+        """Nothing depends on it."""
