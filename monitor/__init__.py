@@ -1,0 +1,1 @@
+"""ragmon: a production monitor for retrieval-augmented generation."""

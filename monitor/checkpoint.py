@@ -68,6 +68,7 @@ class Checkpoint:
             return out
 
     def mark_committed(self, offsets: dict[Partition, int]) -> None:
+        """Record that ``offsets`` were committed (the source confirmed them)."""
         with self._lock:
             for key, offset in offsets.items():
                 st = self._parts.get(key)
@@ -82,6 +83,7 @@ class Checkpoint:
                 self._parts.pop(key, None)
 
     def open_count(self, partition: Partition | None = None) -> int:
+        """Records read but not finished, in ``partition`` or in all of them."""
         with self._lock:
             if partition is not None:
                 st = self._parts.get(partition)

@@ -184,6 +184,8 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # Environment beats the file; the file arrives as init kwargs (see load()).
+        """Where settings come from, highest first: ``RAGMON_*`` variables, the well-known secret
+        variables, then the file."""
         return (env_settings, _EnvAliases(settings_cls), init_settings)
 
 

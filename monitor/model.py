@@ -230,11 +230,13 @@ class CheckResult:
 
     @property
     def outcome(self) -> Literal["flagged", "passed", "not_applicable"]:
+        """flagged, passed or not_applicable."""
         if not self.applicable:
             return "not_applicable"
         return "flagged" if self.flagged else "passed"
 
     def to_line(self) -> dict[str, Any]:
+        """The result as written in evaluation lines."""
         line: dict[str, Any] = {
             "flagged": self.flagged,
             "applicable": self.applicable,
@@ -257,10 +259,12 @@ class Evaluation:
 
     @property
     def trace_id(self) -> str:
+        """The trace's id."""
         return self.trace.trace_id
 
     @property
     def flagged(self) -> list[str]:
+        """Names of the checks that flagged the trace."""
         return [name for name, r in self.checks.items() if r.flagged]
 
     def to_line(self) -> dict[str, Any]:
@@ -292,6 +296,7 @@ class DeadLetter(BaseModel):
     key: bytes | None = None
 
     def to_line(self) -> dict[str, Any]:
+        """The dead letter as one JSON-ready line (the raw bytes as text, bad UTF-8 replaced)."""
         return {
             "reason": self.reason,
             "detail": self.detail,

@@ -18,6 +18,7 @@ PLACEHOLDER = "[REDACTED:{}]"
 
 
 def luhn_ok(digits: str) -> bool:
+    """Whether ``digits`` pass the Luhn check (card numbers)."""
     total = 0
     for i, ch in enumerate(reversed(digits)):
         d = ord(ch) - 48
@@ -66,6 +67,8 @@ def _phone_ok(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Detector:
+    """One kind of PII: its pattern, an optional validator of matches, the group replaced."""
+
     kind: str
     pattern: re.Pattern[str]
     valid: Callable[[str], bool] | None = None
@@ -151,6 +154,7 @@ class Redactor:
         return out
 
     def redact_all(self, texts: Iterable[str], counts: dict[str, int] | None = None) -> list[str]:
+        """Each text redacted; ``counts`` tallies the redactions by kind."""
         return [self.redact(t, counts) for t in texts]
 
     @staticmethod

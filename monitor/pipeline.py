@@ -34,13 +34,17 @@ Decoder = Callable[[SourceRecord], RagTrace | DeadLetter]
 class PipelineObserver(Protocol):
     """Receives per-batch and per-commit figures (the Prometheus metrics implement it)."""
 
-    def on_batch(self, source: str, records: int, seconds: float) -> None: ...
+    def on_batch(self, source: str, records: int, seconds: float) -> None:
+        """One batch: its source, records and the time it took."""
 
-    def on_commit(self, outcome: str) -> None: ...
+    def on_commit(self, outcome: str) -> None:
+        """One commit attempt: ok or failed."""
 
 
 @dataclass
 class PipelineStats:
+    """Counts of one run: records, traces, dead letters, commits."""
+
     records: int = 0
     traces: int = 0
     dead_letters: int = 0
@@ -330,6 +334,7 @@ class Pipeline:
             self.judge_stage.budget.set_share(share)
 
     def on_lost(self, partitions: list[Partition]) -> None:
+        """``partitions`` were lost without a chance to commit: forget what came from them."""
         with self._lock:
             self._forget(partitions)
 

@@ -167,6 +167,7 @@ def build_decoder(
 
 
 def build_metrics(registry: CollectorRegistry) -> Metrics:
+    """The daemon's metrics on ``registry``."""
     return Metrics(registry, version=ragmon_version())
 
 
@@ -360,6 +361,8 @@ def build_pipeline(
     judge_stage: JudgeStage | None = None,
     decoder: RecordDecoder | None = None,
 ) -> Pipeline:
+    """The daemon's pipeline from ``settings`` (a given source, sinks, judge stage or decoder
+    replaces the configured one)."""
     kafka = settings.source.kafka
     is_kafka = settings.source.type == "kafka" and source is None
     stage = judge_stage if judge_stage is not None else build_judge_stage(settings, metrics)

@@ -63,6 +63,8 @@ class Verdict(BaseModel):
         cls, output: JudgeOutput, judge: str, model: str, rubric_version: str,
         weight: float = 1.0, **usage: Any,
     ) -> Verdict:  # fmt: skip
+        """The verdict of a judge's labelled claims, with the call's model, usage, cost and
+        latency."""
         claims = list(output.claims)
         if not claims:
             verdict: VerdictLabel = "not_applicable"

@@ -6,6 +6,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 
 def ragmon_version() -> str:
+    """The installed ragmon version (from the package metadata)."""
     try:
         return version("ragmon")
     except PackageNotFoundError:

@@ -17,17 +17,25 @@ from monitor.model import DeadLetter, Evaluation
 
 
 class Sink(Protocol):
+    """What the pipeline writes to: evaluations and dead letters in, delivered by ``flush``,
+    released by ``close``."""
+
     name: str
 
-    def start(self) -> None: ...
+    def start(self) -> None:
+        """Open what the sink writes to; raise on a setup failure (the daemon does not start)."""
 
-    def write(self, evaluation: Evaluation) -> None: ...
+    def write(self, evaluation: Evaluation) -> None:
+        """Take one evaluation; it is delivered by the next ``flush``."""
 
-    def write_dead_letter(self, letter: DeadLetter) -> None: ...
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Take one dead letter."""
 
-    def flush(self) -> None: ...
+    def flush(self) -> None:
+        """Deliver everything taken so far (raises ``SinkError`` when it cannot)."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Deliver what is left and release the sink; a second call does nothing."""
 
 
 class Closable:

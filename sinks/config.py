@@ -12,6 +12,8 @@ from monitor.model import ConfigSection as _Section
 
 
 class MetricsConfig(_Section):
+    """``metrics``: the /metrics endpoint and the bounds on its labels."""
+
     host: str = Field(default="0.0.0.0", description="Address of /metrics, /healthz, /readyz.")
     port: int = Field(default=9464, ge=0, le=65535, description="0 picks a free port.")
     routes: list[str] = Field(
@@ -28,6 +30,8 @@ class MetricsConfig(_Section):
 
 
 class OutputConfig(_Section):
+    """``output``: evaluation and dead-letter files and topic."""
+
     evaluations_jsonl: Path | None = Field(
         default=None, description="Append one evaluation line per trace to this file."
     )

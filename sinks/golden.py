@@ -23,13 +23,17 @@ PREFIX = "golden"
 class RowWriter(Protocol):
     """Where rows go: crash-safe segments, a Kafka topic."""
 
-    def start(self) -> None: ...
+    def start(self) -> None:
+        """Open what rows go to."""
 
-    def put(self, row: dict[str, Any]) -> None: ...
+    def put(self, row: dict[str, Any]) -> None:
+        """Take one row (a newer version of a row replaces the older)."""
 
-    def flush(self) -> None: ...
+    def flush(self) -> None:
+        """Deliver the rows taken so far."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Deliver what is left and release."""
 
 
 _MAX_SEEN = 10_000
@@ -109,6 +113,7 @@ class GoldenRowSink(Closable):
         self.rows_written = 0
 
     def start(self) -> None:
+        """Open the segment directory and the topic, and read the rows already written."""
         for writer in self.writers:
             writer.start()
         if self.directory is not None:
@@ -128,6 +133,7 @@ class GoldenRowSink(Closable):
             self._seen.pop(evicted, None)
 
     def write(self, evaluation: Evaluation) -> None:
+        """Merge the evaluation into its candidate row, when a configured reason applies."""
         self._check_open()
         row = build_row(evaluation, self.redactor, self.reasons)
         if row is None:
@@ -153,11 +159,13 @@ class GoldenRowSink(Closable):
         self._check_open()
 
     def flush(self) -> None:
+        """Deliver everything taken so far (raises ``SinkError`` when it cannot)."""
         self._check_open()
         for writer in self.writers:
             writer.flush()
 
     def close(self) -> None:
+        """Deliver what is left and release the sink; a second call does nothing."""
         if not self._closing():
             return
         for writer in self.writers:

@@ -51,6 +51,7 @@ class JsonlSink(Closable):
         self._dead: IO[str] | None = None
 
     def start(self) -> None:
+        """Open (append) the files; their directories are created."""
         evaluations, dead_letters = self._paths
         if evaluations is not None:
             evaluations.parent.mkdir(parents=True, exist_ok=True)
@@ -60,6 +61,7 @@ class JsonlSink(Closable):
             self._dead = dead_letters.open("a", encoding="utf-8")
 
     def write(self, evaluation: Evaluation) -> None:
+        """Write the evaluation line (PII redacted when configured)."""
         self._check_open()
         if self._eval is not None:
             line = evaluation.to_line()
@@ -69,11 +71,13 @@ class JsonlSink(Closable):
             self._eval.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Write the dead-letter line."""
         self._check_open()
         if self._dead is not None:
             self._dead.write(json.dumps(letter.to_line(), ensure_ascii=False) + "\n")
 
     def flush(self) -> None:
+        """Flush and fsync the files (raises ``SinkError`` when it cannot)."""
         self._check_open()
         for fh in (self._eval, self._dead):
             if fh is not None:
@@ -82,6 +86,7 @@ class JsonlSink(Closable):
                     os.fsync(fh.fileno())
 
     def close(self) -> None:
+        """Deliver what is left and release the sink; a second call does nothing."""
         if not self._closing():
             return
         for fh in (self._eval, self._dead):

@@ -130,6 +130,7 @@ class KafkaDeadLetterSink(_KafkaOutput, Closable):
         self._check_open()
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Produce the dead letter: its original bytes and key, why and where in headers."""
         self._check_open()
         headers = [
             ("ragmon.dlq.reason", letter.reason.encode()),
@@ -144,10 +145,13 @@ class KafkaDeadLetterSink(_KafkaOutput, Closable):
         self._producer.send((letter.raw, key, headers))
 
     def flush(self) -> None:
+        """Wait until the broker acknowledged every dead letter (raises ``SinkError`` when it did
+        not)."""
         self._check_open()
         self._producer.flush()
 
     def close(self) -> None:
+        """Deliver what is left and release the sink; a second call does nothing."""
         if self._closing():
             super().close()
 
@@ -161,9 +165,11 @@ class KafkaRowWriter(_KafkaOutput):
         self._rows: dict[str, dict[str, Any]] = {}
 
     def put(self, row: dict[str, Any]) -> None:
+        """Produce the row, keyed by its id (the topic is compacted)."""
         self._rows[row["id"]] = row
 
     def flush(self) -> None:
+        """Wait until the broker acknowledged every row."""
         for rid, row in self._rows.items():
             value = json.dumps(row, ensure_ascii=False).encode("utf-8")
             self._producer.send((value, rid.encode(), [("ragmon.schema", b"ragmon.golden/v1")]))

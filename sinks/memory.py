@@ -18,23 +18,29 @@ class InMemorySink(Closable):
         self.started = False
 
     def start(self) -> None:
+        """Nothing to open."""
         self.started = True
 
     def write(self, evaluation: Evaluation) -> None:
+        """Keep the evaluation."""
         self._check_open()
         self.evaluations.append(evaluation)
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Keep the dead letter."""
         self._check_open()
         self.dead_letters.append(letter)
 
     def flush(self) -> None:
+        """Count the flush (everything kept is delivered)."""
         self._check_open()
         self.flushes += 1
 
     def close(self) -> None:
+        """Refuse writes from now on."""
         self._closing()
 
     @property
     def closed(self) -> bool:
+        """Whether it was closed."""
         return self._closed

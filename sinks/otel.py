@@ -66,6 +66,8 @@ class _CountingExporter(LogRecordExporter):
 
 
 class OtelEventSink(Closable):
+    """``gen_ai.evaluation.result`` events next to the original traces, over OTLP/HTTP."""
+
     name = "otel_events"
 
     @classmethod
@@ -104,6 +106,7 @@ class OtelEventSink(Closable):
         self._logger: Any = None
 
     def start(self) -> None:
+        """Set up the OTel logger provider and its batching exporter."""
         exporter = self._exporter or OTLPLogExporter(
             endpoint=self.endpoint, headers=self.headers, timeout=self.timeout_seconds
         )
@@ -122,6 +125,8 @@ class OtelEventSink(Closable):
         self._logger = self._provider.get_logger("ragmon")
 
     def write(self, evaluation: Evaluation) -> None:
+        """One event per check result (passed ones only with include_passed), in the trace's
+        context."""
         self._check_open()
         trace = evaluation.trace
         span_hex = trace.attributes.get(ROOT_SPAN_ATTRIBUTE)
@@ -168,6 +173,7 @@ class OtelEventSink(Closable):
         )
 
     def close(self) -> None:
+        """Export what is batched and shut the provider down."""
         self._closing()
         if self._provider is not None:
             provider, self._provider = self._provider, None

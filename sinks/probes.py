@@ -55,6 +55,7 @@ class ProbeSink(Closable):
         self.metrics = ProbeMetrics(registry)
 
     def start(self) -> None:
+        """Load the golden set (a missing or bad set is a startup error)."""
         try:
             self.golden = load_set(self.path)
         except (OSError, ValueError, review.ReviewError) as exc:
@@ -73,6 +74,7 @@ class ProbeSink(Closable):
         self.golden = fresh
 
     def write(self, evaluation: Evaluation) -> None:
+        """Score a golden probe (a trace with a golden_id) against its golden item."""
         self._check_open()
         gid = evaluation.trace.golden_id
         if not gid:
@@ -97,10 +99,13 @@ class ProbeSink(Closable):
             self.metrics.squares.labels(golden.version, route, metric, depth).inc(value * value)
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Dead letters are not probes."""
         self._check_open()
 
     def flush(self) -> None:
+        """Nothing to deliver: the probe counters are live."""
         self._check_open()
 
     def close(self) -> None:
+        """Refuse writes from now on."""
         self._closing()

@@ -49,6 +49,7 @@ class PrometheusSink(Closable):
         """Metrics need no setup."""
 
     def write(self, evaluation: Evaluation) -> None:
+        """Count the evaluation's check outcomes (published on flush)."""
         self._check_open()
         app = self._apps(evaluation.trace.app)
         route = self._routes(evaluation.trace.route)
@@ -83,6 +84,7 @@ class PrometheusSink(Closable):
         self._exemplars, self._overlap = {}, []
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Count the dead letter by reason."""
         self._check_open()
         self.metrics.dead_letters.labels(letter.reason).inc()
 

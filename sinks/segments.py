@@ -21,6 +21,9 @@ TMP_PREFIX = ".tmp-"
 
 
 class SegmentWriter:
+    """Rows into size- and age-bounded JSONL segment files, a newer version of a row superseding
+    the older."""
+
     def __init__(
         self,
         directory: Path,
@@ -41,6 +44,7 @@ class SegmentWriter:
         self._seq = 0
 
     def start(self) -> None:
+        """Create the directory."""
         self.directory.mkdir(parents=True, exist_ok=True)
         for stale in self.directory.glob(f"{TMP_PREFIX}*"):
             stale.unlink(missing_ok=True)  # a write cut short by a crash; never renamed
@@ -54,6 +58,7 @@ class SegmentWriter:
         self._rows = {}
 
     def put(self, row: dict[str, Any]) -> None:
+        """Take one row."""
         self._rows[row["id"]] = row
         self._dirty = True
 
@@ -61,6 +66,8 @@ class SegmentWriter:
         """Nothing stays open between flushes."""
 
     def flush(self) -> None:
+        """Write the rows taken to the current segment and fsync it; roll over when it is full or
+        old."""
         if not self._dirty:
             return
         data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self._rows.values())
@@ -92,6 +99,7 @@ def segments(directory: Path, prefix: str) -> list[Path]:
 
 
 def read_rows(directory: Path, prefix: str) -> Iterator[dict[str, Any]]:
+    """Every row of the segments named ``prefix`` in ``directory``, oldest first."""
     for path in segments(directory, prefix):
         with path.open(encoding="utf-8") as fh:
             for line in fh:

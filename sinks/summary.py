@@ -12,6 +12,8 @@ from sinks import Closable
 
 @dataclass
 class CheckTally:
+    """One check's counts over a run: flagged, applicable, scored."""
+
     flagged: int = 0
     applicable: int = 0
     score_sum: float = 0.0
@@ -41,6 +43,7 @@ class SummarySink(Closable):
         """Nothing to open."""
 
     def write(self, evaluation: Evaluation) -> None:
+        """Tally the evaluation."""
         self._check_open()
         self.traces += 1
         for name, result in evaluation.checks.items():
@@ -59,6 +62,7 @@ class SummarySink(Closable):
             self.judge_skips[reason] = self.judge_skips.get(reason, 0) + 1
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Count the dead letter by reason."""
         self._check_open()
         self.dead_letter_count += 1
         if len(self.dead_letters) < self._keep:
@@ -80,6 +84,7 @@ class SummarySink(Closable):
 
     @property
     def judged(self) -> int:
+        """Traces the judge gave a verdict on."""
         return sum(n for n, _ in self.verdicts.values())
 
     def table(self) -> str:

@@ -40,7 +40,8 @@ class Check(Protocol):
     name: str
     evidence: type[Evidence]
 
-    def __call__(self, view: TraceView) -> CheckResult: ...
+    def __call__(self, view: TraceView) -> CheckResult:
+        """The check's result on one trace."""
 
 
 # Every check, in the order they run and report: the one list (the registry builds the
@@ -91,9 +92,11 @@ class CheckSuite:
 
     @property
     def names(self) -> list[str]:
+        """The names of the checks, in the order they run."""
         return [c.name for c in self.checks]
 
     def __call__(self, trace: RagTrace) -> dict[str, CheckResult]:
+        """Every check's result on ``trace``, by check name."""
         view = TraceView(trace)
         out: dict[str, CheckResult] = {}
         for check in self.checks:

@@ -62,6 +62,7 @@ class Citation:
     evidence = CitationEvidence
 
     def __call__(self, view: TraceView) -> CheckResult:
+        """The check's result on one trace."""
         answer = view.answer
         if not answer.strip():
             return CheckResult.not_applicable(self.name, "empty_answer")

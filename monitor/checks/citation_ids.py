@@ -56,6 +56,7 @@ class Citations:
 
     @property
     def stems(self) -> set[str]:
+        """Stems of the passages' ids (what an id-shaped token must start with)."""
         return self._index[1]
 
     def names_passage(self, value: str) -> bool:
@@ -63,14 +64,17 @@ class Citations:
         return not _keys(value).isdisjoint(self._index[0])
 
     def index(self, i: int) -> None:
+        """The answer cites passage number ``i``."""
         self.found.append(("index", str(i)))
 
     def ident(self, value: str) -> None:
+        """The answer cites the id ``value``."""
         value = value.strip().strip(" .,;*_\"'`<>")
         if value:
             self.found.append(("id", value))
 
     def title(self, value: str) -> None:
+        """The answer cites a source by the title or label ``value`` (valid if it names one)."""
         self.found.append(("title", value.strip()))
 
     def valid(self, kind: str, value: str) -> bool | None:

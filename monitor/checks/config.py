@@ -10,18 +10,24 @@ from monitor.model import ConfigSection as _Section
 
 
 class ContextConflictConfig(_Section):
+    """``checks.context_conflict``: when two passages count as near-duplicates."""
+
     similarity: float = Field(
         default=0.5, gt=0, le=1, description="Trigram Jaccard at which two passages are duplicates."
     )
 
 
 class GroundingOverlapConfig(_Section):
+    """``checks.grounding_overlap``: the shortest answer it scores."""
+
     min_words: int = Field(
         default=3, ge=1, description="Answers with fewer content words are not applicable."
     )
 
 
 class ChecksConfig(_Section):
+    """``checks``: which checks run, and each check's options."""
+
     enabled: list[str] | None = Field(
         default=None, description="Check names to run (None: all checks)."
     )

@@ -100,6 +100,7 @@ class EmptyContext:
     evidence = EmptyContextEvidence
 
     def __call__(self, view: TraceView) -> CheckResult:
+        """The check's result on one trace."""
         if view.passages:
             evidence = EmptyContextEvidence(len(view.passages))
             return CheckResult(name=self.name, flagged=False, evidence=evidence)
@@ -139,6 +140,7 @@ class ContextConflict:
         self.max_passages = max_passages
 
     def __call__(self, view: TraceView) -> CheckResult:
+        """The check's result on one trace."""
         packed = view.packed[: self.max_passages]
         if len(packed) < 2:
             return CheckResult.not_applicable(self.name, "fewer_than_two_passages")
@@ -220,6 +222,7 @@ class GroundingOverlap:
         self.min_words = min_words
 
     def __call__(self, view: TraceView) -> CheckResult:
+        """The check's result on one trace."""
         words = {w.strip("'-") for w in CONTENT_WORD.findall(view.answer.lower())} - _STOPWORDS
         words.discard("")
         if len(words) < self.min_words:

@@ -69,6 +69,7 @@ class Refusal:
     evidence = RefusalEvidence
 
     def __call__(self, view: TraceView) -> CheckResult:
+        """The check's result on one trace."""
         answer = view.answer
         if not answer.strip():
             return CheckResult.not_applicable(self.name, "empty_answer")

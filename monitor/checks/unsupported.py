@@ -63,6 +63,7 @@ class UnsupportedNumbers:
     evidence = NumbersEvidence
 
     def __call__(self, view: TraceView) -> CheckResult:
+        """The check's result on one trace."""
         mentions = view.answer_numbers
         if not mentions:
             return CheckResult(name=self.name, flagged=False, evidence=NumbersEvidence())

@@ -36,6 +36,7 @@ class TraceView:
 
     @lazy
     def passages(self) -> list[str]:
+        """The packed passages' texts."""
         return [p.text for _, p in self.packed]
 
     @lazy
@@ -46,6 +47,7 @@ class TraceView:
 
     @lazy
     def context_text(self) -> str:
+        """The packed context as one text."""
         return "\n\n".join(self.passages)
 
     @lazy
@@ -55,13 +57,16 @@ class TraceView:
 
     @lazy
     def context_numbers(self) -> NumberLookup:
+        """Figure look-ups against the packed context."""
         return NumberLookup(self.context_text)
 
     @lazy
     def query_numbers(self) -> NumberLookup:
+        """Figure look-ups against the query (the user's premises)."""
         return NumberLookup(self.trace.query, spelled=False)
 
     @lazy
     def answer_numbers(self) -> list[Mention]:
         # The context's decimal convention is consulted only when the answer's is unclear.
+        """The figures the answer states."""
         return answer_mentions(self.answer, context_locale=lambda: locale_of(self.context_text))

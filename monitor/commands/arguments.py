@@ -14,6 +14,7 @@ TRAP_CATEGORIES = ("answerable", "unanswerable", "near_miss", "multi_hop", "stal
 
 
 def non_negative(text: str) -> int:
+    """An argument type: a whole number, 0 or more."""
     try:
         value = int(text)
     except ValueError:
@@ -24,6 +25,7 @@ def non_negative(text: str) -> int:
 
 
 def non_negative_float(text: str) -> float:
+    """An argument type: a number, 0 or more."""
     try:
         value = float(text)
     except ValueError:
@@ -34,6 +36,7 @@ def non_negative_float(text: str) -> float:
 
 
 def cutoffs(text: str) -> list[int]:
+    """An argument type: comma-separated cut-offs, each 1 or more."""
     try:
         ks = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
@@ -45,6 +48,7 @@ def cutoffs(text: str) -> list[int]:
 
 
 def add_config_arg(p: argparse.ArgumentParser) -> None:
+    """``--config``/``-c``, defaulting to ``$RAGMON_CONFIG_FILE``."""
     p.add_argument(
         "--config",
         "-c",
@@ -59,6 +63,7 @@ Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def add_run(sub: Commands) -> None:
+    """The arguments of ``ragmon run``."""
     run = sub.add_parser(
         "run",
         help="run the daemon (metrics on :9464/metrics, /healthz, /readyz)",
@@ -75,6 +80,7 @@ def add_run(sub: Commands) -> None:
 
 
 def add_replay(sub: Commands) -> None:
+    """The arguments of ``ragmon replay``."""
     replay = sub.add_parser(
         "replay",
         help="evaluate trace files offline (native JSONL or OTLP)",
@@ -132,6 +138,7 @@ def add_replay(sub: Commands) -> None:
 
 
 def add_check(sub: Commands) -> None:
+    """The arguments of ``ragmon check``."""
     chk = sub.add_parser(
         "check",
         help="evaluate one trace from stdin",
@@ -143,6 +150,7 @@ def add_check(sub: Commands) -> None:
 
 
 def add_demo(sub: Commands) -> None:
+    """The arguments of ``ragmon demo``."""
     dem = sub.add_parser(
         "demo",
         help="print synthetic traces (JSONL)",
@@ -168,6 +176,7 @@ def add_demo(sub: Commands) -> None:
 
 
 def add_calibrate(sub: Commands) -> None:
+    """The arguments of ``ragmon calibrate``."""
     cal = sub.add_parser(
         "calibrate",
         help="measure the judge against human labels",
@@ -185,6 +194,7 @@ def add_calibrate(sub: Commands) -> None:
 
 
 def add_schema(sub: Commands) -> None:
+    """The arguments of ``ragmon schema``."""
     sch = sub.add_parser("schema", help="print a JSON Schema", description="Print a JSON Schema.")
     sch.add_argument("which", choices=("trace", "config"),
                      help="trace: the native ragmon.trace/v1 record; config: the configuration "
@@ -192,6 +202,7 @@ def add_schema(sub: Commands) -> None:
 
 
 def add_convert(sub: Commands) -> None:
+    """The arguments of ``ragmon convert``."""
     conv = sub.add_parser(
         "convert",
         help="turn OTLP span files into native traces",
@@ -207,6 +218,7 @@ def add_convert(sub: Commands) -> None:
 
 
 def add_config(sub: Commands) -> None:
+    """The arguments of ``ragmon config``."""
     cfg = sub.add_parser(
         "config",
         help="validate, show or describe the configuration",

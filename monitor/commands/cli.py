@@ -109,6 +109,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the command; the exit status."""
     args = build_parser().parse_args(argv)
     try:
         return dispatch(args)  # the heavy imports, once the arguments are good

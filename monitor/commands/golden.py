@@ -22,6 +22,7 @@ from monitor.commands.common import _golden_set, _output, _settings, _writable
 
 
 def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon golden``: review, publish, export, stats or precision of candidate rows."""
     output = getattr(args, "output", None)
     if output is not None and not _writable(output, f"golden {args.action}", stderr):
         return EXIT_USAGE
@@ -149,6 +150,7 @@ def _golden_precision(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
 
 
 def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon review``: serve the review page until interrupted."""
     from monitor.golden import web as review_web
 
     settings = _settings(args, "review", stderr)
@@ -187,6 +189,7 @@ def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon probe``: the golden set's questions to the application, once or periodically."""
     from monitor.golden import probe_client
     from monitor.golden.probes import load_set
 
@@ -219,6 +222,7 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon compare``: two releases on the same golden probes, paired."""
     from monitor.golden.compare import compare
 
     if len(args.release) != 2 or args.release[0] == args.release[1]:

@@ -60,6 +60,7 @@ def _add_golden_review(actions: Commands) -> None:
 
 
 def add_golden(sub: Commands) -> None:
+    """The arguments of ``ragmon golden`` and its actions."""
     gold = sub.add_parser(
         "golden",
         help="review candidate golden rows, publish the golden set, export, precision",
@@ -114,6 +115,7 @@ def add_golden(sub: Commands) -> None:
 
 
 def add_review(sub: Commands) -> None:
+    """The arguments of ``ragmon review``."""
     rev = sub.add_parser(
         "review",
         help="the review page: candidate rows into the golden set, in a browser",
@@ -147,6 +149,7 @@ def _duration(text: str) -> float:
 
 
 def add_probe(sub: Commands) -> None:
+    """The arguments of ``ragmon probe``."""
     pr = sub.add_parser(
         "probe",
         help="send the golden set's questions to your application (golden probes)",
@@ -169,6 +172,7 @@ def add_probe(sub: Commands) -> None:
 
 
 def add_compare(sub: Commands) -> None:
+    """The arguments of ``ragmon compare``."""
     cmp = sub.add_parser(
         "compare",
         help="two releases on the same golden probes, paired",
@@ -192,6 +196,7 @@ def add_compare(sub: Commands) -> None:
 
 
 def add_eval_retrieval(sub: Commands) -> None:
+    """The arguments of ``ragmon eval-retrieval``."""
     ev = sub.add_parser(
         "eval-retrieval",
         help="score a retrieval run against relevance labels (trec_eval's definitions)",

@@ -31,6 +31,7 @@ from monitor.commands.replay import _why_nothing
 
 
 def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon check``: evaluate one trace from stdin and print its evaluation line."""
     raw = sys.stdin.buffer.read()
     pretty = args.pretty
     item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw.strip()))
@@ -45,6 +46,7 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon demo``: print synthetic traces with labelled failure modes."""
     out = stdout
     if args.output is not None:
         opened = _open_output(args.output, "demo", stderr)
@@ -70,6 +72,7 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def cmd_schema(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon schema``: print the JSON Schema of the native trace record."""
     model = RagTrace if args.which == "trace" else config_mod.Settings
     json.dump(model.model_json_schema(), stdout, indent=2)
     stdout.write("\n")
@@ -77,6 +80,7 @@ def cmd_schema(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon calibrate``: measure the judge against human labels."""
     settings = _settings(args, "calibrate", stderr)
     if settings is None:
         return EXIT_USAGE
@@ -147,6 +151,7 @@ def _otlp(paths: Sequence[Path], fmt: str, stderr: TextIO) -> assembly.Conversio
 
 
 def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon convert``: assemble OTLP span files into native traces."""
     if not args.file.is_file():
         print(f"ragmon convert: no such file: {args.file}", file=stderr)
         return EXIT_USAGE
@@ -168,6 +173,7 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
 
 
 def cmd_config(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon config``: validate, show or describe the configuration."""
     if args.action == "schema":
         json.dump(config_mod.Settings.model_json_schema(), stdout, indent=2)
         stdout.write("\n")

@@ -100,6 +100,7 @@ def _replay_sinks(
 
 
 def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon replay``: evaluate trace files offline and print a summary table."""
     fmt = _replay_format(args, stderr)
     settings = _settings(args, "replay", stderr) if fmt is not None else None
     if fmt is None or settings is None:

@@ -14,6 +14,7 @@ from monitor.commands.common import _golden_set, _writable
 
 
 def cmd_eval_retrieval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon eval-retrieval``: retrieval metrics of a TREC run against golden qrels."""
     from monitor.golden import retrieval
 
     for what, path in (("qrels", args.qrels), ("run", args.run)):

@@ -39,6 +39,7 @@ class MetricsServer:
 
     @property
     def port(self) -> int:
+        """The port it listens on (the one picked when configured as 0)."""
         return int(self._httpd.server_address[1])
 
     def _app(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -59,8 +60,10 @@ class MetricsServer:
         return [b"not found: try /metrics, /healthz or /readyz\n"]
 
     def start(self) -> None:
+        """Listen and serve on a daemon thread."""
         self._thread.start()
 
     def close(self) -> None:
+        """Stop serving and release the port."""
         self._httpd.shutdown()
         self._httpd.server_close()

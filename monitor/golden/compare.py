@@ -48,6 +48,8 @@ def bootstrap_interval(
 
 @dataclass
 class MetricComparison:
+    """One metric of two releases on the same probes: the paired difference and its interval."""
+
     metric: str
     pairs: int
     mean_a: float
@@ -62,6 +64,8 @@ class MetricComparison:
 
 @dataclass
 class Comparison:
+    """Two releases compared on the golden probes both answered."""
+
     release_a: str
     release_b: str
     metrics: list[MetricComparison] = field(default_factory=list)
@@ -69,6 +73,7 @@ class Comparison:
     unpaired: int = 0
 
     def as_dict(self) -> dict[str, Any]:
+        """The comparison as JSON-ready data."""
         return {
             "release_a": self.release_a,
             "release_b": self.release_b,
@@ -78,6 +83,7 @@ class Comparison:
         }
 
     def table(self) -> str:
+        """The comparison as a fixed-width table."""
         head = f"{'metric':<18} {'pairs':>5} {self.release_a[:10]:>10} {self.release_b[:10]:>10} {'B - A':>7}  95% interval     better/worse  sign p"  # noqa: E501
         rows = [head]
         for m in self.metrics:
@@ -100,6 +106,7 @@ def _scores(item: dict[str, Any], evaluation: Evaluation, stage: str) -> dict[st
 def compare(
     traces: Iterable[RagTrace], items: dict[str, dict[str, Any]], release_a: str, release_b: str
 ) -> Comparison:
+    """Compare releases ``a`` and ``b`` on the probes both answered, paired by golden id."""
     suite = CheckSuite()
     per: dict[str, dict[str, list[dict[str, float]]]] = {release_a: {}, release_b: {}}
     stages: dict[str, dict[str, str]] = {release_a: {}, release_b: {}}
@@ -161,13 +168,16 @@ class Pairwise:
     flipped: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
+        """The pairwise judgement as JSON-ready data."""
         return vars(self) | {"position_bias_rate": self.bias_rate}
 
     @property
     def bias_rate(self) -> float:
+        """Share of pairs whose winner changed with the order the judge saw them in."""
         return len(self.flipped) / self.pairs if self.pairs else 0.0
 
     def table(self, a: str, b: str) -> str:
+        """The pairwise judgement of releases ``a`` and ``b`` as a table."""
         if not self.pairs:
             return "pairwise: no probe answered under both releases"
         n = self.pairs

@@ -76,6 +76,7 @@ class GoldenConfig(_Section):
 
     @property
     def review_tls(self) -> tuple[Path, Path] | None:
+        """The review page's (certificate, key), or None to serve plain HTTP."""
         if self.review_tls_cert_file is None or self.review_tls_key_file is None:
             return None
         return self.review_tls_cert_file, self.review_tls_key_file

@@ -18,6 +18,7 @@ def status_of(row: dict[str, Any]) -> str:
 
 
 def has_reference(row: dict[str, Any]) -> bool:
+    """Whether the row has a reference answer."""
     ref = _reference(row)
     return isinstance(ref, str) and bool(ref.strip())
 
@@ -99,6 +100,7 @@ def set_to_deepeval(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def set_to_langfuse(item: dict[str, Any], dataset_name: str = "ragmon-golden") -> dict[str, Any]:
+    """A golden-set item as a Langfuse dataset item."""
     return {
         "dataset_name": dataset_name,
         "id": item["id"],

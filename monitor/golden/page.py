@@ -13,6 +13,8 @@ from monitor.model import Highlight
 
 @dataclass(frozen=True)
 class Piece:
+    """A piece of the answer, marked (number, citation, refusal) or not."""
+
     text: str
     mark: str | None = None  # why it is marked: number, citation, refusal
 
@@ -64,6 +66,7 @@ def _highlights(checks: dict[str, Any]) -> list[Highlight]:
 
 
 def matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:
+    """Whether a row in ``state`` passes the queue's ``filters``."""
     meta = row.get("ragmon", {})
     want = {k: v for k, v in filters.items() if v}
     if want.get("state", "needs_review") not in ("any", state):

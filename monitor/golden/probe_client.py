@@ -44,6 +44,7 @@ def render(template: Any, item: dict[str, Any]) -> Any:
 
 
 def probe_headers(golden_id: str, header: str = HEADER) -> dict[str, str]:
+    """The headers that mark a request as the golden probe ``golden_id``."""
     headers = {header: golden_id, "Content-Type": "application/json"}
     W3CBaggagePropagator().inject(headers, context=baggage.set_baggage(BAGGAGE_KEY, golden_id))
     return headers
@@ -51,16 +52,21 @@ def probe_headers(golden_id: str, header: str = HEADER) -> dict[str, str]:
 
 @dataclass
 class RunReport:
+    """What one probe run did: requests sent, answered, failed."""
+
     sent: int = 0
     ok: int = 0
     failed: Counter[str] = field(default_factory=Counter)  # reason -> count
 
     def line(self) -> str:
+        """The run as one line for people."""
         fails = ", ".join(f"{k} {v}" for k, v in sorted(self.failed.items())) or "none"
         return f"probes sent {self.sent}, answered {self.ok}, failed: {fails}"
 
 
 class Prober:
+    """Sends the golden set's questions to the application, rate-limited."""
+
     def __init__(
         self,
         endpoint: str,
@@ -114,6 +120,7 @@ class Prober:
         return report
 
     def close(self) -> None:
+        """Release the HTTP client."""
         self._client.close()
 
 
@@ -139,6 +146,7 @@ class ProbeLoop:
         self._thread = threading.Thread(target=self._run, name="golden-probes", daemon=True)
 
     def start(self) -> None:
+        """Start the periodic runs on a daemon thread."""
         self._thread.start()
 
     def _run(self) -> None:
@@ -156,6 +164,7 @@ class ProbeLoop:
                 return
 
     def close(self) -> None:
+        """Stop the runs (a run in progress ends after its current request)."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=10)

@@ -37,6 +37,8 @@ _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 
 @dataclass(frozen=True)
 class LoadedSet:
+    """A published golden-set version: its name, items by id, and its file."""
+
     version: str  # "v0003"
     items: dict[str, dict[str, Any]]
     path: Path
@@ -55,6 +57,8 @@ def load_set(path: Path) -> LoadedSet:
 
 
 def stage_of(item: dict[str, Any], evaluation: Evaluation) -> str:
+    """The stage that lost the answer of a golden probe (retrieval_miss, packing_miss,
+    generation_miss, answered, abstained) or ok."""
     trace = evaluation.trace
     refused = bool((c := evaluation.checks.get(Refusal.name)) and c.flagged)
     if item.get("expected") == "refuse":

@@ -129,6 +129,8 @@ def ranking(docs: Mapping[str, float], chunk_separator: str | None = None) -> li
 
 @dataclass(frozen=True)
 class QueryScores:
+    """Retrieval metrics of one query at each cut-off."""
+
     precision: dict[int, float]
     recall: dict[int, float]
     ndcg: dict[int, float]
@@ -136,6 +138,7 @@ class QueryScores:
     first_hit_rank: int | None
 
     def as_dict(self) -> dict[str, float | int | None]:
+        """The scores as JSON-ready data."""
         out: dict[str, float | int | None] = {}
         for k in sorted(self.precision):
             out[f"precision@{k}"] = self.precision[k]
@@ -147,6 +150,7 @@ class QueryScores:
 
 
 def score_query(ranked: Sequence[str], grades: Mapping[str, int], ks: Sequence[int]) -> QueryScores:
+    """Recall, precision, nDCG and reciprocal rank of ``ranked`` against graded ``grades``."""
     relevant = {d for d, g in grades.items() if g >= 1}
     hits = [d in relevant for d in ranked]
     first = next((i + 1 for i, hit in enumerate(hits) if hit), None)

@@ -95,11 +95,14 @@ class Decision(BaseModel):
         return False if self.reason == "check_wrong" else None
 
     def line(self) -> str:
+        """The decision as one line of the review log."""
         return self.model_dump_json(by_alias=True, exclude_none=True) + "\n"
 
 
 @dataclass
 class LogRead:
+    """The decisions read from the log, and how many lines could not be read."""
+
     decisions: list[Decision] = field(default_factory=list)
     bad_lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
 
@@ -139,6 +142,7 @@ PAGE_STATES = {"reviewed": "accepted", "approved": "accepted", "rejected": "reje
 
 
 def page_state(row: dict[str, Any]) -> str:
+    """A row's state as the review page shows it."""
     status = str(row.get("ragmon", {}).get("status") or "").strip().lower()
     return PAGE_STATES.get(status, "needs_review")
 
@@ -150,6 +154,7 @@ class ReviewLog:
         self.path = golden_dir / "reviews" / LOG_NAME
 
     def read(self) -> LogRead:
+        """Every decision in the log, in order (cut or unreadable lines counted, not raised)."""
         out = LogRead()
         try:
             data = self.path.read_bytes()
@@ -223,6 +228,8 @@ def decide(
 
 @dataclass(frozen=True)
 class Precision:
+    """Reviewed precision of one check on one route: rows right and wrong."""
+
     check: str
     route: str
     right: int
@@ -230,13 +237,16 @@ class Precision:
 
     @property
     def reviewed(self) -> int:
+        """Rows reviewed."""
         return self.right + self.wrong
 
     @property
     def estimate(self) -> float:
+        """Share of the reviewed rows the check was right on (NaN when none)."""
         return self.right / self.reviewed if self.reviewed else math.nan
 
     def interval(self) -> tuple[float, float]:
+        """The 95 % Wilson interval of the estimate."""
         return wilson(self.right, self.reviewed)
 
 
@@ -291,6 +301,8 @@ def golden_items(
 
 @dataclass(frozen=True)
 class Version:
+    """One published golden-set version file: its number, content hash and path."""
+
     number: int
     digest: str
     path: Path

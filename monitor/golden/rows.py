@@ -56,6 +56,7 @@ def normalise_query(query: str) -> str:
 
 
 def row_id(query: str, reason: str) -> str:
+    """The id of the row for ``query`` and ``reason`` (a replay rewrites the same row)."""
     return hashlib.sha256(f"{normalise_query(query)}\x1f{reason}".encode()).hexdigest()[:32]
 
 

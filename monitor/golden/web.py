@@ -79,9 +79,12 @@ class ReviewSite:
         return hmac.new(self._secret, what.encode(), hashlib.sha256).hexdigest()
 
     def session(self) -> str:
+        """The session cookie's value for a logged-in reviewer."""
         return self._mac(f"session:{self.token}")
 
     def authorised(self, request: Request) -> bool:
+        """Whether ``request`` may see the pages (no token set, the session cookie, or the bearer
+        token)."""
         if self.token is None:
             return True
         scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
@@ -91,6 +94,7 @@ class ReviewSite:
         return hmac.compare_digest(request.cookies.get(COOKIE, ""), self.session())
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        """Render template ``name``."""
         body = self.templates.get_template(name).render(
             csrf=self.csrf, login=self.token is not None, **context
         )
@@ -112,6 +116,7 @@ class ReviewSite:
         return rows, chosen
 
     def queue(self, request: Request) -> Response:
+        """The queue of candidate rows, filtered."""
         filters = {k: request.query_params.get(k, "") for k in FILTERS}
         rows, items = self._queue(filters)
         options = {
@@ -127,6 +132,7 @@ class ReviewSite:
                          total=len(rows))  # fmt: skip
 
     def row(self, request: Request) -> Response:
+        """One row with its evidence marked, and the decision form."""
         rid = request.path_params["row_id"]
         row = load_rows(self.golden_dir).get(rid)
         if row is None:
@@ -165,6 +171,8 @@ class ReviewSite:
         return self.page("message.html", 404, title="No such row", message=message)
 
     async def decide(self, request: Request) -> Response:
+        """Append the reviewer's decision to the log (CSRF-checked; a conflicting decision is
+        refused)."""
         form = await request.form()
         if not hmac.compare_digest(str(form.get("csrf", "")), self.csrf):
             message = "Missing or stale form token: reload the page."
@@ -207,12 +215,15 @@ class ReviewSite:
         return f"/row/{left[0][0]['id']}{suffix}" if left else f"/?{query}"
 
     def metrics(self, request: Request) -> Response:
+        """The reviewed precision of each check, in Prometheus text format."""
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
 
     def login_form(self, request: Request) -> Response:
+        """The login page."""
         return self.page("login.html", error=None)
 
     async def login(self, request: Request) -> Response:
+        """Check the token (CSRF-checked) and set the session cookie."""
         form = await request.form()
         if not hmac.compare_digest(str(form.get("csrf", "")), self.csrf):
             return self.page("login.html", 403, error="The form expired: log in again.")
@@ -253,6 +264,7 @@ class _Guard(BaseHTTPMiddleware):
 
 
 def build_app(golden_dir: Path, token: str | None = None, secure: bool = False) -> Starlette:
+    """The review page's Starlette app over ``golden_dir``."""
     site = ReviewSite(golden_dir, token, secure)
     routes = [
         Route("/", site.queue),
@@ -340,9 +352,11 @@ class Background:
         )
 
     def start(self) -> None:
+        """Serve on a daemon thread."""
         self._thread.start()
 
     def close(self) -> None:
+        """Stop serving."""
         self.server.should_exit = True
         self._thread.join(timeout=10)
         self.sock.close()

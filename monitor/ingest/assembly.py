@@ -141,6 +141,7 @@ class OtlpAssembler:
 
     @property
     def buffered(self) -> int:
+        """Traces waiting in the buffer."""
         return len(self._buf)
 
     def _decode(self, record: SourceRecord) -> list[Span]:
@@ -151,6 +152,8 @@ class OtlpAssembler:
         return decode_json(record.value) if fmt == "otlp_json" else decode_proto(record.value)
 
     def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
+        """Decode a message and buffer its spans; traces ready now, and how many items the record
+        is part of."""
         p = record.position
         pos: Position = ((p.source, p.partition), p.offset)
         raw = record.value
@@ -212,6 +215,7 @@ class OtlpAssembler:
         return waited
 
     def due(self, flush: bool = False) -> list[Decoded]:
+        """Traces whose time has come (quiet, max wait); with ``flush``, every buffered trace."""
         now = self._clock()
         if not flush and now - self._last_scan < self._scan_every:
             return []
@@ -231,6 +235,7 @@ class OtlpAssembler:
         return out
 
     def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        """Lowest offset per partition of a record whose spans are still buffered."""
         wanted = set(partitions)
         out: dict[Partition, int] = {}
         for b in self._buf.values():
@@ -240,9 +245,11 @@ class OtlpAssembler:
         return out
 
     def committed(self, partitions: Iterable[Partition]) -> None:
+        """``partitions`` were committed: later records of theirs are no replay."""
         self._settled.update(partitions)
 
     def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Drop the buffered spans of partitions this process no longer owns."""
         gone = set(partitions)
         self._settled -= gone  # given back later, they are re-read from the committed offset
         for part in gone:

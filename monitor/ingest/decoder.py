@@ -52,16 +52,19 @@ class OneItemPerRecord:
         self.decode = decode
 
     def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
+        """The record's one item, now."""
         p = record.position
         return [Decoded(self.decode(record), (((p.source, p.partition), p.offset),))], 1
 
     def due(self, flush: bool = False) -> list[Decoded]:
+        """Nothing waits: always empty."""
         return []
 
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Nothing is buffered."""
 
     def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        """Nothing is buffered: always empty."""
         return {}
 
     def committed(self, partitions: Iterable[Partition]) -> None:

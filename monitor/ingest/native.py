@@ -41,6 +41,7 @@ class NativeDecoder:
         self.max_record_bytes = max_record_bytes
 
     def __call__(self, record: SourceRecord) -> RagTrace | DeadLetter:
+        """The record as a trace, or a dead letter naming why it is not one."""
         raw = record.value
         if len(raw) > self.max_record_bytes:
             return dead_letter(record, "too_large", f"{len(raw)} bytes > {self.max_record_bytes}")

@@ -25,12 +25,16 @@ from monitor.errors import OtlpDecodeError
 
 @dataclass(slots=True)
 class Event:
+    """A span event: its name, time and attributes."""
+
     name: str
     attributes: dict[str, Any]
 
 
 @dataclass
 class Span:
+    """One decoded OTLP span, with what the conventions read from it."""
+
     trace_id: str
     span_id: str
     parent_span_id: str
@@ -49,6 +53,7 @@ class Span:
 
     @property
     def kind(self) -> str:
+        """The span kind's name (internal, server, client, producer, consumer)."""
         return str(self.attributes.get("openinference.span.kind", "")).upper()
 
 

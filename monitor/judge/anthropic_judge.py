@@ -28,6 +28,9 @@ _RETRIED_BY_SDK = {408, 409, 429}
 
 
 class AnthropicJudge:
+    """The faithfulness judge through the Anthropic Messages API (a forced tool call returns the
+    verdict)."""
+
     name = "anthropic"
 
     @staticmethod
@@ -95,6 +98,7 @@ class AnthropicJudge:
         return estimate_input_tokens(trace)
 
     def judge(self, trace: RagTrace) -> Verdict:
+        """The verdict on ``trace`` (raises ``JudgeError`` by kind when there is none)."""
         t0 = time.monotonic()
         usage = {
             "input_tokens": 0,

@@ -22,6 +22,9 @@ from monitor.verdict import VERDICTS
 
 @dataclass
 class Calibration:
+    """The judge measured against human labels: agreement, kappa, hard-fail sensitivity and
+    specificity."""
+
     judge: str
     model: str
     rubric_version: str
@@ -46,10 +49,12 @@ class Calibration:
         return min(1.0, max(0.0, (observed + self.specificity - 1) / denom))
 
     def save(self, path: Path) -> None:
+        """Write the record as JSON to ``path``."""
         path.write_text(json.dumps(asdict(self), indent=2) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> Calibration:
+        """Read a record written by ``save``."""
         data: dict[str, Any] = json.loads(path.read_text())
         for key in ("agreement_ci", "sensitivity_ci", "specificity_ci"):
             data[key] = tuple(data[key])
@@ -57,6 +62,7 @@ class Calibration:
 
 
 def cohen_kappa(pairs: list[tuple[str, str]]) -> float:
+    """Cohen's kappa of (human, judge) label pairs."""
     n = len(pairs)
     if not n:
         return 0.0
@@ -91,6 +97,7 @@ def calibrate(pairs: Iterable[tuple[str, str]], judge: str, model: str, rubric: 
 
 
 def report(cal: Calibration) -> str:
+    """The calibration as a report for people."""
     lo, hi = cal.agreement_ci
     lines = [
         f"judge {cal.judge} ({cal.model}), rubric {cal.rubric_version}, {cal.n} labelled traces",

@@ -14,6 +14,8 @@ from monitor.model import ConfigSection as _Section
 
 
 class SamplingConfig(_Section):
+    """``judge.sampling``: which traces are judged, by deterministic hash."""
+
     base_rate: float = Field(default=0.05, ge=0, le=1, description="Inclusion probability.")
     flagged_rate: float = Field(
         default=0.5, ge=0, le=1, description="Probability for traces a check flagged."
@@ -97,6 +99,8 @@ class JuryConfig(_Section):
 
 
 class JudgeConfig(_Section):
+    """``judge``: the backend, its call limits, and the sampling, budget and prices."""
+
     backend: Literal["none", "heuristic", "anthropic", "openai"] = Field(
         default="none",
         description="'none' (the default): no judge; 'anthropic' calls the Messages API (key "

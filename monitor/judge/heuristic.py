@@ -42,6 +42,8 @@ def _query_words(text: str) -> set[str]:
 
 
 class HeuristicJudge:
+    """A lexical and numeric screen with the judge's interface: no model, no network."""
+
     name = "heuristic"
     model = "heuristic-v1"
 
@@ -50,6 +52,7 @@ class HeuristicJudge:
         self.contradiction = contradiction
 
     def judge(self, trace: RagTrace) -> Verdict:
+        """The verdict on ``trace`` (raises ``JudgeError`` by kind when there is none)."""
         return Verdict.from_output(
             self.output(trace), judge=self.name, model=self.model,
             rubric_version=RUBRIC_ID,
@@ -59,6 +62,7 @@ class HeuristicJudge:
         """Nothing held."""
 
     def output(self, trace: RagTrace) -> JudgeOutput:
+        """The claims and labels the screen finds, before they become a verdict."""
         passages = [p.text for p in trace.context]
         if find_refusal(trace.answer) is not None:
             q = _query_words(trace.query)

@@ -55,6 +55,8 @@ class JuryJudge:
         return int.from_bytes(digest.digest(), "big") < int(self.share * _SCALE)
 
     def judge(self, trace: RagTrace) -> Verdict:
+        """The first judge's verdict, and on the jury's share also the second's, combined by the
+        hard-fail rule."""
         one = self.first.judge(trace)
         if not self.selected(trace):
             return one
@@ -64,6 +66,7 @@ class JuryJudge:
         return combine(one, two, self.rule, self.name, self.model)
 
     def close(self) -> None:
+        """Close both judges."""
         try:
             self.first.close()
         finally:

@@ -150,6 +150,7 @@ class OpenAIJudge:
         return estimate_input_tokens(trace)
 
     def judge(self, trace: RagTrace) -> Verdict:
+        """The verdict on ``trace`` (raises ``JudgeError`` by kind when there is none)."""
         t0 = time.monotonic()
         tokens = {"input_tokens": 0, "output_tokens": 0}
         if self.profile != "rubric":

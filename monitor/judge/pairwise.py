@@ -75,10 +75,12 @@ class PairOutcome:
 
     @property
     def winner(self) -> Pick:
+        """The winner over both orders (a tie when the two orders disagree)."""
         return self.first_order if self.first_order == self.second_order else "tie"
 
     @property
     def flipped(self) -> bool:
+        """Whether the winner changed with the order."""
         return self.first_order != self.second_order
 
 

@@ -15,6 +15,7 @@ class Prices:
     cache_write: float = 0.125
 
     def cost(self, inp: int, out: int, cache_read: int, cache_write: int) -> float:
+        """USD for one call with these token counts."""
         return (
             inp * self.input + out * self.output
             + cache_read * self.cache_read + cache_write * self.cache_write

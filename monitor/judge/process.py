@@ -146,6 +146,7 @@ class ProcessJudge:
                 done.set_result((status, a, b))
 
     def judge(self, trace: RagTrace) -> Verdict:
+        """The verdict from the judge in the child process (restarted when it died)."""
         fut: Future[Result] = Future()
         with self._lock:
             if self._closed:
@@ -173,6 +174,7 @@ class ProcessJudge:
         raise JudgeError("internal", f"judge process: {a}: {b}")
 
     def close(self) -> None:
+        """Stop the child process."""
         with self._lock:
             self._closed = True
             proc = self._proc

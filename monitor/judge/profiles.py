@@ -67,6 +67,7 @@ def minicheck_label(reply: str) -> str:
 
 
 def minicheck_output(labelled: list[tuple[str, str]]) -> JudgeOutput:
+    """MiniCheck's Yes/No per sentence as claims: SUPPORTED or ABSENT (never CONTRADICTED)."""
     return JudgeOutput(claims=[Claim(text=c[:2000], label=lab) for c, lab in labelled])
 
 

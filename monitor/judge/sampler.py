@@ -25,6 +25,8 @@ _SCALE = 1 << 64
 
 @dataclass(frozen=True)
 class SamplingRules:
+    """Inclusion probabilities: base, for flagged traces, per route and release, golden probes."""
+
     base_rate: float = 0.05
     flagged_rate: float = 0.5
     routes: Mapping[str, float] | None = None
@@ -34,11 +36,14 @@ class SamplingRules:
 
 @dataclass(frozen=True)
 class Decision:
+    """Whether a trace is judged, and with what inclusion probability."""
+
     sampled: bool
     probability: float
 
     @property
     def weight(self) -> float:
+        """1/p: how many traces of the population the judged one stands for."""
         return 1.0 / self.probability if self.probability > 0 else 0.0
 
 
@@ -50,6 +55,7 @@ class HashSampler:
         self.salt = salt.encode()
 
     def probability(self, evaluation: Evaluation) -> float:
+        """The inclusion probability of ``evaluation`` under the rules."""
         r = self.rules
         trace = evaluation.trace
         if r.golden_always and trace.golden_id:
@@ -69,6 +75,8 @@ class HashSampler:
         return int.from_bytes(digest, "big")
 
     def decide(self, evaluation: Evaluation) -> Decision:
+        """Sample ``evaluation`` by the hash of its trace id (the same decision on every replica
+        and replay)."""
         p = self.probability(evaluation)
         return Decision(self.position(evaluation.trace_id) < int(p * _SCALE), p)
 
@@ -89,16 +97,20 @@ class TokenBucket:
         self._last = now
 
     def available(self, amount: float) -> bool:
+        """Whether ``amount`` could be taken now."""
         self._refill()
         return self._tokens >= amount
 
     def take(self, amount: float) -> None:
+        """Take ``amount`` (the bucket may go negative: a debt paid by refill)."""
         self._refill()
         self._tokens -= amount  # may go negative: actual usage can exceed the estimate
 
 
 @dataclass(frozen=True)
 class BudgetLimits:
+    """The judge's spend limits for the whole consumer group."""
+
     calls_per_minute: float = 60.0
     input_tokens_per_minute: float = 200_000.0
     usd_per_day: float = 5.0

@@ -96,6 +96,7 @@ class VerdictCache:
 
     @staticmethod
     def key(judge_model: str, trace: RagTrace) -> str:
+        """The cache key of ``trace`` for ``judge_model``: a hash of what the judge sees."""
         h = hashlib.sha256()
         for part in (
             RUBRIC_ID,
@@ -109,6 +110,7 @@ class VerdictCache:
         return h.hexdigest()
 
     def get(self, key: str) -> Verdict | None:
+        """The cached verdict, or None."""
         with self._lock:
             v = self._items.get(key)
             if v is not None:
@@ -116,6 +118,7 @@ class VerdictCache:
             return v
 
     def put(self, key: str, verdict: Verdict) -> None:
+        """Keep ``verdict`` (and append it to the cache file, if any)."""
         with self._lock:
             self._remember(key, verdict)
             if self._file is not None:
@@ -124,6 +127,7 @@ class VerdictCache:
                 self._file.flush()
 
     def close(self) -> None:
+        """Close the cache file."""
         with self._lock:
             if self._file is not None:
                 self._file.close()
@@ -137,25 +141,36 @@ class Judge(Protocol):
     name: str
     model: str
 
-    def judge(self, trace: RagTrace) -> Verdict: ...
+    def judge(self, trace: RagTrace) -> Verdict:
+        """The verdict on ``trace`` (raises ``JudgeError`` by kind when there is none)."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release the judge's clients or processes."""
 
 
 class JudgeObserver(Protocol):
-    def on_decision(self, outcome: str) -> None: ...
+    """What the judge stage reports (``Metrics`` implements it)."""
 
-    def on_same_family(self, family: str) -> None: ...
+    def on_decision(self, outcome: str) -> None:
+        """One decision on a trace: judged, not_sampled, over_budget, ..."""
 
-    def on_verdict(self, verdict: Verdict) -> None: ...
+    def on_same_family(self, family: str) -> None:
+        """The judge and the answering model are of one family."""
 
-    def on_judge_error(self, kind: str) -> None: ...
+    def on_verdict(self, verdict: Verdict) -> None:
+        """One verdict."""
 
-    def on_judge_state(self, queued: int, paused: bool) -> None: ...
+    def on_judge_error(self, kind: str) -> None:
+        """One failed judge call, by kind."""
+
+    def on_judge_state(self, queued: int, paused: bool) -> None:
+        """The queue depth and whether the judge is paused."""
 
 
 @dataclass
 class Pending:
+    """A trace queued for the judge, with the caller's ticket, its weight and reserved spend."""
+
     evaluation: Evaluation
     ticket: int  # the caller's handle for this trace (the pipeline's: its open records)
     weight: float
@@ -172,6 +187,7 @@ class RedactingJudge:
         self.model = inner.model
 
     def judge(self, trace: RagTrace) -> Verdict:
+        """The inner judge's verdict on the redacted trace."""
         r = self.redactor
         context = [p.model_copy(update={"text": r.redact(p.text)}) for p in trace.context]
         clean = trace.model_copy(
@@ -181,6 +197,7 @@ class RedactingJudge:
         return self.inner.judge(clean)
 
     def close(self) -> None:
+        """Close the inner judge."""
         self.inner.close()
 
 
@@ -196,10 +213,12 @@ class CircuitBreaker:
         self._lock = threading.Lock()
 
     def allow(self) -> bool:
+        """Whether a call may go out now (the breaker is not open)."""
         with self._lock:
             return self._clock() >= self._open_until
 
     def record(self, ok: bool) -> None:
+        """The outcome of a call."""
         with self._lock:
             if ok:
                 self._failures = 0
@@ -220,6 +239,8 @@ def judgeable(trace: RagTrace) -> bool:
 
 
 class JudgeStage:
+    """The judge beside the check path: sampling, budget, breaker, cache, worker threads."""
+
     def __init__(
         self,
         judge: Judge,
@@ -256,11 +277,13 @@ class JudgeStage:
         self.log = structlog.get_logger("ragmon.judge")
 
     def start(self) -> None:
+        """Start the worker threads."""
         for w in self._workers:
             w.start()
 
     @property
     def in_flight(self) -> int:
+        """Traces queued or being judged."""
         with self._lock:
             return self._in_flight
 
@@ -379,6 +402,7 @@ class JudgeStage:
         return out
 
     def close(self) -> None:
+        """Stop the workers and close the judge and the cache."""
         if self.cache is not None:
             self.cache.close()
         for _ in self._workers:

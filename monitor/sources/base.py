@@ -26,6 +26,8 @@ class SourcePosition:
 
 @dataclass(frozen=True, slots=True)
 class SourceRecord:
+    """One record: where it came from, its bytes, key, headers and record time."""
+
     position: SourcePosition
     value: bytes
     key: bytes | None = None
@@ -105,4 +107,5 @@ class Source(Protocol):
         already accepted, then nothing."""
         ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release the source (leave the consumer group, stop listening)."""

@@ -40,6 +40,8 @@ _WEIGHTS = (0.55, 0.09, 0.06, 0.05, 0.08, 0.05, 0.07, 0.05)
 
 @dataclass(frozen=True)
 class Doc:
+    """A demo knowledge-base document."""
+
     doc_id: str
     route: str
     text: str
@@ -230,6 +232,7 @@ def generate(index: int, seed: int = 7) -> dict[str, Any]:
 
 
 def generate_bytes(index: int, seed: int = 7) -> bytes:
+    """Demo trace ``index`` of the traffic of ``seed``, as a native JSON record."""
     return json.dumps(generate(index, seed), ensure_ascii=False).encode("utf-8")
 
 
@@ -278,12 +281,15 @@ class DemoSource:
         """No partitions move: nothing to tell."""
 
     def start(self) -> None:
+        """Start the clock of the fixed rate."""
         self._t0 = self._clock()
 
     def ready(self) -> bool:
+        """Started."""
         return self._t0 is not None
 
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        """The records due by now at the fixed rate, at most ``max_records``."""
         if self._t0 is None:
             self.start()
         assert self._t0 is not None
@@ -304,6 +310,7 @@ class DemoSource:
 
     @property
     def exhausted(self) -> bool:
+        """Whether the limit is reached."""
         return self._limit is not None and self._next >= self._limit
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:

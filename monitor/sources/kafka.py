@@ -31,11 +31,14 @@ if TYPE_CHECKING:
 class SourceObserver(Protocol):
     """Receives consumer events (the Prometheus metrics implement it)."""
 
-    def on_rebalance(self, kind: str, partitions: list[Partition]) -> None: ...
+    def on_rebalance(self, kind: str, partitions: list[Partition]) -> None:
+        """Partitions assigned, revoked or lost."""
 
-    def on_commit(self, outcome: str) -> None: ...
+    def on_commit(self, outcome: str) -> None:
+        """One commit attempt: ok or failed."""
 
-    def on_partition_offsets(self, partition: Partition, committed: int, lag: int) -> None: ...
+    def on_partition_offsets(self, partition: Partition, committed: int, lag: int) -> None:
+        """The committed offset and lag of an assigned partition."""
 
 
 class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -91,9 +94,11 @@ class KafkaSource:
     # --- lifecycle ------------------------------------------------------------------------
 
     def listen(self, listener: SourceListener) -> None:
+        """The listener told of partitions moving and of this replica's share."""
         self._handler = listener
 
     def start(self) -> None:
+        """Connect, check the topics exist, and join the consumer group."""
         cfg, conn = self.config, self.connection
         try:
             self._consumer = self._factory(
@@ -147,6 +152,7 @@ class KafkaSource:
     # --- consuming ------------------------------------------------------------------------
 
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        """The next records, at most ``max_records``, waiting up to ``timeout`` seconds."""
         batch = self._consumer.poll(timeout_ms=int(timeout * 1000), max_records=max_records)
         self._last_poll = self._clock()
         with self._lock:
@@ -171,6 +177,7 @@ class KafkaSource:
 
     @property
     def exhausted(self) -> bool:
+        """Never: a topic has no end."""
         return False
 
     def ready(self) -> bool:

@@ -53,6 +53,8 @@ JSON = "application/json"
 
 
 class OtlpHttpSource:
+    """An OTLP/HTTP receiver: each accepted POST /v1/traces body is one record."""
+
     name = "otlp_http"
 
     @classmethod
@@ -107,6 +109,7 @@ class OtlpHttpSource:
 
     @property
     def port(self) -> int:
+        """The port it listens on (the one picked when configured as 0)."""
         return self._server.server_address[1] if self._server else self.requested_port
 
     def listen(self, listener: SourceListener) -> None:
@@ -173,10 +176,12 @@ class OtlpHttpSource:
         return None
 
     def counted(self, code: int) -> None:
+        """Count one response code."""
         if self._on_request is not None:
             self._on_request(code)
 
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        """Accepted request bodies, at most ``max_records``, waiting up to ``timeout`` seconds."""
         try:
             out = [self._queue.get(timeout=timeout)]
         except queue.Empty:
@@ -190,6 +195,7 @@ class OtlpHttpSource:
 
     @property
     def exhausted(self) -> bool:
+        """Never: the receiver runs until it is closed."""
         return False
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
@@ -204,6 +210,7 @@ class OtlpHttpSource:
             self.accepting = False
 
     def close(self) -> None:
+        """Stop listening and release the port."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

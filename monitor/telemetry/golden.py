@@ -84,6 +84,7 @@ class PrecisionCollector:
         return self._cached
 
     def collect(self) -> Iterator[Any]:
+        """The precision and review counts, from the log as it is now."""
         prec = GaugeMetricFamily(
             "ragmon_check_review_precision",
             "Share of a check's flagged rows that reviewers accepted (rejected as "
@@ -111,4 +112,5 @@ class PrecisionCollector:
         yield counts
 
     def describe(self) -> list[Any]:
+        """Nothing: the metrics are described when collected."""
         return []  # registered without describing: collected on each scrape

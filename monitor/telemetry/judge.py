@@ -115,6 +115,7 @@ class JudgeMetrics:
         self.judge_decisions.labels(outcome).inc()
 
     def on_verdict(self, verdict: Verdict) -> None:
+        """Count one verdict: its label, weight, claims, tokens, cost and latency."""
         v = verdict
         self.judge_verdicts.labels(v.judge, v.verdict, v.rubric_version).inc()
         # Horvitz–Thompson: the sum of 1/p over judged traces estimates population counts.
@@ -154,11 +155,14 @@ class JudgeMetrics:
         self.jury_pairs.labels(self._jury_routes(route), "true" if agreed else "false").inc()
 
     def on_same_family(self, family: str) -> None:
+        """The judge and the answering model are of one family."""
         self.judge_same_family.set(1)
 
     def on_judge_error(self, kind: str) -> None:
+        """Count one failed judge call, by kind."""
         self.judge_errors.labels(kind).inc()
 
     def on_judge_state(self, queued: int, paused: bool) -> None:
+        """The queue depth and whether the judge is paused."""
         self.judge_queue.set(queued)
         self.judge_paused.set(1 if paused else 0)

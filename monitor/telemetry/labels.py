@@ -23,6 +23,7 @@ class LabelLimiter:
         self._lock = threading.Lock()
 
     def __call__(self, value: str | None) -> str:
+        """The bounded label value for ``value``."""
         if not value:
             return UNKNOWN
         if self._allow:

@@ -181,10 +181,12 @@ class PipelineMetrics:
         self.instrumentation_traces.labels(name or "none", version or "none", convention).inc()
 
     def on_assembly_buffer(self, traces: int, nbytes: int) -> None:
+        """Traces and bytes waiting in the assembly buffer."""
         self.assembly_buffered.set(traces)
         self.assembly_bytes.set(nbytes)
 
     def on_otlp_request(self, code: int) -> None:
+        """Count one OTLP/HTTP response code."""
         self.otlp_requests.labels(str(code)).inc()
 
     def on_batch(self, source: str, records: int, seconds: float) -> None:

@@ -57,6 +57,7 @@ class NumberIndex:
 
     @classmethod
     def of(cls, text: str) -> NumberIndex:
+        """The index of every value ``text`` states."""
         locale = Lazy(lambda: locale_of(text))
         exact: set[float] = set()
         fine: list[Reading] = []
@@ -72,6 +73,8 @@ class NumberIndex:
         return cls(exact, fine, dates, raws)
 
     def supports(self, mention: Mention) -> bool:
+        """Whether a reading of ``mention`` is among the indexed values (exactly, rounded or as a
+        date)."""
         if mention.raw in self.raws:
             return True
         if mention.kind == "date":
@@ -185,6 +188,7 @@ class NumberLookup:
 
     @property
     def index(self) -> NumberIndex:
+        """The text's ``NumberIndex``, built on first use."""
         if self._index is None:
             self._index = NumberIndex.of(self.text)
         return self._index

@@ -75,6 +75,7 @@ class Lazy:
         self._value: str | None = None
 
     def __call__(self) -> str | None:
+        """The value, computed on the first call."""
         if not self._done:
             self._value = self._fn()
             self._done = True
@@ -242,6 +243,7 @@ def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
 
 
 def scan(text: str, locale: Locale) -> list[Mention]:
+    """Every figure ``text`` states, in order, read with the decimal convention ``locale``."""
     out: list[Mention] = []
     for kind, m in _matches(text):
         mention = _mention(kind, m, locale)

@@ -32,6 +32,8 @@ OUTCOMES = (*CONVENTIONS, UNRECOGNISED, CONTENT_MISSING, OWN, REPLAY_FRAGMENT, M
 
 @dataclass
 class Mapped:
+    """What a convention made of a trace's spans: the trace, or why there is none."""
+
     trace: RagTrace | None
     convention: str  # one of OUTCOMES
     redacted: bool = False
