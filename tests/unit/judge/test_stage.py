@@ -208,7 +208,9 @@ def test_disk_cache_survives_a_restart(tmp_path) -> None:  # type: ignore[no-unt
     first.close()
     with path.open("a") as fh:
         fh.write('{"key": "torn"')  # a crash mid-line is skipped
-    assert VerdictCache(10, path).get(key) == verdict
+    second = VerdictCache(10, path)
+    assert second.get(key) == verdict
+    second.close()
 
 
 def test_redacting_judge_never_sees_pii() -> None:
