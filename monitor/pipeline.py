@@ -274,6 +274,8 @@ class Pipeline:
                     self.log.warning("sink_flush_retry", sink=sink.name, attempt=attempt,
                                      error=str(exc))  # fmt: skip
                     self._sleep(self.flush_backoff * 2 ** (attempt - 1))
+        if self.judge_stage is not None:
+            self.judge_stage.checkpoint()  # the batch outbox is durable before offsets move
 
     def checkpoint(self) -> None:
         """Flush every sink, then commit the watermarks. The commit runs outside the lock:

@@ -26,17 +26,12 @@ from monitor.errors import ConfigError
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
 from monitor.ingest.native import NativeDecoder
+from monitor.judge.cache import VerdictCache
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
-from monitor.judge.stage import (
-    CircuitBreaker,
-    Judge,
-    JudgeStage,
-    RedactingJudge,
-    VerdictCache,
-)
+from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge
 from monitor.model import RagTrace
 from monitor.pii import Redactor
 from monitor.pipeline import Pipeline

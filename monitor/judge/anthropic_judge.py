@@ -25,6 +25,13 @@ from monitor.model import RagTrace, revealed
 from monitor.verdict import JudgeOutput, Verdict
 
 _RETRIED_BY_SDK = {408, 409, 429}
+# Verdict usage fields and the Messages API's names for them.
+_USAGE = {
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+    "cache_read_tokens": "cache_read_input_tokens",
+    "cache_write_tokens": "cache_creation_input_tokens",
+}
 
 
 class AnthropicJudge:
@@ -100,37 +107,48 @@ class AnthropicJudge:
     def judge(self, trace: RagTrace) -> Verdict:
         """The verdict on ``trace`` (raises ``JudgeError`` by kind when there is none)."""
         t0 = time.monotonic()
-        usage = {
-            "input_tokens": 0,
-            "output_tokens": 0,
-            "cache_read_tokens": 0,
-            "cache_write_tokens": 0,
-        }
+        usage = dict.fromkeys(_USAGE, 0)
         last: Exception | None = None
         for _attempt in range(2):  # invalid output is asked for once more
             message = self._call(trace)
-            u = getattr(message, "usage", None)
-            if u is None or not isinstance(getattr(message, "content", None), list):
-                # a 200 whose body parsed but is not a message (no usage, no content)
-                raise JudgeError("invalid_response", "the answer has no usage or no content")
-            usage["input_tokens"] += getattr(u, "input_tokens", 0) or 0
-            usage["output_tokens"] += getattr(u, "output_tokens", 0) or 0
-            usage["cache_read_tokens"] += getattr(u, "cache_read_input_tokens", 0) or 0
-            usage["cache_write_tokens"] += getattr(u, "cache_creation_input_tokens", 0) or 0
             try:
-                output = self._parse(message)
+                return self.verdict(message, time.monotonic() - t0, usage)
             except (ValidationError, ValueError) as exc:
                 last = exc
-                continue
-            cost = self.prices.cost(
-                usage["input_tokens"], usage["output_tokens"],
-                usage["cache_read_tokens"], usage["cache_write_tokens"],
-            )  # fmt: skip
-            return Verdict.from_output(
-                output, judge=self.name, model=self.model, rubric_version=RUBRIC_ID,
-                cost_usd=cost, latency_seconds=time.monotonic() - t0, **usage,
-            )  # fmt: skip
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
+
+    def request(self, trace: RagTrace) -> dict[str, Any]:
+        """The Messages API parameters of the call that judges ``trace`` (the body of one
+        request of a Message Batch)."""
+        return self._params(RUBRIC, TOOL, user_prompt(trace))
+
+    def verdict(
+        self,
+        message: Any,
+        latency: float,
+        usage: dict[str, int] | None = None,
+        discount: float = 1.0,
+    ) -> Verdict:
+        """The verdict in a Messages API answer; ``usage`` accumulates the tokens of earlier
+        attempts, ``discount`` scales the price (0.5 for a batch). Raises ``ValueError`` (or
+        ``ValidationError``) when the answer holds no valid verdict, ``JudgeError`` when it
+        is not a message."""
+        usage = usage if usage is not None else dict.fromkeys(_USAGE, 0)
+        u = getattr(message, "usage", None)
+        if u is None or not isinstance(getattr(message, "content", None), list):
+            # a 200 whose body parsed but is not a message (no usage, no content)
+            raise JudgeError("invalid_response", "the answer has no usage or no content")
+        for key, attr in _USAGE.items():
+            usage[key] += getattr(u, attr, 0) or 0
+        output = self._parse(message)
+        cost = discount * self.prices.cost(
+            usage["input_tokens"], usage["output_tokens"],
+            usage["cache_read_tokens"], usage["cache_write_tokens"],
+        )  # fmt: skip
+        return Verdict.from_output(
+            output, judge=self.name, model=self.model, rubric_version=RUBRIC_ID,
+            cost_usd=cost, latency_seconds=latency, **usage,
+        )  # fmt: skip
 
     def _call(self, trace: RagTrace) -> Any:
         return self._create(RUBRIC, TOOL, user_prompt(trace))
@@ -144,20 +162,23 @@ class AnthropicJudge:
                 return dict(block.input)
         raise JudgeError("invalid_output", f"no {tool['name']} tool call in the answer")
 
+    def _params(self, system: str, tool: dict[str, Any], prompt: str) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "tools": [tool],
+            "tool_choice": {
+                "type": "tool",
+                "name": tool["name"],
+                "disable_parallel_tool_use": True,
+            },
+            "messages": [{"role": "user", "content": prompt}],
+        }
+
     def _create(self, system: str, tool: dict[str, Any], prompt: str) -> Any:
         try:
-            return self.client.messages.create(
-                model=self.model,
-                max_tokens=self.max_tokens,
-                system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-                tools=[tool],
-                tool_choice={
-                    "type": "tool",
-                    "name": tool["name"],
-                    "disable_parallel_tool_use": True,
-                },
-                messages=[{"role": "user", "content": prompt}],
-            )
+            return self.client.messages.create(**self._params(system, tool, prompt))
         except anthropic.APIStatusError as exc:
             code = exc.status_code
             if 400 <= code < 500 and code not in _RETRIED_BY_SDK:

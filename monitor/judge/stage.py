@@ -10,21 +10,17 @@ full queue is a counted skip, never a stall.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import queue
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import IO, Protocol
+from typing import Protocol
 
 import structlog
 
 from monitor.errors import JudgeConfigError, JudgeError
-from monitor.judge.rubric import RUBRIC_ID
+from monitor.judge.cache import VerdictCache
 from monitor.judge.sampler import Budget, HashSampler
 from monitor.model import Evaluation, RagTrace
 from monitor.pii import Redactor
@@ -58,80 +54,6 @@ def model_family(model: str | None) -> str | None:
         if any(mark in m for mark in marks):
             return family
     return None
-
-
-class VerdictCache:
-    """Verdicts by content hash of (rubric, judge model, passages, answer): identical traffic
-    and replays are not judged — or paid for — twice. Bounded LRU in memory; with ``path``
-    every new verdict is also appended to a JSONL file that is read back at start, so a
-    restarted daemon or a second replay does not pay again either."""
-
-    def __init__(self, max_entries: int = 10_000, path: Path | None = None) -> None:
-        self.max_entries = max_entries
-        self.path = path
-        self._items: OrderedDict[str, Verdict] = OrderedDict()
-        self._lock = threading.Lock()
-        self._file: IO[str] | None = None
-        if path is not None:
-            self._load(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("a", encoding="utf-8")
-
-    def _load(self, path: Path) -> None:
-        if not path.exists():
-            return
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    entry = json.loads(line)
-                    self._remember(entry["key"], Verdict.model_validate(entry["verdict"]))
-                except (ValueError, KeyError):
-                    continue  # a line torn by a crash: that verdict is simply paid again
-
-    def _remember(self, key: str, verdict: Verdict) -> None:
-        self._items[key] = verdict
-        self._items.move_to_end(key)
-        while len(self._items) > self.max_entries:
-            self._items.popitem(last=False)
-
-    @staticmethod
-    def key(judge_model: str, trace: RagTrace) -> str:
-        """The cache key of ``trace`` for ``judge_model``: a hash of what the judge sees."""
-        h = hashlib.sha256()
-        for part in (
-            RUBRIC_ID,
-            judge_model,
-            trace.query,
-            trace.answer,
-            *(p.text for p in trace.context),
-        ):
-            h.update(part.encode("utf-8", "replace"))
-            h.update(b"\x1f")
-        return h.hexdigest()
-
-    def get(self, key: str) -> Verdict | None:
-        """The cached verdict, or None."""
-        with self._lock:
-            v = self._items.get(key)
-            if v is not None:
-                self._items.move_to_end(key)
-            return v
-
-    def put(self, key: str, verdict: Verdict) -> None:
-        """Keep ``verdict`` (and append it to the cache file, if any)."""
-        with self._lock:
-            self._remember(key, verdict)
-            if self._file is not None:
-                entry = {"key": key, "verdict": verdict.model_dump(mode="json")}
-                self._file.write(json.dumps(entry) + "\n")
-                self._file.flush()
-
-    def close(self) -> None:
-        """Close the cache file."""
-        with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
 
 
 class Judge(Protocol):
@@ -317,15 +239,22 @@ class JudgeStage:
         tokens, usd = self.estimate(evaluation.trace)
         if not self.budget.try_acquire(tokens, usd):
             return self._skip(evaluation, "over_budget")
-        item = Pending(evaluation, ticket, decision.weight, usd)
+        return self._enqueue(Pending(evaluation, ticket, decision.weight, usd))
+
+    def _enqueue(self, item: Pending) -> Evaluation | None:
+        """Hand a sampled trace to the workers: None, or the evaluation to write now."""
         try:
             self._queue.put_nowait(item)
         except queue.Full:
-            self.budget.settle(usd, 0.0)
-            return self._skip(evaluation, "queue_full")
+            self.budget.settle(item.estimated_usd, 0.0)
+            return self._skip(item.evaluation, "queue_full")
         with self._lock:
             self._in_flight += 1
         return None
+
+    def checkpoint(self) -> None:
+        """The sinks have flushed and offsets are about to be committed: nothing the online
+        judge must persist (a trace with the judge keeps its records open)."""
 
     def _check_family(self, trace: RagTrace) -> None:
         """A judge grading its own family's answers tends to prefer them: flag it once."""

@@ -13,11 +13,12 @@ from prometheus_client import CollectorRegistry
 
 from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.anthropic_judge import AnthropicJudge
+from monitor.judge.cache import VerdictCache
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.openai_judge import OpenAIJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.sampler import Budget, HashSampler, SamplingRules
-from monitor.judge.stage import JudgeStage, VerdictCache
+from monitor.judge.stage import JudgeStage
 from monitor.model import Evaluation, RagTrace
 from monitor.sources import demo
 from monitor.telemetry import Metrics

@@ -147,7 +147,7 @@ def test_configuration_error_pauses_the_judge() -> None:
 def test_identical_content_is_judged_once() -> None:
     """The same passages and answer under another trace id reuse the cached verdict (with
     that trace's weight, no spend)."""
-    from monitor.judge.stage import VerdictCache
+    from monitor.judge.cache import VerdictCache
 
     metrics = Metrics(CollectorRegistry())
     judge = GatedJudge()
@@ -197,7 +197,7 @@ def test_same_family_judge_and_generator_is_flagged() -> None:
 
 def test_disk_cache_survives_a_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Verdicts appended to the cache file are found by a new cache (a restarted daemon)."""
-    from monitor.judge.stage import VerdictCache
+    from monitor.judge.cache import VerdictCache
 
     trace = RagTrace.model_validate(demo.generate(0))
     verdict = HeuristicJudge().judge(trace)
