@@ -256,6 +256,8 @@ class Evaluation:
     # The verdict when judged, or why it was not judged.
     judge: Verdict | None = None
     judge_skipped: str | None = None
+    # A verdict that came later than the checks (batch mode): the line carries the judge only.
+    judge_only: bool = False
 
     @property
     def trace_id(self) -> str:
@@ -279,6 +281,8 @@ class Evaluation:
             line["judge"] = self.judge.to_line()
         elif self.judge_skipped is not None:
             line["judge"] = {"skipped": self.judge_skipped}
+        if self.judge_only:
+            line["judge_only"] = True
         return line
 
 

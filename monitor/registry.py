@@ -168,22 +168,11 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
 
 def build_probe_loop(settings: Settings, metrics: Metrics) -> Any:
     """The daemon's own golden probes (``probes.endpoint``), or None."""
-    cfg = settings.probes
-    if cfg.endpoint is None or settings.golden.set_path is None or cfg.request_template is None:
-        return None  # the configuration has checked that an endpoint comes with both
-    import json
+    if settings.probes.endpoint is None:
+        return None
+    from monitor.golden.probe_client import ProbeLoop
 
-    from monitor.golden.probe_client import ProbeLoop, Prober
-    from monitor.golden.probes import load_set
-
-    try:
-        template = json.loads(cfg.request_template.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"probes.request_template: {exc}") from exc
-    path = settings.golden.set_path
-    prober = Prober(cfg.endpoint, template, cfg.rate_per_second, cfg.timeout_seconds, cfg.header)
-    return ProbeLoop(prober, lambda: load_set(path), cfg.every_seconds,
-                     metrics.on_probe_requests)  # fmt: skip
+    return ProbeLoop.from_config(settings, metrics)
 
 
 def watch_reviews(settings: Settings, metrics: Metrics) -> None:
@@ -317,6 +306,8 @@ def build_judge_stage(
     )
     if cfg.jury.backend != "none" and cfg.jury.backend == cfg.backend:  # replay --judge
         raise ConfigError("judge.jury.backend must differ from the first judge's backend")
+    if cfg.batch.enabled:
+        return _batch_stage(settings, metrics, sampler)
     calls, estimate, remote = _judge_calls(settings)
     if cfg.jury.backend != "none":
         second, second_estimate, second_remote = _judge_calls(settings, cfg.jury.backend)
@@ -346,6 +337,34 @@ def build_judge_stage(
         estimate=estimate,
         cache=VerdictCache(cfg.cache_entries, cfg.cache_file) if cfg.cache_entries else None,
     )
+
+
+def _batch_stage(settings: Settings, metrics: Metrics, sampler: HashSampler) -> JudgeStage:
+    """Batch mode: the judge's requests through the Message Batches API, via the outbox."""
+    from monitor.judge.anthropic_batches import AnthropicBatches
+    from monitor.judge.batch import BatchStage
+    from monitor.judge.outbox import Outbox
+
+    cfg, bc = settings.judge, settings.judge.batch
+    spec = _spec(settings)
+    local: Any = spec.cls(**spec.kwargs)
+    local.verify()
+    judge: Judge = (
+        RedactingJudge(local, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else local
+    )
+    b = cfg.budget
+
+    def estimate(trace: RagTrace) -> tuple[int, float]:  # at the batch price
+        tokens = local.estimate_input_tokens(trace)
+        return tokens, bc.discount * local.prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
+
+    return BatchStage(
+        AnthropicBatches(local, bc.discount), Outbox(bc.dir), judge, sampler,  # type: ignore[arg-type]
+        Budget(BudgetLimits(b.calls_per_minute, b.input_tokens_per_minute, b.usd_per_day)),
+        observer=metrics, estimate=estimate, max_requests=bc.max_requests,
+        max_wait_seconds=bc.max_wait_seconds, poll_seconds=bc.poll_seconds,
+        cache=VerdictCache(cfg.cache_entries, cfg.cache_file) if cfg.cache_entries else None,
+    )  # fmt: skip
 
 
 def build_pipeline(

@@ -77,7 +77,7 @@ class ProbeSink(Closable):
         """Score a golden probe (a trace with a golden_id) against its golden item."""
         self._check_open()
         gid = evaluation.trace.golden_id
-        if not gid:
+        if not gid or evaluation.judge_only:  # a judge-only line was scored with its checks
             return
         with self._lock:
             self._maybe_reload()

@@ -49,8 +49,11 @@ class PrometheusSink(Closable):
         """Metrics need no setup."""
 
     def write(self, evaluation: Evaluation) -> None:
-        """Count the evaluation's check outcomes (published on flush)."""
+        """Count the evaluation's check outcomes (published on flush); a judge-only line
+        (batch mode) was counted when its checks ran, and its verdict by the judge stage."""
         self._check_open()
+        if evaluation.judge_only:
+            return
         app = self._apps(evaluation.trace.app)
         route = self._routes(evaluation.trace.route)
         where = (app, route)

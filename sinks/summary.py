@@ -43,9 +43,9 @@ class SummarySink(Closable):
         """Nothing to open."""
 
     def write(self, evaluation: Evaluation) -> None:
-        """Tally the evaluation."""
+        """Tally the evaluation (a judge-only line adds its verdict, not a trace)."""
         self._check_open()
-        self.traces += 1
+        self.traces += not evaluation.judge_only
         for name, result in evaluation.checks.items():
             tally = self.tallies.setdefault(name, CheckTally())
             if result.applicable:

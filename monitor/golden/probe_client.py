@@ -19,11 +19,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from opentelemetry import baggage
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
+
+from monitor.errors import ConfigError
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 HEADER = "X-Ragmon-Golden-Id"
 BAGGAGE_KEY = "ragmon.golden_id"
@@ -135,6 +141,22 @@ class ProbeLoop:
     newest version each time) through a ``Prober`` every period, and counts the requests.
     A new version that cannot be read is counted and the last good one runs again, as
     ``ragmon probe --every`` does."""
+
+    @classmethod
+    def from_config(cls, settings: Settings, metrics: Metrics) -> ProbeLoop:
+        """``probes``, against ``golden.set_path`` (the configuration requires both)."""
+        from monitor.golden.probes import load_set
+
+        cfg, path = settings.probes, settings.golden.set_path
+        if cfg.endpoint is None or path is None or cfg.request_template is None:
+            raise ConfigError("probes.endpoint needs golden.set_path and probes.request_template")
+        try:
+            template = json.loads(cfg.request_template.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"probes.request_template: {exc}") from exc
+        prober = Prober(cfg.endpoint, template, cfg.rate_per_second, cfg.timeout_seconds,
+                        cfg.header)  # fmt: skip
+        return cls(prober, lambda: load_set(path), cfg.every_seconds, metrics.on_probe_requests)
 
     def __init__(self, prober: Prober, load: Callable[[], Any], every: float,
                  count: Callable[[str, int], None]) -> None:  # fmt: skip

@@ -98,6 +98,35 @@ class JuryConfig(_Section):
     )
 
 
+class BatchConfig(_Section):
+    """Batch mode: sampled traces go to a durable outbox and a provider's batch API (half
+    price, results within 24 h) instead of one call each; verdicts arrive as judge-only
+    evaluation lines. For ``ragmon run`` with the anthropic backend."""
+
+    enabled: bool = Field(default=False, description="Judge through the batch API.")
+    dir: Path | None = Field(
+        default=None, description="The outbox directory (durable requests and batches)."
+    )
+    max_requests: int = Field(
+        default=1000, ge=1, le=100_000, description="A batch is submitted at this many requests"
+    )
+    max_wait_seconds: float = Field(
+        default=300.0, gt=0, le=86_400, description="... or this long after the oldest waits."
+    )
+    poll_seconds: float = Field(
+        default=30.0, gt=0, le=3600, description="How often submitted batches are polled."
+    )
+    discount: float = Field(
+        default=0.5, gt=0, le=1, description="The batch price as a share of the online price."
+    )
+
+    @model_validator(mode="after")
+    def _needs_dir(self) -> BatchConfig:
+        if self.enabled and self.dir is None:
+            raise ValueError("batch mode needs judge.batch.dir (the durable outbox)")
+        return self
+
+
 class JudgeConfig(_Section):
     """``judge``: the backend, its call limits, and the sampling, budget and prices."""
 
@@ -148,9 +177,14 @@ class JudgeConfig(_Section):
     sampling: SamplingConfig = SamplingConfig()
     budget: BudgetConfig = BudgetConfig()
     prices: PricesConfig = PricesConfig()
+    batch: BatchConfig = BatchConfig()
 
     @model_validator(mode="after")
     def _jury_of_two_families(self) -> JudgeConfig:
         if self.jury.backend != "none" and self.jury.backend == self.backend:
             raise ValueError("judge.jury.backend must differ from judge.backend")
+        if self.batch.enabled and self.backend != "anthropic":
+            raise ValueError("judge.batch needs judge.backend anthropic (Message Batches)")
+        if self.batch.enabled and self.jury.backend != "none":
+            raise ValueError("judge.batch and judge.jury do not go together")
         return self

@@ -110,13 +110,16 @@ class RedactingJudge:
 
     def judge(self, trace: RagTrace) -> Verdict:
         """The inner judge's verdict on the redacted trace."""
+        return self.inner.judge(self.redact(trace))
+
+    def redact(self, trace: RagTrace) -> RagTrace:
+        """``trace`` with PII in question, passages and answer replaced."""
         r = self.redactor
         context = [p.model_copy(update={"text": r.redact(p.text)}) for p in trace.context]
-        clean = trace.model_copy(
+        return trace.model_copy(
             update={"query": r.redact(trace.query), "answer": r.redact(trace.answer),
                     "context": context}
         )  # fmt: skip
-        return self.inner.judge(clean)
 
     def close(self) -> None:
         """Close the inner judge."""

@@ -1,0 +1,52 @@
+"""``AnthropicBatches``: the Message Batches API (half the price of the Messages API) through
+the real SDK, with the same request and verdict as ``AnthropicJudge`` (the rubric is the
+cached system block of every request)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from monitor.judge.anthropic_judge import AnthropicJudge
+from monitor.model import RagTrace
+from monitor.verdict import Verdict
+
+
+class AnthropicBatches:
+    """The ``BatchApi`` of Anthropic's Message Batches, over an ``AnthropicJudge``'s client."""
+
+    name = "anthropic"
+
+    def __init__(self, judge: AnthropicJudge, discount: float = 0.5) -> None:
+        self.judge = judge
+        self.discount = discount
+        self._batches = judge.client.messages.batches
+
+    def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
+        """One Message Batch of the requests (``custom_id`` = the request id)."""
+        body = [{"custom_id": rid, "params": self.judge.request(trace)} for rid, trace in requests]
+        return str(self._batches.create(requests=body).id)
+
+    def ended(self, provider_id: str) -> bool:
+        """Whether processing ended."""
+        return bool(self._batches.retrieve(provider_id).processing_status == "ended")
+
+    def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
+        """Each request's outcome (succeeded, errored, canceled, expired) and message."""
+        for entry in self._batches.results(provider_id):
+            result = entry.result
+            yield str(entry.custom_id), str(result.type), getattr(result, "message", None)
+
+    def created_since(self, since: float, count: int) -> list[str]:
+        """Batches created at ``since`` or later with ``count`` requests (newest first)."""
+        found = []
+        for batch in self._batches.list(limit=100):
+            c = batch.request_counts
+            total = c.processing + c.succeeded + c.errored + c.canceled + c.expired
+            if batch.created_at.timestamp() >= since and total == count:
+                found.append(str(batch.id))
+        return found
+
+    def verdict(self, answer: Any, latency: float) -> Verdict:
+        """The verdict in a succeeded request's message, at the batch price."""
+        return self.judge.verdict(answer, latency, discount=self.discount)

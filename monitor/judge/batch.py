@@ -1,0 +1,235 @@
+"""Batch mode: judged traces through a provider's batch API (half price), via a durable outbox.
+
+A sampled trace's request goes to the ``Outbox`` and its evaluation line is written at once,
+with ``judge: {"skipped": "batched"}``: its records are committed once the outbox is fsync'd
+at the next checkpoint, so offsets never wait for a batch (which may take up to 24 hours).
+A thread submits a batch at ``max_requests`` requests or ``max_wait_seconds`` after the oldest
+waiting one, polls the batches it submitted, and hands each result back to the pipeline as a
+judge-only evaluation line (``"judge_only": true``, the verdict or ``error:<kind>``), counted
+in the judge metrics like an online verdict.
+
+Restart-safe by the outbox's log: a batch with a provider id is polled, never created again;
+a batch whose create call may or may not have reached the provider (a crash right after the
+call) is looked for among the provider's batches created since (same request count) and
+adopted, or created if there is none; a batch whose results were fetched but not yet written
+has them fetched again. Results are written at least once: a crash between the sinks'
+flush and the ``written`` line writes a batch's lines a second time after the restart.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any, Protocol
+
+from monitor.errors import JudgeError
+from monitor.judge.outbox import BatchState, Outbox
+from monitor.judge.stage import JudgeStage, Pending, RedactingJudge
+from monitor.model import Evaluation, RagTrace
+from monitor.verdict import Verdict
+
+# What a batch request can end as (the Anthropic names; OpenAI's map onto them).
+SUCCEEDED, ERRORED, CANCELED, EXPIRED = "succeeded", "errored", "canceled", "expired"
+
+
+class BatchApi(Protocol):
+    """A provider's batch API, as the batch stage uses it."""
+
+    name: str
+
+    def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
+        """Create one batch of (request id, trace) requests: the provider's batch id."""
+
+    def ended(self, provider_id: str) -> bool:
+        """Whether the batch finished processing (every request succeeded, errored, was
+        canceled or expired)."""
+
+    def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
+        """(request id, outcome, the answer or the error) of each request of an ended batch."""
+
+    def created_since(self, since: float, count: int) -> list[str]:
+        """Ids of the provider's batches created at ``since`` or later with ``count`` requests."""
+
+    def verdict(self, answer: Any, latency: float) -> Verdict:
+        """The verdict in one succeeded request's answer (raises ``ValueError`` or
+        ``JudgeError`` when it holds none)."""
+
+
+class BatchStage(JudgeStage):
+    """The judge stage of batch mode: sampling, budget and cache as online, then the outbox
+    instead of the worker queue, and one thread that submits, polls and collects."""
+
+    def __init__(
+        self,
+        api: BatchApi,
+        outbox: Outbox,
+        *args: Any,
+        max_requests: int = 1000,
+        max_wait_seconds: float = 300.0,
+        poll_seconds: float = 30.0,
+        wall: Callable[[], float] = time.time,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.api = api
+        self.outbox = outbox
+        self.max_requests = max_requests
+        self.max_wait_seconds = max_wait_seconds
+        self.poll_seconds = poll_seconds
+        self._wall = wall
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._results: list[tuple[str, Evaluation]] = []  # (batch, evaluation), not drained
+        self._remaining: dict[str, int] = {}  # batch -> results not drained yet
+        self._drained: list[str] = []  # batches whose every result went to the sinks
+        self._collected: set[str] = set()  # batches whose results are with the pipeline
+        self._thread = threading.Thread(target=self._run, name="ragmon-judge-batch", daemon=True)
+
+    def start(self) -> None:
+        """Read the outbox and start the batch thread (no worker threads in batch mode)."""
+        self.outbox.open()
+        self._thread.start()
+
+    def _enqueue(self, item: Pending) -> Evaluation | None:
+        trace = item.evaluation.trace
+        if isinstance(self.judge, RedactingJudge):  # what is sent is what is stored
+            trace = self.judge.redact(trace)
+        entry = {"trace": trace.model_dump(mode="json"), "weight": item.weight,
+                 "usd": item.estimated_usd, "at": self._wall()}  # fmt: skip
+        if not self.outbox.add(trace.trace_id, entry):
+            self.budget.settle(item.estimated_usd, 0.0)  # read again: already waiting
+        if self.observer is not None:
+            self.observer.on_decision("batched")
+        if len(self.outbox.pending()) >= self.max_requests:
+            self._wake.set()
+        return replace(item.evaluation, judge_skipped="batched")
+
+    def checkpoint(self) -> None:
+        """Before offsets are committed: the requests appended so far are made durable, and
+        each batch whose results the sinks just flushed is marked written."""
+        self.outbox.sync()
+        with self._lock:
+            done, self._drained = self._drained, []
+        for batch in done:
+            self.outbox.written(batch)
+
+    def drain(self, wait: float = 0.0) -> list[tuple[int, Evaluation]]:
+        """Judge-only evaluations of collected results (ticket 0: their records were
+        committed long ago)."""
+        if wait > 0 and not self._results:
+            time.sleep(min(wait, 0.05))
+        with self._lock:
+            taken, self._results = self._results, []
+            for batch, _ in taken:
+                self._remaining[batch] -= 1
+                if self._remaining[batch] == 0:
+                    del self._remaining[batch]
+                    self._drained.append(batch)
+        return [(0, evaluation) for _, evaluation in taken]
+
+    @property
+    def in_flight(self) -> int:
+        """Nothing for the pipeline to wait for: batches outlive the process by design."""
+        return 0
+
+    def close(self) -> None:
+        """Stop the batch thread and close the outbox (requests and batches stay in it)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+        self.outbox.close()
+        self.judge.close()
+        if self.cache is not None:
+            self.cache.close()
+
+    # --- the batch thread -----------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._reconcile()
+                self._submit_due()
+                self._collect_ended()
+            except Exception:  # the API down, a bug: log, keep the outbox, try again later
+                self.log.exception("batch_cycle_failed")
+            self._wake.wait(self.poll_seconds)
+            self._wake.clear()
+
+    def _reconcile(self) -> None:
+        """Batches being created when the process stopped or the create call failed."""
+        known = {b.provider for b in self.outbox.open_batches() if b.provider}
+        for b in self.outbox.open_batches():
+            if b.provider is not None:
+                continue
+            try:
+                found = [p for p in self.api.created_since(b.at - 5, len(b.ids)) if p not in known]
+            except Exception:
+                self.log.exception("batch_reconcile_failed", batch=b.batch)
+                continue
+            if found:
+                self.outbox.submitted(b.batch, found[0])
+                known.add(found[0])
+                self.log.info("batch_adopted", batch=b.batch, provider=found[0])
+            else:
+                self._create(b)
+
+    def _submit_due(self) -> None:
+        pending = self.outbox.pending()
+        while pending:
+            oldest = self.outbox.request(pending[0]).get("at", 0.0)
+            full = len(pending) >= self.max_requests
+            if not full and self._wall() - oldest < self.max_wait_seconds:
+                return
+            ids, pending = pending[: self.max_requests], pending[self.max_requests :]
+            self._create(self.outbox.submitting(uuid.uuid4().hex[:16], ids, self._wall()))
+
+    def _create(self, b: BatchState) -> None:
+        requests = [(i, RagTrace.model_validate(self.outbox.request(i)["trace"])) for i in b.ids]
+        provider = self.api.submit(requests)
+        self.outbox.submitted(b.batch, provider)
+        self.log.info("batch_submitted", batch=b.batch, provider=provider, requests=len(b.ids))
+
+    def _collect_ended(self) -> None:
+        for b in self.outbox.open_batches():
+            if b.provider is None or b.batch in self._collected or not self.api.ended(b.provider):
+                continue
+            out = [(b.batch, self._result(rid, outcome, answer))
+                   for rid, outcome, answer in self.api.results(b.provider)]  # fmt: skip
+            missing = set(b.ids) - {e.trace.trace_id for _, e in out}
+            out += [(b.batch, self._result(rid, EXPIRED, None)) for rid in sorted(missing)]
+            with self._lock:
+                self._collected.add(b.batch)
+                self._remaining[b.batch] = len(out)
+                self._results.extend(out)
+            self.log.info("batch_collected", batch=b.batch, provider=b.provider, results=len(out))
+
+    def _result(self, request_id: str, outcome: str, answer: Any) -> Evaluation:
+        entry = self.outbox.request(request_id)
+        trace = RagTrace.model_validate(entry["trace"])
+        usd = float(entry.get("usd", 0.0))
+        evaluation = Evaluation(trace=trace, checks={}, judge_only=True)
+        if outcome != SUCCEEDED:
+            return self._batch_failed(evaluation, usd, outcome)
+        try:
+            verdict = self.api.verdict(answer, 0.0)
+        except JudgeError as exc:
+            return self._batch_failed(evaluation, usd, exc.kind)
+        except ValueError:
+            return self._batch_failed(evaluation, usd, "invalid_output")
+        verdict = verdict.model_copy(update={"weight": float(entry.get("weight", 1.0))})
+        self.budget.settle(usd, verdict.cost_usd)
+        if self.observer is not None:
+            self.observer.on_decision("judged")
+            self.observer.on_verdict(verdict)
+        return replace(evaluation, judge=verdict)
+
+    def _batch_failed(self, evaluation: Evaluation, usd: float, kind: str) -> Evaluation:
+        self.budget.settle(usd, 0.0)
+        if self.observer is not None:
+            self.observer.on_judge_error(kind)
+            self.observer.on_decision("error")
+        return replace(evaluation, judge_skipped=f"error:{kind}")

@@ -1,0 +1,204 @@
+"""``Outbox``: the durable log of batch-mode judge requests and of the batches that carry them.
+
+One append-only JSONL file (``<judge.batch.dir>/outbox.jsonl``). Each step of a request's
+life is one line, written before it is acted on or after it happened:
+
+* ``request`` ``{id, trace, weight, usd}``: a sampled trace to judge. Appended without fsync;
+  ``sync`` (the pipeline's checkpoint, before offsets are committed) makes them durable, so
+  no committed trace's request is lost and an uncommitted one is read again from the source
+  (the same id: it is not added twice).
+* ``submit`` ``{batch, ids, at}``: a batch is about to be created (fsync'd before the call);
+* ``submitted`` ``{batch, provider}``: the provider's id of the batch (fsync'd after it);
+* ``written`` ``{batch}``: every result's line was flushed by the sinks.
+
+A cut last line (a crash mid-write) is skipped on reading. When every batch is written, the
+file is compacted (a new file, renamed over the old) to the requests still waiting and one
+``judged`` line with the ids of the last ``REMEMBERED`` judged requests: a record read again
+after they were judged (its offset commit was lost) is not judged a second time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import structlog
+
+LOG_NAME = "outbox.jsonl"
+REMEMBERED = 100_000
+
+
+@dataclass
+class BatchState:
+    """A batch as the log knows it."""
+
+    batch: str
+    ids: list[str]
+    at: float
+    provider: str | None = None
+    written: bool = False
+
+
+@dataclass
+class OutboxState:
+    """What the log holds: requests by id (in order) and batches by local id."""
+
+    requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    batches: dict[str, BatchState] = field(default_factory=dict)
+    judged: dict[str, None] = field(default_factory=dict)  # ids, in order (a bounded set)
+    bad_lines: int = 0
+
+
+class Outbox:
+    """The log, its state in memory, and the one lock both are changed under."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / LOG_NAME
+        self._lock = threading.Lock()
+        self._file: IO[str] | None = None
+        self.state = OutboxState()
+        self.log = structlog.get_logger("ragmon.judge.batch")
+
+    def open(self) -> None:
+        """Read the log (a missing one is empty) and open it for appending."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.state = read(self.path)
+        if self.state.bad_lines:
+            self.log.warning("outbox_lines_skipped", lines=self.state.bad_lines)
+        self._file = self.path.open("a", encoding="utf-8")
+
+    def close(self) -> None:
+        """Make everything durable and close the file."""
+        with self._lock:
+            if self._file is not None:
+                self._sync_locked()
+                self._file.close()
+                self._file = None
+
+    # --- requests ---------------------------------------------------------------------------
+
+    def add(self, request_id: str, entry: dict[str, Any]) -> bool:
+        """Append a request (durable at the next ``sync``); False when the id is known."""
+        with self._lock:
+            if request_id in self.state.requests or request_id in self.state.judged:
+                return False
+            record = {"t": "request", "id": request_id, **entry}
+            self.state.requests[request_id] = record
+            self._write(record)
+            return True
+
+    def pending(self) -> list[str]:
+        """Request ids in no batch yet, oldest first."""
+        with self._lock:
+            taken = {i for b in self.state.batches.values() for i in b.ids}
+            return [i for i in self.state.requests if i not in taken]
+
+    def request(self, request_id: str) -> dict[str, Any]:
+        """The ``request`` line of ``request_id``."""
+        with self._lock:
+            return self.state.requests[request_id]
+
+    def sync(self) -> None:
+        """Flush and fsync what was appended."""
+        with self._lock:
+            self._sync_locked()
+
+    # --- batches ----------------------------------------------------------------------------
+
+    def submitting(self, batch: str, ids: list[str], at: float) -> BatchState:
+        """The intent to create ``batch`` of ``ids``, durable before the call."""
+        state = BatchState(batch, list(ids), at)
+        with self._lock:
+            self.state.batches[batch] = state
+            self._write({"t": "submit", "batch": batch, "ids": state.ids, "at": at})
+            self._sync_locked()
+        return state
+
+    def submitted(self, batch: str, provider: str) -> None:
+        """The provider created ``batch`` as ``provider``."""
+        with self._lock:
+            self.state.batches[batch].provider = provider
+            self._write({"t": "submitted", "batch": batch, "provider": provider})
+            self._sync_locked()
+
+    def written(self, batch: str) -> None:
+        """Every result of ``batch`` is in the sinks; compacts the log when nothing is open."""
+        with self._lock:
+            self.state.batches[batch].written = True
+            self._write({"t": "written", "batch": batch})
+            self._sync_locked()
+            if all(b.written for b in self.state.batches.values()):
+                self._compact_locked()
+
+    def open_batches(self) -> list[BatchState]:
+        """Batches whose results are not written yet, oldest first."""
+        with self._lock:
+            return [b for b in self.state.batches.values() if not b.written]
+
+    # --- the file ---------------------------------------------------------------------------
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._file is None:
+            raise RuntimeError("the outbox is not open")
+        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def _sync_locked(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def _compact_locked(self) -> None:
+        """Keep only the requests in no batch: every batch is written."""
+        taken = {i for b in self.state.batches.values() for i in b.ids}
+        keep = {i: r for i, r in self.state.requests.items() if i not in taken}
+        judged = list(self.state.judged) + [i for b in self.state.batches.values() for i in b.ids]
+        judged = judged[-REMEMBERED:]
+        tmp = self.path.with_suffix(".compact")
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(json.dumps({"t": "judged", "ids": judged}) + "\n")
+            for record in keep.values():
+                fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        if self._file is not None:
+            self._file.close()
+        os.replace(tmp, self.path)
+        self._file = self.path.open("a", encoding="utf-8")
+        self.state = OutboxState(requests=keep, judged=dict.fromkeys(judged))
+
+
+def read(path: Path) -> OutboxState:
+    """The state a log holds; unreadable lines (a cut last line) are counted and skipped."""
+    state = OutboxState()
+    if not path.exists():
+        return state
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                record = json.loads(line)
+                _apply(state, record)
+            except (ValueError, KeyError, TypeError):
+                state.bad_lines += 1
+    return state
+
+
+def _apply(state: OutboxState, record: dict[str, Any]) -> None:
+    kind = record["t"]
+    if kind == "request":
+        state.requests.setdefault(str(record["id"]), record)
+    elif kind == "submit":
+        batch = str(record["batch"])
+        state.batches[batch] = BatchState(batch, [str(i) for i in record["ids"]], record["at"])
+    elif kind == "submitted":
+        state.batches[str(record["batch"])].provider = str(record["provider"])
+    elif kind == "written":
+        state.batches[str(record["batch"])].written = True
+    elif kind == "judged":
+        state.judged = dict.fromkeys(str(i) for i in record["ids"])
+    else:
+        raise ValueError(f"unknown outbox line {kind!r}")

@@ -1,0 +1,234 @@
+"""Batch mode in process: the outbox's log and the batch stage against an in-memory batch API
+(the real SDK against a local Batches server, with kill -9, is in tests/integration)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from monitor.checks import CheckSuite
+from monitor.ingest.native import NativeDecoder
+from monitor.judge.batch import ERRORED, EXPIRED, SUCCEEDED, BatchStage
+from monitor.judge.heuristic import HeuristicJudge
+from monitor.judge.outbox import LOG_NAME, Outbox, read
+from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
+from monitor.model import RagTrace
+from monitor.pipeline import Pipeline
+from monitor.sources import ListSource, demo
+from monitor.telemetry import Metrics
+from monitor.verdict import Verdict
+from sinks.memory import InMemorySink
+
+ALL = SamplingRules(1.0, 1.0)
+
+
+class FakeBatches:
+    """An in-memory batch API: batches end when told; some requests can be made to fail."""
+
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.created: list[tuple[str, list[str], float]] = []
+        self.ended_ids: set[str] = set()
+        self.outcomes: dict[str, str] = {}
+        self.fail_create = False
+        self.lock = threading.Lock()
+
+    def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
+        with self.lock:
+            if self.fail_create:
+                raise ConnectionError("the API is down")
+            pid = f"batch_{len(self.created)}"
+            self.created.append((pid, [rid for rid, _ in requests], time.time()))
+            self._traces = {**getattr(self, "_traces", {}), **dict(requests)}
+            return pid
+
+    def ended(self, provider_id: str) -> bool:
+        return provider_id in self.ended_ids
+
+    def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
+        (ids,) = [ids for pid, ids, _ in self.created if pid == provider_id]
+        for rid in ids:
+            outcome = self.outcomes.get(rid, SUCCEEDED)
+            answer = HeuristicJudge().judge(self._traces[rid]) if outcome == SUCCEEDED else None
+            yield rid, outcome, answer
+
+    def created_since(self, since: float, count: int) -> list[str]:
+        return [pid for pid, ids, at in self.created if at >= since and len(ids) == count]
+
+    def verdict(self, answer: Any, latency: float) -> Verdict:
+        assert isinstance(answer, Verdict)
+        return answer.model_copy(update={"cost_usd": 0.001})
+
+
+def batch_stage(api: FakeBatches, outbox_dir: Path, **kw: Any) -> BatchStage:
+    budget = Budget(BudgetLimits(1e9, 1e12, 1e9))
+    return BatchStage(api, Outbox(outbox_dir), HeuristicJudge(), HashSampler(ALL), budget,  # type: ignore[arg-type]
+                      observer=Metrics(CollectorRegistry()), poll_seconds=0.02, **kw)  # fmt: skip
+
+
+def pipeline(
+    n: int, stage: BatchStage, sink: InMemorySink, only: list[int] | None = None
+) -> tuple[Pipeline, ListSource]:
+    indices = only if only is not None else range(n)
+    source = ListSource([demo.generate_bytes(i) for i in indices], source="traces")
+    p = Pipeline(source, NativeDecoder(), CheckSuite(), [sink], judge_stage=stage,
+                 sleep=lambda _: None)  # fmt: skip
+    return p, source
+
+
+def wait_for(condition: Any, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def judged_lines(p: Pipeline, stage: BatchStage, sink: InMemorySink) -> int:
+    """Write what the batch stage collected; how many judge-only lines the sink has."""
+    p._write_judged(stage.drain())
+    return sum(e.judge_only for e in sink.evaluations)
+
+
+def judgeable_ids(n: int) -> set[str]:
+    from monitor.judge.stage import judgeable
+
+    return {t.trace_id for t in (RagTrace.model_validate(demo.generate(i)) for i in range(n))
+            if judgeable(t)}  # fmt: skip
+
+
+def test_checks_are_written_and_committed_before_the_batch_ends(tmp_path: Path) -> None:
+    """The check line carries judge.skipped = batched, the offsets move at once, and the
+    verdicts come later as judge-only lines."""
+    api = FakeBatches()
+    stage = batch_stage(api, tmp_path, max_requests=5)
+    sink = InMemorySink()
+    p, source = pipeline(12, stage, sink)
+    p.start()
+    p.process(source.poll(12, 0))
+    p.checkpoint()
+    assert source.committed == {("traces", 0): 12}  # nothing waits for the batch
+    batched = {e.trace_id for e in sink.evaluations if e.judge_skipped == "batched"}
+    assert batched == judgeable_ids(12)
+    wait_for(lambda: len(api.created) == len(batched) // 5)  # full batches only
+    api.ended_ids.update(pid for pid, _, _ in api.created)
+    wait_for(lambda: judged_lines(p, stage, sink) == 5 * len(api.created))
+    judged = [e for e in sink.evaluations if e.judge_only]
+    assert all(e.judge is not None and e.judge.weight == 1.0 and not e.checks for e in judged)
+    assert json.loads(json.dumps(judged[0].to_line()))["judge_only"] is True
+    p.checkpoint()
+    state = read(tmp_path / LOG_NAME)
+    assert all(b.written for b in state.batches.values()) or not state.batches  # compacted
+    stage.close()
+
+
+def test_a_restart_polls_the_batch_it_submitted_and_never_submits_it_again(tmp_path: Path) -> None:
+    api = FakeBatches()
+    first = batch_stage(api, tmp_path, max_requests=3)
+    p, source = pipeline(6, first, InMemorySink())
+    p.start()
+    p.process(source.poll(6, 0))
+    p.checkpoint()
+    wait_for(lambda: len(api.created) >= 1)
+    first.close()  # as good as a crash for the log: every line was fsync'd when written
+    created = len(api.created)
+    second = batch_stage(api, tmp_path, max_requests=3)
+    sink = InMemorySink()
+    p2, source2 = pipeline(6, second, sink)  # the same records read again: no new requests
+    p2.start()
+    p2.process(source2.poll(6, 0))
+    api.ended_ids.update(pid for pid, _, _ in api.created)
+    total = sum(len(ids) for _, ids, _ in api.created)
+    wait_for(lambda: judged_lines(p2, second, sink) == total)
+    assert len(api.created) == created  # nothing submitted twice
+    requested = [rid for _, ids, _ in api.created for rid in ids]
+    assert len(requested) == len(set(requested))
+    second.close()
+
+
+def test_a_batch_created_just_before_a_crash_is_adopted_not_created_again(tmp_path: Path) -> None:
+    """The log has the submit line, the provider has the batch, the submitted line never
+    made it: the restarted stage finds the batch by its request count and time."""
+    api = FakeBatches()
+    outbox = Outbox(tmp_path)
+    outbox.open()
+    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(3)]
+    for t in traces:
+        outbox.add(t.trace_id, {"trace": t.model_dump(mode="json"), "weight": 2.0, "usd": 0.0,
+                                "at": time.time()})  # fmt: skip
+    outbox.submitting("b1", [t.trace_id for t in traces], time.time())
+    api.submit([(t.trace_id, t) for t in traces])  # ... and the process died here
+    outbox.close()
+    stage = batch_stage(api, tmp_path, max_requests=100)
+    stage.start()
+    wait_for(lambda: read(tmp_path / LOG_NAME).batches["b1"].provider == "batch_0")
+    assert len(api.created) == 1
+    api.ended_ids.add("batch_0")
+    got: list[Any] = []
+    wait_for(lambda: got.extend(stage.drain()) or len(got) == 3)
+    assert {e.judge.weight for _, e in got if e.judge} == {2.0}  # the weight from the log
+    stage.close()
+
+
+def test_a_failed_create_is_retried_once_the_api_is_back(tmp_path: Path) -> None:
+    api = FakeBatches()
+    api.fail_create = True
+    stage = batch_stage(api, tmp_path, max_requests=2)
+    p, source = pipeline(4, stage, InMemorySink())
+    p.start()
+    p.process(source.poll(4, 0))
+    time.sleep(0.2)
+    assert api.created == []
+    api.fail_create = False
+    wait_for(lambda: len(api.created) >= 1)
+    requested = [rid for _, ids, _ in api.created for rid in ids]
+    assert len(requested) == len(set(requested))
+    stage.close()
+
+
+def test_errored_and_expired_requests_are_lines_that_say_so(tmp_path: Path) -> None:
+    api = FakeBatches()
+    stage = batch_stage(api, tmp_path, max_requests=3)
+    from monitor.judge.stage import judgeable
+
+    only = [i for i in range(30) if judgeable(RagTrace.model_validate(demo.generate(i)))][:3]
+    p, source = pipeline(3, stage, InMemorySink(), only)
+    traces = [RagTrace.model_validate(demo.generate(i)) for i in only]
+    api.outcomes = {traces[0].trace_id: ERRORED, traces[1].trace_id: EXPIRED}
+    p.start()
+    p.process(source.poll(3, 0))
+    wait_for(lambda: len(api.created) == 1)
+    api.ended_ids.add("batch_0")
+    got: list[Any] = []
+    wait_for(lambda: got.extend(stage.drain()) or len(got) == 3)
+    by_id = {e.trace_id: e for _, e in got}
+    assert by_id[traces[0].trace_id].judge_skipped == "error:errored"
+    assert by_id[traces[1].trace_id].judge_skipped == "error:expired"
+    assert by_id[traces[2].trace_id].judge is not None
+    stage.close()
+
+
+def test_the_outbox_log_survives_a_cut_line_and_remembers_judged_ids(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path)
+    outbox.open()
+    assert outbox.add("a", {"at": 0.0}) and outbox.add("b", {"at": 0.0})
+    assert not outbox.add("a", {"at": 0.0})  # the same request read again
+    outbox.submitting("b1", ["a"], 1.0)
+    outbox.submitted("b1", "p1")
+    outbox.close()
+    with (tmp_path / LOG_NAME).open("a") as fh:
+        fh.write('{"t": "written", "bat')  # a crash mid-line
+    again = Outbox(tmp_path)
+    again.open()
+    assert again.pending() == ["b"] and again.open_batches()[0].provider == "p1"
+    again.written("b1")  # every batch written: the log is compacted
+    assert not again.add("a", {"at": 0.0})  # judged before: not judged again
+    assert again.pending() == ["b"]
+    again.close()
+    assert read(tmp_path / LOG_NAME).requests.keys() == {"b"}
