@@ -31,6 +31,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(args: tuple[str, ...
     assert len(proc.stdout.read(10)) == 10
     proc.stdout.close()  # what head does after its bytes
     stderr = proc.stderr.read().decode()
+    proc.stderr.close()
     assert proc.wait(timeout=60) in (0, 1)
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
 

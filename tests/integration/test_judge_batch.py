@@ -1,0 +1,138 @@
+"""Batch mode end to end: the daemon on a real Kafka topic, the real anthropic SDK against a
+local server that speaks the Message Batches API, kill -9 at the two moments that matter.
+Nothing may be submitted twice, no result may be lost, and the offsets must not wait."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from monitor.judge.outbox import LOG_NAME, read
+from tests.integration.kafka_support import (
+    Daemon,
+    all_committed,
+    create_topic,
+    produce,
+    wait_until,
+)
+from tests.integration.messages_api import MessagesApi
+
+
+def batch_daemon(tmp: Path, api: MessagesApi, topic: str, group: str) -> Daemon:
+    return Daemon(
+        tmp, topic, group,
+        RAGMON_JUDGE__BACKEND="anthropic",
+        ANTHROPIC_API_KEY="test-key",
+        RAGMON_JUDGE__BASE_URL=api.base_url,
+        RAGMON_JUDGE__MAX_RETRIES="0",
+        RAGMON_JUDGE__SAMPLING__BASE_RATE="1.0",
+        RAGMON_JUDGE__SAMPLING__FLAGGED_RATE="1.0",
+        RAGMON_JUDGE__BATCH__ENABLED="true",
+        RAGMON_JUDGE__BATCH__DIR=str(tmp / "outbox"),
+        RAGMON_JUDGE__BATCH__MAX_WAIT_SECONDS="1",
+        RAGMON_JUDGE__BATCH__POLL_SECONDS="0.3",
+        RAGMON_SOURCE__KAFKA__GROUP_INSTANCE_ID=f"{group}-1",
+    )  # fmt: skip
+
+
+def lines(daemon: Daemon) -> list[dict[str, Any]]:
+    out = []
+    for run in range(1, daemon.runs + 1):
+        path = daemon.evaluations_file(run)
+        for line in path.read_text().splitlines() if path.exists() else ():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:  # torn by kill -9 after the last flush
+                continue
+    return out
+
+
+def requested(api: MessagesApi) -> list[str]:
+    """Every request id in every batch created, in order."""
+    with api.lock:
+        return [r["custom_id"] for b in api.batches.values() for r in b["requests"]]
+
+
+def judged(daemon: Daemon) -> list[str]:
+    return [x["trace_id"] for x in lines(daemon) if x.get("judge_only")]
+
+
+def metric(daemon: Daemon, name: str) -> float:
+    """A sample of the daemon's /metrics."""
+    body = httpx.get(f"http://127.0.0.1:{daemon.port}/metrics", timeout=10).text
+    for family in text_string_to_metric_families(body):
+        for sample in family.samples:
+            if sample.name == name:
+                return float(sample.value)
+    raise AssertionError(f"{name} not exported")
+
+
+def submitted_in_log(tmp: Path) -> bool:
+    state = read(tmp / "outbox" / LOG_NAME)
+    return bool(state.batches) and all(b.provider for b in state.batches.values())
+
+
+def test_kill_between_submit_and_results(tmp_path: Path) -> None:
+    """The batch is in flight when the daemon dies: the restarted daemon polls it (no second
+    create) and writes every verdict; the offsets were committed long before."""
+    topic = create_topic(1)
+    produced = produce(topic, 30)
+    with MessagesApi() as api:
+        daemon = batch_daemon(tmp_path, api, topic, "g-batch-a").start()
+        try:
+            wait_until(lambda: all_committed("g-batch-a", topic), 60, "offsets committed")
+            wait_until(lambda: submitted_in_log(tmp_path), 60, "a batch submitted")
+            batched = {x["trace_id"] for x in lines(daemon)
+                       if x.get("judge", {}).get("skipped") == "batched"}  # fmt: skip
+            wait_until(lambda: set(requested(api)) == batched, 30, "every request in a batch")
+        finally:
+            daemon.kill9()
+        assert judged(daemon) == []  # nothing ended yet
+        api.end_batches = True
+        daemon.start()
+        try:
+            wait_until(lambda: set(judged(daemon)) >= batched, 60, "every verdict written")
+            cost = metric(daemon, "ragmon_judge_cost_usd_total")
+        finally:
+            daemon.terminate()
+    ids = requested(api)
+    assert len(ids) == len(set(ids)), "a request was submitted twice"
+    assert set(ids) == batched and batched <= set(produced.valid)
+    check_lines = [x for x in lines(daemon) if not x.get("judge_only")]
+    assert len(check_lines) == 30  # the restart read nothing again: it was all committed
+    verdicts = [x for x in lines(daemon) if x.get("judge_only")]
+    assert all(x["judge"]["verdict"] in ("pass", "fail", "hard_fail") for x in verdicts)
+    # at half the online price: (900 input, 120 output, 400 cache-read tokens) at the defaults
+    online = (900 * 0.10 + 120 * 0.50 + 400 * 0.01) / 1e6
+    assert abs(cost - 0.5 * online * len(verdicts)) < 1e-9
+
+
+def test_kill_between_results_and_write(tmp_path: Path) -> None:
+    """The daemon dies while it reads a batch's results: the restarted daemon fetches them
+    again and writes every verdict, without creating the batch again."""
+    topic = create_topic(1)
+    produce(topic, 20)
+    with MessagesApi() as api:
+        api.end_batches = True
+        api.results_stall = 30.0  # the download stops after its first line
+        daemon = batch_daemon(tmp_path, api, topic, "g-batch-b").start()
+        try:
+            wait_until(api.results_started.is_set, 60, "the results download started")
+        finally:
+            daemon.kill9()
+        assert judged(daemon) == []
+        before = requested(api)
+        api.results_stall = 0.0
+        api.results_release.set()
+        daemon.start()
+        try:
+            wait_until(lambda: set(judged(daemon)) >= set(before), 60, "every verdict written")
+        finally:
+            daemon.terminate()
+    ids = requested(api)
+    assert len(ids) == len(set(ids)), "a request was submitted twice"
+    assert set(judged(daemon)) >= set(ids)
