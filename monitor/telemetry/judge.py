@@ -18,7 +18,7 @@ class JudgeMetrics:
         self.judge_decisions = Counter(
             "ragmon_judge_decisions_total",
             "Judge funnel: judged, not_sampled, over_budget, queue_full, not_judgeable, "
-            "circuit_open, paused, error.",
+            "circuit_open, paused, cached, batched, error.",
             ["outcome"],
             registry=registry,
         )
