@@ -3,10 +3,11 @@
 Run: ``python bench/judge.py``. Prints, in one run:
 
 * judged traces/s through the real anthropic SDK at concurrency 8, 32 and 64;
-* check-path throughput with the judge on (5 % sampled, 32 workers) vs off, same traces;
-  the server runs in its own process (``--server subprocess``, the default), as the real
-  API is remote: in this process (``--server in-process``) its HTTP and JSON work would be
-  charged to ragmon's check path through the GIL;
+* check-path throughput with the judge on (5 % sampled, 32 workers; and in batch mode, the
+  requests to a durable outbox fsync'd at every checkpoint) vs off, same traces, a checkpoint
+  after every polled batch; the server runs in its own process (``--server subprocess``,
+  the default), as the real API is remote: in this process (``--server in-process``) its
+  HTTP and JSON work would be charged to ragmon's check path through the GIL;
 * API calls per judged trace, and prompt size: characters sent per judged trace against
   the trace's own characters (question + passages + answer), with the fixed rubric counted
   apart since it is marked for prompt caching.
@@ -20,6 +21,7 @@ import argparse
 import multiprocessing
 import multiprocessing.process
 import sys
+import tempfile
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -33,7 +35,10 @@ from prometheus_client import CollectorRegistry
 from bench.corpus import bench_records, bench_traces
 from monitor.checks import CheckSuite
 from monitor.ingest.native import NativeDecoder
+from monitor.judge.anthropic_batches import AnthropicBatches
 from monitor.judge.anthropic_judge import AnthropicJudge
+from monitor.judge.batch import BatchStage
+from monitor.judge.outbox import Outbox
 from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import RUBRIC, user_prompt
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
@@ -116,13 +121,23 @@ def judged_rate(api: Server, concurrency: int, traces: int) -> float:
 
 
 def check_path(
-    api: Server, records: list[bytes], with_judge: bool, isolate: bool = False
+    api: Server,
+    records: list[bytes],
+    with_judge: bool,
+    isolate: bool = False,
+    batch_dir: Path | None = None,
 ) -> tuple[float, int, float]:
     """(check-path traces/s, traces judged, CPU µs per trace of this process until every
-    verdict is written); ``isolate``: the judge in a child process."""
+    verdict is written); ``isolate``: the judge in a child process; ``batch_dir``: batch mode
+    with its outbox there (verdicts are not waited for: a batch takes hours)."""
     metrics = Metrics(CollectorRegistry())
-    stage = None
-    if with_judge:
+    stage: Any = None
+    if batch_dir is not None:
+        judge = AnthropicJudge(api_key="bench", base_url=api.base_url, max_retries=0)
+        stage = BatchStage(AnthropicBatches(judge), Outbox(batch_dir), judge,  # type: ignore[arg-type]
+                           HashSampler(SamplingRules(0.05, 0.05)), Budget(UNLIMITED),
+                           observer=metrics, max_wait_seconds=0.5, poll_seconds=0.5)  # fmt: skip
+    elif with_judge:
         kwargs = {"api_key": "bench", "base_url": api.base_url, "max_retries": 0}
         judge: Any = AnthropicJudge(**kwargs)  # type: ignore[arg-type]
         if isolate:
@@ -144,15 +159,15 @@ def check_path(
         pipeline.process(batch)
         if stage is not None:
             pipeline._write_judged(stage.drain())
+        pipeline.checkpoint()
         busy += time.perf_counter() - t0
-    if stage is not None:  # not timed: the verdicts that are still a second away
+    if stage is not None and batch_dir is None:  # not timed: verdicts still a second away
         pipeline.run(threading.Event())
     cpu = (time.process_time() - cpu0) / len(records) * 1e6
     if stage is not None:
         stage.close()
-    judged = metrics.registry.get_sample_value(
-        "ragmon_judge_decisions_total", {"outcome": "judged"}
-    )
+    outcome = "batched" if batch_dir is not None else "judged"
+    judged = metrics.registry.get_sample_value("ragmon_judge_decisions_total", {"outcome": outcome})
     return len(records) / busy, int(judged or 0), cpu
 
 
@@ -180,10 +195,15 @@ def main() -> None:
         before = api.calls()
         isolated, judged, cpu_iso = check_path(api, records, with_judge=True, isolate=True)
         calls = api.calls() - before - 1  # minus the warm-up call
+        with tempfile.TemporaryDirectory() as outbox:
+            batch, batched, cpu_batch = check_path(api, records, True, batch_dir=Path(outbox))
         print(f"check path, judge off: {off:,.0f} traces/s; judge on (5 % sampled, 32 workers) "
               f"in this process: {on:,.0f} traces/s, ratio {on / off:.2f}; in a child process "
               f"(judge.isolate, the default): {isolated:,.0f} traces/s, ratio "
               f"{isolated / off:.2f}")  # fmt: skip
+        print(f"batch mode (judge.batch: {batched} requests to the outbox, fsync'd at each "
+              f"checkpoint): {batch:,.0f} traces/s, ratio {batch / off:.2f}; CPU per trace "
+              f"{cpu_batch:.0f} µs (+{cpu_batch / cpu_off - 1:.0%})")  # fmt: skip
         print(f"CPU of this process per trace (µs): judge off {cpu_off:.0f}; judge in process "
               f"{cpu_on:.0f} (+{cpu_on / cpu_off - 1:.0%}); judge in a child process "
               f"{cpu_iso:.0f} (+{cpu_iso / cpu_off - 1:.0%})")  # fmt: skip

@@ -186,11 +186,6 @@ def watch_reviews(settings: Settings, metrics: Metrics) -> None:
     metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))
 
 
-def evaluation_redactor(settings: Settings) -> Redactor | None:
-    """What redacts evaluation lines written to files or stdout (``output.redact_pii``)."""
-    return Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
-
-
 # Output tokens reserved for one verdict before the call (a verdict with a handful of claims
 # is 300-800 tokens); the budget is settled with the real usage when the call returns.
 _VERDICT_OUTPUT_TOKENS = 800
@@ -310,7 +305,12 @@ def build_judge_stage(
         return _batch_stage(settings, metrics, sampler)
     calls, estimate, remote = _judge_calls(settings)
     if cfg.jury.backend != "none":
-        second, second_estimate, second_remote = _judge_calls(settings, cfg.jury.backend)
+        jury = settings
+        if cfg.jury.prices is not None:  # the second member's own price table
+            jury = settings.model_copy(
+                update={"judge": cfg.model_copy(update={"prices": cfg.jury.prices})}
+            )
+        second, second_estimate, second_remote = _judge_calls(jury, cfg.jury.backend)
         remote = remote or second_remote
         first_estimate, share = estimate, cfg.jury.share
 

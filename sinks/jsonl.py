@@ -32,8 +32,12 @@ class JsonlSink(Closable):
         """``output.evaluations_jsonl`` / ``dead_letters_jsonl``, PII redacted unless
         ``output.redact_pii`` is off."""
         out = settings.output
-        redactor = Redactor(settings.golden.pii_patterns) if out.redact_pii else None
-        return cls(out.evaluations_jsonl, out.dead_letters_jsonl, redactor=redactor)
+        return cls(out.evaluations_jsonl, out.dead_letters_jsonl, redactor=cls.redactor(settings))
+
+    @staticmethod
+    def redactor(settings: Settings) -> Redactor | None:
+        """What redacts evaluation lines written to files or stdout (``output.redact_pii``)."""
+        return Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
 
     def __init__(
         self,

@@ -90,9 +90,7 @@ def _replay_sinks(
     sinks: list[Any] = [summary]
     if args.output_jsonl is not None:
         path = None if stdout is not None else args.output_jsonl
-        sinks.append(
-            JsonlSink(path, stream=stdout, redactor=registry.evaluation_redactor(settings))
-        )
+        sinks.append(JsonlSink(path, stream=stdout, redactor=JsonlSink.redactor(settings)))
     golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
     if golden is not None:
         sinks.append(golden)

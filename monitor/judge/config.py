@@ -91,6 +91,11 @@ class JuryConfig(_Section):
         default=1.0, gt=0, le=1,
         description="Share of the judged traces the second judge also grades (by trace id).",
     )  # fmt: skip
+    prices: PricesConfig | None = Field(
+        default=None,
+        description="The second judge's USD per million tokens (e.g. 0 for a self-hosted "
+        "model); None: judge.prices.",
+    )
     hard_fail: Literal["both", "either"] = Field(
         default="both",
         description="A hard fail needs both judges to find a contradiction (both), or one "

@@ -254,3 +254,34 @@ def test_compare_judges_two_releases_pairwise_in_both_orders(tmp_path: Path) -> 
     assert pair["ties"] == 3 and pair["position_bias_rate"] == 1.0
     assert "position bias 100%" in result.stdout
     assert all(r["tools"][0]["function"]["name"] == "record_preference" for r in api.requests)
+
+
+@pytest.mark.parametrize("own_prices", [False, True])
+def test_a_jury_member_is_charged_its_own_prices(own_prices: bool) -> None:
+    """judge.jury.prices: a self-hosted second member at 0 USD adds nothing to the verdict's
+    cost (which the budget is settled with); without it both members pay judge.prices."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor import registry
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
+    from tests.integration.messages_api import MessagesApi
+
+    free = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
+    with MessagesApi() as claude, ChatCompletionsApi() as other:
+        jury = {"backend": "openai", **({"prices": free} if own_prices else {})}
+        settings = Settings.model_validate({"judge": {
+            "backend": "anthropic", "api_key": "k", "base_url": claude.base_url,
+            "isolate": False, "max_retries": 0, "jury": jury,
+            "openai": {"base_url": other.base_url, "api_key": "k"},
+        }})  # fmt: skip
+        stage = registry.build_judge_stage(settings, Metrics(CollectorRegistry()))
+        assert stage is not None
+        verdict = stage.judge.judge(TRACE)
+        stage.close()
+    claude_alone = (900 * 0.10 + 120 * 0.50 + 400 * 0.01) / 1e6  # the local server's usage
+    assert verdict.judge == "jury(anthropic+openai)"
+    if own_prices:
+        assert verdict.cost_usd == pytest.approx(claude_alone)
+    else:
+        assert verdict.cost_usd > claude_alone * 1.01
