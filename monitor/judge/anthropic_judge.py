@@ -21,10 +21,29 @@ from monitor.errors import ConfigError, JudgeConfigError, JudgeError
 from monitor.judge.config import JudgeConfig
 from monitor.judge.prices import Prices
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, estimate_input_tokens, user_prompt
-from monitor.model import RagTrace, revealed
+from monitor.judge.tokens import TokenCounter, calibrated
+from monitor.model import Passage, RagTrace, revealed
 from monitor.verdict import JudgeOutput, Verdict
 
 _RETRIED_BY_SDK = {408, 409, 429}
+# What count_tokens is asked about once: a request of typical shape.
+_SAMPLE = RagTrace(
+    trace_id="0" * 31 + "1",
+    query="How many days do customers have to return an item for a full refund?",
+    context=[
+        Passage(
+            doc_id=f"kb-{i}",
+            text="Items can be returned within 30 days of delivery for a "
+            "full refund, provided they are unused and in their original packaging. "
+            "Refunds are issued to the original payment method within 5 to 7 business "
+            "days after the return is received. " * 2,
+        )
+        for i in range(4)
+    ],
+    answer="Customers have 30 days from delivery to return an unused item in its original "
+    "packaging for a full refund [1]; the money reaches the original payment method within "
+    "5 to 7 business days [2].",
+)
 # Verdict usage fields and the Messages API's names for them.
 _USAGE = {
     "input_tokens": "input_tokens",
@@ -66,6 +85,7 @@ class AnthropicJudge:
         client_factory: Callable[..., Any] = anthropic.Anthropic,
     ) -> None:
         self.model = model
+        self.tokens: TokenCounter | None = None  # calibrated by verify()
         self.max_tokens = max_tokens
         self.prices = prices or Prices()
         self.client = client_factory(
@@ -94,15 +114,28 @@ class AnthropicJudge:
                     f"the Anthropic API does not know judge.model {self.model!r} (HTTP 404)"
                 ) from exc
         except anthropic.APIError:
-            pass  # unreachable or slow now: judged calls will tell (breaker, error counts)
+            return  # unreachable or slow now: judged calls will tell (breaker, error counts)
+        self._calibrate_tokens()
+
+    def _calibrate_tokens(self) -> None:
+        """Count one sample request with the API's ``count_tokens`` (free, once per start):
+        its characters per token scale every later estimate. Left at ~4 when it fails."""
+        params = {k: v for k, v in self.request(_SAMPLE).items() if k != "max_tokens"}
+        try:
+            counted = self.client.messages.count_tokens(**params, timeout=10.0)
+        except (anthropic.APIError, ValueError):
+            return
+        chars = len(RUBRIC) + len(user_prompt(_SAMPLE))
+        self.tokens = calibrated(chars, int(getattr(counted, "input_tokens", 0) or 0))
 
     def close(self) -> None:
         """Close the SDK client's connection pool."""
         self.client.close()
 
     def estimate_input_tokens(self, trace: RagTrace) -> int:
-        """A budget estimate of the call's input before it is made."""
-        return estimate_input_tokens(trace)
+        """A budget estimate of the call's input before it is made: the prompt's characters
+        at the ratio ``count_tokens`` gave at start-up (else ~4 characters a token)."""
+        return estimate_input_tokens(trace, self.tokens)
 
     def judge(self, trace: RagTrace) -> Verdict:
         """The verdict on ``trace`` (raises ``JudgeError`` by kind when there is none)."""

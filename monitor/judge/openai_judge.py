@@ -39,6 +39,7 @@ from monitor.judge.rubric import (
     unfence,
     user_prompt,
 )
+from monitor.judge.tokens import for_model as token_counter
 from monitor.model import RagTrace, revealed
 from monitor.verdict import JudgeOutput, Verdict
 
@@ -110,6 +111,7 @@ class OpenAIJudge:
         client_factory: Callable[..., Any] = openai.OpenAI,
     ) -> None:
         self.model = model
+        self.tokens = token_counter(model)
         self.profile = profile
         self.max_tokens = max_tokens
         self.prices = prices or Prices(0.0, 0.0, 0.0, 0.0)
@@ -146,8 +148,10 @@ class OpenAIJudge:
         self.client.close()
 
     def estimate_input_tokens(self, trace: RagTrace) -> int:
-        """A budget estimate of the call's input before it is made."""
-        return estimate_input_tokens(trace)
+        """A budget estimate of the call's input before it is made: counted with the model's
+        own encoding for OpenAI models, else ~4 characters a token."""
+        counter = self.tokens if self.tokens.source == "tokenizer" else None
+        return estimate_input_tokens(trace, counter)
 
     def judge(self, trace: RagTrace) -> Verdict:
         """The verdict on ``trace`` (raises ``JudgeError`` by kind when there is none)."""

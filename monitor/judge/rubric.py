@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from monitor.judge.tokens import OVERHEAD_TOKENS, TokenCounter
 from monitor.model import RagTrace
 
 RUBRIC_VERSION = "faithfulness-v1"
@@ -87,13 +88,16 @@ def user_prompt(trace: RagTrace) -> str:
     return "\n".join(parts)
 
 
-def estimate_input_tokens(trace: RagTrace) -> int:
-    """The input tokens of one judge call, estimated before it is made (~4 characters a
-    token, the rubric included): what the budget reserves, and what a server that reports
-    no usage is charged."""
+def estimate_input_tokens(trace: RagTrace, counter: TokenCounter | None = None) -> int:
+    """The input tokens of one judge call, estimated before it is made, the rubric included:
+    what the budget reserves, and what a server that reports no usage is charged. With a
+    ``counter`` (a tokenizer, or a ratio the provider calibrated) the prompt as sent is
+    counted; without one, ~4 characters a token."""
+    if counter is not None:
+        return counter.count(RUBRIC) + counter.count(user_prompt(trace)) + OVERHEAD_TOKENS
     chars = len(RUBRIC) + len(trace.query) + len(trace.answer)
     chars += sum(len(p.text) for p in trace.context)
-    return chars // 4 + 200
+    return chars // 4 + OVERHEAD_TOKENS
 
 
 def unfence(reply: str) -> str:

@@ -65,6 +65,7 @@ class MessagesApi:
         self.script: deque[Reply] = deque()
         self.default: Reply = verdict("SUPPORTED")
         self.requests: list[dict[str, Any]] = []
+        self.count_requests: list[dict[str, Any]] = []  # POST /v1/messages/count_tokens
         self.models_status = 200  # what GET /v1/models/{id} answers (the start-up check)
         self.lock = threading.Lock()
         # Message Batches: id -> {"requests": [...], "created": datetime, "ended": bool}
@@ -104,15 +105,17 @@ class MessagesApi:
                 if self.path.startswith("/v1/messages/batches"):
                     self._batch_create(request)
                     return
+                if self.path.endswith("/count_tokens"):  # kept apart: not a judge call
+                    with api.lock:
+                        api.count_requests.append(request)
+                    self._send(200, json.dumps({"input_tokens": len(body) // 4}).encode(), {})
+                    return
                 with api.lock:
                     api.requests.append({"path": self.path, "body": request,
                                          "headers": dict(self.headers)})  # fmt: skip
                     reply = api.script.popleft() if api.script else api.default
                 if reply.delay:
                     time.sleep(reply.delay)
-                if self.path.endswith("/count_tokens"):
-                    self._send(200, json.dumps({"input_tokens": len(body) // 4}).encode(), {})
-                    return
                 if reply.raw_body is not None:
                     self._send(reply.status, reply.raw_body, reply.headers)
                     return

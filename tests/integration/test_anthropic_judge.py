@@ -245,3 +245,22 @@ def test_pairwise_asks_through_the_preference_tool() -> None:
     assert bodies[0]["system"][0]["text"] == PAIR_RUBRIC
     assert "<answer_1>old</answer_1>" in bodies[0]["messages"][0]["content"]
     assert "<answer_1>new</answer_1>" in bodies[1]["messages"][0]["content"]
+
+
+def test_the_budget_estimate_is_calibrated_by_one_count_tokens_call() -> None:
+    """verify() asks count_tokens about one sample request; every later estimate uses the
+    characters per token it implies, and judging never calls count_tokens again."""
+    from monitor.judge.rubric import estimate_input_tokens, user_prompt
+
+    with MessagesApi() as api:
+        judge = make_judge(api)
+        judge.verify()
+        for _ in range(5):
+            judge.judge(TRACE)
+        estimate = judge.estimate_input_tokens(TRACE)
+        counted = list(api.count_requests)
+    assert len(counted) == 1 and counted[0]["tool_choice"]["name"] == "record_verdict"
+    assert judge.tokens is not None and judge.tokens.chars_per_token != 4.0
+    chars = len(RUBRIC) + len(user_prompt(TRACE))
+    assert abs(estimate - (chars / judge.tokens.chars_per_token + 200)) <= 2
+    assert estimate != estimate_input_tokens(TRACE)  # not the ~4-characters figure
