@@ -340,12 +340,13 @@ def build_judge_stage(
 
 
 def _batch_stage(settings: Settings, metrics: Metrics, sampler: HashSampler) -> JudgeStage:
-    """Batch mode: the judge's requests through the Message Batches API, via the outbox."""
-    from monitor.judge.anthropic_batches import AnthropicBatches
-    from monitor.judge.batch import BatchStage
+    """Batch mode: the judge's requests through the provider's batch API, via the outbox."""
+    from monitor.judge.batch import BatchStage, batch_api
     from monitor.judge.outbox import Outbox
 
     cfg, bc = settings.judge, settings.judge.batch
+    if bc.dir is None:
+        raise ConfigError("batch mode needs judge.batch.dir (the durable outbox)")
     spec = _spec(settings)
     local: Any = spec.cls(**spec.kwargs)
     local.verify()
@@ -359,7 +360,7 @@ def _batch_stage(settings: Settings, metrics: Metrics, sampler: HashSampler) -> 
         return tokens, bc.discount * local.prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
 
     return BatchStage(
-        AnthropicBatches(local, bc.discount), Outbox(bc.dir), judge, sampler,  # type: ignore[arg-type]
+        batch_api(local, bc.discount), Outbox(bc.dir), judge, sampler,
         Budget(BudgetLimits(b.calls_per_minute, b.input_tokens_per_minute, b.usd_per_day)),
         observer=metrics, estimate=estimate, max_requests=bc.max_requests,
         max_wait_seconds=bc.max_wait_seconds, poll_seconds=bc.poll_seconds,

@@ -47,6 +47,6 @@ class AnthropicBatches:
                 found.append(str(batch.id))
         return found
 
-    def verdict(self, answer: Any, latency: float) -> Verdict:
+    def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
         """The verdict in a succeeded request's message, at the batch price."""
-        return self.judge.verdict(answer, latency, discount=self.discount)
+        return self.judge.verdict(answer, 0.0, discount=self.discount)

@@ -1,5 +1,6 @@
 """Batch mode: judged traces through a provider's batch API (half price), via a durable outbox.
 
+(Anthropic Message Batches, ``anthropic_batches``; OpenAI's Batch API, ``openai_batches``.)
 A sampled trace's request goes to the ``Outbox`` and its evaluation line is written at once,
 with ``judge: {"skipped": "batched"}``: its records are committed once the outbox is fsync'd
 at the next checkpoint, so offsets never wait for a batch (which may take up to 24 hours).
@@ -53,9 +54,20 @@ class BatchApi(Protocol):
     def created_since(self, since: float, count: int) -> list[str]:
         """Ids of the provider's batches created at ``since`` or later with ``count`` requests."""
 
-    def verdict(self, answer: Any, latency: float) -> Verdict:
-        """The verdict in one succeeded request's answer (raises ``ValueError`` or
-        ``JudgeError`` when it holds none)."""
+    def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
+        """The verdict in the succeeded answer to ``trace``'s request (raises ``ValueError``
+        or ``JudgeError`` when it holds none)."""
+
+
+def batch_api(judge: Any, discount: float) -> BatchApi:
+    """The batch API of ``judge``'s provider (its SDK imported only now)."""
+    if judge.name == "openai":
+        from monitor.judge.openai_batches import OpenAIBatches
+
+        return OpenAIBatches(judge, discount)
+    from monitor.judge.anthropic_batches import AnthropicBatches
+
+    return AnthropicBatches(judge, discount)
 
 
 class BatchStage(JudgeStage):
@@ -215,7 +227,7 @@ class BatchStage(JudgeStage):
         if outcome != SUCCEEDED:
             return self._batch_failed(evaluation, usd, outcome)
         try:
-            verdict = self.api.verdict(answer, 0.0)
+            verdict = self.api.verdict(answer, trace)
         except JudgeError as exc:
             return self._batch_failed(evaluation, usd, exc.kind)
         except ValueError:

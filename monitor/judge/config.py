@@ -106,7 +106,8 @@ class JuryConfig(_Section):
 class BatchConfig(_Section):
     """Batch mode: sampled traces go to a durable outbox and a provider's batch API (half
     price, results within 24 h) instead of one call each; verdicts arrive as judge-only
-    evaluation lines. For ``ragmon run`` with the anthropic backend."""
+    evaluation lines. For ``ragmon run`` with the anthropic backend (Message Batches) or the
+    openai one (the Batch API, where the server offers it)."""
 
     enabled: bool = Field(default=False, description="Judge through the batch API.")
     dir: Path | None = Field(
@@ -188,8 +189,10 @@ class JudgeConfig(_Section):
     def _jury_of_two_families(self) -> JudgeConfig:
         if self.jury.backend != "none" and self.jury.backend == self.backend:
             raise ValueError("judge.jury.backend must differ from judge.backend")
-        if self.batch.enabled and self.backend != "anthropic":
-            raise ValueError("judge.batch needs judge.backend anthropic (Message Batches)")
+        if self.batch.enabled and self.backend not in ("anthropic", "openai"):
+            raise ValueError("judge.batch needs judge.backend anthropic or openai")
+        if self.batch.enabled and self.backend == "openai" and self.openai.profile != "rubric":
+            raise ValueError("judge.batch takes the rubric profile only (one request a trace)")
         if self.batch.enabled and self.jury.backend != "none":
             raise ValueError("judge.batch and judge.jury do not go together")
         return self

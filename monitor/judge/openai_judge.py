@@ -175,6 +175,19 @@ class OpenAIJudge:
             return self._verdict(output, tokens, t0)
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
 
+    def request(self, trace: RagTrace) -> dict[str, Any]:
+        """The Chat Completions body that judges ``trace`` the way this server takes (the
+        first of ``judge.openai.output``'s ways): one request of a Batch API input file."""
+        return self._request(trace, self._ways[0])
+
+    def verdict(self, completion: Any, trace: RagTrace, discount: float = 1.0) -> Verdict:
+        """The verdict in a completion answered to ``request(trace)``, ``discount`` scaling
+        its price (a batch's). Raises ``ValueError`` or ``JudgeError`` when it holds none."""
+        tokens = {"input_tokens": 0, "output_tokens": 0}
+        output = _parse(self._ways[0], self._count(completion, trace, tokens))
+        verdict = self._verdict(output, tokens, time.monotonic())
+        return verdict.model_copy(update={"cost_usd": discount * verdict.cost_usd})
+
     def _verdict(self, output: JudgeOutput, tokens: dict[str, int], t0: float) -> Verdict:
         estimated = bool(tokens.pop("usage_estimated", 0))
         cost = self.prices.cost(tokens["input_tokens"], tokens["output_tokens"], 0, 0)

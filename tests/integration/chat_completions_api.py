@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,12 +52,20 @@ class ChatCompletionsApi:
         self.ignores_response_format, self.usage = ignores_response_format, usage
         self.models_status = 200
         self.lock = threading.Lock()
+        # the Batch API: uploaded files by id, batches by id (ended when the test says so)
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.end_batches = False
+        self.failed_ids: set[str] = set()  # custom_ids answered with an error line
         api = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:
+                if self.path.startswith(("/v1/batches", "/v1/files")):
+                    self._batch_api_get()
+                    return
                 if not self.path.startswith("/v1/models/"):
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
@@ -68,7 +77,14 @@ class ChatCompletionsApi:
                 self._send(200, {"id": model, "object": "model", "created": 0, "owned_by": "x"})
 
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.path.startswith("/v1/files"):
+                    self._upload(raw)
+                    return
+                body = json.loads(raw)
+                if self.path.startswith("/v1/batches"):
+                    self._batch_create(body)
+                    return
                 with api.lock:
                     api.requests.append(body)
                     reply = api.script.popleft() if api.script else api.default
@@ -88,6 +104,47 @@ class ChatCompletionsApi:
                     return
                 self._send(200, api.completion(body, reply))
 
+            # --- the Batch API ----------------------------------------------------------
+
+            def _upload(self, raw: bytes) -> None:
+                """multipart/form-data with the JSONL in the part named "file"."""
+                boundary = self.headers["Content-Type"].split("boundary=")[1].strip('"')
+                content = b""
+                for part in raw.split(b"--" + boundary.encode()):
+                    head, _, data = part.partition(b"\r\n\r\n")
+                    if b'name="file"' in head:
+                        content = data.removesuffix(b"\r\n")
+                file_id = f"file-{uuid.uuid4().hex[:20]}"
+                with api.lock:
+                    api.files[file_id] = content
+                self._send(200, {"id": file_id, "object": "file", "bytes": len(content),
+                                 "created_at": int(time.time()), "filename": "batch.jsonl",
+                                 "purpose": "batch", "status": "processed"})  # fmt: skip
+
+            def _batch_create(self, body: dict[str, Any]) -> None:
+                batch_id = f"batch_{uuid.uuid4().hex[:20]}"
+                lines = api.files[body["input_file_id"]].decode().splitlines()
+                with api.lock:
+                    api.batches[batch_id] = {"input": [json.loads(x) for x in lines if x.strip()],
+                                             "created": int(time.time()), "ended": False,
+                                             "body": body}  # fmt: skip
+                self._send(200, api.batch(batch_id))
+
+            def _batch_api_get(self) -> None:
+                parts = self.path.split("?")[0].rstrip("/").split("/")  # /v1/batches[/id]
+                if parts[2] == "files":  # /v1/files/{id}/content
+                    self._raw(200, api.files[parts[3]], {})
+                    return
+                if len(parts) == 3:
+                    data = [api.batch(b) for b in reversed(list(api.batches))]
+                    self._send(200, {"object": "list", "data": data, "has_more": False,
+                                     "first_id": data[0]["id"] if data else None,
+                                     "last_id": data[-1]["id"] if data else None})  # fmt: skip
+                    return
+                if api.end_batches and not api.batches[parts[3]]["ended"]:
+                    api.finish(parts[3])
+                self._send(200, api.batch(parts[3]))
+
             def _send(self, status: int, doc: dict[str, Any],
                       headers: dict[str, str] | None = None) -> None:  # fmt: skip
                 self._raw(status, json.dumps(doc).encode(), headers or {})
@@ -106,6 +163,42 @@ class ChatCompletionsApi:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def batch(self, batch_id: str) -> dict[str, Any]:
+        """The Batch object, as ``GET /v1/batches/{id}`` answers it."""
+        b = self.batches[batch_id]
+        n = len(b["input"])
+        failed = sum(r["custom_id"] in self.failed_ids for r in b["input"]) if b["ended"] else 0
+        return {
+            "id": batch_id, "object": "batch", "endpoint": b["body"]["endpoint"],
+            "input_file_id": b["body"]["input_file_id"],
+            "completion_window": b["body"]["completion_window"],
+            "status": "completed" if b["ended"] else "in_progress",
+            "created_at": b["created"], "metadata": b["body"].get("metadata"),
+            "output_file_id": b.get("output_file_id"), "error_file_id": b.get("error_file_id"),
+            "request_counts": {"total": n, "completed": n - failed if b["ended"] else 0,
+                               "failed": failed},
+        }  # fmt: skip
+
+    def finish(self, batch_id: str) -> None:
+        """End a batch: an output file (and an error file for ``failed_ids``)."""
+        b = self.batches[batch_id]
+        out, err = [], []
+        for n, request in enumerate(b["input"]):
+            line = {"id": f"batch_req_{n}", "custom_id": request["custom_id"]}
+            if request["custom_id"] in self.failed_ids:
+                err.append({**line, "response": None,
+                            "error": {"code": "server_error", "message": "scripted"}})  # fmt: skip
+            else:
+                body = self.completion(request["body"], self.default)
+                out.append({**line, "response": {"status_code": 200, "body": body},
+                            "error": None})  # fmt: skip
+        for key, lines in (("output_file_id", out), ("error_file_id", err)):
+            if lines:
+                file_id = f"file-{uuid.uuid4().hex[:20]}"
+                self.files[file_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+                b[key] = file_id
+        b["ended"] = True
 
     def refusal(self, body: dict[str, Any]) -> str | None:
         """Why this server refuses the request (400), as servers without a feature do."""

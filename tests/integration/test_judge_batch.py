@@ -136,3 +136,61 @@ def test_kill_between_results_and_write(tmp_path: Path) -> None:
     ids = requested(api)
     assert len(ids) == len(set(ids)), "a request was submitted twice"
     assert set(judged(daemon)) >= set(ids)
+
+
+def test_openai_batch_api_through_the_sdk(tmp_path: Path) -> None:
+    """Batch mode with judge.backend openai: the requests uploaded as one JSONL file, the
+    batch polled, the output file and the error file read back into judge-only lines."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor import registry
+    from monitor.config import Settings
+    from monitor.ingest.native import NativeDecoder
+    from monitor.pipeline import Pipeline
+    from monitor.sources import ListSource, demo
+    from monitor.telemetry import Metrics
+    from sinks.memory import InMemorySink
+    from tests.integration.chat_completions_api import ChatCompletionsApi
+
+    with ChatCompletionsApi() as api:
+        settings = Settings.model_validate({"judge": {
+            "backend": "openai", "openai": {"base_url": api.base_url, "api_key": "k"},
+            "max_retries": 0, "sampling": {"base_rate": 1.0, "flagged_rate": 1.0},
+            "batch": {"enabled": True, "dir": str(tmp_path / "outbox"), "max_requests": 5,
+                      "poll_seconds": 0.1},
+        }})  # fmt: skip
+        metrics = Metrics(CollectorRegistry())
+        stage = registry.build_judge_stage(settings, metrics)
+        assert stage is not None
+        sink = InMemorySink()
+        source = ListSource([demo.generate_bytes(i) for i in range(12)], source="traces")
+        pipeline = Pipeline(source, NativeDecoder(), registry.build_suite(settings), [sink],
+                            judge_stage=stage)  # fmt: skip
+        pipeline.start()
+        pipeline.process(source.poll(12, 0))
+        pipeline.checkpoint()
+        batched = [e.trace_id for e in sink.evaluations if e.judge_skipped == "batched"]
+        wait_until(lambda: len(api.batches) == len(batched) // 5, 20, "full batches created")
+        first = next(iter(api.batches.values()))["input"]
+        api.failed_ids = {first[0]["custom_id"]}
+        api.end_batches = True
+
+        def judged_now() -> int:
+            pipeline._write_judged(stage.drain())
+            return sum(e.judge_only for e in sink.evaluations)
+
+        wait_until(lambda: judged_now() == 5 * len(api.batches), 20, "every result written")
+        pipeline.checkpoint()
+        stage.close()
+    lines = [e for e in sink.evaluations if e.judge_only]
+    assert {e.trace_id for e in lines} == {r["custom_id"] for b in api.batches.values()
+                                           for r in b["input"]}  # fmt: skip
+    failed = [e for e in lines if e.judge_skipped == "error:errored"]
+    assert [e.trace_id for e in failed] == [first[0]["custom_id"]]
+    body = first[1]["body"]  # the same rubric and schema as the online judge
+    assert body["messages"][0]["role"] == "system"
+    assert body["response_format"]["type"] == "json_schema"
+    ok = [e for e in lines if e.judge is not None]
+    assert ok and all(e.judge.verdict == "pass" for e in ok)
+    online = (900 * 0.10 + 120 * 0.50) / 1e6  # the local server's usage at judge.prices
+    assert all(abs(e.judge.cost_usd - 0.5 * online) < 1e-12 for e in ok)

@@ -62,7 +62,7 @@ class FakeBatches:
     def created_since(self, since: float, count: int) -> list[str]:
         return [pid for pid, ids, at in self.created if at >= since and len(ids) == count]
 
-    def verdict(self, answer: Any, latency: float) -> Verdict:
+    def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
         assert isinstance(answer, Verdict)
         return answer.model_copy(update={"cost_usd": 0.001})
 

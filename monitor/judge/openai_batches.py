@@ -1,0 +1,78 @@
+"""``OpenAIBatches``: OpenAI's Batch API (half the price of Chat Completions) through the
+real SDK, with the same request and verdict as ``OpenAIJudge``: the requests are uploaded as
+one JSONL file, the batch's output and error files are read back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from openai.types.chat import ChatCompletion
+
+from monitor.judge.openai_judge import OpenAIJudge
+from monitor.model import RagTrace
+from monitor.verdict import Verdict
+
+_ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+_ENDPOINT = "/v1/chat/completions"
+
+
+class OpenAIBatches:
+    """The ``BatchApi`` of OpenAI's Batch API, over an ``OpenAIJudge``'s client."""
+
+    name = "openai"
+
+    def __init__(self, judge: OpenAIJudge, discount: float = 0.5) -> None:
+        self.judge = judge
+        self.discount = discount
+        self._client = judge.client
+
+    def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
+        """Upload the requests as a JSONL file and create the batch over it."""
+        lines = []
+        for rid, trace in requests:
+            line = {"custom_id": rid, "method": "POST", "url": _ENDPOINT,
+                    "body": self.judge.request(trace)}  # fmt: skip
+            lines.append(json.dumps(line))
+        upload = self._client.files.create(
+            file=("ragmon-batch.jsonl", ("\n".join(lines) + "\n").encode()), purpose="batch"
+        )
+        batch = self._client.batches.create(
+            input_file_id=upload.id, endpoint=_ENDPOINT, completion_window="24h"
+        )
+        return str(batch.id)
+
+    def ended(self, provider_id: str) -> bool:
+        """Whether the batch completed, failed, expired or was cancelled."""
+        return str(self._client.batches.retrieve(provider_id).status) in _ENDED
+
+    def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
+        """Each answered request: succeeded with its completion, or errored. Requests in
+        neither file (an expired or cancelled batch) are missing: the stage says expired."""
+        batch = self._client.batches.retrieve(provider_id)
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if not file_id:
+                continue
+            for line in self._client.files.content(file_id).text.splitlines():
+                if not line.strip():
+                    continue
+                entry = json.loads(line)
+                response = entry.get("response") or {}
+                if response.get("status_code") == 200 and not entry.get("error"):
+                    yield str(entry["custom_id"]), "succeeded", response.get("body")
+                else:
+                    yield str(entry["custom_id"]), "errored", entry.get("error")
+
+    def created_since(self, since: float, count: int) -> list[str]:
+        """Batches created at ``since`` or later with ``count`` requests."""
+        found = []
+        for batch in self._client.batches.list(limit=100):
+            total = batch.request_counts.total if batch.request_counts else -1
+            if batch.created_at >= since and total == count:
+                found.append(str(batch.id))
+        return found
+
+    def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
+        """The verdict in a succeeded request's completion, at the batch price."""
+        return self.judge.verdict(ChatCompletion.model_validate(answer), trace, self.discount)
