@@ -5,8 +5,9 @@ Run: ``python bench/judge.py``. Prints, in one run:
 * judged traces/s through the real anthropic SDK at concurrency 8, 32 and 64;
 * check-path throughput with the judge on (5 % sampled, 32 workers; and in batch mode, the
   requests to a durable outbox fsync'd at every checkpoint) vs off, same traces, a checkpoint
-  after every polled batch; the server runs in its own process (``--server subprocess``,
-  the default), as the real API is remote: in this process (``--server in-process``) its
+  (sinks flushed, the outbox fsync'd) every second of work, the default commit interval;
+  the server runs in its own process (``--server subprocess``, the default), as the real
+  API is remote: in this process (``--server in-process``) its
   HTTP and JSON work would be charged to ragmon's check path through the GIL;
 * API calls per judged trace, and prompt size: characters sent per judged trace against
   the trace's own characters (question + passages + answer), with the fixed rubric counted
@@ -149,7 +150,7 @@ def check_path(
     pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
                         observer=metrics, judge_stage=stage)  # fmt: skip
     pipeline.start()
-    busy = 0.0
+    busy = last_commit = 0.0
     cpu0 = time.process_time()  # this process only: not the judge's child, not the server
     while True:
         batch = source.poll(500, 0)
@@ -159,7 +160,9 @@ def check_path(
         pipeline.process(batch)
         if stage is not None:
             pipeline._write_judged(stage.drain())
-        pipeline.checkpoint()
+        if busy - last_commit >= 1.0:  # the default commit interval
+            pipeline.checkpoint()
+            last_commit = busy
         busy += time.perf_counter() - t0
     if stage is not None and batch_dir is None:  # not timed: verdicts still a second away
         pipeline.run(threading.Event())

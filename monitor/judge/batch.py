@@ -109,13 +109,12 @@ class BatchStage(JudgeStage):
         trace = item.evaluation.trace
         if isinstance(self.judge, RedactingJudge):  # what is sent is what is stored
             trace = self.judge.redact(trace)
-        entry = {"trace": trace.model_dump(mode="json"), "weight": item.weight,
-                 "usd": item.estimated_usd, "at": self._wall()}  # fmt: skip
-        if not self.outbox.add(trace.trace_id, entry):
+        entry = {"weight": item.weight, "usd": item.estimated_usd, "at": self._wall()}
+        if not self.outbox.add(trace.trace_id, entry, trace.model_dump_json(), trace):
             self.budget.settle(item.estimated_usd, 0.0)  # read again: already waiting
         if self.observer is not None:
             self.observer.on_decision("batched")
-        if len(self.outbox.pending()) >= self.max_requests:
+        if self.outbox.pending_count() >= self.max_requests:
             self._wake.set()
         return replace(item.evaluation, judge_skipped="batched")
 
@@ -200,7 +199,7 @@ class BatchStage(JudgeStage):
             self._create(self.outbox.submitting(uuid.uuid4().hex[:16], ids, self._wall()))
 
     def _create(self, b: BatchState) -> None:
-        requests = [(i, RagTrace.model_validate(self.outbox.request(i)["trace"])) for i in b.ids]
+        requests = [(i, _trace(self.outbox.request(i))) for i in b.ids]
         provider = self.api.submit(requests)
         self.outbox.submitted(b.batch, provider)
         self.log.info("batch_submitted", batch=b.batch, provider=provider, requests=len(b.ids))
@@ -221,7 +220,7 @@ class BatchStage(JudgeStage):
 
     def _result(self, request_id: str, outcome: str, answer: Any) -> Evaluation:
         entry = self.outbox.request(request_id)
-        trace = RagTrace.model_validate(entry["trace"])
+        trace = _trace(entry)
         usd = float(entry.get("usd", 0.0))
         evaluation = Evaluation(trace=trace, checks={}, judge_only=True)
         if outcome != SUCCEEDED:
@@ -245,3 +244,15 @@ class BatchStage(JudgeStage):
             self.observer.on_judge_error(kind)
             self.observer.on_decision("error")
         return replace(evaluation, judge_skipped=f"error:{kind}")
+
+
+def _trace(request: dict[str, Any]) -> RagTrace:
+    """The trace of an outbox request: held since this process added it, else parsed from
+    the JSON text appended or the line read back."""
+    held = request.get("held")
+    if isinstance(held, RagTrace):
+        return held
+    raw = request["trace"]
+    if isinstance(raw, str):
+        return RagTrace.model_validate_json(raw)
+    return RagTrace.model_validate(raw)

@@ -62,12 +62,14 @@ class Outbox:
         self._lock = threading.Lock()
         self._file: IO[str] | None = None
         self.state = OutboxState()
+        self._taken: set[str] = set()  # request ids in some batch
         self.log = structlog.get_logger("ragmon.judge.batch")
 
     def open(self) -> None:
         """Read the log (a missing one is empty) and open it for appending."""
         self.directory.mkdir(parents=True, exist_ok=True)
         self.state = read(self.path)
+        self._taken = {i for b in self.state.batches.values() for i in b.ids}
         if self.state.bad_lines:
             self.log.warning("outbox_lines_skipped", lines=self.state.bad_lines)
         self._file = self.path.open("a", encoding="utf-8")
@@ -82,21 +84,31 @@ class Outbox:
 
     # --- requests ---------------------------------------------------------------------------
 
-    def add(self, request_id: str, entry: dict[str, Any]) -> bool:
-        """Append a request (durable at the next ``sync``); False when the id is known."""
+    def add(
+        self, request_id: str, entry: dict[str, Any], trace_json: str, held: object = None
+    ) -> bool:
+        """Append a request, its trace as JSON text (durable at the next ``sync``); False
+        when the id is known. ``held``: the trace object, kept in memory for this process."""
         with self._lock:
             if request_id in self.state.requests or request_id in self.state.judged:
                 return False
             record = {"t": "request", "id": request_id, **entry}
-            self.state.requests[request_id] = record
-            self._write(record)
+            head = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+            self.state.requests[request_id] = {**record, "trace": trace_json, "held": held}
+            if self._file is None:
+                raise RuntimeError("the outbox is not open")
+            self._file.write(f'{head[:-1]},"trace":{trace_json}}}\n')  # the trace as it is
             return True
 
     def pending(self) -> list[str]:
         """Request ids in no batch yet, oldest first."""
         with self._lock:
-            taken = {i for b in self.state.batches.values() for i in b.ids}
-            return [i for i in self.state.requests if i not in taken]
+            return [i for i in self.state.requests if i not in self._taken]
+
+    def pending_count(self) -> int:
+        """How many requests are in no batch yet."""
+        with self._lock:
+            return len(self.state.requests) - len(self._taken)
 
     def request(self, request_id: str) -> dict[str, Any]:
         """The ``request`` line of ``request_id``."""
@@ -115,6 +127,7 @@ class Outbox:
         state = BatchState(batch, list(ids), at)
         with self._lock:
             self.state.batches[batch] = state
+            self._taken.update(state.ids)
             self._write({"t": "submit", "batch": batch, "ids": state.ids, "at": at})
             self._sync_locked()
         return state
@@ -162,7 +175,11 @@ class Outbox:
         with tmp.open("w", encoding="utf-8") as fh:
             fh.write(json.dumps({"t": "judged", "ids": judged}) + "\n")
             for record in keep.values():
-                fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+                trace = record["trace"]
+                if isinstance(trace, str):  # as appended: JSON text
+                    trace = json.loads(trace)
+                line = {k: v for k, v in record.items() if k != "held"} | {"trace": trace}
+                fh.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
         if self._file is not None:
@@ -170,6 +187,7 @@ class Outbox:
         os.replace(tmp, self.path)
         self._file = self.path.open("a", encoding="utf-8")
         self.state = OutboxState(requests=keep, judged=dict.fromkeys(judged))
+        self._taken = set()
 
 
 def read(path: Path) -> OutboxState:

@@ -160,8 +160,8 @@ def test_a_batch_created_just_before_a_crash_is_adopted_not_created_again(tmp_pa
     outbox.open()
     traces = [RagTrace.model_validate(demo.generate(i)) for i in range(3)]
     for t in traces:
-        outbox.add(t.trace_id, {"trace": t.model_dump(mode="json"), "weight": 2.0, "usd": 0.0,
-                                "at": time.time()})  # fmt: skip
+        outbox.add(t.trace_id, {"weight": 2.0, "usd": 0.0, "at": time.time()},
+                   t.model_dump_json())  # fmt: skip
     outbox.submitting("b1", [t.trace_id for t in traces], time.time())
     api.submit([(t.trace_id, t) for t in traces])  # ... and the process died here
     outbox.close()
@@ -217,8 +217,8 @@ def test_errored_and_expired_requests_are_lines_that_say_so(tmp_path: Path) -> N
 def test_the_outbox_log_survives_a_cut_line_and_remembers_judged_ids(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path)
     outbox.open()
-    assert outbox.add("a", {"at": 0.0}) and outbox.add("b", {"at": 0.0})
-    assert not outbox.add("a", {"at": 0.0})  # the same request read again
+    assert outbox.add("a", {"at": 0.0}, "{}") and outbox.add("b", {"at": 0.0}, "{}")
+    assert not outbox.add("a", {"at": 0.0}, "{}")  # the same request read again
     outbox.submitting("b1", ["a"], 1.0)
     outbox.submitted("b1", "p1")
     outbox.close()
@@ -227,8 +227,9 @@ def test_the_outbox_log_survives_a_cut_line_and_remembers_judged_ids(tmp_path: P
     again = Outbox(tmp_path)
     again.open()
     assert again.pending() == ["b"] and again.open_batches()[0].provider == "p1"
+    assert again.pending_count() == 1
     again.written("b1")  # every batch written: the log is compacted
-    assert not again.add("a", {"at": 0.0})  # judged before: not judged again
+    assert not again.add("a", {"at": 0.0}, "{}")  # judged before: not judged again
     assert again.pending() == ["b"]
     again.close()
     assert read(tmp_path / LOG_NAME).requests.keys() == {"b"}
