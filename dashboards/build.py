@@ -177,6 +177,10 @@ def _panel(i: int, spec: dict[str, Any]) -> dict[str, Any]:
                 "expr": expr,
                 "legendFormat": legend,
                 "datasource": {"type": "prometheus", "uid": "${datasource}"},
+                # a flagged share shows the counter's exemplars: the last flagged trace of
+                # each label set, linked (the data source's exemplar destinations) to its
+                # candidate row on the review page, and to the trace in a tracing backend
+                **({"exemplar": True} if 'result="flagged"' in expr else {}),
             }
             for k, (expr, legend) in enumerate(spec["targets"])
         ],

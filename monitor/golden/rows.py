@@ -21,6 +21,7 @@ from monitor.model import Evaluation
 from monitor.pii import Redactor
 
 ROW_SCHEMA = "ragmon.golden/v1"
+RECENT_TRACES = 20  # trace ids of a row's newest occurrences it keeps
 STATUS_NEEDS_REVIEW = "needs_review"
 
 # Reasons in priority order: the first flagged one names the row.
@@ -150,6 +151,8 @@ def _row_meta(
         "last_seen": seen,
         "count": 1,
         "examples": [trace.trace_id],
+        # the newest occurrences, newest last (a metric's exemplar names one of them)
+        "recent_trace_ids": [trace.trace_id],
         "status": STATUS_NEEDS_REVIEW,
     }
 
@@ -179,6 +182,8 @@ def merge(existing: dict[str, Any], new: dict[str, Any], seen: set[str], max_exa
     seen.add(trace_id)
     old["count"] += 1
     old["first_seen"] = min(old["first_seen"], cur["first_seen"])
+    recent = [t for t in old.get("recent_trace_ids", []) if t != trace_id] + [trace_id]
+    old["recent_trace_ids"] = recent[-RECENT_TRACES:]
     old["last_seen"] = max(old["last_seen"], cur["last_seen"])
     if len(old["examples"]) < max_examples:
         old["examples"].append(trace_id)

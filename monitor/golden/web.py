@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -48,6 +49,7 @@ from monitor.telemetry.golden import PrecisionCollector
 from sinks.golden import load_rows
 
 HERE = Path(__file__).resolve().parent
+_TRACE_ID = re.compile(r"[0-9a-f]{32}")
 COOKIE = "ragmon_review"
 FILTERS = ("state", "reason", "category", "route", "release", "check")
 CSP = (
@@ -166,6 +168,21 @@ class ReviewSite:
             categories=review.TRAP_CATEGORIES, reasons=review.REJECT_LABELS,
         )  # fmt: skip
 
+    def trace(self, request: Request) -> Response:
+        """The row a trace went into (a Grafana exemplar links here): its first trace, one
+        of its examples, or one of its newest occurrences; 404 when no row holds it."""
+        trace_id = str(request.path_params["trace_id"]).lower()
+        if _TRACE_ID.fullmatch(trace_id) is None:
+            return self.page("message.html", 404, title="No such trace",
+                             message="A trace id is 32 hexadecimal digits.")  # fmt: skip
+        for rid, row in load_rows(self.golden_dir).items():
+            meta = row.get("ragmon") or {}
+            held = (*(meta.get("examples") or ()), *(meta.get("recent_trace_ids") or ()))
+            if trace_id == row.get("source_trace_id") or trace_id in held:
+                return RedirectResponse(f"/row/{rid}", status_code=303)
+        message = f"No candidate row holds trace {trace_id}."
+        return self.page("message.html", 404, title="No such trace", message=message)
+
     def _missing(self, rid: str) -> Response:
         message = f"No candidate row {rid}."
         return self.page("message.html", 404, title="No such row", message=message)
@@ -269,6 +286,7 @@ def build_app(golden_dir: Path, token: str | None = None, secure: bool = False) 
     routes = [
         Route("/", site.queue),
         Route("/row/{row_id}", site.row),
+        Route("/trace/{trace_id}", site.trace),
         Route("/row/{row_id}/decide", site.decide, methods=["POST"]),
         Route("/metrics", site.metrics),
         Route("/login", site.login_form, methods=["GET"]),

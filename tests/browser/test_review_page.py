@@ -210,3 +210,52 @@ def test_the_page_fits_its_width_and_says_what_reject_records(
     if shots:
         page.screenshot(path=f"{shots}/review-row-{width}.png", full_page=True)
     page.close()
+
+
+def test_a_flagged_counts_exemplar_opens_its_candidate_row(tmp_path: Path, browser: object) -> None:
+    """The daemon on demo traffic with golden rows and its own review page: the exemplar of
+    a flagged check count on /metrics (OpenMetrics, what Prometheus stores and Grafana links
+    from) names a trace id, and /trace/<id> in the browser opens that trace's row."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    port, page_port = free_port(), free_port()
+    env = clean_env(RAGMON_METRICS__HOST="127.0.0.1", RAGMON_METRICS__PORT=str(port),
+                    RAGMON_GOLDEN__DIR=str(tmp_path / "golden"),
+                    RAGMON_GOLDEN__REVIEW_PORT=str(page_port),
+                    RAGMON_SOURCE__DEMO__RATE_PER_SECOND="400")  # fmt: skip
+    proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        exemplars: set[str] = set()
+        deadline = time.monotonic() + 60
+        while not exemplars and time.monotonic() < deadline:
+            time.sleep(1.5)  # past a commit: the rows are flushed with the counts
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/metrics",
+                headers={"Accept": "application/openmetrics-text; version=1.0.0"},
+            )
+            try:
+                body = urllib.request.urlopen(request, timeout=5).read().decode()
+            except OSError:
+                continue
+            for family in text_string_to_metric_families(body):
+                for s in family.samples:
+                    flagged = s.labels.get("result") == "flagged"
+                    if family.name == "ragmon_check_results" and flagged and s.exemplar:
+                        exemplars.add(s.exemplar.labels["trace_id"])
+        assert exemplars, "no exemplar on the flagged check counts"
+        page = browser.new_page()  # type: ignore[attr-defined]
+        opened = []
+        for trace_id in sorted(exemplars):
+            response = page.goto(f"http://127.0.0.1:{page_port}/trace/{trace_id}")
+            if response is not None and response.ok and "/row/" in page.url:
+                opened.append(trace_id)
+                assert page.locator("h1, h2").first.is_visible()
+        page.close()
+        # each exemplar is the newest flagged trace of its label set; the rows keep each
+        # row's newest trace, so a later trace of the same row may have taken its place
+        assert opened, f"none of {len(exemplars)} exemplars led to a row"
+        print(f"\n{len(opened)} of {len(exemplars)} exemplars opened their row")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

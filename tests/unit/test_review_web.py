@@ -157,3 +157,25 @@ def test_binding_beyond_loopback_needs_a_token() -> None:
     review_web.check_bind("0.0.0.0", "t")
     review_web.check_bind("127.0.0.1", None)
     review_web.check_bind("::1", None)
+
+
+def test_a_trace_id_leads_to_the_row_it_went_into(tmp_path: Path) -> None:
+    """/trace/<id> (where a Grafana exemplar links): the first trace, an example or the
+    newest occurrence of a row redirect to it; anything else is a 404; the gate applies."""
+    first, newest = "a" * 32, "b" * 32
+    meta = {**ROW["ragmon"], "examples": [first], "recent_trace_ids": [first, newest]}
+    row = {**ROW, "source_trace_id": first, "ragmon": meta}
+    writer = SegmentWriter(tmp_path, "golden")
+    writer.start()
+    writer.put(row)
+    writer.flush()
+    writer.close()
+    client = TestClient(review_web.build_app(tmp_path))
+    for trace_id in (first, newest, newest.upper()):
+        got = client.get(f"/trace/{trace_id}", follow_redirects=False)
+        assert got.status_code == 303 and got.headers["location"] == "/row/r1"
+    assert client.get(f"/trace/{'c' * 32}").status_code == 404
+    assert client.get("/trace/not-a-trace-id").status_code == 404
+    gated = TestClient(review_web.build_app(tmp_path, token="s3cret"))
+    assert gated.get(f"/trace/{first}", follow_redirects=False).status_code in (302, 303, 401)
+    assert gated.get(f"/trace/{first}", follow_redirects=False).headers.get("location") != "/row/r1"
