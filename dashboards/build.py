@@ -1,8 +1,10 @@
-"""Generates dashboards/ragmon.json, the Grafana dashboard (provisioned from files).
+"""Generates dashboards/ragmon.json, the Grafana dashboard (provisioned from files, or
+imported: its ``__inputs`` ask for the Prometheus data source).
 
     python dashboards/build.py
 
-Dashboards as code, so every PromQL expression lives in one table that the tests evaluate
+Dashboards as code, with Grafana's typed SDK (``grafana-foundation-sdk``, generated from
+Grafana's schemas): every PromQL expression lives in one table that the tests evaluate
 against a real Prometheus scraping ragmon (tests/deploy/test_dashboard_queries.py), and a
 test checks the committed JSON equals what this script produces.
 """
@@ -12,6 +14,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from grafana_foundation_sdk.builders import common, dashboard, prometheus, timeseries
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models import common as common_models
+from grafana_foundation_sdk.models import dashboard as dashboard_models
 
 OUT = Path(__file__).resolve().parent / "ragmon.json"
 SEL = 'app=~"$app",route=~"$route"'
@@ -162,54 +169,84 @@ PANELS: list[dict[str, Any]] = [
 ]  # fmt: skip
 
 
-def _panel(i: int, spec: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": i + 1,
-        "type": "timeseries",
-        "title": spec["title"],
-        "datasource": {"type": "prometheus", "uid": "${datasource}"},
-        "gridPos": {"h": 8, "w": 12, "x": 12 * (i % 2), "y": 8 * (i // 2)},
-        "fieldConfig": {"defaults": {"unit": spec["unit"]}, "overrides": []},
-        "options": {"legend": {"displayMode": "list", "placement": "bottom"}},
-        "targets": [
-            {
-                "refId": chr(65 + k),
-                "expr": expr,
-                "legendFormat": legend,
-                "datasource": {"type": "prometheus", "uid": "${datasource}"},
-                # a flagged share shows the counter's exemplars: the last flagged trace of
-                # each label set, linked (the data source's exemplar destinations) to its
-                # candidate row on the review page, and to the trace in a tracing backend
-                **({"exemplar": True} if 'result="flagged"' in expr else {}),
-            }
-            for k, (expr, legend) in enumerate(spec["targets"])
-        ],
-    }
+_DS = dashboard_models.DataSourceRef(type_val="prometheus", uid="${datasource}")
+GRAFANA = "11.1.0"  # the version deploy/compose.yaml runs; __requires names it
+
+
+def _panel(i: int, spec: dict[str, Any]) -> timeseries.Panel:
+    panel = (
+        timeseries.Panel()
+        .id(i + 1)
+        .title(spec["title"])
+        .datasource(_DS)
+        .grid_pos(dashboard_models.GridPos(h=8, w=12, x=12 * (i % 2), y=8 * (i // 2)))
+        .unit(spec["unit"])
+        .legend(
+            common.VizLegendOptions()
+            .display_mode(common_models.LegendDisplayMode.LIST)
+            .placement(common_models.LegendPlacement.BOTTOM)
+            .show_legend(True)
+        )
+    )
+    for k, (expr, legend) in enumerate(spec["targets"]):
+        query = prometheus.Dataquery().ref_id(chr(65 + k)).expr(expr).legend_format(legend)
+        # a flagged share shows the counter's exemplars: the last flagged trace of each label
+        # set, linked (the data source's exemplar destinations) to its candidate row on the
+        # review page, and to the trace in a tracing backend
+        if 'result="flagged"' in expr:
+            query = query.exemplar(True)
+        panel = panel.with_target(query.datasource(_DS))
+    return panel
+
+
+def _variable(name: str, label: str, query: str) -> dashboard.QueryVariable:
+    return (
+        dashboard.QueryVariable(name)
+        .label(label)
+        .datasource(_DS)
+        .query({"query": query, "refId": name})
+        .refresh(dashboard_models.VariableRefresh.ON_TIME_RANGE_CHANGED)
+        .include_all(True)
+        .multi(True)
+        .all_value(".*")
+    )
 
 
 def build() -> dict[str, Any]:
-    variables = [
-        {"name": "datasource", "type": "datasource", "query": "prometheus", "label": "Data source"},
-        {"name": "app", "type": "query", "label": "App", "includeAll": True, "multi": True,
-         "allValue": ".*", "datasource": {"type": "prometheus", "uid": "${datasource}"},
-         "query": {"query": "label_values(ragmon_traces_total, app)", "refId": "app"}, "refresh": 2},
-        {"name": "route", "type": "query", "label": "Route", "includeAll": True, "multi": True,
-         "allValue": ".*", "datasource": {"type": "prometheus", "uid": "${datasource}"},
-         "query": {"query": 'label_values(ragmon_traces_total{app=~"$app"}, route)', "refId": "route"},
-         "refresh": 2},
-    ]  # fmt: skip
+    """The dashboard, built with Grafana's typed SDK, with the import metadata that makes
+    "Import dashboard" ask for the Prometheus data source."""
+    board = (
+        dashboard.Dashboard("ragmon: RAG quality")
+        .uid("ragmon-overview")
+        .tags(["ragmon", "rag"])
+        .timezone("browser")
+        .refresh("30s")
+        .time("now-6h", "now")
+        .with_variable(
+            dashboard.DatasourceVariable("datasource")
+            .label("Data source")
+            .type("prometheus")
+            .current(dashboard_models.VariableOption(text="Prometheus", value="${DS_PROMETHEUS}"))
+        )
+        .with_variable(_variable("app", "App", "label_values(ragmon_traces_total, app)"))
+        .with_variable(
+            _variable("route", "Route", 'label_values(ragmon_traces_total{app=~"$app"}, route)')
+        )
+    )
+    for i, spec in enumerate(PANELS):
+        board = board.with_panel(_panel(i, spec))
+    out: dict[str, Any] = json.loads(JSONEncoder(sort_keys=False).encode(board.build()))
     return {
-        "uid": "ragmon-overview",
-        "title": "ragmon: RAG quality",
-        "tags": ["ragmon", "rag"],
-        "timezone": "browser",
-        "schemaVersion": 39,
-        "version": 1,
-        "refresh": "30s",
-        "time": {"from": "now-6h", "to": "now"},
-        "templating": {"list": variables},
-        "panels": [_panel(i, p) for i, p in enumerate(PANELS)],
-    }
+        "__inputs": [{"name": "DS_PROMETHEUS", "label": "Prometheus", "description": "",
+                      "type": "datasource", "pluginId": "prometheus",
+                      "pluginName": "Prometheus"}],
+        "__requires": [
+            {"type": "grafana", "id": "grafana", "name": "Grafana", "version": GRAFANA},
+            {"type": "datasource", "id": "prometheus", "name": "Prometheus", "version": "1.0.0"},
+            {"type": "panel", "id": "timeseries", "name": "Time series", "version": ""},
+        ],
+        **out,
+    }  # fmt: skip
 
 
 def expressions(recorded: bool = False) -> list[str]:

@@ -170,6 +170,27 @@ def test_dashboard_json_is_generated_from_the_table() -> None:
     assert (ROOT / "dashboards" / "ragmon.json").read_text() == dashboard.render()
 
 
+def test_the_dashboard_imports_asking_for_its_data_source() -> None:
+    """Grafana's import format: __inputs name the Prometheus data source (the import dialog
+    asks for it), __requires the plugins; every panel reads through the data-source
+    variable, and every flagged share queries exemplars (the link to the review page)."""
+    board = json.loads((ROOT / "dashboards" / "ragmon.json").read_text())
+    (ds,) = board["__inputs"]
+    assert (ds["name"], ds["type"], ds["pluginId"]) == ("DS_PROMETHEUS", "datasource", "prometheus")
+    required = {(r["type"], r["id"]) for r in board["__requires"]}
+    assert required >= {
+        ("grafana", "grafana"),
+        ("datasource", "prometheus"),
+        ("panel", "timeseries"),
+    }
+    variable = board["templating"]["list"][0]
+    assert variable["type"] == "datasource" and variable["current"]["value"] == "${DS_PROMETHEUS}"
+    targets = [t for p in board["panels"] for t in p["targets"]]
+    assert all(t["datasource"]["uid"] == "${datasource}" for t in targets)
+    flagged = [t for t in targets if 'result="flagged"' in t["expr"]]
+    assert flagged and all(t.get("exemplar") is True for t in flagged)
+
+
 def test_every_metric_named_is_exported(running: tuple[str, str]) -> None:
     """Names used by the dashboard and the alert rules exist in ragmon's exposition."""
     urls, _ = running
