@@ -31,6 +31,7 @@ run: install
 test: install-dev lint export-libs
 	bash deploy/prometheus/install.sh
 	bash deploy/browser/install.sh
+	bash deploy/collector/install.sh
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash deploy/run-tests.sh $(PYTEST_ARGS)
 
 unit: install-dev
