@@ -116,9 +116,10 @@ class Outbox:
             return self.state.requests[request_id]
 
     def sync(self) -> None:
-        """Flush and fsync what was appended."""
+        """Flush and fsync what was appended (the fsync outside the lock: appends go on)."""
         with self._lock:
-            self._sync_locked()
+            fd = self._flushed()
+        self._fsync(fd)
 
     # --- batches ----------------------------------------------------------------------------
 
@@ -129,7 +130,8 @@ class Outbox:
             self.state.batches[batch] = state
             self._taken.update(state.ids)
             self._write({"t": "submit", "batch": batch, "ids": state.ids, "at": at})
-            self._sync_locked()
+            fd = self._flushed()
+        self._fsync(fd)
         return state
 
     def submitted(self, batch: str, provider: str) -> None:
@@ -137,7 +139,8 @@ class Outbox:
         with self._lock:
             self.state.batches[batch].provider = provider
             self._write({"t": "submitted", "batch": batch, "provider": provider})
-            self._sync_locked()
+            fd = self._flushed()
+        self._fsync(fd)
 
     def written(self, batch: str) -> None:
         """Every result of ``batch`` is in the sinks; compacts the log when nothing is open."""
@@ -159,6 +162,22 @@ class Outbox:
         if self._file is None:
             raise RuntimeError("the outbox is not open")
         self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def _flushed(self) -> int | None:
+        """Flush the file (under the lock); a duplicate of its descriptor to fsync after the
+        lock is released (a compaction may close the file meanwhile), or None."""
+        if self._file is None:
+            return None
+        self._file.flush()
+        return os.dup(self._file.fileno())
+
+    @staticmethod
+    def _fsync(fd: int | None) -> None:
+        if fd is not None:
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     def _sync_locked(self) -> None:
         if self._file is not None:
