@@ -16,21 +16,18 @@ from typing import Any, Generic, TypeVar, cast
 from prometheus_client import CollectorRegistry
 from pydantic import BaseModel
 
-from monitor.checks import (
-    CHECK_TYPES,
-    Check,
-    CheckSuite,
-)
+from monitor.checks import CHECK_TYPES, Check, CheckSuite
 from monitor.config import Settings
 from monitor.errors import ConfigError
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.cache import VerdictCache
+from monitor.judge.config import JudgeConfig
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
 from monitor.judge.process import ProcessJudge
-from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
+from monitor.judge.sampler import Budget, HashSampler, SamplingRules
 from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge
 from monitor.model import RagTrace
 from monitor.pii import Redactor
@@ -275,13 +272,29 @@ def _judge_calls(settings: Settings, backend: str | None = None) -> tuple[Judge,
         call_timeout = 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
         calls = ProcessJudge(spec.cls, spec.kwargs, backend or cfg.backend, local.model,
                              threads=cfg.concurrency, call_timeout=call_timeout)  # fmt: skip
+    return calls, _call_estimate(local), True
+
+
+def _call_estimate(local: Any, discount: float = 1.0) -> Estimate:
+    """The budget estimate of one call to ``local`` (tokens, USD), at ``discount``."""
     prices = local.prices
 
     def estimate(trace: RagTrace) -> tuple[int, float]:
         tokens = local.estimate_input_tokens(trace)
-        return tokens, prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
+        return tokens, discount * prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
 
-    return calls, estimate, True
+    return estimate
+
+
+def _redacting(settings: Settings, judge: Judge) -> Judge:
+    """``judge`` behind the golden rows' PII redaction when ``judge.redact_pii`` is set."""
+    if not settings.judge.redact_pii:
+        return judge
+    return RedactingJudge(judge, Redactor(settings.golden.pii_patterns))
+
+
+def _cache(cfg: JudgeConfig) -> VerdictCache | None:
+    return VerdictCache(cfg.cache_entries, cfg.cache_file) if cfg.cache_entries else None
 
 
 def build_judge_stage(
@@ -319,15 +332,9 @@ def build_judge_stage(
             return t1 + int(share * t2), c1 + share * c2
 
         calls = JuryJudge(calls, second, share, cfg.jury.hard_fail, metrics.on_jury_pair)
-    limits: BudgetLimits | None = None  # the heuristic judge costs nothing but CPU
-    if remote:
-        b = cfg.budget
-        limits = BudgetLimits(b.calls_per_minute, b.input_tokens_per_minute, b.usd_per_day)
-    judge: Judge = (
-        RedactingJudge(calls, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else calls
-    )
+    limits = cfg.budget.as_limits() if remote else None  # the heuristic costs nothing but CPU
     return JudgeStage(
-        judge,
+        _redacting(settings, calls),
         sampler,
         Budget(limits),
         observer=metrics,
@@ -335,7 +342,7 @@ def build_judge_stage(
         max_queue=cfg.max_queue,
         breaker=CircuitBreaker(cfg.breaker_failures, cfg.breaker_cooldown_seconds, time.monotonic),
         estimate=estimate,
-        cache=VerdictCache(cfg.cache_entries, cfg.cache_file) if cfg.cache_entries else None,
+        cache=_cache(cfg),
     )
 
 
@@ -350,21 +357,11 @@ def _batch_stage(settings: Settings, metrics: Metrics, sampler: HashSampler) -> 
     spec = _spec(settings)
     local: Any = spec.cls(**spec.kwargs)
     local.verify()
-    judge: Judge = (
-        RedactingJudge(local, Redactor(settings.golden.pii_patterns)) if cfg.redact_pii else local
-    )
-    b = cfg.budget
-
-    def estimate(trace: RagTrace) -> tuple[int, float]:  # at the batch price
-        tokens = local.estimate_input_tokens(trace)
-        return tokens, bc.discount * local.prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
-
     return BatchStage(
-        batch_api(local, bc.discount), Outbox(bc.dir), judge, sampler,
-        Budget(BudgetLimits(b.calls_per_minute, b.input_tokens_per_minute, b.usd_per_day)),
-        observer=metrics, estimate=estimate, max_requests=bc.max_requests,
-        max_wait_seconds=bc.max_wait_seconds, poll_seconds=bc.poll_seconds,
-        cache=VerdictCache(cfg.cache_entries, cfg.cache_file) if cfg.cache_entries else None,
+        batch_api(local, bc.discount), Outbox(bc.dir), _redacting(settings, local), sampler,
+        Budget(cfg.budget.as_limits()), observer=metrics,
+        estimate=_call_estimate(local, bc.discount), max_requests=bc.max_requests,
+        max_wait_seconds=bc.max_wait_seconds, poll_seconds=bc.poll_seconds, cache=_cache(cfg),
     )  # fmt: skip
 
 

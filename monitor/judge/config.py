@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, model_validator
 
 from monitor.judge.prices import Prices
+from monitor.judge.sampler import BudgetLimits
 from monitor.model import ConfigSection as _Section
 
 
@@ -32,6 +33,10 @@ class BudgetConfig(_Section):
     calls_per_minute: float = Field(default=60.0, gt=0)
     input_tokens_per_minute: float = Field(default=200_000.0, gt=0)
     usd_per_day: float = Field(default=5.0, gt=0)
+
+    def as_limits(self) -> BudgetLimits:
+        """The budget's limits for the whole consumer group."""
+        return BudgetLimits(self.calls_per_minute, self.input_tokens_per_minute, self.usd_per_day)
 
 
 class PricesConfig(_Section):
