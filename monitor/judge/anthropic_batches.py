@@ -38,12 +38,14 @@ class AnthropicBatches:
             yield str(entry.custom_id), str(result.type), getattr(result, "message", None)
 
     def created_since(self, since: float, count: int) -> list[str]:
-        """Batches created at ``since`` or later with ``count`` requests (newest first)."""
+        """Batches created at ``since`` or later with ``count`` requests. The list is newest
+        first: it is read only back to ``since``, not through every page of history."""
         found = []
         for batch in self._batches.list(limit=100):
+            if batch.created_at.timestamp() < since:
+                break
             c = batch.request_counts
-            total = c.processing + c.succeeded + c.errored + c.canceled + c.expired
-            if batch.created_at.timestamp() >= since and total == count:
+            if c.processing + c.succeeded + c.errored + c.canceled + c.expired == count:
                 found.append(str(batch.id))
         return found
 

@@ -65,11 +65,13 @@ class OpenAIBatches:
                     yield str(entry["custom_id"]), "errored", entry.get("error")
 
     def created_since(self, since: float, count: int) -> list[str]:
-        """Batches created at ``since`` or later with ``count`` requests."""
+        """Batches created at ``since`` or later with ``count`` requests. The list is newest
+        first: it is read only back to ``since``, not through every page of history."""
         found = []
         for batch in self._client.batches.list(limit=100):
-            total = batch.request_counts.total if batch.request_counts else -1
-            if batch.created_at >= since and total == count:
+            if batch.created_at < since:
+                break
+            if batch.request_counts is not None and batch.request_counts.total == count:
                 found.append(str(batch.id))
         return found
 

@@ -7,6 +7,7 @@ model that nothing inside a block is an instruction or a verdict.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any
 
@@ -94,10 +95,16 @@ def estimate_input_tokens(trace: RagTrace, counter: TokenCounter | None = None) 
     ``counter`` (a tokenizer, or a ratio the provider calibrated) the prompt as sent is
     counted; without one, ~4 characters a token."""
     if counter is not None:
-        return counter.count(RUBRIC) + counter.count(user_prompt(trace)) + OVERHEAD_TOKENS
+        return _rubric_tokens(counter) + counter.count(user_prompt(trace)) + OVERHEAD_TOKENS
     chars = len(RUBRIC) + len(trace.query) + len(trace.answer)
     chars += sum(len(p.text) for p in trace.context)
     return chars // 4 + OVERHEAD_TOKENS
+
+
+@functools.lru_cache(maxsize=16)
+def _rubric_tokens(counter: TokenCounter) -> int:
+    """The rubric's tokens, counted once per counter (the rubric is the same every call)."""
+    return counter.count(RUBRIC)
 
 
 def unfence(reply: str) -> str:

@@ -194,3 +194,39 @@ def test_openai_batch_api_through_the_sdk(tmp_path: Path) -> None:
     assert ok and all(e.judge.verdict == "pass" for e in ok)
     online = (900 * 0.10 + 120 * 0.50) / 1e6  # the local server's usage at judge.prices
     assert all(abs(e.judge.cost_usd - 0.5 * online) < 1e-12 for e in ok)
+
+
+def test_adoption_looks_back_only_to_the_submit_time() -> None:
+    """created_since, which a restart uses to adopt a batch it may have created, through each
+    SDK: batches created before the time are not candidates; one of another size is not."""
+    import time as clock
+
+    from monitor.judge.anthropic_batches import AnthropicBatches
+    from monitor.judge.anthropic_judge import AnthropicJudge
+    from monitor.judge.openai_batches import OpenAIBatches
+    from monitor.judge.openai_judge import OpenAIJudge
+    from monitor.model import RagTrace
+    from monitor.sources import demo
+    from tests.integration.chat_completions_api import ChatCompletionsApi
+
+    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(3)]
+    with MessagesApi() as claude, ChatCompletionsApi() as other:
+        apis = [
+            AnthropicBatches(AnthropicJudge(api_key="k", base_url=claude.base_url)),
+            OpenAIBatches(OpenAIJudge("gpt-4.1-mini", api_key="k", base_url=other.base_url)),
+        ]
+        for api in apis:
+            api.submit([(t.trace_id, t) for t in traces[:2]])
+        clock.sleep(1.1)  # the providers' created_at is in whole seconds
+        since = clock.time()
+        found = {}
+        for api in apis:
+            assert api.created_since(since, 2) == []  # only the older batch has two requests
+            newer = api.submit([(t.trace_id, t) for t in traces])
+            found[api.name] = (
+                newer,
+                api.created_since(since - 0.5, 3),
+                api.created_since(since - 0.5, 2),
+            )
+    for newer, three, two in found.values():
+        assert three == [newer] and two == []
