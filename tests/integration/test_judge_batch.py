@@ -217,7 +217,7 @@ def test_adoption_looks_back_only_to_the_submit_time() -> None:
         ]
         for api in apis:
             api.submit([(t.trace_id, t) for t in traces[:2]])
-        clock.sleep(1.1)  # the providers' created_at is in whole seconds
+        clock.sleep(1.1)  # OpenAI's created_at is in whole seconds (floored)
         since = clock.time()
         found = {}
         for api in apis:
@@ -225,8 +225,8 @@ def test_adoption_looks_back_only_to_the_submit_time() -> None:
             newer = api.submit([(t.trace_id, t) for t in traces])
             found[api.name] = (
                 newer,
-                api.created_since(since - 0.5, 3),
-                api.created_since(since - 0.5, 2),
+                api.created_since(since - 1, 3),  # a floored stamp is > since - 1
+                api.created_since(since - 1, 2),
             )
     for newer, three, two in found.values():
         assert three == [newer] and two == []
