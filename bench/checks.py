@@ -4,6 +4,12 @@ Run: ``make bench`` (or ``python bench/checks.py --traces 5000``). Prints traces
 full suite, for ``unsupported_numbers`` alone, for the naive baseline (one regex pulls every
 number out of answer and context; flag the difference) and their ratios, all measured in
 this process on the same traces. Not a test: the figures are reported, not asserted.
+
+``--reuse zipf:S --chunks C --per-trace K`` draws the passages from a skewed corpus
+(``bench.corpus.Reuse``). The full suite runs as the daemon builds it, with the passage memo
+at its default cap: each timed repeat starts from an empty memo warmed by ``--warm`` other
+traces of the same stream (a daemon that has been running), and the memo's hit rate over the
+timed traces is printed. The suite without a memo is measured next to it.
 """
 
 from __future__ import annotations
@@ -19,10 +25,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import bench_records
-from monitor.checks import CheckSuite, TraceView, UnsupportedNumbers
+from bench.corpus import add_reuse_arguments, bench_records, reuse_of
+from monitor import registry
+from monitor.checks import CheckSuite, PassageMemo, TraceView, UnsupportedNumbers
+from monitor.config import Settings
 from monitor.ingest.native import NativeDecoder
 from monitor.model import RagTrace
+from monitor.pipeline import freeze_startup_heap
 from monitor.sources import SourcePosition, SourceRecord
 
 _NAIVE = re.compile(r"\d+(?:[.,]\d+)*")
@@ -35,12 +44,19 @@ def naive_unsupported(trace: RagTrace) -> bool:
 
 
 def rate(
-    fn: Callable[[], object], n: int, repeats: int, clock: Callable[[], float] = time.perf_counter
+    fn: Callable[[], object],
+    n: int,
+    repeats: int,
+    clock: Callable[[], float] = time.perf_counter,
+    setup: Callable[[], object] | None = None,
 ) -> float:
     """Best-of-``repeats`` items per second for ``fn`` processing ``n`` items (``clock``:
-    wall time by default; ``time.process_time`` counts the CPU of every thread)."""
+    wall time by default; ``time.process_time`` counts the CPU of every thread; ``setup``
+    runs untimed before each repeat)."""
     times = []
     for _ in range(repeats):
+        if setup is not None:
+            setup()
         t0 = clock()
         fn()
         times.append(clock() - t0)
@@ -57,20 +73,49 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--traces", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--warm", type=int, help="traces that warm the memo (default: --traces)")
+    add_reuse_arguments(parser)
     args = parser.parse_args()
     pin_one_core()
+    reuse = reuse_of(args)
+    warm_n = args.traces if args.warm is None else args.warm
 
-    records = bench_records(args.traces)
+    stream = bench_records(warm_n + args.traces, reuse=reuse)
+    warm = [RagTrace.model_validate_json(r) for r in stream[:warm_n]]
+    records = stream[warm_n:]
     traces = [RagTrace.model_validate_json(r) for r in records]
     size = statistics.mean(len(r) for r in records)
-    suite = CheckSuite()
+    bare = CheckSuite()  # no memo
+    suite = registry.build_suite(Settings())  # as the daemon builds it: with the memo
+    assert suite.memo is not None
+    cap = suite.memo.max_bytes
+    lookups: list[tuple[int, int, int, int]] = []
+    # The traces are held for the whole run; in the daemon they come and go. Out of the
+    # collector's reach, as the daemon's start-up heap is, so that a full collection (more
+    # frequent when the memo keeps objects) does not walk 20,000 held traces.
+    freeze_startup_heap()
     unsupported = UnsupportedNumbers()
     decode = NativeDecoder()
     positioned = [SourceRecord(SourcePosition("bench", 0, i), r) for i, r in enumerate(records)]
 
+    def warmed() -> None:
+        """A fresh memo, warmed untimed before each timed run (see ``rate``'s ``setup``)."""
+        suite.memo = PassageMemo(cap)
+        for t in warm:
+            suite(t)
+        lookups.append((suite.memo.hits, suite.memo.misses, 0, 0))
+
     def run_suite() -> None:
         for t in traces:
             suite(t)
+        memo = suite.memo
+        assert memo is not None
+        h, m, _, _ = lookups[-1]
+        lookups[-1] = (h, m, memo.hits - h, memo.misses - m)
+
+    def run_bare() -> None:
+        for t in traces:
+            bare(t)
 
     def run_unsupported() -> None:
         for t in traces:
@@ -89,8 +134,11 @@ def main() -> None:
     n, k = len(traces), args.repeats
     naive = rate(run_naive, n, k)
     numbers = rate(run_unsupported, n, k)
-    full = rate(run_suite, n, k)
-    e2e = rate(run_decode_and_suite, n, k)
+    full = rate(run_suite, n, k, setup=warmed)
+    hit_rate = statistics.mean(h / max(h + m, 1) for _, _, h, m in lookups)
+    warm_rate = statistics.mean(h / max(h + m, 1) for h, m, _, _ in lookups)
+    without = rate(run_bare, n, k)
+    e2e = rate(run_decode_and_suite, n, k, setup=warmed)
     # Ground truth from the demo labels: an invented figure, or a figure with no context.
     truth = [
         t.attributes["ragmon.demo.failure_mode"] == "invented_number"
@@ -99,11 +147,16 @@ def main() -> None:
     ]
     naive_flags = [naive_unsupported(t) for t in traces]
     our_flags = [unsupported(TraceView(t)).flagged for t in traces]
-    print(f"traces: {n}, mean record size {size / 1024:.1f} KB, 5 passages, one core")
+    print(f"traces: {n} (after {warm_n} warming the memo), mean record size "
+          f"{size / 1024:.1f} KB, {reuse}, one core")  # fmt: skip
+    print(f"passage memo: cap {cap / 2**20:.0f} MiB, hit rate {hit_rate:.3f} over the timed "
+          f"traces ({warm_rate:.3f} while warming), {len(suite.memo)} entries, "
+          f"{suite.memo.bytes / 2**20:.1f} MiB")  # fmt: skip
     print(f"{'what':<38} {'traces/s':>10} {'vs naive':>9}")
     print(f"{'naive baseline (regex diff)':<38} {naive:>10,.0f} {1.0:>8.2f}x")
     print(f"{'unsupported_numbers':<38} {numbers:>10,.0f} {numbers / naive:>8.2f}x")
     print(f"{'full check suite (6 checks)':<38} {full:>10,.0f} {full / naive:>8.2f}x")
+    print(f"{'full check suite without the memo':<38} {without:>10,.0f} {without / naive:>8.2f}x")
     print(f"{'decode JSON + validate + full suite':<38} {e2e:>10,.0f} {e2e / naive:>8.2f}x")
     for label, flags in (("naive baseline", naive_flags), ("unsupported_numbers", our_flags)):
         tp = sum(f and t for f, t in zip(flags, truth, strict=True))

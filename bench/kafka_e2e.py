@@ -12,6 +12,11 @@ Prints traces/s for each and the ratios. Not a test: figures are reported, not a
 
     python bench/kafka_e2e.py --records 40000 --passes 5
 
+``--reuse zipf:S --chunks C --per-trace K`` draws the passages from a skewed corpus
+(``bench.corpus.Reuse``; ``none``, the default, makes every passage new); ragmon runs with
+the passage memo at its default cap, starting empty in each pass and worker, and the memo's
+hit rate is printed next to the figures.
+
 ``--format otlp_proto`` runs (a) and (b) on OTLP instead: one ~15 KB four-span
 OpenInference trace per message as ``kafkaexporter`` writes them with
 ``partition_traces_by_id`` (see bench/otlp.py), assembled with a 0.2 s quiet period; (b)
@@ -38,9 +43,10 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 from prometheus_client import CollectorRegistry
 
-from bench.corpus import bench_records
+from bench.corpus import Reuse, add_reuse_arguments, bench_records, reuse_of
+from monitor import registry
 from monitor.checks import CheckSuite
-from monitor.config import KafkaConnection
+from monitor.config import KafkaConnection, Settings
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.native import NativeDecoder
 from monitor.log import configure as configure_logging
@@ -61,7 +67,9 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def make_topic(bootstrap: str, records: int, partitions: int, fmt: str = "native") -> str:
+def make_topic(
+    bootstrap: str, records: int, partitions: int, fmt: str = "native", reuse: Reuse | None = None
+) -> str:
     topic = f"bench-{uuid.uuid4().hex[:8]}"
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     admin.create_topics([NewTopic(topic, partitions, 1)])
@@ -76,9 +84,8 @@ def make_topic(bootstrap: str, records: int, partitions: int, fmt: str = "native
         producer.flush()
         producer.close()
         return topic
-    template = bench_records(2000)
-    for i in range(records):
-        rec = json.loads(template[i % len(template)])
+    for i, raw in enumerate(bench_records(records, reuse=reuse)):
+        rec = json.loads(raw)
         rec["trace_id"] = f"{i + 1:032x}"
         producer.send(topic, json.dumps(rec).encode(), key=rec["trace_id"].encode())
     producer.flush()
@@ -105,10 +112,20 @@ def bare(bootstrap: str, topic: str, records: int) -> float:
     return seen / elapsed
 
 
+def memo_line(suite: CheckSuite) -> str:
+    """The suite's passage memo: hit rate and size."""
+    memo = suite.memo
+    if memo is None:
+        return "no memo"
+    lookups = memo.hits + memo.misses
+    return (f"memo hit rate {memo.hits / max(lookups, 1):.3f} of {lookups:,} lookups, "
+            f"{len(memo):,} entries, {memo.bytes / 2**20:.0f} MiB")  # fmt: skip
+
+
 def ragmon_pass(
     bootstrap: str, topic: str, records: int, group: str, fmt: str = "native"
-) -> tuple[float, float, float]:
-    """One pass of the topic through ragmon in this process: (rate, start, end)."""
+) -> tuple[float, str]:
+    """One pass of the topic through ragmon in this process: (rate, memo line)."""
     source = KafkaSource(
         KafkaSourceConfig(topics=[topic], group_id=group, commit_interval_seconds=1.0),
         KafkaConnection(bootstrap_servers=[bootstrap]),
@@ -117,7 +134,8 @@ def ragmon_pass(
     decoder: Any = NativeDecoder()
     if fmt != "native":
         decoder = OtlpAssembler(fmt, AssemblyLimits(quiet_seconds=0.2), observer=metrics)
-    pipeline = Pipeline(source, decoder, CheckSuite(), [PrometheusSink(metrics)],
+    suite = registry.build_suite(Settings(), metrics)  # with the memo, as ragmon run has it
+    pipeline = Pipeline(source, decoder, suite, [PrometheusSink(metrics)],
                         observer=metrics, batch_size=500)  # fmt: skip
     pipeline.start()
     freeze_startup_heap()  # as ragmon run does
@@ -140,7 +158,7 @@ def ragmon_pass(
     end = time.perf_counter()
     pipeline.close()
     start = first[0] if first else end
-    return done() / max(end - start, 1e-9), start, end
+    return done() / max(end - start, 1e-9), memo_line(suite)
 
 
 def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float) -> None:
@@ -148,7 +166,8 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
     source = KafkaSource(KafkaSourceConfig(topics=[topic], group_id=group),
                          KafkaConnection(bootstrap_servers=[bootstrap]))  # fmt: skip
     metrics = Metrics(CollectorRegistry())
-    pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
+    suite = registry.build_suite(Settings(), metrics)
+    pipeline = Pipeline(source, NativeDecoder(), suite, [PrometheusSink(metrics)],
                         observer=metrics)  # fmt: skip
     pipeline.start()
     freeze_startup_heap()  # as ragmon run does
@@ -177,10 +196,10 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
     pipeline.run(stop)
     pipeline.close()
     print(json.dumps({"records": pipeline.stats.records, "start": times[0] if times else 0,
-                      "end": times[-1] if times else 0}))  # fmt: skip
+                      "end": times[-1] if times else 0, "memo": memo_line(suite)}))  # fmt: skip
 
 
-def processes(bootstrap: str, topic: str, records: int, count: int) -> float:
+def processes(bootstrap: str, topic: str, records: int, count: int) -> tuple[float, list[str]]:
     group = f"bench-procs-{uuid.uuid4().hex[:6]}"
     deadline = time.monotonic() + 600
     procs = [
@@ -207,7 +226,7 @@ def processes(bootstrap: str, topic: str, records: int, count: int) -> float:
     total = sum(r["records"] for r in results)
     start = min(r["start"] for r in results if r["records"])
     end = max(r["end"] for r in results if r["records"])
-    return total / max(end - start, 1e-9)
+    return total / max(end - start, 1e-9), [r["memo"] for r in results]
 
 
 def main() -> None:
@@ -224,6 +243,7 @@ def main() -> None:
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--topic", help=argparse.SUPPRESS)
     parser.add_argument("--group", help=argparse.SUPPRESS)
+    add_reuse_arguments(parser)
     args = parser.parse_args()
     configure_logging("warning", "json")  # to stderr; the worker's stdout carries its result
     if args.worker:
@@ -231,19 +251,20 @@ def main() -> None:
         return
 
     t0 = time.perf_counter()
-    topic = make_topic(args.bootstrap, args.records, args.partitions, args.format)
-    what = "traces of ~5.8 KB" if args.format == "native" else "OTLP traces of ~15 KB"
+    reuse = reuse_of(args)
+    topic = make_topic(args.bootstrap, args.records, args.partitions, args.format, reuse)
+    what = f"traces of ~5.8 KB, {reuse}" if args.format == "native" else "OTLP traces of ~15 KB"
     print(f"topic {topic}: {args.records} {what}, {args.partitions} partitions "
           f"(produced in {time.perf_counter() - t0:.1f}s)")  # fmt: skip
     bare_rate = bare(args.bootstrap, topic, args.records)
     rates = []
     print(f"{'pass':>4} {'traces/s':>10} {'RSS MiB':>8} {'peak MiB':>9}  (ragmon in this process)")
     for k in range(args.passes):
-        rate, _, _ = ragmon_pass(
+        rate, memo = ragmon_pass(
             args.bootstrap, topic, args.records, f"bench-{k}-{uuid.uuid4().hex[:6]}", args.format
         )
         rates.append(rate)
-        print(f"{k + 1:>4} {rate:>10,.0f} {rss_mib():>8.0f} {peak_rss_mib():>9.0f}")
+        print(f"{k + 1:>4} {rate:>10,.0f} {rss_mib():>8.0f} {peak_rss_mib():>9.0f}  {memo}")
     best = max(rates)
     print()
     print(f"{'what':<44} {'traces/s':>10}")
@@ -253,11 +274,11 @@ def main() -> None:
     if args.format != "native":
         print(f"RSS after the last pass {rss_mib():.0f} MiB, peak {peak_rss_mib():.0f} MiB")
         return
-    one = processes(args.bootstrap, topic, args.records, 1)
-    two = processes(args.bootstrap, topic, args.records, 2)
-    print(f"{'(c) ragmon, one worker process':<44} {one:>10,.0f}")
+    one, memo_one = processes(args.bootstrap, topic, args.records, 1)
+    two, memo_two = processes(args.bootstrap, topic, args.records, 2)
+    print(f"{'(c) ragmon, one worker process':<44} {one:>10,.0f}   {memo_one[0]}")
     label = "(c) ragmon, two worker processes, one group"
-    print(f"{label:<44} {two:>10,.0f}   {two / one:.2f}x of one")
+    print(f"{label:<44} {two:>10,.0f}   {two / one:.2f}x of one; {'; '.join(memo_two)}")
     print(
         f"traces through ragmon in this process: {args.records * args.passes:,}; "
         f"RSS after the last pass {rss_mib():.0f} MiB, peak {peak_rss_mib():.0f} MiB"

@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar, cast
 from prometheus_client import CollectorRegistry
 from pydantic import BaseModel
 
-from monitor.checks import CHECK_TYPES, Check, CheckSuite
+from monitor.checks import CHECK_TYPES, Check, CheckSuite, PassageMemo
 from monitor.config import Settings
 from monitor.errors import ConfigError
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
@@ -33,7 +33,7 @@ from monitor.model import RagTrace
 from monitor.pii import Redactor
 from monitor.pipeline import Pipeline
 from monitor.sources import Source
-from monitor.telemetry import LabelLimiter, Metrics
+from monitor.telemetry import LabelLimiter, MemoCollector, Metrics
 from monitor.version import ragmon_version
 from sinks import Sink
 
@@ -118,9 +118,13 @@ def configured(
     return [row.build(settings, metrics) for row in table if row.configured(settings)]
 
 
-def build_suite(settings: Settings) -> CheckSuite:
-    """The enabled checks, in the order of ``CHECKS``, each built from its config."""
-    return CheckSuite(configured(CHECKS, settings, None))
+def build_suite(settings: Settings, metrics: Metrics | None = None) -> CheckSuite:
+    """The enabled checks, in the order of ``CHECKS``, each built from its config, with the
+    passage memo (``checks.memo_bytes``; its counts exported when ``metrics`` is given)."""
+    memo = PassageMemo(settings.checks.memo_bytes) if settings.checks.memo_bytes else None
+    if memo is not None and metrics is not None:
+        metrics.registry.register(MemoCollector(memo))
+    return CheckSuite(configured(CHECKS, settings, None), memo)
 
 
 def build_source(settings: Settings, metrics: Metrics | None = None) -> Source:
@@ -383,7 +387,7 @@ def build_pipeline(
     return Pipeline(
         source=source,
         decoder=decoder if decoder is not None else build_decoder(settings, metrics),
-        suite=build_suite(settings),
+        suite=build_suite(settings, metrics),
         sinks=[*build_sinks(settings, metrics), *extra_sinks],
         observer=metrics,
         batch_size=kafka.max_poll_records if is_kafka else 500,

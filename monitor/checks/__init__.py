@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from monitor.checks.citation import Citation
 from monitor.checks.context import ContextConflict, EmptyContext, GroundingOverlap
+from monitor.checks.memo import PassageMemo
 from monitor.checks.refusal import Refusal
 from monitor.checks.unsupported import UnsupportedNumbers
 from monitor.checks.view import TraceView
@@ -26,6 +27,7 @@ __all__ = [
     "ContextConflict",
     "EmptyContext",
     "GroundingOverlap",
+    "PassageMemo",
     "Refusal",
     "TraceView",
     "UnsupportedNumbers",
@@ -82,10 +84,14 @@ def evidence_of(name: str, line: Mapping[str, Any]) -> Evidence:
 
 class CheckSuite:
     """Runs a fixed list of checks on a trace. A check that raises is a bug; the suite turns
-    it into a not-applicable result with the error named rather than losing the trace."""
+    it into a not-applicable result with the error named rather than losing the trace.
+    With a ``memo``, passage-side analysis is kept across traces (results are the same)."""
 
-    def __init__(self, checks: Sequence[Check] | None = None) -> None:
+    def __init__(
+        self, checks: Sequence[Check] | None = None, memo: PassageMemo | None = None
+    ) -> None:
         self.checks = list(checks) if checks is not None else default_checks()
+        self.memo = memo
         names = [c.name for c in self.checks]
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate check names: {names}")
@@ -97,7 +103,7 @@ class CheckSuite:
 
     def __call__(self, trace: RagTrace) -> dict[str, CheckResult]:
         """Every check's result on ``trace``, by check name."""
-        view = TraceView(trace)
+        view = TraceView(trace, self.memo)
         out: dict[str, CheckResult] = {}
         for check in self.checks:
             try:

@@ -31,6 +31,12 @@ class ChecksConfig(_Section):
     enabled: list[str] | None = Field(
         default=None, description="Check names to run (None: all checks)."
     )
+    memo_bytes: int = Field(
+        default=64 * 1024 * 1024,
+        ge=0,
+        description="Cap, in bytes, of the per-passage analysis kept across traces "
+        "(passages recur in retrieval; 0 turns the memo off).",
+    )
     context_conflict: ContextConflictConfig = ContextConflictConfig()
     grounding_overlap: GroundingOverlapConfig = GroundingOverlapConfig()
 

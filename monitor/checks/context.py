@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
+from monitor.checks.memo import PassageFacts
 from monitor.checks.numbers import NumberIndex
 from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
@@ -115,14 +116,6 @@ class EmptyContext:
         )
 
 
-def _shingles(text: str) -> set[tuple[str, ...]]:
-    """Word trigrams (the whole text as one shingle when it has fewer than three words)."""
-    words = CONTENT_WORD.findall(text.lower())
-    if len(words) < 3:
-        return {tuple(words)}
-    return set(zip(words, words[1:], words[2:], strict=False))
-
-
 class ContextConflict:
     """Flags near-duplicate passages that state different numbers (old and new policy pages).
 
@@ -144,15 +137,13 @@ class ContextConflict:
         packed = view.packed[: self.max_passages]
         if len(packed) < 2:
             return CheckResult.not_applicable(self.name, "fewer_than_two_passages")
-        split = [
-            _Sentences(p.text, low)
-            for (_, p), low in zip(packed, view.passages_lower, strict=False)
-        ]
+        split = view.facts[: self.max_passages]
+        masked = [frozenset(f.masked) for f in split]
         conflicts: list[Conflict] = []
         for i in range(len(split)):
             for j in range(i + 1, len(split)):
                 a, b = split[i], split[j]
-                if a.masked.isdisjoint(b.masked):
+                if masked[i].isdisjoint(b.masked):
                     continue  # not one sentence in common, figures aside: not duplicates
                 sim = _jaccard(a.shingles, b.shingles)
                 if sim < self.similarity:
@@ -168,34 +159,18 @@ class ContextConflict:
                            evidence=ConflictEvidence(tuple(conflicts)))  # fmt: skip
 
 
-_MASK_DIGITS = bytes.maketrans(b"0123456789", b"##########")
+def _jaccard(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    """Jaccard similarity of two sets given as tuples of distinct elements."""
+    if not a and not b:
+        return 0.0
+    common = len(set(a).intersection(b))
+    return common / (len(a) + len(b) - common)
 
 
-class _Sentences:
-    """A passage split into sentences, with digit-masked sentence hashes for the pre-test."""
-
-    def __init__(self, text: str, lower: bytes) -> None:
-        self.text = text
-        masked = set(lower.translate(_MASK_DIGITS).split(b". "))
-        masked.discard(b"")
-        self.masked = masked
-        self._shingles: set[tuple[str, ...]] | None = None
-
-    @property
-    def shingles(self) -> set[tuple[str, ...]]:
-        if self._shingles is None:
-            self._shingles = _shingles(self.text)
-        return self._shingles
-
-
-def _jaccard(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> float:
-    return len(a & b) / len(a | b) if a or b else 0.0
-
-
-def _figures_differing(a: _Sentences, b: _Sentences) -> tuple[list[str], list[str]]:
+def _figures_differing(a: PassageFacts, b: PassageFacts) -> tuple[list[str], list[str]]:
     """Figures stated only in ``a`` and only in ``b``, read from the sentences they do not
     share verbatim (identical sentences state identical figures)."""
-    pieces_a, pieces_b = a.text.split(". "), b.text.split(". ")
+    pieces_a, pieces_b = a.pieces, b.pieces
     common = set(pieces_a) & set(pieces_b)
     text_a = ". ".join(p for p in pieces_a if p not in common)
     text_b = ". ".join(p for p in pieces_b if p not in common)

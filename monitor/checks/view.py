@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from monitor.checks.lazy import lazy
+from monitor.checks.memo import PassageFacts, PassageMemo
 from monitor.checks.numbers import Mention, NumberLookup, answer_mentions, locale_of
 from monitor.model import Passage, RagTrace
 
@@ -18,10 +19,12 @@ _CURLY = re.compile("[’‘ʼ“”]")
 
 
 class TraceView:
-    """Lazily derived text of one ``RagTrace``."""
+    """Lazily derived text of one ``RagTrace``; passage-side facts come from ``memo`` when
+    the suite keeps one (else they are built for this trace alone)."""
 
-    def __init__(self, trace: RagTrace) -> None:
+    def __init__(self, trace: RagTrace, memo: PassageMemo | None = None) -> None:
         self.trace = trace
+        self.memo = memo
 
     @lazy
     def answer(self) -> str:
@@ -40,10 +43,18 @@ class TraceView:
         return [p.text for _, p in self.packed]
 
     @lazy
+    def facts(self) -> list[PassageFacts]:
+        """Each packed passage's text-only analysis (``PassageFacts``)."""
+        if self.memo is None:
+            return [PassageFacts(t) for t in self.passages]
+        get = self.memo.facts
+        return [get(t) for t in self.passages]
+
+    @lazy
     def passages_lower(self) -> list[bytes]:
         """Each passage as UTF-8 bytes, ASCII-lower-cased: much faster to build and to
         search than ``str.lower()`` on text with any non-ASCII character (€, –)."""
-        return [t.encode("utf-8").lower() for t in self.passages]
+        return [f.lower for f in self.facts]
 
     @lazy
     def context_text(self) -> str:

@@ -14,9 +14,9 @@ from prometheus_client import CollectorRegistry, Info
 from monitor.telemetry.golden import GoldenMetrics, ProbeMetrics
 from monitor.telemetry.judge import JudgeMetrics
 from monitor.telemetry.labels import OTHER, UNKNOWN, LabelLimiter
-from monitor.telemetry.pipeline import PipelineMetrics
+from monitor.telemetry.pipeline import MemoCollector, PipelineMetrics
 
-__all__ = ["OTHER", "UNKNOWN", "LabelLimiter", "Metrics", "ProbeMetrics"]
+__all__ = ["OTHER", "UNKNOWN", "LabelLimiter", "MemoCollector", "Metrics", "ProbeMetrics"]
 
 
 class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics):

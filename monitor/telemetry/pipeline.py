@@ -4,8 +4,11 @@ position, OTLP in (requests, assembly, instrumentation) and OTel events out."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from monitor.telemetry.labels import OTHER, LabelLimiter
 
@@ -194,3 +197,48 @@ class PipelineMetrics:
         self.records.labels(source).inc(records)
         self.batch_seconds.observe(seconds)
         self.last_processed.set_to_current_time()
+
+
+class MemoStats(Protocol):
+    """What the memo collector reads (``monitor.checks.memo.PassageMemo``)."""
+
+    hits: int
+    misses: int
+    evictions: int
+    max_bytes: int
+
+    @property
+    def bytes(self) -> int:
+        """The estimated size of the kept entries."""
+
+    def __len__(self) -> int: ...
+
+
+class MemoCollector:
+    """Exports the passage memo's counts on every scrape (the memo counts in plain integers,
+    so the hot path does no metric increment): ``ragmon_passage_memo_{hits,misses,
+    evictions}_total``, ``ragmon_passage_memo_entries``, ``ragmon_passage_memo_bytes`` and
+    the cap ``ragmon_passage_memo_max_bytes``."""
+
+    def __init__(self, memo: MemoStats) -> None:
+        self.memo = memo
+
+    def collect(self) -> Iterator[Any]:
+        """The memo's counters and size as they are now."""
+        memo = self.memo
+        for name, value, doc in (
+            ("hits", memo.hits, "Passages whose analysis was found in the memo."),
+            ("misses", memo.misses, "Passages analysed afresh (not in the memo)."),
+            ("evictions", memo.evictions, "Memo entries dropped to stay under the cap."),
+        ):
+            yield CounterMetricFamily(f"ragmon_passage_memo_{name}", doc, value=value)
+        yield GaugeMetricFamily(
+            "ragmon_passage_memo_entries", "Passages kept in the memo.", value=len(memo)
+        )
+        yield GaugeMetricFamily(
+            "ragmon_passage_memo_bytes", "Estimated bytes of the kept analysis.", value=memo.bytes
+        )
+        yield GaugeMetricFamily(
+            "ragmon_passage_memo_max_bytes", "The memo's cap (checks.memo_bytes).",
+            value=memo.max_bytes,
+        )  # fmt: skip

@@ -8,10 +8,15 @@ import pytest
 
 from tests import verdicts
 
+# The passage memo must not change a verdict: the corpus runs with the default memo, with a
+# memo so small that it evicts all the time (a kept entry's lazy parts grow it past the
+# cap), and without one.
+MEMO_CAPS = {"default_memo": None, "evicting_memo": 40_000, "no_memo": 0}
 
-@pytest.fixture(scope="module")
-def now() -> dict[str, str]:
-    return verdicts.current()
+
+@pytest.fixture(scope="module", params=sorted(MEMO_CAPS))
+def now(request: pytest.FixtureRequest) -> dict[str, str]:
+    return verdicts.current(MEMO_CAPS[request.param])
 
 
 def test_every_stored_trace_is_still_evaluated_and_no_other(now: dict[str, str]) -> None:

@@ -67,8 +67,11 @@ def native_records() -> Iterator[tuple[str, bytes]]:
             yield kind, _case_record(kind, n, case)
 
 
-def _evaluate(values: list[bytes], fmt: str) -> list[dict[str, Any]]:
+def _evaluate(values: list[bytes], fmt: str, memo_bytes: int | None) -> list[dict[str, Any]]:
     settings = Settings()
+    if memo_bytes is not None:
+        checks = settings.checks.model_copy(update={"memo_bytes": memo_bytes})
+        settings = settings.model_copy(update={"checks": checks})
     # A queue that holds the whole corpus: on a loaded machine the judge workers can fall
     # behind the check path, and a "queue_full" skip is back-pressure, not a verdict.
     judge = settings.judge.model_copy(update={"backend": "heuristic", "max_queue": 1_000_000})
@@ -92,20 +95,21 @@ def _evaluate(values: list[bytes], fmt: str) -> list[dict[str, Any]]:
     return [e.to_line() for e in memory.evaluations]
 
 
-def evaluate() -> dict[str, dict[str, Any]]:
-    """trace key -> evaluation line, for the whole corpus, as the code evaluates it now."""
+def evaluate(memo_bytes: int | None = None) -> dict[str, dict[str, Any]]:
+    """trace key -> evaluation line, for the whole corpus, as the code evaluates it now
+    (``memo_bytes``: the passage memo's cap, when not the default; 0 turns it off)."""
     out: dict[str, dict[str, Any]] = {}
     records = list(native_records())
     prefix = {json.loads(r)["trace_id"]: p for p, r in records}
     if len(prefix) != len(records):
         raise AssertionError("two corpus traces share a trace id")
-    for line in _evaluate([r for _, r in records], "native"):
+    for line in _evaluate([r for _, r in records], "native", memo_bytes):
         out[f"{prefix[line['trace_id']]}/{line['trace_id']}"] = line
     for stack in otel_corpus.STACKS:
         for fmt, suffix in otel_corpus.FORMATS.items():
             data = (otel_corpus.HERE / f"{stack}{suffix}").read_bytes()
             values = list(otlp.read_messages(data, fmt))
-            for line in _evaluate(values, fmt.replace("-", "_")):
+            for line in _evaluate(values, fmt.replace("-", "_"), memo_bytes):
                 out[f"{stack}{suffix}/{line['trace_id']}"] = line
     return out
 
@@ -142,10 +146,10 @@ def loads(text: str) -> dict[str, str]:
     return out
 
 
-def current() -> dict[str, str]:
+def current(memo_bytes: int | None = None) -> dict[str, str]:
     """trace key -> canonical evaluation line (without the trace id), evaluated now."""
     out = {}
-    for key, line in evaluate().items():
+    for key, line in evaluate(memo_bytes).items():
         line = dict(line)
         del line["trace_id"]
         out[key] = canonical(line)

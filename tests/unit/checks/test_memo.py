@@ -1,0 +1,111 @@
+"""The passage memo: content-addressed, byte-capped, counted, and invisible in the results."""
+
+from __future__ import annotations
+
+import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+
+from monitor import registry
+from monitor.checks import CheckSuite, PassageMemo
+from monitor.checks.memo import PassageFacts
+from monitor.config import Settings
+from tests.conftest import make_trace
+from tests.unit.checks.test_context import NEW, OLD, OTHER
+
+
+def test_a_passage_is_kept_from_its_second_sighting() -> None:
+    memo = PassageMemo(1 << 20)
+    empty = memo.bytes  # the door list of first sightings, counted full
+    first = memo.facts(OLD)
+    assert len(memo) == 0 and memo.bytes == empty  # seen once: only its hash is noted
+    second = memo.facts("".join(list(OLD)))  # equal text, another string object
+    assert second is not first and len(memo) == 1
+    assert memo.facts(OLD) is second
+    assert (memo.hits, memo.misses) == (1, 2)
+    assert memo.bytes == empty + second.size
+
+
+def test_the_door_list_forgets_the_oldest_first_sightings() -> None:
+    memo = PassageMemo(0)
+    texts = [f"{OTHER} Note {n}." for n in range(40)]
+    for t in texts:
+        memo.facts(t)
+    memo.facts(texts[-1])  # still remembered: a second sighting
+    memo.facts(texts[0])  # forgotten (16 kept at this cap): a first sighting again
+    assert memo._door_size == 16
+    assert texts[0] and hash(texts[0]) in memo._door and hash(texts[-1]) not in memo._door
+
+
+def test_a_chunk_id_with_new_text_is_a_miss() -> None:
+    """The stale-document case: same doc and chunk id, other text, so other facts."""
+    suite = CheckSuite(memo=PassageMemo(1 << 20))
+    answer = "Customers get refunds within 14 days of purchase."
+    for _ in range(3):
+        suite(make_trace(answer, [OLD, OTHER]))
+    assert suite.memo is not None and (suite.memo.misses, suite.memo.hits) == (4, 2)
+    result = suite(make_trace(answer, [NEW, OTHER]))
+    assert (suite.memo.misses, suite.memo.hits) == (5, 3)
+    assert result["unsupported_numbers"].flagged  # read from NEW's text, not OLD's
+
+
+def test_the_cap_holds_also_when_lazy_parts_grow_an_entry() -> None:
+    one = PassageFacts(OLD).size
+    memo = PassageMemo(4 * one)
+    door = memo.bytes
+    for n in range(10):
+        for _ in range(2):  # the second sighting keeps it
+            memo.facts(f"{OLD} Revision {n}.")
+        assert memo.bytes <= memo.max_bytes
+    assert memo.evictions >= 7 and len(memo) <= 3
+    kept = memo.facts(f"{OLD} Revision 9.")  # the newest is still kept
+    assert memo.hits == 1
+    kept.shingles  # noqa: B018 - growing the entry must evict others, not overrun the cap
+    kept.pieces  # noqa: B018
+    assert memo.bytes <= memo.max_bytes
+    assert memo.bytes == door + sum(f.size for f in memo._entries.values())
+
+
+def test_a_passage_bigger_than_the_cap_is_analysed_but_not_kept() -> None:
+    memo = PassageMemo(100)
+    door = memo.bytes
+    facts = memo.facts(OTHER)
+    assert memo.facts(OTHER).lower == facts.lower == OTHER.encode().lower()
+    assert len(memo) == 0 and memo.bytes == door and memo.misses == 2
+
+
+def test_a_negative_cap_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_bytes"):
+        PassageMemo(-1)
+
+
+def test_results_are_the_same_with_and_without_the_memo() -> None:
+    """Conflicts, numbers and overlap read passage facts; the memo must not change them."""
+    traces = [
+        make_trace("Refunds take 30 days.", [OLD, NEW, OTHER]),
+        make_trace("Refunds take 14 days.", [NEW, OLD]),
+        make_trace("Ship in 2 days [1].", [OTHER, OTHER]),
+        make_trace("Refunds take 14 days.", [OLD, NEW, OTHER]),
+    ]
+    with_memo = CheckSuite(memo=PassageMemo(1 << 20))
+    without = CheckSuite()
+    for trace in traces * 2:
+        got, want = with_memo(trace), without(trace)
+        assert {k: v.to_line() for k, v in got.items()} == {k: v.to_line() for k, v in want.items()}
+    assert with_memo.memo is not None and with_memo.memo.hits > 0
+    assert with_memo(traces[0])["context_conflict"].flagged
+
+
+def test_the_daemon_exports_the_memo_counts() -> None:
+    metrics = registry.build_metrics(CollectorRegistry())
+    suite = registry.build_suite(Settings(), metrics)
+    assert suite.memo is not None and suite.memo.max_bytes == Settings().checks.memo_bytes
+    for _ in range(3):
+        suite(make_trace("Refunds take 30 days.", [OLD, NEW]))
+    text = generate_latest(metrics.registry).decode()
+    assert "ragmon_passage_memo_hits_total 2.0" in text
+    assert "ragmon_passage_memo_misses_total 4.0" in text
+    assert "ragmon_passage_memo_entries 2.0" in text
+    off = Settings().model_copy(
+        update={"checks": Settings().checks.model_copy(update={"memo_bytes": 0})}
+    )
+    assert registry.build_suite(off).memo is None
