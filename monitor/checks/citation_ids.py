@@ -38,7 +38,7 @@ class Citations:
 
     n_passages: int
     ids: list[str]  # the passages' doc and chunk ids
-    zero_based: bool = False
+    texts: list[str] = field(default_factory=list)  # the passages' texts (for titles)
     found: list[tuple[str, str]] = field(default_factory=list)  # (kind, value)
 
     @lazy
@@ -63,9 +63,27 @@ class Citations:
         """``value`` (an id, path or URL) is cited under a key of some passage id."""
         return not _keys(value).isdisjoint(self._index[0])
 
-    def index(self, i: int) -> None:
-        """The answer cites passage number ``i``."""
+    def index(self, i: int, word: str = "") -> None:
+        """The answer cites passage number ``i``, written after ``word`` ("Doc 7") if any: a
+        number beyond the passages that, with its word, spells a passage id ("doc-7") cites
+        that passage."""
+        if word and not 1 <= i <= self.n_passages:
+            named = self._spelled_id(word.lower(), i)
+            if named is not None:
+                self.found.append(("id", named))
+                return
         self.found.append(("index", str(i)))
+
+    def _spelled_id(self, word: str, i: int) -> str | None:
+        """The passage id that ``word`` and number ``i`` spell ("doc-7", "doc_7", "doc7",
+        "document-7"), if one does."""
+        for w in _ALIASES.get(word.rstrip("s"), (word,)):
+            for sep in ("-", "_", "", " ", ":", "#", "."):
+                spelled = f"{w}{sep}{i}"
+                for ident in self.ids:
+                    if ident.lower() == spelled:
+                        return ident
+        return None
 
     def ident(self, value: str) -> None:
         """The answer cites the id ``value``."""
@@ -78,13 +96,28 @@ class Citations:
         self.found.append(("title", value.strip()))
 
     def valid(self, kind: str, value: str) -> bool | None:
-        """True or False; None for a title, which names no id."""
+        """True or False; None for a title that may name a passage (it cannot be told)."""
         if kind == "title":
-            return None
+            return None if self._may_be_titled(value) else False
         if kind == "index":
-            i = int(value)
-            return 0 <= i < self.n_passages if self.zero_based else 1 <= i <= self.n_passages
+            # 1-based as the prompt numbers them; a passage whose id is the number ("7") is
+            # named by it
+            return 1 <= int(value) <= self.n_passages or self.names_passage(value)
         return self.names_passage(value)
+
+    def _may_be_titled(self, title: str) -> bool:
+        """A title ("Returns policy") may name a passage when it names an id, shares a
+        distinctive word with one ("shipping policy page" and ``shipping-policy``), or is
+        written in a passage (its heading); "internal wiki" beside ``refunds-2024`` and a
+        text that never says it names none of them."""
+        low = title.lower().strip()
+        if len(low.split()) > 6 or low.endswith((".", "!", "?")) or self.names_passage(title):
+            return True  # a sentence (a footnote's note) is not a source's name
+        words = {w.rstrip("s") for w in _WORDS.findall(low)} - _GENERIC_WORDS
+        named = {w.rstrip("s") for i in self.ids for w in _WORDS.findall(i.lower())}
+        if not words.isdisjoint(named):
+            return True
+        return any(low in t.lower() for t in self.texts)
 
     def looks_like_id(self, token: str) -> bool:
         """A bare token is an id when it is a known one, carries a digit or an id separator,
@@ -107,6 +140,18 @@ def _id_info(ident: str) -> tuple[frozenset[str], str]:
 
 
 _STEM_END = re.compile(r"[-_./:#\s]")
+_WORDS = re.compile(r"[^\W\d_]{3,}")
+# Words of a title that say nothing about which source it is.
+_GENERIC_WORDS = frozenset(
+    "the our your my own page document doc file source site website web online article "
+    "section entry link note".split()
+)
+# The words a marker puts before a number, and the other spellings ids use for them.
+_ALIASES = {
+    "doc": ("doc", "document"), "document": ("doc", "document"),
+    "source": ("source", "src"), "src": ("source", "src"),
+    "ref": ("ref", "reference"), "reference": ("ref", "reference"),
+}  # fmt: skip
 ID_SHAPE = re.compile(r"[\d\-_.:/#]")
 
 

@@ -15,6 +15,15 @@ from monitor.model import Passage
 _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]+`", re.DOTALL)
 _BRACKET = re.compile(rf"\[([^\[\]\n]{{1,{MARKER_MAX}}})\](?![(:])|【([^】\n]{{1,{MARKER_MAX}}})】")
 _FOOTNOTE_DEF = re.compile(r"(?m)^[ \t]*\[\^([^\]\n]{1,40})\]:[ \t]*(.+)$")
+_LABEL_DEF = re.compile(r"(?m)^[ \t]*\[([^\^\]\n][^\]\n]{0,39})\]:[ \t]*(.+)$")
+# Editors' notes in brackets: "[citation needed]", "[emphasis added]", "[when?]", "[sic]".
+_EDITORIAL = re.compile(
+    r"\b(?:needed|added|sic|emphasis|clarification|dubious|discuss|verify|verification|"
+    r"translated|translation|omitted|redacted|paraphrased|edited|whom)\b|\?[ \t]*$",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"^[+\-−]?\d+(?:[.,]\d+)?$")
+_EXPLICIT_CUES = frozenset("source sources src ref refs reference references citing".split())
 _LIST_HEADER = re.compile(
     r"(?im)^[ \t#*_>]*(?:sources?|references?|citations?|cited(?: sources)?|bibliography|"
     r"fuentes|quellen|références)[ \t*_]*(?::[ \t*_]*(?P<rest>.*)|[ \t*_]*)$"
@@ -47,7 +56,7 @@ _AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+\.\d+$")
 # "limit is [10]"), or an interval ("in the range [1, 100]").
 _VALUE_WORDS = frozenset(
     "is are was were be returns return returned equals equal yields yield outputs output prints "
-    "print becomes become to array list vector tuple value values".split()
+    "print becomes become to at array list vector tuple value values".split()
 )
 _RANGE_WORDS = frozenset(
     "range ranges interval intervals between bound bounds domain clamp clamped values value "
@@ -77,7 +86,7 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
     """Every citation in ``answer``, resolved through its footnotes and reference list."""
     passages = list(passages)
     ids = [i for p in passages for i in (p.doc_id, p.chunk_id) if i]
-    cites = Citations(len(passages), ids)
+    cites = Citations(len(passages), ids, [p.text for p in passages])
     text = _blank(answer, _CODE) if "`" in answer or "~~~" in answer else answer
     if "\\[" in text:
         text = text.replace("\\[", " [").replace("\\]", "] ")  # escaped markdown "\[1\]"
@@ -86,7 +95,8 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
             cites.index(int(m.group(1)))
     lower = text.lower()
     labels = _definitions(text, lower, cites)
-    text = _blank(text, _FOOTNOTE_DEF) if labels else text
+    if labels and "]:" in text:
+        text = _LABEL_DEF.sub(_blank_named_label, _blank(text, _FOOTNOTE_DEF))
     if "[" in text or "【" in text:
         _brackets(text, cites, labels)
     if "(" in text:
@@ -110,8 +120,12 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
         for m in _FILE_NAME.finditer(text):
             if cites.names_passage(m.group(0)):
                 cites.ident(m.group(0))
-    cites.zero_based = any(k == "index" and v == "0" for k, v in cites.found)
     return cites
+
+
+def _blank_named_label(m: re.Match[str]) -> str:
+    """A "[note 1]: target" line blanked (its label was read); "[1]: url" kept as it was."""
+    return m.group(0) if m.group(1).strip().isdigit() else " " * len(m.group(0))
 
 
 def _definitions(text: str, lower: str, cites: Citations) -> dict[str, str]:
@@ -122,6 +136,10 @@ def _definitions(text: str, lower: str, cites: Citations) -> dict[str, str]:
     if "[^" in text:
         for m in _FOOTNOTE_DEF.finditer(text):
             labels["^" + m.group(1).strip().lower()] = m.group(2).strip()
+    if "]:" in text:  # "[note 1]: refunds-2024" (a numeric label stays a passage index)
+        for m in _LABEL_DEF.finditer(text):
+            if not m.group(1).strip().isdigit():
+                labels[m.group(1).strip().lower()] = m.group(2).strip()
     if _LIST_WORDS.search(lower) is None:
         return labels
     for m in _LIST_HEADER.finditer(text):
@@ -177,9 +195,11 @@ def _cite_target(target: str, cites: Citations) -> None:
         _cite_part(target, cites)
         return
     token = target.split()[0] if target.split() else ""
-    # "returns-2024 — Returns policy" cites its first token; a title alone ("Returns policy")
-    # is a citation whose validity cannot be told: cited, neither valid nor invalid.
-    if cites.looks_like_id(token):
+    # "returns-2024 — Returns policy" cites its first token; a title ("Returns policy",
+    # "Shipping policy" beside shipping-policy) is judged as a title (see Citations.valid).
+    if cites.names_passage(token) or (
+        (ID_SHAPE.search(token) or len(target.split()) == 1) and cites.looks_like_id(token)
+    ):
         cites.ident(token)
     else:
         cites.title(target)
@@ -190,7 +210,9 @@ def _cite_part(part: str, cites: Citations, loose: bool = True) -> bool:
     part = part.strip()
     idx = _INDEX.match(part)
     pre = _PREFIXED.match(part) if idx is None else None
+    word = ""
     if pre is not None:
+        word = part[: pre.start(1)].strip(" \t:#")
         part = pre.group(1).strip()
         idx = _INDEX.match(part)
     if idx:
@@ -199,7 +221,10 @@ def _cite_part(part: str, cites: Citations, loose: bool = True) -> bool:
         if hi < lo or hi - lo > 50:
             return False
         for i in range(lo, hi + 1):
-            cites.index(i)
+            cites.index(i, word if lo == hi else "")
+        return True
+    if pre is not None and (" " in part or "\t" in part) and not cites.names_passage(part):
+        cites.title(part)  # "[Source: internal wiki]": a source named, maybe not a passage
         return True
     if pre is not None or (loose and cites.looks_like_id(part)):
         cites.ident(part)
@@ -277,7 +302,15 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
         if target is not None:
             _cite_target(target, cites)
             continue
+        if _EDITORIAL.search(inner):
+            continue  # "[citation needed]", "[emphasis added]", "[when?]": an editor's note
+        if _URL.match(inner) or inner.lower().startswith("www."):
+            if cites.names_passage(inner):
+                cites.ident(inner)
+            continue  # a bare link that names no passage cites nothing
         parts = [p for p in _SPLIT.split(inner) if p]
+        if all(_NUMBER.match(p) for p in parts) and not all(p.isdigit() for p in parts):
+            continue  # "[0.5, 0.5]", "[-1, 1]": values, not passage indices
         numbers = [int(n) for p in parts if (i := _INDEX.match(p)) for n in i.groups() if n]
         if numbers and (max(numbers) > bound or last in _RANGE_WORDS):
             continue  # an interval or a list of values, not passage indices
@@ -306,6 +339,8 @@ def _parentheses(text: str, cites: Citations) -> None:
             if all(_PREFIXED.match(p) or _INDEX.match(p) or cites.looks_like_id(p) for p in parts):
                 for part in parts:
                     _cite_part(part, cites)
+            elif m.group("cue").lower() in _EXPLICIT_CUES and _URL.match(inner) is None:
+                cites.title(inner)  # "(Source: internal wiki)": a source named by its title
             continue
         # "(refunds-2024)", "(refunds-2024, fees)" cite when every part names a passage or
         # has a passage id's shape ("(refunds-2023)" next to "refunds-2024").
@@ -352,6 +387,7 @@ def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
 def _textual(text: str, cites: Citations) -> None:
     """ "according to passage 2", "(see Document 3)", "sources 1 and 3"."""
     for m in _TEXTUAL.finditer(text):
+        word = m.group(0).split(None, 1)[0].rstrip("#")
         lo = int(m.group(1))
         hi = int(m.group(2)) if m.group(2) else lo
         joiner = text[m.end(1) : m.start(2)] if m.group(2) else ""
@@ -360,6 +396,6 @@ def _textual(text: str, cites: Citations) -> None:
                 for i in range(lo, hi + 1):
                     cites.index(i)
             continue
-        cites.index(lo)
+        cites.index(lo, word)
         if m.group(2):
-            cites.index(hi)
+            cites.index(hi, word)

@@ -138,12 +138,11 @@ class ContextConflict:
         if len(packed) < 2:
             return CheckResult.not_applicable(self.name, "fewer_than_two_passages")
         split = view.facts[: self.max_passages]
-        masked = [frozenset(f.masked) for f in split]
         conflicts: list[Conflict] = []
         for i in range(len(split)):
             for j in range(i + 1, len(split)):
                 a, b = split[i], split[j]
-                if masked[i].isdisjoint(b.masked):
+                if a.masked.isdisjoint(b.masked):
                     continue  # not one sentence in common, figures aside: not duplicates
                 sim = _jaccard(a.shingles, b.shingles)
                 if sim < self.similarity:
@@ -159,12 +158,8 @@ class ContextConflict:
                            evidence=ConflictEvidence(tuple(conflicts)))  # fmt: skip
 
 
-def _jaccard(a: tuple[int, ...], b: tuple[int, ...]) -> float:
-    """Jaccard similarity of two sets given as tuples of distinct elements."""
-    if not a and not b:
-        return 0.0
-    common = len(set(a).intersection(b))
-    return common / (len(a) + len(b) - common)
+def _jaccard(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
 
 
 def _figures_differing(a: PassageFacts, b: PassageFacts) -> tuple[list[str], list[str]]:

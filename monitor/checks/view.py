@@ -54,6 +54,8 @@ class TraceView:
     def passages_lower(self) -> list[bytes]:
         """Each passage as UTF-8 bytes, ASCII-lower-cased: much faster to build and to
         search than ``str.lower()`` on text with any non-ASCII character (€, –)."""
+        if self.memo is None and "facts" not in self.__dict__:
+            return [t.encode("utf-8").lower() for t in self.passages]  # no facts needed
         return [f.lower for f in self.facts]
 
     @lazy

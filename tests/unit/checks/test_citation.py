@@ -61,13 +61,14 @@ def test_unknown_id_is_invalid_but_a_valid_one_passes() -> None:
     assert ev["invalid"] == ["doc-9"]
 
 
-def test_zero_based_indices() -> None:
-    """An answer citing [0] uses 0-based indices: [2] is then the third passage."""
+def test_a_zero_index_names_no_passage() -> None:
+    """Passages are numbered from 1 in the prompt: [0] is invalid, and does not shift the
+    other indices; a passage whose id is "0" is named by it."""
     flagged, ev = evidence("See [0] and [2].")
     assert not flagged
-    assert ev["invalid"] == []
+    assert ev["invalid"] == ["0"]
     _, ev = evidence("See [0] and [3].")
-    assert ev["invalid"] == ["3"]
+    assert ev["invalid"] == ["0"]
 
 
 def test_bracketed_words_are_not_citations() -> None:
