@@ -44,6 +44,7 @@ _TEXTUAL = re.compile(
 )
 _URL = re.compile(r"https?://[^\s)\]>\"'`]+")
 _SPLIT = re.compile(r"[ \t]*[,;][ \t]*|[ \t]+(?:and|&)[ \t]+")
+_LIST_SPLIT = re.compile(r"[ \t]*[,;][ \t]*")
 _PREFIXED = re.compile(
     r"^(?:source|src|doc|document|ref|reference|passage|id|context|excerpt|chunk|snippet|file"
     r"|citation|cite)"
@@ -123,6 +124,17 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
     return cites
 
 
+def _source_parts(rest: str, cites: Citations) -> list[str]:
+    """The sources a "Sources: a, b and c" line names: split at commas and semicolons, and at
+    "and" only between ids ("refunds-2024 and fees", not "Returns and exchanges")."""
+    parts: list[str] = []
+    for chunk in _LIST_SPLIT.split(rest):
+        pieces = _SPLIT.split(chunk)
+        ids = all(ID_SHAPE.search(p) or cites.names_passage(p) for p in pieces if p.strip())
+        parts.extend(pieces if ids else [chunk])
+    return parts
+
+
 def _blank_named_label(m: re.Match[str]) -> str:
     """A "[note 1]: target" line blanked (its label was read); "[1]: url" kept as it was."""
     return m.group(0) if m.group(1).strip().isdigit() else " " * len(m.group(0))
@@ -147,7 +159,7 @@ def _definitions(text: str, lower: str, cites: Citations) -> dict[str, str]:
         if rest:
             # "Sources: a.md, b.md"; bracket markers on the line are read as brackets.
             if "[" not in rest and "【" not in rest:
-                for part in _SPLIT.split(rest):
+                for part in _source_parts(rest, cites):
                     if part.strip(" .*_`\"'"):
                         _cite_target(part.strip(" .*_`\"'"), cites)
             continue
@@ -244,6 +256,8 @@ def _indexing(text: str, start: int, skipped: int) -> bool:
     word = text[i:start]
     if not word:
         return False
+    if text.startswith("[0]", start):
+        return True  # "tiers[0]": passages are numbered from 1, so a glued [0] indexes
     return (
         len(word) <= 3
         or "_" in word
