@@ -9,13 +9,23 @@ import re
 from collections.abc import Iterable
 
 from monitor.checks.citation_ids import ID_CHARS, ID_SHAPE, Citations, stem
+from monitor.checks.citation_lists import (
+    FOOTNOTE_DEF,
+    INDEX,
+    LABEL_DEF,
+    PREFIXED,
+    SPLIT,
+    URL,
+    blank_named_label,
+    cite_part,
+    cite_target,
+    definitions,
+)
 from monitor.checks.text import MARKER_MAX, SUPERSCRIPT_DIGITS, SUPERSCRIPTS
 from monitor.model import Passage
 
 _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]+`", re.DOTALL)
 _BRACKET = re.compile(rf"\[([^\[\]\n]{{1,{MARKER_MAX}}})\](?![(:])|【([^】\n]{{1,{MARKER_MAX}}})】")
-_FOOTNOTE_DEF = re.compile(r"(?m)^[ \t]*\[\^([^\]\n]{1,40})\]:[ \t]*(.+)$")
-_LABEL_DEF = re.compile(r"(?m)^[ \t]*\[([^\^\]\n][^\]\n]{0,39})\]:[ \t]*(.+)$")
 # Editors' notes in brackets: "[citation needed]", "[emphasis added]", "[when?]", "[sic]".
 _EDITORIAL = re.compile(
     r"\b(?:needed|added|sic|emphasis|clarification|dubious|discuss|verify|verification|"
@@ -24,13 +34,6 @@ _EDITORIAL = re.compile(
 )
 _NUMBER = re.compile(r"^[+\-−]?\d+(?:[.,]\d+)?$")
 _EXPLICIT_CUES = frozenset("source sources src ref refs reference references citing".split())
-_LIST_HEADER = re.compile(
-    r"(?im)^[ \t#*_>]*(?:sources?|references?|citations?|cited(?: sources)?|bibliography|"
-    r"fuentes|quellen|références)[ \t*_]*(?::[ \t*_]*(?P<rest>.*)|[ \t*_]*)$"
-)
-_LIST_ENTRY = re.compile(
-    r"^[ \t]*(?:[-*•][ \t]*|\d{1,3}[.)][ \t]+)?(?:\[(\^?[^\]\n]{1,40})\][ \t:]*)?(.*)$"
-)
 _PAREN = re.compile(
     r"\((?:(?P<cue>sources?|src|refs?|references?|see|cf\.?|per|via|from|citing|cited in)"
     r"\b[ \t]*:?[ \t]*)?(?P<inner>[^()\n]{1,80})\)",
@@ -42,16 +45,6 @@ _TEXTUAL = re.compile(
     r"(?:[ \t]*(?:,|and|&|-|–|to)[ \t]*(\d{1,2}))?\b(?![.,]\d|[ \t]*%)",
     re.IGNORECASE,
 )
-_URL = re.compile(r"https?://[^\s)\]>\"'`]+")
-_SPLIT = re.compile(r"[ \t]*[,;][ \t]*|[ \t]+(?:and|&)[ \t]+")
-_LIST_SPLIT = re.compile(r"[ \t]*[,;][ \t]*")
-_PREFIXED = re.compile(
-    r"^(?:source|src|doc|document|ref|reference|passage|id|context|excerpt|chunk|snippet|file"
-    r"|citation|cite)"
-    r"[ \t]*(?::|#|[ \t])[ \t]*(.+)$",
-    re.IGNORECASE,
-)
-_INDEX = re.compile(r"^#?(\d{1,3})(?:[ \t]*(?:-|–|—|to)[ \t]*(\d{1,3}))?$")
 _AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+\.\d+$")
 # The word before a bracket that makes it a value, not a citation ("returns [1, 2, 3]",
 # "limit is [10]"), or an interval ("in the range [1, 100]").
@@ -69,7 +62,6 @@ _CODE_NAMES = frozenset(
     "df x y i j k".split()
 )
 _UNIT_BEFORE_SUPERSCRIPT = frozenset("m cm mm km ft in mi yd s".split())
-_LIST_WORDS = re.compile(r"source|r[eé]f[eé]rence|citation|cited|bibliograph|fuentes|quellen")
 _TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk")
 _HTML_SUP = re.compile(r"<sup>[ \t]*\[?(\d{1,3})\]?[ \t]*</sup>", re.IGNORECASE)
 _FILE_NAME = re.compile(
@@ -95,9 +87,9 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
         for m in _HTML_SUP.finditer(text):
             cites.index(int(m.group(1)))
     lower = text.lower()
-    labels = _definitions(text, lower, cites)
+    labels = definitions(text, lower, cites)
     if labels and "]:" in text:
-        text = _LABEL_DEF.sub(_blank_named_label, _blank(text, _FOOTNOTE_DEF))
+        text = LABEL_DEF.sub(blank_named_label, _blank(text, FOOTNOTE_DEF))
     if "[" in text or "【" in text:
         _brackets(text, cites, labels)
     if "(" in text:
@@ -106,7 +98,7 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
         _textual(text, cites)
     _mentioned_ids(lower, text, cites)
     if "http" in text:  # URLs and file names cite only when they name a passage
-        for m in _URL.finditer(text):
+        for m in URL.finditer(text):
             url = m.group(0).rstrip(".,;:!?")
             if cites.names_passage(url):
                 cites.ident(url)
@@ -122,126 +114,6 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
             if cites.names_passage(m.group(0)):
                 cites.ident(m.group(0))
     return cites
-
-
-def _source_parts(rest: str, cites: Citations) -> list[str]:
-    """The sources a "Sources: a, b and c" line names: split at commas and semicolons, and at
-    "and" only between ids ("refunds-2024 and fees", not "Returns and exchanges")."""
-    parts: list[str] = []
-    for chunk in _LIST_SPLIT.split(rest):
-        pieces = _SPLIT.split(chunk)
-        ids = all(ID_SHAPE.search(p) or cites.names_passage(p) for p in pieces if p.strip())
-        parts.extend(pieces if ids else [chunk])
-    return parts
-
-
-def _blank_named_label(m: re.Match[str]) -> str:
-    """A "[note 1]: target" line blanked (its label was read); "[1]: url" kept as it was."""
-    return m.group(0) if m.group(1).strip().isdigit() else " " * len(m.group(0))
-
-
-def _definitions(text: str, lower: str, cites: Citations) -> dict[str, str]:
-    """Footnote definitions and reference-list entries: label -> target. Entries without a
-    label are cited directly; the block's lines are blanked from further parsing by the
-    caller only for footnote definitions (list lines hold no other markers)."""
-    labels: dict[str, str] = {}
-    if "[^" in text:
-        for m in _FOOTNOTE_DEF.finditer(text):
-            labels["^" + m.group(1).strip().lower()] = m.group(2).strip()
-    if "]:" in text:  # "[note 1]: refunds-2024" (a numeric label stays a passage index)
-        for m in _LABEL_DEF.finditer(text):
-            if not m.group(1).strip().isdigit():
-                labels[m.group(1).strip().lower()] = m.group(2).strip()
-    if _LIST_WORDS.search(lower) is None:
-        return labels
-    for m in _LIST_HEADER.finditer(text):
-        rest = (m.group("rest") or "").strip()
-        if rest:
-            # "Sources: a.md, b.md"; bracket markers on the line are read as brackets.
-            if "[" not in rest and "【" not in rest:
-                for part in _source_parts(rest, cites):
-                    if part.strip(" .*_`\"'"):
-                        _cite_target(part.strip(" .*_`\"'"), cites)
-            continue
-        for line in _list_block(text, m.end()):
-            em = _LIST_ENTRY.match(line)
-            if em is None:
-                continue
-            label, target = em.group(1), _PREFIX_WORD.sub("", em.group(2).strip(" .*_`\"'"))
-            if label and target:
-                labels[label.strip().lower()] = target
-                _cite_target(target, cites)
-            elif target:
-                _cite_target(target, cites)
-    return labels
-
-
-_PREFIX_WORD = re.compile(r"^(?:source|doc|document|passage)[ \t]*:[ \t]*", re.IGNORECASE)
-_BLOCK_LINE = re.compile(r"^[ \t]*(?:[-*•]|\d{1,3}[.)]|\[)")
-
-
-def _list_block(text: str, start: int) -> list[str]:
-    """The list lines right after a reference-list header (blank lines before them skipped)."""
-    lines: list[str] = []
-    for line in text[start:].splitlines()[1:]:
-        if not line.strip():
-            if lines:
-                break
-            continue
-        if _BLOCK_LINE.match(line) is None:
-            break
-        lines.append(line)
-    return lines
-
-
-def _cite_target(target: str, cites: Citations) -> None:
-    """A reference-list target: an index ("Source 2", "2"), a URL or an id (first token)."""
-    target = _PREFIX_WORD.sub("", target)
-    url = _URL.search(target)
-    if url:
-        cites.ident(url.group(0).rstrip(".,;:!?"))
-        return
-    idx = _INDEX.match(target)
-    pre = _PREFIXED.match(target)
-    if idx or (pre and _INDEX.match(pre.group(1).strip())):
-        _cite_part(target, cites)
-        return
-    token = target.split()[0] if target.split() else ""
-    # "returns-2024 — Returns policy" cites its first token; a title ("Returns policy",
-    # "Shipping policy" beside shipping-policy) is judged as a title (see Citations.valid).
-    if cites.names_passage(token) or (
-        (ID_SHAPE.search(token) or len(target.split()) == 1) and cites.looks_like_id(token)
-    ):
-        cites.ident(token)
-    else:
-        cites.title(target)
-
-
-def _cite_part(part: str, cites: Citations, loose: bool = True) -> bool:
-    """One element of a marker ("1", "1-3", "Source 2", "doc: x", "refunds-2024")."""
-    part = part.strip()
-    idx = _INDEX.match(part)
-    pre = _PREFIXED.match(part) if idx is None else None
-    word = ""
-    if pre is not None:
-        word = part[: pre.start(1)].strip(" \t:#")
-        part = pre.group(1).strip()
-        idx = _INDEX.match(part)
-    if idx:
-        lo = int(idx.group(1))
-        hi = int(idx.group(2)) if idx.group(2) else lo
-        if hi < lo or hi - lo > 50:
-            return False
-        for i in range(lo, hi + 1):
-            cites.index(i, word if lo == hi else "")
-        return True
-    if pre is not None and (" " in part or "\t" in part) and not cites.names_passage(part):
-        cites.title(part)  # "[Source: internal wiki]": a source named, maybe not a passage
-        return True
-    if pre is not None or (loose and cites.looks_like_id(part)):
-        cites.ident(part)
-        return True
-    return False
 
 
 def _indexing(text: str, start: int, skipped: int) -> bool:
@@ -285,7 +157,7 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             ):
                 target = labels.get(inner) if labels else None
                 if target is not None:
-                    _cite_target(target, cites)
+                    cite_target(target, cites)
                 else:
                     cites.index(int(inner))
                 continue
@@ -308,28 +180,28 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             label = inner.lower()
             target = labels.get(label)
             if target is not None:
-                _cite_target(target, cites)
-            elif not _cite_part(inner[1:], cites, loose=False):
+                cite_target(target, cites)
+            elif not cite_part(inner[1:], cites, loose=False):
                 cites.ident(inner[1:])  # a named footnote with no definition
             continue
         target = labels.get(inner.lower())
         if target is not None:
-            _cite_target(target, cites)
+            cite_target(target, cites)
             continue
         if _EDITORIAL.search(inner):
             continue  # "[citation needed]", "[emphasis added]", "[when?]": an editor's note
-        if _URL.match(inner) or inner.lower().startswith("www."):
+        if URL.match(inner) or inner.lower().startswith("www."):
             if cites.names_passage(inner):
                 cites.ident(inner)
             continue  # a bare link that names no passage cites nothing
-        parts = [p for p in _SPLIT.split(inner) if p]
+        parts = [p for p in SPLIT.split(inner) if p]
         if all(_NUMBER.match(p) for p in parts) and not all(p.isdigit() for p in parts):
             continue  # "[0.5, 0.5]", "[-1, 1]": values, not passage indices
-        numbers = [int(n) for p in parts if (i := _INDEX.match(p)) for n in i.groups() if n]
+        numbers = [int(n) for p in parts if (i := INDEX.match(p)) for n in i.groups() if n]
         if numbers and (max(numbers) > bound or last in _RANGE_WORDS):
             continue  # an interval or a list of values, not passage indices
         for part in parts:
-            if not _cite_part(part, cites):
+            if not cite_part(part, cites):
                 break  # "[5 users max]", "[sic]": a note, not a citation
 
 
@@ -349,23 +221,23 @@ def _parentheses(text: str, cites: Citations) -> None:
     for m in _PAREN.finditer(text):
         inner = m.group("inner").strip()
         if m.group("cue"):
-            parts = [p for p in _SPLIT.split(inner) if p]
-            if all(_PREFIXED.match(p) or _INDEX.match(p) or cites.looks_like_id(p) for p in parts):
+            parts = [p for p in SPLIT.split(inner) if p]
+            if all(PREFIXED.match(p) or INDEX.match(p) or cites.looks_like_id(p) for p in parts):
                 for part in parts:
-                    _cite_part(part, cites)
-            elif m.group("cue").lower() in _EXPLICIT_CUES and _URL.match(inner) is None:
+                    cite_part(part, cites)
+            elif m.group("cue").lower() in _EXPLICIT_CUES and URL.match(inner) is None:
                 cites.title(inner)  # "(Source: internal wiki)": a source named by its title
             continue
         # "(refunds-2024)", "(refunds-2024, fees)" cite when every part names a passage or
         # has a passage id's shape ("(refunds-2023)" next to "refunds-2024").
-        parts = [p.strip() for p in _SPLIT.split(inner) if p.strip()]
+        parts = [p.strip() for p in SPLIT.split(inner) if p.strip()]
         if parts and all(_id_in_parentheses(p, cites) for p in parts):
             for part in parts:
                 cites.ident(part)
 
 
 def _id_in_parentheses(part: str, cites: Citations) -> bool:
-    if " " in part or _INDEX.match(part):
+    if " " in part or INDEX.match(part):
         return False
     if cites.names_passage(part):
         return True
@@ -375,14 +247,14 @@ def _id_in_parentheses(part: str, cites: Citations) -> bool:
 def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
     """Passage ids written in the prose ("see returns-2023"): only ids with a digit or an id
     separator, so that a plain-word id ("fees") is not read into every sentence."""
-    absent: list[str] = []
+    absent: tuple[str, ...] = ()
     for ident in cites.ids:
         key = ident.lower()
-        if any(key.startswith(a) for a in absent):
+        if absent and key.startswith(absent):
             continue  # "kb-12#0" cannot be in a text that lacks "kb-12"
         i = lower.find(key)
         if i < 0:
-            absent.append(key)
+            absent += (key,)
             continue
         if ID_SHAPE.search(key) is None:
             continue

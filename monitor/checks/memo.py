@@ -22,8 +22,10 @@ from monitor.checks.text import CONTENT_WORD
 
 _MASK_DIGITS = bytes.maketrans(b"0123456789", b"##########")
 _ENTRY_OVERHEAD = 1000  # the facts object, its slots, the dict and the LRU links (bytes)
-_DOOR_SHARE = 1 / 16  # of the cap, for the hashes of passages seen once
-_DOOR_ENTRY = 72  # bytes per hash in the door list: a dict slot, its index and the int
+_DOOR_SHARE = 1 / 64  # of the cap, for the door table of passages seen once
+_WINDOW = 2000  # lookups over which the hit rate is judged
+_MIN_HIT_RATE = 0.01  # below it, only one trace in _SAMPLE consults the memo
+_SAMPLE = 10
 
 
 def shingles_of(text: str) -> frozenset[tuple[str, ...]]:
@@ -85,10 +87,17 @@ class PassageMemo:
     """A byte-capped LRU of ``PassageFacts`` by passage text, with hit, miss and eviction
     counts (read by the metrics at scrape time, not incremented per trace).
 
-    A passage is kept from its second sighting on: the first one only leaves the text's hash
-    in a bounded first-in-first-out door list (``_DOOR_BYTES`` of the cap). Most passages of
-    a skewed corpus are seen once; keeping them would evict the ones that recur, and where
-    nothing recurs (every passage new) it would cost a full memo's upkeep for no hit.
+    A passage is kept from its second sighting on: the first one only sets a mark for the
+    text's hash in a door table (a one-byte-per-slot Bloom filter, ``_DOOR_SHARE`` of the
+    cap, cleared when half full so that old sightings age out; a collision merely admits a
+    passage early). Most passages of a skewed corpus are seen once; keeping them would evict
+    the ones that recur, and where nothing recurs (every passage new) it would cost a full
+    memo's upkeep for no hit. The table costs one index per miss and nothing to collect.
+
+    Where passages do not recur at all, even a lookup per passage is a cost for nothing
+    (~3 % of the check suite): after a window of ``_WINDOW`` lookups with fewer than
+    ``_MIN_HIT_RATE`` hits, only one trace in ``_SAMPLE`` consults the memo (``consulted``)
+    until a window shows hits again. The results are the same either way.
     """
 
     def __init__(self, max_bytes: int) -> None:
@@ -96,14 +105,16 @@ class PassageMemo:
             raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, PassageFacts] = OrderedDict()
-        # Hashes of texts seen once, oldest first. An OrderedDict, not a dict: a dict that is
-        # emptied from the front finds its first key by scanning the deleted slots (~5 µs).
-        self._door: OrderedDict[int, None] = OrderedDict()
-        self._door_size = max(16, int(max_bytes * _DOOR_SHARE) // _DOOR_ENTRY)
-        self._bytes = self._door_size * _DOOR_ENTRY  # the door list, counted full
+        self._door_size = max(64, int(max_bytes * _DOOR_SHARE))
+        self._door = bytearray(self._door_size)
+        self._door_marks = 0
+        self._bytes = self._door_size  # the door table, counted whole
         self.hits = 0
         self.misses = 0
         self.evictions = 0
+        self.bypassed = 0  # traces that did not consult the memo (nothing recurred)
+        self._bypass = 0  # traces still to let by
+        self._window = [0, 0, 0]  # lookups, hits, traces in the current window
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -118,19 +129,39 @@ class PassageMemo:
         self._bytes += extra
         self._evict()
 
+    def consulted(self) -> bool:
+        """Whether the trace being checked consults the memo (see the class docstring)."""
+        if self._bypass:
+            self._bypass -= 1
+            self.bypassed += 1
+            return False
+        self._window[2] += 1
+        return True
+
+    def _count(self, hit: bool) -> None:
+        window = self._window
+        window[0] += 1
+        window[1] += hit
+        if window[0] >= _WINDOW:
+            if window[1] < _MIN_HIT_RATE * window[0]:
+                self._bypass = (_SAMPLE - 1) * window[2]
+            self._window = [0, 0, 0]
+
     def facts(self, text: str) -> PassageFacts:
         """The facts of ``text``: kept ones on a hit, else built (and kept while they fit)."""
         entries = self._entries
         found = entries.get(text)
         if found is not None:
             self.hits += 1
+            self._count(True)
             entries.move_to_end(text)
             return found
         self.misses += 1
+        self._count(False)
         facts = PassageFacts(text)
         if self._first_sighting(hash(text)):
             return facts
-        if facts.size <= self.max_bytes - self._door_size * _DOOR_ENTRY:
+        if facts.size <= self.max_bytes - self._door_size:
             entries[text] = facts
             facts.owner = self
             self._bytes += facts.size
@@ -138,15 +169,15 @@ class PassageMemo:
         return facts
 
     def _first_sighting(self, key: int) -> bool:
-        """Whether ``key`` was not in the door list (it is put there); a second sighting
-        takes it out."""
-        door = self._door
-        if key in door:
-            del door[key]
+        """Whether ``key`` has no mark in the door table (it gets one)."""
+        slot = key % self._door_size
+        if self._door[slot]:
             return False
-        door[key] = None
-        if len(door) > self._door_size:
-            door.popitem(last=False)
+        self._door[slot] = 1
+        self._door_marks += 1
+        if self._door_marks > self._door_size // 2:
+            self._door = bytearray(self._door_size)  # age: forget every first sighting
+            self._door_marks = 0
         return True
 
     def _evict(self) -> None:

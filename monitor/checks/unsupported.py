@@ -14,16 +14,19 @@ import re
 from dataclasses import dataclass
 
 from monitor.checks.numbers import Mention, NumberLookup
+from monitor.checks.numbers.derived import Derivation
 from monitor.checks.view import TraceView
 from monitor.model import CheckResult, Evidence, Highlight
 
 
 @dataclass(frozen=True, slots=True)
 class NumbersEvidence(Evidence):
-    """The figures the context does not back, as the answer writes them, of ``checked``."""
+    """The figures the context does not back, as the answer writes them, of ``checked``;
+    ``derived``: the figures the context implies by one step, and how ("45 = 20 + 25")."""
 
     numbers: tuple[str, ...] = ()
     checked: int = 0
+    derived: tuple[str, ...] | None = None
 
     def explain(self) -> str:
         """The unsupported figures, or the evidence as JSON when there are none."""
@@ -68,16 +71,28 @@ class UnsupportedNumbers:
         if not mentions:
             return CheckResult(name=self.name, flagged=False, evidence=NumbersEvidence())
         unsupported: list[str] = []
+        derived: list[str] = []
+        derivation: Derivation | None = None
         for m in mentions:
             if m.raw in unsupported or view.context_numbers.supports(m):
                 continue
             if view.query_numbers.supports(m) and not self._accepted_premise(view, m):
                 continue
+            if view.trace.context:
+                derivation = derivation or Derivation(
+                    view.context_text, view.answer, lambda: view.context_lower
+                )
+                how = derivation.explain(m)
+                if how is not None:
+                    derived.append(how)
+                    continue
             unsupported.append(m.raw)
         return CheckResult(
             name=self.name,
             flagged=bool(unsupported),
-            evidence=NumbersEvidence(tuple(unsupported), len(mentions)),
+            evidence=NumbersEvidence(
+                tuple(unsupported), len(mentions), tuple(derived) if derived else None
+            ),
         )
 
     @staticmethod

@@ -45,7 +45,7 @@ class TraceView:
     @lazy
     def facts(self) -> list[PassageFacts]:
         """Each packed passage's text-only analysis (``PassageFacts``)."""
-        if self.memo is None:
+        if self.memo is None or not self.memo.consulted():
             return [PassageFacts(t) for t in self.passages]
         get = self.memo.facts
         return [get(t) for t in self.passages]

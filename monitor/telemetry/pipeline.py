@@ -205,6 +205,7 @@ class MemoStats(Protocol):
     hits: int
     misses: int
     evictions: int
+    bypassed: int
     max_bytes: int
 
     @property
@@ -217,7 +218,7 @@ class MemoStats(Protocol):
 class MemoCollector:
     """Exports the passage memo's counts on every scrape (the memo counts in plain integers,
     so the hot path does no metric increment): ``ragmon_passage_memo_{hits,misses,
-    evictions}_total``, ``ragmon_passage_memo_entries``, ``ragmon_passage_memo_bytes`` and
+    evictions,bypassed}_total``, ``ragmon_passage_memo_entries``, ``ragmon_passage_memo_bytes`` and
     the cap ``ragmon_passage_memo_max_bytes``."""
 
     def __init__(self, memo: MemoStats) -> None:
@@ -230,6 +231,7 @@ class MemoCollector:
             ("hits", memo.hits, "Passages whose analysis was found in the memo."),
             ("misses", memo.misses, "Passages analysed afresh (not in the memo)."),
             ("evictions", memo.evictions, "Memo entries dropped to stay under the cap."),
+            ("bypassed", memo.bypassed, "Traces checked without the memo (nothing recurred)."),
         ):
             yield CounterMetricFamily(f"ragmon_passage_memo_{name}", doc, value=value)
         yield GaugeMetricFamily(

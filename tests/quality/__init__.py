@@ -5,7 +5,9 @@ figures the check must report, as written in the answer). ``refusal.jsonl``: ``a
 ``lang``, ``refusal``. ``citation.jsonl``: ``answer``, ``docs`` (the packed passages' doc
 ids, in prompt order), ``cited`` and ``invalid`` (ids as the evidence lists them: the index
 as digits, or the id as written). Each file carries hard negatives in every class: text that
-looks like the thing and is not. Read by the tests and by ``bench/quality.py``.
+looks like the thing and is not. A case may carry ``known_miss``: why the check is known to
+get it wrong (the label stays what a reader expects; the test expects the miss, strictly).
+Read by the tests and by ``bench/quality.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-_FIELDS = {"class", "answer", "context", "query", "docs", "note"}
+_FIELDS = {"class", "answer", "context", "query", "docs", "note", "known_miss"}
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class Case:
     docs: list[str] = field(default_factory=list)
     expected: dict[str, Any] = field(default_factory=dict)
     line: int = 0
+    known_miss: str | None = None  # why the check is known to get this case wrong
 
     def passages(self) -> list[tuple[str, str]]:
         """(doc_id, text) of the packed passages."""
@@ -60,6 +63,7 @@ def load_cases(name: str) -> list[Case]:
                 docs=list(row.get("docs", [])),
                 expected={k: v for k, v in row.items() if k not in _FIELDS},
                 line=n,
+                known_miss=row.get("known_miss"),
             )
         )
     return cases

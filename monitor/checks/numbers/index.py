@@ -112,8 +112,9 @@ def _key(value: float) -> float:
     return round(abs(value), 6)
 
 
-def _probes(r: Reading) -> tuple[str, ...]:
-    """Spellings of a reading to look for literally ("1600", "1,600", "1.600", "3,5")."""
+def _probes(r: Reading, seps: str = ".  \u202f") -> tuple[str, ...]:
+    """Spellings of a reading to look for literally ("1600", "1,600", "1.600", "3,5");
+    thousands written with each of ``seps`` (the separators the text uses)."""
     if r.precision > 1 or not 0 <= abs(r.value) < 1e15:
         return ()
     v = abs(r.value)
@@ -122,7 +123,7 @@ def _probes(r: Reading) -> tuple[str, ...]:
         if v < 1000:
             return (s,)
         us = f"{v:,.0f}"
-        return (s, us, us.replace(",", "."), us.replace(",", " "), us.replace(",", "\u202f"))
+        return (s, us, *(us.replace(",", sep) for sep in seps))
     decimals = max(0, round(-math.log10(r.precision)))
     s = f"{v:.{decimals}f}"
     us = f"{v:,.{decimals}f}"
@@ -185,6 +186,15 @@ class NumberLookup:
         self._joined: NumberLookup | None = None  # the untokenised text, when it differs
         self._joined_done = False
         self._index: NumberIndex | None = None
+        self._seps: str | None = None
+
+    @property
+    def _separators(self) -> str:
+        """The thousands separators besides the comma that the text uses (a point and a
+        space always; a thin or no-break space and an apostrophe when present)."""
+        if self._seps is None:
+            self._seps = ". " + "".join(c for c in "\u202f\u2009\u00a0'" if c in self.text)
+        return self._seps
 
     @property
     def index(self) -> NumberIndex:
@@ -214,7 +224,7 @@ class NumberLookup:
             if _bounded(self.text, mention.raw):
                 return True  # written the same way ("$49", "07")
             for r in mention.readings:
-                if any(_bounded(self.text, p) for p in _probes(r)):
+                if any(_bounded(self.text, p) for p in _probes(r, self._separators)):
                     return True
                 if self._spelled and r.precision == 1 and self._spelled_in_text(r.value):
                     return True
@@ -270,7 +280,7 @@ class NumberLookup:
         for lead in (whole, whole - 1):
             if lead < 0:
                 continue
-            for probe in _probes(Reading(lead, 1.0)):
+            for probe in _probes(Reading(lead, 1.0), self._separators):
                 i = text.find(probe)
                 while i >= 0:
                     for c in _figures_at(text, i):

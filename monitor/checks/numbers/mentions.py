@@ -11,6 +11,7 @@ from monitor.checks.numbers.patterns import (
     GLUED_UNITS,
     MONTH_FIRST,
     MONTHS,
+    NOT_COUNTS,
     NUMERIC,
     SCALES,
     SPELLED,
@@ -21,6 +22,7 @@ from monitor.checks.numbers.patterns import (
 )
 
 _IDIOMS = frozenset({"24/7", "365"})
+_DEFINITE = (" the", " these", " those", "the", "these", "those")
 # Decimal-convention evidence, judged per digit run (a charset-led findall is fast where two
 # searches with look-behinds over a 5 KB context took 400 µs).
 _DIGIT_RUN = re.compile(r"\d[\d.,]*")
@@ -89,7 +91,7 @@ def _body_readings(body: str, locale: Locale) -> list[tuple[float, int]]:
     """(value, decimals) readings of a digit body with separators."""
     if body.isdigit():
         return [(float(body), 0)]
-    for space in ("\u00a0", "\u202f", "'"):
+    for space in ("\u00a0", "\u202f", "\u2009", "'"):
         if space in body:
             return _body_readings(body.replace(space, ""), locale)
     has_comma, has_dot = "," in body, "." in body
@@ -104,8 +106,11 @@ def _body_readings(body: str, locale: Locale) -> list[tuple[float, int]]:
     groups = body.split(sep)
     grouped = len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])
     if len(groups) > 2:
-        # "1,600,000" / "1.600.000": only a thousands reading is possible.
-        return [(float("".join(groups)), 0)] if grouped else []
+        # "1,600,000" / "1.600.000": only a thousands reading is possible; so for the
+        # Indian grouping "1,00,000" and "2,50,00,000" (lakh and crore).
+        indian = sep == "," and len(groups[0]) <= 2 and len(groups[-1]) == 3
+        indian = indian and all(len(g) == 2 for g in groups[1:-1])
+        return [(float("".join(groups)), 0)] if grouped or indian else []
     thousands = (float("".join(groups)), 0)
     decimal = (float(f"{groups[0]}.{groups[1]}"), len(groups[1]))
     if not grouped:
@@ -157,13 +162,13 @@ def _time(m: re.Match[str]) -> Mention:
     g = m.group
     h = int(g("th") if g("th") is not None else g("th2"))
     mi = int(g("tm") or g("tm2") or 0)
-    ap = g("tap") or g("tap2")
+    ap = (g("tap") or g("tap2") or "").lower()
     if ap == "p" and h < 12:
         h += 12
     elif ap == "a" and h == 12:
         h = 0
     raw = m.group(0)
-    if raw.endswith(".") and not raw.endswith(("a.m.", "p.m.")):
+    if raw.endswith(".") and not raw.lower().endswith(("a.m.", "p.m.")):
         raw = raw[:-1]  # "5 pm." ends a sentence; "5 p.m." keeps its dots
     # A time compares as minutes since midnight; "14:30" and "2:30 pm" are one reading.
     return Mention(raw, "time", readings=(Reading(float(h * 60 + mi), 1.0),))
@@ -302,8 +307,16 @@ def _mention(kind: str, m: re.Match[str], locale: Locale) -> Mention | None:
     if kind == "num":
         return _number(m, locale)
     raw = m.group(0)
-    if kind == "ident":
+    if kind in ("ident", "phone"):
         return Mention(raw, "ident")
+    if kind == "code":  # "AB-1234", "INC-20391": the whole code, compared as one token
+        i = m.start() - 1
+        j = i
+        while j > 0 and m.string[j - 1].isupper():
+            j -= 1
+        if not 2 <= i - j <= 5 or (j and (m.string[j - 1].isalnum() or m.string[j - 1] in "-_")):
+            return None
+        return Mention(m.string[j : m.end()], "ident")
     if raw in _IDIOMS:
         return None
     num, _, den = raw.partition("/")
@@ -319,6 +332,10 @@ def _spelled_claims(text: str) -> list[Mention]:
         if i and low[i - 1].isalpha():
             continue
         word = m.group("word")
+        if word in NOT_COUNTS and not m.group("unit"):
+            continue
+        if not m.group("unit") and low[max(0, i - 6) : i].rstrip().endswith(_DEFINITE):
+            continue  # "the two bids": things already named, not a count claimed
         value = SPELLED[word]
         if m.group("ones") and value in (20, 30, 40, 50, 60, 70, 80, 90):
             value += SPELLED[m.group("ones")]

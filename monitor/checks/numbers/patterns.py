@@ -70,14 +70,18 @@ NUMERIC = re.compile(
     (?P<iso>(?<!\d)(?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})(?!\d))
   | (?P<dmy>(?<![\d.,/])(?P<a>\d{{1,2}})(?P<sep>[/.])(?P<b>\d{{1,2}})(?P=sep)(?P<y>\d{{4}}|\d{{2}})(?![\d/]|[.,]\d))
   | (?P<dmy2>(?<!\d)(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_MONTH_AFTER_DAY})\.?(?:,?\s+(?P<dm_y>\d{{4}})(?!\d))?)
-  | (?P<time>(?<![\d.])(?P<th>\d{{1,2}}):(?P<tm>\d{{2}})(?!\d)(?:\s?(?P<tap>[ap])\.?m\.?(?![a-z]))?
-      |(?<![\d.,])(?P<th2>\d{{1,2}})(?:\.(?P<tm2>\d{{2}}))?\s?(?P<tap2>[ap])\.?m\.?(?![a-z]))
-  | (?P<ident>(?<![\w-])\d+(?:-\d+){{2,}}(?![\w-]))
+  | (?P<time>(?<![\d.])(?P<th>\d{{1,2}}):(?P<tm>\d{{2}})(?!\d)(?:\s?(?P<tap>[aApP])\.?[mM]\.?(?![A-Za-z]))?
+      |(?<![\d.,])(?P<th2>\d{{1,2}})(?:\.(?P<tm2>\d{{2}}))?\s?(?P<tap2>[aApP])\.?[mM]\.?(?![A-Za-z]))
+  | (?P<ident>(?<![\w-])\d+(?:-\d+){{2,}}(?![\w-])|(?<![\w-])\d{{3}}-\d{{4}}(?![\w-])
+      |(?<![\w.])\d+(?:\.\d+){{2,}}(?![\w]|\.\d)(?<!\d\.\d\d\d)(?<!\d\.\d\d\d\.\d\d\d))
+  | (?P<phone>(?<![\w+])\+\d{{1,3}}(?:[ -]\d{{2,4}}){{2,4}}(?![\d]))
+  | (?P<code>(?<=[A-Z]-)\d{{4,}}(?![\w-]))
   | (?P<frac>(?<![\w/.])(?!(?:1[5-9]|20)\d\d/\d)\d+/\d+(?![\w/]))
   | (?P<num>
         (?<![A-Za-z_\d])(?<![A-Za-z]-)(?<!\d[.,])
         (?P<cur>[$€£¥]\s?)?
-        (?P<body>\d{{1,3}}(?:(?P<tsep>[,.\u00a0\u202f'])\d{{3}})(?:(?P=tsep)\d{{3}})*(?:[.,]\d+)?(?!\d)
+        (?P<body>\d{{1,2}}(?:,\d\d)+,\d{{3}}(?![\d,])
+                 |\d{{1,3}}(?:(?P<tsep>[,.\u00a0\u202f\u2009'])\d{{3}})(?:(?P=tsep)\d{{3}})*(?:[.,]\d+)?(?!\d)
                  |\d+(?:[.,]\d+)?)
         (?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|mio)(?![a-z])
           |(?P<scale2>[kKMB])(?![A-Za-z\d])
@@ -98,14 +102,19 @@ MONTH_FIRST = re.compile(
     """,
     re.VERBOSE,
 )
-TRIGGER = re.compile(r"[0-9$€£¥]")
+TRIGGER = re.compile(r"[0-9$€£¥+]")
 SCALED = re.compile(
     r"\d\s?(?:thousand|million|billion|trillion|mn|bn|tn|mio)(?![a-z])|\d[kKMB](?![A-Za-z\d])"
 )
+# Or any plural noun ("three suspects", "four desserts"): a count the context must back.
+_PLURAL_NOUN = r"(?!(?:was|has|is|its|this|thus|does|goes|plus|less|yes|as|us)\b)[a-z]{2,}s\b"
+NOT_COUNTS = frozenset({"dozen", "hundred"})  # multipliers ("two dozen eggs"), not counts
 # Spelled-out quantities, matched in lower-cased answers (a literal-led pattern is fast):
 # "six weeks", "forty-eight people".
 _ONES = "one|two|three|four|five|six|seven|eight|nine"
-SPELLED_CLAIM_RE = re.compile(rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?\s+{UNITS}")
+SPELLED_CLAIM_RE = re.compile(
+    rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
+)
 
 # What is not a claim in an answer: list markers, citation markers, footnotes, URLs, e-mail
 # addresses, version strings. Each pattern runs only when a cheap substring test says it can
@@ -116,10 +125,20 @@ _NOISE: tuple[tuple[str | None, re.Pattern[str]], ...] = (
     ("[", re.compile(rf"\[\^?[^\[\]\n]{{1,{NUMBER_SKIP_MAX}}}\]")),  # [1] [1, 2] [doc-3] [^2]
     ("【", re.compile(rf"【[^】\n]{{1,{NUMBER_SKIP_MAX}}}】")),  # 【1†source】
     (None, SUPERSCRIPTS),  # superscript footnotes
+    ("`", re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]+`", re.DOTALL)),  # code
     ("http", re.compile(r"https?://\S+")),
     ("www.", re.compile(r"www\.\S+")),
     ("@", re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")),  # e-mail addresses
-    ("ersion", re.compile(r"[Vv]ersion\s\d+(?:\.\d+)+")),  # "version 2.3.1" ("v2.3" never parses)
+    # "2. Click save" after a sentence, "**1.**", "(2) upload", "Step 3", "Phase 2", "#2"
+    (". ", re.compile(r"(?<=[.!?;:])[ \t]+\d{1,2}[.)](?=[ \t]+[*_]*[A-Z])")),  # ". 2. Click"
+    ("**", re.compile(r"\*\*\d{1,2}[.)]?\*\*")),  # "**1.**"
+    (") ", re.compile(r"(?<![\w(.,])\(?\d{1,2}\)(?=[ \t]+[A-Za-z])")),  # "(2) upload", "1) Sign"
+    *(
+        (w, re.compile(rf"(?i)\b{w}[ \t]+\d{{1,2}}\b(?![.,]\d)"))
+        for w in ("step", "phase", "option")
+    ),
+    *((w, re.compile(rf"\b{w}[ \t]+\d{{1,2}}\b(?![.,]\d)")) for w in ("Step", "Phase", "Option")),
+    ("#", re.compile(r"(?<![\w&])#\d{1,2}\b")),
 )
 
 

@@ -25,15 +25,14 @@ def test_a_passage_is_kept_from_its_second_sighting() -> None:
     assert memo.bytes == empty + second.size
 
 
-def test_the_door_list_forgets_the_oldest_first_sightings() -> None:
-    memo = PassageMemo(0)
-    texts = [f"{OTHER} Note {n}." for n in range(40)]
-    for t in texts:
-        memo.facts(t)
-    memo.facts(texts[-1])  # still remembered: a second sighting
-    memo.facts(texts[0])  # forgotten (16 kept at this cap): a first sighting again
-    assert memo._door_size == 16
-    assert texts[0] and hash(texts[0]) in memo._door and hash(texts[-1]) not in memo._door
+def test_the_door_table_ages_its_first_sightings() -> None:
+    memo = PassageMemo(0)  # the smallest table: 64 slots, cleared after 32 marks
+    texts = [f"{OTHER} Note {n}." for n in range(200)]
+    marks = [memo._first_sighting(hash(t)) for t in texts]
+    assert memo._door_size == 64 and memo._door_marks <= 32
+    assert marks.count(True) > 130  # collisions (at most half full) admit some early
+    last = texts[-1]
+    assert not memo._first_sighting(hash(last))  # just seen: a second sighting
 
 
 def test_a_chunk_id_with_new_text_is_a_miss() -> None:
@@ -57,8 +56,9 @@ def test_the_cap_holds_also_when_lazy_parts_grow_an_entry() -> None:
             memo.facts(f"{OLD} Revision {n}.")
         assert memo.bytes <= memo.max_bytes
     assert memo.evictions >= 7 and len(memo) <= 3
+    hits = memo.hits  # (a door-table collision may have kept one at its first sighting)
     kept = memo.facts(f"{OLD} Revision 9.")  # the newest is still kept
-    assert memo.hits == 1
+    assert memo.hits == hits + 1
     kept.shingles  # noqa: B018 - growing the entry must evict others, not overrun the cap
     kept.pieces  # noqa: B018
     assert memo.bytes <= memo.max_bytes
@@ -109,3 +109,18 @@ def test_the_daemon_exports_the_memo_counts() -> None:
         update={"checks": Settings().checks.model_copy(update={"memo_bytes": 0})}
     )
     assert registry.build_suite(off).memo is None
+
+
+def test_where_nothing_recurs_most_traces_pass_the_memo_by() -> None:
+    """A window without hits lets nine traces in ten by; hits bring the memo back."""
+    suite = CheckSuite(memo=PassageMemo(1 << 20))
+    for n in range(1200):  # 2 passages a trace, every one new: 2,400 lookups
+        suite(make_trace("Refunds take 30 days.", [f"{OLD} Note {n}.", f"{OTHER} Note {n}."]))
+    memo = suite.memo
+    assert memo is not None and memo.hits == 0
+    assert memo.bypassed > 0 and memo._bypass > 0
+    while memo._bypass:  # the sampled traces keep looking: recurring passages come back
+        suite(make_trace("Refunds take 30 days.", [OLD, OTHER]))
+    for _ in range(1000):
+        suite(make_trace("Refunds take 30 days.", [OLD, OTHER]))
+    assert memo.hits > 1900 and memo._bypass == 0

@@ -1,0 +1,150 @@
+"""Reference lists, footnote and label definitions, and the parts of a marker: what a
+"Sources:" line, a "[^1]: x" definition or one element of "[1, Source 2, doc: x]" cites.
+Used by ``monitor.checks.citation_markers``."""
+
+from __future__ import annotations
+
+import re
+
+from monitor.checks.citation_ids import ID_SHAPE, Citations
+
+FOOTNOTE_DEF = re.compile(r"(?m)^[ \t]*\[\^([^\]\n]{1,40})\]:[ \t]*(.+)$")
+LABEL_DEF = re.compile(r"(?m)^[ \t]*\[([^\^\]\n][^\]\n]{0,39})\]:[ \t]*(.+)$")
+_LIST_HEADER = re.compile(
+    r"(?im)^[ \t#*_>]*(?:sources?|references?|citations?|cited(?: sources)?|bibliography|"
+    r"fuentes|quellen|références)[ \t*_]*(?::[ \t*_]*(?P<rest>.*)|[ \t*_]*)$"
+)
+_LIST_ENTRY = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]*|\d{1,3}[.)][ \t]+)?(?:\[(\^?[^\]\n]{1,40})\][ \t:]*)?(.*)$"
+)
+URL = re.compile(r"https?://[^\s)\]>\"'`]+")
+SPLIT = re.compile(r"[ \t]*[,;][ \t]*|[ \t]+(?:and|&)[ \t]+")
+_LIST_SPLIT = re.compile(r"[ \t]*[,;][ \t]*")
+PREFIXED = re.compile(
+    r"^(?:source|src|doc|document|ref|reference|passage|id|context|excerpt|chunk|snippet|file"
+    r"|citation|cite)"
+    r"[ \t]*(?::|#|[ \t])[ \t]*(.+)$",
+    re.IGNORECASE,
+)
+INDEX = re.compile(r"^#?(\d{1,3})(?:[ \t]*(?:-|–|—|to)[ \t]*(\d{1,3}))?$")
+_LIST_WORDS = re.compile(r"source|r[eé]f[eé]rence|citation|cited|bibliograph|fuentes|quellen")
+
+
+def _source_parts(rest: str, cites: Citations) -> list[str]:
+    """The sources a "Sources: a, b and c" line names: split at commas and semicolons, and at
+    "and" only between ids ("refunds-2024 and fees", not "Returns and exchanges")."""
+    parts: list[str] = []
+    for chunk in _LIST_SPLIT.split(rest):
+        pieces = SPLIT.split(chunk)
+        ids = all(ID_SHAPE.search(p) or cites.names_passage(p) for p in pieces if p.strip())
+        parts.extend(pieces if ids else [chunk])
+    return parts
+
+
+def blank_named_label(m: re.Match[str]) -> str:
+    """A "[note 1]: target" line blanked (its label was read); "[1]: url" kept as it was."""
+    return m.group(0) if m.group(1).strip().isdigit() else " " * len(m.group(0))
+
+
+def definitions(text: str, lower: str, cites: Citations) -> dict[str, str]:
+    """Footnote definitions and reference-list entries: label -> target. Entries without a
+    label are cited directly; the block's lines are blanked from further parsing by the
+    caller only for footnote definitions (list lines hold no other markers)."""
+    labels: dict[str, str] = {}
+    if "[^" in text:
+        for m in FOOTNOTE_DEF.finditer(text):
+            labels["^" + m.group(1).strip().lower()] = m.group(2).strip()
+    if "]:" in text:  # "[note 1]: refunds-2024" (a numeric label stays a passage index)
+        for m in LABEL_DEF.finditer(text):
+            if not m.group(1).strip().isdigit():
+                labels[m.group(1).strip().lower()] = m.group(2).strip()
+    if _LIST_WORDS.search(lower) is None:
+        return labels
+    for m in _LIST_HEADER.finditer(text):
+        rest = (m.group("rest") or "").strip()
+        if rest:
+            # "Sources: a.md, b.md"; bracket markers on the line are read as brackets.
+            if "[" not in rest and "【" not in rest:
+                for part in _source_parts(rest, cites):
+                    if part.strip(" .*_`\"'"):
+                        cite_target(part.strip(" .*_`\"'"), cites)
+            continue
+        for line in _list_block(text, m.end()):
+            em = _LIST_ENTRY.match(line)
+            if em is None:
+                continue
+            label, target = em.group(1), _PREFIX_WORD.sub("", em.group(2).strip(" .*_`\"'"))
+            if label and target:
+                labels[label.strip().lower()] = target
+                cite_target(target, cites)
+            elif target:
+                cite_target(target, cites)
+    return labels
+
+
+_PREFIX_WORD = re.compile(r"^(?:source|doc|document|passage)[ \t]*:[ \t]*", re.IGNORECASE)
+_BLOCK_LINE = re.compile(r"^[ \t]*(?:[-*•]|\d{1,3}[.)]|\[)")
+
+
+def _list_block(text: str, start: int) -> list[str]:
+    """The list lines right after a reference-list header (blank lines before them skipped)."""
+    lines: list[str] = []
+    for line in text[start:].splitlines()[1:]:
+        if not line.strip():
+            if lines:
+                break
+            continue
+        if _BLOCK_LINE.match(line) is None:
+            break
+        lines.append(line)
+    return lines
+
+
+def cite_target(target: str, cites: Citations) -> None:
+    """A reference-list target: an index ("Source 2", "2"), a URL or an id (first token)."""
+    target = _PREFIX_WORD.sub("", target)
+    url = URL.search(target)
+    if url:
+        cites.ident(url.group(0).rstrip(".,;:!?"))
+        return
+    idx = INDEX.match(target)
+    pre = PREFIXED.match(target)
+    if idx or (pre and INDEX.match(pre.group(1).strip())):
+        cite_part(target, cites)
+        return
+    token = target.split()[0] if target.split() else ""
+    # "returns-2024 — Returns policy" cites its first token; a title ("Returns policy",
+    # "Shipping policy" beside shipping-policy) is judged as a title (see Citations.valid).
+    if cites.names_passage(token) or (
+        (ID_SHAPE.search(token) or len(target.split()) == 1) and cites.looks_like_id(token)
+    ):
+        cites.ident(token)
+    else:
+        cites.title(target)
+
+
+def cite_part(part: str, cites: Citations, loose: bool = True) -> bool:
+    """One element of a marker ("1", "1-3", "Source 2", "doc: x", "refunds-2024")."""
+    part = part.strip()
+    idx = INDEX.match(part)
+    pre = PREFIXED.match(part) if idx is None else None
+    word = ""
+    if pre is not None:
+        word = part[: pre.start(1)].strip(" \t:#")
+        part = pre.group(1).strip()
+        idx = INDEX.match(part)
+    if idx:
+        lo = int(idx.group(1))
+        hi = int(idx.group(2)) if idx.group(2) else lo
+        if hi < lo or hi - lo > 50:
+            return False
+        for i in range(lo, hi + 1):
+            cites.index(i, word if lo == hi else "")
+        return True
+    if pre is not None and (" " in part or "\t" in part) and not cites.names_passage(part):
+        cites.title(part)  # "[Source: internal wiki]": a source named, maybe not a passage
+        return True
+    if pre is not None or (loose and cites.looks_like_id(part)):
+        cites.ident(part)
+        return True
+    return False
