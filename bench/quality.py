@@ -25,11 +25,13 @@ import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.conflicts import PassageSet, conflict_nq, naive_conflict
 from bench.summaries import Summary, frank, xsum_spans
-from monitor.checks import Citation, Refusal, TraceView, UnsupportedNumbers
+from monitor.checks import Citation, ContextConflict, Refusal, TraceView, UnsupportedNumbers
 from monitor.model import RagTrace
 from tests.quality import Case, load_cases
 
@@ -116,7 +118,7 @@ def summaries_report(name: str, rows: list[Summary], finders: dict[str, Finder])
 # --- labelled case files --------------------------------------------------------------------
 
 
-def _per_class(cases: Iterable[Case], score: Callable[[Case], tuple[int, int, int, int, bool]]):
+def _per_class(cases: Iterable[Any], score: Callable[[Any], tuple[int, int, int, int, bool]]):
     """Sum (tp, fp, fn, tn, exact) per class and in total."""
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
     for case in cases:
@@ -233,6 +235,25 @@ def citation_report() -> None:
     )
 
 
+def conflict_report(extra: list[PassageSet]) -> None:
+    """``context_conflict`` per class, on the case file and any ConflictNQ pairs."""
+    sets = [PassageSet(c.cls, tuple(c.context), c.expected["conflict"])
+            for c in load_cases("conflict")] + extra  # fmt: skip
+    check = ContextConflict()
+
+    def ours(s: PassageSet) -> tuple[int, int, int, int, bool]:
+        trace = _trace("See the passages.", [(f"d{i}", t) for i, t in enumerate(s.passages, 1)])
+        return _binary(check(TraceView(trace)).flagged, s.conflict)
+
+    def naive(s: PassageSet) -> tuple[int, int, int, int, bool]:
+        return _binary(naive_conflict(s.passages), s.conflict)
+
+    _print_table(
+        "context_conflict: passage sets flagged (P/R over sets; exact = right label)",
+        {"ragmon": _per_class(sets, ours), "naive": _per_class(sets, naive)},
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -242,11 +263,14 @@ def main() -> None:
     parser.add_argument("--articles", type=Path, help="folder of FRANK article JSON files")
     parser.add_argument("--only-summaries", action="store_true",
                         help="skip the case files")  # fmt: skip
+    parser.add_argument("--conflict-nq", type=Path, action="append", default=[],
+                        help="a ConflictNQ JSON-lines file (repeatable)")  # fmt: skip
     args = parser.parse_args()
     if not args.only_summaries:
         numbers_report()
         refusal_report()
         citation_report()
+        conflict_report([s for path in args.conflict_nq for s in conflict_nq(path)])
     finders: dict[str, Finder] = {"ragmon": ragmon_numbers, "naive regex diff": naive_numbers}
     if (args.xsum_spans or args.frank) and not args.articles:
         parser.error("--articles is needed with --xsum-spans or --frank")

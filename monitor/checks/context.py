@@ -120,9 +120,12 @@ class ContextConflict:
     """Flags near-duplicate passages that state different numbers (old and new policy pages).
 
     Passages are compared pairwise by word-trigram Jaccard similarity; a pair at or above
-    ``similarity`` whose figures differ is a conflict. Two cheap steps keep this off the hot
-    path: pairs that share no sentence (digits masked) are skipped before any tokenising,
-    and only the sentences that differ between a duplicate pair are parsed for figures.
+    ``similarity`` whose figures differ is a conflict, unless the two name different things
+    (``PassageFacts.names``: the "Pro" and the "Enterprise" plan, the "EU" and the "US"
+    shipping page, "Release notes 2.3" and "2.4" differ without conflicting). Two cheap
+    steps keep this off the hot path: pairs that share no sentence (digits masked) are
+    skipped before any tokenising, and only the sentences that differ between a duplicate
+    pair are parsed for figures.
     """
 
     name = "context_conflict"
@@ -145,8 +148,8 @@ class ContextConflict:
                 if a.masked.isdisjoint(b.masked):
                     continue  # not one sentence in common, figures aside: not duplicates
                 sim = _jaccard(a.shingles, b.shingles)
-                if sim < self.similarity:
-                    continue
+                if sim < self.similarity or a.names != b.names:
+                    continue  # not near-duplicates, or pages on two things ("Pro", "Team")
                 only_a, only_b = _figures_differing(a, b)
                 if only_a or only_b:
                     (pos_a, pa), (pos_b, pb) = packed[i], packed[j]

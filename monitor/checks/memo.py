@@ -15,6 +15,7 @@ cap. A memo belongs to one check suite, which one thread runs.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Set
 
@@ -38,6 +39,17 @@ def shingles_of(text: str) -> frozenset[tuple[str, ...]]:
     return frozenset(zip(words, words[1:], words[2:], strict=False))
 
 
+_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*")
+_HEADING = re.compile(r"(?:[^.!?\n]|\.(?=\d)){1,80}?(?=[.!?:](?:\s|$)|\n)")
+
+
+def _starts_sentence(text: str, i: int) -> bool:
+    j = i
+    while j > 0 and text[j - 1] in " \t\n\"'(":
+        j -= 1
+    return j == 0 or text[j - 1] in ".!?:\n"
+
+
 class PassageFacts:
     """One passage's text-only analysis. ``lower`` and ``masked`` are built with the facts
     (every trace reads them); ``shingles`` and ``pieces`` on first use (only passages with a
@@ -47,7 +59,7 @@ class PassageFacts:
     memory but cost more per passage than the memo saves at a low hit rate).
     """
 
-    __slots__ = ("_pieces", "_shingles", "lower", "masked", "owner", "size", "text")
+    __slots__ = ("_names", "_pieces", "_shingles", "lower", "masked", "owner", "size", "text")
 
     def __init__(self, text: str) -> None:
         self.owner: PassageMemo | None = None  # the memo that keeps these facts, if any
@@ -58,6 +70,7 @@ class PassageFacts:
         self.masked: Set[bytes] = masked  # the sentences with digits masked, never changed
         self._shingles: frozenset[tuple[str, ...]] | None = None
         self._pieces: tuple[str, ...] | None = None
+        self._names: frozenset[str] | None = None
         # the text as str and as bytes, and the masked sentences (bytes and a set slot each)
         self.size = _ENTRY_OVERHEAD + 3 * len(self.lower) + 90 * len(masked)
 
@@ -76,6 +89,24 @@ class PassageFacts:
             self._pieces = tuple(self.text.split(". "))
             self._grow(len(self.text) + 60 * len(self._pieces))
         return self._pieces
+
+    @property
+    def names(self) -> frozenset[str]:
+        """What the passage is about: the capitalised words it uses inside its sentences
+        ("Pro", "EU", "API"; a word that starts a sentence is not counted) and, when its
+        heading (the first sentence) holds a figure, that heading ("Release notes 2.3",
+        "2024 holidays", "API v2": a version, period or edition of its own)."""
+        if self._names is None:
+            text = self.text
+            names = {
+                m.group(0) for m in _NAME.finditer(text) if not _starts_sentence(text, m.start())
+            }
+            heading = _HEADING.match(text)
+            if heading is not None and any(c.isdigit() for c in heading.group(0)):
+                names.add(heading.group(0).strip())
+            self._names = frozenset(names)
+            self._grow(60 * len(self._names))
+        return self._names
 
     def _grow(self, extra: int) -> None:
         self.size += extra

@@ -17,40 +17,20 @@ import re
 from collections.abc import Callable, Iterator
 
 from monitor.checks.lazy import lazy
+from monitor.checks.numbers.forms import (
+    SCALE_WORDS,
+    SIZES_OF,
+    enumerations,
+    num,
+    ordinal_words,
+    quantity,
+    round_half_up,
+    rounding_step,
+    spellings,
+    unit_of,
+)
 from monitor.checks.numbers.mentions import Lazy, Mention, locale_of, scan
 from monitor.checks.numbers.patterns import SPELLED
-
-_ORDINAL_WORDS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
-    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
-    "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
-    "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100,
-}  # fmt: skip
-_TENS = {v: k for k, v in SPELLED.items() if v in (20, 30, 40, 50, 60, 70, 80, 90)}
-_ONES_ORDINAL = {v: k for k, v in _ORDINAL_WORDS.items() if v < 10}
-_QUANTITY = {**{k: v for k, v in SPELLED.items() if v <= 20}, "a": 1, "an": 1}
-_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
-
-# Units a figure can be converted between: (dimension, size in the dimension's base unit).
-_UNITS: dict[str, tuple[str, float]] = {
-    "second": ("time", 1), "sec": ("time", 1), "minute": ("time", 60), "min": ("time", 60),
-    "hour": ("time", 3600), "hr": ("time", 3600), "day": ("time", 86400),
-    "week": ("time", 604800), "fortnight": ("time", 1209600),
-    "month": ("month", 1), "year": ("month", 12), "decade": ("month", 120),
-    "metre": ("length", 1), "meter": ("length", 1), "m": ("length", 1),
-    "kilometre": ("length", 1000), "kilometer": ("length", 1000), "km": ("length", 1000),
-    "gram": ("mass", 1), "g": ("mass", 1), "kilogram": ("mass", 1000), "kg": ("mass", 1000),
-}  # fmt: skip
-_WORDS_FOR: dict[int, tuple[str, ...]] = {}
-for _name, _v in SPELLED.items():
-    _WORDS_FOR[_v] = (*_WORDS_FOR.get(_v, ()), _name)
-_SIZES: dict[str, dict[float, set[str]]] = {}
-for _word, (_dim, _size) in _UNITS.items():
-    _SIZES.setdefault(_dim, {}).setdefault(_size, set()).add(_word)
-# Per dimension: (size, the unit words of that size).
-_SIZES_OF = {d: [(k, frozenset(v)) for k, v in sizes.items()] for d, sizes in _SIZES.items()}
-
 
 _AFTER = re.compile(r"[ \t-]?([A-Za-z]+)")
 _UNIT_AFTER = re.compile(r"[ \t-]?([a-z]+?)s?\b")
@@ -86,20 +66,6 @@ _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)")
 _WORD = re.compile(r"[a-z]{4,}")
 _Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
-
-
-def _ordinal_words(n: int) -> tuple[str, ...]:
-    """The spellings of the ordinal ``n`` ("fourth", "twenty-first", "twenty first")."""
-    words = [w for w, v in _ORDINAL_WORDS.items() if v == n]
-    if 20 < n < 100 and n % 10:
-        tens, ones = _TENS[n // 10 * 10], _ONES_ORDINAL[n % 10]
-        words += [f"{tens}-{ones}", f"{tens} {ones}"]
-    return tuple(words)
-
-
-def _unit(word: str) -> tuple[str, float] | None:
-    word = word.lower()
-    return _UNITS.get(word) or _UNITS.get(word[:-1] if word.endswith("s") else word)
 
 
 class Derivation:
@@ -189,7 +155,7 @@ class Derivation:
             return None  # nothing to look for: leave the context alone
         low = self.lower
         if ordinal:
-            for word in _ordinal_words(int(value)):
+            for word in ordinal_words(int(value)):
                 if word in low and re.search(rf"\b{word}\b", low):
                     return f'"{word}"'
         if "dozen" not in low and value < 1e3:
@@ -202,7 +168,7 @@ class Derivation:
                     return f'"{name} dozen"'
         if value == 6 and "half a dozen" in low:
             return '"half a dozen"'
-        for word, scale in _SCALE_WORDS.items():
+        for word, scale in SCALE_WORDS.items():
             if value == scale and word in low and re.search(rf"\b(?:a|one) {word}\b", low):
                 return f'"a {word}"'
         return None
@@ -222,10 +188,10 @@ class Derivation:
             # on news articles, any list in a sentence on the same matter was a false match
             if noun not in {w.rstrip("s") for w in _WORD.findall(s.lower())}:
                 continue
-            for items in _enumerations(s):
+            for items in enumerations(s):
                 if len(items) == value:
                     return "count of " + ", ".join(items)
-                if sum(_quantity(i) for i in items) == value:
+                if sum(quantity(i) for i in items) == value:
                     return "sum of " + ", ".join(items)
         return None
 
@@ -248,21 +214,21 @@ class Derivation:
                     if add is not None and abs(a + b - value) < 1e-9:
                         return f"{ra} + {rb}"
                     if sub is not None and abs(abs(a - b) - value) < 1e-9 and a != b:
-                        return f"{max(ra, rb, key=_num)} - {min(ra, rb, key=_num)}"
+                        return f"{max(ra, rb, key=num)} - {min(ra, rb, key=num)}"
         return None
 
     def _converted(self, mention: Mention, value: float, around: _Around) -> str | None:
         """The same quantity in another unit ("2 hours" and "120 minutes"): each other unit's
         figure is looked for as written, followed by that unit."""
         _, _, after = around
-        unit = _unit(after)
+        unit = unit_of(after)
         if unit is None or value <= 0:
             return None
         dim, size = unit
-        for other, words in _SIZES_OF[dim]:
+        for other, words in SIZES_OF[dim]:
             if other == size:
                 continue
-            for spelled in _spellings(value * size / other):
+            for spelled in spellings(value * size / other):
                 found = self._figure_with_unit(spelled, words)
                 if found is not None:
                     return found
@@ -291,7 +257,7 @@ class Derivation:
         for cue, rule, low, high in _HEDGES:
             if not before.endswith(cue):
                 continue
-            step = _rounding_step(value, mention.readings[0].precision)
+            step = rounding_step(value, mention.readings[0].precision)
             unit = unit.lower().rstrip("s")
             for m, c, other in self._context_figures():
                 other = other.lower().rstrip("s")
@@ -302,7 +268,7 @@ class Derivation:
                     ok = lo <= c <= hi and abs(c - value) <= 0.25 * abs(value)
                     ok = ok and not (cue in _STRICT and c == value)
                 else:
-                    ok = abs(_round_half_up(c / step) * step - value) < step * 1e-9
+                    ok = abs(round_half_up(c / step) * step - value) < step * 1e-9
                     ok = ok and (rule == "round" or c <= value)
                 if ok:
                     return f"{cue} {m.raw}"
@@ -319,98 +285,3 @@ class Derivation:
             after = _AFTER.match(self.context, i + len(m.raw)) if i >= 0 and not glued else None
             for r in m.readings:
                 yield m, r.value, glued or (after.group(1) if after else "")
-
-
-def _spellings(e: float) -> tuple[str, ...]:
-    """How a context may write the figure ``e`` before a unit: its digits ("120", "1,200",
-    "2.5"), and small whole numbers and halves spelled out ("two", "half a")."""
-    if e <= 0 or e >= 1e12:
-        return ()
-    out = [f"{e:g}"] if e < 1e6 else []
-    if e.is_integer():
-        out = [f"{e:.0f}"]
-        if e >= 1000:
-            out.append(f"{e:,.0f}")
-        out += _WORDS_FOR.get(int(e), ()) if e <= 100 else ()
-    elif e == 0.5:
-        out += ["half a", "half an"]
-    return tuple(out)
-
-
-def _rounding_step(value: float, precision: float) -> float:
-    """The step a hedged figure is rounded to: its last digit, or coarser for each trailing
-    zero ("78,000" is rounded to thousands, "180 million" to tens of millions)."""
-    step = precision if precision > 0 else 1.0
-    while value and step < abs(value):
-        coarser = value / (step * 10)
-        if abs(coarser - round(coarser)) >= 1e-9:
-            break
-        step *= 10
-    return step
-
-
-def _round_half_up(x: float) -> float:
-    return float(int(x + 0.5)) if x >= 0 else -float(int(-x + 0.5))
-
-
-def _num(raw: str) -> float:
-    digits = "".join(c for c in raw if c.isdigit() or c == ".")
-    try:
-        return float(digits)
-    except ValueError:
-        return 0.0
-
-
-_ITEM_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
-
-
-def _enumerations(sentence: str) -> Iterator[list[str]]:
-    """The lists a sentence enumerates ("A, B, C and D"; "A and B"), each as its items; the
-    first item is cut to its last one to three words ("Her children are Anna" -> "Anna")."""
-    for m in re.finditer(r"((?:[^,;:]+,\s*)*[^,;:]+?)\s+and\s+([^,;:.]+)", sentence):
-        parts = [p.strip() for p in _ITEM_SPLIT.split(m.group(0)) if p.strip()]
-        if len(parts) < 2:
-            continue
-        first, last = parts[0].split(), parts[-1].split()
-        if not first or not last:
-            continue
-        if first[-1][0].isupper():  # a name: its capitalised words ("Tom Hale")
-            k = len(first) - 1
-            while k > 0 and first[k - 1][0].isupper():
-                k -= 1
-            head = first[k:]
-        else:  # a thing, from its quantity word if it has one ("a 19-year-old man")
-            head = first[-1:]
-            for k in range(len(first) - 1, max(len(first) - 4, -1), -1):
-                if first[k].lower() in _QUANTITY:
-                    head = first[k:]
-                    break
-        if last[0][0].isupper():
-            k = 1
-            while k < len(last) and last[k][0].isupper():
-                k += 1
-            tail = last[:k]
-        else:
-            tail = last[:3]
-        items = [" ".join(head), *parts[1:-1], " ".join(tail)]
-        if all(len(i.split()) <= 3 for i in items) and _alike(items):
-            yield items
-
-
-def _alike(items: list[str]) -> bool:
-    """Items of one list: all names (capitalised), all years or figures, or all short
-    lower-case phrases with at most one of them led by a quantity word."""
-    bare = [re.sub(r"^(?:the|a|an)\s+", "", i) for i in items]
-    if all(i[:1].isupper() for i in bare):
-        return True
-    if all(i[:1].isdigit() for i in items):
-        return True
-    return all(i[:1].islower() or i.split()[0].lower() in _QUANTITY for i in items)
-
-
-def _quantity(item: str) -> int:
-    """How many things an enumerated item stands for ("two women" 2, "a boy" 1)."""
-    first = item.split()[0].lower() if item.split() else ""
-    if first.isdigit() and int(first) <= 20:
-        return int(first)
-    return int(_QUANTITY.get(first, 1))

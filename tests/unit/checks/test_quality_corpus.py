@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.checks import Citation, Refusal, TraceView, UnsupportedNumbers
+from monitor.checks import Citation, ContextConflict, Refusal, TraceView, UnsupportedNumbers
 from monitor.checks.refusal import find_refusal
 from monitor.model import RagTrace
 from tests.quality import Case, load_cases
@@ -12,6 +12,7 @@ from tests.quality import Case, load_cases
 NUMBERS = load_cases("numbers")
 REFUSALS = load_cases("refusal")
 CITATIONS = load_cases("citation")
+CONFLICTS = load_cases("conflict")
 
 
 def trace(case: Case) -> TraceView:
@@ -52,7 +53,16 @@ def test_citation_case(case: Case) -> None:
     assert evidence["invalid"] == case.expected["invalid"], case.answer
 
 
-@pytest.mark.parametrize(("cases", "minimum"), [(NUMBERS, 20), (REFUSALS, 20), (CITATIONS, 20)])
+@pytest.mark.parametrize("case", _cases(CONFLICTS))
+def test_context_conflict_case(case: Case) -> None:
+    """Stale and current versions of a page conflict; other plans, regions, versions do not."""
+    result = ContextConflict()(trace(case))
+    assert result.flagged == case.expected["conflict"], (case.context, result.evidence.to_line())
+
+
+@pytest.mark.parametrize(
+    ("cases", "minimum"), [(NUMBERS, 20), (REFUSALS, 20), (CITATIONS, 20), (CONFLICTS, 20)]
+)
 def test_every_class_has_enough_cases_with_negatives(cases: list[Case], minimum: int) -> None:
     """Each class holds at least ``minimum`` cases, some positive and some hard negatives."""
     by_class: dict[str, list[Case]] = {}
@@ -70,6 +80,8 @@ def _positive(case: Case) -> bool:
         return bool(e["unsupported"])
     if "refusal" in e:
         return bool(e["refusal"])
+    if "conflict" in e:
+        return bool(e["conflict"])
     return bool(e["invalid"]) or not e["cited"]
 
 

@@ -1,0 +1,153 @@
+"""The forms a derivable figure takes (see ``monitor.checks.numbers.derived``): ordinal
+words, quantity words, convertible units, how a figure may be written before a unit, the
+rounding step of a hedged figure, and the lists a sentence enumerates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from monitor.checks.numbers.patterns import SPELLED
+
+ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
+    "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100,
+}  # fmt: skip
+TENS = {v: k for k, v in SPELLED.items() if v in (20, 30, 40, 50, 60, 70, 80, 90)}
+ONES_ORDINAL = {v: k for k, v in ORDINAL_WORDS.items() if v < 10}
+QUANTITY = {**{k: v for k, v in SPELLED.items() if v <= 20}, "a": 1, "an": 1}
+SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+# Units a figure can be converted between: (dimension, size in the dimension's base unit).
+UNITS: dict[str, tuple[str, float]] = {
+    "second": ("time", 1), "sec": ("time", 1), "minute": ("time", 60), "min": ("time", 60),
+    "hour": ("time", 3600), "hr": ("time", 3600), "day": ("time", 86400),
+    "week": ("time", 604800), "fortnight": ("time", 1209600),
+    "month": ("month", 1), "year": ("month", 12), "decade": ("month", 120),
+    "metre": ("length", 1), "meter": ("length", 1), "m": ("length", 1),
+    "kilometre": ("length", 1000), "kilometer": ("length", 1000), "km": ("length", 1000),
+    "gram": ("mass", 1), "g": ("mass", 1), "kilogram": ("mass", 1000), "kg": ("mass", 1000),
+}  # fmt: skip
+WORDS_FOR: dict[int, tuple[str, ...]] = {}
+for _name, _v in SPELLED.items():
+    WORDS_FOR[_v] = (*WORDS_FOR.get(_v, ()), _name)
+SIZES: dict[str, dict[float, set[str]]] = {}
+for _word, (_dim, _size) in UNITS.items():
+    SIZES.setdefault(_dim, {}).setdefault(_size, set()).add(_word)
+# Per dimension: (size, the unit words of that size).
+SIZES_OF = {d: [(k, frozenset(v)) for k, v in sizes.items()] for d, sizes in SIZES.items()}
+
+
+def ordinal_words(n: int) -> tuple[str, ...]:
+    """The spellings of the ordinal ``n`` ("fourth", "twenty-first", "twenty first")."""
+    words = [w for w, v in ORDINAL_WORDS.items() if v == n]
+    if 20 < n < 100 and n % 10:
+        tens, ones = TENS[n // 10 * 10], ONES_ORDINAL[n % 10]
+        words += [f"{tens}-{ones}", f"{tens} {ones}"]
+    return tuple(words)
+
+
+def unit_of(word: str) -> tuple[str, float] | None:
+    """The dimension and size of a unit word ("minutes" -> ("time", 60)), if convertible."""
+    word = word.lower()
+    return UNITS.get(word) or UNITS.get(word[:-1] if word.endswith("s") else word)
+
+
+def spellings(e: float) -> tuple[str, ...]:
+    """How a context may write the figure ``e`` before a unit: its digits ("120", "1,200",
+    "2.5"), and small whole numbers and halves spelled out ("two", "half a")."""
+    if e <= 0 or e >= 1e12:
+        return ()
+    out = [f"{e:g}"] if e < 1e6 else []
+    if e.is_integer():
+        out = [f"{e:.0f}"]
+        if e >= 1000:
+            out.append(f"{e:,.0f}")
+        out += WORDS_FOR.get(int(e), ()) if e <= 100 else ()
+    elif e == 0.5:
+        out += ["half a", "half an"]
+    return tuple(out)
+
+
+def rounding_step(value: float, precision: float) -> float:
+    """The step a hedged figure is rounded to: its last digit, or coarser for each trailing
+    zero ("78,000" is rounded to thousands, "180 million" to tens of millions)."""
+    step = precision if precision > 0 else 1.0
+    while value and step < abs(value):
+        coarser = value / (step * 10)
+        if abs(coarser - round(coarser)) >= 1e-9:
+            break
+        step *= 10
+    return step
+
+
+def round_half_up(x: float) -> float:
+    """``x`` rounded to the nearest whole number, halves away from zero."""
+    return float(int(x + 0.5)) if x >= 0 else -float(int(-x + 0.5))
+
+
+def num(raw: str) -> float:
+    """The value of a figure's digits ("$120,000" -> 120000), for ordering operands."""
+    digits = "".join(c for c in raw if c.isdigit() or c == ".")
+    try:
+        return float(digits)
+    except ValueError:
+        return 0.0
+
+
+ITEM_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+
+
+def enumerations(sentence: str) -> Iterator[list[str]]:
+    """The lists a sentence enumerates ("A, B, C and D"; "A and B"), each as its items; the
+    first item is cut to its last one to three words ("Her children are Anna" -> "Anna")."""
+    for m in re.finditer(r"((?:[^,;:]+,\s*)*[^,;:]+?)\s+and\s+([^,;:.]+)", sentence):
+        parts = [p.strip() for p in ITEM_SPLIT.split(m.group(0)) if p.strip()]
+        if len(parts) < 2:
+            continue
+        first, last = parts[0].split(), parts[-1].split()
+        if not first or not last:
+            continue
+        if first[-1][0].isupper():  # a name: its capitalised words ("Tom Hale")
+            k = len(first) - 1
+            while k > 0 and first[k - 1][0].isupper():
+                k -= 1
+            head = first[k:]
+        else:  # a thing, from its quantity word if it has one ("a 19-year-old man")
+            head = first[-1:]
+            for k in range(len(first) - 1, max(len(first) - 4, -1), -1):
+                if first[k].lower() in QUANTITY:
+                    head = first[k:]
+                    break
+        if last[0][0].isupper():
+            k = 1
+            while k < len(last) and last[k][0].isupper():
+                k += 1
+            tail = last[:k]
+        else:
+            tail = last[:3]
+        items = [" ".join(head), *parts[1:-1], " ".join(tail)]
+        if all(len(i.split()) <= 3 for i in items) and alike(items):
+            yield items
+
+
+def alike(items: list[str]) -> bool:
+    """Items of one list: all names (capitalised), all years or figures, or all short
+    lower-case phrases with at most one of them led by a quantity word."""
+    bare = [re.sub(r"^(?:the|a|an)\s+", "", i) for i in items]
+    if all(i[:1].isupper() for i in bare):
+        return True
+    if all(i[:1].isdigit() for i in items):
+        return True
+    return all(i[:1].islower() or i.split()[0].lower() in QUANTITY for i in items)
+
+
+def quantity(item: str) -> int:
+    """How many things an enumerated item stands for ("two women" 2, "a boy" 1)."""
+    first = item.split()[0].lower() if item.split() else ""
+    if first.isdigit() and int(first) <= 20:
+        return int(first)
+    return int(QUANTITY.get(first, 1))
