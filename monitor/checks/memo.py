@@ -52,8 +52,10 @@ def _starts_sentence(text: str, i: int) -> bool:
 
 class PassageFacts:
     """One passage's text-only analysis. ``lower`` and ``masked`` are built with the facts
-    (every trace reads them); ``shingles`` and ``pieces`` on first use (only passages with a
-    near-duplicate need them).
+    (every trace reads them); ``shingles``, ``pieces`` and ``names`` on first use (only
+    passages with a near-duplicate need them). The lazy parts are unset slots until then,
+    and ``size`` and ``owner`` are set only for facts a memo keeps: a passage that is not
+    kept pays for nothing but its analysis.
 
     Nothing is converted for keeping (sentence hashes or trigram hashes would take less
     memory but cost more per passage than the memo saves at a low hit rate).
@@ -61,34 +63,48 @@ class PassageFacts:
 
     __slots__ = ("_names", "_pieces", "_shingles", "lower", "masked", "owner", "size", "text")
 
+    owner: PassageMemo | None  # the memo that keeps these facts (set by it)
+    size: int  # estimated bytes, while kept (``estimate``)
+    _shingles: frozenset[tuple[str, ...]]
+    _pieces: tuple[str, ...]
+    _names: frozenset[str]
+
     def __init__(self, text: str) -> None:
-        self.owner: PassageMemo | None = None  # the memo that keeps these facts, if any
         self.text = text
         self.lower = text.encode("utf-8").lower()  # see ``TraceView.passages_lower``
         masked = set(self.lower.translate(_MASK_DIGITS).split(b". "))
         masked.discard(b"")
         self.masked: Set[bytes] = masked  # the sentences with digits masked, never changed
-        self._shingles: frozenset[tuple[str, ...]] | None = None
-        self._pieces: tuple[str, ...] | None = None
-        self._names: frozenset[str] | None = None
-        # the text as str and as bytes, and the masked sentences (bytes and a set slot each)
-        self.size = _ENTRY_OVERHEAD + 3 * len(self.lower) + 90 * len(masked)
+
+    def estimate(self) -> int:
+        """The estimated bytes of what is built so far: the text as str and bytes, the masked
+        sentences (bytes and a set slot each), and the lazy parts already read."""
+        size = _ENTRY_OVERHEAD + 3 * len(self.lower) + 90 * len(self.masked)
+        for name, weight in (("_shingles", 135), ("_names", 60)):
+            part = getattr(self, name, None)
+            size += weight * len(part) if part is not None else 0
+        pieces = getattr(self, "_pieces", None)
+        return size + (len(self.text) + 60 * len(pieces) if pieces is not None else 0)
 
     @property
     def shingles(self) -> frozenset[tuple[str, ...]]:
         """The passage's word trigrams, for near-duplicate similarity."""
-        if self._shingles is None:
+        try:
+            return self._shingles
+        except AttributeError:
             self._shingles = shingles_of(self.text)
             self._grow(135 * len(self._shingles))  # set slots, a tuple, words (measured)
-        return self._shingles
+            return self._shingles
 
     @property
     def pieces(self) -> tuple[str, ...]:
         """The passage split at sentence ends (``". "``), as the conflict check compares them."""
-        if self._pieces is None:
+        try:
+            return self._pieces
+        except AttributeError:
             self._pieces = tuple(self.text.split(". "))
             self._grow(len(self.text) + 60 * len(self._pieces))
-        return self._pieces
+            return self._pieces
 
     @property
     def names(self) -> frozenset[str]:
@@ -96,7 +112,9 @@ class PassageFacts:
         ("Pro", "EU", "API"; a word that starts a sentence is not counted) and, when its
         heading (the first sentence) holds a figure, that heading ("Release notes 2.3",
         "2024 holidays", "API v2": a version, period or edition of its own)."""
-        if self._names is None:
+        try:
+            return self._names
+        except AttributeError:
             text = self.text
             names = {
                 m.group(0) for m in _NAME.finditer(text) if not _starts_sentence(text, m.start())
@@ -106,12 +124,13 @@ class PassageFacts:
                 names.add(heading.group(0).strip())
             self._names = frozenset(names)
             self._grow(60 * len(self._names))
-        return self._names
+            return self._names
 
     def _grow(self, extra: int) -> None:
-        self.size += extra
-        if self.owner is not None:
-            self.owner.grew(extra)
+        owner = getattr(self, "owner", None)
+        if owner is not None:
+            self.size += extra
+            owner.grew(extra)
 
 
 class PassageMemo:
@@ -192,10 +211,12 @@ class PassageMemo:
         facts = PassageFacts(text)
         if self._first_sighting(hash(text)):
             return facts
-        if facts.size <= self.max_bytes - self._door_size:
+        size = facts.estimate()
+        if size <= self.max_bytes - self._door_size:
             entries[text] = facts
+            facts.size = size
             facts.owner = self
-            self._bytes += facts.size
+            self._bytes += size
             self._evict()
         return facts
 

@@ -48,7 +48,7 @@ def test_a_chunk_id_with_new_text_is_a_miss() -> None:
 
 
 def test_the_cap_holds_also_when_lazy_parts_grow_an_entry() -> None:
-    one = PassageFacts(OLD).size
+    one = PassageFacts(OLD).estimate()
     memo = PassageMemo(4 * one)
     door = memo.bytes
     for n in range(10):
