@@ -134,7 +134,7 @@ def ragmon_pass(
     decoder: Any = NativeDecoder()
     if fmt != "native":
         decoder = OtlpAssembler(fmt, AssemblyLimits(quiet_seconds=0.2), observer=metrics)
-    suite = registry.build_suite(Settings(), metrics)  # with the memo, as ragmon run has it
+    suite = registry.build_suite(Settings(), metrics)  # as ragmon run has it
     pipeline = Pipeline(source, decoder, suite, [PrometheusSink(metrics)],
                         observer=metrics, batch_size=500)  # fmt: skip
     pipeline.start()

@@ -13,9 +13,10 @@ traces, ``bench.corpus``) it measures traces/s for:
 Best of ``--repeats`` runs each. Not a test: the figures are reported, not asserted.
 
 ``--reuse zipf:S --chunks C --per-trace K`` draws the passages from a skewed corpus
-(``bench.corpus.Reuse``); the suite alone and each pipeline then start every timed repeat
-with a passage memo warmed by ``--warm`` earlier traces of the same stream, as in a daemon
-that has been running, and the memo's hit rate over the timed traces is printed.
+(``bench.corpus.Reuse``); with ``--memo-bytes N`` the suite alone and each pipeline start
+every timed repeat with a passage memo warmed by ``--warm`` earlier traces of the same
+stream, as in a daemon that has been running, and the memo's hit rate over the timed traces
+is printed.
 """
 
 from __future__ import annotations
@@ -48,22 +49,26 @@ class Memos:
     """Warms a fresh passage memo before each timed repeat and records its hit rate over
     the timed traces (what ``rate``'s ``setup`` and the timed function report)."""
 
-    def __init__(self, warm: list[RagTrace]) -> None:
+    def __init__(self, warm: list[RagTrace], cap: int) -> None:
         self.warm = warm
+        self.cap = cap
         self.rates: list[float] = []
         self._memo: PassageMemo | None = None
         self._start = (0, 0)
 
     def warmed(self, suite: CheckSuite) -> None:
         """Give ``suite`` a fresh memo at the default cap, warmed untimed."""
-        suite.memo = self._memo = PassageMemo(Settings().checks.memo_bytes)
+        suite.memo = self._memo = PassageMemo(self.cap) if self.cap else None
+        if self._memo is None:
+            return
         for t in self.warm:
             suite(t)
         self._start = (self._memo.hits, self._memo.misses)
 
     def timed(self) -> None:
         """Note the hit rate of the run that just ended."""
-        assert self._memo is not None
+        if self._memo is None:
+            return
         hits, misses = self._memo.hits - self._start[0], self._memo.misses - self._start[1]
         self.rates.append(hits / max(hits + misses, 1))
 
@@ -103,6 +108,9 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--warm", type=int, help="traces that warm the memo (default: --traces)")
+    parser.add_argument(
+        "--memo-bytes", type=int, default=0, help="a passage memo of this cap (0: none)"
+    )
     add_reuse_arguments(parser)
     args = parser.parse_args()
     pin_one_core()
@@ -127,7 +135,7 @@ def main() -> None:
         for r in positioned:
             decode(r)
 
-    suite_memos = Memos(warm)
+    suite_memos = Memos(warm, args.memo_bytes)
 
     def checks() -> None:
         for t in traces:
@@ -137,7 +145,7 @@ def main() -> None:
     def cpu(fn: Callable[[], object], setup: Callable[[], object] | None = None) -> float:
         return rate(fn, n, k, time.process_time, setup)  # CPU of every thread (judge too)
 
-    none_memos, heuristic_memos = Memos(warm), Memos(warm)
+    none_memos, heuristic_memos = Memos(warm, args.memo_bytes), Memos(warm, args.memo_bytes)
     none_setup, none_run = pipeline_run(records, "none", none_memos)
     heuristic_setup, heuristic_run = pipeline_run(records, "heuristic", heuristic_memos)
     rows = [

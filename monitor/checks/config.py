@@ -32,10 +32,10 @@ class ChecksConfig(_Section):
         default=None, description="Check names to run (None: all checks)."
     )
     memo_bytes: int = Field(
-        default=64 * 1024 * 1024,
+        default=0,
         ge=0,
-        description="Cap, in bytes, of the per-passage analysis kept across traces "
-        "(passages recur in retrieval; 0 turns the memo off).",
+        description="Cap, in bytes, of the per-passage analysis kept across traces (0: off, "
+        "the default: measured on skewed retrieval it cost more than it saved).",
     )
     context_conflict: ContextConflictConfig = ContextConflictConfig()
     grounding_overlap: GroundingOverlapConfig = GroundingOverlapConfig()

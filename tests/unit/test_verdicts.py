@@ -8,10 +8,10 @@ import pytest
 
 from tests import verdicts
 
-# The passage memo must not change a verdict: the corpus runs with the default memo, with a
-# memo so small that it evicts all the time (a kept entry's lazy parts grow it past the
-# cap), and without one.
-MEMO_CAPS = {"default_memo": None, "evicting_memo": 40_000, "no_memo": 0}
+# The passage memo must not change a verdict: the corpus runs as the daemon does by default
+# (no memo), with a memo so small that it evicts all the time (a kept entry's lazy parts grow
+# it past the cap), and with a 64 MiB one.
+MEMO_CAPS = {"daemon_default": None, "evicting_memo": 40_000, "large_memo": 64 << 20}
 
 
 @pytest.fixture(scope="module", params=sorted(MEMO_CAPS))

@@ -97,18 +97,18 @@ def test_results_are_the_same_with_and_without_the_memo() -> None:
 
 def test_the_daemon_exports_the_memo_counts() -> None:
     metrics = registry.build_metrics(CollectorRegistry())
-    suite = registry.build_suite(Settings(), metrics)
-    assert suite.memo is not None and suite.memo.max_bytes == Settings().checks.memo_bytes
+    on = Settings().model_copy(
+        update={"checks": Settings().checks.model_copy(update={"memo_bytes": 1 << 20})}
+    )
+    suite = registry.build_suite(on, metrics)
+    assert suite.memo is not None and suite.memo.max_bytes == 1 << 20
     for _ in range(3):
         suite(make_trace("Refunds take 30 days.", [OLD, NEW]))
     text = generate_latest(metrics.registry).decode()
     assert "ragmon_passage_memo_hits_total 2.0" in text
     assert "ragmon_passage_memo_misses_total 4.0" in text
     assert "ragmon_passage_memo_entries 2.0" in text
-    off = Settings().model_copy(
-        update={"checks": Settings().checks.model_copy(update={"memo_bytes": 0})}
-    )
-    assert registry.build_suite(off).memo is None
+    assert registry.build_suite(Settings()).memo is None  # off by default
 
 
 def test_where_nothing_recurs_most_traces_pass_the_memo_by() -> None:
