@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Self
@@ -94,6 +95,15 @@ _STOPWORDS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=64)
+def _packed_result(passages: int) -> CheckResult:
+    """The (immutable, shared) result of a trace with ``passages`` packed passages."""
+    return CheckResult(name="empty_context", flagged=False, evidence=EmptyContextEvidence(passages))
+
+
+_NO_CONFLICT = CheckResult(name="context_conflict", flagged=False, evidence=ConflictEvidence())
+
+
 class EmptyContext:
     """Flags traces where no text reached the model; evidence says which stage lost it."""
 
@@ -103,8 +113,7 @@ class EmptyContext:
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""
         if view.passages:
-            evidence = EmptyContextEvidence(len(view.passages))
-            return CheckResult(name=self.name, flagged=False, evidence=evidence)
+            return _packed_result(len(view.passages))
         retrieved = len(view.trace.retrieved)
         # Retrieval returned candidates but none was packed: the packer or a filter dropped
         # them. Nothing retrieved at all: the retriever (index, filter, embedding) broke.
@@ -157,7 +166,9 @@ class ContextConflict:
                         (pos_a, pos_b), (pa.doc_id, pb.doc_id), round(sim, 3),
                         tuple(only_a[:10]), tuple(only_b[:10]),
                     ))  # fmt: skip
-        return CheckResult(name=self.name, flagged=bool(conflicts),
+        if not conflicts:
+            return _NO_CONFLICT
+        return CheckResult(name=self.name, flagged=True,
                            evidence=ConflictEvidence(tuple(conflicts)))  # fmt: skip
 
 

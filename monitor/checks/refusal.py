@@ -60,6 +60,9 @@ class RefusalEvidence(Evidence):
 
 
 _NO_REFUSAL = RefusalEvidence()
+# Results are immutable: the common one is built once and shared (six results a trace are
+# a measurable share of the check path).
+_NOT_A_REFUSAL = CheckResult(name="refusal", flagged=False, evidence=_NO_REFUSAL)
 
 
 class Refusal:
@@ -75,6 +78,6 @@ class Refusal:
             return CheckResult.not_applicable(self.name, "empty_answer")
         found = find_refusal(answer)
         if found is None:
-            return CheckResult(name=self.name, flagged=False, evidence=_NO_REFUSAL)
+            return _NOT_A_REFUSAL
         kind, phrase = found
         return CheckResult(name=self.name, flagged=True, evidence=RefusalEvidence(phrase, kind))

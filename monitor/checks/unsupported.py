@@ -10,6 +10,7 @@ a minute" while the context says 100): that is an accepted false premise.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -52,6 +53,14 @@ _CONTRAST = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=64)
+def _all_supported(checked: int) -> CheckResult:
+    """The (immutable, shared) result when all ``checked`` figures are backed."""
+    return CheckResult(
+        name="unsupported_numbers", flagged=False, evidence=NumbersEvidence((), checked)
+    )
+
+
 def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.findall(text) if s.strip()]
 
@@ -69,7 +78,7 @@ class UnsupportedNumbers:
         """The check's result on one trace."""
         mentions = view.answer_numbers
         if not mentions:
-            return CheckResult(name=self.name, flagged=False, evidence=NumbersEvidence())
+            return _all_supported(0)
         unsupported: list[str] = []
         derived: list[str] = []
         derivation: Derivation | None = None
@@ -87,6 +96,8 @@ class UnsupportedNumbers:
                     derived.append(how)
                     continue
             unsupported.append(m.raw)
+        if not unsupported and not derived:
+            return _all_supported(len(mentions))
         return CheckResult(
             name=self.name,
             flagged=bool(unsupported),

@@ -59,8 +59,8 @@ def unit_of(word: str) -> tuple[str, float] | None:
 def spellings(e: float) -> tuple[str, ...]:
     """How a context may write the figure ``e`` before a unit: its digits ("120", "1,200",
     "2.5"), and small whole numbers and halves spelled out ("two", "half a")."""
-    if e <= 0 or e >= 1e12:
-        return ()
+    if e <= 0 or e >= 1e12 or not (e * 100).is_integer():
+        return ()  # a conversion a text would not write ("12.857 weeks")
     out = [f"{e:g}"] if e < 1e6 else []
     if e.is_integer():
         out = [f"{e:.0f}"]
