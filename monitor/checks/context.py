@@ -98,10 +98,9 @@ _STOPWORDS = frozenset(
 @functools.lru_cache(maxsize=64)
 def _packed_result(passages: int) -> CheckResult:
     """The (immutable, shared) result of a trace with ``passages`` packed passages."""
-    return CheckResult(name="empty_context", flagged=False, evidence=EmptyContextEvidence(passages))
-
-
-_NO_CONFLICT = CheckResult(name="context_conflict", flagged=False, evidence=ConflictEvidence())
+    return CheckResult(
+        name=EmptyContext.name, flagged=False, evidence=EmptyContextEvidence(passages)
+    )
 
 
 class EmptyContext:
@@ -170,6 +169,9 @@ class ContextConflict:
             return _NO_CONFLICT
         return CheckResult(name=self.name, flagged=True,
                            evidence=ConflictEvidence(tuple(conflicts)))  # fmt: skip
+
+
+_NO_CONFLICT = CheckResult(name=ContextConflict.name, flagged=False, evidence=ConflictEvidence())
 
 
 def _jaccard(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:

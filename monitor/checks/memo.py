@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Set
+from collections.abc import Set, Sized
 
 from monitor.checks.text import CONTENT_WORD
 
@@ -27,6 +27,13 @@ _DOOR_SHARE = 1 / 64  # of the cap, for the door table of passages seen once
 _WINDOW = 2000  # lookups over which the hit rate is judged
 _MIN_HIT_RATE = 0.01  # below it, only one trace in _SAMPLE consults the memo
 _SAMPLE = 10
+
+
+def lowered(text: str) -> bytes:
+    """``text`` as UTF-8 bytes, ASCII-lower-cased: much faster to build and to search than
+    ``str.lower()`` on text with any non-ASCII character (€, –). The one spelling of a
+    passage's lower-cased form: the per-passage and the whole-context look-ups must agree."""
+    return text.encode("utf-8").lower()
 
 
 def shingles_of(text: str) -> frozenset[tuple[str, ...]]:
@@ -71,7 +78,7 @@ class PassageFacts:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lower = text.encode("utf-8").lower()  # see ``TraceView.passages_lower``
+        self.lower = lowered(text)
         masked = set(self.lower.translate(_MASK_DIGITS).split(b". "))
         masked.discard(b"")
         self.masked: Set[bytes] = masked  # the sentences with digits masked, never changed
@@ -80,11 +87,19 @@ class PassageFacts:
         """The estimated bytes of what is built so far: the text as str and bytes, the masked
         sentences (bytes and a set slot each), and the lazy parts already read."""
         size = _ENTRY_OVERHEAD + 3 * len(self.lower) + 90 * len(self.masked)
-        for name, weight in (("_shingles", 135), ("_names", 60)):
+        for name in ("_shingles", "_pieces", "_names"):
             part = getattr(self, name, None)
-            size += weight * len(part) if part is not None else 0
-        pieces = getattr(self, "_pieces", None)
-        return size + (len(self.text) + 60 * len(pieces) if pieces is not None else 0)
+            size += self._bytes_of(name, part) if part is not None else 0
+        return size
+
+    def _bytes_of(self, name: str, part: Sized) -> int:
+        """The estimated bytes of the lazy part ``name``: set slots, tuples and words for
+        the trigrams (measured), the sentences' strings, a set slot per name."""
+        if name == "_shingles":
+            return 135 * len(part)
+        if name == "_pieces":
+            return len(self.text) + 60 * len(part)
+        return 60 * len(part)
 
     @property
     def shingles(self) -> frozenset[tuple[str, ...]]:
@@ -93,7 +108,7 @@ class PassageFacts:
             return self._shingles
         except AttributeError:
             self._shingles = shingles_of(self.text)
-            self._grow(135 * len(self._shingles))  # set slots, a tuple, words (measured)
+            self._grow("_shingles", self._shingles)
             return self._shingles
 
     @property
@@ -103,7 +118,7 @@ class PassageFacts:
             return self._pieces
         except AttributeError:
             self._pieces = tuple(self.text.split(". "))
-            self._grow(len(self.text) + 60 * len(self._pieces))
+            self._grow("_pieces", self._pieces)
             return self._pieces
 
     @property
@@ -123,12 +138,14 @@ class PassageFacts:
             if heading is not None and any(c.isdigit() for c in heading.group(0)):
                 names.add(heading.group(0).strip())
             self._names = frozenset(names)
-            self._grow(60 * len(self._names))
+            self._grow("_names", self._names)
             return self._names
 
-    def _grow(self, extra: int) -> None:
+    def _grow(self, name: str, part: Sized) -> None:
+        """A lazy part was built: a memo that keeps these facts counts its bytes."""
         owner = getattr(self, "owner", None)
         if owner is not None:
+            extra = self._bytes_of(name, part)
             self.size += extra
             owner.grew(extra)
 

@@ -60,9 +60,6 @@ class RefusalEvidence(Evidence):
 
 
 _NO_REFUSAL = RefusalEvidence()
-# Results are immutable: the common one is built once and shared (six results a trace are
-# a measurable share of the check path).
-_NOT_A_REFUSAL = CheckResult(name="refusal", flagged=False, evidence=_NO_REFUSAL)
 
 
 class Refusal:
@@ -81,3 +78,8 @@ class Refusal:
             return _NOT_A_REFUSAL
         kind, phrase = found
         return CheckResult(name=self.name, flagged=True, evidence=RefusalEvidence(phrase, kind))
+
+
+# Results are immutable: the common one is built once and shared (six results a trace are
+# a measurable share of the check path).
+_NOT_A_REFUSAL = CheckResult(name=Refusal.name, flagged=False, evidence=_NO_REFUSAL)

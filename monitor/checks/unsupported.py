@@ -57,7 +57,7 @@ _CONTRAST = re.compile(
 def _all_supported(checked: int) -> CheckResult:
     """The (immutable, shared) result when all ``checked`` figures are backed."""
     return CheckResult(
-        name="unsupported_numbers", flagged=False, evidence=NumbersEvidence((), checked)
+        name=UnsupportedNumbers.name, flagged=False, evidence=NumbersEvidence((), checked)
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from monitor.checks.lazy import lazy
-from monitor.checks.memo import PassageFacts, PassageMemo
+from monitor.checks.memo import PassageFacts, PassageMemo, lowered
 from monitor.checks.numbers import Mention, NumberLookup, answer_mentions, locale_of
 from monitor.model import Passage, RagTrace
 
@@ -52,10 +52,9 @@ class TraceView:
 
     @lazy
     def passages_lower(self) -> list[bytes]:
-        """Each passage as UTF-8 bytes, ASCII-lower-cased: much faster to build and to
-        search than ``str.lower()`` on text with any non-ASCII character (€, –)."""
+        """Each passage lower-cased (``memo.lowered``), from its facts when they are built."""
         if self.memo is None and "facts" not in self.__dict__:
-            return [t.encode("utf-8").lower() for t in self.passages]  # no facts needed
+            return [lowered(t) for t in self.passages]  # no facts needed
         return [f.lower for f in self.facts]
 
     @lazy

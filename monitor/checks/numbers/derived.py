@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from monitor.checks.lazy import lazy
+from monitor.checks.memo import lowered
 from monitor.checks.numbers.forms import (
     SCALE_WORDS,
     SIZES_OF,
@@ -80,9 +81,7 @@ class Derivation:
     def lower(self) -> str:
         """The context with ASCII letters lower-cased (from ``lower``, the view's lower-cased
         bytes, when given: the words looked for here are ASCII, and it is shared)."""
-        if self._lower is not None:
-            return self._lower().decode("utf-8")
-        return self.context.encode("utf-8").lower().decode("utf-8")
+        return (self._lower() if self._lower is not None else lowered(self.context)).decode()
 
     @lazy
     def sentences(self) -> list[str]:

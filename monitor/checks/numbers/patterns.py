@@ -133,11 +133,11 @@ _NOISE: tuple[tuple[str | None, re.Pattern[str]], ...] = (
     (". ", re.compile(r"(?<=[.!?;:])[ \t]+\d{1,2}[.)](?=[ \t]+[*_]*[A-Z])")),  # ". 2. Click"
     ("**", re.compile(r"\*\*\d{1,2}[.)]?\*\*")),  # "**1.**"
     (") ", re.compile(r"(?<![\w(.,])\(?\d{1,2}\)(?=[ \t]+[A-Za-z])")),  # "(2) upload", "1) Sign"
+    # guarded by the word without its first letter, so "step" and "Step" both run it
     *(
-        (w, re.compile(rf"(?i)\b{w}[ \t]+\d{{1,2}}\b(?![.,]\d)"))
+        (w[1:], re.compile(rf"(?i)\b{w}[ \t]+\d{{1,2}}\b(?![.,]\d)"))
         for w in ("step", "phase", "option")
     ),
-    *((w, re.compile(rf"\b{w}[ \t]+\d{{1,2}}\b(?![.,]\d)")) for w in ("Step", "Phase", "Option")),
     ("#", re.compile(r"(?<![\w&])#\d{1,2}\b")),
 )
 
