@@ -63,6 +63,41 @@ def rate(
     return n / min(times)
 
 
+class Memos:
+    """Warms a fresh passage memo before each timed repeat and records its hit rate over
+    the timed traces (what ``rate``'s ``setup`` and the timed function report)."""
+
+    def __init__(self, warm: list[RagTrace], cap: int) -> None:
+        self.warm = warm
+        self.cap = cap
+        self.rates: list[float] = []  # hit rate over each timed run
+        self.warm_rates: list[float] = []  # and over its warming
+        self._memo: PassageMemo | None = None
+        self._start = (0, 0)
+
+    def warmed(self, suite: CheckSuite) -> None:
+        """Give ``suite`` a fresh memo of ``cap`` bytes (none for 0), warmed untimed."""
+        suite.memo = self._memo = PassageMemo(self.cap) if self.cap else None
+        if self._memo is None:
+            return
+        for t in self.warm:
+            suite(t)
+        self._start = (self._memo.hits, self._memo.misses)
+        self.warm_rates.append(self._memo.hits / max(self._memo.hits + self._memo.misses, 1))
+
+    @property
+    def memo(self) -> PassageMemo | None:
+        """The memo of the last repeat."""
+        return self._memo
+
+    def timed(self) -> None:
+        """Note the hit rate of the run that just ended."""
+        if self._memo is None:
+            return
+        hits, misses = self._memo.hits - self._start[0], self._memo.misses - self._start[1]
+        self.rates.append(hits / max(hits + misses, 1))
+
+
 def pin_one_core() -> None:
     """Run this process on one core, so figures do not depend on idle siblings."""
     if hasattr(os, "sched_setaffinity"):
@@ -88,8 +123,8 @@ def main() -> None:
     size = statistics.mean(len(r) for r in records)
     bare = registry.build_suite(Settings())  # as the daemon builds it (no memo by default)
     cap = args.memo_bytes
-    suite = CheckSuite(bare.checks, PassageMemo(cap))
-    lookups: list[tuple[int, int, int, int]] = []
+    suite = CheckSuite(bare.checks)
+    memos = Memos(warm, cap)
     # The traces are held for the whole run; in the daemon they come and go. Out of the
     # collector's reach, as the daemon's start-up heap is, so that a full collection (more
     # frequent when the memo keeps objects) does not walk 20,000 held traces.
@@ -98,20 +133,10 @@ def main() -> None:
     decode = NativeDecoder()
     positioned = [SourceRecord(SourcePosition("bench", 0, i), r) for i, r in enumerate(records)]
 
-    def warmed() -> None:
-        """A fresh memo, warmed untimed before each timed run (see ``rate``'s ``setup``)."""
-        suite.memo = PassageMemo(cap)
-        for t in warm:
-            suite(t)
-        lookups.append((suite.memo.hits, suite.memo.misses, 0, 0))
-
     def run_suite() -> None:
         for t in traces:
             suite(t)
-        memo = suite.memo
-        assert memo is not None
-        h, m, _, _ = lookups[-1]
-        lookups[-1] = (h, m, memo.hits - h, memo.misses - m)
+        memos.timed()
 
     def run_bare() -> None:
         for t in traces:
@@ -134,9 +159,10 @@ def main() -> None:
     n, k = len(traces), args.repeats
     naive = rate(run_naive, n, k)
     numbers = rate(run_unsupported, n, k)
-    full = rate(run_suite, n, k, setup=warmed)
-    hit_rate = statistics.mean(h / max(h + m, 1) for _, _, h, m in lookups)
-    warm_rate = statistics.mean(h / max(h + m, 1) for h, m, _, _ in lookups)
+    full = rate(run_suite, n, k, setup=lambda: memos.warmed(suite))
+    hit_rate = statistics.mean(memos.rates or [0.0])
+    warm_rate = statistics.mean(memos.warm_rates or [0.0])
+    memo = memos.memo
     without = rate(run_bare, n, k)
     e2e = rate(run_decode_and_suite, n, k)
     # Ground truth from the demo labels: an invented figure, or a figure with no context.
@@ -150,8 +176,8 @@ def main() -> None:
     print(f"traces: {n} (after {warm_n} warming the memo), mean record size "
           f"{size / 1024:.1f} KB, {reuse}, one core")  # fmt: skip
     print(f"passage memo: cap {cap / 2**20:.0f} MiB, hit rate {hit_rate:.3f} over the timed "
-          f"traces ({warm_rate:.3f} while warming), {len(suite.memo)} entries, "
-          f"{suite.memo.bytes / 2**20:.1f} MiB")  # fmt: skip
+          f"traces ({warm_rate:.3f} while warming), {len(memo) if memo else 0} entries, "
+          f"{(memo.bytes if memo else 0) / 2**20:.1f} MiB")  # fmt: skip
     print(f"{'what':<38} {'traces/s':>10} {'vs naive':>9}")
     print(f"{'naive baseline (regex diff)':<38} {naive:>10,.0f} {1.0:>8.2f}x")
     print(f"{'unsupported_numbers':<38} {numbers:>10,.0f} {numbers / naive:>8.2f}x")

@@ -34,43 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from prometheus_client import CollectorRegistry
 
-from bench.checks import pin_one_core, rate
+from bench.checks import Memos, pin_one_core, rate
 from bench.corpus import add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
-from monitor.checks import CheckSuite, PassageMemo
 from monitor.config import Settings
 from monitor.ingest.native import NativeDecoder
 from monitor.model import RagTrace
 from monitor.pipeline import Pipeline, freeze_startup_heap
 from monitor.sources import ListSource, SourcePosition, SourceRecord
-
-
-class Memos:
-    """Warms a fresh passage memo before each timed repeat and records its hit rate over
-    the timed traces (what ``rate``'s ``setup`` and the timed function report)."""
-
-    def __init__(self, warm: list[RagTrace], cap: int) -> None:
-        self.warm = warm
-        self.cap = cap
-        self.rates: list[float] = []
-        self._memo: PassageMemo | None = None
-        self._start = (0, 0)
-
-    def warmed(self, suite: CheckSuite) -> None:
-        """Give ``suite`` a fresh memo at the default cap, warmed untimed."""
-        suite.memo = self._memo = PassageMemo(self.cap) if self.cap else None
-        if self._memo is None:
-            return
-        for t in self.warm:
-            suite(t)
-        self._start = (self._memo.hits, self._memo.misses)
-
-    def timed(self) -> None:
-        """Note the hit rate of the run that just ended."""
-        if self._memo is None:
-            return
-        hits, misses = self._memo.hits - self._start[0], self._memo.misses - self._start[1]
-        self.rates.append(hits / max(hits + misses, 1))
 
 
 def pipeline_run(
