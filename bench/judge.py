@@ -38,7 +38,8 @@ from monitor.checks import CheckSuite
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.anthropic_batches import AnthropicBatches
 from monitor.judge.anthropic_judge import AnthropicJudge
-from monitor.judge.batch import BatchStage
+from monitor.judge.batch import BatchStage, InProcess
+from monitor.judge.batch_process import ProcessBatches, provider_api
 from monitor.judge.outbox import Outbox
 from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import RUBRIC, user_prompt
@@ -134,8 +135,14 @@ def check_path(
     metrics = Metrics(CollectorRegistry())
     stage: Any = None
     if batch_dir is not None:
-        judge = AnthropicJudge(api_key="bench", base_url=api.base_url, max_retries=0)
-        stage = BatchStage(AnthropicBatches(judge), Outbox(batch_dir), judge,  # type: ignore[arg-type]
+        kwargs = {"api_key": "bench", "base_url": api.base_url, "max_retries": 0}
+        judge = AnthropicJudge(**kwargs)  # type: ignore[arg-type]
+        calls: Any = InProcess(AnthropicBatches(judge))
+        if isolate:
+            calls = ProcessBatches(provider_api, {"judge": AnthropicJudge, "kwargs": kwargs,
+                                                  "discount": 0.5})  # fmt: skip
+            calls.created_since(time.time(), 0)  # start the child before timing
+        stage = BatchStage(calls, Outbox(batch_dir), judge,  # type: ignore[arg-type]
                            HashSampler(SamplingRules(0.05, 0.05)), Budget(UNLIMITED),
                            observer=metrics, max_wait_seconds=0.5, poll_seconds=0.5)  # fmt: skip
     elif with_judge:
@@ -200,13 +207,19 @@ def main() -> None:
         calls = api.calls() - before - 1  # minus the warm-up call
         with tempfile.TemporaryDirectory() as outbox:
             batch, batched, cpu_batch = check_path(api, records, True, batch_dir=Path(outbox))
+        with tempfile.TemporaryDirectory() as outbox:
+            batch_iso, _, cpu_batch_iso = check_path(api, records, True, isolate=True,
+                                                     batch_dir=Path(outbox))  # fmt: skip
         print(f"check path, judge off: {off:,.0f} traces/s; judge on (5 % sampled, 32 workers) "
               f"in this process: {on:,.0f} traces/s, ratio {on / off:.2f}; in a child process "
               f"(judge.isolate, the default): {isolated:,.0f} traces/s, ratio "
               f"{isolated / off:.2f}")  # fmt: skip
         print(f"batch mode (judge.batch: {batched} requests to the outbox, fsync'd at each "
-              f"checkpoint): {batch:,.0f} traces/s, ratio {batch / off:.2f}; CPU per trace "
-              f"{cpu_batch:.0f} µs (+{cpu_batch / cpu_off - 1:.0%})")  # fmt: skip
+              f"checkpoint), batches created and read in this process: {batch:,.0f} traces/s, "
+              f"ratio {batch / off:.2f}, CPU per trace {cpu_batch:.0f} µs "
+              f"(+{cpu_batch / cpu_off - 1:.0%}); in a child process (judge.isolate, the "
+              f"default): {batch_iso:,.0f} traces/s, ratio {batch_iso / off:.2f}, CPU per "
+              f"trace {cpu_batch_iso:.0f} µs (+{cpu_batch_iso / cpu_off - 1:.0%})")  # fmt: skip
         print(f"CPU of this process per trace (µs): judge off {cpu_off:.0f}; judge in process "
               f"{cpu_on:.0f} (+{cpu_on / cpu_off - 1:.0%}); judge in a child process "
               f"{cpu_iso:.0f} (+{cpu_iso / cpu_off - 1:.0%})")  # fmt: skip

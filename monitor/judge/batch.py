@@ -19,11 +19,12 @@ flush and the ``written`` line writes a batch's lines a second time after the re
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from monitor.errors import JudgeError
@@ -70,13 +71,100 @@ def batch_api(judge: Any, discount: float) -> BatchApi:
     return AnthropicBatches(judge, discount)
 
 
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One outbox request as the batch calls see it: its id and its ``request`` line."""
+
+    id: str
+    line: dict[str, Any]
+
+    def trace(self) -> RagTrace:
+        """The trace: held since this process added it, else parsed from the line."""
+        held = self.line.get("held")
+        if isinstance(held, RagTrace):
+            return held
+        raw = self.line["trace"]
+        if isinstance(raw, str):
+            return RagTrace.model_validate_json(raw)
+        return RagTrace.model_validate(raw)
+
+    def text(self) -> str:
+        """The trace as JSON text: as appended, or written again from the line read back."""
+        raw = self.line["trace"]
+        return raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+
+
+# A request's outcome: its verdict, or what it ended as instead (errored, canceled, expired,
+# invalid_output, a judge error's kind).
+Outcome = Verdict | str
+
+
+class Batches(Protocol):
+    """The batch calls the stage makes, in this process (``InProcess``) or in a child
+    (``monitor.judge.batch_process.ProcessBatches``)."""
+
+    def submit(self, requests: list[Request]) -> str:
+        """Create one batch of the requests: the provider's batch id."""
+
+    def ended(self, provider_id: str) -> bool:
+        """Whether the batch finished processing."""
+
+    def outcomes(self, provider_id: str, requests: list[Request]) -> list[tuple[str, Outcome]]:
+        """Each answered request's outcome; ``requests``: the batch's (whose traces a
+        provider's verdict may need). Requests the provider does not answer are missing."""
+
+    def created_since(self, since: float, count: int) -> list[str]:
+        """Ids of the provider's batches created at ``since`` or later with ``count`` requests."""
+
+    def close(self) -> None:
+        """Release what the calls hold (a child process)."""
+
+
+class InProcess:
+    """``Batches`` through a provider's ``BatchApi`` in this process."""
+
+    def __init__(self, api: BatchApi) -> None:
+        self.api = api
+
+    def submit(self, requests: list[Request]) -> str:
+        """One batch of the requests' traces."""
+        return self.api.submit([(r.id, r.trace()) for r in requests])
+
+    def ended(self, provider_id: str) -> bool:
+        """Whether the batch ended."""
+        return self.api.ended(provider_id)
+
+    def outcomes(self, provider_id: str, requests: list[Request]) -> list[tuple[str, Outcome]]:
+        """The verdict read from each succeeded answer, else the request's end."""
+        by_id = {r.id: r for r in requests}
+        out: list[tuple[str, Outcome]] = []
+        for rid, outcome, answer in self.api.results(provider_id):
+            if outcome != SUCCEEDED or rid not in by_id:
+                out.append((rid, outcome))
+                continue
+            try:
+                out.append((rid, self.api.verdict(answer, by_id[rid].trace())))
+            except JudgeError as exc:
+                out.append((rid, exc.kind))
+            except ValueError:
+                out.append((rid, "invalid_output"))
+        return out
+
+    def created_since(self, since: float, count: int) -> list[str]:
+        """The provider's batches created since ``since`` with ``count`` requests."""
+        return self.api.created_since(since, count)
+
+    def close(self) -> None:
+        """Nothing held: the judge's client is closed with the judge."""
+
+
 class BatchStage(JudgeStage):
     """The judge stage of batch mode: sampling, budget and cache as online, then the outbox
     instead of the worker queue, and one thread that submits, polls and collects."""
 
     def __init__(
         self,
-        api: BatchApi,
+        api: Batches,
         outbox: Outbox,
         *args: Any,
         max_requests: int = 1000,
@@ -153,6 +241,7 @@ class BatchStage(JudgeStage):
         if self._thread.is_alive():
             self._thread.join(timeout=10)
         self.outbox.close()
+        self.api.close()
         self.judge.close()
         if self.cache is not None:
             self.cache.close()
@@ -199,39 +288,33 @@ class BatchStage(JudgeStage):
             self._create(self.outbox.submitting(uuid.uuid4().hex[:16], ids, self._wall()))
 
     def _create(self, b: BatchState) -> None:
-        requests = [(i, _trace(self.outbox.request(i))) for i in b.ids]
-        provider = self.api.submit(requests)
+        provider = self.api.submit(self._requests(b))
         self.outbox.submitted(b.batch, provider)
         self.log.info("batch_submitted", batch=b.batch, provider=provider, requests=len(b.ids))
+
+    def _requests(self, b: BatchState) -> list[Request]:
+        return [Request(i, self.outbox.request(i)) for i in b.ids]
 
     def _collect_ended(self) -> None:
         for b in self.outbox.open_batches():
             if b.provider is None or b.batch in self._collected or not self.api.ended(b.provider):
                 continue
-            out = [(b.batch, self._result(rid, outcome, answer))
-                   for rid, outcome, answer in self.api.results(b.provider)]  # fmt: skip
-            missing = set(b.ids) - {e.trace.trace_id for _, e in out}
-            out += [(b.batch, self._result(rid, EXPIRED, None)) for rid in sorted(missing)]
+            requests = {r.id: r for r in self._requests(b)}
+            outcomes = dict(self.api.outcomes(b.provider, list(requests.values())))
+            out = [(b.batch, self._result(r, outcomes.get(r.id, EXPIRED)))
+                   for r in requests.values()]  # fmt: skip
             with self._lock:
                 self._collected.add(b.batch)
                 self._remaining[b.batch] = len(out)
                 self._results.extend(out)
             self.log.info("batch_collected", batch=b.batch, provider=b.provider, results=len(out))
 
-    def _result(self, request_id: str, outcome: str, answer: Any) -> Evaluation:
-        entry = self.outbox.request(request_id)
-        trace = _trace(entry)
-        usd = float(entry.get("usd", 0.0))
-        evaluation = Evaluation(trace=trace, checks={}, judge_only=True)
-        if outcome != SUCCEEDED:
+    def _result(self, request: Request, outcome: Outcome) -> Evaluation:
+        usd = float(request.line.get("usd", 0.0))
+        evaluation = Evaluation(trace=request.trace(), checks={}, judge_only=True)
+        if isinstance(outcome, str):
             return self._batch_failed(evaluation, usd, outcome)
-        try:
-            verdict = self.api.verdict(answer, trace)
-        except JudgeError as exc:
-            return self._batch_failed(evaluation, usd, exc.kind)
-        except ValueError:
-            return self._batch_failed(evaluation, usd, "invalid_output")
-        verdict = verdict.model_copy(update={"weight": float(entry.get("weight", 1.0))})
+        verdict = outcome.model_copy(update={"weight": float(request.line.get("weight", 1.0))})
         self.budget.settle(usd, verdict.cost_usd)
         if self.observer is not None:
             self.observer.on_decision("judged")
@@ -244,15 +327,3 @@ class BatchStage(JudgeStage):
             self.observer.on_judge_error(kind)
             self.observer.on_decision("error")
         return replace(evaluation, judge_skipped=f"error:{kind}")
-
-
-def _trace(request: dict[str, Any]) -> RagTrace:
-    """The trace of an outbox request: held since this process added it, else parsed from
-    the JSON text appended or the line read back."""
-    held = request.get("held")
-    if isinstance(held, RagTrace):
-        return held
-    raw = request["trace"]
-    if isinstance(raw, str):
-        return RagTrace.model_validate_json(raw)
-    return RagTrace.model_validate(raw)

@@ -175,8 +175,9 @@ class JudgeConfig(_Section):
     )
     isolate: bool = Field(
         default=True,
-        description="Run the anthropic judge in a child process, so the SDK's HTTP and JSON "
-        "work does not compete with the checks for the GIL.",
+        description="Run the API judge's calls (online, or batch mode's create and read) in a "
+        "child process, so the SDK's HTTP and JSON work does not compete with the checks for "
+        "the GIL.",
     )
     redact_pii: bool = Field(
         default=False,

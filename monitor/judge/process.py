@@ -35,7 +35,7 @@ Factory = Callable[..., Any]  # top-level, picklable: builds the judge in the ch
 Result = tuple[str, str, str]  # status, then a verdict JSON or an error kind and message
 
 
-def _orphan_watch(parent: int) -> None:
+def exit_with_parent(parent: int) -> None:
     """The parent was killed (kill -9 leaves no chance to stop us): exit too."""
     while os.getppid() == parent:
         time.sleep(1.0)
@@ -44,7 +44,7 @@ def _orphan_watch(parent: int) -> None:
 
 def _child(factory: Factory, kwargs: dict[str, Any], requests: Any, results: Any,
            threads: int, parent: int) -> None:  # fmt: skip
-    threading.Thread(target=_orphan_watch, args=(parent,), daemon=True).start()
+    threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     judge = factory(**kwargs)
 
     def run(call_id: int, raw: str) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from monitor.judge.outbox import LOG_NAME, read
@@ -138,9 +139,11 @@ def test_kill_between_results_and_write(tmp_path: Path) -> None:
     assert set(judged(daemon)) >= set(ids)
 
 
-def test_openai_batch_api_through_the_sdk(tmp_path: Path) -> None:
+@pytest.mark.parametrize("isolate", [True, False])
+def test_openai_batch_api_through_the_sdk(tmp_path: Path, isolate: bool) -> None:
     """Batch mode with judge.backend openai: the requests uploaded as one JSONL file, the
-    batch polled, the output file and the error file read back into judge-only lines."""
+    batch polled, the output file and the error file read back into judge-only lines; the
+    provider calls in a child process (judge.isolate, the default) or in this one."""
     from prometheus_client import CollectorRegistry
 
     from monitor import registry
@@ -156,6 +159,7 @@ def test_openai_batch_api_through_the_sdk(tmp_path: Path) -> None:
         settings = Settings.model_validate({"judge": {
             "backend": "openai", "openai": {"base_url": api.base_url, "api_key": "k"},
             "max_retries": 0, "sampling": {"base_rate": 1.0, "flagged_rate": 1.0},
+            "isolate": isolate,
             "batch": {"enabled": True, "dir": str(tmp_path / "outbox"), "max_requests": 5,
                       "poll_seconds": 0.1},
         }})  # fmt: skip

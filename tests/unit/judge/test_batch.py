@@ -14,7 +14,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
 from monitor.ingest.native import NativeDecoder
-from monitor.judge.batch import ERRORED, EXPIRED, SUCCEEDED, BatchStage
+from monitor.judge.batch import ERRORED, EXPIRED, SUCCEEDED, BatchStage, InProcess
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.outbox import LOG_NAME, Outbox, read
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
@@ -69,7 +69,8 @@ class FakeBatches:
 
 def batch_stage(api: FakeBatches, outbox_dir: Path, **kw: Any) -> BatchStage:
     budget = Budget(BudgetLimits(1e9, 1e12, 1e9))
-    return BatchStage(api, Outbox(outbox_dir), HeuristicJudge(), HashSampler(ALL), budget,  # type: ignore[arg-type]
+    calls = InProcess(api)
+    return BatchStage(calls, Outbox(outbox_dir), HeuristicJudge(), HashSampler(ALL), budget,  # type: ignore[arg-type]
                       observer=Metrics(CollectorRegistry()), poll_seconds=0.02, **kw)  # fmt: skip
 
 

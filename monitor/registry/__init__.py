@@ -1,0 +1,184 @@
+"""The composition root: the one place that turns ``Settings`` into concrete objects.
+
+The judges, their stage and batch mode are built in ``monitor.registry.judges``. The SDKs of
+optional parts (the Kafka client, the Anthropic SDK, the OTLP exporter) are
+imported where those parts are built, so a command that does not use them does not pay for
+importing them (the Anthropic SDK alone takes about a second).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from prometheus_client import CollectorRegistry
+from pydantic import BaseModel
+
+from monitor.checks import CHECK_TYPES, Check, CheckSuite, PassageMemo
+from monitor.config import Settings
+from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
+from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
+from monitor.ingest.native import NativeDecoder
+from monitor.judge.stage import JudgeStage
+from monitor.pipeline import Pipeline
+from monitor.registry.components import Component, configured, from_config
+from monitor.registry.judges import JUDGES, build_judge, build_judge_stage
+from monitor.sources import Source
+from monitor.telemetry import LabelLimiter, MemoCollector, Metrics
+from monitor.version import ragmon_version
+from sinks import Sink
+
+__all__ = [
+    "CHECKS", "JUDGES", "SINKS", "SOURCES", "Component", "build_decoder", "build_judge",
+    "build_judge_stage", "build_metrics", "build_pipeline", "build_probe_loop", "build_sinks",
+    "build_source", "build_suite", "configured", "from_config", "watch_reviews",
+]  # fmt: skip
+
+# --- the component tables -------------------------------------------------------------------
+# (their shape: ``monitor.registry.components``; the judge table: ``monitor.registry.judges``)
+
+
+def _check(cls: type[Any]) -> Component[Check]:
+    """A check row: on unless ``checks.enabled`` leaves it out; its options are the fields of
+    the section ``checks.<name>``, when there is one (checks never import the config)."""
+
+    def build(settings: Settings, metrics: Metrics | None) -> Check:
+        section = getattr(settings.checks, cls.name, None)
+        options = section.model_dump() if isinstance(section, BaseModel) else {}
+        return cast(Check, cls(**options))
+
+    def configured(settings: Settings) -> bool:
+        enabled = settings.checks.enabled
+        return enabled is None or cls.name in enabled
+
+    return Component(cls.name, configured, build)
+
+
+def _source(name: str, target: str) -> Component[Source]:
+    return Component(name, lambda s: s.source.type == name, from_config(target))
+
+
+# In the order they run and report (the order of CHECK_TYPES).
+CHECKS: tuple[Component[Check], ...] = tuple(_check(cls) for cls in CHECK_TYPES)
+
+SOURCES: tuple[Component[Source], ...] = (
+    _source("demo", "monitor.sources.demo:DemoSource"),
+    _source("jsonl", "monitor.sources.files:JsonlSource"),
+    _source("kafka", "monitor.sources.kafka:KafkaSource"),
+    _source("otlp_http", "monitor.sources.otlp_http:OtlpHttpSource"),
+)
+
+# In the order the sinks receive each evaluation.
+SINKS: tuple[Component[Sink], ...] = (
+    Component("prometheus", lambda s: True, from_config("sinks.prometheus:PrometheusSink")),
+    Component("jsonl", lambda s: s.output.evaluations_jsonl is not None
+              or s.output.dead_letters_jsonl is not None, from_config("sinks.jsonl:JsonlSink")),
+    Component("kafka_dead_letters", lambda s: s.output.dead_letters_topic is not None,
+              from_config("sinks.kafka_sink:KafkaDeadLetterSink")),
+    Component("golden_rows", lambda s: s.golden.dir is not None or s.golden.topic is not None,
+              from_config("sinks.golden:GoldenRowSink")),
+    Component("otel_events", lambda s: s.otel.endpoint is not None,
+              from_config("sinks.otel:OtelEventSink")),
+    Component("probe_scores", lambda s: s.golden.set_path is not None,
+              from_config("sinks.probes:ProbeSink")),
+)  # fmt: skip
+
+
+def build_suite(settings: Settings, metrics: Metrics | None = None) -> CheckSuite:
+    """The enabled checks, in the order of ``CHECKS``, each built from its config, with the
+    passage memo (``checks.memo_bytes``; its counts exported when ``metrics`` is given)."""
+    memo = PassageMemo(settings.checks.memo_bytes) if settings.checks.memo_bytes else None
+    if memo is not None and metrics is not None:
+        metrics.registry.register(MemoCollector(memo))
+    return CheckSuite(configured(CHECKS, settings, None), memo)
+
+
+def build_source(settings: Settings, metrics: Metrics | None = None) -> Source:
+    """The configured source (``source.type``)."""
+    (source,) = configured(SOURCES, settings, metrics)
+    return source
+
+
+def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
+    """Every configured sink (see ``SINKS``)."""
+    return configured(SINKS, settings, metrics)
+
+
+def build_decoder(
+    settings: Settings, metrics: Metrics | None = None, fmt: str | None = None
+) -> RecordDecoder:
+    """Native records one by one, or the OTLP assembler (Kafka with an OTLP format, the
+    OTLP/HTTP receiver, or ``fmt`` for files)."""
+    src = settings.source
+    if fmt is None:
+        if src.type == "otlp_http":
+            fmt = "otlp_proto"  # each request's Content-Type decides
+        elif src.type == "kafka":
+            fmt = src.kafka.format
+        else:
+            fmt = "native"
+    if fmt == "native":
+        return OneItemPerRecord(NativeDecoder())
+    a = src.assembly
+    return OtlpAssembler(
+        fmt,
+        AssemblyLimits(a.quiet_seconds, a.max_wait_seconds, a.max_traces, a.max_bytes),
+        observer=metrics,
+        replays=src.type == "kafka" and fmt == src.kafka.format,  # not for replayed files
+    )
+
+
+def build_metrics(registry: CollectorRegistry) -> Metrics:
+    """The daemon's metrics on ``registry``."""
+    return Metrics(registry, version=ragmon_version())
+
+
+def build_probe_loop(settings: Settings, metrics: Metrics) -> Any:
+    """The daemon's own golden probes (``probes.endpoint``), or None."""
+    if settings.probes.endpoint is None:
+        return None
+    from monitor.golden.probe_client import ProbeLoop
+
+    return ProbeLoop.from_config(settings, metrics)
+
+
+def watch_reviews(settings: Settings, metrics: Metrics) -> None:
+    """Exports the checks' reviewed precision from golden.dir's decision log, if any."""
+    if settings.golden.dir is None:
+        return
+    from monitor.golden.review import ReviewLog
+    from monitor.telemetry.golden import PrecisionCollector
+
+    routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)
+    metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))
+
+
+def build_pipeline(
+    settings: Settings,
+    metrics: Metrics,
+    source: Source | None = None,
+    extra_sinks: Sequence[Sink] = (),
+    judge_stage: JudgeStage | None = None,
+    decoder: RecordDecoder | None = None,
+) -> Pipeline:
+    """The daemon's pipeline from ``settings`` (a given source, sinks, judge stage or decoder
+    replaces the configured one)."""
+    kafka = settings.source.kafka
+    is_kafka = settings.source.type == "kafka" and source is None
+    stage = judge_stage if judge_stage is not None else build_judge_stage(settings, metrics)
+    if source is None:
+        source = build_source(settings, metrics)
+    return Pipeline(
+        source=source,
+        decoder=decoder if decoder is not None else build_decoder(settings, metrics),
+        suite=build_suite(settings, metrics),
+        sinks=[*build_sinks(settings, metrics), *extra_sinks],
+        observer=metrics,
+        batch_size=kafka.max_poll_records if is_kafka else 500,
+        commit_interval=kafka.commit_interval_seconds if is_kafka else 1.0,
+        flush_attempts=settings.output.sink_flush_attempts,
+        judge_stage=stage,
+        judge_drain_seconds=min(
+            settings.judge.drain_seconds, settings.shutdown_timeout_seconds / 2
+        ),
+    )

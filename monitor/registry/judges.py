@@ -1,0 +1,217 @@
+"""The judge half of the composition root: the judge table, the judge (in this process or a
+child), the online stage, the jury and batch mode."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from monitor.config import Settings
+from monitor.errors import ConfigError
+from monitor.judge.cache import VerdictCache
+from monitor.judge.config import JudgeConfig
+from monitor.judge.heuristic import HeuristicJudge
+from monitor.judge.jury import JuryJudge
+from monitor.judge.process import ProcessJudge
+from monitor.judge.sampler import Budget, HashSampler, SamplingRules
+from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge
+from monitor.model import RagTrace
+from monitor.pii import Redactor
+from monitor.registry.components import Component, configured
+from monitor.telemetry import Metrics
+
+# Output tokens reserved for one verdict before the call (a verdict with a handful of claims
+# is 300-800 tokens); the budget is settled with the real usage when the call returns.
+_VERDICT_OUTPUT_TOKENS = 800
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """How to make a judge: its class and constructor arguments (picklable: a child process
+    makes its own with ``judge.isolate``). ``remote``: it calls an API (costs, budget)."""
+
+    cls: type[Any]
+    kwargs: dict[str, Any]
+    remote: bool = True
+
+
+def _anthropic(settings: Settings, metrics: Metrics | None) -> JudgeSpec:
+    """No API key anywhere is a ``ConfigError`` at start-up, rather than one failed call per
+    sampled trace; said before the SDK is imported (over half a second)."""
+    if settings.judge.api_key is None:  # ANTHROPIC_API_KEY arrives here through the config
+        raise ConfigError(
+            "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
+            "(or set judge.api_key), or use the heuristic judge"
+        )
+    from monitor.judge.anthropic_judge import AnthropicJudge
+
+    return JudgeSpec(AnthropicJudge, AnthropicJudge.arguments(settings.judge))
+
+
+def _openai(settings: Settings, metrics: Metrics | None) -> JudgeSpec:
+    from monitor.judge.openai_judge import OpenAIJudge
+
+    return JudgeSpec(OpenAIJudge, OpenAIJudge.arguments(settings.judge))
+
+
+def _judge(
+    name: str, build: Callable[[Settings, Metrics | None], JudgeSpec]
+) -> Component[JudgeSpec]:
+    return Component(name, lambda s: s.judge.backend == name, build)
+
+
+JUDGES: tuple[Component[JudgeSpec], ...] = (
+    _judge("heuristic", lambda s, m: JudgeSpec(HeuristicJudge, {}, remote=False)),
+    _judge("anthropic", _anthropic),
+    _judge("openai", _openai),
+)
+
+
+def _spec(settings: Settings, backend: str | None = None) -> JudgeSpec:
+    """The spec of ``backend`` (default: ``judge.backend``)."""
+    if backend is not None:
+        settings = settings.model_copy(
+            update={"judge": settings.judge.model_copy(update={"backend": backend})}
+        )
+    (spec,) = configured(JUDGES, settings, None)
+    return spec
+
+
+def build_judge(settings: Settings, backend: str | None = None) -> Judge:
+    """The judge of ``backend`` (default: ``judge.backend``), called in this process."""
+    spec = _spec(settings, backend)
+    judge: Any = spec.cls(**spec.kwargs)
+    if spec.remote:
+        judge.verify()
+    return cast(Judge, judge)
+
+
+def _free(trace: RagTrace) -> tuple[int, float]:
+    return 0, 0.0
+
+
+Estimate = Callable[[RagTrace], tuple[int, float]]
+
+
+def _judge_calls(settings: Settings, backend: str | None = None) -> tuple[Judge, Estimate, bool]:
+    """The judge of ``backend`` (in a child process with ``judge.isolate``), the budget
+    estimate of one call to it (tokens, USD), and whether it calls an API."""
+    cfg = settings.judge
+    spec = _spec(settings, backend)
+    if not spec.remote:
+        return spec.cls(), _free, False
+    local: Any = spec.cls(**spec.kwargs)  # also estimates the input tokens
+    local.verify()
+    calls: Judge = local
+    if cfg.isolate:  # the SDK's HTTP and JSON work off the GIL
+        calls = ProcessJudge(spec.cls, spec.kwargs, backend or cfg.backend, local.model,
+                             threads=cfg.concurrency, call_timeout=_call_timeout(cfg))  # fmt: skip
+    return calls, _call_estimate(local), True
+
+
+def _call_timeout(cfg: JudgeConfig) -> float:
+    """The bound on one call in a child process: the SDK's timeout per attempt, its
+    retries, our one re-ask."""
+    return 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
+
+
+def _call_estimate(local: Any, discount: float = 1.0) -> Estimate:
+    """The budget estimate of one call to ``local`` (tokens, USD), at ``discount``."""
+    prices = local.prices
+
+    def estimate(trace: RagTrace) -> tuple[int, float]:
+        tokens = local.estimate_input_tokens(trace)
+        return tokens, discount * prices.cost(tokens, _VERDICT_OUTPUT_TOKENS, 0, 0)
+
+    return estimate
+
+
+def _redacting(settings: Settings, judge: Judge) -> Judge:
+    """``judge`` behind the golden rows' PII redaction when ``judge.redact_pii`` is set."""
+    if not settings.judge.redact_pii:
+        return judge
+    return RedactingJudge(judge, Redactor(settings.golden.pii_patterns))
+
+
+def _cache(cfg: JudgeConfig) -> VerdictCache | None:
+    return VerdictCache(cfg.cache_entries, cfg.cache_file) if cfg.cache_entries else None
+
+
+def build_judge_stage(
+    settings: Settings, metrics: Metrics, sample_rate: float | None = None
+) -> JudgeStage | None:
+    """The judge beside the check path, or None when ``judge.backend`` is ``none``.
+    ``sample_rate`` (replay) overrides both sampling rates."""
+    cfg = settings.judge
+    if cfg.backend == "none":
+        return None
+    s = cfg.sampling
+    base, flagged = (
+        (sample_rate, sample_rate) if sample_rate is not None else (s.base_rate, s.flagged_rate)
+    )
+    sampler = HashSampler(
+        SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
+    )
+    if cfg.jury.backend != "none" and cfg.jury.backend == cfg.backend:  # replay --judge
+        raise ConfigError("judge.jury.backend must differ from the first judge's backend")
+    if cfg.batch.enabled:
+        return _batch_stage(settings, metrics, sampler)
+    calls, estimate, remote = _judge_calls(settings)
+    if cfg.jury.backend != "none":
+        jury = settings
+        if cfg.jury.prices is not None:  # the second member's own price table
+            jury = settings.model_copy(
+                update={"judge": cfg.model_copy(update={"prices": cfg.jury.prices})}
+            )
+        second, second_estimate, second_remote = _judge_calls(jury, cfg.jury.backend)
+        remote = remote or second_remote
+        first_estimate, share = estimate, cfg.jury.share
+
+        def estimate(trace: RagTrace) -> tuple[int, float]:  # both judges, the second's share
+            (t1, c1), (t2, c2) = first_estimate(trace), second_estimate(trace)
+            return t1 + int(share * t2), c1 + share * c2
+
+        calls = JuryJudge(calls, second, share, cfg.jury.hard_fail, metrics.on_jury_pair)
+    limits = cfg.budget.as_limits() if remote else None  # the heuristic costs nothing but CPU
+    return JudgeStage(
+        _redacting(settings, calls),
+        sampler,
+        Budget(limits),
+        observer=metrics,
+        concurrency=cfg.concurrency,
+        max_queue=cfg.max_queue,
+        breaker=CircuitBreaker(cfg.breaker_failures, cfg.breaker_cooldown_seconds, time.monotonic),
+        estimate=estimate,
+        cache=_cache(cfg),
+    )
+
+
+def _batch_stage(settings: Settings, metrics: Metrics, sampler: HashSampler) -> JudgeStage:
+    """Batch mode: the judge's requests through the provider's batch API, via the outbox."""
+    from monitor.judge.batch import BatchStage, InProcess, batch_api
+    from monitor.judge.batch_process import ProcessBatches, provider_api
+    from monitor.judge.outbox import Outbox
+
+    cfg, bc = settings.judge, settings.judge.batch
+    if bc.dir is None:
+        raise ConfigError("batch mode needs judge.batch.dir (the durable outbox)")
+    spec = _spec(settings)
+    local: Any = spec.cls(**spec.kwargs)
+    local.verify()
+    calls = (
+        ProcessBatches(
+            provider_api,
+            {"judge": spec.cls, "kwargs": spec.kwargs, "discount": bc.discount},
+            _call_timeout(cfg),
+        )
+        if cfg.isolate  # the SDK's request building, upload and reading off the GIL
+        else InProcess(batch_api(local, bc.discount))
+    )
+    return BatchStage(
+        calls, Outbox(bc.dir), _redacting(settings, local), sampler,
+        Budget(cfg.budget.as_limits()), observer=metrics,
+        estimate=_call_estimate(local, bc.discount), max_requests=bc.max_requests,
+        max_wait_seconds=bc.max_wait_seconds, poll_seconds=bc.poll_seconds, cache=_cache(cfg),
+    )  # fmt: skip

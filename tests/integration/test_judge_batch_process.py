@@ -1,0 +1,135 @@
+"""Batch mode's provider calls in a child process (``judge.isolate``, the default): the same
+batches and outcomes as in this process, through both real SDKs against the local batch
+servers; a call that stalls or a child that dies fails as a ``JudgeError`` and the next call
+gets a new child."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any
+
+import pytest
+
+from monitor.errors import JudgeError
+from monitor.judge.anthropic_judge import AnthropicJudge
+from monitor.judge.batch import InProcess, Outcome, Request, batch_api
+from monitor.judge.batch_process import ProcessBatches, provider_api
+from monitor.judge.openai_judge import OpenAIJudge
+from monitor.model import RagTrace
+from monitor.sources import demo
+from monitor.verdict import Verdict
+from tests.integration.chat_completions_api import ChatCompletionsApi
+from tests.integration.kafka_support import wait_until
+from tests.integration.messages_api import MessagesApi
+
+
+def requests(n: int, start: int = 0) -> list[Request]:
+    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(start, start + n)]
+    # as a process that appended them holds them, and as a restarted one reads them back
+    return [Request(t.trace_id, {"trace": t.model_dump_json(), "held": t}) if i % 2 else
+            Request(t.trace_id, {"trace": t.model_dump(mode="json")})
+            for i, t in enumerate(traces)]  # fmt: skip
+
+
+def comparable(outcomes: list[tuple[str, Outcome]]) -> list[tuple[str, Any]]:
+    def line(o: Outcome) -> Any:
+        return o if isinstance(o, str) else o.model_copy(update={"latency_seconds": 0.0})
+
+    return sorted((rid, line(o)) for rid, o in outcomes)
+
+
+def judge_of(backend: str, base_url: str) -> tuple[type[Any], dict[str, Any]]:
+    if backend == "anthropic":
+        return AnthropicJudge, {"api_key": "k", "base_url": base_url, "max_retries": 0}
+    return OpenAIJudge, {"model": "gpt-4.1-mini", "api_key": "k", "base_url": base_url,
+                         "max_retries": 0}  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", ["anthropic", "openai"])
+def test_the_child_creates_and_reads_batches_as_this_process_does(backend: str) -> None:
+    server: Any = MessagesApi() if backend == "anthropic" else ChatCompletionsApi()
+    with server:
+        cls, kwargs = judge_of(backend, server.base_url)
+        here = InProcess(batch_api(cls(**kwargs), 0.5))
+        child = ProcessBatches(provider_api, {"judge": cls, "kwargs": kwargs, "discount": 0.5})
+        try:
+            batch = requests(4)
+            failed = batch[1].id
+            if backend == "anthropic":
+                server.outcomes = {failed: "errored"}
+            else:
+                server.failed_ids = {failed}
+            server.end_batches = True
+            ids = [here.submit(batch), child.submit(batch)]
+            wait_until(lambda: all(here.ended(i) and child.ended(i) for i in ids), 20, "ended")
+            mine, theirs = here.outcomes(ids[0], batch), child.outcomes(ids[1], batch)
+            assert child.created_since(0.0, 4) == here.created_since(0.0, 4)
+        finally:
+            child.close()
+    assert comparable(mine) == comparable(theirs)
+    assert sum(isinstance(o, Verdict) for _, o in theirs) == 3
+    assert dict(theirs)[failed] == "errored"
+
+
+def test_a_stalled_call_times_out_and_the_next_call_gets_a_new_child() -> None:
+    with MessagesApi() as api:
+        cls, kwargs = judge_of("anthropic", api.base_url)
+        child = ProcessBatches(provider_api, {"judge": cls, "kwargs": kwargs, "discount": 0.5},
+                               call_timeout=2.0)  # fmt: skip
+        try:
+            batch = requests(3)
+            api.end_batches = True
+            provider = child.submit(batch)
+            assert child.ended(provider)
+            api.results_stall = 30.0
+            with pytest.raises(JudgeError) as raised:
+                child.outcomes(provider, batch)
+            assert raised.value.kind == "timeout"
+            api.results_stall = 0.0
+            api.results_release.set()
+            assert len(child.outcomes(provider, batch)) == 3
+            assert child.restarts == 1
+        finally:
+            child.close()
+
+
+def test_a_dead_child_fails_its_call_and_is_replaced() -> None:
+    with MessagesApi() as api:
+        cls, kwargs = judge_of("anthropic", api.base_url)
+        child = ProcessBatches(provider_api, {"judge": cls, "kwargs": kwargs, "discount": 0.5})
+        try:
+            batch = requests(3)
+            api.end_batches = True
+            provider = child.submit(batch)
+            api.results_stall = 30.0
+
+            def kill_when_reading() -> None:
+                api.results_started.wait(20)
+                os.kill(child._proc.pid, signal.SIGKILL)
+
+            threading.Thread(target=kill_when_reading, daemon=True).start()
+            with pytest.raises(JudgeError) as raised:
+                child.outcomes(provider, batch)
+            assert raised.value.kind == "worker_died"
+            api.results_stall = 0.0
+            api.results_release.set()
+            assert len(child.outcomes(provider, batch)) == 3
+            assert child.restarts == 1
+        finally:
+            child.close()
+
+
+def test_a_provider_error_is_a_judge_error_of_its_kind() -> None:
+    with MessagesApi() as api:
+        cls, kwargs = judge_of("anthropic", api.base_url)
+        child = ProcessBatches(provider_api, {"judge": cls, "kwargs": kwargs, "discount": 0.5})
+        try:
+            with pytest.raises(JudgeError) as raised:
+                child.ended("msgbatch_unknown")
+            assert raised.value.kind == "NotFoundError"
+            assert child.restarts == 0  # the child lives on
+            assert child.submit(requests(1))
+        finally:
+            child.close()
