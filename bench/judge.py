@@ -4,8 +4,10 @@ Run: ``python bench/judge.py``. Prints, in one run:
 
 * judged traces/s through the real anthropic SDK at concurrency 8, 32 and 64;
 * check-path throughput with the judge on (5 % sampled, 32 workers; and in batch mode, the
-  requests to a durable outbox fsync'd at every checkpoint) vs off, same traces, a checkpoint
-  (sinks flushed, the outbox fsync'd) every second of work, the default commit interval;
+  requests to a durable outbox fsync'd at every checkpoint; the provider calls in this
+  process or in a child) vs off, same traces, ``--repeats`` interleaved repeats (medians),
+  a checkpoint (sinks flushed, the outbox fsync'd) every second of work, the default commit
+  interval;
   the server runs in its own process (``--server subprocess``, the default), as the real
   API is remote: in this process (``--server in-process``) its
   HTTP and JSON work would be charged to ragmon's check path through the GIL;
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import multiprocessing.process
+import statistics
 import sys
 import tempfile
 import threading
@@ -47,7 +50,7 @@ from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRul
 from monitor.judge.stage import JudgeStage
 from monitor.log import configure as configure_logging
 from monitor.model import Evaluation
-from monitor.pipeline import Pipeline
+from monitor.pipeline import Pipeline, freeze_startup_heap
 from monitor.sources import ListSource
 from monitor.telemetry import Metrics
 from sinks.prometheus import PrometheusSink
@@ -125,7 +128,7 @@ def judged_rate(api: Server, concurrency: int, traces: int) -> float:
 def check_path(
     api: Server,
     records: list[bytes],
-    with_judge: bool,
+    with_judge: bool = False,
     isolate: bool = False,
     batch_dir: Path | None = None,
 ) -> tuple[float, int, float]:
@@ -157,6 +160,7 @@ def check_path(
     pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics)],
                         observer=metrics, judge_stage=stage)  # fmt: skip
     pipeline.start()
+    freeze_startup_heap()  # as ragmon run does (here also the records and the judge's client)
     busy = last_commit = 0.0
     cpu0 = time.process_time()  # this process only: not the judge's child, not the server
     while True:
@@ -188,6 +192,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=1.0)
     parser.add_argument("--traces", type=int, default=4000, help="for the check-path comparison")
     parser.add_argument("--server", choices=("subprocess", "in-process"), default="subprocess")
+    parser.add_argument("--repeats", type=int, default=3, help="of the check-path comparison")
     args = parser.parse_args()
     configure_logging("error", "json")
     api = Server(args.latency, args.server)
@@ -200,29 +205,45 @@ def main() -> None:
             print(f"{concurrency:>11} {judged_rate(api, concurrency, n):>9.1f}")
 
         records = bench_records(args.traces)
-        off, _, cpu_off = check_path(api, records, with_judge=False)
-        on, _, cpu_on = check_path(api, records, with_judge=True)
-        before = api.calls()
-        isolated, judged, cpu_iso = check_path(api, records, with_judge=True, isolate=True)
-        calls = api.calls() - before - 1  # minus the warm-up call
-        with tempfile.TemporaryDirectory() as outbox:
-            batch, batched, cpu_batch = check_path(api, records, True, batch_dir=Path(outbox))
-        with tempfile.TemporaryDirectory() as outbox:
-            batch_iso, _, cpu_batch_iso = check_path(api, records, True, isolate=True,
-                                                     batch_dir=Path(outbox))  # fmt: skip
-        print(f"check path, judge off: {off:,.0f} traces/s; judge on (5 % sampled, 32 workers) "
-              f"in this process: {on:,.0f} traces/s, ratio {on / off:.2f}; in a child process "
-              f"(judge.isolate, the default): {isolated:,.0f} traces/s, ratio "
-              f"{isolated / off:.2f}")  # fmt: skip
-        print(f"batch mode (judge.batch: {batched} requests to the outbox, fsync'd at each "
-              f"checkpoint), batches created and read in this process: {batch:,.0f} traces/s, "
-              f"ratio {batch / off:.2f}, CPU per trace {cpu_batch:.0f} µs "
-              f"(+{cpu_batch / cpu_off - 1:.0%}); in a child process (judge.isolate, the "
-              f"default): {batch_iso:,.0f} traces/s, ratio {batch_iso / off:.2f}, CPU per "
-              f"trace {cpu_batch_iso:.0f} µs (+{cpu_batch_iso / cpu_off - 1:.0%})")  # fmt: skip
-        print(f"CPU of this process per trace (µs): judge off {cpu_off:.0f}; judge in process "
-              f"{cpu_on:.0f} (+{cpu_on / cpu_off - 1:.0%}); judge in a child process "
-              f"{cpu_iso:.0f} (+{cpu_iso / cpu_off - 1:.0%})")  # fmt: skip
+        modes: dict[str, dict[str, Any]] = {
+            "off": {"with_judge": False},
+            "online, in this process": {"with_judge": True},
+            "online, in a child process (judge.isolate, the default)": {
+                "with_judge": True, "isolate": True},
+            "batch, calls in this process": {"with_judge": True, "batch": True},
+            "batch, calls in a child process (judge.isolate, the default)": {
+                "with_judge": True, "isolate": True, "batch": True},
+        }  # fmt: skip
+        runs: dict[str, list[tuple[float, int, float]]] = {m: [] for m in modes}
+        calls = judged = 0
+        for r in range(args.repeats):  # interleaved, each repeat in another order
+            order = list(modes)[r % len(modes) :] + list(modes)[: r % len(modes)]
+            for mode in order:
+                kw = dict(modes[mode])
+                with tempfile.TemporaryDirectory() as outbox:
+                    if kw.pop("batch", False):
+                        kw["batch_dir"] = Path(outbox)
+                    before = api.calls()
+                    runs[mode].append(check_path(api, records, **kw))
+                if mode.startswith("online, in a child"):
+                    calls += api.calls() - before - 1  # minus the warm-up call
+                    judged += runs[mode][-1][1]
+        print(f"check path, {len(records):,} traces, {args.repeats} interleaved repeats "
+              "(medians; ratio = the median of each repeat's ratio to judge off); judge on: "
+              "5 % sampled + golden traffic, 32 workers; batch mode: "
+              f"{runs['batch, calls in this process'][0][1]} requests to the outbox a run, "
+              "fsync'd at each checkpoint")  # fmt: skip
+        print(f"{'mode':<62} {'traces/s':>9} {'ratio':>6} {'CPU µs/trace':>13}")
+        for mode, results in runs.items():
+            rates = [rate for rate, _, _ in results]
+            ratios = [rate / off[0] for rate, off in zip(rates, runs["off"], strict=True)]
+            cpu = statistics.median(c for _, _, c in results)
+            print(f"{mode:<62} {statistics.median(rates):>9,.0f} "
+                  f"{statistics.median(ratios):>6.2f} {cpu:>13.0f}")  # fmt: skip
+        print("ratios by repeat: " + "; ".join(
+            f"{mode.split(' (')[0]} " + " ".join(
+                f"{rate / off[0]:.2f}" for (rate, _, _), off in zip(res, runs["off"], strict=True))
+            for mode, res in runs.items() if mode != "off"))  # fmt: skip
 
         traces = bench_traces(200)
         own = sum(

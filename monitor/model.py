@@ -269,6 +269,16 @@ class Evaluation:
         """Names of the checks that flagged the trace."""
         return [name for name, r in self.checks.items() if r.flagged]
 
+    @property
+    def any_flagged(self) -> bool:
+        """Whether some check flagged the trace."""
+        return any(r.flagged for r in self.checks.values())
+
+    def skipped(self, reason: str) -> Evaluation:
+        """This evaluation, not judged for ``reason`` (as ``replace`` would, at a fraction of
+        its cost: it runs for every trace the judge stage does not take)."""
+        return Evaluation(self.trace, self.checks, self.judge, reason, self.judge_only)
+
     def to_line(self) -> dict[str, Any]:
         """The stable evaluation-line contract (see README, "Evaluation lines")."""
         line: dict[str, Any] = {

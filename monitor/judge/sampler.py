@@ -61,7 +61,7 @@ class HashSampler:
         if r.golden_always and trace.golden_id:
             return 1.0
         p = r.base_rate
-        if evaluation.flagged:
+        if evaluation.any_flagged:
             p = max(p, r.flagged_rate)
         if r.routes and trace.route is not None and trace.route in r.routes:
             p = max(p, r.routes[trace.route])

@@ -157,7 +157,9 @@ class CircuitBreaker:
 def judgeable(trace: RagTrace) -> bool:
     """Something to judge: an answer and context text. Redacted or absent content is not,
     nor a trace assembled from spans before all of them arrived (``ragmon.incomplete``)."""
-    if not trace.answer.strip() or not any(p.text.strip() for p in trace.context):
+    answer = trace.answer  # isspace() reads without copying, as strip() would
+    if not answer or answer.isspace() or not any(p.text and not p.text.isspace()
+                                                 for p in trace.context):  # fmt: skip
         return False
     attrs = trace.attributes
     return not (attrs.get("ragmon.content_redacted") or attrs.get("ragmon.incomplete"))
@@ -215,7 +217,7 @@ class JudgeStage:
     def _skip(self, evaluation: Evaluation, outcome: str) -> Evaluation:
         if self.observer is not None:
             self.observer.on_decision(outcome)
-        return replace(evaluation, judge_skipped=outcome)
+        return evaluation.skipped(outcome)
 
     def consider(self, evaluation: Evaluation, ticket: int = 0) -> Evaluation | None:
         """The evaluation to write now (with the skip reason), or None when it was queued;

@@ -22,6 +22,7 @@ class JudgeMetrics:
             ["outcome"],
             registry=registry,
         )
+        self._decisions: dict[str, Counter] = {}  # outcome -> its counter
         self.judge_verdicts = Counter(
             "ragmon_judge_verdicts_total",
             "Judged traces by verdict (pass, fail, hard_fail, not_applicable).",
@@ -111,8 +112,12 @@ class JudgeMetrics:
         )
 
     def on_decision(self, outcome: str) -> None:
-        """One sampling/judging decision: judged, not_sampled, over_budget, queue_full, ..."""
-        self.judge_decisions.labels(outcome).inc()
+        """One sampling/judging decision: judged, not_sampled, over_budget, queue_full, ...
+        (the counter of each outcome looked up once: this runs for every trace)."""
+        child = self._decisions.get(outcome)
+        if child is None:
+            child = self._decisions[outcome] = self.judge_decisions.labels(outcome)
+        child.inc()
 
     def on_verdict(self, verdict: Verdict) -> None:
         """Count one verdict: its label, weight, claims, tokens, cost and latency."""
