@@ -198,12 +198,12 @@ class Pipeline:
 
     # --- processing -----------------------------------------------------------------------
 
-    def process(self, records: Sequence[SourceRecord]) -> list[Evaluation]:
+    def process(self, records: Sequence[SourceRecord]) -> None:
         """Decode, check and write one batch; each record is finished once the sinks have
         every item it is part of (one for native records; OTLP messages may wait for the
-        assembly of their traces)."""
+        assembly of their traces). Nothing of a trace is kept once the sinks have it: the
+        next one reuses its memory while it is still in the CPU's caches."""
         t0 = time.perf_counter()
-        out: list[Evaluation] = []
         state = self.checkpoint_state
         with self._lock:
             for record in records:
@@ -216,11 +216,10 @@ class Pipeline:
                 else:  # nothing in it to evaluate (e.g. only ragmon's own spans)
                     state.done(key, pos.offset)
                 for decoded in items:
-                    self._handle(decoded, out)
+                    self._handle(decoded)
             self.stats.records += len(records)
         if self.observer is not None:
             self.observer.on_batch(self.source.name, len(records), time.perf_counter() - t0)
-        return out
 
     def _handle_due(self, flush: bool = False) -> None:
         """Items the decoder releases with time (assembled traces), or all at end of input."""
@@ -228,9 +227,8 @@ class Pipeline:
             for decoded in self.decoder.due(flush):
                 self._handle(decoded)
 
-    def _handle(self, decoded: Decoded, out: list[Evaluation] | None = None) -> None:
-        """Check, judge or queue, and write one decoded item; ``out`` collects what was
-        written (``process`` returns it)."""
+    def _handle(self, decoded: Decoded) -> None:
+        """Check, judge or queue, and write one decoded item."""
         item = decoded.item
         if isinstance(item, DeadLetter):
             self.stats.dead_letters += 1
@@ -247,8 +245,6 @@ class Pipeline:
                     return
                 evaluation = now
             self._write(evaluation)
-            if out is not None:
-                out.append(evaluation)
         self._release(decoded.positions)
 
     def _release(self, positions: tuple[Position, ...]) -> None:
