@@ -7,7 +7,9 @@ at the next checkpoint, so offsets never wait for a batch (which may take up to 
 A thread submits a batch at ``max_requests`` requests or ``max_wait_seconds`` after the oldest
 waiting one, polls the batches it submitted, and hands each result back to the pipeline as a
 judge-only evaluation line (``"judge_only": true``, the verdict or ``error:<kind>``), counted
-in the judge metrics like an online verdict.
+in the judge metrics like an online verdict. The thread makes its provider calls through
+``Batches``: ``InProcess`` over the provider's ``BatchApi``, or ``ProcessBatches`` in a child
+process (``judge.isolate``; ``monitor.judge.batch_process``).
 
 Restart-safe by the outbox's log: a batch with a provider id is polled, never created again;
 a batch whose create call may or may not have reached the provider (a crash right after the
