@@ -237,13 +237,15 @@ class BatchStage(JudgeStage):
         return 0
 
     def close(self) -> None:
-        """Stop the batch thread and close the outbox (requests and batches stay in it)."""
+        """Stop the batch thread and close the outbox (requests and batches stay in it). The
+        provider calls are closed first: a call in a child process ends at once, so the
+        thread is not waited for (a call in this process may hold it up to 10 s)."""
         self._stop.set()
         self._wake.set()
+        self.api.close()
         if self._thread.is_alive():
             self._thread.join(timeout=10)
         self.outbox.close()
-        self.api.close()
         self.judge.close()
         if self.cache is not None:
             self.cache.close()

@@ -68,6 +68,7 @@ class ProcessBatches:
         self._lock = threading.Lock()
         self._proc: Any = None
         self._conn: Any = None
+        self._closed = False
         self.restarts = -1
         self.log = structlog.get_logger("ragmon.judge.batch")
 
@@ -91,12 +92,23 @@ class ProcessBatches:
         return [str(p) for p in self._call("created_since", (since, count))]
 
     def close(self) -> None:
-        """Stop the child."""
-        with self._lock:
-            self._stop_child()
+        """Stop the child: at once when a call is running (a slow upload, a stalled download:
+        the stop must not wait for it; the call fails as ``worker_died`` and a create cut
+        short is adopted after the restart), else after it read the closed pipe. No call
+        starts a child after this."""
+        self._closed = True
+        if self._lock.acquire(timeout=0.1):
+            try:
+                self._stop_child()
+            finally:
+                self._lock.release()
+        elif (proc := self._proc) is not None:
+            proc.kill()
 
     def _call(self, method: str, args: tuple[Any, ...]) -> Any:
         with self._lock:
+            if self._closed:
+                raise JudgeError("closed", "the batch process was shut down")
             self._ensure_child()
             try:
                 self._conn.send((method, args))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -119,3 +120,35 @@ def test_a_provider_error_is_a_judge_error_of_its_kind() -> None:
             assert child.submit(requests(1))
         finally:
             child.close()
+
+
+def test_close_does_not_wait_for_a_stalled_call() -> None:
+    """A stop during a results download that stalls: close ends the child at once, the
+    call fails, and no later call starts a new child."""
+    with MessagesApi() as api:
+        cls, kwargs = judge_of("anthropic", api.base_url)
+        child = ProcessBatches(provider_api, {"judge": cls, "kwargs": kwargs, "discount": 0.5})
+        batch = requests(2)
+        api.end_batches = True
+        provider = child.submit(batch)
+        api.results_stall = 30.0
+        failed: list[str] = []
+
+        def read() -> None:
+            try:
+                child.outcomes(provider, batch)
+            except JudgeError as exc:
+                failed.append(exc.kind)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        api.results_started.wait(20)
+        t0 = time.monotonic()
+        child.close()
+        reader.join(10)
+        assert time.monotonic() - t0 < 5
+        assert failed == ["worker_died"]
+        with pytest.raises(JudgeError) as raised:
+            child.ended(provider)
+        assert raised.value.kind == "closed"
+        api.results_release.set()
