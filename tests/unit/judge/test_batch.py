@@ -38,6 +38,7 @@ class FakeBatches:
         self.ended_ids: set[str] = set()
         self.outcomes: dict[str, str] = {}
         self.fail_create = False
+        self.strangers: list[str] = []
         self.lock = threading.Lock()
 
     def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
@@ -54,6 +55,8 @@ class FakeBatches:
 
     def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
         (ids,) = [ids for pid, ids, _ in self.created if pid == provider_id]
+        for rid in self.strangers:  # ids the batch never had
+            yield rid, SUCCEEDED, HeuristicJudge().judge(next(iter(self._traces.values())))
         for rid in ids:
             outcome = self.outcomes.get(rid, SUCCEEDED)
             answer = HeuristicJudge().judge(self._traces[rid]) if outcome == SUCCEEDED else None
@@ -202,6 +205,7 @@ def test_errored_and_expired_requests_are_lines_that_say_so(tmp_path: Path) -> N
     p, source = pipeline(3, stage, InMemorySink(), only)
     traces = [RagTrace.model_validate(demo.generate(i)) for i in only]
     api.outcomes = {traces[0].trace_id: ERRORED, traces[1].trace_id: EXPIRED}
+    api.strangers = ["not-in-the-batch"]  # ignored: a line per request of the batch
     p.start()
     p.process(source.poll(3, 0))
     wait_for(lambda: len(api.created) == 1)
@@ -212,6 +216,7 @@ def test_errored_and_expired_requests_are_lines_that_say_so(tmp_path: Path) -> N
     assert by_id[traces[0].trace_id].judge_skipped == "error:errored"
     assert by_id[traces[1].trace_id].judge_skipped == "error:expired"
     assert by_id[traces[2].trace_id].judge is not None
+    assert len(got) == 3 and stage.drain() == []
     stage.close()
 
 
