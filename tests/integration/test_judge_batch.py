@@ -112,19 +112,25 @@ def test_kill_between_submit_and_results(tmp_path: Path) -> None:
     assert abs(cost - 0.5 * online * len(verdicts)) < 1e-9
 
 
-def test_kill_between_results_and_write(tmp_path: Path) -> None:
-    """The daemon dies while it reads a batch's results: the restarted daemon fetches them
-    again and writes every verdict, without creating the batch again."""
+@pytest.mark.parametrize("stop", ["kill9", "sigterm"])
+def test_kill_between_results_and_write(tmp_path: Path, stop: str) -> None:
+    """The daemon dies (or is stopped) while it reads a batch's results: the restarted daemon
+    fetches them again and writes every verdict, without creating the batch again. A SIGTERM
+    does not wait for the stalled download (the batch child is ended) and exits 0."""
     topic = create_topic(1)
     produce(topic, 20)
     with MessagesApi() as api:
         api.end_batches = True
         api.results_stall = 30.0  # the download stops after its first line
-        daemon = batch_daemon(tmp_path, api, topic, "g-batch-b").start()
+        daemon = batch_daemon(tmp_path, api, topic, f"g-batch-b-{stop}").start()
         try:
             wait_until(api.results_started.is_set, 60, "the results download started")
         finally:
-            daemon.kill9()
+            if stop == "kill9":
+                daemon.kill9()
+            else:
+                assert daemon.terminate() < 8
+                assert daemon.proc is not None and daemon.proc.returncode == 0
         assert judged(daemon) == []
         before = requested(api)
         api.results_stall = 0.0
