@@ -29,6 +29,9 @@ from typing import IO, Any
 import structlog
 
 LOG_NAME = "outbox.jsonl"
+# Appends are buffered until the next checkpoint's sync (or this much): with the default 8 KiB
+# nearly every ~5 KB request was a write system call on the check path.
+_BUFFER = 1 << 20
 REMEMBERED = 100_000
 
 
@@ -72,7 +75,7 @@ class Outbox:
         self._taken = {i for b in self.state.batches.values() for i in b.ids}
         if self.state.bad_lines:
             self.log.warning("outbox_lines_skipped", lines=self.state.bad_lines)
-        self._file = self.path.open("a", encoding="utf-8")
+        self._file = self.path.open("a", encoding="utf-8", buffering=_BUFFER)
 
     def close(self) -> None:
         """Make everything durable and close the file."""
@@ -204,7 +207,7 @@ class Outbox:
         if self._file is not None:
             self._file.close()
         os.replace(tmp, self.path)
-        self._file = self.path.open("a", encoding="utf-8")
+        self._file = self.path.open("a", encoding="utf-8", buffering=_BUFFER)
         self.state = OutboxState(requests=keep, judged=dict.fromkeys(judged))
         self._taken = set()
 

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from monitor.model import Evaluation
 
@@ -34,9 +35,9 @@ class SamplingRules:
     golden_always: bool = True
 
 
-@dataclass(frozen=True)
-class Decision:
-    """Whether a trace is judged, and with what inclusion probability."""
+class Decision(NamedTuple):
+    """Whether a trace is judged, and with what inclusion probability (a tuple: made for
+    every trace, at a third of a frozen dataclass's cost)."""
 
     sampled: bool
     probability: float
