@@ -137,11 +137,14 @@ class InProcess:
         return self.api.ended(provider_id)
 
     def outcomes(self, provider_id: str, requests: list[Request]) -> list[tuple[str, Outcome]]:
-        """The verdict read from each succeeded answer, else the request's end."""
+        """The verdict read from each succeeded answer, else the request's end; answers to
+        ids the batch never had are left out."""
         by_id = {r.id: r for r in requests}
         out: list[tuple[str, Outcome]] = []
         for rid, outcome, answer in self.api.results(provider_id):
-            if outcome != SUCCEEDED or rid not in by_id:
+            if rid not in by_id:  # not a request of this batch: nothing to say of it
+                continue
+            if outcome != SUCCEEDED:
                 out.append((rid, outcome))
                 continue
             try:
