@@ -233,17 +233,19 @@ def main() -> None:
               "5 % sampled + golden traffic, 32 workers; batch mode: "
               f"{runs['batch, calls in this process'][0][1]} requests to the outbox a run, "
               "fsync'd at each checkpoint")  # fmt: skip
+        ratios = {
+            mode: [rate / off[0] for (rate, _, _), off in zip(res, runs["off"], strict=True)]
+            for mode, res in runs.items()
+        }  # each repeat's ratio to judge off
         print(f"{'mode':<62} {'traces/s':>9} {'ratio':>6} {'CPU µs/trace':>13}")
         for mode, results in runs.items():
-            rates = [rate for rate, _, _ in results]
-            ratios = [rate / off[0] for rate, off in zip(rates, runs["off"], strict=True)]
+            rate = statistics.median(r for r, _, _ in results)
             cpu = statistics.median(c for _, _, c in results)
-            print(f"{mode:<62} {statistics.median(rates):>9,.0f} "
-                  f"{statistics.median(ratios):>6.2f} {cpu:>13.0f}")  # fmt: skip
+            print(f"{mode:<62} {rate:>9,.0f} {statistics.median(ratios[mode]):>6.2f} "
+                  f"{cpu:>13.0f}")  # fmt: skip
         print("ratios by repeat: " + "; ".join(
-            f"{mode.split(' (')[0]} " + " ".join(
-                f"{rate / off[0]:.2f}" for (rate, _, _), off in zip(res, runs["off"], strict=True))
-            for mode, res in runs.items() if mode != "off"))  # fmt: skip
+            f"{mode.split(' (')[0]} " + " ".join(f"{x:.2f}" for x in ratios[mode])
+            for mode in runs if mode != "off"))  # fmt: skip
 
         traces = bench_traces(200)
         own = sum(
