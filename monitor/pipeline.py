@@ -228,7 +228,7 @@ class Pipeline:
     def _handle_due(self, flush: bool = False) -> None:
         """Items the decoder releases with time (assembled traces), or all at end of input."""
         with self._lock:
-            for decoded in self.decoder.due(flush):
+            for decoded in self.decoder.due(flush, self.source.progress):
                 self._handle(decoded)
 
     def _handle(self, decoded: Decoded) -> None:

@@ -6,13 +6,24 @@ spans of many traces (``kafkaexporter`` without ``partition_traces_by_id``). The
 ``OtlpAssembler`` buffers spans per trace id and emits a trace when its root span has
 arrived (spans are exported when they end; a span whose parent is remote — an upstream
 service that does not export here — counts as the root) and no span came for
-``quiet_seconds``, or when ``max_wait_seconds`` passed since its first span. The max wait
-counts in record time too (the Kafka record timestamp): a record read again after a
-restart keeps its time, so a trace whose root never came is emitted as soon as the stream
-has moved ``max_wait_seconds`` past its first record, not ``max_wait_seconds`` after every
-restart (which, in a crash loop shorter than that, would hold the commit for good). The
-buffer is bounded by trace count and bytes; the oldest trace is evicted first and still
-evaluated, marked incomplete.
+``quiet_seconds``, or when ``max_wait_seconds`` passed since its first span.
+
+Record time. A source that reads history (Kafka) gives each record the time it was written,
+and says how far it has read (``ReadProgress``). There both waits count in record time
+against a stream clock: the newest record time read on each assigned partition that still
+has records unread, the lowest of them; this machine's clock when every partition is read to
+its end. A trace is quiet once every partition that could still hold its spans has been read
+``quiet_seconds`` past its last record, and overdue once it has been read ``max_wait_seconds``
+past its first. So a consumer catching up over a backlog, which reads partitions unevenly,
+never cuts a trace whose other spans sit on a partition not yet read that far (the
+kafkaexporter spreads one trace over every partition unless ``partition_traces_by_id``); and
+a record read again after a restart keeps its time, so a trace whose root never came is
+emitted as soon as the stream is read past its max wait, not ``max_wait_seconds`` after every
+restart (which, in a crash loop shorter than that, would hold the commit for good). The max
+wait in arrival time stays a ceiling: a partition that stays behind (a stalled fetch) delays
+a trace by at most that. Sources without record time (files, the OTLP/HTTP receiver) count
+in arrival time only. The buffer is bounded by trace count and bytes; the oldest trace is
+evicted first and still evaluated, marked incomplete.
 
 Replay fragments: after a restart a source that re-reads (Kafka) delivers again what was
 not committed, which can be the tail of a trace whose other spans were evaluated before
@@ -48,11 +59,11 @@ from monitor.ingest.conventions import (
     has_model_call,
     map_spans,
 )
-from monitor.ingest.decoder import Decoded
+from monitor.ingest.decoder import Decoded, Progress
 from monitor.ingest.native import DECODE_FAILED, dead_letter
 from monitor.ingest.otlp import Span, decode_json, decode_proto, is_own
 from monitor.model import DeadLetter, RagTrace
-from monitor.sources import Partition, Position, SourcePosition, SourceRecord
+from monitor.sources import Partition, Position, ReadProgress, SourcePosition, SourceRecord
 
 # Bounded labels of ragmon_assembly_traces_total{outcome=...}.
 COMPLETE = "complete"  # root span seen, then quiet
@@ -95,6 +106,7 @@ class _Buffered:
     first: float  # arrival (monotonic clock)
     last: float
     first_time: float | None = None  # record time of its first record (Unix seconds)
+    last_time: float | None = None  # record time of its newest record
     replay_window: bool = False  # first read before this process committed its partition
     spans: list[Span] = field(default_factory=list)
     positions: dict[Position, None] = field(default_factory=dict)  # ordered set
@@ -178,7 +190,10 @@ class OtlpAssembler:
                 continue
             b = self._buf.get(s.trace_id)
             if b is None:
-                b = self._buf[s.trace_id] = _Buffered(now, now, when, replay_window)
+                b = self._buf[s.trace_id] = _Buffered(now, now, when, when, replay_window)
+            elif when is not None:
+                b.first_time = when if b.first_time is None else min(b.first_time, when)
+                b.last_time = when if b.last_time is None else max(b.last_time, when)
             b.spans.append(s)
             b.positions[pos] = None
             b.last = now
@@ -205,29 +220,38 @@ class OtlpAssembler:
             self._stream_time[part] = when
         return when
 
-    def _waited(self, b: _Buffered, now: float) -> float:
-        """How long a trace has waited: since it arrived, or — when its records carry a
-        time — how far its partitions' streams have moved past its first record."""
-        waited = now - b.first
-        if b.first_time is not None:
-            stream = max(self._stream_time.get(part, b.first_time) for part, _ in b.positions)
-            waited = max(waited, stream - b.first_time)
-        return waited
+    def _stream_clock(self, progress: ReadProgress | None) -> float | None:
+        """The record time up to which every assigned partition has been read: the lowest
+        newest-record time of the partitions still behind (none read yet: minus infinity),
+        this machine's clock when none is. None when the source keeps no record time."""
+        if progress is None or not progress.assigned:
+            return None
+        clock = self._wall()
+        for part in progress.behind:
+            clock = min(clock, self._stream_time.get(part, float("-inf")))
+        return clock
 
-    def due(self, flush: bool = False) -> list[Decoded]:
-        """Traces whose time has come (quiet, max wait); with ``flush``, every buffered trace."""
+    def due(self, flush: bool = False, progress: Progress = None) -> list[Decoded]:
+        """Traces whose time has come (quiet, max wait); with ``flush``, every buffered trace.
+        ``progress`` is asked how far the source has read (see the module doc)."""
         now = self._clock()
         if not flush and now - self._last_scan < self._scan_every:
             return []
         self._last_scan = now
         lim = self.limits
+        stream = None if flush or progress is None else self._stream_clock(progress())
         ready: list[tuple[str, str]] = []
         for trace_id, b in self._buf.items():
             if flush:
                 ready.append((trace_id, COMPLETE if b.root else END_OF_INPUT))
+            elif stream is not None and b.first_time is not None and b.last_time is not None:
+                if b.root and stream - b.last_time >= lim.quiet_seconds:
+                    ready.append((trace_id, COMPLETE))
+                elif max(stream - b.first_time, now - b.first) >= lim.max_wait_seconds:
+                    ready.append((trace_id, MAX_WAIT))
             elif b.root and now - b.last >= lim.quiet_seconds:
                 ready.append((trace_id, COMPLETE))
-            elif self._waited(b, now) >= lim.max_wait_seconds:
+            elif now - b.first >= lim.max_wait_seconds:
                 ready.append((trace_id, MAX_WAIT))
         out = [self._emit(trace_id, outcome) for trace_id, outcome in ready]
         if out:

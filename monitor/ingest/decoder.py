@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from monitor.model import DeadLetter, RagTrace
-from monitor.sources import Partition, Position, SourceRecord
+from monitor.sources import Partition, Position, ReadProgress, SourceRecord
 
 
 @dataclass(slots=True)
@@ -21,6 +21,10 @@ class Decoded:
     positions: tuple[Position, ...]
 
 
+# How far the source has read, asked only when a decoder needs it (``Source.progress``).
+Progress = Callable[[], ReadProgress | None] | None
+
+
 class RecordDecoder(Protocol):
     """What the pipeline uses to turn records into traces."""
 
@@ -28,8 +32,10 @@ class RecordDecoder(Protocol):
         """Items ready now, and how many items (now or later) this record is part of."""
         ...
 
-    def due(self, flush: bool = False) -> list[Decoded]:
-        """Items whose time has come; ``flush`` (end of a finite input) emits everything."""
+    def due(self, flush: bool = False, progress: Progress = None) -> list[Decoded]:
+        """Items whose time has come; ``flush`` (end of a finite input) emits everything.
+        ``progress`` tells, when asked, how far the source has read (deadlines kept in
+        record time need it)."""
         ...
 
     def revoke(self, partitions: Iterable[Partition]) -> None:
@@ -56,7 +62,7 @@ class OneItemPerRecord:
         p = record.position
         return [Decoded(self.decode(record), (((p.source, p.partition), p.offset),))], 1
 
-    def due(self, flush: bool = False) -> list[Decoded]:
+    def due(self, flush: bool = False, progress: Progress = None) -> list[Decoded]:
         """Nothing waits: always empty."""
         return []
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from monitor.sources.base import (
     Partition,
     Position,
+    ReadProgress,
     Source,
     SourceListener,
     SourcePosition,
@@ -23,6 +24,7 @@ __all__ = [
     "OtlpFileSource",
     "Partition",
     "Position",
+    "ReadProgress",
     "Source",
     "SourceListener",
     "SourcePosition",

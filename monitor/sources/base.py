@@ -41,6 +41,19 @@ Partition = tuple[str, int]  # (topic or file, partition)
 Position = tuple[Partition, int]  # a record: its partition and offset
 
 
+@dataclass(frozen=True, slots=True)
+class ReadProgress:
+    """How far a source that reads history (Kafka) has read, as of its last poll: the
+    partitions it reads, and those of them with records it has not returned yet (lag, or an
+    end or a position not known yet). A deadline kept in record time may only count a
+    partition's newest record time once that partition can hold nothing older unread: while
+    a consumer catches up it reads partitions unevenly, and a trace's spans on a partition
+    still behind are yet to come."""
+
+    assigned: frozenset[Partition]
+    behind: frozenset[Partition]
+
+
 class SourceListener(Protocol):
     """What a source tells the pipeline when partitions move. Called on the source's own
     thread (Kafka: the consumer's IO thread, inside a rebalance)."""
@@ -89,6 +102,11 @@ class Source(Protocol):
     @property
     def exhausted(self) -> bool:
         """True when a finite source has nothing more to give."""
+        ...
+
+    def progress(self) -> ReadProgress | None:
+        """How far reading has come (see ``ReadProgress``); None for a source whose records
+        carry no record time (files, the demo, the OTLP/HTTP receiver)."""
         ...
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:

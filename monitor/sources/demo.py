@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from monitor.sources.base import SourceListener, SourcePosition, SourceRecord
+from monitor.sources.base import ReadProgress, SourceListener, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -312,6 +312,10 @@ class DemoSource:
     def exhausted(self) -> bool:
         """Whether the limit is reached."""
         return self._limit is not None and self._next >= self._limit
+
+    def progress(self) -> ReadProgress | None:
+        """Its records carry no record time: nothing to tell."""
+        return None
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
         """Synthetic traffic is not replayed; nothing to commit."""

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from monitor.sources.base import SourceListener, SourcePosition, SourceRecord
+from monitor.sources.base import ReadProgress, SourceListener, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -53,6 +53,10 @@ class _IteratorSource:
     @property
     def exhausted(self) -> bool:
         return self._done
+
+    def progress(self) -> ReadProgress | None:
+        """Its records carry no record time: nothing to tell."""
+        return None
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
         self.committed.update(offsets)

@@ -20,7 +20,7 @@ from kafka.errors import KafkaError
 
 from monitor.config import KafkaConnection
 from monitor.errors import SourceError
-from monitor.sources import Partition, SourceListener, SourcePosition, SourceRecord
+from monitor.sources import Partition, ReadProgress, SourceListener, SourcePosition, SourceRecord
 from monitor.sources.config import KafkaSourceConfig
 
 if TYPE_CHECKING:
@@ -179,6 +179,28 @@ class KafkaSource:
     def exhausted(self) -> bool:
         """Never: a topic has no end."""
         return False
+
+    def progress(self) -> ReadProgress | None:
+        """The assigned partitions and those behind: records fetched by the consumer but
+        not returned by ``poll`` yet, or the end offset (known from a fetch response) or the
+        position (known once the assignment was polled) still unknown. Local state only: no
+        request is sent."""
+        consumer = self._consumer
+        if consumer is None:
+            return None
+        with self._lock:
+            parts = frozenset(self._assigned_parts)
+        behind = set()
+        for part in parts:
+            tp = TopicPartition(*part)
+            try:
+                high = consumer.highwater(tp)
+                at = None if high is None else consumer.position(tp, timeout_ms=0)
+            except KafkaError:  # revoked meanwhile: unknown
+                high = at = None
+            if high is None or at is None or at < high:
+                behind.add(part)
+        return ReadProgress(parts, frozenset(behind))
 
     def ready(self) -> bool:
         """Assigned partitions, polled since (so their positions are known), and polling on

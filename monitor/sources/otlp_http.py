@@ -41,7 +41,7 @@ import structlog
 from monitor.errors import SourceError
 from monitor.exposure import is_loopback
 from monitor.model import revealed
-from monitor.sources import SourceListener, SourcePosition, SourceRecord
+from monitor.sources import ReadProgress, SourceListener, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -197,6 +197,10 @@ class OtlpHttpSource:
     def exhausted(self) -> bool:
         """Never: the receiver runs until it is closed."""
         return False
+
+    def progress(self) -> ReadProgress | None:
+        """Its records carry no record time: nothing to tell."""
+        return None
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
         """Nothing to commit: an exporter does not resend what it got a 200 for."""

@@ -30,15 +30,25 @@ def test_kafka_source_lifecycle() -> None:
     )
     listener = Listener()
     source.listen(listener)
+    assert source.progress() is None  # not started
     source.start()
     try:
         assert not source.ready()  # not assigned yet
-        records = []
+        records = source.poll(1, 0.5)
         deadline = time.monotonic() + 30
+        while not records and time.monotonic() < deadline:
+            records += source.poll(1, 0.5)
+        # one record returned of ten per partition: a partition with records left is behind
+        progress = source.progress()
+        assert progress is not None and progress.assigned == {(topic, 0), (topic, 1)}
+        assert (records[0].position.source, records[0].position.partition) in progress.behind
         while len(records) < 20 and time.monotonic() < deadline:
             records += source.poll(100, 0.5)
         assert len(records) == 20
         assert source.ready()
+        source.poll(100, 0.5)  # a fetch after the last record: the ends are known
+        progress = source.progress()
+        assert progress is not None and progress.behind == frozenset()  # read to the end
         last: dict[Partition, int] = {}
         for r in records:
             key = (r.position.source, r.position.partition)

@@ -3,6 +3,7 @@ held open in the pipeline while a message's spans are buffered."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
@@ -12,7 +13,7 @@ from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import Decoded
 from monitor.model import DeadLetter, RagTrace
 from monitor.pipeline import Pipeline
-from monitor.sources import ListSource, SourcePosition, SourceRecord
+from monitor.sources import ListSource, ReadProgress, SourcePosition, SourceRecord
 from sinks.memory import InMemorySink
 from tests import otel_spans
 
@@ -370,9 +371,15 @@ def rec_at(value: bytes, offset: int, timestamp: float, partition: int = 0) -> S
                         timestamp=timestamp)  # fmt: skip
 
 
+def caught_up(*partitions: int) -> Callable[[], ReadProgress]:
+    """Kafka's progress: ``partitions`` assigned, every one read to its end."""
+    parts = frozenset(("otlp_spans", p) for p in partitions)
+    return lambda: ReadProgress(parts, frozenset())
+
+
 def test_max_wait_counts_in_record_time_so_a_reread_trace_is_not_held_again() -> None:
     """A rootless trace read again after a restart keeps its record time: once the stream
-    has moved past its max wait it is emitted at once, with no wall-clock wait; a record
+    has been read past its max wait it is emitted at once, with no wall-clock wait; a record
     time ahead of this machine's clock counts as now."""
     clock, wall = Clock(), Clock()
     wall.now = 10_000.0
@@ -380,21 +387,89 @@ def test_max_wait_counts_in_record_time_so_a_reread_trace_is_not_held_again() ->
                         clock=clock, wall=wall)  # fmt: skip
     first, _, rootless = halves()
     whole, _ = otel_spans.openinference_langchain()
+    behind = lambda: ReadProgress(frozenset({("otlp_spans", 0)}), frozenset({("otlp_spans", 0)}))  # noqa: E731
     asm.feed(rec_at(first, 0, 9_000.0))  # written 1,000 s ago, before the crash loop
-    assert asm.due() == []  # the stream itself has not moved yet
+    assert asm.due(progress=behind) == []  # the stream itself has not moved yet
     clock.now = 1.0
     asm.feed(rec_at(encode_spans(whole).SerializeToString(), 1, 9_031.0))
-    (done,) = asm.due()
+    (done,) = asm.due(progress=behind)
     assert isinstance(done.item, RagTrace) and done.item.trace_id == rootless
     assert done.item.attributes["ragmon.incomplete"] == "max_wait"
     # a producer clock 10 minutes ahead: its records count as written now
     later, _, ahead = halves()
     asm.feed(rec_at(later, 2, wall.now + 600))
     clock.now = 20.0
-    early = [d.item.trace_id for d in asm.due() if isinstance(d.item, RagTrace)]
+    early = [d.item.trace_id for d in asm.due(progress=caught_up(0))
+             if isinstance(d.item, RagTrace)]  # fmt: skip
     assert ahead not in early  # not "570 s overdue"
-    clock.now = 40.0
-    assert [d.item.trace_id for d in asm.due() if isinstance(d.item, RagTrace)] == [ahead]
+    wall.now += 31
+    clock.now = 20.5  # the arrival-time ceiling (40) is far off
+    ids = [d.item.trace_id for d in asm.due(progress=caught_up(0)) if isinstance(d.item, RagTrace)]
+    assert ids == [ahead]
+
+
+def split_at_the_model_call() -> tuple[bytes, bytes, str]:
+    """One trace as the kafkaexporter may write it: its root and model call in one batch,
+    its retriever span (with the passages) in another."""
+    made, native = otel_spans.openinference_langchain()
+    kinds = [(s.attributes or {}).get("openinference.span.kind") for s in made]
+    retriever = [s for s, k in zip(made, kinds, strict=True) if k == "RETRIEVER"]
+    rest = [s for s, k in zip(made, kinds, strict=True) if k != "RETRIEVER"]
+    assert retriever and rest
+    return (encode_spans(rest).SerializeToString(),
+            encode_spans(retriever).SerializeToString(), native["trace_id"])  # fmt: skip
+
+
+def test_catching_up_never_cuts_a_trace_whose_spans_sit_on_a_partition_not_read_yet() -> None:
+    """A new consumer over a backlog reads partition 0 forty record-seconds ahead of
+    partition 1: the trace whose root and model call came from partition 0 waits for its
+    retriever span on partition 1, and comes out whole and complete — not cut at the max
+    wait with its passages arriving late."""
+    clock, wall = Clock(), Clock()
+    wall.now = 100_000.0
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=2, max_wait_seconds=30),
+                        clock=clock, wall=wall, replays=True)  # fmt: skip
+    parts = frozenset({("otlp_spans", 0), ("otlp_spans", 1)})
+    behind = set(parts)
+    progress = lambda: ReadProgress(parts, frozenset(behind))  # noqa: E731
+    rest, retriever, trace_id = split_at_the_model_call()
+    t0 = 50_000.0
+    out = traces(asm.feed(rec_at(rest, 0, t0))[0])
+    for i in range(1, 41):  # forty seconds of other traffic on partition 0
+        clock.now += 0.01
+        other = encode_spans(otel_spans.genai_current()[0]).SerializeToString()
+        out += traces(asm.feed(rec_at(other, i, t0 + i))[0])
+        out += traces(asm.due(progress=progress))
+    assert trace_id not in {t.trace_id for t in out}  # partition 1 is not read that far
+    clock.now += 0.2
+    asm.feed(rec_at(retriever, 0, t0 + 0.1, partition=1))
+    behind.discard(("otlp_spans", 1))  # partition 1 read to its end
+    asm.feed(rec_at(encode_spans(otel_spans.genai_current()[0]).SerializeToString(), 41, t0 + 41))
+    behind.discard(("otlp_spans", 0))
+    clock.now += 0.2
+    out += traces(asm.due(progress=progress))
+    (whole,) = [t for t in out if t.trace_id == trace_id]
+    assert "ragmon.incomplete" not in whole.attributes
+    assert [c.text for c in whole.context] == otel_spans.PASSAGES
+    assert not any(o == "late" for _, o in asm.counts)
+    assert all(o == "complete" for _, o in asm.counts), asm.counts
+
+
+def test_a_partition_that_stays_behind_delays_a_trace_by_at_most_the_max_wait() -> None:
+    """The max wait in arrival time is a ceiling: a partition whose fetch never returns does
+    not hold a trace (and the commit behind it) for good."""
+    clock = Clock()
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=2, max_wait_seconds=30), clock=clock)
+    parts = frozenset({("otlp_spans", 0), ("otlp_spans", 1)})
+    stuck = lambda: ReadProgress(parts, frozenset({("otlp_spans", 1)}))  # noqa: E731
+    rest, _, trace_id = split_at_the_model_call()
+    asm.feed(rec_at(rest, 0, 1_000.0))
+    clock.now = 29.0
+    assert asm.due(progress=stuck) == []
+    clock.now = 30.0
+    (done,) = asm.due(progress=stuck)  # without its passages: not evaluated, but released
+    assert done.positions == ((("otlp_spans", 0), 0),) and asm.buffered == 0
+    assert [o for _, o in asm.counts] == ["max_wait"] and trace_id
 
 
 def fragment() -> bytes:

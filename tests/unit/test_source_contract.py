@@ -111,6 +111,13 @@ def test_the_source_lifecycle(make: Callable[[Path], tuple[Source, Callable[[], 
             key = (r.position.source, r.position.partition)
             assert r.position.offset > last.get(key, -1)
             last[key] = r.position.offset
+        # record time and progress go together: deadlines kept in record time need both
+        progress = source.progress()
+        if any(r.timestamp is not None for r in records):
+            assert progress is not None and set(last) <= progress.assigned
+            assert progress.behind <= progress.assigned
+        else:
+            assert progress is None
         source.commit({k: v + 1 for k, v in last.items()})  # "everything before is done"
         assert listener.calls == []  # no partitions moved
         # a graceful stop: nothing new is taken; whatever a source that cannot replay
