@@ -144,7 +144,7 @@ def check_path(
         if isolate:
             calls = ProcessBatches(provider_api, {"judge": AnthropicJudge, "kwargs": kwargs,
                                                   "discount": 0.5})  # fmt: skip
-            calls.created_since(time.time(), 0)  # start the child before timing
+            calls.created_since(time.time(), "", 0)  # start the child before timing
         stage = BatchStage(calls, Outbox(batch_dir), judge,  # type: ignore[arg-type]
                            HashSampler(SamplingRules(0.05, 0.05)), Budget(UNLIMITED),
                            observer=metrics, max_wait_seconds=0.5, poll_seconds=0.5)  # fmt: skip

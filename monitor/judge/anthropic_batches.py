@@ -1,6 +1,10 @@
 """``AnthropicBatches``: the Message Batches API (half the price of the Messages API) through
 the real SDK, with the same request and verdict as ``AnthropicJudge`` (the rubric is the
-cached system block of every request)."""
+cached system block of every request).
+
+A Message Batch carries no metadata, so the outbox's batch key cannot travel with it: a
+restart finds the batch it may have created by its time and request count, which the create
+answer already holds (``processing`` is the batch's size from the start)."""
 
 from __future__ import annotations
 
@@ -22,10 +26,12 @@ class AnthropicBatches:
         self.discount = discount
         self._batches = judge.client.messages.batches
 
-    def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
-        """One Message Batch of the requests (``custom_id`` = the request id)."""
+    def submit(self, requests: list[tuple[str, RagTrace]], key: str) -> str:
+        """One Message Batch of the requests (``custom_id`` = the request id), sent once:
+        the stage looks a lost answer up (``key`` has nowhere to go, see the module doc)."""
         body = [{"custom_id": rid, "params": self.judge.request(trace)} for rid, trace in requests]
-        return str(self._batches.create(requests=body).id)
+        once = self.judge.client.with_options(max_retries=0).messages.batches
+        return str(once.create(requests=body).id)
 
     def ended(self, provider_id: str) -> bool:
         """Whether processing ended."""
@@ -37,7 +43,7 @@ class AnthropicBatches:
             result = entry.result
             yield str(entry.custom_id), str(result.type), getattr(result, "message", None)
 
-    def created_since(self, since: float, count: int) -> list[str]:
+    def created_since(self, since: float, key: str, count: int) -> list[str]:
         """Batches created at ``since`` or later with ``count`` requests. The list is newest
         first: it is read only back to ``since``, not through every page of history."""
         found = []

@@ -13,8 +13,12 @@ process (``judge.isolate``; ``monitor.judge.batch_process``).
 
 Restart-safe by the outbox's log: a batch with a provider id is polled, never created again;
 a batch whose create call may or may not have reached the provider (a crash right after the
-call) is looked for among the provider's batches created since (same request count) and
-adopted, or created if there is none; a batch whose results were fetched but not yet written
+call, an answer lost on the way back) is looked for among the provider's batches created
+since, by the outbox's own batch key (OpenAI: in the batch's ``metadata``; Anthropic keeps
+no metadata on a batch, so there by its request count, which its create answer already
+holds), and adopted, or created if there is none. The SDK never retries a create: a retry
+of a create the provider recorded would pay for the batch twice; the next cycle's
+reconciliation is the retry; a batch whose results were fetched but not yet written
 has them fetched again. Results are written at least once: a crash between the sinks'
 flush and the ``written`` line writes a batch's lines a second time after the restart.
 """
@@ -44,8 +48,9 @@ class BatchApi(Protocol):
 
     name: str
 
-    def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
-        """Create one batch of (request id, trace) requests: the provider's batch id."""
+    def submit(self, requests: list[tuple[str, RagTrace]], key: str) -> str:
+        """Create one batch of (request id, trace) requests, tagged with the outbox's batch
+        ``key`` where the provider keeps it, without retrying: the provider's batch id."""
 
     def ended(self, provider_id: str) -> bool:
         """Whether the batch finished processing (every request succeeded, errored, was
@@ -54,8 +59,9 @@ class BatchApi(Protocol):
     def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
         """(request id, outcome, the answer or the error) of each request of an ended batch."""
 
-    def created_since(self, since: float, count: int) -> list[str]:
-        """Ids of the provider's batches created at ``since`` or later with ``count`` requests."""
+    def created_since(self, since: float, key: str, count: int) -> list[str]:
+        """Ids of the provider's batches created at ``since`` or later for the outbox's batch
+        ``key`` (where the provider keeps no tag: with ``count`` requests)."""
 
     def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
         """The verdict in the succeeded answer to ``trace``'s request (raises ``ValueError``
@@ -105,8 +111,9 @@ class Batches(Protocol):
     """The batch calls the stage makes, in this process (``InProcess``) or in a child
     (``monitor.judge.batch_process.ProcessBatches``)."""
 
-    def submit(self, requests: list[Request]) -> str:
-        """Create one batch of the requests: the provider's batch id."""
+    def submit(self, requests: list[Request], key: str) -> str:
+        """Create one batch of the requests for the outbox's batch ``key``: the provider's
+        batch id."""
 
     def ended(self, provider_id: str) -> bool:
         """Whether the batch finished processing."""
@@ -115,8 +122,8 @@ class Batches(Protocol):
         """Each answered request's outcome; ``requests``: the batch's (whose traces a
         provider's verdict may need). Requests the provider does not answer are missing."""
 
-    def created_since(self, since: float, count: int) -> list[str]:
-        """Ids of the provider's batches created at ``since`` or later with ``count`` requests."""
+    def created_since(self, since: float, key: str, count: int) -> list[str]:
+        """Ids of the provider's batches created at ``since`` or later for ``key``."""
 
     def close(self) -> None:
         """Release what the calls hold (a child process)."""
@@ -128,9 +135,9 @@ class InProcess:
     def __init__(self, api: BatchApi) -> None:
         self.api = api
 
-    def submit(self, requests: list[Request]) -> str:
+    def submit(self, requests: list[Request], key: str) -> str:
         """One batch of the requests' traces."""
-        return self.api.submit([(r.id, r.trace()) for r in requests])
+        return self.api.submit([(r.id, r.trace()) for r in requests], key)
 
     def ended(self, provider_id: str) -> bool:
         """Whether the batch ended."""
@@ -155,9 +162,9 @@ class InProcess:
                 out.append((rid, "invalid_output"))
         return out
 
-    def created_since(self, since: float, count: int) -> list[str]:
-        """The provider's batches created since ``since`` with ``count`` requests."""
-        return self.api.created_since(since, count)
+    def created_since(self, since: float, key: str, count: int) -> list[str]:
+        """The provider's batches created since ``since`` for ``key``."""
+        return self.api.created_since(since, key, count)
 
     def close(self) -> None:
         """Nothing held: the judge's client is closed with the judge."""
@@ -191,6 +198,7 @@ class BatchStage(JudgeStage):
         self._remaining: dict[str, int] = {}  # batch -> results not drained yet
         self._drained: list[str] = []  # batches whose every result went to the sinks
         self._collected: set[str] = set()  # batches whose results are with the pipeline
+        self._unknown_told: set[str] = set()  # batches whose unknown requests were counted
         self._thread = threading.Thread(target=self._run, name="ragmon-judge-batch", daemon=True)
 
     def start(self) -> None:
@@ -273,7 +281,8 @@ class BatchStage(JudgeStage):
             if b.provider is not None:
                 continue
             try:
-                found = [p for p in self.api.created_since(b.at - 5, len(b.ids)) if p not in known]
+                found = self.api.created_since(b.at - 5, b.batch, len(b.ids))
+                found = [p for p in found if p not in known]
             except Exception:
                 self.log.exception("batch_reconcile_failed", batch=b.batch)
                 continue
@@ -287,7 +296,7 @@ class BatchStage(JudgeStage):
     def _submit_due(self) -> None:
         pending = self.outbox.pending()
         while pending:
-            oldest = self.outbox.request(pending[0]).get("at", 0.0)
+            oldest = (self.outbox.get(pending[0]) or {}).get("at", 0.0)
             full = len(pending) >= self.max_requests
             if not full and self._wall() - oldest < self.max_wait_seconds:
                 return
@@ -295,12 +304,28 @@ class BatchStage(JudgeStage):
             self._create(self.outbox.submitting(uuid.uuid4().hex[:16], ids, self._wall()))
 
     def _create(self, b: BatchState) -> None:
-        provider = self.api.submit(self._requests(b))
+        provider = self.api.submit(self._requests(b), b.batch)
         self.outbox.submitted(b.batch, provider)
         self.log.info("batch_submitted", batch=b.batch, provider=provider, requests=len(b.ids))
 
     def _requests(self, b: BatchState) -> list[Request]:
-        return [Request(i, self.outbox.request(i)) for i in b.ids]
+        """The batch's requests the outbox holds. One it does not (its line was lost: a torn
+        tail) gets no verdict and no line: counted once per batch, never an exception that
+        would stop every later cycle."""
+        out, unknown = [], 0
+        for i in b.ids:
+            line = self.outbox.get(i)
+            if line is None:
+                unknown += 1
+            else:
+                out.append(Request(i, line))
+        if unknown and b.batch not in self._unknown_told:
+            self._unknown_told.add(b.batch)
+            self.log.warning("batch_requests_unknown", batch=b.batch, requests=unknown)
+            if self.observer is not None:
+                for _ in range(unknown):
+                    self.observer.on_judge_error("unknown_request")
+        return out
 
     def _collect_ended(self) -> None:
         for b in self.outbox.open_batches():

@@ -34,6 +34,11 @@ def provider_api(judge: Factory, kwargs: dict[str, Any], discount: float) -> Bat
     return batch_api(judge(**kwargs), discount)
 
 
+# Where the requests are among a call's arguments: submit(requests, key),
+# outcomes(provider_id, requests).
+_REQUESTS_AT = {"submit": 0, "outcomes": 1}
+
+
 def _child(factory: Factory, kwargs: dict[str, Any], conn: Any, parent: int) -> None:
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     calls = InProcess(factory(**kwargs))
@@ -43,8 +48,10 @@ def _child(factory: Factory, kwargs: dict[str, Any], conn: Any, parent: int) -> 
         except EOFError:  # the parent closed its end
             return
         try:
-            if method in ("submit", "outcomes"):  # requests travel as (id, trace text)
-                args = (*args[:-1], [Request(i, {"trace": text}) for i, text in args[-1]])
+            at = _REQUESTS_AT.get(method)
+            if at is not None:  # requests travel as (id, trace text)
+                requests = [Request(i, {"trace": text}) for i, text in args[at]]
+                args = (*args[:at], requests, *args[at + 1 :])
             result: Any = getattr(calls, method)(*args)
         except JudgeError as exc:
             conn.send(("error", exc.kind, str(exc)[:500]))
@@ -72,9 +79,9 @@ class ProcessBatches:
         self.restarts = -1
         self.log = structlog.get_logger("ragmon.judge.batch")
 
-    def submit(self, requests: list[Request]) -> str:
+    def submit(self, requests: list[Request], key: str) -> str:
         """Create the batch in the child."""
-        return str(self._call("submit", ([(r.id, r.text()) for r in requests],)))
+        return str(self._call("submit", ([(r.id, r.text()) for r in requests], key)))
 
     def ended(self, provider_id: str) -> bool:
         """Whether the batch ended (asked by the child)."""
@@ -87,9 +94,9 @@ class ProcessBatches:
         )
         return out
 
-    def created_since(self, since: float, count: int) -> list[str]:
+    def created_since(self, since: float, key: str, count: int) -> list[str]:
         """The provider's batches created since ``since`` (listed by the child)."""
-        return [str(p) for p in self._call("created_since", (since, count))]
+        return [str(p) for p in self._call("created_since", (since, key, count))]
 
     def close(self) -> None:
         """Stop the child: at once when a call is running (a slow upload, a stalled download:

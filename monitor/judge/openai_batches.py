@@ -16,6 +16,10 @@ from monitor.verdict import Verdict
 
 _ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 _ENDPOINT = "/v1/chat/completions"
+# The outbox's batch key, in the batch's metadata: what a restart finds its batch by. A new
+# batch is "validating" with every request count 0 (the API reference's create example), so
+# counts cannot tell which batch is ours.
+KEY = "ragmon_batch"
 
 
 class OpenAIBatches:
@@ -28,8 +32,10 @@ class OpenAIBatches:
         self.discount = discount
         self._client = judge.client
 
-    def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
-        """Upload the requests as a JSONL file and create the batch over it."""
+    def submit(self, requests: list[tuple[str, RagTrace]], key: str) -> str:
+        """Upload the requests as a JSONL file and create the batch over it, with ``key`` in
+        its metadata. The upload may be retried (an unused file costs nothing); the create
+        is sent once: the stage looks a lost answer up by the key."""
         lines = []
         for rid, trace in requests:
             line = {"custom_id": rid, "method": "POST", "url": _ENDPOINT,
@@ -38,9 +44,10 @@ class OpenAIBatches:
         upload = self._client.files.create(
             file=("ragmon-batch.jsonl", ("\n".join(lines) + "\n").encode()), purpose="batch"
         )
-        batch = self._client.batches.create(
-            input_file_id=upload.id, endpoint=_ENDPOINT, completion_window="24h"
-        )
+        batch = self._client.with_options(max_retries=0).batches.create(
+            input_file_id=upload.id, endpoint=_ENDPOINT, completion_window="24h",
+            metadata={KEY: key},
+        )  # fmt: skip
         return str(batch.id)
 
     def ended(self, provider_id: str) -> bool:
@@ -59,19 +66,23 @@ class OpenAIBatches:
                     continue
                 entry = json.loads(line)
                 response = entry.get("response") or {}
-                if response.get("status_code") == 200 and not entry.get("error"):
+                error = entry.get("error")
+                if response.get("status_code") == 200 and not error:
                     yield str(entry["custom_id"]), "succeeded", response.get("body")
+                elif isinstance(error, dict) and error.get("code") == "batch_expired":
+                    yield str(entry["custom_id"]), "expired", error  # not run in the window
                 else:
-                    yield str(entry["custom_id"]), "errored", entry.get("error")
+                    yield str(entry["custom_id"]), "errored", error
 
-    def created_since(self, since: float, count: int) -> list[str]:
-        """Batches created at ``since`` or later with ``count`` requests. The list is newest
-        first: it is read only back to ``since``, not through every page of history."""
+    def created_since(self, since: float, key: str, count: int) -> list[str]:
+        """Batches created at ``since`` or later whose metadata carries ``key`` (the count is
+        not used: a validating batch reports none). The list is newest first: it is read
+        only back to ``since``, not through every page of history."""
         found = []
         for batch in self._client.batches.list(limit=100):
             if batch.created_at < since:
                 break
-            if batch.request_counts is not None and batch.request_counts.total == count:
+            if (batch.metadata or {}).get(KEY) == key:
                 found.append(str(batch.id))
         return found
 

@@ -11,7 +11,12 @@ life is one line, written before it is acted on or after it happened:
 * ``submitted`` ``{batch, provider}``: the provider's id of the batch (fsync'd after it);
 * ``written`` ``{batch}``: every result's line was flushed by the sinks.
 
-A cut last line (a crash mid-write) is skipped on reading. When every batch is written, the
+A cut last line (power lost, a full disk, a kill during a large write) is cut off when the
+log is opened, so that the next line starts on a line of its own instead of being glued to
+it and lost; it was never fsync'd, so nothing it said was acted on (a request is read again
+from the source, a batch's create was not called yet, a ``submitted`` batch is looked up by
+its key, a ``written`` batch is written again). Other unreadable lines are counted and
+skipped. When every batch is written, the
 file is compacted (a new file, renamed over the old) to the requests still waiting and one
 ``judged`` line with the ids of the last ``REMEMBERED`` judged requests: a record read again
 after they were judged (its offset commit was lost) is not judged a second time.
@@ -71,6 +76,9 @@ class Outbox:
     def open(self) -> None:
         """Read the log (a missing one is empty) and open it for appending."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        cut = cut_torn_tail(self.path)
+        if cut:
+            self.log.warning("outbox_torn_tail_cut", bytes=cut)
         self.state = read(self.path)
         self._taken = {i for b in self.state.batches.values() for i in b.ids}
         if self.state.bad_lines:
@@ -113,10 +121,10 @@ class Outbox:
         with self._lock:
             return len(self.state.requests) - len(self._taken)
 
-    def request(self, request_id: str) -> dict[str, Any]:
-        """The ``request`` line of ``request_id``."""
+    def get(self, request_id: str) -> dict[str, Any] | None:
+        """The ``request`` line of ``request_id``, or None when the log holds none."""
         with self._lock:
-            return self.state.requests[request_id]
+            return self.state.requests.get(request_id)
 
     def sync(self) -> None:
         """Flush and fsync what was appended (the fsync outside the lock: appends go on)."""
@@ -210,6 +218,32 @@ class Outbox:
         self._file = self.path.open("a", encoding="utf-8", buffering=_BUFFER)
         self.state = OutboxState(requests=keep, judged=dict.fromkeys(judged))
         self._taken = set()
+
+
+def cut_torn_tail(path: Path) -> int:
+    """Truncate ``path`` after its last newline; how many bytes of a torn last line went."""
+    try:
+        fh = path.open("r+b")
+    except FileNotFoundError:
+        return 0
+    with fh:
+        end = fh.seek(0, os.SEEK_END)
+        at = end
+        while at > 0:
+            start = max(0, at - 65536)
+            fh.seek(start)
+            chunk = fh.read(at - start)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                at = start + newline + 1
+                break
+            at = start
+        if at == end:
+            return 0
+        fh.truncate(at)
+        fh.flush()
+        os.fsync(fh.fileno())
+        return end - at
 
 
 def read(path: Path) -> OutboxState:

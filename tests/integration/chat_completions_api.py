@@ -57,6 +57,12 @@ class ChatCompletionsApi:
         self.batches: dict[str, dict[str, Any]] = {}
         self.end_batches = False
         self.failed_ids: set[str] = set()  # custom_ids answered with an error line
+        self.expired_ids: set[str] = set()  # custom_ids not run within the window
+        # As the API reference's create example answers: a new batch is "validating" with
+        # every request count 0 for a while before it is "in_progress" with its total.
+        self.validating_seconds = 1.0
+        self.creates = 0  # create calls the server recorded a batch for (each one is paid)
+        self.lose_create_answers = 0  # record the next creates, then answer 500
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -127,7 +133,13 @@ class ChatCompletionsApi:
                 with api.lock:
                     api.batches[batch_id] = {"input": [json.loads(x) for x in lines if x.strip()],
                                              "created": int(time.time()), "ended": False,
-                                             "body": body}  # fmt: skip
+                                             "body": body, "at": time.monotonic()}  # fmt: skip
+                    api.creates += 1
+                    lost = api.lose_create_answers > 0
+                    api.lose_create_answers -= lost
+                if lost:  # recorded, but the answer never makes it back
+                    self._send(500, {"error": {"message": "internal", "type": "server_error"}})
+                    return
                 self._send(200, api.batch(batch_id))
 
             def _batch_api_get(self) -> None:
@@ -167,13 +179,16 @@ class ChatCompletionsApi:
     def batch(self, batch_id: str) -> dict[str, Any]:
         """The Batch object, as ``GET /v1/batches/{id}`` answers it."""
         b = self.batches[batch_id]
-        n = len(b["input"])
-        failed = sum(r["custom_id"] in self.failed_ids for r in b["input"]) if b["ended"] else 0
+        validating = not b["ended"] and time.monotonic() - b["at"] < self.validating_seconds
+        n = 0 if validating else len(b["input"])
+        bad = self.failed_ids | self.expired_ids
+        failed = sum(r["custom_id"] in bad for r in b["input"]) if b["ended"] else 0
+        status = "completed" if b["ended"] else "validating" if validating else "in_progress"
         return {
             "id": batch_id, "object": "batch", "endpoint": b["body"]["endpoint"],
             "input_file_id": b["body"]["input_file_id"],
             "completion_window": b["body"]["completion_window"],
-            "status": "completed" if b["ended"] else "in_progress",
+            "status": status,
             "created_at": b["created"], "metadata": b["body"].get("metadata"),
             "output_file_id": b.get("output_file_id"), "error_file_id": b.get("error_file_id"),
             "request_counts": {"total": n, "completed": n - failed if b["ended"] else 0,
@@ -189,6 +204,11 @@ class ChatCompletionsApi:
             if request["custom_id"] in self.failed_ids:
                 err.append({**line, "response": None,
                             "error": {"code": "server_error", "message": "scripted"}})  # fmt: skip
+            elif request["custom_id"] in self.expired_ids:  # as the Batch API guide shows it
+                err.append({**line, "response": None, "error": {
+                    "code": "batch_expired",
+                    "message": "This request could not be executed before the completion "
+                               "window expired."}})  # fmt: skip
             else:
                 body = self.completion(request["body"], self.default)
                 out.append({**line, "response": {"status_code": 200, "body": body},

@@ -208,7 +208,8 @@ def test_openai_batch_api_through_the_sdk(tmp_path: Path, isolate: bool) -> None
 
 def test_adoption_looks_back_only_to_the_submit_time() -> None:
     """created_since, which a restart uses to adopt a batch it may have created, through each
-    SDK: batches created before the time are not candidates; one of another size is not."""
+    SDK: batches created before the time are not candidates; one for another key (OpenAI:
+    in its metadata) or of another size (Anthropic, whose batches keep no metadata) is not."""
     import time as clock
 
     from monitor.judge.anthropic_batches import AnthropicBatches
@@ -226,17 +227,155 @@ def test_adoption_looks_back_only_to_the_submit_time() -> None:
             OpenAIBatches(OpenAIJudge("gpt-4.1-mini", api_key="k", base_url=other.base_url)),
         ]
         for api in apis:
-            api.submit([(t.trace_id, t) for t in traces[:2]])
+            api.submit([(t.trace_id, t) for t in traces[:2]], "older")
         clock.sleep(1.1)  # OpenAI's created_at is in whole seconds (floored)
         since = clock.time()
         found = {}
         for api in apis:
-            assert api.created_since(since, 2) == []  # only the older batch has two requests
-            newer = api.submit([(t.trace_id, t) for t in traces])
+            assert api.created_since(since, "older", 2) == []  # created before the time
+            newer = api.submit([(t.trace_id, t) for t in traces], "newer")
             found[api.name] = (
                 newer,
-                api.created_since(since - 1, 3),  # a floored stamp is > since - 1
-                api.created_since(since - 1, 2),
+                api.created_since(since - 1, "newer", 3),  # a floored stamp is > since - 1
+                api.created_since(since - 1, "another", 2),
             )
-    for newer, three, two in found.values():
-        assert three == [newer] and two == []
+    for newer, mine, other in found.values():
+        assert mine == [newer] and other == []
+
+
+def openai_batch_stage(tmp: Path, base_url: str, isolate: bool = False) -> Any:
+    """Batch mode with judge.backend openai as the registry builds it: five requests a batch."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor import registry
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
+
+    settings = Settings.model_validate({"judge": {
+        "backend": "openai", "openai": {"base_url": base_url, "api_key": "k"},
+        "max_retries": 2, "sampling": {"base_rate": 1.0, "flagged_rate": 1.0},
+        "isolate": isolate,
+        "batch": {"enabled": True, "dir": str(tmp / "outbox"), "max_requests": 5,
+                  "poll_seconds": 0.1},
+    }})  # fmt: skip
+    stage = registry.build_judge_stage(settings, Metrics(CollectorRegistry()))
+    assert stage is not None
+    return stage
+
+
+def test_a_crash_between_create_and_its_record_pays_for_the_batch_once(tmp_path: Path) -> None:
+    """The outbox has the submit line, the provider has the batch — still validating, every
+    request count 0, as a new OpenAI batch is — and the submitted line never made it: the
+    restarted stage finds the batch by the key in its metadata and creates nothing."""
+    import time
+
+    from monitor.judge.openai_batches import OpenAIBatches
+    from monitor.judge.openai_judge import OpenAIJudge
+    from monitor.judge.outbox import Outbox
+    from monitor.model import RagTrace
+    from monitor.sources import demo
+    from tests.integration.chat_completions_api import ChatCompletionsApi
+
+    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(3)]
+    with ChatCompletionsApi() as api:
+        api.validating_seconds = 60.0
+        outbox = Outbox(tmp_path / "outbox")
+        outbox.open()
+        for t in traces:
+            outbox.add(t.trace_id, {"weight": 1.0, "usd": 0.0, "at": time.time()},
+                       t.model_dump_json())  # fmt: skip
+        outbox.submitting("b1", [t.trace_id for t in traces], time.time())
+        sdk = OpenAIBatches(OpenAIJudge("gpt-4.1-mini", api_key="k", base_url=api.base_url))
+        provider = sdk.submit([(t.trace_id, t) for t in traces], "b1")  # ... and it died here
+        outbox.close()
+        assert api.batch(provider)["request_counts"]["total"] == 0  # validating
+        stage = openai_batch_stage(tmp_path, api.base_url)
+        stage.start()
+        try:
+            wait_until(lambda: read(tmp_path / "outbox" / LOG_NAME).batches["b1"].provider
+                       == provider, 20, "the batch adopted")  # fmt: skip
+            time.sleep(0.5)  # several cycles
+        finally:
+            stage.close()
+        assert api.creates == 1
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_a_create_whose_answer_is_lost_is_looked_up_not_made_again(
+    tmp_path: Path, isolate: bool
+) -> None:
+    """The provider records the batch, then its answer is lost (a 500): the SDK does not
+    retry the create (a retry would make a second, paid batch); the next cycle finds the
+    batch by its key, and every request gets its one result line."""
+    from monitor.ingest.native import NativeDecoder
+    from monitor.pipeline import Pipeline
+    from monitor.sources import ListSource, demo
+    from sinks.memory import InMemorySink
+    from tests.integration.chat_completions_api import ChatCompletionsApi
+
+    with ChatCompletionsApi() as api:
+        api.lose_create_answers = 1
+        stage = openai_batch_stage(tmp_path, api.base_url, isolate)
+        sink = InMemorySink()
+        source = ListSource([demo.generate_bytes(i) for i in range(12)], source="traces")
+        from monitor.checks import CheckSuite
+
+        pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [sink], judge_stage=stage)
+        pipeline.start()
+        pipeline.process(source.poll(12, 0))
+        pipeline.checkpoint()
+        batched = [e.trace_id for e in sink.evaluations if e.judge_skipped == "batched"]
+        full = len(batched) // 5
+        wait_until(
+            lambda: (
+                submitted_in_log(tmp_path)
+                and len(read(tmp_path / "outbox" / LOG_NAME).batches) == full
+            ),
+            20,
+            "batches recorded",
+        )
+        api.end_batches = True
+
+        def judged_now() -> int:
+            pipeline._write_judged(stage.drain())
+            return sum(e.judge_only for e in sink.evaluations)
+
+        wait_until(lambda: judged_now() == 5 * full, 20, "every result written")
+        stage.close()
+        assert api.creates == full  # each batch paid once
+    lines = [e.trace_id for e in sink.evaluations if e.judge_only]
+    assert sorted(lines) == sorted(set(lines)) and len(lines) == 5 * full
+
+
+def test_expired_requests_of_an_openai_batch_are_counted_expired(tmp_path: Path) -> None:
+    """A request the Batch API could not run in the completion window comes back in the error
+    file with code batch_expired: its line says expired, not errored."""
+    from monitor.ingest.native import NativeDecoder
+    from monitor.pipeline import Pipeline
+    from monitor.sources import ListSource, demo
+    from sinks.memory import InMemorySink
+    from tests.integration.chat_completions_api import ChatCompletionsApi
+
+    with ChatCompletionsApi() as api:
+        stage = openai_batch_stage(tmp_path, api.base_url)
+        sink = InMemorySink()
+        source = ListSource([demo.generate_bytes(i) for i in range(12)], source="traces")
+        from monitor.checks import CheckSuite
+
+        pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [sink], judge_stage=stage)
+        pipeline.start()
+        pipeline.process(source.poll(12, 0))
+        pipeline.checkpoint()
+        wait_until(lambda: len(api.batches) >= 1, 20, "a batch created")
+        first = next(iter(api.batches.values()))["input"]
+        api.expired_ids = {first[0]["custom_id"]}
+        api.end_batches = True
+
+        def results() -> list[Any]:
+            pipeline._write_judged(stage.drain())
+            return [e for e in sink.evaluations if e.judge_only]
+
+        wait_until(lambda: len(results()) >= 5, 20, "the batch's results written")
+        stage.close()
+    by_id = {e.trace_id: e for e in results()}
+    assert by_id[first[0]["custom_id"]].judge_skipped == "error:expired"

@@ -63,10 +63,11 @@ def test_the_child_creates_and_reads_batches_as_this_process_does(backend: str) 
             else:
                 server.failed_ids = {failed}
             server.end_batches = True
-            ids = [here.submit(batch), child.submit(batch)]
+            ids = [here.submit(batch, "k-here"), child.submit(batch, "k-child")]
             wait_until(lambda: all(here.ended(i) and child.ended(i) for i in ids), 20, "ended")
             mine, theirs = here.outcomes(ids[0], batch), child.outcomes(ids[1], batch)
-            assert child.created_since(0.0, 4) == here.created_since(0.0, 4)
+            for key in ("k-here", "k-child"):
+                assert child.created_since(0.0, key, 4) == here.created_since(0.0, key, 4)
         finally:
             child.close()
     assert comparable(mine) == comparable(theirs)
@@ -87,7 +88,7 @@ def test_a_stalled_or_dead_child_fails_its_call_and_the_next_call_gets_a_new_one
         try:
             batch = requests(3)
             api.end_batches = True
-            provider = child.submit(batch)
+            provider = child.submit(batch, "k")
             assert child.ended(provider)
             api.results_stall = 30.0
             if failure == "worker_died":
@@ -117,7 +118,7 @@ def test_a_provider_error_is_a_judge_error_of_its_kind() -> None:
                 child.ended("msgbatch_unknown")
             assert raised.value.kind == "NotFoundError"
             assert child.restarts == 0  # the child lives on
-            assert child.submit(requests(1))
+            assert child.submit(requests(1), "k")
         finally:
             child.close()
 
@@ -130,7 +131,7 @@ def test_close_does_not_wait_for_a_stalled_call() -> None:
         child = ProcessBatches(provider_api, {"judge": cls, "kwargs": kwargs, "discount": 0.5})
         batch = requests(2)
         api.end_batches = True
-        provider = child.submit(batch)
+        provider = child.submit(batch, "k")
         api.results_stall = 30.0
         failed: list[str] = []
 

@@ -39,14 +39,16 @@ class FakeBatches:
         self.outcomes: dict[str, str] = {}
         self.fail_create = False
         self.strangers: list[str] = []
+        self.keys: dict[str, str] = {}  # provider id -> the outbox's batch key
         self.lock = threading.Lock()
 
-    def submit(self, requests: list[tuple[str, RagTrace]]) -> str:
+    def submit(self, requests: list[tuple[str, RagTrace]], key: str) -> str:
         with self.lock:
             if self.fail_create:
                 raise ConnectionError("the API is down")
             pid = f"batch_{len(self.created)}"
             self.created.append((pid, [rid for rid, _ in requests], time.time()))
+            self.keys[pid] = key
             self._traces = {**getattr(self, "_traces", {}), **dict(requests)}
             return pid
 
@@ -62,8 +64,8 @@ class FakeBatches:
             answer = HeuristicJudge().judge(self._traces[rid]) if outcome == SUCCEEDED else None
             yield rid, outcome, answer
 
-    def created_since(self, since: float, count: int) -> list[str]:
-        return [pid for pid, ids, at in self.created if at >= since and len(ids) == count]
+    def created_since(self, since: float, key: str, count: int) -> list[str]:
+        return [pid for pid, _, at in self.created if at >= since and self.keys[pid] == key]
 
     def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
         assert isinstance(answer, Verdict)
@@ -158,7 +160,7 @@ def test_a_restart_polls_the_batch_it_submitted_and_never_submits_it_again(tmp_p
 
 def test_a_batch_created_just_before_a_crash_is_adopted_not_created_again(tmp_path: Path) -> None:
     """The log has the submit line, the provider has the batch, the submitted line never
-    made it: the restarted stage finds the batch by its request count and time."""
+    made it: the restarted stage finds the batch by its key and time."""
     api = FakeBatches()
     outbox = Outbox(tmp_path)
     outbox.open()
@@ -167,7 +169,7 @@ def test_a_batch_created_just_before_a_crash_is_adopted_not_created_again(tmp_pa
         outbox.add(t.trace_id, {"weight": 2.0, "usd": 0.0, "at": time.time()},
                    t.model_dump_json())  # fmt: skip
     outbox.submitting("b1", [t.trace_id for t in traces], time.time())
-    api.submit([(t.trace_id, t) for t in traces])  # ... and the process died here
+    api.submit([(t.trace_id, t) for t in traces], "b1")  # ... and the process died here
     outbox.close()
     stage = batch_stage(api, tmp_path, max_requests=100)
     stage.start()
@@ -239,3 +241,55 @@ def test_the_outbox_log_survives_a_cut_line_and_remembers_judged_ids(tmp_path: P
     assert again.pending() == ["b"]
     again.close()
     assert read(tmp_path / LOG_NAME).requests.keys() == {"b"}
+
+
+def test_a_torn_last_line_is_cut_so_the_next_request_is_not_lost(tmp_path: Path) -> None:
+    """Power lost mid-write leaves half a line at the end of the log: on open it is cut, so
+    the request appended next starts on its own line and survives the next restart, and
+    every request ends as a result line."""
+    outbox = Outbox(tmp_path)
+    outbox.open()
+    assert outbox.add("a", {"at": 0.0}, "{}")
+    outbox.close()
+    with (tmp_path / LOG_NAME).open("a") as fh:
+        fh.write('{"t":"request","id":"torn","weight":1.0,"tra')  # no newline: torn
+    again = Outbox(tmp_path)
+    again.open()
+    assert again.add("b", {"at": 0.0}, "{}")
+    again.close()
+    state = read(tmp_path / LOG_NAME)
+    assert list(state.requests) == ["a", "b"] and state.bad_lines == 0
+
+
+def test_a_batch_naming_a_request_the_outbox_lost_still_gives_the_others_lines(
+    tmp_path: Path,
+) -> None:
+    """A batch whose submit line names a request the log no longer has (its line was torn):
+    the cycle does not stop on it; the other requests get their lines, the lost one is
+    counted once as unknown_request."""
+    api = FakeBatches()
+    outbox = Outbox(tmp_path)
+    outbox.open()
+    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(2)]
+    for t in traces:
+        outbox.add(t.trace_id, {"weight": 1.0, "usd": 0.0, "at": time.time()},
+                   t.model_dump_json())  # fmt: skip
+    outbox.submitting("b1", [t.trace_id for t in traces] + ["lost"], time.time())
+    outbox.close()
+    registry = CollectorRegistry()
+    budget = Budget(BudgetLimits(1e9, 1e12, 1e9))
+    stage = BatchStage(InProcess(api), Outbox(tmp_path), HeuristicJudge(), HashSampler(ALL),  # type: ignore[arg-type]
+                       budget, observer=Metrics(registry), poll_seconds=0.02)  # fmt: skip
+    stage.start()
+    try:
+        wait_for(lambda: len(api.created) == 1)
+        assert api.created[0][1] == [t.trace_id for t in traces]
+        api.ended_ids.add("batch_0")
+        got: list[Any] = []
+        wait_for(lambda: got.extend(stage.drain()) or len(got) == 2)
+        time.sleep(0.1)  # more cycles: the unknown request is counted once
+    finally:
+        stage.close()
+    assert {e.trace_id for _, e in got} == {t.trace_id for t in traces}
+    errors = registry.get_sample_value("ragmon_judge_errors_total", {"kind": "unknown_request"})
+    assert errors == 1.0
