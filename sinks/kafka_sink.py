@@ -85,9 +85,12 @@ class _Producer:
     def close(self) -> None:
         if self._producer is not None:
             producer, self._producer = self._producer, None
-            # After a failed flush nothing undelivered was committed, so a restart sends it
-            # again: waiting for a broker that is down would only delay the exit.
-            producer.close(timeout=0 if self._retry else self.flush_timeout_seconds)
+            # Only messages sent since the last flush are worth waiting for. After a failed
+            # flush (this output's or another sink's: the pipeline then flushes no more)
+            # nothing undelivered was committed, so a restart sends it again: waiting for a
+            # broker that is down would only delay the exit.
+            wait = self._pending and not self._retry
+            producer.close(timeout=self.flush_timeout_seconds if wait else 0)
 
 
 class _KafkaOutput:

@@ -45,7 +45,7 @@ def _child(factory: Factory, kwargs: dict[str, Any], conn: Any, parent: int) -> 
     while True:
         try:
             method, args = conn.recv()
-        except EOFError:  # the parent closed its end
+        except (EOFError, OSError):  # the parent closed its end, or died
             return
         try:
             at = _REQUESTS_AT.get(method)
@@ -54,11 +54,15 @@ def _child(factory: Factory, kwargs: dict[str, Any], conn: Any, parent: int) -> 
                 args = (*args[:at], requests, *args[at + 1 :])
             result: Any = getattr(calls, method)(*args)
         except JudgeError as exc:
-            conn.send(("error", exc.kind, str(exc)[:500]))
+            answer: tuple[str, Any, str] = ("error", exc.kind, str(exc)[:500])
         except Exception as exc:  # the API down, a bug: the parent raises it as a JudgeError
-            conn.send(("error", type(exc).__name__, str(exc)[:500]))
+            answer = ("error", type(exc).__name__, str(exc)[:500])
         else:
-            conn.send(("ok", result, ""))
+            answer = ("ok", result, "")
+        try:
+            conn.send(answer)
+        except OSError:  # the parent is gone (killed): nobody to answer, no traceback
+            return
 
 
 class ProcessBatches:

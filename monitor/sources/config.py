@@ -107,6 +107,16 @@ class OtlpHttpSourceConfig(_Section):
         description="Every read of a request (line, headers, body) and the wait for the next "
         "request on a keep-alive connection; past it the connection is closed.",
     )  # fmt: skip
+    header_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=600,
+        description="The request line and headers, from their first byte: a client that "
+        "trickles them slower is closed (the bearer token is read only after them).",
+    )  # fmt: skip
+    min_body_bytes_per_second: int = Field(
+        default=65_536, ge=1,
+        description="The body must arrive at this rate at least (after header_timeout_seconds "
+        "of grace): a slower client is closed.",
+    )  # fmt: skip
 
     @model_validator(mode="after")
     def _tls_pair(self) -> OtlpHttpSourceConfig:

@@ -15,21 +15,30 @@ where that matters, export to Kafka and use the Kafka source.
 Exposure: the receiver listens on loopback unless told otherwise. ``bearer_token`` makes
 every request present ``Authorization: Bearer <token>`` (compared in constant time; the
 scheme is case-insensitive; a missing or wrong token gets 401, counted like every answer);
-``tls`` serves HTTPS. Connections are bounded: at most ``max_connections`` at once (more
-get 503 and are closed), and every read — request line, headers, body, or the wait for
-the next request on a keep-alive connection — times out after ``read_timeout`` seconds,
-which closes the connection.
+``tls`` serves HTTPS. Connections are bounded: at most ``max_connections`` at once, and
+every read — request line, headers, body, or the wait for the next request on a keep-alive
+connection — times out after ``read_timeout`` seconds, which closes the connection. The
+whole request is bounded too, since a client can send one byte per read timeout for as long
+as it likes: its line and headers must arrive within ``header_timeout`` of their first
+byte, its body at ``min_body_rate`` bytes a second (after that grace). When every slot is
+taken, the connection that has waited longest before its headers were complete (idle,
+trickling, not yet authenticated) is closed to make room; only when none is does a new
+connection get 503 — after its request has been read, so that the client sees the answer
+and not a reset.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hmac
+import io
 import itertools
 import json
 import queue
+import socket
 import ssl
 import threading
+import time
 import zlib
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -77,6 +86,8 @@ class OtlpHttpSource:
             tls=(h.tls_cert_file, h.tls_key_file) if h.tls_cert_file and h.tls_key_file else None,
             max_connections=h.max_connections,
             read_timeout=h.read_timeout_seconds,
+            header_timeout=h.header_timeout_seconds,
+            min_body_rate=h.min_body_bytes_per_second,
         )
 
     def __init__(
@@ -90,6 +101,8 @@ class OtlpHttpSource:
         tls: tuple[Path, Path] | None = None,
         max_connections: int = 64,
         read_timeout: float = 10.0,
+        header_timeout: float = 10.0,
+        min_body_rate: int = 65_536,
     ) -> None:
         self.host = host
         self._token = bearer_token.encode() if bearer_token else None
@@ -103,6 +116,8 @@ class OtlpHttpSource:
         self._thread: threading.Thread | None = None
         self.max_connections = max_connections
         self.read_timeout = read_timeout
+        self.header_timeout = header_timeout
+        self.min_body_rate = min_body_rate
         self.accepting = True  # False once a graceful stop began: requests get 503
         self._intake = threading.Lock()
         self.log = structlog.get_logger("ragmon.otlp_http")
@@ -222,8 +237,9 @@ class OtlpHttpSource:
 
 
 class _BoundedServer(ThreadingHTTPServer):
-    """A thread per connection, at most ``limit`` connections at once: one more gets a 503
-    and is closed at once, so slow or idle clients cannot pile up threads."""
+    """A thread per connection, at most ``limit`` connections at once. When all are taken,
+    the connection waiting longest before its headers were complete is closed to make room;
+    when none is waiting, the new one gets a 503 (after its request was read) and is closed."""
 
     daemon_threads = True
     request_queue_size = 128  # listen backlog (socketserver's default is 5)
@@ -232,11 +248,33 @@ class _BoundedServer(ThreadingHTTPServer):
                  limit: int) -> None:  # fmt: skip
         super().__init__(address, handler)
         self._slots = threading.BoundedSemaphore(limit)
+        self._waiting: dict[Any, float] = {}  # connection -> since when (before its headers)
+        self._waiting_lock = threading.Lock()
+
+    def waiting(self, connection: Any, since: float | None) -> None:
+        """``connection`` waits for a request's headers since ``since``; None: no longer."""
+        with self._waiting_lock:
+            if since is None:
+                self._waiting.pop(connection, None)
+            else:
+                self._waiting[connection] = since
+
+    def _make_room(self) -> bool:
+        """Close the connection waiting longest before its headers; False when none does."""
+        with self._waiting_lock:
+            if not self._waiting:
+                return False
+            oldest = min(self._waiting, key=self._waiting.__getitem__)
+            del self._waiting[oldest]
+        with contextlib.suppress(OSError):  # the plain socket's: its thread reads EOF and ends
+            socket.socket.shutdown(oldest, socket.SHUT_RDWR)
+        return True
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            with contextlib.suppress(OSError):
-                request.sendall(_TOO_MANY)
+        if not self._slots.acquire(blocking=False) and not (
+            self._make_room() and self._slots.acquire(timeout=1.0)
+        ):
+            _refuse(request)
             self.shutdown_request(request)
             return
         try:
@@ -249,7 +287,27 @@ class _BoundedServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self.waiting(request, None)
             self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection closed under its thread (made room for another, reset by the client)
+        is no error worth a traceback on stderr."""
+
+
+def _refuse(request: Any) -> None:
+    """503 on a connection there is no room for: its request read first (bounded: 64 KiB,
+    0.2 s), so that closing it does not reset the connection before the client reads the
+    answer; then the write side is closed and what else comes is drained briefly."""
+    with contextlib.suppress(OSError):
+        request.settimeout(0.2)
+        with contextlib.suppress(OSError):
+            request.recv(65536)
+        request.sendall(_TOO_MANY)
+        socket.socket.shutdown(request, socket.SHUT_WR)
+        deadline = time.monotonic() + 0.2
+        while time.monotonic() < deadline and request.recv(65536):
+            pass
 
 
 _BUSY = b'{"code": 503, "message": "too many connections"}'
@@ -257,6 +315,42 @@ _TOO_MANY = (
     b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n"
     b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(_BUSY), _BUSY)
 )
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The connection's reads, each bounded by the read timeout and all of a request's
+    together by its deadline (``begin``: the headers' from their first byte; ``body``:
+    the body's), so a client sending one byte per timeout cannot hold its slot."""
+
+    def __init__(self, sock: Any, read_timeout: float, header_timeout: float) -> None:
+        self.sock = sock
+        self.read_timeout = read_timeout
+        self.header_timeout = header_timeout
+        self.deadline: float | None = None  # None: waiting for a request's first byte
+
+    def readable(self) -> bool:
+        return True
+
+    def begin(self) -> None:
+        """A new request: its deadline starts with its first byte."""
+        self.deadline = None
+
+    def body(self, size: int, rate: int) -> None:
+        """The headers are in: the body of ``size`` bytes must come at ``rate`` at least."""
+        self.deadline = time.monotonic() + self.header_timeout + size / rate
+
+    def readinto(self, buffer: Any) -> int:
+        timeout = self.read_timeout
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("request deadline passed")
+            timeout = min(timeout, left)
+        self.sock.settimeout(timeout)
+        n = int(self.sock.recv_into(buffer))
+        if n and self.deadline is None:
+            self.deadline = time.monotonic() + self.header_timeout
+        return n
 
 
 class _TooLarge(Exception):
@@ -284,6 +378,26 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: requests are counted in ragmon_otlp_http_requests_total."""
 
+    def setup(self) -> None:
+        """The connection's reads through a ``_DeadlineReader``; it waits for a request."""
+        super().setup()
+        src = self.source
+        self._reader = _DeadlineReader(self.connection, src.read_timeout, src.header_timeout)
+        self.rfile = io.BufferedReader(self._reader)
+        self._server().waiting(self.connection, time.monotonic())
+
+    def _server(self) -> _BoundedServer:
+        server = self.server
+        assert isinstance(server, _BoundedServer)
+        return server
+
+    def handle_one_request(self) -> None:
+        """One request, its deadline starting with its first byte; after it the connection
+        waits again (an idle keep-alive may be closed to make room)."""
+        self._reader.begin()
+        super().handle_one_request()
+        self._server().waiting(self.connection, time.monotonic())
+
     def _reply(self, code: int, body: bytes = b"", ctype: str = JSON, **headers: str) -> None:
         self.source.counted(code)
         self.send_response(code)
@@ -306,6 +420,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._error(405, "POST OTLP traces to /v1/traces", Allow="POST")
 
     def do_POST(self) -> None:
+        self._server().waiting(self.connection, None)  # headers complete: keep the slot
         if not self.source.accepting:
             self.close_connection = True
             self._error(503, "ragmon is stopping, retry later", Retry_After="1")
@@ -340,7 +455,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(413, f"body over {self.source.max_body_bytes} bytes")
             self.close_connection = True
             return None
+        self._reader.body(size, self.source.min_body_rate)
         body = self.rfile.read(size)
+        if len(body) < size:  # the client went away or the body's deadline passed
+            self.close_connection = True
+            return None
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if ctype not in (PROTOBUF, JSON):
             self._error(415, f"Content-Type must be {PROTOBUF} or {JSON}")
