@@ -260,6 +260,16 @@ def _expand(value: Any, path: Path | str) -> Any:
     return _ENV_REF.sub(one, value)
 
 
+# What the kubelet injects into every pod for each Service of its namespace (service links,
+# on unless a pod sets enableServiceLinks: false): a Service named ragmon or ragmon-<x> gives
+# RAGMON[_X]_SERVICE_HOST, _SERVICE_PORT[_<NAME>], _PORT and _PORT_<n>_<PROTO>[_PROTO|_PORT|
+# _ADDR]. Single underscores only, so never a setting's name (nested keys take "__").
+_SERVICE_LINK = re.compile(
+    r"RAGMON(?:_[A-Z0-9]+)*_(?:SERVICE_HOST|SERVICE_PORT(?:_[A-Z0-9]+)*"
+    r"|PORT(?:_\d+_(?:TCP|UDP|SCTP)(?:_(?:PROTO|PORT|ADDR))?)?)"
+)
+
+
 def load(path: Path | str | None = None) -> Settings:
     """Read the YAML file (if any), apply ``RAGMON_*`` overrides, validate. Raises ConfigError."""
     env = os.environ
@@ -285,7 +295,14 @@ def load(path: Path | str | None = None) -> Settings:
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
         data = _expand(loaded, path)
     known = _env_names(Settings, ENV_PREFIX) | NOT_SETTINGS | set(ENV_ALIASES)
-    unknown = sorted(k for k in env if k.upper().startswith(ENV_PREFIX) and k.upper() not in known)
+    ours = [k for k in env if k.upper().startswith(ENV_PREFIX) and k.upper() not in known]
+    links = [k for k in ours if _SERVICE_LINK.fullmatch(k.upper())]
+    if links:
+        import structlog
+
+        structlog.get_logger("ragmon.config").debug("kubernetes_service_links_ignored",
+                                                    variables=sorted(links))  # fmt: skip
+    unknown = sorted(k for k in ours if k not in links)
     if unknown:
         raise ConfigError(
             f"unknown environment variable {unknown[0]}"

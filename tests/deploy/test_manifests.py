@@ -119,3 +119,51 @@ def test_grafana_provisioning_points_at_the_dashboards() -> None:
     prom = yaml.safe_load((DEPLOY / "prometheus/prometheus.yml").read_text())
     target = prom["scrape_configs"][0]["static_configs"][0]["targets"][0]
     assert target == "ragmon:9464"
+
+
+def service_links(services: list[dict[str, Any]]) -> dict[str, str]:
+    """The variables the kubelet injects into a pod for each Service of its namespace when
+    service links are on (the Kubernetes default): <NAME>_SERVICE_HOST, _SERVICE_PORT,
+    _SERVICE_PORT_<PORT NAME>, _PORT and _PORT_<port>_<PROTO>[_PROTO|_PORT|_ADDR]."""
+    env: dict[str, str] = {}
+    for n, svc in enumerate(services):
+        name = svc["metadata"]["name"].upper().replace("-", "_")
+        ip = f"10.96.0.{10 + n}"
+        ports = svc["spec"]["ports"]
+        env[f"{name}_SERVICE_HOST"] = ip
+        env[f"{name}_SERVICE_PORT"] = str(ports[0]["port"])
+        env[f"{name}_PORT"] = f"tcp://{ip}:{ports[0]['port']}"
+        for p in ports:
+            proto, port = p.get("protocol", "TCP"), p["port"]
+            if "name" in p:
+                env[f"{name}_SERVICE_PORT_{p['name'].upper().replace('-', '_')}"] = str(port)
+            base = f"{name}_PORT_{port}_{proto}"
+            env[base] = f"{proto.lower()}://{ip}:{port}"
+            env[f"{base}_PROTO"], env[f"{base}_PORT"], env[f"{base}_ADDR"] = (
+                proto.lower(), str(port), ip)  # fmt: skip
+    return env
+
+
+def test_the_daemon_starts_with_the_environment_a_cluster_gives_its_pod(tmp_path: Path) -> None:
+    """As the kubelet runs the Deployment: its container's environment, the config file from
+    the ConfigMap, plus the service-link variables of every Service in the manifests (in case
+    a pod template turns enableServiceLinks back on). ``ragmon config validate`` — the same
+    loader ``run`` starts with — must accept it; the pod template turns service links off."""
+    import subprocess
+
+    from tests.integration.conftest import clean_env
+
+    docs = [d for d in yaml.safe_load_all((DEPLOY / "k8s" / "ragmon.yaml").read_text()) if d]
+    pod = k8s()["Deployment"]["spec"]["template"]["spec"]
+    assert pod["enableServiceLinks"] is False
+    links = service_links([d for d in docs if d["kind"] == "Service"])
+    assert "RAGMON_SERVICE_HOST" in links and "RAGMON_PORT_9464_TCP" in links
+    config = tmp_path / "ragmon.yaml"
+    config.write_text(k8s()["ConfigMap"]["data"]["ragmon.yaml"])
+    env = {e["name"]: e["value"] for e in pod["containers"][0]["env"] if "value" in e}
+    env["RAGMON_CONFIG_FILE"] = str(config)
+    done = subprocess.run(
+        [sys.executable, "-m", "monitor.commands.cli", "config", "validate"],
+        env=clean_env(**env, **links), capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr

@@ -51,6 +51,34 @@ def test_unknown_environment_variable_is_named(monkeypatch: pytest.MonkeyPatch) 
         load(None)
 
 
+KUBELET_SERVICE_LINKS = {  # what a pod sees for the Services ragmon and ragmon-otlp
+    "RAGMON_SERVICE_HOST": "10.96.12.7",
+    "RAGMON_SERVICE_PORT": "9464",
+    "RAGMON_SERVICE_PORT_METRICS": "9464",
+    "RAGMON_PORT": "tcp://10.96.12.7:9464",
+    "RAGMON_PORT_9464_TCP": "tcp://10.96.12.7:9464",
+    "RAGMON_PORT_9464_TCP_PROTO": "tcp",
+    "RAGMON_PORT_9464_TCP_PORT": "9464",
+    "RAGMON_PORT_9464_TCP_ADDR": "10.96.12.7",
+    "RAGMON_OTLP_SERVICE_HOST": "10.96.12.8",
+    "RAGMON_OTLP_PORT_4318_TCP": "tcp://10.96.12.8:4318",
+}
+
+
+def test_kubernetes_service_link_variables_are_not_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The kubelet injects <SERVICE>_SERVICE_HOST, <SERVICE>_PORT... into every pod: for a
+    Service named ragmon they start with RAGMON_ and must not stop the daemon; a typo beside
+    them is still refused."""
+    for name, value in KUBELET_SERVICE_LINKS.items():
+        monkeypatch.setenv(name, value)
+    assert load(None).metrics.port == 9464
+    monkeypatch.setenv("RAGMON_METRICS__PROT", "1")
+    with pytest.raises(ConfigError, match=r"RAGMON_METRICS__PROT(?! \(and)"):
+        load(None)
+
+
 def test_bad_value_is_explained(tmp_path: Path) -> None:
     """A value of the wrong type names the key and the problem."""
     with pytest.raises(ConfigError, match=r"metrics\.port: Input should be a valid integer"):
