@@ -117,7 +117,9 @@ class Pipeline:
         self.checkpoint_state = Checkpoint()
         self._lock = threading.RLock()
         self._last_commit = clock()
-        self._failed = False
+        # why a flush failed, wherever it failed (the rebalance handler runs on the consumer's
+        # IO thread): ``run`` raises it on its own thread, so the run ends the documented way
+        self._failure: SinkFailure | None = None
         self.stats = PipelineStats()
         self.log = structlog.get_logger("ragmon.pipeline")
         source.listen(self)  # partition moves (Kafka rebalances) come to on_revoked etc.
@@ -145,6 +147,8 @@ class Pipeline:
         """Poll until ``stop`` is set or a finite source is exhausted, then commit."""
         stage = self.judge_stage
         while not stop.is_set():
+            if self._failure is not None:  # a flush failed on another thread: stop here
+                raise self._failure
             records = self.source.poll(self.batch_size, self.poll_timeout)
             if records:
                 self.process(records)
@@ -279,8 +283,9 @@ class Pipeline:
                     break
                 except Exception as exc:
                     if attempt == self.flush_attempts:
-                        self._failed = True
-                        raise SinkFailure(f"sink {sink.name} failed to flush: {exc}") from exc
+                        failure = SinkFailure(f"sink {sink.name} failed to flush: {exc}")
+                        self._failure = failure
+                        raise failure from exc
                     self.log.warning("sink_flush_retry", sink=sink.name, attempt=attempt,
                                      error=str(exc))  # fmt: skip
                     self._sleep(self.flush_backoff * 2 ** (attempt - 1))
@@ -291,8 +296,8 @@ class Pipeline:
         """Flush every sink, then commit the watermarks. The commit runs outside the lock:
         kafka-python completes it on the IO thread, which may be waiting for the lock in a
         rebalance callback."""
-        if self._failed:
-            return
+        if self._failure is not None:
+            raise self._failure  # nothing more is committed; the run ends as failed
         with self._lock:
             self._flush()
             offsets = self.checkpoint_state.committable()
@@ -320,7 +325,7 @@ class Pipeline:
         """Flush, return what is safe to commit for ``partitions`` and drop their state."""
         with self._lock:
             offsets: dict[Partition, int] = {}
-            if not self._failed:
+            if self._failure is None:
                 try:
                     self._flush()
                     mine = set(partitions)

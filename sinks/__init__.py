@@ -18,7 +18,14 @@ from monitor.model import DeadLetter, Evaluation
 
 class Sink(Protocol):
     """What the pipeline writes to: evaluations and dead letters in, delivered by ``flush``,
-    released by ``close``."""
+    released by ``close``.
+
+    Threads: ``write`` and ``write_dead_letter`` come from the pipeline's thread (and the
+    judge's results, handed to it); ``flush`` also from the Kafka consumer's IO thread, inside
+    a rebalance (``Pipeline.on_revoked``). The pipeline's lock serialises every call, so a
+    sink is never called twice at once, but it must not hold state tied to one thread. A
+    ``flush`` that raises, on whichever thread, ends the run as failed: nothing more is
+    committed."""
 
     name: str
 

@@ -93,9 +93,50 @@ def test_failed_flush_commits_nothing() -> None:
     with pytest.raises(SinkFailure, match="disk full"):
         pipeline.run(threading.Event())
     assert sink.flush_calls == 3  # the configured attempts
-    pipeline.checkpoint()  # e.g. the final checkpoint on the way out
+    with pytest.raises(SinkFailure):  # e.g. the final checkpoint on the way out
+        pipeline.checkpoint()
     assert source.committed == {}
     assert metrics.registry.get_sample_value("ragmon_commits_total", {"outcome": "ok"}) is None
+
+
+class EndlessSource(ListSource):
+    """A source that never runs dry (a topic), as the rebalance tests need."""
+
+    def __init__(self, values: list[bytes]) -> None:
+        super().__init__(values, source="traces")
+
+    @property
+    def exhausted(self) -> bool:
+        return False
+
+
+def test_a_flush_failing_on_the_rebalance_thread_ends_the_run_as_failed() -> None:
+    """kafka-python calls on_revoked on its IO thread; a sink that cannot flush there must end
+    run() with the failure (the daemon logs pipeline_failed and exits 1), not leave a
+    pipeline that polls on without ever committing again."""
+    sink = FailingSink()
+    source = EndlessSource(demo_records(5))
+    pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [sink], sleep=lambda _: None,
+                        poll_timeout=0.01)  # fmt: skip
+    pipeline.start()
+    pipeline.process(source.poll(5, 0))
+    revoke = threading.Thread(target=pipeline.on_revoked, args=([("traces", 0)],))
+    revoke.start()
+    revoke.join()
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            pipeline.run(threading.Event())
+        except BaseException as exc:
+            outcome.append(exc)
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    runner.join(timeout=5)
+    assert not runner.is_alive(), "the run goes on after its sink failed"
+    assert isinstance(outcome[0], SinkFailure) and "disk full" in str(outcome[0])
+    assert source.committed == {}
 
 
 def test_stop_event_ends_the_loop_with_a_commit() -> None:

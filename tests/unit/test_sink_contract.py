@@ -144,16 +144,36 @@ def expected(name: str, evs: list[Evaluation]) -> int:
     return len(evs)
 
 
+@pytest.mark.parametrize("thread", ["writer", "another"])
 @pytest.mark.parametrize("make", SINKS, ids=lambda f: f.__name__)
-def test_written_evaluations_are_delivered_by_flush(make: Callable[[Path], Case],
-                                                     tmp_path: Path) -> None:  # fmt: skip
+def test_written_evaluations_are_delivered_by_flush(
+    make: Callable[[Path], Case], tmp_path: Path, thread: str
+) -> None:
+    """Also when the flush runs on another thread than the writes (the rebalance handler
+    flushes on the consumer's IO thread; the pipeline's lock keeps the calls apart)."""
+    import threading
+
     case = make(tmp_path)
     evs = evaluations()
     case.sink.start()
     for e in evs:
         case.sink.write(e)
     case.sink.write_dead_letter(LETTER)
-    case.sink.flush()
+    if thread == "writer":
+        case.sink.flush()
+    else:
+        failed: list[BaseException] = []
+
+        def flush() -> None:
+            try:
+                case.sink.flush()
+            except BaseException as exc:
+                failed.append(exc)
+
+        other = threading.Thread(target=flush)
+        other.start()
+        other.join()
+        assert failed == []
     want = expected(make.__name__, evs)
     assert want > 0
     got = case.delivered()
