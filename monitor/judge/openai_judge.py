@@ -20,6 +20,7 @@ budget keeps working.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
@@ -115,7 +116,10 @@ class OpenAIJudge:
         self.profile = profile
         self.max_tokens = max_tokens
         self.prices = prices or Prices(0.0, 0.0, 0.0, 0.0)
+        # The ways still to try, strongest first; every worker thread shares them, so they
+        # change only under the lock, and only by the way a worker was answered about.
         self._ways: list[Output] = list(WAYS) if output == "auto" else [output]
+        self._ways_lock = threading.Lock()
         self.client = client_factory(
             api_key=api_key or "unused",  # self-hosted servers often take any key
             base_url=base_url,
@@ -162,29 +166,29 @@ class OpenAIJudge:
             return self._verdict(output, tokens, t0)
         last: Exception | None = None
         for _attempt in range(2):  # invalid output is asked for once more
-            completion, way = self._call(trace, self._ways[0])
+            completion, way = self._call(trace, self._way())
             text = self._count(completion, trace, tokens)
             try:
                 output = _parse(way, text)
             except (ValidationError, ValueError) as exc:
                 last = exc
-                if len(self._ways) > 1:  # the server ignored this way: ask the next one
-                    self._ways.pop(0)
+                self._drop(way)  # the server ignored this way: the next call asks the next one
                 continue
-            self._ways = [way]  # it works: keep it
+            with self._ways_lock:
+                self._ways = [way]  # it works: keep it
             return self._verdict(output, tokens, t0)
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
 
     def request(self, trace: RagTrace) -> dict[str, Any]:
         """The Chat Completions body that judges ``trace`` the way this server takes (the
         first of ``judge.openai.output``'s ways): one request of a Batch API input file."""
-        return self._request(trace, self._ways[0])
+        return self._request(trace, self._way())
 
     def verdict(self, completion: Any, trace: RagTrace, discount: float = 1.0) -> Verdict:
         """The verdict in a completion answered to ``request(trace)``, ``discount`` scaling
         its price (a batch's). Raises ``ValueError`` or ``JudgeError`` when it holds none."""
         tokens = {"input_tokens": 0, "output_tokens": 0}
-        output = _parse(self._ways[0], self._count(completion, trace, tokens))
+        output = _parse(self._way(), self._count(completion, trace, tokens))
         verdict = self._verdict(output, tokens, time.monotonic())
         return verdict.model_copy(update={"cost_usd": discount * verdict.cost_usd})
 
@@ -262,12 +266,25 @@ class OpenAIJudge:
         """One request the given way, and the way it was answered: a 400 that refuses the
         way moves on to the next."""
         while True:
-            refusable = len(self._ways) > 1 and self._ways[0] == way
+            with self._ways_lock:
+                refusable = len(self._ways) > 1 and way in self._ways
             completion = self._send(self._request(trace, way), refusable)
             if completion is not None:
                 return completion, way
-            self._ways.pop(0)  # this server does not take this way: the next one
-            way = self._ways[0]
+            way = self._drop(way)  # this server does not take this way: the next one
+
+    def _way(self) -> Output:
+        """The strongest way not ruled out yet."""
+        with self._ways_lock:
+            return self._ways[0]
+
+    def _drop(self, way: Output) -> Output:
+        """Rule ``way`` out (unless it is the last; another worker may have done so already)
+        and say which way to ask now."""
+        with self._ways_lock:
+            if way in self._ways and len(self._ways) > 1:
+                self._ways.remove(way)
+            return self._ways[0]
 
     def _send(self, request: dict[str, Any], refusable: bool = False) -> Any:
         """The completion, or None for a 400 when ``refusable`` (the caller asks another

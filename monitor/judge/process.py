@@ -20,6 +20,7 @@ import os
 import queue
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -55,7 +56,8 @@ def _child(factory: Factory, kwargs: dict[str, Any], requests: Any, results: Any
         except JudgeError as exc:
             results.put((call_id, "error", exc.kind, str(exc)[:500]))
         except Exception as exc:  # a judge bug: reported, the child goes on
-            results.put((call_id, "crash", type(exc).__name__, str(exc)[:500]))
+            # the traceback travels too: the parent logs the first one (judge_crashed)
+            results.put((call_id, "crash", type(exc).__name__, traceback.format_exc()[-4000:]))
         else:
             results.put((call_id, "ok", verdict.model_dump_json(), ""))
 

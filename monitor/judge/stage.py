@@ -292,6 +292,9 @@ class JudgeStage:
                 self.log.error("judge_paused", kind=exc.kind, error=str(exc)[:300])
                 result = self._failed(item, exc.kind)
             except JudgeError as exc:
+                if exc.kind == "internal" and not self._crash_logged:  # a bug in a child process
+                    self._crash_logged = True
+                    self.log.error("judge_crashed", error=str(exc))  # with the child's traceback
                 result = self._failed(item, exc.kind)
             except Exception:  # a judge bug: count it as "internal", keep the trace
                 if not self._crash_logged:  # the first with its traceback, then only counted

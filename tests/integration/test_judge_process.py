@@ -136,3 +136,32 @@ def test_the_child_exits_when_the_parent_is_killed(tmp_path: Any) -> None:
         time.sleep(0.2)
     os.kill(child, signal.SIGKILL)
     pytest.fail("the judge process outlived its parent")
+
+
+class BuggyJudge:
+    """A judge with a bug (top level, so the spawned child can import it)."""
+
+    name, model = "buggy", "m"
+
+    def judge(self, trace: RagTrace) -> Any:
+        return self.parse_claims(trace)
+
+    def parse_claims(self, trace: RagTrace) -> Any:
+        return [][0]  # IndexError: the kind of bug a worker race raised
+
+    def close(self) -> None:
+        """Nothing held."""
+
+
+def test_a_bug_in_the_child_comes_back_with_its_traceback() -> None:
+    """A judge that raises in the child is an ``internal`` error whose text carries the
+    child's traceback, which the stage logs the first time (judge_crashed)."""
+    judge = ProcessJudge(BuggyJudge, {}, "buggy", "m")
+    try:
+        with pytest.raises(JudgeError) as err:
+            judge.judge(TRACE)
+    finally:
+        judge.close()
+    assert err.value.kind == "internal"
+    assert "Traceback" in str(err.value) and "parse_claims" in str(err.value)
+    assert "IndexError" in str(err.value)

@@ -285,3 +285,28 @@ def test_a_jury_member_is_charged_its_own_prices(own_prices: bool) -> None:
         assert verdict.cost_usd == pytest.approx(claude_alone)
     else:
         assert verdict.cost_usd > claude_alone * 1.01
+
+
+def test_four_workers_negotiate_the_output_way_once_for_all() -> None:
+    """judge.workers (4) call one judge at once against a server that refuses json_schema:
+    every call gets its verdict by tool call — no worker drops a way another already
+    dropped (it used to end in IndexError, error:internal and an open breaker)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ChatCompletionsApi(json_schema=False) as api:
+        api.default = verdict("SUPPORTED")
+        for _ in range(8):  # the first answers come late, so all four workers are refused together
+            api.script.append(Reply(claims=api.default.claims, delay=0.3))
+        judge = make_judge(api)
+        start = threading.Barrier(4)
+        traces = [RagTrace.model_validate(demo.generate(i)) for i in range(37)]
+
+        def one(trace: RagTrace) -> str:
+            if trace is traces[0] or trace in traces[1:4]:
+                start.wait(timeout=5)
+            return judge.judge(trace).verdict
+
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(one, traces))
+    assert got == ["pass"] * 37
