@@ -57,6 +57,8 @@ class Verdict(BaseModel):
     latency_seconds: float = 0.0
     # the server reported no token usage: the tokens (and the cost) are an estimate
     usage_estimated: bool = False
+    # what reading the reply took (monitor.judge.replies: a reasoning block dropped, a fence)
+    output_repairs: tuple[str, ...] = ()
 
     @classmethod
     def from_output(

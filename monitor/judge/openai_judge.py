@@ -32,12 +32,12 @@ from monitor.errors import ConfigError, JudgeConfigError, JudgeError
 from monitor.judge import profiles
 from monitor.judge.config import JudgeConfig
 from monitor.judge.prices import Prices
+from monitor.judge.replies import read_output
 from monitor.judge.rubric import (
     RUBRIC,
     RUBRIC_ID,
     TOOL,
     estimate_input_tokens,
-    unfence,
     user_prompt,
 )
 from monitor.judge.tokens import for_model as token_counter
@@ -169,14 +169,14 @@ class OpenAIJudge:
             completion, way = self._call(trace, self._way())
             text = self._count(completion, trace, tokens)
             try:
-                output = _parse(way, text)
+                output, repairs = _parse(way, text)
             except (ValidationError, ValueError) as exc:
                 last = exc
                 self._drop(way)  # the server ignored this way: the next call asks the next one
                 continue
             with self._ways_lock:
                 self._ways = [way]  # it works: keep it
-            return self._verdict(output, tokens, t0)
+            return self._verdict(output, tokens, t0, repairs)
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
 
     def request(self, trace: RagTrace) -> dict[str, Any]:
@@ -188,18 +188,19 @@ class OpenAIJudge:
         """The verdict in a completion answered to ``request(trace)``, ``discount`` scaling
         its price (a batch's). Raises ``ValueError`` or ``JudgeError`` when it holds none."""
         tokens = {"input_tokens": 0, "output_tokens": 0}
-        output = _parse(self._way(), self._count(completion, trace, tokens))
-        verdict = self._verdict(output, tokens, time.monotonic())
+        output, repairs = _parse(self._way(), self._count(completion, trace, tokens))
+        verdict = self._verdict(output, tokens, time.monotonic(), repairs)
         return verdict.model_copy(update={"cost_usd": discount * verdict.cost_usd})
 
-    def _verdict(self, output: JudgeOutput, tokens: dict[str, int], t0: float) -> Verdict:
+    def _verdict(self, output: JudgeOutput, tokens: dict[str, int], t0: float,
+                 repairs: tuple[str, ...] = ()) -> Verdict:  # fmt: skip
         estimated = bool(tokens.pop("usage_estimated", 0))
         cost = self.prices.cost(tokens["input_tokens"], tokens["output_tokens"], 0, 0)
         version = RUBRIC_ID if self.profile == "rubric" else f"{self.profile}-v1"
         return Verdict.from_output(
             output, judge=self.name, model=self.model, rubric_version=version,
             cost_usd=cost, latency_seconds=time.monotonic() - t0, usage_estimated=estimated,
-            **tokens,
+            output_repairs=repairs, **tokens,
         )  # fmt: skip
 
     def _profiled(self, trace: RagTrace, tokens: dict[str, int]) -> JudgeOutput:
@@ -252,6 +253,9 @@ class OpenAIJudge:
         text = _reply_text(completion)
         if text is None:
             raise JudgeError("invalid_response", "the answer has no choices")
+        if getattr(completion.choices[0], "finish_reason", None) == "length":
+            # a half JSON must never pass (a reasoning model spent max_tokens thinking)
+            raise JudgeError("truncated", f"the answer hit max_tokens ({self.max_tokens})")
         usage = getattr(completion, "usage", None)
         if usage is not None and usage.prompt_tokens is not None:
             tokens["input_tokens"] += usage.prompt_tokens or 0
@@ -333,9 +337,10 @@ class OpenAIJudge:
         return request
 
 
-def _parse(way: Output, text: str) -> JudgeOutput:
-    """The verdict JSON of an answer given ``way``; ``ValueError`` when it is not there."""
-    text = unfence(text)
-    if not text:
-        raise ValueError(f"no verdict in the answer (asked as {way})")
-    return JudgeOutput.model_validate_json(text)
+def _parse(way: Output, text: str) -> tuple[JudgeOutput, tuple[str, ...]]:
+    """The verdict JSON of an answer given ``way`` and the repairs it took (see
+    ``monitor.judge.replies``); ``ValueError`` when it is not there."""
+    try:
+        return read_output(text)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (asked as {way})") from None

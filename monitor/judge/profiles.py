@@ -21,6 +21,7 @@ import json
 import re
 from typing import Any, Literal
 
+from monitor.judge.replies import drop_reasoning
 from monitor.judge.rubric import unfence
 from monitor.model import RagTrace
 from monitor.verdict import Claim, JudgeOutput
@@ -107,7 +108,7 @@ _SCORE = re.compile(r'"?SCORE"?\s*:\s*"?(PASS|FAIL)', re.IGNORECASE)
 
 def lynx_output(reply: str, answer: str) -> JudgeOutput:
     """PASS: the answer as one SUPPORTED claim; FAIL: one ABSENT claim with the reasoning."""
-    text = unfence(reply)
+    text = unfence(drop_reasoning(reply)[0])
     score, reasoning = None, ""
     try:
         doc = json.loads(text)

@@ -83,6 +83,13 @@ class JudgeMetrics:
             "1 when the judge stopped after a configuration error (bad key, unknown model).",
             registry=registry,
         )
+        self.judge_output_repairs = Counter(
+            "ragmon_judge_output_repairs",
+            "Verdicts read only after a repair of the reply: kind reasoning_block (a <think> "
+            "block before the JSON: give the server a reasoning parser), fenced, prose_wrapped.",
+            ["judge", "kind"],
+            registry=registry,
+        )
         self.judge_usage_estimated = Counter(
             "ragmon_judge_usage_estimated",
             "Verdicts whose server reported no token usage: the budget was charged an "
@@ -131,6 +138,8 @@ class JudgeMetrics:
             self.judge_false_refusals.labels(v.judge).inc()
         if v.usage_estimated:
             self.judge_usage_estimated.labels(v.judge).inc()
+        for kind in v.output_repairs:
+            self.judge_output_repairs.labels(v.judge, kind).inc()
         usage = {
             "input": v.input_tokens,
             "output": v.output_tokens,

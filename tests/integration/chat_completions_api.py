@@ -29,6 +29,14 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     prose: str | None = None  # answer with this text whatever was asked
     tool_input: dict[str, Any] | None = None  # the arguments instead of a verdict
+    # How self-hosted reasoning servers answer without a reasoning parser: the content is
+    # ``wrap`` with the verdict JSON put in for "{json}" (a <think> block first, a fence, a
+    # sentence around it), whatever was asked; ``reasoning`` goes in a message field of its
+    # own (vLLM's reasoning_content); ``finish_reason`` "length" cuts the content in half.
+    wrap: str | None = None
+    reasoning: str | None = None
+    finish_reason: str = "stop"
+    completion_tokens: int = 120
 
 
 def verdict(*labels: str) -> Reply:
@@ -236,18 +244,26 @@ class ChatCompletionsApi:
         message: dict[str, Any] = {"role": "assistant", "content": args}
         if reply.prose is not None or (self.ignores_response_format and not body.get("tools")):
             message["content"] = reply.prose or "The answer looks faithful to me."
+        elif reply.wrap is not None:
+            message["content"] = reply.wrap.replace("{json}", args)
         elif body.get("tools"):
             name = body["tools"][0]["function"]["name"]
             call = {"id": "call_1", "type": "function",
                     "function": {"name": name, "arguments": args}}  # fmt: skip
             message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        if reply.reasoning is not None:
+            message["reasoning_content"] = reply.reasoning
+        if reply.finish_reason == "length" and message.get("content"):
+            message["content"] = message["content"][: len(message["content"]) // 2]
         doc: dict[str, Any] = {
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0,
             "model": body.get("model"),
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
         }  # fmt: skip
         if self.usage:
-            doc["usage"] = {"prompt_tokens": 900, "completion_tokens": 120, "total_tokens": 1020}
+            out = reply.completion_tokens
+            doc["usage"] = {"prompt_tokens": 900, "completion_tokens": out,
+                            "total_tokens": 900 + out}  # fmt: skip
         return doc
 
     @property

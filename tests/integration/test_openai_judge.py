@@ -310,3 +310,72 @@ def test_four_workers_negotiate_the_output_way_once_for_all() -> None:
         with ThreadPoolExecutor(4) as pool:
             got = list(pool.map(one, traces))
     assert got == ["pass"] * 37
+
+
+REASONING = "<think>\nThe answer says 30 days; passage 1 says 30 days {with braces}.\n</think>\n"
+
+
+@pytest.mark.parametrize(
+    ("reply", "repairs"),
+    [
+        (Reply(wrap=REASONING + "{json}"), ("reasoning_block",)),
+        (Reply(wrap="<thinking>hm</thinking>```json\n{json}\n```"), ("reasoning_block", "fenced")),
+        (
+            Reply(wrap="Here is my verdict: {json} Let me know if you need more."),
+            ("prose_wrapped",),
+        ),
+        (
+            Reply(wrap='<reasoning>a {"claims": 1} aside</reasoning>\nSure! {json}'),
+            ("reasoning_block", "prose_wrapped"),
+        ),
+        (Reply(reasoning="The user wants a verdict. Passage 1 ...", completion_tokens=3000), ()),
+    ],
+    ids=["think-block", "thinking-fenced", "prose", "reasoning-prose", "reasoning_content"],
+)
+def test_a_reasoning_server_without_a_parser_still_gives_a_verdict(
+    reply: Reply, repairs: tuple[str, ...]
+) -> None:
+    """vLLM / SGLang / Ollama / llama.cpp serving a reasoning model without a reasoning parser,
+    and servers that ignore response_format: the verdict is read after the reasoning, out of
+    fences and sentences, through the real SDK; each repair is named; a long reasoning output
+    is charged as the server reports it."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor.telemetry import Metrics
+
+    with ChatCompletionsApi() as api:
+        reply.claims = verdict("SUPPORTED").claims
+        api.script.append(reply)
+        v = make_judge(api, prices=None).judge(TRACE)
+    assert v.verdict == "pass" and v.output_repairs == repairs
+    assert v.output_tokens == reply.completion_tokens
+    metrics = Metrics(CollectorRegistry())
+    metrics.on_verdict(v)
+    for kind in repairs:
+        got = metrics.registry.get_sample_value(
+            "ragmon_judge_output_repairs_total", {"judge": "openai", "kind": kind}
+        )
+        assert got == 1.0, kind
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        (Reply(wrap=REASONING + "{json}", finish_reason="length"), "truncated"),
+        (Reply(wrap="<think>still thinking when max_tokens came"), "invalid_output"),
+        (
+            Reply(wrap='{json} or, on second thought, {"claims": [], "is_refusal": true}'),
+            "invalid_output",
+        ),
+    ],
+    ids=["cut-at-max-tokens", "unclosed-think", "two-verdicts"],
+)
+def test_no_verdict_is_guessed_from_a_cut_or_ambiguous_reply(reply: Reply, kind: str) -> None:
+    """A reply cut at max_tokens is ``truncated`` (a half JSON never passes); reasoning never
+    closed leaves no answer; two different objects that both validate are no verdict."""
+    with ChatCompletionsApi() as api:
+        reply.claims = verdict("SUPPORTED").claims
+        api.script.extend([reply, reply])
+        with pytest.raises(JudgeError) as err:
+            make_judge(api, output="json_schema").judge(TRACE)
+    assert err.value.kind == kind
