@@ -21,8 +21,18 @@ bash deploy/kafka/kafka-down.sh --clean || true  # leftovers of an interrupted r
 bash deploy/kafka/kafka-up.sh
 
 set +e
-pytest "$@"
-code=$?
+if [ "$#" -eq 0 ]; then
+  # The unit tier on both cores (pytest-xdist); the tiers with real services one at a time
+  # (they share the broker, ports and a browser).
+  pytest -n 2 tests/unit
+  code=$?
+  pytest --ignore=tests/unit
+  rest=$?
+  [ "$code" -eq 0 ] && code=$rest
+else
+  pytest "$@"
+  code=$?
+fi
 set -e
 if [ "$code" -eq 5 ]; then
   echo "run-tests: pytest collected no tests" >&2
