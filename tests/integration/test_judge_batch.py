@@ -263,6 +263,25 @@ def openai_batch_stage(tmp: Path, base_url: str, isolate: bool = False) -> Any:
     return stage
 
 
+def twelve_traces_batched(tmp: Path, base_url: str, isolate: bool = False) -> tuple[Any, Any, Any]:
+    """A pipeline with the OpenAI batch stage that has read, checked and checkpointed twelve
+    demo traces (their sampled requests in the outbox): the pipeline, the stage, the sink."""
+    from monitor.checks import CheckSuite
+    from monitor.ingest.native import NativeDecoder
+    from monitor.pipeline import Pipeline
+    from monitor.sources import ListSource, demo
+    from sinks.memory import InMemorySink
+
+    stage = openai_batch_stage(tmp, base_url, isolate)
+    sink = InMemorySink()
+    source = ListSource([demo.generate_bytes(i) for i in range(12)], source="traces")
+    pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [sink], judge_stage=stage)
+    pipeline.start()
+    pipeline.process(source.poll(12, 0))
+    pipeline.checkpoint()
+    return pipeline, stage, sink
+
+
 def test_a_crash_between_create_and_its_record_pays_for_the_batch_once(tmp_path: Path) -> None:
     """The outbox has the submit line, the provider has the batch — still validating, every
     request count 0, as a new OpenAI batch is — and the submitted line never made it: the
@@ -307,23 +326,11 @@ def test_a_create_whose_answer_is_lost_is_looked_up_not_made_again(
     """The provider records the batch, then its answer is lost (a 500): the SDK does not
     retry the create (a retry would make a second, paid batch); the next cycle finds the
     batch by its key, and every request gets its one result line."""
-    from monitor.ingest.native import NativeDecoder
-    from monitor.pipeline import Pipeline
-    from monitor.sources import ListSource, demo
-    from sinks.memory import InMemorySink
     from tests.integration.chat_completions_api import ChatCompletionsApi
 
     with ChatCompletionsApi() as api:
         api.lose_create_answers = 1
-        stage = openai_batch_stage(tmp_path, api.base_url, isolate)
-        sink = InMemorySink()
-        source = ListSource([demo.generate_bytes(i) for i in range(12)], source="traces")
-        from monitor.checks import CheckSuite
-
-        pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [sink], judge_stage=stage)
-        pipeline.start()
-        pipeline.process(source.poll(12, 0))
-        pipeline.checkpoint()
+        pipeline, stage, sink = twelve_traces_batched(tmp_path, api.base_url, isolate)
         batched = [e.trace_id for e in sink.evaluations if e.judge_skipped == "batched"]
         full = len(batched) // 5
         wait_until(
@@ -350,22 +357,10 @@ def test_a_create_whose_answer_is_lost_is_looked_up_not_made_again(
 def test_expired_requests_of_an_openai_batch_are_counted_expired(tmp_path: Path) -> None:
     """A request the Batch API could not run in the completion window comes back in the error
     file with code batch_expired: its line says expired, not errored."""
-    from monitor.ingest.native import NativeDecoder
-    from monitor.pipeline import Pipeline
-    from monitor.sources import ListSource, demo
-    from sinks.memory import InMemorySink
     from tests.integration.chat_completions_api import ChatCompletionsApi
 
     with ChatCompletionsApi() as api:
-        stage = openai_batch_stage(tmp_path, api.base_url)
-        sink = InMemorySink()
-        source = ListSource([demo.generate_bytes(i) for i in range(12)], source="traces")
-        from monitor.checks import CheckSuite
-
-        pipeline = Pipeline(source, NativeDecoder(), CheckSuite(), [sink], judge_stage=stage)
-        pipeline.start()
-        pipeline.process(source.poll(12, 0))
-        pipeline.checkpoint()
+        pipeline, stage, sink = twelve_traces_batched(tmp_path, api.base_url)
         wait_until(lambda: len(api.batches) >= 1, 20, "a batch created")
         first = next(iter(api.batches.values()))["input"]
         api.expired_ids = {first[0]["custom_id"]}
@@ -375,7 +370,8 @@ def test_expired_requests_of_an_openai_batch_are_counted_expired(tmp_path: Path)
             pipeline._write_judged(stage.drain())
             return [e for e in sink.evaluations if e.judge_only]
 
-        wait_until(lambda: len(results()) >= 5, 20, "the batch's results written")
+        expired = first[0]["custom_id"]  # the other batch may end first: wait for this one
+        wait_until(lambda: any(e.trace_id == expired for e in results()), 20, "its line written")
         stage.close()
     by_id = {e.trace_id: e for e in results()}
     assert by_id[first[0]["custom_id"]].judge_skipped == "error:expired"
