@@ -239,15 +239,16 @@ def test_trickling_clients_in_every_slot_do_not_lock_out_an_exporter() -> None:
     import threading
     import time
 
-    src = OtlpHttpSource("127.0.0.1", 0, max_connections=8, read_timeout=5.0,
-                         header_timeout=1.5, bearer_token="t")  # fmt: skip
+    src = OtlpHttpSource(
+        "127.0.0.1", 0, read_timeout=5.0, header_timeout=1.5, bearer_token="t"
+    )  # fmt: skip  (the default 64 slots)
     src.start()
     stop = threading.Event()
-    clients = [threading.Thread(target=trickle, args=(src.port, stop)) for _ in range(8)]
+    clients = [threading.Thread(target=trickle, args=(src.port, stop)) for _ in range(64)]
     try:
         for c in clients:
             c.start()
-        time.sleep(0.5)  # every slot taken
+        time.sleep(0.8)  # every slot taken
         t0 = time.monotonic()
         status, _, _ = post(src, b"\x0a\x00", Authorization="Bearer t")
         assert status == 200 and time.monotonic() - t0 < 1.0
