@@ -73,7 +73,10 @@ def _reply_text(completion: Any) -> str | None:
         return None
     message = choices[0].message
     calls = getattr(message, "tool_calls", None) or []
-    return str(calls[0].function.arguments if calls else (message.content or ""))
+    if not calls:
+        return str(message.content or "")
+    arguments = calls[0].function.arguments  # a JSON string; some servers send the object
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
 class OpenAIJudge:

@@ -37,6 +37,7 @@ class Reply:
     reasoning: str | None = None
     finish_reason: str = "stop"
     completion_tokens: int = 120
+    object_arguments: bool = False  # tool-call arguments as a JSON object, not a string
 
 
 def verdict(*labels: str) -> Reply:
@@ -249,7 +250,8 @@ class ChatCompletionsApi:
         elif body.get("tools"):
             name = body["tools"][0]["function"]["name"]
             call = {"id": "call_1", "type": "function",
-                    "function": {"name": name, "arguments": args}}  # fmt: skip
+                    "function": {"name": name, "arguments":
+                                 json.loads(args) if reply.object_arguments else args}}  # fmt: skip
             message = {"role": "assistant", "content": None, "tool_calls": [call]}
         if reply.reasoning is not None:
             message["reasoning_content"] = reply.reasoning

@@ -379,3 +379,13 @@ def test_no_verdict_is_guessed_from_a_cut_or_ambiguous_reply(reply: Reply, kind:
         with pytest.raises(JudgeError) as err:
             make_judge(api, output="json_schema").judge(TRACE)
     assert err.value.kind == kind
+
+
+def test_tool_call_arguments_sent_as_an_object_are_read() -> None:
+    """Some servers put the tool call's arguments in as a JSON object instead of the string
+    the API documents: the verdict is read all the same (not from a Python repr)."""
+    with ChatCompletionsApi(json_schema=False) as api:
+        api.default = Reply(claims=verdict("SUPPORTED").claims, object_arguments=True)
+        v = make_judge(api).judge(TRACE)
+    assert v.verdict == "pass"
+    assert [bool(r.get("tools")) for r in api.requests] == [False, True]  # schema refused, tool
