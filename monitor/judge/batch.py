@@ -256,6 +256,10 @@ class BatchStage(JudgeStage):
         self.api.close()
         if self._thread.is_alive():
             self._thread.join(timeout=10)
+        waiting, batches = self.outbox.pending_count(), len(self.outbox.open_batches())
+        if waiting or batches:  # they outlive the process by design: say so
+            self.log.info("batch_outbox_waiting", requests=waiting, open_batches=batches,
+                          hint="submitted, polled and written at the next start")  # fmt: skip
         self.outbox.close()
         self.judge.close()
         if self.cache is not None:

@@ -293,3 +293,19 @@ def test_a_batch_naming_a_request_the_outbox_lost_still_gives_the_others_lines(
     assert {e.trace_id for _, e in got} == {t.trace_id for t in traces}
     errors = registry.get_sample_value("ragmon_judge_errors_total", {"kind": "unknown_request"})
     assert errors == 1.0
+
+
+def test_a_stop_says_how_many_requests_and_batches_wait_in_the_outbox(tmp_path: Path) -> None:
+    """Requests and batches outlive the process by design: the stop says how many wait for
+    the next start."""
+    from structlog.testing import capture_logs
+
+    api = FakeBatches()
+    stage = batch_stage(api, tmp_path, max_requests=1000)
+    p, source = pipeline(20, stage, InMemorySink())
+    p.start()
+    p.process(source.poll(20, 0))
+    with capture_logs() as logs:
+        stage.close()
+    (said,) = [e for e in logs if e["event"] == "batch_outbox_waiting"]
+    assert said["requests"] == len(judgeable_ids(20)) > 0 and said["open_batches"] == 0
