@@ -96,6 +96,9 @@ class SummarySink(Closable):
                 mean = t.score_sum / t.scored
                 rows.append(f"{name:<22} {'-':>8} {t.scored:>8} {'mean':>8}   {mean:.3f}")
                 continue
+            if not t.applicable:  # no trace it applied to: no rate, no interval (not 0 %)
+                rows.append(f"{name:<22} {'-':>8} {0:>8} {'no data':>8}")
+                continue
             rate = t.flagged / t.applicable if t.applicable else 0.0
             lo, hi = wilson(t.flagged, t.applicable)
             rows.append(
