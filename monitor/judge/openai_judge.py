@@ -123,6 +123,7 @@ class OpenAIJudge:
         # change only under the lock, and only by the way a worker was answered about.
         self._ways: list[Output] = list(WAYS) if output == "auto" else [output]
         self._ways_lock = threading.Lock()
+        self._keyless_public = api_key is None and base_url is None
         self.client = client_factory(
             api_key=api_key or "unused",  # self-hosted servers often take any key
             base_url=base_url,
@@ -133,7 +134,15 @@ class OpenAIJudge:
     def verify(self) -> None:
         """At start-up: a rejected key (401/403) or an unknown model (404 on
         ``GET /models/{model}``) is a ``ConfigError``. A server without that endpoint or one
-        that is not reachable now is not: judged calls will tell."""
+        that is not reachable now is not: judged calls will tell. No key and no base URL is
+        a ``ConfigError`` at once: the public endpoint needs one, and every judged call would
+        otherwise spend its retries there for nothing."""
+        if self._keyless_public:
+            raise ConfigError(
+                f"judge.backend openai would call {self.client.base_url} without a key: set "
+                "OPENAI_API_KEY (or judge.openai.api_key), or judge.openai.base_url for a "
+                "self-hosted server"
+            )
         try:
             self.client.models.retrieve(self.model, timeout=10.0)
         except openai.APIStatusError as exc:

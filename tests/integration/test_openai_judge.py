@@ -389,3 +389,24 @@ def test_tool_call_arguments_sent_as_an_object_are_read() -> None:
         v = make_judge(api).judge(TRACE)
     assert v.verdict == "pass"
     assert [bool(r.get("tools")) for r in api.requests] == [False, True]  # schema refused, tool
+
+
+def test_no_key_and_no_base_url_stops_the_start_naming_the_endpoint(tmp_path: Path) -> None:
+    """`--judge openai` with neither a key nor a base URL would spend every judged call's
+    retries on the public endpoint: exit 2 at once, one line naming it and the settings."""
+    import subprocess
+    import time
+
+    from tests.integration.conftest import RAGMON, clean_env
+
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(5)))
+    env = clean_env()
+    env.pop("OPENAI_API_KEY", None)
+    t0 = time.monotonic()
+    done = subprocess.run([*RAGMON, "replay", str(src), "--judge", "openai"], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "api.openai.com" in done.stderr and "OPENAI_API_KEY" in done.stderr
+    assert "base_url" in done.stderr and time.monotonic() - t0 < 20
+    assert "Traceback" not in done.stderr
