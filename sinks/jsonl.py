@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -53,16 +54,26 @@ class JsonlSink(Closable):
         self._redactor = redactor
         self._eval: IO[str] | None = stream
         self._dead: IO[str] | None = None
+        self._synced: set[int] = set()  # ids of the files fsync applies to (regular files)
 
     def start(self) -> None:
         """Open (append) the files; their directories are created."""
         evaluations, dead_letters = self._paths
         if evaluations is not None:
             evaluations.parent.mkdir(parents=True, exist_ok=True)
-            self._eval = evaluations.open("a", encoding="utf-8")
+            self._eval = self._opened(evaluations)
         if dead_letters is not None:
             dead_letters.parent.mkdir(parents=True, exist_ok=True)
-            self._dead = dead_letters.open("a", encoding="utf-8")
+            self._dead = self._opened(dead_letters)
+
+    def _opened(self, path: Path) -> IO[str]:
+        """``path`` opened to append. fsync only applies to a regular file: /dev/null, a pipe
+        or a terminal (``>(…)``, /dev/stdout) are written and flushed, never fsync'd (which
+        fails on them)."""
+        fh = path.open("a", encoding="utf-8")
+        if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            self._synced.add(id(fh))
+        return fh
 
     def write(self, evaluation: Evaluation) -> None:
         """Write the evaluation line (PII redacted when configured)."""
@@ -86,7 +97,7 @@ class JsonlSink(Closable):
         for fh in (self._eval, self._dead):
             if fh is not None:
                 fh.flush()
-                if fh is not self._stream:
+                if id(fh) in self._synced:
                     os.fsync(fh.fileno())
 
     def close(self) -> None:

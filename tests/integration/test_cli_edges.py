@@ -294,3 +294,19 @@ def test_eval_retrieval_reads_a_published_set_and_scores_empty_retrievals(
     only = ragmon("eval-retrieval", "--qrels", str(golden / "set"), "--run", str(run), "--k",
                   "1", "--output-json", "-", "--only-retrieved")  # fmt: skip
     assert json.loads(only.stdout)["metrics"]["recall@1"] == 1.0
+
+
+@pytest.mark.parametrize("target", ["/dev/null", "/dev/stdout"])
+def test_evaluations_to_a_device_or_a_pipe_are_written_not_fsynced(
+    tmp_path: Path, target: str
+) -> None:
+    """`--output-jsonl /dev/null`, or /dev/stdout when stdout is a pipe: fsync does not apply
+    to them (it fails there), so the lines are written and flushed and replay exits 0."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(5)))
+    done = ragmon("replay", str(src), "--judge", "none", "--output-jsonl", target)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    if target == "/dev/stdout":  # the pipe the test reads
+        lines = [x for x in done.stdout.splitlines() if x.startswith("{")]
+        assert len(lines) == 5
