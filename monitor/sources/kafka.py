@@ -183,8 +183,8 @@ class KafkaSource:
     def progress(self) -> ReadProgress | None:
         """The assigned partitions and those behind: records fetched by the consumer but
         not returned by ``poll`` yet, or the end offset (known from a fetch response) or the
-        position (known once the assignment was polled) still unknown. Local state only: no
-        request is sent."""
+        position (known once the assignment was polled) still unknown. Nothing waits: the
+        position is asked with a zero timeout (unknown then, so behind)."""
         consumer = self._consumer
         if consumer is None:
             return None

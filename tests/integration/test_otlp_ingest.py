@@ -72,6 +72,19 @@ def daemon_lines(daemon: Daemon) -> dict[str, dict[str, Any]]:
     return by_id
 
 
+def metrics_once_all_committed(daemon: Daemon, timeout: float) -> str:
+    """Start ``daemon``, wait until it committed every offset of its topic, and return its
+    /metrics text; the daemon is stopped (SIGTERM) either way."""
+    daemon.start()
+    try:
+        wait_until(lambda: all_committed(daemon.group, daemon.topic), timeout,
+                   "all offsets committed")  # fmt: skip
+        url = f"http://127.0.0.1:{daemon.port}/metrics"
+        return str(urllib.request.urlopen(url).read().decode())
+    finally:
+        daemon.terminate()
+
+
 def encoded(spans: list[ReadableSpan], encoding: str) -> bytes:
     """One message as kafkaexporter encodes it (otlp_json: protobuf JSON, hex ids)."""
     from tests.unit.test_otlp import as_otlp_json
@@ -117,13 +130,7 @@ def test_kafkaexporter_messages_assemble_to_the_native_evaluations(
 
     group = f"g-otlp-{int(by_trace_id)}-{encoding}"
     daemon = Daemon(tmp_path, topic, group, **{**ENV, "RAGMON_SOURCE__KAFKA__FORMAT": encoding})
-    daemon.start()
-    try:
-        wait_until(lambda: all_committed(group, topic), 90, "all OTLP offsets committed")
-        url = f"http://127.0.0.1:{daemon.port}/metrics"
-        metrics = urllib.request.urlopen(url).read().decode()
-    finally:
-        daemon.terminate()
+    metrics = metrics_once_all_committed(daemon, 90)
     got = daemon_lines(daemon)
     want = native_lines(tmp_path, [native for _, native in traces])
     assert got == want
@@ -430,15 +437,8 @@ def test_a_fresh_group_catching_up_over_a_backlog_loses_no_trace(tmp_path: Path)
     every trace must still come out whole — none cut at the max wait because one
     partition's record time ran ahead of another's, none marked incomplete, none late."""
     topic, natives = backlog(3000)
-    group = "g-otlp-catch-up"
-    daemon = Daemon(tmp_path, topic, group, **ENV)
-    daemon.start()
-    try:
-        wait_until(lambda: all_committed(group, topic), 120, "all offsets committed")
-        url = f"http://127.0.0.1:{daemon.port}/metrics"
-        metrics = urllib.request.urlopen(url).read().decode()
-    finally:
-        daemon.terminate()
+    daemon = Daemon(tmp_path, topic, "g-otlp-catch-up", **ENV)
+    metrics = metrics_once_all_committed(daemon, 120)
     got = daemon_lines(daemon)
     seen, incomplete = whole_and_incomplete(daemon)
     lost = {native["trace_id"] for native in natives} - set(got)

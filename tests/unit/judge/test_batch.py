@@ -158,19 +158,26 @@ def test_a_restart_polls_the_batch_it_submitted_and_never_submits_it_again(tmp_p
     second.close()
 
 
+def log_a_submit(directory: Path, traces: list[RagTrace], weight: float,
+                 extra_ids: tuple[str, ...] = ()) -> None:  # fmt: skip
+    """An outbox log holding the traces' requests and a submit line for batch b1 of them
+    (and ``extra_ids``), with nothing after: a process that stopped around the create."""
+    outbox = Outbox(directory)
+    outbox.open()
+    for t in traces:
+        outbox.add(t.trace_id, {"weight": weight, "usd": 0.0, "at": time.time()},
+                   t.model_dump_json())  # fmt: skip
+    outbox.submitting("b1", [t.trace_id for t in traces] + list(extra_ids), time.time())
+    outbox.close()
+
+
 def test_a_batch_created_just_before_a_crash_is_adopted_not_created_again(tmp_path: Path) -> None:
     """The log has the submit line, the provider has the batch, the submitted line never
     made it: the restarted stage finds the batch by its key and time."""
     api = FakeBatches()
-    outbox = Outbox(tmp_path)
-    outbox.open()
     traces = [RagTrace.model_validate(demo.generate(i)) for i in range(3)]
-    for t in traces:
-        outbox.add(t.trace_id, {"weight": 2.0, "usd": 0.0, "at": time.time()},
-                   t.model_dump_json())  # fmt: skip
-    outbox.submitting("b1", [t.trace_id for t in traces], time.time())
+    log_a_submit(tmp_path, traces, weight=2.0)
     api.submit([(t.trace_id, t) for t in traces], "b1")  # ... and the process died here
-    outbox.close()
     stage = batch_stage(api, tmp_path, max_requests=100)
     stage.start()
     wait_for(lambda: read(tmp_path / LOG_NAME).batches["b1"].provider == "batch_0")
@@ -268,14 +275,8 @@ def test_a_batch_naming_a_request_the_outbox_lost_still_gives_the_others_lines(
     the cycle does not stop on it; the other requests get their lines, the lost one is
     counted once as unknown_request."""
     api = FakeBatches()
-    outbox = Outbox(tmp_path)
-    outbox.open()
     traces = [RagTrace.model_validate(demo.generate(i)) for i in range(2)]
-    for t in traces:
-        outbox.add(t.trace_id, {"weight": 1.0, "usd": 0.0, "at": time.time()},
-                   t.model_dump_json())  # fmt: skip
-    outbox.submitting("b1", [t.trace_id for t in traces] + ["lost"], time.time())
-    outbox.close()
+    log_a_submit(tmp_path, traces, weight=1.0, extra_ids=("lost",))
     registry = CollectorRegistry()
     budget = Budget(BudgetLimits(1e9, 1e12, 1e9))
     stage = BatchStage(InProcess(api), Outbox(tmp_path), HeuristicJudge(), HashSampler(ALL),  # type: ignore[arg-type]
