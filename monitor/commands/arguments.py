@@ -84,9 +84,11 @@ def add_replay(sub: Commands) -> None:
     replay = sub.add_parser(
         "replay",
         help="evaluate trace files offline (native JSONL or OTLP)",
-        description="Evaluate native ragmon.trace/v1 records (one JSON object per line). "
-        "Prints a per-check summary with 95% Wilson intervals. Bad lines are counted and "
-        "reported with their line numbers; they do not stop the run.",
+        description="Evaluate trace files offline: native ragmon.trace/v1 records (one JSON "
+        "object per line) or OTLP spans (OTLP/JSON lines or length-prefixed protobuf, in any "
+        "convention the daemon reads), gzip-compressed or not; '-' reads standard input, "
+        "and pipes work. Prints a per-check summary with 95%% Wilson intervals. Bad records "
+        "are counted and reported with where they were; they do not stop the run.",
     )
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE")
     replay.add_argument(
@@ -112,8 +114,9 @@ def add_replay(sub: Commands) -> None:
     replay.add_argument(
         "--judge",
         choices=("none", "heuristic", "anthropic", "openai"),
-        default="none",
-        help="also judge faithfulness (anthropic: key from ANTHROPIC_API_KEY, model and "
+        default=None,
+        help="also judge faithfulness (default: the config's judge.backend; none: no judge "
+        "even when the config names one; anthropic: key from ANTHROPIC_API_KEY, model and "
         "base URL from the config's judge section; openai: an OpenAI-compatible server, "
         "judge.openai's model and base URL, key from OPENAI_API_KEY)",
     )

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from monitor.commands import arguments as a
 from monitor.commands import golden_arguments as g
-from monitor.errors import EXIT_OK
+from monitor.errors import EXIT_OK, EXIT_USAGE, describe
 from monitor.version import ragmon_version
 
 _DESCRIPTION = """\
@@ -112,13 +112,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the command; the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        return dispatch(args)  # the heavy imports, once the arguments are good
+        status = dispatch(args)  # the heavy imports, once the arguments are good
+        sys.stdout.flush()  # a write error on stdout (a full disk) is reported here, not at exit
+        return status
     except BrokenPipeError:
         # `ragmon … | head` closed the pipe: stop quietly, as a Unix tool does. Python would
-        # otherwise report the failed flush of stdout at exit; point it at /dev/null.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # otherwise report the failed flush of stdout at exit.
+        _drop_stdout()
         return EXIT_OK
+    except OSError as exc:
+        # the machine, not the input: a full disk (ENOSPC), a quota, an I/O error while an
+        # output was written. One line that says so, as for an unwritable path at start.
+        print(f"ragmon {args.command}: {describe(exc)}", file=sys.stderr)
+        _drop_stdout()
+        return EXIT_USAGE
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered for it cannot be written."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -28,10 +28,22 @@ def _settings(args: argparse.Namespace, command: str, stderr: TextIO) -> config_
         return None
 
 
+STDOUT = "-"  # an output path of "-" is standard output, for every command
+
+
+def is_stdout(path: Path | None) -> bool:
+    """Whether the output path ``path`` names standard output (``-``)."""
+    return path is not None and str(path) == STDOUT
+
+
 def _writable(path: Path, command: str, stderr: TextIO) -> bool:
-    """Whether ``path`` can be an output file: not a directory, and its parent directories
-    exist or were created now (every command's output files behave alike). False after
+    """Whether ``path`` can be an output file, checked before any work is done (a paid judge
+    pass must not end in a file that cannot be written): ``-`` (stdout), or not a directory,
+    its parent directories exist or were created now, and the file opens for writing (a file
+    made by the check is removed again; FIFOs and devices are not opened). False after
     saying why on stderr."""
+    if is_stdout(path):
+        return True
     if path.is_dir():
         print(f"ragmon {command}: {path} is a directory; give a file name", file=stderr)
         return False
@@ -40,14 +52,28 @@ def _writable(path: Path, command: str, stderr: TextIO) -> bool:
     except OSError as exc:
         print(f"ragmon {command}: cannot create {path.parent}: {describe(exc)}", file=stderr)
         return False
+    existed = path.exists()
+    if existed and not path.is_file():
+        return True  # a FIFO or a device (/dev/null, /dev/stdout): opened when written
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        print(f"ragmon {command}: cannot write {path}: {describe(exc)}", file=stderr)
+        return False
+    if not existed:
+        path.unlink(missing_ok=True)
     return True
 
 
 def _open_output(
-    path: Path, command: str, stderr: TextIO, mode: Literal["w", "a"] = "w"
-) -> TextIO | None:
-    """The output file opened (overwritten unless ``mode`` is "a"), or None after saying
-    on stderr why it cannot be."""
+    path: Path, command: str, stderr: TextIO, mode: Literal["w", "a"] = "w",
+    stdout: TextIO | None = None,
+) -> TextIO | None:  # fmt: skip
+    """The output file opened (overwritten unless ``mode`` is "a"; ``stdout`` for ``-``),
+    or None after saying on stderr why it cannot be."""
+    if is_stdout(path) and stdout is not None:
+        return stdout
     if not _writable(path, command, stderr):
         return None
     try:
@@ -59,8 +85,8 @@ def _open_output(
 
 @contextlib.contextmanager
 def _output(path: Path | None, stdout: TextIO) -> Iterator[TextIO]:
-    """The file at ``path`` (closed after), or stdout."""
-    if path is None:
+    """The file at ``path`` (closed after), or stdout (no path, or ``-``)."""
+    if path is None or is_stdout(path):
         yield stdout
         return
     with path.open("w", encoding="utf-8") as out:

@@ -19,14 +19,20 @@ from monitor.ingest import assembly, otlp
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import calibrate, report
-from monitor.judge.rubric import RUBRIC_ID
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import SourcePosition, SourceRecord, demo
 from monitor.verdict import VERDICTS
 
 if TYPE_CHECKING:
     pass
-from monitor.commands.common import _SHOWN_ERRORS, _open_output, _settings, _writable
+from monitor.commands.common import (
+    _SHOWN_ERRORS,
+    _open_output,
+    _output,
+    _settings,
+    _writable,
+    is_stdout,
+)
 from monitor.commands.replay import _why_nothing
 
 
@@ -49,7 +55,7 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon demo``: print synthetic traces with labelled failure modes."""
     out = stdout
     if args.output is not None:
-        opened = _open_output(args.output, "demo", stderr)
+        opened = _open_output(args.output, "demo", stderr, stdout=stdout)
         if opened is None:
             return EXIT_USAGE
         out = opened
@@ -127,12 +133,14 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         print("ragmon calibrate: no usable labelled rows (each row is a native trace plus "
               "'label': pass | fail | hard_fail | not_applicable)", file=stderr)  # fmt: skip
         return EXIT_FAIL
-    result = calibrate(pairs, judge.name, judge.model, RUBRIC_ID)
-    print(report(result), file=stdout)
+    result = calibrate(pairs, *registry.judge_identity(settings, args.judge))
+    shown = stderr if is_stdout(args.output) else stdout  # `-o -`: the record on stdout
+    print(report(result), file=shown)
     if errors:
-        print(f"skipped rows: {errors}", file=stdout)
+        print(f"skipped rows: {errors}", file=shown)
     if args.output is not None:
-        result.save(args.output)
+        with _output(args.output, stdout) as out:
+            out.write(result.to_json())
     return EXIT_OK
 
 
@@ -162,7 +170,7 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         hint = _why_nothing([args.file], args.fmt)
         print(f"ragmon convert: no trace mapped{hint}", file=stderr)
         return EXIT_FAIL
-    with args.output_jsonl.open("w", encoding="utf-8") as out:
+    with _output(args.output_jsonl, stdout) as out:
         for trace in result.traces:
             record = {
                 "schema": "ragmon.trace/v1",

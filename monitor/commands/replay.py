@@ -5,73 +5,91 @@ from __future__ import annotations
 import argparse
 import threading
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from prometheus_client import CollectorRegistry
 
 from monitor import config as config_mod
 from monitor import registry
+from monitor.commands.common import _open_output, _settings
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
 from monitor.ingest import otlp
 from monitor.ingest.assembly import OtlpAssembler, by_convention
 from monitor.ingest.conventions import OUTCOMES
-from monitor.judge.calibration import Calibration
 from monitor.pipeline import freeze_startup_heap
 from monitor.sources import JsonlSource, OtlpFileSource
+from monitor.sources.inputs import Input, check_inputs
 from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
 from sinks.summary import SummarySink
 
-if TYPE_CHECKING:
-    pass
-from monitor.commands.common import _open_output, _settings
-
 
 class _Progress:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+    """A one-line progress bar on stderr, redrawn at most ten times a second: the share of
+    the input read, records per second and the time left when the input's size is known
+    (regular files), bytes and records per second otherwise (stdin, pipes)."""
 
-    def __init__(self, total: int, out: TextIO, enabled: bool) -> None:
-        self.total = max(total, 1)
+    def __init__(self, total: int | None, out: TextIO, enabled: bool) -> None:
+        self.total = total
         self.out = out
         self.enabled = enabled
-        self.traces = 0
+        self.records = 0
+        self._start = time.monotonic()
         self._last = 0.0
 
     def __call__(self, done: int) -> None:
+        self.records += 1
         now = time.monotonic()
         if not self.enabled or now - self._last < 0.1:
             return
         self._last = now
-        frac = min(done / self.total, 1.0)
-        bar = "#" * int(frac * 30)
-        self.out.write(f"\r[{bar:<30}] {frac:6.1%}  {done / 1e6:.1f}/{self.total / 1e6:.1f} MB")
+        elapsed = max(now - self._start, 1e-9)
+        rate = f"{self.records / elapsed:,.0f} records/s"
+        if self.total:
+            frac = min(done / self.total, 1.0)
+            left = elapsed * (1 - frac) / frac if frac > 0 else 0.0
+            bar = "#" * int(frac * 30)
+            line = (f"[{bar:<30}] {frac:6.1%}  {done / 1e6:.1f}/{self.total / 1e6:.1f} MB  "
+                    f"{rate}  {left:,.0f} s left")  # fmt: skip
+        else:
+            line = f"{done / 1e6:.1f} MB read  {rate}"
+        self.out.write(f"\r{line:<79}")
         self.out.flush()
 
     def finish(self) -> None:
         if self.enabled:
-            self.out.write(f"\r[{'#' * 30}] 100.0%{' ' * 24}\n")
+            elapsed = max(time.monotonic() - self._start, 1e-9)
+            line = f"{self.records:,} records in {elapsed:,.1f} s"
+            self.out.write(f"\r{line:<79}\n")
             self.out.flush()
 
 
-def _replay_format(args: argparse.Namespace, stderr: TextIO) -> str | None:
-    """The input format (told from the files' first bytes unless named), or None after
-    saying what is wrong with the arguments."""
-    for path in args.files:
-        if not path.exists() or path.is_dir():
-            what = "is a directory" if path.is_dir() else "no such file"
-            print(f"ragmon replay: {what}: {path}", file=stderr)
-            return None
-    if args.sample_rate is not None and args.judge == "none":
-        print("ragmon replay: --sample-rate needs --judge heuristic, anthropic or openai",
-              file=stderr)  # fmt: skip
+def _open_inputs(args: argparse.Namespace, stderr: TextIO) -> list[Input] | None:
+    """Every input opened once (``-`` is stdin; pipes; gzip), or None after saying why not."""
+    wrong = check_inputs(args.files)
+    if wrong is None and args.sample_rate is not None and not 0.0 <= args.sample_rate <= 1.0:
+        wrong = "--sample-rate must be between 0 and 1"
+    if wrong is not None:
+        print(f"ragmon replay: {wrong}", file=stderr)
         return None
-    if args.sample_rate is not None and not 0.0 <= args.sample_rate <= 1.0:
-        print("ragmon replay: --sample-rate must be between 0 and 1", file=stderr)
+    opened: list[Input] = []
+    try:
+        for path in args.files:
+            opened.append(Input(path))
+    except OSError as exc:
+        print(f"ragmon replay: cannot read {path}: {describe(exc)}", file=stderr)
+        for inp in opened:
+            inp.close()
         return None
+    return opened
+
+
+def _replay_format(args: argparse.Namespace, inputs: list[Input], stderr: TextIO) -> str | None:
+    """The input format (told from the inputs' first bytes unless named), or None after
+    saying that the inputs mix formats."""
     if args.format != "auto":
         return str(args.format)
-    found = {otlp.sniff_format(p) for p in args.files} - {None}
+    found = {otlp.sniff_format(i.head) for i in inputs} - {None}
     if len(found) > 1:
         print(f"ragmon replay: the files mix formats ({', '.join(sorted(map(str, found)))}); "
               "replay them separately or name one with --format", file=stderr)  # fmt: skip
@@ -85,8 +103,7 @@ def _replay_sinks(
     """The summary, the golden-row sink (``--golden-dir``) and every sink of a replay;
     ``stdout`` is given when the evaluation lines go there (``--output-jsonl -``)."""
     summary = SummarySink(registry.build_suite(settings).names)
-    if settings.judge.calibration_file is not None and args.judge != "none":
-        summary.calibration = Calibration.load(settings.judge.calibration_file)
+    summary.calibration = registry.calibration(settings)
     sinks: list[Any] = [summary]
     if args.output_jsonl is not None:
         path = None if stdout is not None else args.output_jsonl
@@ -99,12 +116,28 @@ def _replay_sinks(
 
 def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon replay``: evaluate trace files offline and print a summary table."""
-    fmt = _replay_format(args, stderr)
+    inputs = _open_inputs(args, stderr)
+    if inputs is None:
+        return EXIT_USAGE
+    try:
+        return _replay(args, inputs, stdout, stderr)
+    finally:
+        for inp in inputs:
+            inp.close()
+
+
+def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stderr: TextIO) -> int:
+    fmt = _replay_format(args, inputs, stderr)
     settings = _settings(args, "replay", stderr) if fmt is not None else None
     if fmt is None or settings is None:
         return EXIT_USAGE
+    backend = args.judge or settings.judge.backend  # the flag overrides the config
+    if args.sample_rate is not None and backend == "none":
+        print("ragmon replay: --sample-rate needs a judge (--judge heuristic, anthropic or "
+              "openai, or judge.backend in the config)", file=stderr)  # fmt: skip
+        return EXIT_USAGE
     settings = settings.model_copy(
-        update={"judge": settings.judge.model_copy(update={"backend": args.judge})}
+        update={"judge": settings.judge.model_copy(update={"backend": backend})}
     )
     to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
     if args.output_jsonl is not None and not to_stdout:
@@ -113,12 +146,14 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             return EXIT_USAGE
         opened.close()  # overwritten now unless --append; the sink appends from here
     enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
-    progress = _Progress(sum(p.stat().st_size for p in args.files), stderr, enabled)
-    source: Any
+    sizes = [i.size for i in inputs]
+    total = None if None in sizes else sum(s or 0 for s in sizes)
+    progress = _Progress(total, stderr, enabled)
+    source: JsonlSource | OtlpFileSource
     if fmt == "native":
-        source = JsonlSource(args.files, on_progress=progress)
+        source = JsonlSource(inputs, on_progress=progress)
     else:
-        source = OtlpFileSource(args.files, fmt)
+        source = OtlpFileSource(inputs, fmt, on_progress=progress)
     try:
         summary, golden, sinks = _replay_sinks(args, settings, stdout if to_stdout else None)
         metrics = registry.build_metrics(CollectorRegistry())
@@ -149,18 +184,21 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if golden is not None:
         print(f"candidate golden rows: {golden.rows_written} new in {args.golden_dir}",
               file=stderr)  # fmt: skip
+    for what in source.read_errors:
+        print(f"ragmon replay: {what}", file=stderr)
     if pipeline.stats.traces == 0:
-        print(f"ragmon replay: no trace evaluated{_why_nothing(args.files, fmt)}", file=stderr)
+        why = _why_nothing([i.head for i in inputs], fmt)
+        print(f"ragmon replay: no trace evaluated{why}", file=stderr)
         return EXIT_FAIL
     print(summary.table(), file=stderr if to_stdout else stdout)
     failed = summary.judge_failures()
-    if args.judge != "none" and failed and summary.judged == 0:
+    if backend != "none" and failed and summary.judged == 0:
         shown = ", ".join(f"{k} {v}" for k, v in sorted(failed.items()))
         print(f"ragmon replay: no sampled trace could be judged ({shown}); the checks' results "
               "above stand, the judge's do not (see the log lines above for why)",
               file=stderr)  # fmt: skip
         return EXIT_FAIL
-    return EXIT_OK
+    return EXIT_FAIL if source.read_errors else EXIT_OK
 
 
 def _report_bad_records(summary: SummarySink, unit: str, stderr: TextIO) -> None:
@@ -172,9 +210,10 @@ def _report_bad_records(summary: SummarySink, unit: str, stderr: TextIO) -> None
         print(f"... and {hidden} more bad records", file=stderr)
 
 
-def _why_nothing(files: list[Path], fmt: str) -> str:
-    """Why a replay evaluated nothing, as a hint for the person who ran it."""
-    looks = {otlp.sniff_format(p) for p in files}
+def _why_nothing(heads: list[bytes], fmt: str) -> str:
+    """Why a replay evaluated nothing (its inputs' first bytes), as a hint for the person
+    who ran it."""
+    looks = {otlp.sniff_format(h) for h in heads}
     if looks == {None}:
         return ": the input is empty"
     looks.discard(None)

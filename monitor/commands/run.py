@@ -13,7 +13,6 @@ from monitor import config as config_mod
 from monitor import registry
 from monitor.commands.server import MetricsServer
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
-from monitor.judge.calibration import Calibration
 from monitor.log import configure as configure_logging
 from monitor.pipeline import Pipeline, freeze_startup_heap
 from monitor.telemetry import Metrics
@@ -28,12 +27,13 @@ def _run_metrics(settings: config_mod.Settings, stderr: TextIO) -> Metrics | Non
     """The daemon's metrics, with review precision and the judge calibration record."""
     metrics = registry.build_metrics(CollectorRegistry())
     registry.watch_reviews(settings, metrics)
-    if settings.judge.calibration_file is not None:
-        try:
-            metrics.set_calibration(Calibration.load(settings.judge.calibration_file))
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            print(f"ragmon run: cannot read judge.calibration_file: {exc}", file=stderr)
-            return None
+    try:
+        record = registry.calibration(settings)
+    except ConfigError as exc:
+        print(f"ragmon run: {exc}", file=stderr)
+        return None
+    if record is not None:
+        metrics.set_calibration(record)
     return metrics
 
 

@@ -39,6 +39,20 @@ class Calibration:
     confusion: dict[str, dict[str, int]] = field(default_factory=dict)  # human -> judge -> n
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
 
+    def mismatch(self, judge: str, model: str, rubric_version: str) -> str | None:
+        """Why this record does not describe the judge ``judge`` (``model``, under
+        ``rubric_version``), or None when it does. A record measured on another judge, model
+        or rubric says nothing of this one's errors: correcting with it would be a guess."""
+        ours = (self.judge, self.model, self.rubric_version)
+        theirs = (judge, model, rubric_version)
+        if ours == theirs:
+            return None
+        return (
+            f"the record was measured on judge {self.judge} (model {self.model}, rubric "
+            f"{self.rubric_version}), the running judge is {judge} (model {model}, rubric "
+            f"{rubric_version}); run `ragmon calibrate -o` with this judge"
+        )
+
     def corrected_rate(self, observed: float) -> float | None:
         """Rogan–Gladen: the hard-fail prevalence implied by an observed judge rate."""
         if self.sensitivity is None or self.specificity is None:
@@ -48,9 +62,13 @@ class Calibration:
             return None
         return min(1.0, max(0.0, (observed + self.specificity - 1) / denom))
 
+    def to_json(self) -> str:
+        """The record as JSON text (what ``save`` writes and ``load`` reads)."""
+        return json.dumps(asdict(self), indent=2) + "\n"
+
     def save(self, path: Path) -> None:
         """Write the record as JSON to ``path``."""
-        path.write_text(json.dumps(asdict(self), indent=2) + "\n")
+        path.write_text(self.to_json())
 
     @classmethod
     def load(cls, path: Path) -> Calibration:

@@ -35,9 +35,9 @@ from monitor.judge.prices import Prices
 from monitor.judge.replies import read_output
 from monitor.judge.rubric import (
     RUBRIC,
-    RUBRIC_ID,
     TOOL,
     estimate_input_tokens,
+    rubric_version,
     user_prompt,
 )
 from monitor.judge.tokens import for_model as token_counter
@@ -208,9 +208,8 @@ class OpenAIJudge:
                  repairs: tuple[str, ...] = ()) -> Verdict:  # fmt: skip
         estimated = bool(tokens.pop("usage_estimated", 0))
         cost = self.prices.cost(tokens["input_tokens"], tokens["output_tokens"], 0, 0)
-        version = RUBRIC_ID if self.profile == "rubric" else f"{self.profile}-v1"
         return Verdict.from_output(
-            output, judge=self.name, model=self.model, rubric_version=version,
+            output, judge=self.name, model=self.model, rubric_version=rubric_version(self.profile),
             cost_usd=cost, latency_seconds=time.monotonic() - t0, usage_estimated=estimated,
             output_repairs=repairs, **tokens,
         )  # fmt: skip

@@ -43,6 +43,13 @@ Call the tool record_verdict exactly once with your result."""
 RUBRIC_HASH = hashlib.sha256(f"{RUBRIC_VERSION}\n{RUBRIC}".encode()).hexdigest()[:12]
 RUBRIC_ID = f"{RUBRIC_VERSION}+{RUBRIC_HASH}"
 
+
+def rubric_version(profile: str = "rubric") -> str:
+    """The rubric version a verdict is measured under: this rubric's id, or a detector
+    profile's own format (``monitor.judge.profiles``)."""
+    return RUBRIC_ID if profile == "rubric" else f"{profile}-v1"
+
+
 TOOL: dict[str, Any] = {
     "name": "record_verdict",
     "description": "Record the claims of the answer and their labels.",

@@ -22,7 +22,13 @@ from monitor.ingest.native import NativeDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.pipeline import Pipeline
 from monitor.registry.components import Component, configured, from_config
-from monitor.registry.judges import JUDGES, build_judge, build_judge_stage
+from monitor.registry.judges import (
+    JUDGES,
+    build_judge,
+    build_judge_stage,
+    calibration,
+    judge_identity,
+)
 from monitor.sources import Source
 from monitor.telemetry import LabelLimiter, MemoCollector, Metrics
 from monitor.version import ragmon_version
@@ -31,7 +37,8 @@ from sinks import Sink
 __all__ = [
     "CHECKS", "JUDGES", "SINKS", "SOURCES", "Component", "build_decoder", "build_judge",
     "build_judge_stage", "build_metrics", "build_pipeline", "build_probe_loop", "build_sinks",
-    "build_source", "build_suite", "configured", "from_config", "watch_reviews",
+    "build_source", "build_suite", "calibration", "configured", "from_config", "judge_identity",
+    "watch_reviews",
 ]  # fmt: skip
 
 # --- the component tables -------------------------------------------------------------------

@@ -11,10 +11,12 @@ from typing import Any, cast
 from monitor.config import Settings
 from monitor.errors import ConfigError
 from monitor.judge.cache import VerdictCache
+from monitor.judge.calibration import Calibration
 from monitor.judge.config import JudgeConfig
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
 from monitor.judge.process import ProcessJudge
+from monitor.judge.rubric import rubric_version
 from monitor.judge.sampler import Budget, HashSampler, SamplingRules
 from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge
 from monitor.model import RagTrace
@@ -86,6 +88,38 @@ def build_judge(settings: Settings, backend: str | None = None) -> Judge:
     if spec.remote:
         judge.verify()
     return cast(Judge, judge)
+
+
+def judge_identity(settings: Settings, backend: str | None = None) -> tuple[str, str, str]:
+    """The (judge, model, rubric version) that the verdicts of ``backend`` (default:
+    ``judge.backend``) carry, the jury when one is configured: what a calibration record
+    must have been measured on to apply."""
+    cfg = settings.judge
+    name = backend or cfg.backend
+    spec = _spec(settings, name)
+    model = str(spec.kwargs.get("model", getattr(spec.cls, "model", name)))
+    rubric = rubric_version(spec.kwargs.get("profile", "rubric"))
+    if backend is None and cfg.jury.backend != "none":
+        second, second_model, _ = judge_identity(settings, cfg.jury.backend)
+        return f"jury({spec.cls.name}+{second})", f"{model}+{second_model}", rubric
+    return str(spec.cls.name), model, rubric
+
+
+def calibration(settings: Settings, backend: str | None = None) -> Calibration | None:
+    """The record of ``judge.calibration_file`` for the judge of ``backend`` (default:
+    ``judge.backend``), None when no file is set or no judge runs. A record of another
+    judge, model or rubric is refused (``ConfigError``), as is one that cannot be read."""
+    path = settings.judge.calibration_file
+    if path is None or (backend or settings.judge.backend) == "none":
+        return None
+    try:
+        record = Calibration.load(path)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise ConfigError(f"cannot read judge.calibration_file {path}: {exc}") from exc
+    why = record.mismatch(*judge_identity(settings, backend))
+    if why is not None:
+        raise ConfigError(f"judge.calibration_file {path} does not apply: {why}")
+    return record
 
 
 def _free(trace: RagTrace) -> tuple[int, float]:

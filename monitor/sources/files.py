@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
+
+import structlog
 
 from monitor.sources.base import ReadProgress, SourceListener, SourcePosition, SourceRecord
+from monitor.sources.inputs import STDIN, Input
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -85,8 +88,57 @@ class ListSource(_IteratorSource):
             yield SourceRecord(SourcePosition(self._source, 0, i), v)
 
 
-class JsonlSource(_IteratorSource):
-    """Native records, one per line, from files; the offset is the 1-based line number.
+def _input(item: Path | str | Input) -> Input:
+    return item if isinstance(item, Input) else Input(item)
+
+
+class _InputSource(_IteratorSource):
+    """Records from inputs (paths, ``-`` for stdin, or inputs already opened to tell their
+    format), read one after the other, each once and front to back (``monitor.sources.inputs``).
+    An input that fails part-way (a cut gzip stream, a read error) ends there: the records
+    before it are kept, the failure is logged and kept in ``read_errors``."""
+
+    def __init__(self, paths: Iterable[Path | str | Input]) -> None:
+        super().__init__()
+        self.inputs = list(paths)
+        self.read_errors: list[str] = []
+
+    def start(self) -> None:
+        """Every input must be there and readable before the first record is read."""
+        for item in self.inputs:
+            if not isinstance(item, Input) and str(item) != STDIN:
+                if Path(item).is_dir():
+                    raise IsADirectoryError(21, "Is a directory", str(item))
+                with Path(item).open("rb"):
+                    pass
+        super().start()
+
+    def _records(self) -> Iterator[SourceRecord]:
+        done = 0
+        for item in self.inputs:
+            inp = _input(item)
+            count = 0
+            try:
+                for record in self._read(inp, done):
+                    count += 1
+                    yield record
+                if inp.failed is not None:
+                    raise EOFError(inp.failed)
+            except (OSError, EOFError, ValueError) as exc:
+                what = f"{inp.name}: reading stopped after {count} records: {exc}"
+                self.read_errors.append(what)
+                structlog.get_logger("ragmon").warning("input_read_failed", detail=what)
+            finally:
+                done += inp.done
+                inp.close()
+
+    def _read(self, inp: Input, base: int) -> Iterator[SourceRecord]:
+        raise NotImplementedError
+
+
+class JsonlSource(_InputSource):
+    """Native records, one per line, from files (gzip or not, ``-`` for stdin); the offset
+    is the 1-based line number.
 
     Blank lines are skipped. ``on_progress`` receives bytes read so far (for progress bars).
     """
@@ -99,51 +151,43 @@ class JsonlSource(_IteratorSource):
         return cls(settings.source.jsonl.paths)
 
     def __init__(
-        self, paths: Iterable[Path | str], on_progress: Callable[[int], None] | None = None
+        self,
+        paths: Iterable[Path | str | Input],
+        on_progress: Callable[[int], None] | None = None,
     ) -> None:
-        super().__init__()
-        self.paths = [Path(p) for p in paths]
+        super().__init__(paths)
         self._on_progress = on_progress
 
-    def start(self) -> None:
-        """Every file must be there and readable before the first record is read."""
-        for path in self.paths:
-            if path.is_dir():
-                raise IsADirectoryError(21, "Is a directory", str(path))
-            with path.open("rb"):
-                pass
-        super().start()
-
-    def _records(self) -> Iterator[SourceRecord]:
-        done = 0
-        for path in self.paths:
-            with path.open("rb") as fh:
-                yield from self._lines(fh, str(path), done)
-            done += path.stat().st_size
-
-    def _lines(self, fh: BinaryIO, name: str, base: int) -> Iterator[SourceRecord]:
-        for lineno, line in enumerate(fh, start=1):
+    def _read(self, inp: Input, base: int) -> Iterator[SourceRecord]:
+        for lineno, line in enumerate(inp.stream, start=1):
             if self._on_progress is not None:
-                self._on_progress(base + fh.tell())
+                self._on_progress(base + inp.done)
             stripped = line.strip()
             if stripped:
-                yield SourceRecord(SourcePosition(name, 0, lineno), stripped)
+                yield SourceRecord(SourcePosition(inp.name, 0, lineno), stripped)
 
 
-class OtlpFileSource(_IteratorSource):
-    """OTLP trace messages from files (``otlp-json``: one request per line; ``otlp-proto``:
-    4-byte big-endian length + request); the offset is the 1-based message number."""
+class OtlpFileSource(_InputSource):
+    """OTLP trace messages from files (gzip or not, ``-`` for stdin; ``otlp-json``: one
+    request per line; ``otlp-proto``: 4-byte big-endian length + request); the offset is the
+    1-based message number."""
 
     name = "otlp_file"
 
-    def __init__(self, paths: Iterable[Path | str], fmt: str) -> None:
-        super().__init__()
-        self.paths = [Path(p) for p in paths]
+    def __init__(
+        self,
+        paths: Iterable[Path | str | Input],
+        fmt: str,
+        on_progress: Callable[[int], None] | None = None,
+    ) -> None:
+        super().__init__(paths)
         self.fmt = fmt
+        self._on_progress = on_progress
 
-    def _records(self) -> Iterator[SourceRecord]:
-        from monitor.ingest.otlp import read_messages
+    def _read(self, inp: Input, base: int) -> Iterator[SourceRecord]:
+        from monitor.ingest.otlp import stream_messages
 
-        for path in self.paths:
-            for i, raw in enumerate(read_messages(path.read_bytes(), self.fmt), 1):
-                yield SourceRecord(SourcePosition(str(path), 0, i), raw)
+        for i, raw in enumerate(stream_messages(inp.stream, self.fmt), 1):
+            if self._on_progress is not None:
+                self._on_progress(base + inp.done)
+            yield SourceRecord(SourcePosition(inp.name, 0, i), raw)

@@ -18,6 +18,8 @@ import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
 from monitor.judge.calibration import calibrate
+from monitor.judge.config import JudgeConfig
+from monitor.judge.rubric import RUBRIC_ID
 from tests import otel_spans
 from tests.integration.conftest import free_port, start_otlp_http_daemon
 from tests.integration.kafka_support import Daemon, create_topic, produce, wait_until
@@ -94,9 +96,8 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
     topic = create_topic(2)
     produce(topic, 1500, bad_every=60)
     cal = tmp / "calibration.json"
-    calibrate([("pass", "pass")] * 9 + [("hard_fail", "hard_fail")], "anthropic", "m", "r").save(
-        cal
-    )
+    measured = ("anthropic", JudgeConfig().model, RUBRIC_ID)  # the judge this daemon runs
+    calibrate([("pass", "pass")] * 9 + [("hard_fail", "hard_fail")], *measured).save(cal)
     with MessagesApi() as api:
         api.default = verdict("SUPPORTED", "ABSENT", "CONTRADICTED")
         api.script.extend(

@@ -56,3 +56,37 @@ def test_replay_summary_reports_the_corrected_rate() -> None:
     raw = float(line.split("raw ")[1].rstrip("%)")) / 100
     corrected = float(line.split(": ")[1].split("%")[0]) / 100
     assert corrected == pytest.approx(raw / 0.8, abs=1e-3)  # specificity 1, sensitivity 0.8
+
+
+def test_a_record_of_another_judge_model_or_rubric_is_refused(tmp_path: Path) -> None:
+    """A record applies only to the judge, model and rubric it was measured on: one of the
+    heuristic judge is refused for the OpenAI judge (it would correct that judge's rate with
+    another's errors), and so is one of another model or rubric; the matching one loads."""
+    from monitor.config import Settings
+    from monitor.errors import ConfigError
+    from monitor.judge.rubric import RUBRIC_ID
+    from monitor.registry import calibration
+
+    path = tmp_path / "cal.json"
+    pairs = [("pass", "pass")] * 9 + [("hard_fail", "hard_fail")]
+
+    def settings(backend: str, **openai: str) -> Settings:
+        judge = {"backend": backend, "calibration_file": str(path),
+                 "openai": {"base_url": "http://127.0.0.1:9/v1", **openai}}  # fmt: skip
+        return Settings.model_validate({"judge": judge})
+
+    calibrate(pairs, "heuristic", "heuristic-v1", RUBRIC_ID).save(path)
+    assert calibration(settings("heuristic")) is not None
+    with pytest.raises(ConfigError, match=r"measured on judge heuristic.*running judge is openai"):
+        calibration(settings("openai", model="judge-model"))
+    calibrate(pairs, "openai", "other-model", RUBRIC_ID).save(path)
+    with pytest.raises(ConfigError, match="does not apply"):
+        calibration(settings("openai", model="judge-model"))
+    calibrate(pairs, "openai", "judge-model", RUBRIC_ID).save(path)
+    assert calibration(settings("openai", model="judge-model")) is not None
+    with pytest.raises(ConfigError, match="rubric lynx-v1"):  # the same model, another format
+        calibration(settings("openai", model="judge-model", profile="lynx"))
+    assert calibration(settings("none")) is None  # no judge runs: nothing to correct
+    path.write_text("{not json")
+    with pytest.raises(ConfigError, match="cannot read"):
+        calibration(settings("heuristic"))

@@ -1,0 +1,100 @@
+"""Inputs and outputs as a Unix tool takes them: '-' and pipes, gzip told from its bytes, the
+config's judge, output paths checked before any judge call, a full disk in one line."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+from pathlib import Path
+
+from tests.integration.conftest import RAGMON, clean_env, ragmon
+
+CORPUS = Path(__file__).parents[1] / "otel_corpus"
+
+
+def _demo(tmp_path: Path, count: int = 60) -> Path:
+    path = tmp_path / "demo.jsonl"
+    path.write_text(ragmon("demo", "--count", str(count)).stdout)
+    return path
+
+
+def test_replay_reads_stdin_pipes_and_gzip(tmp_path: Path) -> None:
+    """'-' and /dev/stdin on a pipe, a gzip file (by its bytes, whatever its name), gzip on
+    stdin, OTLP protobuf on a pipe: every trace is evaluated, none read twice."""
+    native = _demo(tmp_path)
+    raw = native.read_bytes()
+    packed = tmp_path / "traces.data"  # no .gz: told from the magic bytes
+    packed.write_bytes(gzip.compress(raw))
+    cases = [
+        (["replay", "-"], raw),
+        (["replay", "/dev/stdin"], raw),
+        (["replay", "--format", "native", "/dev/stdin"], raw),
+        (["replay", str(packed)], None),
+        (["replay", "-"], gzip.compress(raw)),
+    ]
+    for args, stdin in cases:
+        out = subprocess.run([*RAGMON, *args], input=stdin, capture_output=True,
+                             env=clean_env(), timeout=120)  # fmt: skip
+        assert out.returncode == 0, (args, out.stderr.decode())
+        assert b"traces evaluated: 60 " in out.stdout, args
+    proto = (CORPUS / "langchain-openinference.otlp").read_bytes()
+    out = subprocess.run([*RAGMON, "replay", "-"], input=gzip.compress(proto),
+                         capture_output=True, env=clean_env(), timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr.decode()
+    assert b"traces evaluated: 10 " in out.stdout
+
+
+def test_a_cut_gzip_input_keeps_what_was_read_and_says_so(tmp_path: Path) -> None:
+    """A gzip stream cut short: the traces before the cut are evaluated, the cut is named,
+    and the exit status says the input was not read to its end."""
+    native = _demo(tmp_path, 3000)
+    packed = gzip.compress(native.read_bytes())
+    cut = tmp_path / "cut.gz"
+    cut.write_bytes(packed[: len(packed) // 2])
+    out = ragmon("replay", str(cut))
+    assert out.returncode == 1
+    assert "reading stopped after" in out.stderr and "cut.gz" in out.stderr
+    evaluated = int(out.stdout.split("traces evaluated: ")[1].split()[0])
+    assert 0 < evaluated < 3000
+
+
+def test_replay_uses_the_configs_judge_and_the_flag_overrides_it(tmp_path: Path) -> None:
+    """judge.backend in --config turns the judge on in replay; --judge none turns it off."""
+    native = _demo(tmp_path)
+    config = tmp_path / "ragmon.yaml"
+    config.write_text("judge:\n  backend: heuristic\n")
+    judged = ragmon("replay", "--config", str(config), str(native))
+    assert judged.returncode == 0, judged.stderr
+    assert "judge" in judged.stdout and "hard_fail" in judged.stdout
+    plain = ragmon("replay", "--config", str(config), "--judge", "none", str(native))
+    assert plain.returncode == 0 and "hard_fail" not in plain.stdout
+
+
+def test_calibrate_refuses_an_unwritable_output_before_any_judge_call(tmp_path: Path) -> None:
+    """-o where no file can be written stops at start (the OpenAI judge would be paid for
+    each row): no row is judged (the server named is never reached)."""
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(ragmon("demo", "--count", "5", "--with-labels").stdout)
+    out = ragmon("calibrate", "--labels", str(labels), "--judge", "openai",
+                 "-o", "/proc/ragmon-calibration.json",
+                 RAGMON_JUDGE__OPENAI__BASE_URL="http://127.0.0.1:9/v1")  # fmt: skip
+    assert out.returncode == 2
+    assert "cannot write /proc/ragmon-calibration.json" in out.stderr
+    assert "line 1" not in out.stderr  # no row was tried
+
+
+def test_outputs_dash_is_stdout_and_a_full_disk_is_one_line(tmp_path: Path) -> None:
+    """convert --output-jsonl - writes to stdout (no file named '-'); a full disk ends demo
+    and convert with one line and exit 2, not a traceback."""
+    proto = CORPUS / "langchain-openinference.otlp"
+    out = subprocess.run([*RAGMON, "convert", "--from", "otlp-proto", str(proto),
+                          "--output-jsonl", "-"], capture_output=True, text=True,
+                         env=clean_env(), cwd=tmp_path, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout.splitlines()) == 10 and not (tmp_path / "-").exists()
+    for args in (["demo", "--count", "3000", "-o", "/dev/full"],
+                 ["convert", "--from", "otlp-proto", str(proto), "--output-jsonl",
+                  "/dev/full"]):  # fmt: skip
+        full = ragmon(*args)
+        assert full.returncode == 2, (args, full.stderr)
+        assert "No space left on device" in full.stderr and "Traceback" not in full.stderr
