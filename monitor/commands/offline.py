@@ -167,7 +167,7 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         return EXIT_USAGE
     result = _otlp([args.file], args.fmt, stderr)
     if not result.traces and result.bad_messages:
-        hint = _why_nothing([args.file], args.fmt)
+        hint = _why_nothing([args.file.read_bytes()[: 64 << 10]], args.fmt)
         print(f"ragmon convert: no trace mapped{hint}", file=stderr)
         return EXIT_FAIL
     with _output(args.output_jsonl, stdout) as out:

@@ -83,7 +83,7 @@ def test_output_jsonl_dash_is_stdout_and_the_summary_moves_to_stderr(traces: Pat
 
 def test_sample_rate_without_a_judge_is_refused(traces: Path) -> None:
     result = ragmon("replay", str(traces), "--sample-rate", "0.5")
-    assert result.returncode == 2 and "--sample-rate needs --judge" in result.stderr
+    assert result.returncode == 2 and "--sample-rate needs a judge" in result.stderr
 
 
 @pytest.mark.parametrize(
