@@ -21,6 +21,7 @@ from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import calibrate, report
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import SourcePosition, SourceRecord, demo
+from monitor.sources.inputs import HEAD_BYTES
 from monitor.verdict import VERDICTS
 
 if TYPE_CHECKING:
@@ -167,7 +168,8 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         return EXIT_USAGE
     result = _otlp([args.file], args.fmt, stderr)
     if not result.traces and result.bad_messages:
-        hint = _why_nothing([args.file.read_bytes()[: 64 << 10]], args.fmt)
+        with args.file.open("rb") as fh:
+            hint = _why_nothing([fh.read(HEAD_BYTES)], args.fmt)
         print(f"ragmon convert: no trace mapped{hint}", file=stderr)
         return EXIT_FAIL
     with _output(args.output_jsonl, stdout) as out:

@@ -96,12 +96,18 @@ class _InputSource(_IteratorSource):
     """Records from inputs (paths, ``-`` for stdin, or inputs already opened to tell their
     format), read one after the other, each once and front to back (``monitor.sources.inputs``).
     An input that fails part-way (a cut gzip stream, a read error) ends there: the records
-    before it are kept, the failure is logged and kept in ``read_errors``."""
+    before it are kept, the failure is logged and kept in ``read_errors``. ``on_progress``
+    receives the bytes read so far at each record (for progress bars)."""
 
-    def __init__(self, paths: Iterable[Path | str | Input]) -> None:
+    def __init__(
+        self,
+        paths: Iterable[Path | str | Input],
+        on_progress: Callable[[int], None] | None = None,
+    ) -> None:
         super().__init__()
         self.inputs = list(paths)
         self.read_errors: list[str] = []
+        self._on_progress = on_progress
 
     def start(self) -> None:
         """Every input must be there and readable before the first record is read."""
@@ -119,8 +125,10 @@ class _InputSource(_IteratorSource):
             inp = _input(item)
             count = 0
             try:
-                for record in self._read(inp, done):
+                for record in self._read(inp):
                     count += 1
+                    if self._on_progress is not None:
+                        self._on_progress(done + inp.done)
                     yield record
                 if inp.failed is not None:
                     raise EOFError(inp.failed)
@@ -132,16 +140,13 @@ class _InputSource(_IteratorSource):
                 done += inp.done
                 inp.close()
 
-    def _read(self, inp: Input, base: int) -> Iterator[SourceRecord]:
+    def _read(self, inp: Input) -> Iterator[SourceRecord]:
         raise NotImplementedError
 
 
 class JsonlSource(_InputSource):
     """Native records, one per line, from files (gzip or not, ``-`` for stdin); the offset
-    is the 1-based line number.
-
-    Blank lines are skipped. ``on_progress`` receives bytes read so far (for progress bars).
-    """
+    is the 1-based line number. Blank lines are skipped."""
 
     name = "jsonl"
 
@@ -150,18 +155,8 @@ class JsonlSource(_InputSource):
         """``source.jsonl``: the files, in order."""
         return cls(settings.source.jsonl.paths)
 
-    def __init__(
-        self,
-        paths: Iterable[Path | str | Input],
-        on_progress: Callable[[int], None] | None = None,
-    ) -> None:
-        super().__init__(paths)
-        self._on_progress = on_progress
-
-    def _read(self, inp: Input, base: int) -> Iterator[SourceRecord]:
+    def _read(self, inp: Input) -> Iterator[SourceRecord]:
         for lineno, line in enumerate(inp.stream, start=1):
-            if self._on_progress is not None:
-                self._on_progress(base + inp.done)
             stripped = line.strip()
             if stripped:
                 yield SourceRecord(SourcePosition(inp.name, 0, lineno), stripped)
@@ -180,14 +175,11 @@ class OtlpFileSource(_InputSource):
         fmt: str,
         on_progress: Callable[[int], None] | None = None,
     ) -> None:
-        super().__init__(paths)
+        super().__init__(paths, on_progress)
         self.fmt = fmt
-        self._on_progress = on_progress
 
-    def _read(self, inp: Input, base: int) -> Iterator[SourceRecord]:
+    def _read(self, inp: Input) -> Iterator[SourceRecord]:
         from monitor.ingest.otlp import stream_messages
 
         for i, raw in enumerate(stream_messages(inp.stream, self.fmt), 1):
-            if self._on_progress is not None:
-                self._on_progress(base + inp.done)
             yield SourceRecord(SourcePosition(inp.name, 0, i), raw)
