@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 
-if TYPE_CHECKING:
-    pass
 from monitor.commands.common import _golden_set, _writable
 
 
@@ -43,6 +41,9 @@ def cmd_eval_retrieval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO)
         print(f"{result['unretrieved']} judged queries have no retrieved document in the run: "
               "scored 0 in every metric (--only-retrieved leaves them out)",
               file=stderr)  # fmt: skip
+    if result["unanswerable"]:
+        print(f"{result['unanswerable']} judged queries have no relevant document (unanswerable): "
+              "left out of every metric", file=stderr)  # fmt: skip
     metrics = result["metrics"]
     assert isinstance(metrics, dict)
     if not metrics["queries"]:

@@ -173,15 +173,23 @@ def evaluate(
     ks: Sequence[int] = (1, 3, 5, 10),
     chunk_separator: str | None = None,
     complete: bool = True,
+    skip_unanswerable: bool = True,
 ) -> dict[str, object]:
-    """``{"metrics": {...means...}, "per_query": {qid: {...}}, "unretrieved": n}``: over
-    every judged query (``complete``; ``unretrieved`` of them had nothing in the run), or
-    over the queries in both."""
+    """``{"metrics": {...means...}, "per_query": {qid: {...}}, "unretrieved": n,
+    "unanswerable": m}``: over every judged query (``complete``; ``unretrieved`` of them had
+    nothing in the run), or over the queries in both. A query with no relevant document (a
+    golden item expected to be refused) has no recall to measure: it is left out of every
+    mean and counted in ``unanswerable``, as ``golden compare`` does (``skip_unanswerable``;
+    trec_eval scores it 0)."""
     if not ks or any(k < 1 for k in ks):
         raise ValueError("every k must be 1 or more")
     ks = sorted(set(ks))
     per_query: dict[str, QueryScores] = {}
-    queries = qrels.keys() if complete else run.keys() & qrels.keys()
+    unanswerable = {
+        qid for qid, grades in qrels.items() if skip_unanswerable and not any(grades.values())
+    }
+    judged = qrels.keys() - unanswerable
+    queries = judged if complete else run.keys() & judged
     for qid in sorted(queries):
         grades = qrels[qid]
         if chunk_separator is not None:
@@ -203,7 +211,8 @@ def evaluate(
     return {
         "metrics": metrics,
         "per_query": {q: s.as_dict() for q, s in per_query.items()},
-        "unretrieved": len(qrels.keys() - run.keys()) if complete else 0,
+        "unretrieved": len(judged - run.keys()) if complete else 0,
+        "unanswerable": len(unanswerable),
     }
 
 

@@ -135,17 +135,19 @@ def test_calibrate_caps_the_errors_it_prints(traces: Path) -> None:
 
 def test_eval_retrieval_scores_a_trec_run_and_writes_json(tmp_path: Path) -> None:
     qrels, run, out = tmp_path / "qrels", tmp_path / "run", tmp_path / "out.json"
-    qrels.write_text("q1 0 refunds#0 2\nq1 0 fees#0 1\nq2 0 shipping 1\n")
+    qrels.write_text("q1 0 refunds#0 2\nq1 0 fees#0 1\nq2 0 shipping 1\nq4 0 nothing 0\n")
     run.write_text("q1 Q0 refunds#2 1 0.9 bm25\nq1 Q0 pricing#0 2 0.8 bm25\n"
                    "q2 Q0 returns 1 0.9 bm25\nq3 Q0 x 1 1 bm25\n")  # fmt: skip
     result = ragmon("eval-retrieval", "--qrels", str(qrels), "--run", str(run), "--k", "1,3",
                     "--chunk-separator", "#", "--output-json", str(out))  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "1 run queries have no qrels" in result.stderr
+    assert "1 judged queries have no relevant document (unanswerable)" in result.stderr
     data = json.loads(out.read_text())
     assert data["metrics"]["queries"] == 2
     assert data["metrics"]["precision@1"] == 0.5 and data["metrics"]["recall@1"] == 0.25
     assert data["per_query"]["q1"]["first_hit_rank"] == 1
+    assert data["unanswerable"] == 1 and "q4" not in data["per_query"]
     bad = ragmon("eval-retrieval", "--qrels", str(run), "--run", str(run))
     assert bad.returncode == 2 and "want 4 (qid iter docid grade)" in bad.stderr
 

@@ -41,7 +41,8 @@ def test_every_metric_equals_trec_eval(
     reference = pytrec_eval.RelevanceEvaluator(
         qrels, {f"P.{cut}", f"recall.{cut}", f"ndcg_cut.{cut}", "recip_rank"}
     ).evaluate(run)
-    ours = evaluate(qrels, run, KS, complete=False)  # trec_eval without -c, as pytrec_eval
+    # trec_eval without -c, as pytrec_eval; a query with no relevant document scored 0
+    ours = evaluate(qrels, run, KS, complete=False, skip_unanswerable=False)
     per_query = ours["per_query"]
     assert isinstance(per_query, dict)
     assert set(per_query) == set(reference)
@@ -109,6 +110,21 @@ def test_a_published_golden_set_reads_as_qrels(tmp_path: Path) -> None:
     bad.write_text('{"id": "a", "gold_docs": [{"grade": 2}]}\n')
     with pytest.raises(TrecFormatError, match=r"line 1: not a ragmon\.golden/v1 item"):
         read_qrels(bad)
+
+
+def test_a_query_with_no_relevant_document_is_left_out_and_counted() -> None:
+    """A golden item expected to be refused (no gold document, or only grade 0) has no
+    recall: it is not a zero in the means (zero_recall@k 0.33 where every answerable query
+    has recall 1 was the old figure), it is counted apart."""
+    qrels = {"q1": {"a": 1}, "q2": {"b": 2}, "refuse": {}, "graded-0": {"c": 0}}
+    run = {"q1": {"a": 1.0}, "q2": {"b": 1.0}, "refuse": {"z": 1.0}}
+    result = evaluate(qrels, run, (10,))
+    metrics = result["metrics"]
+    assert isinstance(metrics, dict)
+    assert (metrics["queries"], metrics["recall@10"], metrics["zero_recall@10"]) == (2, 1.0, 0.0)
+    assert (result["unanswerable"], result["unretrieved"]) == (2, 0)
+    scored = evaluate(qrels, run, (10,), skip_unanswerable=False)["metrics"]
+    assert isinstance(scored, dict) and scored["zero_recall@10"] == 0.5
 
 
 def test_a_judged_query_with_nothing_retrieved_scores_zero() -> None:
