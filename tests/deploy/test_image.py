@@ -24,12 +24,15 @@ DOCKERFILE = (ROOT / "deploy" / "Dockerfile").read_text()
 pytestmark = pytest.mark.integration
 
 
-def copied_paths() -> list[str]:
-    """Sources of the build stage's COPY lines (not COPY --from)."""
-    out: list[str] = []
+def copied_paths() -> list[tuple[str, str]]:
+    """(source, where it lands) of the build stage's COPY lines (not COPY --from): into a
+    directory (``./``, or several sources) a file keeps its base name, as Docker does."""
+    out: list[tuple[str, str]] = []
     for line in DOCKERFILE.splitlines():
         if line.startswith("COPY ") and "--from" not in line:
-            out.extend(line.split()[1:-1])
+            *sources, dest = line.split()[1:]
+            into_dir = dest.endswith("/") or len(sources) > 1
+            out.extend((s, str(Path(dest) / Path(s).name) if into_dir else dest) for s in sources)
     return out
 
 
@@ -42,12 +45,12 @@ def healthcheck_command(port: int) -> list[str]:
 def test_image_build_and_run_steps(tmp_path: Path) -> None:
     context = tmp_path / "src"
     context.mkdir()
-    for rel in copied_paths():
+    for rel, dest in copied_paths():
         src = ROOT / rel
         if src.is_dir():
-            shutil.copytree(src, context / rel, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(src, context / dest, ignore=shutil.ignore_patterns("__pycache__"))
         else:
-            shutil.copy(src, context / rel)
+            shutil.copy(src, context / dest)
     target = tmp_path / "install"
     # as the Dockerfile's `pip install .`, without re-downloading the dependencies the test
     # environment already has

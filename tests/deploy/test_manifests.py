@@ -42,6 +42,48 @@ def test_configmap_config_is_valid(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert settings.source.type == "kafka"
 
 
+def test_the_shipped_deployments_run_no_judge_until_one_is_set(tmp_path: Path) -> None:
+    """The heuristic screen is not a faithfulness measurement: a deployment that turned it
+    on fed the judged-faithfulness panels and the hard-fail alert with its verdicts."""
+    assert configmap_settings(tmp_path).judge.backend == "none"
+    assert compose()["services"]["ragmon"]["environment"]["RAGMON_JUDGE__BACKEND"] == "none"
+
+
+def test_the_exemplar_links_open_a_review_page_compose_serves() -> None:
+    """Grafana's exemplar links go to the review service; it reads the golden dir the
+    daemon writes (one volume); and the Dockerfile gives that dir to the daemon's user."""
+    services = compose()["services"]
+    url = services["grafana"]["environment"]["RAGMON_REVIEW_URL"]
+    review = services["review"]
+    port = review["command"][review["command"].index("--port") + 1]
+    assert url == f"http://localhost:{port}" and f"{port}:{port}" in review["ports"]
+    golden = services["ragmon"]["environment"]["RAGMON_GOLDEN__DIR"]
+    assert review["command"][review["command"].index("--dir") + 1] == golden
+    assert f"golden:{golden}" in review["volumes"] and f"golden:{golden}" in services[
+        "ragmon"]["volumes"]  # fmt: skip
+    assert f"install -d -o 10001 {golden}" in (DEPLOY / "Dockerfile").read_text()
+
+
+def test_the_image_installs_the_pinned_versions() -> None:
+    """deploy/constraints.txt (deploy/lock.py) pins every direct runtime requirement to a
+    version its specifier allows, and the Dockerfile installs with it."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    lines = (DEPLOY / "constraints.txt").read_text().splitlines()
+    pins = dict(line.split("==") for line in lines if line and not line.startswith("#"))
+    for text in metadata.requires("ragmon") or []:
+        req = Requirement(text)
+        if req.marker is not None and "extra" in str(req.marker):
+            continue
+        pinned = pins.get(canonicalize_name(req.name))
+        assert pinned is not None, f"{req.name} is not pinned"
+        assert req.specifier.contains(pinned, prereleases=True), (req, pinned)
+    assert "-c constraints.txt ." in (DEPLOY / "Dockerfile").read_text()
+
+
 def test_ports_agree_everywhere(tmp_path: Path) -> None:
     """Config port = container port = Service port = Dockerfile EXPOSE = compose mapping."""
     port = configmap_settings(tmp_path).metrics.port
@@ -51,7 +93,9 @@ def test_ports_agree_everywhere(tmp_path: Path) -> None:
     assert docs["Service"]["spec"]["ports"][0]["port"] == port
     assert f"EXPOSE {port}" in (DEPLOY / "Dockerfile").read_text()
     assert f"{port}:{port}" in compose()["services"]["ragmon"]["ports"]
-    assert f"127.0.0.1:{port}/healthz" in (DEPLOY / "Dockerfile").read_text()
+    health = re.search(r"HEALTHCHECK.*\n.*CMD (.*)", (DEPLOY / "Dockerfile").read_text())
+    assert health is not None and "/healthz" in health[1]
+    assert f"os.environ.get('RAGMON_METRICS__PORT', '{port}')" in health[1]
 
 
 def test_probes_use_the_health_endpoints() -> None:
