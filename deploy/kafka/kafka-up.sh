@@ -80,19 +80,30 @@ java_major="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | hea
 if [ -n "$java_major" ] && [ "$java_major" -lt 17 ]; then
   log "java $java_major found: Kafka $version needs Java 17 or newer"; exit 1
 fi
+# Two first starts at once (two checkouts, two terminals): the second waits for the first's
+# fetch under a lock, and a fetch lands in a scratch directory renamed into place whole, so
+# no broker ever starts on half a cache.
+mkdir -p "$(dirname "$cache")"
+if command -v flock >/dev/null; then
+  exec 9>"$cache.lock"
+  flock 9
+fi
 if [ ! -f "$cache/.complete" ]; then
   command -v mvn >/dev/null || { log "mvn not found: needed once to fetch the Kafka jars"; exit 1; }
   log "fetching Kafka $version jars from Maven Central into $cache"
-  rm -rf "$cache/lib"
-  mkdir -p "$cache"
+  scratch="$(mktemp -d "$cache.fetch.XXXXXX")"
   if ! mvn -B -f "$here/pom.xml" dependency:copy-dependencies \
-        -DoutputDirectory="$cache/lib" -DincludeScope=runtime > "$dir/maven.log" 2>&1; then
+        -DoutputDirectory="$scratch/lib" -DincludeScope=runtime > "$dir/maven.log" 2>&1; then
+    rm -rf "$scratch"
     log "maven could not fetch the jars; last lines of $dir/maven.log:"
     tail -n 30 "$dir/maven.log" >&2
     exit 1
   fi
-  touch "$cache/.complete"
+  touch "$scratch/.complete"
+  rm -rf "$cache"
+  mv "$scratch" "$cache"
 fi
+exec 9>&-  # the broker must not inherit the lock
 classpath="$cache/lib/*"
 
 cat > "$dir/server.properties" <<PROPS

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
+from google.rpc.status_pb2 import Status
 
 from monitor.errors import SourceError
 from monitor.exposure import is_loopback
@@ -411,10 +412,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _error(self, code: int, message: str, **headers: str) -> None:
-        # OTLP/HTTP: errors carry a google.rpc.Status; JSON is accepted by exporters
-        # and readable with curl.
-        body = json.dumps({"code": code, "message": message}).encode()
-        self._reply(code, body, JSON, **headers)
+        """OTLP/HTTP: an error carries a ``google.rpc.Status`` in the request's content
+        type, protobuf-encoded for a protobuf request, JSON otherwise (readable with curl);
+        its ``code`` is the HTTP status (the spec leaves it unused by clients)."""
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if ctype == PROTOBUF:
+            body = Status(code=code, message=message).SerializeToString()
+            self._reply(code, body, PROTOBUF, **headers)
+        else:
+            self._reply(code, json.dumps({"code": code, "message": message}).encode(), JSON,
+                        **headers)  # fmt: skip
 
     def do_GET(self) -> None:
         self._error(405, "POST OTLP traces to /v1/traces", Allow="POST")

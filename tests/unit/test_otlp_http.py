@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import json
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import trustme
+from google.rpc.status_pb2 import Status
 from pydantic import ValidationError
 
 from monitor.errors import SourceError
@@ -77,6 +79,20 @@ def test_refusals(source: OtlpHttpSource) -> None:
     assert post(source, b"", path="/v1/logs")[0] == 404
     assert source.poll(10, 0.1) == []
     assert source.codes == [413, 415, 415, 400, 413, 404]  # type: ignore[attr-defined]
+
+
+def test_an_error_answers_a_status_in_the_requests_content_type(source: OtlpHttpSource) -> None:
+    """OTLP/HTTP: a 4xx/5xx body is a google.rpc.Status, protobuf-encoded for a protobuf
+    request (what a stock exporter parses), JSON for a JSON one."""
+    status, headers, body = post(source, b"x" * 1001)
+    assert (status, headers["Content-Type"]) == (413, "application/x-protobuf")
+    parsed = Status.FromString(body)
+    assert (parsed.code, parsed.message) == (413, "body over 1000 bytes")
+    status, headers, body = post(source, b"x" * 1001, "application/json")
+    assert (status, headers["Content-Type"]) == (413, "application/json")
+    assert json.loads(body) == {"code": 413, "message": "body over 1000 bytes"}
+    status, headers, body = post(source, b"{}", "text/plain")
+    assert (status, headers["Content-Type"]) == (415, "application/json")
 
 
 def test_a_port_in_use_is_a_source_error_naming_the_address(source: OtlpHttpSource) -> None:
