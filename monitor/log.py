@@ -32,6 +32,9 @@ def configure(level: str = "info", fmt: str = "auto") -> None:
     # kafka-python's IO loop warns whenever a task waited >100 ms; with CPU-bound checks on
     # the main thread that is GIL scheduling, not a fault, and it would flood the log.
     logging.getLogger("kafka.net.selector").setLevel(logging.ERROR)
+    coordinator = logging.getLogger("kafka.coordinator.base")
+    if not any(isinstance(f, _CoordinatorMoved) for f in coordinator.filters):
+        coordinator.addFilter(_CoordinatorMoved())
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -46,3 +49,21 @@ def configure(level: str = "info", fmt: str = "auto") -> None:
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
+
+
+class _CoordinatorMoved(logging.Filter):
+    """kafka-python warns "Marking the coordinator dead" whenever a broker answers
+    NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE: at every fresh group's start (the offsets
+    topic is still being created or loaded) and when a coordinator moves. It asks again at
+    once; a coordinator that stays away shows as not ready (``/readyz``) and in the source
+    metrics. Those two are dropped; any other reason still warns."""
+
+    EXPECTED = frozenset({"NotCoordinatorError", "CoordinatorNotAvailableError"})
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.WARNING or not str(record.msg).startswith(
+            "Marking the coordinator dead"
+        ):
+            return True
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not any(type(a).__name__ in self.EXPECTED for a in args)
