@@ -56,25 +56,26 @@ def _golden_stats(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
 def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     rows = _decided_rows(args.dir, stderr)
     status = args.status.strip().lower()
-    if status not in (*golden_export.STATUSES, "any"):
-        known = ", ".join((*golden_export.STATUSES, "any"))
+    if status in golden_export.ACCEPTED:  # "reviewed", "approved": earlier names
+        status = "accepted"
+    if status not in (*golden_export.STATES, "any"):
+        known = ", ".join((*golden_export.STATES, "any"))
         print(f"ragmon golden export: unknown --status {args.status!r} (one of {known})",
               file=stderr)  # fmt: skip
         return EXIT_USAGE
-    wanted = {"reviewed": golden_export.REVIEWED, "any": None}.get(status, (status,))
-    chosen = [r for r in rows if wanted is None or golden_export.status_of(r) in wanted]
+    chosen = [r for r in rows if status == "any" or golden_export.status_of(r) == status]
     no_reference = [
-        r for r in chosen if status == "reviewed" and not golden_export.has_reference(r)
+        r for r in chosen if status == "accepted" and not golden_export.has_reference(r)
     ]
     if no_reference:
         chosen = [r for r in chosen if golden_export.has_reference(r)]
-        print(f"skipped {len(no_reference)} reviewed rows without a reference (fill "
+        print(f"skipped {len(no_reference)} accepted rows without a reference (fill "
               f"'reference' first), e.g. {no_reference[0]['id']}", file=stderr)  # fmt: skip
     with _output(args.output, stdout) as out:
         n = golden_export.export(chosen, args.format, out, args.dataset_name)
     print(f"exported {n} of {len(rows)} rows as {args.format}", file=stderr)
-    if n == 0 and rows and status == "reviewed":
-        print("no row is reviewed yet: accept rows on the review page (ragmon review) or with "
+    if n == 0 and rows and status == "accepted":
+        print("no row is accepted yet: accept rows on the review page (ragmon review) or with "
               "`ragmon golden review`; `ragmon golden publish` then writes the versioned golden "
               "set, which `golden export --set DIR/set` exports", file=stderr)  # fmt: skip
     return EXIT_OK
@@ -123,7 +124,16 @@ def _golden_publish(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) ->
     read = review.ReviewLog(args.dir).read()
     for no, why in read.bad_lines:
         print(f"skipped unreadable decision at line {no}: {why}", file=stderr)
-    items = review.golden_items(load_rows(args.dir), read.decisions)
+    items, repeats = review.split_repeats(review.accepted_items(load_rows(args.dir),
+                                                                read.decisions))  # fmt: skip
+    for item in repeats:
+        print(f"left out {item['id']}: it asks the question of a later accepted row "
+              f"({review.question_key(item)[:60]!r})", file=stderr)  # fmt: skip
+    if not items:
+        print("ragmon golden publish: no row is accepted yet, so no version is written: "
+              "accept rows on the review page (ragmon review) or with `ragmon golden review`",
+              file=stderr)  # fmt: skip
+        return EXIT_FAIL
     try:
         version, new = review.publish(items, args.out or args.dir / "set")
     except (OSError, review.ReviewError) as exc:

@@ -74,9 +74,11 @@ def add_golden(sub: Commands) -> None:
     _gold_dir(stats)
     exp = actions.add_parser(
         "export",
-        help="write reviewed rows for Ragas, DeepEval or Langfuse",
-        description="Write reviewed rows (ragmon.status set to 'reviewed' or 'approved' by a "
-        "person) as the file Ragas (JSONL for EvaluationDataset.from_jsonl), DeepEval (a "
+        help="write accepted rows for Ragas, DeepEval or Langfuse",
+        description="Write the accepted candidate rows (accepted on the review page or with "
+        "`golden review`, or ragmon.status set to 'accepted' by hand; 'reviewed' and "
+        "'approved', earlier names, read the same) as the file Ragas (JSONL for "
+        "EvaluationDataset.from_jsonl), DeepEval (a "
         "JSON array for add_goldens_from_json_file) or Langfuse (JSONL of "
         "create_dataset_item arguments) loads.",
     )
@@ -90,9 +92,9 @@ def add_golden(sub: Commands) -> None:
     exp.add_argument("--format", choices=golden_export.FORMATS, required=True)
     exp.add_argument(
         "--status",
-        default="reviewed",
-        help="export rows with this status (any case): reviewed (reviewed or approved, with "
-        "a reference; the default), approved, needs_review, rejected, or any",
+        default="accepted",
+        help="export rows in this state (any case): accepted (with a reference; the "
+        "default), rejected, needs_review, or any",
     )
     exp.add_argument("--dataset-name", default="ragmon-golden",
                      help="Langfuse dataset the items go to (default ragmon-golden)")  # fmt: skip

@@ -8,13 +8,19 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 FORMATS = ("ragas", "deepeval", "langfuse")
-REVIEWED = ("reviewed", "approved")
-STATUSES = ("needs_review", "reviewed", "approved", "rejected")
+# A row's state, one vocabulary for the review page, `golden stats` and `golden export`:
+# accepted, rejected, needs_review. A status set by hand is read in any case; "reviewed" and
+# "approved" (earlier names) read as accepted; anything else is still to be reviewed.
+STATES = ("accepted", "rejected", "needs_review")
+ACCEPTED = ("accepted", "reviewed", "approved")
 
 
 def status_of(row: dict[str, Any]) -> str:
-    """The row's review status as written by a person: case and spaces do not matter."""
-    return str(row["ragmon"].get("status") or "").strip().lower()
+    """The row's state: accepted, rejected or needs_review."""
+    status = str(row.get("ragmon", {}).get("status") or "").strip().lower()
+    if status in ACCEPTED:
+        return "accepted"
+    return status if status == "rejected" else "needs_review"
 
 
 def has_reference(row: dict[str, Any]) -> bool:

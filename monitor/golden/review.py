@@ -36,6 +36,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from monitor.golden.export import status_of
 from monitor.stats import wilson
 
 REVIEW_SCHEMA = "ragmon.review/v1"
@@ -116,7 +117,7 @@ def apply_decisions(
     rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
 ) -> dict[str, dict[str, Any]]:
     """The rows as every command and the review page see them: a row's latest decision
-    sets its ``ragmon.status`` (accept: ``reviewed``, reject: ``rejected``) and, on accept,
+    sets its ``ragmon.status`` (accept: ``accepted``, reject: ``rejected``) and, on accept,
     its reference and trap category; a row without a decision keeps what its file says
     (a status edited by hand included). The one place a row's state is decided."""
     latest = latest_of(decisions)
@@ -127,7 +128,7 @@ def apply_decisions(
             out[rid] = row
             continue
         row = {**row, "ragmon": {**row["ragmon"]}}
-        row["ragmon"]["status"] = "reviewed" if d.action == "accept" else "rejected"
+        row["ragmon"]["status"] = "accepted" if d.action == "accept" else "rejected"
         row["ragmon"]["decision"] = d.id
         if d.action == "accept" and d.reference is not None:
             row["reference"] = d.reference
@@ -137,14 +138,9 @@ def apply_decisions(
     return out
 
 
-# A row's state on the review page, from its status (apply_decisions).
-PAGE_STATES = {"reviewed": "accepted", "approved": "accepted", "rejected": "rejected"}
-
-
 def page_state(row: dict[str, Any]) -> str:
-    """A row's state as the review page shows it."""
-    status = str(row.get("ragmon", {}).get("status") or "").strip().lower()
-    return PAGE_STATES.get(status, "needs_review")
+    """A row's state as the review page shows it: the one vocabulary of ``status_of``."""
+    return status_of(row)
 
 
 class ReviewLog:
@@ -268,7 +264,35 @@ def precision(decisions: Iterable[Decision]) -> list[Precision]:
 def golden_items(
     rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
 ) -> list[dict[str, Any]]:
-    """The golden set: every row whose latest decision is an accept, as ragmon.golden/v1."""
+    """The golden set: every row whose latest decision is an accept, as ragmon.golden/v1,
+    one item per question (``split_repeats``)."""
+    return split_repeats(accepted_items(rows, decisions))[0]
+
+
+def question_key(item: dict[str, Any]) -> str:
+    """What makes two items the same question: the query, case and spacing aside."""
+    return " ".join(str(item.get("query") or "").casefold().split())
+
+
+def split_repeats(
+    items: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(one item per question, the items left out): of items asking the same question
+    (two rows of one query flagged for different reasons, say) the latest decision is
+    kept, so a set never scores one question twice."""
+    latest: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key = question_key(item) or str(id(item))  # no query: nothing to compare
+        if key not in latest or item["reviewed_at"] >= latest[key]["reviewed_at"]:
+            latest[key] = item
+    kept = {id(i) for i in latest.values()}
+    return [i for i in items if id(i) in kept], [i for i in items if id(i) not in kept]
+
+
+def accepted_items(
+    rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
+) -> list[dict[str, Any]]:
+    """Every row whose latest decision is an accept, as ragmon.golden/v1, by row id."""
     items = []
     for rid, d in sorted(latest_of(decisions).items()):
         row = rows.get(rid)
@@ -325,7 +349,16 @@ def _render(items: list[dict[str, Any]]) -> bytes:
 def publish(items: list[dict[str, Any]], directory: Path) -> tuple[Version, bool]:
     """Writes the items as the next version unless they equal the latest one. Returns the
     version that holds them and whether it is new. A version file is created exclusively
-    (never overwritten) and fsync'd before it gets its final name."""
+    (never overwritten) and fsync'd before it gets its final name. No empty version and no
+    question twice (``split_repeats`` first): both are refused."""
+    if not items:
+        raise ReviewError("no accepted item: an empty golden set is not published")
+    seen: dict[str, str] = {}
+    for item in items:
+        key = question_key(item)
+        if key and key in seen:
+            raise ReviewError(f"items {seen[key]} and {item.get('id')} ask the same question")
+        seen[key] = str(item.get("id"))
     body = _render(items)
     digest = hashlib.sha256(body).hexdigest()[:12]
     existing = versions(directory)

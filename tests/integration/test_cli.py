@@ -244,6 +244,9 @@ def test_golden_review_publish_and_precision(tmp_path: Path) -> None:
     ]
     first, second = rows[0], rows[1]
     doc = first["retrieved_context_ids"][0]
+    empty = ragmon("golden", "publish", "--dir", str(golden))  # nothing accepted yet
+    assert empty.returncode == 1 and "no version is written" in empty.stderr
+    assert not (golden / "set").exists()
     ok = ragmon("golden", "review", "--dir", str(golden), "--row", first["id"], "--accept",
                 "--reference", "Refunds within 30 days.", "--gold", f"{doc}=3",
                 "--category", "answerable", "--reviewer", "ana")  # fmt: skip
@@ -318,8 +321,8 @@ def test_review_refuses_to_bind_beyond_loopback_without_a_token(tmp_path: Path) 
 
 def test_stats_and_export_read_the_review_decisions(tmp_path: Path) -> None:
     """A row accepted and one rejected through the decision log (what the review page
-    writes) are reviewed and rejected for `golden stats` and `golden export --dir` too; the
-    accepted row exports with the reference the reviewer gave."""
+    writes) are accepted and rejected for `golden stats` and `golden export --dir` too (the
+    page's words); the accepted row exports with the reference the reviewer gave."""
     golden, rows = candidate_rows(tmp_path)
     before = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas")
     assert "0 of" in before.stderr and "ragmon review" in before.stderr  # the hint
@@ -330,7 +333,7 @@ def test_stats_and_export_read_the_review_decisions(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
     stats = ragmon("golden", "stats", "--dir", str(golden)).stdout
     counts = dict(line.split() for line in stats.split("status")[1].splitlines()[1:4] if line)
-    assert counts == {"needs_review": str(len(rows) - 2), "reviewed": "1", "rejected": "1"}
+    assert counts == {"needs_review": str(len(rows) - 2), "accepted": "1", "rejected": "1"}
     out = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas")
     assert "exported 1 of" in out.stderr, out.stderr
     (sample,) = [json.loads(x) for x in out.stdout.splitlines()]  # JSONL, one row

@@ -169,7 +169,7 @@ def test_export_matches_the_importer_shapes(tmp_path: Path, fmt: str) -> None:
         row["reference"] = "The gold answer."
     out = io.StringIO()
     n = golden_export.export(
-        [r for r in rows if r["ragmon"]["status"] in golden_export.REVIEWED], fmt, out
+        [r for r in rows if golden_export.status_of(r) == "accepted"], fmt, out
     )
     assert n == 5
     text = out.getvalue()

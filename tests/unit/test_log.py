@@ -7,6 +7,7 @@ import logging
 
 import kafka.coordinator.base
 import pytest
+import structlog
 from kafka import errors
 
 from monitor import log
@@ -21,7 +22,7 @@ def test_a_fresh_groups_coordinator_lookup_is_not_a_warning(
     message = "Marking the coordinator dead (node %s) for group %s: %s."
     assert message in source  # the library still says it this way
     root = logging.getLogger()
-    saved = root.handlers[:], root.level
+    saved = root.handlers[:], root.level, structlog.get_config()
     try:
         log.configure("info", "json")
         logger = logging.getLogger("kafka.coordinator.base")
@@ -34,3 +35,4 @@ def test_a_fresh_groups_coordinator_lookup_is_not_a_warning(
         assert len(logger.filters) == 1
     finally:
         root.handlers, root.level = saved[0], saved[1]
+        structlog.configure(**saved[2])  # not left writing to this test's captured stderr

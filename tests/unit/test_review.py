@@ -197,3 +197,24 @@ def test_published_versions_are_never_rewritten(tmp_path: Path) -> None:
     v1.path.write_bytes(body.replace(b"30 days", b"60 days"))  # edited in place
     with pytest.raises(ReviewError, match="does not match its digest"):
         list(review.load_version(v1.path))
+
+
+def test_a_published_set_holds_each_question_once_and_is_never_empty(tmp_path: Path) -> None:
+    """Two rows of one query (flagged for two reasons) both accepted: the set keeps the
+    later decision's item, once; with nothing accepted no version is written."""
+    out = tmp_path / "set"
+    with pytest.raises(ReviewError, match="empty golden set"):
+        review.publish([], out)
+    assert not out.exists()
+    rows = {"a": row("a", "refusal"), "b": {**row("b", "citation"), "user_input": "Question  A?"}}
+    rows["a"]["user_input"] = "question a?"
+    log = ReviewLog(tmp_path)
+    review.decide(log, rows["a"], "accept", "ana", reference="x")
+    review.decide(log, rows["b"], "accept", "bo", reference="y")
+    kept, left = review.split_repeats(review.accepted_items(rows, log.read().decisions))
+    assert ([i["id"] for i in kept], [i["id"] for i in left]) == (["b"], ["a"])
+    assert [i["id"] for i in review.golden_items(rows, log.read().decisions)] == ["b"]
+    with pytest.raises(ReviewError, match="ask the same question"):
+        review.publish(review.accepted_items(rows, log.read().decisions), out)
+    version, _ = review.publish(kept, out)
+    assert [i["id"] for i in review.load_version(version.path)] == ["b"]
