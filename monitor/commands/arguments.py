@@ -209,12 +209,14 @@ def add_convert(sub: Commands) -> None:
     conv = sub.add_parser(
         "convert",
         help="turn OTLP span files into native traces",
-        description="Assemble the spans of OTLP files per trace, map them (OpenInference "
-        "layout) to native ragmon.trace/v1 records and write them as JSONL, so you can see "
-        "what ragmon understood from your spans. The recognised convention is in "
+        description="Assemble the spans of an OTLP file per trace, map them (OpenInference, "
+        "OTel GenAI in its current and its legacy form, or OpenLLMetry, told from the spans) "
+        "to native ragmon.trace/v1 records and write them as JSONL, so you can see what "
+        "ragmon understood from your spans. The recognised convention is in "
         "attributes['ragmon.convention'].",
     )
-    conv.add_argument("file", type=Path, metavar="FILE")
+    conv.add_argument("file", type=Path, metavar="FILE",
+                      help="the OTLP file; '-' is standard input; gzip is unpacked")  # fmt: skip
     conv.add_argument("--from", dest="fmt", choices=("otlp-json", "otlp-proto"), required=True)
     conv.add_argument("--output-jsonl", type=Path, required=True,
                       help="the native records, one per line (overwritten)")  # fmt: skip

@@ -6,8 +6,6 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import yaml
@@ -21,7 +19,7 @@ from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import calibrate, report
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import SourcePosition, SourceRecord, demo
-from monitor.sources.inputs import HEAD_BYTES
+from monitor.sources.inputs import HEAD_BYTES, Input, check_inputs
 from monitor.verdict import VERDICTS
 
 if TYPE_CHECKING:
@@ -102,7 +100,7 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         print(f"ragmon calibrate: {exc}", file=stderr)
         return EXIT_USAGE
     pairs: list[tuple[str, str]] = []
-    errors = 0
+    errors = synthetic = 0
     try:
         text = args.labels.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -121,6 +119,7 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
                 raise ValueError(f"label {label!r} is not one of {VERDICTS}")
             trace = RagTrace.model_validate(data)
             verdict = judge.judge(trace)
+            synthetic += demo.FAILURE_MODE in trace.attributes
         except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
             errors += 1
             if errors <= _SHOWN_ERRORS:
@@ -139,15 +138,19 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     print(report(result), file=shown)
     if errors:
         print(f"skipped rows: {errors}", file=shown)
+    if synthetic:
+        print(f"note: {synthetic} of {len(pairs)} labelled rows are `ragmon demo` traces: "
+              "templated text whose labels follow the failure modes the heuristic judge was "
+              "written for, so this agreement checks the wiring, not the judge. Measure on "
+              "people's labels of your own traffic.", file=shown)  # fmt: skip
     if args.output is not None:
         with _output(args.output, stdout) as out:
             out.write(result.to_json())
     return EXIT_OK
 
 
-def _otlp(paths: Sequence[Path], fmt: str, stderr: TextIO) -> assembly.Conversion:
-    messages = [m for p in paths for m in otlp.read_messages(p.read_bytes(), fmt)]
-    result = assembly.convert(messages, fmt.replace("-", "_"))
+def _otlp(data: bytes, fmt: str, stderr: TextIO) -> assembly.Conversion:
+    result = assembly.convert(list(otlp.read_messages(data, fmt)), fmt.replace("-", "_"))
     for index, reason, _ in result.bad_messages[:20]:
         print(f"bad OTLP message #{index} ({reason})", file=stderr)
     print(
@@ -161,15 +164,26 @@ def _otlp(paths: Sequence[Path], fmt: str, stderr: TextIO) -> assembly.Conversio
 
 def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon convert``: assemble OTLP span files into native traces."""
-    if not args.file.is_file():
-        print(f"ragmon convert: no such file: {args.file}", file=stderr)
+    wrong = check_inputs([args.file])
+    if wrong is not None:
+        print(f"ragmon convert: {wrong}", file=stderr)
         return EXIT_USAGE
     if not _writable(args.output_jsonl, "convert", stderr):
         return EXIT_USAGE
-    result = _otlp([args.file], args.fmt, stderr)
-    if not result.traces and result.bad_messages:
-        with args.file.open("rb") as fh:
-            hint = _why_nothing([fh.read(HEAD_BYTES)], args.fmt)
+    source = Input(args.file)  # '-', a pipe, a FIFO or gzip: read once, front to back
+    try:
+        data, failed = source.stream.read(), source.failed
+    except (OSError, EOFError) as exc:  # a gzip stream cut short
+        failed = str(exc)
+    finally:
+        source.close()
+    if failed is not None:
+        print(f"ragmon convert: {source.name} stopped after {source.done} bytes: {failed}",
+              file=stderr)  # fmt: skip
+        return EXIT_FAIL
+    result = _otlp(data, args.fmt, stderr)
+    if not result.traces:
+        hint = _why_nothing([data[:HEAD_BYTES]], args.fmt)
         print(f"ragmon convert: no trace mapped{hint}", file=stderr)
         return EXIT_FAIL
     with _output(args.output_jsonl, stdout) as out:

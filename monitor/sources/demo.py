@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from monitor.config import Settings
     from monitor.telemetry import Metrics
 
+FAILURE_MODE = "ragmon.demo.failure_mode"  # the attribute naming a demo trace's failure mode
 FAILURE_MODES = (
     "grounded",
     "invented_number",
@@ -225,7 +226,7 @@ def generate(index: int, seed: int = 7) -> dict[str, Any]:
         "context": passages,
         "answer": answer,
         "model": "gpt-4o-mini",
-        "attributes": {"ragmon.demo.failure_mode": mode},
+        "attributes": {FAILURE_MODE: mode},
         # One trace in ten is a "probe" whose gold label is known (always judged).
         "golden_id": f"demo-{mode}-{doc.doc_id}" if rng.random() < 0.1 else None,
     }
@@ -238,7 +239,7 @@ def generate_bytes(index: int, seed: int = 7) -> bytes:
 
 def gold_label(record: dict[str, Any]) -> str:
     """The faithfulness verdict a careful human gives a demo trace (for calibration)."""
-    mode = record["attributes"]["ragmon.demo.failure_mode"]
+    mode = record["attributes"][FAILURE_MODE]
     if mode == "invented_number":
         return "hard_fail"
     if mode in ("false_refusal", "correct_abstention"):

@@ -171,7 +171,7 @@ def test_golden_export_reads_status_in_any_case_and_refuses_what_it_cannot_expor
     assert out.returncode == 0, out.stderr
     (item,) = [json.loads(x) for x in out.stdout.splitlines()]
     assert item["dataset_name"] == "support-golden" and item["id"] == rows[0]["id"]
-    assert "skipped 1 reviewed rows without a reference" in out.stderr
+    assert "skipped 1 accepted rows without a reference" in out.stderr
     bogus = ragmon("golden", "export", "--dir", str(golden), "--format", "ragas",
                    "--status", "bogus")  # fmt: skip
     assert bogus.returncode == 2 and "unknown --status 'bogus'" in bogus.stderr

@@ -98,3 +98,31 @@ def test_outputs_dash_is_stdout_and_a_full_disk_is_one_line(tmp_path: Path) -> N
         full = ragmon(*args)
         assert full.returncode == 2, (args, full.stderr)
         assert "No space left on device" in full.stderr and "Traceback" not in full.stderr
+
+
+def test_convert_reads_stdin_and_gzip_and_says_where_a_cut_file_stopped(tmp_path: Path) -> None:
+    """`convert -` on a gzip pipe gives what the file gives; a gzip file cut short is exit 1
+    naming where it stopped; native records read as OTLP are no trace, exit 1, with a hint."""
+    spans = CORPUS / "langchain-openllmetry.otlp.jsonl"
+    direct = ragmon("convert", str(spans), "--from", "otlp-json", "--output-jsonl", "-")
+    assert direct.returncode == 0 and direct.stdout.count("\n") == 10, direct.stderr
+    piped = subprocess.run([*RAGMON, "convert", "-", "--from", "otlp-json", "--output-jsonl",
+                            "-"], input=gzip.compress(spans.read_bytes()), capture_output=True,
+                           env=clean_env(), timeout=120)  # fmt: skip
+    assert piped.returncode == 0 and piped.stdout.decode() == direct.stdout
+    cut = tmp_path / "cut.gz"
+    cut.write_bytes(gzip.compress(spans.read_bytes())[:300])
+    out = ragmon("convert", str(cut), "--from", "otlp-json", "--output-jsonl", "-")
+    assert out.returncode == 1 and f"{cut} stopped after 300 bytes" in out.stderr
+    native = ragmon("convert", str(_demo(tmp_path, 3)), "--from", "otlp-json",
+                    "--output-jsonl", "-")  # fmt: skip
+    assert native.returncode == 1 and "looks like native" in native.stderr
+
+
+def test_calibrate_on_demo_labels_says_they_measure_the_wiring(tmp_path: Path) -> None:
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(ragmon("demo", "--count", "40", "--with-labels").stdout)
+    out = ragmon("calibrate", "--labels", str(labels), "--judge", "heuristic")
+    assert out.returncode == 0, out.stderr
+    assert "40 of 40 labelled rows are `ragmon demo` traces" in out.stdout
+    assert "checks the wiring, not the judge" in out.stdout
