@@ -35,6 +35,8 @@ def revealed(secret: SecretStr | None) -> str | None:
 
 
 _TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+# what the record may carry before it is normalised: 32 hex digits, dashes and spaces around
+TRACE_ID_PATTERN = r"^\s*-*(?:[0-9A-Fa-f]-*){32}\s*$"
 
 
 class RetrievedDoc(BaseModel):
@@ -79,7 +81,11 @@ class RagTrace(BaseModel):
         json_schema_extra={"$id": SCHEMA_ID},
     )
 
-    trace_id: str = Field(description="32 lower-case hex characters (the W3C / OTel trace id).")
+    trace_id: str = Field(
+        description="32 hex characters, the W3C / OTel trace id; upper case, dashes (a UUID) "
+        "and surrounding spaces are normalised away; all zeros is refused.",
+        json_schema_extra={"pattern": TRACE_ID_PATTERN},
+    )
     record_schema: Literal["ragmon.trace/v1"] | None = Field(
         default=None,
         alias="schema",

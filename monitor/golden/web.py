@@ -315,7 +315,8 @@ def check_bind(host: str, token: str | None, tls: TLS | None = None) -> None:
         structlog.get_logger("ragmon.review").warning(
             "review_page_without_tls", host=host,
             hint="the token and session cookie cross the network in clear text: set "
-            "golden.review_tls_cert and review_tls_key (ragmon review --tls-cert/--tls-key), "
+            "golden.review_tls_cert_file and review_tls_key_file (ragmon review --tls-cert/"
+            "--tls-key), "
             "or put a TLS proxy in front",
         )  # fmt: skip
 

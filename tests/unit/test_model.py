@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from monitor.model import SCHEMA_ID, RagTrace, first_error
@@ -77,3 +80,24 @@ def test_schema_lists_the_documented_fields() -> None:
     }  # fmt: skip
     assert schema["required"] == ["trace_id"]
     assert json.dumps(schema)  # serialisable
+
+
+_NEAR_IDS = st.lists(st.sampled_from("0123456789abcdefABCDEF-"), min_size=30, max_size=38).map(
+    "".join
+)
+
+
+@given(st.one_of(st.text(alphabet="0123456789abcdefABCDEFg- \t", max_size=40),
+                 st.tuples(st.sampled_from(["", " ", "\t"]), _NEAR_IDS).map("".join)))  # fmt: skip
+@settings(max_examples=500, deadline=None)
+def test_the_schemas_trace_id_pattern_accepts_what_the_validator_accepts(value: str) -> None:
+    """A validator in another language given `ragmon schema` agrees with ragmon on every id
+    (all zeros aside: the pattern cannot say it, the description does)."""
+    pattern = re.compile(RagTrace.model_json_schema()["properties"]["trace_id"]["pattern"])
+    try:
+        RagTrace.model_validate({"trace_id": value})
+        accepted = True
+    except ValidationError:
+        accepted = False
+    zeros = value.strip().replace("-", "") == "0" * 32
+    assert bool(pattern.search(value)) == (accepted or zeros), value
