@@ -36,6 +36,18 @@ class JudgeOutput(BaseModel):
     context_has_answer: bool | None = None
 
 
+class MemberVerdict(BaseModel):
+    """One jury member's own verdict on a trace the jury judged (``Verdict.members``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    judge: str
+    model: str
+    rubric_version: str
+    verdict: VerdictLabel
+    score: float | None
+
+
 class Verdict(BaseModel):
     """A judged trace."""
 
@@ -59,6 +71,8 @@ class Verdict(BaseModel):
     usage_estimated: bool = False
     # what reading the reply took (monitor.judge.replies: a reasoning block dropped, a fence)
     output_repairs: tuple[str, ...] = ()
+    # a jury's verdict: each member's own, first judge first (empty for a single judge)
+    members: tuple[MemberVerdict, ...] = ()
 
     @classmethod
     def from_output(
@@ -96,4 +110,5 @@ class Verdict(BaseModel):
             "weight": self.weight,
             "claims": [c.model_dump() for c in self.claims],
             "context_has_answer": self.context_has_answer,
+            **({"members": [m.model_dump() for m in self.members]} if self.members else {}),
         }

@@ -12,7 +12,8 @@ verdict follows one explicit rule:
   did not take as a hard fail), ``pass`` when both passed, ``not_applicable`` when neither
   had a claim to grade (one judge's claims decide when only it had any).
 
-The claims shown are the first judge's; tokens, cost and latency are the sum of both. Every
+The claims shown are the first judge's; each member's own verdict is kept in ``members`` (the
+evaluation line's ``judge.members``); tokens, cost and latency are the sum of both. Every
 pair is reported to ``on_pair(route, agreed)``, which the daemon counts per route as the
 jury's disagreement rate.
 """
@@ -25,7 +26,7 @@ from typing import Literal
 
 from monitor.judge.stage import Judge
 from monitor.model import RagTrace
-from monitor.verdict import Verdict
+from monitor.verdict import MemberVerdict, Verdict
 
 Rule = Literal["both", "either"]
 _SCALE = 1 << 64
@@ -97,4 +98,13 @@ def combine(one: Verdict, two: Verdict, rule: Rule, name: str, model: str) -> Ve
         "cost_usd": one.cost_usd + two.cost_usd,
         "latency_seconds": one.latency_seconds + two.latency_seconds,
         "usage_estimated": one.usage_estimated or two.usage_estimated,
+        "members": (*_members(one), *_members(two)),
     })  # fmt: skip
+
+
+def _members(v: Verdict) -> tuple[MemberVerdict, ...]:
+    """A judge's own verdict, or a nested jury's members."""
+    if v.members:
+        return v.members
+    return (MemberVerdict(judge=v.judge, model=v.model, rubric_version=v.rubric_version,
+                          verdict=v.verdict, score=v.score),)  # fmt: skip

@@ -217,6 +217,8 @@ def test_a_jury_of_anthropic_and_an_openai_compatible_judge(tmp_path: Path) -> N
     assert judged and first >= 1 and second >= 1
     assert {j["judge"] for j in judged} == {"jury(anthropic+openai)"}
     assert {j["verdict"] for j in judged} == {"fail"}
+    assert {tuple((m["judge"], m["verdict"]) for m in j["members"]) for j in judged} == {
+        (("anthropic", "hard_fail"), ("openai", "pass"))}  # fmt: skip
 
 
 def test_compare_judges_two_releases_pairwise_in_both_orders(tmp_path: Path) -> None:

@@ -91,3 +91,18 @@ def test_a_jury_member_of_the_generators_family_is_flagged() -> None:
     stage._check_family(TRACE.model_copy(update={"model": "gpt-4o"}))
     assert stage.same_family_seen
     assert metrics.registry.get_sample_value("ragmon_judge_same_family") == 1
+
+
+def test_a_jury_line_carries_each_members_own_verdict() -> None:
+    """The combined verdict hides which judge said what; the line keeps both, first judge
+    first; a single judge's line has no members."""
+    one, two = verdict("CONTRADICTED"), verdict("SUPPORTED", judge="b")
+    line = combine(one, two, "both", "jury(a+b)", "a-1+b-1").to_line()
+    assert line["verdict"] == "fail"
+    assert line["members"] == [
+        {"judge": "a", "model": "a-1", "rubric_version": "r", "verdict": "hard_fail",
+         "score": one.score},
+        {"judge": "b", "model": "b-1", "rubric_version": "r", "verdict": "pass",
+         "score": two.score},
+    ]  # fmt: skip
+    assert "members" not in one.to_line()
