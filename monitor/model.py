@@ -144,7 +144,8 @@ def first_error(exc: ValidationError) -> str:
     err = errors[0]
     loc = ".".join(str(part) for part in err["loc"]) or "<record>"
     more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{loc}: {err['msg']}{more}"
+    msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    return f"{loc}: {msg}{more}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,9 +37,17 @@ from monitor.commands.replay import _why_nothing
 
 def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon check``: evaluate one trace from stdin and print its evaluation line."""
-    raw = sys.stdin.buffer.read()
+    raw = sys.stdin.buffer.read().strip()
     pretty = args.pretty
-    item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw.strip()))
+    if not raw:
+        print("ragmon check: stdin is empty: check reads one trace (a JSON object) from "
+              "standard input, e.g. ragmon demo --count 1 | ragmon check", file=stderr)  # fmt: skip
+        return EXIT_USAGE
+    if _values(raw) > 1:
+        print("ragmon check: stdin holds more than one JSON value: check reads one trace; "
+              "use ragmon replay - for a file of traces (one per line)", file=stderr)  # fmt: skip
+        return EXIT_USAGE
+    item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw))
     if isinstance(item, DeadLetter):
         print(f"ragmon check: invalid trace ({item.reason}): {item.detail}", file=stderr)
         return EXIT_USAGE
@@ -48,6 +56,26 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK
+
+
+def _values(raw: bytes, most: int = 2) -> int:
+    """How many JSON values ``raw`` starts with, up to ``most`` (0 when the first is not
+    JSON: the decoder then says why)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return 0
+    decoder, n, at = json.JSONDecoder(), 0, 0
+    while n < most and at < len(text):
+        try:
+            _, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return n
+        n += 1
+        while end < len(text) and text[end].isspace():
+            end += 1
+        at = end
+    return n
 
 
 def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

@@ -55,7 +55,13 @@ def test_check_prints_the_evaluation_contract() -> None:
     ("stdin", "message"),
     [
         (b"{not json", "invalid_json"),
-        (b'{"trace_id": "abc"}', "trace_id: Value error"),
+        (b'{"trace_id": "abc"}', "trace_id: must be 32 hex characters"),  # no pydantic prefix
+        (b"", "stdin is empty"),
+        (b" \n", "stdin is empty"),
+        (
+            b'{"trace_id": "' + b"ab" * 16 + b'"}\n{"trace_id": "' + b"cd" * 16 + b'"}\n',
+            "check reads one trace; use ragmon replay -",
+        ),
         (b'{"trace_id": "' + b"ab" * 16 + b'", "context": [{"doc_id": 3}]}', "context.0"),
     ],
 )
