@@ -47,13 +47,15 @@ def cutoffs(text: str) -> list[int]:
     return ks
 
 
-def add_config_arg(p: argparse.ArgumentParser) -> None:
-    """``--config``/``-c``, defaulting to ``$RAGMON_CONFIG_FILE``."""
+def add_config_arg(p: argparse.ArgumentParser, inherited: bool = False) -> None:
+    """``--config``/``-c``, defaulting to ``$RAGMON_CONFIG_FILE``; ``inherited``: a
+    subcommand's copy of its parent's, with no default of its own (so ``ragmon config -c F
+    validate`` keeps F)."""
     p.add_argument(
         "--config",
         "-c",
         type=Path,
-        default=os.environ.get("RAGMON_CONFIG_FILE") or None,
+        default=argparse.SUPPRESS if inherited else os.environ.get("RAGMON_CONFIG_FILE") or None,
         help="YAML config file (default: $RAGMON_CONFIG_FILE, else built-in defaults); "
         "RAGMON_* environment variables override it, e.g. RAGMON_METRICS__PORT=9500",
     )
@@ -87,7 +89,7 @@ def add_replay(sub: Commands) -> None:
         description="Evaluate trace files offline: native ragmon.trace/v1 records (one JSON "
         "object per line) or OTLP spans (OTLP/JSON lines or length-prefixed protobuf, in any "
         "convention the daemon reads), gzip-compressed or not; '-' reads standard input, "
-        "and pipes work. Prints a per-check summary with 95%% Wilson intervals. Bad records "
+        "and pipes work. Prints a per-check summary with 95% Wilson intervals. Bad records "
         "are counted and reported with where they were; they do not stop the run.",
     )
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE")
@@ -229,7 +231,19 @@ def add_config(sub: Commands) -> None:
         help="validate, show or describe the configuration",
         description="validate: load and check the config, exit 2 naming any bad key. "
         "show: print the effective config (file + environment + defaults) as YAML. "
-        "schema: print the config's JSON Schema.",
+        "schema: print the config's JSON Schema. `ragmon config ACTION --help` explains each.",
     )
-    cfg.add_argument("action", choices=("validate", "show", "schema"))
+    actions = cfg.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, help_, description in (
+        ("validate", "load and check the config",
+         "Load the config file (if any), the RAGMON_* environment and the defaults, and check "
+         "them: exit 0 when valid, exit 2 with one line per bad key naming it."),
+        ("show", "print the effective config as YAML",
+         "Print the effective config (file + environment + defaults) as YAML; secrets "
+         "(API keys, tokens) are masked."),
+        ("schema", "print the config's JSON Schema",
+         "Print the JSON Schema of the config file (every key, its type, default and "
+         "description), e.g. for an editor's YAML language server."),
+    ):  # fmt: skip
+        add_config_arg(actions.add_parser(name, help=help_, description=description), True)
     add_config_arg(cfg)

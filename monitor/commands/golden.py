@@ -6,6 +6,7 @@ import argparse
 import json
 import signal
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -220,7 +221,8 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     try:
         while True:
             report = prober.run(golden.items.values(), stop)
-            print(f"golden set {golden.version}: {report.line()}", file=stderr)
+            stamp = datetime.now(UTC).isoformat(timespec="seconds")
+            print(f"{stamp} golden set {golden.version}: {report.line()}", file=stderr)
             if args.every is None or stop.wait(probe_client.next_delay(args.every)):
                 return EXIT_FAIL if report.failed and args.every is None else EXIT_OK
             try:

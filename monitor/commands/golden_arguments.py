@@ -70,7 +70,13 @@ def add_golden(sub: Commands) -> None:
         "decisions measure each check's precision.",
     )
     actions = gold.add_subparsers(dest="action", metavar="ACTION", required=True)
-    stats = actions.add_parser("stats", help="rows and occurrences by reason, category, status")
+    stats = actions.add_parser(
+        "stats",
+        help="rows and occurrences by reason, category, status",
+        description="Count the candidate rows of golden.dir (each review decision applied) "
+        "by reason, category and state (needs_review, accepted, rejected), with how many "
+        "traces each reason stood for (occurrences).",
+    )
     _gold_dir(stats)
     exp = actions.add_parser(
         "export",
@@ -112,6 +118,10 @@ def add_golden(sub: Commands) -> None:
     prec = actions.add_parser(
         "precision",
         help="each check's precision measured by the reviews (95%% Wilson interval)",
+        description="Per check and route, the share of its flags that reviewers confirmed: "
+        "an accept of a flagged row says the check was right, a reject as check_wrong that "
+        "it was wrong (other rejects say nothing about the check); with the counts and a 95% "
+        "Wilson interval. The same figures are on the review page's /metrics.",
     )
     _gold_dir(prec)
 
@@ -168,9 +178,11 @@ def add_probe(sub: Commands) -> None:
     pr.add_argument("--request-template", type=Path, required=True,
                     help='JSON body, e.g. {"question": "{query}"}')  # fmt: skip
     pr.add_argument("--every", type=_duration, help="repeat every period (e.g. 10m), jittered")
-    pr.add_argument("--rate", type=float, default=1.0, help="requests per second at most")
+    pr.add_argument("--rate", type=float, default=1.0,
+                    help="requests per second at most (default 1)")  # fmt: skip
     pr.add_argument("--timeout", type=_duration, default=30.0, help="per request (default 30s)")
-    pr.add_argument("--header", default="X-Ragmon-Golden-Id", help="header carrying the id")
+    pr.add_argument("--header", default="X-Ragmon-Golden-Id",
+                    help="header carrying the id (default X-Ragmon-Golden-Id)")  # fmt: skip
 
 
 def add_compare(sub: Commands) -> None:
@@ -181,7 +193,7 @@ def add_compare(sub: Commands) -> None:
         description="Read native trace records (JSONL) carrying golden_id and release, score "
         "each probe as the daemon does (stage, recall, nDCG, MRR) and pair the probes "
         "answered under both releases: per metric both means, the mean difference B - A "
-        "with a 95%% paired bootstrap interval, an exact sign test, and the probes whose "
+        "with a 95% paired bootstrap interval, an exact sign test, and the probes whose "
         "stage flipped between ok and a miss.",
     )
     cmp.add_argument("files", type=Path, nargs="+", metavar="FILE", help="native traces (JSONL)")

@@ -26,12 +26,29 @@ def test_console_script_help_explains_every_command() -> None:
         assert f"\n  {command} " in out, command
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+SUBCOMMANDS = tuple(f"golden {a}" for a in ("stats", "export", "review", "publish",
+                                             "precision")) + tuple(
+    f"config {a}" for a in ("validate", "show", "schema"))  # fmt: skip
+
+
+@pytest.mark.parametrize("command", COMMANDS + SUBCOMMANDS)
 def test_each_command_has_help(command: str) -> None:
-    """`ragmon COMMAND --help` works and describes the command."""
-    result = ragmon(command, "--help")
+    """`ragmon COMMAND --help` works and describes the command itself (not its parent's
+    help), and no '%%' escape shows literally."""
+    result = ragmon(*command.split(), "--help")
     assert result.returncode == 0
     assert "usage: ragmon " + command in result.stdout
+    head = result.stdout.split("\n\n")
+    assert len(head) > 2 and not head[1].startswith(("options:", "positional")), result.stdout
+    assert "%%" not in result.stdout
+
+
+def test_config_given_before_the_action_is_kept(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("judge:\n  backend: bogus\n")
+    for args in (("config", "-c", str(bad), "validate"), ("config", "validate", "-c", str(bad))):
+        out = ragmon(*args)
+        assert out.returncode == 2 and "judge.backend" in out.stderr, args
 
 
 def test_check_prints_the_evaluation_contract() -> None:

@@ -120,6 +120,8 @@ def test_probe_run_is_scored_by_the_daemon(app: tuple[RagApp, str], tmp_path: Pa
                  "--request-template", str(template), "--rate", "20")  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "golden set v0001: probes sent 3, answered 3, failed: none" in out.stderr
+    assert re.search(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00 golden set v0001:", out.stderr,
+                     re.MULTILINE)  # each run's line says when it ran  # fmt: skip
     ids = sorted(h["x-ragmon-golden-id"] for h in rag.seen_headers)
     assert ids == ["g-discount", "g-parcel", "g-refund"]
     assert all(
