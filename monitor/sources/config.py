@@ -26,9 +26,14 @@ class DemoSourceConfig(_Section):
 
 
 class JsonlSourceConfig(_Section):
-    """Native ``ragmon.trace/v1`` records, one per line, from files."""
+    """Native ``ragmon.trace/v1`` records, one per line, from files, read once: the daemon
+    exits (0) at their end, its metrics with it; a growing file is not followed."""
 
-    paths: list[Path] = Field(default_factory=list, description="Files to read, in order.")
+    paths: list[Path] = Field(
+        default_factory=list,
+        description="Files to read, in order, once; at their end the daemon exits 0 (a "
+        "growing file is not followed: use Kafka or OTLP/HTTP for a live stream).",
+    )
 
 
 class KafkaSourceConfig(_Section):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from monitor.sources import demo
 from tests.integration.conftest import RAGMON, clean_env, free_port
 
 
@@ -178,6 +179,19 @@ def test_file_startup_failures_are_one_line_and_exit_2(env: dict[str, str], mess
     assert proc.returncode == 2, stderr
     assert "ragmon run: " in stderr and message in stderr
     assert "Traceback" not in stderr and '"started"' not in stderr
+
+
+def test_a_jsonl_source_is_read_once_and_the_daemon_says_it_exits(tmp_path: Path) -> None:
+    """source.type jsonl does not follow its file: at its end the daemon logs why it
+    stops and exits 0."""
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(5)))
+    proc = start(free_port(), RAGMON_SOURCE__TYPE="jsonl",
+                 RAGMON_SOURCE__JSONL__PATHS=json.dumps([str(src)]))  # fmt: skip
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    (line,) = [json.loads(x) for x in stderr.splitlines() if "source_exhausted" in x]
+    assert line["traces"] == 5 and "read once" in line["hint"]
 
 
 def test_port_in_use_is_a_clear_error() -> None:
