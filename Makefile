@@ -13,6 +13,7 @@ install: $(STAMP)
 install-dev: $(DEV)
 
 $(STAMP): pyproject.toml
+	@echo "installing ragmon and its dependencies into $(VENV) (about a minute, once)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
@@ -20,6 +21,7 @@ $(STAMP): pyproject.toml
 	@echo "ragmon is installed in $(BIN): run '. $(BIN)/activate' to put it on your PATH"
 
 $(DEV): $(STAMP)
+	@echo "installing the test and lint tools into $(VENV) (a few minutes, once)"
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(DEV)
 
