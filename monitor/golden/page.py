@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.checks import evidence_of
-from monitor.model import Highlight
+from monitor.model import Evidence, Highlight
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,48 @@ def _lines(checks: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def _highlights(checks: dict[str, Any]) -> list[Highlight]:
     return [h for name, line in _lines(checks) for h in evidence_of(name, line).highlights()]
+
+
+@dataclass(frozen=True)
+class CheckView:
+    """One check's result as the page lists it: whether it flagged the answer, its one-line
+    reason (None where the check has none of its own) and its evidence as labelled text."""
+
+    name: str
+    flagged: bool
+    applicable: bool
+    reason: str | None
+    fields: tuple[tuple[str, str], ...]
+
+
+def check_views(checks: dict[str, Any]) -> list[CheckView]:
+    """The checks' results for people: flagged ones first, each field of the evidence as
+    text (lists joined, numbers rounded) instead of raw JSON."""
+    out = []
+    for name, line in _lines(checks):
+        evidence = evidence_of(name, line)
+        reason = evidence.explain()
+        generic = reason == Evidence.explain(evidence)  # the JSON fallback: no reason of its own
+        out.append(CheckView(
+            name, bool(line.get("flagged")), line.get("applicable") is not False,
+            None if generic else reason,
+            tuple((k.replace("_", " "), _shown(v)) for k, v in evidence.to_line().items()),
+        ))  # fmt: skip
+    out.sort(key=lambda v: (not v.flagged, v.name))
+    return out
+
+
+def _shown(value: Any) -> str:
+    """A field's value as short text."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, list | tuple):
+        return "; ".join(_shown(v) for v in value) or "none"
+    return str(value)
 
 
 def matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:

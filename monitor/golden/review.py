@@ -55,7 +55,17 @@ class ReviewError(Exception):
 
 
 class ReviewConflict(ReviewError):
-    """Someone decided the row after the decision this one was made on."""
+    """Someone decided the row after the decision this one was made on: ``current``, the
+    row's decision now. The message is the command line's (it names ``--after``); the page
+    says it in its own words."""
+
+    def __init__(self, current: Decision) -> None:
+        self.current = current
+        super().__init__(
+            f"row {current.row_id} was decided by {current.reviewer} at "
+            f"{current.at.isoformat()} ({current.action}) after the state you saw; "
+            f"reload it and decide again (--after {current.id})"
+        )
 
 
 class Decision(BaseModel):
@@ -179,11 +189,7 @@ class ReviewLog:
             fcntl.flock(fd, fcntl.LOCK_EX)
             current = self.latest().get(decision.row_id)
             if current is not None and current.id != decision.after:
-                raise ReviewConflict(
-                    f"row {decision.row_id} was decided by {current.reviewer} at "
-                    f"{current.at.isoformat()} ({current.action}) after the state you saw; "
-                    f"reload it and decide again (after={current.id})"
-                )
+                raise ReviewConflict(current)
             os.write(fd, decision.line().encode())
             os.fsync(fd)
         finally:

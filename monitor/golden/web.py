@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 import jinja2
 import structlog
@@ -43,7 +43,7 @@ from starlette.staticfiles import StaticFiles
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
 from monitor.golden import review
-from monitor.golden.page import conflicting_passages, mark_answer, matches, when
+from monitor.golden.page import check_views, conflicting_passages, mark_answer, matches, when
 from monitor.telemetry import LabelLimiter
 from monitor.telemetry.golden import PrecisionCollector
 from sinks.golden import load_rows
@@ -162,7 +162,7 @@ class ReviewSite:
         answer = mark_answer(row.get("response") or "", checks)
         return self.page(
             "row.html", status, row=row, meta=meta, answer=answer, passages=passages,
-            conflicts=conflicting_passages(checks), checks=checks,
+            conflicts=conflicting_passages(checks), checks=check_views(checks),
             claims=judge.get("claims") or [], history=history, current=current, query=query,
             grades=(current.gold_docs if current else {}), error=error,
             categories=review.TRAP_CATEGORIES, reasons=review.REJECT_LABELS,
@@ -214,22 +214,34 @@ class ReviewSite:
         else:
             fields["reason"] = text.get("reason")
             kept = {k: v for k, v in fields.items() if v}
+        filters = dict(parse_qsl(query))
+        before = [r["id"] for r, _ in self._queue(filters)[1]]  # the queue the reviewer saw
         try:
             review.decide(self.log, row, "accept" if action == "accept" else "reject", reviewer,
                           **kept)  # fmt: skip
         except review.ReviewConflict as exc:
-            return self._row_page(row, query, 409, str(exc))
+            now = exc.current
+            error = (f"{now.reviewer} {now.action}ed this row {when(now.at)}, after the "
+                     "version you were looking at. The page now shows their decision: "
+                     "check it, then decide again if you still disagree.")  # fmt: skip
+            return self._row_page(row, query, 409, error)
         except review.ReviewError as exc:
             return self._row_page(row, query, 400, str(exc))
-        return RedirectResponse(self._next(rid, query), status_code=303)
+        return RedirectResponse(self._next(rid, query, before), status_code=303)
 
-    def _next(self, done: str, query: str) -> str:
-        """The next row of the same queue, or the queue when it is empty."""
-        from urllib.parse import parse_qsl
-
+    def _next(self, done: str, query: str, before: list[str]) -> str:
+        """The row that came after ``done`` in the queue the reviewer saw (``before``) and is
+        still in it, else the queue's first, else the queue page."""
         _, left = self._queue(dict(parse_qsl(query)), done=done)
+        still = {r["id"] for r, _ in left}
+        after = before[before.index(done) + 1 :] if done in before else []
+        chosen = next((rid for rid in after if rid in still), left[0][0]["id"] if left else None)
         suffix = f"?{urlencode({'q': query})}" if query else ""
-        return f"/row/{left[0][0]['id']}{suffix}" if left else f"/?{query}"
+        return f"/row/{chosen}{suffix}" if chosen else f"/?{query}"
+
+    def favicon(self, request: Request) -> Response:
+        """A browser's default icon request: the page's icon (no 404 in the console)."""
+        return RedirectResponse("/static/favicon.svg", status_code=301)
 
     def metrics(self, request: Request) -> Response:
         """The reviewed precision of each check, in Prometheus text format."""
@@ -264,7 +276,9 @@ class _Guard(BaseHTTPMiddleware):
     async def dispatch(
         self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        open_paths = request.url.path in ("/login",) or request.url.path.startswith("/static/")
+        open_paths = request.url.path in ("/login", "/favicon.ico") or request.url.path.startswith(
+            "/static/"
+        )
         if not open_paths and not self.site.authorised(request):
             if request.method == "GET" and request.url.path != "/metrics":
                 response: Response = RedirectResponse("/login", status_code=303)
@@ -289,6 +303,7 @@ def build_app(golden_dir: Path, token: str | None = None, secure: bool = False) 
         Route("/trace/{trace_id}", site.trace),
         Route("/row/{row_id}/decide", site.decide, methods=["POST"]),
         Route("/metrics", site.metrics),
+        Route("/favicon.ico", site.favicon),
         Route("/login", site.login_form, methods=["GET"]),
         Route("/login", site.login, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static" / "review"), name="static"),

@@ -192,6 +192,9 @@ def test_the_page_fits_its_width_and_says_what_reject_records(
     reason it will record (changed with the reason, not fixed at "check was wrong")."""
     url, _ = site
     page = browser.new_page(viewport={"width": width, "height": 900})  # type: ignore[attr-defined]
+    failed: list[str] = []  # nothing the pages load may fail (a missing /favicon.ico did)
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("console", lambda m: failed.append(m.text) if m.type == "error" else None)
     page.goto(f"{url}/?state=any")
     for label in page.locator("form.filters label").all():
         box, select = label.bounding_box(), label.locator("select, input").first.bounding_box()
@@ -206,10 +209,13 @@ def test_the_page_fits_its_width_and_says_what_reject_records(
     assert "check was wrong" in page.locator("#reject").inner_text()
     page.select_option("#reason", "duplicate")
     assert "duplicate" in page.locator("#reject").inner_text()
+    assert not page.locator("#evidence pre").count()  # the evidence reads as text, not JSON
     shots = os.environ.get("RAGMON_SCREENSHOTS")
     if shots:
         page.screenshot(path=f"{shots}/review-row-{width}.png", full_page=True)
+    page.wait_for_timeout(300)  # the icon request comes after the load
     page.close()
+    assert failed == [], failed
 
 
 def test_a_flagged_counts_exemplar_opens_its_candidate_row(tmp_path: Path, browser: object) -> None:

@@ -95,8 +95,36 @@ def test_a_stale_decision_is_a_conflict_not_an_overwrite(golden: Path) -> None:
     stale = form(client)  # the page as it was before anyone decided
     review.decide(review.ReviewLog(golden), ROW, "reject", "bo", reason="duplicate")
     resp = client.post("/row/r1/decide", data=stale, follow_redirects=False)
-    assert resp.status_code == 409 and "decided by bo" in resp.text
+    assert resp.status_code == 409 and "bo rejected this row" in resp.text
+    assert " UTC, after the version you were looking at" in resp.text  # a time for people
+    assert "after=" not in resp.text and "--after" not in resp.text  # no CLI syntax
     assert review.ReviewLog(golden).latest()["r1"].reviewer == "bo"
+
+
+def test_after_a_decision_the_next_row_is_the_one_after_not_the_top(tmp_path: Path) -> None:
+    """In a queue of three, deciding the middle row goes on to the third, not to the first
+    (which the reviewer had passed over)."""
+    writer = SegmentWriter(tmp_path, "golden")
+    writer.start()
+    for i in (1, 2, 3):
+        writer.put({**ROW, "id": f"r{i}", "ragmon": {**ROW["ragmon"], "count": 10 - i}})
+    writer.flush()
+    writer.close()
+    client = TestClient(review_web.build_app(tmp_path))
+    resp = client.post("/row/r2/decide", data=form(client), follow_redirects=False)
+    assert resp.status_code == 303 and resp.headers["location"] == "/row/r3"
+    last = client.post("/row/r3/decide", data=form(client), follow_redirects=False)
+    assert last.headers["location"] == "/row/r1"  # past the end: the first still open
+
+
+def test_the_icon_is_served_and_evidence_reads_as_text(golden: Path) -> None:
+    client = TestClient(review_web.build_app(golden, token="s3cret"))
+    icon = client.get("/favicon.ico")  # no login needed, no 404 in the console
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
+    body = TestClient(review_web.build_app(golden)).get("/row/r1").text
+    evidence = body.split('id="evidence"')[1].split("</section>")[0]
+    assert "figures not in the context: 45" in evidence and "{" not in evidence
+    assert "<dt>numbers</dt><dd>45</dd>" in evidence
 
 
 def test_bad_input_is_a_400_with_the_reason(golden: Path) -> None:
