@@ -140,11 +140,15 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
         update={"judge": settings.judge.model_copy(update={"backend": backend})}
     )
     to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
-    if args.output_jsonl is not None and not to_stdout:
-        opened = _open_output(args.output_jsonl, "replay", stderr, "a" if args.append else "w")
+    out = args.output_jsonl
+    if out is not None and not to_stdout and (not out.exists() or out.is_file()):
+        # a regular file is overwritten now unless --append; the sink appends from here. A
+        # FIFO or a device is opened once, by the sink: a FIFO opened and closed here would
+        # give its reader an end of file, and the sink's open would then wait forever.
+        opened = _open_output(out, "replay", stderr, "a" if args.append else "w")
         if opened is None:
             return EXIT_USAGE
-        opened.close()  # overwritten now unless --append; the sink appends from here
+        opened.close()
     enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
     sizes = [i.size for i in inputs]
     total = None if None in sizes else sum(s or 0 for s in sizes)

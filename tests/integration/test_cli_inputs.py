@@ -126,3 +126,26 @@ def test_calibrate_on_demo_labels_says_they_measure_the_wiring(tmp_path: Path) -
     assert out.returncode == 0, out.stderr
     assert "40 of 40 labelled rows are `ragmon demo` traces" in out.stdout
     assert "checks the wiring, not the judge" in out.stdout
+
+
+def test_a_fifo_output_is_opened_once(tmp_path: Path) -> None:
+    """`--output-jsonl FIFO` with a reader on it: every line reaches the reader and the
+    command ends (a FIFO opened twice gave the reader its end of file at the first close,
+    and the second open then waited for a reader forever)."""
+    import os
+    import threading
+
+    native = _demo(tmp_path, 20)
+    for args in (("replay", str(native), "--output-jsonl"), ("demo", "--count", "20", "-o"),
+                 ("convert", str(CORPUS / "langchain-openllmetry.otlp.jsonl"), "--from",
+                  "otlp-json", "--output-jsonl")):  # fmt: skip
+        fifo = tmp_path / f"{args[0]}.fifo"
+        os.mkfifo(fifo)
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda f=fifo: got.append(f.read_bytes()), daemon=True)
+        reader.start()
+        out = subprocess.run([*RAGMON, *args, str(fifo)], capture_output=True, env=clean_env(),
+                             timeout=60)  # fmt: skip
+        reader.join(10)
+        assert out.returncode == 0, (args, out.stderr.decode())
+        assert got and got[0].count(b"\n") in (10, 20), args
