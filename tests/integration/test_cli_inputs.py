@@ -142,7 +142,9 @@ def test_a_fifo_output_is_opened_once(tmp_path: Path) -> None:
         fifo = tmp_path / f"{args[0]}.fifo"
         os.mkfifo(fifo)
         got: list[bytes] = []
-        reader = threading.Thread(target=lambda f=fifo: got.append(f.read_bytes()), daemon=True)
+        reader = threading.Thread(
+            target=lambda f=fifo, g=got: g.append(f.read_bytes()), daemon=True
+        )
         reader.start()
         out = subprocess.run([*RAGMON, *args, str(fifo)], capture_output=True, env=clean_env(),
                              timeout=60)  # fmt: skip
