@@ -8,16 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from monitor.golden.rows import DEFAULT_REASONS, build_row, merge
+from monitor.golden.stored import PREFIX, load_rows
 from monitor.model import DeadLetter, Evaluation
 from monitor.pii import Redactor
 from sinks import Closable
-from sinks.segments import SegmentWriter, read_rows
+from sinks.segments import SegmentWriter
 
 if TYPE_CHECKING:
     from monitor.config import Settings
     from monitor.telemetry import Metrics
-
-PREFIX = "golden"
 
 
 class RowWriter(Protocol):
@@ -37,24 +36,6 @@ class RowWriter(Protocol):
 
 
 _MAX_SEEN = 10_000
-
-
-def load_rows(directory: Path) -> dict[str, dict[str, Any]]:
-    """Every row in ``directory``, merged by id: the state with the latest ``last_seen`` and
-    highest count wins (segments hold successive states of one row)."""
-    rows: dict[str, dict[str, Any]] = {}
-    for row in read_rows(directory, PREFIX):
-        old = rows.get(row["id"])
-        if old is None or _newer(row, old):
-            rows[row["id"]] = row
-    return rows
-
-
-def _newer(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    ra, rb = a["ragmon"], b["ragmon"]
-    if ra.get("status") != rb.get("status") and rb.get("status") == "needs_review":
-        return True  # a reviewer's edit wins over the machine's copy
-    return (ra["count"], ra["last_seen"]) >= (rb["count"], rb["last_seen"])
 
 
 class GoldenRowSink(Closable):

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-TMP_PREFIX = ".tmp-"
+from monitor.golden.stored import TMP_PREFIX  # the one reader of segments: the golden wing
 
 
 class SegmentWriter:
@@ -87,21 +87,3 @@ class SegmentWriter:
         self._dirty = False
         if len(encoded) >= self.max_bytes or self._clock() - self._opened >= self.max_age_seconds:
             self._new_segment()
-
-
-def segments(directory: Path, prefix: str) -> list[Path]:
-    """Complete segments, oldest first (names sort by time)."""
-    if not directory.is_dir():
-        return []
-    return sorted(
-        p for p in directory.glob(f"{prefix}-*.jsonl") if not p.name.startswith(TMP_PREFIX)
-    )
-
-
-def read_rows(directory: Path, prefix: str) -> Iterator[dict[str, Any]]:
-    """Every row of the segments named ``prefix`` in ``directory``, oldest first."""
-    for path in segments(directory, prefix):
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    yield json.loads(line)

@@ -14,8 +14,8 @@ from monitor.config import revealed
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, describe
 from monitor.golden import export as golden_export
 from monitor.golden import review
+from monitor.golden.stored import load_rows
 from monitor.model import RagTrace
-from sinks.golden import load_rows
 
 if TYPE_CHECKING:
     pass

@@ -13,12 +13,12 @@ import yaml
 from monitor import config as config_mod
 from monitor import registry
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
-from monitor.ingest import assembly, otlp
+from monitor.ingest import assembly
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import calibrate, report
 from monitor.model import DeadLetter, Evaluation, RagTrace
-from monitor.sources import SourcePosition, SourceRecord, demo
+from monitor.sources import SourcePosition, SourceRecord, demo, framing
 from monitor.sources.inputs import HEAD_BYTES, Input, check_inputs
 from monitor.verdict import VERDICTS
 
@@ -178,7 +178,7 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
 
 
 def _otlp(data: bytes, fmt: str, stderr: TextIO) -> assembly.Conversion:
-    result = assembly.convert(list(otlp.read_messages(data, fmt)), fmt.replace("-", "_"))
+    result = assembly.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
     for index, reason, _ in result.bad_messages[:20]:
         print(f"bad OTLP message #{index} ({reason})", file=stderr)
     print(

@@ -13,11 +13,10 @@ from monitor import config as config_mod
 from monitor import registry
 from monitor.commands.common import _open_output, _settings
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
-from monitor.ingest import otlp
 from monitor.ingest.assembly import OtlpAssembler, by_convention
 from monitor.ingest.conventions import OUTCOMES
 from monitor.pipeline import freeze_startup_heap
-from monitor.sources import JsonlSource, OtlpFileSource
+from monitor.sources import JsonlSource, OtlpFileSource, framing
 from monitor.sources.inputs import Input, check_inputs
 from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
@@ -89,7 +88,7 @@ def _replay_format(args: argparse.Namespace, inputs: list[Input], stderr: TextIO
     saying that the inputs mix formats."""
     if args.format != "auto":
         return str(args.format)
-    found = {otlp.sniff_format(i.head) for i in inputs} - {None}
+    found = {framing.sniff_format(i.head) for i in inputs} - {None}
     if len(found) > 1:
         print(f"ragmon replay: the files mix formats ({', '.join(sorted(map(str, found)))}); "
               "replay them separately or name one with --format", file=stderr)  # fmt: skip
@@ -217,7 +216,7 @@ def _report_bad_records(summary: SummarySink, unit: str, stderr: TextIO) -> None
 def _why_nothing(heads: list[bytes], fmt: str) -> str:
     """Why a replay evaluated nothing (its inputs' first bytes), as a hint for the person
     who ran it."""
-    looks = {otlp.sniff_format(h) for h in heads}
+    looks = {framing.sniff_format(h) for h in heads}
     if looks == {None}:
         return ": the input is empty"
     looks.discard(None)

@@ -44,9 +44,9 @@ from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
 from monitor.golden import review
 from monitor.golden.page import check_views, conflicting_passages, mark_answer, matches, when
+from monitor.golden.precision import PrecisionCollector
+from monitor.golden.stored import load_rows
 from monitor.telemetry import LabelLimiter
-from monitor.telemetry.golden import PrecisionCollector
-from sinks.golden import load_rows
 
 HERE = Path(__file__).resolve().parent
 _TRACE_ID = re.compile(r"[0-9a-f]{32}")

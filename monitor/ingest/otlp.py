@@ -11,11 +11,9 @@ Decoding never raises on input: bad bytes become an ``OtlpDecodeError`` with a r
 
 from __future__ import annotations
 
-import io
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any
 
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -277,42 +275,3 @@ def is_own(spans: list[Span]) -> bool:
     return any(s.service in OWN_SERVICES for s in spans) or all(
         s.scope in OWN_SCOPES for s in spans
     )
-
-
-def read_messages(data: bytes, fmt: str) -> Iterator[bytes]:
-    """Messages of an OTLP file held in memory (``stream_messages``)."""
-    return stream_messages(io.BytesIO(data), fmt)
-
-
-def stream_messages(stream: BinaryIO, fmt: str) -> Iterator[bytes]:
-    """Messages of an OTLP stream, read front to back: one JSON request per line
-    (``otlp-json``), or 4-byte big-endian length prefixed protobuf requests. A truncated tail
-    is yielded as it is: it will not decode, and is reported."""
-    if fmt == "otlp-json":
-        for line in stream:
-            if line.strip():
-                yield line.rstrip(b"\r\n")
-        return
-    while prefix := stream.read(4):
-        if len(prefix) < 4:
-            yield prefix
-            return
-        size = int.from_bytes(prefix, "big")
-        body = stream.read(size)
-        yield body
-        if len(body) < size:
-            return
-
-
-def sniff_format(head: bytes) -> str | None:
-    """``native``, ``otlp-json`` or ``otlp-proto`` from a file's first bytes (``Input.head``);
-    None when they are nothing but whitespace. JSON lines that name ``resourceSpans`` are
-    OTLP/JSON; other JSON lines are native records; anything else is taken for
-    length-prefixed protobuf (which then decodes or is reported record by record)."""
-    text = head.lstrip()
-    if not text:
-        return None
-    if text[:1] not in (b"{", b"["):
-        return "otlp-proto"
-    first = text.split(b"\n", 1)[0]
-    return "otlp-json" if b'"resourceSpans"' in first or b'"resource_spans"' in first else "native"

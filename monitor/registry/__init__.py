@@ -153,8 +153,8 @@ def watch_reviews(settings: Settings, metrics: Metrics) -> None:
     """Exports the checks' reviewed precision from golden.dir's decision log, if any."""
     if settings.golden.dir is None:
         return
+    from monitor.golden.precision import PrecisionCollector
     from monitor.golden.review import ReviewLog
-    from monitor.telemetry.golden import PrecisionCollector
 
     routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)
     metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))

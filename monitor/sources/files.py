@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from monitor.sources.base import ReadProgress, SourceListener, SourcePosition, SourceRecord
+from monitor.sources.framing import stream_messages
 from monitor.sources.inputs import STDIN, Input
 
 if TYPE_CHECKING:
@@ -179,7 +180,5 @@ class OtlpFileSource(_InputSource):
         self.fmt = fmt
 
     def _read(self, inp: Input) -> Iterator[SourceRecord]:
-        from monitor.ingest.otlp import stream_messages
-
         for i, raw in enumerate(stream_messages(inp.stream, self.fmt), 1):
             yield SourceRecord(SourcePosition(inp.name, 0, i), raw)

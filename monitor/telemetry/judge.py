@@ -3,11 +3,25 @@ costs, how the judge runs, the jury's agreement and the calibration record."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from monitor.judge.calibration import Calibration
 from monitor.telemetry.labels import LabelLimiter
 from monitor.verdict import Verdict
+
+
+class CalibrationFigures(Protocol):
+    """What the metrics read of a calibration record (``Calibration`` has these): the core's
+    metrics name the figures, not the judge wing's type."""
+
+    judge: str
+    rubric_version: str
+    n: int
+    agreement: float
+    kappa: float
+    sensitivity: float | None
+    specificity: float | None
 
 
 class JudgeMetrics:
@@ -153,8 +167,9 @@ class JudgeMetrics:
             self.judge_cost.inc(v.cost_usd)
         self.judge_latency.labels(v.judge).observe(v.latency_seconds)
 
-    def set_calibration(self, cal: Calibration) -> None:
-        """Export a ``Calibration`` record: how far the judge agrees with human labels."""
+    def set_calibration(self, cal: CalibrationFigures) -> None:
+        """Export a calibration record (``monitor.judge.calibration.Calibration``): how far
+        the judge agrees with human labels."""
         labels = (cal.judge, cal.rubric_version)
         self.calibration.labels("kappa", *labels).set(cal.kappa)
         self.calibration.labels("agreement", *labels).set(cal.agreement)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from monitor.golden.stored import load_rows
 from monitor.sources import demo
-from sinks.golden import load_rows
 from tests import export_libs
 from tests.integration.conftest import ragmon
 

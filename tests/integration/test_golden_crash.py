@@ -9,8 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from sinks.golden import load_rows
-from sinks.segments import TMP_PREFIX, segments
+from monitor.golden.stored import TMP_PREFIX, load_rows, segments
 
 WRITER = """
 import sys

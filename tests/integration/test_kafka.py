@@ -228,7 +228,7 @@ def test_golden_rows_reach_the_topic_keyed_by_row_id(tmp_path: Path) -> None:
         wait_until(lambda: all_committed("g-golden", topic), 90, "all offsets committed")
     finally:
         daemon.terminate()
-    from sinks.golden import load_rows
+    from monitor.golden.stored import load_rows
 
     on_disk = load_rows(golden_dir)
     assert on_disk

@@ -22,10 +22,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from monitor.checks import CheckSuite
 from monitor.ingest.assembly import OtlpAssembler
 from monitor.ingest.native import DEAD_LETTER_REASONS, NativeDecoder
-from monitor.ingest.otlp import read_messages
 from monitor.model import DeadLetter, RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, SourcePosition, SourceRecord, demo
+from monitor.sources.framing import read_messages
 from sinks.memory import InMemorySink
 
 CORPUS = Path(__file__).resolve().parents[1] / "otel_corpus"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.ingest import assembly, otlp
+from monitor.ingest import assembly
 from monitor.ingest.conventions import CONTENT_MISSING
+from monitor.sources import framing
 from tests.otel_corpus import FORMATS, HERE, STACKS, converted, differences, truth
 
 # What a stack does not emit: the trace must say so, never invent it.
@@ -54,7 +55,7 @@ def test_what_a_stack_does_not_emit_is_counted_as_missing(stack: str, fmt: str) 
     """A trace without its answer or its texts is counted ``content_missing``, never
     evaluated."""
     data = (HERE / f"{stack}{FORMATS[fmt]}").read_bytes()
-    result = assembly.convert(list(otlp.read_messages(data, fmt)), fmt.replace("-", "_"))
+    result = assembly.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
     total = len(truth(stack))
     missing = total if stack == NOTHING_CAPTURED else len(ANSWER_NOT_EMITTED)
     assert result.counts.get(CONTENT_MISSING, 0) == missing
@@ -87,7 +88,7 @@ def test_traces_are_counted_per_instrumentation_and_version() -> None:
     metrics = Metrics(CollectorRegistry())
     assembler = OtlpAssembler("otlp_proto", observer=metrics)
     data = (HERE / "llamaindex-openllmetry.otlp").read_bytes()
-    for i, message in enumerate(otlp.read_messages(data, "otlp-proto")):
+    for i, message in enumerate(framing.read_messages(data, "otlp-proto")):
         assembler.feed(SourceRecord(SourcePosition("corpus", 0, i), message))
     assembler.due(flush=True)
     labels = {"instrumentation": "opentelemetry.instrumentation.llamaindex", "version": "0.62.4"}

@@ -18,6 +18,7 @@ from monitor.checks import CheckSuite
 from monitor.ingest import otlp
 from monitor.ingest.assembly import convert as assemble
 from monitor.model import RagTrace
+from monitor.sources import framing
 from tests import otel_spans
 from tests.otel_spans import PASSAGES
 
@@ -83,8 +84,8 @@ def test_spans_split_across_messages_and_json_encoding(tmp_path: Path) -> None:
     lines = b"\n".join(
         as_otlp_json(encode_spans(part).SerializeToString()) for part in (first, second)
     )
-    from_json = convert(otlp.read_messages(lines, "otlp-json"), "otlp-json").traces
-    from_proto = convert(otlp.read_messages(
+    from_json = convert(framing.read_messages(lines, "otlp-json"), "otlp-json").traces
+    from_proto = convert(framing.read_messages(
         proto_stream(encode_spans(made).SerializeToString()), "otlp-proto"), "otlp-proto").traces  # fmt: skip
     assert from_json == from_proto and len(from_json) == 1
 
@@ -109,7 +110,7 @@ def test_truncated_and_garbage_messages_are_reported() -> None:
     """A cut-off stream and bytes that are not OTLP become bad messages with a reason."""
     good = encode_spans(spans()).SerializeToString()
     stream = proto_stream(good, good)[:-10]
-    result = convert(otlp.read_messages(stream, "otlp-proto"), "otlp-proto")
+    result = convert(framing.read_messages(stream, "otlp-proto"), "otlp-proto")
     assert len(result.traces) == 1 and result.bad_messages
     assert convert([b"{nope"], "otlp-json").bad_messages[0][1] == "invalid_otlp_json"
 

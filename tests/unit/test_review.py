@@ -14,10 +14,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from scipy.stats import binomtest
 
 from monitor.golden import review
+from monitor.golden.precision import PrecisionCollector
 from monitor.golden.review import Decision, ReviewConflict, ReviewError, ReviewLog
 from monitor.stats import wilson
 from monitor.telemetry import LabelLimiter
-from monitor.telemetry.golden import PrecisionCollector
 
 
 def row(rid: str, reason: str = "refusal", route: str = "billing") -> dict[str, Any]:

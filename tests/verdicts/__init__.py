@@ -32,8 +32,7 @@ from prometheus_client import CollectorRegistry
 from bench.corpus import bench_records
 from monitor import registry
 from monitor.config import Settings
-from monitor.ingest import otlp
-from monitor.sources import ListSource, demo
+from monitor.sources import ListSource, demo, framing
 from sinks.memory import InMemorySink
 from tests import otel_corpus
 from tests.quality import load_cases
@@ -108,7 +107,7 @@ def evaluate(memo_bytes: int | None = None) -> dict[str, dict[str, Any]]:
     for stack in otel_corpus.STACKS:
         for fmt, suffix in otel_corpus.FORMATS.items():
             data = (otel_corpus.HERE / f"{stack}{suffix}").read_bytes()
-            values = list(otlp.read_messages(data, fmt))
+            values = list(framing.read_messages(data, fmt))
             for line in _evaluate(values, fmt.replace("-", "_"), memo_bytes):
                 out[f"{stack}{suffix}/{line['trace_id']}"] = line
     return out

@@ -1,0 +1,71 @@
+"""The checks' reviewed precision on ``/metrics``: ``PrecisionCollector`` reads the review
+log on each scrape (re-read only when it changed); the daemon and the review page register
+it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from prometheus_client.core import GaugeMetricFamily
+
+from monitor.golden.review import Precision, ReviewLog, precision
+from monitor.stats import wilson
+from monitor.telemetry.labels import LabelLimiter
+
+
+class PrecisionCollector:
+    """Exports each check's reviewed precision from the decision log on every scrape (the
+    log is re-read only when it changed): ``ragmon_check_review_precision{check, route,
+    bound}`` (bound: estimate, low, high; the 95 % Wilson interval) and
+    ``ragmon_check_reviews{check, route, label}`` (right, wrong). Routes go through the same
+    label limit as the other route metrics."""
+
+    def __init__(self, log: ReviewLog, routes: LabelLimiter) -> None:
+        self.log = log
+        self._routes = routes
+        self._stamp: tuple[int, int] | None = None
+        self._cached: list[Precision] = []
+
+    def _current(self) -> list[Precision]:
+        try:
+            st = self.log.path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            return []
+        if stamp != self._stamp:
+            self._cached = precision(self.log.read().decisions)
+            self._stamp = stamp
+        return self._cached
+
+    def collect(self) -> Iterator[Any]:
+        """The precision and review counts, from the log as it is now."""
+        prec = GaugeMetricFamily(
+            "ragmon_check_review_precision",
+            "Share of a check's flagged rows that reviewers accepted (rejected as "
+            "check_wrong = a false positive), with its 95% Wilson interval.",
+            labels=["check", "route", "bound"],
+        )
+        counts = GaugeMetricFamily(
+            "ragmon_check_reviews",
+            "Reviewed flagged rows per check: right (accepted) and wrong (check_wrong).",
+            labels=["check", "route", "label"],
+        )
+        merged: dict[tuple[str, str], list[int]] = {}
+        for p in self._current():
+            c = merged.setdefault((p.check, self._routes(p.route or None)), [0, 0])
+            c[0] += p.right
+            c[1] += p.wrong
+        for (check, route), (right, wrong) in sorted(merged.items()):
+            low, high = wilson(right, right + wrong)
+            prec.add_metric([check, route, "estimate"], right / (right + wrong))
+            prec.add_metric([check, route, "low"], low)
+            prec.add_metric([check, route, "high"], high)
+            counts.add_metric([check, route, "right"], right)
+            counts.add_metric([check, route, "wrong"], wrong)
+        yield prec
+        yield counts
+
+    def describe(self) -> list[Any]:
+        """Nothing: the metrics are described when collected."""
+        return []  # registered without describing: collected on each scrape

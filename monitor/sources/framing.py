@@ -1,0 +1,49 @@
+"""How an OTLP file is framed, read front to back: one OTLP/JSON request per line, or 4-byte
+big-endian length-prefixed protobuf requests (what the Collector's file exporter writes);
+and which of these, or native JSONL, a file's first bytes look like. A file source hands on
+the messages as records; decoding them into spans is the ingest wing's."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import BinaryIO
+
+
+def read_messages(data: bytes, fmt: str) -> Iterator[bytes]:
+    """Messages of an OTLP file held in memory (``stream_messages``)."""
+    return stream_messages(io.BytesIO(data), fmt)
+
+
+def stream_messages(stream: BinaryIO, fmt: str) -> Iterator[bytes]:
+    """Messages of an OTLP stream, read front to back: one JSON request per line
+    (``otlp-json``), or 4-byte big-endian length prefixed protobuf requests. A truncated tail
+    is yielded as it is: it will not decode, and is reported."""
+    if fmt == "otlp-json":
+        for line in stream:
+            if line.strip():
+                yield line.rstrip(b"\r\n")
+        return
+    while prefix := stream.read(4):
+        if len(prefix) < 4:
+            yield prefix
+            return
+        size = int.from_bytes(prefix, "big")
+        body = stream.read(size)
+        yield body
+        if len(body) < size:
+            return
+
+
+def sniff_format(head: bytes) -> str | None:
+    """``native``, ``otlp-json`` or ``otlp-proto`` from a file's first bytes (``Input.head``);
+    None when they are nothing but whitespace. JSON lines that name ``resourceSpans`` are
+    OTLP/JSON; other JSON lines are native records; anything else is taken for
+    length-prefixed protobuf (which then decodes or is reported record by record)."""
+    text = head.lstrip()
+    if not text:
+        return None
+    if text[:1] not in (b"{", b"["):
+        return "otlp-proto"
+    first = text.split(b"\n", 1)[0]
+    return "otlp-json" if b'"resourceSpans"' in first or b'"resource_spans"' in first else "native"
