@@ -16,13 +16,14 @@ from monitor.checks.memo import PassageMemo
 from monitor.checks.refusal import Refusal
 from monitor.checks.unsupported import UnsupportedNumbers
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, Evidence, NotApplicable, RagTrace
+from monitor.model import CheckResult, ConfigSection, Evidence, NotApplicable, RagTrace
 
 __all__ = [
     "CHECK_NAMES",
     "CHECK_TYPES",
     "Check",
     "CheckSuite",
+    "CheckType",
     "Citation",
     "ContextConflict",
     "EmptyContext",
@@ -33,23 +34,59 @@ __all__ = [
     "UnsupportedNumbers",
     "default_checks",
     "evidence_of",
+    "make",
 ]
 
 
 class Check(Protocol):
     """A model-free check: ``TraceView -> CheckResult``, its evidence of type ``evidence``."""
 
-    name: str
-    evidence: type[Evidence]
+    @property
+    def name(self) -> str:
+        """The check's name."""
+
+    @property
+    def evidence(self) -> type[Evidence]:
+        """Its evidence type."""
 
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""
 
 
+class CheckType(Protocol):
+    """A check's class: its ``name``, its ``evidence`` type and its ``options`` type (a
+    config section, ``checks.<name>``, derived from this declaration; None: nothing to
+    configure). Built with its options object (``make``), so a setting always reaches it."""
+
+    @property
+    def name(self) -> str:
+        """The check's name (a metric label, its ``checks.<name>`` section)."""
+
+    @property
+    def evidence(self) -> type[Evidence]:
+        """Its evidence type."""
+
+    @property
+    def options(self) -> type[ConfigSection] | None:
+        """Its options type (None: nothing to configure)."""
+
+    def __call__(self, options: Any = None, /) -> Check:
+        """The check, configured (None: its defaults; always None without options)."""
+
+
+def make(cls: CheckType, options: ConfigSection | None = None) -> Check:
+    """Check ``cls`` built with ``options`` (its defaults when None)."""
+    wanted = cls.options
+    if options is not None and (wanted is None or not isinstance(options, wanted)):
+        what = "no options" if wanted is None else wanted.__name__
+        raise TypeError(f"{cls.name} takes {what}, not {type(options).__name__}")
+    return cls(options)
+
+
 # Every check, in the order they run and report: the one list (the registry builds the
-# configured ones from it; a check's options are the fields of the config section named as
-# the check, passed to its constructor).
-CHECK_TYPES: tuple[type[Any], ...] = (
+# configured ones from it; the ``checks`` config has a section per check with ``options``,
+# named as the check and of its options type: monitor/checks/config.py derives it).
+CHECK_TYPES: tuple[CheckType, ...] = (
     UnsupportedNumbers,
     Refusal,
     Citation,
@@ -61,7 +98,7 @@ CHECK_TYPES: tuple[type[Any], ...] = (
 
 def default_checks() -> list[Check]:
     """Every check with its default options."""
-    return [cls() for cls in CHECK_TYPES]
+    return [make(cls) for cls in CHECK_TYPES]
 
 
 CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in default_checks())

@@ -29,6 +29,7 @@ uses 0); an id is valid when it matches a passage's ``doc_id`` or ``chunk_id``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from monitor.checks.citation_markers import find_citations
 from monitor.checks.view import TraceView
@@ -60,6 +61,10 @@ class Citation:
 
     name = "citation"
     evidence = CitationEvidence
+    options: ClassVar[None] = None  # nothing to configure
+
+    def __init__(self, options: None = None) -> None:
+        """Nothing to configure (``options`` is always None)."""
 
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""

@@ -1,31 +1,19 @@
-"""Configuration of the checks (``checks``): which run, and each check's options in a
-section named as the check (its fields are the check's constructor arguments).
+"""Configuration of the checks (``checks``): which run, and each check's options, in a
+section named as the check and of the options type the check declares (``options``): the
+sections are derived from ``CHECK_TYPES``, so a setting cannot miss its check.
 """
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from typing import TYPE_CHECKING, Any
 
+from pydantic import Field, create_model, field_validator
+
+from monitor.checks import CHECK_NAMES, CHECK_TYPES, CheckType
 from monitor.model import ConfigSection as _Section
 
 
-class ContextConflictConfig(_Section):
-    """``checks.context_conflict``: when two passages count as near-duplicates."""
-
-    similarity: float = Field(
-        default=0.5, gt=0, le=1, description="Trigram Jaccard at which two passages are duplicates."
-    )
-
-
-class GroundingOverlapConfig(_Section):
-    """``checks.grounding_overlap``: the shortest answer it scores."""
-
-    min_words: int = Field(
-        default=3, ge=1, description="Answers with fewer content words are not applicable."
-    )
-
-
-class ChecksConfig(_Section):
+class _Checks(_Section):
     """``checks``: which checks run, and each check's options."""
 
     enabled: list[str] | None = Field(
@@ -37,16 +25,32 @@ class ChecksConfig(_Section):
         description="Cap, in bytes, of the per-passage analysis kept across traces (0: off, "
         "the default: measured on skewed retrieval it cost more than it saved).",
     )
-    context_conflict: ContextConflictConfig = ContextConflictConfig()
-    grounding_overlap: GroundingOverlapConfig = GroundingOverlapConfig()
+
+    def options_of(self, check: CheckType) -> _Section | None:
+        """The options ``check`` declares, as configured (None: it has none)."""
+        return None if check.options is None else getattr(self, check.name)
 
     @field_validator("enabled")
     @classmethod
     def _known(cls, v: list[str] | None) -> list[str] | None:
-        from monitor.checks import CHECK_NAMES
-
         if v is not None:
             unknown = [n for n in v if n not in CHECK_NAMES]
             if unknown:
                 raise ValueError(f"unknown check {unknown}; known: {list(CHECK_NAMES)}")
         return v
+
+
+def _sections() -> dict[str, Any]:
+    return {
+        c.name: (c.options, Field(default_factory=c.options, description=c.options.__doc__))
+        for c in CHECK_TYPES
+        if c.options is not None
+    }
+
+
+if TYPE_CHECKING:
+    ChecksConfig = _Checks
+else:
+    ChecksConfig = create_model(
+        "ChecksConfig", __base__=_Checks, __doc__=_Checks.__doc__, **_sections()
+    )

@@ -5,13 +5,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, ClassVar, Self
+
+from pydantic import Field
 
 from monitor.checks.memo import PassageFacts
 from monitor.checks.numbers import NumberIndex
 from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, Evidence
+from monitor.model import CheckResult, ConfigSection, Evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +110,10 @@ class EmptyContext:
 
     name = "empty_context"
     evidence = EmptyContextEvidence
+    options: ClassVar[None] = None  # nothing to configure
+
+    def __init__(self, options: None = None) -> None:
+        """Nothing to configure (``options`` is always None)."""
 
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""
@@ -124,6 +130,22 @@ class EmptyContext:
         )
 
 
+class ContextConflictOptions(ConfigSection):
+    """``checks.context_conflict``: when two passages count as near-duplicates."""
+
+    similarity: float = Field(
+        default=0.5, gt=0, le=1, description="Trigram Jaccard at which two passages are duplicates."
+    )
+
+
+class GroundingOverlapOptions(ConfigSection):
+    """``checks.grounding_overlap``: the shortest answer it scores."""
+
+    min_words: int = Field(
+        default=3, ge=1, description="Answers with fewer content words are not applicable."
+    )
+
+
 class ContextConflict:
     """Flags near-duplicate passages that state different numbers (old and new policy pages).
 
@@ -138,10 +160,12 @@ class ContextConflict:
 
     name = "context_conflict"
     evidence = ConflictEvidence
+    options: ClassVar[type[ContextConflictOptions]] = ContextConflictOptions
+    max_passages = 20  # pairs grow with the square: a long context is compared in its head
 
-    def __init__(self, similarity: float = 0.5, max_passages: int = 20) -> None:
-        self.similarity = similarity
-        self.max_passages = max_passages
+    def __init__(self, options: ContextConflictOptions | None = None) -> None:
+        self.opts = options or ContextConflictOptions()
+        self.similarity = self.opts.similarity
 
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""
@@ -203,9 +227,11 @@ class GroundingOverlap:
 
     name = "grounding_overlap"
     evidence = OverlapEvidence
+    options: ClassVar[type[GroundingOverlapOptions]] = GroundingOverlapOptions
 
-    def __init__(self, min_words: int = 3) -> None:
-        self.min_words = min_words
+    def __init__(self, options: GroundingOverlapOptions | None = None) -> None:
+        self.opts = options or GroundingOverlapOptions()
+        self.min_words = self.opts.min_words
 
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""

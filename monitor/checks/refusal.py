@@ -10,6 +10,7 @@ sale items", "no hay comisión") is not a refusal.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from monitor.checks.cues import CueIndex
 from monitor.checks.refusal_cues import languages
@@ -67,6 +68,10 @@ class Refusal:
 
     name = "refusal"
     evidence = RefusalEvidence
+    options: ClassVar[None] = None  # nothing to configure
+
+    def __init__(self, options: None = None) -> None:
+        """Nothing to configure (``options`` is always None)."""
 
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.derived import Derivation
@@ -73,6 +74,10 @@ class UnsupportedNumbers:
 
     name = "unsupported_numbers"
     evidence = NumbersEvidence
+    options: ClassVar[None] = None  # nothing to configure
+
+    def __init__(self, options: None = None) -> None:
+        """Nothing to configure (``options`` is always None)."""
 
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""

@@ -9,12 +9,11 @@ importing them (the Anthropic SDK alone takes about a second).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from prometheus_client import CollectorRegistry
-from pydantic import BaseModel
 
-from monitor.checks import CHECK_TYPES, Check, CheckSuite, PassageMemo
+from monitor.checks import CHECK_TYPES, Check, CheckSuite, CheckType, PassageMemo, make
 from monitor.config import Settings
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
@@ -45,14 +44,12 @@ __all__ = [
 # (their shape: ``monitor.registry.components``; the judge table: ``monitor.registry.judges``)
 
 
-def _check(cls: type[Any]) -> Component[Check]:
-    """A check row: on unless ``checks.enabled`` leaves it out; its options are the fields of
-    the section ``checks.<name>``, when there is one (checks never import the config)."""
+def _check(cls: CheckType) -> Component[Check]:
+    """A check row: on unless ``checks.enabled`` leaves it out; built with the options it
+    declares, as configured in ``checks.<name>`` (checks never import the config)."""
 
     def build(settings: Settings, metrics: Metrics | None) -> Check:
-        section = getattr(settings.checks, cls.name, None)
-        options = section.model_dump() if isinstance(section, BaseModel) else {}
-        return cast(Check, cls(**options))
+        return make(cls, settings.checks.options_of(cls))
 
     def configured(settings: Settings) -> bool:
         enabled = settings.checks.enabled

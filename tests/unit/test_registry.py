@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry
+from pydantic import ValidationError
 
 from monitor import registry
 from monitor.checks import CHECK_NAMES
@@ -43,6 +44,28 @@ def test_the_check_table_is_the_default_suite_in_its_order() -> None:
     assert tuple(row.name for row in registry.CHECKS) == CHECK_NAMES
     built = registry.build_suite(Settings())
     assert built.names == list(CHECK_NAMES)
+
+
+def test_every_checks_declared_options_reach_it() -> None:
+    """The checks config has a section exactly for each check that declares options, named
+    as the check and of its options type; the built check holds that very object; a section
+    spelled unlike a check is refused (it used to be ignored: the value never reached it)."""
+    from monitor.checks import CHECK_TYPES
+    from monitor.checks.config import ChecksConfig
+
+    sections = set(ChecksConfig.model_fields) - {"enabled", "memo_bytes"}
+    assert sections == {c.name for c in CHECK_TYPES if c.options is not None}
+    settings = Settings()
+    by_name = {c.name: c for c in registry.build_suite(settings).checks}
+    for cls in CHECK_TYPES:
+        section = settings.checks.options_of(cls)
+        if cls.options is None:
+            assert section is None
+            continue
+        assert type(section) is cls.options
+        assert by_name[cls.name].opts is section  # type: ignore[attr-defined]
+    with pytest.raises(ValidationError, match="context_conflit"):
+        Settings.model_validate({"checks": {"context_conflit": {"similarity": 0.9}}})
 
 
 def test_a_checks_config_section_reaches_its_check() -> None:
