@@ -157,6 +157,23 @@ class Highlight:
     why: str
 
 
+# What a check's result is: a verdict (``flag``: flagged or passed, counted as a rate), a
+# continuous signal (``score``: never flags, reported as its mean), or both.
+CheckOutput = Literal["flag", "score", "both"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckMeasure:
+    """A metric a check exports of its own, per app and route (declared on the check as
+    ``measures``; its evidence gives the values, ``Evidence.measured``): a ``histogram``
+    observes each value, a ``counter`` adds it."""
+
+    metric: str  # the Prometheus name, e.g. ragmon_grounding_overlap_ratio
+    help: str
+    kind: Literal["histogram", "counter"]
+    buckets: tuple[float, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """What a check saw, typed. Each check has its own frozen subclass, which owns the one-line
@@ -187,6 +204,11 @@ class Evidence:
     def highlights(self) -> tuple[Highlight, ...]:
         """Pieces of the answer this evidence points at."""
         return ()
+
+    def measured(self) -> Mapping[str, float]:
+        """Values of the check's own metrics (``CheckMeasure.metric`` -> value) on this
+        trace; none by default."""
+        return {}
 
     def passages_named(self) -> frozenset[int]:
         """1-based passage positions this evidence points at."""

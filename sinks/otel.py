@@ -27,6 +27,7 @@ from opentelemetry.sdk._logs.export import (
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
+from monitor.checks import output_of
 from monitor.errors import ConfigError
 from monitor.model import CheckResult, DeadLetter, Evaluation
 from sinks import Closable
@@ -151,7 +152,7 @@ class OtelEventSink(Closable):
                 "gen_ai.evaluation.score.label": "fail" if result.flagged else "pass",
                 "gen_ai.evaluation.explanation": explanation(result),
             }
-            if result.score is not None:
+            if output_of(result.name) != "flag" and result.score is not None:
                 attributes["gen_ai.evaluation.score.value"] = float(result.score)
             self._logger.emit(
                 event_name=EVENT_NAME, context=context, attributes=attributes, timestamp=timestamp

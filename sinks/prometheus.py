@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from monitor.checks.citation import CitationEvidence
-from monitor.checks.context import OverlapEvidence
+from prometheus_client import Histogram
+
 from monitor.model import DeadLetter, Evaluation
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
@@ -42,8 +42,7 @@ class PrometheusSink(Closable):
         self._traces: dict[tuple[str, str], int] = {}
         self._results: dict[tuple[str, str, str, str], int] = {}
         self._exemplars: dict[tuple[str, str, str, str], str] = {}
-        self._invalid: dict[tuple[str, str], int] = {}
-        self._overlap: list[tuple[str, str, float]] = []
+        self._measured: dict[tuple[str, str, str], list[float]] = {}  # metric, app, route
 
     def start(self) -> None:
         """Metrics need no setup."""
@@ -65,11 +64,8 @@ class PrometheusSink(Closable):
             if result.flagged:
                 # the trace behind a flagged count, for a click from Grafana to the trace
                 self._exemplars[key] = evaluation.trace_id
-            if isinstance(result.evidence, OverlapEvidence) and result.score is not None:
-                self._overlap.append((app, route, result.score))
-            elif isinstance(result.evidence, CitationEvidence) and result.evidence.invalid:
-                n = len(result.evidence.invalid)
-                self._invalid[where] = self._invalid.get(where, 0) + n
+            for metric, value in result.evidence.measured().items():  # the check's own
+                self._measured.setdefault((metric, app, route), []).append(value)
 
     def _publish(self) -> None:
         m = self.metrics
@@ -79,12 +75,17 @@ class PrometheusSink(Closable):
             trace_id = self._exemplars.get(key)
             exemplar = {"trace_id": trace_id} if trace_id is not None else None
             m.check_results.labels(*key).inc(n, exemplar=exemplar)
-        for labels, n in self._invalid.items():
-            m.invalid_citations.labels(*labels).inc(n)
-        for app, route, score in self._overlap:
-            m.grounding_overlap.labels(app, route).observe(score)
-        self._traces, self._results, self._invalid = {}, {}, {}
-        self._exemplars, self._overlap = {}, []
+        for (metric, app, route), values in self._measured.items():
+            own = m.check_measures.get(metric)
+            if own is None:  # a measure Metrics was not built with: nothing to add it to
+                continue
+            child = own.labels(app, route)
+            if isinstance(child, Histogram):
+                for value in values:
+                    child.observe(value)
+            else:
+                child.inc(sum(values))
+        self._traces, self._results, self._exemplars, self._measured = {}, {}, {}, {}
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.checks import output_of
 from monitor.model import DeadLetter, Evaluation
 from monitor.stats import wilson
 from sinks import Closable
@@ -92,7 +93,10 @@ class SummarySink(Closable):
         head = f"{'check':<22} {'flagged':>8} {'of':>8} {'rate':>8}   {'95% CI (Wilson)':<17}"
         rows = [head, "-" * len(head)]
         for name, t in self.tallies.items():
-            if t.scored:  # a scored check (grounding overlap) reports its mean
+            if output_of(name) == "score":  # a continuous signal reports its mean
+                if not t.scored:
+                    rows.append(f"{name:<22} {'-':>8} {0:>8} {'no data':>8}")
+                    continue
                 mean = t.score_sum / t.scored
                 rows.append(f"{name:<22} {'-':>8} {t.scored:>8} {'mean':>8}   {mean:.3f}")
                 continue
@@ -104,6 +108,9 @@ class SummarySink(Closable):
             rows.append(
                 f"{name:<22} {t.flagged:>8} {t.applicable:>8} {rate:>8.2%}   [{lo:.2%}, {hi:.2%}]"
             )
+            if output_of(name) == "both" and t.scored:  # a verdict with a score: both rows
+                mean = t.score_sum / t.scored
+                rows.append(f"{'  mean score':<22} {'-':>8} {t.scored:>8} {'mean':>8}   {mean:.3f}")
         rows.append("-" * len(head))
         if self.verdicts or self.judge_skips:
             rows.extend(self._judge_rows())

@@ -16,11 +16,20 @@ from monitor.checks.memo import PassageMemo
 from monitor.checks.refusal import Refusal
 from monitor.checks.unsupported import UnsupportedNumbers
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, ConfigSection, Evidence, NotApplicable, RagTrace
+from monitor.model import (
+    CheckMeasure,
+    CheckOutput,
+    CheckResult,
+    ConfigSection,
+    Evidence,
+    NotApplicable,
+    RagTrace,
+)
 
 __all__ = [
     "CHECK_NAMES",
     "CHECK_TYPES",
+    "MEASURES",
     "Check",
     "CheckSuite",
     "CheckType",
@@ -35,6 +44,7 @@ __all__ = [
     "default_checks",
     "evidence_of",
     "make",
+    "output_of",
 ]
 
 
@@ -70,6 +80,15 @@ class CheckType(Protocol):
     def options(self) -> type[ConfigSection] | None:
         """Its options type (None: nothing to configure)."""
 
+    @property
+    def output(self) -> CheckOutput:
+        """What its result is: a verdict (``flag``), a continuous signal (``score``), or
+        both; the summary and the sinks report it as declared, not by guessing."""
+
+    @property
+    def measures(self) -> tuple[CheckMeasure, ...]:
+        """The metrics it exports of its own (its evidence gives their values)."""
+
     def __call__(self, options: Any = None, /) -> Check:
         """The check, configured (None: its defaults; always None without options)."""
 
@@ -103,6 +122,14 @@ def default_checks() -> list[Check]:
 
 CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in default_checks())
 _EVIDENCE: dict[str, type[Evidence]] = {c.name: c.evidence for c in CHECK_TYPES}
+_OUTPUT: dict[str, CheckOutput] = {c.name: c.output for c in CHECK_TYPES}
+MEASURES: tuple[CheckMeasure, ...] = tuple(m for c in CHECK_TYPES for m in c.measures)
+
+
+def output_of(name: str) -> CheckOutput:
+    """What check ``name``'s results are (a check ragmon does not know, a line from another
+    version: a verdict)."""
+    return _OUTPUT.get(name, "flag")
 
 
 def evidence_of(name: str, line: Mapping[str, Any]) -> Evidence:

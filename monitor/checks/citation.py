@@ -28,12 +28,17 @@ uses 0); an id is valid when it matches a passage's ``doc_id`` or ``chunk_id``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from monitor.checks.citation_markers import find_citations
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, Evidence, Highlight
+from monitor.model import CheckMeasure, CheckOutput, CheckResult, Evidence, Highlight
+
+INVALID_CITATIONS = CheckMeasure(
+    "ragmon_invalid_citations_total", "Citation markers that name no packed passage.", "counter"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +49,10 @@ class CitationEvidence(Evidence):
     cited: tuple[str, ...] = ()
     invalid: tuple[str, ...] = ()
     valid: int = 0
+
+    def measured(self) -> Mapping[str, float]:
+        """How many cited ids name no passage, for their counter."""
+        return {INVALID_CITATIONS.metric: len(self.invalid)} if self.invalid else {}
 
     def explain(self) -> str:
         """The invalid citations, or that there is none, when no citation is valid."""
@@ -61,6 +70,8 @@ class Citation:
 
     name = "citation"
     evidence = CitationEvidence
+    output: ClassVar[CheckOutput] = "flag"
+    measures: ClassVar[tuple[CheckMeasure, ...]] = (INVALID_CITATIONS,)
     options: ClassVar[None] = None  # nothing to configure
 
     def __init__(self, options: None = None) -> None:

@@ -13,7 +13,7 @@ from monitor.checks.memo import PassageFacts
 from monitor.checks.numbers import NumberIndex
 from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, ConfigSection, Evidence
+from monitor.model import CheckMeasure, CheckOutput, CheckResult, ConfigSection, Evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,18 @@ class OverlapEvidence(Evidence):
         """The share, as a percentage."""
         return f"{self.overlap:.0%} of the answer's content words are in the context"
 
+    def measured(self) -> Mapping[str, float]:
+        """The share, for its histogram."""
+        return {OVERLAP_RATIO.metric: self.overlap}
+
+
+OVERLAP_RATIO = CheckMeasure(
+    "ragmon_grounding_overlap_ratio",
+    "Share of the answer's content words found in the packed context.",
+    "histogram",
+    (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+)
+
 
 _STOPWORDS = frozenset(
     """
@@ -110,6 +122,8 @@ class EmptyContext:
 
     name = "empty_context"
     evidence = EmptyContextEvidence
+    output: ClassVar[CheckOutput] = "flag"
+    measures: ClassVar[tuple[CheckMeasure, ...]] = ()
     options: ClassVar[None] = None  # nothing to configure
 
     def __init__(self, options: None = None) -> None:
@@ -160,6 +174,8 @@ class ContextConflict:
 
     name = "context_conflict"
     evidence = ConflictEvidence
+    output: ClassVar[CheckOutput] = "flag"
+    measures: ClassVar[tuple[CheckMeasure, ...]] = ()
     options: ClassVar[type[ContextConflictOptions]] = ContextConflictOptions
     max_passages = 20  # pairs grow with the square: a long context is compared in its head
 
@@ -227,6 +243,8 @@ class GroundingOverlap:
 
     name = "grounding_overlap"
     evidence = OverlapEvidence
+    output: ClassVar[CheckOutput] = "score"  # a continuous signal: it never flags
+    measures: ClassVar[tuple[CheckMeasure, ...]] = (OVERLAP_RATIO,)
     options: ClassVar[type[GroundingOverlapOptions]] = GroundingOverlapOptions
 
     def __init__(self, options: GroundingOverlapOptions | None = None) -> None:

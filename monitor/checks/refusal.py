@@ -15,7 +15,7 @@ from typing import ClassVar
 from monitor.checks.cues import CueIndex
 from monitor.checks.refusal_cues import languages
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, Evidence, Highlight
+from monitor.model import CheckMeasure, CheckOutput, CheckResult, Evidence, Highlight
 
 _LANGUAGES = languages()
 # Substrings that any match of each pattern contains, found in one pass on the lower-cased
@@ -68,6 +68,8 @@ class Refusal:
 
     name = "refusal"
     evidence = RefusalEvidence
+    output: ClassVar[CheckOutput] = "flag"
+    measures: ClassVar[tuple[CheckMeasure, ...]] = ()
     options: ClassVar[None] = None  # nothing to configure
 
     def __init__(self, options: None = None) -> None:

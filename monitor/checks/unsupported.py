@@ -18,7 +18,7 @@ from typing import ClassVar
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.derived import Derivation
 from monitor.checks.view import TraceView
-from monitor.model import CheckResult, Evidence, Highlight
+from monitor.model import CheckMeasure, CheckOutput, CheckResult, Evidence, Highlight
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +74,8 @@ class UnsupportedNumbers:
 
     name = "unsupported_numbers"
     evidence = NumbersEvidence
+    output: ClassVar[CheckOutput] = "flag"
+    measures: ClassVar[tuple[CheckMeasure, ...]] = ()
     options: ClassVar[None] = None  # nothing to configure
 
     def __init__(self, options: None = None) -> None:

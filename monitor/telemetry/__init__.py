@@ -3,14 +3,19 @@
 ``Metrics`` is owned by the core. The source, the OTLP assembler, the judge stage and the
 pipeline report to it through the observer protocols they declare (``on_batch``,
 ``on_rebalance``, ``on_verdict``, ...); the Prometheus sink (``sinks.prometheus``) turns
-evaluations into the check counters. Labels are bounded (``LabelLimiter``); trace ids appear
-only in exemplars.
+evaluations into the check counters, and the metrics a check declares of its own
+(``measures``: every check's, ``monitor.checks.MEASURES``, by default). Labels are bounded
+(``LabelLimiter``); trace ids appear only in exemplars.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from prometheus_client import CollectorRegistry, Info
 
+from monitor.checks import MEASURES
+from monitor.model import CheckMeasure
 from monitor.telemetry.golden import GoldenMetrics, ProbeMetrics
 from monitor.telemetry.judge import JudgeMetrics
 from monitor.telemetry.labels import OTHER, UNKNOWN, LabelLimiter
@@ -22,11 +27,16 @@ __all__ = ["OTHER", "UNKNOWN", "LabelLimiter", "MemoCollector", "Metrics", "Prob
 class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics):
     """Every metric ragmon exports, registered on ``registry`` (never the global one)."""
 
-    def __init__(self, registry: CollectorRegistry, version: str = "0") -> None:
+    def __init__(
+        self,
+        registry: CollectorRegistry,
+        version: str = "0",
+        measures: Sequence[CheckMeasure] = MEASURES,
+    ) -> None:
         self.registry = registry
         self.build_info = Info("ragmon_build", "ragmon version.", registry=registry)
         self.build_info.info({"version": version})
-        self._define_evaluation(registry)
+        self._define_evaluation(registry, measures)
         self._define_consumer(registry)
         self._define_judge(registry)
         self._define_judge_cost(registry)

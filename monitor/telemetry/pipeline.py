@@ -4,12 +4,13 @@ position, OTLP in (requests, assembly, instrumentation) and OTel events out."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from monitor.model import CheckMeasure
 from monitor.telemetry.labels import OTHER, LabelLimiter
 
 
@@ -17,8 +18,10 @@ class PipelineMetrics:
     """The ``PipelineObserver``, ``SourceObserver`` and ``AssemblyObserver`` half of
     ``Metrics``."""
 
-    def _define_evaluation(self, registry: CollectorRegistry) -> None:
-        """What the checks found, per app and route."""
+    def _define_evaluation(
+        self, registry: CollectorRegistry, measures: Sequence[CheckMeasure]
+    ) -> None:
+        """What the checks found, per app and route, with the checks' own ``measures``."""
         self.records = Counter(
             "ragmon_records_total",
             "Records read from the source, before decoding.",
@@ -37,19 +40,17 @@ class PipelineMetrics:
             ["check", "result", "app", "route"],
             registry=registry,
         )
-        self.grounding_overlap = Histogram(
-            "ragmon_grounding_overlap_ratio",
-            "Share of the answer's content words found in the packed context.",
-            ["app", "route"],
-            buckets=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-            registry=registry,
-        )
-        self.invalid_citations = Counter(
-            "ragmon_invalid_citations_total",
-            "Citation markers that name no packed passage.",
-            ["app", "route"],
-            registry=registry,
-        )
+        # the metrics checks export of their own (CheckMeasure), per app and route
+        self.check_measures: dict[str, Histogram | Counter] = {}
+        for m in measures:
+            if m.kind == "histogram":
+                self.check_measures[m.metric] = Histogram(
+                    m.metric, m.help, ["app", "route"], buckets=m.buckets, registry=registry
+                )
+            else:
+                self.check_measures[m.metric] = Counter(
+                    m.metric, m.help, ["app", "route"], registry=registry
+                )
         self.dead_letters = Counter(
             "ragmon_dead_letters_total",
             "Records that could not become a trace, by reason.",
