@@ -21,7 +21,7 @@ import structlog
 
 from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
-from monitor.errors import SinkError, SinkFailure, SourceError, describe
+from monitor.errors import SinkError, SinkFailure, SourceError, StartupError, describe
 from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
@@ -127,20 +127,26 @@ class Pipeline:
     # --- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start downstream first: sinks, then the source. A file or socket that cannot be
-        opened is a ``SinkError`` / ``SourceError`` with one line for people."""
+        """Start downstream first: sinks, then the source. Whatever a start raises (a file
+        or socket that cannot be opened, a library's own error such as ``sqlite3.Error``)
+        is a ``SinkError`` / ``SourceError`` with one line for people, never a traceback;
+        a ``StartupError`` of the component's own passes as it is."""
         for sink in self.sinks:
             try:
                 sink.start()
-            except OSError as exc:
-                raise SinkError(f"cannot start the {sink.name} sink: {describe(exc)}") from exc
+            except StartupError:
+                raise
+            except Exception as exc:
+                raise SinkError(f"cannot start the {sink.name} sink: {_one_line(exc)}") from exc
         if self.judge_stage is not None:
             self.judge_stage.start()
         try:
             self.source.start()
-        except OSError as exc:
+        except StartupError:
+            raise
+        except Exception as exc:
             raise SourceError(
-                f"cannot start the {self.source.name} source: {describe(exc)}"
+                f"cannot start the {self.source.name} source: {_one_line(exc)}"
             ) from exc
 
     def run(self, stop: threading.Event) -> PipelineStats:
@@ -363,3 +369,12 @@ class Pipeline:
         self.decoder.revoke(partitions)
         for pos in [p for p in self._refs if p[0] in gone]:
             del self._refs[pos]
+
+
+def _one_line(exc: Exception) -> str:
+    """An exception for people, on one line: an OS error as ``describe`` says it, any other
+    as its type and the first line of its message."""
+    if isinstance(exc, OSError):
+        return describe(exc)
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

@@ -30,7 +30,10 @@ class Sink(Protocol):
     name: str
 
     def start(self) -> None:
-        """Open what the sink writes to; raise on a setup failure (the daemon does not start)."""
+        """Open what the sink writes to; raise on a setup failure (the daemon does not
+        start): a ``SinkError`` with its own one-line message, or any other exception (an
+        ``OSError``, a library's own error), which the pipeline turns into one line naming
+        the sink. Called once, on the pipeline's thread."""
 
     def write(self, evaluation: Evaluation) -> None:
         """Take one evaluation; it is delivered by the next ``flush``."""

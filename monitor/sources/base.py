@@ -88,7 +88,9 @@ class Source(Protocol):
         ...
 
     def start(self) -> None:
-        """Connect or open; raises ``SourceError`` (or ``OSError``) when it cannot."""
+        """Connect or open, once, on the pipeline's thread; raises ``SourceError`` with its
+        own one-line message when it cannot, or any other exception (an ``OSError``, a
+        library's own error), which the pipeline turns into one line naming the source."""
         ...
 
     def ready(self) -> bool:

@@ -219,3 +219,31 @@ def test_invalid_citations_are_counted() -> None:
         for r in ("billing", "orders", "support", "security")
     )
     assert got == expected > 0
+
+
+def test_a_library_error_at_start_is_one_line_not_a_traceback() -> None:
+    """A sink or a source whose start raises a library's own error (sqlite3.Error, say; not
+    an OSError) stops the start with a StartupError naming the part in one line."""
+    import sqlite3
+
+    from monitor.errors import SinkError, SourceError
+
+    class LockedSink(InMemorySink):
+        name = "sqlite"
+
+        def start(self) -> None:
+            raise sqlite3.OperationalError("database is locked\n(more detail)")
+
+    pipeline, _, _ = build(demo_records(1), LockedSink())
+    with pytest.raises(SinkError) as err:
+        pipeline.start()
+    assert str(err.value) == "cannot start the sqlite sink: OperationalError: database is locked"
+
+    class BadSource(ListSource):
+        def start(self) -> None:
+            raise ValueError("no partitions")
+
+    source = BadSource([], source="x")
+    bad = Pipeline(source, NativeDecoder(), CheckSuite(), [InMemorySink()])
+    with pytest.raises(SourceError, match=r"^cannot start the list source: ValueError: no part"):
+        bad.start()
