@@ -68,12 +68,22 @@ class Checkpoint:
             return out
 
     def mark_committed(self, offsets: dict[Partition, int]) -> None:
-        """Record that ``offsets`` were committed (the source confirmed them)."""
+        """Record that ``offsets`` were committed (the source confirmed them). A partition
+        with nothing open, committed up to its end, is forgotten: a source with a partition
+        per file (replay, the jsonl source) does not keep one state per file it ever read;
+        a later record of it starts a fresh state, whose first watermark is committed."""
         with self._lock:
             for key, offset in offsets.items():
                 st = self._parts.get(key)
                 if st is not None:
                     st.committed = max(st.committed, offset)
+                    if not st.open and st.committed >= st.next_offset:
+                        del self._parts[key]
+
+    def tracked(self) -> int:
+        """Partitions with a state kept (open records, or finished ones not committed)."""
+        with self._lock:
+            return len(self._parts)
 
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Forget partitions this process no longer owns; their open records are dropped

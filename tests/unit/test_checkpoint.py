@@ -99,3 +99,20 @@ def test_concurrent_completion_is_safe() -> None:
         t.join()
     assert cp.committable() == {P: 4000}
     assert cp.open_count() == 0
+
+
+def test_a_finished_committed_partition_is_forgotten() -> None:
+    """A partition per file (replay reading 10,000 files): once a file's records are all
+    finished and committed, its state goes; one with a record still open stays, and a later
+    record of a forgotten partition is committed again from a fresh state."""
+    cp = Checkpoint()
+    for i in range(10_000):
+        part = (f"file-{i}.jsonl", 0)
+        cp.open(part, 0)
+        cp.done(part, 0)
+    cp.open(("slow.jsonl", 0), 0)
+    cp.mark_committed(cp.committable())
+    assert cp.tracked() == 1 and cp.open_count() == 1
+    cp.open(("file-7.jsonl", 0), 1)
+    cp.done(("file-7.jsonl", 0), 1)
+    assert cp.committable() == {("file-7.jsonl", 0): 2}
