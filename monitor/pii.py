@@ -13,8 +13,12 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 PLACEHOLDER = "[REDACTED:{}]"
+
+if TYPE_CHECKING:
+    from monitor.config import Settings
 
 
 def luhn_ok(digits: str) -> bool:
@@ -170,3 +174,19 @@ class Redactor:
             offset = m.start()
             return whole[: start - offset] + PLACEHOLDER.format(det.kind) + whole[end - offset :]
         return PLACEHOLDER.format(det.kind)
+
+
+Written = Literal["lines", "rows", "judge"]
+
+
+def redactor_for(settings: Settings, where: Written) -> Redactor | None:
+    """The one PII rule for everything ragmon writes or sends, with the golden-row detectors
+    and ``golden.pii_patterns``: candidate ``rows`` always; evaluation ``lines`` (files,
+    stdout, whichever sink writes them) unless ``output.redact_pii`` is off; what the
+    ``judge`` reads only when ``judge.redact_pii`` is on. None: nothing is redacted there."""
+    wanted = {
+        "rows": True,
+        "lines": settings.output.redact_pii,
+        "judge": settings.judge.redact_pii,
+    }[where]
+    return Redactor(settings.golden.pii_patterns) if wanted else None

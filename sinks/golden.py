@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from monitor.golden.rows import DEFAULT_REASONS, build_row, merge
 from monitor.golden.stored import PREFIX, load_rows
 from monitor.model import DeadLetter, Evaluation
-from monitor.pii import Redactor
+from monitor.pii import Redactor, redactor_for
 from sinks import Closable
 from sinks.segments import SegmentWriter
 
@@ -58,7 +58,7 @@ class GoldenRowSink(Closable):
         topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
         return cls(
             golden.dir,
-            Redactor(golden.pii_patterns),
+            redactor_for(settings, "rows"),
             tuple(golden.reasons),
             max_rows=golden.max_rows,
             max_examples=golden.max_examples,

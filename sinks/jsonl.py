@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from monitor.model import DeadLetter, Evaluation
-from monitor.pii import Redactor
+from monitor.pii import Redactor, redactor_for
 from sinks import Closable
 
 if TYPE_CHECKING:
@@ -33,12 +33,8 @@ class JsonlSink(Closable):
         """``output.evaluations_jsonl`` / ``dead_letters_jsonl``, PII redacted unless
         ``output.redact_pii`` is off."""
         out = settings.output
-        return cls(out.evaluations_jsonl, out.dead_letters_jsonl, redactor=cls.redactor(settings))
-
-    @staticmethod
-    def redactor(settings: Settings) -> Redactor | None:
-        """What redacts evaluation lines written to files or stdout (``output.redact_pii``)."""
-        return Redactor(settings.golden.pii_patterns) if settings.output.redact_pii else None
+        return cls(out.evaluations_jsonl, out.dead_letters_jsonl,
+                   redactor=redactor_for(settings, "lines"))  # fmt: skip
 
     def __init__(
         self,

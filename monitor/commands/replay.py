@@ -15,6 +15,7 @@ from monitor.commands.common import _open_output, _settings
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
 from monitor.ingest.assembly import OtlpAssembler, by_convention
 from monitor.ingest.conventions import OUTCOMES
+from monitor.pii import redactor_for
 from monitor.pipeline import freeze_startup_heap
 from monitor.sources import JsonlSource, OtlpFileSource, framing
 from monitor.sources.inputs import Input, check_inputs
@@ -106,7 +107,7 @@ def _replay_sinks(
     sinks: list[Any] = [summary]
     if args.output_jsonl is not None:
         path = None if stdout is not None else args.output_jsonl
-        sinks.append(JsonlSink(path, stream=stdout, redactor=JsonlSink.redactor(settings)))
+        sinks.append(JsonlSink(path, stream=stdout, redactor=redactor_for(settings, "lines")))
     golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
     if golden is not None:
         sinks.append(golden)

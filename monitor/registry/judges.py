@@ -20,7 +20,7 @@ from monitor.judge.rubric import rubric_version
 from monitor.judge.sampler import Budget, HashSampler, SamplingRules
 from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge
 from monitor.model import RagTrace
-from monitor.pii import Redactor
+from monitor.pii import redactor_for
 from monitor.registry.components import Component, configured
 from monitor.telemetry import Metrics
 
@@ -164,9 +164,8 @@ def _call_estimate(local: Any, discount: float = 1.0) -> Estimate:
 
 def _redacting(settings: Settings, judge: Judge) -> Judge:
     """``judge`` behind the golden rows' PII redaction when ``judge.redact_pii`` is set."""
-    if not settings.judge.redact_pii:
-        return judge
-    return RedactingJudge(judge, Redactor(settings.golden.pii_patterns))
+    redactor = redactor_for(settings, "judge")
+    return judge if redactor is None else RedactingJudge(judge, redactor)
 
 
 def _cache(cfg: JudgeConfig) -> VerdictCache | None:

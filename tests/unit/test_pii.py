@@ -60,3 +60,22 @@ def test_luhn() -> None:
     """The Luhn check accepts valid card numbers and rejects a changed digit."""
     assert luhn_ok("4111111111111111")
     assert not luhn_ok("4111111111111112")
+
+
+def test_one_redaction_rule_for_everything_written_or_sent() -> None:
+    """Candidate rows always; evaluation lines unless output.redact_pii is off (whichever
+    sink writes them); the judge's input only when judge.redact_pii is on; all with the
+    golden patterns."""
+    from monitor.config import Settings
+    from monitor.pii import redactor_for
+
+    default = Settings()
+    assert redactor_for(default, "rows") is not None and redactor_for(default, "lines")
+    assert redactor_for(default, "judge") is None
+    custom = Settings.model_validate({
+        "output": {"redact_pii": False}, "judge": {"redact_pii": True},
+        "golden": {"pii_patterns": {"ticket": r"TK-\d{6}"}},
+    })  # fmt: skip
+    assert redactor_for(custom, "lines") is None
+    judge = redactor_for(custom, "judge")
+    assert judge is not None and "TK-123456" not in judge.redact("ticket TK-123456 opened")
