@@ -129,3 +129,39 @@ class Source(Protocol):
 
     def close(self) -> None:
         """Release the source (leave the consumer group, stop listening)."""
+
+
+class SourceDefaults:
+    """The protocol's defaults, to inherit from, so a new source writes only what it does:
+    no partitions to tell about (``listen``), always ``ready``, never ``exhausted``, no
+    record time (``progress``), nothing to ``commit`` or to stop taking, re-read after a
+    restart (``replays_unfinished``), nothing to ``close``. ``name``, ``start`` and
+    ``poll`` are the source's own."""
+
+    name: str
+    replays_unfinished = True
+
+    def listen(self, listener: SourceListener) -> None:
+        """No partitions move: nothing to tell."""
+
+    def ready(self) -> bool:
+        """Records can flow as soon as it started."""
+        return True
+
+    @property
+    def exhausted(self) -> bool:
+        """A stream has no end."""
+        return False
+
+    def progress(self) -> ReadProgress | None:
+        """Its records carry no record time: nothing to tell."""
+        return None
+
+    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
+        """Nothing to confirm to."""
+
+    def stop_intake(self) -> None:
+        """Nothing is accepted ahead of ``poll``: nothing to stop."""
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from monitor.sources.base import ReadProgress, SourceListener, SourcePosition, SourceRecord
+from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 from monitor.sources.framing import stream_messages
 from monitor.sources.inputs import STDIN, Input
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from monitor.telemetry import Metrics
 
 
-class _IteratorSource:
+class _IteratorSource(SourceDefaults):
     """Shared plumbing of finite, in-process sources."""
 
     name = "iterator"
@@ -32,14 +32,8 @@ class _IteratorSource:
     def _records(self) -> Iterator[SourceRecord]:
         raise NotImplementedError
 
-    def listen(self, listener: SourceListener) -> None:
-        """No partitions move: nothing to tell."""
-
     def start(self) -> None:
         self._it = self._records()
-
-    def ready(self) -> bool:
-        return True
 
     def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
         if self._it is None:
@@ -58,17 +52,8 @@ class _IteratorSource:
     def exhausted(self) -> bool:
         return self._done
 
-    def progress(self) -> ReadProgress | None:
-        """Its records carry no record time: nothing to tell."""
-        return None
-
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
         self.committed.update(offsets)
-
-    replays_unfinished = True  # the file is still there: a replay reads it again
-
-    def stop_intake(self) -> None:
-        """Nothing is accepted ahead of ``poll``: nothing to stop."""
 
     def close(self) -> None:
         self._it = None
