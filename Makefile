@@ -54,8 +54,9 @@ bench: install-dev
 	$(BIN)/python bench/checks.py
 	$(BIN)/python bench/otlp.py
 
-# Regenerate the stored evaluation lines of the verdict guard (tests/verdicts) after an
-# intended change of a check, the judge or a mapping; commit the diff with the change.
+# Regenerate the verdict guard's stored results (tests/verdicts/stored: one file per check,
+# the judge, the rest of the line) after an intended change of a check, the judge or a
+# mapping: it prints per check how many results flipped each way; commit the diff with it.
 verdicts: install-dev
 	$(BIN)/python -m tests.verdicts
 

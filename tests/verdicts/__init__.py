@@ -1,8 +1,13 @@
-"""The verdict guard: a fixed corpus whose evaluation lines are stored in ``verdicts.jsonl``.
+"""The verdict guard: a fixed corpus whose evaluation lines are stored in ``stored/``, one
+file per check (``check-<name>.jsonl``: trace key -> that check's result), one for the
+judge's member (``judge.jsonl``) and one for the rest of the line (``trace.jsonl``).
 
 A change made for speed or structure must not change what ragmon concludes about a trace; a
-change made on purpose shows in the diff of ``verdicts.jsonl`` in the same commit
-(regenerate with ``make verdicts``). The corpus (about 13,000 traces):
+change made on purpose shows in the diff of the files it touches, in the same commit
+(regenerate with ``make verdicts``, which first prints per check how many results flipped
+each way). A new check adds its own file and leaves the others as they are; each check must
+be flagged (a score: scored) on some stored trace, or the guard protects nothing of it. The
+corpus (about 13,000 traces):
 
 * the benchmark traces (``bench.corpus``: the demo's labelled failure modes in five-passage
   contexts), 10,000 of them;
@@ -13,7 +18,7 @@ change made on purpose shows in the diff of ``verdicts.jsonl`` in the same commi
 
 Everything runs through the real pipeline built by the registry with the heuristic judge
 at the default sampling, so decoding, assembly, checks, sampling and judge are all covered.
-The file holds each distinct result once (``{"result": n, "line": {...}}``) and then one
+Each file holds each distinct result once (``{"result": n, "line": {...}}``) and then one
 ``{"trace": key, "result": n}`` per trace, so it stays small and a changed verdict shows as
 a few changed lines.
 """
@@ -38,7 +43,7 @@ from tests import otel_corpus
 from tests.quality import load_cases
 
 HERE = Path(__file__).resolve().parent
-STORED = HERE / "verdicts.jsonl"
+STORED = HERE / "stored"
 BENCH_TRACES = 10_000
 DEMO_TRACES = 2_000
 
@@ -113,19 +118,27 @@ def evaluate(memo_bytes: int | None = None) -> dict[str, dict[str, Any]]:
     return out
 
 
-def canonical(line: dict[str, Any]) -> str:
-    return json.dumps(line, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+def canonical(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def dumps(lines: dict[str, dict[str, Any]]) -> str:
-    """The stored form: distinct results first (numbered in order of first use), then one
-    line per trace key, keys sorted."""
+def split(line: dict[str, Any]) -> dict[str, Any]:
+    """An evaluation line in the parts stored apart: ``check-<name>`` per check, ``judge``,
+    and ``trace`` (the rest, without the trace id)."""
+    rest = {k: v for k, v in line.items() if k not in ("trace_id", "checks", "judge")}
+    out: dict[str, Any] = {f"check-{n}": r for n, r in (line.get("checks") or {}).items()}
+    out["judge"] = line.get("judge")
+    out["trace"] = rest
+    return out
+
+
+def dumps(values: dict[str, Any]) -> str:
+    """The stored form of one part: distinct values first (numbered in order of first use),
+    then one line per trace key, keys sorted."""
     results: dict[str, int] = {}
     traces = []
-    for key in sorted(lines):
-        line = dict(lines[key])
-        del line["trace_id"]
-        text = canonical(line)
+    for key in sorted(values):
+        text = canonical(values[key])
         n = results.setdefault(text, len(results) + 1)
         traces.append(json.dumps({"trace": key, "result": n}))
     head = [f'{{"result": {n}, "line": {text}}}' for text, n in results.items()]
@@ -133,7 +146,7 @@ def dumps(lines: dict[str, dict[str, Any]]) -> str:
 
 
 def loads(text: str) -> dict[str, str]:
-    """trace key -> canonical evaluation line (without the trace id) from the stored form."""
+    """trace key -> canonical value, from one part's stored form."""
     results: dict[int, str] = {}
     out: dict[str, str] = {}
     for raw in text.splitlines():
@@ -145,17 +158,74 @@ def loads(text: str) -> dict[str, str]:
     return out
 
 
-def current(memo_bytes: int | None = None) -> dict[str, str]:
-    """trace key -> canonical evaluation line (without the trace id), evaluated now."""
-    out = {}
-    for key, line in evaluate(memo_bytes).items():
-        line = dict(line)
-        del line["trace_id"]
-        out[key] = canonical(line)
+def stored() -> dict[str, dict[str, str]]:
+    """part -> trace key -> canonical value, as stored."""
+    return {p.stem: loads(p.read_text(encoding="utf-8")) for p in sorted(STORED.glob("*.jsonl"))}
+
+
+def by_part(lines: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """part -> trace key -> value, of evaluation lines by trace key."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, line in lines.items():
+        for part, value in split(line).items():
+            out.setdefault(part, {})[key] = value
     return out
 
 
+def current(memo_bytes: int | None = None) -> dict[str, dict[str, str]]:
+    """part -> trace key -> canonical value, evaluated now."""
+    return {
+        part: {k: canonical(v) for k, v in values.items()}
+        for part, values in by_part(evaluate(memo_bytes)).items()
+    }
+
+
+def changes(was: dict[str, dict[str, str]], now: dict[str, dict[str, str]]) -> list[str]:
+    """What changed, per part, for people: a check's flips each way (flagged / passed / not
+    applicable), its other changes (evidence, score), the judge's verdict flips; traces new
+    or gone."""
+    lines = []
+    for part in sorted(was.keys() | now.keys()):
+        a, b = was.get(part, {}), now.get(part, {})
+        flips: dict[str, int] = {}
+        for key in a.keys() & b.keys():
+            if a[key] == b[key]:
+                continue
+            va, vb = json.loads(a[key]), json.loads(b[key])
+            kind = _state(part, va) + " -> " + _state(part, vb)
+            if _state(part, va) == _state(part, vb):
+                kind = "same outcome, other detail"
+            flips[kind] = flips.get(kind, 0) + 1
+        new, gone = len(b.keys() - a.keys()), len(a.keys() - b.keys())
+        if flips or new or gone:
+            said = [f"{n} {k}" for k, n in sorted(flips.items())]
+            said += [f"{new} new"] * bool(new) + [f"{gone} gone"] * bool(gone)
+            lines.append(f"{part}: " + ", ".join(said))
+    return lines
+
+
+def _state(part: str, value: Any) -> str:
+    if not isinstance(value, dict):
+        return "none"
+    if part == "judge":
+        return str(value.get("verdict") or value.get("skipped") or "none")
+    if part.startswith("check-"):
+        if not value.get("applicable", True):
+            return "not_applicable"
+        return "flagged" if value.get("flagged") else "passed"
+    return "line"
+
+
 def main() -> None:
-    lines = evaluate()
-    STORED.write_text(dumps(lines), encoding="utf-8")
-    print(f"{len(lines)} traces, written to {STORED.name}")
+    """Regenerate the stored parts; first say what changed."""
+    was = stored() if STORED.is_dir() else {}
+    parts = by_part(evaluate())
+    now = {part: {k: canonical(v) for k, v in values.items()} for part, values in parts.items()}
+    for line in changes(was, now) or ["nothing changed"]:
+        print(line)
+    STORED.mkdir(exist_ok=True)
+    for part, values in parts.items():
+        (STORED / f"{part}.jsonl").write_text(dumps(values), encoding="utf-8")
+    for old in STORED.glob("*.jsonl"):
+        if old.stem not in parts:
+            old.unlink()
