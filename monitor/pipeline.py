@@ -165,8 +165,6 @@ class Pipeline:
                 self.checkpoint()
             if self.source.exhausted and not records:
                 if stage is None or stage.in_flight == 0:
-                    self.log.info("source_exhausted", traces=self.stats.traces,
-                                  hint="files are read once: the daemon exits")  # fmt: skip
                     break
                 self._write_judged(stage.drain(wait=0.1))
         if not self.source.replays_unfinished:

@@ -85,6 +85,9 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     code = EXIT_OK
     try:
         stats = pipeline.run(stop)
+        if pipeline.source.exhausted and not stop.is_set():
+            log.info("source_exhausted", traces=stats.traces,
+                     hint="files are read once: the daemon exits")  # fmt: skip
         log.info("stopped", records=stats.records, traces=stats.traces,
                  dead_letters=stats.dead_letters, commits=stats.commits)  # fmt: skip
     except Exception:
