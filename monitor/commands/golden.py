@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from monitor.config import revealed
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, describe
 from monitor.golden import export as golden_export
+from monitor.golden import precision as golden_precision
 from monitor.golden import review
 from monitor.golden.stored import load_rows
 from monitor.model import RagTrace
@@ -147,7 +148,7 @@ def _golden_publish(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) ->
 
 
 def _golden_precision(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    rows = review.precision(review.ReviewLog(args.dir).read().decisions)
+    rows = golden_precision.precision(review.ReviewLog(args.dir).read().decisions)
     if not rows:
         print("no reviewed flagged rows yet (accept, or reject as check_wrong)", file=stderr)
         return EXIT_OK

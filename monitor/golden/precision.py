@@ -1,17 +1,56 @@
-"""The checks' reviewed precision on ``/metrics``: ``PrecisionCollector`` reads the review
-log on each scrape (re-read only when it changed); the daemon and the review page register
-it."""
+"""The checks' reviewed precision: every accept of a flagged row says its check was right,
+every reject as ``check_wrong`` that it was wrong (``precision``, per check and route, with
+its Wilson interval); on ``/metrics``, ``PrecisionCollector`` reads the review log on each
+scrape (re-read only when it changed); the daemon and the review page register it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client.core import GaugeMetricFamily
 
-from monitor.golden.review import Precision, ReviewLog, precision
+from monitor.golden.review import Decision, ReviewLog, latest_of
 from monitor.stats import wilson
 from monitor.telemetry.labels import LabelLimiter
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Reviewed precision of one check on one route: rows right and wrong."""
+
+    check: str
+    route: str
+    right: int
+    wrong: int
+
+    @property
+    def reviewed(self) -> int:
+        """Rows reviewed."""
+        return self.right + self.wrong
+
+    @property
+    def estimate(self) -> float:
+        """Share of the reviewed rows the check was right on (NaN when none)."""
+        return self.right / self.reviewed if self.reviewed else math.nan
+
+    def interval(self) -> tuple[float, float]:
+        """The 95 % Wilson interval of the estimate."""
+        return wilson(self.right, self.reviewed)
+
+
+def precision(decisions: Iterable[Decision]) -> list[Precision]:
+    """Reviewed precision per (check, route) from each row's latest decision."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for d in latest_of(decisions).values():
+        label = d.label()
+        if label is None or not d.check:
+            continue
+        c = counts.setdefault((d.check, d.route or ""), [0, 0])
+        c[0 if label else 1] += 1
+    return [Precision(k[0], k[1], r, w) for k, (r, w) in sorted(counts.items())]
 
 
 class PrecisionCollector:

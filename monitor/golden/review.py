@@ -24,7 +24,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import math
 import os
 import re
 import uuid
@@ -37,7 +36,6 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from monitor.golden.export import status_of
-from monitor.stats import wilson
 
 REVIEW_SCHEMA = "ragmon.review/v1"
 GOLDEN_SCHEMA = "ragmon.golden/v1"
@@ -225,45 +223,6 @@ def decide(
     return log.append(decision)
 
 
-# --- precision -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Precision:
-    """Reviewed precision of one check on one route: rows right and wrong."""
-
-    check: str
-    route: str
-    right: int
-    wrong: int
-
-    @property
-    def reviewed(self) -> int:
-        """Rows reviewed."""
-        return self.right + self.wrong
-
-    @property
-    def estimate(self) -> float:
-        """Share of the reviewed rows the check was right on (NaN when none)."""
-        return self.right / self.reviewed if self.reviewed else math.nan
-
-    def interval(self) -> tuple[float, float]:
-        """The 95 % Wilson interval of the estimate."""
-        return wilson(self.right, self.reviewed)
-
-
-def precision(decisions: Iterable[Decision]) -> list[Precision]:
-    """Reviewed precision per (check, route) from each row's latest decision."""
-    counts: dict[tuple[str, str], list[int]] = {}
-    for d in latest_of(decisions).values():
-        label = d.label()
-        if label is None or not d.check:
-            continue
-        c = counts.setdefault((d.check, d.route or ""), [0, 0])
-        c[0 if label else 1] += 1
-    return [Precision(k[0], k[1], r, w) for k, (r, w) in sorted(counts.items())]
-
-
 # --- the golden set --------------------------------------------------------------------
 
 
@@ -400,6 +359,3 @@ def load_version(path: Path) -> Iterator[dict[str, Any]]:
     for line in body.decode().splitlines():
         if line.strip():
             yield json.loads(line)
-
-
-# --- metrics ---------------------------------------------------------------------------

@@ -29,21 +29,18 @@ and not a reset.
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import io
 import itertools
 import json
 import queue
-import socket
 import ssl
 import threading
 import time
-import zlib
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 from google.rpc.status_pb2 import Status
@@ -52,6 +49,7 @@ from monitor.errors import SourceError
 from monitor.exposure import is_loopback
 from monitor.model import revealed
 from monitor.sources import ReadProgress, SourceListener, SourcePosition, SourceRecord
+from monitor.sources.http_intake import BoundedServer, DeadlineReader, TooLarge, gunzip
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -113,7 +111,7 @@ class OtlpHttpSource:
         self._queue: queue.Queue[SourceRecord] = queue.Queue(maxsize=max_queue)
         self._seq = itertools.count()
         self._on_request = on_request
-        self._server: _BoundedServer | None = None
+        self._server: BoundedServer | None = None
         self._thread: threading.Thread | None = None
         self.max_connections = max_connections
         self.read_timeout = read_timeout
@@ -139,7 +137,7 @@ class OtlpHttpSource:
         """Listen; a port in use or an unreadable certificate is a ``SourceError``."""
         where = f"{self.host}:{self.requested_port}"
         try:
-            server = _BoundedServer(
+            server = BoundedServer(
                 (self.host, self.requested_port), _handler(self), self.max_connections
             )
         except OSError as exc:
@@ -237,139 +235,6 @@ class OtlpHttpSource:
             self._server = None
 
 
-class _BoundedServer(ThreadingHTTPServer):
-    """A thread per connection, at most ``limit`` connections at once. When all are taken,
-    the connection waiting longest before its headers were complete is closed to make room;
-    when none is waiting, the new one gets a 503 (after its request was read) and is closed."""
-
-    daemon_threads = True
-    request_queue_size = 128  # listen backlog (socketserver's default is 5)
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
-                 limit: int) -> None:  # fmt: skip
-        super().__init__(address, handler)
-        self._slots = threading.BoundedSemaphore(limit)
-        self._waiting: dict[Any, float] = {}  # connection -> since when (before its headers)
-        self._waiting_lock = threading.Lock()
-
-    def waiting(self, connection: Any, since: float | None) -> None:
-        """``connection`` waits for a request's headers since ``since``; None: no longer."""
-        with self._waiting_lock:
-            if since is None:
-                self._waiting.pop(connection, None)
-            else:
-                self._waiting[connection] = since
-
-    def _make_room(self) -> bool:
-        """Close the connection waiting longest before its headers; False when none does."""
-        with self._waiting_lock:
-            if not self._waiting:
-                return False
-            oldest = min(self._waiting, key=self._waiting.__getitem__)
-            del self._waiting[oldest]
-        with contextlib.suppress(OSError):  # the plain socket's: its thread reads EOF and ends
-            socket.socket.shutdown(oldest, socket.SHUT_RDWR)
-        return True
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False) and not (
-            self._make_room() and self._slots.acquire(timeout=1.0)
-        ):
-            _refuse(request)
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except Exception:
-            self._slots.release()
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.waiting(request, None)
-            self._slots.release()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A connection closed under its thread (made room for another, reset by the client)
-        is no error worth a traceback on stderr."""
-
-
-def _refuse(request: Any) -> None:
-    """503 on a connection there is no room for: its request read first (bounded: 64 KiB,
-    0.2 s), so that closing it does not reset the connection before the client reads the
-    answer; then the write side is closed and what else comes is drained briefly."""
-    with contextlib.suppress(OSError):
-        request.settimeout(0.2)
-        with contextlib.suppress(OSError):
-            request.recv(65536)
-        request.sendall(_TOO_MANY)
-        socket.socket.shutdown(request, socket.SHUT_WR)
-        deadline = time.monotonic() + 0.2
-        while time.monotonic() < deadline and request.recv(65536):
-            pass
-
-
-_BUSY = b'{"code": 503, "message": "too many connections"}'
-_TOO_MANY = (
-    b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n"
-    b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(_BUSY), _BUSY)
-)
-
-
-class _DeadlineReader(io.RawIOBase):
-    """The connection's reads, each bounded by the read timeout and all of a request's
-    together by its deadline (``begin``: the headers' from their first byte; ``body``:
-    the body's), so a client sending one byte per timeout cannot hold its slot."""
-
-    def __init__(self, sock: Any, read_timeout: float, header_timeout: float) -> None:
-        self.sock = sock
-        self.read_timeout = read_timeout
-        self.header_timeout = header_timeout
-        self.deadline: float | None = None  # None: waiting for a request's first byte
-
-    def readable(self) -> bool:
-        return True
-
-    def begin(self) -> None:
-        """A new request: its deadline starts with its first byte."""
-        self.deadline = None
-
-    def body(self, size: int, rate: int) -> None:
-        """The headers are in: the body of ``size`` bytes must come at ``rate`` at least."""
-        self.deadline = time.monotonic() + self.header_timeout + size / rate
-
-    def readinto(self, buffer: Any) -> int:
-        timeout = self.read_timeout
-        if self.deadline is not None:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("request deadline passed")
-            timeout = min(timeout, left)
-        self.sock.settimeout(timeout)
-        n = int(self.sock.recv_into(buffer))
-        if n and self.deadline is None:
-            self.deadline = time.monotonic() + self.header_timeout
-        return n
-
-
-class _TooLarge(Exception):
-    """A gzip body that decompresses past the limit (a gzip bomb)."""
-
-
-def _gunzip(data: bytes, limit: int) -> bytes | None:
-    """Decompressed bytes, None when corrupt or truncated; ``_TooLarge`` past ``limit``."""
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        out = d.decompress(data, limit + 1)
-    except zlib.error:
-        return None
-    if len(out) > limit:
-        raise _TooLarge
-    return out if d.eof else None
-
-
 class _Handler(BaseHTTPRequestHandler):
     """One OTLP/HTTP request: checked, un-gzipped and offered to the source's queue."""
 
@@ -380,16 +245,16 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: requests are counted in ragmon_otlp_http_requests_total."""
 
     def setup(self) -> None:
-        """The connection's reads through a ``_DeadlineReader``; it waits for a request."""
+        """The connection's reads through a ``DeadlineReader``; it waits for a request."""
         super().setup()
         src = self.source
-        self._reader = _DeadlineReader(self.connection, src.read_timeout, src.header_timeout)
+        self._reader = DeadlineReader(self.connection, src.read_timeout, src.header_timeout)
         self.rfile = io.BufferedReader(self._reader)
         self._server().waiting(self.connection, time.monotonic())
 
-    def _server(self) -> _BoundedServer:
+    def _server(self) -> BoundedServer:
         server = self.server
-        assert isinstance(server, _BoundedServer)
+        assert isinstance(server, BoundedServer)
         return server
 
     def handle_one_request(self) -> None:
@@ -474,8 +339,8 @@ class _Handler(BaseHTTPRequestHandler):
         encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
         if encoding == "gzip":
             try:
-                unpacked = _gunzip(body, self.source.max_body_bytes)
-            except _TooLarge:
+                unpacked = gunzip(body, self.source.max_body_bytes)
+            except TooLarge:
                 self.close_connection = True
                 self._error(413, f"gzip body decompresses past {self.source.max_body_bytes} bytes")
                 return None

@@ -15,6 +15,7 @@ from scipy.stats import binomtest
 
 from monitor.golden import review
 from monitor.golden.precision import PrecisionCollector
+from monitor.golden.precision import precision as golden_precision
 from monitor.golden.review import Decision, ReviewConflict, ReviewError, ReviewLog
 from monitor.stats import wilson
 from monitor.telemetry import LabelLimiter
@@ -135,7 +136,7 @@ def test_precision_per_check_and_route_with_scipys_wilson_interval(tmp_path: Pat
     )
     first = review.decide(log, row("flip"), "accept", "ana", reference="x")
     review.decide(log, row("flip"), "reject", "bo", reason="check_wrong", after=first.id)
-    got = {(p.check, p.route): p for p in review.precision(log.read().decisions)}
+    got = {(p.check, p.route): p for p in golden_precision(log.read().decisions)}
     refusal = got[("refusal", "billing")]
     assert (refusal.right, refusal.wrong) == (7, 4)  # the flipped row counts once, as wrong
     ci = binomtest(7, 11).proportion_ci(0.95, method="wilson")
