@@ -50,7 +50,7 @@ NOT_SETTINGS = frozenset({"RAGMON_CONFIG_FILE"})
 # is used when neither is set.
 ENV_ALIASES: dict[str, tuple[str, ...]] = {
     "RAGMON_REVIEW_TOKEN": ("golden", "review_token"),
-    "ANTHROPIC_API_KEY": ("judge", "api_key"),
+    "ANTHROPIC_API_KEY": ("judge", "anthropic", "api_key"),
     "OPENAI_API_KEY": ("judge", "openai", "api_key"),
 }
 

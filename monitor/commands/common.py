@@ -22,10 +22,14 @@ _SHOWN_ERRORS = 10  # bad rows reported one by one; the rest are counted
 def _settings(args: argparse.Namespace, command: str, stderr: TextIO) -> config_mod.Settings | None:
     """The configuration of ``--config`` plus the environment, or None after saying why."""
     try:
-        return config_mod.load(args.config)
+        settings = config_mod.load(args.config)
     except ConfigError as exc:
         print(f"ragmon {command}: {exc}", file=stderr)
         return None
+    if command != "run":  # the daemon logs them as config_deprecated
+        for line in settings.judge.deprecated:
+            print(f"ragmon {command}: warning: {line}", file=stderr)
+    return settings
 
 
 STDOUT = "-"  # an output path of "-" is standard output, for every command

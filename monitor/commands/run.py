@@ -44,6 +44,8 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     configure_logging(settings.log.level, settings.log.format)
     log = structlog.get_logger("ragmon")
+    for line in settings.judge.deprecated:
+        log.warning("config_deprecated", detail=line)
     settings = _demo_judge(settings, log)
     metrics = _run_metrics(settings, stderr)
     if metrics is None:

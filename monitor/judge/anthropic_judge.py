@@ -61,12 +61,12 @@ class AnthropicJudge:
 
     @staticmethod
     def arguments(cfg: JudgeConfig) -> dict[str, Any]:
-        """The constructor arguments ``judge`` configures (the key from ANTHROPIC_API_KEY or
-        ``judge.api_key``)."""
+        """The constructor arguments ``judge`` configures (``judge.anthropic``; the key from
+        ANTHROPIC_API_KEY or ``judge.anthropic.api_key``)."""
         return {
-            "model": cfg.model,
-            "api_key": revealed(cfg.api_key),
-            "base_url": cfg.base_url,
+            "model": cfg.anthropic.model,
+            "api_key": revealed(cfg.anthropic.api_key),
+            "base_url": cfg.anthropic.base_url,
             "timeout_seconds": cfg.timeout_seconds,
             "max_retries": cfg.max_retries,
             "max_tokens": cfg.max_tokens,
@@ -111,7 +111,8 @@ class AnthropicJudge:
                 ) from exc
             if code == 404:
                 raise ConfigError(
-                    f"the Anthropic API does not know judge.model {self.model!r} (HTTP 404)"
+                    f"the Anthropic API does not know judge.anthropic.model {self.model!r} "
+                    "(HTTP 404)"
                 ) from exc
         except anthropic.APIError:
             return  # unreachable or slow now: judged calls will tell (breaker, error counts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, PrivateAttr, SecretStr, model_validator
 
 from monitor.judge.prices import Prices
 from monitor.judge.sampler import BudgetLimits
@@ -52,6 +52,26 @@ class PricesConfig(_Section):
         return Prices(self.input, self.output, self.cache_read, self.cache_write)
 
 
+class AnthropicJudgeConfig(_Section):
+    """The judge through the Anthropic Messages API (judge.backend, or judge.jury.backend,
+    anthropic)."""
+
+    model: str = Field(default="claude-haiku-5-5", description="The Claude model.")
+    base_url: str | None = Field(
+        default=None, description="The Messages API base URL; None: api.anthropic.com."
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="Prefer the environment: ANTHROPIC_API_KEY (or "
+        "RAGMON_JUDGE__ANTHROPIC__API_KEY).",
+    )
+
+
+# The keys judge.model, base_url and api_key, from before each backend had its own section:
+# still read for one release as judge.anthropic's, with a deprecation warning.
+LEGACY_KEYS = ("model", "base_url", "api_key")
+
+
 class OpenAIJudgeConfig(_Section):
     """The judge through an OpenAI-compatible Chat Completions server (judge.backend:
     openai): OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp server, LM Studio."""
@@ -88,8 +108,7 @@ class JuryConfig(_Section):
     backend: Literal["none", "heuristic", "anthropic", "openai"] = Field(
         default="none",
         description="The second judge ('none': no jury; unused without a first judge); its "
-        "settings are its own section "
-        "(judge.openai for openai; judge.model, base_url, api_key for anthropic). Must differ "
+        "settings are its backend's section (judge.anthropic, judge.openai). Must differ "
         "from judge.backend.",
     )
     share: float = Field(
@@ -148,11 +167,20 @@ class JudgeConfig(_Section):
         "server (judge.openai); 'heuristic' a lexical screen without a model (no network; "
         "the built-in demo turns it on unless judge.backend is set).",
     )
-    model: str = "claude-haiku-5-5"
-    base_url: str | None = Field(default=None, description="Messages API base URL override.")
+    model: str | None = Field(
+        default=None,
+        exclude=True,
+        description="Deprecated: judge.anthropic.model (read as it for now).",
+    )
+    base_url: str | None = Field(
+        default=None,
+        exclude=True,
+        description="Deprecated: judge.anthropic.base_url (read as it for now).",
+    )
     api_key: SecretStr | None = Field(
         default=None,
-        description="Prefer the environment: ANTHROPIC_API_KEY (or RAGMON_JUDGE__API_KEY).",
+        exclude=True,
+        description="Deprecated: judge.anthropic.api_key (read as it for now).",
     )
     timeout_seconds: float = Field(default=60.0, gt=0, le=600)
     max_retries: int = Field(default=3, ge=0, le=10, description="SDK retries (429/5xx/529).")
@@ -184,12 +212,59 @@ class JudgeConfig(_Section):
         description="Redact PII from question, passages and answer before "
         "the judge sees them (the same detectors as golden rows).",
     )
+    anthropic: AnthropicJudgeConfig = AnthropicJudgeConfig()
     openai: OpenAIJudgeConfig = OpenAIJudgeConfig()
+    _deprecated: list[str] = PrivateAttr(default_factory=list)
+    _legacy: set[str] = PrivateAttr(default_factory=set)  # judge.anthropic keys set as judge.*
     jury: JuryConfig = JuryConfig()
     sampling: SamplingConfig = SamplingConfig()
     budget: BudgetConfig = BudgetConfig()
     prices: PricesConfig = PricesConfig()
     batch: BatchConfig = BatchConfig()
+
+    @model_validator(mode="after")
+    def _legacy_keys(self) -> JudgeConfig:
+        """judge.model, base_url, api_key: judge.anthropic's, unless it sets them itself."""
+        old = {k: getattr(self, k) for k in LEGACY_KEYS if k in self.model_fields_set}
+        if not old:
+            return self
+        ours = self.anthropic.model_fields_set
+        moved = {k: v for k, v in old.items() if k not in ours and v is not None}
+        anthropic = self.anthropic.model_copy(update=moved)
+        anthropic.__pydantic_fields_set__ |= set(moved)
+        out = self.model_copy(update={"anthropic": anthropic, **dict.fromkeys(LEGACY_KEYS)})
+        out.__pydantic_fields_set__ -= set(LEGACY_KEYS)
+        out.__pydantic_fields_set__.add("anthropic")
+        out._deprecated = [f"judge.{k} is deprecated: set judge.anthropic.{k}" for k in old]
+        out._legacy = set(moved)
+        return out
+
+    @property
+    def deprecated(self) -> list[str]:
+        """What of this section is deprecated, in one line each (logged at start)."""
+        return list(self._deprecated)
+
+    @model_validator(mode="after")
+    def _bound_to_a_backend(self) -> JudgeConfig:
+        """A section of a backend no judge uses would be ignored: refused while a judge
+        runs. API keys are exempt (a key for another provider in the environment is usual)."""
+        if self.backend == "none":
+            return self
+        used = {self.backend, self.jury.backend}
+        for name in ("anthropic", "openai"):
+            section = getattr(self, name)
+            unused = sorted(section.model_fields_set - {"api_key"})
+            if name not in used and unused:
+                key = unused[0]
+                said = f"judge.{key}" if name == "anthropic" and key in self._legacy else (
+                    f"judge.{name}.{key}")  # fmt: skip
+                own = (f"set judge.{self.backend}.{key}" if self.backend in ("anthropic", "openai")
+                       else "remove it")  # fmt: skip
+                raise ValueError(
+                    f"{said} is the {name} judge's, but judge.backend is {self.backend} (and "
+                    f"no jury member is {name}): it would be ignored; {own}"
+                )
+        return self
 
     @model_validator(mode="after")
     def _jury_of_two_families(self) -> JudgeConfig:

@@ -42,10 +42,10 @@ class JudgeSpec:
 def _anthropic(settings: Settings, metrics: Metrics | None) -> JudgeSpec:
     """No API key anywhere is a ``ConfigError`` at start-up, rather than one failed call per
     sampled trace; said before the SDK is imported (over half a second)."""
-    if settings.judge.api_key is None:  # ANTHROPIC_API_KEY arrives here through the config
+    if settings.judge.anthropic.api_key is None:  # ANTHROPIC_API_KEY arrives through the config
         raise ConfigError(
             "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
-            "(or set judge.api_key), or use the heuristic judge"
+            "(or set judge.anthropic.api_key), or use the heuristic judge"
         )
     from monitor.judge.anthropic_judge import AnthropicJudge
 

@@ -52,7 +52,10 @@ def golden_set_for_demo(directory: Path, count: int, seed: int = 11) -> Path:
             continue
         docs = [p["doc_id"] for p in trace["context"] if p.get("doc_id")][:1]
         refuse = trace["attributes"].get("ragmon.demo.failure_mode") == "correct_abstention"
-        items[gid] = {"schema": "ragmon.golden/v1", "id": gid, "query": trace["query"],
+        # the demo asks one abstention question of several documents: a set holds a
+        # question once, so each item's question names its document (probes go by id)
+        items[gid] = {"schema": "ragmon.golden/v1", "id": gid,
+                      "query": f"{trace['query']} [{gid}]",
                       "reference": None, "gold_docs": [{"id": d, "grade": 2} for d in docs],
                       "category": "unanswerable" if refuse else "answerable",
                       "expected": "refuse" if refuse else "answer"}  # fmt: skip
@@ -105,7 +108,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
         )
         daemon = Daemon(
             tmp, topic, "g-dash",
-            RAGMON_JUDGE__BACKEND="anthropic", RAGMON_JUDGE__BASE_URL=api.base_url,
+            RAGMON_JUDGE__BACKEND="anthropic", RAGMON_JUDGE__ANTHROPIC__BASE_URL=api.base_url,
             RAGMON_JUDGE__MAX_RETRIES="0", RAGMON_JUDGE__SAMPLING__BASE_RATE="0.3",
             RAGMON_JUDGE__CALIBRATION_FILE=str(cal), ANTHROPIC_API_KEY="test-key",
             RAGMON_GOLDEN__SET_PATH=str(golden_set_for_demo(tmp / "golden-set", 1500)),

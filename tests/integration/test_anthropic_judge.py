@@ -153,8 +153,8 @@ def test_replay_says_when_no_sampled_trace_could_be_judged(tmp_path: Path) -> No
     with MessagesApi() as api:
         api.default = Reply(raw_body=b"{}")
         result = ragmon("replay", str(src), "--judge", "anthropic", "--sample-rate", "1",
-                        RAGMON_JUDGE__BASE_URL=api.base_url, RAGMON_JUDGE__MAX_RETRIES="0",
-                        ANTHROPIC_API_KEY="test-key")  # fmt: skip
+                        RAGMON_JUDGE__ANTHROPIC__BASE_URL=api.base_url,
+                        RAGMON_JUDGE__MAX_RETRIES="0", ANTHROPIC_API_KEY="test-key")  # fmt: skip
     assert result.returncode == 1, result.stderr
     assert "judge failed: " in result.stdout and "error:invalid_response" in result.stdout
     assert "no sampled trace could be judged" in result.stderr
@@ -185,7 +185,7 @@ def test_replay_with_the_anthropic_judge(tmp_path: Path) -> None:
     with MessagesApi() as api:
         api.default = verdict("SUPPORTED", "CONTRADICTED")
         result = ragmon("replay", str(src), "--judge", "anthropic", "--sample-rate", "0.5",
-                        "--output-jsonl", str(out), RAGMON_JUDGE__BASE_URL=api.base_url,
+                        "--output-jsonl", str(out), RAGMON_JUDGE__ANTHROPIC__BASE_URL=api.base_url,
                         ANTHROPIC_API_KEY="test-key")  # fmt: skip
         calls = len(api.requests)
     assert result.returncode == 0, result.stderr
@@ -221,7 +221,8 @@ def test_a_rejected_key_or_unknown_model_stops_the_start(
     with MessagesApi() as api:
         api.models_status = status
         env = {"RAGMON_JUDGE__BACKEND": "anthropic", "RAGMON_METRICS__PORT": "0",
-               "RAGMON_JUDGE__BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "bad-key"}  # fmt: skip
+               "RAGMON_JUDGE__ANTHROPIC__BASE_URL": api.base_url,
+               "ANTHROPIC_API_KEY": "bad-key"}  # fmt: skip
         result = ragmon(*argv, **env)
         calls = len(api.requests)
     assert result.returncode == 2, result.stderr

@@ -28,7 +28,7 @@ def batch_daemon(tmp: Path, api: MessagesApi, topic: str, group: str) -> Daemon:
         tmp, topic, group,
         RAGMON_JUDGE__BACKEND="anthropic",
         ANTHROPIC_API_KEY="test-key",
-        RAGMON_JUDGE__BASE_URL=api.base_url,
+        RAGMON_JUDGE__ANTHROPIC__BASE_URL=api.base_url,
         RAGMON_JUDGE__MAX_RETRIES="0",
         RAGMON_JUDGE__SAMPLING__BASE_RATE="1.0",
         RAGMON_JUDGE__SAMPLING__FLAGGED_RATE="1.0",

@@ -206,7 +206,8 @@ def test_a_jury_of_anthropic_and_an_openai_compatible_judge(tmp_path: Path) -> N
         claude.default = messages_verdict("SUPPORTED", "CONTRADICTED")
         other.default = verdict("SUPPORTED", "SUPPORTED")
         result = ragmon("replay", str(src), "--judge", "anthropic", "--output-jsonl", str(out),
-                        ANTHROPIC_API_KEY="test-key", RAGMON_JUDGE__BASE_URL=claude.base_url,
+                        ANTHROPIC_API_KEY="test-key",
+                        RAGMON_JUDGE__ANTHROPIC__BASE_URL=claude.base_url,
                         RAGMON_JUDGE__JURY__BACKEND="openai",
                         RAGMON_JUDGE__OPENAI__BASE_URL=other.base_url)  # fmt: skip
         first = sum(1 for r in claude.requests if r["path"].endswith("/messages"))

@@ -160,8 +160,50 @@ def test_review_token_in_the_environment_is_a_setting(
 
 def test_anthropic_key_from_its_usual_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    key = load().judge.api_key
+    key = load().judge.anthropic.api_key
     assert key is not None and key.get_secret_value() == "sk-test"
+
+
+@pytest.mark.parametrize(
+    ("judge", "message"),
+    [
+        # the case that ran gpt-4.1-mini without a word: judge.model is the anthropic judge's
+        ({"backend": "openai", "model": "qwen3-32b"},
+         "judge.model is the anthropic judge's, but judge.backend is openai .* set "
+         "judge.openai.model"),
+        ({"backend": "anthropic", "openai": {"base_url": "http://x/v1"}},
+         "judge.openai.base_url is the openai judge's, but judge.backend is anthropic"),
+        ({"backend": "heuristic", "anthropic": {"model": "claude-x"}}, "remove it"),
+    ],
+)  # fmt: skip
+def test_a_judge_setting_no_running_judge_reads_is_refused(
+    tmp_path: Path, judge: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load(write(tmp_path, yaml.safe_dump({"judge": judge})))
+
+
+def test_judge_settings_bind_to_the_backend_and_old_keys_warn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each backend reads its own section, the jury's member too; API keys of another
+    provider in the environment are no error; judge.model / base_url / api_key still read as
+    judge.anthropic's, with a deprecation line each."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-other")  # ambient: not an error
+    jury = load(write(tmp_path, yaml.safe_dump({"judge": {
+        "backend": "anthropic", "jury": {"backend": "openai"}, "openai": {"model": "qwen3"},
+        "anthropic": {"model": "claude-x"}}})))  # fmt: skip
+    assert (jury.judge.anthropic.model, jury.judge.openai.model) == ("claude-x", "qwen3")
+    assert jury.judge.deprecated == []
+    old = load(write(tmp_path, "judge:\n  backend: anthropic\n  model: claude-y\n"
+                     "  base_url: http://proxy\n"))  # fmt: skip
+    assert (old.judge.anthropic.model, old.judge.anthropic.base_url) == ("claude-y", "http://proxy")
+    assert old.judge.deprecated == [
+        "judge.model is deprecated: set judge.anthropic.model",
+        "judge.base_url is deprecated: set judge.anthropic.base_url",
+    ]
+    none = load(write(tmp_path, "judge:\n  backend: none\n  openai: {model: q}\n"))
+    assert none.judge.openai.model == "q"  # no judge runs: nothing is read, nothing refused
 
 
 @pytest.mark.parametrize(

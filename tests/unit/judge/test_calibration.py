@@ -71,8 +71,9 @@ def test_a_record_of_another_judge_model_or_rubric_is_refused(tmp_path: Path) ->
     pairs = [("pass", "pass")] * 9 + [("hard_fail", "hard_fail")]
 
     def settings(backend: str, **openai: str) -> Settings:
-        judge = {"backend": backend, "calibration_file": str(path),
-                 "openai": {"base_url": "http://127.0.0.1:9/v1", **openai}}  # fmt: skip
+        judge: dict[str, object] = {"backend": backend, "calibration_file": str(path)}
+        if backend == "openai":  # its section only where it runs (else it is refused)
+            judge["openai"] = {"base_url": "http://127.0.0.1:9/v1", **openai}
         return Settings.model_validate({"judge": judge})
 
     calibrate(pairs, "heuristic", "heuristic-v1", RUBRIC_ID).save(path)
