@@ -48,7 +48,7 @@ from google.rpc.status_pb2 import Status
 from monitor.errors import SourceError
 from monitor.exposure import is_loopback
 from monitor.model import revealed
-from monitor.sources import ReadProgress, SourceListener, SourcePosition, SourceRecord
+from monitor.sources import SourceDefaults, SourcePosition, SourceRecord
 from monitor.sources.http_intake import BoundedServer, DeadlineReader, TooLarge, gunzip
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 
 
-class OtlpHttpSource:
+class OtlpHttpSource(SourceDefaults):
     """An OTLP/HTTP receiver: each accepted POST /v1/traces body is one record."""
 
     name = "otlp_http"
@@ -125,9 +125,6 @@ class OtlpHttpSource:
     def port(self) -> int:
         """The port it listens on (the one picked when configured as 0)."""
         return self._server.server_address[1] if self._server else self.requested_port
-
-    def listen(self, listener: SourceListener) -> None:
-        """No partitions move: nothing to tell."""
 
     def ready(self) -> bool:
         """Listening."""
@@ -207,18 +204,8 @@ class OtlpHttpSource:
                 break
         return out
 
-    @property
-    def exhausted(self) -> bool:
-        """Never: the receiver runs until it is closed."""
-        return False
-
-    def progress(self) -> ReadProgress | None:
-        """Its records carry no record time: nothing to tell."""
-        return None
-
-    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
-        """Nothing to commit: an exporter does not resend what it got a 200 for."""
-
+    # never exhausted (it runs until closed), no record time, nothing to commit (an
+    # exporter does not resend what it got a 200 for): SourceDefaults'
     replays_unfinished = False  # a 200 told the exporter its spans are taken care of
 
     def stop_intake(self) -> None:
