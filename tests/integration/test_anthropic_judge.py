@@ -203,7 +203,7 @@ def test_replay_with_the_anthropic_judge(tmp_path: Path) -> None:
     ("status", "message"),
     [
         (401, "the Anthropic API rejected the key (HTTP 401): check ANTHROPIC_API_KEY"),
-        (404, "does not know judge.model 'claude-haiku-5-5' (HTTP 404)"),
+        (404, "does not know judge.anthropic.model 'claude-haiku-5-5' (HTTP 404)"),
     ],
 )
 @pytest.mark.parametrize("command", ["run", "replay", "calibrate"])
