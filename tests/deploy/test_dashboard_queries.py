@@ -99,7 +99,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
     topic = create_topic(2)
     produce(topic, 1500, bad_every=60)
     cal = tmp / "calibration.json"
-    measured = ("anthropic", JudgeConfig().model, RUBRIC_ID)  # the judge this daemon runs
+    measured = ("anthropic", JudgeConfig().anthropic.model, RUBRIC_ID)  # the judge this daemon runs
     calibrate([("pass", "pass")] * 9 + [("hard_fail", "hard_fail")], *measured).save(cal)
     with MessagesApi() as api:
         api.default = verdict("SUPPORTED", "ABSENT", "CONTRADICTED")
