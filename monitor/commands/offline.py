@@ -211,7 +211,9 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         return EXIT_FAIL
     result = _otlp(data, args.fmt, stderr)
     if not result.traces:
-        hint = _why_nothing([data[:HEAD_BYTES]], args.fmt)
+        hint = _why_nothing([data[:HEAD_BYTES]], args.fmt,
+                            "convert reads OTLP spans; give --from the other OTLP format, or "
+                            "use ragmon replay for native records")  # fmt: skip
         print(f"ragmon convert: no trace mapped{hint}", file=stderr)
         return EXIT_FAIL
     with _output(args.output_jsonl, stdout) as out:

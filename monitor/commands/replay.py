@@ -214,16 +214,16 @@ def _report_bad_records(summary: SummarySink, unit: str, stderr: TextIO) -> None
         print(f"... and {hidden} more bad records", file=stderr)
 
 
-def _why_nothing(heads: list[bytes], fmt: str) -> str:
-    """Why a replay evaluated nothing (its inputs' first bytes), as a hint for the person
-    who ran it."""
+def _why_nothing(heads: list[bytes], fmt: str, flag: str = "drop --format, or name it") -> str:
+    """Why a replay (or a convert) evaluated nothing (its inputs' first bytes), as a hint for
+    the person who ran it; ``flag`` says how to read the input otherwise."""
     looks = {framing.sniff_format(h) for h in heads}
     if looks == {None}:
         return ": the input is empty"
     looks.discard(None)
     other = sorted(str(f) for f in looks if f != fmt)
     if other:
-        return f": read as {fmt}, but the input looks like {other[0]} (drop --format, or name it)"
+        return f": read as {fmt}, but the input looks like {other[0]} ({flag})"
     return f": nothing in the input is a trace this reader understands ({fmt})"
 
 
