@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import Any, Literal, Required, Self, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -264,9 +264,9 @@ class CheckResult:
             return "not_applicable"
         return "flagged" if self.flagged else "passed"
 
-    def to_line(self) -> dict[str, Any]:
+    def to_line(self) -> CheckLine:
         """The result as written in evaluation lines."""
-        line: dict[str, Any] = {
+        line: CheckLine = {
             "flagged": self.flagged,
             "applicable": self.applicable,
             "evidence": self.evidence.to_line(),
@@ -274,6 +274,38 @@ class CheckResult:
         if self.score is not None:
             line["score"] = self.score
         return line
+
+
+class CheckLine(TypedDict, total=False):
+    """A check's result in an evaluation line (``score`` only for a scored check)."""
+
+    flagged: Required[bool]
+    applicable: Required[bool]
+    evidence: Required[dict[str, Any]]  # the check's own evidence type, as JSON
+    score: float
+
+
+class EvaluationLine(TypedDict, total=False):
+    """The evaluation line (README, "Evaluation lines"): the trace's id, app and route, each
+    check's result, and the judge's verdict or why it was not judged."""
+
+    trace_id: Required[str]
+    app: Required[str | None]
+    route: Required[str | None]
+    checks: Required[dict[str, CheckLine]]
+    judge: dict[str, Any]  # Verdict.to_line(), or {"skipped": reason}
+    judge_only: bool
+
+
+class DeadLetterLine(TypedDict):
+    """A dead letter as one JSON line."""
+
+    reason: str
+    detail: str
+    source: str
+    partition: int
+    offset: int
+    raw: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,9 +340,9 @@ class Evaluation:
         its cost: it runs for every trace the judge stage does not take)."""
         return Evaluation(self.trace, self.checks, self.judge, reason, self.judge_only)
 
-    def to_line(self) -> dict[str, Any]:
+    def to_line(self) -> EvaluationLine:
         """The stable evaluation-line contract (see README, "Evaluation lines")."""
-        line: dict[str, Any] = {
+        line: EvaluationLine = {
             "trace_id": self.trace.trace_id,
             "app": self.trace.app,
             "route": self.trace.route,
@@ -338,7 +370,7 @@ class DeadLetter(BaseModel):
     raw: bytes
     key: bytes | None = None
 
-    def to_line(self) -> dict[str, Any]:
+    def to_line(self) -> DeadLetterLine:
         """The dead letter as one JSON-ready line (the raw bytes as text, bad UTF-8 replaced)."""
         return {
             "reason": self.reason,

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, EvaluationLine
 from monitor.pii import Redactor, redactor_for
 from sinks import Closable
 
@@ -108,8 +108,8 @@ class JsonlSink(Closable):
 
 
 def redact_line(
-    line: dict[str, Any], redactor: Redactor, sources: tuple[str, ...] = ()
-) -> dict[str, Any]:
+    line: EvaluationLine, redactor: Redactor, sources: tuple[str, ...] = ()
+) -> EvaluationLine:
     """The evaluation line with PII redacted wherever trace text is quoted: check evidence
     (strings, and strings in lists) and the judge's claims. Ids, counts and labels stay.
     Evidence can quote a piece of an item (a figure "4111" read out of a card number): a
@@ -136,7 +136,7 @@ def redact_line(
             return {k: clean(v) for k, v in value.items()}
         return value
 
-    out = dict(line)
+    out = line.copy()
     out["checks"] = {
         name: {**result, "evidence": clean(result.get("evidence", {}))}
         for name, result in line["checks"].items()
