@@ -19,14 +19,18 @@ if TYPE_CHECKING:
 _SHOWN_ERRORS = 10  # bad rows reported one by one; the rest are counted
 
 
-def _settings(args: argparse.Namespace, command: str, stderr: TextIO) -> config_mod.Settings | None:
-    """The configuration of ``--config`` plus the environment, or None after saying why."""
+def _settings(
+    args: argparse.Namespace, command: str, stderr: TextIO, deprecations: bool = True
+) -> config_mod.Settings | None:
+    """The configuration of ``--config`` plus the environment, or None after saying why;
+    each deprecated key is a ``warning:`` line unless ``deprecations`` is off (the daemon
+    logs them itself)."""
     try:
         settings = config_mod.load(args.config)
     except ConfigError as exc:
         print(f"ragmon {command}: {exc}", file=stderr)
         return None
-    if command != "run":  # the daemon logs them as config_deprecated
+    if deprecations:
         for line in settings.judge.deprecated:
             print(f"ragmon {command}: warning: {line}", file=stderr)
     return settings

@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor import config as config_mod
 from monitor import registry
-from monitor.commands.common import _open_output, _settings
+from monitor.commands.common import _open_output, _settings, is_stdout
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
 from monitor.ingest.assembly import OtlpAssembler, by_convention
 from monitor.ingest.conventions import OUTCOMES
@@ -139,7 +139,7 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
     settings = settings.model_copy(
         update={"judge": settings.judge.model_copy(update={"backend": backend})}
     )
-    to_stdout = args.output_jsonl is not None and str(args.output_jsonl) == "-"
+    to_stdout = is_stdout(args.output_jsonl)
     out = args.output_jsonl
     if out is not None and not to_stdout and (not out.exists() or out.is_file()):
         # a regular file is overwritten now unless --append; the sink appends from here. A

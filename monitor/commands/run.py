@@ -39,7 +39,7 @@ def _run_metrics(settings: config_mod.Settings, stderr: TextIO) -> Metrics | Non
 
 def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon run``: the daemon, until a signal stops it or its input ends."""
-    settings = _settings(args, "run", stderr)
+    settings = _settings(args, "run", stderr, deprecations=False)  # logged below
     if settings is None:
         return EXIT_USAGE
     configure_logging(settings.log.level, settings.log.format)

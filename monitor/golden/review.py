@@ -35,8 +35,6 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from monitor.golden.export import status_of
-
 REVIEW_SCHEMA = "ragmon.review/v1"
 GOLDEN_SCHEMA = "ragmon.golden/v1"
 LOG_NAME = "reviews.jsonl"
@@ -144,11 +142,6 @@ def apply_decisions(
             row["ragmon"]["category"] = d.category
         out[rid] = row
     return out
-
-
-def page_state(row: dict[str, Any]) -> str:
-    """A row's state as the review page shows it: the one vocabulary of ``status_of``."""
-    return status_of(row)
 
 
 class ReviewLog:

@@ -43,6 +43,7 @@ from starlette.staticfiles import StaticFiles
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
 from monitor.golden import review
+from monitor.golden.export import status_of
 from monitor.golden.page import check_views, conflicting_passages, mark_answer, matches, when
 from monitor.golden.precision import PrecisionCollector
 from monitor.golden.stored import load_rows
@@ -111,7 +112,7 @@ class ReviewSite:
         their state; ``done`` is left out."""
         rows = load_rows(self.golden_dir)
         decided = review.apply_decisions(rows, self.log.latest().values())
-        states = ((r, review.page_state(decided[r["id"]])) for r in rows.values()
+        states = ((r, status_of(decided[r["id"]])) for r in rows.values()
                   if r["id"] != done)  # fmt: skip
         chosen = [(r, state) for r, state in states if matches(r, state, filters)]
         chosen.sort(key=lambda rs: (-int(rs[0]["ragmon"].get("count", 1)), rs[0]["id"]))

@@ -83,11 +83,10 @@ def test_the_stored_form_round_trips_and_a_change_is_told_per_check() -> None:
     assert text.count('"line"') == 2  # each distinct result once
     back = verdicts.loads(text)
     assert back["a/1"] == back["c/3"] != back["b/2"]
-    was = {p: {k: verdicts.canonical(v) for k, v in vs.items()} for p, vs in parts.items()}
+    was = verdicts.canonical_parts(parts)
     lines["b/2"]["checks"]["x"]["flagged"] = True
     lines["d/4"] = {"trace_id": "4", "checks": {"x": {"flagged": False, "applicable": True}}}
-    now = {p: {k: verdicts.canonical(v) for k, v in vs.items()}
-           for p, vs in verdicts.by_part(lines).items()}  # fmt: skip
+    now = verdicts.canonical_parts(verdicts.by_part(lines))
     assert verdicts.changes(was, now) == [
         "check-x: 1 passed -> flagged, 1 new",
         "judge: 1 new",

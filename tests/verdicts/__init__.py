@@ -172,12 +172,14 @@ def by_part(lines: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def canonical_parts(parts: dict[str, dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """part -> trace key -> canonical value, of ``by_part``'s values."""
+    return {part: {k: canonical(v) for k, v in values.items()} for part, values in parts.items()}
+
+
 def current(memo_bytes: int | None = None) -> dict[str, dict[str, str]]:
     """part -> trace key -> canonical value, evaluated now."""
-    return {
-        part: {k: canonical(v) for k, v in values.items()}
-        for part, values in by_part(evaluate(memo_bytes)).items()
-    }
+    return canonical_parts(by_part(evaluate(memo_bytes)))
 
 
 def changes(was: dict[str, dict[str, str]], now: dict[str, dict[str, str]]) -> list[str]:
@@ -220,8 +222,7 @@ def main() -> None:
     """Regenerate the stored parts; first say what changed."""
     was = stored() if STORED.is_dir() else {}
     parts = by_part(evaluate())
-    now = {part: {k: canonical(v) for k, v in values.items()} for part, values in parts.items()}
-    for line in changes(was, now) or ["nothing changed"]:
+    for line in changes(was, canonical_parts(parts)) or ["nothing changed"]:
         print(line)
     STORED.mkdir(exist_ok=True)
     for part, values in parts.items():
