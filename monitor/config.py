@@ -8,10 +8,11 @@ into a silently ignored setting.
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import yaml
 from pydantic import (
@@ -19,24 +20,19 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    create_model,
     model_validator,
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from monitor.checks.config import ChecksConfig
 from monitor.errors import ConfigError
-from monitor.exposure import is_loopback
 from monitor.golden.config import GoldenConfig, ProbesConfig
 from monitor.ingest.config import AssemblyConfig
 from monitor.judge.config import JudgeConfig
 from monitor.model import ConfigSection as _Section
 from monitor.model import revealed
-from monitor.sources.config import (
-    DemoSourceConfig,
-    JsonlSourceConfig,
-    KafkaSourceConfig,
-    OtlpHttpSourceConfig,
-)
+from monitor.sources.config import SOURCE_SECTIONS, SourceSection
 from sinks.config import MetricsConfig, OtelConfig, OutputConfig
 
 __all__ = ["ENV_ALIASES", "ConfigError", "KafkaConnection", "Settings", "load", "revealed"]
@@ -113,16 +109,51 @@ class KafkaConnection(_Section):
         return kw
 
 
-class SourceConfig(_Section):
-    type: Literal["demo", "jsonl", "kafka", "otlp_http"] = Field(
-        default="demo",
-        description="Where traces come from. 'demo' needs no external service.",
-    )
-    demo: DemoSourceConfig = DemoSourceConfig()
-    jsonl: JsonlSourceConfig = JsonlSourceConfig()
-    kafka: KafkaSourceConfig = KafkaSourceConfig()
-    otlp_http: OtlpHttpSourceConfig = OtlpHttpSourceConfig()
+S = TypeVar("S", bound=SourceSection)
+
+
+class _Sources(_Section):
+    """``source``: which source runs (``type``), a section per source, named as the source
+    and derived from ``SOURCE_SECTIONS``, and the OTLP span assembly."""
+
+    type: str = SOURCE_SECTIONS[0].kind  # derived: a Literal of the sources' kinds
     assembly: AssemblyConfig = AssemblyConfig()
+
+    def of(self, section: builtins.type[S]) -> S:  # (the field `type` hides the builtin)
+        """The configured section of the source ``section`` configures."""
+        return cast(S, getattr(self, section.kind))
+
+    @property
+    def chosen(self) -> SourceSection:
+        """The section of the source ``type`` names."""
+        return cast(SourceSection, getattr(self, self.type))
+
+    @model_validator(mode="after")
+    def _chosen_rules(self) -> _Sources:
+        self.chosen.check_chosen()
+        return self
+
+
+def _source_fields() -> dict[str, Any]:
+    kinds = tuple(s.kind for s in SOURCE_SECTIONS)
+    fields: dict[str, Any] = {
+        "type": (
+            Literal[kinds],
+            Field(default=kinds[0], description="Where traces come from. "
+                  f"'{kinds[0]}' needs no external service."),
+        ),
+    }  # fmt: skip
+    for s in SOURCE_SECTIONS:
+        fields[s.kind] = (s, Field(default_factory=s, description=s.__doc__))
+    return fields
+
+
+if TYPE_CHECKING:
+    SourceConfig = _Sources
+else:
+    SourceConfig = create_model(
+        "SourceConfig", __base__=_Sources, __doc__=_Sources.__doc__, **_source_fields()
+    )
 
 
 class LogConfig(_Section):
@@ -163,15 +194,6 @@ class Settings(BaseSettings):
         p = self.probes
         if p.endpoint is not None and (self.golden.set_path is None or p.request_template is None):
             raise ValueError("probes.endpoint needs golden.set_path and probes.request_template")
-        h = self.source.otlp_http
-        exposed = h.bearer_token is None and not is_loopback(h.host)
-        if self.source.type == "otlp_http" and exposed and not h.allow_unauthenticated:
-            raise ValueError(
-                f"source.otlp_http.host is {h.host}, beyond this machine, without bearer_token: "
-                "anyone who reaches the port can inject traces; set "
-                "RAGMON_SOURCE__OTLP_HTTP__BEARER_TOKEN, bind to 127.0.0.1, or set "
-                "source.otlp_http.allow_unauthenticated when something in front authenticates"
-            )
         return self
 
     @classmethod

@@ -29,6 +29,7 @@ from monitor.registry.judges import (
     judge_identity,
 )
 from monitor.sources import Source
+from monitor.sources.config import SOURCE_SECTIONS, SourceSection
 from monitor.telemetry import LabelLimiter, MemoCollector, Metrics
 from monitor.version import ragmon_version
 from sinks import Sink
@@ -58,19 +59,17 @@ def _check(cls: CheckType) -> Component[Check]:
     return Component(cls.name, configured, build)
 
 
-def _source(name: str, target: str) -> Component[Source]:
-    return Component(name, lambda s: s.source.type == name, from_config(target))
+def _source(section: type[SourceSection]) -> Component[Source]:
+    """A source row, from its section: on when ``source.type`` names it, built by the class
+    the section names."""
+    return Component(section.kind, lambda s: s.source.type == section.kind,
+                     from_config(section.component))  # fmt: skip
 
 
 # In the order they run and report (the order of CHECK_TYPES).
 CHECKS: tuple[Component[Check], ...] = tuple(_check(cls) for cls in CHECK_TYPES)
 
-SOURCES: tuple[Component[Source], ...] = (
-    _source("demo", "monitor.sources.demo:DemoSource"),
-    _source("jsonl", "monitor.sources.files:JsonlSource"),
-    _source("kafka", "monitor.sources.kafka:KafkaSource"),
-    _source("otlp_http", "monitor.sources.otlp_http:OtlpHttpSource"),
-)
+SOURCES: tuple[Component[Source], ...] = tuple(_source(s) for s in SOURCE_SECTIONS)
 
 # In the order the sinks receive each evaluation.
 SINKS: tuple[Component[Sink], ...] = (
@@ -111,24 +110,19 @@ def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
 def build_decoder(
     settings: Settings, metrics: Metrics | None = None, fmt: str | None = None
 ) -> RecordDecoder:
-    """Native records one by one, or the OTLP assembler (Kafka with an OTLP format, the
-    OTLP/HTTP receiver, or ``fmt`` for files)."""
-    src = settings.source
-    if fmt is None:
-        if src.type == "otlp_http":
-            fmt = "otlp_proto"  # each request's Content-Type decides
-        elif src.type == "kafka":
-            fmt = src.kafka.format
-        else:
-            fmt = "native"
+    """Native records one by one, or the OTLP assembler: the chosen source's record format
+    (``SourceSection.record_format``), or ``fmt`` for files given on the command line."""
+    chosen = settings.source.chosen
+    own = chosen.record_format()
+    fmt = own if fmt is None else fmt
     if fmt == "native":
         return OneItemPerRecord(NativeDecoder())
-    a = src.assembly
+    a = settings.source.assembly
     return OtlpAssembler(
         fmt,
         AssemblyLimits(a.quiet_seconds, a.max_wait_seconds, a.max_traces, a.max_bytes),
         observer=metrics,
-        replays=src.type == "kafka" and fmt == src.kafka.format,  # not for replayed files
+        replays=chosen.rereads and fmt == own,  # not for files replayed from the command line
     )
 
 
@@ -167,8 +161,9 @@ def build_pipeline(
 ) -> Pipeline:
     """The daemon's pipeline from ``settings`` (a given source, sinks, judge stage or decoder
     replaces the configured one)."""
-    kafka = settings.source.kafka
-    is_kafka = settings.source.type == "kafka" and source is None
+    # the chosen source's batch and commit settings; a source given here (replay's files)
+    # takes the defaults
+    batching = settings.source.chosen if source is None else SourceSection()
     stage = judge_stage if judge_stage is not None else build_judge_stage(settings, metrics)
     if source is None:
         source = build_source(settings, metrics)
@@ -178,8 +173,8 @@ def build_pipeline(
         suite=build_suite(settings, metrics),
         sinks=[*build_sinks(settings, metrics), *extra_sinks],
         observer=metrics,
-        batch_size=kafka.max_poll_records if is_kafka else 500,
-        commit_interval=kafka.commit_interval_seconds if is_kafka else 1.0,
+        batch_size=batching.max_poll_records,
+        commit_interval=batching.commit_interval_seconds,
         flush_attempts=settings.output.sink_flush_attempts,
         judge_stage=stage,
         judge_drain_seconds=min(

@@ -1,20 +1,56 @@
-"""Configuration of the sources (``source.demo``, ``source.jsonl``, ``source.kafka``,
-``source.otlp_http``) (the Kafka connection, shared with the Kafka sinks, is the top-level ``kafka``
-section in ``monitor.config``).
+"""Configuration of the sources: one section per source (``source.demo``, ``source.jsonl``,
+``source.kafka``, ``source.otlp_http``), each a ``SourceSection`` that says which source it
+configures (``kind``), which class builds it (``component``), what its records are
+(``record_format``), whether they are read again after a restart (``rereads``) and which
+rules hold when it is the chosen source (``check_chosen``). ``SOURCE_SECTIONS`` is the one
+list: ``source.type``, the ``source`` section and the registry's source table are derived
+from it, so a new source is its module, its section here and its row in that tuple. (The
+Kafka connection, shared with the Kafka sinks, is the top-level ``kafka`` section in
+``monitor.config``.)
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, SecretStr, model_validator
 
+from monitor.exposure import is_loopback
 from monitor.model import ConfigSection as _Section
 
+RecordFormat = Literal["native", "otlp_proto", "otlp_json"]
 
-class DemoSourceConfig(_Section):
+
+class SourceSection(_Section):
+    """What every source's section has: how many records the pipeline takes per poll and
+    how often it commits what is finished (the same settings for every source)."""
+
+    kind: ClassVar[str]  # the source's name: its source.type and its section's key
+    component: ClassVar[str]  # "module:Class" whose from_config builds it
+    rereads: ClassVar[bool] = False  # a record is read again, with its time, after a restart
+
+    max_poll_records: int = Field(
+        default=500, ge=1, le=100_000, description="Records the pipeline takes per poll."
+    )
+    commit_interval_seconds: float = Field(
+        default=1.0, gt=0, le=300, description="How often finished offsets are committed."
+    )
+
+    def record_format(self) -> RecordFormat:
+        """How this source's records are encoded (which decoder reads them)."""
+        return "native"
+
+    def check_chosen(self) -> None:
+        """Rules that hold only when this is the chosen source; ``ValueError`` names the
+        setting to change."""
+
+
+class DemoSourceConfig(SourceSection):
     """The built-in synthetic traffic (the embedded default source)."""
+
+    kind = "demo"
+    component = "monitor.sources.demo:DemoSource"
 
     rate_per_second: float = Field(
         default=50.0, gt=0, le=100_000, description="Traces generated per second."
@@ -25,9 +61,12 @@ class DemoSourceConfig(_Section):
     )
 
 
-class JsonlSourceConfig(_Section):
+class JsonlSourceConfig(SourceSection):
     """Native ``ragmon.trace/v1`` records, one per line, from files, read once: the daemon
     exits (0) at their end, its metrics with it; a growing file is not followed."""
+
+    kind = "jsonl"
+    component = "monitor.sources.files:JsonlSource"
 
     paths: list[Path] = Field(
         default_factory=list,
@@ -36,8 +75,12 @@ class JsonlSourceConfig(_Section):
     )
 
 
-class KafkaSourceConfig(_Section):
+class KafkaSourceConfig(SourceSection):
     """Consumer-group settings. Connection and security live in the top-level ``kafka``."""
+
+    kind = "kafka"
+    component = "monitor.sources.kafka:KafkaSource"
+    rereads = True
 
     topics: list[str] = Field(
         default_factory=lambda: ["rag_traces"], min_length=1, description="Topics to consume."
@@ -51,16 +94,12 @@ class KafkaSourceConfig(_Section):
     auto_offset_reset: Literal["earliest", "latest"] = Field(
         default="earliest", description="Where a group with no committed offset starts."
     )
-    max_poll_records: int = Field(default=500, ge=1, le=100_000)
     max_partition_fetch_bytes: int = Field(
         default=8 << 20, ge=1 << 16, description="Raise for very large traces."
     )
     fetch_max_bytes: int = Field(default=50 << 20, ge=1 << 16)
     session_timeout_ms: int = Field(default=45_000, ge=1000)
     max_poll_interval_ms: int = Field(default=300_000, ge=1000)
-    commit_interval_seconds: float = Field(
-        default=1.0, gt=0, le=300, description="How often finished offsets are committed."
-    )
     commit_timeout_ms: int = Field(default=10_000, ge=100)
     close_timeout_ms: int = Field(default=10_000, ge=100)
     format: Literal["native", "otlp_proto", "otlp_json"] = Field(
@@ -70,11 +109,18 @@ class KafkaSourceConfig(_Section):
         "topic is 'otlp_spans'). OTLP spans are assembled into traces (see 'assembly').",
     )
 
+    def record_format(self) -> RecordFormat:
+        """``format``: native records or OTLP messages."""
+        return self.format
 
-class OtlpHttpSourceConfig(_Section):
+
+class OtlpHttpSourceConfig(SourceSection):
     """An OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, optionally gzip), for
     small deployments that point their OTel SDK straight at ragmon. Accepted spans live in
     memory until evaluated: use Kafka where a crash must not lose any."""
+
+    kind = "otlp_http"
+    component = "monitor.sources.otlp_http:OtlpHttpSource"
 
     host: str = Field(
         default="127.0.0.1",
@@ -130,3 +176,27 @@ class OtlpHttpSourceConfig(_Section):
         if self.bearer_token is not None and not self.bearer_token.get_secret_value().strip():
             raise ValueError("bearer_token is empty")
         return self
+
+    def record_format(self) -> RecordFormat:
+        """OTLP messages (each request's Content-Type decides protobuf or JSON)."""
+        return "otlp_proto"
+
+    def check_chosen(self) -> None:
+        """A bind beyond loopback needs a token, or ``allow_unauthenticated``."""
+        exposed = self.bearer_token is None and not is_loopback(self.host)
+        if exposed and not self.allow_unauthenticated:
+            raise ValueError(
+                f"source.otlp_http.host is {self.host}, beyond this machine, without "
+                "bearer_token: anyone who reaches the port can inject traces; set "
+                "RAGMON_SOURCE__OTLP_HTTP__BEARER_TOKEN, bind to 127.0.0.1, or set "
+                "source.otlp_http.allow_unauthenticated when something in front authenticates"
+            )
+
+
+# The sources, in the order `ragmon config schema` lists them; the first is the default.
+SOURCE_SECTIONS: tuple[type[SourceSection], ...] = (
+    DemoSourceConfig,
+    JsonlSourceConfig,
+    KafkaSourceConfig,
+    OtlpHttpSourceConfig,
+)

@@ -258,7 +258,9 @@ class DemoSource:
     @classmethod
     def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> DemoSource:
         """``source.demo``: the generator's seed, rate and limit."""
-        cfg = settings.source.demo
+        from monitor.sources.config import DemoSourceConfig  # pydantic: not for `--help`
+
+        cfg = settings.source.of(DemoSourceConfig)
         seed = cfg.seed
         return cls(lambda i: generate_bytes(i, seed), cfg.rate_per_second, limit=cfg.limit)
 

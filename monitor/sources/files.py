@@ -139,7 +139,9 @@ class JsonlSource(_InputSource):
     @classmethod
     def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> JsonlSource:
         """``source.jsonl``: the files, in order."""
-        return cls(settings.source.jsonl.paths)
+        from monitor.sources.config import JsonlSourceConfig  # pydantic: not for `--help`
+
+        return cls(settings.source.of(JsonlSourceConfig).paths)
 
     def _read(self, inp: Input) -> Iterator[SourceRecord]:
         for lineno, line in enumerate(inp.stream, start=1):

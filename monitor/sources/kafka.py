@@ -63,7 +63,7 @@ class KafkaSource:
     @classmethod
     def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> KafkaSource:
         """``source.kafka`` and the ``kafka`` connection; ``metrics`` hears commits and lag."""
-        return cls(settings.source.kafka, settings.kafka, observer=metrics)
+        return cls(settings.source.of(KafkaSourceConfig), settings.kafka, observer=metrics)
 
     def __init__(
         self,

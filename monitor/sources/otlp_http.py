@@ -49,6 +49,7 @@ from monitor.errors import SourceError
 from monitor.exposure import is_loopback
 from monitor.model import revealed
 from monitor.sources import SourceDefaults, SourcePosition, SourceRecord
+from monitor.sources.config import OtlpHttpSourceConfig
 from monitor.sources.http_intake import BoundedServer, DeadlineReader, TooLarge, gunzip
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class OtlpHttpSource(SourceDefaults):
     def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> OtlpHttpSource:
         """``source.otlp_http`` (the configuration refused an exposed bind without a token
         unless allow_unauthenticated, which is said here at start-up)."""
-        h = settings.source.otlp_http
+        h = settings.source.of(OtlpHttpSourceConfig)
         if h.bearer_token is None and not is_loopback(h.host):
             structlog.get_logger("ragmon.otlp_http").warning(
                 "otlp_http_unauthenticated", host=h.host,

@@ -16,11 +16,47 @@ from monitor import registry
 from monitor.checks import CHECK_NAMES
 from monitor.config import Settings, SourceConfig
 from monitor.judge.config import JudgeConfig, JuryConfig
+from monitor.sources.config import SOURCE_SECTIONS
 
 
-def test_every_source_type_of_the_config_has_a_builder_and_no_other() -> None:
+def test_the_source_config_and_table_are_derived_from_the_source_sections() -> None:
+    """source.type, the source's sections and the registry's rows all come from
+    SOURCE_SECTIONS: one section per source, keyed by its kind, of its type, in one order."""
     types = typing.get_args(SourceConfig.model_fields["type"].annotation)
-    assert [row.name for row in registry.SOURCES] == list(types)
+    kinds = [s.kind for s in SOURCE_SECTIONS]
+    assert [row.name for row in registry.SOURCES] == list(types) == kinds
+    for section in SOURCE_SECTIONS:
+        assert SourceConfig.model_fields[section.kind].annotation is section
+        assert type(Settings().source.of(section)) is section
+    settings = Settings()
+    assert settings.source.chosen is settings.source.of(SOURCE_SECTIONS[0])
+
+
+@pytest.mark.parametrize("section", SOURCE_SECTIONS, ids=lambda s: s.kind)
+def test_every_source_takes_its_own_batch_and_commit_settings(section: Any) -> None:
+    """The chosen source's max_poll_records and commit_interval_seconds reach the pipeline,
+    whichever source it is (only Kafka's did: the others were fixed at 500 and 1 s)."""
+    settings = Settings.model_validate({"source": {
+        "type": section.kind, section.kind: {"max_poll_records": 7, "commit_interval_seconds": 9}
+    }})  # fmt: skip
+    pipeline = registry.build_pipeline(settings, registry.build_metrics(CollectorRegistry()))
+    assert (pipeline.batch_size, pipeline.commit_interval) == (7, 9.0)
+
+
+def test_the_decoder_follows_the_chosen_sources_record_format() -> None:
+    """Kafka's format, the receiver's OTLP, native otherwise; only a source that re-reads
+    its records (Kafka) keeps record-time deadlines, and not for a format it does not carry."""
+    from monitor.ingest.assembly import OtlpAssembler
+    from monitor.ingest.decoder import OneItemPerRecord
+
+    def decoder(source: dict[str, Any], fmt: str | None = None) -> Any:
+        return registry.build_decoder(Settings.model_validate({"source": source}), None, fmt)
+
+    assert isinstance(decoder({"type": "demo"}), OneItemPerRecord)
+    kafka = decoder({"type": "kafka", "kafka": {"format": "otlp_json"}})
+    assert isinstance(kafka, OtlpAssembler) and kafka._replays
+    assert not decoder({"type": "kafka"}, "otlp_json")._replays  # a file, not the topic
+    assert not decoder({"type": "otlp_http"})._replays
 
 
 def test_every_judge_backend_of_the_config_has_a_row_and_no_other() -> None:
