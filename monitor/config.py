@@ -32,6 +32,7 @@ from monitor.ingest.config import AssemblyConfig
 from monitor.judge.config import JudgeConfig
 from monitor.model import ConfigSection as _Section
 from monitor.model import revealed
+from monitor.segments.config import SegmentsConfig
 from monitor.sources.config import SOURCE_SECTIONS, SourceSection
 from sinks.config import MetricsConfig, OtelConfig, OutputConfig
 
@@ -183,6 +184,7 @@ class Settings(BaseSettings):
     otel: OtelConfig = OtelConfig()
     judge: JudgeConfig = JudgeConfig()
     probes: ProbesConfig = ProbesConfig()
+    segments: SegmentsConfig = SegmentsConfig()
     log: LogConfig = LogConfig()
     shutdown_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal, Required, Self, TypedDict
 
@@ -39,6 +39,16 @@ _TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
 TRACE_ID_PATTERN = r"^\s*-*(?:[0-9A-Fa-f]-*){32}\s*$"
 
 
+def _rfc3339(v: Any) -> Any:
+    # strict mode refuses strings for datetimes; JSON only has strings, so parse here.
+    if isinstance(v, str):
+        try:
+            return datetime.fromisoformat(v.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise ValueError("not an RFC 3339 timestamp") from exc
+    return v
+
+
 class RetrievedDoc(BaseModel):
     """One candidate the retriever returned, before reranking and packing."""
 
@@ -57,13 +67,22 @@ class RetrievedDoc(BaseModel):
 
 
 class Passage(BaseModel):
-    """One packed passage that reached the model, in prompt order."""
+    """One packed passage that reached the model, in prompt order; ``data_source`` (the index
+    or store it came from) and ``timestamp`` (when its document was last updated) are
+    optional and feed the data-source and document-age segments."""
 
     model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
     doc_id: str | None = None
     chunk_id: str | None = None
     text: str
+    data_source: str | None = None
+    timestamp: datetime | None = None
+
+    @field_validator("timestamp", mode="before")
+    @classmethod
+    def _parse_timestamp(cls, v: Any) -> Any:
+        return _rfc3339(v)
 
 
 class RagTrace(BaseModel):
@@ -124,13 +143,7 @@ class RagTrace(BaseModel):
     @field_validator("timestamp", mode="before")
     @classmethod
     def _parse_timestamp(cls, v: Any) -> Any:
-        # strict mode refuses strings for datetimes; JSON only has strings, so parse here.
-        if isinstance(v, str):
-            try:
-                return datetime.fromisoformat(v.replace("Z", "+00:00"))
-            except ValueError as exc:
-                raise ValueError("not an RFC 3339 timestamp") from exc
-        return v
+        return _rfc3339(v)
 
     @property
     def context_text(self) -> str:
@@ -293,6 +306,8 @@ class EvaluationLine(TypedDict, total=False):
     app: Required[str | None]
     route: Required[str | None]
     checks: Required[dict[str, CheckLine]]
+    segments: Required[dict[str, str]]  # dimension -> bounded value (monitor.segments)
+    inputs: Required[dict[str, float]]  # measured input -> value
     judge: dict[str, Any]  # Verdict.to_line(), or {"skipped": reason}
     judge_only: bool
 
@@ -319,6 +334,10 @@ class Evaluation:
     judge_skipped: str | None = None
     # A verdict that came later than the checks (batch mode): the line carries the judge only.
     judge_only: bool = False
+    # Where the trace belongs (dimension -> bounded value) and its measured inputs
+    # (monitor.segments); empty where nothing segmented it.
+    segments: Mapping[str, str] = field(default_factory=dict)
+    inputs: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def trace_id(self) -> str:
@@ -338,7 +357,8 @@ class Evaluation:
     def skipped(self, reason: str) -> Evaluation:
         """This evaluation, not judged for ``reason`` (as ``replace`` would, at a fraction of
         its cost: it runs for every trace the judge stage does not take)."""
-        return Evaluation(self.trace, self.checks, self.judge, reason, self.judge_only)
+        return Evaluation(self.trace, self.checks, self.judge, reason, self.judge_only,
+                          self.segments, self.inputs)  # fmt: skip
 
     def to_line(self) -> EvaluationLine:
         """The stable evaluation-line contract (see README, "Evaluation lines")."""
@@ -347,6 +367,8 @@ class Evaluation:
             "app": self.trace.app,
             "route": self.trace.route,
             "checks": {name: r.to_line() for name, r in self.checks.items()},
+            "segments": dict(self.segments),
+            "inputs": dict(self.inputs),
         }
         if self.judge is not None:
             line["judge"] = self.judge.to_line()

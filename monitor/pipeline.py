@@ -25,10 +25,14 @@ from monitor.errors import SinkError, SinkFailure, SourceError, StartupError, de
 from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.segments import Segmenter, SegmentsConfig
 from monitor.sources import Partition, Position, Source, SourceRecord
 from sinks import Sink
 
 Decoder = Callable[[SourceRecord], RagTrace | DeadLetter]
+
+
+_NO_SEGMENTS = SegmentsConfig(enabled=False)  # a pipeline built without a segmenter
 
 
 class PipelineObserver(Protocol):
@@ -94,6 +98,7 @@ class Pipeline:
         judge_drain_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        segmenter: Segmenter | None = None,
     ) -> None:
         self.source = source
         self.decoder: RecordDecoder = OneItemPerRecord(decoder) if callable(decoder) else decoder
@@ -103,6 +108,7 @@ class Pipeline:
         self._judging: dict[int, tuple[Position, ...]] = {}
         self._tickets = itertools.count(1)
         self.suite = suite
+        self.segmenter = segmenter if segmenter is not None else Segmenter(_NO_SEGMENTS)
         self.sinks = list(sinks)
         self.observer = observer
         self.batch_size = batch_size
@@ -249,7 +255,9 @@ class Pipeline:
             for sink in self.sinks:
                 sink.write_dead_letter(item)
         elif item is not None:
-            evaluation = Evaluation(trace=item, checks=self.suite(item))
+            seg = self.segmenter
+            evaluation = Evaluation(item, self.suite(item), segments=seg.segments(item),
+                                    inputs=seg.inputs(item))  # fmt: skip
             self.stats.traces += 1
             if self.judge_stage is not None:
                 ticket = next(self._tickets)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from prometheus_client import Histogram
@@ -43,6 +44,12 @@ class PrometheusSink(Closable):
         self._results: dict[tuple[str, str, str, str], int] = {}
         self._exemplars: dict[tuple[str, str, str, str], str] = {}
         self._measured: dict[tuple[str, str, str], list[float]] = {}  # metric, app, route
+        # per segment: one count per distinct (segments, outcomes) of a trace, expanded into
+        # the per-dimension series at flush (one dict increment per trace, not D x C)
+        self._segmented: dict[tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]],
+                              int] = {}  # fmt: skip
+        self._segment_verdicts: dict[tuple[str, str, str], float] = {}
+        self._inputs: list[Mapping[str, float]] = []
 
     def start(self) -> None:
         """Metrics need no setup."""
@@ -66,6 +73,19 @@ class PrometheusSink(Closable):
                 self._exemplars[key] = evaluation.trace_id
             for metric, value in result.evidence.measured().items():  # the check's own
                 self._measured.setdefault((metric, app, route), []).append(value)
+        if evaluation.segments:
+            shape = (tuple(evaluation.segments.items()),
+                     tuple((n, r.outcome) for n, r in evaluation.checks.items()))  # fmt: skip
+            self._segmented[shape] = self._segmented.get(shape, 0) + 1
+            verdict = evaluation.judge
+            if verdict is not None:
+                for dimension, segment in evaluation.segments.items():
+                    vkey = (dimension, segment, verdict.verdict)
+                    self._segment_verdicts[vkey] = (
+                        self._segment_verdicts.get(vkey, 0.0) + verdict.weight
+                    )
+        if evaluation.inputs:
+            self._inputs.append(evaluation.inputs)
 
     def _publish(self) -> None:
         m = self.metrics
@@ -86,6 +106,30 @@ class PrometheusSink(Closable):
             else:
                 child.inc(sum(values))
         self._traces, self._results, self._exemplars, self._measured = {}, {}, {}, {}
+        self._publish_segments()
+
+    def _publish_segments(self) -> None:
+        m = self.metrics
+        traces: dict[tuple[str, str], int] = {}
+        results: dict[tuple[str, str, str, str], int] = {}
+        for (segments, outcomes), n in self._segmented.items():
+            for dimension, segment in segments:
+                traces[dimension, segment] = traces.get((dimension, segment), 0) + n
+                for check, outcome in outcomes:
+                    key = (dimension, segment, check, outcome)
+                    results[key] = results.get(key, 0) + n
+        for labels, n in traces.items():
+            m.segment_traces.labels(*labels).inc(n)
+        for key, n in results.items():
+            m.segment_check_results.labels(*key).inc(n)
+        for vkey, weight in self._segment_verdicts.items():
+            m.segment_judge_verdict_weight.labels(*vkey).inc(weight)
+        for inputs in self._inputs:
+            for name, value in inputs.items():
+                histogram = m.inputs.get(name)
+                if histogram is not None:
+                    histogram.observe(value)
+        self._segmented, self._segment_verdicts, self._inputs = {}, {}, []
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""

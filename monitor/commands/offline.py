@@ -51,8 +51,10 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if isinstance(item, DeadLetter):
         print(f"ragmon check: invalid trace ({item.reason}): {item.detail}", file=stderr)
         return EXIT_USAGE
-    suite = registry.build_suite(config_mod.Settings())
-    evaluation = Evaluation(trace=item, checks=suite(item))
+    settings = config_mod.Settings()
+    suite, segmenter = registry.build_suite(settings), registry.build_segmenter(settings)
+    evaluation = Evaluation(item, suite(item), segments=segmenter.segments(item),
+                            inputs=segmenter.inputs(item))  # fmt: skip
     json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK

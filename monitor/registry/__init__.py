@@ -28,15 +28,17 @@ from monitor.registry.judges import (
     calibration,
     judge_identity,
 )
+from monitor.segments import Segmenter
 from monitor.sources import Source
 from monitor.sources.config import SOURCE_SECTIONS, SourceSection
-from monitor.telemetry import LabelLimiter, MemoCollector, Metrics
+from monitor.telemetry import FoldedCollector, LabelLimiter, MemoCollector, Metrics
 from monitor.version import ragmon_version
 from sinks import Sink
 
 __all__ = [
     "CHECKS", "JUDGES", "SINKS", "SOURCES", "Component", "build_decoder", "build_judge",
-    "build_judge_stage", "build_metrics", "build_pipeline", "build_probe_loop", "build_sinks",
+    "build_judge_stage", "build_metrics", "build_pipeline", "build_probe_loop",
+    "build_segmenter", "build_sinks",
     "build_source", "build_suite", "calibration", "configured", "from_config", "judge_identity",
     "watch_reviews",
 ]  # fmt: skip
@@ -126,6 +128,15 @@ def build_decoder(
     )
 
 
+def build_segmenter(settings: Settings, metrics: Metrics | None = None) -> Segmenter:
+    """The segments and inputs of every trace (``segments``); the values each dimension
+    folded into ``other`` are exported when ``metrics`` is given."""
+    segmenter = Segmenter(settings.segments)
+    if metrics is not None:
+        metrics.registry.register(FoldedCollector(segmenter))
+    return segmenter
+
+
 def build_metrics(registry: CollectorRegistry) -> Metrics:
     """The daemon's metrics on ``registry``."""
     return Metrics(registry, version=ragmon_version())
@@ -177,6 +188,7 @@ def build_pipeline(
         commit_interval=batching.commit_interval_seconds,
         flush_attempts=settings.output.sink_flush_attempts,
         judge_stage=stage,
+        segmenter=build_segmenter(settings, metrics),
         judge_drain_seconds=min(
             settings.judge.drain_seconds, settings.shutdown_timeout_seconds / 2
         ),

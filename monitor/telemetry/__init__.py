@@ -20,11 +20,15 @@ from monitor.telemetry.golden import GoldenMetrics, ProbeMetrics
 from monitor.telemetry.judge import JudgeMetrics
 from monitor.telemetry.labels import OTHER, UNKNOWN, LabelLimiter
 from monitor.telemetry.pipeline import MemoCollector, PipelineMetrics
+from monitor.telemetry.segments import FoldedCollector, SegmentMetrics
 
-__all__ = ["OTHER", "UNKNOWN", "LabelLimiter", "MemoCollector", "Metrics", "ProbeMetrics"]
+__all__ = [
+    "OTHER", "UNKNOWN", "FoldedCollector", "LabelLimiter", "MemoCollector", "Metrics",
+    "ProbeMetrics",
+]  # fmt: skip
 
 
-class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics):
+class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics):
     """Every metric ragmon exports, registered on ``registry`` (never the global one)."""
 
     def __init__(
@@ -42,3 +46,4 @@ class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics):
         self._define_judge_cost(registry)
         self._define_otlp(registry)
         self._define_golden(registry)
+        self._define_segments(registry)

@@ -1,6 +1,7 @@
 """The verdict guard: a fixed corpus whose evaluation lines are stored in ``stored/``, one
 file per check (``check-<name>.jsonl``: trace key -> that check's result), one for the
-judge's member (``judge.jsonl``) and one for the rest of the line (``trace.jsonl``).
+judge's member (``judge.jsonl``), one for the segments (``segments.jsonl``; the measured
+inputs are not kept) and one for the rest of the line (``trace.jsonl``).
 
 A change made for speed or structure must not change what ragmon concludes about a trace; a
 change made on purpose shows in the diff of the files it touches, in the same commit
@@ -124,10 +125,12 @@ def canonical(value: Any) -> str:
 
 def split(line: dict[str, Any]) -> dict[str, Any]:
     """An evaluation line in the parts stored apart: ``check-<name>`` per check, ``judge``,
-    and ``trace`` (the rest, without the trace id)."""
-    rest = {k: v for k, v in line.items() if k not in ("trace_id", "checks", "judge")}
+    ``segments`` and ``trace`` (the rest, without the trace id)."""
+    own = ("trace_id", "checks", "judge", "segments", "inputs")
+    rest = {k: v for k, v in line.items() if k not in own}
     out: dict[str, Any] = {f"check-{n}": r for n, r in (line.get("checks") or {}).items()}
     out["judge"] = line.get("judge")
+    out["segments"] = line.get("segments")  # (the inputs are arithmetic on the trace: not kept)
     out["trace"] = rest
     return out
 

@@ -57,6 +57,8 @@ from monitor.ingest.conventions.packing import _from_prompt, _golden_id
 from monitor.ingest.otlp import Span
 from monitor.model import RagTrace
 
+DATA_SOURCE = "gen_ai.data_source.id"  # semantic conventions: the data source a retrieval read
+
 
 def _convention(spans: list[Span]) -> str | None:
     keys = {k for s in spans for k in s.attributes}
@@ -116,6 +118,12 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
         attributes["ragmon.context_from"] = "prompt"
     if redacted:
         attributes["ragmon.content_redacted"] = True
+    # the data sources the retrievals read (OTel GenAI), for the data-source segment
+    sources = sorted(
+        {v for s in spans if isinstance(v := s.attributes.get(DATA_SOURCE), str) and v}
+    )
+    if sources:
+        attributes[DATA_SOURCE] = sources[0] if len(sources) == 1 else sources
     attributes.update(extra or {})
     record = {
         "trace_id": root.trace_id,

@@ -1,0 +1,159 @@
+"""Where a trace belongs and what went into it: bounded **segments** (language, query shape and
+length, app, route, release, data source, document age, chosen attributes) and measured
+**inputs** (passages, sizes, retrieval scores, document age), computed once per trace
+without a model, for every evaluation line and the per-segment metrics.
+
+A ``Segmenter`` is called on the pipeline's thread only. Each dimension keeps the first
+``max_values`` values it sees (or its allow-list: the languages); later ones are ``other``,
+counted per dimension in ``folded``. A value the trace cannot give is ``unknown``.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Mapping
+
+from monitor.model import RagTrace
+from monitor.segments.config import BUILTIN_DIMENSIONS, REFUSAL_LANGUAGES, SegmentsConfig
+from monitor.segments.language import OTHER, UNKNOWN, Detect, LanguageOf
+from monitor.segments.shape import query_length, query_shape
+
+__all__ = [
+    "BUILTIN_DIMENSIONS", "INPUTS", "OTHER", "REFUSAL_LANGUAGES", "UNKNOWN", "Segmenter",
+    "SegmentsConfig", "measure_inputs",
+]  # fmt: skip
+
+# The measured inputs, in the order of the evaluation line (an input a trace cannot give,
+# e.g. scores without retrieval scores, is left out of its line).
+INPUTS = (
+    "passages", "context_chars", "query_chars", "answer_chars", "retrieved", "top_score",
+    "score_gap", "doc_age_days",
+)  # fmt: skip
+
+# The OTel GenAI attribute naming the data source a retrieval read (kept on the trace by the
+# span mapping); a native record names it per passage (``context[].data_source``).
+DATA_SOURCE_ATTRIBUTE = "gen_ai.data_source.id"
+
+
+class _Bounded:
+    """The first ``limit`` distinct values of one dimension; later ones are ``other``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.seen: set[str] = set()
+        self.folded = 0
+
+    def __call__(self, value: str) -> str:
+        if value in self.seen or value in (UNKNOWN, OTHER):
+            return value
+        if len(self.seen) < self.limit:
+            self.seen.add(value)
+            return value
+        self.folded += 1
+        return OTHER
+
+
+def _ages_days(trace: RagTrace) -> list[float]:
+    """Each timestamped packed passage's age at the trace's time, in days."""
+    at = trace.timestamp
+    if at is None:
+        return []
+    out = []
+    for p in trace.context:
+        if p.timestamp is not None:
+            try:
+                out.append(max(0.0, (at - p.timestamp).total_seconds() / 86_400))
+            except TypeError:  # one naive, one aware: no age
+                continue
+    return out
+
+
+def measure_inputs(trace: RagTrace) -> dict[str, float]:
+    """The trace's measured inputs (``INPUTS``, those it can give)."""
+    out: dict[str, float] = {
+        "passages": len(trace.context),
+        "context_chars": sum(len(p.text) for p in trace.context),
+        "query_chars": len(trace.query),
+        "answer_chars": len(trace.answer),
+        "retrieved": len(trace.retrieved),
+    }
+    scores = sorted((d.score for d in trace.retrieved if d.score is not None), reverse=True)
+    if scores:
+        out["top_score"] = scores[0]
+        if len(scores) > 1:
+            out["score_gap"] = round(scores[0] - scores[1], 6)
+    ages = _ages_days(trace)
+    if ages:
+        out["doc_age_days"] = statistics.median(ages)
+    return out
+
+
+def _data_source(trace: RagTrace) -> str:
+    named = {p.data_source for p in trace.context if p.data_source}
+    if not named:
+        attr = trace.attributes.get(DATA_SOURCE_ATTRIBUTE)
+        if isinstance(attr, str) and attr:
+            named = {attr}
+        elif isinstance(attr, list):
+            named = {a for a in attr if isinstance(a, str) and a}
+    if not named:
+        return UNKNOWN
+    return next(iter(named)) if len(named) == 1 else "mixed"
+
+
+def _attribute(value: object) -> str:
+    if value is None or value == "":
+        return UNKNOWN
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return str(value)[:100]
+    return OTHER  # a list or an object is not a segment value
+
+
+def _attribute_of(key: str) -> Callable[[RagTrace], str]:
+    return lambda trace: _attribute(trace.attributes.get(key))
+
+
+class Segmenter:
+    """A trace's segments (dimension -> bounded value) and inputs."""
+
+    def __init__(self, config: SegmentsConfig | None = None, detect: Detect | None = None) -> None:
+        self.config = c = config if config is not None else SegmentsConfig()
+        self.dimensions: tuple[str, ...] = (*BUILTIN_DIMENSIONS, *c.attributes)
+        self._language = LanguageOf(c.languages, c.min_language_confidence, detect)
+        self._bounds = {d: _Bounded(c.max_values) for d in self.dimensions}
+        self._values: dict[str, Callable[[RagTrace], str]] = {
+            "language": lambda t: self._language(t.query),
+            "query_shape": lambda t: query_shape(t.query, c.keyword_words) or UNKNOWN,
+            "query_length": lambda t: query_length(t.query, c.short_chars, c.long_chars) or UNKNOWN,
+            "app": lambda t: t.app or UNKNOWN,
+            "route": lambda t: t.route or UNKNOWN,
+            "release": lambda t: t.release or UNKNOWN,
+            "data_source": _data_source,
+            "doc_age": self._doc_age,
+        }
+        for name in c.attributes:
+            self._values[name] = _attribute_of(name)
+
+    def _doc_age(self, trace: RagTrace) -> str:
+        ages = _ages_days(trace)
+        if not ages:
+            return UNKNOWN
+        new = [a <= self.config.new_document_days for a in ages]
+        return "new" if all(new) else "old" if not any(new) else "mixed"
+
+    def segments(self, trace: RagTrace) -> dict[str, str]:
+        """Every dimension's bounded value for ``trace``."""
+        if not self.config.enabled:
+            return {}
+        return {d: self._bounds[d](self._values[d](trace)) for d in self.dimensions}
+
+    def inputs(self, trace: RagTrace) -> dict[str, float]:
+        """The trace's measured inputs (none when segments are off)."""
+        return measure_inputs(trace) if self.config.enabled else {}
+
+    @property
+    def folded(self) -> Mapping[str, int]:
+        """Values folded into ``other`` so far, per dimension."""
+        return {d: b.folded for d, b in self._bounds.items()}

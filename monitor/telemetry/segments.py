@@ -1,0 +1,89 @@
+"""Per-segment quality and the measured inputs: one dimension per series, never the cross
+product (``dimension``, ``segment``, then ``check`` and ``outcome``, or ``verdict``).
+
+Worst case, with ``segments.max_values`` = 50 (each dimension's first 50 values, plus
+``other`` and ``unknown``), D dimensions (8 built in, plus ``segments.attributes``) and C
+checks: ``ragmon_segment_check_results_total`` has D x 52 x C x 3 series (8 x 52 x 6 x 3 =
+7,488), ``ragmon_segment_traces_total`` D x 52 (416) and
+``ragmon_segment_judge_verdict_weight_total`` D x 52 x 5 (2,080). Real traffic has far
+fewer: the language has at most 17 values, the query shape, length and document age 4 each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import CounterMetricFamily
+
+# Buckets per input, chosen for RAG traffic (README, "Segments and inputs").
+INPUT_BUCKETS: dict[str, tuple[tuple[float, ...], str]] = {
+    "passages": ((0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 30, 50),
+                 "Packed passages that reached the model."),
+    "context_chars": ((0, 250, 500, 1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000),
+                      "Characters of the packed context."),
+    "query_chars": ((0, 10, 20, 30, 50, 80, 120, 200, 400, 1000), "Characters of the query."),
+    "answer_chars": ((0, 20, 50, 100, 200, 400, 800, 1600, 3200, 6400),
+                     "Characters of the answer."),
+    "retrieved": ((0, 1, 2, 3, 5, 10, 20, 50, 100), "Candidates the retriever returned."),
+    "top_score": ((0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 5, 10, 20, 50),
+                  "The best retrieval score (cosine similarities in [0, 1]; BM25 and "
+                  "reranker logits above)."),
+    "score_gap": ((0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5),
+                  "The best retrieval score minus the second best."),
+    "doc_age_days": ((1, 7, 30, 90, 180, 365, 730, 1825),
+                     "Median age of the packed documents at the trace's time, in days."),
+}  # fmt: skip
+
+
+class FoldedCounts(Protocol):
+    """What folds values into ``other``: its counts per dimension (the segmenter)."""
+
+    @property
+    def folded(self) -> Mapping[str, int]:
+        """Values folded so far, per dimension."""
+        ...
+
+
+class FoldedCollector:
+    """``ragmon_segment_values_folded_total{dimension}``, read from the segmenter's plain
+    counts on every scrape (no metric increment on the hot path)."""
+
+    def __init__(self, source: FoldedCounts) -> None:
+        self.source = source
+
+    def collect(self) -> Iterator[Any]:
+        """The folded counts as they are now."""
+        family = CounterMetricFamily(
+            "ragmon_segment_values_folded",
+            "Segment values folded into 'other' (segments.max_values reached), per dimension.",
+            labels=["dimension"],
+        )
+        for dimension, n in self.source.folded.items():
+            family.add_metric([dimension], n)
+        yield family
+
+
+class SegmentMetrics:
+    """The per-segment counters and the input histograms."""
+
+    def _define_segments(self, registry: CollectorRegistry) -> None:
+        self.segment_traces = Counter(
+            "ragmon_segment_traces", "Traces evaluated, per segment of each dimension.",
+            ["dimension", "segment"], registry=registry,
+        )  # fmt: skip
+        self.segment_check_results = Counter(
+            "ragmon_segment_check_results",
+            "Check outcomes per segment of each dimension (one dimension per series).",
+            ["dimension", "segment", "check", "outcome"], registry=registry,
+        )  # fmt: skip
+        self.segment_judge_verdict_weight = Counter(
+            "ragmon_segment_judge_verdict_weight",
+            "Judged verdicts weighted by 1/p (unbiased population counts), per segment.",
+            ["dimension", "segment", "verdict"], registry=registry,
+        )  # fmt: skip
+        self.inputs = {
+            name: Histogram(f"ragmon_input_{name}", doc, buckets=buckets, registry=registry)
+            for name, (buckets, doc) in INPUT_BUCKETS.items()
+        }

@@ -1,0 +1,200 @@
+"""Segments and inputs: each dimension's value on real query forms, their bounds, and their
+way into evaluation lines and per-segment metrics."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prometheus_client import CollectorRegistry
+from pydantic import ValidationError
+
+from monitor import registry
+from monitor.config import Settings
+from monitor.model import RagTrace
+from monitor.segments import INPUTS, REFUSAL_LANGUAGES, Segmenter, SegmentsConfig
+from monitor.segments.shape import query_length, query_shape
+from monitor.sources import ListSource, demo
+from sinks.memory import InMemorySink
+from tests.conftest import make_trace
+
+LANGUAGES = Path(__file__).resolve().parents[3] / "monitor" / "checks" / "languages"
+
+
+@pytest.fixture(scope="module")
+def segmenter() -> Segmenter:
+    return Segmenter(SegmentsConfig())
+
+
+def test_the_default_languages_are_the_refusal_checks() -> None:
+    assert sorted(REFUSAL_LANGUAGES) == sorted(p.stem for p in LANGUAGES.glob("*.toml"))
+
+
+@pytest.mark.parametrize(
+    ("query", "language"),
+    [
+        ("What is the refund window for enterprise customers?", "en"),
+        ("¿Cuántos días tarda el reembolso?", "es"),
+        ("Wie lange dauert die Rückerstattung?", "de"),
+        ("Combien de jours faut-il pour un remboursement ?", "fr"),
+        ("Сколько дней занимает возврат денег?", "ru"),
+        ("退款需要多少天？", "zh"),
+        ("返金には何日かかりますか", "ja"),
+        ("환불은 며칠이 걸리나요?", "ko"),
+        ("Geri ödeme kaç gün sürer?", "tr"),
+        ("Πόσες μέρες χρειάζεται η επιστροφή χρημάτων;", "other"),  # Greek: not kept
+        ("Hoàn tiền mất bao nhiêu ngày?", "other"),  # Vietnamese: not kept
+        ("12345 678", "unknown"),  # no letters
+        ("", "unknown"),
+    ],
+)
+def test_the_language_of_a_query(segmenter: Segmenter, query: str, language: str) -> None:
+    assert segmenter.segments(make_trace(query=query))["language"] == language
+
+
+def test_a_language_outside_the_allow_list_is_other_and_a_kept_one_stays() -> None:
+    only = Segmenter(SegmentsConfig(languages=["de"]))
+    assert only.segments(make_trace(query="Wie lange dauert das?"))["language"] == "de"
+    assert only.segments(make_trace(query="How long does it take?"))["language"] == "other"
+
+
+@pytest.mark.parametrize(
+    ("query", "shape"),
+    [
+        ("What is the refund window?", "question"),
+        ("how long does shipping take", "question"),  # no question mark
+        ("Explain the refund policy", "question"),  # a request to be told
+        ("¿Dónde está mi pedido?", "question"),
+        ("wo ist meine Bestellung", "question"),
+        ("Bu ürün iade edilebilir mi", "question"),  # Turkish particle
+        ("退款需要多少天", "question"),
+        ("refund policy enterprise", "keyword"),
+        ("iPhone 15 price", "keyword"),
+        ("Rückerstattung Frist", "keyword"),
+        ("Summarise the refund policy for enterprise customers in the EU region", "instruction"),
+        ("   ", "unknown"),
+    ],
+)
+def test_the_shape_of_a_query(segmenter: Segmenter, query: str, shape: str) -> None:
+    assert segmenter.segments(make_trace(query=query))["query_shape"] == shape
+
+
+def test_query_length_by_characters_with_configurable_thresholds() -> None:
+    assert query_length("a" * 30, 30, 120) == "short"
+    assert query_length("a" * 31, 30, 120) == "medium"
+    assert query_length("a" * 121, 30, 120) == "long"
+    assert query_length("a" * 11, 10, 20) == "medium"
+    assert query_length("  ", 30, 120) is None and query_shape("", 6) is None
+
+
+def _trace(**extra: Any) -> RagTrace:
+    """A trace with ``extra`` fields (``context`` as passage objects)."""
+    passages = extra.pop("context", None)
+    trace = make_trace("an answer", ["one passage"], "refund policy", **extra)
+    if passages is None:
+        return trace
+    return RagTrace.model_validate({**trace.model_dump(), "context": passages})
+
+
+def test_data_source_from_the_passages_or_the_otel_attribute(segmenter: Segmenter) -> None:
+    def source(**extra: Any) -> str:
+        return segmenter.segments(_trace(**extra))["data_source"]
+
+    ctx = [{"text": "a", "data_source": "kb"}, {"text": "b", "data_source": "kb"}]
+    assert source(context=ctx) == "kb"
+    ctx[1] = {"text": "b", "data_source": "wiki"}
+    assert source(context=ctx) == "mixed"
+    assert source(attributes={"gen_ai.data_source.id": "help-kb"}) == "help-kb"
+    assert source(attributes={"gen_ai.data_source.id": ["a", "b"]}) == "mixed"
+    assert source() == "unknown"
+
+
+def test_document_age_against_the_traces_time(segmenter: Segmenter) -> None:
+    def passage(ts: str) -> dict[str, str]:
+        return {"text": "x", "timestamp": ts}
+
+    at = "2026-11-30T00:00:00Z"
+    new, old = passage("2026-11-20T00:00:00Z"), passage("2025-01-01T00:00:00Z")
+    for context, age in (([new], "new"), ([old], "old"), ([new, old], "mixed")):
+        trace = _trace(timestamp=at, context=context)
+        assert segmenter.segments(trace)["doc_age"] == age
+    assert segmenter.inputs(_trace(timestamp=at, context=[new]))["doc_age_days"] == 10.0
+    # no trace time, or no document time: unknown, and no age input
+    assert segmenter.segments(_trace(context=[new]))["doc_age"] == "unknown"
+    assert "doc_age_days" not in segmenter.inputs(_trace(timestamp=at))
+
+
+def test_inputs_are_measured_and_scores_only_where_traces_carry_them(
+    segmenter: Segmenter,
+) -> None:
+    trace = make_trace(
+        "four", ["ab", "cde"], "query",
+        retrieved=[{"doc_id": "a", "score": 0.9}, {"doc_id": "b", "score": 0.6},
+                   {"doc_id": "c"}],
+    )  # fmt: skip
+    got = segmenter.inputs(trace)
+    assert got == {"passages": 2, "context_chars": 5, "query_chars": 5, "answer_chars": 4,
+                   "retrieved": 3, "top_score": 0.9, "score_gap": 0.3}  # fmt: skip
+    assert set(got) <= set(INPUTS)
+    bare = segmenter.inputs(make_trace("a", [], "q", retrieved=[{"doc_id": "a"}]))
+    assert "top_score" not in bare and "score_gap" not in bare
+
+
+def test_each_dimension_keeps_its_first_values_and_counts_the_folded_ones() -> None:
+    seg = Segmenter(SegmentsConfig(max_values=2, attributes=["tenant_tier"]))
+    routes = [seg.segments(_trace(route=r))["route"] for r in ("a", "b", "c", "a", "d")]
+    assert routes == ["a", "b", "other", "a", "other"]
+    tiers = [seg.segments(_trace(attributes={"tenant_tier": t}))["tenant_tier"]
+             for t in ("gold", "free", "gold", "trial")]  # fmt: skip
+    assert tiers == ["gold", "free", "gold", "other"]
+    assert seg.folded["route"] == 2 and seg.folded["tenant_tier"] == 1
+    assert seg.folded["language"] == 0
+
+
+def test_bad_segment_settings_are_refused() -> None:
+    with pytest.raises(ValidationError, match="ISO 639-1"):
+        Settings.model_validate({"segments": {"languages": ["english"]}})
+    with pytest.raises(ValidationError, match="built-in dimensions"):
+        Settings.model_validate({"segments": {"attributes": ["route"]}})
+
+
+def test_off_means_empty_segments_and_inputs() -> None:
+    seg = Segmenter(SegmentsConfig(enabled=False))
+    assert seg.segments(_trace()) == {} and seg.inputs(_trace()) == {}
+
+
+def test_the_daemons_pipeline_writes_segments_and_counts_them_per_dimension() -> None:
+    """Through the registry's pipeline: every line has segments and inputs; /metrics has one
+    series per dimension and segment (never the cross product), and the input histograms."""
+    settings = Settings.model_validate({"judge": {"backend": "none"}})
+    metrics = registry.build_metrics(CollectorRegistry())
+    sink = InMemorySink()
+    pipeline = registry.build_pipeline(
+        settings, metrics, source=ListSource([demo.generate_bytes(i) for i in range(60)]),
+        extra_sinks=[sink],
+    )  # fmt: skip
+    pipeline.start()
+    pipeline.run(threading.Event())
+    pipeline.close()
+    lines = [e.to_line() for e in sink.evaluations]
+    assert len(lines) == 60
+    assert all(set(line["segments"]) == set(pipeline.segmenter.dimensions) for line in lines)
+    assert all(line["inputs"]["passages"] >= 0 for line in lines)
+    get = metrics.registry.get_sample_value
+    for dimension in pipeline.segmenter.dimensions:
+        values = {line["segments"][dimension] for line in lines}
+        total = sum(get("ragmon_segment_traces_total",
+                        {"dimension": dimension, "segment": v}) or 0 for v in values)  # fmt: skip
+        assert total == 60, dimension
+    flagged = sum(line["checks"]["refusal"]["flagged"] for line in lines)
+    english = {"dimension": "language", "segment": "en", "check": "refusal", "outcome": "flagged"}
+    assert get("ragmon_segment_check_results_total", english) == flagged
+    assert get("ragmon_input_passages_count") == 60
+    names = {s.name for m in metrics.registry.collect() for s in m.samples
+             if s.name.startswith("ragmon_segment_check_results")}  # fmt: skip
+    labels = {frozenset(s.labels) for m in metrics.registry.collect() for s in m.samples
+              if s.name == "ragmon_segment_check_results_total"}  # fmt: skip
+    assert names and labels == {frozenset({"dimension", "segment", "check", "outcome"})}
+    assert get("ragmon_segment_values_folded_total", {"dimension": "route"}) == 0
