@@ -247,3 +247,40 @@ def add_config(sub: Commands) -> None:
     ):  # fmt: skip
         add_config_arg(actions.add_parser(name, help=help_, description=description), True)
     add_config_arg(cfg)
+
+
+def add_explain(sub: Commands) -> None:
+    """The arguments of ``ragmon explain``."""
+    ex = sub.add_parser(
+        "explain",
+        help="what moved between two sets of evaluation lines, where, and why",
+        description="Read two sets of evaluation lines (what the daemon, replay or check "
+        "wrote: native JSON lines with segments and inputs; '-' is stdin, gzip is read) and, "
+        "for each check's flagged rate and the judge's hard-fail rate, split the change per "
+        "segment dimension into mix (the traffic's composition changed) and rate (a "
+        "segment's own rate changed): an exact decomposition (mix + rate = change), segments "
+        "ranked by contribution, each with a Bonferroni-widened 95% interval, 'significant' "
+        "only where it excludes 0. Then the measured inputs whose distributions moved most "
+        "(population stability index). Exit 0; 1 when the two sets share no rate.",
+    )
+    ex.add_argument("before", type=Path, metavar="BEFORE", help="evaluation lines before")
+    ex.add_argument("after", type=Path, metavar="AFTER", help="evaluation lines after")
+    ex.add_argument(
+        "--check",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this rate (a check's name, or judge_hard_fail); repeatable",
+    )
+    ex.add_argument(
+        "--top",
+        type=non_negative,
+        default=3,
+        help="segments shown per rate and dimension in the table (default 3)",
+    )
+    ex.add_argument(
+        "--output-json",
+        type=Path,
+        metavar="OUT",
+        help="also write the whole report as JSON ('-': stdout instead of the table)",
+    )

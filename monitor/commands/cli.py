@@ -65,6 +65,9 @@ COMMANDS: tuple[Command, ...] = (
             g.add_probe, "monitor.commands.golden:cmd_probe"),
     Command("compare", "two releases on the same golden probes, paired (differences, "
             "intervals, flips)", g.add_compare, "monitor.commands.golden:cmd_compare"),
+    Command("explain", "what moved between two sets of evaluation lines: per segment, mix "
+            "and rate, with intervals; inputs that shifted", a.add_explain,
+            "monitor.commands.explain:cmd_explain"),
     Command("config", "validate, show or describe the configuration",
             a.add_config, "monitor.commands.offline:cmd_config"),
     Command("eval-retrieval", "recall@k, precision@k, nDCG@k and MRR of a TREC run "

@@ -1,0 +1,350 @@
+"""What moved, and why: a rate's change between two sets of evaluation lines, split per
+segment dimension into **mix** (the traffic's composition changed) and **rate** (a segment's
+own rate changed), and the inputs whose distributions moved most.
+
+For one dimension with segments s, shares p and rates r before (0) and after (1), the change
+of the overall rate is exactly (Kitagawa's symmetric decomposition)::
+
+    sum_s p1 r1 - p0 r0 = sum_s (p1 - p0)(r0 + r1)/2   [mix]
+                        + sum_s (r1 - r0)(p0 + p1)/2   [rate]
+
+and a segment's contribution, its mix term plus its rate term, is p1 r1 - p0 r0: the change of
+its share of all flagged traces (a segment seen in one period only has no rate change: all of
+it is mix). Each contribution, each rate change and each share change gets a Newcombe interval
+(the difference of two independent proportions, from their Wilson intervals); the intervals
+are Bonferroni-widened over every segment of every dimension and rate in the report, so
+"significant" (an interval that excludes 0) holds for the whole table at 95 %, and unchanged
+traffic marks nothing. The judge's hard-fail rate is weighted by 1/p as the daemon's counters
+are; its intervals use the number of judged traces.
+
+Inputs: each measured input's distributions compared over bins cut at the deciles of the
+earlier period (its distinct values when there are at most ten; below the earlier minimum is
+a bin of its own), half a count added to every bin. Ranked by the Jensen-Shannon distance
+(bounded: 0 the same, 1 disjoint, so a count of passages and a number of characters rank on
+one scale); the level is the population stability index's conventional reading: under 0.1
+no shift, 0.1-0.25 moderate, over 0.25 major.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from monitor.stats import wilson
+
+JUDGE = "judge_hard_fail"  # the judge's hard-fail rate, beside the checks' flagged rates
+_Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One trace's part in one rate: its segments, whether it counts (applicable), whether
+    it is flagged, and its weight (1, or 1/p for the judge)."""
+
+    segments: Mapping[str, str]
+    flagged: bool
+    weight: float = 1.0
+
+
+def observations(lines: Iterable[Mapping[str, Any]]) -> dict[str, list[Observation]]:
+    """Rate name -> the observations of ``lines`` (evaluation lines): each flag-output
+    check's applicable results, and the judge's verdicts (not ``not_applicable``)."""
+    out: dict[str, list[Observation]] = {}
+    for line in lines:
+        if line.get("judge_only"):
+            continue
+        segments = line.get("segments") or {}
+        for name, result in (line.get("checks") or {}).items():
+            if result.get("applicable") and "score" not in result:
+                out.setdefault(name, []).append(Observation(segments, bool(result["flagged"])))
+        judge = line.get("judge") or {}
+        verdict = judge.get("verdict")
+        if verdict in ("pass", "fail", "hard_fail"):
+            weight = float(judge.get("weight") or 1.0)
+            out.setdefault(JUDGE, []).append(Observation(segments, verdict == "hard_fail", weight))
+    return out
+
+
+def _newcombe(f1: float, n1: int, f0: float, n0: int, z: float) -> tuple[float, float]:
+    """Interval of p1 - p0 (Newcombe's hybrid score method from two Wilson intervals);
+    ``f`` are (possibly weighted) successes scaled to ``n`` trials."""
+    p1 = f1 / n1 if n1 else 0.0
+    p0 = f0 / n0 if n0 else 0.0
+    l1, u1 = _wilson(p1, n1, z)
+    l0, u0 = _wilson(p0, n0, z)
+    d = p1 - p0
+    return (d - math.sqrt((p1 - l1) ** 2 + (u0 - p0) ** 2),
+            d + math.sqrt((u1 - p1) ** 2 + (p0 - l0) ** 2))  # fmt: skip
+
+
+def _wilson(p: float, n: int, z: float) -> tuple[float, float]:
+    if n <= 0:
+        return (0.0, 1.0)  # nothing observed: anything is possible
+    k = round(min(max(p, 0.0), 1.0) * n)
+    return wilson(k, n, z)
+
+
+@dataclass(frozen=True, slots=True)
+class _Side:
+    n: int  # traces
+    weight: float  # their weight (= n without weights)
+    flagged: float  # weighted flagged
+
+    @property
+    def rate(self) -> float:
+        return self.flagged / self.weight if self.weight else 0.0
+
+
+def _side(obs: Sequence[Observation]) -> _Side:
+    return _Side(len(obs), sum(o.weight for o in obs), sum(o.weight for o in obs if o.flagged))
+
+
+@dataclass(slots=True)
+class SegmentChange:
+    """One segment's part in a rate's change."""
+
+    segment: str
+    share_before: float
+    share_after: float
+    rate_before: float | None
+    rate_after: float | None
+    mix: float
+    rate: float
+    contribution_interval: tuple[float, float]
+    rate_interval: tuple[float, float] | None
+    share_interval: tuple[float, float]
+
+    @property
+    def contribution(self) -> float:
+        """Its mix and rate terms: the change of its share of all flagged traces."""
+        return self.mix + self.rate
+
+    @property
+    def significant(self) -> bool:
+        """Its contribution's interval excludes 0."""
+        lo, hi = self.contribution_interval
+        return lo > 0 or hi < 0
+
+    @property
+    def cause(self) -> str | None:
+        """``rate`` (its own rate moved), ``mix`` (its share moved), ``both``, or None."""
+        rate = self.rate_interval is not None and (
+            self.rate_interval[0] > 0 or self.rate_interval[1] < 0
+        )
+        lo, hi = self.share_interval
+        mix = (lo > 0 or hi < 0) and abs(self.mix) > 0
+        return "both" if rate and mix else "rate" if rate else "mix" if mix else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form (``ragmon explain --output-json``)."""
+        return {
+            "segment": self.segment,
+            "share_before": self.share_before, "share_after": self.share_after,
+            "rate_before": self.rate_before, "rate_after": self.rate_after,
+            "mix": self.mix, "rate": self.rate, "contribution": self.contribution,
+            "interval": list(self.contribution_interval),
+            "rate_change_interval": None if self.rate_interval is None
+            else list(self.rate_interval),
+            "significant": self.significant, "cause": self.cause,
+        }  # fmt: skip
+
+
+@dataclass(slots=True)
+class RateChange:
+    """One rate (a check's flagged share, or the judge's hard-fail share) before and after,
+    decomposed per dimension."""
+
+    name: str
+    before: _Side
+    after: _Side
+    dimensions: dict[str, list[SegmentChange]] = field(default_factory=dict)
+
+    @property
+    def change(self) -> float:
+        """After minus before."""
+        return self.after.rate - self.before.rate
+
+    def interval(self, z: float = _Z95) -> tuple[float, float]:
+        """Interval of ``change`` (judged traces count once each, whatever their weight)."""
+        b, a = self.before, self.after
+        return _newcombe(a.rate * a.n, a.n, b.rate * b.n, b.n, z)
+
+    def parts(self, dimension: str) -> tuple[float, float]:
+        """(mix, rate) of ``dimension``: they add up to ``change``."""
+        segs = self.dimensions[dimension]
+        return sum(s.mix for s in segs), sum(s.rate for s in segs)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+
+        def side(s: _Side) -> dict[str, Any]:
+            return {"n": s.n, "flagged": s.flagged, "rate": s.rate}
+
+        dims = {}
+        for d, segs in self.dimensions.items():
+            mix, rate = self.parts(d)
+            dims[d] = {"mix": mix, "rate": rate, "segments": [s.as_dict() for s in segs]}
+        return {"before": side(self.before), "after": side(self.after), "change": self.change,
+                "dimensions": dims}  # fmt: skip
+
+
+def _decompose(
+    before: Sequence[Observation], after: Sequence[Observation], dimension: str, z: float
+) -> list[SegmentChange]:
+    b_all, a_all = _side(before), _side(after)
+    groups: dict[str, tuple[list[Observation], list[Observation]]] = {}
+    for obs, i in ((before, 0), (after, 1)):
+        for o in obs:
+            groups.setdefault(o.segments.get(dimension, "unknown"), ([], []))[i].append(o)
+    out = []
+    for segment, (b, a) in groups.items():
+        sb, sa = _side(b), _side(a)
+        p0 = sb.weight / b_all.weight if b_all.weight else 0.0
+        p1 = sa.weight / a_all.weight if a_all.weight else 0.0
+        r0 = sb.rate if sb.n else None
+        r1 = sa.rate if sa.n else None
+        r0v = r0 if r0 is not None else (r1 or 0.0)  # seen once: no rate change, all mix
+        r1v = r1 if r1 is not None else r0v
+        mix = (p1 - p0) * (r0v + r1v) / 2
+        rate = (r1v - r0v) * (p0 + p1) / 2
+        # the segment's flagged share of all traces, before and after: p r = flagged / N
+        f1 = sa.flagged / a_all.weight * a_all.n if a_all.weight else 0.0
+        f0 = sb.flagged / b_all.weight * b_all.n if b_all.weight else 0.0
+        contribution = _newcombe(f1, a_all.n, f0, b_all.n, z)
+        rate_iv = None
+        if sb.n and sa.n:
+            rate_iv = _newcombe(sa.rate * sa.n, sa.n, sb.rate * sb.n, sb.n, z)
+        share_iv = _newcombe(p1 * a_all.n, a_all.n, p0 * b_all.n, b_all.n, z)
+        out.append(
+            SegmentChange(segment, p0, p1, r0, r1, mix, rate, contribution, rate_iv, share_iv)
+        )
+    out.sort(key=lambda s: (-abs(s.contribution), s.segment))
+    return out
+
+
+def _z(tests: int) -> float:
+    """The normal quantile of a two-sided 95 % interval, Bonferroni-widened over ``tests``."""
+    alpha = 0.05 / max(1, tests)
+    return statistics.NormalDist().inv_cdf(1 - alpha / 2)
+
+
+def explain_rates(
+    before: Iterable[Mapping[str, Any]],
+    after: Iterable[Mapping[str, Any]],
+    only: Sequence[str] = (),
+) -> dict[str, RateChange]:
+    """Every rate of both sets (or ``only`` those), decomposed per segment dimension."""
+    b, a = observations(before), observations(after)
+    names = [n for n in sorted(b.keys() & a.keys()) if not only or n in only]
+    dimensions = sorted({d for obs in (*b.values(), *a.values()) for o in obs
+                         for d in o.segments})  # fmt: skip
+    tests = 0
+    for n in names:
+        for d in dimensions:
+            values = {o.segments.get(d, "unknown") for o in (*b[n], *a[n])}
+            tests += len(values)
+    z = _z(tests)
+    out = {}
+    for n in names:
+        change = RateChange(n, _side(b[n]), _side(a[n]))
+        for d in dimensions:
+            change.dimensions[d] = _decompose(b[n], a[n], d, z)
+        out[n] = change
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class InputShift:
+    """How far one measured input's distribution moved."""
+
+    input: str
+    shift: float  # Jensen-Shannon distance: the ranking
+    psi: float  # population stability index: the level
+    before: float  # median
+    after: float
+    n_before: int
+    n_after: int
+
+    @property
+    def level(self) -> str:
+        """By the PSI's conventional reading: ``none`` (< 0.1), ``moderate`` (< 0.25) or
+        ``major``."""
+        return "none" if self.psi < 0.1 else "moderate" if self.psi < 0.25 else "major"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {"input": self.input, "shift": self.shift, "psi": self.psi, "level": self.level,
+                "before": self.before, "after": self.after,
+                "n_before": self.n_before, "n_after": self.n_after}  # fmt: skip
+
+
+def _bins(before: Sequence[float]) -> list[float]:
+    """Bin edges from the earlier period: each distinct value when there are at most ten,
+    else the deciles; the earlier minimum is an edge too, so values below everything seen
+    before fall in a bin of their own."""
+    ordered = sorted(before)
+    distinct = sorted(set(ordered))
+    if len(distinct) <= 10:
+        return distinct
+    return sorted({ordered[0], *(ordered[int(len(ordered) * q / 10)] for q in range(1, 10))})
+
+
+def _shares(values: Sequence[float], edges: Sequence[float]) -> list[float]:
+    counts = [0.5] * (len(edges) + 1)  # half a count in every bin: no empty bin
+    for v in values:
+        counts[bisect.bisect_right(edges, v)] += 1
+    total = sum(counts)
+    return [c / total for c in counts]
+
+
+def psi(before: Sequence[float], after: Sequence[float]) -> float:
+    """Population stability index of ``after`` against ``before`` (``_bins``)."""
+    edges = _bins(before)
+    b, a = _shares(before, edges), _shares(after, edges)
+    return sum((x - y) * math.log(x / y) for x, y in zip(a, b, strict=True))
+
+
+def js_distance(before: Sequence[float], after: Sequence[float]) -> float:
+    """Jensen-Shannon distance (base 2: 0 the same, 1 disjoint) over the same bins: bounded,
+    so inputs of few distinct values and continuous ones rank on one scale."""
+    edges = _bins(before)
+    b, a = _shares(before, edges), _shares(after, edges)
+    m = [(x + y) / 2 for x, y in zip(a, b, strict=True)]
+    div = sum(x * math.log2(x / z) + y * math.log2(y / z) for x, y, z in zip(a, b, m, strict=True))
+    return math.sqrt(max(0.0, div / 2))
+
+
+def input_shifts(
+    before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]]
+) -> list[InputShift]:
+    """Each input both sets measured, most-moved first."""
+
+    def values(lines: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for line in lines:
+            if line.get("judge_only"):
+                continue
+            for k, v in (line.get("inputs") or {}).items():
+                if isinstance(v, int | float) and not isinstance(v, bool):
+                    out.setdefault(k, []).append(float(v))
+        return out
+
+    b, a = values(before), values(after)
+    shifts = [
+        InputShift(
+            k,
+            js_distance(b[k], a[k]),
+            psi(b[k], a[k]),
+            statistics.median(b[k]),
+            statistics.median(a[k]),
+            len(b[k]),
+            len(a[k]),
+        )
+        for k in sorted(b.keys() & a.keys())
+    ]
+    shifts.sort(key=lambda s: (-s.shift, s.input))
+    return shifts
