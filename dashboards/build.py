@@ -100,6 +100,36 @@ def probe_targets(metric: str) -> list[tuple[str, str]]:
     ]
 
 
+SEG = 'dimension="$dimension",check="$check"'
+
+
+def segment_targets() -> list[tuple[str, str]]:
+    """The flagged share of check $check in each segment of dimension $dimension over 5
+    minutes, with its 95 % Wilson interval (one dimension per series: never a cross product)."""
+    c = "ragmon_segment_check_results_total"
+    f = f'sum by (segment) (increase({c}{{{SEG},result="flagged"}}[5m]))'
+    n = f'clamp_min(sum by (segment) (increase({c}{{{SEG},result!="not_applicable"}}[5m])), 1)'
+    p = f"({f} / {n})"
+    centre = f"({p} + {Z2 / 2:.6f} / {n})"
+    half = f"(1.959964 * sqrt({p} * (1 - {p}) / {n} + {Z2 / 4:.6f} / ({n} * {n})))"
+    denom = f"(1 + {Z2:.6f} / {n})"
+    return [
+        (p, "{{segment}}"),
+        (f"clamp_min(({centre} - {half}) / {denom}, 0)", "{{segment}} 95% low"),
+        (f"clamp_max(({centre} + {half}) / {denom}, 1)", "{{segment}} 95% high"),
+    ]
+
+
+def input_quantiles(*inputs: str) -> list[tuple[str, str]]:
+    """Median and 90th percentile of measured inputs over 5 minutes."""
+    out = []
+    for name in inputs:
+        buckets = f"sum by (le) (rate(ragmon_input_{name}_bucket[5m]))"
+        out += [(f"histogram_quantile(0.5, {buckets})", f"{name} median"),
+                (f"histogram_quantile(0.9, {buckets})", f"{name} p90")]  # fmt: skip
+    return out
+
+
 PANELS: list[dict[str, Any]] = [
     {"title": "Traces evaluated per second", "unit": "reqps", "targets": [
         (f"sum by (route) (rate(ragmon_traces_total{{{SEL}}}[$__rate_interval]))", "{{route}}")]},
@@ -151,6 +181,28 @@ PANELS: list[dict[str, Any]] = [
     {"title": "Golden probes: nDCG (1 h mean)", "unit": "percentunit", "targets": probe_targets("ndcg")},
     {"title": "Golden probes by the stage that lost the answer (1 h)", "unit": "short", "targets": [
         ('sum by (stage) (increase(ragmon_probe_traces_total{route=~"$route"}[1h]))', "{{stage}}")]},
+    {"title": "Flagged share of $check per segment of $dimension (95% Wilson band)",
+     "unit": "percentunit", "targets": segment_targets()},
+    {"title": "Traces per segment of $dimension", "unit": "reqps", "targets": [
+        ('sum by (segment) (rate(ragmon_segment_traces_total{dimension="$dimension"}[$__rate_interval]))',
+         "{{segment}}")]},
+    {"title": "Judged hard fails per segment of $dimension (weighted share)", "unit": "percentunit", "targets": [
+        ('sum by (segment) (rate(ragmon_segment_judge_verdict_weight_total{dimension="$dimension",verdict="hard_fail"}[5m])) '
+         '/ sum by (segment) (rate(ragmon_segment_judge_verdict_weight_total{dimension="$dimension",verdict!="not_applicable"}[5m]))',
+         "{{segment}}")]},
+    {"title": "Inputs: packed passages and retrieved candidates (median, p90)", "unit": "short",
+     "targets": input_quantiles("passages", "retrieved")},
+    {"title": "Inputs: context, query and answer size in characters (median, p90)", "unit": "short",
+     "targets": input_quantiles("context_chars", "query_chars", "answer_chars")},
+    {"title": "Inputs: best retrieval score and its gap to the second (median, p90)", "unit": "short",
+     "targets": input_quantiles("top_score", "score_gap")},
+    {"title": "Inputs: packed documents' age in days (median, p90)", "unit": "short",
+     "targets": input_quantiles("doc_age_days")},
+    {"title": "Input drift: last hour against the 7 days before (0 the same, 1 disjoint)", "unit": "short",
+     "targets": [("input:ragmon_input:drift1h", "{{input}}")], "recorded": "inputs"},
+    {"title": "Input medians: last hour and the 7 days before", "unit": "short", "targets": [
+        ("input:ragmon_input:median1h", "{{input}} last hour"),
+        ("input:ragmon_input:median7d", "{{input}} 7 days before")], "recorded": "inputs"},
     {"title": "Consumer lag (records)", "unit": "short", "targets": [
         ("sum by (topic) (ragmon_kafka_consumer_lag)", "{{topic}}")]},
     {"title": "Dead letters by reason", "unit": "reqps", "targets": [
@@ -199,17 +251,17 @@ def _panel(i: int, spec: dict[str, Any]) -> timeseries.Panel:
     return panel
 
 
-def _variable(name: str, label: str, query: str) -> dashboard.QueryVariable:
-    return (
+def _variable(name: str, label: str, query: str, many: bool = True) -> dashboard.QueryVariable:
+    variable = (
         dashboard.QueryVariable(name)
         .label(label)
         .datasource(_DS)
         .query({"query": query, "refId": name})
         .refresh(dashboard_models.VariableRefresh.ON_TIME_RANGE_CHANGED)
-        .include_all(True)
-        .multi(True)
-        .all_value(".*")
     )
+    if not many:  # one value at a time (a segment dimension, a check)
+        return variable.include_all(False).multi(False)
+    return variable.include_all(True).multi(True).all_value(".*")
 
 
 def build() -> dict[str, Any]:
@@ -232,6 +284,19 @@ def build() -> dict[str, Any]:
         .with_variable(
             _variable("route", "Route", 'label_values(ragmon_traces_total{app=~"$app"}, route)')
         )
+        .with_variable(
+            _variable(
+                "dimension",
+                "Segment dimension",
+                "label_values(ragmon_segment_traces_total, dimension)",
+                many=False,
+            )
+        )
+        .with_variable(
+            _variable(
+                "check", "Check", "label_values(ragmon_check_results_total, check)", many=False
+            )
+        )
     )
     for i, spec in enumerate(PANELS):
         board = board.with_panel(_panel(i, spec))
@@ -249,10 +314,11 @@ def build() -> dict[str, Any]:
     }  # fmt: skip
 
 
-def expressions(recorded: bool = False) -> list[str]:
+def expressions(recorded: bool | str = False) -> list[str]:
     """The dashboard's PromQL expressions over ragmon's own metrics, or (`recorded`) over the
     series the alert rules record, which need an hour of rule history (tests evaluate both:
-    the first against a live Prometheus, the second with promtool)."""
+    the first against a live Prometheus, the second with promtool); `recorded="inputs"`: the
+    input drift panels' recorded series."""
     return [
         expr for p in PANELS if p.get("recorded", False) == recorded for expr, _ in p["targets"]
     ]

@@ -106,6 +106,28 @@ def judged(hard: Phases, other: Phases, hard_n: Phases, other_n: Phases) -> list
     return out
 
 
+SEG = (
+    'ragmon_segment_check_results_total{{dimension="{dimension}",segment="{segment}",'
+    'check="refusal",result="{result}"}}'
+)
+
+
+def segment(dimension: str, segment: str, flagged: list[tuple[float, int]],
+            passed: list[tuple[float, int]]) -> list[dict[str, str]]:  # fmt: skip
+    """A segment's refusal counters per phase of (per minute, minutes)."""
+    out = []
+    for result, parts in (("flagged", flagged), ("passed", passed)):
+        series = SEG.format(dimension=dimension, segment=segment, result=result)
+        out.append({"series": series, "values": phases(*parts)})
+    return out
+
+
+def spanish_spike(dimension: str = "language") -> list[dict[str, str]]:
+    """es at 10 answers a minute, 2% -> 20% after three hours; en at 40 a minute, steady 2%."""
+    return (segment(dimension, "es", [(0.2, HIST), (2, 90)], [(9.8, HIST), (8, 90)])
+            + segment(dimension, "en", [(0.8, HIST + 90)], [(39.2, HIST + 90)]))  # fmt: skip
+
+
 Expected = dict[str, str] | list[dict[str, str]] | None
 # alert -> list of (case name, input series, eval minute, labels of the expected alerts or None)
 CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
@@ -153,6 +175,16 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
         ("2% -> 8% weighted hard fails after 12 hours", judged(
             [(0.2, LONG), (0.8, 90)], [(9.8, LONG), (9.2, 90)], [(0.2, LONG), (0.8, 90)], [(9.8, LONG), (9.2, 90)]),
          LONG + 80, {"judge": "heuristic"}),
+    ],
+    "RagmonSegmentCheckRise": [
+        ("a spike confined to language=es (2% -> 20%), 60 min after", spanish_spike(), HIST + 60,
+         {"dimension": "language", "segment": "es", "check": "refusal"}),
+        ("a spike confined to language=es (2% -> 20%), 5 min after", spanish_spike(), HIST + 5, None),
+        ("the same spike on a route: the route alerts' part", spanish_spike("route"), HIST + 60, None),
+        ("a small segment: 1 answer a minute at 2%, then 4 refusals in 20 minutes",
+         segment("language", "ko", [(0.02, HIST), (0.2, 20)], [(0.98, HIST), (0.8, 20)]), HIST + 19, None),
+        ("steady 2% in every segment", segment("query_shape", "keyword", [(0.2, HIST + 90)], [(9.8, HIST + 90)]),
+         HIST + 60, None),
     ],
     "RagmonProbeRecallDrop": [
         ("recall 0.9 -> 0.5 after 3 hours", probes([(0.9, HIST), (0.5, 90)]), HIST + 80, {"route": "billing"}),

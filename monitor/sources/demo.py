@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -160,8 +161,21 @@ def _cite(style: str, i: int, doc_id: str) -> str:
     return {"index": f"[{i}]", "id": f"[{doc_id}]", "none": ""}[style]
 
 
+_UPDATED = datetime(2024, 11, 1, tzinfo=UTC)  # the demo's documents are this old or older
+
+
 def _passage(doc_id: str, text: str) -> dict[str, Any]:
-    return {"doc_id": doc_id, "chunk_id": f"{doc_id}#0", "text": text}
+    """A packed passage with its data source and its document's last update: within two
+    months for current pages, a year and more for an outdated copy (``-old``); derived from
+    the id, so the traffic's random choices stay as they were."""
+    h = zlib.crc32(doc_id.encode())
+    days = 400 + h % 200 if doc_id.endswith("-old") else h % 60
+    updated = (_UPDATED - timedelta(days=days)).isoformat().replace("+00:00", "Z")
+    source = (
+        "help-center" if any(d.doc_id == doc_id.removesuffix("-old") for d in CORPUS) else "faq"
+    )
+    return {"doc_id": doc_id, "chunk_id": f"{doc_id}#0", "text": text, "data_source": source,
+            "timestamp": updated}  # fmt: skip
 
 
 def _with_stale_copy(doc: Doc, passages: list[dict[str, Any]]) -> tuple[Doc, list[dict[str, Any]]]:

@@ -1,5 +1,5 @@
 """Per-segment quality and the measured inputs: one dimension per series, never the cross
-product (``dimension``, ``segment``, then ``check`` and ``outcome``, or ``verdict``).
+product (``dimension``, ``segment``, then ``check`` and ``result``, or ``verdict``).
 
 Worst case, with ``segments.max_values`` = 50 (each dimension's first 50 values, plus
 ``other`` and ``unknown``), D dimensions (8 built in, plus ``segments.attributes``) and C
@@ -76,7 +76,7 @@ class SegmentMetrics:
         self.segment_check_results = Counter(
             "ragmon_segment_check_results",
             "Check outcomes per segment of each dimension (one dimension per series).",
-            ["dimension", "segment", "check", "outcome"], registry=registry,
+            ["dimension", "segment", "check", "result"], registry=registry,
         )  # fmt: skip
         self.segment_judge_verdict_weight = Counter(
             "ragmon_segment_judge_verdict_weight",

@@ -156,6 +156,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
 
 def query(prom: str, expr: str) -> list[dict[str, object]]:
     expr = expr.replace("$__rate_interval", "15s").replace("$app", ".*").replace("$route", ".*")
+    expr = expr.replace("$dimension", "language").replace("$check", "refusal")
     url = f"{prom}/api/v1/query?query={urllib.parse.quote(expr)}"
     body = json.loads(get(url))
     assert body["status"] == "success", body

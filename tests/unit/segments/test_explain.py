@@ -104,6 +104,7 @@ def test_psi_is_zero_for_the_same_sample_and_grows_with_the_shift() -> None:
 def test_the_judges_hard_fail_rate_is_weighted() -> None:
     """A judged trace counts 1/p times: one hard fail at weight 9 among ten at weight 1
     is half of the weighted population."""
+
     def judged(verdict: str, weight: float) -> dict[str, Any]:
         return {"checks": {}, "segments": {"route": "a"},
                 "judge": {"verdict": verdict, "weight": weight}}  # fmt: skip

@@ -189,12 +189,12 @@ def test_the_daemons_pipeline_writes_segments_and_counts_them_per_dimension() ->
                         {"dimension": dimension, "segment": v}) or 0 for v in values)  # fmt: skip
         assert total == 60, dimension
     flagged = sum(line["checks"]["refusal"]["flagged"] for line in lines)
-    english = {"dimension": "language", "segment": "en", "check": "refusal", "outcome": "flagged"}
+    english = {"dimension": "language", "segment": "en", "check": "refusal", "result": "flagged"}
     assert get("ragmon_segment_check_results_total", english) == flagged
     assert get("ragmon_input_passages_count") == 60
     names = {s.name for m in metrics.registry.collect() for s in m.samples
              if s.name.startswith("ragmon_segment_check_results")}  # fmt: skip
     labels = {frozenset(s.labels) for m in metrics.registry.collect() for s in m.samples
               if s.name == "ragmon_segment_check_results_total"}  # fmt: skip
-    assert names and labels == {frozenset({"dimension", "segment", "check", "outcome"})}
+    assert names and labels == {frozenset({"dimension", "segment", "check", "result"})}
     assert get("ragmon_segment_values_folded_total", {"dimension": "route"}) == 0
