@@ -5,10 +5,10 @@ traces, ``bench.corpus``) it measures traces/s for:
 
 * a bare decode loop (``json.loads`` of each record, nothing else): the floor;
 * decoding to the trace model (``NativeDecoder``: bytes → validated ``RagTrace``);
-* the check suite alone on decoded traces;
+* the check suite alone on decoded traces, and the segments and inputs alone;
 * the pipeline as ``ragmon run`` builds it from a ``ListSource`` (decode → checks → judge
-  sampling → Prometheus sink → commit), without the judge and with the heuristic judge at the
-  default sampling.
+  sampling → Prometheus sink → commit), without the judge (with and without segments and
+  inputs, ``segments.enabled``) and with the heuristic judge at the default sampling.
 
 Best of ``--repeats`` runs each. Not a test: the figures are reported, not asserted.
 
@@ -45,14 +45,15 @@ from monitor.sources import ListSource, SourcePosition, SourceRecord
 
 
 def pipeline_run(
-    records: list[bytes], judge: str, memos: Memos
+    records: list[bytes], judge: str, memos: Memos, segments: bool = True
 ) -> tuple[Callable[[], object], Callable[[], object]]:
     """(setup, run): setup builds the pipeline as ``ragmon run`` does and warms its memo;
-    run processes ``records`` through it."""
+    run processes ``records`` through it (``segments`` off: without segments and inputs)."""
     settings = Settings()
     settings = settings.model_copy(
-        update={"judge": settings.judge.model_copy(update={"backend": judge})}
-    )
+        update={"judge": settings.judge.model_copy(update={"backend": judge}),
+                "segments": settings.segments.model_copy(update={"enabled": segments})}
+    )  # fmt: skip
     built: list[Pipeline] = []
 
     def setup() -> None:
@@ -118,11 +119,22 @@ def main() -> None:
 
     none_memos, heuristic_memos = Memos(warm, args.memo_bytes), Memos(warm, args.memo_bytes)
     none_setup, none_run = pipeline_run(records, "none", none_memos)
+    unsegmented = Memos(warm, args.memo_bytes)
+    bare_setup, bare_run = pipeline_run(records, "none", unsegmented, segments=False)
+    segmenter = registry.build_segmenter(Settings())
+    segmenter.segments(traces[0])  # the language model loads once, before timing
+
+    def segmented() -> None:
+        for t in traces:
+            segmenter(t)
+
     heuristic_setup, heuristic_run = pipeline_run(records, "heuristic", heuristic_memos)
     rows = [
         ("bare decode loop (json.loads)", cpu(bare), None),
         ("decode to RagTrace", cpu(decoded), None),
         ("check suite alone", cpu(checks, lambda: suite_memos.warmed(suite)), suite_memos),
+        ("segments and inputs alone", cpu(segmented), None),
+        ("pipeline, judge none, segments off", cpu(bare_run, bare_setup), unsegmented),
         ("pipeline, judge none", cpu(none_run, none_setup), none_memos),
         ("pipeline, heuristic judge (the demo's)", cpu(heuristic_run, heuristic_setup),
          heuristic_memos),

@@ -255,9 +255,8 @@ class Pipeline:
             for sink in self.sinks:
                 sink.write_dead_letter(item)
         elif item is not None:
-            seg = self.segmenter
-            evaluation = Evaluation(item, self.suite(item), segments=seg.segments(item),
-                                    inputs=seg.inputs(item))  # fmt: skip
+            segments, inputs = self.segmenter(item)
+            evaluation = Evaluation(item, self.suite(item), segments=segments, inputs=inputs)
             self.stats.traces += 1
             if self.judge_stage is not None:
                 ticket = next(self._tickets)

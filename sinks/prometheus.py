@@ -124,11 +124,7 @@ class PrometheusSink(Closable):
             m.segment_check_results.labels(*key).inc(n)
         for vkey, weight in self._segment_verdicts.items():
             m.segment_judge_verdict_weight.labels(*vkey).inc(weight)
-        for inputs in self._inputs:
-            for name, value in inputs.items():
-                histogram = m.inputs.get(name)
-                if histogram is not None:
-                    histogram.observe(value)
+        m.inputs.observe(self._inputs)
         self._segmented, self._segment_verdicts, self._inputs = {}, {}, []
 
     def write_dead_letter(self, letter: DeadLetter) -> None:

@@ -53,8 +53,8 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     settings = config_mod.Settings()
     suite, segmenter = registry.build_suite(settings), registry.build_segmenter(settings)
-    evaluation = Evaluation(item, suite(item), segments=segmenter.segments(item),
-                            inputs=segmenter.inputs(item))  # fmt: skip
+    segments, inputs = segmenter(item)
+    evaluation = Evaluation(item, suite(item), segments=segments, inputs=inputs)
     json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK

@@ -10,8 +10,9 @@ counted per dimension in ``folded``. A value the trace cannot give is ``unknown`
 
 from __future__ import annotations
 
-import statistics
+import functools
 from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 from monitor.model import RagTrace
 from monitor.segments.config import BUILTIN_DIMENSIONS, REFUSAL_LANGUAGES, SegmentsConfig
@@ -19,8 +20,8 @@ from monitor.segments.language import OTHER, UNKNOWN, Detect, LanguageOf
 from monitor.segments.shape import query_length, query_shape
 
 __all__ = [
-    "BUILTIN_DIMENSIONS", "INPUTS", "OTHER", "REFUSAL_LANGUAGES", "UNKNOWN", "Segmenter",
-    "SegmentsConfig", "measure_inputs",
+    "BUILTIN_DIMENSIONS", "INPUTS", "OTHER", "REFUSAL_LANGUAGES", "UNKNOWN", "Profile",
+    "Segmenter", "SegmentsConfig", "measure_inputs",
 ]  # fmt: skip
 
 # The measured inputs, in the order of the evaluation line (an input a trace cannot give,
@@ -68,8 +69,9 @@ def _ages_days(trace: RagTrace) -> list[float]:
     return out
 
 
-def measure_inputs(trace: RagTrace) -> dict[str, float]:
-    """The trace's measured inputs (``INPUTS``, those it can give)."""
+def measure_inputs(trace: RagTrace, ages: list[float] | None = None) -> dict[str, float]:
+    """The trace's measured inputs (``INPUTS``, those it can give); ``ages`` are its packed
+    documents' (``_ages_days``), when already known."""
     out: dict[str, float] = {
         "passages": len(trace.context),
         "context_chars": sum(len(p.text) for p in trace.context),
@@ -82,9 +84,10 @@ def measure_inputs(trace: RagTrace) -> dict[str, float]:
         out["top_score"] = scores[0]
         if len(scores) > 1:
             out["score_gap"] = round(scores[0] - scores[1], 6)
-    ages = _ages_days(trace)
+    ages = sorted(_ages_days(trace) if ages is None else ages)
     if ages:
-        out["doc_age_days"] = statistics.median(ages)
+        mid = len(ages) // 2
+        out["doc_age_days"] = ages[mid] if len(ages) % 2 else (ages[mid - 1] + ages[mid]) / 2
     return out
 
 
@@ -115,45 +118,59 @@ def _attribute_of(key: str) -> Callable[[RagTrace], str]:
     return lambda trace: _attribute(trace.attributes.get(key))
 
 
+class Profile(NamedTuple):
+    """A trace's segments (dimension -> bounded value) and measured inputs."""
+
+    segments: dict[str, str]
+    inputs: dict[str, float]
+
+
 class Segmenter:
-    """A trace's segments (dimension -> bounded value) and inputs."""
+    """A trace's segments and inputs (``__call__``). What depends on the query alone
+    (language, shape, length) is kept for the last 4,096 distinct queries."""
 
     def __init__(self, config: SegmentsConfig | None = None, detect: Detect | None = None) -> None:
         self.config = c = config if config is not None else SegmentsConfig()
         self.dimensions: tuple[str, ...] = (*BUILTIN_DIMENSIONS, *c.attributes)
-        self._language = LanguageOf(c.languages, c.min_language_confidence, detect)
-        self._bounds = {d: _Bounded(c.max_values) for d in self.dimensions}
-        self._values: dict[str, Callable[[RagTrace], str]] = {
-            "language": lambda t: self._language(t.query),
-            "query_shape": lambda t: query_shape(t.query, c.keyword_words) or UNKNOWN,
-            "query_length": lambda t: query_length(t.query, c.short_chars, c.long_chars) or UNKNOWN,
-            "app": lambda t: t.app or UNKNOWN,
-            "route": lambda t: t.route or UNKNOWN,
-            "release": lambda t: t.release or UNKNOWN,
-            "data_source": _data_source,
-            "doc_age": self._doc_age,
-        }
-        for name in c.attributes:
-            self._values[name] = _attribute_of(name)
+        language = LanguageOf(c.languages, c.min_language_confidence, detect)
 
-    def _doc_age(self, trace: RagTrace) -> str:
+        @functools.lru_cache(maxsize=4096)
+        def of_query(query: str) -> tuple[str, str, str]:
+            return (language(query), query_shape(query, c.keyword_words) or UNKNOWN,
+                    query_length(query, c.short_chars, c.long_chars) or UNKNOWN)  # fmt: skip
+
+        self._of_query = of_query
+        self._bounds = [_Bounded(c.max_values) for _ in self.dimensions]
+        self._attributes = [_attribute_of(name) for name in c.attributes]
+
+    def __call__(self, trace: RagTrace) -> Profile:
+        """``trace``'s segments (every dimension, bounded) and inputs; both empty when
+        segments are off."""
+        if not self.config.enabled:
+            return Profile({}, {})
         ages = _ages_days(trace)
-        if not ages:
-            return UNKNOWN
-        new = [a <= self.config.new_document_days for a in ages]
-        return "new" if all(new) else "old" if not any(new) else "mixed"
+        inputs = measure_inputs(trace, ages)
+        if ages:
+            new = [a <= self.config.new_document_days for a in ages]
+            age = "new" if all(new) else "old" if not any(new) else "mixed"
+        else:
+            age = UNKNOWN
+        values = [*self._of_query(trace.query), trace.app or UNKNOWN, trace.route or UNKNOWN,
+                  trace.release or UNKNOWN, _data_source(trace), age,
+                  *(get(trace) for get in self._attributes)]  # fmt: skip
+        segments = {d: bound(v) for d, bound, v in zip(self.dimensions, self._bounds, values,
+                                                          strict=True)}  # fmt: skip
+        return Profile(segments, inputs)
 
     def segments(self, trace: RagTrace) -> dict[str, str]:
         """Every dimension's bounded value for ``trace``."""
-        if not self.config.enabled:
-            return {}
-        return {d: self._bounds[d](self._values[d](trace)) for d in self.dimensions}
+        return self(trace).segments
 
     def inputs(self, trace: RagTrace) -> dict[str, float]:
         """The trace's measured inputs (none when segments are off)."""
-        return measure_inputs(trace) if self.config.enabled else {}
+        return self(trace).inputs
 
     @property
     def folded(self) -> Mapping[str, int]:
         """Values folded into ``other`` so far, per dimension."""
-        return {d: b.folded for d, b in self._bounds.items()}
+        return {d: b.folded for d, b in zip(self.dimensions, self._bounds, strict=True)}
