@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -71,69 +70,66 @@ def _pts(x: float) -> str:
     return f"{100 * x:+.1f} pts"
 
 
-def _findings(change: RateChange) -> Iterator[tuple[float, str]]:
-    """(rank key, text) of each significant segment: a rate moved in it, or its share did."""
-    for dimension, segments in change.dimensions.items():
-        for s in segments:
-            if not s.significant or s.cause is None:
-                continue
-            if s.cause in ("rate", "both") and s.rate_before is not None:
-                assert s.rate_after is not None
-                yield (
-                    abs(s.rate_after - s.rate_before),
-                    f"{dimension}={s.segment}: its rate {_pct(s.rate_before)} -> "
-                    f"{_pct(s.rate_after)} (share {_pct(s.share_before)} -> "
-                    f"{_pct(s.share_after)}), contribution {_pts(s.contribution)} [rate]",
-                )
-            if s.cause in ("mix", "both"):
-                yield (
-                    abs(s.mix),
-                    f"{dimension}={s.segment}: its share {_pct(s.share_before)} -> "
-                    f"{_pct(s.share_after)} at rate {_pct(s.rate_before)} -> "
-                    f"{_pct(s.rate_after)}, contribution {_pts(s.contribution)} [mix]",
-                )
+def _finding(dimension: str, s: SegmentChange) -> str:
+    """One line for a significant segment: its own rate moved, or its share of the traffic."""
+    where = f"{dimension}={s.segment}"
+    if s.rate_before is None:
+        return (f"{where}: new, {_pct(s.share_after)} of the traffic flagged at "
+                f"{_pct(s.rate_after)}, contribution {_pts(s.contribution)} [mix]")  # fmt: skip
+    if s.rate_after is None:
+        return (f"{where}: gone (was {_pct(s.share_before)} of the traffic at "
+                f"{_pct(s.rate_before)}), contribution {_pts(s.contribution)} [mix]")  # fmt: skip
+    kind = {"rate": "[rate]", "mix": "[mix]", "both": "[rate and mix]"}.get(s.cause or "", "")
+    return (f"{where}: rate {_pct(s.rate_before)} -> {_pct(s.rate_after)}, share "
+            f"{_pct(s.share_before)} -> {_pct(s.share_after)}, contribution "
+            f"{_pts(s.contribution)} {kind}")  # fmt: skip
+
+
+def _informative(segments: list[SegmentChange]) -> bool:
+    """More than one segment holds 5 % of the traffic in either period (one value for
+    nearly everything, such as a single app, tells nothing of where)."""
+    return sum(max(s.share_before, s.share_after) >= 0.05 for s in segments) > 1
 
 
 def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out: TextIO) -> None:
-    for name, change in rates.items():
+    def moved(change: RateChange) -> bool:
         lo, hi = change.interval()
-        moved = lo > 0 or hi < 0
+        return lo > 0 or hi < 0
+
+    ordered = sorted(rates.values(), key=lambda c: (not moved(c), -abs(c.change), c.name))
+    for change in ordered:
+        lo, hi = change.interval()
         b, a = change.before, change.after
-        print(
-            f"{name}: {_pct(b.rate)} -> {_pct(a.rate)} ({_pts(change.change)}, 95% "
-            f"{_pts(lo)} to {_pts(hi)}){'' if moved else ', no significant change'}; "
-            f"{b.n} -> {a.n} traces",
-            file=out,
-        )
-        findings = sorted(_findings(change), key=lambda f: -f[0])
-        for _, text in findings[:top]:
-            print(f"  where: {text}", file=out)
-        if not findings:
-            print("  where: no segment significant", file=out)
-        if not moved and not findings:
+        head = (f"{change.name}: {_pct(b.rate)} -> {_pct(a.rate)} ({_pts(change.change)}, 95% "
+                f"{_pts(lo)} to {_pts(hi)}), {b.n} -> {a.n} traces")  # fmt: skip
+        if not moved(change):
+            print(f"{head}: no significant change", file=out)
             continue
-        for dimension in change.dimensions:
+        print(head, file=out)
+        informative = {d: segs for d, segs in change.dimensions.items() if _informative(segs)}
+        found = sorted(((abs(s.contribution), _finding(d, s)) for d, segs in informative.items()
+                        for s in segs if s.significant and s.cause),
+                       key=lambda f: -f[0])  # fmt: skip
+        for _, text in found[:top]:
+            print(f"  where: {text}", file=out)
+        if not found:
+            print("  where: no segment stands out: the change is spread evenly", file=out)
+        for dimension, segs in informative.items():
+            if not any(s.significant for s in segs):
+                continue
             mix, rate = change.parts(dimension)
-            segs: list[SegmentChange] = change.dimensions[dimension][:top]
-            shown = ", ".join(
-                f"{s.segment} {_pts(s.contribution)}{'*' if s.significant else ''}" for s in segs
-            )
-            print(
-                f"  {dimension:<14} mix {_pts(mix):>10}  rate {_pts(rate):>10}   {shown}", file=out
-            )
+            shown = ", ".join(f"{s.segment} {_pts(s.contribution)}{'*' if s.significant else ''}"
+                              for s in segs[:top])  # fmt: skip
+            print(f"  {dimension:<13} mix {_pts(mix):>10}, rate {_pts(rate):>10}: {shown}",
+                  file=out)  # fmt: skip
     if shifts:
         print("inputs, most moved first (Jensen-Shannon distance; PSI level):", file=out)
         for s in shifts[: max(top, 3)]:
-            print(
-                f"  {s.input:<14} median {s.before:g} -> {s.after:g}   JS {s.shift:.2f}, "
-                f"PSI {s.psi:.2f} ({s.level})",
-                file=out,
-            )
-    print(
-        "(* significant: the interval excludes 0; [rate]: the segment's own rate moved, "
-        "[mix]: its share of the traffic moved)",
-        file=out,
-    )
+            print(f"  {s.input:<14} median {s.before:.3g} -> {s.after:.3g}   JS {s.shift:.2f}, "
+                  f"PSI {s.psi:.2f} ({s.level})", file=out)  # fmt: skip
+    print("(* significant: the interval excludes 0. [rate]: the segment's own rate moved; "
+          "[mix]: its share of the traffic moved. mix + rate = the change, per dimension.)",
+          file=out)  # fmt: skip
 
 
 def cmd_explain(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

@@ -133,7 +133,7 @@ def test_the_command_prints_a_table_and_writes_the_json(tmp_path: Path) -> None:
     code = run(["explain", str(before), str(after), "--output-json", str(report)], out, err)
     assert code == 0, err.getvalue()
     table = out.getvalue()
-    assert "refusal:" in table and "where: language=es: its rate" in table
+    assert "refusal:" in table and "where: language=es: rate " in table
     assert "passages" in table.split("inputs")[1].splitlines()[1]
     data = json.loads(report.read_text())
     seg = data["checks"]["refusal"]["dimensions"]["language"]["segments"][0]
