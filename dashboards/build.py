@@ -158,6 +158,14 @@ PANELS: list[dict[str, Any]] = [
         ('sum by (verdict) (rate(ragmon_judge_verdict_weight_total{verdict!="not_applicable"}[5m])) '
          '/ ignoring(verdict) group_left sum(rate(ragmon_judge_verdict_weight_total{verdict!="not_applicable"}[5m]))',
          "{{verdict}}")]},
+    {"title": "Judged answer relevance: weighted (unbiased) shares", "unit": "percentunit", "targets": [
+        ('sum by (relevance) (rate(ragmon_judge_answer_relevance_weight_total[5m])) '
+         '/ ignoring(relevance) group_left sum(rate(ragmon_judge_answer_relevance_weight_total[5m]))',
+         "{{relevance}}")]},
+    {"title": "Judged context precision: relevant share of the packed passages (weighted)",
+     "unit": "percentunit", "targets": [
+        ('sum(rate(ragmon_judge_context_passages_weight_total{relevance="relevant"}[5m])) '
+         '/ sum(rate(ragmon_judge_context_passages_weight_total[5m]))', "context precision")]},
     {"title": "Judged traces (count, 5m)", "unit": "short", "targets": [
         ("sum by (verdict) (increase(ragmon_judge_verdicts_total[5m]))", "{{verdict}}")]},
     {"title": "Claims by label", "unit": "short", "targets": [

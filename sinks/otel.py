@@ -5,7 +5,10 @@ over OTLP/HTTP with the trace's id — and its root span id when the trace carri
 ``attributes["ragmon.root_span_id"]`` — so a tracing backend shows the verdict on the trace.
 Attributes follow the GenAI semantic conventions: ``gen_ai.evaluation.name``,
 ``gen_ai.evaluation.score.label`` (``pass`` / ``fail``), ``gen_ai.evaluation.score.value``
-(where the check has a score) and ``gen_ai.evaluation.explanation``.
+(where the check has a score) and ``gen_ai.evaluation.explanation``. A judged trace adds the
+judge's metrics: ``ragmon.faithfulness`` (its verdict, the supported share),
+``ragmon.answer_relevance`` (relevant 1, partial 0.5, irrelevant 0) and
+``ragmon.context_precision`` (the relevant share of the packed passages), each where said.
 
 Telemetry, not a durable sink: export is batched and best-effort, failures are counted and
 never block offsets.
@@ -30,6 +33,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 from monitor.checks import output_of
 from monitor.errors import ConfigError
 from monitor.model import CheckResult, DeadLetter, Evaluation
+from monitor.verdict import Verdict
 from sinks import Closable
 
 if TYPE_CHECKING:
@@ -43,6 +47,32 @@ ROOT_SPAN_ATTRIBUTE = "ragmon.root_span_id"
 def explanation(result: CheckResult) -> str:
     """A short human-readable reason: the check's evidence explains itself."""
     return result.evidence.explain()
+
+
+_RELEVANCE_VALUE = {"relevant": 1.0, "partial": 0.5, "irrelevant": 0.0}
+
+
+def judge_events(verdict: Verdict) -> list[dict[str, Any]]:
+    """The judge's metrics as evaluation events: faithfulness (its verdict, the supported
+    share), answer relevance and context precision, each where the judge said it."""
+    common = {"ragmon.judge": verdict.judge, "ragmon.judge.rubric": verdict.rubric_version}
+    out = []
+    if verdict.verdict != "not_applicable":
+        event: dict[str, Any] = {**common, "gen_ai.evaluation.name": "ragmon.faithfulness",
+                                 "gen_ai.evaluation.score.label": verdict.verdict}  # fmt: skip
+        if verdict.score is not None:
+            event["gen_ai.evaluation.score.value"] = verdict.score
+        out.append(event)
+    if verdict.answer_relevance is not None:
+        relevance = verdict.answer_relevance
+        out.append({**common, "gen_ai.evaluation.name": "ragmon.answer_relevance",
+                    "gen_ai.evaluation.score.label": relevance,
+                    "gen_ai.evaluation.score.value": _RELEVANCE_VALUE[relevance]})  # fmt: skip
+    precision = verdict.context_precision
+    if precision is not None:
+        out.append({**common, "gen_ai.evaluation.name": "ragmon.context_precision",
+                    "gen_ai.evaluation.score.value": precision})  # fmt: skip
+    return out
 
 
 class _CountingExporter(LogRecordExporter):
@@ -157,6 +187,10 @@ class OtelEventSink(Closable):
             self._logger.emit(
                 event_name=EVENT_NAME, context=context, attributes=attributes, timestamp=timestamp
             )
+        if evaluation.judge is not None:
+            for attributes in judge_events(evaluation.judge):
+                self._logger.emit(event_name=EVENT_NAME, context=context,
+                                  attributes=attributes, timestamp=timestamp)  # fmt: skip
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Nothing to evaluate."""

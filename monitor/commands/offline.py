@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import yaml
 
@@ -16,11 +16,11 @@ from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describ
 from monitor.ingest import assembly
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.ingest.native import NativeDecoder
-from monitor.judge.calibration import calibrate, report
+from monitor.judge.calibration import agreement_line, calibrate, report
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import SourcePosition, SourceRecord, demo, framing
 from monitor.sources.inputs import HEAD_BYTES, Input, check_inputs
-from monitor.verdict import VERDICTS
+from monitor.verdict import RELEVANCE, VERDICTS
 
 if TYPE_CHECKING:
     pass
@@ -58,6 +58,22 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK
+
+
+def _relevance_labels(row: dict[str, Any]) -> tuple[str | None, list[str] | None]:
+    """A labelled row's ``answer_relevance`` (relevant, partial, irrelevant) and
+    ``context_relevance`` (relevant or irrelevant per passage), taken out of the row;
+    ``ValueError`` for a value outside them."""
+    answer = row.pop("answer_relevance", None)
+    if answer is not None and answer not in RELEVANCE:
+        raise ValueError(f"answer_relevance {answer!r} is not one of {RELEVANCE}")
+    per_passage = row.pop("context_relevance", None)
+    if per_passage is not None and (
+        not isinstance(per_passage, list) or any(p not in ("relevant", "irrelevant")
+                                                 for p in per_passage)
+    ):  # fmt: skip
+        raise ValueError("context_relevance must list 'relevant' or 'irrelevant' per passage")
+    return answer, per_passage
 
 
 def _values(raw: bytes, most: int = 2) -> int:
@@ -130,6 +146,9 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         print(f"ragmon calibrate: {exc}", file=stderr)
         return EXIT_USAGE
     pairs: list[tuple[str, str]] = []
+    # answer relevance per trace, context relevance per passage, where a row labels them
+    relevance: list[tuple[str, str]] = []
+    passages: list[tuple[str, str]] = []
     errors = synthetic = 0
     try:
         text = args.labels.read_text(encoding="utf-8")
@@ -147,8 +166,9 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             label = data.pop("label")
             if label not in VERDICTS:
                 raise ValueError(f"label {label!r} is not one of {VERDICTS}")
+            said_relevance, said_passages = _relevance_labels(data)
             trace = RagTrace.model_validate(data)
-            verdict = judge.judge(trace)
+            verdict = judge.judge(trace).fitted(len(trace.context), 1.0)
             synthetic += demo.FAILURE_MODE in trace.attributes
         except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
             errors += 1
@@ -157,6 +177,11 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
                 print(f"{args.labels} line {lineno}: {first}", file=stderr)
             continue
         pairs.append((label, verdict.verdict))
+        if said_relevance is not None and verdict.answer_relevance is not None:
+            relevance.append((said_relevance, verdict.answer_relevance))
+        rated = verdict.context_relevance
+        if said_passages is not None and rated is not None and len(said_passages) == len(rated):
+            passages.extend(zip(said_passages, rated, strict=True))
     if errors > _SHOWN_ERRORS:
         print(f"... and {errors - _SHOWN_ERRORS} more rows skipped", file=stderr)
     if not pairs:
@@ -166,6 +191,9 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     result = calibrate(pairs, *registry.judge_identity(settings, args.judge))
     shown = stderr if is_stdout(args.output) else stdout  # `-o -`: the record on stdout
     print(report(result), file=shown)
+    for metric, got, unit in (("answer relevance", relevance, "traces"),
+                              ("context relevance", passages, "passages")):  # fmt: skip
+        print(agreement_line(metric, got, unit), file=shown)
     if errors:
         print(f"skipped rows: {errors}", file=shown)
     if synthetic:

@@ -350,7 +350,8 @@ class BatchStage(JudgeStage):
         evaluation = Evaluation(trace=request.trace(), checks={}, judge_only=True)
         if isinstance(outcome, str):
             return self._batch_failed(evaluation, usd, outcome)
-        verdict = outcome.model_copy(update={"weight": float(request.line.get("weight", 1.0))})
+        verdict = outcome.fitted(len(evaluation.trace.context),
+                                 float(request.line.get("weight", 1.0)))  # fmt: skip
         self.budget.settle(usd, verdict.cost_usd)
         if self.observer is not None:
             self.observer.on_decision("judged")

@@ -139,3 +139,14 @@ def report(cal: Calibration) -> str:
             cells += f"{k:>5} [{lo:>4.0%},{hi:>4.0%}]" if total else f"{0:>16}"
         lines.append(f"{h:<16}{cells}")
     return "\n".join(lines)
+
+
+def agreement_line(metric: str, pairs: list[tuple[str, str]], unit: str = "traces") -> str:
+    """One line of agreement on a metric of its own (answer relevance, per-passage context
+    relevance): share agreed with its 95 % Wilson interval and Cohen's kappa, or why none."""
+    if not pairs:
+        return f"{metric}: no labelled {unit} the judge rated"
+    agree = sum(a == b for a, b in pairs)
+    lo, hi = wilson(agree, len(pairs))
+    return (f"{metric}: agreement {agree / len(pairs):.1%}  [{lo:.1%}, {hi:.1%}]   Cohen's kappa "
+            f"{cohen_kappa(pairs):.3f}  ({len(pairs)} {unit})")  # fmt: skip

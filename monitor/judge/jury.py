@@ -99,6 +99,11 @@ def combine(one: Verdict, two: Verdict, rule: Rule, name: str, model: str) -> Ve
         "latency_seconds": one.latency_seconds + two.latency_seconds,
         "usage_estimated": one.usage_estimated or two.usage_estimated,
         "members": (*_members(one), *_members(two)),
+        # the first judge's relevance, the second's where the first cannot say it (a profile)
+        "answer_relevance": one.answer_relevance if one.answer_relevance is not None
+        else two.answer_relevance,
+        "context_relevance": one.context_relevance if one.context_relevance is not None
+        else two.context_relevance,
     })  # fmt: skip
 
 

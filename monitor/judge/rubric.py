@@ -14,7 +14,7 @@ from typing import Any
 from monitor.judge.tokens import OVERHEAD_TOKENS, TokenCounter
 from monitor.model import RagTrace
 
-RUBRIC_VERSION = "faithfulness-v1"
+RUBRIC_VERSION = "faithfulness-v2"
 RUBRIC = """\
 You are a strict fact-checker for a retrieval-augmented assistant. You receive a QUESTION, the
 numbered PASSAGES the assistant was given, and its ANSWER, each inside its own XML-like block.
@@ -37,6 +37,11 @@ Task:
 3. If the answer declines or says the information is unavailable, return no claims, set
    is_refusal to true, and set context_has_answer to whether the passages do answer the
    question.
+4. answer_relevance: does the ANSWER address the QUESTION? "relevant", "partial" (part of
+   it, or drifting) or "irrelevant". A refusal is "relevant" only if the passages truly lack
+   the answer.
+5. context_relevance: for each passage in order, one entry: "relevant" if it bears on the
+   QUESTION, else "irrelevant".
 
 Call the tool record_verdict exactly once with your result."""
 
@@ -56,7 +61,13 @@ TOOL: dict[str, Any] = {
     "input_schema": {
         "type": "object",
         "additionalProperties": False,
-        "required": ["claims", "is_refusal", "context_has_answer"],
+        "required": [
+            "claims",
+            "is_refusal",
+            "context_has_answer",
+            "answer_relevance",
+            "context_relevance",
+        ],
         "properties": {
             "claims": {
                 "type": "array",
@@ -76,6 +87,11 @@ TOOL: dict[str, Any] = {
             },
             "is_refusal": {"type": "boolean"},
             "context_has_answer": {"type": ["boolean", "null"]},
+            "answer_relevance": {"type": "string", "enum": ["relevant", "partial", "irrelevant"]},
+            "context_relevance": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["relevant", "irrelevant"]},
+            },
         },
     },
 }

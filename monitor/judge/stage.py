@@ -286,7 +286,7 @@ class JudgeStage:
                 continue
             try:
                 # judges see the trace only; the stage alone knows the sampling weight
-                verdict = self.judge.judge(trace).model_copy(update={"weight": item.weight})
+                verdict = self.judge.judge(trace).fitted(len(trace.context), item.weight)
             except JudgeConfigError as exc:
                 self.paused = True
                 self.log.error("judge_paused", kind=exc.kind, error=str(exc)[:300])

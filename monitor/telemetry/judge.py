@@ -55,6 +55,27 @@ class JudgeMetrics:
             ["judge", "label"],
             registry=registry,
         )
+        self.judge_answer_relevance = Counter(
+            "ragmon_judge_answer_relevance",
+            "Judged traces by answer relevance (relevant, partial, irrelevant).",
+            ["judge", "relevance"], registry=registry,
+        )  # fmt: skip
+        self.judge_answer_relevance_weight = Counter(
+            "ragmon_judge_answer_relevance_weight",
+            "Sum of 1/p over judged traces by answer relevance: unbiased population counts.",
+            ["judge", "relevance"], registry=registry,
+        )  # fmt: skip
+        self.judge_context_passages = Counter(
+            "ragmon_judge_context_passages",
+            "Packed passages of judged traces by relevance to the question (relevant, "
+            "irrelevant): relevant / all is the context precision.",
+            ["judge", "relevance"], registry=registry,
+        )  # fmt: skip
+        self.judge_context_passages_weight = Counter(
+            "ragmon_judge_context_passages_weight",
+            "The same passages, each counted 1/p times: the population's context precision.",
+            ["judge", "relevance"], registry=registry,
+        )  # fmt: skip
         self.judge_false_refusals = Counter(
             "ragmon_judge_false_refusals_total",
             "Refusals where the judge found the answer in the context.",
@@ -150,6 +171,15 @@ class JudgeMetrics:
             self.judge_claims.labels(v.judge, claim.label).inc()
         if v.context_has_answer is True:
             self.judge_false_refusals.labels(v.judge).inc()
+        if v.answer_relevance is not None:
+            self.judge_answer_relevance.labels(v.judge, v.answer_relevance).inc()
+            self.judge_answer_relevance_weight.labels(v.judge, v.answer_relevance).inc(v.weight)
+        if v.context_relevance:
+            relevant = sum(r == "relevant" for r in v.context_relevance)
+            for label, n in (("relevant", relevant),
+                             ("irrelevant", len(v.context_relevance) - relevant)):  # fmt: skip
+                self.judge_context_passages.labels(v.judge, label).inc(n)
+                self.judge_context_passages_weight.labels(v.judge, label).inc(n * v.weight)
         if v.usage_estimated:
             self.judge_usage_estimated.labels(v.judge).inc()
         for kind in v.output_repairs:

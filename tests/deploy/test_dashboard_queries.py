@@ -102,7 +102,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
     measured = ("anthropic", JudgeConfig().anthropic.model, RUBRIC_ID)  # the judge this daemon runs
     calibrate([("pass", "pass")] * 9 + [("hard_fail", "hard_fail")], *measured).save(cal)
     with MessagesApi() as api:
-        api.default = verdict("SUPPORTED", "ABSENT", "CONTRADICTED")
+        api.default = verdict("SUPPORTED", "ABSENT", "CONTRADICTED", relevance="partial")
         api.script.extend(
             [Reply(status=500) if i % 7 == 0 else verdict("SUPPORTED") for i in range(60)]
         )

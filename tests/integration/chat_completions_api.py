@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -38,6 +39,8 @@ class Reply:
     finish_reason: str = "stop"
     completion_tokens: int = 120
     object_arguments: bool = False  # tool-call arguments as a JSON object, not a string
+    # the arguments computed from the request, as a model reads its prompt
+    reads: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
 def verdict(*labels: str) -> Reply:
@@ -239,7 +242,8 @@ class ChatCompletionsApi:
         return None
 
     def completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-        args = json.dumps(reply.tool_input if reply.tool_input is not None else {
+        given = reply.reads(body) if reply.reads is not None else reply.tool_input
+        args = json.dumps(given if given is not None else {
             "claims": reply.claims, "is_refusal": reply.is_refusal,
             "context_has_answer": reply.context_has_answer})  # fmt: skip
         message: dict[str, Any] = {"role": "assistant", "content": args}

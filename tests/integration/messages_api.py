@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,13 +30,29 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     stop_reason: str = "tool_use"
     text_only: str | None = None  # a reply without the tool call
+    # the tool input computed from the request, as a model reads its prompt (e.g. one
+    # relevance entry per passage it was shown)
+    reads: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
-def verdict(*labels: str, refusal: bool = False, has_answer: bool | None = None) -> Reply:
+def verdict(
+    *labels: str, refusal: bool = False, has_answer: bool | None = None,
+    relevance: str | None = None,
+) -> Reply:  # fmt: skip
+    """A verdict of claims with these labels; with ``relevance``, also the answer's relevance
+    and, as a model reading its prompt would, the first passage relevant and the rest not."""
     claims = [{"text": f"claim {i}", "label": lab, "passage": 1 if lab != "ABSENT" else None}
               for i, lab in enumerate(labels)]  # fmt: skip
-    return Reply(tool_input={"claims": claims, "is_refusal": refusal,
-                             "context_has_answer": has_answer})  # fmt: skip
+    given = {"claims": claims, "is_refusal": refusal, "context_has_answer": has_answer}
+    if relevance is None:
+        return Reply(tool_input=given)
+
+    def reads(request: dict[str, Any]) -> dict[str, Any]:
+        n = str(request.get("messages")).count("<passage n=")
+        per_passage = ["relevant"] + ["irrelevant"] * (n - 1) if n else []
+        return {**given, "answer_relevance": relevance, "context_relevance": per_passage}
+
+    return Reply(reads=reads)
 
 
 def _message(request: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
@@ -46,7 +63,8 @@ def _message(request: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
     else:
         tool = (request.get("tools") or [{}])[0].get("name", "record_verdict")
         content = [{"type": "tool_use", "id": "toolu_01", "name": tool,
-                    "input": reply.tool_input}]  # fmt: skip
+                    "input": reply.reads(request) if reply.reads else reply.tool_input,
+                    }]  # fmt: skip
     return {
         "id": f"msg_{n}",
         "type": "message",
