@@ -15,12 +15,61 @@ from monitor.model import ConfigSection as _Section
 
 
 class SamplingConfig(_Section):
-    """``judge.sampling``: which traces are judged, by deterministic hash."""
+    """``judge.sampling``: which traces are judged, by deterministic hash. The cascade: the
+    model-free checks run on every trace; the judge takes (a) a random share of all traces
+    (``base_rate``, for unbiased rates) and (b) more of the traces a check flagged
+    (``flagged_rate``); every judged trace counts 1/p. With ``target_cost_per_1k`` the two
+    rates follow from a cost per 1,000 traces instead."""
 
     base_rate: float = Field(default=0.05, ge=0, le=1, description="Inclusion probability.")
     flagged_rate: float = Field(
         default=0.5, ge=0, le=1, description="Probability for traces a check flagged."
     )
+    target_cost_per_1k: float | None = Field(
+        default=None, gt=0,
+        description="USD per 1,000 traces the judge may cost; base_rate and flagged_rate then "
+        "follow (flagged_rate = flagged_boost x base_rate) from the price table, the expected "
+        "call size and the expected flagged share. Logged at start.",
+    )  # fmt: skip
+    flagged_boost: float = Field(
+        default=10.0, ge=1, le=1000,
+        description="With target_cost_per_1k: how many times more often a flagged trace is "
+        "judged than another.",
+    )  # fmt: skip
+    expected_flagged_share: float = Field(
+        default=0.15, ge=0, le=1,
+        description="With target_cost_per_1k: the share of traces a check flags (read it off "
+        "ragmon_check_results_total).",
+    )  # fmt: skip
+    expected_input_tokens: int = Field(
+        default=1_800, ge=1,
+        description="With target_cost_per_1k: a judge call's input tokens, rubric included "
+        "(ragmon_judge_tokens_total{kind='input'} / judged calls once running).",
+    )  # fmt: skip
+    expected_output_tokens: int = Field(
+        default=300, ge=1,
+        description="With target_cost_per_1k: a call's output tokens (a reasoning model's are "
+        "many more).",
+    )  # fmt: skip
+
+    @model_validator(mode="after")
+    def _rates_or_target(self) -> SamplingConfig:
+        given = sorted({"base_rate", "flagged_rate"} & self.model_fields_set)
+        if self.target_cost_per_1k is not None and given:
+            raise ValueError(
+                f"judge.sampling.{given[0]} and target_cost_per_1k both set the rates: keep one"
+            )
+        # a planning key at its default changes nothing (the example file spells them all)
+        planning = {k for k in ("flagged_boost", "expected_flagged_share",
+                                "expected_input_tokens", "expected_output_tokens")
+                    if getattr(self, k) != type(self).model_fields[k].default}  # fmt: skip
+        if self.target_cost_per_1k is None and planning:
+            raise ValueError(
+                f"judge.sampling.{sorted(planning)[0]} plans the rates for target_cost_per_1k, "
+                "which is not set: it would be ignored"
+            )
+        return self
+
     routes: dict[str, float] = Field(default_factory=dict, description="route -> probability")
     releases: dict[str, float] = Field(default_factory=dict, description="release -> probability")
     golden_always: bool = Field(default=True, description="Always judge golden_id traffic.")
@@ -276,4 +325,9 @@ class JudgeConfig(_Section):
             raise ValueError("judge.batch takes the rubric profile only (one request a trace)")
         if self.batch.enabled and self.jury.backend != "none":
             raise ValueError("judge.batch and judge.jury do not go together")
+        if self.sampling.target_cost_per_1k is not None and self.backend == "heuristic":
+            raise ValueError(
+                "judge.sampling.target_cost_per_1k: the heuristic judge costs nothing, so no "
+                "rate follows from a cost; set the rates instead"
+            )
         return self

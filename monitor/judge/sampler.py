@@ -35,6 +35,24 @@ class SamplingRules:
     golden_always: bool = True
 
 
+def planned_rates(
+    target_per_1k: float, cost_per_call: float, flagged_share: float, boost: float
+) -> tuple[float, float]:
+    """(base_rate, flagged_rate) that spend ``target_per_1k`` USD per 1,000 traces when a call
+    costs ``cost_per_call``, a share ``flagged_share`` of the traces is flagged and a flagged
+    trace is judged ``boost`` times as often: 1000 c (b (1 - f) + min(1, k b) f) = target.
+    Rates are capped at 1 (then the target is not reached: less is spent)."""
+    if cost_per_call <= 0:
+        return 1.0, 1.0
+    per_trace = target_per_1k / 1000 / cost_per_call  # judged calls a trace may cost
+    f = min(max(flagged_share, 0.0), 1.0)
+    base = per_trace / ((1 - f) + boost * f)
+    if boost * base > 1:  # the flagged are all judged: the rest of the money to the base
+        base = (per_trace - f) / (1 - f) if f < 1 else 1.0
+        return min(max(base, 0.0), 1.0), 1.0
+    return min(base, 1.0), min(boost * base, 1.0)
+
+
 class Decision(NamedTuple):
     """Whether a trace is judged, and with what inclusion probability (a tuple: made for
     every trace, at a third of a frozen dataclass's cost)."""

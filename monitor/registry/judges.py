@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
+import structlog
+
 from monitor.config import Settings
 from monitor.errors import ConfigError
 from monitor.judge.cache import VerdictCache
@@ -17,7 +19,7 @@ from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import rubric_version
-from monitor.judge.sampler import Budget, HashSampler, SamplingRules
+from monitor.judge.sampler import Budget, HashSampler, SamplingRules, planned_rates
 from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge
 from monitor.model import RagTrace
 from monitor.pii import redactor_for
@@ -172,6 +174,32 @@ def _cache(cfg: JudgeConfig) -> VerdictCache | None:
     return VerdictCache(cfg.cache_entries, cfg.cache_file) if cfg.cache_entries else None
 
 
+def sampling_rates(settings: Settings) -> tuple[float, float]:
+    """The sampling rates: as set, or planned from ``judge.sampling.target_cost_per_1k``
+    (the price table, batch mode's discount, the expected call size and flagged share)."""
+    cfg = settings.judge
+    s = cfg.sampling
+    if s.target_cost_per_1k is None:
+        return s.base_rate, s.flagged_rate
+    call = cfg.prices.as_prices().cost(s.expected_input_tokens, s.expected_output_tokens, 0, 0)
+    if cfg.batch.enabled:
+        call *= cfg.batch.discount
+    if cfg.jury.backend != "none":  # the second member judges its share too
+        jury_prices = (cfg.jury.prices or cfg.prices).as_prices()
+        call += cfg.jury.share * jury_prices.cost(s.expected_input_tokens,
+                                                  s.expected_output_tokens, 0, 0)  # fmt: skip
+    base, flagged = planned_rates(s.target_cost_per_1k, call, s.expected_flagged_share,
+                                  s.flagged_boost)  # fmt: skip
+    spent = 1000 * call * (base * (1 - s.expected_flagged_share)
+                           + flagged * s.expected_flagged_share)  # fmt: skip
+    structlog.get_logger("ragmon.judge").info(
+        "judge_sampling_planned", target_cost_per_1k=s.target_cost_per_1k,
+        cost_per_call=round(call, 6), base_rate=round(base, 6), flagged_rate=round(flagged, 6),
+        expected_cost_per_1k=round(spent, 6),
+    )  # fmt: skip
+    return base, flagged
+
+
 def build_judge_stage(
     settings: Settings, metrics: Metrics, sample_rate: float | None = None
 ) -> JudgeStage | None:
@@ -182,7 +210,7 @@ def build_judge_stage(
         return None
     s = cfg.sampling
     base, flagged = (
-        (sample_rate, sample_rate) if sample_rate is not None else (s.base_rate, s.flagged_rate)
+        (sample_rate, sample_rate) if sample_rate is not None else sampling_rates(settings)
     )
     sampler = HashSampler(
         SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
