@@ -198,3 +198,32 @@ def test_the_daemons_pipeline_writes_segments_and_counts_them_per_dimension() ->
               if s.name == "ragmon_segment_check_results_total"}  # fmt: skip
     assert names and labels == {frozenset({"dimension", "segment", "check", "result"})}
     assert get("ragmon_segment_values_folded_total", {"dimension": "route"}) == 0
+
+
+def test_the_series_stay_within_the_stated_bound() -> None:
+    """Many routes, releases and attribute values, max_values 3: the per-segment counters hold
+    at most D x (3 + other + unknown) x C x 3 check series and D x 5 traffic series, as the
+    README's bound says (one dimension per series, never the cross product)."""
+    from monitor.checks import CheckSuite
+    from monitor.model import Evaluation
+    from monitor.telemetry import Metrics
+    from sinks.prometheus import PrometheusSink
+
+    seg = Segmenter(SegmentsConfig(max_values=3, attributes=["tenant"]))
+    metrics = Metrics(CollectorRegistry())
+    sink = PrometheusSink(metrics)
+    suite = CheckSuite()
+    for i in range(300):
+        trace = make_trace("It costs $5.", ["It costs $5."], f"question {i}?", route=f"r{i}",
+                           release=f"v{i % 40}", attributes={"tenant": f"t{i}"})  # fmt: skip
+        segments, inputs = seg(trace)
+        sink.write(Evaluation(trace, suite(trace), segments=segments, inputs=inputs))
+    sink.flush()
+    samples = [s for m in metrics.registry.collect() for s in m.samples]
+    checks = [s for s in samples if s.name == "ragmon_segment_check_results_total"]
+    traffic = [s for s in samples if s.name == "ragmon_segment_traces_total"]
+    d, c = len(seg.dimensions), len(suite.checks)
+    assert len(checks) <= d * 5 * c * 3 and len(traffic) <= d * 5
+    routes = {s.labels["segment"] for s in traffic if s.labels["dimension"] == "route"}
+    assert routes == {"r0", "r1", "r2", "other"}
+    assert seg.folded["route"] == 297 and seg.folded["tenant"] == 297
