@@ -13,10 +13,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, Literal, Required, Self, TypedDict
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from monitor.lines import CheckLine, DeadLetterLine, EvaluationLine
 from monitor.verdict import Verdict
 
 SCHEMA_ID = "ragmon.trace/v1"
@@ -287,40 +288,6 @@ class CheckResult:
         if self.score is not None:
             line["score"] = self.score
         return line
-
-
-class CheckLine(TypedDict, total=False):
-    """A check's result in an evaluation line (``score`` only for a scored check)."""
-
-    flagged: Required[bool]
-    applicable: Required[bool]
-    evidence: Required[dict[str, Any]]  # the check's own evidence type, as JSON
-    score: float
-
-
-class EvaluationLine(TypedDict, total=False):
-    """The evaluation line (README, "Evaluation lines"): the trace's id, app and route, each
-    check's result, and the judge's verdict or why it was not judged."""
-
-    trace_id: Required[str]
-    app: Required[str | None]
-    route: Required[str | None]
-    checks: Required[dict[str, CheckLine]]
-    segments: Required[dict[str, str]]  # dimension -> bounded value (monitor.segments)
-    inputs: Required[dict[str, float]]  # measured input -> value
-    judge: dict[str, Any]  # Verdict.to_line(), or {"skipped": reason}
-    judge_only: bool
-
-
-class DeadLetterLine(TypedDict):
-    """A dead letter as one JSON line."""
-
-    reason: str
-    detail: str
-    source: str
-    partition: int
-    offset: int
-    raw: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ import stat
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from monitor.model import DeadLetter, Evaluation, EvaluationLine
+from monitor.lines import EvaluationLine
+from monitor.model import DeadLetter, Evaluation
 from monitor.pii import Redactor, redactor_for
 from sinks import Closable
 
