@@ -42,7 +42,10 @@ def native(trace_id: int, passages: list[str] = PASSAGES, ids: list[str] = IDS,
            scores: list[float | None] | None = None, answer: str = ANSWER,
            model: str | None = MODEL, question: str = QUESTION,
            packed_ids: list[str] | None = None, packed: list[str] | None = None,
-           service: str = "support-bot") -> dict[str, Any]:  # fmt: skip
+           service: str = "support-bot",
+           data_source: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """The native record equivalent to a built trace (``data_source``: the retrieval's
+    gen_ai.data_source.id, kept as the trace attribute the span mapping writes)."""
     scores = scores or [None] * len(ids)
     packed_ids = packed_ids or ids
     packed = packed or passages
@@ -55,6 +58,7 @@ def native(trace_id: int, passages: list[str] = PASSAGES, ids: list[str] = IDS,
         "context": [{"doc_id": i, "text": t} for i, t in zip(packed_ids, packed, strict=True)],
         "answer": answer,
         "model": model,
+        **({"attributes": {"gen_ai.data_source.id": data_source}} if data_source else {}),
     }  # fmt: skip
 
 
@@ -164,7 +168,7 @@ def genai_current(content: bool = True) -> Built:
                     [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}],
                       "finish_reason": "stop"}]))  # fmt: skip
     return list(exporter.get_finished_spans()), native(
-        root.get_span_context().trace_id, scores=[0.91, 0.42]
+        root.get_span_context().trace_id, scores=[0.91, 0.42], data_source="policies"
     )
 
 
