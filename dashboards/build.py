@@ -33,18 +33,23 @@ def _counts(check: str) -> tuple[str, str]:
     return flagged, total
 
 
-def wilson_targets(check: str) -> list[tuple[str, str]]:
-    """The share flagged over 5 minutes and its 95 % Wilson interval, all in PromQL."""
-    f, n = _counts(check)
+def wilson(f: str, n: str, legend: str = "") -> list[tuple[str, str]]:
+    """The share ``f / n`` and its 95 % Wilson interval, all in PromQL (``legend`` before
+    each line's name: ``{{segment}}`` for a share per segment)."""
     p = f"({f} / {n})"
     centre = f"({p} + {Z2 / 2:.6f} / {n})"
     half = f"(1.959964 * sqrt({p} * (1 - {p}) / {n} + {Z2 / 4:.6f} / ({n} * {n})))"
     denom = f"(1 + {Z2:.6f} / {n})"
     return [
-        (p, "rate"),
-        (f"clamp_min(({centre} - {half}) / {denom}, 0)", "95% low"),
-        (f"clamp_max(({centre} + {half}) / {denom}, 1)", "95% high"),
+        (p, legend or "rate"),
+        (f"clamp_min(({centre} - {half}) / {denom}, 0)", f"{legend} 95% low".strip()),
+        (f"clamp_max(({centre} + {half}) / {denom}, 1)", f"{legend} 95% high".strip()),
     ]
+
+
+def wilson_targets(check: str) -> list[tuple[str, str]]:
+    """The share flagged over 5 minutes and its 95 % Wilson interval."""
+    return wilson(*_counts(check))
 
 
 def alert_targets(check: str) -> list[tuple[str, str]]:
@@ -109,15 +114,7 @@ def segment_targets() -> list[tuple[str, str]]:
     c = "ragmon_segment_check_results_total"
     f = f'sum by (segment) (increase({c}{{{SEG},result="flagged"}}[5m]))'
     n = f'clamp_min(sum by (segment) (increase({c}{{{SEG},result!="not_applicable"}}[5m])), 1)'
-    p = f"({f} / {n})"
-    centre = f"({p} + {Z2 / 2:.6f} / {n})"
-    half = f"(1.959964 * sqrt({p} * (1 - {p}) / {n} + {Z2 / 4:.6f} / ({n} * {n})))"
-    denom = f"(1 + {Z2:.6f} / {n})"
-    return [
-        (p, "{{segment}}"),
-        (f"clamp_min(({centre} - {half}) / {denom}, 0)", "{{segment}} 95% low"),
-        (f"clamp_max(({centre} + {half}) / {denom}, 1)", "{{segment}} 95% high"),
-    ]
+    return wilson(f, n, "{{segment}}")
 
 
 def input_quantiles(*inputs: str) -> list[tuple[str, str]]:

@@ -237,6 +237,17 @@ def run_promtool(rules_text: str, groups: list[dict[str, Any]]) -> dict[str, dic
     return out
 
 
+def query_values(
+    rules_text: str, series: list[dict[str, str]], minute: int, exprs: dict[str, str]
+) -> dict[str, dict[str, float]]:
+    """Each expression of ``exprs`` (name -> PromQL) evaluated at ``minute`` over ``series``
+    under the rules: {name: {route label (or ""): value}}."""
+    tests = [{"expr": f'label_replace({e}, "q", "{k}", "", "")', "eval_time": f"{minute}m"}
+             for k, e in exprs.items()]  # fmt: skip
+    return run_promtool(rules_text, [{"interval": "1m", "input_series": series,
+                                      "promql_expr_test": tests}])  # fmt: skip
+
+
 @dataclass
 class Result:
     scenario: Scenario

@@ -32,10 +32,7 @@ def _counters(flagged_per_min: int, passed_per_min: int, minutes: int) -> list[d
 
 
 def _query(series: list[dict[str, str]], minute: int, exprs: dict[str, str]) -> dict[str, float]:
-    tests = [{"expr": f'label_replace({e}, "q", "{k}", "", "")', "eval_time": f"{minute}m"}
-             for k, e in exprs.items()]  # fmt: skip
-    got = scenarios.run_promtool(RULES, [{"interval": "1m", "input_series": series,
-                                          "promql_expr_test": tests}])  # fmt: skip
+    got = scenarios.query_values(RULES, series, minute, exprs)
     return {k: v["r"] for k, v in got.items()}
 
 
