@@ -48,6 +48,9 @@ class Span:
     # The parent lives in another process (W3C traceparent from an upstream service that
     # may not export to us): this span is where the trace enters the instrumented app.
     remote_parent: bool = False
+    # its resource's attributes (one dict shared by the resource's spans): service.version,
+    # deployment.environment.name, ragmon.route
+    resource: dict[str, Any] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
@@ -124,7 +127,7 @@ def decode_proto(data: bytes) -> list[Span]:
                     scope=ss.scope.name, scope_version=ss.scope.version,
                     events=[Event(e.name, {kv.key: _any_value(kv.value) for kv in e.attributes})
                             for e in s.events],
-                    remote_parent=bool(s.flags & _PARENT_IS_REMOTE),
+                    remote_parent=bool(s.flags & _PARENT_IS_REMOTE), resource=resource,
                 ))  # fmt: skip
     return _checked(out, "invalid_protobuf")
 
@@ -217,7 +220,7 @@ def _attrs(items: Any, where: str) -> dict[str, Any]:
     return out
 
 
-def _json_span(s: Any, ss: dict[str, Any], service: str | None) -> Span:
+def _json_span(s: Any, ss: dict[str, Any], service: str | None, resource: dict[str, Any]) -> Span:
     s = _obj(s, "span")
     scope = _obj(ss.get("scope"), "scope")
     return Span(
@@ -238,6 +241,7 @@ def _json_span(s: Any, ss: dict[str, Any], service: str | None) -> Span:
             for e in (_obj(e, "event") for e in _arr(s.get("events"), "events"))
         ],
         remote_parent=bool(_int(s.get("flags"), "flags") & _PARENT_IS_REMOTE),
+        resource=resource,
     )
 
 
@@ -255,7 +259,7 @@ def decode_json(data: bytes) -> list[Span]:
             for ss in _arr(rs.get("scopeSpans"), "scopeSpans"):
                 ss = _obj(ss, "scopeSpans")
                 out.extend(
-                    _json_span(s, ss, service if isinstance(service, str) else None)
+                    _json_span(s, ss, service if isinstance(service, str) else None, resource)
                     for s in _arr(ss.get("spans"), "spans")
                 )
         return _checked(out, "invalid_otlp_json")

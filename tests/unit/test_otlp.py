@@ -140,11 +140,61 @@ def test_each_convention_maps_to_the_equivalent_native_record(name: str) -> None
     made, native = otel_spans.CONVENTIONS[name]()
     result = convert([encode_spans(made).SerializeToString()], "otlp-proto")
     (trace,) = result.traces
-    assert trace.model_copy(update={"attributes": {}}) == RagTrace.model_validate(native)
+    unmapped = {"attributes": {}, "timestamp": None}
+    assert trace.model_copy(update=unmapped) == RagTrace.model_validate(native).model_copy(
+        update=unmapped
+    )
+    root = made[-1]  # the time of an OTel trace is its root span's end
+    assert trace.timestamp is not None and root.end_time is not None
+    assert trace.timestamp.timestamp() == pytest.approx(root.end_time / 1e9, abs=1e-6)
     assert trace.attributes["ragmon.convention"] == name.removesuffix("_new").removesuffix(
         "_llamaindex"
     )
     assert trace.attributes["ragmon.root_span_id"] == f"{made[-1].context.span_id:016x}"
+
+
+def test_route_release_and_environment_come_from_the_root_span_or_its_resource() -> None:
+    """ragmon.route (else http.route) and ragmon.release (else the resource's service.version)
+    set the route and release an OTel trace has none of otherwise; the deployment
+    environment and the conversation are kept as attributes."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({
+        "service.name": "support-bot", "service.version": "2026.12.1",
+        "deployment.environment.name": "production"}))  # fmt: skip
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("openinference.instrumentation.langchain")
+
+    def mapped(**root_attributes: str) -> RagTrace:
+        with tracer.start_as_current_span("RetrievalQA") as root:
+            root.set_attribute("openinference.span.kind", "CHAIN")
+            root.set_attribute("input.value", otel_spans.QUESTION)
+            for key, value in root_attributes.items():
+                root.set_attribute(key.replace("_", "."), value)
+            with tracer.start_as_current_span("retrieve") as r:
+                r.set_attribute("openinference.span.kind", "RETRIEVER")
+                r.set_attribute("retrieval.documents.0.document.id", "policy-0")
+                r.set_attribute("retrieval.documents.0.document.content", otel_spans.PASSAGES[0])
+            with tracer.start_as_current_span("ChatOpenAI") as llm:
+                llm.set_attribute("openinference.span.kind", "LLM")
+                llm.set_attribute("llm.output_messages.0.message.content", otel_spans.ANSWER)
+            root.set_attribute("output.value", otel_spans.ANSWER)
+        trace_id = root.get_span_context().trace_id
+        spans = [s for s in exporter.get_finished_spans() if s.context.trace_id == trace_id]
+        (trace,) = convert([encode_spans(spans).SerializeToString()], "otlp-proto").traces
+        return trace
+
+    trace = mapped(http_route="/api/billing", session_id="s-42")
+    assert (trace.route, trace.release, trace.app) == ("/api/billing", "2026.12.1", "support-bot")
+    assert trace.attributes["deployment.environment.name"] == "production"
+    assert trace.attributes["session.id"] == "s-42"
+    # the documented attributes win
+    trace = mapped(ragmon_route="billing", http_route="/api/billing", ragmon_release="canary-7")
+    assert (trace.route, trace.release) == ("billing", "canary-7")
 
 
 def test_passages_from_the_prompt_are_marked() -> None:

@@ -27,6 +27,7 @@ is flagged with ``ragmon.content_redacted`` so the judge skips the trace.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from monitor.ingest.conventions.core import (
@@ -58,6 +59,24 @@ from monitor.ingest.otlp import Span
 from monitor.model import RagTrace
 
 DATA_SOURCE = "gen_ai.data_source.id"  # semantic conventions: the data source a retrieval read
+
+
+# What sets a trace's release and route, first found wins, on the root span then on its
+# resource (README, "Route, release and time of OTel traces"); the timestamp is the root
+# span's end.
+RELEASE_KEYS = ("ragmon.release", "service.version")
+ROUTE_KEYS = ("ragmon.route", "http.route")
+# kept as trace attributes: the deployment environment and the conversation, for later
+_KEPT = ("deployment.environment.name", "session.id", "gen_ai.conversation.id")
+
+
+def _first_str(root: Span, keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        for where in (root.attributes, root.resource):
+            value = where.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()[:200]
+    return None
 
 
 def _convention(spans: list[Span]) -> str | None:
@@ -124,9 +143,15 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     )
     if sources:
         attributes[DATA_SOURCE] = sources[0] if len(sources) == 1 else sources
+    kept = {k: v for k in _KEPT if isinstance(v := root.attributes.get(k, root.resource.get(k)),
+                                              str | int | float | bool)}  # fmt: skip
+    attributes.update(kept)
     attributes.update(extra or {})
     record = {
         "trace_id": root.trace_id,
+        "timestamp": datetime.fromtimestamp(root.end / 1e9, UTC) if root.end else None,
+        "release": _first_str(root, RELEASE_KEYS),
+        "route": _first_str(root, ROUTE_KEYS),
         "app": root.service,
         "query": shape.question,
         "retrieved": [
