@@ -25,6 +25,7 @@ class EvaluationLine(TypedDict, total=False):
     checks: Required[dict[str, CheckLine]]
     segments: Required[dict[str, str]]  # dimension -> bounded value (monitor.segments)
     inputs: Required[dict[str, float]]  # measured input -> value
+    evaluators: dict[str, str]  # check name (and "judge") -> the version of its definition
     judge: dict[str, Any]  # Verdict.to_line(), or {"skipped": reason}
     judge_only: bool
 

@@ -305,6 +305,9 @@ class Evaluation:
     # (monitor.segments); empty where nothing segmented it.
     segments: Mapping[str, str] = field(default_factory=dict)
     inputs: Mapping[str, float] = field(default_factory=dict)
+    # which definition produced each result: check name (and "judge") -> evaluator version,
+    # one mapping shared by every evaluation of a pipeline (monitor.registry.evaluators)
+    evaluators: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def trace_id(self) -> str:
@@ -325,7 +328,7 @@ class Evaluation:
         """This evaluation, not judged for ``reason`` (as ``replace`` would, at a fraction of
         its cost: it runs for every trace the judge stage does not take)."""
         return Evaluation(self.trace, self.checks, self.judge, reason, self.judge_only,
-                          self.segments, self.inputs)  # fmt: skip
+                          self.segments, self.inputs, self.evaluators)  # fmt: skip
 
     def to_line(self) -> EvaluationLine:
         """The stable evaluation-line contract (see README, "Evaluation lines")."""
@@ -337,6 +340,8 @@ class Evaluation:
             "segments": dict(self.segments),
             "inputs": dict(self.inputs),
         }
+        if self.evaluators:
+            line["evaluators"] = dict(self.evaluators)
         if self.judge is not None:
             line["judge"] = self.judge.to_line()
         elif self.judge_skipped is not None:

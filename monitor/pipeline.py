@@ -13,7 +13,7 @@ import gc
 import itertools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -99,6 +99,7 @@ class Pipeline:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         segmenter: Segmenter | None = None,
+        evaluators: Mapping[str, str] | None = None,
     ) -> None:
         self.source = source
         self.decoder: RecordDecoder = OneItemPerRecord(decoder) if callable(decoder) else decoder
@@ -109,6 +110,7 @@ class Pipeline:
         self._tickets = itertools.count(1)
         self.suite = suite
         self.segmenter = segmenter if segmenter is not None else Segmenter(_NO_SEGMENTS)
+        self.evaluators: Mapping[str, str] = evaluators or {}
         self.sinks = list(sinks)
         self.observer = observer
         self.batch_size = batch_size
@@ -256,7 +258,8 @@ class Pipeline:
                 sink.write_dead_letter(item)
         elif item is not None:
             segments, inputs = self.segmenter(item)
-            evaluation = Evaluation(item, self.suite(item), segments=segments, inputs=inputs)
+            evaluation = Evaluation(item, self.suite(item), segments=segments, inputs=inputs,
+                                    evaluators=self.evaluators)  # fmt: skip
             self.stats.traces += 1
             if self.judge_stage is not None:
                 ticket = next(self._tickets)

@@ -49,13 +49,17 @@ def explanation(result: CheckResult) -> str:
     return result.evidence.explain()
 
 
+EVALUATOR_VERSION = "ragmon.evaluator.version"  # which definition produced the result
 _RELEVANCE_VALUE = {"relevant": 1.0, "partial": 0.5, "irrelevant": 0.0}
 
 
-def judge_events(verdict: Verdict) -> list[dict[str, Any]]:
+def judge_events(verdict: Verdict, version: str | None = None) -> list[dict[str, Any]]:
     """The judge's metrics as evaluation events: faithfulness (its verdict, the supported
-    share), answer relevance and context precision, each where the judge said it."""
+    share), answer relevance and context precision, each where the judge said it
+    (``version``: the judge's evaluator version)."""
     common = {"ragmon.judge": verdict.judge, "ragmon.judge.rubric": verdict.rubric_version}
+    if version is not None:
+        common[EVALUATOR_VERSION] = version
     out = []
     if verdict.verdict != "not_applicable":
         event: dict[str, Any] = {**common, "gen_ai.evaluation.name": "ragmon.faithfulness",
@@ -184,11 +188,14 @@ class OtelEventSink(Closable):
             }
             if output_of(result.name) != "flag" and result.score is not None:
                 attributes["gen_ai.evaluation.score.value"] = float(result.score)
+            version = evaluation.evaluators.get(result.name)
+            if version is not None:
+                attributes[EVALUATOR_VERSION] = version
             self._logger.emit(
                 event_name=EVENT_NAME, context=context, attributes=attributes, timestamp=timestamp
             )
         if evaluation.judge is not None:
-            for attributes in judge_events(evaluation.judge):
+            for attributes in judge_events(evaluation.judge, evaluation.evaluators.get("judge")):
                 self._logger.emit(event_name=EVENT_NAME, context=context,
                                   attributes=attributes, timestamp=timestamp)  # fmt: skip
 

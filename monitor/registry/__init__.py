@@ -8,6 +8,7 @@ importing them (the Anthropic SDK alone takes about a second).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,10 +37,26 @@ from monitor.version import ragmon_version
 from sinks import Sink
 
 __all__ = [
-    "CHECKS", "JUDGES", "SINKS", "SOURCES", "Component", "build_decoder", "build_judge",
-    "build_judge_stage", "build_metrics", "build_pipeline", "build_probe_loop",
-    "build_segmenter", "build_sinks",
-    "build_source", "build_suite", "calibration", "configured", "from_config", "judge_identity",
+    "CHECKS",
+    "JUDGES",
+    "SINKS",
+    "SOURCES",
+    "Component",
+    "build_decoder",
+    "build_judge",
+    "build_judge_stage",
+    "build_metrics",
+    "build_pipeline",
+    "build_probe_loop",
+    "build_segmenter",
+    "build_sinks",
+    "build_source",
+    "build_suite",
+    "calibration",
+    "configured",
+    "evaluators",
+    "from_config",
+    "judge_identity",
     "watch_reviews",
 ]  # fmt: skip
 
@@ -128,6 +145,26 @@ def build_decoder(
     )
 
 
+def evaluators(settings: Settings, metrics: Metrics | None = None) -> dict[str, str]:
+    """The version of each enabled check's definition (ragmon's version + a hash of the
+    check's effective options) and of the judge's (backend, model, rubric or profile), as
+    every evaluation line and event carries them; exported as ``ragmon_evaluator_info``."""
+    version = ragmon_version()
+    out = {}
+    for cls in CHECK_TYPES:
+        if not any(row.name == cls.name and row.configured(settings) for row in CHECKS):
+            continue
+        options = settings.checks.options_of(cls)
+        said = options.model_dump_json() if options is not None else ""
+        out[cls.name] = f"{version}+{hashlib.sha256(said.encode()).hexdigest()[:8]}"
+    if settings.judge.backend != "none":
+        judge, model, rubric = judge_identity(settings)
+        out["judge"] = f"{judge}/{model}/{rubric}"
+    if metrics is not None:
+        metrics.set_evaluators(out)
+    return out
+
+
 def build_segmenter(settings: Settings, metrics: Metrics | None = None) -> Segmenter:
     """The segments and inputs of every trace (``segments``); the values each dimension
     folded into ``other`` are exported when ``metrics`` is given."""
@@ -189,6 +226,7 @@ def build_pipeline(
         flush_attempts=settings.output.sink_flush_attempts,
         judge_stage=stage,
         segmenter=build_segmenter(settings, metrics),
+        evaluators=evaluators(settings, metrics),
         judge_drain_seconds=min(
             settings.judge.drain_seconds, settings.shutdown_timeout_seconds / 2
         ),

@@ -10,9 +10,9 @@ evaluations into the check counters, and the metrics a check declares of its own
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from prometheus_client import CollectorRegistry, Info
+from prometheus_client import CollectorRegistry, Gauge, Info
 
 from monitor.checks import MEASURES
 from monitor.model import CheckMeasure
@@ -47,3 +47,13 @@ class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics):
         self._define_otlp(registry)
         self._define_golden(registry)
         self._define_segments(registry)
+        self.evaluator_info = Gauge(
+            "ragmon_evaluator_info",
+            "1 for the definition each evaluator runs (check name or judge -> its version).",
+            ["evaluator", "version"], registry=registry,
+        )  # fmt: skip
+
+    def set_evaluators(self, versions: Mapping[str, str]) -> None:
+        """Export the versions of the running definitions (``ragmon_evaluator_info``)."""
+        for evaluator, version in versions.items():
+            self.evaluator_info.labels(evaluator, version).set(1)

@@ -126,7 +126,8 @@ def canonical(value: Any) -> str:
 def split(line: dict[str, Any]) -> dict[str, Any]:
     """An evaluation line in the parts stored apart: ``check-<name>`` per check, ``judge``,
     ``segments`` and ``trace`` (the rest, without the trace id)."""
-    own = ("trace_id", "checks", "judge", "segments", "inputs")
+    # (the evaluator versions hold ragmon's version: not kept, or every release rewrites them)
+    own = ("trace_id", "checks", "judge", "segments", "inputs", "evaluators")
     rest = {k: v for k, v in line.items() if k not in own}
     out: dict[str, Any] = {f"check-{n}": r for n, r in (line.get("checks") or {}).items()}
     out["judge"] = line.get("judge")
