@@ -284,3 +284,58 @@ def add_explain(sub: Commands) -> None:
         metavar="OUT",
         help="also write the whole report as JSON ('-': stdout instead of the table)",
     )
+
+
+def add_rescore(sub: Commands) -> None:
+    """The arguments of ``ragmon rescore``."""
+    rs = sub.add_parser(
+        "rescore",
+        help="evaluate a window of a Kafka topic's history again, with the current definition",
+        description="Read the topics between two record times without joining a consumer "
+        "group and without committing (every partition assigned, sought by timestamp), run "
+        "the current checks (not the judge) and write evaluation lines and an OpenMetrics "
+        "file of the counters for `promtool tsdb create-blocks-from openmetrics`, labelled "
+        'with each check\'s evaluator version and source="rescore", so old and new '
+        "definitions sit side by side in Prometheus. --dry-run reports the traces in the "
+        "window and what the configured judge would take of them (calls, tokens, cost). "
+        "Exit 1 when the window holds no trace.",
+    )
+    rs.add_argument(
+        "--since",
+        required=True,
+        metavar="TIME",
+        help="RFC 3339 with a zone (2026-12-01T00:00:00Z), Unix seconds, or -2h/-7d",
+    )
+    rs.add_argument("--until", default="0s", metavar="TIME", help="the same (default: now)")
+    rs.add_argument(
+        "--topic",
+        action="append",
+        metavar="TOPIC",
+        help="topics to read (default source.kafka.topics); repeatable",
+    )
+    rs.add_argument(
+        "--format",
+        choices=("native", "otlp_proto", "otlp_json"),
+        help="record encoding (default source.kafka.format)",
+    )
+    rs.add_argument(
+        "--output-jsonl", type=Path, metavar="OUT", help="evaluation lines ('-': stdout)"
+    )
+    rs.add_argument(
+        "--openmetrics",
+        type=Path,
+        metavar="OUT",
+        help="the counters per step, as an OpenMetrics file for promtool",
+    )
+    rs.add_argument(
+        "--step",
+        type=non_negative_float,
+        default=60.0,
+        help="seconds per sample of the OpenMetrics counters (default 60)",
+    )
+    rs.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count the window and estimate the judge's share and cost; write nothing",
+    )
+    add_config_arg(rs)

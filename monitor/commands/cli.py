@@ -68,6 +68,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("explain", "what moved between two sets of evaluation lines: per segment, mix "
             "and rate, with intervals; inputs that shifted", a.add_explain,
             "monitor.commands.explain:cmd_explain"),
+    Command("rescore", "evaluate a window of a Kafka topic's history again (no group, no "
+            "commit): evaluation lines and OpenMetrics for Prometheus's backfill",
+            a.add_rescore, "monitor.commands.rescore:cmd_rescore"),
     Command("config", "validate, show or describe the configuration",
             a.add_config, "monitor.commands.offline:cmd_config"),
     Command("eval-retrieval", "recall@k, precision@k, nDCG@k and MRR of a TREC run "

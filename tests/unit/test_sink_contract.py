@@ -129,7 +129,26 @@ def probes(tmp_path: Path) -> Case:
     return Case(sink, delivered)
 
 
-SINKS = [prometheus, jsonl_file, jsonl_stream, golden, memory, summary, otel, probes]
+def openmetrics(tmp_path: Path) -> Case:
+    from sinks.openmetrics import OpenMetricsHistorySink
+
+    path = tmp_path / "history.om"
+    sink = OpenMetricsHistorySink(path)
+
+    def delivered() -> int:  # the last value of each traces series, summed
+        if not path.exists():
+            return 0
+        last: dict[str, float] = {}
+        for line in path.read_text().splitlines():
+            if line.startswith("ragmon_traces_total"):
+                series, value, _ = line.rsplit(" ", 2)
+                last[series] = float(value)
+        return int(sum(last.values()))
+
+    return Case(sink, delivered)
+
+
+SINKS = [prometheus, jsonl_file, jsonl_stream, golden, memory, summary, otel, probes, openmetrics]
 
 
 def expected(name: str, evs: list[Evaluation]) -> int:

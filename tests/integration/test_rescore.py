@@ -1,0 +1,104 @@
+"""`ragmon rescore` on the real broker: a window of a topic's history by record time,
+evaluated again without joining a group or committing, into evaluation lines and an
+OpenMetrics file that promtool turns into Prometheus blocks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from kafka import KafkaAdminClient, KafkaProducer
+
+from monitor.sources import demo
+from tests.integration.conftest import ragmon
+from tests.integration.kafka_support import bootstrap, create_topic
+
+pytestmark = pytest.mark.integration
+
+HOUR = 3600
+
+
+def _produce(topic: str, start: float, n: int) -> dict[str, float]:
+    """``n`` demo traces with record times a minute apart from ``start``; trace id -> time.
+    Each trace's own time is its record time."""
+    producer = KafkaProducer(bootstrap_servers=bootstrap(), acks="all")
+    times = {}
+    for i in range(n):
+        at = start + 60 * i
+        record = demo.generate(i, 5)
+        record["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+        producer.send(topic, json.dumps(record).encode(), timestamp_ms=int(at * 1000))
+        times[record["trace_id"]] = at
+    producer.flush()
+    producer.close()
+    return times
+
+
+def test_a_window_of_history_is_rescored_without_touching_a_group(tmp_path: Path) -> None:
+    topic = create_topic(3)
+    start = time.time() - 4 * HOUR
+    times = _produce(topic, start, 180)  # three hours, one trace a minute
+    since, until = start + 30 * 60, start + 90 * 60
+    lines, om = tmp_path / "lines.jsonl", tmp_path / "history.om"
+    result = ragmon("rescore", "--topic", topic, "--since", str(since), "--until", str(until),
+                    "--output-jsonl", str(lines), "--openmetrics", str(om),
+                    RAGMON_KAFKA__BOOTSTRAP_SERVERS=json.dumps([bootstrap()]))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    got = {json.loads(x)["trace_id"] for x in lines.read_text().splitlines()}
+    assert got == {t for t, at in times.items() if since <= at < until}  # 60 traces
+    assert "60 traces" in result.stdout
+    line = json.loads(lines.read_text().splitlines()[0])
+    assert set(line["evaluators"]) >= {"refusal", "unsupported_numbers"}
+    # no consumer group was joined: the broker knows no group that reads the topic
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap())
+    groups = [g[0] if isinstance(g, tuple) else getattr(g, "group_id", g)
+              for g in admin.list_groups()]  # fmt: skip
+    described = admin.describe_groups(groups) if groups else []
+    admin.close()
+    assert topic not in repr(described)
+    text = om.read_text()
+    assert text.endswith("# EOF\n") and 'source="rescore"' in text
+    assert f'evaluator="{line["evaluators"]["refusal"]}"' in text
+    totals = [ln for ln in text.splitlines() if ln.startswith("ragmon_traces_total")]
+    last: dict[str, float] = {}
+    for ln in totals:
+        series, value, _ = ln.rsplit(" ", 2)
+        last[series] = float(value)
+    assert sum(last.values()) == 60
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.fail("promtool not found: `make test` installs Debian's prometheus package")
+    blocks = tmp_path / "blocks"
+    made = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", str(om),
+                           str(blocks)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert made.returncode == 0, made.stderr + made.stdout
+    assert any((blocks / d / "meta.json").exists() for d in (p.name for p in blocks.iterdir()))
+
+
+def test_a_dry_run_counts_the_window_and_prices_the_judge(tmp_path: Path) -> None:
+    topic = create_topic(1)
+    start = time.time() - 2 * HOUR
+    _produce(topic, start, 40)
+    result = ragmon("rescore", "--topic", topic, "--since", str(start), "--until", "0s",
+                    "--dry-run", RAGMON_KAFKA__BOOTSTRAP_SERVERS=json.dumps([bootstrap()]),
+                    RAGMON_JUDGE__BACKEND="anthropic", ANTHROPIC_API_KEY="unused",
+                    RAGMON_JUDGE__SAMPLING__BASE_RATE="1")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "40 traces" in result.stdout
+    assert "the judge would take 40 of 40 traces" in result.stdout
+    assert "$" in result.stdout and not list(tmp_path.iterdir())  # nothing written
+
+
+def test_an_empty_window_is_exit_1_and_bad_times_are_refused(tmp_path: Path) -> None:
+    topic = create_topic(1)
+    env = {"RAGMON_KAFKA__BOOTSTRAP_SERVERS": json.dumps([bootstrap()])}
+    empty = ragmon("rescore", "--topic", topic, "--since", "1h", "--dry-run", **env)
+    assert empty.returncode == 1 and "0 traces" in empty.stdout
+    bad = ragmon("rescore", "--topic", topic, "--since", "yesterday", "--dry-run", **env)
+    assert bad.returncode == 2 and "--since/--until" in bad.stderr
+    missing = ragmon("rescore", "--topic", "no-such-topic", "--since", "1h", "--dry-run", **env)
+    assert missing.returncode == 2 and "no such topic" in missing.stderr
