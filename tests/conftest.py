@@ -41,3 +41,26 @@ def view(answer: str = "", context: list[str] | None = None, query: str = "") ->
 @pytest.fixture
 def trace_factory() -> Any:
     return make_trace
+
+
+def run_daemon_pipeline(settings: Any, traces: int) -> tuple[Any, Any, Any]:
+    """The pipeline ``ragmon run`` builds from ``settings``, run over ``traces`` demo traces
+    to the end: (metrics, an in-memory sink holding the evaluations, the pipeline)."""
+    import threading
+
+    from prometheus_client import CollectorRegistry
+
+    from monitor import registry
+    from monitor.sources import ListSource, demo
+    from sinks.memory import InMemorySink
+
+    metrics = registry.build_metrics(CollectorRegistry())
+    sink = InMemorySink()
+    pipeline = registry.build_pipeline(
+        settings, metrics, source=ListSource([demo.generate_bytes(i) for i in range(traces)]),
+        extra_sinks=[sink],
+    )  # fmt: skip
+    pipeline.start()
+    pipeline.run(threading.Event())
+    pipeline.close()
+    return metrics, sink, pipeline

@@ -3,17 +3,12 @@ check's options changes that check's version only."""
 
 from __future__ import annotations
 
-import threading
-
-from prometheus_client import CollectorRegistry
-
 from monitor import registry
 from monitor.checks import CHECK_NAMES
 from monitor.config import Settings
-from monitor.sources import ListSource, demo
 from monitor.version import ragmon_version
-from sinks.memory import InMemorySink
 from sinks.otel import judge_events
+from tests.conftest import run_daemon_pipeline
 
 
 def _versions(**settings: object) -> dict[str, str]:
@@ -38,15 +33,7 @@ def test_an_option_changes_the_version_of_its_check_only() -> None:
 
 def test_evaluation_lines_and_metrics_carry_the_versions() -> None:
     settings = Settings.model_validate({"judge": {"backend": "heuristic"}})
-    metrics = registry.build_metrics(CollectorRegistry())
-    sink = InMemorySink()
-    pipeline = registry.build_pipeline(
-        settings, metrics, source=ListSource([demo.generate_bytes(i) for i in range(5)]),
-        extra_sinks=[sink],
-    )  # fmt: skip
-    pipeline.start()
-    pipeline.run(threading.Event())
-    pipeline.close()
+    metrics, sink, _ = run_daemon_pipeline(settings, 5)
     versions = registry.evaluators(settings)
     assert all(e.to_line()["evaluators"] == versions for e in sink.evaluations)
     get = metrics.registry.get_sample_value

@@ -3,7 +3,6 @@ way into evaluation lines and per-segment metrics."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -11,14 +10,11 @@ import pytest
 from prometheus_client import CollectorRegistry
 from pydantic import ValidationError
 
-from monitor import registry
 from monitor.config import Settings
 from monitor.model import RagTrace
 from monitor.segments import INPUTS, REFUSAL_LANGUAGES, Segmenter, SegmentsConfig
 from monitor.segments.shape import query_length, query_shape
-from monitor.sources import ListSource, demo
-from sinks.memory import InMemorySink
-from tests.conftest import make_trace
+from tests.conftest import make_trace, run_daemon_pipeline
 
 LANGUAGES = Path(__file__).resolve().parents[3] / "monitor" / "checks" / "languages"
 
@@ -169,15 +165,7 @@ def test_the_daemons_pipeline_writes_segments_and_counts_them_per_dimension() ->
     """Through the registry's pipeline: every line has segments and inputs; /metrics has one
     series per dimension and segment (never the cross product), and the input histograms."""
     settings = Settings.model_validate({"judge": {"backend": "none"}})
-    metrics = registry.build_metrics(CollectorRegistry())
-    sink = InMemorySink()
-    pipeline = registry.build_pipeline(
-        settings, metrics, source=ListSource([demo.generate_bytes(i) for i in range(60)]),
-        extra_sinks=[sink],
-    )  # fmt: skip
-    pipeline.start()
-    pipeline.run(threading.Event())
-    pipeline.close()
+    metrics, sink, pipeline = run_daemon_pipeline(settings, 60)
     lines = [e.to_line() for e in sink.evaluations]
     assert len(lines) == 60
     assert all(set(line["segments"]) == set(pipeline.segmenter.dimensions) for line in lines)
