@@ -53,7 +53,7 @@ def three_words(q: str) -> str:
 
 def candidates() -> dict[str, Detect]:
     """Detector name -> (text -> (ISO 639-1 code, confidence)), those installed."""
-    out: dict[str, Detect] = {"fasttext lid.176 (ragmon)": fasttext_detector(cache=0)}
+    out: dict[str, Detect] = {"fasttext lid.176 (ragmon)": fasttext_detector()}
     try:
         import py3langid
 

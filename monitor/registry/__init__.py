@@ -151,8 +151,8 @@ def evaluators(settings: Settings, metrics: Metrics | None = None) -> dict[str, 
     every evaluation line and event carries them; exported as ``ragmon_evaluator_info``."""
     version = ragmon_version()
     out = {}
-    for cls in CHECK_TYPES:
-        if not any(row.name == cls.name and row.configured(settings) for row in CHECKS):
+    for cls, row in zip(CHECK_TYPES, CHECKS, strict=True):  # CHECKS is built from CHECK_TYPES
+        if not row.configured(settings):
             continue
         options = settings.checks.options_of(cls)
         said = options.model_dump_json() if options is not None else ""

@@ -301,21 +301,33 @@ def _shares(values: Sequence[float], edges: Sequence[float]) -> list[float]:
     return [c / total for c in counts]
 
 
+def _distributions(
+    before: Sequence[float], after: Sequence[float]
+) -> tuple[list[float], list[float]]:
+    """The shares of ``before`` and ``after`` over the same bins (``_bins``)."""
+    edges = _bins(before)
+    return _shares(before, edges), _shares(after, edges)
+
+
+def _psi(b: Sequence[float], a: Sequence[float]) -> float:
+    return sum((x - y) * math.log(x / y) for x, y in zip(a, b, strict=True))
+
+
+def _js(b: Sequence[float], a: Sequence[float]) -> float:
+    m = [(x + y) / 2 for x, y in zip(a, b, strict=True)]
+    div = sum(x * math.log2(x / z) + y * math.log2(y / z) for x, y, z in zip(a, b, m, strict=True))
+    return math.sqrt(max(0.0, div / 2))
+
+
 def psi(before: Sequence[float], after: Sequence[float]) -> float:
     """Population stability index of ``after`` against ``before`` (``_bins``)."""
-    edges = _bins(before)
-    b, a = _shares(before, edges), _shares(after, edges)
-    return sum((x - y) * math.log(x / y) for x, y in zip(a, b, strict=True))
+    return _psi(*_distributions(before, after))
 
 
 def js_distance(before: Sequence[float], after: Sequence[float]) -> float:
     """Jensen-Shannon distance (base 2: 0 the same, 1 disjoint) over the same bins: bounded,
     so inputs of few distinct values and continuous ones rank on one scale."""
-    edges = _bins(before)
-    b, a = _shares(before, edges), _shares(after, edges)
-    m = [(x + y) / 2 for x, y in zip(a, b, strict=True)]
-    div = sum(x * math.log2(x / z) + y * math.log2(y / z) for x, y, z in zip(a, b, m, strict=True))
-    return math.sqrt(max(0.0, div / 2))
+    return _js(*_distributions(before, after))
 
 
 def input_shifts(
@@ -334,17 +346,10 @@ def input_shifts(
         return out
 
     b, a = values(before), values(after)
-    shifts = [
-        InputShift(
-            k,
-            js_distance(b[k], a[k]),
-            psi(b[k], a[k]),
-            statistics.median(b[k]),
-            statistics.median(a[k]),
-            len(b[k]),
-            len(a[k]),
-        )
-        for k in sorted(b.keys() & a.keys())
-    ]
+    shifts = []
+    for k in sorted(b.keys() & a.keys()):
+        shares = _distributions(b[k], a[k])  # binned once for both measures
+        shifts.append(InputShift(k, _js(*shares), _psi(*shares), statistics.median(b[k]),
+                                 statistics.median(a[k]), len(b[k]), len(a[k])))  # fmt: skip
     shifts.sort(key=lambda s: (-s.shift, s.input))
     return shifts

