@@ -217,6 +217,8 @@ PANELS: list[dict[str, Any]] = [
     {"title": "OTLP traces by instrumentation version (watch after an upgrade)", "unit": "reqps", "targets": [
         ('sum by (instrumentation, version, convention) (rate(ragmon_otlp_instrumentation_traces_total[5m]))',
          "{{instrumentation}} {{version}}: {{convention}}")]},
+    {"title": "OTLP passages whose document id the spans do not tell", "unit": "reqps", "targets": [
+        ("sum by (convention) (rate(ragmon_otlp_ids_unresolved_total[5m]))", "{{convention}}")]},
     {"title": "OTLP assembly: evicted and incomplete traces", "unit": "reqps", "targets": [
         ('sum by (outcome) (rate(ragmon_assembly_traces_total{outcome!="complete"}[5m]))', "{{outcome}}")]},
     {"title": "OTLP assembly buffer (traces waiting)", "unit": "short", "targets": [

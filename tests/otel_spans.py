@@ -41,13 +41,13 @@ def sdk_tracer(scope: str, service: str = "support-bot") -> tuple[Tracer, InMemo
 def native(trace_id: int, passages: list[str] = PASSAGES, ids: list[str] = IDS,
            scores: list[float | None] | None = None, answer: str = ANSWER,
            model: str | None = MODEL, question: str = QUESTION,
-           packed_ids: list[str] | None = None, packed: list[str] | None = None,
+           packed_ids: list[str | None] | None = None, packed: list[str] | None = None,
            service: str = "support-bot",
            data_source: str | None = None) -> dict[str, Any]:  # fmt: skip
     """The native record equivalent to a built trace (``data_source``: the retrieval's
     gen_ai.data_source.id, kept as the trace attribute the span mapping writes)."""
     scores = scores or [None] * len(ids)
-    packed_ids = packed_ids or ids
+    packed_ids = packed_ids or list(ids)
     packed = packed or passages
     return {
         "trace_id": f"{trace_id:032x}",
@@ -168,7 +168,10 @@ def genai_current(content: bool = True) -> Built:
                     [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}],
                       "finish_reason": "stop"}]))  # fmt: skip
     return list(exporter.get_finished_spans()), native(
-        root.get_span_context().trace_id, scores=[0.91, 0.42], data_source="policies"
+        root.get_span_context().trace_id,
+        scores=[0.91, 0.42],
+        data_source="policies",
+        packed_ids=[None, None],  # ids and scores only: which passage is which is not said
     )
 
 
@@ -189,7 +192,7 @@ def genai_legacy() -> Built:
             chat.add_event("gen_ai.content.completion", {"gen_ai.completion": json.dumps(
                 [{"role": "assistant", "content": ANSWER}])})  # fmt: skip
     return list(exporter.get_finished_spans()), native(
-        root.get_span_context().trace_id, ids=[], packed_ids=["[1]", "[2]"]
+        root.get_span_context().trace_id, ids=[], packed_ids=[None, None]
     )
 
 
@@ -246,7 +249,7 @@ def openllmetry_new() -> Built:
                   "finish_reason": "stop"}]))  # fmt: skip
         root.set_attribute("traceloop.entity.output", json.dumps({"outputs": ANSWER}))
     expected = native(root.get_span_context().trace_id, ids=[], model="claude-haiku-5-5",
-                      packed_ids=["[1]", "[2]"])  # fmt: skip
+                      packed_ids=[None, None])  # fmt: skip
     return list(exporter.get_finished_spans()), expected
 
 

@@ -76,7 +76,11 @@ ASSEMBLY_OUTCOMES = (COMPLETE, MAX_WAIT, EVICTED, END_OF_INPUT, LATE)
 
 class AssemblyObserver(Protocol):
     def on_assembled(
-        self, convention: str, outcome: str, instrumentation: tuple[str, str] = ("", "")
+        self,
+        convention: str,
+        outcome: str,
+        instrumentation: tuple[str, str] = ("", ""),
+        unresolved_ids: int = 0,
     ) -> None: ...
 
     def on_assembly_buffer(self, traces: int, nbytes: int) -> None: ...
@@ -149,6 +153,7 @@ class OtlpAssembler:
         self._last_scan = float("-inf")
         self._scan_every = min(0.1, limits.quiet_seconds / 2)
         self.counts: dict[tuple[str, str], int] = {}  # (convention, outcome) -> traces
+        self.unresolved_ids = 0  # passages and documents whose id the spans do not tell
         self._logged: set[str] = set()
 
     @property
@@ -308,7 +313,7 @@ class OtlpAssembler:
             self._log_once(MAPPING_FAILED, exc)
             self._count(MAPPING_FAILED, outcome, source)
             return Decoded(_unmappable(b.spans, positions, exc), positions)
-        self._count(mapped.convention, outcome, source)
+        self._count(mapped.convention, outcome, source, mapped.unresolved_ids)
         return Decoded(mapped.trace, positions)
 
     def _log_once(self, event: str, exc: Exception) -> None:
@@ -317,11 +322,14 @@ class OtlpAssembler:
             self._logged.add(event)
             structlog.get_logger("ragmon.assembly").error(event, exc_info=exc)
 
-    def _count(self, convention: str, outcome: str, source: tuple[str, str] = ("", "")) -> None:
+    def _count(
+        self, convention: str, outcome: str, source: tuple[str, str] = ("", ""), ids: int = 0
+    ) -> None:
         key = (convention, outcome)
         self.counts[key] = self.counts.get(key, 0) + 1
+        self.unresolved_ids += ids
         if self.observer is not None:
-            self.observer.on_assembled(convention, outcome, source)
+            self.observer.on_assembled(convention, outcome, source, ids)
 
     def _report(self) -> None:
         if self.observer is not None:

@@ -119,6 +119,14 @@ class PipelineMetrics:
             ["convention", "outcome"],
             registry=registry,
         )
+        self.ids_unresolved = Counter(
+            "ragmon_otlp_ids_unresolved_total",
+            "Passages and retrieved documents of OTLP traces whose document id the spans do "
+            "not tell (no id, and no retrieved document with the same text): left unknown, "
+            "never guessed by position.",
+            ["convention"],
+            registry=registry,
+        )
         self.instrumentation_traces = Counter(
             "ragmon_otlp_instrumentation_traces_total",
             "OTLP traces by the instrumentation that produced most of their spans (scope name "
@@ -173,10 +181,16 @@ class PipelineMetrics:
         self.consumer_lag.labels(topic, str(number)).set(max(lag, 0))
 
     def on_assembled(
-        self, convention: str, outcome: str, instrumentation: tuple[str, str] = ("", "")
+        self,
+        convention: str,
+        outcome: str,
+        instrumentation: tuple[str, str] = ("", ""),
+        unresolved_ids: int = 0,
     ) -> None:
         """``AssemblyObserver``: one trace left the buffer (or late spans arrived)."""
         self.assembled.labels(convention, outcome).inc()
+        if unresolved_ids:
+            self.ids_unresolved.labels(convention).inc(unresolved_ids)
         if outcome == "late":
             return
         name, version = instrumentation

@@ -21,6 +21,7 @@ STACKS = (
     "openai-genai",
     "openai-genai-nocontent",
     "haystack-openinference",
+    "openai-agents-openinference",
 )
 FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}
 
@@ -47,8 +48,10 @@ def differences(expected: dict[str, Any], got: RagTrace | None) -> list[str]:
         out.append(f"query {got.query!r}")
     if got.answer.strip() != expected["answer"].strip():
         out.append(f"answer {got.answer!r}")
-    context = [(p.doc_id, p.text.strip()) for p in got.context]
-    want = [(c["doc_id"], c["text"].strip()) for c in expected["context"]]
+    # chunk ids where the pipeline has them (LlamaIndex nodes): the spans carry them too
+    chunks = all("chunk_id" in c for c in expected["context"])
+    context = [(p.doc_id, p.chunk_id if chunks else None, p.text.strip()) for p in got.context]
+    want = [(c["doc_id"], c.get("chunk_id"), c["text"].strip()) for c in expected["context"]]
     if context != want:
         out.append(f"context {context}")
     retrieved = [d.doc_id for d in got.retrieved]

@@ -45,6 +45,7 @@ STACKS = {
     "openai-genai": "requirements-openai-v2.txt",
     "openai-genai-nocontent": "requirements-openai-v2.txt",
     "haystack-openinference": "requirements-haystack.txt",
+    "openai-agents-openinference": "requirements-agents.txt",
 }
 
 # A help centre: doc id -> text. Two versions of one policy make the reranker matter.
@@ -73,8 +74,13 @@ CASES = [  # one case per line
 ]  # fmt: skip
 
 
-# LlamaIndex only: its LLM reranker asks the (fake) model to rank the passages first.
+# LlamaIndex only: its LLM reranker asks the (fake) model to rank the passages first; a
+# Workflow run (the root's input is a StartEvent, its output a StopEvent); a fusion
+# retriever (reciprocal rank fusion of two retrievers, nested retriever spans).
 LLM_RERANK = ("llm-rerank", "when are refunds issued", "Refunds are issued within 14 days [1].")
+WORKFLOW = ("workflow", "what warranty covers electronics", "A 2-year limited warranty [1].")
+FUSION = ("fusion", "refunds returned item days", "Refunds are issued within 14 days [1].")
+LLAMAINDEX_ONLY = (LLM_RERANK, WORKFLOW, FUSION)
 KB_BY_TEXT = {text: doc_id for doc_id, text in KB.items()}
 
 
@@ -179,8 +185,11 @@ def llamaindex(stack: str) -> None:
     from llama_index.core.postprocessor import LLMRerank, SimilarityPostprocessor
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.query_engine import RetrieverQueryEngine
-    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.response_synthesizers import get_response_synthesizer
+    from llama_index.core.retrievers import BaseRetriever, QueryFusionRetriever
+    from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
     from llama_index.core.schema import NodeWithScore, QueryBundle
+    from llama_index.core.workflow import Event, StartEvent, StopEvent, Workflow, step
 
     # The document id also in the metadata, as loaders put a file name there; kept out of
     # the text the model sees.
@@ -199,6 +208,13 @@ def llamaindex(stack: str) -> None:
             seen[query_bundle.query_str] = [d for d, _ in scored]
             return [NodeWithScore(node=by_doc[d], score=s) for d, s in scored]
 
+    class ReversedRetriever(BaseRetriever):
+        """A second retriever for fusion: the keyword matches in the other order."""
+
+        def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+            scored = keyword_scores(query_bundle.query_str)[::-1]
+            return [NodeWithScore(node=by_doc[d], score=s) for d, s in scored]
+
     class KeywordReranker(BaseNodePostprocessor):
         def _postprocess_nodes(
             self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
@@ -206,7 +222,7 @@ def llamaindex(stack: str) -> None:
             order = rerank([n.node.ref_doc_id or "" for n in nodes])
             return sorted(nodes, key=lambda n: order.index(n.node.ref_doc_id or ""))[:2]
 
-    answers = {q: a for _, q, a in [LLM_RERANK, *CASES]}
+    answers = {q: a for _, q, a in [*LLAMAINDEX_ONLY, *CASES]}
 
     class FakeLLM(CustomLLM):
         @property
@@ -243,11 +259,39 @@ def llamaindex(stack: str) -> None:
             post = [SimilarityPostprocessor(similarity_cutoff=0.5)]
         elif case in ("rerank", "citations"):
             post = [KeywordReranker()]
+        retriever: BaseRetriever = KeywordRetriever()
+        if case == "fusion":
+            retriever = QueryFusionRetriever(
+                [KeywordRetriever(), ReversedRetriever()], llm=FakeLLM(), num_queries=1,
+                mode=FUSION_MODES.RECIPROCAL_RANK, use_async=False, similarity_top_k=3,
+            )  # fmt: skip
         return RetrieverQueryEngine.from_args(
-            KeywordRetriever(), llm=FakeLLM(), node_postprocessors=post, streaming=streaming
+            retriever, llm=FakeLLM(), node_postprocessors=post, streaming=streaming
         )
 
+    class Retrieved(Event):
+        query: str
+        nodes: list[NodeWithScore]
+
+    class RagFlow(Workflow):
+        """Retrieve, then synthesize: two steps of a LlamaIndex Workflow."""
+
+        @step
+        async def retrieve(self, ev: StartEvent) -> Retrieved:
+            return Retrieved(query=ev.query, nodes=KeywordRetriever().retrieve(ev.query))
+
+        @step
+        async def synthesize(self, ev: Retrieved) -> StopEvent:
+            synth = get_response_synthesizer(llm=FakeLLM())
+            return StopEvent(result=await synth.asynthesize(ev.query, nodes=ev.nodes))
+
     def ask(case: str, query: str) -> Any:
+        if case == "workflow":
+
+            async def flow() -> Any:
+                return await RagFlow(timeout=30).run(query=query)
+
+            return asyncio.run(flow())
         if case == "async":
             return asyncio.run(engine(case).aquery(query))
         if case == "stream":
@@ -260,16 +304,19 @@ def llamaindex(stack: str) -> None:
         packed = [n.node for n in response.source_nodes]
         # a streamed response was consumed by ``ask``: its answer is what the model streamed
         answer = answers[query] if case == "stream" else str(response.response)
+        # a fusion step's retrieved list is the fused one (what the fusion retriever returned)
+        retrieved = [n.ref_doc_id for n in packed] if case == "fusion" else seen.get(query, [])
         return {
             "case": case, "trace_id": trace_id, "query": query, "answer": answer,
-            "retrieved": seen.get(query, []),
-            "context": [{"doc_id": n.ref_doc_id, "text": n.get_content()} for n in packed],
+            "retrieved": retrieved,
+            "context": [{"doc_id": n.ref_doc_id, "chunk_id": n.node_id, "text": n.get_content()}
+                        for n in packed],
         }  # fmt: skip
 
     # LLMRerank first: OpenLLMetry leaves a streamed query's context attached, so whatever
     # this thread runs after the streaming case joins that trace (the concurrent cases run
     # in threads).
-    run_cases(rec, [LLM_RERANK, *CASES], ask, truth)
+    run_cases(rec, [*LLAMAINDEX_ONLY, *CASES], ask, truth)
 
 
 Ask = Callable[[str, str], Any]  # (case, query) -> what the pipeline returned
@@ -610,6 +657,122 @@ def haystack(stack: str) -> None:
     run_cases(rec, [c for c in CASES if c[0] != "stream"], ask, truth)  # no streaming generator
 
 
+# --- OpenAI Agents SDK: retrieval as a function tool ---------------------------------------
+
+
+def fake_agent_model(answers: dict[str, str]) -> str:
+    """A local server speaking the Chat Completions API with tools: a request whose last
+    message is the user's asks for the ``search_help`` tool with the question; a request
+    that ends with the tool's result gets the answer (JSON or server-sent events)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            messages = body["messages"]
+            question = next(m["content"] for m in messages if m["role"] == "user")
+            base = {"id": "chatcmpl-agent", "created": 0, "model": body["model"]}
+            message: dict[str, Any]
+            if messages[-1]["role"] == "tool":
+                message = {"role": "assistant", "content": answers.get(question, "I don't know.")}
+                finish = "stop"
+            else:
+                call = {"id": f"call_{abs(hash(question)) % 10**8}", "type": "function",
+                        "function": {"name": "search_help",
+                                     "arguments": json.dumps({"query": question})}}  # fmt: skip
+                message = {"role": "assistant", "content": None, "tool_calls": [call]}
+                finish = "tool_calls"
+            if not body.get("stream"):
+                payload = {**base, "object": "chat.completion",
+                           "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                           "usage": {"prompt_tokens": 60, "completion_tokens": 9,
+                                     "total_tokens": 69}}  # fmt: skip
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            if message.get("tool_calls"):
+                deltas = [{"role": "assistant", "tool_calls": [{**message["tool_calls"][0],
+                                                                "index": 0}]}]  # fmt: skip
+            else:
+                words = message["content"].split(" ")
+                deltas = [{"role": "assistant", "content": (" " if i else "") + w}
+                          for i, w in enumerate(words)]  # fmt: skip
+            for delta in [*deltas, {}]:
+                chunk = {**base, "object": "chat.completion.chunk",
+                         "choices": [{"index": 0, "delta": delta,
+                                      "finish_reason": None if delta else finish}]}  # fmt: skip
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def openai_agents(stack: str) -> None:
+    """An agent (OpenAI Agents SDK) that retrieves through a function tool: no retriever
+    span; the passages are the tool's output, returned to the model as a ``tool`` message.
+    The tool returns the packed documents as JSON (id and text); the ground truth is what
+    the tool returned and the answer the agent gave."""
+    rec = Recorder(stack)
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    OpenAIAgentsInstrumentor().instrument(tracer_provider=rec.provider)  # exclusive
+    import openai
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+
+    answers = {q: a for _, q, a in CASES}
+    case_of = {q: c for c, q, _ in CASES}
+    returned: dict[str, list[dict[str, Any]]] = {}
+
+    @function_tool
+    def search_help(query: str) -> str:
+        """Search the help centre; returns the matching passages as JSON."""
+        found = [{"id": d, "text": KB[d]} for d, _ in keyword_scores(query)]
+        packed = select(case_of.get(query, "plain"), found)
+        returned[query] = packed
+        return json.dumps(packed)
+
+    client = openai.AsyncOpenAI(base_url=fake_agent_model(answers), api_key="corpus")
+    agent = Agent(
+        name="Help agent",
+        instructions="Answer only from the passages search_help returns; cite them as [n].",
+        model=OpenAIChatCompletionsModel(model="fake-gpt", openai_client=client),
+        tools=[search_help],
+    )
+
+    async def streamed(query: str) -> str:
+        result = Runner.run_streamed(agent, query)
+        async for _ in result.stream_events():
+            pass
+        return str(result.final_output)
+
+    def ask(case: str, query: str) -> str:
+        if case == "stream":
+            return asyncio.run(streamed(query))
+        if case == "async":
+            return str(asyncio.run(Runner.run(agent, query)).final_output)
+        return str(Runner.run_sync(agent, query).final_output)
+
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        docs = returned.get(query, [])
+        return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
+                "retrieved": [d["id"] for d in docs],
+                "context": [{"doc_id": d["id"], "text": d["text"]} for d in docs]}  # fmt: skip
+
+    run_cases(rec, CASES, ask, truth)
+
+
 def _run(stack: str) -> None:
     if stack.startswith("llamaindex"):
         llamaindex(stack)
@@ -617,6 +780,8 @@ def _run(stack: str) -> None:
         langchain(stack)
     elif stack.startswith("haystack"):
         haystack(stack)
+    elif stack.startswith("openai-agents"):
+        openai_agents(stack)
     else:
         openai_client(stack)
 

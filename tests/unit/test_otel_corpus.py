@@ -16,9 +16,10 @@ ANSWER_NOT_EMITTED = {
     # (neither on the query engine nor on the LLM task), so the answer is not in the trace.
     ("llamaindex-openllmetry", "stream"),
 }
-# OTel GenAI retrieval spans carry ids without text, so passages come from the prompt; after
-# a cutoff or reranker the prompt does not say which retrieved document a passage is.
-IDS_NOT_EMITTED = {("openai-genai", "rerank"), ("openai-genai", "citations")}
+# OTel GenAI retrieval spans carry ids without text, so passages come from the prompt, and
+# nothing says which retrieved document a passage is (the n-th passage is not the n-th
+# document after a cutoff, a reranker or a fusion): the ids stay unknown and are counted.
+IDS_NOT_EMITTED = {"openai-genai"}
 # Content capture off (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT unset): no text.
 NOTHING_CAPTURED = "openai-genai-nocontent"
 
@@ -35,14 +36,14 @@ def test_every_trace_is_read_exactly(stack: str, fmt: str) -> None:
         if (stack, case) in ANSWER_NOT_EMITTED:
             assert trace_id not in got, f"{case}: a missing answer was invented"
             continue
-        if (stack, case) in IDS_NOT_EMITTED:
+        if stack in IDS_NOT_EMITTED and trace_id in got:
             trace = got[trace_id]
-            assert [p.text for p in trace.context] == [c["text"] for c in expected["context"]]
-            assert [p.doc_id for p in trace.context] == [
-                f"[{n}]" for n in range(1, len(trace.context) + 1)
-            ], f"{case}: passage ids were guessed"
+            assert [p.doc_id for p in trace.context] == [None] * len(trace.context), (
+                f"{case}: passage ids were guessed"
+            )
+            assert trace.attributes.get("ragmon.ids_unresolved", 0) == len(trace.context)
             expected = {**expected, "context": [
-                {"doc_id": p.doc_id, "text": p.text} for p in trace.context]}  # fmt: skip
+                {"doc_id": None, "text": c["text"]} for c in expected["context"]]}  # fmt: skip
         problems = differences(expected, got.get(trace_id))
         if problems:
             wrong[case] = problems
@@ -65,14 +66,15 @@ def test_what_a_stack_does_not_emit_is_counted_as_missing(stack: str, fmt: str) 
 def test_the_corpus_covers_every_case_in_every_stack() -> None:
     """Each stack ran every pipeline variant (a generator that silently skipped one would
     shrink the corpus)."""
-    cases = {r["case"] for r in truth(STACKS[0]).values()} - {"llm-rerank"}
+    only_llamaindex = {"llm-rerank", "workflow", "fusion"}
+    cases = {r["case"] for r in truth(STACKS[0]).values()} - only_llamaindex
     assert {"plain", "cutoff", "rerank", "empty", "refusal", "citations", "async", "stream",
             "concurrent-a", "concurrent-b"} <= cases  # fmt: skip
     for stack in STACKS:
         # Haystack's fake generator component does not stream: no streaming case there
         expected = cases - {"stream"} if stack.startswith("haystack") else cases
-        if stack.startswith("llamaindex"):  # and LlamaIndex's LLM reranker
-            expected = expected | {"llm-rerank"}
+        if stack.startswith("llamaindex"):  # LLM reranker, Workflow run, fusion retriever
+            expected = expected | only_llamaindex
         assert {r["case"] for r in truth(stack).values()} == expected
 
 

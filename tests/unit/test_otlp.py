@@ -197,13 +197,45 @@ def test_route_release_and_environment_come_from_the_root_span_or_its_resource()
     assert (trace.route, trace.release) == ("billing", "canary-7")
 
 
-def test_passages_from_the_prompt_are_marked() -> None:
-    """GenAI retrieval spans carry ids only: the passages come from the prompt, and the
-    trace says so."""
+def test_passages_from_the_prompt_are_marked_and_their_ids_never_guessed() -> None:
+    """GenAI retrieval spans carry ids only: the passages come from the prompt, the trace
+    says so, and the n-th passage is not taken for the n-th retrieved id (after a cutoff,
+    a reranker or a fusion it is not): the ids stay unknown and are counted."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor.ingest.assembly import OtlpAssembler
+    from monitor.sources import SourcePosition, SourceRecord
+    from monitor.telemetry import Metrics
+
     made, _ = otel_spans.genai_current()
     (trace,) = convert([encode_spans(made).SerializeToString()], "otlp-proto").traces
     assert trace.attributes["ragmon.context_from"] == "prompt"
-    assert [p.doc_id for p in trace.context] == otel_spans.IDS
+    assert [p.doc_id for p in trace.context] == [None, None]
+    assert trace.attributes["ragmon.ids_unresolved"] == 2
+    metrics = Metrics(CollectorRegistry())
+    assembler = OtlpAssembler("otlp_proto", observer=metrics)
+    record = SourceRecord(SourcePosition("t", 0, 0), encode_spans(made).SerializeToString())
+    assembler.feed(record)
+    assembler.due(flush=True)
+    sample = metrics.registry.get_sample_value
+    assert sample("ragmon_otlp_ids_unresolved_total", {"convention": "otel_genai"}) == 2
+
+
+def test_passage_ids_come_from_the_retrieved_text_when_the_spans_have_it() -> None:
+    """Retrieval documents with their text: each prompt passage takes the id of the
+    document with the same text (whitespace aside), whatever the order, and a passage whose
+    text matches none stays unknown."""
+    from monitor.ingest.conventions.core import _Doc
+    from monitor.ingest.conventions.packing import _from_prompt
+
+    retrieved = [_Doc("a", "Alpha  policy text."), _Doc("b", "Beta policy text.")]
+    prompt = ["[1] Beta policy text.\n[2] Alpha policy\ntext.\n[3] Gamma, not retrieved."]
+    got = _from_prompt(prompt, retrieved, "q")
+    assert [(d.id, d.text) for d in got] == [
+        ("b", "Beta policy text."),
+        ("a", "Alpha policy\ntext."),
+        (None, "Gamma, not retrieved."),
+    ]
 
 
 def test_content_not_captured_is_counted_not_evaluated() -> None:
@@ -287,7 +319,7 @@ def test_openinference_without_document_text_reads_the_llm_prompt() -> None:
         root.set_attribute("output.value", otel_spans.ANSWER)
     made = list(exporter.get_finished_spans())
     (trace,) = convert([encode_spans(made).SerializeToString()], "otlp-proto").traces
-    assert [(p.doc_id, p.text) for p in trace.context] == list(
-        zip(otel_spans.IDS, PASSAGES, strict=True)
-    )
+    # ids without text: which passage is which document is not said, so not guessed
+    assert [(p.doc_id, p.text) for p in trace.context] == [(None, t) for t in PASSAGES]
+    assert [d.doc_id for d in trace.retrieved] == otel_spans.IDS
     assert trace.attributes["ragmon.context_from"] == "prompt"

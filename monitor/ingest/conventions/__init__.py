@@ -127,6 +127,10 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     listed = bool(shape.retrieved or shape.packed)
     if not shape.answer.strip() or (listed and not any(d.text for d in packed)):
         return Mapped(None, CONTENT_MISSING)
+    # an id the spans do not tell stays unknown (never the n-th document, never invented)
+    # (a document both retrieved and packed counts once)
+    unknown = [d for d in (*packed, *shape.retrieved) if d.id is None]
+    unresolved = len({d.text if d.text else id(d) for d in unknown})
     texts = [shape.question, shape.answer, *(d.text or "" for d in packed)]
     redacted = any(REDACTED in t for t in texts) or any(s.dropped_attributes for s in spans)
     attributes: dict[str, Any] = {
@@ -137,6 +141,8 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
         attributes["ragmon.context_from"] = "prompt"
     if redacted:
         attributes["ragmon.content_redacted"] = True
+    if unresolved:
+        attributes["ragmon.ids_unresolved"] = unresolved
     # the data sources the retrievals read (OTel GenAI), for the data-source segment
     sources = sorted(
         {v for s in spans if isinstance(v := s.attributes.get(DATA_SOURCE), str) and v}
@@ -155,12 +161,11 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
         "app": root.service,
         "query": shape.question,
         "retrieved": [
-            {"doc_id": d.id or f"doc-{i}", "score": d.score, "rank": i}
+            {"doc_id": d.id, "chunk_id": d.chunk, "score": d.score, "rank": i}
             for i, d in enumerate(shape.retrieved, 1)
+            if d.id is not None
         ],
-        "context": [
-            {"doc_id": d.id or f"doc-{i}", "text": d.text or ""} for i, d in enumerate(packed, 1)
-        ],
+        "context": [{"doc_id": d.id, "chunk_id": d.chunk, "text": d.text or ""} for d in packed],
         "answer": shape.answer,
         "model": shape.model,
         "attributes": attributes,
@@ -168,7 +173,7 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     }
     # The decoders have checked the ids; a record that still fails validation is a mapping
     # bug, which the assembler turns into a dead letter (mapping_failed).
-    return Mapped(RagTrace.model_validate(record), shape.convention, redacted)
+    return Mapped(RagTrace.model_validate(record), shape.convention, redacted, unresolved)
 
 
 __all__ = [

@@ -37,13 +37,16 @@ class Mapped:
     trace: RagTrace | None
     convention: str  # one of OUTCOMES
     redacted: bool = False
+    # passages and retrieved documents whose id the spans do not tell (never guessed)
+    unresolved_ids: int = 0
 
 
 @dataclass
 class _Doc:
-    id: str | None
+    id: str | None  # the source document's id; None: the spans do not say
     text: str | None = None
     score: float | None = None
+    chunk: str | None = None  # the chunk's (node's) own id, where it differs from ``id``
 
 
 @dataclass
@@ -245,28 +248,68 @@ def _score(value: Any) -> float | None:
 def _doc(d: dict[str, Any]) -> _Doc:
     """A document dict of any convention (``id``/``content``/``text``/``metadata``...). The
     id is the source document's when the producer says which it is (metadata, LlamaIndex
-    relationships), else the document's or chunk's own id; a LlamaIndex ``NodeWithScore``
+    relationships), else the document's or chunk's own id; the chunk id is the chunk's own id
+    (or a ``chunk_id``) where it differs from the document's. A LlamaIndex ``NodeWithScore``
     (``{"node": {...}, "score": s}``) is read through to its node."""
     if isinstance(d.get("node"), dict):
         inner = _doc(d["node"])
-        return _Doc(inner.id, inner.text, _score(d.get("score")))
-    doc_id = (
+        return _Doc(inner.id, inner.text, _score(d.get("score")), inner.chunk)
+    own = d.get("id") or d.get("id_")
+    source = (
         _meta_id(d.get("metadata"))
         or _source_id(d.get("relationships"))
         or d.get("doc_id")
         or d.get("document_id")
-        or d.get("id")
-        or d.get("id_")
     )
+    doc_id = source or own
+    chunk = d.get("chunk_id") or _meta_key(d.get("metadata"), "chunk_id")
+    if not chunk and source and own and str(own) != str(source):
+        chunk = own
     text = next(
         (
             d[k]
-            for k in ("content", "text", "page_content", "document")
+            for k in ("content", "text", "page_content", "document", "long_text")
             if isinstance(d.get(k), str)
         ),
         None,
     )
-    return _Doc(str(doc_id) if doc_id else None, text, _score(d.get("score")))
+    return _Doc(str(doc_id) if doc_id else None, text, _score(d.get("score")),
+                str(chunk) if chunk else None)  # fmt: skip
+
+
+def _meta_key(meta: Any, key: str) -> str | None:
+    """One plain value of a metadata object (or its JSON)."""
+    if isinstance(meta, str) and f'"{key}"' not in meta:
+        return None
+    meta = _loads(meta)
+    value = meta.get(key) if isinstance(meta, dict) else None
+    return str(value) if isinstance(value, str | int) and value != "" else None
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _fill_ids(docs: list[_Doc], known: list[_Doc]) -> list[_Doc]:
+    """Documents without an id get the id (and chunk id) of the known document with the same
+    text, exact or with whitespace normalised; where no text, or more than one id, matches,
+    the id stays unknown. Never by position."""
+    by_text: dict[str, set[tuple[str, str | None]]] = {}
+    for k in known:
+        if k.id and k.text:
+            for key in {k.text, _norm(k.text)}:
+                by_text.setdefault(key, set()).add((k.id, k.chunk))
+    out = []
+    for d in docs:
+        if d.id is None and d.text:
+            found = by_text.get(d.text) or by_text.get(_norm(d.text)) or set()
+            ids = {doc_id for doc_id, _ in found}
+            if len(ids) == 1:
+                chunks = {chunk for _, chunk in found}
+                chunk = next(iter(chunks)) if len(chunks) == 1 else None
+                d = _Doc(ids.pop(), d.text, d.score, d.chunk or chunk)
+        out.append(d)
+    return out
 
 
 def _unique(docs: list[_Doc]) -> list[_Doc]:
@@ -279,6 +322,16 @@ def _unique(docs: list[_Doc]) -> list[_Doc]:
             seen.add(key)
             out.append(d)
     return out
+
+
+_REPR = re.compile(r"^\s*(?:[A-Z]\w*\(|<[\w.]+ object at )")
+
+
+def _is_repr(text: str) -> bool:
+    """A Python object's repr (``StartEvent()``, ``Response(response='...``, ``<x object at
+    0x...>``), which an instrumentation records when a workflow's input or output is an
+    object: not a question, not an answer."""
+    return bool(_REPR.match(text))
 
 
 def _root(spans: list[Span]) -> Span:

@@ -12,6 +12,7 @@ from monitor.ingest.conventions.core import (
     _doc,
     _first_string,
     _flat_messages,
+    _is_repr,
     _loads,
     _messages,
     _meta_id,
@@ -150,7 +151,10 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
         if not shape.question:
             a = r.attributes
             shape.question = _first_string(
-                a.get("gen_ai.retrieval.query.text") or a.get("db.query.text") or ""
+                a.get("gen_ai.retrieval.query.text")
+                or a.get("db.query.text")
+                or a.get("traceloop.entity.input")  # a retriever task's own input
+                or ""
             )
     shape.retrieved = _unique(docs)
     if shape.retrieved and all(d.text for d in shape.retrieved):
@@ -158,11 +162,11 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
     elif returned_nothing and not shape.retrieved:
         shape.packed = []  # the retriever ran and returned nothing
     ra = root.attributes
-    shape.question = (
-        _first_string(ra.get("traceloop.entity.input"))
-        or _first_string(ra.get("input.value"))
-        or shape.question
+    root_question = _first_string(ra.get("traceloop.entity.input")) or _first_string(
+        ra.get("input.value")
     )
+    if root_question and not _is_repr(root_question):  # a workflow's StartEvent() is not
+        shape.question = root_question
     shape.answer = _answer_value(ra.get("traceloop.entity.output"))
     if inferences:
         answering = max(inferences, key=lambda s: s.end)

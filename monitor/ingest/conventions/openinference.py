@@ -1,24 +1,69 @@
-"""OpenInference (Arize; the LangChain, LlamaIndex and Haystack instrumentations): the
-shape of a trace from its CHAIN, RETRIEVER, RERANKER and LLM spans.
+"""OpenInference (Arize; the LangChain, LlamaIndex, Haystack and OpenAI Agents
+instrumentations): the shape of a trace from its CHAIN, RETRIEVER, RERANKER, TOOL and LLM
+spans.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from monitor.ingest.conventions.core import (
     OPENINFERENCE,
     _answer_value,
+    _Doc,
     _doc,
+    _fill_ids,
     _first_string,
     _flat_messages,
     _indexed,
+    _is_repr,
+    _loads,
     _Shape,
     _text,
     _unique,
 )
-from monitor.ingest.conventions.packing import _packed, _positions
+from monitor.ingest.conventions.packing import _packed, _positions_in
 from monitor.ingest.otlp import Span
 
 # --- OpenInference ----------------------------------------------------------------------
+
+
+def _documents(s: Span) -> list[_Doc]:
+    return [_doc(d) for d in _indexed(s.attributes, "retrieval.documents", "document.")]
+
+
+def _outer_retrievals(spans: list[Span], retrievers: list[Span]) -> list[_Doc]:
+    """The documents of each outermost retriever span, in order. A retriever span that wraps
+    others (DSPy's ``Retrieve`` around its client, a fusion retriever around its children,
+    LlamaIndex's nested calls) is the step's result: its list is the fused or re-emitted
+    one, and the ids and chunk ids it lacks come from the inner spans' documents by text."""
+    parent = {s.span_id: s.parent_span_id for s in spans}
+    ids = {r.span_id for r in retrievers}
+
+    def outer_of(span_id: str) -> str | None:
+        """The outermost retriever span above ``span_id`` (None: it is outermost)."""
+        found, seen = None, 0
+        p = parent.get(span_id)
+        while p and seen < 64:  # a cycle in bad input must not hang
+            if p in ids:
+                found = p
+            p, seen = parent.get(p), seen + 1
+        return found
+
+    inner: dict[str, list[_Doc]] = {}
+    outers: list[Span] = []
+    for r in retrievers:
+        top = outer_of(r.span_id)
+        if top is None:
+            outers.append(r)
+        else:
+            inner.setdefault(top, []).extend(_documents(r))
+    docs: list[_Doc] = []
+    for r in outers:
+        own = _documents(r)
+        nested = inner.get(r.span_id, [])
+        docs.extend(_fill_ids(own, nested) if own else nested)
+    return _unique(docs)
 
 
 def _openinference(spans: list[Span], root: Span) -> _Shape | None:
@@ -26,18 +71,12 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     rerankers = [s for s in spans if s.kind == "RERANKER"]
     llms = [s for s in spans if s.kind == "LLM"]
     if not retrievers and not rerankers:
-        return None
+        return _tool_retrieval(spans, root, llms)
     shape = _Shape(OPENINFERENCE)
-    shape.retrieved = _unique(
-        [
-            _doc(d)
-            for r in retrievers
-            for d in _indexed(r.attributes, "retrieval.documents", "document.")
-        ]
-    )
+    shape.retrieved = _outer_retrievals(spans, retrievers)
     if rerankers:
         packed = _indexed(rerankers[-1].attributes, "reranker.output_documents", "document.")
-        shape.packed = [_doc(d) for d in packed]
+        shape.packed = _fill_ids([_doc(d) for d in packed], shape.retrieved)
     elif shape.retrieved:
         shape.packed = shape.retrieved
     elif retrievers:
@@ -47,24 +86,108 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
         shape.prompt = [text for role, text in messages if role != "assistant"]
     if shape.retrieved and all(d.text for d in shape.retrieved):
         # the last model call's messages first: that is where the passages usually are
-        found = _positions("\n".join(shape.prompt), shape.retrieved) if shape.prompt else []
+        found = _positions_in(shape.prompt, shape.retrieved) if shape.prompt else []
         if found and llms[-1].start >= max(r.end for r in retrievers):
             shape.packed = [shape.retrieved[n] for _, n in found]
         else:
             shape.packed = _packed(spans, retrievers, shape.retrieved, shape.packed)
     first = (retrievers or rerankers)[0].attributes
-    shape.question = _first_string(root.attributes.get("input.value")) or _first_string(
-        first.get("input.value") or first.get("reranker.query")
+    question = _first_string(root.attributes.get("input.value"))
+    if not question or _is_repr(question):  # a workflow's StartEvent() is not the question
+        question = _first_string(first.get("input.value") or first.get("reranker.query"))
+    shape.question = question
+    shape.answer = _answer(root, llms)
+    shape.model = _model(llms)
+    return shape
+
+
+def _llm_answer(llm: Span) -> str:
+    a = llm.attributes
+    return (
+        _text(a.get("llm.output_messages.0.message.content"))
+        or _answer_value(a.get("output.value"))
+        or _response_text(_loads(a.get("output.value")))
     )
+
+
+def _response_text(value: Any) -> str:
+    """The assistant's text in a Responses API object (a streamed agent turn records the
+    final response, ``[{"output": [{"type": "message", "content": [{"type":
+    "output_text", "text": ...}]}]}]``), or in a list of chat messages."""
+    if isinstance(value, list) and value:
+        value = value[-1]
+    if not isinstance(value, dict):
+        return ""
+    output = value.get("output")
+    items: list[Any] = output if isinstance(output, list) else [value]
+    texts = [_text(item.get("content")) for item in items if _assistant_message(item)]
+    return "\n".join(t for t in texts if t)
+
+
+def _assistant_message(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and item.get("role", "assistant") == "assistant"
+        and item.get("type", "message") == "message"
+    )
+
+
+def _answer(root: Span, llms: list[Span]) -> str:
+    """The root's output, unless it is a repr (a workflow's ``StopEvent(...)``, cut short):
+    then, and when the root says nothing, the last model call that says what it answered."""
     answer = _answer_value(root.attributes.get("output.value"))
+    if answer and not _is_repr(answer):
+        return answer
     for llm in sorted(llms, key=lambda s: s.end, reverse=True):
-        if answer:
-            break
-        a = llm.attributes  # the last model call that says what it answered
-        answer = _text(a.get("llm.output_messages.0.message.content")) or _answer_value(
-            a.get("output.value")
-        )
-    shape.answer = answer
-    shape.model = next((str(s.attributes["llm.model_name"]) for s in reversed(llms)
-                        if s.attributes.get("llm.model_name")), None)  # fmt: skip
+        said = _llm_answer(llm)
+        if said:
+            return said
+    return "" if _is_repr(answer) else answer
+
+
+def _model(llms: list[Span]) -> str | None:
+    return next((str(s.attributes["llm.model_name"]) for s in reversed(llms)
+                 if s.attributes.get("llm.model_name")), None)  # fmt: skip
+
+
+def _tool_docs(raw: str) -> list[_Doc]:
+    """The documents in one tool result: a JSON list of documents (or an object holding one
+    under ``documents``/``results``/``passages``), else the result's text as one passage
+    whose id is unknown."""
+    value: Any = _loads(raw)
+    if isinstance(value, dict):
+        value = next((value[k] for k in ("documents", "results", "passages", "chunks")
+                      if isinstance(value.get(k), list)), value)  # fmt: skip
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        docs = [_doc(v) for v in value]
+        if all(d.text for d in docs):
+            return docs
+    return [_Doc(None, raw)] if raw.strip() and raw.strip() != "[]" else []
+
+
+def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape | None:
+    """An agent that retrieves through a function tool (OpenAI Agents SDK and others): no
+    retriever span. The packed context is the results of this trace's TOOL spans that the
+    answering model call was given as ``tool`` messages; the question the user message of
+    the first model call; the answer the answering call's output."""
+    results = {v for s in spans if s.kind == "TOOL"
+               and isinstance(v := s.attributes.get("output.value"), str)}  # fmt: skip
+    answering = [s for s in llms if _llm_answer(s)]
+    if not results or not answering:
+        return None
+    last = max(answering, key=lambda s: s.end)
+    seen = [m["content"] for m in _indexed(last.attributes, "llm.input_messages", "message.")
+            if m.get("role") == "tool" and m.get("content") in results]  # fmt: skip
+    if not seen:
+        return None
+    shape = _Shape(OPENINFERENCE)
+    shape.packed = [d for raw in seen for d in _tool_docs(raw)]
+    shape.retrieved = _unique(shape.packed)
+    first = min(llms, key=lambda s: s.start)
+    users = [t for role, t in _flat_messages(first.attributes, "llm.input_messages", "message.")
+             if role == "user" and t]  # fmt: skip
+    question = _first_string(root.attributes.get("input.value"))
+    shape.question = question if question and not _is_repr(question) else (users or [""])[-1]
+    shape.answer = _answer_value(root.attributes.get("output.value")) or _llm_answer(last)
+    shape.model = _model(llms)
     return shape

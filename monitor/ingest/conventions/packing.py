@@ -4,10 +4,11 @@ they appear in the answering model's prompt; and the golden id a probe trace car
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
-from monitor.ingest.conventions.core import _Doc, _loads
+from monitor.ingest.conventions.core import _Doc, _fill_ids, _loads
 from monitor.ingest.otlp import Span
 
 # --- packing and the RagTrace -----------------------------------------------------------
@@ -39,12 +40,15 @@ def _raw_input(s: Span) -> list[str]:
     ]
 
 
-def _decoded(raw: list[str]) -> str:
-    """The strings inside a span's (JSON-encoded) input values."""
-    found: list[str] = []
+def _decoded_each(raw: list[str]) -> list[str]:
+    """The strings inside each of a span's (JSON-encoded) input values, one per value (each
+    message's copy of the passages kept apart)."""
+    out = []
     for value in raw:
+        found: list[str] = []
         _strings(value, found)
-    return "\n".join(found)
+        out.append("\n".join(found))
+    return out
 
 
 def _find(text: str, needle: str, start: int = 0, end: int | None = None) -> int:
@@ -78,6 +82,25 @@ def _positions(text: str, docs: list[_Doc]) -> list[tuple[int, int]]:
     return sorted(out)
 
 
+def _positions_in(copies: list[str], docs: list[_Doc]) -> list[tuple[int, int]]:
+    """``_positions`` over the texts a model was given, joined; when one text alone holds
+    every document found (the passages packed twice, as system text and again as a message,
+    with a reranker between), the order is that copy's, never one read across two copies."""
+    found = _positions("\n".join(copies), docs)
+    if len(copies) > 1 and len(found) > 1:
+        starts, at = [], 0  # where each copy begins in the joined text
+        for copy in copies:
+            starts.append(at)
+            at += len(copy) + 1
+        if len({bisect.bisect_right(starts, i) for i, _ in found}) == 1:
+            return found  # all in one copy already
+        for copy in copies:
+            alone = _positions(copy, docs)
+            if len(alone) == len(found):
+                return alone
+    return found
+
+
 _JSON_SAFE = re.compile(r"[A-Za-z0-9 ,.;:!?()$%&+=/-]{12,}")
 
 
@@ -107,9 +130,9 @@ def _packed(spans: list[Span], retrievals: list[Span], retrieved: list[_Doc],
         if not any(p in v for v in raw for p in probes):
             continue
         joined = "\n".join(raw)
-        found = _positions(joined, retrieved)
+        found = _positions_in(raw, retrieved)
         if len(found) < sum(1 for p in probes if p in joined):
-            found = _positions(_decoded(raw), retrieved)  # some text is escaped in the JSON
+            found = _positions_in(_decoded_each(raw), retrieved)  # some text is escaped
         if found:
             return [retrieved[n] for _, n in found]
     return default if default is not None else retrieved
@@ -121,8 +144,9 @@ _TAIL = re.compile(r"\n\s*\n\s*(?:question|query|user question|answer)\s*:", re.
 
 def _from_prompt(prompt: list[str], retrieved: list[_Doc], question: str) -> list[_Doc]:
     """Passages inside the prompt (without a message that is just the question): split at
-    line-leading ``[n]`` markers (the id is the n-th retrieved document's when there is
-    one), else the whole prompt as one passage."""
+    line-leading ``[n]`` markers, else the whole prompt as one passage. A passage's id is
+    known only when a retrieved document has its text; the n-th passage is not taken for
+    the n-th retrieved document (after a cutoff, a reranker or a fusion it is not)."""
     texts = [p for p in prompt if p.strip() != question.strip()]
     if len(texts) > 1 and any(_MARKER.search(t) for t in texts):
         # numbered passages sit in one message; the others (the question) are not context
@@ -132,7 +156,7 @@ def _from_prompt(prompt: list[str], retrieved: list[_Doc], question: str) -> lis
     text = "\n\n".join(texts)
     marks = list(_MARKER.finditer(text))
     if not marks:
-        return [_Doc("prompt", text)] if text.strip() else []
+        return _fill_ids([_Doc(None, text)], retrieved) if text.strip() else []
     out = []
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
@@ -140,12 +164,8 @@ def _from_prompt(prompt: list[str], retrieved: list[_Doc], question: str) -> lis
         if i + 1 == len(marks):
             tail = _TAIL.search(body)
             body = body[: tail.start()] if tail else body
-        n = int(m.group(1))
-        # The n-th passage is the n-th retrieved document only when the packer kept them
-        # all; after a cutoff or a reranker the prompt does not say which it is.
-        doc_id = retrieved[n - 1].id if len(marks) == len(retrieved) else None
-        out.append(_Doc(doc_id or f"[{n}]", body.strip()))
-    return out
+        out.append(_Doc(None, body.strip()))
+    return _fill_ids(out, retrieved)
 
 
 GOLDEN_ID = "ragmon.golden_id"
