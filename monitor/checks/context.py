@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -9,8 +10,9 @@ from typing import Any, ClassVar, Self
 
 from pydantic import Field
 
+from monitor.checks.citation_markers import find_citations
 from monitor.checks.memo import PassageFacts
-from monitor.checks.numbers import NumberIndex
+from monitor.checks.numbers import NumberIndex, NumberLookup
 from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
 from monitor.model import CheckMeasure, CheckOutput, CheckResult, ConfigSection, Evidence
@@ -43,6 +45,9 @@ class Conflict(Evidence):
     similarity: float = 0.0
     first_states: tuple[str, ...] = ()
     second_states: tuple[str, ...] = ()
+    # the passage of the pair that the answer cites while stating a figure only the other
+    # one states ("14 days [1]" citing the 30-day page when the 14-day page is packed too)
+    cited_disagreeing: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,10 @@ class ConflictEvidence(Evidence):
 
     def explain(self) -> str:
         """That near-duplicates disagree, when they do."""
+        cited = [c.cited_disagreeing for c in self.conflicts if c.cited_disagreeing]
+        if cited:
+            return (f"the answer cites passage {cited[0]} but states the figure of a "
+                    "near-duplicate passage that disagrees with it")  # fmt: skip
         if self.conflicts:
             return "near-duplicate passages state different figures"
         return Evidence.explain(self)
@@ -148,7 +157,11 @@ class ContextConflictOptions(ConfigSection):
     """``checks.context_conflict``: when two passages count as near-duplicates."""
 
     similarity: float = Field(
-        default=0.5, gt=0, le=1, description="Trigram Jaccard at which two passages are duplicates."
+        default=0.5,
+        gt=0,
+        le=1,
+        description="Jaccard similarity (of word trigrams, or of content words where higher) "
+        "at which two passages are duplicates.",
     )
 
 
@@ -193,9 +206,14 @@ class ContextConflict:
         for i in range(len(split)):
             for j in range(i + 1, len(split)):
                 a, b = split[i], split[j]
-                if a.masked.isdisjoint(b.masked):
+                short = len(a.masked) <= _SHORT and len(b.masked) <= _SHORT
+                if a.masked.isdisjoint(b.masked) and not (short and _reworded(a, b)):
                     continue  # not one sentence in common, figures aside: not duplicates
+                if short and min(len(a.words), len(b.words)) < _MIN_WORDS:
+                    continue  # a label ("Passage 1 of kb-12"), not a statement
                 sim = _jaccard(a.shingles, b.shingles)
+                if sim < self.similarity and short:  # one changed word is 3 of few trigrams
+                    sim = max(sim, _jaccard(a.words, b.words))
                 if sim < self.similarity or a.names != b.names:
                     continue  # not near-duplicates, or pages on two things ("Pro", "Team")
                 only_a, only_b = _figures_differing(a, b)
@@ -207,6 +225,7 @@ class ContextConflict:
                     ))  # fmt: skip
         if not conflicts:
             return _NO_CONFLICT
+        conflicts = _with_citations(view, conflicts)
         return CheckResult(name=self.name, flagged=True,
                            evidence=ConflictEvidence(tuple(conflicts)))  # fmt: skip
 
@@ -214,7 +233,51 @@ class ContextConflict:
 _NO_CONFLICT = CheckResult(name=ContextConflict.name, flagged=False, evidence=ConflictEvidence())
 
 
-def _jaccard(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
+_SHORT = 2  # sentences: a passage this short is compared by its skeleton too
+
+
+def _reworded(a: PassageFacts, b: PassageFacts) -> bool:
+    """Two short passages share a sentence once auxiliaries, articles and word endings are
+    set aside. Longer versions of a page keep most sentences verbatim, so only passages of a
+    sentence or two pay for skeletons (built lazily, kept with the facts) and are compared by
+    their content words as well as their trigrams."""
+    return not a.skeleton.isdisjoint(b.skeleton)
+
+
+_MIN_WORDS = 4  # content words: fewer make a label ("Passage 1 of kb-12"), not a statement
+
+
+def _with_citations(view: TraceView, conflicts: list[Conflict]) -> list[Conflict]:
+    """Each conflict, marked when the answer cites one passage of the pair but states a
+    figure only the other states (and none only the cited one states)."""
+    cites = find_citations(view.answer, view.trace.context)
+    ids = {p.doc_id: n for n, p in view.packed if p.doc_id} | {
+        p.chunk_id: n for n, p in view.packed if p.chunk_id
+    }
+    cited = {int(v) for k, v in cites.found if k == "index" and v.isdigit()}
+    cited |= {ids[v] for k, v in cites.found if k != "index" and v in ids}
+    out = []
+    for c in conflicts:
+        first, second = c.passages
+        states_first = _states(view, c.first_states)
+        states_second = _states(view, c.second_states)
+        if first in cited and second not in cited and states_second and not states_first:
+            c = dataclasses.replace(c, cited_disagreeing=first)
+        elif second in cited and first not in cited and states_first and not states_second:
+            c = dataclasses.replace(c, cited_disagreeing=second)
+        out.append(c)
+    return out
+
+
+def _states(view: TraceView, figures: tuple[str, ...]) -> bool:
+    """The answer states one of ``figures``."""
+    if not figures:
+        return False
+    lookup = NumberLookup(" ; ".join(figures))
+    return any(lookup.supports(m) for m in view.answer_numbers)
+
+
+def _jaccard(a: frozenset[object], b: frozenset[object]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 

@@ -22,6 +22,18 @@ from collections.abc import Set, Sized
 from monitor.checks.text import CONTENT_WORD
 
 _MASK_DIGITS = bytes.maketrans(b"0123456789", b"##########")
+# What changes between two versions of one sentence without changing what it says: the
+# auxiliaries and articles, and the endings of words ("were issued" and "are issued",
+# "covered" and "covers", "shipped" and "ship", "year" and "years"). A sentence's skeleton
+# keeps the first three letters of each word: two C-level substitutions, no call per word.
+_FILLER = re.compile(
+    rb"\b(?:a|an|the|is|are|was|were|be|been|being|has|have|had|will|would|shall|can|could"
+    rb"|may|might|do|does|did) "
+)
+_WORD_HEAD = re.compile(rb"\b([a-z]{3})[a-z]+")
+_DIGIT_RUN = re.compile(rb"#+")
+
+
 _ENTRY_OVERHEAD = 1000  # the facts object, its slots, the dict and the LRU links (bytes)
 _DOOR_SHARE = 1 / 64  # of the cap, for the door table of passages seen once
 _WINDOW = 2000  # lookups over which the hit rate is judged
@@ -47,6 +59,11 @@ def shingles_of(text: str) -> frozenset[tuple[str, ...]]:
 
 
 _NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*")
+# A year, a version or a code with a figure in it ("2024", "2.3", "v2", "Q1", "FY24",
+# "kb-12", "SKU_4471").
+_EDITION = re.compile(
+    r"\b(?:1[89]\d\d|20\d\d|\d+\.\d+(?:\.\d+)?|[A-Za-z]+[-_]?\d+[A-Za-z\d]*)\b(?![%$])"
+)
 _HEADING = re.compile(r"(?:[^.!?\n]|\.(?=\d)){1,80}?(?=[.!?:](?:\s|$)|\n)")
 
 
@@ -59,22 +76,27 @@ def _starts_sentence(text: str, i: int) -> bool:
 
 class PassageFacts:
     """One passage's text-only analysis. ``lower`` and ``masked`` are built with the facts
-    (every trace reads them); ``shingles``, ``pieces`` and ``names`` on first use (only
-    passages with a near-duplicate need them). The lazy parts are unset slots until then,
-    and ``size`` and ``owner`` are set only for facts a memo keeps: a passage that is not
-    kept pays for nothing but its analysis.
+    (every trace reads them); ``shingles``, ``pieces``, ``names``, ``words`` and ``skeleton``
+    on first use (only passages with a near-duplicate, or short ones, need them). The lazy
+    parts are unset slots until then, and ``size`` and ``owner`` are set only for facts a
+    memo keeps: a passage that is not kept pays for nothing but its analysis.
 
     Nothing is converted for keeping (sentence hashes or trigram hashes would take less
     memory but cost more per passage than the memo saves at a low hit rate).
     """
 
-    __slots__ = ("_names", "_pieces", "_shingles", "lower", "masked", "owner", "size", "text")
+    __slots__ = (
+        "_names", "_pieces", "_shingles", "_skeleton", "_words", "lower", "masked", "owner",
+        "size", "text",
+    )  # fmt: skip
 
     owner: PassageMemo | None  # the memo that keeps these facts (set by it)
     size: int  # estimated bytes, while kept (``estimate``)
     _shingles: frozenset[tuple[str, ...]]
     _pieces: tuple[str, ...]
     _names: frozenset[str]
+    _words: frozenset[str]
+    _skeleton: frozenset[bytes]
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -87,7 +109,7 @@ class PassageFacts:
         """The estimated bytes of what is built so far: the text as str and bytes, the masked
         sentences (bytes and a set slot each), and the lazy parts already read."""
         size = _ENTRY_OVERHEAD + 3 * len(self.lower) + 90 * len(self.masked)
-        for name in ("_shingles", "_pieces", "_names"):
+        for name in ("_shingles", "_pieces", "_names", "_words", "_skeleton"):
             part = getattr(self, name, None)
             size += self._bytes_of(name, part) if part is not None else 0
         return size
@@ -110,6 +132,31 @@ class PassageFacts:
             self._shingles = shingles_of(self.text)
             self._grow("_shingles", self._shingles)
             return self._shingles
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The passage's content words, for the similarity of short near-duplicates."""
+        try:
+            return self._words
+        except AttributeError:
+            self._words = frozenset(CONTENT_WORD.findall(self.text.lower()))
+            self._grow("_words", self._words)
+            return self._words
+
+    @property
+    def skeleton(self) -> frozenset[bytes]:
+        """The masked sentences without their auxiliaries and articles, each word cut to its
+        first three letters ("refunds were issued within # days" and "refunds are issued
+        within # days" are one skeleton): for passages of a sentence or two, which share no
+        sentence verbatim when one word changes between two versions of a page."""
+        try:
+            return self._skeleton
+        except AttributeError:
+            text = _DIGIT_RUN.sub(b"#", b". ".join(self.masked))  # "5 GB" and "50 GB" alike
+            skeleton = _WORD_HEAD.sub(rb"\1", _FILLER.sub(b"", text))
+            self._skeleton = frozenset(skeleton.split(b". ")) - {b""}
+            self._grow("_skeleton", self._skeleton)
+            return self._skeleton
 
     @property
     def pieces(self) -> tuple[str, ...]:
@@ -135,7 +182,10 @@ class PassageFacts:
                 m.group(0) for m in _NAME.finditer(text) if not _starts_sentence(text, m.start())
             }
             heading = _HEADING.match(text)
-            if heading is not None and any(c.isdigit() for c in heading.group(0)):
+            # a figure in the heading names an edition only when it is a year or a version
+            # ("Release notes 2.3", "2024 holidays", "API v2"); "Orders over $50 ship free"
+            # is a first sentence whose figure the next version of the page changes
+            if heading is not None and _EDITION.search(heading.group(0)):
                 names.add(heading.group(0).strip())
             self._names = frozenset(names)
             self._grow("_names", self._names)

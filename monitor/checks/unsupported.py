@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from monitor.checks.numbers import Mention, NumberLookup
+from monitor.checks.numbers.counts import CountClaim, judge
 from monitor.checks.numbers.derived import Derivation
 from monitor.checks.view import TraceView
 from monitor.model import CheckMeasure, CheckOutput, CheckResult, Evidence, Highlight
@@ -24,11 +25,14 @@ from monitor.model import CheckMeasure, CheckOutput, CheckResult, Evidence, High
 @dataclass(frozen=True, slots=True)
 class NumbersEvidence(Evidence):
     """The figures the context does not back, as the answer writes them, of ``checked``;
-    ``derived``: the figures the context implies by one step, and how ("45 = 20 + 25")."""
+    ``derived``: the figures the context implies by one step, and how ("45 = 20 + 25");
+    ``unjudged``: small counts of things the context neither states nor presents."""
 
     numbers: tuple[str, ...] = ()
     checked: int = 0
     derived: tuple[str, ...] | None = None
+    # small counts of things the context neither states nor presents: not flagged
+    unjudged: tuple[str, ...] | None = None
 
     def explain(self) -> str:
         """The unsupported figures, or the evidence as JSON when there are none."""
@@ -88,6 +92,7 @@ class UnsupportedNumbers:
             return _all_supported(0)
         unsupported: list[str] = []
         derived: list[str] = []
+        unjudged: list[str] = []  # counts of things the context neither states nor presents
         derivation: Derivation | None = None
         for m in mentions:
             if m.raw in unsupported or view.context_numbers.supports(m):
@@ -102,14 +107,26 @@ class UnsupportedNumbers:
                 if how is not None:
                     derived.append(how)
                     continue
+                claim = CountClaim.find(view.answer, m.raw, m.noun) if m.noun else None
+                if claim is not None:
+                    count = judge(claim, [p.text for p in view.trace.context])
+                    if count.verdict == "backed":
+                        derived.append(f"{m.raw} {m.noun} = {count.why}")
+                        continue
+                    if count.verdict == "unjudged":
+                        unjudged.append(m.raw)
+                        continue
             unsupported.append(m.raw)
-        if not unsupported and not derived:
+        if not unsupported and not derived and not unjudged:
             return _all_supported(len(mentions))
         return CheckResult(
             name=self.name,
             flagged=bool(unsupported),
             evidence=NumbersEvidence(
-                tuple(unsupported), len(mentions), tuple(derived) if derived else None
+                tuple(unsupported),
+                len(mentions),
+                tuple(derived) if derived else None,
+                tuple(unjudged) if unjudged else None,
             ),
         )
 

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from monitor.checks.numbers.patterns import (
     GLUED_UNITS,
+    MEASURES,
     MONTH_FIRST,
     MONTHS,
     NOT_COUNTS,
@@ -48,6 +49,7 @@ class Mention(NamedTuple):
     readings: tuple[Reading, ...] = ()
     dates: tuple[tuple[int | None, int, int | None], ...] = ()  # (year, month, day)
     parts: tuple[float, ...] = ()  # plain numbers a date also backs (day, year)
+    noun: str = ""  # a spelled count of things: the plural noun it counts ("films")
 
 
 def locale_of(text: str) -> str | None:
@@ -340,7 +342,9 @@ def _spelled_claims(text: str) -> list[Mention]:
         if m.group("ones") and value in (20, 30, 40, 50, 60, 70, 80, 90):
             value += SPELLED[m.group("ones")]
             word = f"{word}-{m.group('ones')}"
-        out.append(Mention(word, "number", readings=(Reading(float(value), 1.0),)))
+        last = m.group(0).rsplit(None, 1)[-1]
+        noun = "" if last in MEASURES else last  # "two days" measures, "two films" counts
+        out.append(Mention(word, "number", readings=(Reading(float(value), 1.0),), noun=noun))
     return out
 
 

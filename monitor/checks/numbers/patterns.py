@@ -108,6 +108,16 @@ SCALED = re.compile(
 )
 # Or any plural noun ("three suspects", "four desserts"): a count the context must back.
 _PLURAL_NOUN = r"(?!(?:was|has|is|its|this|thus|does|goes|plus|less|yes|as|us)\b)[a-z]{2,}s\b"
+# Units that measure (time, money, distance, weight, share, a score) rather than count
+# things a context would describe one by one: a spelled figure before one is a quantity
+# ("two days", "two points"), never a count of things.
+MEASURES = frozenset(
+    "second seconds minute minutes hour hours day days week weeks month months year years "
+    "times percent cent dollars euros pounds miles kilometres kilometers metres meters feet "
+    "tonnes tons decades centuries quarters nights years' days' weeks' months' points goals "
+    "runs wickets laps votes games matches rounds seasons terms shots strokes sets "
+    "innings".split()
+)
 NOT_COUNTS = frozenset({"dozen", "hundred"})  # multipliers ("two dozen eggs"), not counts
 # Spelled-out quantities, matched in lower-cased answers (a literal-led pattern is fast):
 # "six weeks", "forty-eight people".

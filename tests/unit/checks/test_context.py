@@ -104,3 +104,59 @@ def test_a_check_that_raises_does_not_lose_the_trace() -> None:
         == "error: ZeroDivisionError: division by zero"
     )
     assert results["empty_context"].outcome == "passed"
+
+
+STALE = "Refunds were issued within 30 days of receiving the returned item."
+CURRENT = "Refunds are issued within 14 days of receiving the returned item."
+
+
+def test_versions_reworded_a_little_are_near_duplicates() -> None:
+    """Two versions of one policy whose wording changed ("were" and "are") still conflict
+    (the README's example: refunds-2019 and refunds-2024)."""
+    result = ContextConflict()(view("Answer.", [STALE, CURRENT]))
+    assert result.flagged
+    (conflict,) = result.evidence.to_line()["conflicts"]
+    assert (conflict["first_states"], conflict["second_states"]) == (["30"], ["14"])
+
+
+def test_a_citation_of_the_passage_the_answer_contradicts_is_named() -> None:
+    """ "14 days [1]" citing the 30-day page while the 14-day page is packed: the cited
+    passage is named; citing the page that states the figure, or nothing, names none."""
+    for answer, named in (("Refunds take 14 days [1].", 1), ("Refunds take 30 days [2].", 2),
+                          ("Refunds take 14 days [2].", None), ("Refunds take 14 days.", None),
+                          ("Refunds take 14 days [d1].", 1)):  # fmt: skip
+        result = ContextConflict()(view(answer, [STALE, CURRENT]))
+        (conflict,) = result.evidence.conflicts
+        assert conflict.cited_disagreeing == named, answer
+        if named:
+            assert f"cites passage {named}" in result.evidence.explain()
+
+
+def test_one_sentence_pages_of_two_editions_are_not_a_conflict() -> None:
+    """A year or a version in a one-sentence passage names its edition: the 2023 and 2024
+    holiday pages, versions 2.3 and 2.4, differ without conflicting."""
+    for a, b in (("In 2023 the office was closed on 3 public holidays in December.",
+                  "In 2024 the office is closed on 4 public holidays in December."),
+                 ("Version 2.3 was supported for 12 months after release.",
+                  "Version 2.4 is supported for 18 months after release.")):  # fmt: skip
+        assert not ContextConflict()(view("Answer.", [a, b])).flagged
+
+
+def test_labels_that_differ_in_a_number_are_not_a_conflict() -> None:
+    """Passages of fewer than four content words are labels, not statements: "Passage 1 of
+    kb-12" and "Passage 2 of kb-13" (or "of 3" and "of 14") state nothing that conflicts."""
+    for a, b in (("Passage 1 of kb-12.", "Passage 2 of kb-13."),
+                 ("Passage 1 of 3.", "Passage 2 of 14."),
+                 ("Passage 1 of kb#1042.", "Passage 2 of kb#1043.")):  # fmt: skip
+        assert not ContextConflict()(view("Answer [1].", [a, b])).flagged, a
+
+
+def test_long_passages_are_compared_verbatim_and_not_by_their_skeletons() -> None:
+    """Skeletons are for passages of a sentence or two: longer versions of a page keep a
+    sentence verbatim (flagged), and a long passage never builds a skeleton."""
+    tail = " Sale items are final. Gift cards are not refundable. Contact support to start."
+    result = ContextConflict()(view("Answer.", [STALE + tail, CURRENT + tail]))
+    assert result.flagged
+    facts = view("Answer.", [STALE + tail, CURRENT.replace("are", "get") + " Other text."])
+    ContextConflict()(facts)
+    assert all(not hasattr(f, "_skeleton") for f in facts.facts)

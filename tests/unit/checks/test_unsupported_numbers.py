@@ -102,3 +102,16 @@ def test_support_can_come_from_any_passage() -> None:
 def test_repeated_unsupported_figure_is_listed_once() -> None:
     """Evidence lists each unsupported figure once, in answer order."""
     assert unsupported("It is 9 days, yes 9 days, or 8.", ["It is 10 days."]) == ["9", "8"]
+
+
+def test_a_count_the_context_neither_states_nor_presents_is_unjudged() -> None:
+    """ "Three galleries" against a context that never counts galleries: not flagged, and
+    the evidence says the count was left unjudged; a measure ("three days") stays a figure."""
+    from monitor.checks import UnsupportedNumbers
+    from tests.conftest import view
+
+    context = ["The museum reopened in May after a long renovation of its galleries."]
+    result = UnsupportedNumbers()(view("The museum renovated three galleries.", context))
+    assert not result.flagged and result.evidence.unjudged == ("three",)
+    measured = UnsupportedNumbers()(view("The renovation took three days.", context))
+    assert measured.flagged and measured.evidence.numbers == ("three",)
