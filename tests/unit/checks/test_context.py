@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from monitor.checks import ContextConflict, EmptyContext, GroundingOverlap, TraceView
+from monitor.ingest import assembly
+from monitor.sources import framing
 from tests.conftest import make_trace, view
 
 OLD = (
@@ -160,3 +164,15 @@ def test_long_passages_are_compared_verbatim_and_not_by_their_skeletons() -> Non
     facts = view("Answer.", [STALE + tail, CURRENT.replace("are", "get") + " Other text."])
     ContextConflict()(facts)
     assert all(not hasattr(f, "_skeleton") for f in facts.facts)
+
+
+def test_the_first_otlp_example_flags_its_stale_policy() -> None:
+    """The README's first OTLP example packs refunds-2019 (30 days) and refunds-2024 (14
+    days) and answers "14 days [1]" citing the 2019 page: flagged, the citation named."""
+    data = (Path(__file__).parents[3] / "examples" / "langchain-openinference.otlp").read_bytes()
+    traces = assembly.convert(list(framing.read_messages(data, "otlp-proto")), "otlp_proto").traces
+    flagged = [t for t in traces if ContextConflict()(TraceView(t)).flagged]
+    assert len(flagged) == 1
+    (conflict,) = ContextConflict()(TraceView(flagged[0])).evidence.conflicts
+    assert set(conflict.doc_ids) == {"refunds-2019", "refunds-2024"}
+    assert conflict.cited_disagreeing == conflict.doc_ids.index("refunds-2019") + 1
