@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from monitor.commands.common import _golden_set, _output, _settings, _writable
 from monitor.config import revealed
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, describe
 from monitor.golden import export as golden_export
@@ -19,8 +20,7 @@ from monitor.golden.stored import load_rows
 from monitor.model import RagTrace
 
 if TYPE_CHECKING:
-    pass
-from monitor.commands.common import _golden_set, _output, _settings, _writable
+    from monitor.golden.gate import Gate
 
 
 def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -246,6 +246,15 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     golden = _golden_set(args.golden, "compare", stderr)
     if golden is None:
         return EXIT_USAGE
+    gate = None
+    if args.gate is not None:
+        gate = _gate(args.gate, stderr)
+        if gate is None:
+            return EXIT_USAGE
+    if args.junit is not None and (gate is None or not _writable(args.junit, "compare", stderr)):
+        if gate is None:
+            print("ragmon compare: --junit writes the gate's outcomes: give --gate", file=stderr)
+        return EXIT_USAGE
     traces, bad = [], 0
     for path in args.files:
         try:
@@ -275,9 +284,33 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             return EXIT_USAGE
         print(pairs.table(args.release[0], args.release[1]), file=stdout)
         report["pairwise"] = pairs.as_dict()
+    status = EXIT_OK
+    if gate is not None:
+        from monitor.golden.gate import run_gate
+
+        categories = {gid: str(i.get("category") or "") for gid, i in golden.items.items()}
+        outcome = run_gate(gate, result, categories)
+        print(outcome.table(), file=stdout)
+        report["gate"] = outcome.as_dict()
+        if args.junit is not None:
+            args.junit.write_bytes(outcome.junit())
+        status = EXIT_FAIL if outcome.failed else EXIT_OK
     if args.output_json:
         args.output_json.write_text(json.dumps(report, indent=2) + "\n")
-    return EXIT_OK
+    return status
+
+
+def _gate(path: Path, stderr: TextIO) -> Gate | None:
+    """The gate file's rules, or None after saying why they cannot be used."""
+    from monitor.checks import CheckSuite
+    from monitor.golden.compare import metrics_of
+    from monitor.golden.gate import GateError, load_gate
+
+    try:
+        return load_gate(path, metrics_of(CheckSuite()))
+    except GateError as exc:
+        print(f"ragmon compare: {exc}", file=stderr)
+        return None
 
 
 def _pairwise(args: argparse.Namespace, traces: list[RagTrace], items: dict[str, Any],

@@ -201,6 +201,16 @@ def add_compare(sub: Commands) -> None:
     cmp.add_argument("--release", action="append", required=True, metavar="RELEASE",
                      help="twice: the release A, then B")  # fmt: skip
     cmp.add_argument("--output-json", type=Path, help="also write the comparison as JSON")
+    cmp.add_argument("--gate", type=Path, metavar="GATE.yaml",
+                     help="a ship gate: rules per golden category and metric (no_drop, max, "
+                     "min; examples/gate.yaml); exit 1 naming each failed rule and the probes "
+                     "behind it")  # fmt: skip
+    cmp.add_argument(
+        "--junit",
+        type=Path,
+        metavar="FILE",
+        help="with --gate: write the rules' outcomes as JUnit XML for CI",
+    )
     cmp.add_argument("--judge", choices=("anthropic", "openai"),
                      help="also judge the two releases' answers pairwise on the same passages, "
                      "twice (both orders); a win counts only when both orders agree, else a "

@@ -5,7 +5,9 @@ daemon scores probes (``monitor.golden.probes``); a probe answered under both re
 (several answers under one release are averaged). Per metric: both means, the mean paired
 difference B − A with a 95 % percentile bootstrap interval over the pairs (resampled with a
 fixed seed), and an exact two-sided sign test; and the probes whose stage flipped between
-``ok`` and a miss.
+``ok`` and a miss. Besides the retrieval metrics, ``flagged`` (any check flagged the answer)
+and ``flagged:<check>`` are per-probe shares, so a gate (``monitor.golden.gate``) can hold a
+check's failures at zero on the rows that matter.
 """
 
 from __future__ import annotations
@@ -21,7 +23,17 @@ from monitor.golden.probes import retrieval_scores, stage_of
 from monitor.model import Evaluation, RagTrace
 
 GOOD_STAGES = ("ok", "abstained")  # the probe got what it should: an answer, or a refusal
-METRICS = ("answered_ok", "recall@retrieved", "recall@context", "ndcg@retrieved", "mrr@retrieved")
+METRICS = (
+    "answered_ok", "recall@retrieved", "recall@context", "ndcg@retrieved", "mrr@retrieved",
+    "precision@retrieved", "precision@context",
+)  # fmt: skip
+Pair = tuple[str, float, float]  # golden id, release A's value, release B's value
+
+
+def metrics_of(suite: CheckSuite) -> tuple[str, ...]:
+    """Every metric ``compare`` computes with ``suite``: the retrieval and stage metrics,
+    then ``flagged`` and ``flagged:<check>`` per check."""
+    return (*METRICS, "flagged", *(f"flagged:{c.name}" for c in suite.checks))
 
 
 def sign_test(wins: int, losses: int) -> float:
@@ -71,6 +83,7 @@ class Comparison:
     metrics: list[MetricComparison] = field(default_factory=list)
     flipped: list[dict[str, str]] = field(default_factory=list)
     unpaired: int = 0
+    pairs: dict[str, list[Pair]] = field(default_factory=dict)  # metric -> paired values
 
     def as_dict(self) -> dict[str, Any]:
         """The comparison as JSON-ready data."""
@@ -100,14 +113,33 @@ def _scores(item: dict[str, Any], evaluation: Evaluation, stage: str) -> dict[st
     out = {"answered_ok": float(stage in GOOD_STAGES)}
     for (metric, depth), value in retrieval_scores(item, evaluation).items():
         out[f"{metric}@{depth}"] = value
+    flagged = {name: float(r.flagged) for name, r in evaluation.checks.items() if r.applicable}
+    out["flagged"] = float(any(flagged.values()))
+    out.update({f"flagged:{name}": v for name, v in flagged.items()})
     return out
 
 
+def compare_values(metric: str, pairs: list[Pair]) -> MetricComparison:
+    """Both means of ``pairs`` (at least one), the mean paired difference B - A with its
+    95 % bootstrap interval, the probes better and worse, and the exact sign test."""
+    a_vals = [a for _, a, _ in pairs]
+    b_vals = [b for _, _, b in pairs]
+    diffs = [b - a for a, b in zip(a_vals, b_vals, strict=True)]
+    low, high = bootstrap_interval(diffs)
+    better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    return MetricComparison(
+        metric, len(diffs), sum(a_vals) / len(a_vals), sum(b_vals) / len(b_vals),
+        sum(diffs) / len(diffs), low, high, better, worse, sign_test(better, worse),
+    )  # fmt: skip
+
+
 def compare(
-    traces: Iterable[RagTrace], items: dict[str, dict[str, Any]], release_a: str, release_b: str
-) -> Comparison:
-    """Compare releases ``a`` and ``b`` on the probes both answered, paired by golden id."""
-    suite = CheckSuite()
+    traces: Iterable[RagTrace], items: dict[str, dict[str, Any]], release_a: str, release_b: str,
+    suite: CheckSuite | None = None,
+) -> Comparison:  # fmt: skip
+    """Compare releases ``a`` and ``b`` on the probes both answered, paired by golden id.
+    The table shows ``METRICS``; every metric's pairs (``metrics_of``) are kept for a gate."""
+    suite = suite or CheckSuite()
     per: dict[str, dict[str, list[dict[str, float]]]] = {release_a: {}, release_b: {}}
     stages: dict[str, dict[str, str]] = {release_a: {}, release_b: {}}
     for trace in traces:
@@ -126,22 +158,16 @@ def compare(
         values = [s[metric] for s in per[release][gid] if metric in s]
         return sum(values) / len(values) if values else None
 
-    for metric in METRICS:
-        a_vals, b_vals = [], []
+    for metric in metrics_of(suite):
+        pairs = []
         for gid in paired:
             a, b = mean_of(release_a, gid, metric), mean_of(release_b, gid, metric)
             if a is not None and b is not None:
-                a_vals.append(a)
-                b_vals.append(b)
-        if not a_vals:
-            continue
-        diffs = [b - a for a, b in zip(a_vals, b_vals, strict=True)]
-        low, high = bootstrap_interval(diffs)
-        better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
-        result.metrics.append(MetricComparison(
-            metric, len(diffs), sum(a_vals) / len(a_vals), sum(b_vals) / len(b_vals),
-            sum(diffs) / len(diffs), low, high, better, worse, sign_test(better, worse),
-        ))  # fmt: skip
+                pairs.append((gid, a, b))
+        if pairs:
+            result.pairs[metric] = pairs
+            if metric in METRICS:
+                result.metrics.append(compare_values(metric, pairs))
     for gid in paired:
         stage_a, stage_b = stages[release_a][gid], stages[release_b][gid]
         if (stage_a in GOOD_STAGES) != (stage_b in GOOD_STAGES):

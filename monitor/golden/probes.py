@@ -1,7 +1,7 @@
 """Golden probes scored in the daemon: a trace that carries a ``golden_id`` is joined to the
 published golden set and scored (``sinks.probes.ProbeSink`` writes the scores as metrics).
 
-For each probe: retrieval metrics (recall, nDCG, MRR; trec_eval's definitions, as in
+For each probe: retrieval metrics (recall, precision, nDCG, MRR; trec_eval's definitions, as in
 ``ragmon eval-retrieval``) at the retriever's depth (``retrieved``) and at the packed-context
 depth (``context``), and the stage that lost the answer:
 
@@ -91,7 +91,8 @@ def retrieval_scores(item: dict[str, Any], evaluation: Evaluation) -> dict[tuple
     for depth, docs in depths.items():
         k = max(len(docs), 1)
         s = score_query(docs, grades, [k])
-        out.update(
-            {("recall", depth): s.recall[k], ("ndcg", depth): s.ndcg[k], ("mrr", depth): s.mrr}
-        )
+        out.update({
+            ("recall", depth): s.recall[k], ("precision", depth): s.precision[k],
+            ("ndcg", depth): s.ndcg[k], ("mrr", depth): s.mrr,
+        })  # fmt: skip
     return out
