@@ -5,6 +5,9 @@ full suite, for ``unsupported_numbers`` alone, for the naive baseline (one regex
 number out of answer and context; flag the difference) and their ratios, all measured in
 this process on the same traces. Not a test: the figures are reported, not asserted.
 
+A shadow candidate (``shadow``: every check again, with other options, on the live suite's
+view) is timed beside the suite: its cost per trace is printed.
+
 ``--reuse zipf:S --chunks C --per-trace K`` draws the passages from a skewed corpus
 (``bench.corpus.Reuse``). The full suite runs as the daemon builds it (default: no passage
 memo) and with a passage memo of ``--memo-bytes`` (64 MiB): each timed repeat of the latter
@@ -150,6 +153,19 @@ def main() -> None:
         for t in traces:
             naive_unsupported(t)
 
+    # a shadow candidate with other options (every check runs twice on one shared view)
+    shadowed = Settings.model_validate(
+        {"shadow": {"checks": {"context_conflict": {"similarity": 0.4}}}}
+    )
+    shadow = registry.build_shadow(shadowed)
+    assert shadow is not None
+
+    def run_shadowed() -> None:
+        for t in traces:
+            view = bare.view(t)
+            bare(t, view)
+            shadow(view)
+
     def run_decode_and_suite() -> None:
         for rec in positioned:
             item = decode(rec)
@@ -164,6 +180,7 @@ def main() -> None:
     warm_rate = statistics.mean(memos.warm_rates or [0.0])
     memo = memos.memo
     without = rate(run_bare, n, k)
+    with_shadow = rate(run_shadowed, n, k)
     e2e = rate(run_decode_and_suite, n, k)
     # Ground truth from the demo labels: an invented figure, or a figure with no context.
     truth = [
@@ -184,6 +201,11 @@ def main() -> None:
     print(f"{'full check suite (6 checks)':<38} {without:>10,.0f} {without / naive:>8.2f}x")
     print(f"{'full check suite with the passage memo':<38} {full:>10,.0f} {full / naive:>8.2f}x")
     print(f"{'decode JSON + validate + full suite':<38} {e2e:>10,.0f} {e2e / naive:>8.2f}x")
+    print(
+        f"{'full suite + a shadow candidate':<38} {with_shadow:>10,.0f} "
+        f"{with_shadow / naive:>8.2f}x"
+        f"  (the shadow's cost: {1e6 / with_shadow - 1e6 / without:.0f} µs per trace it takes)"
+    )
     for label, flags in (("naive baseline", naive_flags), ("unsupported_numbers", our_flags)):
         tp = sum(f and t for f, t in zip(flags, truth, strict=True))
         print(

@@ -117,6 +117,30 @@ def segment_targets() -> list[tuple[str, str]]:
     return wilson(f, n, "{{segment}}")
 
 
+SHADOW = "ragmon_shadow_results_total"
+SHADOW_BOTH = (
+    f'sum by (check) (increase({SHADOW}{{live=~"flagged|passed",shadow=~"flagged|passed"}}[1h]))'
+)
+
+
+def flips(live: str, shadow: str) -> str:
+    """Traces per check whose outcome went from ``live`` to ``shadow`` in the last hour (0,
+    not absent, where none did)."""
+    return f'(sum by (check) (increase({SHADOW}{{live="{live}",shadow="{shadow}"}}[1h])) or 0 * {SHADOW_BOTH})'
+
+
+def shadow_targets() -> list[tuple[str, str]]:
+    """The shadow candidate against the live checks over the last hour, per check: the paired
+    difference of the flagged share (shadow - live) with its 95 % interval (the normal
+    approximation of paired binary differences, as the replay summary computes it)."""
+    up, down = flips("passed", "flagged"), flips("flagged", "passed")
+    both = SHADOW_BOTH
+    diff = f"(({up} - {down}) / {both})"
+    half = f"(1.96 * sqrt(clamp_min(({up} + {down}) / {both} - {diff} ^ 2, 0) / {both}))"
+    return [(diff, "{{check}} shadow - live"), (f"{diff} - {half}", "{{check}} 95% low"),
+            (f"{diff} + {half}", "{{check}} 95% high")]  # fmt: skip
+
+
 def input_quantiles(*inputs: str) -> list[tuple[str, str]]:
     """Median and 90th percentile of measured inputs over 5 minutes."""
     out = []
@@ -208,6 +232,15 @@ PANELS: list[dict[str, Any]] = [
     {"title": "Input medians: last hour and the 7 days before", "unit": "short", "targets": [
         ("input:ragmon_input:median1h", "{{input}} last hour"),
         ("input:ragmon_input:median7d", "{{input}} 7 days before")], "recorded": "inputs"},
+    {"title": "Shadow candidate: agreement with the live checks on the same traces (1 h)",
+     "unit": "percentunit", "targets": [
+        (f'sum by (check) (increase({SHADOW}{{live="flagged",shadow="flagged"}}[1h]) or increase({SHADOW}{{live="passed",shadow="passed"}}[1h])) '
+         f"/ {SHADOW_BOTH}", "{{check}}")]},
+    {"title": "Shadow candidate: flips each way (1 h)", "unit": "short", "targets": [
+        (flips("flagged", "passed"), "{{check}} flagged live, passed by the shadow"),
+        (flips("passed", "flagged"), "{{check}} passed live, flagged by the shadow")]},
+    {"title": "Shadow candidate: flagged share, shadow minus live, with its 95% interval (1 h)",
+     "unit": "percentunit", "targets": shadow_targets()},
     {"title": "Consumer lag (records)", "unit": "short", "targets": [
         ("sum by (topic) (ragmon_kafka_consumer_lag)", "{{topic}}")]},
     {"title": "Dead letters by reason", "unit": "reqps", "targets": [

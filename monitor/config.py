@@ -25,7 +25,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from monitor.checks.config import ChecksConfig
+from monitor.checks.config import ChecksConfig, ShadowConfig
 from monitor.errors import ConfigError
 from monitor.golden.config import GoldenConfig, ProbesConfig
 from monitor.ingest.config import AssemblyConfig
@@ -185,6 +185,7 @@ class Settings(BaseSettings):
     judge: JudgeConfig = JudgeConfig()
     probes: ProbesConfig = ProbesConfig()
     segments: SegmentsConfig = SegmentsConfig()
+    shadow: ShadowConfig = ShadowConfig()
     log: LogConfig = LogConfig()
     shutdown_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."

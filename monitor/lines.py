@@ -28,6 +28,14 @@ class EvaluationLine(TypedDict, total=False):
     evaluators: dict[str, str]  # check name (and "judge") -> the version of its definition
     judge: dict[str, Any]  # Verdict.to_line(), or {"skipped": reason}
     judge_only: bool
+    shadow: ShadowLine  # the shadow candidate's results, where it ran on the trace
+
+
+class ShadowLine(TypedDict):
+    """The shadow candidate's results on a trace, beside the live ones (``shadow`` config)."""
+
+    checks: dict[str, CheckLine]
+    evaluators: dict[str, str]
 
 
 class DeadLetterLine(TypedDict):

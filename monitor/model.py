@@ -17,7 +17,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from monitor.lines import CheckLine, DeadLetterLine, EvaluationLine
+from monitor.lines import CheckLine, DeadLetterLine, EvaluationLine, ShadowLine
 from monitor.verdict import Verdict
 
 SCHEMA_ID = "ragmon.trace/v1"
@@ -291,6 +291,20 @@ class CheckResult:
 
 
 @dataclass(frozen=True, slots=True)
+class ShadowResults:
+    """A shadow candidate's check results on one trace and the versions of its definitions
+    (the ``shadow`` config): written beside the live results, never counted as them."""
+
+    checks: dict[str, CheckResult]
+    evaluators: Mapping[str, str]
+
+    def to_line(self) -> ShadowLine:
+        """The shadow's part of an evaluation line."""
+        return {"checks": {name: r.to_line() for name, r in self.checks.items()},
+                "evaluators": dict(self.evaluators)}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluation:
     """Everything ragmon concluded about one trace."""
 
@@ -308,6 +322,8 @@ class Evaluation:
     # which definition produced each result: check name (and "judge") -> evaluator version,
     # one mapping shared by every evaluation of a pipeline (monitor.registry.evaluators)
     evaluators: Mapping[str, str] = field(default_factory=dict)
+    # the shadow candidate's results, on the traces it ran on (never golden rows or alerts)
+    shadow: ShadowResults | None = None
 
     @property
     def trace_id(self) -> str:
@@ -328,7 +344,7 @@ class Evaluation:
         """This evaluation, not judged for ``reason`` (as ``replace`` would, at a fraction of
         its cost: it runs for every trace the judge stage does not take)."""
         return Evaluation(self.trace, self.checks, self.judge, reason, self.judge_only,
-                          self.segments, self.inputs, self.evaluators)  # fmt: skip
+                          self.segments, self.inputs, self.evaluators, self.shadow)  # fmt: skip
 
     def to_line(self) -> EvaluationLine:
         """The stable evaluation-line contract (see README, "Evaluation lines")."""
@@ -348,6 +364,8 @@ class Evaluation:
             line["judge"] = {"skipped": self.judge_skipped}
         if self.judge_only:
             line["judge_only"] = True
+        if self.shadow is not None:
+            line["shadow"] = self.shadow.to_line()
         return line
 
 

@@ -21,6 +21,7 @@ import structlog
 
 from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
+from monitor.checks.shadow import ShadowSuite
 from monitor.errors import SinkError, SinkFailure, SourceError, StartupError, describe
 from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
@@ -100,6 +101,7 @@ class Pipeline:
         sleep: Callable[[float], None] = time.sleep,
         segmenter: Segmenter | None = None,
         evaluators: Mapping[str, str] | None = None,
+        shadow: ShadowSuite | None = None,
     ) -> None:
         self.source = source
         self.decoder: RecordDecoder = OneItemPerRecord(decoder) if callable(decoder) else decoder
@@ -111,6 +113,7 @@ class Pipeline:
         self.suite = suite
         self.segmenter = segmenter if segmenter is not None else Segmenter(_NO_SEGMENTS)
         self.evaluators: Mapping[str, str] = evaluators or {}
+        self.shadow = shadow  # a candidate's checks on the same traces (the same view)
         self.sinks = list(sinks)
         self.observer = observer
         self.batch_size = batch_size
@@ -258,8 +261,11 @@ class Pipeline:
                 sink.write_dead_letter(item)
         elif item is not None:
             segments, inputs = self.segmenter(item)
-            evaluation = Evaluation(item, self.suite(item), segments=segments, inputs=inputs,
-                                    evaluators=self.evaluators)  # fmt: skip
+            view = self.suite.view(item)
+            shadow = self.shadow(view) if self.shadow is not None else None
+            evaluation = Evaluation(item, self.suite(item, view), segments=segments,
+                                    inputs=inputs, evaluators=self.evaluators,
+                                    shadow=shadow)  # fmt: skip
             self.stats.traces += 1
             if self.judge_stage is not None:
                 ticket = next(self._tickets)

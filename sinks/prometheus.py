@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from prometheus_client import Histogram
 
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import CheckResult, DeadLetter, Evaluation
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
 
@@ -50,6 +50,7 @@ class PrometheusSink(Closable):
                               int] = {}  # fmt: skip
         self._segment_verdicts: dict[tuple[str, str, str], float] = {}
         self._inputs: list[Mapping[str, float]] = []
+        self._shadow: dict[tuple[str, str, str], int] = {}  # check, live, shadow outcome
 
     def start(self) -> None:
         """Metrics need no setup."""
@@ -86,6 +87,16 @@ class PrometheusSink(Closable):
                     )
         if evaluation.inputs:
             self._inputs.append(evaluation.inputs)
+        if evaluation.shadow is not None:
+            self._pair(evaluation.checks, evaluation.shadow.checks)
+
+    def _pair(self, live: Mapping[str, CheckResult], shadow: Mapping[str, CheckResult]) -> None:
+        """Count each check's (live, shadow) outcome pair; a check only one side runs is
+        ``absent`` on the other."""
+        for name in (*live, *(n for n in shadow if n not in live)):
+            a, b = live.get(name), shadow.get(name)
+            key = (name, a.outcome if a else "absent", b.outcome if b else "absent")
+            self._shadow[key] = self._shadow.get(key, 0) + 1
 
     def _publish(self) -> None:
         m = self.metrics
@@ -105,7 +116,10 @@ class PrometheusSink(Closable):
                     child.observe(value)
             else:
                 child.inc(sum(values))
+        for pair, n in self._shadow.items():
+            m.shadow_results.labels(*pair).inc(n)
         self._traces, self._results, self._exemplars, self._measured = {}, {}, {}, {}
+        self._shadow = {}
         self._publish_segments()
 
     def _publish_segments(self) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from monitor.checks import output_of
 from monitor.model import DeadLetter, Evaluation
-from monitor.stats import wilson
+from monitor.stats import PairedFlags, wilson
 from sinks import Closable
 
 
@@ -39,6 +39,8 @@ class SummarySink(Closable):
         self.verdicts: dict[str, tuple[int, float]] = {}  # verdict -> (count, sum of weights)
         self.judge_skips: dict[str, int] = {}
         self.calibration: Any = None  # a judge Calibration, for the corrected hard-fail rate
+        self.shadowed = 0  # traces the shadow candidate ran on
+        self.shadow: dict[str, PairedFlags] = {}  # check -> live and shadow outcomes
 
     def start(self) -> None:
         """Nothing to open."""
@@ -55,12 +57,45 @@ class SummarySink(Closable):
             if result.score is not None:
                 tally.score_sum += result.score
                 tally.scored += 1
+        if evaluation.shadow is not None:
+            self._pair(evaluation)
         if evaluation.judge is not None:
             n, w = self.verdicts.get(evaluation.judge.verdict, (0, 0.0))
             self.verdicts[evaluation.judge.verdict] = (n + 1, w + evaluation.judge.weight)
         elif evaluation.judge_skipped is not None:
             reason = evaluation.judge_skipped
             self.judge_skips[reason] = self.judge_skips.get(reason, 0) + 1
+
+    def _pair(self, evaluation: Evaluation) -> None:
+        assert evaluation.shadow is not None
+        live, shadow = evaluation.checks, evaluation.shadow.checks
+        self.shadowed += 1
+        for name in (*live, *(n for n in shadow if n not in live)):
+            a, b = live.get(name), shadow.get(name)
+            self.shadow.setdefault(name, PairedFlags()).add(
+                a.outcome if a else "absent", b.outcome if b else "absent"
+            )
+
+    def shadow_table(self) -> str:
+        """The shadow candidate against the live checks on the same traces: per check the
+        traces both judged, agreement, flips each way (f→p: flagged live, passed by the
+        shadow; p→f the other way), both flagged shares and the paired difference with its
+        95 % interval and sign test."""
+        head = (f"{'shadow: check':<22} {'both':>7} {'agree':>7} {'f→p':>6} {'p→f':>6} "
+                f"{'live':>7} {'shadow':>7} {'diff':>7}  95% interval   sign p")  # fmt: skip
+        rows = [f"shadow candidate on {self.shadowed} of {self.traces} traces", head]
+        for name, p in self.shadow.items():
+            if not p.both:
+                rows.append(f"{name:<22} {0:>7}  (no trace both applied to)")
+                continue
+            down, up = p.flips
+            a, b = p.shares()
+            d, lo, hi, pv = p.difference()
+            rows.append(
+                f"{name:<22} {p.both:>7} {p.agreement:>7.2%} {down:>6} {up:>6} {a:>7.2%} "
+                f"{b:>7.2%} {d:>+7.2%}  {lo:+.2%} .. {hi:+.2%}  {pv:.3g}"
+            )
+        return "\n".join(rows)
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""
@@ -114,6 +149,8 @@ class SummarySink(Closable):
         rows.append("-" * len(head))
         if self.verdicts or self.judge_skips:
             rows.extend(self._judge_rows())
+        if self.shadowed:
+            rows.append(self.shadow_table())
         rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
         return "\n".join(rows)
 

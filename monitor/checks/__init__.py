@@ -165,9 +165,14 @@ class CheckSuite:
         """The names of the checks, in the order they run."""
         return [c.name for c in self.checks]
 
-    def __call__(self, trace: RagTrace) -> dict[str, CheckResult]:
-        """Every check's result on ``trace``, by check name."""
-        view = TraceView(trace, self.memo)
+    def view(self, trace: RagTrace) -> TraceView:
+        """The per-trace analysis the checks share (a shadow suite may share it too)."""
+        return TraceView(trace, self.memo)
+
+    def __call__(self, trace: RagTrace, view: TraceView | None = None) -> dict[str, CheckResult]:
+        """Every check's result on ``trace``, by check name (on ``view``, when given)."""
+        if view is None:
+            view = TraceView(trace, self.memo)
         out: dict[str, CheckResult] = {}
         for check in self.checks:
             try:

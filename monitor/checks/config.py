@@ -54,3 +54,40 @@ else:
     ChecksConfig = create_model(
         "ChecksConfig", __base__=_Checks, __doc__=_Checks.__doc__, **_sections()
     )
+
+
+class ShadowConfig(_Section):
+    """``shadow``: a candidate definition of the checks, run beside the live one on the same
+    traces; its results go to the evaluation lines (``shadow``) and to their own metrics,
+    never to golden rows or alerts."""
+
+    checks: ChecksConfig | None = Field(
+        default=None,
+        description="The candidate's check settings, laid over the live `checks` (only what "
+        "is given here differs: `enabled`, or a check's options). None: no shadow.",
+    )
+    share: float = Field(
+        default=1.0,
+        gt=0,
+        le=1,
+        description="Share of traces the candidate runs on, chosen by trace id (the same "
+        "traces on every replica and every run).",
+    )
+
+    def candidate(self, live: _Checks) -> _Checks | None:
+        """The candidate's full check settings: ``live`` with what ``checks`` sets on top
+        (None without a shadow)."""
+        if self.checks is None:
+            return None
+        merged = _merged(live.model_dump(), self.checks.model_dump(exclude_unset=True))
+        return type(live).model_validate(merged)
+
+
+def _merged(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = value
+    return out

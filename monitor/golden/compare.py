@@ -12,8 +12,6 @@ check's failures at zero on the rows that matter.
 
 from __future__ import annotations
 
-import math
-import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +19,10 @@ from typing import Any
 from monitor.checks import CheckSuite
 from monitor.golden.probes import retrieval_scores, stage_of
 from monitor.model import Evaluation, RagTrace
+from monitor.stats import bootstrap_interval, sign_test
+
+__all__ = ["Comparison", "MetricComparison", "Pairwise", "bootstrap_interval", "compare",
+           "compare_values", "metrics_of", "pairwise", "sign_test"]  # fmt: skip
 
 GOOD_STAGES = ("ok", "abstained")  # the probe got what it should: an answer, or a refusal
 METRICS = (
@@ -34,28 +36,6 @@ def metrics_of(suite: CheckSuite) -> tuple[str, ...]:
     """Every metric ``compare`` computes with ``suite``: the retrieval and stage metrics,
     then ``flagged`` and ``flagged:<check>`` per check."""
     return (*METRICS, "flagged", *(f"flagged:{c.name}" for c in suite.checks))
-
-
-def sign_test(wins: int, losses: int) -> float:
-    """Exact two-sided sign test p-value (ties left out)."""
-    n = wins + losses
-    if n == 0:
-        return 1.0
-    k = min(wins, losses)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / float(2**n)
-    return min(1.0, 2.0 * tail)
-
-
-def bootstrap_interval(
-    diffs: list[float], reps: int = 10_000, seed: int = 0
-) -> tuple[float, float]:
-    """95 % percentile bootstrap interval of the mean of ``diffs``."""
-    if not diffs:
-        return math.nan, math.nan
-    rng = random.Random(seed)
-    n = len(diffs)
-    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(reps))
-    return means[int(0.025 * reps)], means[int(0.975 * reps) - 1]
 
 
 @dataclass

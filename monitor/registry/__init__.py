@@ -15,6 +15,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CHECK_TYPES, Check, CheckSuite, CheckType, PassageMemo, make
+from monitor.checks.shadow import ShadowSuite
 from monitor.config import Settings
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
@@ -49,6 +50,7 @@ __all__ = [
     "build_pipeline",
     "build_probe_loop",
     "build_segmenter",
+    "build_shadow",
     "build_sinks",
     "build_source",
     "build_suite",
@@ -165,6 +167,20 @@ def evaluators(settings: Settings, metrics: Metrics | None = None) -> dict[str, 
     return out
 
 
+def build_shadow(settings: Settings, metrics: Metrics | None = None) -> ShadowSuite | None:
+    """The shadow candidate (``shadow``): the live checks with the candidate's settings on
+    top, on its share of the traces; its versions exported with ``variant="shadow"``."""
+    candidate = settings.shadow.candidate(settings.checks)
+    if candidate is None:
+        return None
+    as_candidate = settings.model_copy(update={"checks": candidate})
+    versions = {k: v for k, v in evaluators(as_candidate).items() if k != "judge"}
+    if metrics is not None:
+        metrics.set_evaluators(versions, variant="shadow")
+    suite = CheckSuite(configured(CHECKS, as_candidate, None))
+    return ShadowSuite(suite, settings.shadow.share, versions)
+
+
 def build_segmenter(settings: Settings, metrics: Metrics | None = None) -> Segmenter:
     """The segments and inputs of every trace (``segments``); the values each dimension
     folded into ``other`` are exported when ``metrics`` is given."""
@@ -227,6 +243,7 @@ def build_pipeline(
         judge_stage=stage,
         segmenter=build_segmenter(settings, metrics),
         evaluators=evaluators(settings, metrics),
+        shadow=build_shadow(settings, metrics),
         judge_drain_seconds=min(
             settings.judge.drain_seconds, settings.shutdown_timeout_seconds / 2
         ),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from prometheus_client import CollectorRegistry, Gauge, Info
+from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 
 from monitor.checks import MEASURES
 from monitor.model import CheckMeasure
@@ -49,11 +49,18 @@ class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics):
         self._define_segments(registry)
         self.evaluator_info = Gauge(
             "ragmon_evaluator_info",
-            "1 for the definition each evaluator runs (check name or judge -> its version).",
-            ["evaluator", "version"], registry=registry,
+            "1 for the definition each evaluator runs (check name or judge -> its version), "
+            "live or shadow (the candidate of the shadow config).",
+            ["evaluator", "version", "variant"], registry=registry,
+        )  # fmt: skip
+        self.shadow_results = Counter(
+            "ragmon_shadow_results_total",
+            "Traces the shadow candidate ran on, per check: the live and the shadow outcome "
+            "(flagged, passed, not_applicable, absent) of the same trace.",
+            ["check", "live", "shadow"], registry=registry,
         )  # fmt: skip
 
-    def set_evaluators(self, versions: Mapping[str, str]) -> None:
+    def set_evaluators(self, versions: Mapping[str, str], variant: str = "live") -> None:
         """Export the versions of the running definitions (``ragmon_evaluator_info``)."""
         for evaluator, version in versions.items():
-            self.evaluator_info.labels(evaluator, version).set(1)
+            self.evaluator_info.labels(evaluator, version, variant).set(1)

@@ -113,6 +113,8 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             RAGMON_JUDGE__CALIBRATION_FILE=str(cal), ANTHROPIC_API_KEY="test-key",
             RAGMON_GOLDEN__SET_PATH=str(golden_set_for_demo(tmp / "golden-set", 1500)),
             RAGMON_GOLDEN__DIR=str(reviewed(tmp / "golden")),
+            # a shadow candidate on half the traces, for the shadow panels
+            RAGMON_SHADOW__CHECKS__CONTEXT_CONFLICT__SIMILARITY="0.3", RAGMON_SHADOW__SHARE="0.5",
         ).start()  # fmt: skip
         # a second ragmon receiving OTLP/HTTP with a two-trace assembly buffer
         otlp = start_otlp_http_daemon(

@@ -38,7 +38,7 @@ def test_evaluation_lines_and_metrics_carry_the_versions() -> None:
     assert all(e.to_line()["evaluators"] == versions for e in sink.evaluations)
     get = metrics.registry.get_sample_value
     for evaluator, version in versions.items():
-        labels = {"evaluator": evaluator, "version": version}
+        labels = {"evaluator": evaluator, "version": version, "variant": "live"}
         assert get("ragmon_evaluator_info", labels) == 1
 
 
