@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts alert-scenarios export-libs
+.PHONY: install install-dev compile run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts alert-scenarios export-libs
 
 # install: what `ragmon` needs to run; install-dev: also the test and lint tools.
 install: $(STAMP)
@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
+	@# the checks compiled with mypyc when a C compiler is present (RAGMON_MYPYC=0: never;
+	@# require: a failed compile is an error); it says which build it made
+	$(BIN)/python deploy/compile.py
 	touch $(STAMP)
 	@echo "ragmon is installed in $(BIN): run '. $(BIN)/activate' to put it on your PATH"
 
@@ -25,16 +28,22 @@ $(DEV): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(DEV)
 
+# Rebuild the compiled checks (after changing a check: a changed source runs interpreted until
+# then). RAGMON_MYPYC=0 removes them.
+compile: install
+	$(BIN)/python deploy/compile.py --mode $${RAGMON_MYPYC:-1}
+
 run: install
 	$(BIN)/ragmon run $(if $(CONFIG),--config $(CONFIG))
 
 # The whole suite: lint, types, unit and integration tests, with every service they need
 # started before pytest and stopped after (also on failure) by deploy/run-tests.sh.
 test: install-dev lint export-libs
+	$(BIN)/python deploy/compile.py --mode require
 	bash deploy/prometheus/install.sh
 	bash deploy/browser/install.sh
 	bash deploy/collector/install.sh
-	PATH="$(CURDIR)/$(BIN):$$PATH" bash deploy/run-tests.sh $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" TEST_EXPECT_COMPILED=1 bash deploy/run-tests.sh $(PYTEST_ARGS)
 
 unit: install-dev
 	$(BIN)/pytest -q tests/unit $(PYTEST_ARGS)

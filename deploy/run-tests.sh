@@ -26,6 +26,12 @@ if [ "$#" -eq 0 ]; then
   # (they share the broker, ports and a browser).
   pytest -n 2 tests/unit
   code=$?
+  # the verdict guard once more on the interpreted checks, when the tier above ran compiled
+  if [ "${TEST_EXPECT_COMPILED:-0}" = "1" ]; then
+    RAGMON_COMPILED=0 pytest -q tests/unit/test_verdicts.py
+    interpreted=$?
+    [ "$code" -eq 0 ] && code=$interpreted
+  fi
   pytest --ignore=tests/unit
   rest=$?
   [ "$code" -eq 0 ] && code=$rest

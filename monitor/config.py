@@ -40,8 +40,9 @@ __all__ = ["ENV_ALIASES", "ConfigError", "KafkaConnection", "Settings", "load", 
 
 ENV_PREFIX = "RAGMON_"
 ENV_DELIMITER = "__"
-# RAGMON_* variables that are not settings (read by the CLI itself).
-NOT_SETTINGS = frozenset({"RAGMON_CONFIG_FILE"})
+# RAGMON_* variables that are not settings (read by the CLI itself; by monitor.checks.native,
+# which build of the checks runs; by deploy/compile.py at install).
+NOT_SETTINGS = frozenset({"RAGMON_CONFIG_FILE", "RAGMON_COMPILED", "RAGMON_MYPYC"})
 # Secrets under the names people know them by, read here and nowhere else: the variable
 # sets the key unless the key's own RAGMON_* variable is set (which wins). The file's value
 # is used when neither is set.

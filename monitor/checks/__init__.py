@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from monitor.checks import native
+
+native.extend(__path__)  # the compiled build's modules first, when it runs
+
 from monitor.checks.citation import Citation
 from monitor.checks.context import ContextConflict, EmptyContext, GroundingOverlap
 from monitor.checks.memo import PassageMemo

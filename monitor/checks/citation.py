@@ -28,48 +28,19 @@ uses 0); an id is valid when it matches a passage's ``doc_id`` or ``chunk_id``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import ClassVar
 
 from monitor.checks.citation_markers import find_citations
+from monitor.checks.evidence import INVALID_CITATIONS, CitationEvidence
 from monitor.checks.view import TraceView
-from monitor.model import CheckMeasure, CheckOutput, CheckResult, Evidence, Highlight
-
-INVALID_CITATIONS = CheckMeasure(
-    "ragmon_invalid_citations_total", "Citation markers that name no packed passage.", "counter"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class CitationEvidence(Evidence):
-    """Every id the answer cites (once each, in order), those that name no passage, and how
-    many name one; no valid citation flags the answer."""
-
-    cited: tuple[str, ...] = ()
-    invalid: tuple[str, ...] = ()
-    valid: int = 0
-
-    def measured(self) -> Mapping[str, float]:
-        """How many cited ids name no passage, for their counter."""
-        return {INVALID_CITATIONS.metric: len(self.invalid)} if self.invalid else {}
-
-    def explain(self) -> str:
-        """The invalid citations, or that there is none, when no citation is valid."""
-        if self.valid:
-            return Evidence.explain(self)
-        return "invalid citations: " + ", ".join(self.invalid) if self.invalid else "no citation"
-
-    def highlights(self) -> tuple[Highlight, ...]:
-        """Each invalid citation."""
-        return tuple(Highlight(c, "citation") for c in self.invalid)
+from monitor.model import CheckMeasure, CheckOutput, CheckResult
 
 
 class Citation:
     """Flags answers with no valid citation; evidence lists each cited and invalid id."""
 
-    name = "citation"
-    evidence = CitationEvidence
+    name: ClassVar[str] = "citation"
+    evidence: ClassVar[type[CitationEvidence]] = CitationEvidence
     output: ClassVar[CheckOutput] = "flag"
     measures: ClassVar[tuple[CheckMeasure, ...]] = (INVALID_CITATIONS,)
     options: ClassVar[None] = None  # nothing to configure

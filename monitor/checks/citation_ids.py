@@ -8,8 +8,6 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from monitor.checks.lazy import lazy
-
 ID_CHARS = frozenset("-_.:/#")
 
 
@@ -41,10 +39,15 @@ class Citations:
     texts: list[str] = field(default_factory=list)  # the passages' texts (for titles)
     found: list[tuple[str, str]] = field(default_factory=list)  # (kind, value)
 
-    @lazy
+    def __post_init__(self) -> None:
+        self._keys: tuple[set[str], set[str]] | None = None  # built by _index on first use
+
+    @property
     def _index(self) -> tuple[set[str], set[str]]:
         """Every key a passage id is cited under, and the ids' stems (built on first use:
         an answer citing only indices never needs them)."""
+        if self._keys is not None:
+            return self._keys
         keys: set[str] = set()
         stems: set[str] = set()
         for ident in self.ids:
@@ -52,7 +55,8 @@ class Citations:
             keys.update(cited_as)
             if len(stem) >= 3:
                 stems.add(stem)
-        return keys, stems
+        self._keys = (keys, stems)
+        return self._keys
 
     @property
     def stems(self) -> set[str]:

@@ -4,103 +4,22 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar, Self
-
-from pydantic import Field
+from typing import ClassVar
 
 from monitor.checks.citation_markers import find_citations
+from monitor.checks.evidence import (
+    OVERLAP_RATIO,
+    Conflict,
+    ConflictEvidence,
+    EmptyContextEvidence,
+    OverlapEvidence,
+)
 from monitor.checks.memo import PassageFacts
 from monitor.checks.numbers import NumberIndex, NumberLookup
+from monitor.checks.options import ContextConflictOptions, GroundingOverlapOptions
 from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
-from monitor.model import CheckMeasure, CheckOutput, CheckResult, ConfigSection, Evidence
-
-
-@dataclass(frozen=True, slots=True)
-class EmptyContextEvidence(Evidence):
-    """How many passages were packed; when none, how many were retrieved and which stage
-    (``retrieval`` or ``packing``) lost them."""
-
-    passages: int = 0
-    retrieved: int | None = None
-    stage: str | None = None
-
-    def explain(self) -> str:
-        """The stage that lost the context, when it was lost."""
-        if self.stage is None:
-            return Evidence.explain(self)
-        return f"no context reached the model (stage: {self.stage})"
-
-
-@dataclass(frozen=True, slots=True)
-class Conflict(Evidence):
-    """Two near-duplicate passages (1-based positions and their doc ids) and the figures each
-    states that the other does not: one entry of ``ConflictEvidence`` (an ``Evidence`` for
-    its line form only)."""
-
-    passages: tuple[int, ...] = ()
-    doc_ids: tuple[str | None, ...] = ()
-    similarity: float = 0.0
-    first_states: tuple[str, ...] = ()
-    second_states: tuple[str, ...] = ()
-    # the passage of the pair that the answer cites while stating a figure only the other
-    # one states ("14 days [1]" citing the 30-day page when the 14-day page is packed too)
-    cited_disagreeing: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ConflictEvidence(Evidence):
-    """Every conflicting pair of passages."""
-
-    conflicts: tuple[Conflict, ...] = ()
-
-    @classmethod
-    def from_line(cls, line: Mapping[str, Any]) -> Self:
-        """Read back, each pair as a ``Conflict``."""
-        return cls(tuple(Conflict.from_line(c) for c in line.get("conflicts") or ()))
-
-    def explain(self) -> str:
-        """That near-duplicates disagree, when they do."""
-        cited = [c.cited_disagreeing for c in self.conflicts if c.cited_disagreeing]
-        if cited:
-            return (f"the answer cites passage {cited[0]} but states the figure of a "
-                    "near-duplicate passage that disagrees with it")  # fmt: skip
-        if self.conflicts:
-            return "near-duplicate passages state different figures"
-        return Evidence.explain(self)
-
-    def passages_named(self) -> frozenset[int]:
-        """Every passage of every conflicting pair."""
-        return frozenset(int(i) for c in self.conflicts for i in c.passages)
-
-
-@dataclass(frozen=True, slots=True)
-class OverlapEvidence(Evidence):
-    """The share of the answer's content words found in the context, how many there were,
-    and (up to 20) the missing ones."""
-
-    overlap: float = 0.0
-    content_words: int = 0
-    missing: tuple[str, ...] = ()
-
-    def explain(self) -> str:
-        """The share, as a percentage."""
-        return f"{self.overlap:.0%} of the answer's content words are in the context"
-
-    def measured(self) -> Mapping[str, float]:
-        """The share, for its histogram."""
-        return {OVERLAP_RATIO.metric: self.overlap}
-
-
-OVERLAP_RATIO = CheckMeasure(
-    "ragmon_grounding_overlap_ratio",
-    "Share of the answer's content words found in the packed context.",
-    "histogram",
-    (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-)
-
+from monitor.model import CheckMeasure, CheckOutput, CheckResult
 
 _STOPWORDS = frozenset(
     """
@@ -129,8 +48,8 @@ def _packed_result(passages: int) -> CheckResult:
 class EmptyContext:
     """Flags traces where no text reached the model; evidence says which stage lost it."""
 
-    name = "empty_context"
-    evidence = EmptyContextEvidence
+    name: ClassVar[str] = "empty_context"
+    evidence: ClassVar[type[EmptyContextEvidence]] = EmptyContextEvidence
     output: ClassVar[CheckOutput] = "flag"
     measures: ClassVar[tuple[CheckMeasure, ...]] = ()
     options: ClassVar[None] = None  # nothing to configure
@@ -153,26 +72,6 @@ class EmptyContext:
         )
 
 
-class ContextConflictOptions(ConfigSection):
-    """``checks.context_conflict``: when two passages count as near-duplicates."""
-
-    similarity: float = Field(
-        default=0.5,
-        gt=0,
-        le=1,
-        description="Jaccard similarity (of word trigrams, or of content words where higher) "
-        "at which two passages are duplicates.",
-    )
-
-
-class GroundingOverlapOptions(ConfigSection):
-    """``checks.grounding_overlap``: the shortest answer it scores."""
-
-    min_words: int = Field(
-        default=3, ge=1, description="Answers with fewer content words are not applicable."
-    )
-
-
 class ContextConflict:
     """Flags near-duplicate passages that state different numbers (old and new policy pages).
 
@@ -185,8 +84,8 @@ class ContextConflict:
     pair are parsed for figures.
     """
 
-    name = "context_conflict"
-    evidence = ConflictEvidence
+    name: ClassVar[str] = "context_conflict"
+    evidence: ClassVar[type[ConflictEvidence]] = ConflictEvidence
     output: ClassVar[CheckOutput] = "flag"
     measures: ClassVar[tuple[CheckMeasure, ...]] = ()
     options: ClassVar[type[ContextConflictOptions]] = ContextConflictOptions
@@ -304,8 +203,8 @@ class GroundingOverlap:
     inflections ("refund" in "refunds") and avoids tokenising the context at all.
     """
 
-    name = "grounding_overlap"
-    evidence = OverlapEvidence
+    name: ClassVar[str] = "grounding_overlap"
+    evidence: ClassVar[type[OverlapEvidence]] = OverlapEvidence
     output: ClassVar[CheckOutput] = "score"  # a continuous signal: it never flags
     measures: ClassVar[tuple[CheckMeasure, ...]] = (OVERLAP_RATIO,)
     options: ClassVar[type[GroundingOverlapOptions]] = GroundingOverlapOptions

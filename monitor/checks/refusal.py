@@ -9,13 +9,13 @@ sale items", "no hay comisión") is not a refusal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from monitor.checks.cues import CueIndex
+from monitor.checks.evidence import RefusalEvidence
 from monitor.checks.refusal_cues import languages
 from monitor.checks.view import TraceView
-from monitor.model import CheckMeasure, CheckOutput, CheckResult, Evidence, Highlight
+from monitor.model import CheckMeasure, CheckOutput, CheckResult
 
 _LANGUAGES = languages()
 # Substrings that any match of each pattern contains, found in one pass on the lower-cased
@@ -43,31 +43,14 @@ def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class RefusalEvidence(Evidence):
-    """The refusal phrase as the answer writes it, and its kind (``no_knowledge``,
-    ``context_lacks``, ``cannot_help``)."""
-
-    phrase: str | None = None
-    kind: str | None = None
-
-    def explain(self) -> str:
-        """``refusal: <phrase>``."""
-        return f"refusal: {self.phrase}" if self.phrase else Evidence.explain(self)
-
-    def highlights(self) -> tuple[Highlight, ...]:
-        """The phrase."""
-        return (Highlight(self.phrase, "refusal"),) if self.phrase else ()
-
-
 _NO_REFUSAL = RefusalEvidence()
 
 
 class Refusal:
     """Flags answers that decline or abstain; evidence is the matched phrase and its kind."""
 
-    name = "refusal"
-    evidence = RefusalEvidence
+    name: ClassVar[str] = "refusal"
+    evidence: ClassVar[type[RefusalEvidence]] = RefusalEvidence
     output: ClassVar[CheckOutput] = "flag"
     measures: ClassVar[tuple[CheckMeasure, ...]] = ()
     options: ClassVar[None] = None  # nothing to configure

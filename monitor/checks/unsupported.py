@@ -12,38 +12,14 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import ClassVar
 
+from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, judge
 from monitor.checks.numbers.derived import Derivation
 from monitor.checks.view import TraceView
-from monitor.model import CheckMeasure, CheckOutput, CheckResult, Evidence, Highlight
-
-
-@dataclass(frozen=True, slots=True)
-class NumbersEvidence(Evidence):
-    """The figures the context does not back, as the answer writes them, of ``checked``;
-    ``derived``: the figures the context implies by one step, and how ("45 = 20 + 25");
-    ``unjudged``: small counts of things the context neither states nor presents."""
-
-    numbers: tuple[str, ...] = ()
-    checked: int = 0
-    derived: tuple[str, ...] | None = None
-    # small counts of things the context neither states nor presents: not flagged
-    unjudged: tuple[str, ...] | None = None
-
-    def explain(self) -> str:
-        """The unsupported figures, or the evidence as JSON when there are none."""
-        if self.numbers:
-            return "figures not in the context: " + ", ".join(self.numbers)
-        return Evidence.explain(self)
-
-    def highlights(self) -> tuple[Highlight, ...]:
-        """Each unsupported figure."""
-        return tuple(Highlight(n, "number") for n in self.numbers)
-
+from monitor.model import CheckMeasure, CheckOutput, CheckResult
 
 _SENTENCE = re.compile(r"[^.?!\n]*(?:[.?!](?!\d)|\n|$)")
 _YES_NO = re.compile(
@@ -76,8 +52,8 @@ class UnsupportedNumbers:
     Evidence lists the unsupported figures as they appear in the answer.
     """
 
-    name = "unsupported_numbers"
-    evidence = NumbersEvidence
+    name: ClassVar[str] = "unsupported_numbers"
+    evidence: ClassVar[type[NumbersEvidence]] = NumbersEvidence
     output: ClassVar[CheckOutput] = "flag"
     measures: ClassVar[tuple[CheckMeasure, ...]] = ()
     options: ClassVar[None] = None  # nothing to configure

@@ -11,6 +11,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor import config as config_mod
 from monitor import registry
+from monitor.checks import native
 from monitor.commands.server import MetricsServer
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
 from monitor.log import configure as configure_logging
@@ -78,6 +79,8 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         source=settings.source.type,
         metrics=f"http://{settings.metrics.host}:{server.port}/metrics",
         checks=pipeline.suite.names,
+        build=native.BUILD,  # the checks compiled with mypyc, or interpreted (and why)
+        **({"not_compiled": native.WHY} if native.WHY else {}),
     )
     freeze_startup_heap()
     ready.set()

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 
-from monitor.checks import MEASURES
+from monitor.checks import MEASURES, native
 from monitor.model import CheckMeasure
 from monitor.telemetry.golden import GoldenMetrics, ProbeMetrics
 from monitor.telemetry.judge import JudgeMetrics
@@ -38,8 +38,12 @@ class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics):
         measures: Sequence[CheckMeasure] = MEASURES,
     ) -> None:
         self.registry = registry
-        self.build_info = Info("ragmon_build", "ragmon version.", registry=registry)
-        self.build_info.info({"version": version})
+        self.build_info = Info(
+            "ragmon_build",
+            "ragmon version, and whether its checks run compiled.",
+            registry=registry,
+        )
+        self.build_info.info({"version": version, "checks": native.BUILD})
         self._define_evaluation(registry, measures)
         self._define_consumer(registry)
         self._define_judge(registry)

@@ -48,7 +48,8 @@ def test_image_build_and_run_steps(tmp_path: Path) -> None:
     for rel, dest in copied_paths():
         src = ROOT / rel
         if src.is_dir():
-            shutil.copytree(src, context / dest, ignore=shutil.ignore_patterns("__pycache__"))
+            ignore = shutil.ignore_patterns("__pycache__", "_native")  # a dev tree's build
+            shutil.copytree(src, context / dest, ignore=ignore)
         else:
             shutil.copy(src, context / dest)
     target = tmp_path / "install"
@@ -62,6 +63,14 @@ def test_image_build_and_run_steps(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     assert (target / "monitor" / "commands" / "cli.py").exists() and (target / "sinks").is_dir()
     assert (target / "monitor" / "golden" / "templates" / "review" / "row.html").exists()
+    assert not (target / "monitor" / "checks" / "_native").exists()  # never in the wheel
+    # as the Dockerfile's compile step: the checks compiled where the package is installed
+    assert "compile.py --mode require --root" in DOCKERFILE
+    compiled = subprocess.run(
+        [sys.executable, str(context / "compile.py"), "--mode", "require", "--root", str(target)],
+        capture_output=True, text=True, timeout=600, env=clean_env(PYTHONPATH=str(target)),
+    )  # fmt: skip
+    assert compiled.returncode == 0, compiled.stderr
 
     port = free_port()
     env = clean_env(
@@ -87,10 +96,14 @@ def test_image_build_and_run_steps(tmp_path: Path) -> None:
             time.sleep(0.3)
         imported = subprocess.run(
             [sys.executable, "-c",
-             "import monitor.commands.cli, sinks; print(monitor.commands.cli.__file__)"],
+             "import monitor.commands.cli, sinks; print(monitor.commands.cli.__file__); "
+             "from monitor.checks import native, context; print(native.BUILD, context.__file__)"],
             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=30,
         )  # fmt: skip
-        assert imported.stdout.strip().startswith(str(target)), imported.stdout
+        cli, checks = imported.stdout.strip().splitlines()
+        assert cli.startswith(str(target)), imported.stdout
+        build, module = checks.split(" ", 1)
+        assert build == "compiled" and module.endswith(".so"), imported.stdout
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -13,6 +13,10 @@ The package has three parts: ``patterns`` (vocabulary, noise, tokeniser spaces),
 ``NumberLookup``). The check that uses them is ``monitor.checks.unsupported``.
 """
 
+from monitor.checks import native
+
+native.extend(__path__, "numbers")  # the compiled build's modules first, when it runs
+
 from monitor.checks.numbers.index import NumberIndex, NumberLookup
 from monitor.checks.numbers.mentions import Mention, Reading, answer_mentions, locale_of
 from monitor.checks.numbers.patterns import strip_noise, untokenise

@@ -16,7 +16,6 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
-from monitor.checks.lazy import lazy
 from monitor.checks.memo import lowered
 from monitor.checks.numbers.forms import (
     SCALE_WORDS,
@@ -75,18 +74,25 @@ class Derivation:
     def __init__(self, context: str, answer: str, lower: Callable[[], bytes] | None = None) -> None:
         self.context = context
         self.answer = answer
-        self._lower = lower
+        self._make_lower = lower
+        self._lower: str | None = None
+        self._sentences: list[str] | None = None
 
-    @lazy
+    @property
     def lower(self) -> str:
         """The context with ASCII letters lower-cased (from ``lower``, the view's lower-cased
         bytes, when given: the words looked for here are ASCII, and it is shared)."""
-        return (self._lower() if self._lower is not None else lowered(self.context)).decode()
+        if self._lower is None:
+            make = self._make_lower
+            self._lower = (make() if make is not None else lowered(self.context)).decode()
+        return self._lower
 
-    @lazy
+    @property
     def sentences(self) -> list[str]:
         """The context's sentences."""
-        return [s for s in _SENTENCE.findall(self.context) if s.strip()]
+        if self._sentences is None:
+            self._sentences = [s for s in _SENTENCE.findall(self.context) if s.strip()]
+        return self._sentences
 
     def _sentences_with(self, word: str) -> list[str]:
         """The sentences of the context that contain ``word`` (lower-cased), found from its

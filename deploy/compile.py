@@ -1,0 +1,154 @@
+"""Compile the checks with mypyc, from the same source, beside the interpreted package.
+
+    python deploy/compile.py [--mode auto|1|require|0] [--root DIR]
+
+``--mode`` (default: ``$RAGMON_MYPYC``, else ``auto``):
+
+* ``auto`` / ``1``: compile when a C compiler and the Python headers are present, else say
+  why not and leave the interpreted package as it is (exit 0);
+* ``require``: a failed or impossible compile is an error (exit 1): the container image and
+  CI build this way;
+* ``0``: remove a compiled build (the interpreted package runs).
+
+The compiled modules go to ``monitor/checks/_native/`` under ``--root`` (the directory that
+holds the ``monitor`` package: the source tree, or site-packages), with a manifest of the
+sources they were built from; ``monitor.checks.native`` puts them in front of the
+interpreted modules at import when they match their sources (a changed source falls back to
+the interpreted module: rebuild with ``make compile``). mypy (mypyc) is installed when
+missing; the compile runs in a temporary copy so nothing is written into the source tree but
+``_native/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MYPY = "mypy==2.4.1"  # the version the compiled build is tested with
+# The modules compiled: the checks' logic. Not the packages' __init__ (they choose the build),
+# the view (read once per trace per attribute), the evidence and option types (compiled
+# classes cannot subclass the interpreted Evidence and pydantic bases), the config, the
+# shadow runner and the cue loader (start-up only).
+COMPILED = (
+    "text.py", "memo.py", "cues.py", "refusal.py", "unsupported.py", "context.py",
+    "citation.py", "citation_markers.py", "citation_ids.py", "citation_lists.py",
+    "numbers/counts.py", "numbers/derived.py", "numbers/forms.py", "numbers/index.py",
+    "numbers/mentions.py", "numbers/patterns.py",
+)  # fmt: skip
+_MYPY_INI = """[mypy]
+strict = True
+python_version = 3.11
+plugins = pydantic.mypy
+[mypy-ahocorasick,bpe_openai,fasttext,kafka.*,google.protobuf.*,google.rpc.*,opentelemetry.proto.*]
+ignore_missing_imports = True
+"""
+
+
+def _why_not() -> str | None:
+    """Why this machine cannot compile C extensions, or None."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        return f"no C compiler ({cc} not found)"
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not headers.exists():
+        return f"no Python headers ({headers} missing)"
+    return None
+
+
+def _mypyc() -> None:
+    """Install mypy (mypyc) when it is missing."""
+    try:
+        import mypyc  # noqa: F401
+    except ImportError:
+        print(f"compile: installing {MYPY}", flush=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", MYPY], check=True)
+
+
+def source_hashes(checks: Path) -> dict[str, str]:
+    """The SHA-256 of each compiled module's source under ``checks`` (monitor/checks)."""
+    return {m: hashlib.sha256((checks / m).read_bytes()).hexdigest() for m in COMPILED}
+
+
+def compile_checks(root: Path) -> tuple[int, float]:
+    """Compile ``COMPILED`` of ``root``/monitor/checks into its ``_native`` directory:
+    (modules, seconds)."""
+    checks = root / "monitor" / "checks"
+    native = checks / "_native"
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="ragmon-mypyc-") as tmp:
+        work = Path(tmp)
+        shutil.copytree(root / "monitor", work / "monitor",
+                        ignore=shutil.ignore_patterns("_native", "__pycache__"))  # fmt: skip
+        (work / "mypy.ini").write_text(_MYPY_INI)
+        files = [f"monitor/checks/{m}" for m in COMPILED]
+        env = {**os.environ, "MYPYC_OPT_LEVEL": "3"}
+        run = subprocess.run([sys.executable, "-m", "mypyc", *files], cwd=work, env=env,
+                             capture_output=True, text=True)  # fmt: skip
+        if run.returncode != 0:
+            tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-15:])
+            raise RuntimeError(f"mypyc failed:\n{tail}")
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        if native.exists():
+            shutil.rmtree(native)
+        native.mkdir(parents=True)
+        built = 0
+        for m in COMPILED:
+            so = work / "monitor" / "checks" / m.replace(".py", suffix)
+            target = native / m.replace(".py", suffix)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(so, target)
+            built += 1
+        for shared in work.glob(f"*__mypyc{suffix}"):  # the modules' shared runtime
+            shutil.copy2(shared, native / shared.name)
+    seconds = time.monotonic() - t0
+    manifest = {"suffix": suffix, "sources": source_hashes(checks), "seconds": round(seconds, 1)}
+    (native / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return built, seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--mode", choices=("auto", "1", "require", "0"),
+                        default=os.environ.get("RAGMON_MYPYC") or "auto")  # fmt: skip
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=HERE.parent,
+        help="the directory holding the monitor package (default: this tree)",
+    )
+    args = parser.parse_args()
+    native = args.root / "monitor" / "checks" / "_native"
+    if args.mode == "0":
+        shutil.rmtree(native, ignore_errors=True)
+        print("checks: interpreted (RAGMON_MYPYC=0)")
+        return 0
+    why = _why_not()
+    if why is not None:
+        print(f"checks: interpreted: {why}", file=sys.stderr if args.mode == "require" else
+              sys.stdout)  # fmt: skip
+        return 1 if args.mode == "require" else 0
+    try:
+        _mypyc()
+        built, seconds = compile_checks(args.root)
+    except (RuntimeError, subprocess.CalledProcessError, OSError) as exc:
+        print(f"checks: interpreted: the compile failed: {exc}", file=sys.stderr)
+        return 1 if args.mode == "require" else 0
+    print(f"checks: compiled with mypyc ({built} modules in {seconds:.0f} s); "
+          "RAGMON_COMPILED=0 runs the interpreted ones")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
