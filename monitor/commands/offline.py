@@ -13,7 +13,7 @@ import yaml
 from monitor import config as config_mod
 from monitor import registry
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
-from monitor.ingest import assembly
+from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import agreement_line, calibrate, report
@@ -207,8 +207,8 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     return EXIT_OK
 
 
-def _otlp(data: bytes, fmt: str, stderr: TextIO) -> assembly.Conversion:
-    result = assembly.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
+def _otlp(data: bytes, fmt: str, stderr: TextIO) -> conversion.Conversion:
+    result = conversion.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
     for index, reason, _ in result.bad_messages[:20]:
         print(f"bad OTLP message #{index} ({reason})", file=stderr)
     print(

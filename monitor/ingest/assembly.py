@@ -62,8 +62,8 @@ from monitor.ingest.conventions import (
 from monitor.ingest.decoder import Decoded, Progress
 from monitor.ingest.native import DECODE_FAILED, dead_letter
 from monitor.ingest.otlp import Span, decode_json, decode_proto, is_own
-from monitor.model import DeadLetter, RagTrace
-from monitor.sources import Partition, Position, ReadProgress, SourcePosition, SourceRecord
+from monitor.model import DeadLetter
+from monitor.sources import Partition, Position, ReadProgress, SourceRecord
 
 # Bounded labels of ragmon_assembly_traces_total{outcome=...}.
 COMPLETE = "complete"  # root span seen, then quiet
@@ -354,48 +354,4 @@ def _unmappable(spans: list[Span], positions: tuple[Position, ...], exc: Excepti
 _MAX_DEAD_SPANS_BYTES = 1 << 20
 
 
-# --- offline conversion (files) ---------------------------------------------------------
-
-
-@dataclass
-class Conversion:
-    traces: list[RagTrace] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)  # convention -> traces
-    bad_messages: list[tuple[int, str, bytes]] = field(default_factory=list)  # (index, reason, raw)
-
-    def count(self, name: str) -> int:
-        return self.counts.get(name, 0)
-
-
-def convert(messages: Iterable[bytes], fmt: str) -> Conversion:
-    """Assemble and map every trace of a finite list of messages (all spans present)."""
-    assembler = OtlpAssembler(fmt)
-    out = Conversion()
-    items: list[Decoded] = []
-    for i, raw in enumerate(messages, 1):
-        ready, _ = assembler.feed(SourceRecord(SourcePosition("otlp", 0, i), raw))
-        items.extend(ready)
-    items.extend(assembler.due(flush=True))
-    for d in items:
-        if isinstance(d.item, DeadLetter):
-            out.bad_messages.append((d.item.offset, d.item.reason, d.item.raw))
-        elif d.item is not None:
-            out.traces.append(d.item)
-    out.counts, _ = by_convention(assembler.counts)
-    return out
-
-
-def by_convention(counts: dict[tuple[str, str], int]) -> tuple[dict[str, int], int]:
-    """Traces per convention (late span groups left out), and how many were incomplete."""
-    by: dict[str, int] = {}
-    incomplete = 0
-    for (convention, outcome), n in counts.items():
-        if outcome == LATE:
-            continue
-        by[convention] = by.get(convention, 0) + n
-        if outcome != COMPLETE:
-            incomplete += n
-    return by, incomplete
-
-
-__all__ = ["ASSEMBLY_OUTCOMES", "OUTCOMES", "OtlpAssembler", "convert"]
+__all__ = ["ASSEMBLY_OUTCOMES", "OUTCOMES", "OtlpAssembler"]

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from monitor.ingest import assembly
+from monitor.ingest import conversion
 from monitor.model import RagTrace
 from monitor.sources import framing
 
@@ -35,7 +35,7 @@ def truth(stack: str) -> dict[str, dict[str, Any]]:
 def converted(stack: str, fmt: str) -> dict[str, RagTrace]:
     """trace id -> what ragmon understood from the stack's file in ``fmt``."""
     data = (HERE / f"{stack}{FORMATS[fmt]}").read_bytes()
-    result = assembly.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
+    result = conversion.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
     return {t.trace_id: t for t in result.traces}
 
 

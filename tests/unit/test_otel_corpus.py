@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.ingest import assembly
+from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING
 from monitor.sources import framing
 from tests.otel_corpus import FORMATS, HERE, STACKS, converted, differences, truth
@@ -56,7 +56,7 @@ def test_what_a_stack_does_not_emit_is_counted_as_missing(stack: str, fmt: str) 
     """A trace without its answer or its texts is counted ``content_missing``, never
     evaluated."""
     data = (HERE / f"{stack}{FORMATS[fmt]}").read_bytes()
-    result = assembly.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
+    result = conversion.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
     total = len(truth(stack))
     missing = total if stack == NOTHING_CAPTURED else len(ANSWER_NOT_EMITTED)
     assert result.counts.get(CONTENT_MISSING, 0) == missing

@@ -16,7 +16,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
 from monitor.checks import CheckSuite
 from monitor.ingest import otlp
-from monitor.ingest.assembly import convert as assemble
+from monitor.ingest.conversion import convert as assemble
 from monitor.model import RagTrace
 from monitor.sources import framing
 from tests import otel_spans

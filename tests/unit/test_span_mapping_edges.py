@@ -9,7 +9,7 @@ import json
 
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-from monitor.ingest.assembly import convert
+from monitor.ingest.conversion import convert
 from tests import otel_spans
 from tests.otel_spans import ANSWER, PASSAGES, QUESTION
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from monitor.checks import ContextConflict, EmptyContext, GroundingOverlap, TraceView
-from monitor.ingest import assembly
+from monitor.ingest import conversion
 from monitor.sources import framing
 from tests.conftest import make_trace, view
 
@@ -170,7 +170,9 @@ def test_the_first_otlp_example_flags_its_stale_policy() -> None:
     """The README's first OTLP example packs refunds-2019 (30 days) and refunds-2024 (14
     days) and answers "14 days [1]" citing the 2019 page: flagged, the citation named."""
     data = (Path(__file__).parents[3] / "examples" / "langchain-openinference.otlp").read_bytes()
-    traces = assembly.convert(list(framing.read_messages(data, "otlp-proto")), "otlp_proto").traces
+    traces = conversion.convert(
+        list(framing.read_messages(data, "otlp-proto")), "otlp_proto"
+    ).traces
     flagged = [t for t in traces if ContextConflict()(TraceView(t)).flagged]
     assert len(flagged) == 1
     (conflict,) = ContextConflict()(TraceView(flagged[0])).evidence.conflicts
