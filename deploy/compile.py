@@ -74,9 +74,19 @@ def _mypyc() -> None:
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", MYPY], check=True)
 
 
+# Besides the compiled modules, the interpreted ones their compiled code was checked against:
+# a change to any of them also sends the checks back to the interpreted build.
+DEPENDS = (
+    "__init__.py", "numbers/__init__.py", "evidence.py", "options.py", "view.py",
+    "../model.py", "../lines.py",
+)  # fmt: skip
+
+
 def source_hashes(checks: Path) -> dict[str, str]:
-    """The SHA-256 of each compiled module's source under ``checks`` (monitor/checks)."""
-    return {m: hashlib.sha256((checks / m).read_bytes()).hexdigest() for m in COMPILED}
+    """The SHA-256 of each compiled module's source under ``checks`` (monitor/checks), and of
+    the interpreted modules they were compiled against."""
+    return {m: hashlib.sha256((checks / m).read_bytes()).hexdigest()
+            for m in (*COMPILED, *DEPENDS)}  # fmt: skip
 
 
 def compile_checks(root: Path) -> tuple[int, float]:

@@ -40,7 +40,7 @@ _TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
 TRACE_ID_PATTERN = r"^\s*-*(?:[0-9A-Fa-f]-*){32}\s*$"
 
 
-def _rfc3339(v: Any) -> Any:
+def _rfc3339(v: object) -> object:
     # strict mode refuses strings for datetimes; JSON only has strings, so parse here.
     if isinstance(v, str):
         try:
@@ -62,7 +62,7 @@ class RetrievedDoc(BaseModel):
 
     @field_validator("score", mode="before")
     @classmethod
-    def _int_score(cls, v: Any) -> Any:
+    def _int_score(cls, v: object) -> object:
         # JSON has one number type; 1 and 1.0 are the same score.
         return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
@@ -82,7 +82,7 @@ class Passage(BaseModel):
 
     @field_validator("timestamp", mode="before")
     @classmethod
-    def _parse_timestamp(cls, v: Any) -> Any:
+    def _parse_timestamp(cls, v: object) -> object:
         return _rfc3339(v)
 
 
@@ -134,7 +134,7 @@ class RagTrace(BaseModel):
 
     @field_validator("trace_id", mode="before")
     @classmethod
-    def _normalise_trace_id(cls, v: Any) -> Any:
+    def _normalise_trace_id(cls, v: object) -> object:
         if isinstance(v, str):
             v = v.strip().lower().replace("-", "")
             if not _TRACE_ID.match(v) or v == "0" * 32:
@@ -143,7 +143,7 @@ class RagTrace(BaseModel):
 
     @field_validator("timestamp", mode="before")
     @classmethod
-    def _parse_timestamp(cls, v: Any) -> Any:
+    def _parse_timestamp(cls, v: object) -> object:
         return _rfc3339(v)
 
     @property
@@ -239,7 +239,7 @@ class NotApplicable(Evidence):
 NO_EVIDENCE = Evidence()
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     if isinstance(value, Evidence):
         return value.to_line()
     if isinstance(value, tuple | list):
@@ -247,7 +247,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _frozen(value: Any) -> Any:
+def _frozen(value: object) -> object:
     if isinstance(value, list):
         return tuple(_frozen(v) for v in value)
     return value

@@ -2,8 +2,9 @@
 (``_native/``, from the same source), or the interpreted ones.
 
 The compiled modules are put in front of the interpreted ones (the packages' ``__path__``)
-when they exist, were built for this Python, match their sources byte for byte (a source
-changed since the compile falls back to the interpreted module, never runs stale code) and
+when they exist, were built for this Python, match their sources byte for byte, and the
+interpreted modules they were compiled against too (a source changed since the compile falls
+back to the interpreted modules, never runs stale code), and
 ``RAGMON_COMPILED`` is not ``0``. ``BUILD`` says which it is and ``WHY`` why not compiled; the
 daemon logs both at start and exports them (``ragmon_build``).
 """

@@ -5,21 +5,27 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Sequence
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
+
+from structlog.typing import FilteringBoundLogger
 
 from monitor.errors import EXIT_FAIL
 
-if TYPE_CHECKING:
-    pass
+
+class _Closes(Protocol):
+    def close(self) -> None: ...
 
 
-def _close_all(parts: list[Any]) -> None:
+def _close_all(parts: Sequence[_Closes]) -> None:
     for part in parts:
         part.close()
 
 
-def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> None:
+def _install_signal_handlers(
+    stop: threading.Event, budget: float, log: FilteringBoundLogger
+) -> None:
     """First SIGTERM/SIGINT: stop polling, finish, commit, exit within ``budget`` seconds.
     A second SIGINT exits at once."""
 
@@ -36,13 +42,13 @@ def _install_signal_handlers(stop: threading.Event, budget: float, log: Any) -> 
     signal.signal(signal.SIGINT, on_signal)
 
 
-def _start_watchdog(budget: float, log: Any) -> None:
+def _start_watchdog(budget: float, log: FilteringBoundLogger) -> None:
     """Exit the process (status 1) if it is still running ``budget`` seconds from now."""
     watchdog = threading.Timer(budget, _overrun, args=(log,))
     watchdog.daemon = True
     watchdog.start()
 
 
-def _overrun(log: Any) -> None:
+def _overrun(log: FilteringBoundLogger) -> None:
     log.error("shutdown_budget_exceeded")
     os._exit(EXIT_FAIL)

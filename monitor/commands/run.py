@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
 from prometheus_client import CollectorRegistry
+from structlog.typing import FilteringBoundLogger
 
 from monitor import config as config_mod
 from monitor import registry
@@ -105,7 +106,7 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return code
 
 
-def _demo_judge(settings: config_mod.Settings, log: Any) -> config_mod.Settings:
+def _demo_judge(settings: config_mod.Settings, log: FilteringBoundLogger) -> config_mod.Settings:
     """The built-in demo shows the judge's panels with the heuristic judge unless
     judge.backend is set (anywhere else the default is no judge), and says so."""
     if settings.source.type != "demo" or "backend" in settings.judge.model_fields_set:

@@ -136,7 +136,7 @@ class _Shape(Exception):
     """A field of OTLP/JSON has the wrong JSON type (becomes ``invalid_otlp_json``)."""
 
 
-def _obj(value: Any, where: str) -> dict[str, Any]:
+def _obj(value: object, where: str) -> dict[str, Any]:
     """A JSON object; absent (null) is the empty message, as in the proto3 JSON mapping."""
     if value is None:
         return {}
@@ -145,7 +145,7 @@ def _obj(value: Any, where: str) -> dict[str, Any]:
     return value
 
 
-def _arr(value: Any, where: str) -> list[Any]:
+def _arr(value: object, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -153,7 +153,7 @@ def _arr(value: Any, where: str) -> list[Any]:
     return value
 
 
-def _str(value: Any, where: str) -> str:
+def _str(value: object, where: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
@@ -161,7 +161,7 @@ def _str(value: Any, where: str) -> str:
     return value
 
 
-def _int(value: Any, where: str) -> int:
+def _int(value: object, where: str) -> int:
     """A 64-bit integer: a JSON number or a decimal string (OTLP/JSON writes strings)."""
     if value is None:
         return 0
@@ -176,7 +176,7 @@ def _int(value: Any, where: str) -> int:
     return number
 
 
-def _double(value: Any, where: str) -> float:
+def _double(value: object, where: str) -> float:
     """A double: a JSON number, or "NaN" / "Infinity" / a decimal as a string."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise _Shape(f"{where}: expected a number, got {type(value).__name__}")
@@ -186,7 +186,7 @@ def _double(value: Any, where: str) -> float:
         raise _Shape(f"{where}: not a number: {str(value)[:40]!r}") from exc
 
 
-def _json_value(v: Any, where: str) -> Any:
+def _json_value(v: object, where: str) -> object:
     """An ``AnyValue``: str, bool, int, float, list, dict (string keys) or None."""
     v = _obj(v, where)
     if "stringValue" in v:
@@ -210,7 +210,7 @@ def _json_value(v: Any, where: str) -> Any:
     return None
 
 
-def _attrs(items: Any, where: str) -> dict[str, Any]:
+def _attrs(items: object, where: str) -> dict[str, Any]:
     """``KeyValue``s as a dict; a missing key is the empty string (the proto3 default)."""
     out: dict[str, Any] = {}
     for kv in _arr(items, where):
@@ -220,7 +220,7 @@ def _attrs(items: Any, where: str) -> dict[str, Any]:
     return out
 
 
-def _json_span(s: Any, ss: dict[str, Any], service: str | None, resource: dict[str, Any]) -> Span:
+def _json_span(s: object, ss: dict[str, Any], service: str | None, resource: dict[str, Any]) -> Span:
     s = _obj(s, "span")
     scope = _obj(ss.get("scope"), "scope")
     return Span(

@@ -26,8 +26,9 @@ def fake_build(tmp_path: Path, suffix: str | None = None) -> Path:
         import compile as builder
     finally:
         sys.path.remove(str(ROOT / "deploy"))
-    here = tmp_path / "checks"
-    shutil.copytree(ROOT / "monitor" / "checks", here, ignore=shutil.ignore_patterns("_native"))
+    shutil.copytree(ROOT / "monitor", tmp_path / "monitor",
+                    ignore=shutil.ignore_patterns("_native", "__pycache__"))  # fmt: skip
+    here = tmp_path / "monitor" / "checks"
     (here / "_native").mkdir()
     manifest = {"suffix": suffix or sysconfig.get_config_var("EXT_SUFFIX"),
                 "sources": builder.source_hashes(here)}  # fmt: skip
@@ -44,6 +45,9 @@ def test_a_build_runs_only_while_it_matches_its_sources(
     (here / "context.py").write_text((here / "context.py").read_text() + "\n# edited\n")
     build, why = native.status(here)
     assert build == "interpreted" and "context.py changed" in why
+    model = fake_build(tmp_path / "model")  # a module the compiled ones were checked against
+    (model.parent / "model.py").write_text((model.parent / "model.py").read_text() + "\n")
+    assert native.status(model)[1].startswith("../model.py changed")
     other = fake_build(tmp_path / "other", suffix=".cpython-39-x86_64-linux-gnu.so")
     assert native.status(other) == ("interpreted", "compiled for another Python")
     assert native.status(tmp_path / "nowhere")[1].startswith("not compiled")
