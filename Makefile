@@ -31,7 +31,7 @@ $(DEV): $(STAMP)
 # Rebuild the compiled checks (after changing a check: a changed source runs interpreted until
 # then). RAGMON_MYPYC=0 removes them.
 compile: install
-	$(BIN)/python deploy/compile.py --mode $${RAGMON_MYPYC:-1}
+	$(BIN)/python deploy/compile.py --force --mode $${RAGMON_MYPYC:-1}
 
 run: install
 	$(BIN)/ragmon run $(if $(CONFIG),--config $(CONFIG))

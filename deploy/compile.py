@@ -126,6 +126,17 @@ def compile_checks(root: Path) -> tuple[int, float]:
     return built, seconds
 
 
+def _up_to_date(native: Path) -> bool:
+    """A build is there, for this Python, from the sources as they are now."""
+    try:
+        manifest = json.loads((native / "manifest.json").read_text())
+        current = source_hashes(native.parent)
+    except (OSError, ValueError):
+        return False
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    return bool(manifest.get("suffix") == suffix and manifest.get("sources") == current)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -138,11 +149,15 @@ def main() -> int:
         default=HERE.parent,
         help="the directory holding the monitor package (default: this tree)",
     )
+    parser.add_argument("--force", action="store_true", help="rebuild even when up to date")
     args = parser.parse_args()
     native = args.root / "monitor" / "checks" / "_native"
     if args.mode == "0":
         shutil.rmtree(native, ignore_errors=True)
         print("checks: interpreted (RAGMON_MYPYC=0)")
+        return 0
+    if not args.force and _up_to_date(native):
+        print("checks: compiled with mypyc (up to date with their sources)")
         return 0
     why = _why_not()
     if why is not None:
