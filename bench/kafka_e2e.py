@@ -6,7 +6,10 @@ Needs a broker (``make kafka-up``, or ``--bootstrap``). On one topic of ~5.8 KB 
 * (a) a bare kafka-python consumer loop that only touches each value,
 * (b) ragmon end to end in this process (KafkaSource → decode → six checks → metrics sink,
   watermark commits), with peak and current RSS sampled over several passes of the topic,
-* (c) ragmon as one worker process and as two worker processes in one consumer group.
+* (c) ragmon as one worker process and as two worker processes in one consumer group,
+* (d) the split of one in-process pass: µs per trace in the source's poll and commit, the
+  decoding, the segments, the checks, the sink's writes and flushes, and the rest of the
+  pipeline, against the bare loop's per-record cost.
 
 Prints traces/s for each and the ratios. Not a test: figures are reported, not asserted.
 
@@ -161,6 +164,115 @@ def ragmon_pass(
     return done() / max(end - start, 1e-9), memo_line(suite)
 
 
+class Split:
+    """Where one pass spends its time, per part: each part's calls timed in place (a
+    perf_counter pair per call, ~0.1 µs, against ~100-300 µs per trace)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def timed(self, fn: Any, part: str) -> Any:
+        """``fn``, adding its time to ``part``."""
+        seconds = self.seconds
+        seconds.setdefault(part, 0.0)
+        clock = time.perf_counter
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            t0 = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                seconds[part] += clock() - t0
+
+        return call
+
+    def wrap(self, obj: Any, method: str, part: str) -> None:
+        """Time ``obj.method`` as ``part``."""
+        setattr(obj, method, self.timed(getattr(obj, method), part))
+
+    def wrap_poll(self, source: Any, part: str) -> None:
+        """Time the source's polls that return records, after the first (which waits for the
+        group to form, as the bare loop's clock does not count either)."""
+        poll, seconds, clock = source.poll, self.seconds, time.perf_counter
+        seconds.setdefault(part, 0.0)
+        started = []
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            t0 = clock()
+            records = poll(*args, **kwargs)
+            if records and started:
+                seconds[part] += clock() - t0
+            elif records:
+                started.append(True)
+            return records
+
+        source.poll = call
+
+
+class _TimedSuite:
+    """The check suite as the pipeline calls it (``view``, then the call), timed."""
+
+    def __init__(self, suite: CheckSuite, split: Split) -> None:
+        self.names = suite.names
+        self.view = split.timed(suite.view, "checks")
+        self._call = split.timed(suite, "checks")
+
+    def __call__(self, trace: Any, view: Any = None) -> Any:
+        return self._call(trace, view)
+
+
+def split_pass(bootstrap: str, topic: str, records: int, group: str) -> tuple[Split, float]:
+    """One pass of the native topic with each part of the per-record path timed: (split,
+    the pass's wall seconds from the first record read to the last evaluated)."""
+    source = KafkaSource(
+        KafkaSourceConfig(topics=[topic], group_id=group, commit_interval_seconds=1.0),
+        KafkaConnection(bootstrap_servers=[bootstrap]),
+    )
+    metrics = Metrics(CollectorRegistry())
+    suite = registry.build_suite(Settings(), metrics)
+    split = Split()
+    sink = PrometheusSink(metrics)
+    pipeline = Pipeline(source, NativeDecoder(), suite, [sink], observer=metrics, batch_size=500)
+    split.wrap_poll(source, "source: poll")
+    split.wrap(source, "commit", "source: commit")
+    split.wrap(pipeline.decoder, "feed", "decode")
+    pipeline.segmenter = split.timed(pipeline.segmenter, "segments")  # type: ignore[assignment]
+    pipeline.suite = _TimedSuite(suite, split)  # type: ignore[assignment]
+    split.wrap(sink, "write", "sinks: write")
+    split.wrap(sink, "flush", "sinks: flush")
+    pipeline.start()
+    freeze_startup_heap()
+    stop = threading.Event()
+    first: list[float] = []
+
+    def watch() -> None:
+        while pipeline.stats.records < records:
+            if pipeline.stats.records and not first:
+                first.append(time.perf_counter())
+            time.sleep(0.005)
+        stop.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    pipeline.run(stop)
+    end = time.perf_counter()
+    pipeline.close()
+    return split, end - (first[0] if first else end)
+
+
+def print_split(split: Split, wall: float, records: int, bare_rate: float) -> None:
+    """The split as µs per trace, the rest of the pipeline as what the parts leave."""
+    per = {part: s / records * 1e6 for part, s in split.seconds.items()}
+    total = wall / records * 1e6
+    print(f"split of one pass, µs per trace (judge off; total {total:.0f}, "
+          f"bare loop {1e6 / bare_rate:.0f}):")  # fmt: skip
+    for part, us in per.items():
+        print(f"  {part:<28} {us:>8.1f}")
+    print(f"  {'pipeline (the rest)':<28} {total - sum(per.values()):>8.1f}")
+    outside = total - per.get("checks", 0.0)
+    print(f"  outside the checks {outside:.0f} µs = {outside * bare_rate / 1e6:.2f}x the bare "
+          "loop's per-record cost")  # fmt: skip
+
+
 def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float) -> None:
     """Subprocess mode: consume as one member of ``group`` until the topic is drained."""
     source = KafkaSource(KafkaSourceConfig(topics=[topic], group_id=group),
@@ -274,6 +386,10 @@ def main() -> None:
     if args.format != "native":
         print(f"RSS after the last pass {rss_mib():.0f} MiB, peak {peak_rss_mib():.0f} MiB")
         return
+    split, wall = split_pass(
+        args.bootstrap, topic, args.records, f"bench-split-{uuid.uuid4().hex[:6]}"
+    )
+    print_split(split, wall, args.records, bare_rate)
     one, memo_one = processes(args.bootstrap, topic, args.records, 1)
     two, memo_two = processes(args.bootstrap, topic, args.records, 2)
     print(f"{'(c) ragmon, one worker process':<44} {one:>10,.0f}   {memo_one[0]}")
