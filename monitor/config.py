@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import os
 import re
+import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
@@ -238,9 +239,10 @@ def _env_names(model: type[BaseModel], prefix: str) -> set[str]:
     for name, field in model.model_fields.items():
         full = f"{prefix}{name}".upper()
         names.add(full)
-        ann = field.annotation
-        if isinstance(ann, type) and issubclass(ann, BaseModel):
-            names |= _env_names(ann, f"{full}{ENV_DELIMITER}")
+        # a section, or an optional one (``shadow.checks``: ChecksConfig | None)
+        for ann in (field.annotation, *typing.get_args(field.annotation)):
+            if isinstance(ann, type) and issubclass(ann, BaseModel):
+                names |= _env_names(ann, f"{full}{ENV_DELIMITER}")
     return names
 
 

@@ -162,3 +162,15 @@ def test_the_replay_summary_prints_the_shadow_table() -> None:
     assert set(CheckSuite().names) <= set(rows)
     p = summary.shadow["refusal"]
     assert rows["refusal"].split()[1:3] == [str(p.both), "100.00%"]  # the same definition
+
+
+def test_the_shadow_is_set_from_the_environment_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A nested key of the optional shadow.checks section is a known variable; a misspelt
+    one is named."""
+    monkeypatch.setenv("RAGMON_SHADOW__CHECKS__CONTEXT_CONFLICT__SIMILARITY", "0.3")
+    settings = config.load(None)
+    cand = settings.shadow.candidate(settings.checks)
+    assert cand is not None and cand.context_conflict.similarity == 0.3
+    monkeypatch.setenv("RAGMON_SHADOW__CHECKS__CONTEXT_CONFLIT__SIMILARITY", "0.3")
+    with pytest.raises(config.ConfigError, match="CONTEXT_CONFLIT"):
+        config.load(None)
