@@ -84,6 +84,16 @@ LLAMAINDEX_ONLY = (LLM_RERANK, WORKFLOW, FUSION)
 KB_BY_TEXT = {text: doc_id for doc_id, text in KB.items()}
 
 
+def _reply_json(handler: Any, payload: dict[str, Any]) -> None:
+    """Answer a fake server's request with ``payload`` as JSON (200)."""
+    data = json.dumps(payload).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 def keyword_scores(query: str) -> list[tuple[str, float]]:
     """(doc id, score) of every document sharing a content word with the query, best first."""
     words = {w.strip("?.,") for w in query.lower().split()} - STOP
@@ -467,12 +477,7 @@ def fake_openai(answers: dict[str, str]) -> str:
                     ],
                     "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59},
                 }
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                _reply_json(self, payload)
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -690,12 +695,7 @@ def fake_agent_model(answers: dict[str, str]) -> str:
                            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                            "usage": {"prompt_tokens": 60, "completion_tokens": 9,
                                      "total_tokens": 69}}  # fmt: skip
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                _reply_json(self, payload)
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
