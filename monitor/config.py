@@ -26,7 +26,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from monitor.checks.config import ChecksConfig, ShadowConfig
+from monitor.checks.config import ChecksConfig
 from monitor.errors import ConfigError
 from monitor.golden.config import GoldenConfig, ProbesConfig
 from monitor.ingest.config import AssemblyConfig
@@ -34,6 +34,7 @@ from monitor.judge.config import JudgeConfig
 from monitor.model import ConfigSection as _Section
 from monitor.model import revealed
 from monitor.segments.config import SegmentsConfig
+from monitor.shadow import ShadowConfig
 from monitor.sources.config import SOURCE_SECTIONS, SourceSection
 from sinks.config import MetricsConfig, OtelConfig, OutputConfig
 
@@ -199,6 +200,11 @@ class Settings(BaseSettings):
         p = self.probes
         if p.endpoint is not None and (self.golden.set_path is None or p.request_template is None):
             raise ValueError("probes.endpoint needs golden.set_path and probes.request_template")
+        if self.shadow.judge is not None:
+            if self.judge.backend == "none":
+                raise ValueError("shadow.judge judges the live judge's sample: set judge.backend")
+            if self.judge.batch.enabled:
+                raise ValueError("shadow.judge runs beside the online judge, not batch mode")
         return self
 
     @classmethod

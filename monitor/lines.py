@@ -31,11 +31,12 @@ class EvaluationLine(TypedDict, total=False):
     shadow: ShadowLine  # the shadow candidate's results, where it ran on the trace
 
 
-class ShadowLine(TypedDict):
+class ShadowLine(TypedDict, total=False):
     """The shadow candidate's results on a trace, beside the live ones (``shadow`` config)."""
 
-    checks: dict[str, CheckLine]
-    evaluators: dict[str, str]
+    checks: dict[str, CheckLine]  # where the candidate checks ran
+    evaluators: Required[dict[str, str]]
+    judge: dict[str, Any]  # the shadow judge's Verdict.to_line(), or {"skipped": reason}
 
 
 class DeadLetterLine(TypedDict):

@@ -295,13 +295,22 @@ class ShadowResults:
     """A shadow candidate's check results on one trace and the versions of its definitions
     (the ``shadow`` config): written beside the live results, never counted as them."""
 
-    checks: dict[str, CheckResult]
+    checks: dict[str, CheckResult] | None  # None: the candidate checks did not run on it
     evaluators: Mapping[str, str]
+    # the shadow judge's verdict on a trace the live judge judged, or why there is none
+    judge: Verdict | None = None
+    judge_skipped: str | None = None
 
     def to_line(self) -> ShadowLine:
         """The shadow's part of an evaluation line."""
-        return {"checks": {name: r.to_line() for name, r in self.checks.items()},
-                "evaluators": dict(self.evaluators)}  # fmt: skip
+        line: ShadowLine = {"evaluators": dict(self.evaluators)}
+        if self.checks is not None:
+            line["checks"] = {name: r.to_line() for name, r in self.checks.items()}
+        if self.judge is not None:
+            line["judge"] = self.judge.to_line()
+        elif self.judge_skipped is not None:
+            line["judge"] = {"skipped": self.judge_skipped}
+        return line
 
 
 @dataclass(frozen=True, slots=True)

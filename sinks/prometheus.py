@@ -51,6 +51,8 @@ class PrometheusSink(Closable):
         self._segment_verdicts: dict[tuple[str, str, str], float] = {}
         self._inputs: list[Mapping[str, float]] = []
         self._shadow: dict[tuple[str, str, str], int] = {}  # check, live, shadow outcome
+        self._shadow_judged: dict[tuple[str, str], int] = {}  # live, shadow verdict
+        self._shadow_cost = 0.0
 
     def start(self) -> None:
         """Metrics need no setup."""
@@ -87,8 +89,17 @@ class PrometheusSink(Closable):
                     )
         if evaluation.inputs:
             self._inputs.append(evaluation.inputs)
-        if evaluation.shadow is not None:
-            self._pair(evaluation.checks, evaluation.shadow.checks)
+        shadow = evaluation.shadow
+        if shadow is not None and shadow.checks is not None:
+            self._pair(evaluation.checks, shadow.checks)
+        # a shadow judge ran (its version is there) on a trace the live judge judged
+        if shadow is not None and evaluation.judge is not None and "judge" in shadow.evaluators:
+            said: str = (shadow.judge_skipped or "none").split(":")[0]  # bounded: error, ...
+            if shadow.judge is not None:
+                said = shadow.judge.verdict
+                self._shadow_cost += shadow.judge.cost_usd
+            pair = (evaluation.judge.verdict, said)
+            self._shadow_judged[pair] = self._shadow_judged.get(pair, 0) + 1
 
     def _pair(self, live: Mapping[str, CheckResult], shadow: Mapping[str, CheckResult]) -> None:
         """Count each check's (live, shadow) outcome pair; a check only one side runs is
@@ -118,6 +129,11 @@ class PrometheusSink(Closable):
                 child.inc(sum(values))
         for pair, n in self._shadow.items():
             m.shadow_results.labels(*pair).inc(n)
+        for verdicts, n in self._shadow_judged.items():
+            m.shadow_judge_verdicts.labels(*verdicts).inc(n)
+        if self._shadow_cost:
+            m.shadow_judge_cost.inc(self._shadow_cost)
+        self._shadow_judged, self._shadow_cost = {}, 0.0
         self._traces, self._results, self._exemplars, self._measured = {}, {}, {}, {}
         self._shadow = {}
         self._publish_segments()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.checks import output_of
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import CheckResult, DeadLetter, Evaluation
 from monitor.stats import PairedFlags, wilson
 from sinks import Closable
 
@@ -41,6 +41,7 @@ class SummarySink(Closable):
         self.calibration: Any = None  # a judge Calibration, for the corrected hard-fail rate
         self.shadowed = 0  # traces the shadow candidate ran on
         self.shadow: dict[str, PairedFlags] = {}  # check -> live and shadow outcomes
+        self.shadow_judged: dict[tuple[str, str], int] = {}  # (live, shadow) verdicts
 
     def start(self) -> None:
         """Nothing to open."""
@@ -57,8 +58,14 @@ class SummarySink(Closable):
             if result.score is not None:
                 tally.score_sum += result.score
                 tally.scored += 1
-        if evaluation.shadow is not None:
-            self._pair(evaluation)
+        shadow = evaluation.shadow
+        if shadow is not None and shadow.checks is not None:
+            self._pair(evaluation.checks, shadow.checks)
+        # a shadow judge ran (its version is there) on a trace the live judge judged
+        if shadow is not None and evaluation.judge is not None and "judge" in shadow.evaluators:
+            said = shadow.judge.verdict if shadow.judge else (shadow.judge_skipped or "none")
+            key = (evaluation.judge.verdict, said.split(":")[0])
+            self.shadow_judged[key] = self.shadow_judged.get(key, 0) + 1
         if evaluation.judge is not None:
             n, w = self.verdicts.get(evaluation.judge.verdict, (0, 0.0))
             self.verdicts[evaluation.judge.verdict] = (n + 1, w + evaluation.judge.weight)
@@ -66,9 +73,7 @@ class SummarySink(Closable):
             reason = evaluation.judge_skipped
             self.judge_skips[reason] = self.judge_skips.get(reason, 0) + 1
 
-    def _pair(self, evaluation: Evaluation) -> None:
-        assert evaluation.shadow is not None
-        live, shadow = evaluation.checks, evaluation.shadow.checks
+    def _pair(self, live: dict[str, CheckResult], shadow: dict[str, CheckResult]) -> None:
         self.shadowed += 1
         for name in (*live, *(n for n in shadow if n not in live)):
             a, b = live.get(name), shadow.get(name)
@@ -96,6 +101,20 @@ class SummarySink(Closable):
                 f"{b:>7.2%} {d:>+7.2%}  {lo:+.2%} .. {hi:+.2%}  {pv:.3g}"
             )
         return "\n".join(rows)
+
+    def shadow_judge_line(self) -> str:
+        """The shadow judge against the live one on the traces both judged: agreement, and
+        each disagreement (live -> shadow)."""
+        verdicts = ("pass", "fail", "hard_fail", "not_applicable")
+        both = {k: n for k, n in self.shadow_judged.items() if k[1] in verdicts}
+        n = sum(both.values())
+        same = sum(v for (a, b), v in both.items() if a == b)
+        moved = ", ".join(f"{a} -> {b} {v}" for (a, b), v in sorted(both.items()) if a != b)
+        skipped = sum(self.shadow_judged.values()) - n
+        line = f"shadow judge on {n} judged traces: agreement {same / n if n else 0:.2%}"
+        if moved:
+            line += f"; {moved}"
+        return line + (f"; {skipped} not judged by it" if skipped else "")
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""
@@ -151,6 +170,8 @@ class SummarySink(Closable):
             rows.extend(self._judge_rows())
         if self.shadowed:
             rows.append(self.shadow_table())
+        if self.shadow_judged:
+            rows.append(self.shadow_judge_line())
         rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
         return "\n".join(rows)
 

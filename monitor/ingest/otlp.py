@@ -220,7 +220,9 @@ def _attrs(items: object, where: str) -> dict[str, Any]:
     return out
 
 
-def _json_span(s: object, ss: dict[str, Any], service: str | None, resource: dict[str, Any]) -> Span:
+def _json_span(
+    s: object, ss: dict[str, Any], service: str | None, resource: dict[str, Any]
+) -> Span:
     s = _obj(s, "span")
     scope = _obj(ss.get("scope"), "scope")
     return Span(

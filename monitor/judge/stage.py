@@ -22,7 +22,7 @@ import structlog
 from monitor.errors import JudgeConfigError, JudgeError
 from monitor.judge.cache import VerdictCache
 from monitor.judge.sampler import Budget, HashSampler
-from monitor.model import Evaluation, RagTrace
+from monitor.model import Evaluation, RagTrace, ShadowResults
 from monitor.pii import Redactor
 from monitor.verdict import Verdict
 
@@ -154,6 +154,44 @@ class CircuitBreaker:
                 self._failures = 0
 
 
+@dataclass
+class ShadowJudge:
+    """A candidate judge (``shadow.judge``) asked about every trace the live judge judged, by
+    the same worker right after it, within its own budget and behind its own breaker: its
+    verdicts never become the live ones (they ride in ``Evaluation.shadow``)."""
+
+    judge: Judge
+    budget: Budget
+    breaker: CircuitBreaker
+    estimate: Callable[[RagTrace], tuple[int, float]]
+    version: str  # its evaluator version (backend/model/rubric)
+
+    def ask(self, evaluation: Evaluation, weight: float) -> Evaluation:
+        """``evaluation`` (judged by the live judge) with the shadow judge's verdict, or why
+        there is none (over_budget, circuit_open, error:<kind>)."""
+        trace = evaluation.trace
+        verdict, skipped = None, None
+        tokens, usd = self.estimate(trace)
+        if not self.breaker.allow():
+            skipped = "circuit_open"
+        elif not self.budget.try_acquire(tokens, usd):
+            skipped = "over_budget"
+        else:
+            try:
+                verdict = self.judge.judge(trace).fitted(len(trace.context), weight)
+            except Exception as exc:  # its failures are its own: the live verdict stands
+                self.breaker.record(False)
+                self.budget.settle(usd, 0.0)
+                skipped = f"error:{exc.kind if isinstance(exc, JudgeError) else 'internal'}"
+            else:
+                self.breaker.record(True)
+                self.budget.settle(usd, verdict.cost_usd)
+        base = evaluation.shadow or ShadowResults(None, {})
+        shadow = ShadowResults(base.checks, {**base.evaluators, "judge": self.version},
+                               verdict, skipped)  # fmt: skip
+        return replace(evaluation, shadow=shadow)
+
+
 def judgeable(trace: RagTrace) -> bool:
     """Something to judge: an answer and context text. Redacted or absent content is not,
     nor a trace assembled from spans before all of them arrived (``ragmon.incomplete``)."""
@@ -180,8 +218,10 @@ class JudgeStage:
         estimate: Callable[[RagTrace], tuple[int, float]] = lambda t: (1000, 0.0),
         clock: Callable[[], float] = time.monotonic,
         cache: VerdictCache | None = None,
+        shadow: ShadowJudge | None = None,
     ) -> None:
         self.judge = judge
+        self.shadow = shadow
         self.sampler = sampler
         self.budget = budget
         self.observer = observer
@@ -310,6 +350,8 @@ class JudgeStage:
                     self.observer.on_decision("judged")
                     self.observer.on_verdict(verdict)
                 result = replace(item.evaluation, judge=verdict)
+                if self.shadow is not None:
+                    result = self.shadow.ask(result, item.weight)
             self._done.put((item, result))
 
     def _failed(self, item: Pending, kind: str) -> Evaluation:
@@ -348,3 +390,5 @@ class JudgeStage:
             except queue.Full:
                 break
         self.judge.close()  # a judge process (possibly behind RedactingJudge) stops
+        if self.shadow is not None:
+            self.shadow.judge.close()

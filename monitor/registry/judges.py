@@ -20,7 +20,7 @@ from monitor.judge.jury import JuryJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import rubric_version
 from monitor.judge.sampler import Budget, HashSampler, SamplingRules, planned_rates
-from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge
+from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge, ShadowJudge
 from monitor.model import RagTrace
 from monitor.pii import redactor_for
 from monitor.registry.components import Component, configured
@@ -236,6 +236,9 @@ def build_judge_stage(
 
         calls = JuryJudge(calls, second, share, cfg.jury.hard_fail, metrics.on_jury_pair)
     limits = cfg.budget.as_limits() if remote else None  # the heuristic costs nothing but CPU
+    shadow = _shadow_judge(settings)
+    if shadow is not None:
+        metrics.set_evaluators({"judge": shadow.version}, variant="shadow")
     return JudgeStage(
         _redacting(settings, calls),
         sampler,
@@ -246,6 +249,25 @@ def build_judge_stage(
         breaker=CircuitBreaker(cfg.breaker_failures, cfg.breaker_cooldown_seconds, time.monotonic),
         estimate=estimate,
         cache=_cache(cfg),
+        shadow=shadow,
+    )
+
+
+def _shadow_judge(settings: Settings) -> ShadowJudge | None:
+    """The candidate judge of ``shadow.judge`` (a judge section of its own), with its own
+    budget and breaker, or None."""
+    cand = settings.shadow.judge
+    if cand is None:
+        return None
+    as_candidate = settings.model_copy(update={"judge": cand})
+    calls, estimate, remote = _judge_calls(as_candidate)
+    judge, model, rubric = judge_identity(as_candidate)
+    return ShadowJudge(
+        _redacting(as_candidate, calls),
+        Budget(cand.budget.as_limits() if remote else None),
+        CircuitBreaker(cand.breaker_failures, cand.breaker_cooldown_seconds, time.monotonic),
+        estimate,
+        f"{judge}/{model}/{rubric}",
     )
 
 

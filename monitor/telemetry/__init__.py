@@ -64,6 +64,18 @@ class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics):
             ["check", "live", "shadow"], registry=registry,
         )  # fmt: skip
 
+        self.shadow_judge_verdicts = Counter(
+            "ragmon_shadow_judge_verdicts_total",
+            "Traces the live judge judged, by its verdict and the shadow judge's on the same "
+            "trace (or why there is none: over_budget, circuit_open, error).",
+            ["live", "shadow"], registry=registry,
+        )  # fmt: skip
+        self.shadow_judge_cost = Counter(
+            "ragmon_shadow_judge_cost_usd_total",
+            "Estimated USD the shadow judge spent (its own budget).",
+            registry=registry,
+        )
+
     def set_evaluators(self, versions: Mapping[str, str], variant: str = "live") -> None:
         """Export the versions of the running definitions (``ragmon_evaluator_info``)."""
         for evaluator, version in versions.items():

@@ -174,3 +174,79 @@ def test_the_shadow_is_set_from_the_environment_too(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("RAGMON_SHADOW__CHECKS__CONTEXT_CONFLIT__SIMILARITY", "0.3")
     with pytest.raises(config.ConfigError, match="CONTEXT_CONFLIT"):
         config.load(None)
+
+
+def judged_run(shadow_judge: dict | None, traces: int = 150) -> tuple:
+    from tests.integration.messages_api import MessagesApi, verdict
+
+    live = {"backend": "heuristic", "sampling": {"base_rate": 0.5, "flagged_rate": 0.5}}
+    with MessagesApi() as api:
+        api.default = verdict("SUPPORTED", "CONTRADICTED")  # the candidate fails them hard
+        shadow = (
+            {}
+            if shadow_judge is None
+            else {
+                "judge": {
+                    "backend": "anthropic",
+                    "isolate": False,
+                    "max_retries": 0,
+                    "anthropic": {"base_url": api.base_url, "api_key": "test-key"},
+                    **shadow_judge,
+                }
+            }
+        )
+        settings = Settings.model_validate({"judge": live, "shadow": shadow})
+        metrics, sink, _ = run_daemon_pipeline(settings, traces)
+        return metrics, sink, len(api.requests)
+
+
+def test_a_shadow_judge_judges_the_live_sample_within_its_own_budget() -> None:
+    """The heuristic judge live, a Messages API judge as the candidate: the candidate is asked
+    about exactly the traces the live judge judged, until its own budget (5 calls a minute)
+    is spent; the live verdicts are those of a run without it; its verdict pairs and cost
+    are counted apart."""
+    m0, plain, _ = judged_run(None)
+    m1, sink, calls = judged_run({"budget": {"calls_per_minute": 5}})
+    # the live verdicts as without a candidate (lines come back in the order judged)
+    assert {e.trace_id: e.judge for e in sink.evaluations} == {
+        e.trace_id: e.judge for e in plain.evaluations
+    }
+    judged = [e for e in sink.evaluations if e.judge is not None]
+    assert len(judged) > 20
+    shadow_said = [e.shadow.judge for e in judged if e.shadow and e.shadow.judge]
+    skipped = [e.shadow.judge_skipped for e in judged if e.shadow and not e.shadow.judge]
+    assert calls == len(shadow_said) and 0 < len(shadow_said) <= 6  # its budget, not the live one
+    assert {v.verdict for v in shadow_said} == {"hard_fail"} and set(skipped) == {"over_budget"}
+    assert all(e.shadow is None for e in sink.evaluations if e.judge is None)
+    assert all(e.shadow.evaluators["judge"].startswith("anthropic/") for e in judged)
+    line = judged[0].to_line()["shadow"]
+    assert "checks" not in line and line["judge"]
+    get = m1.registry.get_sample_value
+    pairs = {(a, b): get("ragmon_shadow_judge_verdicts_total", {"live": a, "shadow": b}) or 0
+             for a in ("pass", "fail", "hard_fail", "not_applicable")
+             for b in ("hard_fail", "over_budget")}  # fmt: skip
+    assert sum(v for (_, b), v in pairs.items() if b == "hard_fail") == len(shadow_said)
+    assert sum(v for (_, b), v in pairs.items() if b == "over_budget") == len(skipped)
+    for verdict in ("pass", "fail", "hard_fail"):
+        labels = {"verdict": verdict}
+        assert get("ragmon_judge_verdicts_total", labels) == m0.registry.get_sample_value(
+            "ragmon_judge_verdicts_total", labels
+        )
+    version = judged[0].shadow.evaluators["judge"]
+    info = {"evaluator": "judge", "variant": "shadow", "version": version}
+    assert get("ragmon_evaluator_info", info) == 1
+
+
+@pytest.mark.parametrize(("config", "says"), [
+    ({"shadow": {"judge": {"backend": "openai"}}}, "set judge.backend"),
+    ({"judge": {"backend": "heuristic"}, "shadow": {"judge": {"backend": "none"}}},
+     "candidate judge's backend"),
+    ({"judge": {"backend": "heuristic"},
+      "shadow": {"judge": {"backend": "openai", "sampling": {"base_rate": 1}}}}, "judge.sampling"),
+    ({"judge": {"backend": "heuristic"},
+      "shadow": {"judge": {"backend": "openai", "jury": {"backend": "heuristic"}}}}, "judge.jury"),
+])  # fmt: skip
+def test_a_shadow_judge_setting_that_would_be_ignored_is_refused(config: dict, says: str) -> None:
+    with pytest.raises(ValueError, match="shadow") as err:
+        Settings.model_validate(config)
+    assert says in str(err.value)
