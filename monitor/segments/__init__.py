@@ -14,9 +14,10 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
+from monitor.labels import OTHER, UNKNOWN, LabelLimiter
 from monitor.model import RagTrace
 from monitor.segments.config import BUILTIN_DIMENSIONS, REFUSAL_LANGUAGES, SegmentsConfig
-from monitor.segments.language import OTHER, UNKNOWN, Detect, LanguageOf
+from monitor.segments.language import Detect, LanguageOf
 from monitor.segments.shape import query_length, query_shape
 
 __all__ = [
@@ -34,24 +35,6 @@ INPUTS = (
 # The OTel GenAI attribute naming the data source a retrieval read (kept on the trace by the
 # span mapping); a native record names it per passage (``context[].data_source``).
 DATA_SOURCE_ATTRIBUTE = "gen_ai.data_source.id"
-
-
-class _Bounded:
-    """The first ``limit`` distinct values of one dimension; later ones are ``other``."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.seen: set[str] = set()
-        self.folded = 0
-
-    def __call__(self, value: str) -> str:
-        if value in self.seen or value in (UNKNOWN, OTHER):
-            return value
-        if len(self.seen) < self.limit:
-            self.seen.add(value)
-            return value
-        self.folded += 1
-        return OTHER
 
 
 def _ages_days(trace: RagTrace) -> list[float]:
@@ -140,7 +123,7 @@ class Segmenter:
                     query_length(query, c.short_chars, c.long_chars) or UNKNOWN)  # fmt: skip
 
         self._of_query = of_query
-        self._bounds = [_Bounded(c.max_values) for _ in self.dimensions]
+        self._bounds = [LabelLimiter(max_values=c.max_values) for _ in self.dimensions]
         self._attributes = [_attribute_of(name) for name in c.attributes]
 
     def __call__(self, trace: RagTrace) -> Profile:

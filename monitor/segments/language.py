@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from monitor.labels import OTHER, UNKNOWN
+
 MAX_CHARS = 200  # of a query, read for its language
-OTHER = "other"
-UNKNOWN = "unknown"
 
 Detect = Callable[[str], tuple[str, float]]  # text -> (ISO code, probability)
 

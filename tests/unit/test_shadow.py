@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -179,7 +180,8 @@ def test_the_shadow_is_set_from_the_environment_too(monkeypatch: pytest.MonkeyPa
 def judged_run(shadow_judge: dict | None, traces: int = 150) -> tuple:
     from tests.integration.messages_api import MessagesApi, verdict
 
-    live = {"backend": "heuristic", "sampling": {"base_rate": 0.5, "flagged_rate": 0.5}}
+    live = {"backend": "heuristic", "cache_entries": 0,  # a cached verdict is not asked again
+            "sampling": {"base_rate": 0.5, "flagged_rate": 0.5}}  # fmt: skip
     with MessagesApi() as api:
         api.default = verdict("SUPPORTED", "CONTRADICTED")  # the candidate fails them hard
         shadow = (
@@ -196,17 +198,18 @@ def judged_run(shadow_judge: dict | None, traces: int = 150) -> tuple:
             }
         )
         settings = Settings.model_validate({"judge": live, "shadow": shadow})
+        t0 = time.monotonic()
         metrics, sink, _ = run_daemon_pipeline(settings, traces)
-        return metrics, sink, len(api.requests)
+        return metrics, sink, len(api.requests), time.monotonic() - t0
 
 
 def test_a_shadow_judge_judges_the_live_sample_within_its_own_budget() -> None:
     """The heuristic judge live, a Messages API judge as the candidate: the candidate is asked
-    about exactly the traces the live judge judged, until its own budget (5 calls a minute)
-    is spent; the live verdicts are those of a run without it; its verdict pairs and cost
-    are counted apart."""
-    m0, plain, _ = judged_run(None)
-    m1, sink, calls = judged_run({"budget": {"calls_per_minute": 5}})
+    about exactly the traces the live judge judged, until its own budget (3 calls a minute:
+    3 at once, then one every 20 s) is spent; the live verdicts are those of a run without
+    it; its verdict pairs and cost are counted apart."""
+    m0, plain, _, _ = judged_run(None)
+    m1, sink, calls, seconds = judged_run({"budget": {"calls_per_minute": 3}})
     # the live verdicts as without a candidate (lines come back in the order judged)
     assert {e.trace_id: e.judge for e in sink.evaluations} == {
         e.trace_id: e.judge for e in plain.evaluations
@@ -215,7 +218,8 @@ def test_a_shadow_judge_judges_the_live_sample_within_its_own_budget() -> None:
     assert len(judged) > 20
     shadow_said = [e.shadow.judge for e in judged if e.shadow and e.shadow.judge]
     skipped = [e.shadow.judge_skipped for e in judged if e.shadow and not e.shadow.judge]
-    assert calls == len(shadow_said) and 0 < len(shadow_said) <= 6  # its budget, not the live one
+    # its own budget, not the live one's
+    assert calls == len(shadow_said) and 3 <= len(shadow_said) <= 3 + int(seconds / 20) + 1
     assert {v.verdict for v in shadow_said} == {"hard_fail"} and set(skipped) == {"over_budget"}
     assert all(e.shadow is None for e in sink.evaluations if e.judge is None)
     assert all(e.shadow.evaluators["judge"].startswith("anthropic/") for e in judged)
