@@ -8,13 +8,15 @@ import json
 import shutil
 import subprocess
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pytest
 from kafka import KafkaAdminClient, KafkaProducer
 
 from monitor.sources import demo
-from tests.integration.conftest import ragmon
+from tests.integration.conftest import free_port, ragmon
 from tests.integration.kafka_support import bootstrap, create_topic
 
 pytestmark = pytest.mark.integration
@@ -106,3 +108,74 @@ def test_an_empty_window_is_exit_1_and_bad_times_are_refused(tmp_path: Path) -> 
     assert bad.returncode == 2 and "--since/--until" in bad.stderr
     missing = ragmon("rescore", "--topic", "no-such-topic", "--since", "1h", "--dry-run", **env)
     assert missing.returncode == 2 and "no such topic" in missing.stderr
+
+
+def _query(prom: str, expr: str, at: float) -> list[str]:
+    """The ``evaluator`` label of each series ``expr`` gives at time ``at``."""
+    url = f"{prom}/api/v1/query?query={urllib.parse.quote(expr)}&time={at}"
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        body = json.loads(resp.read())
+    assert body["status"] == "success", body
+    return sorted(r["metric"].get("evaluator", "") for r in body["data"]["result"])
+
+
+def _rescore_to_blocks(topic: str, since: float, until: float, tmp: Path, name: str,
+                       blocks: Path, **extra: str) -> dict[str, str]:  # fmt: skip
+    """Re-score the window into an OpenMetrics file, make blocks of it; the versions."""
+    om, lines = tmp / f"{name}.om", tmp / f"{name}.jsonl"
+    done = ragmon("rescore", "--topic", topic, "--since", str(since), "--until", str(until),
+                  "--openmetrics", str(om), "--output-jsonl", str(lines),
+                  RAGMON_KAFKA__BOOTSTRAP_SERVERS=json.dumps([bootstrap()]), **extra)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    made = subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", str(om),
+                           str(blocks)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert made.returncode == 0, made.stderr + made.stdout
+    return dict(json.loads(lines.read_text().splitlines()[0])["evaluators"])
+
+
+def test_two_definitions_rescored_sit_side_by_side_in_a_real_prometheus(tmp_path: Path) -> None:
+    """The same hour and a half re-scored under the live definition and under a changed
+    option of one check: both OpenMetrics files become blocks (promtool), a real Prometheus
+    loads them, and the changed check's series carry two evaluator versions over the same
+    time, the other checks' one."""
+    prometheus = shutil.which("prometheus")
+    if prometheus is None or shutil.which("promtool") is None:
+        pytest.fail("prometheus not found: `make test` installs Debian's prometheus package")
+    topic = create_topic(2)
+    start = time.time() - 3 * HOUR
+    _produce(topic, start, 90)
+    since, until = start, start + 90 * 60
+    blocks = tmp_path / "data"
+    live = _rescore_to_blocks(topic, since, until, tmp_path, "live", blocks)
+    candidate = _rescore_to_blocks(topic, since, until, tmp_path, "candidate", blocks,
+                                   RAGMON_CHECKS__CONTEXT_CONFLICT__SIMILARITY="0.3")  # fmt: skip
+    assert live["context_conflict"] != candidate["context_conflict"]
+    assert live["refusal"] == candidate["refusal"]
+    config = tmp_path / "prometheus.yml"
+    config.write_text("global: {}\n")
+    port = free_port()
+    proc = subprocess.Popen(
+        [prometheus, f"--config.file={config}", f"--storage.tsdb.path={blocks}",
+         f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=30d",
+         "--log.level=warn"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    prom = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{prom}/-/ready", timeout=2):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "prometheus never became ready"
+                time.sleep(0.3)
+        at = since + 60 * 60  # inside the window both re-scored
+        series = 'count by (evaluator) (ragmon_check_results_total{{check="{}",source="rescore"}})'
+        assert _query(prom, series.format("context_conflict"), at) == sorted(
+            [live["context_conflict"], candidate["context_conflict"]]
+        )
+        assert _query(prom, series.format("refusal"), at) == [live["refusal"]]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
