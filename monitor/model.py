@@ -306,10 +306,8 @@ class ShadowResults:
         line: ShadowLine = {"evaluators": dict(self.evaluators)}
         if self.checks is not None:
             line["checks"] = {name: r.to_line() for name, r in self.checks.items()}
-        if self.judge is not None:
-            line["judge"] = self.judge.to_line()
-        elif self.judge_skipped is not None:
-            line["judge"] = {"skipped": self.judge_skipped}
+        if self.judge is not None or self.judge_skipped is not None:
+            line["judge"] = self.judge.to_line() if self.judge else {"skipped": self.judge_skipped}
         return line
 
 
@@ -324,12 +322,10 @@ class Evaluation:
     judge_skipped: str | None = None
     # A verdict that came later than the checks (batch mode): the line carries the judge only.
     judge_only: bool = False
-    # Where the trace belongs (dimension -> bounded value) and its measured inputs
-    # (monitor.segments); empty where nothing segmented it.
+    # Where the trace belongs and its measured inputs (monitor.segments; empty if unsegmented)
     segments: Mapping[str, str] = field(default_factory=dict)
     inputs: Mapping[str, float] = field(default_factory=dict)
-    # which definition produced each result: check name (and "judge") -> evaluator version,
-    # one mapping shared by every evaluation of a pipeline (monitor.registry.evaluators)
+    # check name (and "judge") -> the version of its definition (monitor.registry.evaluators)
     evaluators: Mapping[str, str] = field(default_factory=dict)
     # the shadow candidate's results, on the traces it ran on (never golden rows or alerts)
     shadow: ShadowResults | None = None
