@@ -24,13 +24,13 @@ pytestmark = pytest.mark.integration
 HOUR = 3600
 
 
-def _produce(topic: str, start: float, n: int) -> dict[str, float]:
-    """``n`` demo traces with record times a minute apart from ``start``; trace id -> time.
-    Each trace's own time is its record time."""
+def _produce(topic: str, start: float, n: int, every: float = 60) -> dict[str, float]:
+    """``n`` demo traces with record times ``every`` seconds apart from ``start``; trace id
+    -> time. Each trace's own time is its record time."""
     producer = KafkaProducer(bootstrap_servers=bootstrap(), acks="all")
     times = {}
     for i in range(n):
-        at = start + 60 * i
+        at = start + every * i
         record = demo.generate(i, 5)
         record["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
         producer.send(topic, json.dumps(record).encode(), timestamp_ms=int(at * 1000))
@@ -134,17 +134,17 @@ def _rescore_to_blocks(topic: str, since: float, until: float, tmp: Path, name: 
 
 
 def test_two_definitions_rescored_sit_side_by_side_in_a_real_prometheus(tmp_path: Path) -> None:
-    """The same hour and a half re-scored under the live definition and under a changed
-    option of one check: both OpenMetrics files become blocks (promtool), a real Prometheus
-    loads them, and the changed check's series carry two evaluator versions over the same
-    time, the other checks' one."""
+    """A week of history; one day of it re-scored under the live definition and under a
+    changed option of one check: both OpenMetrics files become blocks (promtool), a real
+    Prometheus loads them, and the changed check's series carry two evaluator versions over
+    the same day, the other checks' one."""
     prometheus = shutil.which("prometheus")
     if prometheus is None or shutil.which("promtool") is None:
         pytest.fail("prometheus not found: `make test` installs Debian's prometheus package")
     topic = create_topic(2)
-    start = time.time() - 3 * HOUR
-    _produce(topic, start, 90)
-    since, until = start, start + 90 * 60
+    start = time.time() - 7 * 24 * HOUR
+    _produce(topic, start, 7 * 24 * 6, every=600)  # a week, one trace every ten minutes
+    since, until = start + 3 * 24 * HOUR, start + 4 * 24 * HOUR  # its fourth day
     blocks = tmp_path / "data"
     live = _rescore_to_blocks(topic, since, until, tmp_path, "live", blocks)
     candidate = _rescore_to_blocks(topic, since, until, tmp_path, "candidate", blocks,
@@ -170,7 +170,7 @@ def test_two_definitions_rescored_sit_side_by_side_in_a_real_prometheus(tmp_path
             except OSError:
                 assert time.monotonic() < deadline, "prometheus never became ready"
                 time.sleep(0.3)
-        at = since + 60 * 60  # inside the window both re-scored
+        at = since + 12 * HOUR  # inside the day both re-scored
         series = 'count by (evaluator) (ragmon_check_results_total{{check="{}",source="rescore"}})'
         assert _query(prom, series.format("context_conflict"), at) == sorted(
             [live["context_conflict"], candidate["context_conflict"]]
