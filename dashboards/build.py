@@ -118,6 +118,8 @@ def segment_targets() -> list[tuple[str, str]]:
 
 
 SHADOW = "ragmon_shadow_results_total"
+SHADOW_JUDGE = "ragmon_shadow_judge_verdicts_total"
+VERDICTS = ("pass", "fail", "hard_fail", "not_applicable")
 SHADOW_BOTH = (
     f'sum by (check) (increase({SHADOW}{{live=~"flagged|passed",shadow=~"flagged|passed"}}[1h]))'
 )
@@ -127,6 +129,13 @@ def flips(live: str, shadow: str) -> str:
     """Traces per check whose outcome went from ``live`` to ``shadow`` in the last hour (0,
     not absent, where none did)."""
     return f'(sum by (check) (increase({SHADOW}{{live="{live}",shadow="{shadow}"}}[1h])) or 0 * {SHADOW_BOTH})'
+
+
+def shadow_judge_agreement() -> str:
+    """The share of the traces both judges gave a verdict on where they gave the same."""
+    same = " or ".join(f'increase({SHADOW_JUDGE}{{live="{v}",shadow="{v}"}}[1h])' for v in VERDICTS)
+    both = f'sum(increase({SHADOW_JUDGE}{{shadow=~"{"|".join(VERDICTS)}"}}[1h]))'
+    return f"(sum({same}) or vector(0)) / {both}"
 
 
 def shadow_targets() -> list[tuple[str, str]]:
@@ -241,6 +250,13 @@ PANELS: list[dict[str, Any]] = [
         (flips("passed", "flagged"), "{{check}} passed live, flagged by the shadow")]},
     {"title": "Shadow candidate: flagged share, shadow minus live, with its 95% interval (1 h)",
      "unit": "percentunit", "targets": shadow_targets()},
+    {"title": "Shadow judge: agreement with the live judge, and hard fails only one of them gave (1 h)",
+     "unit": "short", "targets": [
+        (shadow_judge_agreement(), "agreement (share)"),
+        (f'sum(increase({SHADOW_JUDGE}{{live="hard_fail",shadow=~"pass|fail|not_applicable"}}[1h])) or vector(0)',
+         "hard fail live only"),
+        (f'sum(increase({SHADOW_JUDGE}{{live=~"pass|fail|not_applicable",shadow="hard_fail"}}[1h])) or vector(0)',
+         "hard fail shadow only")]},
     {"title": "Consumer lag (records)", "unit": "short", "targets": [
         ("sum by (topic) (ragmon_kafka_consumer_lag)", "{{topic}}")]},
     {"title": "Dead letters by reason", "unit": "reqps", "targets": [

@@ -115,6 +115,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             RAGMON_GOLDEN__DIR=str(reviewed(tmp / "golden")),
             # a shadow candidate on half the traces, for the shadow panels
             RAGMON_SHADOW__CHECKS__CONTEXT_CONFLICT__SIMILARITY="0.3", RAGMON_SHADOW__SHARE="0.5",
+            RAGMON_SHADOW__JUDGE__BACKEND="heuristic",  # and a shadow judge
         ).start()  # fmt: skip
         # a second ragmon receiving OTLP/HTTP with a two-trace assembly buffer
         otlp = start_otlp_http_daemon(

@@ -65,7 +65,7 @@ class _Shape:
 # --- shared helpers ---------------------------------------------------------------------
 
 
-def _loads(value: Any) -> Any:
+def _loads(value: object) -> Any:
     """A JSON string decoded (span attributes carry structured values as JSON strings)."""
     if isinstance(value, str) and value[:1] in ("[", "{", '"'):
         try:
@@ -75,7 +75,7 @@ def _loads(value: Any) -> Any:
     return value
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     """Text of a message content, a parts list or a plain value."""
     value = _loads(value)
     if isinstance(value, str):
@@ -114,7 +114,7 @@ def _question_key(value: dict[str, Any], depth: int = 0) -> str:
     return ""
 
 
-def _first_string(value: Any) -> str:
+def _first_string(value: object) -> str:
     """Question from a string, or from a JSON object/args list holding it: LangChain's
     ``{"inputs": ...}``, LlamaIndex's ``{"str_or_query_bundle": ...}`` / ``{"query_str":
     ...}``, OpenInference's ``{"question": ...}``."""
@@ -138,7 +138,7 @@ def _first_string(value: Any) -> str:
     return ""
 
 
-def _answer_value(value: Any) -> str:
+def _answer_value(value: object) -> str:
     """The answer in an output value; a streamed response's placeholder
     (``<generator object>``) is no answer."""
     value = _loads(value)
@@ -161,7 +161,7 @@ def _question_from_prompt(text: str) -> str:
     return parts[-1].strip() if len(parts) > 1 else text.strip()
 
 
-def _messages(value: Any) -> list[tuple[str, str]]:
+def _messages(value: object) -> list[tuple[str, str]]:
     """(role, text) of a messages value: the ≥1.37 ``[{role, parts}]`` JSON, the older
     ``[{role, content}]`` JSON, or a plain string (a user message)."""
     value = _loads(value)
@@ -206,7 +206,7 @@ _META_KEYS = ("doc_id", "document_id", "ref_doc_id", "id", "source", "file_name"
 _META_PAIR = re.compile(r'"(doc_id|document_id|ref_doc_id|id|source|file_name)"\s*:\s*"([^"\\]+)"')
 
 
-def _meta_id(meta: Any) -> str | None:
+def _meta_id(meta: object) -> str | None:
     """The source document id in a metadata object (or its JSON), by key priority."""
     if isinstance(meta, str):
         pairs: dict[str, str] = dict(reversed(_META_PAIR.findall(meta)))  # first one wins
@@ -222,7 +222,7 @@ def _meta_id(meta: Any) -> str | None:
     return None
 
 
-def _source_id(relationships: Any) -> str | None:
+def _source_id(relationships: object) -> str | None:
     """LlamaIndex's source document of a node: ``relationships["1"]`` (SOURCE)."""
     relationships = _loads(relationships)
     if isinstance(relationships, dict):
@@ -232,7 +232,7 @@ def _source_id(relationships: Any) -> str | None:
     return None
 
 
-def _score(value: Any) -> float | None:
+def _score(value: object) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -277,7 +277,7 @@ def _doc(d: dict[str, Any]) -> _Doc:
                 str(chunk) if chunk else None)  # fmt: skip
 
 
-def _meta_key(meta: Any, key: str) -> str | None:
+def _meta_key(meta: object, key: str) -> str | None:
     """One plain value of a metadata object (or its JSON)."""
     if isinstance(meta, str) and f'"{key}"' not in meta:
         return None

@@ -92,7 +92,7 @@ def _result_events(s: Span) -> list[_Doc]:
     return docs
 
 
-def _entity_docs(value: Any) -> list[_Doc]:
+def _entity_docs(value: object) -> list[_Doc]:
     """Documents in an OpenLLMetry task's entity output: LangChain's ``{"documents": [...]}``
     or LlamaIndex's list of ``NodeWithScore`` JSON strings."""
     value = _loads(value)

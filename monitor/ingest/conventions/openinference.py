@@ -110,7 +110,7 @@ def _llm_answer(llm: Span) -> str:
     )
 
 
-def _response_text(value: Any) -> str:
+def _response_text(value: object) -> str:
     """The assistant's text in a Responses API object (a streamed agent turn records the
     final response, ``[{"output": [{"type": "message", "content": [{"type":
     "output_text", "text": ...}]}]}]``), or in a list of chat messages."""
@@ -124,7 +124,7 @@ def _response_text(value: Any) -> str:
     return "\n".join(t for t in texts if t)
 
 
-def _assistant_message(item: Any) -> bool:
+def _assistant_message(item: object) -> bool:
     return (
         isinstance(item, dict)
         and item.get("role", "assistant") == "assistant"

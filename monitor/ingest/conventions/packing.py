@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any
 
 from monitor.ingest.conventions.core import _Doc, _fill_ids, _loads
 from monitor.ingest.otlp import Span
@@ -19,7 +18,7 @@ _INPUT_KEYS = ("input.value", "traceloop.entity.input", "gen_ai.input.messages",
 _INPUT_PREFIXES = ("llm.input_messages.", "llm.prompts.", "gen_ai.prompt.")
 
 
-def _strings(value: Any, out: list[str], depth: int = 0) -> None:
+def _strings(value: object, out: list[str], depth: int = 0) -> None:
     """Every string inside a (JSON-encoded, possibly nested) value."""
     value = _loads(value)
     if isinstance(value, str):
