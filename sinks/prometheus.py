@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from prometheus_client import Histogram
 
-from monitor.model import CheckResult, DeadLetter, Evaluation
+from monitor.checks.shadow import check_pairs, verdict_pair
+from monitor.model import DeadLetter, Evaluation
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
 
@@ -89,25 +90,13 @@ class PrometheusSink(Closable):
                     )
         if evaluation.inputs:
             self._inputs.append(evaluation.inputs)
-        shadow = evaluation.shadow
-        if shadow is not None and shadow.checks is not None:
-            self._pair(evaluation.checks, shadow.checks)
-        # a shadow judge ran (its version is there) on a trace the live judge judged
-        if shadow is not None and evaluation.judge is not None and "judge" in shadow.evaluators:
-            said: str = (shadow.judge_skipped or "none").split(":")[0]  # bounded: error, ...
-            if shadow.judge is not None:
-                said = shadow.judge.verdict
-                self._shadow_cost += shadow.judge.cost_usd
-            pair = (evaluation.judge.verdict, said)
-            self._shadow_judged[pair] = self._shadow_judged.get(pair, 0) + 1
-
-    def _pair(self, live: Mapping[str, CheckResult], shadow: Mapping[str, CheckResult]) -> None:
-        """Count each check's (live, shadow) outcome pair; a check only one side runs is
-        ``absent`` on the other."""
-        for name in (*live, *(n for n in shadow if n not in live)):
-            a, b = live.get(name), shadow.get(name)
-            key = (name, a.outcome if a else "absent", b.outcome if b else "absent")
-            self._shadow[key] = self._shadow.get(key, 0) + 1
+        for pair in check_pairs(evaluation):
+            self._shadow[pair] = self._shadow.get(pair, 0) + 1
+        verdicts = verdict_pair(evaluation)
+        if verdicts is not None:
+            self._shadow_judged[verdicts] = self._shadow_judged.get(verdicts, 0) + 1
+            if evaluation.shadow is not None and evaluation.shadow.judge is not None:
+                self._shadow_cost += evaluation.shadow.judge.cost_usd
 
     def _publish(self) -> None:
         m = self.metrics

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.checks import output_of
-from monitor.model import CheckResult, DeadLetter, Evaluation
+from monitor.checks.shadow import check_pairs, verdict_pair
+from monitor.model import DeadLetter, Evaluation
 from monitor.stats import PairedFlags, wilson
 from sinks import Closable
 
@@ -59,27 +60,18 @@ class SummarySink(Closable):
                 tally.score_sum += result.score
                 tally.scored += 1
         shadow = evaluation.shadow
-        if shadow is not None and shadow.checks is not None:
-            self._pair(evaluation.checks, shadow.checks)
-        # a shadow judge ran (its version is there) on a trace the live judge judged
-        if shadow is not None and evaluation.judge is not None and "judge" in shadow.evaluators:
-            said = shadow.judge.verdict if shadow.judge else (shadow.judge_skipped or "none")
-            key = (evaluation.judge.verdict, said.split(":")[0])
-            self.shadow_judged[key] = self.shadow_judged.get(key, 0) + 1
+        self.shadowed += shadow is not None and shadow.checks is not None
+        for name, live, cand in check_pairs(evaluation):
+            self.shadow.setdefault(name, PairedFlags()).add(live, cand)
+        verdicts = verdict_pair(evaluation)
+        if verdicts is not None:
+            self.shadow_judged[verdicts] = self.shadow_judged.get(verdicts, 0) + 1
         if evaluation.judge is not None:
             n, w = self.verdicts.get(evaluation.judge.verdict, (0, 0.0))
             self.verdicts[evaluation.judge.verdict] = (n + 1, w + evaluation.judge.weight)
         elif evaluation.judge_skipped is not None:
             reason = evaluation.judge_skipped
             self.judge_skips[reason] = self.judge_skips.get(reason, 0) + 1
-
-    def _pair(self, live: dict[str, CheckResult], shadow: dict[str, CheckResult]) -> None:
-        self.shadowed += 1
-        for name in (*live, *(n for n in shadow if n not in live)):
-            a, b = live.get(name), shadow.get(name)
-            self.shadow.setdefault(name, PairedFlags()).add(
-                a.outcome if a else "absent", b.outcome if b else "absent"
-            )
 
     def shadow_table(self) -> str:
         """The shadow candidate against the live checks on the same traces: per check the

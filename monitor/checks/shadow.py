@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from monitor.checks import CheckSuite
 from monitor.checks.view import TraceView
-from monitor.model import ShadowResults
+from monitor.model import Evaluation, ShadowResults
 
 _SPACE = 2**64
 _SALT = b"ragmon-shadow:"  # not the judge's sample: the two choices must not correlate
@@ -43,3 +43,29 @@ class ShadowSuite:
         if not self.takes(view.trace.trace_id):
             return None
         return ShadowResults(self.suite(view.trace, view), self.evaluators)
+
+
+def check_pairs(evaluation: Evaluation) -> list[tuple[str, str, str]]:
+    """(check, live outcome, shadow outcome) of each check, where the candidate checks ran on
+    the trace; a check only one side runs is ``absent`` on the other."""
+    shadow = evaluation.shadow
+    if shadow is None or shadow.checks is None:
+        return []
+    live, cand = evaluation.checks, shadow.checks
+    out: list[tuple[str, str, str]] = []
+    for name in (*live, *(n for n in cand if n not in live)):
+        a, b = live.get(name), cand.get(name)
+        out.append((name, a.outcome if a else "absent", b.outcome if b else "absent"))
+    return out
+
+
+def verdict_pair(evaluation: Evaluation) -> tuple[str, str] | None:
+    """(live verdict, shadow judge's verdict or why it gave none: over_budget, circuit_open,
+    error), where a shadow judge ran (its version is there) on a trace the live judge
+    judged; else None."""
+    shadow, live = evaluation.shadow, evaluation.judge
+    if shadow is None or live is None or "judge" not in shadow.evaluators:
+        return None
+    if shadow.judge is not None:
+        return live.verdict, shadow.judge.verdict
+    return live.verdict, (shadow.judge_skipped or "none").split(":")[0]
