@@ -85,7 +85,7 @@ class UnsupportedNumbers:
                     continue
                 claim = CountClaim.find(view.answer, m.raw, m.noun) if m.noun else None
                 if claim is not None:
-                    count = judge(claim, [p.text for p in view.trace.context])
+                    count = judge(claim, view.passages)
                     if count.verdict == "backed":
                         derived.append(f"{m.raw} {m.noun} = {count.why}")
                         continue

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from monitor.checks.numbers.forms import ITEM_SPLIT, enumerations
-from monitor.checks.numbers.patterns import SPELLED
+from monitor.checks.numbers.patterns import SENTENCE, SPELLED
 
 Verdict = Literal["backed", "flagged", "unjudged"]
 
@@ -42,7 +42,6 @@ class CountVerdict:
 
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 _CONTENT = re.compile(r"[a-z]{4,}")
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)")
 _NAMED = re.compile(
     r"\s+(?:(?:who\s+(?:are|were)\s+)?(?:named|called|titled|entitled|known\s+as)"
     r"|with\s+the\s+(?:name|title)|by\s+the\s+name(?:\s+of)?)\s+[\"'“]?"
@@ -136,17 +135,22 @@ def judge(claim: CountClaim, passages: list[str]) -> CountVerdict:
         found = _named_units(claim, passages)
         if found is not None:
             return found
-    sentences = [s for p in passages for s in _SENTENCE.findall(p) if s.strip()]
-    for s in sentences:
-        low = s.lower()
-        related = _related(claim, low)
-        named = bool(claim.noun) and claim.noun in {_singular(w) for w in _CONTENT.findall(low)}
-        for items in _lists(s):
+    # each context sentence, whether it is on the claim's matter, whether it names the
+    # counted kind, and its lists: read once for both passes below
+    read = []
+    for p in passages:
+        for s in SENTENCE.findall(p):
+            if s.strip():
+                low = s.lower()
+                named = bool(claim.noun) and claim.noun in {
+                    _singular(w) for w in _CONTENT.findall(low)
+                }
+                read.append((s, _related(claim, low), named, _lists(s)))
+    for _, related, named, lists in read:
+        for items in lists:
             if len(items) == claim.value and (named or related):
                 return CountVerdict("backed", "count of " + ", ".join(items))
-    for s in sentences:
-        low = s.lower()
-        related = _related(claim, low)
+    for s, related, named, lists in read:
         for m in _STATED.finditer(s):
             stated = _value(m.group(1))
             noun = _singular(m.group(3))
@@ -155,8 +159,7 @@ def judge(claim: CountClaim, passages: list[str]) -> CountVerdict:
             )
             if same and stated is not None and stated != claim.value:
                 return CountVerdict("flagged", f"the context says {m.group(0).strip()}")
-        named = bool(claim.noun) and claim.noun in {_singular(w) for w in _CONTENT.findall(low)}
-        for items in _lists(s):
+        for items in lists:
             if len(items) != claim.value and (named or related):
                 return CountVerdict("flagged", "the context lists " + ", ".join(items))
     return CountVerdict("unjudged", "the context neither states nor presents this count")

@@ -30,7 +30,7 @@ from monitor.checks.numbers.forms import (
     unit_of,
 )
 from monitor.checks.numbers.mentions import Lazy, Mention, locale_of, scan
-from monitor.checks.numbers.patterns import SPELLED
+from monitor.checks.numbers.patterns import SENTENCE, SPELLED
 
 _AFTER = re.compile(r"[ \t-]?([A-Za-z]+)")
 _UNIT_AFTER = re.compile(r"[ \t-]?([a-z]+?)s?\b")
@@ -62,7 +62,6 @@ _HEDGES: tuple[tuple[str, str, float, float], ...] = (
     ("an estimated", "round", 0, 0),
 )  # fmt: skip
 _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "under", "below"})
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)")
 _WORD = re.compile(r"[a-z]{4,}")
 _Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
@@ -91,7 +90,7 @@ class Derivation:
     def sentences(self) -> list[str]:
         """The context's sentences."""
         if self._sentences is None:
-            self._sentences = [s for s in _SENTENCE.findall(self.context) if s.strip()]
+            self._sentences = [s for s in SENTENCE.findall(self.context) if s.strip()]
         return self._sentences
 
     def _sentences_with(self, word: str) -> list[str]:

@@ -118,6 +118,8 @@ MEASURES = frozenset(
     "runs wickets laps votes games matches rounds seasons terms shots strokes sets "
     "innings".split()
 )
+# A sentence of a context: up to a full stop that is not a decimal point, or a line's end.
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)")
 NOT_COUNTS = frozenset({"dozen", "hundred"})  # multipliers ("two dozen eggs"), not counts
 # Spelled-out quantities, matched in lower-cased answers (a literal-led pattern is fast):
 # "six weeks", "forty-eight people".
