@@ -270,8 +270,9 @@ PANELS: list[dict[str, Any]] = [
         ("sum by (convention) (rate(ragmon_otlp_ids_unresolved_total[5m]))", "{{convention}}")]},
     {"title": "OTLP assembly: evicted and incomplete traces", "unit": "reqps", "targets": [
         ('sum by (outcome) (rate(ragmon_assembly_traces_total{outcome!="complete"}[5m]))', "{{outcome}}")]},
-    {"title": "OTLP assembly buffer (traces waiting)", "unit": "short", "targets": [
-        ("sum(ragmon_assembly_buffered_traces)", "buffered")]},
+    {"title": "OTLP assembly buffer (traces waiting) and partitions held", "unit": "short", "targets": [
+        ("sum(ragmon_assembly_buffered_traces)", "buffered"),
+        ("sum(ragmon_kafka_partitions_held)", "partitions held (catching up in step)")]},
     {"title": "Seconds since the last offset commit", "unit": "s", "targets": [
         ("time() - max(ragmon_last_commit_timestamp_seconds)", "commit age")]},
 ]  # fmt: skip

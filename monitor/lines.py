@@ -29,6 +29,7 @@ class EvaluationLine(TypedDict, total=False):
     judge: dict[str, Any]  # Verdict.to_line(), or {"skipped": reason}
     judge_only: bool
     shadow: ShadowLine  # the shadow candidate's results, where it ran on the trace
+    incomplete: str  # assembled from spans before all came: max_wait, evicted, end_of_input
 
 
 class ShadowLine(TypedDict, total=False):

@@ -371,6 +371,9 @@ class Evaluation:
             line["judge_only"] = True
         if self.shadow is not None:
             line["shadow"] = self.shadow.to_line()
+        incomplete = self.trace.attributes.get("ragmon.incomplete")
+        if incomplete:
+            line["incomplete"] = str(incomplete)
         return line
 
 

@@ -109,6 +109,7 @@ class Pipeline:
         self._refs: dict[Position, int] = {}
         # traces with the judge, by ticket: the records they came from (the judge never sees them)
         self._judging: dict[int, tuple[Position, ...]] = {}
+        self._held: frozenset[Partition] = frozenset()  # partitions the source holds back
         self._tickets = itertools.count(1)
         self.suite = suite
         self.segmenter = segmenter if segmenter is not None else Segmenter(_NO_SEGMENTS)
@@ -170,6 +171,7 @@ class Pipeline:
             if records:
                 self.process(records)
             self._handle_due(flush=self.source.exhausted and not records)
+            self._align()
             if stage is not None:
                 self._write_judged(stage.drain())
             if self._clock() - self._last_commit >= self.commit_interval:
@@ -251,6 +253,16 @@ class Pipeline:
         with self._lock:
             for decoded in self.decoder.due(flush, self.source.progress):
                 self._handle(decoded)
+
+    def _align(self) -> None:
+        """Hold the partitions the decoder finds too far ahead (see ``RecordDecoder.ahead``);
+        asked after every poll, passed on when it changed or while something is held (a
+        rebalance clears a consumer's pauses)."""
+        with self._lock:
+            held = self.decoder.ahead(self.source.progress)
+        if held or self._held:
+            self.source.hold(held)
+            self._held = held
 
     def _handle(self, decoded: Decoded) -> None:
         """Check, judge or queue, and write one decoded item."""

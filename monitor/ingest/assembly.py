@@ -240,8 +240,8 @@ class OtlpAssembler:
         """Traces whose time has come (quiet, max wait); with ``flush``, every buffered trace.
         ``progress`` is asked how far the source has read (see the module doc)."""
         now = self._clock()
-        if not flush and now - self._last_scan < self._scan_every:
-            return []
+        if not flush and now - self._last_scan < self._scan_every and not self._pressed():
+            return []  # a scan per poll while the buffer is past half its bound
         self._last_scan = now
         lim = self.limits
         stream = None if flush or progress is None else self._stream_clock(progress())
@@ -262,6 +262,29 @@ class OtlpAssembler:
         if out:
             self._report()
         return out
+
+    def ahead(self, progress: Progress = None) -> frozenset[Partition]:
+        """Partitions to stop reading for now (watermark alignment). While the buffer is past
+        half its bound (traces or bytes), a partition still behind whose newest record time
+        is more than ``quiet_seconds`` past the slowest partition still behind is held: its
+        traces wait for that partition anyway, and reading on would only fill the buffer
+        until traces are evicted before their spans on the slow partition are read. The
+        slowest partition is never held, so reading always goes on; below half the bound
+        nothing is held."""
+        lim = self.limits
+        if progress is None or not self._pressed():
+            return frozenset()
+        read = progress()
+        if read is None or not read.behind:
+            return frozenset()
+        times = {p: self._stream_time.get(p, float("-inf")) for p in read.behind}
+        slowest = min(times.values())
+        return frozenset(p for p, t in times.items() if t > slowest + lim.quiet_seconds)
+
+    def _pressed(self) -> bool:
+        """The buffer is past half its bound, in traces or bytes."""
+        lim = self.limits
+        return len(self._buf) * 2 > lim.max_traces or self._bytes * 2 > lim.max_bytes
 
     def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
         """Lowest offset per partition of a record whose spans are still buffered."""

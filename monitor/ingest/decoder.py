@@ -38,6 +38,12 @@ class RecordDecoder(Protocol):
         record time need it)."""
         ...
 
+    def ahead(self, progress: Progress = None) -> frozenset[Partition]:
+        """Partitions the source should stop reading for now: read so far ahead of the others
+        that more of them would only fill a buffer (asked after each poll; the set replaces
+        the previous one)."""
+        ...
+
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Forget what came from partitions this process no longer owns."""
         ...
@@ -65,6 +71,10 @@ class OneItemPerRecord:
     def due(self, flush: bool = False, progress: Progress = None) -> list[Decoded]:
         """Nothing waits: always empty."""
         return []
+
+    def ahead(self, progress: Progress = None) -> frozenset[Partition]:
+        """Nothing waits for another partition: always empty."""
+        return frozenset()
 
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Nothing is buffered."""

@@ -115,6 +115,12 @@ class Source(Protocol):
         """Everything before ``offsets[(source, partition)]`` is finished."""
         ...
 
+    def hold(self, partitions: frozenset[Partition]) -> None:
+        """Return no records of ``partitions`` until a later call leaves them out (the set
+        replaces the previous one; Kafka pauses them, keeping what it fetched). Called on
+        the polling thread. A source without partitions to hold ignores it."""
+        ...
+
     @property
     def replays_unfinished(self) -> bool:
         """True when a record not committed is read again after a restart (Kafka, files, the
@@ -135,7 +141,7 @@ class SourceDefaults:
     """The protocol's defaults, to inherit from, so a new source writes only what it does:
     no partitions to tell about (``listen``), always ``ready``, never ``exhausted``, no
     record time (``progress``), nothing to ``commit`` or to stop taking, re-read after a
-    restart (``replays_unfinished``), nothing to ``close``. ``name``, ``start`` and
+    restart (``replays_unfinished``), nothing to ``hold`` or ``close``. ``name``, ``start`` and
     ``poll`` are the source's own."""
 
     name: str
@@ -159,6 +165,9 @@ class SourceDefaults:
 
     def commit(self, offsets: dict[tuple[str, int], int]) -> None:
         """Nothing to confirm to."""
+
+    def hold(self, partitions: frozenset[Partition]) -> None:
+        """One stream, read in order: nothing to hold."""
 
     def stop_intake(self) -> None:
         """Nothing is accepted ahead of ``poll``: nothing to stop."""

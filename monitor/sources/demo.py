@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from monitor.sources.base import ReadProgress, SourceListener, SourcePosition, SourceRecord
+from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -264,7 +264,7 @@ def gold_label(record: dict[str, Any]) -> str:
     return "pass"
 
 
-class DemoSource:
+class DemoSource(SourceDefaults):
     """The built-in synthetic traffic at a fixed rate: the embedded default of ``ragmon run``."""
 
     name = "demo"
@@ -293,9 +293,6 @@ class DemoSource:
         self._sleep = sleep
         self._next = 0
         self._t0: float | None = None
-
-    def listen(self, listener: SourceListener) -> None:
-        """No partitions move: nothing to tell."""
 
     def start(self) -> None:
         """Start the clock of the fixed rate."""
@@ -330,17 +327,5 @@ class DemoSource:
         """Whether the limit is reached."""
         return self._limit is not None and self._next >= self._limit
 
-    def progress(self) -> ReadProgress | None:
-        """Its records carry no record time: nothing to tell."""
-        return None
-
-    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
-        """Synthetic traffic is not replayed; nothing to commit."""
-
-    replays_unfinished = True  # synthetic: what a stop leaves unfinished matters to no one
-
-    def stop_intake(self) -> None:
-        """Records are made in ``poll``: nothing to stop."""
-
-    def close(self) -> None:
-        """Nothing to release."""
+    # The rest are the protocol's defaults: no record time, nothing to commit, hold, stop
+    # taking or release; synthetic traffic replays (what a stop leaves matters to no one).

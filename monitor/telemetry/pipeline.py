@@ -97,6 +97,12 @@ class PipelineMetrics:
             ["topic", "partition"],
             registry=registry,
         )
+        self.partitions_held = Gauge(
+            "ragmon_kafka_partitions_held",
+            "Assigned partitions paused while the OTLP assembly waits for slower ones "
+            "(catching up over a backlog).",
+            registry=registry,
+        )
 
     def _define_otlp(self, registry: CollectorRegistry) -> None:
         """OTel events out; OTLP in: assembly, instrumentation, requests."""
@@ -179,6 +185,10 @@ class PipelineMetrics:
         topic, number = partition
         self.committed_offset.labels(topic, str(number)).set(committed)
         self.consumer_lag.labels(topic, str(number)).set(max(lag, 0))
+
+    def on_held(self, partitions: int) -> None:
+        """``SourceObserver``: assigned partitions paused to let the others catch up."""
+        self.partitions_held.set(partitions)
 
     def on_assembled(
         self,

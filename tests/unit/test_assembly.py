@@ -502,3 +502,81 @@ def test_without_replays_a_fragment_is_an_instrumentation_outcome() -> None:
     asm.feed(rec(fragment(), 0))
     asm.due(flush=True)
     assert "replay_fragment" not in {c for c, _ in asm.counts}
+
+
+def test_partitions_far_ahead_are_held_only_while_the_buffer_is_past_half() -> None:
+    """Watermark alignment: below half the trace bound nothing is held; past it, a partition
+    still behind and read more than ``quiet_seconds`` past the slowest one still behind is
+    held — never the slowest, never one within the quiet period of it, never one read to
+    its end; a partition not read at all is the slowest of all."""
+    wall = Clock()
+    wall.now = 100_000.0
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=2, max_wait_seconds=30,
+                                              max_traces=8), wall=wall)  # fmt: skip
+    p0, p1, p2, p3 = (("otlp_spans", p) for p in range(4))
+    behind = {p0, p1, p2}
+    progress = lambda: ReadProgress(frozenset(behind | {p3}), frozenset(behind))  # noqa: E731
+    t0 = 50_000.0
+    one = lambda: encode_spans(otel_spans.genai_current()[0]).SerializeToString()  # noqa: E731
+    asm.feed(rec_at(one(), 0, t0, partition=0))
+    asm.feed(rec_at(one(), 0, t0 + 1, partition=1))  # within the quiet period of p0
+    asm.feed(rec_at(one(), 0, t0 + 60, partition=2))  # a minute ahead
+    asm.feed(rec_at(one(), 0, t0 + 90, partition=3))  # ahead, but read to its end
+    assert asm.buffered == 4 and asm.ahead(progress) == frozenset()  # not past half of 8
+    asm.feed(rec_at(one(), 1, t0 + 0.5, partition=0))
+    assert asm.ahead(progress) == {p2}
+    assert asm.ahead(None) == frozenset()  # a source without record time: nothing to hold
+    behind.add(p3)  # p3 has records again, and p0 has its first unread: p0 is still slowest
+    assert asm.ahead(progress) == {p2, p3}
+    behind.discard(p0)  # p0 read to its end: p1 is the slowest now
+    assert asm.ahead(progress) == {p2, p3}
+    p4 = ("otlp_spans", 4)
+    behind.add(p4)  # assigned, nothing read of it yet: the slowest of all
+    assert asm.ahead(progress) == {p1, p2, p3}
+
+
+def test_the_pipeline_holds_what_the_decoder_finds_ahead_and_releases_it() -> None:
+    """After each poll the pipeline passes the decoder's held set to the source, and an
+    empty one once, so a held partition is released."""
+
+    class Holding(Source):
+        def __init__(self) -> None:
+            super().__init__()
+            self.holds: list[frozenset[tuple[str, int]]] = []
+
+        def hold(self, partitions: frozenset[tuple[str, int]]) -> None:
+            self.holds.append(partitions)
+
+    class Ahead(OtlpAssembler):
+        now: frozenset[tuple[str, int]] = frozenset()
+
+        def ahead(self, progress: Any = None) -> frozenset[tuple[str, int]]:
+            return self.now
+
+    source, asm = Holding(), Ahead()
+    pipeline = Pipeline(source, asm, CheckSuite(), [InMemorySink()])
+    pipeline._align()
+    assert source.holds == []  # nothing held, nothing was: not asked
+    asm.now = frozenset({("otlp_spans", 2)})
+    pipeline._align()
+    pipeline._align()  # still held: told again (a rebalance clears a consumer's pauses)
+    asm.now = frozenset()
+    pipeline._align()
+    pipeline._align()
+    assert source.holds == [asm.now | {("otlp_spans", 2)}] * 2 + [frozenset()]
+
+
+def test_an_incomplete_trace_says_so_in_its_evaluation_line() -> None:
+    """A trace emitted without its root (at the max wait, by eviction, at the end of input)
+    carries ``incomplete`` with the reason in its evaluation line; a whole one does not."""
+    from monitor.model import Evaluation
+
+    clock = Clock()
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=2, max_wait_seconds=30), clock=clock)
+    whole, _ = otel_spans.openinference_langchain()
+    children, _, _ = halves()
+    asm.feed(rec(encode_spans(whole).SerializeToString(), 0))
+    asm.feed(rec(children, 1, partition=1))  # its root span never comes
+    clock.now = 31.0
+    lines = {t.trace_id: Evaluation(t, {}).to_line() for t in traces(asm.due())}
+    assert sorted(line.get("incomplete", "") for line in lines.values()) == ["", "max_wait"]

@@ -119,6 +119,8 @@ def test_the_source_lifecycle(make: Callable[[Path], tuple[Source, Callable[[], 
         else:
             assert progress is None
         source.commit({k: v + 1 for k, v in last.items()})  # "everything before is done"
+        source.hold(frozenset(last))  # a source without partitions to hold ignores it
+        source.hold(frozenset())
         assert listener.calls == []  # no partitions moved
         # a graceful stop: nothing new is taken; whatever a source that cannot replay
         # accepted was already returned by poll above
