@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Required, TypedDict
 
+JsonObject = dict[str, object]  # a JSON object another tool reads (an export's item)
+
 
 class CheckLine(TypedDict, total=False):
     """A check's result in an evaluation line (``score`` only for a scored check)."""
@@ -49,3 +51,79 @@ class DeadLetterLine(TypedDict):
     partition: int
     offset: int
     raw: str
+
+
+class RowMeta(TypedDict, total=False):
+    """A candidate golden row's ``ragmon`` block: why it was written, where the trace came
+    from, its occurrences and its review state (README, "Golden rows")."""
+
+    trace_id: Required[str]
+    reason: Required[str]
+    reasons: list[str]
+    category: str | None
+    checks: dict[str, CheckLine]  # the flagged checks' results, PII-redacted
+    judge: dict[str, Any] | None  # the verdict's line, PII-redacted
+    weight: float
+    app: str | None
+    route: str | None
+    release: str | None
+    model: str | None
+    golden_id: str | None
+    first_seen: Required[str]  # ISO 8601
+    last_seen: Required[str]
+    count: Required[int]
+    examples: Required[list[str]]
+    recent_trace_ids: list[str]
+    status: str  # needs_review, accepted, rejected
+    decision: str  # the id of the latest review decision
+
+
+class GoldenRow(TypedDict, total=False):
+    """A candidate golden row: the keys Ragas, DeepEval and Langfuse read, and ``ragmon``."""
+
+    id: Required[str]
+    schema: str
+    user_input: str  # Ragas SingleTurnSample
+    retrieved_contexts: list[str]
+    retrieved_context_ids: list[str]
+    retrieved_chunk_ids: list[str | None]
+    response: str
+    reference: str | None
+    input: str  # DeepEval Golden
+    actual_output: str
+    retrieval_context: list[str]
+    expected_output: str | None
+    source_trace_id: str  # Langfuse dataset item
+    ragmon: Required[RowMeta]
+
+
+class GoldDoc(TypedDict):
+    """A document a reviewer graded relevant (grade ≥ 1) or not (0)."""
+
+    id: str
+    grade: int
+
+
+class GoldPassage(TypedDict):
+    """The text of a relevant document as it was packed (PII-redacted)."""
+
+    id: str
+    text: str
+
+
+class GoldenItem(TypedDict, total=False):
+    """An item of a published golden set (``ragmon.golden/v1``, README, "The golden set")."""
+
+    schema: str
+    id: Required[str]
+    query: str | None
+    reference: str | None
+    gold_docs: list[GoldDoc]
+    gold_passages: list[GoldPassage]
+    category: str | None
+    expected: str  # answer, or refuse
+    source_trace_ids: list[str]
+    route: str | None
+    reviewer: str
+    reviewed_at: str
+    decision: str

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from monitor.golden.rows import DEFAULT_REASONS, build_row, merge
 from monitor.golden.stored import PREFIX, load_rows
+from monitor.lines import GoldenRow
 from monitor.model import DeadLetter, Evaluation
 from monitor.pii import Redactor, redactor_for
 from sinks import Closable
@@ -25,7 +26,7 @@ class RowWriter(Protocol):
     def start(self) -> None:
         """Open what rows go to."""
 
-    def put(self, row: dict[str, Any]) -> None:
+    def put(self, row: GoldenRow) -> None:
         """Take one row (a newer version of a row replaces the older)."""
 
     def flush(self) -> None:
@@ -89,7 +90,7 @@ class GoldenRowSink(Closable):
                 SegmentWriter(directory, PREFIX, segment_max_bytes, segment_max_age_seconds)
             )
         self.writers.extend(extra_writers)
-        self._rows: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._rows: OrderedDict[str, GoldenRow] = OrderedDict()
         self._seen: dict[str, set[str]] = {}
         self.rows_written = 0
 
@@ -101,11 +102,11 @@ class GoldenRowSink(Closable):
             for rid, row in load_rows(self.directory).items():
                 self._remember(rid, row)
 
-    def _put(self, row: dict[str, Any]) -> None:
+    def _put(self, row: GoldenRow) -> None:
         for writer in self.writers:
             writer.put(row)
 
-    def _remember(self, rid: str, row: dict[str, Any]) -> None:
+    def _remember(self, rid: str, row: GoldenRow) -> None:
         self._rows[rid] = row
         self._rows.move_to_end(rid)
         self._seen.setdefault(rid, set()).update(row["ragmon"]["examples"])

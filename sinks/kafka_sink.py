@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from monitor.config import Settings
     from monitor.telemetry import Metrics
 from monitor.errors import ConfigError, SinkError
+from monitor.lines import GoldenRow
 from monitor.model import DeadLetter, Evaluation
 from sinks import Closable
 
@@ -165,9 +166,9 @@ class KafkaRowWriter(_KafkaOutput):
 
     def __init__(self, topic: str, connection: KafkaConnection, **kwargs: Any) -> None:
         super().__init__(topic, connection, **kwargs)
-        self._rows: dict[str, dict[str, Any]] = {}
+        self._rows: dict[str, GoldenRow] = {}
 
-    def put(self, row: dict[str, Any]) -> None:
+    def put(self, row: GoldenRow) -> None:
         """Produce the row, keyed by its id (the topic is compacted)."""
         self._rows[row["id"]] = row
 

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from monitor.golden.stored import TMP_PREFIX  # the one reader of segments: the golden wing
+from monitor.lines import GoldenRow
 
 
 class SegmentWriter:
@@ -37,7 +37,7 @@ class SegmentWriter:
         self.max_bytes = max_bytes
         self.max_age_seconds = max_age_seconds
         self._clock = clock
-        self._rows: dict[str, dict[str, Any]] = {}
+        self._rows: dict[str, GoldenRow] = {}
         self._dirty = False
         self._name = ""
         self._opened = 0.0
@@ -57,7 +57,7 @@ class SegmentWriter:
         self._name = f"{self.prefix}-{stamp}-{os.getpid()}-{self._seq:04d}.jsonl"
         self._rows = {}
 
-    def put(self, row: dict[str, Any]) -> None:
+    def put(self, row: GoldenRow) -> None:
         """Take one row."""
         self._rows[row["id"]] = row
         self._dirty = True

@@ -17,6 +17,7 @@ from monitor.golden import export as golden_export
 from monitor.golden import precision as golden_precision
 from monitor.golden import review
 from monitor.golden.stored import load_rows
+from monitor.lines import GoldenRow
 from monitor.model import RagTrace
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def cmd_golden(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return action(args, stdout, stderr)
 
 
-def _decided_rows(golden_dir: Path, stderr: TextIO) -> list[dict[str, Any]]:
+def _decided_rows(golden_dir: Path, stderr: TextIO) -> list[GoldenRow]:
     """The candidate rows with the review log's decisions applied: the state the review
     page shows (``review.apply_decisions``)."""
     read = review.ReviewLog(golden_dir).read()

@@ -18,6 +18,7 @@ from typing import Any
 
 from monitor.checks import CheckSuite
 from monitor.golden.probes import retrieval_scores, stage_of
+from monitor.lines import GoldenItem
 from monitor.model import Evaluation, RagTrace
 from monitor.stats import bootstrap_interval, sign_test
 
@@ -89,7 +90,7 @@ class Comparison:
         return "\n".join(rows)
 
 
-def _scores(item: dict[str, Any], evaluation: Evaluation, stage: str) -> dict[str, float]:
+def _scores(item: GoldenItem, evaluation: Evaluation, stage: str) -> dict[str, float]:
     out = {"answered_ok": float(stage in GOOD_STAGES)}
     for (metric, depth), value in retrieval_scores(item, evaluation).items():
         out[f"{metric}@{depth}"] = value
@@ -114,7 +115,7 @@ def compare_values(metric: str, pairs: list[Pair]) -> MetricComparison:
 
 
 def compare(
-    traces: Iterable[RagTrace], items: dict[str, dict[str, Any]], release_a: str, release_b: str,
+    traces: Iterable[RagTrace], items: dict[str, GoldenItem], release_a: str, release_b: str,
     suite: CheckSuite | None = None,
 ) -> Comparison:  # fmt: skip
     """Compare releases ``a`` and ``b`` on the probes both answered, paired by golden id.

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import TextIO
+
+from monitor.lines import GoldenItem, GoldenRow, JsonObject
 
 FORMATS = ("ragas", "deepeval", "langfuse")
 # A row's state, one vocabulary for the review page, `golden stats` and `golden export`:
@@ -15,26 +17,26 @@ STATES = ("accepted", "rejected", "needs_review")
 ACCEPTED = ("accepted", "reviewed", "approved")
 
 
-def status_of(row: dict[str, Any]) -> str:
+def status_of(row: GoldenRow) -> str:
     """The row's state: accepted, rejected or needs_review."""
-    status = str(row.get("ragmon", {}).get("status") or "").strip().lower()
+    status = str((row.get("ragmon") or {}).get("status") or "").strip().lower()
     if status in ACCEPTED:
         return "accepted"
     return status if status == "rejected" else "needs_review"
 
 
-def has_reference(row: dict[str, Any]) -> bool:
+def has_reference(row: GoldenRow) -> bool:
     """Whether the row has a reference answer."""
     ref = _reference(row)
     return isinstance(ref, str) and bool(ref.strip())
 
 
-def _reference(row: dict[str, Any]) -> Any:
+def _reference(row: GoldenRow) -> str | None:
     # A reviewer may fill either the Ragas or the DeepEval name of the gold answer.
     return row.get("reference") if row.get("reference") is not None else row.get("expected_output")
 
 
-def to_ragas(row: dict[str, Any]) -> dict[str, Any]:
+def to_ragas(row: GoldenRow) -> JsonObject:
     """A Ragas ``SingleTurnSample`` (``EvaluationDataset.from_jsonl``)."""
     return {
         "user_input": row["user_input"],
@@ -45,7 +47,7 @@ def to_ragas(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def to_deepeval(row: dict[str, Any]) -> dict[str, Any]:
+def to_deepeval(row: GoldenRow) -> JsonObject:
     """A DeepEval ``Golden`` (``EvaluationDataset.add_goldens_from_json_file``)."""
     meta = row["ragmon"]
     return {
@@ -63,7 +65,7 @@ def to_deepeval(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def to_langfuse(row: dict[str, Any], dataset_name: str = "ragmon-golden") -> dict[str, Any]:
+def to_langfuse(row: GoldenRow, dataset_name: str = "ragmon-golden") -> JsonObject:
     """Keyword arguments of Langfuse ``create_dataset_item`` (upserts by ``id``)."""
     meta = row["ragmon"]
     return {
@@ -82,7 +84,7 @@ def to_langfuse(row: dict[str, Any], dataset_name: str = "ragmon-golden") -> dic
     }
 
 
-def set_to_ragas(item: dict[str, Any]) -> dict[str, Any]:
+def set_to_ragas(item: GoldenItem) -> JsonObject:
     """A published golden-set item as a Ragas ``SingleTurnSample``: the gold documents are
     the reference contexts."""
     return {
@@ -93,7 +95,7 @@ def set_to_ragas(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def set_to_deepeval(item: dict[str, Any]) -> dict[str, Any]:
+def set_to_deepeval(item: GoldenItem) -> JsonObject:
     """A golden-set item as a DeepEval ``Golden``: ``context`` holds the gold documents."""
     return {
         "input": item["query"],
@@ -105,7 +107,7 @@ def set_to_deepeval(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def set_to_langfuse(item: dict[str, Any], dataset_name: str = "ragmon-golden") -> dict[str, Any]:
+def set_to_langfuse(item: GoldenItem, dataset_name: str = "ragmon-golden") -> JsonObject:
     """A golden-set item as a Langfuse dataset item."""
     return {
         "dataset_name": dataset_name,
@@ -117,7 +119,7 @@ def set_to_langfuse(item: dict[str, Any], dataset_name: str = "ragmon-golden") -
 
 
 def export_set(
-    items: Iterable[dict[str, Any]], fmt: str, out: TextIO, dataset_name: str = "ragmon-golden"
+    items: Iterable[GoldenItem], fmt: str, out: TextIO, dataset_name: str = "ragmon-golden"
 ) -> int:
     """Write published golden-set items in ``fmt``; returns how many."""
     if fmt == "langfuse":
@@ -128,7 +130,7 @@ def export_set(
 
 
 def export(
-    rows: Iterable[dict[str, Any]], fmt: str, out: TextIO, dataset_name: str = "ragmon-golden"
+    rows: Iterable[GoldenRow], fmt: str, out: TextIO, dataset_name: str = "ragmon-golden"
 ) -> int:
     """Write ``rows`` in ``fmt``; returns how many. DeepEval reads one JSON array, the
     others JSON lines; Langfuse items name ``dataset_name``."""
@@ -139,7 +141,7 @@ def export(
     return _write(items, fmt, out)
 
 
-def _write(items: list[dict[str, Any]], fmt: str, out: TextIO) -> int:
+def _write(items: list[JsonObject], fmt: str, out: TextIO) -> int:
     if fmt == "deepeval":
         json.dump(items, out, ensure_ascii=False, indent=1)
         out.write("\n")
@@ -149,7 +151,7 @@ def _write(items: list[dict[str, Any]], fmt: str, out: TextIO) -> int:
     return len(items)
 
 
-def stats(rows: Iterable[dict[str, Any]]) -> str:
+def stats(rows: Iterable[GoldenRow]) -> str:
     """Rows and occurrences by reason, category and status."""
     by_reason: Counter[str] = Counter()
     occurrences: Counter[str] = Counter()
@@ -161,7 +163,7 @@ def stats(rows: Iterable[dict[str, Any]]) -> str:
         n += 1
         by_reason[meta["reason"]] += 1
         occurrences[meta["reason"]] += meta["count"]
-        by_category[meta["category"]] += 1
+        by_category[meta.get("category") or "-"] += 1  # a hand-edited row may have none
         by_status[status_of(row)] += 1
     lines = [f"{'reason':<22} {'rows':>6} {'occurrences':>12}"]
     lines += [f"{r:<22} {c:>6} {occurrences[r]:>12}" for r, c in by_reason.most_common()]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.checks import evidence_of
+from monitor.lines import CheckLine, GoldenRow
 from monitor.model import Evidence, Highlight
 
 
@@ -19,7 +20,7 @@ class Piece:
     mark: str | None = None  # why it is marked: number, citation, refusal
 
 
-def mark_answer(answer: str, checks: dict[str, Any]) -> list[Piece]:
+def mark_answer(answer: str, checks: dict[str, CheckLine]) -> list[Piece]:
     """The answer cut into pieces, what the checks' evidence points at marked (unsupported
     numbers, invalid citation markers, the refusal phrase) where it occurs; on overlap a
     number wins over a citation, a citation over a refusal."""
@@ -49,7 +50,7 @@ def mark_answer(answer: str, checks: dict[str, Any]) -> list[Piece]:
     return pieces
 
 
-def conflicting_passages(checks: dict[str, Any]) -> set[int]:
+def conflicting_passages(checks: dict[str, CheckLine]) -> set[int]:
     """1-based passage numbers the checks' evidence names (near-duplicates that disagree)."""
     return {i for name, line in _lines(checks) for i in evidence_of(name, line).passages_named()}
 
@@ -57,11 +58,11 @@ def conflicting_passages(checks: dict[str, Any]) -> set[int]:
 _MARK_ORDER = {"number": 0, "citation": 1, "refusal": 2}
 
 
-def _lines(checks: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def _lines(checks: dict[str, CheckLine]) -> list[tuple[str, CheckLine]]:
     return [(str(n), line) for n, line in checks.items() if isinstance(line, dict)]
 
 
-def _highlights(checks: dict[str, Any]) -> list[Highlight]:
+def _highlights(checks: dict[str, CheckLine]) -> list[Highlight]:
     return [h for name, line in _lines(checks) for h in evidence_of(name, line).highlights()]
 
 
@@ -77,7 +78,7 @@ class CheckView:
     fields: tuple[tuple[str, str], ...]
 
 
-def check_views(checks: dict[str, Any]) -> list[CheckView]:
+def check_views(checks: dict[str, CheckLine]) -> list[CheckView]:
     """The checks' results for people: flagged ones first, each field of the evidence as
     text (lists joined, numbers rounded) instead of raw JSON."""
     out = []
@@ -107,7 +108,7 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def matches(row: dict[str, Any], state: str, filters: dict[str, str]) -> bool:
+def matches(row: GoldenRow, state: str, filters: dict[str, str]) -> bool:
     """Whether a row in ``state`` passes the queue's ``filters``."""
     meta = row.get("ragmon", {})
     want = {k: v for k, v in filters.items() if v}

@@ -26,6 +26,7 @@ from opentelemetry import baggage
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 
 from monitor.errors import ConfigError
+from monitor.lines import GoldenItem
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -35,7 +36,7 @@ HEADER = "X-Ragmon-Golden-Id"
 BAGGAGE_KEY = "ragmon.golden_id"
 
 
-def render(template: Any, item: dict[str, Any]) -> Any:
+def render(template: Any, item: GoldenItem) -> Any:
     """The template with every string ``{query}`` / ``{golden_id}`` filled in, in place of
     string values only (keys and structure untouched)."""
     if isinstance(template, str):
@@ -91,9 +92,7 @@ class Prober:
         self._sleep = sleep
         self._running = threading.Lock()
 
-    def run(
-        self, items: Iterable[dict[str, Any]], stop: threading.Event | None = None
-    ) -> RunReport:
+    def run(self, items: Iterable[GoldenItem], stop: threading.Event | None = None) -> RunReport:
         """One pass over the items; refuses to start while another pass runs."""
         if not self._running.acquire(blocking=False):
             raise RuntimeError("a probe run is already in flight")

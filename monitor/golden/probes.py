@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from monitor.checks import Refusal
 from monitor.golden import review
 from monitor.golden.retrieval import score_query
+from monitor.lines import GoldenItem
 from monitor.model import Evaluation
 
 STAGES = (
@@ -40,7 +40,7 @@ class LoadedSet:
     """A published golden-set version: its name, items by id, and its file."""
 
     version: str  # "v0003"
-    items: dict[str, dict[str, Any]]
+    items: dict[str, GoldenItem]
     path: Path
 
 
@@ -56,7 +56,7 @@ def load_set(path: Path) -> LoadedSet:
     return LoadedSet(m.group(1) if m else path.stem, items, path)
 
 
-def stage_of(item: dict[str, Any], evaluation: Evaluation) -> str:
+def stage_of(item: GoldenItem, evaluation: Evaluation) -> str:
     """The stage that lost the answer of a golden probe (retrieval_miss, packing_miss,
     generation_miss, answered, abstained) or ok."""
     trace = evaluation.trace
@@ -75,7 +75,7 @@ def stage_of(item: dict[str, Any], evaluation: Evaluation) -> str:
     return "generation_miss" if refused or judged_bad or missing else "ok"
 
 
-def retrieval_scores(item: dict[str, Any], evaluation: Evaluation) -> dict[tuple[str, str], float]:
+def retrieval_scores(item: GoldenItem, evaluation: Evaluation) -> dict[tuple[str, str], float]:
     """{(metric, depth): value} at the retriever's and at the packed context's depth; empty
     when the probe has no graded gold document."""
     grades = {str(d["id"]): int(d["grade"]) for d in item.get("gold_docs") or []}

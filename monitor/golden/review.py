@@ -35,6 +35,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from monitor.lines import GoldenItem, GoldenRow, GoldPassage
+
 REVIEW_SCHEMA = "ragmon.review/v1"
 GOLDEN_SCHEMA = "ragmon.golden/v1"
 LOG_NAME = "reviews.jsonl"
@@ -120,26 +122,27 @@ def latest_of(decisions: Iterable[Decision]) -> dict[str, Decision]:
 
 
 def apply_decisions(
-    rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
-) -> dict[str, dict[str, Any]]:
+    rows: dict[str, GoldenRow], decisions: Iterable[Decision]
+) -> dict[str, GoldenRow]:
     """The rows as every command and the review page see them: a row's latest decision
     sets its ``ragmon.status`` (accept: ``accepted``, reject: ``rejected``) and, on accept,
     its reference and trap category; a row without a decision keeps what its file says
     (a status edited by hand included). The one place a row's state is decided."""
     latest = latest_of(decisions)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, GoldenRow] = {}
     for rid, row in rows.items():
         d = latest.get(rid)
         if d is None:
             out[rid] = row
             continue
-        row = {**row, "ragmon": {**row["ragmon"]}}
-        row["ragmon"]["status"] = "accepted" if d.action == "accept" else "rejected"
-        row["ragmon"]["decision"] = d.id
+        row, meta = row.copy(), row["ragmon"].copy()
+        row["ragmon"] = meta
+        meta["status"] = "accepted" if d.action == "accept" else "rejected"
+        meta["decision"] = d.id
         if d.action == "accept" and d.reference is not None:
             row["reference"] = d.reference
         if d.action == "accept" and d.category is not None:
-            row["ragmon"]["category"] = d.category
+            meta["category"] = d.category
         out[rid] = row
     return out
 
@@ -189,7 +192,7 @@ class ReviewLog:
 
 
 def decide(
-    log: ReviewLog, row: dict[str, Any], action: Literal["accept", "reject"], reviewer: str,
+    log: ReviewLog, row: GoldenRow, action: Literal["accept", "reject"], reviewer: str,
     **fields: Any,
 ) -> Decision:  # fmt: skip
     """Records a decision on a candidate row, with the row's check and route."""
@@ -219,26 +222,22 @@ def decide(
 # --- the golden set --------------------------------------------------------------------
 
 
-def golden_items(
-    rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
-) -> list[dict[str, Any]]:
+def golden_items(rows: dict[str, GoldenRow], decisions: Iterable[Decision]) -> list[GoldenItem]:
     """The golden set: every row whose latest decision is an accept, as ragmon.golden/v1,
     one item per question (``split_repeats``)."""
     return split_repeats(accepted_items(rows, decisions))[0]
 
 
-def question_key(item: dict[str, Any]) -> str:
+def question_key(item: GoldenItem) -> str:
     """What makes two items the same question: the query, case and spacing aside."""
     return " ".join(str(item.get("query") or "").casefold().split())
 
 
-def split_repeats(
-    items: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def split_repeats(items: list[GoldenItem]) -> tuple[list[GoldenItem], list[GoldenItem]]:
     """(one item per question, the items left out): of items asking the same question
     (two rows of one query flagged for different reasons, say) the latest decision is
     kept, so a set never scores one question twice."""
-    latest: dict[str, dict[str, Any]] = {}
+    latest: dict[str, GoldenItem] = {}
     for item in items:
         key = question_key(item) or str(id(item))  # no query: nothing to compare
         if key not in latest or item["reviewed_at"] >= latest[key]["reviewed_at"]:
@@ -247,9 +246,7 @@ def split_repeats(
     return [i for i in items if id(i) in kept], [i for i in items if id(i) not in kept]
 
 
-def accepted_items(
-    rows: dict[str, dict[str, Any]], decisions: Iterable[Decision]
-) -> list[dict[str, Any]]:
+def accepted_items(rows: dict[str, GoldenRow], decisions: Iterable[Decision]) -> list[GoldenItem]:
     """Every row whose latest decision is an accept, as ragmon.golden/v1, by row id."""
     items = []
     for rid, d in sorted(latest_of(decisions).items()):
@@ -261,9 +258,9 @@ def accepted_items(
         gold = sorted(d.gold_docs.items())
         pairs = list(zip(ids, contexts, strict=False))
         # by document id; each relevant document with every passage of it that was packed
-        passages = [{"id": k, "text": t} for k, g in gold if g >= 1
-                    for doc, t in pairs if doc == k]  # fmt: skip
-        items.append({
+        passages: list[GoldPassage] = [{"id": k, "text": t} for k, g in gold if g >= 1
+                                       for doc, t in pairs if doc == k]  # fmt: skip
+        item: GoldenItem = {
             "schema": GOLDEN_SCHEMA,
             "id": rid,
             "query": row.get("user_input"),
@@ -277,7 +274,8 @@ def accepted_items(
             "reviewer": d.reviewer,
             "reviewed_at": d.at.isoformat(),
             "decision": d.id,
-        })  # fmt: skip
+        }  # fmt: skip
+        items.append(item)
     return items
 
 
@@ -300,11 +298,11 @@ def versions(directory: Path) -> list[Version]:
     return sorted(out, key=lambda v: v.number)
 
 
-def _render(items: list[dict[str, Any]]) -> bytes:
+def _render(items: list[GoldenItem]) -> bytes:
     return "".join(json.dumps(i, sort_keys=True, ensure_ascii=False) + "\n" for i in items).encode()
 
 
-def publish(items: list[dict[str, Any]], directory: Path) -> tuple[Version, bool]:
+def publish(items: list[GoldenItem], directory: Path) -> tuple[Version, bool]:
     """Writes the items as the next version unless they equal the latest one. Returns the
     version that holds them and whether it is new. A version file is created exclusively
     (never overwritten) and fsync'd before it gets its final name. No empty version and no
@@ -343,7 +341,7 @@ def publish(items: list[dict[str, Any]], directory: Path) -> tuple[Version, bool
     return Version(number, digest, final), True
 
 
-def load_version(path: Path) -> Iterator[dict[str, Any]]:
+def load_version(path: Path) -> Iterator[GoldenItem]:
     """The items of a published version, checked against the digest in its name."""
     m = _VERSION.match(path.name)
     body = path.read_bytes()

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from monitor.checks import Citation, ContextConflict, EmptyContext, Refusal, UnsupportedNumbers
+from monitor.lines import GoldenRow, RowMeta
 from monitor.model import Evaluation
 from monitor.pii import Redactor
 
@@ -88,7 +89,7 @@ def build_row(
     redactor: Redactor,
     reasons: tuple[str, ...] = DEFAULT_REASONS,
     now: datetime | None = None,
-) -> dict[str, Any] | None:
+) -> GoldenRow | None:
     """The candidate row for a failing trace, or None when no configured reason applies."""
     failing = _judge_reasons(evaluation)
     flagged = [
@@ -128,7 +129,7 @@ def build_row(
 
 def _row_meta(
     evaluation: Evaluation, redactor: Redactor, flagged: list[str], now: datetime | None
-) -> dict[str, Any]:
+) -> RowMeta:
     """The row's ``ragmon`` block: why it was written, where the trace came from, and the
     review state (occurrences are merged into it later)."""
     trace, judge = evaluation.trace, evaluation.judge
@@ -171,7 +172,7 @@ def _judge_reasons(evaluation: Evaluation) -> set[str]:
     return out
 
 
-def merge(existing: dict[str, Any], new: dict[str, Any], seen: set[str], max_examples: int) -> bool:
+def merge(existing: GoldenRow, new: GoldenRow, seen: set[str], max_examples: int) -> bool:
     """Fold an occurrence into an existing row of the same id. ``seen`` holds the trace ids
     already counted for the row; a replayed trace is not counted again. Returns whether the
     row changed."""

@@ -7,16 +7,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+
+from monitor.lines import GoldenRow
 
 PREFIX = "golden"  # the segments' file names: golden-<time>-<n>.jsonl
 TMP_PREFIX = ".tmp-"  # a segment being written: never read
 
 
-def load_rows(directory: Path) -> dict[str, dict[str, Any]]:
+def load_rows(directory: Path) -> dict[str, GoldenRow]:
     """Every row in ``directory``, merged by id: the state with the latest ``last_seen`` and
     highest count wins (segments hold successive states of one row)."""
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, GoldenRow] = {}
     for row in read_rows(directory, PREFIX):
         old = rows.get(row["id"])
         if old is None or _newer(row, old):
@@ -24,7 +25,7 @@ def load_rows(directory: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _newer(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _newer(a: GoldenRow, b: GoldenRow) -> bool:
     ra, rb = a["ragmon"], b["ragmon"]
     if ra.get("status") != rb.get("status") and rb.get("status") == "needs_review":
         return True  # a reviewer's edit wins over the machine's copy
@@ -40,7 +41,7 @@ def segments(directory: Path, prefix: str) -> list[Path]:
     )
 
 
-def read_rows(directory: Path, prefix: str) -> Iterator[dict[str, Any]]:
+def read_rows(directory: Path, prefix: str) -> Iterator[GoldenRow]:
     """Every row of the segments named ``prefix`` in ``directory``, oldest first."""
     for path in segments(directory, prefix):
         with path.open(encoding="utf-8") as fh:

@@ -47,6 +47,7 @@ from monitor.golden.export import status_of
 from monitor.golden.page import check_views, conflicting_passages, mark_answer, matches, when
 from monitor.golden.precision import PrecisionCollector
 from monitor.golden.stored import load_rows
+from monitor.lines import GoldenRow
 from monitor.telemetry import LabelLimiter
 
 HERE = Path(__file__).resolve().parent
@@ -107,7 +108,7 @@ class ReviewSite:
 
     def _queue(
         self, filters: dict[str, str], done: str | None = None
-    ) -> tuple[dict[str, dict[str, Any]], list[tuple[dict[str, Any], str]]]:
+    ) -> tuple[dict[str, GoldenRow], list[tuple[GoldenRow, str]]]:
         """All candidate rows, and those in the filtered queue (most frequent first) with
         their state; ``done`` is left out."""
         rows = load_rows(self.golden_dir)
@@ -143,7 +144,7 @@ class ReviewSite:
         return self._row_page(row, request.query_params.get("q", ""))
 
     def _row_page(
-        self, row: dict[str, Any], query: str, status: int = 200, error: str | None = None
+        self, row: GoldenRow, query: str, status: int = 200, error: str | None = None
     ) -> Response:
         meta = row["ragmon"]
         checks = meta.get("checks") or {}
