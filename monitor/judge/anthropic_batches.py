@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from anthropic.types.messages.batch_create_params import Request
+
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.model import RagTrace
 from monitor.verdict import Verdict
@@ -29,7 +31,8 @@ class AnthropicBatches:
     def submit(self, requests: list[tuple[str, RagTrace]], key: str) -> str:
         """One Message Batch of the requests (``custom_id`` = the request id), sent once:
         the stage looks a lost answer up (``key`` has nowhere to go, see the module doc)."""
-        body = [{"custom_id": rid, "params": self.judge.request(trace)} for rid, trace in requests]
+        body: list[Request] = [{"custom_id": rid, "params": self.judge.request(trace)}
+                               for rid, trace in requests]  # fmt: skip
         once = self.judge.client.with_options(max_retries=0).messages.batches
         return str(once.create(requests=body).id)
 

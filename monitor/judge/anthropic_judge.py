@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import anthropic
+from anthropic.types import Message, ToolParam, ToolUseBlock
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 from pydantic import ValidationError
 
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
@@ -22,6 +24,7 @@ from monitor.judge.config import JudgeConfig
 from monitor.judge.prices import Prices
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, estimate_input_tokens, user_prompt
 from monitor.judge.tokens import TokenCounter, calibrated
+from monitor.lines import JsonObject
 from monitor.model import Passage, RagTrace, revealed
 from monitor.verdict import JudgeOutput, Verdict
 
@@ -82,7 +85,7 @@ class AnthropicJudge:
         max_retries: int = 3,
         max_tokens: int = 2048,
         prices: Prices | None = None,
-        client_factory: Callable[..., Any] = anthropic.Anthropic,
+        client_factory: Callable[..., anthropic.Anthropic] = anthropic.Anthropic,
     ) -> None:
         self.model = model
         self.tokens: TokenCounter | None = None  # calibrated by verify()
@@ -121,9 +124,12 @@ class AnthropicJudge:
     def _calibrate_tokens(self) -> None:
         """Count one sample request with the API's ``count_tokens`` (free, once per start):
         its characters per token scale every later estimate. Left at ~4 when it fails."""
-        params = {k: v for k, v in self.request(_SAMPLE).items() if k != "max_tokens"}
+        p = self.request(_SAMPLE)
         try:
-            counted = self.client.messages.count_tokens(**params, timeout=10.0)
+            counted = self.client.messages.count_tokens(
+                model=p["model"], system=p["system"], tools=p["tools"],
+                tool_choice=p["tool_choice"], messages=p["messages"], timeout=10.0,
+            )  # fmt: skip
         except (anthropic.APIError, ValueError):
             return
         chars = len(RUBRIC) + len(user_prompt(_SAMPLE))
@@ -151,14 +157,14 @@ class AnthropicJudge:
                 last = exc
         raise JudgeError("invalid_output", f"judge output failed validation twice: {last}")
 
-    def request(self, trace: RagTrace) -> dict[str, Any]:
+    def request(self, trace: RagTrace) -> MessageCreateParamsNonStreaming:
         """The Messages API parameters of the call that judges ``trace`` (the body of one
         request of a Message Batch)."""
         return self._params(RUBRIC, TOOL, user_prompt(trace))
 
     def verdict(
         self,
-        message: Any,
+        message: Message,
         latency: float,
         usage: dict[str, int] | None = None,
         discount: float = 1.0,
@@ -184,19 +190,19 @@ class AnthropicJudge:
             cost_usd=cost, latency_seconds=latency, **usage,
         )  # fmt: skip
 
-    def _call(self, trace: RagTrace) -> Any:
+    def _call(self, trace: RagTrace) -> Message:
         return self._create(RUBRIC, TOOL, user_prompt(trace))
 
-    def structured(self, system: str, prompt: str, tool: dict[str, Any]) -> dict[str, Any]:
+    def structured(self, system: str, prompt: str, tool: ToolParam) -> JsonObject:
         """One call with ``system`` (cached) and ``prompt``, forced through ``tool``: the
         tool's input (pairwise comparison asks this way)."""
         message = self._create(system, tool, prompt)
         for block in getattr(message, "content", None) or []:
-            if getattr(block, "type", None) == "tool_use" and block.name == tool["name"]:
+            if isinstance(block, ToolUseBlock) and block.name == tool["name"]:
                 return dict(block.input)
         raise JudgeError("invalid_output", f"no {tool['name']} tool call in the answer")
 
-    def _params(self, system: str, tool: dict[str, Any], prompt: str) -> dict[str, Any]:
+    def _params(self, system: str, tool: ToolParam, prompt: str) -> MessageCreateParamsNonStreaming:
         return {
             "model": self.model,
             "max_tokens": self.max_tokens,
@@ -210,7 +216,7 @@ class AnthropicJudge:
             "messages": [{"role": "user", "content": prompt}],
         }
 
-    def _create(self, system: str, tool: dict[str, Any], prompt: str) -> Any:
+    def _create(self, system: str, tool: ToolParam, prompt: str) -> Message:
         try:
             return self.client.messages.create(**self._params(system, tool, prompt))
         except anthropic.APIStatusError as exc:
@@ -227,8 +233,8 @@ class AnthropicJudge:
             raise JudgeError("invalid_response", str(exc)[:300]) from exc
 
     @staticmethod
-    def _parse(message: Any) -> JudgeOutput:
+    def _parse(message: Message) -> JudgeOutput:
         for block in message.content:
-            if getattr(block, "type", None) == "tool_use" and block.name == TOOL["name"]:
+            if isinstance(block, ToolUseBlock) and block.name == TOOL["name"]:
                 return JudgeOutput.model_validate(block.input)
         raise ValueError(f"no {TOOL['name']} tool call (stop_reason={message.stop_reason})")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from openai.types.chat import ChatCompletion
 
@@ -15,7 +15,7 @@ from monitor.model import RagTrace
 from monitor.verdict import Verdict
 
 _ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
-_ENDPOINT = "/v1/chat/completions"
+_ENDPOINT: Final = "/v1/chat/completions"
 # The outbox's batch key, in the batch's metadata: what a restart finds its batch by. A new
 # batch is "validating" with every request count 0 (the API reference's create example), so
 # counts cannot tell which batch is ours.

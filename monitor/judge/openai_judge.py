@@ -22,10 +22,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
 from monitor.errors import ConfigError, JudgeConfigError, JudgeError
@@ -41,31 +42,36 @@ from monitor.judge.rubric import (
     user_prompt,
 )
 from monitor.judge.tokens import for_model as token_counter
+from monitor.lines import JsonObject
 from monitor.model import RagTrace, revealed
 from monitor.verdict import JudgeOutput, Verdict
 
+if TYPE_CHECKING:
+    from anthropic.types import ToolParam
+
 T = TypeVar("T")
 Output = Literal["json_schema", "tool", "json"]
+Body = dict[str, Any]  # a Chat Completions request body, as JSON
 WAYS: tuple[Output, ...] = ("json_schema", "tool", "json")
 _RETRIED_BY_SDK = {408, 409, 429}
 
 
-def _json_hint(schema: dict[str, Any]) -> str:
+def _json_hint(schema: Mapping[str, object]) -> str:
     """What JSON mode adds to the prompt: the answer's schema."""
     return "\n\nAnswer with one JSON object and nothing else, of this JSON schema:\n" + (
         json.dumps(schema)
     )
 
 
-def _forced_tool(tool: dict[str, Any]) -> dict[str, Any]:
+def _forced_tool(tool: ToolParam) -> dict[str, Any]:
     """The request options that force a call of ``tool`` (an Anthropic-style definition)."""
-    fn = {"name": tool["name"], "description": tool["description"],
+    fn = {"name": tool["name"], "description": tool.get("description", ""),
           "parameters": tool["input_schema"]}  # fmt: skip
     return {"tools": [{"type": "function", "function": fn}],
             "tool_choice": {"type": "function", "function": {"name": tool["name"]}}}  # fmt: skip
 
 
-def _reply_text(completion: Any) -> str | None:
+def _reply_text(completion: ChatCompletion) -> str | None:
     """The first choice's tool-call arguments or text ("" when empty), None when the answer
     has no choices."""
     choices = getattr(completion, "choices", None)
@@ -112,7 +118,7 @@ class OpenAIJudge:
         output: Literal["auto", "json_schema", "tool", "json"] = "auto",
         profile: profiles.Profile = "rubric",
         prices: Prices | None = None,
-        client_factory: Callable[..., Any] = openai.OpenAI,
+        client_factory: Callable[..., openai.OpenAI] = openai.OpenAI,
     ) -> None:
         self.model = model
         self.tokens = token_counter(model)
@@ -196,7 +202,9 @@ class OpenAIJudge:
         first of ``judge.openai.output``'s ways): one request of a Batch API input file."""
         return self._request(trace, self._way())
 
-    def verdict(self, completion: Any, trace: RagTrace, discount: float = 1.0) -> Verdict:
+    def verdict(
+        self, completion: ChatCompletion, trace: RagTrace, discount: float = 1.0
+    ) -> Verdict:
         """The verdict in a completion answered to ``request(trace)``, ``discount`` scaling
         its price (a batch's). Raises ``ValueError`` or ``JudgeError`` when it holds none."""
         tokens = {"input_tokens": 0, "output_tokens": 0}
@@ -238,7 +246,7 @@ class OpenAIJudge:
                 last = exc
         raise JudgeError("invalid_output", f"{self.profile} reply not in its format twice: {last}")
 
-    def structured(self, system: str, prompt: str, tool: dict[str, Any]) -> dict[str, Any]:
+    def structured(self, system: str, prompt: str, tool: ToolParam) -> JsonObject:
         """One call with ``system`` and ``prompt`` answered as ``tool``'s input: a forced
         tool call, or JSON mode with the schema in the prompt where tools are refused."""
         base = {"model": self.model, "max_tokens": self.max_tokens, "temperature": 0}
@@ -258,7 +266,7 @@ class OpenAIJudge:
             raise JudgeError("invalid_output", f"no {tool['name']} object in the answer")
         return value
 
-    def _count(self, completion: Any, trace: RagTrace, tokens: dict[str, int]) -> str:
+    def _count(self, completion: ChatCompletion, trace: RagTrace, tokens: dict[str, int]) -> str:
         """The answer's text (or tool arguments); the usage added to ``tokens``, estimated
         when the server reports none."""
         text = _reply_text(completion)
@@ -277,7 +285,7 @@ class OpenAIJudge:
             tokens["usage_estimated"] = 1
         return text
 
-    def _call(self, trace: RagTrace, way: Output) -> tuple[Any, Output]:
+    def _call(self, trace: RagTrace, way: Output) -> tuple[ChatCompletion, Output]:
         """One request the given way, and the way it was answered: a 400 that refuses the
         way moves on to the next."""
         while True:
@@ -301,11 +309,19 @@ class OpenAIJudge:
                 self._ways.remove(way)
             return self._ways[0]
 
-    def _send(self, request: dict[str, Any], refusable: bool = False) -> Any:
+    @overload
+    def _send(self, request: Body, refusable: Literal[False] = False) -> ChatCompletion: ...
+
+    @overload
+    def _send(self, request: Body, refusable: bool) -> ChatCompletion | None: ...
+
+    def _send(self, request: Body, refusable: bool = False) -> ChatCompletion | None:
         """The completion, or None for a 400 when ``refusable`` (the caller asks another
         way); every failure else is a ``JudgeError`` by kind."""
         try:
-            return self.client.chat.completions.create(**request)
+            # the body as JSON (also a Batch API line): the SDK parses the answer
+            completion: ChatCompletion = self.client.chat.completions.create(**request)
+            return completion
         except openai.BadRequestError as exc:
             if refusable:
                 return None

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from monitor.judge.rubric import escape
+from monitor.lines import JsonObject
+
+if TYPE_CHECKING:
+    from anthropic.types import ToolParam
 
 PAIR_RUBRIC_VERSION = "pairwise-v1"
 PAIR_RUBRIC = """\
@@ -28,7 +32,7 @@ a correct one. Length and style do not matter. When neither is better, say tie.
 
 Call the tool record_preference exactly once."""
 
-PAIR_TOOL: dict[str, Any] = {
+PAIR_TOOL: ToolParam = {
     "name": "record_preference",
     "description": "Record which answer is better, 1, 2 or tie, and why in one sentence.",
     "input_schema": {
@@ -53,7 +57,7 @@ class Preference(BaseModel):
 
 
 # (system, prompt, tool) -> the tool's input, as a backend's ``structured`` gives it
-Ask = Callable[[str, str, dict[str, Any]], dict[str, Any]]
+Ask = Callable[[str, str, "ToolParam"], JsonObject]
 Pick = Literal["a", "b", "tie"]
 
 

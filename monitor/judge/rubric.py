@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING
 
 from monitor.judge.tokens import OVERHEAD_TOKENS, TokenCounter
 from monitor.model import RagTrace
+
+if TYPE_CHECKING:
+    from anthropic.types import ToolParam  # a tool definition (the OpenAI judge converts it)
 
 RUBRIC_VERSION = "faithfulness-v2"
 RUBRIC = """\
@@ -55,7 +58,7 @@ def rubric_version(profile: str = "rubric") -> str:
     return RUBRIC_ID if profile == "rubric" else f"{profile}-v1"
 
 
-TOOL: dict[str, Any] = {
+TOOL: ToolParam = {
     "name": "record_verdict",
     "description": "Record the claims of the answer and their labels.",
     "input_schema": {
