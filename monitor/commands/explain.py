@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, cast
 
 from monitor.commands.common import _output, _writable, is_stdout
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, describe
+from monitor.lines import EvaluationLine
 from monitor.segments.explain import (
     InputShift,
     RateChange,
@@ -19,7 +20,7 @@ from monitor.segments.explain import (
 from monitor.sources.inputs import Input, check_inputs
 
 
-def _lines(path: Path, stderr: TextIO) -> list[dict[str, Any]] | None:
+def _lines(path: Path, stderr: TextIO) -> list[EvaluationLine] | None:
     """The evaluation lines of ``path`` ('-', gzip, pipes), or None after saying why; lines
     that are not evaluation lines are counted on stderr."""
     try:
@@ -27,7 +28,8 @@ def _lines(path: Path, stderr: TextIO) -> list[dict[str, Any]] | None:
     except OSError as exc:
         print(f"ragmon explain: {describe(exc)}", file=stderr)
         return None
-    out, bad = [], 0
+    out: list[EvaluationLine] = []
+    bad = 0
     try:
         for raw in source.stream:
             if not raw.strip():
@@ -38,7 +40,7 @@ def _lines(path: Path, stderr: TextIO) -> list[dict[str, Any]] | None:
                 bad += 1
                 continue
             if isinstance(line, dict) and isinstance(line.get("checks"), dict):
-                out.append(line)
+                out.append(cast(EvaluationLine, line))  # checked: an object with checks
             else:
                 bad += 1
     except (OSError, EOFError) as exc:

@@ -20,6 +20,9 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 import structlog
@@ -27,6 +30,8 @@ import structlog
 from monitor.errors import JudgeError
 from monitor.judge.batch import BatchApi, InProcess, Outcome, Request, batch_api
 from monitor.judge.process import Factory, exit_with_parent
+
+ApiFactory = Callable[..., BatchApi]  # top-level, picklable: builds the batch API in the child
 
 
 def provider_api(judge: Factory, kwargs: dict[str, Any], discount: float) -> BatchApi:
@@ -39,7 +44,7 @@ def provider_api(judge: Factory, kwargs: dict[str, Any], discount: float) -> Bat
 _REQUESTS_AT = {"submit": 0, "outcomes": 1}
 
 
-def _child(factory: Factory, kwargs: dict[str, Any], conn: Any, parent: int) -> None:
+def _child(factory: ApiFactory, kwargs: dict[str, Any], conn: Connection, parent: int) -> None:
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     calls = InProcess(factory(**kwargs))
     while True:
@@ -68,7 +73,7 @@ def _child(factory: Factory, kwargs: dict[str, Any], conn: Any, parent: int) -> 
 class ProcessBatches:
     """``Batches`` whose provider calls run in a child process (see module doc)."""
 
-    def __init__(self, factory: Factory, kwargs: dict[str, Any],
+    def __init__(self, factory: ApiFactory, kwargs: dict[str, Any],
                  call_timeout: float = 600.0) -> None:  # fmt: skip
         """``factory(**kwargs)`` builds the provider's ``BatchApi`` in the child (top-level,
         picklable: e.g. ``provider_api``)."""
@@ -77,8 +82,8 @@ class ProcessBatches:
         self._call_timeout = call_timeout
         self._ctx = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
-        self._proc: Any = None
-        self._conn: Any = None
+        self._proc: BaseProcess | None = None
+        self._conn: Connection | None = None
         self._closed = False
         self.restarts = -1
         self.log = structlog.get_logger("ragmon.judge.batch")
@@ -120,14 +125,14 @@ class ProcessBatches:
         with self._lock:
             if self._closed:
                 raise JudgeError("closed", "the batch process was shut down")
-            self._ensure_child()
+            conn = self._ensure_child()
             try:
-                self._conn.send((method, args))
-                answer = self._answer(method)
+                conn.send((method, args))
+                answer = self._answer(method, conn)
             except (EOFError, OSError):  # the pipe broke: the child died
                 answer = None
             if answer is None:
-                code = self._proc.exitcode
+                code = self._proc.exitcode if self._proc is not None else None
                 self._stop_child(wait=0)
                 raise JudgeError("worker_died", f"batch process exit code {code}")
         status, value, message = answer
@@ -135,22 +140,22 @@ class ProcessBatches:
             raise JudgeError(str(value), str(message))
         return value
 
-    def _answer(self, method: str) -> Any:
+    def _answer(self, method: str, conn: Connection) -> Any:
         """The child's answer, or None when it died first. Lock held."""
         deadline = time.monotonic() + self._call_timeout
-        while not self._conn.poll(0.5):
-            if not self._proc.is_alive():
+        while not conn.poll(0.5):
+            if self._proc is None or not self._proc.is_alive():
                 return None
             if time.monotonic() > deadline:
                 self._stop_child(wait=0)  # a late answer must not meet the next call
                 raise JudgeError("timeout", f"no answer from the batch process in "
                                  f"{self._call_timeout} s ({method})")  # fmt: skip
-        return self._conn.recv()
+        return conn.recv()
 
-    def _ensure_child(self) -> None:
-        """Start the child (again, if it died). Called with the lock held."""
-        if self._proc is not None and self._proc.is_alive():
-            return
+    def _ensure_child(self) -> Connection:
+        """Start the child (again, if it died); its end of the pipe. Lock held."""
+        if self._proc is not None and self._proc.is_alive() and self._conn is not None:
+            return self._conn
         ours, theirs = self._ctx.Pipe()
         self._proc = self._ctx.Process(
             target=_child,
@@ -164,6 +169,7 @@ class ProcessBatches:
         self.restarts += 1
         if self.restarts:
             self.log.warning("batch_process_restarted", restarts=self.restarts)
+        return ours
 
     def _stop_child(self, wait: float = 10.0) -> None:
         """Close the pipe and end the child: killed unless it exits within ``wait`` seconds

@@ -24,7 +24,9 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from multiprocessing.process import BaseProcess
+from multiprocessing.queues import Queue
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -32,8 +34,13 @@ from monitor.errors import JudgeConfigError, JudgeError
 from monitor.model import RagTrace
 from monitor.verdict import Verdict
 
-Factory = Callable[..., Any]  # top-level, picklable: builds the judge in the child
+if TYPE_CHECKING:
+    from monitor.judge.stage import Judge
+
+Factory = Callable[..., "Judge"]  # top-level, picklable: builds the judge in the child
 Result = tuple[str, str, str]  # status, then a verdict JSON or an error kind and message
+Request = tuple[int, str]  # call id, the trace as JSON
+Answer = tuple[int, str, str, str]  # call id, then a Result
 
 
 def exit_with_parent(parent: int) -> None:
@@ -43,7 +50,8 @@ def exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _child(factory: Factory, kwargs: dict[str, Any], requests: Any, results: Any,
+def _child(factory: Factory, kwargs: dict[str, Any], requests: Queue[Request | None],
+           results: Queue[Answer],
            threads: int, parent: int) -> None:  # fmt: skip
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     judge = factory(**kwargs)
@@ -91,7 +99,7 @@ class ProcessJudge:
         self._ids = itertools.count()
         self._lock = threading.Lock()
         self._pending: dict[int, Future[Result]] = {}
-        self._proc: Any = None
+        self._proc: BaseProcess | None = None
         self._closed = False
         self.restarts = -1
         self.log = structlog.get_logger("ragmon.judge")
@@ -100,8 +108,8 @@ class ProcessJudge:
         """Start the child (again, if it died). Called with the lock held."""
         if self._proc is not None and self._proc.is_alive():
             return
-        self._requests = self._ctx.Queue()
-        self._results = self._ctx.Queue()
+        self._requests: Queue[Request | None] = self._ctx.Queue()
+        self._results: Queue[Answer] = self._ctx.Queue()
         self._proc = self._ctx.Process(
             target=_child,
             args=(
@@ -126,7 +134,8 @@ class ProcessJudge:
         )  # fmt: skip
         reader.start()
 
-    def _read(self, proc: Any, results: Any, pending: dict[int, Future[Result]]) -> None:
+    def _read(self, proc: BaseProcess, results: Queue[Answer],
+              pending: dict[int, Future[Result]]) -> None:  # fmt: skip
         """Resolve this child's calls as results arrive; fail them all if it dies."""
         while True:
             try:

@@ -32,8 +32,8 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from monitor.lines import EvaluationLine, JsonObject
 from monitor.stats import wilson
 
 JUDGE = "judge_hard_fail"  # the judge's hard-fail rate, beside the checks' flagged rates
@@ -50,7 +50,7 @@ class Observation:
     weight: float = 1.0
 
 
-def observations(lines: Iterable[Mapping[str, Any]]) -> dict[str, list[Observation]]:
+def observations(lines: Iterable[EvaluationLine]) -> dict[str, list[Observation]]:
     """Rate name -> the observations of ``lines`` (evaluation lines): each flag-output
     check's applicable results, and the judge's verdicts (not ``not_applicable``)."""
     out: dict[str, list[Observation]] = {}
@@ -139,7 +139,7 @@ class SegmentChange:
         mix = (lo > 0 or hi < 0) and abs(self.mix) > 0
         return "both" if rate and mix else "rate" if rate else "mix" if mix else None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The JSON form (``ragmon explain --output-json``)."""
         return {
             "segment": self.segment,
@@ -178,10 +178,10 @@ class RateChange:
         segs = self.dimensions[dimension]
         return sum(s.mix for s in segs), sum(s.rate for s in segs)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The JSON form."""
 
-        def side(s: _Side) -> dict[str, Any]:
+        def side(s: _Side) -> JsonObject:
             return {"n": s.n, "flagged": s.flagged, "rate": s.rate}
 
         dims = {}
@@ -233,8 +233,8 @@ def _z(tests: int) -> float:
 
 
 def explain_rates(
-    before: Iterable[Mapping[str, Any]],
-    after: Iterable[Mapping[str, Any]],
+    before: Iterable[EvaluationLine],
+    after: Iterable[EvaluationLine],
     only: Sequence[str] = (),
 ) -> dict[str, RateChange]:
     """Every rate of both sets (or ``only`` those), decomposed per segment dimension."""
@@ -275,7 +275,7 @@ class InputShift:
         ``major``."""
         return "none" if self.psi < 0.1 else "moderate" if self.psi < 0.25 else "major"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The JSON form."""
         return {"input": self.input, "shift": self.shift, "psi": self.psi, "level": self.level,
                 "before": self.before, "after": self.after,
@@ -331,11 +331,11 @@ def js_distance(before: Sequence[float], after: Sequence[float]) -> float:
 
 
 def input_shifts(
-    before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]]
+    before: Iterable[EvaluationLine], after: Iterable[EvaluationLine]
 ) -> list[InputShift]:
     """Each input both sets measured, most-moved first."""
 
-    def values(lines: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
+    def values(lines: Iterable[EvaluationLine]) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
         for line in lines:
             if line.get("judge_only"):

@@ -14,7 +14,10 @@ import threading
 import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 
 class BoundedServer(ThreadingHTTPServer):
@@ -29,10 +32,10 @@ class BoundedServer(ThreadingHTTPServer):
                  limit: int) -> None:  # fmt: skip
         super().__init__(address, handler)
         self._slots = threading.BoundedSemaphore(limit)
-        self._waiting: dict[Any, float] = {}  # connection -> since when (before its headers)
+        self._waiting: dict[socket.socket, float] = {}  # connection -> since (before headers)
         self._waiting_lock = threading.Lock()
 
-    def waiting(self, connection: Any, since: float | None) -> None:
+    def waiting(self, connection: socket.socket, since: float | None) -> None:
         """``connection`` waits for a request's headers since ``since``; None: no longer."""
         with self._waiting_lock:
             if since is None:
@@ -51,12 +54,12 @@ class BoundedServer(ThreadingHTTPServer):
             socket.socket.shutdown(oldest, socket.SHUT_RDWR)
         return True
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def process_request(self, request: Request, client_address: object) -> None:
         """A slot for the connection (room made, or a 503), then its thread."""
         if not self._slots.acquire(blocking=False) and not (
             self._make_room() and self._slots.acquire(timeout=1.0)
         ):
-            refuse(request)
+            refuse(_socket_of(request))
             self.shutdown_request(request)
             return
         try:
@@ -65,20 +68,28 @@ class BoundedServer(ThreadingHTTPServer):
             self._slots.release()
             raise
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def process_request_thread(self, request: Request, client_address: object) -> None:
         """The connection's thread; its slot is given back when it ends."""
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.waiting(request, None)
+            self.waiting(_socket_of(request), None)
             self._slots.release()
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(self, request: Request, client_address: object) -> None:
         """A connection closed under its thread (made room for another, reset by the client)
         is no error worth a traceback on stderr."""
 
 
-def refuse(request: Any) -> None:
+Request = socket.socket | tuple[bytes, socket.socket]  # what socketserver hands a server
+
+
+def _socket_of(request: Request) -> socket.socket:
+    """The connection's socket (a TCP server's request is one; a datagram's is a pair)."""
+    return request if isinstance(request, socket.socket) else request[1]
+
+
+def refuse(request: socket.socket) -> None:
     """503 on a connection there is no room for: its request read first (bounded: 64 KiB,
     0.2 s), so that closing it does not reset the connection before the client reads the
     answer; then the write side is closed and what else comes is drained briefly."""
@@ -105,7 +116,7 @@ class DeadlineReader(io.RawIOBase):
     together by its deadline (``begin``: the headers' from their first byte; ``body``:
     the body's), so a client sending one byte per timeout cannot hold its slot."""
 
-    def __init__(self, sock: Any, read_timeout: float, header_timeout: float) -> None:
+    def __init__(self, sock: socket.socket, read_timeout: float, header_timeout: float) -> None:
         self.sock = sock
         self.read_timeout = read_timeout
         self.header_timeout = header_timeout
@@ -123,7 +134,7 @@ class DeadlineReader(io.RawIOBase):
         """The headers are in: the body of ``size`` bytes must come at ``rate`` at least."""
         self.deadline = time.monotonic() + self.header_timeout + size / rate
 
-    def readinto(self, buffer: Any) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         """One read, bounded by the read timeout and the request's deadline."""
         timeout = self.read_timeout
         if self.deadline is not None:
