@@ -22,6 +22,8 @@ STACKS = (
     "openai-genai-nocontent",
     "haystack-openinference",
     "openai-agents-openinference",
+    "google-genai",
+    "google-genai-events",
 )
 FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}
 

@@ -46,6 +46,8 @@ STACKS = {
     "openai-genai-nocontent": "requirements-openai-v2.txt",
     "haystack-openinference": "requirements-haystack.txt",
     "openai-agents-openinference": "requirements-agents.txt",
+    "google-genai": "requirements-google-genai.txt",
+    "google-genai-events": "requirements-google-genai.txt",
 }
 
 # A help centre: doc id -> text. Two versions of one policy make the reranker matter.
@@ -773,6 +775,123 @@ def openai_agents(stack: str) -> None:
     run_cases(rec, CASES, ask, truth)
 
 
+# --- google-genai (opentelemetry-instrumentation-google-genai) ----------------------------
+
+
+def fake_gemini(answers: dict[str, str]) -> str:
+    """A local server speaking the Gemini API as the google-genai SDK calls it
+    (``models/{model}:generateContent``, and ``:streamGenerateContent?alt=sse`` as server-sent
+    events of partial responses), answering each question with ``answers``; returns its base
+    URL."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            question = body["contents"][-1]["parts"][-1]["text"]
+            text = answers.get(question, "I don't know.")
+            usage = {"promptTokenCount": 50, "candidatesTokenCount": 9, "totalTokenCount": 59}
+
+            def response(part: str, done: bool) -> dict[str, Any]:
+                candidate: dict[str, Any] = {
+                    "content": {"role": "model", "parts": [{"text": part}]},
+                    "index": 0,
+                }
+                if done:
+                    candidate["finishReason"] = "STOP"
+                return {"candidates": [candidate], "usageMetadata": usage,
+                        "modelVersion": "fake-gemini", "responseId": "corpus"}  # fmt: skip
+
+            if ":streamGenerateContent" not in self.path:
+                _reply_json(self, response(text, True))
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            words = text.split(" ")
+            for i, word in enumerate(words):
+                chunk = response((" " if i else "") + word, i == len(words) - 1)
+                self.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def google_genai(stack: str) -> None:
+    """A hand-written RAG function around the google-genai client: the keyword retriever
+    (a retrieval span of the GenAI conventions, ids and scores), the packed passages as
+    ``[n]`` lines in the system instruction, one ``generate_content`` call. Content is
+    captured on the spans (``google-genai``) or only in log events (``google-genai-events``,
+    which ragmon does not read: nothing must be invented)."""
+    import os
+
+    os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = (
+        "event_only" if stack.endswith("-events") else "span_only"
+    )
+    from google import genai
+    from google.genai import types
+    from opentelemetry.instrumentation.google_genai import GoogleGenAiSdkInstrumentor
+    from opentelemetry.sdk._logs import LoggerProvider
+
+    rec = Recorder(stack)
+    GoogleGenAiSdkInstrumentor().instrument(tracer_provider=rec.provider,
+                                            logger_provider=LoggerProvider())  # fmt: skip
+    answers = {q: a for _, q, a in CASES}
+    client = genai.Client(api_key="corpus",
+                          http_options=types.HttpOptions(base_url=fake_gemini(answers)))  # fmt: skip
+    tracer = rec.provider.get_tracer("corpus.app")
+    seen: dict[str, list[str]] = {}
+    packed_for: dict[str, list[dict[str, Any]]] = {}
+    case_of = {q: c for c, q, _ in CASES}
+
+    def prompt(query: str) -> types.GenerateContentConfig:
+        found = [{"id": d, "text": KB[d], "score": s} for d, s in keyword_scores(query)]
+        seen[query] = [d["id"] for d in found]
+        attrs = {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "help-kb",
+                 "gen_ai.retrieval.query.text": query,
+                 "gen_ai.retrieval.documents": json.dumps(
+                     [{"id": d["id"], "score": d["score"]} for d in found])}  # fmt: skip
+        with tracer.start_as_current_span("retrieval help-kb", attributes=attrs):
+            pass
+        packed = packed_for[query] = select(case_of[query], found)
+        context = "\n".join(f"[{i}] {d['text']}" for i, d in enumerate(packed, 1))
+        system = f"Answer only from the context and cite passages as [n].\n\n{context}"
+        return types.GenerateContentConfig(system_instruction=system, temperature=0)
+
+    def app(case: str, query: str) -> str:
+        with tracer.start_as_current_span("rag_answer"):
+            if case == "async":
+
+                async def ask() -> str:
+                    done = await client.aio.models.generate_content(
+                        model="fake-gemini", contents=query, config=prompt(query)
+                    )
+                    return str(done.text)
+
+                return asyncio.run(ask())
+            if case == "stream":
+                chunks = client.models.generate_content_stream(
+                    model="fake-gemini", contents=query, config=prompt(query)
+                )
+                return "".join(c.text or "" for c in chunks)
+            done = client.models.generate_content(model="fake-gemini", contents=query,
+                                                  config=prompt(query))  # fmt: skip
+            return str(done.text)
+
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
+                "retrieved": seen.get(query, []),
+                "context": [{"doc_id": d["id"], "text": d["text"]}
+                            for d in packed_for.get(query, [])]}  # fmt: skip
+
+    run_cases(rec, CASES, app, truth)
+
+
 def _run(stack: str) -> None:
     if stack.startswith("llamaindex"):
         llamaindex(stack)
@@ -782,6 +901,8 @@ def _run(stack: str) -> None:
         haystack(stack)
     elif stack.startswith("openai-agents"):
         openai_agents(stack)
+    elif stack.startswith("google-genai"):
+        google_genai(stack)
     else:
         openai_client(stack)
 
