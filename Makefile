@@ -92,7 +92,8 @@ CORPUS_VENV ?= .venv-otel-corpus
 # One venv per requirements file: traceloop-sdk pins another opentelemetry-sdk than the rest.
 otel-corpus:
 	for req in requirements.txt requirements-traceloop.txt requirements-openai-v2.txt \
-	    requirements-haystack.txt requirements-agents.txt requirements-google-genai.txt; do \
+	    requirements-haystack.txt requirements-agents.txt requirements-google-genai.txt \
+	    requirements-langgraph.txt; do \
 	  venv=$(CORPUS_VENV)/$${req%.txt}; \
 	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv || exit 1; \
 	  $$venv/bin/python -m pip install --quiet -r tests/otel_corpus/$$req || exit 1; \

@@ -17,6 +17,7 @@ STACKS = (
     "llamaindex-openllmetry",
     "langchain-openinference",
     "langchain-openllmetry",
+    "langgraph-openinference",
     "openai-traceloop",
     "openai-genai",
     "openai-genai-nocontent",

@@ -41,6 +41,7 @@ STACKS = {
     "llamaindex-openllmetry": "requirements.txt",
     "langchain-openinference": "requirements.txt",
     "langchain-openllmetry": "requirements.txt",
+    "langgraph-openinference": "requirements-langgraph.txt",
     "openai-traceloop": "requirements-traceloop.txt",
     "openai-genai": "requirements-openai-v2.txt",
     "openai-genai-nocontent": "requirements-openai-v2.txt",
@@ -445,6 +446,97 @@ def langchain(stack: str) -> None:
         if case == "stream":
             return "".join(runnable.stream(query))
         return str(runnable.invoke(query))
+
+    run_cases(rec, CASES, ask, truth)
+
+
+def langgraph(stack: str) -> None:
+    """A LangGraph graph (retrieve, pack, generate nodes over a typed state) under the
+    OpenInference LangChain instrumentation: the root span is the graph's, its input the
+    initial state and its output the final state (question, documents and answer)."""
+    from typing import TypedDict
+
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    rec = Recorder(stack)
+    LangChainInstrumentor().instrument(tracer_provider=rec.provider)
+
+    from langchain_core.documents import Document
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.retrievers import BaseRetriever
+    from langgraph.graph import END, START, StateGraph
+
+    docs = {d: Document(page_content=t, metadata={"doc_id": d}, id=d) for d, t in KB.items()}
+    seen: dict[str, list[str]] = {}
+    packed: dict[str, list[Document]] = {}
+    answers = {q: a for _, q, a in CASES}
+
+    class KeywordRetriever(BaseRetriever):
+        def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
+            scored = keyword_scores(query)
+            seen[query] = [d for d, _ in scored]
+            return [docs[d] for d, _ in scored]
+
+    prompt = ChatPromptTemplate.from_messages([
+        ("system", "Answer only from the context and cite passages as [n].\n\n{context}"),
+        ("human", "{question}"),
+    ])  # fmt: skip
+
+    # the functional form: LangGraph reads the annotations at run time (no string forms)
+    State = TypedDict(  # noqa: UP013
+        "State",
+        {"question": str, "case": str, "documents": list[Document], "answer": str},
+        total=False,
+    )
+
+    def retrieve(state: State) -> State:
+        return {"documents": KeywordRetriever().invoke(state["question"])}
+
+    def pack(state: State) -> State:
+        found, case = state["documents"], state["case"]
+        if case == "cutoff":
+            found = found[:1]
+        elif case in ("rerank", "citations"):
+            order = rerank([d.metadata["doc_id"] for d in found])
+            found = sorted(found, key=lambda d: order.index(d.metadata["doc_id"]))[:2]
+        packed[state["question"]] = found
+        return {"documents": found}
+
+    def generate(state: State) -> State:
+        context = "\n".join(f"[{i}] {d.page_content}" for i, d in enumerate(state["documents"], 1))
+        model = FakeListChatModel(responses=[answers[state["question"]]])
+        chain = prompt | model | StrOutputParser()
+        return {"answer": chain.invoke({"context": context, "question": state["question"]})}
+
+    graph = StateGraph(State)
+    for name, node in (("retrieve", retrieve), ("pack", pack), ("generate", generate)):
+        graph.add_node(name, node)
+    graph.add_edge(START, "retrieve")
+    graph.add_edge("retrieve", "pack")
+    graph.add_edge("pack", "generate")
+    graph.add_edge("generate", END)
+    app = graph.compile()
+
+    def ask(case: str, query: str) -> str:
+        state: State = {"question": query, "case": case}
+        if case == "async":
+            return str(asyncio.run(app.ainvoke(state))["answer"])
+        if case == "stream":
+            last: dict[str, Any] = {}
+            for values in app.stream(state, stream_mode="values"):
+                last = values
+            return str(last["answer"])
+        return str(app.invoke(state)["answer"])
+
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        return {
+            "case": case, "trace_id": trace_id, "query": query, "answer": answer,
+            "retrieved": seen.get(query, []),
+            "context": [{"doc_id": d.metadata["doc_id"], "text": d.page_content}
+                        for d in packed.get(query, [])],
+        }  # fmt: skip
 
     run_cases(rec, CASES, ask, truth)
 
@@ -897,6 +989,8 @@ def _run(stack: str) -> None:
         llamaindex(stack)
     elif stack.startswith("langchain"):
         langchain(stack)
+    elif stack.startswith("langgraph"):
+        langgraph(stack)
     elif stack.startswith("haystack"):
         haystack(stack)
     elif stack.startswith("openai-agents"):
