@@ -23,6 +23,7 @@ STACKS = (
     "openai-genai-nocontent",
     "haystack-openinference",
     "openai-agents-openinference",
+    "dspy-openinference",
     "google-genai",
     "google-genai-events",
 )

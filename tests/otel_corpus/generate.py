@@ -47,6 +47,7 @@ STACKS = {
     "openai-genai-nocontent": "requirements-openai-v2.txt",
     "haystack-openinference": "requirements-haystack.txt",
     "openai-agents-openinference": "requirements-agents.txt",
+    "dspy-openinference": "requirements-dspy.txt",
     "google-genai": "requirements-google-genai.txt",
     "google-genai-events": "requirements-google-genai.txt",
 }
@@ -867,6 +868,146 @@ def openai_agents(stack: str) -> None:
     run_cases(rec, CASES, ask, truth)
 
 
+# --- DSPy (openinference-instrumentation-dspy) ----------------------------------------------
+
+PIDS = {doc: pid for pid, doc in enumerate(KB, 101)}  # the ColBERT index's passage ids
+
+
+def fake_colbert() -> str:
+    """A local server answering as a ColBERTv2 search endpoint does (GET ?query=&k=):
+    ``topk`` passages with ``text``, ``pid``, ``rank`` and ``score``; returns its URL."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from urllib.parse import parse_qs, urlparse
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            params = parse_qs(urlparse(self.path).query)
+            query, k = params["query"][0], int(params.get("k", ["3"])[0])
+            topk = [{"text": KB[d], "pid": PIDS[d], "rank": r, "score": s, "prob": 1.0}
+                    for r, (d, s) in enumerate(keyword_scores(query)[:k], 1)]  # fmt: skip
+            _reply_json(self, {"topk": topk, "latency": 0.001})
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/api/search"
+
+
+def fake_dspy_lm(answers: dict[str, str]) -> str:
+    """A Chat Completions server answering in DSPy's chat-adapter format (``[[ ## answer ##
+    ]]`` then ``[[ ## completed ## ]]``), the question found in the last user message."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            user = str(body["messages"][-1]["content"])
+            asked = user.rsplit("[[ ## question ## ]]", 1)[-1]
+            text = next((a for q, a in answers.items() if q in asked), "I don't know.")
+            content = f"[[ ## answer ## ]]\n{text}\n\n[[ ## completed ## ]]"
+            if body.get("stream"):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                base = {"id": "chatcmpl-corpus", "object": "chat.completion.chunk",
+                        "created": 0, "model": body["model"]}  # fmt: skip
+                pieces = content.split(" ")
+                for i, piece in enumerate(pieces):
+                    delta = {"role": "assistant", "content": (" " if i else "") + piece}
+                    chunk = {**base, "choices": [{"index": 0, "delta": delta,
+                                                  "finish_reason": None}]}  # fmt: skip
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                end = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+                return
+            _reply_json(self, {
+                "id": "chatcmpl-corpus", "object": "chat.completion", "created": 0,
+                "model": body["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59},
+            })  # fmt: skip
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def dspy_stack(stack: str) -> None:
+    """A DSPy program: ``dspy.Retrieve`` over a ColBERTv2 client (two retriever spans, the
+    outer one re-emitting the inner one's passages without ids), the app's packing, and a
+    ``Predict("context, question -> answer")`` through litellm to a local server."""
+    import os
+
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # no download
+    from openinference.instrumentation.dspy import DSPyInstrumentor
+
+    rec = Recorder(stack)
+    DSPyInstrumentor().instrument(tracer_provider=rec.provider)
+    import dspy
+
+    answers = {q: a for _, q, a in CASES}
+    lm = dspy.LM("openai/fake-gpt", api_base=fake_dspy_lm(answers), api_key="corpus",
+                 cache=False, temperature=0.0)  # fmt: skip
+    dspy.configure(lm=lm, rm=dspy.ColBERTv2(url=fake_colbert()))
+    by_text = {t: d for d, t in KB.items()}
+    seen: dict[str, list[str]] = {}
+    packed_for: dict[str, list[str]] = {}
+
+    class RAG(dspy.Module):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.retrieve = dspy.Retrieve(k=5)
+            self.answer = dspy.Predict("context: list[str], question -> answer")
+
+        def pack(self, question: str, case: str) -> list[str]:
+            found = self.retrieve(question).passages
+            seen[question] = [by_text[t] for t in found]
+            docs = [{"id": by_text[t], "text": t} for t in found]
+            packed = packed_for[question] = [d["text"] for d in select(case, docs)]
+            return packed
+
+        def forward(self, question: str, case: str = "plain") -> Any:
+            return self.answer(context=self.pack(question, case), question=question)
+
+        async def aforward(self, question: str, case: str = "plain") -> Any:
+            return await self.answer.acall(context=self.pack(question, case), question=question)
+
+    program = RAG()
+
+    def ask(case: str, query: str) -> str:
+        if case == "async":
+            return str(asyncio.run(program.acall(question=query, case=case)).answer)
+        if case == "stream":  # a streamed program: the answer field as it arrives
+            streaming = dspy.streamify(
+                program, stream_listeners=[dspy.streaming.StreamListener("answer")]
+            )
+
+            async def consume() -> str:
+                final = ""
+                async for chunk in streaming(question=query, case=case):
+                    if isinstance(chunk, dspy.Prediction):
+                        final = str(chunk.answer)
+                return final
+
+            return asyncio.run(consume())
+        return str(program(question=query, case=case).answer)
+
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        # ColBERT knows passages by pid only: that is the passage's id in the spans
+        return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
+                "retrieved": [str(PIDS[d]) for d in seen.get(query, [])],
+                "context": [{"doc_id": str(PIDS[by_text[t]]), "text": t}
+                            for t in packed_for.get(query, [])]}  # fmt: skip
+
+    run_cases(rec, CASES, ask, truth)
+
+
 # --- google-genai (opentelemetry-instrumentation-google-genai) ----------------------------
 
 
@@ -997,6 +1138,8 @@ def _run(stack: str) -> None:
         openai_agents(stack)
     elif stack.startswith("google-genai"):
         google_genai(stack)
+    elif stack.startswith("dspy"):
+        dspy_stack(stack)
     else:
         openai_client(stack)
 
