@@ -24,6 +24,7 @@ STACKS = (
     "haystack-openinference",
     "openai-agents-openinference",
     "dspy-openinference",
+    "bedrock-openinference",
     "google-genai",
     "google-genai-events",
 )

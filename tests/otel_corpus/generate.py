@@ -48,6 +48,7 @@ STACKS = {
     "haystack-openinference": "requirements-haystack.txt",
     "openai-agents-openinference": "requirements-agents.txt",
     "dspy-openinference": "requirements-dspy.txt",
+    "bedrock-openinference": "requirements-bedrock.txt",
     "google-genai": "requirements-google-genai.txt",
     "google-genai-events": "requirements-google-genai.txt",
 }
@@ -1008,6 +1009,119 @@ def dspy_stack(stack: str) -> None:
     run_cases(rec, CASES, ask, truth)
 
 
+# --- Bedrock (openinference-instrumentation-bedrock) ----------------------------------------
+
+CHUNKS = {doc: f"chunk-{i:02d}-{doc}" for i, doc in enumerate(KB, 1)}  # a KB's chunk ids
+
+
+def uri(doc: str) -> str:
+    """The S3 object a Knowledge Base document was ingested from: its id there."""
+    return f"s3://help-kb/{doc}.txt"
+
+
+def fake_bedrock(answers: dict[str, str]) -> str:
+    """A local server speaking the two Bedrock APIs a RAG app calls, as boto3 sends them: a
+    Knowledge Base ``Retrieve`` (POST /knowledgebases/{id}/retrieve: ``retrievalResults`` with
+    text, S3 location, score and the ``x-amz-bedrock-kb-*`` metadata) and ``Converse`` (POST
+    /model/{id}/converse); returns its URL."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if self.path.endswith("/retrieve"):
+                query = body["retrievalQuery"]["text"]
+                n = (
+                    body.get("retrievalConfiguration", {})
+                    .get("vectorSearchConfiguration", {})
+                    .get("numberOfResults", 5)
+                )
+                results = [{
+                    "content": {"type": "TEXT", "text": KB[d]},
+                    "location": {"type": "S3", "s3Location": {"uri": uri(d)}},
+                    "score": s,
+                    "metadata": {"x-amz-bedrock-kb-source-uri": uri(d),
+                                 "x-amz-bedrock-kb-chunk-id": CHUNKS[d],
+                                 "x-amz-bedrock-kb-data-source-id": "HELPDS01"},
+                } for d, s in keyword_scores(query)[:n]]  # fmt: skip
+                _reply_json(self, {"retrievalResults": results})
+                return
+            question = body["messages"][-1]["content"][-1]["text"].rsplit("Question: ", 1)[-1]
+            text = answers.get(question, "I don't know.")
+            _reply_json(self, {
+                "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+                "stopReason": "end_turn",
+                "usage": {"inputTokens": 50, "outputTokens": 9, "totalTokens": 59},
+                "metrics": {"latencyMs": 12},
+            })  # fmt: skip
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def bedrock(stack: str) -> None:
+    """A RAG function around boto3: a Knowledge Base ``retrieve`` (a RETRIEVER span with the
+    chunks), the app's own reranking (no span) and packing, the passages given to
+    ``converse`` twice — in the system prompt and again in the user message, as apps that
+    restate the context do — in the reranked order. No streaming case: ConverseStream
+    answers in AWS's binary event-stream framing, which the local server does not speak."""
+    import os
+
+    for key, value in {"AWS_ACCESS_KEY_ID": "corpus", "AWS_SECRET_ACCESS_KEY": "corpus",
+                       "AWS_DEFAULT_REGION": "us-east-1"}.items():  # fmt: skip
+        os.environ[key] = value
+    from openinference.instrumentation.bedrock import BedrockInstrumentor
+
+    rec = Recorder(stack)
+    BedrockInstrumentor().instrument(tracer_provider=rec.provider)
+    import boto3
+
+    url = fake_bedrock({q: a for _, q, a in CASES})
+    agent = boto3.client("bedrock-agent-runtime", endpoint_url=url)
+    runtime = boto3.client("bedrock-runtime", endpoint_url=url)
+    tracer = rec.provider.get_tracer("corpus.app")
+    case_of = {q: c for c, q, _ in CASES}
+    by_text = {t: d for d, t in KB.items()}
+    seen: dict[str, list[str]] = {}
+    packed_for: dict[str, list[dict[str, Any]]] = {}
+
+    def answer(query: str) -> str:
+        found = agent.retrieve(knowledgeBaseId="HELPKB0001", retrievalQuery={"text": query},
+            retrievalConfiguration={"vectorSearchConfiguration": {"numberOfResults": 5}},
+        )["retrievalResults"]  # fmt: skip
+        docs = [{"id": by_text[r["content"]["text"]], "text": r["content"]["text"]} for r in found]
+        seen[query] = [d["id"] for d in docs]
+        packed = packed_for[query] = select(case_of[query], docs)
+        context = "\n".join(f"[{i}] {d['text']}" for i, d in enumerate(packed, 1))
+        done = runtime.converse(
+            modelId="anthropic.claude-fake-v1",
+            system=[{"text": f"Answer only from the context and cite passages as [n].\n\n"
+                             f"{context}"}],
+            messages=[{"role": "user", "content": [
+                {"text": f"Context:\n{context}\n\nQuestion: {query}"}]}],
+            inferenceConfig={"temperature": 0.0, "maxTokens": 200},
+        )  # fmt: skip
+        return str(done["output"]["message"]["content"][0]["text"])
+
+    def app(case: str, query: str) -> str:
+        with tracer.start_as_current_span("rag_answer"):
+            if case == "async":  # boto3 has no async client: the app runs it in a thread
+                return asyncio.run(asyncio.to_thread(answer, query))
+            return answer(query)
+
+    def truth(case: str, query: str, text: str, trace_id: str) -> dict[str, Any]:
+        return {"case": case, "trace_id": trace_id, "query": query, "answer": text,
+                "retrieved": [uri(d) for d in seen.get(query, [])],
+                "context": [{"doc_id": uri(d["id"]), "chunk_id": CHUNKS[d["id"]],
+                             "text": d["text"]} for d in packed_for.get(query, [])]}  # fmt: skip
+
+    run_cases(rec, [c for c in CASES if c[0] != "stream"], app, truth)
+
+
 # --- google-genai (opentelemetry-instrumentation-google-genai) ----------------------------
 
 
@@ -1140,6 +1254,8 @@ def _run(stack: str) -> None:
         google_genai(stack)
     elif stack.startswith("dspy"):
         dspy_stack(stack)
+    elif stack.startswith("bedrock"):
+        bedrock(stack)
     else:
         openai_client(stack)
 

@@ -201,9 +201,14 @@ def _flat_messages(attrs: dict[str, Any], prefix: str, inner: str = "") -> list[
             for m in _indexed(attrs, prefix, inner) if "content" in m]  # fmt: skip
 
 
-_META_KEYS = ("doc_id", "document_id", "ref_doc_id", "id", "source", "file_name")
+# Bedrock Knowledge Bases name the source document by its URI (the chunk is document.id).
+_META_KEYS = ("doc_id", "document_id", "ref_doc_id", "id", "source", "file_name",
+              "x-amz-bedrock-kb-source-uri")  # fmt: skip
 # A metadata JSON's id keys with plain string values, read without decoding the whole object.
-_META_PAIR = re.compile(r'"(doc_id|document_id|ref_doc_id|id|source|file_name)"\s*:\s*"([^"\\]+)"')
+_META_PAIR = re.compile(
+    r'"(doc_id|document_id|ref_doc_id|id|source|file_name|x-amz-bedrock-kb-source-uri)"'
+    r'\s*:\s*"([^"\\]+)"'
+)
 
 
 def _meta_id(meta: object) -> str | None:
