@@ -22,6 +22,7 @@ STACKS = (
     "openai-genai",
     "openai-genai-nocontent",
     "haystack-openinference",
+    "haystack-hybrid-openinference",
     "openai-agents-openinference",
     "dspy-openinference",
     "bedrock-openinference",

@@ -46,6 +46,7 @@ STACKS = {
     "openai-genai": "requirements-openai-v2.txt",
     "openai-genai-nocontent": "requirements-openai-v2.txt",
     "haystack-openinference": "requirements-haystack.txt",
+    "haystack-hybrid-openinference": "requirements-haystack.txt",
     "openai-agents-openinference": "requirements-agents.txt",
     "dspy-openinference": "requirements-dspy.txt",
     "bedrock-openinference": "requirements-bedrock.txt",
@@ -728,6 +729,16 @@ def haystack(stack: str) -> None:
         "Question: {{ question }}"
     )
 
+    hybrid = stack.startswith("haystack-hybrid")
+    if hybrid:  # a dense retriever beside BM25, fused by reciprocal rank (DocumentJoiner)
+        from haystack.components.joiners import DocumentJoiner
+        from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
+        from haystack_components import FakeTextEmbedder, embed  # type: ignore[import-not-found]
+
+        store = InMemoryDocumentStore()
+        store.write_documents([Document(id=d, content=t, meta={"doc_id": d}, embedding=embed(t))
+                               for d, t in KB.items()])  # fmt: skip
+
     def pipeline(case: str) -> Any:
         p = Pipeline()
         p.add_component("retriever", InMemoryBM25Retriever(document_store=store, top_k=3))
@@ -736,22 +747,39 @@ def haystack(stack: str) -> None:
         p.add_component("prompt", PromptBuilder(template=template,
                                                 required_variables=["documents", "question"]))  # fmt: skip
         p.add_component("llm", FakeGenerator(answers))
-        p.connect("retriever.documents", "packer.documents")
+        if hybrid:
+            p.add_component("embedder", FakeTextEmbedder())
+            p.add_component("dense", InMemoryEmbeddingRetriever(document_store=store, top_k=3))
+            p.add_component("joiner", DocumentJoiner(join_mode="reciprocal_rank_fusion"))
+            p.connect("embedder.embedding", "dense.query_embedding")
+            p.connect("retriever.documents", "joiner.documents")
+            p.connect("dense.documents", "joiner.documents")
+            p.connect("joiner.documents", "packer.documents")
+        else:
+            p.connect("retriever.documents", "packer.documents")
         p.connect("packer.documents", "prompt.documents")
         p.connect("prompt.prompt", "llm.prompt")
         return p
 
     def ask(case: str, query: str) -> dict[str, Any]:
-        data = {"retriever": {"query": query}, "prompt": {"question": query}}
+        data: dict[str, Any] = {"retriever": {"query": query}, "prompt": {"question": query}}
         keep = {"retriever", "packer"}
+        if hybrid:
+            data["embedder"] = {"text": query}
+            keep.add("dense")
         if case == "async":
             return dict(asyncio.run(pipeline(case).run_async(data, include_outputs_from=keep)))
         return dict(pipeline(case).run(data, include_outputs_from=keep))
 
     def truth(case: str, query: str, out: dict[str, Any], trace_id: str) -> dict[str, Any]:
+        # hybrid: each retriever's own list in turn (no repeats) — the joiner's span holds
+        # its fused list only as Document reprs, which are not read (README)
+        retrieved = [d.meta["doc_id"] for d in out["retriever"]["documents"]]
+        if hybrid:
+            retrieved += [d.meta["doc_id"] for d in out["dense"]["documents"]]
         return {"case": case, "trace_id": trace_id, "query": query,
                 "answer": out["llm"]["replies"][0],
-                "retrieved": [d.meta["doc_id"] for d in out["retriever"]["documents"]],
+                "retrieved": list(dict.fromkeys(retrieved)),
                 "context": [{"doc_id": d.meta["doc_id"], "text": d.content}
                             for d in out["packer"]["documents"]]}  # fmt: skip
 

@@ -32,3 +32,24 @@ class FakeGenerator:
     def run(self, prompt: str) -> dict[str, Any]:
         reply = next((a for q, a in self.answers.items() if q in prompt), "I don't know.")
         return {"replies": [reply]}
+
+
+VOCABULARY = ("refund", "days", "shipping", "express", "fee", "electronics", "gift", "card",
+              "warranty", "return", "standard", "cash")  # fmt: skip
+
+
+def embed(text: str) -> list[float]:
+    """A deterministic bag-of-stems embedding over a small vocabulary (unit length)."""
+    words = text.lower()
+    vector = [float(words.count(stem)) for stem in VOCABULARY]
+    norm = sum(v * v for v in vector) ** 0.5 or 1.0
+    return [v / norm for v in vector]
+
+
+@component
+class FakeTextEmbedder:
+    """A query embedder: ``embed`` of the text."""
+
+    @component.output_types(embedding=list[float])
+    def run(self, text: str) -> dict[str, Any]:
+        return {"embedding": embed(text)}
