@@ -730,14 +730,18 @@ def haystack(stack: str) -> None:
     )
 
     hybrid = stack.startswith("haystack-hybrid")
-    if hybrid:  # a dense retriever beside BM25, fused by reciprocal rank (DocumentJoiner)
+    if hybrid:  # a dense retriever beside BM25, fused by reciprocal rank (DocumentJoiner),
+        # then ranked by a meta field (MetaFieldRanker: a RERANKER span)
         from haystack.components.joiners import DocumentJoiner
         from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
         from haystack_components import FakeTextEmbedder, embed  # type: ignore[import-not-found]
 
-        store = InMemoryDocumentStore()
-        store.write_documents([Document(id=d, content=t, meta={"doc_id": d}, embedding=embed(t))
-                               for d, t in KB.items()])  # fmt: skip
+        from haystack.components.rankers import MetaFieldRanker
+
+        store = InMemoryDocumentStore()  # "rank": the help centre's own order of its pages
+        store.write_documents([Document(id=d, content=t, meta={"doc_id": d, "rank": i},
+                                        embedding=embed(t))
+                               for i, (d, t) in enumerate(KB.items())])  # fmt: skip
 
     def pipeline(case: str) -> Any:
         p = Pipeline()
@@ -751,10 +755,13 @@ def haystack(stack: str) -> None:
             p.add_component("embedder", FakeTextEmbedder())
             p.add_component("dense", InMemoryEmbeddingRetriever(document_store=store, top_k=3))
             p.add_component("joiner", DocumentJoiner(join_mode="reciprocal_rank_fusion"))
+            p.add_component("ranker", MetaFieldRanker(meta_field="rank", weight=1.0,
+                                                      sort_order="ascending"))  # fmt: skip
             p.connect("embedder.embedding", "dense.query_embedding")
             p.connect("retriever.documents", "joiner.documents")
             p.connect("dense.documents", "joiner.documents")
-            p.connect("joiner.documents", "packer.documents")
+            p.connect("joiner.documents", "ranker.documents")
+            p.connect("ranker.documents", "packer.documents")
         else:
             p.connect("retriever.documents", "packer.documents")
         p.connect("packer.documents", "prompt.documents")
