@@ -733,10 +733,9 @@ def haystack(stack: str) -> None:
     if hybrid:  # a dense retriever beside BM25, fused by reciprocal rank (DocumentJoiner),
         # then ranked by a meta field (MetaFieldRanker: a RERANKER span)
         from haystack.components.joiners import DocumentJoiner
+        from haystack.components.rankers import MetaFieldRanker
         from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
         from haystack_components import FakeTextEmbedder, embed  # type: ignore[import-not-found]
-
-        from haystack.components.rankers import MetaFieldRanker
 
         store = InMemoryDocumentStore()  # "rank": the help centre's own order of its pages
         store.write_documents([Document(id=d, content=t, meta={"doc_id": d, "rank": i},
