@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka import KafkaProducer
 from kafka.errors import KafkaError
+from kafka.producer.future import FutureRecordMetadata
 
 from monitor.config import KafkaConnection
 
@@ -36,14 +37,14 @@ class _Producer:
         topic: str,
         connection: KafkaConnection,
         flush_timeout_seconds: float,
-        factory: Callable[..., Any],
+        factory: Callable[..., KafkaProducer],
     ) -> None:
         self.topic = topic
         self.connection = connection
         self.flush_timeout_seconds = flush_timeout_seconds
         self._factory = factory
         self._producer: Any = None
-        self._pending: list[tuple[Message, Any]] = []
+        self._pending: list[tuple[Message, FutureRecordMetadata | None]] = []
         self._retry: list[Message] = []
 
     def start(self) -> None:
@@ -62,7 +63,7 @@ class _Producer:
     def send(self, message: Message) -> None:
         self._pending.append((message, self._send(message)))
 
-    def _send(self, message: Message) -> Any:
+    def _send(self, message: Message) -> FutureRecordMetadata | None:
         value, key, headers = message
         try:
             return self._producer.send(self.topic, value=value, key=key, headers=headers)
@@ -102,7 +103,7 @@ class _KafkaOutput:
         topic: str,
         connection: KafkaConnection,
         flush_timeout_seconds: float = 30.0,
-        producer_factory: Callable[..., Any] = KafkaProducer,
+        producer_factory: Callable[..., KafkaProducer] = KafkaProducer,
     ) -> None:
         self.topic = topic
         self._producer = _Producer(topic, connection, flush_timeout_seconds, producer_factory)

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from monitor.checks import CheckSuite
 from monitor.golden.probes import retrieval_scores, stage_of
 from monitor.lines import GoldenItem
 from monitor.model import Evaluation, RagTrace
 from monitor.stats import bootstrap_interval, sign_test
+
+if TYPE_CHECKING:
+    from monitor.judge.pairwise import Ask
 
 __all__ = ["Comparison", "MetricComparison", "Pairwise", "bootstrap_interval", "compare",
            "compare_values", "metrics_of", "pairwise", "sign_test"]  # fmt: skip
@@ -200,8 +203,8 @@ class Pairwise:
 
 
 def pairwise(
-    traces: Iterable[RagTrace], items: dict[str, dict[str, Any]], release_a: str,
-    release_b: str, ask: Any,
+    traces: Iterable[RagTrace], items: dict[str, GoldenItem], release_a: str,
+    release_b: str, ask: Ask,
 ) -> Pairwise:  # fmt: skip
     """Each golden probe answered under both releases, judged pairwise in both orders on
     the same passages: the item's gold passages, else release A's packed context."""

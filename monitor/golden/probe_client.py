@@ -36,7 +36,7 @@ HEADER = "X-Ragmon-Golden-Id"
 BAGGAGE_KEY = "ragmon.golden_id"
 
 
-def render(template: Any, item: GoldenItem) -> Any:
+def render(template: object, item: GoldenItem) -> object:
     """The template with every string ``{query}`` / ``{golden_id}`` filled in, in place of
     string values only (keys and structure untouched)."""
     if isinstance(template, str):

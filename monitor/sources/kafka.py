@@ -44,7 +44,7 @@ class SourceObserver(Protocol):
         """How many assigned partitions are paused to let the others catch up."""
 
 
-def _unpark(consumer: Any) -> None:
+def _unpark(consumer: KafkaConsumer) -> None:
     """Work around kafka-python 3.0.12: records of a partition paused while they were in
     line are parked, and given back on resume only when nothing is in line — but a drained
     in-line batch still counts, and a partition with parked records is never fetched again,
@@ -87,7 +87,7 @@ class KafkaSource:
         config: KafkaSourceConfig,
         connection: KafkaConnection,
         observer: SourceObserver | None = None,
-        consumer_factory: Callable[..., Any] = KafkaConsumer,
+        consumer_factory: Callable[..., KafkaConsumer] = KafkaConsumer,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
@@ -352,7 +352,7 @@ class KafkaSource:
             for key in partitions:
                 self._committed.pop(key, None)
 
-    def _on_async_commit(self, offsets: Any, response: Any) -> None:
+    def _on_async_commit(self, offsets: object, response: object) -> None:
         outcome = "failed" if isinstance(response, Exception) else "ok"
         if self.observer is not None:
             self.observer.on_commit(outcome)
