@@ -69,17 +69,21 @@ class PrometheusSink(Closable):
         where = (app, route)
         self._traces[where] = self._traces.get(where, 0) + 1
         results = self._results
+        outcomes = []
         for name, result in evaluation.checks.items():
-            key = (name, result.outcome, app, route)
+            outcome = result.outcome
+            outcomes.append((name, outcome))
+            key = (name, outcome, app, route)
             results[key] = results.get(key, 0) + 1
             if result.flagged:
                 # the trace behind a flagged count, for a click from Grafana to the trace
                 self._exemplars[key] = evaluation.trace_id
-            for metric, value in result.evidence.measured().items():  # the check's own
-                self._measured.setdefault((metric, app, route), []).append(value)
+            measured = result.evidence.measured()  # the check's own metrics
+            if measured:
+                for metric, value in measured.items():
+                    self._measured.setdefault((metric, app, route), []).append(value)
         if evaluation.segments:
-            shape = (tuple(evaluation.segments.items()),
-                     tuple((n, r.outcome) for n, r in evaluation.checks.items()))  # fmt: skip
+            shape = (tuple(evaluation.segments.items()), tuple(outcomes))
             self._segmented[shape] = self._segmented.get(shape, 0) + 1
             verdict = evaluation.judge
             if verdict is not None:
