@@ -127,3 +127,41 @@ class GoldenItem(TypedDict, total=False):
     reviewer: str
     reviewed_at: str
     decision: str
+
+
+class RetrievedRecord(TypedDict, total=False):
+    """A retrieved document in a native trace record (before packing)."""
+
+    doc_id: Required[str]
+    chunk_id: str | None
+    score: float | None
+    rank: int | None
+
+
+class PassageRecord(TypedDict, total=False):
+    """A packed passage in a native trace record."""
+
+    doc_id: str | None
+    chunk_id: str | None
+    text: Required[str]
+    data_source: str | None
+    timestamp: str | None  # RFC 3339
+
+
+class TraceRecord(TypedDict, total=False):
+    """A native trace record (``ragmon.trace/v1``; README, "The trace record"): what the
+    sources read, ``ragmon convert`` writes and the demo makes."""
+
+    schema: str
+    trace_id: Required[str]
+    timestamp: str | None
+    app: str | None
+    route: str | None
+    release: str | None
+    query: str
+    retrieved: list[RetrievedRecord]
+    context: list[PassageRecord]
+    answer: str
+    model: str | None
+    attributes: dict[str, Any]
+    golden_id: str | None

@@ -109,9 +109,8 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         i = 0
         while args.count == 0 or i < args.count:
             record = demo.generate(i, args.seed)
-            if args.with_labels:
-                record["label"] = demo.gold_label(record)
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            line = {**record, "label": demo.gold_label(record)} if args.with_labels else record
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
             i += 1
             if rate > 0:
                 out.flush()

@@ -16,8 +16,9 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from monitor.lines import PassageRecord, RetrievedRecord, TraceRecord
 from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ def _cite(style: str, i: int, doc_id: str) -> str:
 _UPDATED = datetime(2024, 11, 1, tzinfo=UTC)  # the demo's documents are this old or older
 
 
-def _passage(doc_id: str, text: str) -> dict[str, Any]:
+def _passage(doc_id: str, text: str) -> PassageRecord:
     """A packed passage with its data source and its document's last update: within two
     months for current pages, a year and more for an outdated copy (``-old``); derived from
     the id, so the traffic's random choices stay as they were."""
@@ -178,7 +179,7 @@ def _passage(doc_id: str, text: str) -> dict[str, Any]:
             "timestamp": updated}  # fmt: skip
 
 
-def _with_stale_copy(doc: Doc, passages: list[dict[str, Any]]) -> tuple[Doc, list[dict[str, Any]]]:
+def _with_stale_copy(doc: Doc, passages: list[PassageRecord]) -> tuple[Doc, list[PassageRecord]]:
     """A document that has an outdated copy (``doc`` or the first such), packed together
     with that copy in place of ``doc``."""
     doc = next((d for d in CORPUS if d.stale), doc) if doc.stale is None else doc
@@ -187,7 +188,7 @@ def _with_stale_copy(doc: Doc, passages: list[dict[str, Any]]) -> tuple[Doc, lis
 
 
 def _cited(rng: random.Random, mode: str, template: str, style: str, doc: Doc,
-           passages: list[dict[str, Any]]) -> str:  # fmt: skip
+           passages: list[PassageRecord]) -> str:  # fmt: skip
     """The answer with its citation marker: valid, out of range, or none."""
     if mode == "invalid_citation":
         return template.replace("{c}", f"[{len(passages) + rng.randint(1, 4)}]")
@@ -196,7 +197,7 @@ def _cited(rng: random.Random, mode: str, template: str, style: str, doc: Doc,
     return template.replace(" {c}", f" {cite}" if cite else "")
 
 
-def generate(index: int, seed: int = 7) -> dict[str, Any]:
+def generate(index: int, seed: int = 7) -> TraceRecord:
     """The ``index``-th demo trace as a native ``ragmon.trace/v1`` record."""
     rng = random.Random(f"{seed}:{index}")
     mode = rng.choices(FAILURE_MODES, weights=_WEIGHTS)[0]
@@ -222,8 +223,8 @@ def generate(index: int, seed: int = 7) -> dict[str, Any]:
         answer = rng.choice(
             ("Empty Response", "I don't know.", "Our Pro plan costs $45 per user per month.")
         )
-    retrieved = [
-        {"doc_id": p["doc_id"], "chunk_id": p["chunk_id"], "rank": i,
+    retrieved: list[RetrievedRecord] = [
+        {"doc_id": str(p["doc_id"]), "chunk_id": p["chunk_id"], "rank": i,
          "score": round(0.92 - 0.07 * i + rng.uniform(-0.02, 0.02), 3)}
         for i, p in enumerate(passages, 1)
     ]  # fmt: skip
@@ -251,7 +252,7 @@ def generate_bytes(index: int, seed: int = 7) -> bytes:
     return json.dumps(generate(index, seed), ensure_ascii=False).encode("utf-8")
 
 
-def gold_label(record: dict[str, Any]) -> str:
+def gold_label(record: TraceRecord) -> str:
     """The faithfulness verdict a careful human gives a demo trace (for calibration)."""
     mode = record["attributes"][FAILURE_MODE]
     if mode == "invented_number":
