@@ -82,11 +82,19 @@ CASES = [  # one case per line
 
 # LlamaIndex only: its LLM reranker asks the (fake) model to rank the passages first; a
 # Workflow run (the root's input is a StartEvent, its output a StopEvent); a fusion
-# retriever (reciprocal rank fusion of two retrievers, nested retriever spans).
+# retriever (reciprocal rank fusion of two retrievers, nested retriever spans); a chat
+# engine's second turn (the model first rewrites the follow-up as a standalone question,
+# which is what is retrieved for).
 LLM_RERANK = ("llm-rerank", "when are refunds issued", "Refunds are issued within 14 days [1].")
 WORKFLOW = ("workflow", "what warranty covers electronics", "A 2-year limited warranty [1].")
 FUSION = ("fusion", "refunds returned item days", "Refunds are issued within 14 days [1].")
-LLAMAINDEX_ONLY = (LLM_RERANK, WORKFLOW, FUSION)
+CHAT = ("chat", "and how long until they refund it", "Refunds are issued within 14 days [1].")
+CHAT_HISTORY = (
+    ("user", "I sent my headphones back on Monday."),
+    ("assistant", "Thanks, the return is on its way. What would you like to know?"),
+)
+STANDALONE = "how long do refunds take after a return"  # the condensed follow-up
+LLAMAINDEX_ONLY = (LLM_RERANK, WORKFLOW, FUSION, CHAT)
 KB_BY_TEXT = {text: doc_id for doc_id, text in KB.items()}
 
 
@@ -246,6 +254,8 @@ def llamaindex(stack: str) -> None:
             return LLMMetadata(model_name="fake-help-llm")
 
         def _answer(self, prompt: str) -> str:
+            if "Standalone question:" in prompt:  # a chat engine condensing the follow-up
+                return STANDALONE
             if "Relevance" in prompt and "Document 1:" in prompt:  # LLMRerank's choice prompt
                 texts = re.findall(r"Document (\d+):\n(.*?)(?:\n\n|$)", prompt, re.S)
                 ids = {KB_BY_TEXT.get(t.strip(), ""): n for n, t in texts}
@@ -302,6 +312,15 @@ def llamaindex(stack: str) -> None:
             return StopEvent(result=await synth.asynthesize(ev.query, nodes=ev.nodes))
 
     def ask(case: str, query: str) -> Any:
+        if case == "chat":
+            from llama_index.core.chat_engine import CondensePlusContextChatEngine
+            from llama_index.core.llms import ChatMessage
+
+            history = [ChatMessage(role=r, content=c) for r, c in CHAT_HISTORY]
+            chat = CondensePlusContextChatEngine.from_defaults(
+                KeywordRetriever(), llm=FakeLLM(), chat_history=history
+            )
+            return chat.chat(query)
         if case == "workflow":
 
             async def flow() -> Any:
@@ -322,6 +341,8 @@ def llamaindex(stack: str) -> None:
         answer = answers[query] if case == "stream" else str(response.response)
         # a fusion step's retrieved list is the fused one (what the fusion retriever returned)
         retrieved = [n.ref_doc_id for n in packed] if case == "fusion" else seen.get(query, [])
+        if case == "chat":  # retrieved for the condensed question, asked as the follow-up
+            retrieved = seen.get(STANDALONE, [])
         return {
             "case": case, "trace_id": trace_id, "query": query, "answer": answer,
             "retrieved": retrieved,
