@@ -94,7 +94,18 @@ CHAT_HISTORY = (
     ("assistant", "Thanks, the return is on its way. What would you like to know?"),
 )
 STANDALONE = "how long do refunds take after a return"  # the condensed follow-up
-LLAMAINDEX_ONLY = (LLM_RERANK, WORKFLOW, FUSION, CHAT)
+# two chunks of one document, both retrieved and packed: one doc id, two chunk ids
+CHUNKS_CASE = (
+    "chunks",
+    "how do I send back an opened laptop",
+    "Pack it in its original box [1] and drop it at a carrier [2].",
+)
+GUIDE = (
+    "Pack an opened laptop in its original box with every cable, charger and manual that "
+    "came with it, and seal the box with tape. Print the prepaid return label from your "
+    "order page, stick it on the box and drop the parcel at any carrier point near you."
+)
+LLAMAINDEX_ONLY = (LLM_RERANK, WORKFLOW, FUSION, CHAT, CHUNKS_CASE)
 KB_BY_TEXT = {text: doc_id for doc_id, text in KB.items()}
 
 
@@ -232,6 +243,19 @@ def llamaindex(stack: str) -> None:
             seen[query_bundle.query_str] = [d for d, _ in scored]
             return [NodeWithScore(node=by_doc[d], score=s) for d, s in scored]
 
+    guide = Document(id_="returns-guide", text=GUIDE, metadata={"doc_id": "returns-guide"},
+                     excluded_llm_metadata_keys=["doc_id"],
+                     excluded_embed_metadata_keys=["doc_id"])  # fmt: skip
+    guide_nodes = SentenceSplitter(chunk_size=40, chunk_overlap=0).get_nodes_from_documents([guide])
+    assert len(guide_nodes) == 2, len(guide_nodes)
+
+    class GuideRetriever(BaseRetriever):
+        """Both chunks of the returns guide, first chunk first."""
+
+        def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+            seen[query_bundle.query_str] = ["returns-guide", "returns-guide"]
+            return [NodeWithScore(node=n, score=0.9 - 0.1 * i) for i, n in enumerate(guide_nodes)]
+
     class ReversedRetriever(BaseRetriever):
         """A second retriever for fusion: the keyword matches in the other order."""
 
@@ -285,7 +309,7 @@ def llamaindex(stack: str) -> None:
             post = [SimilarityPostprocessor(similarity_cutoff=0.5)]
         elif case in ("rerank", "citations"):
             post = [KeywordReranker()]
-        retriever: BaseRetriever = KeywordRetriever()
+        retriever: BaseRetriever = GuideRetriever() if case == "chunks" else KeywordRetriever()
         if case == "fusion":
             retriever = QueryFusionRetriever(
                 [KeywordRetriever(), ReversedRetriever()], llm=FakeLLM(), num_queries=1,

@@ -67,7 +67,7 @@ def test_what_a_stack_does_not_emit_is_counted_as_missing(stack: str, fmt: str) 
 def test_the_corpus_covers_every_case_in_every_stack() -> None:
     """Each stack ran every pipeline variant (a generator that silently skipped one would
     shrink the corpus)."""
-    only_llamaindex = {"llm-rerank", "workflow", "fusion", "chat"}
+    only_llamaindex = {"llm-rerank", "workflow", "fusion", "chat", "chunks"}
     cases = {r["case"] for r in truth(STACKS[0]).values()} - only_llamaindex
     assert {"plain", "cutoff", "rerank", "empty", "refusal", "citations", "async", "stream",
             "concurrent-a", "concurrent-b"} <= cases  # fmt: skip
@@ -75,7 +75,7 @@ def test_the_corpus_covers_every_case_in_every_stack() -> None:
         # Haystack's fake generator component does not stream, and the local Bedrock server
         # does not speak ConverseStream's binary event stream: no streaming case there
         expected = cases - {"stream"} if stack.startswith(("haystack", "bedrock")) else cases
-        if stack.startswith("llamaindex"):  # LLM reranker, Workflow, fusion, chat engine
+        if stack.startswith("llamaindex"):  # LLM rerank, Workflow, fusion, chat, two chunks
             expected = expected | only_llamaindex
         assert {r["case"] for r in truth(stack).values()} == expected
 
