@@ -426,6 +426,42 @@ def run_concurrently(rec: Recorder, cases: list[tuple[str, str, str]],
 # --- LangChain -----------------------------------------------------------------------------
 
 
+class LangChainKit:
+    """What the LangChain and LangGraph stacks share: the help centre as ``Document``s, a
+    keyword retriever (noting what each query retrieved), the prompt, and the ground truth
+    of a trace from what was retrieved and packed (``packed``: query -> documents)."""
+
+    def __init__(self) -> None:
+        from langchain_core.documents import Document
+        from langchain_core.prompts import ChatPromptTemplate
+        from langchain_core.retrievers import BaseRetriever
+
+        docs = {d: Document(page_content=t, metadata={"doc_id": d}, id=d) for d, t in KB.items()}
+        self.seen: dict[str, list[str]] = {}
+        self.packed: dict[str, list[Any]] = {}
+        seen = self.seen
+
+        class KeywordRetriever(BaseRetriever):
+            def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Any]:
+                scored = keyword_scores(query)
+                seen[query] = [d for d, _ in scored]
+                return [docs[d] for d, _ in scored]
+
+        self.retriever = KeywordRetriever
+        self.prompt = ChatPromptTemplate.from_messages([
+            ("system", "Answer only from the context and cite passages as [n].\n\n{context}"),
+            ("human", "{question}"),
+        ])  # fmt: skip
+
+    def truth(self, case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        return {
+            "case": case, "trace_id": trace_id, "query": query, "answer": answer,
+            "retrieved": self.seen.get(query, []),
+            "context": [{"doc_id": d.metadata["doc_id"], "text": d.page_content}
+                        for d in self.packed.get(query, [])],
+        }  # fmt: skip
+
+
 def langchain(stack: str) -> None:
     rec = Recorder(stack)
     if stack.endswith("openinference"):
@@ -439,24 +475,10 @@ def langchain(stack: str) -> None:
     from langchain_core.documents import Document
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
     from langchain_core.output_parsers import StrOutputParser
-    from langchain_core.prompts import ChatPromptTemplate
-    from langchain_core.retrievers import BaseRetriever
     from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
-    docs = {d: Document(page_content=t, metadata={"doc_id": d}, id=d) for d, t in KB.items()}
-    seen: dict[str, list[str]] = {}
-    packed: dict[str, list[Document]] = {}
-
-    class KeywordRetriever(BaseRetriever):
-        def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
-            scored = keyword_scores(query)
-            seen[query] = [d for d, _ in scored]
-            return [docs[d] for d, _ in scored]
-
-    prompt = ChatPromptTemplate.from_messages([
-        ("system", "Answer only from the context and cite passages as [n].\n\n{context}"),
-        ("human", "{question}"),
-    ])  # fmt: skip
+    kit = LangChainKit()
+    packed, prompt, KeywordRetriever = kit.packed, kit.prompt, kit.retriever
 
     def chain(case: str, query: str, answer: str) -> Any:
         def select(found: list[Document]) -> list[Document]:
@@ -477,14 +499,6 @@ def langchain(stack: str) -> None:
             | prompt | FakeListChatModel(responses=[answer]) | StrOutputParser()
         )  # fmt: skip
 
-    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
-        return {
-            "case": case, "trace_id": trace_id, "query": query, "answer": answer,
-            "retrieved": seen.get(query, []),
-            "context": [{"doc_id": d.metadata["doc_id"], "text": d.page_content}
-                        for d in packed.get(query, [])],
-        }  # fmt: skip
-
     answers = {q: a for _, q, a in CASES}
 
     def ask(case: str, query: str) -> str:
@@ -495,7 +509,7 @@ def langchain(stack: str) -> None:
             return "".join(runnable.stream(query))
         return str(runnable.invoke(query))
 
-    run_cases(rec, CASES, ask, truth)
+    run_cases(rec, CASES, ask, kit.truth)
 
 
 def langgraph(stack: str) -> None:
@@ -512,25 +526,11 @@ def langgraph(stack: str) -> None:
     from langchain_core.documents import Document
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
     from langchain_core.output_parsers import StrOutputParser
-    from langchain_core.prompts import ChatPromptTemplate
-    from langchain_core.retrievers import BaseRetriever
     from langgraph.graph import END, START, StateGraph
 
-    docs = {d: Document(page_content=t, metadata={"doc_id": d}, id=d) for d, t in KB.items()}
-    seen: dict[str, list[str]] = {}
-    packed: dict[str, list[Document]] = {}
+    kit = LangChainKit()
+    packed, prompt, KeywordRetriever = kit.packed, kit.prompt, kit.retriever
     answers = {q: a for _, q, a in CASES}
-
-    class KeywordRetriever(BaseRetriever):
-        def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
-            scored = keyword_scores(query)
-            seen[query] = [d for d, _ in scored]
-            return [docs[d] for d, _ in scored]
-
-    prompt = ChatPromptTemplate.from_messages([
-        ("system", "Answer only from the context and cite passages as [n].\n\n{context}"),
-        ("human", "{question}"),
-    ])  # fmt: skip
 
     # the functional form: LangGraph reads the annotations at run time (no string forms)
     State = TypedDict(  # noqa: UP013
@@ -578,15 +578,7 @@ def langgraph(stack: str) -> None:
             return str(last["answer"])
         return str(app.invoke(state)["answer"])
 
-    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
-        return {
-            "case": case, "trace_id": trace_id, "query": query, "answer": answer,
-            "retrieved": seen.get(query, []),
-            "context": [{"doc_id": d.metadata["doc_id"], "text": d.page_content}
-                        for d in packed.get(query, [])],
-        }  # fmt: skip
-
-    run_cases(rec, CASES, ask, truth)
+    run_cases(rec, CASES, ask, kit.truth)
 
 
 # --- the openai client (traceloop-sdk; opentelemetry-instrumentation-openai-v2) ----------
