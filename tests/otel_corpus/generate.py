@@ -647,6 +647,33 @@ def select(case: str, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
+def genai_retrieval(tracer: Any, query: str, seen: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """The keyword retriever of the hand-written apps, noting what ``query`` retrieved in
+    ``seen``, with the GenAI semantic conventions' retrieval span (ids and scores only)."""
+    found = [{"id": d, "text": KB[d], "score": s} for d, s in keyword_scores(query)]
+    seen[query] = [d["id"] for d in found]
+    if tracer is not None:
+        attrs = {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "help-kb",
+                 "gen_ai.retrieval.query.text": query,
+                 "gen_ai.retrieval.documents": json.dumps(
+                     [{"id": d["id"], "score": d["score"]} for d in found])}  # fmt: skip
+        with tracer.start_as_current_span("retrieval help-kb", attributes=attrs):
+            pass
+    return found
+
+
+def packed_truth(seen: dict[str, list[str]], packed_for: dict[str, list[dict[str, Any]]]) -> Truth:
+    """The ground truth of the hand-written apps: what each query retrieved and packed."""
+
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
+                "retrieved": seen.get(query, []),
+                "context": [{"doc_id": d["id"], "text": d["text"]}
+                            for d in packed_for.get(query, [])]}  # fmt: skip
+
+    return truth
+
+
 def openai_client(stack: str) -> None:
     """A hand-written RAG function around the openai client: a keyword retriever, the
     packed passages as ``[n]`` lines in the system message, one chat completion."""
@@ -686,16 +713,8 @@ def openai_client(stack: str) -> None:
 
     @task(name="retrieve")
     def retrieve(query: str) -> list[dict[str, Any]]:
-        found = [{"id": d, "text": KB[d], "score": s} for d, s in keyword_scores(query)]
-        seen[query] = [d["id"] for d in found]
-        if stack != "openai-traceloop":  # the semantic conventions' retrieval span
-            attrs = {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "help-kb",
-                     "gen_ai.retrieval.query.text": query,
-                     "gen_ai.retrieval.documents": json.dumps(
-                         [{"id": d["id"], "score": d["score"]} for d in found])}  # fmt: skip
-            with tracer.start_as_current_span("retrieval help-kb", attributes=attrs):
-                pass
-        return found
+        # traceloop's own @task span is its retrieval span; the others emit the conventions'
+        return genai_retrieval(None if stack == "openai-traceloop" else tracer, query, seen)
 
     case_of = {q: c for c, q, _ in CASES}  # the app's configuration per question
 
@@ -729,13 +748,7 @@ def openai_client(stack: str) -> None:
         with tracer.start_as_current_span("rag_answer"):
             return asyncio.run(arag(query)) if case == "async" else rag(query)
 
-    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
-        return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
-                "retrieved": seen.get(query, []),
-                "context": [{"doc_id": d["id"], "text": d["text"]}
-                            for d in packed_for.get(query, [])]}  # fmt: skip
-
-    run_cases(rec, CASES, app, truth)
+    run_cases(rec, CASES, app, packed_truth(seen, packed_for))
 
 
 # --- Haystack -------------------------------------------------------------------------------
@@ -1268,14 +1281,7 @@ def google_genai(stack: str) -> None:
     case_of = {q: c for c, q, _ in CASES}
 
     def prompt(query: str) -> types.GenerateContentConfig:
-        found = [{"id": d, "text": KB[d], "score": s} for d, s in keyword_scores(query)]
-        seen[query] = [d["id"] for d in found]
-        attrs = {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "help-kb",
-                 "gen_ai.retrieval.query.text": query,
-                 "gen_ai.retrieval.documents": json.dumps(
-                     [{"id": d["id"], "score": d["score"]} for d in found])}  # fmt: skip
-        with tracer.start_as_current_span("retrieval help-kb", attributes=attrs):
-            pass
+        found = genai_retrieval(tracer, query, seen)
         packed = packed_for[query] = select(case_of[query], found)
         context = "\n".join(f"[{i}] {d['text']}" for i, d in enumerate(packed, 1))
         system = f"Answer only from the context and cite passages as [n].\n\n{context}"
@@ -1301,13 +1307,7 @@ def google_genai(stack: str) -> None:
                                                   config=prompt(query))  # fmt: skip
             return str(done.text)
 
-    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
-        return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
-                "retrieved": seen.get(query, []),
-                "context": [{"doc_id": d["id"], "text": d["text"]}
-                            for d in packed_for.get(query, [])]}  # fmt: skip
-
-    run_cases(rec, CASES, app, truth)
+    run_cases(rec, CASES, app, packed_truth(seen, packed_for))
 
 
 def _run(stack: str) -> None:
