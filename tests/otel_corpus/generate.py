@@ -109,6 +109,22 @@ LLAMAINDEX_ONLY = (LLM_RERANK, WORKFLOW, FUSION, CHAT, CHUNKS_CASE)
 KB_BY_TEXT = {text: doc_id for doc_id, text in KB.items()}
 
 
+def serve(handler: type[Any], path: str = "") -> str:
+    """A local threaded HTTP server for ``handler`` (a fake provider); its base URL."""
+    from http.server import ThreadingHTTPServer
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}{path}"
+
+
+def event_stream(handler: Any) -> None:
+    """Begin a 200 answer of server-sent events (the chunks follow as ``data:`` lines)."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.end_headers()
+
+
 def _reply_json(handler: Any, payload: dict[str, Any]) -> None:
     """Answer a fake server's request with ``payload`` as JSON (200)."""
     data = json.dumps(payload).encode()
@@ -587,7 +603,7 @@ def langgraph(stack: str) -> None:
 def fake_openai(answers: dict[str, str]) -> str:
     """A local server speaking the Chat Completions API (JSON and server-sent events),
     answering each question with ``answers``; returns its base URL."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -613,9 +629,7 @@ def fake_openai(answers: dict[str, str]) -> str:
                 }
                 _reply_json(self, payload)
                 return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
+            event_stream(self)
             words = text.split(" ")
             for i, word in enumerate(words):
                 delta = {"role": "assistant", "content": (" " if i else "") + word}
@@ -632,9 +646,7 @@ def fake_openai(answers: dict[str, str]) -> str:
             }
             self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+    return serve(Handler, "/v1")
 
 
 def select(case: str, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -849,7 +861,7 @@ def fake_agent_model(answers: dict[str, str]) -> str:
     """A local server speaking the Chat Completions API with tools: a request whose last
     message is the user's asks for the ``search_help`` tool with the question; a request
     that ends with the tool's result gets the answer (JSON or server-sent events)."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -877,9 +889,7 @@ def fake_agent_model(answers: dict[str, str]) -> str:
                                      "total_tokens": 69}}  # fmt: skip
                 _reply_json(self, payload)
                 return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
+            event_stream(self)
             if message.get("tool_calls"):
                 deltas = [{"role": "assistant", "tool_calls": [{**message["tool_calls"][0],
                                                                 "index": 0}]}]  # fmt: skip
@@ -894,9 +904,7 @@ def fake_agent_model(answers: dict[str, str]) -> str:
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.write(b"data: [DONE]\n\n")
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+    return serve(Handler, "/v1")
 
 
 def openai_agents(stack: str) -> None:
@@ -961,7 +969,7 @@ PIDS = {doc: pid for pid, doc in enumerate(KB, 101)}  # the ColBERT index's pass
 def fake_colbert() -> str:
     """A local server answering as a ColBERTv2 search endpoint does (GET ?query=&k=):
     ``topk`` passages with ``text``, ``pid``, ``rank`` and ``score``; returns its URL."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
     from urllib.parse import parse_qs, urlparse
 
     class Handler(BaseHTTPRequestHandler):
@@ -975,15 +983,13 @@ def fake_colbert() -> str:
                     for r, (d, s) in enumerate(keyword_scores(query)[:k], 1)]  # fmt: skip
             _reply_json(self, {"topk": topk, "latency": 0.001})
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}/api/search"
+    return serve(Handler, "/api/search")
 
 
 def fake_dspy_lm(answers: dict[str, str]) -> str:
     """A Chat Completions server answering in DSPy's chat-adapter format (``[[ ## answer ##
     ]]`` then ``[[ ## completed ## ]]``), the question found in the last user message."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -996,9 +1002,7 @@ def fake_dspy_lm(answers: dict[str, str]) -> str:
             text = next((a for q, a in answers.items() if q in asked), "I don't know.")
             content = f"[[ ## answer ## ]]\n{text}\n\n[[ ## completed ## ]]"
             if body.get("stream"):
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
+                event_stream(self)
                 base = {"id": "chatcmpl-corpus", "object": "chat.completion.chunk",
                         "created": 0, "model": body["model"]}  # fmt: skip
                 pieces = content.split(" ")
@@ -1018,9 +1022,7 @@ def fake_dspy_lm(answers: dict[str, str]) -> str:
                 "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59},
             })  # fmt: skip
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+    return serve(Handler, "/v1")
 
 
 def dspy_stack(stack: str) -> None:
@@ -1108,7 +1110,7 @@ def fake_bedrock(answers: dict[str, str]) -> str:
     Knowledge Base ``Retrieve`` (POST /knowledgebases/{id}/retrieve: ``retrievalResults`` with
     text, S3 location, score and the ``x-amz-bedrock-kb-*`` metadata) and ``Converse`` (POST
     /model/{id}/converse); returns its URL."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -1142,9 +1144,7 @@ def fake_bedrock(answers: dict[str, str]) -> str:
                 "metrics": {"latencyMs": 12},
             })  # fmt: skip
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}"
+    return serve(Handler)
 
 
 def bedrock(stack: str) -> None:
@@ -1214,7 +1214,7 @@ def fake_gemini(answers: dict[str, str]) -> str:
     (``models/{model}:generateContent``, and ``:streamGenerateContent?alt=sse`` as server-sent
     events of partial responses), answering each question with ``answers``; returns its base
     URL."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -1239,17 +1239,13 @@ def fake_gemini(answers: dict[str, str]) -> str:
             if ":streamGenerateContent" not in self.path:
                 _reply_json(self, response(text, True))
                 return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
+            event_stream(self)
             words = text.split(" ")
             for i, word in enumerate(words):
                 chunk = response((" " if i else "") + word, i == len(words) - 1)
                 self.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}"
+    return serve(Handler)
 
 
 def google_genai(stack: str) -> None:
@@ -1310,25 +1306,17 @@ def google_genai(stack: str) -> None:
     run_cases(rec, CASES, app, packed_truth(seen, packed_for))
 
 
+# stack name prefix -> the function that runs it (the openai client's stacks otherwise)
+RUNNERS: dict[str, Callable[[str], None]] = {
+    "llamaindex": llamaindex, "langchain": langchain, "langgraph": langgraph,
+    "haystack": haystack, "openai-agents": openai_agents, "google-genai": google_genai,
+    "dspy": dspy_stack, "bedrock": bedrock,
+}  # fmt: skip
+
+
 def _run(stack: str) -> None:
-    if stack.startswith("llamaindex"):
-        llamaindex(stack)
-    elif stack.startswith("langchain"):
-        langchain(stack)
-    elif stack.startswith("langgraph"):
-        langgraph(stack)
-    elif stack.startswith("haystack"):
-        haystack(stack)
-    elif stack.startswith("openai-agents"):
-        openai_agents(stack)
-    elif stack.startswith("google-genai"):
-        google_genai(stack)
-    elif stack.startswith("dspy"):
-        dspy_stack(stack)
-    elif stack.startswith("bedrock"):
-        bedrock(stack)
-    else:
-        openai_client(stack)
+    run = next((f for prefix, f in RUNNERS.items() if stack.startswith(prefix)), openai_client)
+    run(stack)
 
 
 def main(argv: Iterator[str] | None = None) -> None:
