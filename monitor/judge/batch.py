@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from monitor.errors import JudgeError
-from monitor.judge.outbox import BatchState, Outbox
+from monitor.judge.outbox import BatchState, Outbox, RequestEntry, RequestLine
 from monitor.judge.stage import JudgeStage, Pending, RedactingJudge
 from monitor.model import Evaluation, RagTrace
 from monitor.verdict import Verdict
@@ -84,7 +84,7 @@ class Request:
     """One outbox request as the batch calls see it: its id and its ``request`` line."""
 
     id: str
-    line: dict[str, Any]
+    line: RequestLine
 
     def trace(self) -> RagTrace:
         """The trace: held since this process added it, else parsed from the line."""
@@ -210,7 +210,8 @@ class BatchStage(JudgeStage):
         trace = item.evaluation.trace
         if isinstance(self.judge, RedactingJudge):  # what is sent is what is stored
             trace = self.judge.redact(trace)
-        entry = {"weight": item.weight, "usd": item.estimated_usd, "at": self._wall()}
+        entry: RequestEntry = {"weight": item.weight, "usd": item.estimated_usd,
+                               "at": self._wall()}  # fmt: skip
         if not self.outbox.add(trace.trace_id, entry, trace.model_dump_json(), trace):
             self.budget.settle(item.estimated_usd, 0.0)  # read again: already waiting
         if self.observer is not None:
@@ -300,7 +301,8 @@ class BatchStage(JudgeStage):
     def _submit_due(self) -> None:
         pending = self.outbox.pending()
         while pending:
-            oldest = (self.outbox.get(pending[0]) or {}).get("at", 0.0)
+            first = self.outbox.get(pending[0])
+            oldest = first.get("at", 0.0) if first is not None else 0.0
             full = len(pending) >= self.max_requests
             if not full and self._wall() - oldest < self.max_wait_seconds:
                 return

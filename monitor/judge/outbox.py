@@ -29,7 +29,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Required, TypedDict, cast
 
 import structlog
 
@@ -38,6 +38,27 @@ LOG_NAME = "outbox.jsonl"
 # nearly every ~5 KB request was a write system call on the check path.
 _BUFFER = 1 << 20
 REMEMBERED = 100_000
+
+
+class RequestEntry(TypedDict):
+    """What a request line carries besides its id and trace."""
+
+    weight: float  # the sampling weight (1/p)
+    usd: float  # the estimated price, held in the budget
+    at: float  # when it was added (Unix seconds): a batch is due ``max_wait_seconds`` later
+
+
+class RequestLine(TypedDict, total=False):
+    """A ``request`` line: ``id``, the entry, and the trace (JSON text as appended, an object
+    when read back); ``held`` keeps the trace object in this process (never written)."""
+
+    t: str
+    id: str
+    trace: Required[str | dict[str, Any]]
+    weight: float
+    usd: float
+    at: float
+    held: object
 
 
 @dataclass
@@ -55,7 +76,7 @@ class BatchState:
 class OutboxState:
     """What the log holds: requests by id (in order) and batches by local id."""
 
-    requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    requests: dict[str, RequestLine] = field(default_factory=dict)
     batches: dict[str, BatchState] = field(default_factory=dict)
     judged: dict[str, None] = field(default_factory=dict)  # ids, in order (a bounded set)
     bad_lines: int = 0
@@ -96,16 +117,17 @@ class Outbox:
     # --- requests ---------------------------------------------------------------------------
 
     def add(
-        self, request_id: str, entry: dict[str, Any], trace_json: str, held: object = None
+        self, request_id: str, entry: RequestEntry, trace_json: str, held: object = None
     ) -> bool:
         """Append a request, its trace as JSON text (durable at the next ``sync``); False
         when the id is known. ``held``: the trace object, kept in memory for this process."""
         with self._lock:
             if request_id in self.state.requests or request_id in self.state.judged:
                 return False
-            record = {"t": "request", "id": request_id, **entry}
-            head = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-            self.state.requests[request_id] = {**record, "trace": trace_json, "held": held}
+            head = json.dumps({"t": "request", "id": request_id, **entry},
+                              ensure_ascii=False, separators=(",", ":"))  # fmt: skip
+            self.state.requests[request_id] = {"t": "request", "id": request_id, **entry,
+                                               "trace": trace_json, "held": held}  # fmt: skip
             if self._file is None:
                 raise RuntimeError("the outbox is not open")
             self._file.write(f'{head[:-1]},"trace":{trace_json}}}\n')  # the trace as it is
@@ -121,7 +143,7 @@ class Outbox:
         with self._lock:
             return len(self.state.requests) - len(self._taken)
 
-    def get(self, request_id: str) -> dict[str, Any] | None:
+    def get(self, request_id: str) -> RequestLine | None:
         """The ``request`` line of ``request_id``, or None when the log holds none."""
         with self._lock:
             return self.state.requests.get(request_id)
@@ -169,7 +191,7 @@ class Outbox:
 
     # --- the file ---------------------------------------------------------------------------
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, record: dict[str, object]) -> None:
         if self._file is None:
             raise RuntimeError("the outbox is not open")
         self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -262,9 +284,12 @@ def read(path: Path) -> OutboxState:
 
 
 def _apply(state: OutboxState, record: dict[str, Any]) -> None:
+    """One line read back (untrusted: a missing key or a wrong type is a bad line)."""
     kind = record["t"]
     if kind == "request":
-        state.requests.setdefault(str(record["id"]), record)
+        if not isinstance(record.get("trace"), str | dict):
+            raise TypeError("a request line without its trace")
+        state.requests.setdefault(str(record["id"]), cast(RequestLine, record))
     elif kind == "submit":
         batch = str(record["batch"])
         state.batches[batch] = BatchState(batch, [str(i) for i in record["ids"]], record["at"])

@@ -268,6 +268,18 @@ def test_a_torn_last_line_is_cut_so_the_next_request_is_not_lost(tmp_path: Path)
     assert list(state.requests) == ["a", "b"] and state.bad_lines == 0
 
 
+def test_a_request_line_without_its_trace_is_a_bad_line(tmp_path: Path) -> None:
+    """A ``request`` line that lost its trace (edited, or written by something else) is
+    counted as unreadable when the log is read, not kept as a request whose batch would fail
+    on it later."""
+    (tmp_path / LOG_NAME).write_text(
+        '{"t":"request","id":"a","weight":1.0,"usd":0.0,"at":0.0,"trace":{}}\n'
+        '{"t":"request","id":"b","weight":1.0,"usd":0.0,"at":0.0}\n'
+    )
+    state = read(tmp_path / LOG_NAME)
+    assert list(state.requests) == ["a"] and state.bad_lines == 1
+
+
 def test_a_batch_naming_a_request_the_outbox_lost_still_gives_the_others_lines(
     tmp_path: Path,
 ) -> None:
