@@ -33,9 +33,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from monitor.errors import JudgeError
+from monitor.errors import ConfigError, JudgeError
 from monitor.judge.outbox import BatchState, Outbox, RequestEntry, RequestLine
-from monitor.judge.stage import JudgeStage, Pending, RedactingJudge
+from monitor.judge.stage import Judge, JudgeStage, Pending, RedactingJudge
 from monitor.model import Evaluation, RagTrace
 from monitor.verdict import Verdict
 
@@ -68,15 +68,22 @@ class BatchApi(Protocol):
         or ``JudgeError`` when it holds none)."""
 
 
-def batch_api(judge: Any, discount: float) -> BatchApi:
-    """The batch API of ``judge``'s provider (its SDK imported only now)."""
+def batch_api(judge: Judge, discount: float) -> BatchApi:
+    """The batch API of ``judge``'s provider (its SDK imported only now); a judge with none
+    (any other backend) is a configuration error, never another provider's API."""
     if judge.name == "openai":
         from monitor.judge.openai_batches import OpenAIBatches
+        from monitor.judge.openai_judge import OpenAIJudge
 
-        return OpenAIBatches(judge, discount)
-    from monitor.judge.anthropic_batches import AnthropicBatches
+        if isinstance(judge, OpenAIJudge):
+            return OpenAIBatches(judge, discount)
+    elif judge.name == "anthropic":
+        from monitor.judge.anthropic_batches import AnthropicBatches
+        from monitor.judge.anthropic_judge import AnthropicJudge
 
-    return AnthropicBatches(judge, discount)
+        if isinstance(judge, AnthropicJudge):
+            return AnthropicBatches(judge, discount)
+    raise ConfigError(f"judge.batch needs the anthropic or openai backend, not {judge.name!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -322,3 +322,15 @@ def test_a_stop_says_how_many_requests_and_batches_wait_in_the_outbox(tmp_path: 
         stage.close()
     (said,) = [e for e in logs if e["event"] == "batch_outbox_waiting"]
     assert said["requests"] == len(judgeable_ids(20)) > 0 and said["open_batches"] == 0
+
+
+def test_a_judge_without_a_batch_api_is_refused_not_given_another_providers() -> None:
+    """``batch_api`` picks the provider by the judge's own class; any other judge is a
+    configuration error (before: every judge not named openai got Anthropic's batch API)."""
+    import pytest
+
+    from monitor.errors import ConfigError
+    from monitor.judge.batch import batch_api
+
+    with pytest.raises(ConfigError, match="anthropic or openai"):
+        batch_api(HeuristicJudge(), 0.5)
