@@ -124,10 +124,10 @@ class Outbox:
         with self._lock:
             if request_id in self.state.requests or request_id in self.state.judged:
                 return False
-            head = json.dumps({"t": "request", "id": request_id, **entry},
-                              ensure_ascii=False, separators=(",", ":"))  # fmt: skip
-            self.state.requests[request_id] = {"t": "request", "id": request_id, **entry,
-                                               "trace": trace_json, "held": held}  # fmt: skip
+            record = {"t": "request", "id": request_id, **entry}
+            head = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+            line = {**record, "trace": trace_json, "held": held}
+            self.state.requests[request_id] = cast(RequestLine, line)  # the keys above
             if self._file is None:
                 raise RuntimeError("the outbox is not open")
             self._file.write(f'{head[:-1]},"trace":{trace_json}}}\n')  # the trace as it is
