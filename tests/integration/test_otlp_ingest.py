@@ -72,6 +72,11 @@ def daemon_lines(daemon: Daemon) -> dict[str, dict[str, Any]]:
     return by_id
 
 
+def scrape(daemon: Daemon) -> str:
+    """The daemon's /metrics text."""
+    return str(urllib.request.urlopen(f"http://127.0.0.1:{daemon.port}/metrics").read().decode())
+
+
 def metrics_once_all_committed(daemon: Daemon, timeout: float) -> str:
     """Start ``daemon``, wait until it committed every offset of its topic, and return its
     /metrics text; the daemon is stopped (SIGTERM) either way."""
@@ -79,8 +84,7 @@ def metrics_once_all_committed(daemon: Daemon, timeout: float) -> str:
     try:
         wait_until(lambda: all_committed(daemon.group, daemon.topic), timeout,
                    "all offsets committed")  # fmt: skip
-        url = f"http://127.0.0.1:{daemon.port}/metrics"
-        return str(urllib.request.urlopen(url).read().decode())
+        return scrape(daemon)
     finally:
         daemon.terminate()
 
@@ -248,10 +252,9 @@ def test_buffered_spans_survive_kill_minus_nine(tmp_path: Path) -> None:
     group = "g-otlp-crash"
     env = {**ENV, "RAGMON_SOURCE__ASSEMBLY__MAX_WAIT_SECONDS": "600"}
     daemon = Daemon(tmp_path, topic, group, **env).start()
-    metrics = f"http://127.0.0.1:{daemon.port}/metrics"
 
     def buffered() -> float:
-        for line in urllib.request.urlopen(metrics).read().decode().splitlines():
+        for line in scrape(daemon).splitlines():
             if line.startswith("ragmon_assembly_buffered_traces "):
                 return float(line.split()[1])
         return 0.0
@@ -439,10 +442,6 @@ def evicted(metrics: str) -> float:
         for line in metrics.splitlines()
         if line.startswith("ragmon_assembly_traces_total{") and 'outcome="evicted"' in line
     )
-
-
-def scrape(daemon: Daemon) -> str:
-    return str(urllib.request.urlopen(f"http://127.0.0.1:{daemon.port}/metrics").read().decode())
 
 
 def test_a_fresh_group_catching_up_over_a_backlog_loses_no_trace(tmp_path: Path) -> None:
