@@ -51,11 +51,16 @@ class GoldenRowSink(Closable):
     name = "golden_rows"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> GoldenRowSink:
-        """``golden``: rows to segments in ``golden.dir`` and/or to ``golden.topic``."""
+    def from_config(
+        cls, settings: Settings, metrics: Metrics | None = None
+    ) -> GoldenRowSink | None:
+        """``golden``: rows to segments in ``golden.dir`` and/or to ``golden.topic``; None
+        (off) when neither is set."""
+        golden = settings.golden
+        if golden.dir is None and golden.topic is None:
+            return None
         from sinks.kafka_sink import KafkaRowWriter  # the Kafka client, only when used
 
-        golden = settings.golden
         topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
         return cls(
             golden.dir,

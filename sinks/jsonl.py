@@ -30,10 +30,12 @@ class JsonlSink(Closable):
     name = "jsonl"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> JsonlSink:
+    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> JsonlSink | None:
         """``output.evaluations_jsonl`` / ``dead_letters_jsonl``, PII redacted unless
-        ``output.redact_pii`` is off."""
+        ``output.redact_pii`` is off; None (off) when neither is set."""
         out = settings.output
+        if out.evaluations_jsonl is None and out.dead_letters_jsonl is None:
+            return None
         return cls(out.evaluations_jsonl, out.dead_letters_jsonl,
                    redactor=redactor_for(settings, "lines"))  # fmt: skip
 

@@ -7,92 +7,20 @@ not reach the topic; undelivered messages are sent again on the next flush.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kafka import KafkaProducer
-from kafka.errors import KafkaError
-from kafka.producer.future import FutureRecordMetadata
-
 from monitor.config import KafkaConnection
-
-if TYPE_CHECKING:
-    from monitor.config import Settings
-    from monitor.telemetry import Metrics
-from monitor.errors import ConfigError, SinkError
 from monitor.lines import GoldenRow
 from monitor.model import DeadLetter, Evaluation
 from sinks import Closable
 
-Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
+if TYPE_CHECKING:
+    from kafka import KafkaProducer
 
-
-class _Producer:
-    """A producer that remembers what it sent until the broker has acknowledged it."""
-
-    def __init__(
-        self,
-        topic: str,
-        connection: KafkaConnection,
-        flush_timeout_seconds: float,
-        factory: Callable[..., KafkaProducer],
-    ) -> None:
-        self.topic = topic
-        self.connection = connection
-        self.flush_timeout_seconds = flush_timeout_seconds
-        self._factory = factory
-        self._producer: Any = None
-        self._pending: list[tuple[Message, FutureRecordMetadata | None]] = []
-        self._retry: list[Message] = []
-
-    def start(self) -> None:
-        try:
-            self._producer = self._factory(
-                **self.connection.client_kwargs(),
-                acks="all",
-                enable_idempotence=True,
-                linger_ms=20,
-                max_block_ms=10_000,
-                bootstrap_timeout_ms=int(self.connection.bootstrap_timeout_seconds * 1000),
-            )
-        except KafkaError as exc:
-            raise SinkError(f"producer for {self.topic} cannot reach Kafka: {exc}") from exc
-
-    def send(self, message: Message) -> None:
-        self._pending.append((message, self._send(message)))
-
-    def _send(self, message: Message) -> FutureRecordMetadata | None:
-        value, key, headers = message
-        try:
-            return self._producer.send(self.topic, value=value, key=key, headers=headers)
-        except KafkaError:
-            return None  # no metadata within max_block_ms (broker down): resent by flush()
-
-    def flush(self) -> None:
-        # What failed last time is sent again first, then everything is waited for.
-        self._pending += [(msg, self._send(msg)) for msg in self._retry]
-        self._retry = []
-        if not self._pending:
-            return
-        with contextlib.suppress(KafkaError):  # judged per message below
-            self._producer.flush(timeout=self.flush_timeout_seconds)
-        failed = [msg for msg, fut in self._pending if fut is None or not fut.succeeded()]
-        self._pending = []
-        if failed:
-            self._retry = failed
-            raise SinkError(f"{len(failed)} messages not delivered to {self.topic}")
-
-    def close(self) -> None:
-        if self._producer is not None:
-            producer, self._producer = self._producer, None
-            # Only messages sent since the last flush are worth waiting for. After a failed
-            # flush (this output's or another sink's: the pipeline then flushes no more)
-            # nothing undelivered was committed, so a restart sends it again: waiting for a
-            # broker that is down would only delay the exit.
-            wait = self._pending and not self._retry
-            producer.close(timeout=self.flush_timeout_seconds if wait else 0)
+    from monitor.config import Settings
+    from monitor.telemetry import Metrics
 
 
 class _KafkaOutput:
@@ -103,10 +31,12 @@ class _KafkaOutput:
         topic: str,
         connection: KafkaConnection,
         flush_timeout_seconds: float = 30.0,
-        producer_factory: Callable[..., KafkaProducer] = KafkaProducer,
+        producer_factory: Callable[..., KafkaProducer] | None = None,
     ) -> None:
+        from sinks.kafka_producer import Producer  # the Kafka client, only when built
+
         self.topic = topic
-        self._producer = _Producer(topic, connection, flush_timeout_seconds, producer_factory)
+        self._producer = Producer(topic, connection, flush_timeout_seconds, producer_factory)
 
     def start(self) -> None:
         self._producer.start()
@@ -123,12 +53,12 @@ class KafkaDeadLetterSink(_KafkaOutput, Closable):
     name = "kafka_dead_letters"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> KafkaDeadLetterSink:
-        """``output.dead_letters_topic`` on the ``kafka`` connection."""
+    def from_config(
+        cls, settings: Settings, metrics: Metrics | None = None
+    ) -> KafkaDeadLetterSink | None:
+        """``output.dead_letters_topic`` on the ``kafka`` connection; None (off) without it."""
         topic = settings.output.dead_letters_topic
-        if topic is None:
-            raise ConfigError("the Kafka dead-letter sink needs output.dead_letters_topic")
-        return cls(topic, settings.kafka)
+        return None if topic is None else cls(topic, settings.kafka)
 
     def write(self, evaluation: Evaluation) -> None:
         """Evaluations do not go here."""

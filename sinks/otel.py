@@ -16,27 +16,21 @@ never block offsets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace as otel_trace
-from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
-from opentelemetry.sdk._logs import LoggerProvider, ReadableLogRecord
-from opentelemetry.sdk._logs.export import (
-    BatchLogRecordProcessor,
-    LogRecordExporter,
-    LogRecordExportResult,
-)
-from opentelemetry.sdk.resources import Resource
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from monitor.checks import output_of
-from monitor.errors import ConfigError
 from monitor.model import CheckResult, DeadLetter, Evaluation
 from monitor.verdict import Verdict
 from sinks import Closable
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import LogRecordExporter
+
     from monitor.config import Settings
     from monitor.telemetry import Metrics
 
@@ -79,38 +73,18 @@ def judge_events(verdict: Verdict, version: str | None = None) -> list[dict[str,
     return out
 
 
-class _CountingExporter(LogRecordExporter):
-    def __init__(self, inner: LogRecordExporter, on_export: Callable[[str, int], None]) -> None:
-        self.inner = inner
-        self.on_export = on_export
-
-    def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
-        try:
-            result = self.inner.export(batch)
-        except Exception:  # an exporter bug must not kill the export thread
-            result = LogRecordExportResult.FAILURE
-        outcome = "ok" if result == LogRecordExportResult.SUCCESS else "failed"
-        self.on_export(outcome, len(batch))
-        return result
-
-    def shutdown(self) -> None:
-        self.inner.shutdown()  # type: ignore[no-untyped-call]
-
-    def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        return bool(self.inner.force_flush(timeout_millis))
-
-
 class OtelEventSink(Closable):
     """``gen_ai.evaluation.result`` events next to the original traces, over OTLP/HTTP."""
 
     name = "otel_events"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics) -> OtelEventSink:
-        """``otel``: events to its OTLP/HTTP logs endpoint; exports counted in ``metrics``."""
+    def from_config(cls, settings: Settings, metrics: Metrics) -> OtelEventSink | None:
+        """``otel``: events to its OTLP/HTTP logs endpoint, exports counted in ``metrics``;
+        None (off) without ``otel.endpoint``."""
         otel = settings.otel
         if otel.endpoint is None:
-            raise ConfigError("the OTel event sink needs otel.endpoint")
+            return None
         return cls(
             otel.endpoint,
             headers=otel.headers,
@@ -142,6 +116,14 @@ class OtelEventSink(Closable):
 
     def start(self) -> None:
         """Set up the OTel logger provider and its batching exporter."""
+        # the OTel SDK and exporter, only when the sink starts
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+        from opentelemetry.sdk._logs import LoggerProvider
+        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+        from opentelemetry.sdk.resources import Resource
+
+        from sinks.otel_export import CountingExporter
+
         exporter = self._exporter or OTLPLogExporter(
             endpoint=self.endpoint, headers=self.headers, timeout=self.timeout_seconds
         )
@@ -150,7 +132,7 @@ class OtelEventSink(Closable):
         )
         self._provider.add_log_record_processor(
             BatchLogRecordProcessor(
-                _CountingExporter(exporter, self._on_export),
+                CountingExporter(exporter, self._on_export),
                 schedule_delay_millis=1000,
                 max_export_batch_size=2048,
                 max_queue_size=65_536,

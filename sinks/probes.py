@@ -29,11 +29,12 @@ class ProbeSink(Closable):
     name = "probe_scores"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics) -> ProbeSink:
-        """Scores against ``golden.set_path``, into the daemon's registry."""
+    def from_config(cls, settings: Settings, metrics: Metrics) -> ProbeSink | None:
+        """Scores against ``golden.set_path``, into the daemon's registry; None (off) without
+        it."""
         path = settings.golden.set_path
         if path is None:
-            raise ConfigError("the probe sink needs golden.set_path")
+            return None
         m = settings.metrics
         return cls(path, metrics.registry, LabelLimiter(m.routes, m.max_label_values))
 

@@ -29,7 +29,7 @@ class PrometheusSink(Closable):
 
     @classmethod
     def from_config(cls, settings: Settings, metrics: Metrics) -> PrometheusSink:
-        """The daemon's metrics, app and route labels bounded by ``metrics``."""
+        """The daemon's metrics, app and route labels bounded by ``metrics`` (always on)."""
         m = settings.metrics
         return cls(metrics, routes=LabelLimiter(m.routes, m.max_label_values),
                    apps=LabelLimiter(m.apps, m.max_label_values))  # fmt: skip

@@ -26,6 +26,10 @@ class _Checks(_Section):
         "the default: measured on skewed retrieval it cost more than it saved).",
     )
 
+    def runs(self, name: str) -> bool:
+        """Whether the check ``name`` runs (``enabled`` unset: every check)."""
+        return self.enabled is None or name in self.enabled
+
     def options_of(self, check: CheckType) -> _Section | None:
         """The options ``check`` declares, as configured (None: it has none)."""
         return None if check.options is None else getattr(self, check.name)

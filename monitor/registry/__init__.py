@@ -22,7 +22,7 @@ from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.pipeline import Pipeline
-from monitor.registry.components import Component, configured, from_config
+from monitor.registry.components import Build, Component, configured, from_config
 from monitor.registry.judges import (
     JUDGES,
     build_judge,
@@ -70,21 +70,23 @@ def _check(cls: CheckType) -> Component[Check]:
     """A check row: on unless ``checks.enabled`` leaves it out; built with the options it
     declares, as configured in ``checks.<name>`` (checks never import the config)."""
 
-    def build(settings: Settings, metrics: Metrics | None) -> Check:
+    def build(settings: Settings, metrics: Metrics | None) -> Check | None:
+        if not settings.checks.runs(cls.name):
+            return None
         return make(cls, settings.checks.options_of(cls))
 
-    def configured(settings: Settings) -> bool:
-        enabled = settings.checks.enabled
-        return enabled is None or cls.name in enabled
-
-    return Component(cls.name, configured, build)
+    return Component(cls.name, build)
 
 
 def _source(section: type[SourceSection]) -> Component[Source]:
     """A source row, from its section: on when ``source.type`` names it, built by the class
     the section names."""
-    return Component(section.kind, lambda s: s.source.type == section.kind,
-                     from_config(section.component))  # fmt: skip
+    made: Build[Source] = from_config(section.component)
+
+    def build(settings: Settings, metrics: Metrics | None) -> Source | None:
+        return made(settings, metrics) if settings.source.type == section.kind else None
+
+    return Component(section.kind, build)
 
 
 # In the order they run and report (the order of CHECK_TYPES).
@@ -92,20 +94,19 @@ CHECKS: tuple[Component[Check], ...] = tuple(_check(cls) for cls in CHECK_TYPES)
 
 SOURCES: tuple[Component[Source], ...] = tuple(_source(s) for s in SOURCE_SECTIONS)
 
-# In the order the sinks receive each evaluation.
-SINKS: tuple[Component[Sink], ...] = (
-    Component("prometheus", lambda s: True, from_config("sinks.prometheus:PrometheusSink")),
-    Component("jsonl", lambda s: s.output.evaluations_jsonl is not None
-              or s.output.dead_letters_jsonl is not None, from_config("sinks.jsonl:JsonlSink")),
-    Component("kafka_dead_letters", lambda s: s.output.dead_letters_topic is not None,
-              from_config("sinks.kafka_sink:KafkaDeadLetterSink")),
-    Component("golden_rows", lambda s: s.golden.dir is not None or s.golden.topic is not None,
-              from_config("sinks.golden:GoldenRowSink")),
-    Component("otel_events", lambda s: s.otel.endpoint is not None,
-              from_config("sinks.otel:OtelEventSink")),
-    Component("probe_scores", lambda s: s.golden.set_path is not None,
-              from_config("sinks.probes:ProbeSink")),
-)  # fmt: skip
+# In the order the sinks receive each evaluation; each sink's ``from_config`` says when it
+# is on (None: off).
+SINKS: tuple[Component[Sink], ...] = tuple(
+    Component(name, from_config(target))
+    for name, target in (
+        ("prometheus", "sinks.prometheus:PrometheusSink"),
+        ("jsonl", "sinks.jsonl:JsonlSink"),
+        ("kafka_dead_letters", "sinks.kafka_sink:KafkaDeadLetterSink"),
+        ("golden_rows", "sinks.golden:GoldenRowSink"),
+        ("otel_events", "sinks.otel:OtelEventSink"),
+        ("probe_scores", "sinks.probes:ProbeSink"),
+    )
+)
 
 
 def build_suite(settings: Settings, metrics: Metrics | None = None) -> CheckSuite:
@@ -153,8 +154,8 @@ def evaluators(settings: Settings, metrics: Metrics | None = None) -> dict[str, 
     every evaluation line and event carries them; exported as ``ragmon_evaluator_info``."""
     version = ragmon_version()
     out = {}
-    for cls, row in zip(CHECK_TYPES, CHECKS, strict=True):  # CHECKS is built from CHECK_TYPES
-        if not row.configured(settings):
+    for cls in CHECK_TYPES:
+        if not settings.checks.runs(cls.name):
             continue
         options = settings.checks.options_of(cls)
         said = options.model_dump_json() if options is not None else ""

@@ -5,34 +5,42 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from monitor.config import Settings
 from monitor.telemetry import Metrics
 
-# Every source, check, sink and judge is one row of the same shape: its name, whether the
-# settings turn it on, and how it is built. A component's module owns its construction
-# (``from_config``) and is imported only when its row is built.
+# Every source, check, sink and judge is one row of the same shape: its name and how it is
+# built, or None when the settings leave it off. The rule that turns a component on is
+# written once, where it is built: a check's in its row (``checks.enabled``), a source's in
+# its row (``source.type`` names its section), a sink's in its ``from_config`` (which knows
+# its section and returns None without it). A component's module owns its construction and
+# is imported only when its row is built; a module whose component is often off keeps its
+# SDK's import behind the rule (``tests/unit/test_imports.py``).
 
 T = TypeVar("T")
+
+Build = Callable[[Settings, Metrics | None], T | None]
 
 
 @dataclass(frozen=True)
 class Component(Generic[T]):
-    """One row of a component table."""
+    """One row of a component table: ``build`` returns the component, or None when the
+    settings leave it off."""
 
     name: str
-    configured: Callable[[Settings], bool]
-    build: Callable[[Settings, Metrics | None], T]
+    build: Build[T]
 
 
-def from_config(target: str) -> Callable[[Settings, Metrics | None], Any]:
-    """Builds ``"module:Class"`` with its ``from_config(settings, metrics)``, importing the
-    module only then (the Kafka client and the SDKs cost hundreds of milliseconds)."""
+def from_config(target: str) -> Build[T]:
+    """Builds ``"module:Class"`` with its ``from_config(settings, metrics)`` (the table's
+    kind of component, or None when the settings leave it off), importing the module only
+    then."""
 
-    def build(settings: Settings, metrics: Metrics | None) -> Any:
+    def build(settings: Settings, metrics: Metrics | None) -> T | None:
         module, _, name = target.partition(":")
-        return getattr(importlib.import_module(module), name).from_config(settings, metrics)
+        cls = getattr(importlib.import_module(module), name)
+        return cast("T | None", cls.from_config(settings, metrics))
 
     return build
 
@@ -40,5 +48,5 @@ def from_config(target: str) -> Callable[[Settings, Metrics | None], Any]:
 def configured(
     table: Sequence[Component[T]], settings: Settings, metrics: Metrics | None
 ) -> list[T]:
-    """Every row of ``table`` the settings turn on, built, in table order."""
-    return [row.build(settings, metrics) for row in table if row.configured(settings)]
+    """Every component of ``table`` the settings turn on, built, in table order."""
+    return [made for row in table if (made := row.build(settings, metrics)) is not None]

@@ -63,7 +63,10 @@ def _openai(settings: Settings, metrics: Metrics | None) -> JudgeSpec:
 def _judge(
     name: str, build: Callable[[Settings, Metrics | None], JudgeSpec]
 ) -> Component[JudgeSpec]:
-    return Component(name, lambda s: s.judge.backend == name, build)
+    def chosen(settings: Settings, metrics: Metrics | None) -> JudgeSpec | None:
+        return build(settings, metrics) if settings.judge.backend == name else None
+
+    return Component(name, chosen)
 
 
 JUDGES: tuple[Component[JudgeSpec], ...] = (

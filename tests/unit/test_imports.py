@@ -25,6 +25,23 @@ def test_importing_the_core_loads_no_optional_sdk(module: str) -> None:
     assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
 
 
+def test_the_default_sinks_load_no_optional_sdk() -> None:
+    """A sink that is off costs no import: each sink's module keeps its SDK behind the rule
+    that turns it on (``from_config`` returns None first)."""
+    code = (
+        "import sys\n"
+        "from prometheus_client import CollectorRegistry\n"
+        "from monitor import registry\n"
+        "from monitor.config import Settings\n"
+        "sinks = registry.build_sinks(Settings(), registry.build_metrics(CollectorRegistry()))\n"
+        "assert [s.name for s in sinks] == ['prometheus'], sinks\n"
+        f"print(' '.join(m for m in {HEAVY!r} "
+        "if any(k == m or k.startswith(m + '.') for k in sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"the default sinks import {out.stdout.strip()}"
+
+
 def test_the_command_line_parses_before_it_imports_the_pipeline() -> None:
     """`ragmon --version` and `--help` import neither the pipeline nor pydantic."""
     code = (

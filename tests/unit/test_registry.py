@@ -66,11 +66,16 @@ def test_every_judge_backend_of_the_config_has_a_row_and_no_other() -> None:
     assert set(jury) == set(backends)
 
 
+def _target(row: registry.Component[Any]) -> str:
+    """The "module:Class" a lazy row builds (a source row: its section's component)."""
+    found = inspect.getclosurevars(row.build).nonlocals
+    return found["target"] if "target" in found else found["section"].component
+
+
 @pytest.mark.parametrize("row", [*registry.SOURCES, *registry.SINKS], ids=lambda r: r.name)
 def test_each_row_names_a_component_that_builds_itself(row: registry.Component[Any]) -> None:
     """A lazy row's "module:Class" resolves, and the class owns its construction."""
-    target = inspect.getclosurevars(row.build).nonlocals["target"]
-    module, _, name = target.partition(":")
+    module, _, name = _target(row).partition(":")
     cls = getattr(importlib.import_module(module), name)
     assert callable(cls.from_config)
     assert cls.name == row.name  # the row and the component agree on the name
@@ -124,5 +129,27 @@ def test_each_sink_row_builds_the_sink_of_its_name(tmp_path: Path) -> None:
     })  # fmt: skip
     sinks = registry.build_sinks(settings, registry.build_metrics(CollectorRegistry()))
     assert [s.name for s in sinks] == ["prometheus", "jsonl", "golden_rows", "otel_events"]
-    configured = [row.name for row in registry.SINKS if row.configured(settings)]
-    assert configured == [s.name for s in sinks]
+
+
+SINK_SECTIONS = {  # what turns each sink on, and nothing else
+    "prometheus": {},
+    "jsonl": {"output": {"dead_letters_jsonl": "dead.jsonl"}},
+    "kafka_dead_letters": {"output": {"dead_letters_topic": "dead"}},
+    "golden_rows": {"golden": {"topic": "rows"}},
+    "otel_events": {"otel": {"endpoint": "http://127.0.0.1:9/v1/logs"}},
+    "probe_scores": {"golden": {"set_path": "golden.jsonl"}},
+}
+
+
+@pytest.mark.parametrize("row", registry.SINKS, ids=lambda r: r.name)
+def test_a_sink_says_once_when_it_is_on(row: registry.Component[Any]) -> None:
+    """Each sink's ``from_config`` is its on/off rule: None on the default settings (but the
+    always-on Prometheus sink), itself when its own setting is given, and no other sink's
+    setting turns it on. Built without starting: nothing is opened or connected."""
+    assert set(SINK_SECTIONS) == {r.name for r in registry.SINKS}  # a new row needs its case
+    metrics = registry.build_metrics(CollectorRegistry())
+    for name, given in SINK_SECTIONS.items():
+        made = row.build(Settings.model_validate(given), metrics)
+        on = name == row.name or row.name == "prometheus"
+        assert (made is not None) == on, (row.name, name)
+        assert made is None or made.name == row.name

@@ -1,0 +1,92 @@
+"""The Kafka producer behind the Kafka outputs (``sinks.kafka_sink``), in a module of its own
+so that the Kafka client is imported only when a Kafka output is built."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+
+from kafka import KafkaProducer
+from kafka.errors import KafkaError
+from kafka.producer.future import FutureRecordMetadata
+
+from monitor.config import KafkaConnection
+from monitor.errors import SinkError
+
+Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
+
+
+class Producer:
+    """A producer that remembers what it sent until the broker has acknowledged it."""
+
+    def __init__(
+        self,
+        topic: str,
+        connection: KafkaConnection,
+        flush_timeout_seconds: float,
+        factory: Callable[..., KafkaProducer] | None = None,
+    ) -> None:
+        self.topic = topic
+        self.connection = connection
+        self.flush_timeout_seconds = flush_timeout_seconds
+        self._factory = factory if factory is not None else KafkaProducer
+        self._producer: KafkaProducer | None = None
+        self._pending: list[tuple[Message, FutureRecordMetadata | None]] = []
+        self._retry: list[Message] = []
+
+    def start(self) -> None:
+        """Connect (an unreachable broker is a ``SinkError``)."""
+        try:
+            self._producer = self._factory(
+                **self.connection.client_kwargs(),
+                acks="all",
+                enable_idempotence=True,
+                linger_ms=20,
+                max_block_ms=10_000,
+                bootstrap_timeout_ms=int(self.connection.bootstrap_timeout_seconds * 1000),
+            )
+        except KafkaError as exc:
+            raise SinkError(f"producer for {self.topic} cannot reach Kafka: {exc}") from exc
+
+    def _client(self) -> KafkaProducer:
+        if self._producer is None:
+            raise SinkError(f"the producer for {self.topic} is not started")
+        return self._producer
+
+    def send(self, message: Message) -> None:
+        """Send ``message``; it is judged delivered or not by the next ``flush``."""
+        self._pending.append((message, self._send(message)))
+
+    def _send(self, message: Message) -> FutureRecordMetadata | None:
+        value, key, headers = message
+        try:
+            return self._client().send(self.topic, value=value, key=key, headers=headers)
+        except KafkaError:
+            return None  # no metadata within max_block_ms (broker down): resent by flush()
+
+    def flush(self) -> None:
+        """Wait for every message sent (and resend what failed before); raise ``SinkError``
+        when any is undelivered."""
+        # What failed last time is sent again first, then everything is waited for.
+        self._pending += [(msg, self._send(msg)) for msg in self._retry]
+        self._retry = []
+        if not self._pending:
+            return
+        with contextlib.suppress(KafkaError):  # judged per message below
+            self._client().flush(timeout=self.flush_timeout_seconds)
+        failed = [msg for msg, fut in self._pending if fut is None or not fut.succeeded()]
+        self._pending = []
+        if failed:
+            self._retry = failed
+            raise SinkError(f"{len(failed)} messages not delivered to {self.topic}")
+
+    def close(self) -> None:
+        """Release the producer, waiting only for what is worth waiting for."""
+        if self._producer is not None:
+            producer, self._producer = self._producer, None
+            # Only messages sent since the last flush are worth waiting for. After a failed
+            # flush (this output's or another sink's: the pipeline then flushes no more)
+            # nothing undelivered was committed, so a restart sends it again: waiting for a
+            # broker that is down would only delay the exit.
+            wait = self._pending and not self._retry
+            producer.close(timeout=self.flush_timeout_seconds if wait else 0)
