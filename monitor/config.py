@@ -31,6 +31,7 @@ from monitor.errors import ConfigError
 from monitor.golden.config import GoldenConfig, ProbesConfig
 from monitor.ingest.config import AssemblyConfig
 from monitor.judge.config import JudgeConfig
+from monitor.lines import Tree, map_strings
 from monitor.model import ConfigSection as _Section
 from monitor.model import revealed
 from monitor.segments.config import SegmentsConfig
@@ -273,16 +274,10 @@ def _format(exc: ValidationError, origin: str) -> str:
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-def _expand(value: Any, path: Path | str) -> Any:
+def _expand(value: Tree, path: Path | str) -> Tree:
     """``${env:NAME}`` and ``${env:NAME:-default}`` in the file's string values, as the
     OpenTelemetry Collector's config reads them; an unset variable without a default is a
     ``ConfigError`` naming it."""
-    if isinstance(value, dict):
-        return {k: _expand(v, path) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_expand(v, path) for v in value]
-    if not isinstance(value, str) or "${" not in value:
-        return value
 
     def one(m: re.Match[str]) -> str:
         name, default = m.group(1), m.group(2)
@@ -291,7 +286,7 @@ def _expand(value: Any, path: Path | str) -> Any:
             raise ConfigError(f"config file {path} uses ${{env:{name}}}, which is not set")
         return got if got is not None else default
 
-    return _ENV_REF.sub(one, value)
+    return map_strings(value, lambda s: _ENV_REF.sub(one, s) if "${" in s else s)
 
 
 # What the kubelet injects into every pod for each Service of its namespace (service links,

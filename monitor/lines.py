@@ -3,9 +3,28 @@ it, a dead letter (README, "Evaluation lines"). Imports nothing of ours."""
 
 from __future__ import annotations
 
-from typing import Any, Required, TypedDict
+from collections.abc import Callable
+from typing import Any, Required, TypedDict, TypeVar, cast
 
 JsonObject = dict[str, object]  # a JSON object another tool reads (an export's item)
+
+Tree = TypeVar("Tree")
+
+
+def map_strings(tree: Tree, change: Callable[[str], str]) -> Tree:
+    """``tree`` (JSON: dicts, lists, scalars) with ``change`` applied to every string value
+    (keys are kept): its shape, and so its type, are those of ``tree``."""
+
+    def walk(value: object) -> object:
+        if isinstance(value, str):
+            return change(value)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    return cast(Tree, walk(tree))
 
 
 class CheckLine(TypedDict, total=False):

@@ -5,8 +5,6 @@ judge's sample within its own budget (``monitor.judge.stage``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field, model_validator
 
 from monitor.checks.config import ChecksConfig
@@ -67,11 +65,12 @@ class ShadowConfig(_Section):
         return ChecksConfig.model_validate(merged)
 
 
-def _merged(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+def _merged(base: dict[str, object], top: dict[str, object]) -> dict[str, object]:
     out = dict(base)
     for key, value in top.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merged(out[key], value)
+        under = out.get(key)
+        if isinstance(value, dict) and isinstance(under, dict):
+            out[key] = _merged(under, value)
         else:
             out[key] = value
     return out

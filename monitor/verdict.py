@@ -7,7 +7,7 @@ never a perfect score.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,6 +56,29 @@ class MemberVerdict(BaseModel):
     score: float | None
 
 
+class TokenCounts(TypedDict):
+    """The tokens of a judge's calls for one verdict."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+
+
+class CallUsage(TypedDict, total=False):
+    """What one judge call cost and took (``Verdict.from_output``): its fields of the
+    verdict (the tokens: ``TokenCounts``)."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cost_usd: float
+    latency_seconds: float
+    usage_estimated: bool
+    output_repairs: tuple[str, ...]
+
+
 class Verdict(BaseModel):
     """A judged trace."""
 
@@ -88,7 +111,7 @@ class Verdict(BaseModel):
     @classmethod
     def from_output(
         cls, output: JudgeOutput, judge: str, model: str, rubric_version: str,
-        weight: float = 1.0, **usage: Any,
+        weight: float = 1.0, **usage: Unpack[CallUsage],
     ) -> Verdict:  # fmt: skip
         """The verdict of a judge's labelled claims, with the call's model, usage, cost and
         latency. A refusal is relevant only when the context lacks the answer: one the judge

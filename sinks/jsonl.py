@@ -6,9 +6,9 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
-from monitor.lines import EvaluationLine
+from monitor.lines import EvaluationLine, map_strings
 from monitor.model import DeadLetter, Evaluation
 from monitor.pii import Redactor, redactor_for
 from sinks import Closable
@@ -129,19 +129,13 @@ def redact_line(
             return None
         return next((kind for kind, item in items if piece in item), None)
 
-    def clean(value: Any) -> Any:
-        if isinstance(value, str):
-            kind = inside_item(value.strip())
-            return f"[REDACTED:{kind}]" if kind else redactor.redact(value)
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        return value
+    def clean(value: str) -> str:
+        kind = inside_item(value.strip())
+        return f"[REDACTED:{kind}]" if kind else redactor.redact(value)
 
     out = line.copy()
     out["checks"] = {
-        name: {**result, "evidence": clean(result.get("evidence", {}))}
+        name: {**result, "evidence": map_strings(result.get("evidence", {}), clean)}
         for name, result in line["checks"].items()
     }
     judge = line.get("judge")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from monitor.config import KafkaConnection
 from monitor.lines import GoldenRow
@@ -95,8 +95,14 @@ class KafkaRowWriter(_KafkaOutput):
     """Golden rows to a topic keyed by row id (use a compacted topic: the latest state of
     each row is what remains). Rows put between flushes are sent once, in their last state."""
 
-    def __init__(self, topic: str, connection: KafkaConnection, **kwargs: Any) -> None:
-        super().__init__(topic, connection, **kwargs)
+    def __init__(
+        self,
+        topic: str,
+        connection: KafkaConnection,
+        flush_timeout_seconds: float = 30.0,
+        producer_factory: Callable[..., KafkaProducer] | None = None,
+    ) -> None:
+        super().__init__(topic, connection, flush_timeout_seconds, producer_factory)
         self._rows: dict[str, GoldenRow] = {}
 
     def put(self, row: GoldenRow) -> None:

@@ -17,10 +17,11 @@ from monitor.golden import export as golden_export
 from monitor.golden import precision as golden_precision
 from monitor.golden import review
 from monitor.golden.stored import load_rows
-from monitor.lines import GoldenRow
+from monitor.lines import GoldenItem, GoldenRow
 from monitor.model import RagTrace
 
 if TYPE_CHECKING:
+    from monitor.golden.compare import Pairwise
     from monitor.golden.gate import Gate
 
 
@@ -314,8 +315,8 @@ def _gate(path: Path, stderr: TextIO) -> Gate | None:
         return None
 
 
-def _pairwise(args: argparse.Namespace, traces: list[RagTrace], items: dict[str, Any],
-              stderr: TextIO) -> Any:  # fmt: skip
+def _pairwise(args: argparse.Namespace, traces: list[RagTrace], items: dict[str, GoldenItem],
+              stderr: TextIO) -> Pairwise | None:  # fmt: skip
     """The pairwise judgement with --judge (its settings from the config), or None after
     saying why not."""
     from monitor import registry

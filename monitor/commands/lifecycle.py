@@ -18,6 +18,14 @@ class _Closes(Protocol):
     def close(self) -> None: ...
 
 
+class Part(_Closes, Protocol):
+    """A part the daemon starts once the pipeline runs (the review page, its own probes)
+    and closes at the end."""
+
+    def start(self) -> None:
+        """Start it (after the pipeline has started)."""
+
+
 def _close_all(parts: Sequence[_Closes]) -> None:
     for part in parts:
         part.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import threading
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import structlog
 from prometheus_client import CollectorRegistry
@@ -13,6 +13,8 @@ from structlog.typing import FilteringBoundLogger
 from monitor import config as config_mod
 from monitor import registry
 from monitor.checks import native
+from monitor.commands.common import _settings
+from monitor.commands.lifecycle import Part, _close_all, _install_signal_handlers, _start_watchdog
 from monitor.commands.server import MetricsServer
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
 from monitor.log import configure as configure_logging
@@ -20,9 +22,7 @@ from monitor.pipeline import Pipeline, freeze_startup_heap
 from monitor.telemetry import Metrics
 
 if TYPE_CHECKING:
-    pass
-from monitor.commands.common import _settings
-from monitor.commands.lifecycle import _close_all, _install_signal_handlers, _start_watchdog
+    from monitor.golden.web import Background
 
 
 def _run_metrics(settings: config_mod.Settings, stderr: TextIO) -> Metrics | None:
@@ -119,14 +119,13 @@ def _demo_judge(settings: config_mod.Settings, log: FilteringBoundLogger) -> con
 
 def _build_run(
     settings: config_mod.Settings, metrics: Metrics, stderr: TextIO
-) -> tuple[Pipeline, list[Any]] | None:
+) -> tuple[Pipeline, list[Part]] | None:
     """The pipeline, and the parts started once it runs (the review page, the daemon's own
     probes); None after saying on stderr why they cannot be built."""
     try:
         pipeline = registry.build_pipeline(settings, metrics)
-        extras = [
-            x for x in (_review_page(settings), registry.build_probe_loop(settings, metrics)) if x
-        ]
+        parts = (_review_page(settings), registry.build_probe_loop(settings, metrics))
+        extras: list[Part] = [x for x in parts if x is not None]
     except StartupError as exc:
         print(f"ragmon run: {exc}", file=stderr)
         return None
@@ -136,7 +135,7 @@ def _build_run(
     return pipeline, extras
 
 
-def _review_page(settings: config_mod.Settings) -> Any:
+def _review_page(settings: config_mod.Settings) -> Background | None:
     """The review page on its own port when golden.review_port is set (the config has
     checked that golden.dir is set too)."""
     g = settings.golden

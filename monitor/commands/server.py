@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from socketserver import ThreadingMixIn
-from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.types import StartResponse, WSGIEnvironment
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
 
@@ -16,7 +16,7 @@ class _Server(ThreadingMixIn, WSGIServer):
 
 
 class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         """Scrapes are not log lines."""
 
 
@@ -42,7 +42,7 @@ class MetricsServer:
         """The port it listens on (the one picked when configured as 0)."""
         return int(self._httpd.server_address[1])
 
-    def _app(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def _app(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
         if path == "/healthz":
             start_response("200 OK", [("Content-Type", "text/plain")])

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from monitor.checks import CheckSuite
 from monitor.golden.probes import retrieval_scores, stage_of
-from monitor.lines import GoldenItem
+from monitor.lines import GoldenItem, JsonObject
 from monitor.model import Evaluation, RagTrace
 from monitor.stats import bootstrap_interval, sign_test
 
@@ -69,7 +69,7 @@ class Comparison:
     unpaired: int = 0
     pairs: dict[str, list[Pair]] = field(default_factory=dict)  # metric -> paired values
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The comparison as JSON-ready data."""
         return {
             "release_a": self.release_a,
@@ -177,7 +177,7 @@ class Pairwise:
     calls: int = 0
     flipped: list[dict[str, str]] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The pairwise judgement as JSON-ready data."""
         return vars(self) | {"position_bias_rate": self.bias_rate}
 

@@ -5,7 +5,6 @@ people. Pure functions of a stored row; the page (``monitor.golden.web``) render
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from monitor.checks import evidence_of
 from monitor.lines import CheckLine, GoldenRow
@@ -95,7 +94,7 @@ def check_views(checks: dict[str, CheckLine]) -> list[CheckView]:
     return out
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     """A field's value as short text."""
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -120,7 +119,7 @@ def matches(row: GoldenRow, state: str, filters: dict[str, str]) -> bool:
     return not ("check" in want and want["check"] not in (meta.get("checks") or {}))
 
 
-def when(value: Any) -> str:
+def when(value: object) -> str:
     """A time for people: ``2026-12-01 10:57 UTC``; what cannot be read is shown as is."""
     from datetime import UTC, datetime
 

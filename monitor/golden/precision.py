@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 from monitor.golden.review import Decision, ReviewLog, latest_of
 from monitor.stats import wilson
@@ -77,7 +76,7 @@ class PrecisionCollector:
             self._stamp = stamp
         return self._cached
 
-    def collect(self) -> Iterator[Any]:
+    def collect(self) -> Iterator[Metric]:
         """The precision and review counts, from the log as it is now."""
         prec = GaugeMetricFamily(
             "ragmon_check_review_precision",
@@ -105,6 +104,6 @@ class PrecisionCollector:
         yield prec
         yield counts
 
-    def describe(self) -> list[Any]:
+    def describe(self) -> list[Metric]:
         """Nothing: the metrics are described when collected."""
         return []  # registered without describing: collected on each scrape

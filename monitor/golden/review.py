@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -193,7 +193,7 @@ class ReviewLog:
 
 def decide(
     log: ReviewLog, row: GoldenRow, action: Literal["accept", "reject"], reviewer: str,
-    **fields: Any,
+    **fields: object,
 ) -> Decision:  # fmt: skip
     """Records a decision on a candidate row, with the row's check and route."""
     meta = row.get("ragmon", {})
@@ -206,7 +206,8 @@ def decide(
     if action == "reject" and fields.get("reason") is None:
         raise ReviewError(f"a reject needs a reason: one of {', '.join(REJECT_REASONS)}")
     known = set(row.get("retrieved_context_ids") or [])
-    unknown = sorted(set(fields.get("gold_docs") or {}) - known)
+    gold = fields.get("gold_docs")  # what is not a mapping, the decision's validation refuses
+    unknown = sorted(set(gold) - known) if isinstance(gold, dict) else []
     if unknown:
         raise ReviewError(f"gold documents not among the row's passages: {unknown}")
     try:

@@ -14,10 +14,9 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import UTC, datetime
-from typing import Any
 
 from monitor.checks import Citation, ContextConflict, EmptyContext, Refusal, UnsupportedNumbers
-from monitor.lines import GoldenRow, RowMeta
+from monitor.lines import GoldenRow, RowMeta, Tree, map_strings
 from monitor.model import Evaluation
 from monitor.pii import Redactor
 
@@ -191,12 +190,6 @@ def merge(existing: GoldenRow, new: GoldenRow, seen: set[str], max_examples: int
     return True
 
 
-def _redact_tree(value: Any, redactor: Redactor) -> Any:
+def _redact_tree(value: Tree, redactor: Redactor) -> Tree:
     """Check evidence quotes the answer (a refusal phrase, figures): redact it too."""
-    if isinstance(value, str):
-        return redactor.redact(value)
-    if isinstance(value, list):
-        return [_redact_tree(v, redactor) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_tree(v, redactor) for k, v in value.items()}
-    return value
+    return map_strings(value, redactor.redact)

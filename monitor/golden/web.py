@@ -25,7 +25,7 @@ import re
 import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import parse_qsl, urlencode
 
 import jinja2
@@ -39,6 +39,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from monitor.errors import ConfigError
 from monitor.exposure import is_loopback
@@ -97,7 +98,7 @@ class ReviewSite:
             return True
         return hmac.compare_digest(request.cookies.get(COOKIE, ""), self.session())
 
-    def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    def page(self, name: str, status: int = 200, **context: object) -> HTMLResponse:
         """Render template ``name``."""
         body = self.templates.get_template(name).render(
             csrf=self.csrf, login=self.token is not None, **context
@@ -271,7 +272,7 @@ class ReviewSite:
 class _Guard(BaseHTTPMiddleware):
     """Security headers on every response; the login gate when a token is set."""
 
-    def __init__(self, app: Any, site: ReviewSite) -> None:
+    def __init__(self, app: ASGIApp, site: ReviewSite) -> None:
         super().__init__(app)
         self.site = site
 
@@ -338,7 +339,14 @@ def check_bind(host: str, token: str | None, tls: TLS | None = None) -> None:
         )  # fmt: skip
 
 
-def _tls_options(tls: TLS | None) -> dict[str, Any]:
+class _TlsOptions(TypedDict, total=False):
+    """uvicorn's TLS arguments."""
+
+    ssl_certfile: str
+    ssl_keyfile: str
+
+
+def _tls_options(tls: TLS | None) -> _TlsOptions:
     """uvicorn's TLS arguments; an unreadable certificate or key is a ``ConfigError``."""
     if tls is None:
         return {}

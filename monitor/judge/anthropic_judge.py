@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 from anthropic.types import Message, ToolParam, ToolUseBlock
@@ -26,7 +26,7 @@ from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, estimate_input_tokens,
 from monitor.judge.tokens import TokenCounter, calibrated
 from monitor.lines import JsonObject
 from monitor.model import Passage, RagTrace, revealed
-from monitor.verdict import JudgeOutput, Verdict
+from monitor.verdict import JudgeOutput, TokenCounts, Verdict
 
 _RETRIED_BY_SDK = {408, 409, 429}
 # What count_tokens is asked about once: a request of typical shape.
@@ -48,12 +48,17 @@ _SAMPLE = RagTrace(
     "5 to 7 business days [2].",
 )
 # Verdict usage fields and the Messages API's names for them.
-_USAGE = {
+TokenKind = Literal["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
+_USAGE: dict[TokenKind, str] = {
     "input_tokens": "input_tokens",
     "output_tokens": "output_tokens",
     "cache_read_tokens": "cache_read_input_tokens",
     "cache_write_tokens": "cache_creation_input_tokens",
 }
+
+
+def _no_tokens() -> TokenCounts:
+    return TokenCounts(input_tokens=0, output_tokens=0, cache_read_tokens=0, cache_write_tokens=0)
 
 
 class AnthropicJudge:
@@ -147,7 +152,7 @@ class AnthropicJudge:
     def judge(self, trace: RagTrace) -> Verdict:
         """The verdict on ``trace`` (raises ``JudgeError`` by kind when there is none)."""
         t0 = time.monotonic()
-        usage = dict.fromkeys(_USAGE, 0)
+        usage = _no_tokens()
         last: Exception | None = None
         for _attempt in range(2):  # invalid output is asked for once more
             message = self._call(trace)
@@ -166,14 +171,14 @@ class AnthropicJudge:
         self,
         message: Message,
         latency: float,
-        usage: dict[str, int] | None = None,
+        usage: TokenCounts | None = None,
         discount: float = 1.0,
     ) -> Verdict:
         """The verdict in a Messages API answer; ``usage`` accumulates the tokens of earlier
         attempts, ``discount`` scales the price (0.5 for a batch). Raises ``ValueError`` (or
         ``ValidationError``) when the answer holds no valid verdict, ``JudgeError`` when it
         is not a message."""
-        usage = usage if usage is not None else dict.fromkeys(_USAGE, 0)
+        usage = usage if usage is not None else _no_tokens()
         u = getattr(message, "usage", None)
         if u is None or not isinstance(getattr(message, "content", None), list):
             # a 200 whose body parsed but is not a message (no usage, no content)

@@ -20,7 +20,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -34,7 +34,7 @@ from monitor.judge.process import Factory, exit_with_parent
 ApiFactory = Callable[..., BatchApi]  # top-level, picklable: builds the batch API in the child
 
 
-def provider_api(judge: Factory, kwargs: dict[str, Any], discount: float) -> BatchApi:
+def provider_api(judge: Factory, kwargs: Mapping[str, object], discount: float) -> BatchApi:
     """The batch API of the judge ``judge(**kwargs)`` (a ``ProcessBatches`` factory)."""
     return batch_api(judge(**kwargs), discount)
 
@@ -44,7 +44,9 @@ def provider_api(judge: Factory, kwargs: dict[str, Any], discount: float) -> Bat
 _REQUESTS_AT = {"submit": 0, "outcomes": 1}
 
 
-def _child(factory: ApiFactory, kwargs: dict[str, Any], conn: Connection, parent: int) -> None:
+def _child(
+    factory: ApiFactory, kwargs: Mapping[str, object], conn: Connection, parent: int
+) -> None:
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     calls = InProcess(factory(**kwargs))
     while True:
@@ -73,7 +75,7 @@ def _child(factory: ApiFactory, kwargs: dict[str, Any], conn: Connection, parent
 class ProcessBatches:
     """``Batches`` whose provider calls run in a child process (see module doc)."""
 
-    def __init__(self, factory: ApiFactory, kwargs: dict[str, Any],
+    def __init__(self, factory: ApiFactory, kwargs: Mapping[str, object],
                  call_timeout: float = 600.0) -> None:  # fmt: skip
         """``factory(**kwargs)`` builds the provider's ``BatchApi`` in the child (top-level,
         picklable: e.g. ``provider_api``)."""

@@ -21,12 +21,12 @@ import queue
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -50,7 +50,7 @@ def exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _child(factory: Factory, kwargs: dict[str, Any], requests: Queue[Request | None],
+def _child(factory: Factory, kwargs: Mapping[str, object], requests: Queue[Request | None],
            results: Queue[Answer],
            threads: int, parent: int) -> None:  # fmt: skip
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
@@ -83,7 +83,7 @@ class ProcessJudge:
     def __init__(
         self,
         factory: Factory,
-        kwargs: dict[str, Any],
+        kwargs: Mapping[str, object],
         name: str,
         model: str,
         threads: int = 4,

@@ -13,9 +13,8 @@ families), about four characters a token.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from functools import cache
-from typing import Any
 
 CHARS_PER_TOKEN = 4.0
 # Messages around the data (roles, tool definitions): a small fixed overhead per call.
@@ -26,7 +25,7 @@ _OPENAI_MODEL = re.compile(r"^(?:gpt-|o\d|chatgpt-|text-embedding-|ft:gpt-)", re
 class TokenCounter:
     """Counts the tokens of a text: with a tokenizer, or by a characters-per-token ratio."""
 
-    def __init__(self, encode: Callable[[str], Any] | None = None, chars_per_token: float = 4.0):
+    def __init__(self, encode: Callable[[str], Sized] | None = None, chars_per_token: float = 4.0):
         self._encode = encode
         self.chars_per_token = chars_per_token
 
@@ -49,7 +48,7 @@ def for_model(model: str) -> TokenCounter:
 
 
 @cache
-def _openai_encoder(model: str) -> Callable[[str], Any] | None:
+def _openai_encoder(model: str) -> Callable[[str], Sized] | None:
     import bpe_openai  # the encodings are embedded: no download
 
     try:

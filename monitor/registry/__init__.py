@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry
 
@@ -36,6 +36,9 @@ from monitor.sources.config import SOURCE_SECTIONS, SourceSection
 from monitor.telemetry import FoldedCollector, LabelLimiter, MemoCollector, Metrics
 from monitor.version import ragmon_version
 from sinks import Sink
+
+if TYPE_CHECKING:
+    from monitor.golden.probe_client import ProbeLoop
 
 __all__ = [
     "CHECKS",
@@ -196,7 +199,7 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
     return Metrics(registry, version=ragmon_version())
 
 
-def build_probe_loop(settings: Settings, metrics: Metrics) -> Any:
+def build_probe_loop(settings: Settings, metrics: Metrics) -> ProbeLoop | None:
     """The daemon's own golden probes (``probes.endpoint``), or None."""
     if settings.probes.endpoint is None:
         return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import structlog
 
@@ -17,6 +17,7 @@ from monitor.judge.calibration import Calibration
 from monitor.judge.config import JudgeConfig
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
+from monitor.judge.prices import Prices
 from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import rubric_version
 from monitor.judge.sampler import Budget, HashSampler, SamplingRules, planned_rates
@@ -156,7 +157,15 @@ def _call_timeout(cfg: JudgeConfig) -> float:
     return 2 * cfg.timeout_seconds * (cfg.max_retries + 1) + 30
 
 
-def _call_estimate(local: Any, discount: float = 1.0) -> Estimate:
+class _Priced(Protocol):
+    """A remote judge: its prices, and the input tokens a trace's call would take."""
+
+    prices: Prices
+
+    def estimate_input_tokens(self, trace: RagTrace) -> int: ...
+
+
+def _call_estimate(local: _Priced, discount: float = 1.0) -> Estimate:
     """The budget estimate of one call to ``local`` (tokens, USD), at ``discount``."""
     prices = local.prices
 

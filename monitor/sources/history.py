@@ -36,7 +36,7 @@ class KafkaWindow(SourceDefaults):
         connection: KafkaConnection,
         since: float,
         until: float,
-        consumer_factory: Callable[..., Any] = KafkaConsumer,
+        consumer_factory: Callable[..., KafkaConsumer] = KafkaConsumer,
     ) -> None:
         self.topics = topics
         self.connection = connection

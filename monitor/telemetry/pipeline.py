@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from monitor.model import CheckMeasure
 from monitor.telemetry.labels import OTHER, LabelLimiter
@@ -249,7 +249,7 @@ class MemoCollector:
     def __init__(self, memo: MemoStats) -> None:
         self.memo = memo
 
-    def collect(self) -> Iterator[Any]:
+    def collect(self) -> Iterator[Metric]:
         """The memo's counters and size as they are now."""
         memo = self.memo
         for name, value, doc in (

@@ -14,10 +14,10 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter
-from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 
 # Buckets per input, chosen for RAG traffic (README, "Segments and inputs").
 INPUT_BUCKETS: dict[str, tuple[tuple[float, ...], str]] = {
@@ -55,7 +55,7 @@ class FoldedCollector:
     def __init__(self, source: FoldedCounts) -> None:
         self.source = source
 
-    def collect(self) -> Iterator[Any]:
+    def collect(self) -> Iterator[Metric]:
         """The folded counts as they are now."""
         family = CounterMetricFamily(
             "ragmon_segment_values_folded",
@@ -88,7 +88,7 @@ class InputHistograms:
                         counts[bisect.bisect_left(self._bounds[name], value)] += 1
                         self._sums[name] += value
 
-    def collect(self) -> Iterator[Any]:
+    def collect(self) -> Iterator[Metric]:
         """The histograms as they are now."""
         with self._lock:
             snapshot = {n: (list(c), self._sums[n]) for n, c in self._counts.items()}
