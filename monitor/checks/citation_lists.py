@@ -43,7 +43,7 @@ def _source_parts(rest: str, cites: Citations) -> list[str]:
 
 def blank_named_label(m: re.Match[str]) -> str:
     """A "[note 1]: target" line blanked (its label was read); "[1]: url" kept as it was."""
-    return m.group(0) if m.group(1).strip().isdigit() else " " * len(m.group(0))
+    return m.group(0) if m.group(1).strip().isdecimal() else " " * len(m.group(0))
 
 
 def definitions(text: str, lower: str, cites: Citations) -> dict[str, str]:
@@ -56,7 +56,7 @@ def definitions(text: str, lower: str, cites: Citations) -> dict[str, str]:
             labels["^" + m.group(1).strip().lower()] = m.group(2).strip()
     if "]:" in text:  # "[note 1]: refunds-2024" (a numeric label stays a passage index)
         for m in LABEL_DEF.finditer(text):
-            if not m.group(1).strip().isdigit():
+            if not m.group(1).strip().isdecimal():
                 labels[m.group(1).strip().lower()] = m.group(2).strip()
     if _LIST_WORDS.search(lower) is None:
         return labels

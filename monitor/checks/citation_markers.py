@@ -147,7 +147,7 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             continue
         inner = m.group(1).strip()
         before = text[max(0, m.start() - 30) : m.start()].rstrip()
-        if inner.isdigit() and len(inner) <= 3:  # "[2]", the common case
+        if inner.isdecimal() and len(inner) <= 3:  # "[2]", the common case
             if not (
                 before.endswith(("=", '":', "':"))
                 or (before.rsplit(None, 1)[-1].lower() if before else "") in _VALUE_WORDS

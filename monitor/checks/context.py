@@ -153,7 +153,7 @@ def _with_citations(view: TraceView, conflicts: list[Conflict]) -> list[Conflict
     ids = {p.doc_id: n for n, p in view.packed if p.doc_id} | {
         p.chunk_id: n for n, p in view.packed if p.chunk_id
     }
-    cited = {int(v) for k, v in cites.found if k == "index" and v.isdigit()}
+    cited = {int(v) for k, v in cites.found if k == "index" and v.isdecimal()}
     cited |= {ids[v] for k, v in cites.found if k != "index" and v in ids}
     out = []
     for c in conflicts:
