@@ -38,6 +38,7 @@ from prometheus_client import CollectorRegistry
 
 from bench.corpus import bench_records, bench_traces
 from monitor.checks import CheckSuite
+from monitor.heap import freeze_startup_heap
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.anthropic_batches import AnthropicBatches
 from monitor.judge.anthropic_judge import AnthropicJudge
@@ -50,7 +51,7 @@ from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRul
 from monitor.judge.stage import JudgeStage
 from monitor.log import configure as configure_logging
 from monitor.model import Evaluation
-from monitor.pipeline import Pipeline, freeze_startup_heap
+from monitor.pipeline import Pipeline
 from monitor.sources import ListSource
 from monitor.telemetry import Metrics
 from sinks.prometheus import PrometheusSink

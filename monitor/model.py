@@ -1,22 +1,23 @@
 """The trace and evaluation models: the values that flow through ragmon.
 
-This module imports nothing of ours but the verdict model (``monitor.verdict``, which
-imports nothing of ours). ``RagTrace`` is the native ``ragmon.trace/v1`` record:
+This module imports nothing of ours but the verdict model (``monitor.verdict``), the base of
+the checks' evidence (``monitor.evidence``) and the line types (``monitor.lines``), which
+import nothing of ours. ``RagTrace`` is the native ``ragmon.trace/v1`` record:
 the exact context the generator saw, the question and the answer. ``Evaluation`` is what the
 checks produced for one trace; ``DeadLetter`` is what bad input becomes.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from monitor.evidence import NO_EVIDENCE, Evidence, NotApplicable
 from monitor.lines import CheckLine, DeadLetterLine, EvaluationLine, ShadowLine
 from monitor.verdict import Verdict
 
@@ -160,97 +161,6 @@ def first_error(exc: ValidationError) -> str:
     more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
     msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
     return f"{loc}: {msg}{more}"
-
-
-@dataclass(frozen=True, slots=True)
-class Highlight:
-    """A piece of the answer a check's evidence points at (``why``: number, citation,
-    refusal), which the review page marks where it occurs."""
-
-    text: str
-    why: str
-
-
-# What a check's result is: a verdict (``flag``: flagged or passed, counted as a rate), a
-# continuous signal (``score``: never flags, reported as its mean), or both.
-CheckOutput = Literal["flag", "score", "both"]
-
-
-@dataclass(frozen=True, slots=True)
-class CheckMeasure:
-    """A metric a check exports of its own, per app and route (declared on the check as
-    ``measures``; its evidence gives the values, ``Evidence.measured``): a ``histogram``
-    observes each value, a ``counter`` adds it."""
-
-    metric: str  # the Prometheus name, e.g. ragmon_grounding_overlap_ratio
-    help: str
-    kind: Literal["histogram", "counter"]
-    buckets: tuple[float, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """What a check saw, typed. Each check has its own frozen subclass, which owns the one-line
-    reason (``explain``), the answer pieces to mark (``highlights``) and the passages it names
-    (``passages_named``); consumers call these instead of reading keys. ``to_line`` is the JSON
-    of the evaluation line (fields in order, ``None`` left out, tuples as lists) and
-    ``from_line`` reads it back (a stored row, a replayed line); unknown keys are ignored."""
-
-    def to_line(self) -> dict[str, Any]:
-        """The evidence as it is written in evaluation lines."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is not None:
-                out[f.name] = _plain(value)
-        return out
-
-    @classmethod
-    def from_line(cls, line: Mapping[str, Any]) -> Self:
-        """The evidence of a stored line; fields it lacks take their defaults."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: _frozen(v) for k, v in line.items() if k in names})
-
-    def explain(self) -> str:
-        """A short human-readable reason (OTel evaluation events, candidate rows)."""
-        return json.dumps(self.to_line(), ensure_ascii=False)[:300]
-
-    def highlights(self) -> tuple[Highlight, ...]:
-        """Pieces of the answer this evidence points at."""
-        return ()
-
-    def measured(self) -> Mapping[str, float]:
-        """Values of the check's own metrics (``CheckMeasure.metric`` -> value) on this
-        trace; none by default."""
-        return {}
-
-    def passages_named(self) -> frozenset[int]:
-        """1-based passage positions this evidence points at."""
-        return frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class NotApplicable(Evidence):
-    """Why a check had nothing to judge (an empty answer, a single passage, an error)."""
-
-    reason: str = ""
-
-
-NO_EVIDENCE = Evidence()
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, Evidence):
-        return value.to_line()
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _frozen(value: object) -> object:
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,15 +20,8 @@ from monitor.checks.memo import PassageMemo
 from monitor.checks.refusal import Refusal
 from monitor.checks.unsupported import UnsupportedNumbers
 from monitor.checks.view import TraceView
-from monitor.model import (
-    CheckMeasure,
-    CheckOutput,
-    CheckResult,
-    ConfigSection,
-    Evidence,
-    NotApplicable,
-    RagTrace,
-)
+from monitor.evidence import CheckMeasure, CheckOutput, Evidence, NotApplicable
+from monitor.model import CheckResult, ConfigSection, RagTrace
 
 __all__ = [
     "CHECK_NAMES",

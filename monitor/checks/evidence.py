@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
-from monitor.model import CheckMeasure, Evidence, Highlight
+from monitor.evidence import CheckMeasure, Evidence, Highlight
 
 INVALID_CITATIONS = CheckMeasure(
     "ragmon_invalid_citations_total", "Citation markers that name no packed passage.", "counter"

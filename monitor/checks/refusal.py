@@ -15,7 +15,8 @@ from monitor.checks.cues import CueIndex
 from monitor.checks.evidence import RefusalEvidence
 from monitor.checks.refusal_cues import languages
 from monitor.checks.view import TraceView
-from monitor.model import CheckMeasure, CheckOutput, CheckResult
+from monitor.evidence import CheckMeasure, CheckOutput
+from monitor.model import CheckResult
 
 _LANGUAGES = languages()
 # Substrings that any match of each pattern contains, found in one pass on the lower-cased

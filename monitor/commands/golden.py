@@ -165,7 +165,7 @@ def _golden_precision(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
 
 def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon review``: serve the review page until interrupted."""
-    from monitor.golden import web as review_web
+    from monitor.golden import serve as review_serve
 
     settings = _settings(args, "review", stderr)
     if settings is None:
@@ -183,7 +183,7 @@ def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else g.review_tls
     token = revealed(g.review_token)
     try:
-        page = review_web.Background(args.dir, args.host, args.port, token, tls)
+        page = review_serve.Background(args.dir, args.host, args.port, token, tls)
     except ConfigError as exc:
         print(f"ragmon review: {exc}", file=stderr)
         return EXIT_USAGE

@@ -13,11 +13,11 @@ from monitor import config as config_mod
 from monitor import registry
 from monitor.commands.common import _open_output, _settings, is_stdout
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
+from monitor.heap import freeze_startup_heap
 from monitor.ingest.assembly import OtlpAssembler
 from monitor.ingest.conventions import OUTCOMES
 from monitor.ingest.conversion import by_convention
 from monitor.pii import redactor_for
-from monitor.pipeline import freeze_startup_heap
 from monitor.sources import JsonlSource, OtlpFileSource, framing
 from monitor.sources.inputs import Input, check_inputs
 from sinks.golden import GoldenRowSink

@@ -17,12 +17,13 @@ from monitor.commands.common import _settings
 from monitor.commands.lifecycle import Part, _close_all, _install_signal_handlers, _start_watchdog
 from monitor.commands.server import MetricsServer
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
+from monitor.heap import freeze_startup_heap
 from monitor.log import configure as configure_logging
-from monitor.pipeline import Pipeline, freeze_startup_heap
+from monitor.pipeline import Pipeline
 from monitor.telemetry import Metrics
 
 if TYPE_CHECKING:
-    from monitor.golden.web import Background
+    from monitor.golden.serve import Background
 
 
 def _run_metrics(settings: config_mod.Settings, stderr: TextIO) -> Metrics | None:
@@ -141,7 +142,7 @@ def _review_page(settings: config_mod.Settings) -> Background | None:
     g = settings.golden
     if g.review_port is None or g.dir is None:
         return None
-    from monitor.golden.web import Background
+    from monitor.golden.serve import Background
 
     token = config_mod.revealed(g.review_token)
     try:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from monitor.checks import evidence_of
+from monitor.evidence import Evidence, Highlight
 from monitor.lines import CheckLine, GoldenRow
-from monitor.model import Evidence, Highlight
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from monitor.errors import ConfigError
 from monitor.golden import review
+from monitor.golden import serve as review_serve
 from monitor.golden import web as review_web
 from sinks.segments import SegmentWriter
 
@@ -181,10 +182,10 @@ def test_over_tls_the_session_cookie_is_secure(golden: Path) -> None:
 
 def test_binding_beyond_loopback_needs_a_token() -> None:
     with pytest.raises(ConfigError, match="RAGMON_REVIEW_TOKEN"):
-        review_web.check_bind("0.0.0.0", None)
-    review_web.check_bind("0.0.0.0", "t")
-    review_web.check_bind("127.0.0.1", None)
-    review_web.check_bind("::1", None)
+        review_serve.check_bind("0.0.0.0", None)
+    review_serve.check_bind("0.0.0.0", "t")
+    review_serve.check_bind("127.0.0.1", None)
+    review_serve.check_bind("::1", None)
 
 
 def test_a_trace_id_leads_to_the_row_it_went_into(tmp_path: Path) -> None:
