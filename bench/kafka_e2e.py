@@ -58,7 +58,6 @@ from monitor.pipeline import Pipeline
 from monitor.sources.config import KafkaSourceConfig
 from monitor.sources.kafka import KafkaSource
 from monitor.telemetry import Metrics
-from sinks.prometheus import PrometheusSink
 
 
 def rss_mib() -> float:
@@ -126,6 +125,12 @@ def memo_line(suite: CheckSuite) -> str:
             f"{len(memo):,} entries, {memo.bytes / 2**20:.0f} MiB")  # fmt: skip
 
 
+def as_the_daemon(source: KafkaSource, metrics: Metrics, decoder: Any) -> Pipeline:
+    """The pipeline ``ragmon run`` builds with the default settings (the checks, the
+    segments and inputs, the Prometheus sink, no judge) on ``source`` and ``decoder``."""
+    return registry.build_pipeline(Settings(), metrics, source=source, decoder=decoder)
+
+
 def ragmon_pass(
     bootstrap: str, topic: str, records: int, group: str, fmt: str = "native"
 ) -> tuple[float, str]:
@@ -138,9 +143,8 @@ def ragmon_pass(
     decoder: Any = NativeDecoder()
     if fmt != "native":
         decoder = OtlpAssembler(fmt, AssemblyLimits(quiet_seconds=0.2), observer=metrics)
-    suite = registry.build_suite(Settings(), metrics)  # as ragmon run has it
-    pipeline = Pipeline(source, decoder, suite, [PrometheusSink(metrics)],
-                        observer=metrics, batch_size=500)  # fmt: skip
+    pipeline = as_the_daemon(source, metrics, decoder)
+    suite = pipeline.suite
     pipeline.start()
     freeze_startup_heap()  # as ragmon run does
     stop = threading.Event()
@@ -230,10 +234,9 @@ def split_pass(bootstrap: str, topic: str, records: int, group: str) -> tuple[Sp
         KafkaConnection(bootstrap_servers=[bootstrap]),
     )
     metrics = Metrics(CollectorRegistry())
-    suite = registry.build_suite(Settings(), metrics)
     split = Split()
-    sink = PrometheusSink(metrics)
-    pipeline = Pipeline(source, NativeDecoder(), suite, [sink], observer=metrics, batch_size=500)
+    pipeline = as_the_daemon(source, metrics, NativeDecoder())
+    suite, (sink,) = pipeline.suite, pipeline.sinks
     split.wrap_poll(source, "source: poll")
     split.wrap(source, "commit", "source: commit")
     split.wrap(pipeline.decoder, "feed", "decode")
@@ -278,10 +281,7 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
     """Subprocess mode: consume as one member of ``group`` until the topic is drained."""
     source = KafkaSource(KafkaSourceConfig(topics=[topic], group_id=group),
                          KafkaConnection(bootstrap_servers=[bootstrap]))  # fmt: skip
-    metrics = Metrics(CollectorRegistry())
-    suite = registry.build_suite(Settings(), metrics)
-    pipeline = Pipeline(source, NativeDecoder(), suite, [PrometheusSink(metrics)],
-                        observer=metrics)  # fmt: skip
+    pipeline = as_the_daemon(source, Metrics(CollectorRegistry()), NativeDecoder())
     pipeline.start()
     freeze_startup_heap()  # as ragmon run does
     stop = threading.Event()
@@ -309,7 +309,8 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
     pipeline.run(stop)
     pipeline.close()
     print(json.dumps({"records": pipeline.stats.records, "start": times[0] if times else 0,
-                      "end": times[-1] if times else 0, "memo": memo_line(suite)}))  # fmt: skip
+                      "end": times[-1] if times else 0,
+                      "memo": memo_line(pipeline.suite)}))  # fmt: skip
 
 
 def processes(bootstrap: str, topic: str, records: int, count: int) -> tuple[float, list[str]]:
