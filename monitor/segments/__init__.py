@@ -101,6 +101,11 @@ def _attribute_of(key: str) -> Callable[[RagTrace], str]:
     return lambda trace: _attribute(trace.attributes.get(key))
 
 
+# Distinct combinations of segment values kept with their bounded segments (about 1 KiB
+# each): the dimensions' bounds are decided once per combination instead of once per trace.
+_COMBINATIONS_KEPT = 4096
+
+
 class Profile(NamedTuple):
     """A trace's segments (dimension -> bounded value) and measured inputs."""
 
@@ -124,6 +129,10 @@ class Segmenter:
 
         self._of_query = of_query
         self._bounds = [LabelLimiter(max_values=c.max_values) for _ in self.dimensions]
+        # value combinations seen before, each with its bounded segments: a bound that kept a
+        # value keeps it for good, so a combination none of whose values was folded into
+        # other is bounded the same next time (a folded one is bounded again: counted)
+        self._bounded: dict[tuple[str, ...], dict[str, str]] = {}
         self._attributes = [_attribute_of(name) for name in c.attributes]
 
     def __call__(self, trace: RagTrace) -> Profile:
@@ -141,8 +150,16 @@ class Segmenter:
         values = [*self._of_query(trace.query), trace.app or UNKNOWN, trace.route or UNKNOWN,
                   trace.release or UNKNOWN, _data_source(trace), age,
                   *(get(trace) for get in self._attributes)]  # fmt: skip
+        key = tuple(values)
+        bounded = self._bounded.get(key)
+        if bounded is not None:
+            return Profile(dict(bounded), inputs)
         segments = {d: bound(v) for d, bound, v in zip(self.dimensions, self._bounds, values,
                                                           strict=True)}  # fmt: skip
+        if len(self._bounded) < _COMBINATIONS_KEPT and all(
+            s != OTHER or v == OTHER for s, v in zip(segments.values(), values, strict=True)
+        ):
+            self._bounded[key] = dict(segments)
         return Profile(segments, inputs)
 
     def segments(self, trace: RagTrace) -> dict[str, str]:

@@ -77,16 +77,20 @@ class InputHistograms:
         self._bounds = {name: list(b) for name, (b, _) in INPUT_BUCKETS.items()}
         self._counts = {name: [0] * (len(b) + 1) for name, b in self._bounds.items()}
         self._sums = dict.fromkeys(INPUT_BUCKETS, 0.0)
+        # each input's bounds and counts in one look-up (``observe`` runs per trace)
+        self._table = {name: (self._bounds[name], self._counts[name]) for name in self._bounds}
 
     def observe(self, measured: Iterable[Mapping[str, float]]) -> None:
         """Add each trace's measured inputs (names outside ``INPUT_BUCKETS`` are ignored)."""
+        table, sums, bucket = self._table, self._sums, bisect.bisect_left
         with self._lock:
             for inputs in measured:
                 for name, value in inputs.items():
-                    counts = self._counts.get(name)
-                    if counts is not None:
-                        counts[bisect.bisect_left(self._bounds[name], value)] += 1
-                        self._sums[name] += value
+                    slot = table.get(name)
+                    if slot is not None:
+                        bounds, counts = slot
+                        counts[bucket(bounds, value)] += 1
+                        sums[name] += value
 
     def collect(self) -> Iterator[Metric]:
         """The histograms as they are now."""

@@ -85,7 +85,7 @@ def test_empty_answer_not_applicable() -> None:
 
 @pytest.mark.parametrize("answer", ["Refunds within 30 days [¹].", "Fees [²]: see the table."])
 def test_a_bracketed_superscript_digit_is_read_not_raised(answer: str) -> None:
-    """"¹" is a digit to ``str.isdigit`` but not a decimal ``int()`` reads: a bracket holding
+    """ "¹" is a digit to ``str.isdigit`` but not a decimal ``int()`` reads: a bracket holding
     one used to raise ValueError (the check then became "not applicable" on that trace)."""
     result = check(view(answer, CTX))
     assert result.applicable

@@ -149,6 +149,20 @@ def test_each_dimension_keeps_its_first_values_and_counts_the_folded_ones() -> N
     assert seg.folded["language"] == 0
 
 
+def test_a_combination_seen_before_is_bounded_the_same_and_a_folded_one_counted_again() -> None:
+    """The segmenter keeps the bounded segments of value combinations none of whose values
+    was folded; a repeated combination with a folded value is still counted each time, and
+    the segments handed out are the trace's own (changing one changes no other)."""
+    seg = Segmenter(SegmentsConfig(max_values=1))
+    first = seg.segments(_trace(route="a"))
+    again = seg.segments(_trace(route="a"))
+    assert again == first and again is not first and again["route"] == "a"
+    again["route"] = "changed"
+    assert seg.segments(_trace(route="a"))["route"] == "a"
+    folded = [seg.segments(_trace(route="b"))["route"] for _ in range(3)]
+    assert folded == ["other"] * 3 and seg.folded["route"] == 3
+
+
 def test_bad_segment_settings_are_refused() -> None:
     with pytest.raises(ValidationError, match="ISO 639-1"):
         Settings.model_validate({"segments": {"languages": ["english"]}})
