@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from monitor.config import KafkaConnection
 from monitor.lines import GoldenRow
@@ -21,6 +21,13 @@ if TYPE_CHECKING:
 
     from monitor.config import Settings
     from monitor.telemetry import Metrics
+
+
+class _OutputOptions(TypedDict, total=False):
+    """A Kafka output's options beyond its topic and connection."""
+
+    flush_timeout_seconds: float
+    producer_factory: Callable[..., KafkaProducer] | None
 
 
 class _KafkaOutput:
@@ -96,13 +103,9 @@ class KafkaRowWriter(_KafkaOutput):
     each row is what remains). Rows put between flushes are sent once, in their last state."""
 
     def __init__(
-        self,
-        topic: str,
-        connection: KafkaConnection,
-        flush_timeout_seconds: float = 30.0,
-        producer_factory: Callable[..., KafkaProducer] | None = None,
+        self, topic: str, connection: KafkaConnection, **options: Unpack[_OutputOptions]
     ) -> None:
-        super().__init__(topic, connection, flush_timeout_seconds, producer_factory)
+        super().__init__(topic, connection, **options)
         self._rows: dict[str, GoldenRow] = {}
 
     def put(self, row: GoldenRow) -> None:
