@@ -26,7 +26,7 @@ from opentelemetry import baggage
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 
 from monitor.errors import ConfigError
-from monitor.lines import GoldenItem
+from monitor.lines import GoldenItem, Tree, map_strings
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -36,18 +36,13 @@ HEADER = "X-Ragmon-Golden-Id"
 BAGGAGE_KEY = "ragmon.golden_id"
 
 
-def render(template: object, item: GoldenItem) -> object:
+def render(template: Tree, item: GoldenItem) -> Tree:
     """The template with every string ``{query}`` / ``{golden_id}`` filled in, in place of
     string values only (keys and structure untouched)."""
-    if isinstance(template, str):
-        return template.replace("{query}", str(item.get("query") or "")).replace(
-            "{golden_id}", str(item["id"])
-        )
-    if isinstance(template, list):
-        return [render(v, item) for v in template]
-    if isinstance(template, dict):
-        return {k: render(v, item) for k, v in template.items()}
-    return template
+    query, golden_id = str(item.get("query") or ""), str(item["id"])
+    return map_strings(
+        template, lambda s: s.replace("{query}", query).replace("{golden_id}", golden_id)
+    )
 
 
 def probe_headers(golden_id: str, header: str = HEADER) -> dict[str, str]:

@@ -16,7 +16,7 @@ import re
 from datetime import UTC, datetime
 
 from monitor.checks import Citation, ContextConflict, EmptyContext, Refusal, UnsupportedNumbers
-from monitor.lines import GoldenRow, RowMeta, Tree, map_strings
+from monitor.lines import GoldenRow, RowMeta, map_strings
 from monitor.model import Evaluation
 from monitor.pii import Redactor
 
@@ -139,8 +139,9 @@ def _row_meta(
         "reason": flagged[0],
         "reasons": flagged,
         "category": suggest_category(flagged[0], evaluation),
-        "checks": _redact_tree(checks, redactor),
-        "judge": _redact_tree(judge.to_line(), redactor) if judge else None,
+        # check evidence quotes the answer (a refusal phrase, figures): redacted too
+        "checks": map_strings(checks, redactor.redact),
+        "judge": map_strings(judge.to_line(), redactor.redact) if judge else None,
         "weight": judge.weight if judge else 1.0,
         "app": trace.app,
         "route": trace.route,
@@ -188,8 +189,3 @@ def merge(existing: GoldenRow, new: GoldenRow, seen: set[str], max_examples: int
     if len(old["examples"]) < max_examples:
         old["examples"].append(trace_id)
     return True
-
-
-def _redact_tree(value: Tree, redactor: Redactor) -> Tree:
-    """Check evidence quotes the answer (a refusal phrase, figures): redact it too."""
-    return map_strings(value, redactor.redact)
