@@ -16,7 +16,8 @@ sources they were built from; ``monitor.checks.native`` puts them in front of th
 interpreted modules at import when they match their sources (a changed source falls back to
 the interpreted module: rebuild with ``make compile``). mypy (mypyc) is installed when
 missing; the compile runs in a temporary copy so nothing is written into the source tree but
-``_native/``.
+``_native/``. The same step builds the C modules of ``C_MODULES`` (with setuptools, which
+mypyc uses too): a primitive each, whose Python reference the interpreted build runs.
 """
 
 from __future__ import annotations
@@ -45,6 +46,16 @@ COMPILED = (
     "numbers/counts.py", "numbers/derived.py", "numbers/forms.py", "numbers/index.py",
     "numbers/mentions.py", "numbers/patterns.py",
 )  # fmt: skip
+# C modules built beside them: primitives whose cost is C-level work mypyc cannot cut (each
+# has its interpreted reference in Python, the interpreted build's code).
+C_MODULES = ("sentence_keys.c",)
+_SETUP_C = """from setuptools import Extension, setup
+setup(name="ragmon-checks-c", script_args=["build_ext", "--inplace"], ext_modules=[
+    Extension("monitor.checks." + name.removesuffix(".c"), ["monitor/checks/" + name],
+              extra_compile_args=["-O3"])
+    for name in {names!r}
+])
+"""
 _MYPY_INI = """[mypy]
 strict = True
 python_version = 3.11
@@ -78,7 +89,7 @@ def _mypyc() -> None:
 # a change to any of them also sends the checks back to the interpreted build.
 DEPENDS = (
     "__init__.py", "numbers/__init__.py", "evidence.py", "options.py", "view.py",
-    "../model.py", "../lines.py",
+    "sentences.py", "../model.py", "../lines.py",
 )  # fmt: skip
 
 
@@ -86,7 +97,7 @@ def source_hashes(checks: Path) -> dict[str, str]:
     """The SHA-256 of each compiled module's source under ``checks`` (monitor/checks), and of
     the interpreted modules they were compiled against."""
     return {m: hashlib.sha256((checks / m).read_bytes()).hexdigest()
-            for m in (*COMPILED, *DEPENDS)}  # fmt: skip
+            for m in (*COMPILED, *C_MODULES, *DEPENDS)}  # fmt: skip
 
 
 def compile_checks(root: Path) -> tuple[int, float]:
@@ -107,14 +118,21 @@ def compile_checks(root: Path) -> tuple[int, float]:
         if run.returncode != 0:
             tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-15:])
             raise RuntimeError(f"mypyc failed:\n{tail}")
+        (work / "setup_c.py").write_text(_SETUP_C.format(names=C_MODULES))
+        run = subprocess.run([sys.executable, "setup_c.py"], cwd=work, capture_output=True,
+                             text=True)  # fmt: skip
+        if run.returncode != 0:
+            tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-15:])
+            raise RuntimeError(f"the C modules failed to build:\n{tail}")
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
         if native.exists():
             shutil.rmtree(native)
         native.mkdir(parents=True)
         built = 0
-        for m in COMPILED:
-            so = work / "monitor" / "checks" / m.replace(".py", suffix)
-            target = native / m.replace(".py", suffix)
+        for m in (*COMPILED, *C_MODULES):
+            built_name = m.removesuffix(".py").removesuffix(".c") + suffix
+            so = work / "monitor" / "checks" / built_name
+            target = native / built_name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(so, target)
             built += 1

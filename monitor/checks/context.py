@@ -106,8 +106,8 @@ class ContextConflict:
         for i in range(len(split)):
             for j in range(i + 1, len(split)):
                 a, b = split[i], split[j]
-                short = len(a.masked) <= _SHORT and len(b.masked) <= _SHORT
-                if a.masked.isdisjoint(b.masked) and not (short and _reworded(a, b)):
+                short = a.at_most(_SHORT) and b.at_most(_SHORT)
+                if not a.shares_sentence(b) and not (short and _reworded(a, b)):
                     continue  # not one sentence in common, figures aside: not duplicates
                 if short and min(len(a.words), len(b.words)) < _MIN_WORDS:
                     continue  # a label ("Passage 1 of kb-12"), not a statement

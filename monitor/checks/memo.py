@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Set, Sized
+from typing import cast
 
+from monitor.checks import sentences
 from monitor.checks.text import CONTENT_WORD
 
-_MASK_DIGITS = bytes.maketrans(b"0123456789", b"##########")
 # What changes between two versions of one sentence without changing what it says: the
 # auxiliaries and articles, and the endings of words ("were issued" and "are issued",
 # "covered" and "covers", "shipped" and "ship", "year" and "years"). A sentence's skeleton
@@ -75,9 +76,10 @@ def _starts_sentence(text: str, i: int) -> bool:
 
 
 class PassageFacts:
-    """One passage's text-only analysis. ``lower`` and ``masked`` are built with the facts
-    (every trace reads them); ``shingles``, ``pieces``, ``names``, ``words`` and ``skeleton``
-    on first use (only passages with a near-duplicate, or short ones, need them). The lazy
+    """One passage's text-only analysis. ``lower`` and the sentence ``keys`` are built with
+    the facts (every trace reads them); ``masked``, ``shingles``, ``pieces``, ``names``,
+    ``words`` and ``skeleton`` on first use (only passages that share a sentence with another,
+    or short ones, need them). The lazy
     parts are unset slots until then, and ``size`` and ``owner`` are set only for facts a
     memo keeps: a passage that is not kept pays for nothing but its analysis.
 
@@ -86,8 +88,8 @@ class PassageFacts:
     """
 
     __slots__ = (
-        "_names", "_pieces", "_shingles", "_skeleton", "_words", "lower", "masked", "owner",
-        "size", "text",
+        "_masked", "_names", "_pieces", "_shingles", "_skeleton", "_words", "keys", "lower",
+        "owner", "size", "text",
     )  # fmt: skip
 
     owner: PassageMemo | None  # the memo that keeps these facts (set by it)
@@ -97,31 +99,63 @@ class PassageFacts:
     _names: frozenset[str]
     _words: frozenset[str]
     _skeleton: frozenset[bytes]
+    _masked: Set[bytes]
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lower = lowered(text)
-        masked = set(self.lower.translate(_MASK_DIGITS).split(b". "))
-        masked.discard(b"")
-        self.masked: Set[bytes] = masked  # the sentences with digits masked, never changed
+        self.keys: object = sentences.keys(self.lower)  # never changed
 
     def estimate(self) -> int:
-        """The estimated bytes of what is built so far: the text as str and bytes, the masked
-        sentences (bytes and a set slot each), and the lazy parts already read."""
-        size = _ENTRY_OVERHEAD + 3 * len(self.lower) + 90 * len(self.masked)
-        for name in ("_shingles", "_pieces", "_names", "_words", "_skeleton"):
+        """The estimated bytes of what is built so far: the text as str and bytes, the
+        sentence keys (a sentence's bytes and a set slot each, or 8 bytes a hash), and the
+        lazy parts already read."""
+        per_key = 90 if sentences.EXACT else 8
+        size = _ENTRY_OVERHEAD + 3 * len(self.lower) + per_key * sentences.count(self.keys)
+        for name in ("_masked", "_shingles", "_pieces", "_names", "_words", "_skeleton"):
             part = getattr(self, name, None)
             size += self._bytes_of(name, part) if part is not None else 0
         return size
 
     def _bytes_of(self, name: str, part: Sized) -> int:
         """The estimated bytes of the lazy part ``name``: set slots, tuples and words for
-        the trigrams (measured), the sentences' strings, a set slot per name."""
+        the trigrams (measured), the sentences' strings, a set slot per name; the masked
+        sentences when they are not the keys themselves."""
         if name == "_shingles":
             return 135 * len(part)
         if name == "_pieces":
             return len(self.text) + 60 * len(part)
+        if name == "_masked":
+            return 0 if sentences.EXACT else 90 * len(part)
         return 60 * len(part)
+
+    @property
+    def masked(self) -> Set[bytes]:
+        """The passage's distinct sentences, digits masked (``sentences.masked_sentences``):
+        the keys themselves in the interpreted build."""
+        try:
+            return self._masked
+        except AttributeError:
+            if sentences.EXACT:
+                self._masked = cast(Set[bytes], self.keys)
+            else:
+                self._masked = sentences.masked_sentences(self.lower)
+            self._grow("_masked", self._masked)
+            return self._masked
+
+    def shares_sentence(self, other: PassageFacts) -> bool:
+        """The two passages have a sentence in common, digits masked (a shared hash is
+        confirmed on the sentences: hashes can collide)."""
+        if not sentences.shares(self.keys, other.keys):
+            return False
+        return sentences.EXACT or not self.masked.isdisjoint(other.masked)
+
+    def at_most(self, n: int) -> bool:
+        """The passage has at most ``n`` distinct sentences, digits masked (the hashes'
+        count is a lower bound: a passage that seems short is counted on its sentences)."""
+        if sentences.count(self.keys) > n:
+            return False
+        return sentences.EXACT or len(self.masked) <= n
 
     @property
     def shingles(self) -> frozenset[tuple[str, ...]]:

@@ -1,0 +1,47 @@
+"""A passage's sentences as the conflict check compares them: lower-cased, digits masked,
+split at ``". "``; two passages are compared further only when they share one.
+
+One result, two builds. Interpreted, a passage's keys are its sentences themselves (a set of
+bytes). In the compiled build (``deploy/compile.py``) they are the sentences' 64-bit hashes,
+built in C (``sentence_keys.c``) without a bytes object per sentence nor a set per passage:
+~15 µs a trace of C-level work that mypyc cannot speed up. Hashes can collide, so there
+``shares`` is a pre-filter whose True the caller confirms on the sentences (``EXACT`` is
+False), and ``count`` is a lower bound of the number of distinct sentences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Set
+from typing import cast
+
+from monitor.checks import native
+
+MASK_DIGITS = bytes.maketrans(b"0123456789", b"##########")
+
+
+def masked_sentences(lower: bytes) -> Set[bytes]:
+    """The distinct sentences of ``lower`` (a lower-cased passage), digits masked ("refunds
+    within 30 days" and "refunds within 14 days" are one sentence), empty ones left out."""
+    pieces = set(lower.translate(MASK_DIGITS).split(b". "))
+    pieces.discard(b"")
+    return pieces
+
+
+def _shares(a: object, b: object) -> bool:
+    return not cast(Set[bytes], a).isdisjoint(cast(Set[bytes], b))
+
+
+def _count(keys: object) -> int:
+    return len(cast(Set[bytes], keys))
+
+
+keys: Callable[[bytes], object]  # a passage's keys, from its lower-cased bytes
+shares: Callable[[object, object], bool]  # two passages' keys have one in common
+count: Callable[[object], int]  # how many keys
+EXACT: bool  # the keys are the sentences (else hashes: confirm a shared key on the sentences)
+if native.BUILD == "compiled":
+    from monitor.checks import sentence_keys as c
+
+    keys, shares, count, EXACT = c.keys, c.shares, c.count, False
+else:
+    keys, shares, count, EXACT = masked_sentences, _shares, _count, True

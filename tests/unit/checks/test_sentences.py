@@ -1,0 +1,61 @@
+"""The conflict check's sentence pre-filter gives the reference's answers in either build:
+interpreted (the sentences themselves) and compiled (C hashes, a shared one confirmed)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from monitor.checks import native, sentences
+from monitor.checks.memo import PassageFacts, lowered
+from monitor.checks.sentences import masked_sentences
+
+# few words, digits and sentence ends, so that passages often share a sentence
+_PIECE = st.sampled_from(["refunds", "within", "30", "14", "days", "the", "plan", "€5", "3.5"])
+_SENTENCE = st.lists(_PIECE, min_size=0, max_size=4).map(" ".join)
+_PASSAGE = st.lists(_SENTENCE, min_size=0, max_size=6).map(". ".join)
+
+
+def reference_shares(a: str, b: str) -> bool:
+    return not masked_sentences(lowered(a)).isdisjoint(masked_sentences(lowered(b)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PASSAGE, _PASSAGE, st.integers(0, 4))
+def test_passages_share_a_sentence_exactly_when_their_sentences_do(a: str, b: str, n: int) -> None:
+    """Digits masked, empty sentences left out, a ". " inside a figure not a sentence end."""
+    fa, fb = PassageFacts(a), PassageFacts(b)
+    assert fa.shares_sentence(fb) == reference_shares(a, b)
+    assert fa.at_most(n) == (len(masked_sentences(lowered(a))) <= n)
+
+
+@pytest.mark.skipif(native.BUILD != "compiled", reason="the C module runs in the compiled build")
+@given(_PASSAGE, _PASSAGE)
+def test_the_c_keys_match_the_python_sentences(a: str, b: str) -> None:
+    """No collision on such texts: the C answers are the reference's without confirming."""
+    la, lb = lowered(a), lowered(b)
+    assert sentences.shares(sentences.keys(la), sentences.keys(lb)) == reference_shares(a, b)
+    assert sentences.count(sentences.keys(la)) == len(masked_sentences(la))
+
+
+@pytest.mark.skipif(native.BUILD != "compiled", reason="the C module runs in the compiled build")
+def test_the_c_module_refuses_what_is_not_a_key_string() -> None:
+    with pytest.raises(ValueError, match="multiple of 8"):
+        sentences.shares(b"12345", sentences.keys(b"a. b"))
+    with pytest.raises(TypeError):
+        sentences.keys("text, not bytes")  # type: ignore[arg-type]
+
+
+def test_a_shared_hash_is_confirmed_on_the_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every passage's keys collide: the answers still come from the sentences."""
+    monkeypatch.setattr(sentences, "keys", lambda lower: b"\0" * 8)
+    monkeypatch.setattr(sentences, "shares", lambda a, b: a == b)
+    monkeypatch.setattr(sentences, "count", lambda keys: 1)
+    monkeypatch.setattr(sentences, "EXACT", False)
+    one = PassageFacts("Refunds within 30 days. Ask support. Keep the receipt.")
+    other = PassageFacts("Shipping is free. Orders over 5 items ship in 2 days.")
+    same = PassageFacts("Refunds within 14 days. Nothing else.")
+    assert not one.shares_sentence(other)
+    assert one.shares_sentence(same)  # "refunds within ## days"
+    assert not one.at_most(2) and same.at_most(2)
