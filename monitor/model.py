@@ -37,6 +37,7 @@ def revealed(secret: SecretStr | None) -> str | None:
 
 
 _TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+_ZERO_ID = "0" * 32  # not a trace id (W3C)
 # what the record may carry before it is normalised: 32 hex digits, dashes and spaces around
 TRACE_ID_PATTERN = r"^\s*-*(?:[0-9A-Fa-f]-*){32}\s*$"
 
@@ -58,14 +59,8 @@ class RetrievedDoc(BaseModel):
 
     doc_id: str
     chunk_id: str | None = None
-    score: float | None = None
+    score: float | None = None  # strict still takes an integer (1 is 1.0), never a bool
     rank: int | None = None
-
-    @field_validator("score", mode="before")
-    @classmethod
-    def _int_score(cls, v: object) -> object:
-        # JSON has one number type; 1 and 1.0 are the same score.
-        return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
 
 class Passage(BaseModel):
@@ -137,8 +132,10 @@ class RagTrace(BaseModel):
     @classmethod
     def _normalise_trace_id(cls, v: object) -> object:
         if isinstance(v, str):
+            if len(v) == 32 and _TRACE_ID.match(v) and v != _ZERO_ID:
+                return v  # already as stored: the common case, one match and no copies
             v = v.strip().lower().replace("-", "")
-            if not _TRACE_ID.match(v) or v == "0" * 32:
+            if not _TRACE_ID.match(v) or v == _ZERO_ID:
                 raise ValueError("must be 32 hex characters and not all zero")
         return v
 
