@@ -3,7 +3,9 @@
 Run: ``make bench`` (or ``python bench/checks.py --traces 5000``). Prints traces/s for the
 full suite, for ``unsupported_numbers`` alone, for the naive baseline (one regex pulls every
 number out of answer and context; flag the difference) and their ratios, all measured in
-this process on the same traces. Not a test: the figures are reported, not asserted.
+this process on the same traces, best of ``--repeats``, the repeats of every row taken in
+turn (so a drift of the machine's speed does not land on one row). Not a test: the figures
+are reported, not asserted.
 
 A shadow candidate (``shadow``: every check again, with other options, on the live suite's
 view) is timed beside the suite: its cost per trace is printed.
@@ -64,6 +66,26 @@ def rate(
         fn()
         times.append(clock() - t0)
     return n / min(times)
+
+
+def rates(
+    runs: dict[str, tuple[Callable[[], object], Callable[[], object] | None]],
+    n: int,
+    repeats: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, float]:
+    """``rate`` of each of ``runs`` (name: (fn, setup)), their repeats taken in turn (A B C
+    A B C ...), so that a drift of the machine's speed reaches every figure alike and the
+    ratios between them hold (this machine's speed swings by 1.5x within minutes)."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, (fn, setup) in runs.items():
+            if setup is not None:
+                setup()
+            t0 = clock()
+            fn()
+            times[name].append(clock() - t0)
+    return {name: n / min(ts) for name, ts in times.items()}
 
 
 class Memos:
@@ -173,15 +195,16 @@ def main() -> None:
                 bare(item)
 
     n, k = len(traces), args.repeats
-    naive = rate(run_naive, n, k)
-    numbers = rate(run_unsupported, n, k)
-    full = rate(run_suite, n, k, setup=lambda: memos.warmed(suite))
+    got = rates({
+        "naive": (run_naive, None), "numbers": (run_unsupported, None),
+        "full": (run_suite, lambda: memos.warmed(suite)), "without": (run_bare, None),
+        "shadow": (run_shadowed, None), "e2e": (run_decode_and_suite, None),
+    }, n, k)  # fmt: skip
+    naive, numbers, full = got["naive"], got["numbers"], got["full"]
+    without, with_shadow, e2e = got["without"], got["shadow"], got["e2e"]
     hit_rate = statistics.mean(memos.rates or [0.0])
     warm_rate = statistics.mean(memos.warm_rates or [0.0])
     memo = memos.memo
-    without = rate(run_bare, n, k)
-    with_shadow = rate(run_shadowed, n, k)
-    e2e = rate(run_decode_and_suite, n, k)
     # Ground truth from the demo labels: an invented figure, or a figure with no context.
     truth = [
         t.attributes["ragmon.demo.failure_mode"] == "invented_number"
