@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from monitor.checks.memo import PassageFacts, PassageMemo, lowered
-from monitor.checks.numbers import Mention, NumberLookup, answer_mentions, locale_of
+from monitor.checks.numbers import Mention, NumberLookup, answer_mentions
 from monitor.model import Passage, RagTrace
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
@@ -165,4 +165,4 @@ class TraceView:
 
     def _compute_answer_numbers(self) -> list[Mention]:
         # The context's decimal convention is consulted only when the answer's is unclear.
-        return answer_mentions(self.answer, context_locale=lambda: locale_of(self.context_text))
+        return answer_mentions(self.answer, context_locale=lambda: self.context_numbers.locale())

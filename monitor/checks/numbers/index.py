@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from monitor.checks.numbers.mentions import (
     ABBREVIATED_RANGE,
     Lazy,
+    Locale,
     Mention,
     Reading,
     expand_year,
@@ -56,9 +57,10 @@ class NumberIndex:
     raws: set[str]
 
     @classmethod
-    def of(cls, text: str) -> NumberIndex:
-        """The index of every value ``text`` states."""
-        locale = Lazy(lambda: locale_of(text))
+    def of(cls, text: str, locale: Locale | None = None) -> NumberIndex:
+        """The index of every value ``text`` states (``locale``: its decimal convention, when
+        the caller keeps it)."""
+        locale = locale or Lazy(lambda: locale_of(text))
         exact: set[float] = set()
         fine: list[Reading] = []
         dates: list[tuple[int | None, int, int | None]] = []
@@ -187,6 +189,9 @@ class NumberLookup:
         self._joined_done = False
         self._index: NumberIndex | None = None
         self._seps: str | None = None
+        # the text's decimal convention, found once (a scan of the whole text) for every
+        # figure read from it
+        self.locale = Lazy(lambda: locale_of(text))
 
     @property
     def _separators(self) -> str:
@@ -200,7 +205,7 @@ class NumberLookup:
     def index(self) -> NumberIndex:
         """The text's ``NumberIndex``, built on first use."""
         if self._index is None:
-            self._index = NumberIndex.of(self.text)
+            self._index = NumberIndex.of(self.text, self.locale)
         return self._index
 
     def supports(self, mention: Mention) -> bool:
@@ -283,7 +288,7 @@ class NumberLookup:
             for probe in _probes(Reading(lead, 1.0), self._separators):
                 i = text.find(probe)
                 while i >= 0:
-                    for c in _figures_at(text, i):
+                    for c in _figures_at(text, i, self.locale):
                         if any(_key(v.value) == key or _rounds_to(v, r) for v in c.readings):
                             return True
                         if any(_key(v) == key for v in c.parts):
@@ -308,7 +313,7 @@ class NumberLookup:
         return any(_has_word(self._lower, w) for w in words)
 
 
-def _figures_at(text: str, i: int) -> Iterator[Mention]:
+def _figures_at(text: str, i: int, locale: Locale) -> Iterator[Mention]:
     """Figures that may cover the digits at ``i``: read from there, from leading zeros
     ("07"), and from a currency symbol just before ("$0-1-1" reads "$0" as the scanner does)."""
     k = i
@@ -317,4 +322,4 @@ def _figures_at(text: str, i: int) -> Iterator[Mention]:
     starts = (k - 1, k) if k and text[k - 1] in "$€£¥" else (k,)
     for start in starts:
         if _starts_figure(text, start):
-            yield from scan_at(text, start)
+            yield from scan_at(text, start, locale)

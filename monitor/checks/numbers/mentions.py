@@ -292,12 +292,13 @@ def _range_end(text: str, start: int, before: Mention) -> float | None:
     return expand_year(first, int(text[start : start + 2]))
 
 
-def scan_at(text: str, i: int) -> list[Mention]:
-    """The figure that starts at ``i`` (read with the text's decimal convention), if any."""
+def scan_at(text: str, i: int, locale: Locale | None = None) -> list[Mention]:
+    """The figure that starts at ``i`` (read with the text's decimal convention, ``locale``
+    when the caller keeps it for the text), if any."""
     m = NUMERIC.match(text, i)
     if m is None or m.lastgroup is None:
         return []
-    mention = _mention(m.lastgroup, m, Lazy(lambda: locale_of(text)))
+    mention = _mention(m.lastgroup, m, locale or Lazy(lambda: locale_of(text)))
     return [mention] if mention is not None else []
 
 
