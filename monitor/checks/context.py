@@ -102,11 +102,12 @@ class ContextConflict:
         if len(packed) < 2:
             return CheckResult.not_applicable(self.name, "fewer_than_two_passages")
         split = view.facts[: self.max_passages]
+        shorts = [f.at_most(_SHORT) for f in split]
         conflicts: list[Conflict] = []
         for i in range(len(split)):
             for j in range(i + 1, len(split)):
                 a, b = split[i], split[j]
-                short = a.at_most(_SHORT) and b.at_most(_SHORT)
+                short = shorts[i] and shorts[j]
                 if not a.shares_sentence(b) and not (short and _reworded(a, b)):
                     continue  # not one sentence in common, figures aside: not duplicates
                 if short and min(len(a.words), len(b.words)) < _MIN_WORDS:
