@@ -71,7 +71,11 @@ class TraceView:
         return v
 
     def _compute_packed(self) -> list[tuple[int, Passage]]:
-        return [(n, p) for n, p in enumerate(self.trace.context, 1) if p.text.strip()]
+        # a passage with a character that is not a space (as ``text.strip()`` would keep
+        # one, without copying a kilobyte of text per passage)
+        return [
+            (n, p) for n, p in enumerate(self.trace.context, 1) if p.text and not p.text.isspace()
+        ]
 
     @property
     def passages(self) -> list[str]:
