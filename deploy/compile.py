@@ -48,7 +48,7 @@ COMPILED = (
 )  # fmt: skip
 # C modules built beside them: primitives whose cost is C-level work mypyc cannot cut (each
 # has its interpreted reference in Python, the interpreted build's code).
-C_MODULES = ("sentence_keys.c",)
+C_MODULES = ("text_kernels.c",)
 _SETUP_C = """from setuptools import Extension, setup
 setup(name="ragmon-checks-c", script_args=["build_ext", "--inplace"], ext_modules=[
     Extension("monitor.checks." + name.removesuffix(".c"), ["monitor/checks/" + name],
@@ -89,7 +89,7 @@ def _mypyc() -> None:
 # a change to any of them also sends the checks back to the interpreted build.
 DEPENDS = (
     "__init__.py", "numbers/__init__.py", "evidence.py", "options.py", "view.py",
-    "sentences.py", "../model.py", "../lines.py",
+    "kernels.py", "../model.py", "../lines.py",
 )  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from monitor.checks.evidence import (
     EmptyContextEvidence,
     OverlapEvidence,
 )
+from monitor.checks.kernels import contains
 from monitor.checks.memo import PassageFacts
 from monitor.checks.numbers import NumberIndex, NumberLookup
 from monitor.checks.options import ContextConflictOptions, GroundingOverlapOptions
@@ -222,7 +223,7 @@ class GroundingOverlap:
         if len(words) < self.min_words:
             return CheckResult.not_applicable(self.name, "too_few_content_words")
         context = view.context_lower
-        missing = sorted(w for w in words if w.encode("utf-8") not in context)
+        missing = sorted(w for w in words if not contains(context, w.encode("utf-8")))
         overlap = 1.0 - len(missing) / len(words)
         return CheckResult(
             name=self.name,

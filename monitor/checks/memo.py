@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Set, Sized
 from typing import cast
 
-from monitor.checks import sentences
+from monitor.checks import kernels
 from monitor.checks.text import CONTENT_WORD
 
 # What changes between two versions of one sentence without changing what it says: the
@@ -104,14 +104,14 @@ class PassageFacts:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lower = lowered(text)
-        self.keys: object = sentences.keys(self.lower)  # never changed
+        self.keys: object = kernels.keys(self.lower)  # never changed
 
     def estimate(self) -> int:
         """The estimated bytes of what is built so far: the text as str and bytes, the
         sentence keys (a sentence's bytes and a set slot each, or 8 bytes a hash), and the
         lazy parts already read."""
-        per_key = 90 if sentences.EXACT else 8
-        size = _ENTRY_OVERHEAD + 3 * len(self.lower) + per_key * sentences.count(self.keys)
+        per_key = 90 if kernels.EXACT else 8
+        size = _ENTRY_OVERHEAD + 3 * len(self.lower) + per_key * kernels.count(self.keys)
         for name in ("_masked", "_shingles", "_pieces", "_names", "_words", "_skeleton"):
             part = getattr(self, name, None)
             size += self._bytes_of(name, part) if part is not None else 0
@@ -126,36 +126,36 @@ class PassageFacts:
         if name == "_pieces":
             return len(self.text) + 60 * len(part)
         if name == "_masked":
-            return 0 if sentences.EXACT else 90 * len(part)
+            return 0 if kernels.EXACT else 90 * len(part)
         return 60 * len(part)
 
     @property
     def masked(self) -> Set[bytes]:
-        """The passage's distinct sentences, digits masked (``sentences.masked_sentences``):
+        """The passage's distinct sentences, digits masked (``kernels.masked_sentences``):
         the keys themselves in the interpreted build."""
         try:
             return self._masked
         except AttributeError:
-            if sentences.EXACT:
+            if kernels.EXACT:
                 self._masked = cast(Set[bytes], self.keys)
             else:
-                self._masked = sentences.masked_sentences(self.lower)
+                self._masked = kernels.masked_sentences(self.lower)
             self._grow("_masked", self._masked)
             return self._masked
 
     def shares_sentence(self, other: PassageFacts) -> bool:
         """The two passages have a sentence in common, digits masked (a shared hash is
         confirmed on the sentences: hashes can collide)."""
-        if not sentences.shares(self.keys, other.keys):
+        if not kernels.shares(self.keys, other.keys):
             return False
-        return sentences.EXACT or not self.masked.isdisjoint(other.masked)
+        return kernels.EXACT or not self.masked.isdisjoint(other.masked)
 
     def at_most(self, n: int) -> bool:
         """The passage has at most ``n`` distinct sentences, digits masked (the hashes'
         count is a lower bound: a passage that seems short is counted on its sentences)."""
-        if sentences.count(self.keys) > n:
+        if kernels.count(self.keys) > n:
             return False
-        return sentences.EXACT or len(self.masked) <= n
+        return kernels.EXACT or len(self.masked) <= n
 
     @property
     def shingles(self) -> frozenset[tuple[str, ...]]:

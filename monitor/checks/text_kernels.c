@@ -1,19 +1,24 @@
-/* sentence_keys: the conflict check's sentence pre-filter in C, for the compiled build.
+/* text_kernels: two text primitives of the checks in C, for the compiled build; their
+   Python references (monitor/checks/kernels.py) are the interpreted build's code.
 
-   monitor/checks/sentences.py is the reference and the interpreted build: a passage's
-   sentences are lower.translate(digits -> '#').split(b". ") less the empty ones, and two
-   passages are compared further only when they share one. In Python that costs a bytes
-   object per sentence and a set per passage, ~15 us a trace on the benchmark corpus (two
-   thirds of the conflict check), work mypyc cannot speed up. Here each sentence is hashed in
-   place, eight bytes at a time, and a passage's keys are one bytes object: its sorted,
-   distinct 64-bit sentence hashes.
+   Both replace C-level work that mypyc cannot speed up:
 
-   Equal sentences always give equal keys, so ``shares`` never misses a shared sentence; two
-   different sentences may collide, so a True from ``shares`` is confirmed on the sentences
-   themselves by the caller (PassageFacts), and ``count`` is a lower bound of the number of
-   distinct sentences. The hash is not seeded per process: keys are compared only within
-   one process, and an attacker who forces collisions only makes the check confirm more. */
+   * the conflict check's sentence pre-filter: a passage's sentences are
+     lower.translate(digits -> '#').split(b". ") less the empty ones, and two passages are
+     compared further only when they share one. In Python that costs a bytes object per
+     sentence and a set per passage, ~15 us a bench trace (two thirds of the conflict check).
+     Here each sentence is hashed in place, eight bytes at a time, and a passage's keys are
+     one bytes object: its sorted, distinct 64-bit sentence hashes. Equal sentences always
+     give equal keys, so ``shares`` never misses a shared sentence; two different sentences
+     may collide, so a True from ``shares`` is confirmed on the sentences themselves by the
+     caller (PassageFacts), and ``count`` is a lower bound of the number of distinct
+     sentences. The hash is not seeded per process: keys are compared only within one
+     process, and an attacker who forces collisions only makes the check confirm more.
+   * ``contains``: a substring test with the C library's memmem, 2.5-4x faster than
+     ``needle in haystack`` on a 5 KB context (the grounding check looks up each of the
+     answer's words in the whole context). */
 
+#define _GNU_SOURCE /* memmem */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -131,6 +136,20 @@ static PyObject *shares(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_FALSE;
 }
 
+/* contains(haystack: bytes, needle: bytes) -> bool: ``needle in haystack``. */
+static PyObject *contains(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    char *h, *n;
+    Py_ssize_t nh, nn;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "contains() takes a haystack and a needle");
+        return NULL;
+    }
+    if (PyBytes_AsStringAndSize(args[0], &h, &nh) < 0) return NULL;
+    if (PyBytes_AsStringAndSize(args[1], &n, &nn) < 0) return NULL;
+    if (memmem(h, (size_t)nh, n, (size_t)nn) != NULL) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 /* count(keys: bytes) -> int: how many keys (at most the number of distinct sentences). */
 static PyObject *count(PyObject *self, PyObject *arg) {
     const uint64_t *x;
@@ -144,13 +163,15 @@ static PyMethodDef methods[] = {
     {"shares", (PyCFunction)(void (*)(void))shares, METH_FASTCALL,
      "Whether two key strings have a key in common."},
     {"count", count, METH_O, "How many keys a key string holds."},
+    {"contains", (PyCFunction)(void (*)(void))contains, METH_FASTCALL,
+     "Whether the needle occurs in the haystack (two bytes objects)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "sentence_keys",
-    "The conflict check's sentence pre-filter in C (see monitor/checks/sentences.py).", -1,
+    PyModuleDef_HEAD_INIT, "text_kernels",
+    "Text primitives of the checks in C (see monitor/checks/kernels.py).", -1,
     methods,
 };
 
-PyMODINIT_FUNC PyInit_sentence_keys(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit_text_kernels(void) { return PyModule_Create(&module); }
