@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from monitor.checks.cues import CueIndex
 from monitor.checks.evidence import RefusalEvidence
-from monitor.checks.refusal_cues import languages
+from monitor.checks.refusal_cues import Language, languages
 from monitor.checks.view import TraceView
 from monitor.evidence import CheckMeasure, CheckOutput
 from monitor.model import CheckResult
@@ -28,19 +28,44 @@ _CUE_INDEX = CueIndex(
 )
 
 
+def _wakes(language: Language) -> tuple[frozenset[str], bool]:
+    """(the cues one of which must be found for ``language`` to run a pattern, whether any
+    found cue does): its gate's words and cues; without a gate, its patterns' own cues and,
+    for its absence rule, its nouns, and any cue at all when a pattern has no cue of its own.
+    Asked before ``Language.search``, which would return None for the others."""
+    gate = language.words | frozenset(language.cues)
+    if gate:
+        return gate, False
+    own = {c for p in language.patterns if p.cues is not None for c in p.cues}
+    if language.absence is not None:
+        own.update(language.nouns)
+    return frozenset(own), any(p.cues is None for p in language.patterns)
+
+
+_WAKES = [_wakes(lang) for lang in _LANGUAGES]
+
+
 def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
     """(kind, matched phrase) of the earliest refusal in ``text``, or None.
 
-    English patterns first, then each other language's. ``gated=False`` runs every pattern
-    regardless of its cues (the reference behaviour the gates are tested against).
+    English patterns first, then each other language's (only those a found cue wakes).
+    ``gated=False`` runs every pattern regardless of its cues (the reference behaviour the
+    gates are tested against).
     """
-    hits = _CUE_INDEX.hits(text.lower()) if gated else None
-    if hits is not None and not hits:
+    if not gated:
+        for language in _LANGUAGES:
+            found = language.search(text, None)
+            if found is not None:
+                return found
         return None
-    for language in _LANGUAGES:
-        found = language.search(text, hits)
-        if found is not None:
-            return found
+    hits = _CUE_INDEX.hits(text.lower())
+    if not hits:
+        return None
+    for language, (wake, always) in zip(_LANGUAGES, _WAKES, strict=True):
+        if always or not wake.isdisjoint(hits):
+            found = language.search(text, hits)
+            if found is not None:
+                return found
     return None
 
 
