@@ -1,7 +1,7 @@
 """``PassageMemo``: what the checks derive from one passage's text alone, kept across traces.
 
 Retrieval is skewed: the same chunks come back in trace after trace. Everything a check reads
-from a passage by itself — its lower-cased bytes, its digit-masked sentence set, its word
+from a passage by itself — its lower-cased bytes, its digit-masked sentence keys, its word
 trigrams, its sentences — is the same each time that text comes back, so it is computed once
 and kept in a bounded memo.
 
@@ -79,9 +79,9 @@ class PassageFacts:
     """One passage's text-only analysis. ``lower`` and the sentence ``keys`` are built with
     the facts (every trace reads them); ``masked``, ``shingles``, ``pieces``, ``names``,
     ``words`` and ``skeleton`` on first use (only passages that share a sentence with another,
-    or short ones, need them). The lazy
-    parts are unset slots until then, and ``size`` and ``owner`` are set only for facts a
-    memo keeps: a passage that is not kept pays for nothing but its analysis.
+    or short ones, need them). The lazy parts are unset slots until then, and ``size`` and
+    ``owner`` are set only for facts a memo keeps: a passage that is not kept pays for nothing
+    but its analysis.
 
     Nothing is converted for keeping (sentence hashes or trigram hashes would take less
     memory but cost more per passage than the memo saves at a low hit rate).
