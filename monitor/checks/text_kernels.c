@@ -41,9 +41,10 @@ static inline uint64_t mix(uint64_t h, uint64_t w) {
     return h ^ (h >> 29);
 }
 
-/* The hash of s[0:n] with its digits masked; the length is part of it. */
+/* The hash of s[0:n] with its digits masked. The length is mixed in a round of its own:
+   xor-ed into the seed, it cancelled against the first word (" \0" and "#" collided). */
 static uint64_t sentence_hash(const char *s, Py_ssize_t n) {
-    uint64_t h = 0x243F6A8885A308D3ULL ^ (uint64_t)n;
+    uint64_t h = mix(0x243F6A8885A308D3ULL, (uint64_t)n);
     Py_ssize_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;

@@ -70,3 +70,16 @@ def test_contains_is_a_substring_test(haystack: bytes, needle: bytes) -> None:
     """memmem in the compiled build, ``in`` in the interpreted one: the same answers."""
     assert kernels.contains(haystack + needle + haystack, needle)
     assert kernels.contains(haystack, needle) == (needle in haystack)
+
+
+@pytest.mark.skipif(native.BUILD != "compiled", reason="the C module runs in the compiled build")
+def test_no_two_short_sentences_share_a_key() -> None:
+    """Every sentence of one or two bytes: as many distinct keys as distinct sentences once
+    digits are masked (the length was once xor-ed into the first word: " \\0" and "#" had
+    one key)."""
+    pieces = [bytes([a]) for a in range(256)] + [bytes([a, b]) for a in range(256)
+                                                for b in range(256)]  # fmt: skip
+    pieces = [p for p in pieces if p != b". "]
+    assert kernels.count(kernels.keys(b" \0. #")) == 2
+    masked = {p.translate(kernels.MASK_DIGITS) for p in pieces}
+    assert len({kernels.keys(p) for p in pieces}) == len(masked)
