@@ -46,6 +46,7 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 from prometheus_client import CollectorRegistry
 
+from bench.checks import build_line
 from bench.corpus import Reuse, add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.checks import CheckSuite
@@ -368,6 +369,7 @@ def main() -> None:
     reuse = reuse_of(args)
     topic = make_topic(args.bootstrap, args.records, args.partitions, args.format, reuse)
     what = f"traces of ~5.8 KB, {reuse}" if args.format == "native" else "OTLP traces of ~15 KB"
+    print(build_line())
     print(f"topic {topic}: {args.records} {what}, {args.partitions} partitions "
           f"(produced in {time.perf_counter() - t0:.1f}s)")  # fmt: skip
     bare_rate = bare(args.bootstrap, topic, args.records)

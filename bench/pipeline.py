@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from prometheus_client import CollectorRegistry
 
-from bench.checks import Memos, pin_one_core, rate
+from bench.checks import Memos, build_line, pin_one_core, rate
 from bench.corpus import add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.config import Settings
@@ -142,6 +142,7 @@ def main() -> None:
     ]  # fmt: skip
     floor, alone = rows[0][1], rows[2][1]
     size = statistics.mean(len(r) for r in records)
+    print(build_line())
     print(f"traces: {n} (after {warm_n} warming the memo), mean record size "
           f"{size / 1024:.1f} KB, {reuse}, one core, CPU time, best of {k}")  # fmt: skip
     print(f"{'what':<40} {'traces/s':>10} {'vs bare decode':>15} {'vs suite':>9} {'memo hits':>10}")
