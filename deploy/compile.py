@@ -101,9 +101,18 @@ def source_hashes(checks: Path) -> dict[str, str]:
             for m in (*COMPILED, *C_MODULES, *DEPENDS)}  # fmt: skip
 
 
+def _build(what: str, args: list[str], cwd: Path, **env: str) -> None:
+    """Run this Python with ``args`` in ``cwd``; a failure is a RuntimeError with its tail."""
+    run = subprocess.run([sys.executable, *args], cwd=cwd, env={**os.environ, **env},
+                         capture_output=True, text=True)  # fmt: skip
+    if run.returncode != 0:
+        tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-15:])
+        raise RuntimeError(f"{what} failed:\n{tail}")
+
+
 def compile_checks(root: Path) -> tuple[int, float]:
-    """Compile ``COMPILED`` of ``root``/monitor/checks into its ``_native`` directory:
-    (modules, seconds)."""
+    """Compile ``COMPILED`` of ``root``/monitor/checks with mypyc, and build ``C_MODULES``,
+    into its ``_native`` directory: (modules, seconds)."""
     checks = root / "monitor" / "checks"
     native = checks / "_native"
     t0 = time.monotonic()
@@ -113,18 +122,9 @@ def compile_checks(root: Path) -> tuple[int, float]:
                         ignore=shutil.ignore_patterns("_native", "__pycache__"))  # fmt: skip
         (work / "mypy.ini").write_text(_MYPY_INI)
         files = [f"monitor/checks/{m}" for m in COMPILED]
-        env = {**os.environ, "MYPYC_OPT_LEVEL": "3"}
-        run = subprocess.run([sys.executable, "-m", "mypyc", *files], cwd=work, env=env,
-                             capture_output=True, text=True)  # fmt: skip
-        if run.returncode != 0:
-            tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-15:])
-            raise RuntimeError(f"mypyc failed:\n{tail}")
+        _build("mypyc", ["-m", "mypyc", *files], work, MYPYC_OPT_LEVEL="3")
         (work / "setup_c.py").write_text(_SETUP_C.format(names=C_MODULES))
-        run = subprocess.run([sys.executable, "setup_c.py"], cwd=work, capture_output=True,
-                             text=True)  # fmt: skip
-        if run.returncode != 0:
-            tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-15:])
-            raise RuntimeError(f"the C modules failed to build:\n{tail}")
+        _build("the C modules' build", ["setup_c.py"], work)
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
         if native.exists():
             shutil.rmtree(native)
