@@ -52,17 +52,11 @@ def find_refusal(text: str, gated: bool = True) -> tuple[str, str] | None:
     ``gated=False`` runs every pattern regardless of its cues (the reference behaviour the
     gates are tested against).
     """
-    if not gated:
-        for language in _LANGUAGES:
-            found = language.search(text, None)
-            if found is not None:
-                return found
-        return None
-    hits = _CUE_INDEX.hits(text.lower())
-    if not hits:
+    hits = _CUE_INDEX.hits(text.lower()) if gated else None
+    if hits is not None and not hits:
         return None
     for language, (wake, always) in zip(_LANGUAGES, _WAKES, strict=True):
-        if always or not wake.isdisjoint(hits):
+        if hits is None or always or not wake.isdisjoint(hits):
             found = language.search(text, hits)
             if found is not None:
                 return found

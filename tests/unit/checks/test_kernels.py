@@ -16,6 +16,9 @@ from monitor.checks.memo import PassageFacts, lowered
 _PIECE = st.sampled_from(["refunds", "within", "30", "14", "days", "the", "plan", "€5", "3.5"])
 _SENTENCE = st.lists(_PIECE, min_size=0, max_size=4).map(" ".join)
 _PASSAGE = st.lists(_SENTENCE, min_size=0, max_size=6).map(". ".join)
+compiled_only = pytest.mark.skipif(
+    native.BUILD != "compiled", reason="the C module runs in the compiled build"
+)
 
 
 def reference_shares(a: str, b: str) -> bool:
@@ -31,7 +34,7 @@ def test_passages_share_a_sentence_exactly_when_their_sentences_do(a: str, b: st
     assert fa.at_most(n) == (len(masked_sentences(lowered(a))) <= n)
 
 
-@pytest.mark.skipif(native.BUILD != "compiled", reason="the C module runs in the compiled build")
+@compiled_only
 @given(_PASSAGE, _PASSAGE)
 def test_the_c_keys_match_the_python_sentences(a: str, b: str) -> None:
     """No collision on such texts: the C answers are the reference's without confirming."""
@@ -40,7 +43,7 @@ def test_the_c_keys_match_the_python_sentences(a: str, b: str) -> None:
     assert kernels.count(kernels.keys(la)) == len(masked_sentences(la))
 
 
-@pytest.mark.skipif(native.BUILD != "compiled", reason="the C module runs in the compiled build")
+@compiled_only
 def test_the_c_module_refuses_what_is_not_a_key_string() -> None:
     with pytest.raises(ValueError, match="multiple of 8"):
         kernels.shares(b"12345", kernels.keys(b"a. b"))
@@ -72,7 +75,7 @@ def test_contains_is_a_substring_test(haystack: bytes, needle: bytes) -> None:
     assert kernels.contains(haystack, needle) == (needle in haystack)
 
 
-@pytest.mark.skipif(native.BUILD != "compiled", reason="the C module runs in the compiled build")
+@compiled_only
 def test_no_two_short_sentences_share_a_key() -> None:
     """Every sentence of one or two bytes: as many distinct keys as distinct sentences once
     digits are masked (the length was once xor-ed into the first word: " \\0" and "#" had
