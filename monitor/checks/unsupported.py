@@ -78,8 +78,9 @@ class UnsupportedNumbers:
                 continue
             if view.trace.context:
                 derivation = derivation or Derivation(
-                    view.context_text, view.answer, lambda: view.context_lower
-                )
+                    view.context_text, view.answer, lambda: view.context_lower,
+                    view.context_numbers.locale,
+                )  # fmt: skip
                 how = derivation.explain(m)
                 if how is not None:
                     derived.append(how)

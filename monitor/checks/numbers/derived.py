@@ -29,7 +29,7 @@ from monitor.checks.numbers.forms import (
     spellings,
     unit_of,
 )
-from monitor.checks.numbers.mentions import Lazy, Mention, locale_of, scan
+from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
 from monitor.checks.numbers.patterns import SENTENCE, SPELLED
 
 _AFTER = re.compile(r"[ \t-]?([A-Za-z]+)")
@@ -70,10 +70,18 @@ _STOP = frozenset("that this with from were have there their they them than then
 class Derivation:
     """Ways a context implies a figure it does not write (see the module docstring)."""
 
-    def __init__(self, context: str, answer: str, lower: Callable[[], bytes] | None = None) -> None:
+    def __init__(
+        self,
+        context: str,
+        answer: str,
+        lower: Callable[[], bytes] | None = None,
+        locale: Locale | None = None,
+    ) -> None:
         self.context = context
         self.answer = answer
         self._make_lower = lower
+        # the context's decimal convention: the caller's, when it keeps one for this text
+        self._locale = locale or Lazy(lambda: locale_of(context))
         self._lower: str | None = None
         self._sentences: list[str] | None = None
 
@@ -281,7 +289,7 @@ class Derivation:
 
     def _context_figures(self) -> Iterator[tuple[Mention, float, str]]:
         """(figure, value, the word after it) of every plain number of the context."""
-        for m in scan(self.context, Lazy(lambda: locale_of(self.context))):
+        for m in scan(self.context, self._locale):
             if m.kind != "number":
                 continue
             glued = "".join(c for c in m.raw if c.isalpha())
