@@ -67,6 +67,15 @@ class Checkpoint:
                     out[key] = mark
             return out
 
+    def positions(self) -> dict[Partition, tuple[int, int]]:
+        """Per tracked partition: its watermark and one past the highest offset read."""
+        with self._lock:
+            return {
+                key: (self._watermark(st), st.next_offset)
+                for key, st in self._parts.items()
+                if st.next_offset >= 0
+            }
+
     def mark_committed(self, offsets: dict[Partition, int]) -> None:
         """Record that ``offsets`` were committed (the source confirmed them). A partition
         with nothing open, committed up to its end, is forgotten: a source with a partition

@@ -26,7 +26,7 @@ from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.segments import Segmenter, SegmentsConfig
-from monitor.sources import Partition, Position, Source, SourceRecord
+from monitor.sources import Partition, Position, ReplayNote, Source, SourceRecord, trace_key
 from sinks import Sink
 
 Decoder = Callable[[SourceRecord], RagTrace | DeadLetter]
@@ -83,8 +83,10 @@ class Pipeline:
         self.decoder: RecordDecoder = OneItemPerRecord(decoder) if callable(decoder) else decoder
         # Records that are part of several items (OTLP messages): items still unfinished.
         self._refs: dict[Position, int] = {}
-        # traces with the judge, by ticket: the records they came from (the judge never sees them)
-        self._judging: dict[int, tuple[Position, ...]] = {}
+        # traces with the judge, by ticket: the records they came from (the judge never sees
+        # them) and the trace's id (a replay note names it as unfinished)
+        self._judging: dict[int, tuple[tuple[Position, ...], str]] = {}
+        self._noted: dict[Partition, ReplayNote] = {}  # the notes last committed
         self._held: frozenset[Partition] = frozenset()  # partitions the source holds back
         self._tickets = itertools.count(1)
         self.suite = suite
@@ -184,7 +186,8 @@ class Pipeline:
         with self._lock:
             for ticket, evaluation in finished:
                 self._write(evaluation)
-                self._release(self._judging.pop(ticket, ()))
+                positions, _ = self._judging.pop(ticket, ((), ""))
+                self._release(positions)
 
     def close(self) -> None:
         """Stop upstream first: the source (leaves the group), the judge, then the sinks."""
@@ -259,7 +262,7 @@ class Pipeline:
                 ticket = next(self._tickets)
                 now = self.judge_stage.consider(evaluation, ticket)
                 if now is None:  # queued for the judge: its records stay open till it is back
-                    self._judging[ticket] = decoded.positions
+                    self._judging[ticket] = (decoded.positions, item.trace_id)
                     return
                 evaluation = now
             self._write(evaluation)
@@ -311,11 +314,17 @@ class Pipeline:
         with self._lock:
             self._flush()
             offsets = self.checkpoint_state.committable()
+            notes = self._notes()
+            changed = {p: n for p, n in notes.items() if self._noted.get(p) != n}
+            marks = self.checkpoint_state.positions()
+            for part in changed:  # progress past the watermark is committed too
+                offsets.setdefault(part, marks[part][0])
+            notes = {p: n for p, n in notes.items() if p in offsets}
         self._last_commit = self._clock()
         if not offsets:
             return
         try:
-            self.source.commit(offsets)
+            self.source.commit(offsets, notes)
         except Exception as exc:
             self.stats.failed_commits += 1
             self.log.warning("commit_failed", error=str(exc))
@@ -324,28 +333,59 @@ class Pipeline:
             return
         self.checkpoint_state.mark_committed(offsets)
         with self._lock:
+            self._noted.update(notes)
             self.decoder.committed(offsets)
         self.stats.commits += 1
         if self.observer is not None:
             self.observer.on_commit("ok")
 
+    def _notes(self, only: set[Partition] | None = None) -> dict[Partition, ReplayNote]:
+        """The replay note of each partition read (``ReplayNote``): how far it was read and
+        which traces are unfinished — still assembling, or with the judge. Empty when the
+        decoder's records are whole traces."""
+        read = {p: end for p, (_, end) in self.checkpoint_state.positions().items()
+                if only is None or p in only}  # fmt: skip
+        pending = self.decoder.pending(read)
+        if pending is None:
+            return {}
+        for positions, trace_id in self._judging.values():
+            key = None
+            for part, _ in positions:
+                keys = pending.get(part)
+                if keys is not None:
+                    key = trace_key(trace_id) if key is None else key
+                    keys.add(key)
+        return {p: ReplayNote(read[p], frozenset(keys)) for p, keys in pending.items()}
+
     # --- rebalance handler (called on the consumer's IO thread) ---------------------------
 
-    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
-        """Flush, return what is safe to commit for ``partitions`` and drop their state."""
+    def on_revoked(
+        self, partitions: list[Partition]
+    ) -> tuple[dict[Partition, int], dict[Partition, ReplayNote]]:
+        """Flush, return what is safe to commit for ``partitions`` and the notes to commit
+        with it, and drop their state."""
         with self._lock:
             offsets: dict[Partition, int] = {}
+            notes: dict[Partition, ReplayNote] = {}
             if self._failure is None:
                 try:
                     self._flush()
                     mine = set(partitions)
-                    offsets = {
-                        k: v for k, v in self.checkpoint_state.committable().items() if k in mine
-                    }
+                    notes = self._notes(mine)
+                    marks = self.checkpoint_state.positions()
+                    offsets = {p: marks[p][0] for p in notes}
+                    offsets.update(
+                        (k, v) for k, v in self.checkpoint_state.committable().items() if k in mine
+                    )
                 except SinkFailure:
                     self.log.exception("flush_on_revoke_failed")
             self._forget(partitions)
-            return offsets
+            return offsets, notes
+
+    def on_resumed(self, notes: dict[Partition, ReplayNote]) -> None:
+        """Partitions given to this process, with the notes committed with them."""
+        with self._lock:
+            self.decoder.resume(notes)
 
     def resume_positions(self, partitions: list[Partition]) -> dict[Partition, int]:
         """Where the source must read ``partitions`` from if they come straight back: the
@@ -367,6 +407,8 @@ class Pipeline:
 
     def _forget(self, partitions: list[Partition]) -> None:
         gone = set(partitions)
+        for part in gone:
+            self._noted.pop(part, None)
         self.checkpoint_state.revoke(partitions)
         self.decoder.revoke(partitions)
         for pos in [p for p in self._refs if p[0] in gone]:

@@ -10,27 +10,37 @@ service that does not export here — counts as the root) and no span came for
 
 Record time. A source that reads history (Kafka) gives each record the time it was written,
 and says how far it has read (``ReadProgress``). There both waits count in record time
-against a stream clock: the newest record time read on each assigned partition that still
-has records unread, the lowest of them; this machine's clock when every partition is read to
-its end. A trace is quiet once every partition that could still hold its spans has been read
-``quiet_seconds`` past its last record, and overdue once it has been read ``max_wait_seconds``
-past its first. So a consumer catching up over a backlog, which reads partitions unevenly,
-never cuts a trace whose other spans sit on a partition not yet read that far (the
-kafkaexporter spreads one trace over every partition unless ``partition_traces_by_id``); and
-a record read again after a restart keeps its time, so a trace whose root never came is
-emitted as soon as the stream is read past its max wait, not ``max_wait_seconds`` after every
-restart (which, in a crash loop shorter than that, would hold the commit for good). The max
-wait in arrival time stays a ceiling: a partition that stays behind (a stalled fetch) delays
-a trace by at most that. Sources without record time (files, the OTLP/HTTP receiver) count
-in arrival time only. The buffer is bounded by trace count and bytes; the oldest trace is
-evicted first and still evaluated, marked incomplete.
+against a stream clock: per assigned partition, the later of its newest record time read and
+the time it was last known read to its end on fresh evidence (``ReadProgress.read_to``: an
+end offset asked then and already reached), the lowest of them. Never this machine's clock,
+and never the end offset of the last fetch response, which is seconds old while a consumer
+catches up into live traffic (a rolling deploy): records written since are not fetched yet,
+and a trace whose root was read would be cut before its next part. A trace is quiet once
+every partition that could still hold its spans has been read ``quiet_seconds`` past its last
+record, and overdue once it has been read ``max_wait_seconds`` past its first. So a consumer
+catching up over a backlog, which reads partitions unevenly, never cuts a trace whose other
+spans sit on a partition not yet read that far (the kafkaexporter spreads one trace over
+every partition unless ``partition_traces_by_id``); and a record read again after a restart
+keeps its time, so a trace whose root never came is emitted as soon as the stream is read
+past its max wait, not ``max_wait_seconds`` after every restart (which, in a crash loop
+shorter than that, would hold the commit for good). The max wait in arrival time stays a
+ceiling: a partition that stays behind (a stalled fetch) delays a trace by at most that.
+Sources without record time (files, the OTLP/HTTP receiver) count in arrival time only. The
+buffer is bounded by trace count and bytes; the oldest trace is evicted first and still
+evaluated, marked incomplete.
 
-Replay fragments: after a restart a source that re-reads (Kafka) delivers again what was
-not committed, which can be the tail of a trace whose other spans were evaluated before
-(they sat on another partition, or earlier in this one). Such a fragment — no root span, no
-model call, first read before this process committed its partition — is counted as
-``replay_fragment``, not as an instrumentation problem (``unrecognised``,
-``content_missing``), and is not evaluated.
+Replays: after a restart a source that re-reads (Kafka) delivers again what was not
+committed. The commit carries a ``ReplayNote`` per partition (how far this process had read,
+and the keys of the traces still unfinished then), so the next reader knows: below the
+note's end, spans of any other trace belong to a trace evaluated before, and are counted
+``replay_fragment`` (outcome ``late``) and dropped, whatever they carry — a root span too;
+only the unfinished traces are assembled again. Where no note can tell — a commit without
+one (an older ragmon) or a note that could not name them all — a trace first read before
+this process committed its partition that has no root span, or whose spans map to
+``unrecognised`` or ``content_missing`` (a root re-read without the rest), is counted as
+``replay_fragment``, not as an instrumentation problem, and is not evaluated. Past a note's
+end (records a process killed after that commit read on; a partition never committed has a
+note ending at 0), a trace with neither a root span nor a model call is counted so.
 
 Offsets: every emitted item carries the positions of the records it was built from, and
 ``feed`` says how many items a record will be part of. The pipeline keeps a record open
@@ -44,7 +54,7 @@ import dataclasses
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -52,10 +62,12 @@ import structlog
 
 from monitor.errors import OtlpDecodeError
 from monitor.ingest.conventions import (
+    CONTENT_MISSING,
     MAPPING_FAILED,
     OUTCOMES,
     OWN,
     REPLAY_FRAGMENT,
+    UNRECOGNISED,
     has_model_call,
     map_spans,
 )
@@ -63,7 +75,14 @@ from monitor.ingest.decoder import Decoded, Progress
 from monitor.ingest.native import DECODE_FAILED, dead_letter
 from monitor.ingest.otlp import Span, decode_json, decode_proto, is_own
 from monitor.model import DeadLetter
-from monitor.sources import Partition, Position, ReadProgress, SourceRecord
+from monitor.sources import (
+    Partition,
+    Position,
+    ReadProgress,
+    ReplayNote,
+    SourceRecord,
+    trace_key,
+)
 
 # Bounded labels of ragmon_assembly_traces_total{outcome=...}.
 COMPLETE = "complete"  # root span seen, then quiet
@@ -72,6 +91,12 @@ EVICTED = "evicted"  # pushed out by the trace-count or byte bound
 END_OF_INPUT = "end_of_input"  # a finite input ended before the root span came
 LATE = "late"  # spans of a trace already emitted (counted, not evaluated again)
 ASSEMBLY_OUTCOMES = (COMPLETE, MAX_WAIT, EVICTED, END_OF_INPUT, LATE)
+
+
+NEVER = float("-inf")
+
+# How a record may be a replay of what a process before this one read (``_replay_of``).
+NO_REPLAY, NARROW, BROAD = 0, 1, 2
 
 
 class AssemblyObserver(Protocol):
@@ -111,7 +136,7 @@ class _Buffered:
     last: float
     first_time: float | None = None  # record time of its first record (Unix seconds)
     last_time: float | None = None  # record time of its newest record
-    replay_window: bool = False  # first read before this process committed its partition
+    replay_window: int = 0  # NO_REPLAY, NARROW or BROAD (see ``OtlpAssembler._replay_of``)
     spans: list[Span] = field(default_factory=list)
     positions: dict[Position, None] = field(default_factory=dict)  # ordered set
     root: bool = False
@@ -145,6 +170,7 @@ class OtlpAssembler:
         self._wall = wall
         self._replays = replays  # the source re-reads what was not committed (Kafka)
         self._settled: set[Partition] = set()  # committed by this process since assigned
+        self._notes: dict[Partition, ReplayNote] = {}  # committed with the partitions given
         self._stream_time: dict[Partition, float] = {}  # newest record time read, per partition
         self._buf: OrderedDict[str, _Buffered] = OrderedDict()  # first-seen order
         self._bytes = 0
@@ -186,10 +212,14 @@ class OtlpAssembler:
             return [Decoded(dead_letter(record, DECODE_FAILED, detail), (pos,))], 1
         now = self._clock()
         when = self._record_time(record)
-        replay_window = self._replays and pos[0] not in self._settled
+        replay_window, pending = self._replay_of(pos)
         share = len(raw) // max(len(spans), 1)
         touched: set[str] = set()
+        replayed: set[str] = set()
         for s in spans:
+            if pending is not None and trace_key(s.trace_id) not in pending:
+                replayed.add(s.trace_id)  # re-read below the note's end, finished before
+                continue
             if s.trace_id in self._recent:
                 self._count("-", LATE)
                 continue
@@ -206,6 +236,8 @@ class OtlpAssembler:
             b.nbytes += share
             self._bytes += share
             touched.add(s.trace_id)
+        for _ in replayed:  # one per trace and record, as a trace is counted
+            self._count(REPLAY_FRAGMENT, LATE)
         out = []
         lim = self.limits
         while self._buf and (len(self._buf) > lim.max_traces or self._bytes > lim.max_bytes):
@@ -213,6 +245,27 @@ class OtlpAssembler:
             out.append(self._emit(trace_id, EVICTED))
         self._report()
         return out, len(touched)
+
+    def _replay_of(self, pos: Position) -> tuple[int, frozenset[int] | None]:
+        """How a record may be a replay, and, when the note committed with its partition
+        names the traces still assembling then, their keys (only their spans are news).
+
+        Below a note's ``read_end`` whose traces are named: exactly that. Below a note that
+        could not name them, or at a committed offset without a note (an older ragmon):
+        ``BROAD`` — a trace without a root, or that maps to nothing, is a fragment. Past a
+        note's end (a process killed after that commit read on; a partition never committed
+        has a note ending at 0), until this process commits the partition: ``NARROW`` — a
+        trace with neither a root nor a model call is a fragment."""
+        if not self._replays or pos[0] in self._settled:
+            return NO_REPLAY, None
+        note = self._notes.get(pos[0])
+        if note is None:
+            return BROAD, None
+        if pos[1] >= note.read_end:
+            return NARROW, None
+        if note.pending is None:
+            return BROAD, None
+        return NO_REPLAY, note.pending
 
     def _record_time(self, record: SourceRecord) -> float | None:
         """The record's time, never ahead of this machine's clock (a producer's clock may
@@ -226,14 +279,19 @@ class OtlpAssembler:
         return when
 
     def _stream_clock(self, progress: ReadProgress | None) -> float | None:
-        """The record time up to which every assigned partition has been read: the lowest
-        newest-record time of the partitions still behind (none read yet: minus infinity),
-        this machine's clock when none is. None when the source keeps no record time."""
+        """The record time up to which every assigned partition is known to be read: per
+        partition the later of its newest record time read and the time it was last known
+        read to its end (``ReadProgress.read_to``), the lowest of them; minus infinity while
+        a partition has neither. Never this machine's clock: a partition without lag by the
+        last fetch response can still have records written since (seconds of them after a
+        catch-up into live traffic). None when the source keeps no record time."""
         if progress is None or not progress.assigned:
             return None
+        read_to = progress.read_to
         clock = self._wall()
-        for part in progress.behind:
-            clock = min(clock, self._stream_time.get(part, float("-inf")))
+        for part in progress.assigned:
+            known = max(self._stream_time.get(part, NEVER), read_to.get(part, NEVER))
+            clock = min(clock, known)
         return clock
 
     def due(self, flush: bool = False, progress: Progress = None) -> list[Decoded]:
@@ -300,12 +358,32 @@ class OtlpAssembler:
         """``partitions`` were committed: later records of theirs are no replay."""
         self._settled.update(partitions)
 
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]] | None:
+        """Per partition, the keys of the traces buffered with spans from its records; None
+        when the source does not re-read (nothing to note)."""
+        if not self._replays:
+            return None
+        out: dict[Partition, set[int]] = {p: set() for p in partitions}
+        for trace_id, b in self._buf.items():
+            key = None
+            for part, _ in b.positions:
+                keys = out.get(part)
+                if keys is not None:
+                    key = trace_key(trace_id) if key is None else key
+                    keys.add(key)
+        return out
+
+    def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
+        """The notes committed with partitions just given (see ``ReplayNote``)."""
+        self._notes.update(notes)
+
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Drop the buffered spans of partitions this process no longer owns."""
         gone = set(partitions)
         self._settled -= gone  # given back later, they are re-read from the committed offset
         for part in gone:
             self._stream_time.pop(part, None)
+            self._notes.pop(part, None)
         for trace_id in list(self._buf):
             b = self._buf[trace_id]
             for pos in [q for q in b.positions if q[0] in gone]:
@@ -325,7 +403,11 @@ class OtlpAssembler:
         if is_own(b.spans):
             self._count(OWN, outcome)
             return Decoded(None, positions)
-        if b.replay_window and not b.root and not has_model_call(b.spans):
+        if (
+            b.replay_window
+            and not b.root
+            and (b.replay_window == BROAD or not has_model_call(b.spans))
+        ):
             self._count(REPLAY_FRAGMENT, outcome)
             return Decoded(None, positions)
         source = instrumentation(b.spans)
@@ -336,6 +418,9 @@ class OtlpAssembler:
             self._log_once(MAPPING_FAILED, exc)
             self._count(MAPPING_FAILED, outcome, source)
             return Decoded(_unmappable(b.spans, positions, exc), positions)
+        if b.replay_window == BROAD and mapped.convention in (UNRECOGNISED, CONTENT_MISSING):
+            self._count(REPLAY_FRAGMENT, outcome)  # a root re-read without the rest
+            return Decoded(None, positions)
         self._count(mapped.convention, outcome, source, mapped.unresolved_ids)
         return Decoded(mapped.trace, positions)
 

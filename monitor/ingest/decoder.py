@@ -4,12 +4,12 @@ items (a trace, a dead letter, or nothing) that remember the records they came f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from monitor.model import DeadLetter, RagTrace
-from monitor.sources import Partition, Position, ReadProgress, SourceRecord
+from monitor.sources import Partition, Position, ReadProgress, ReplayNote, SourceRecord
 
 
 @dataclass(slots=True)
@@ -56,6 +56,17 @@ class RecordDecoder(Protocol):
         """This process has committed ``partitions`` (since it was given them)."""
         ...
 
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]] | None:
+        """Per partition, the ``trace_key`` of every trace still assembling from its records
+        (what a ``ReplayNote`` names); None for a decoder whose records are whole traces, which
+        needs no note."""
+        ...
+
+    def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
+        """Partitions given to this process, with the notes committed with them: a record
+        re-read below a note's ``read_end`` is a replay (see ``ReplayNote``)."""
+        ...
+
 
 class OneItemPerRecord:
     """One record, one item: the native JSON decoder as a ``RecordDecoder``."""
@@ -85,3 +96,10 @@ class OneItemPerRecord:
 
     def committed(self, partitions: Iterable[Partition]) -> None:
         """Nothing depends on it."""
+
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]] | None:
+        """Records are whole traces: no note needed."""
+        return None
+
+    def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
+        """A record read again is evaluated again (at-least-once); nothing to note."""

@@ -9,11 +9,13 @@ from monitor.sources.base import (
     Partition,
     Position,
     ReadProgress,
+    ReplayNote,
     Source,
     SourceDefaults,
     SourceListener,
     SourcePosition,
     SourceRecord,
+    trace_key,
 )
 from monitor.sources.demo import DemoSource
 from monitor.sources.files import JsonlSource, ListSource, OtlpFileSource
@@ -26,9 +28,11 @@ __all__ = [
     "Partition",
     "Position",
     "ReadProgress",
+    "ReplayNote",
     "Source",
     "SourceDefaults",
     "SourceListener",
     "SourcePosition",
     "SourceRecord",
+    "trace_key",
 ]

@@ -8,7 +8,9 @@ before and after they move; the others never call it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 
@@ -44,22 +46,60 @@ Position = tuple[Partition, int]  # a record: its partition and offset
 @dataclass(frozen=True, slots=True)
 class ReadProgress:
     """How far a source that reads history (Kafka) has read, as of its last poll: the
-    partitions it reads, and those of them with records it has not returned yet (lag, or an
-    end or a position not known yet). A deadline kept in record time may only count a
-    partition's newest record time once that partition can hold nothing older unread: while
-    a consumer catches up it reads partitions unevenly, and a trace's spans on a partition
-    still behind are yet to come."""
+    partitions it reads, those of them with records it has not returned yet (lag, or an end
+    or a position not known yet), and, per partition, the time up to which it is known to
+    be read to its end on evidence that cannot be stale (``read_to``).
+
+    A deadline kept in record time may only count a partition's newest record time once that
+    partition can hold nothing older unread: while a consumer catches up it reads partitions
+    unevenly, and a trace's spans on a partition still behind are yet to come. Neither the
+    absence of lag nor this machine's clock is such evidence: a consumer's lag is measured
+    against the end offset the last fetch response carried, seconds old on a busy machine,
+    and records written since are not fetched yet. ``read_to[p] = t`` says: every record
+    written to ``p`` before ``t`` (Unix seconds) has been returned by ``poll`` — learnt from
+    an end offset asked at ``t`` and already reached."""
 
     assigned: frozenset[Partition]
     behind: frozenset[Partition]
+    read_to: Mapping[Partition, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayNote:
+    """What the next reader of a partition must know of the records past its committed
+    offset, committed with it (Kafka: the commit's metadata): this process read up to
+    ``read_end`` (exclusive), and of the records between the committed offset and there only
+    those holding spans of the traces still assembling are unfinished (``pending``: the
+    ``trace_key`` of each; None when there were too many to say). A record re-read below
+    ``read_end`` is a replay: its spans of any other trace belong to traces already
+    evaluated. Finished records above the committed offset are the progress made while
+    traces assemble (as Confluent's parallel consumer commits the offsets it finished past
+    the lowest open one), so a restart re-evaluates none of them."""
+
+    read_end: int
+    pending: frozenset[int] | None
+
+
+def trace_key(trace_id: str) -> int:
+    """A trace id's 32-bit key in a ``ReplayNote`` (a hash, so ids that share a prefix,
+    such as sequential ones, still differ)."""
+    return int.from_bytes(hashlib.blake2b(trace_id.encode(), digest_size=4).digest(), "big")
 
 
 class SourceListener(Protocol):
     """What a source tells the pipeline when partitions move. Called on the source's own
     thread (Kafka: the consumer's IO thread, inside a rebalance)."""
 
-    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
-        """Flush, then return the offsets of ``partitions`` that are safe to commit."""
+    def on_revoked(
+        self, partitions: list[Partition]
+    ) -> tuple[dict[Partition, int], dict[Partition, ReplayNote]]:
+        """Flush, then return the offsets of ``partitions`` that are safe to commit and the
+        notes to commit with them."""
+        ...
+
+    def on_resumed(self, notes: dict[Partition, ReplayNote]) -> None:
+        """Partitions just assigned were committed with ``notes`` (by this process or one
+        before it). Called on the polling thread, before any record of them is returned."""
         ...
 
     def on_lost(self, partitions: list[Partition]) -> None:
@@ -111,8 +151,14 @@ class Source(Protocol):
         carry no record time (files, the demo, the OTLP/HTTP receiver)."""
         ...
 
-    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
-        """Everything before ``offsets[(source, partition)]`` is finished."""
+    def commit(
+        self,
+        offsets: dict[tuple[str, int], int],
+        notes: Mapping[Partition, ReplayNote] | None = None,
+    ) -> None:
+        """Everything before ``offsets[(source, partition)]`` is finished; ``notes`` (the
+        decoder's, where it keeps some) are committed with them by a source that re-reads
+        (Kafka), and ignored by the others."""
         ...
 
     def hold(self, partitions: frozenset[Partition]) -> None:
@@ -163,7 +209,11 @@ class SourceDefaults:
         """Its records carry no record time: nothing to tell."""
         return None
 
-    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
+    def commit(
+        self,
+        offsets: dict[tuple[str, int], int],
+        notes: Mapping[Partition, ReplayNote] | None = None,
+    ) -> None:
         """Nothing to confirm to."""
 
     def hold(self, partitions: frozenset[Partition]) -> None:

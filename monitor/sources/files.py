@@ -4,13 +4,19 @@ or message numbers."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
 
-from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
+from monitor.sources.base import (
+    Partition,
+    ReplayNote,
+    SourceDefaults,
+    SourcePosition,
+    SourceRecord,
+)
 from monitor.sources.framing import stream_messages
 from monitor.sources.inputs import STDIN, Input
 
@@ -28,6 +34,7 @@ class _IteratorSource(SourceDefaults):
         self._it: Iterator[SourceRecord] | None = None
         self._done = False
         self.committed: dict[tuple[str, int], int] = {}
+        self.notes: dict[Partition, ReplayNote] = {}  # what a re-reading source would keep
 
     def _records(self) -> Iterator[SourceRecord]:
         raise NotImplementedError
@@ -52,8 +59,14 @@ class _IteratorSource(SourceDefaults):
     def exhausted(self) -> bool:
         return self._done
 
-    def commit(self, offsets: dict[tuple[str, int], int]) -> None:
+    def commit(
+        self,
+        offsets: dict[tuple[str, int], int],
+        notes: Mapping[Partition, ReplayNote] | None = None,
+    ) -> None:
+        """Kept, for tests to read."""
         self.committed.update(offsets)
+        self.notes.update(notes or {})
 
     def close(self) -> None:
         self._it = None

@@ -9,23 +9,84 @@ out) are dropped without a commit: their new owner replays them.
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, TopicPartition
-from kafka.errors import KafkaError
+from kafka.errors import KafkaError, OffsetMetadataTooLargeError
 
 from monitor.config import KafkaConnection
 from monitor.errors import SourceError
-from monitor.sources import Partition, ReadProgress, SourceListener, SourcePosition, SourceRecord
+from monitor.sources import (
+    Partition,
+    ReadProgress,
+    ReplayNote,
+    SourceListener,
+    SourcePosition,
+    SourceRecord,
+)
 from monitor.sources.config import KafkaSourceConfig
 
 if TYPE_CHECKING:
     from monitor.config import Settings
     from monitor.telemetry import Metrics
+
+
+# How often a partition that looks read to its end is confirmed with a fresh end offset
+# (ListOffsets: one request for every such partition), and the bound on the wait for it.
+END_CHECK_SECONDS = 0.25
+END_CHECK_TIMEOUT_MS = 2_000
+END_CHECK_BACKOFF_SECONDS = 5.0  # after a failed request (an outage)
+# A record's time (CreateTime) is set by its producer before it is sent: batching (linger),
+# retries and the trip to the broker can put a record created before an end-offset request
+# after it in the log. Evidence from a request at t covers the records created before t
+# minus this.
+PRODUCER_SLACK_SECONDS = 1.0
+
+
+# A replay note in a commit's metadata: "ragmon/1 <read_end> <pending>", the pending traces'
+# keys as base64 of 4 bytes each, or "*" when they do not fit. Kafka's broker setting
+# offset.metadata.max.bytes: "The maximum size for a metadata entry associated with an offset
+# commit" (default 4096); a note is kept under it.
+NOTE_PREFIX = "ragmon/1 "
+MAX_NOTE_BYTES = 4000
+
+
+def encode_note(note: ReplayNote | None) -> str:
+    """A note as commit metadata ("" without one); its pending keys as "*" (unknown) when
+    they would take it past ``MAX_NOTE_BYTES``."""
+    if note is None:
+        return ""
+    head = f"{NOTE_PREFIX}{note.read_end} "
+    keys = note.pending
+    if keys is not None and len(head) + (len(keys) * 4 + 2) // 3 * 4 <= MAX_NOTE_BYTES:
+        packed = b"".join(k.to_bytes(4, "big") for k in sorted(keys))
+        return head + base64.b64encode(packed).decode("ascii")
+    return head + "*"
+
+
+def decode_note(metadata: str | None) -> ReplayNote | None:
+    """A note read back from commit metadata; None for anything else (an empty string,
+    another tool's metadata, a malformed note)."""
+    if not metadata or not metadata.startswith(NOTE_PREFIX):
+        return None
+    parts = metadata[len(NOTE_PREFIX) :].split(" ")
+    if len(parts) != 2 or not parts[0].isdigit():
+        return None
+    if parts[1] == "*":
+        return ReplayNote(int(parts[0]), None)
+    try:
+        packed = base64.b64decode(parts[1], validate=True)
+    except ValueError:
+        return None
+    if len(packed) % 4:
+        return None
+    keys = frozenset(int.from_bytes(packed[i : i + 4], "big") for i in range(0, len(packed), 4))
+    return ReplayNote(int(parts[0]), keys)
 
 
 class SourceObserver(Protocol):
@@ -89,12 +150,14 @@ class KafkaSource:
         observer: SourceObserver | None = None,
         consumer_factory: Callable[..., KafkaConsumer] = KafkaConsumer,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
         self.connection = connection
         self.observer = observer
         self._factory = consumer_factory
         self._clock = clock
+        self._wall = wall
         self._consumer: Any = None
         self._handler: SourceListener | None = None
         self._assigned_parts: set[Partition] = set()
@@ -102,6 +165,11 @@ class KafkaSource:
         self._settled = False  # joined, and polled since the last assignment
         self._last_poll = 0.0
         self._committed: dict[Partition, int] = {}
+        # per partition: records written before this time (Unix s) were all returned
+        self._read_to: dict[Partition, float] = {}
+        self._next_end_check = float("-inf")
+        self._unnoted: set[Partition] = set()  # assigned, their replay notes not read yet
+        self._notes_refused = False  # the broker refused a note's size once
         self._resume: dict[Partition, int] = {}  # revoked partition -> lowest buffered offset
         self._held = 0  # partitions paused by ``hold``, as last reported
         self._lock = threading.Lock()
@@ -180,6 +248,8 @@ class KafkaSource:
         if self._share_dirty and self._handler is not None:
             self._share_dirty = False
             self._handler.on_share(self._share())
+        if self._unnoted:
+            self._resume_notes()
         out: list[SourceRecord] = []
         for records in batch.values():
             for r in records:
@@ -194,22 +264,58 @@ class KafkaSource:
                 )
         return out
 
+    def _resume_notes(self) -> None:
+        """The notes committed with the partitions just assigned, read (one request each,
+        on the polling thread, before any of their records is returned) and passed to the
+        listener. A partition never committed in the group gets a note that ends at 0 (no
+        reader before); one committed without a note (an older ragmon), or whose note cannot
+        be read, gets none: the broad replay window applies (``OtlpAssembler``)."""
+        with self._lock:
+            parts, self._unnoted = self._unnoted & self._assigned_parts, set()
+        notes = {}
+        for part in sorted(parts):
+            try:
+                got = self._consumer.committed(
+                    TopicPartition(*part), metadata=True, timeout_ms=self.config.commit_timeout_ms
+                )
+            except KafkaError as exc:
+                self.log.warning("replay_note_unread", partition=part, error=str(exc))
+                continue
+            if got is None:  # never committed in this group: nothing was read before
+                notes[part] = ReplayNote(0, frozenset())
+            elif (note := decode_note(getattr(got, "metadata", None))) is not None:
+                notes[part] = note
+        if notes and self._handler is not None:
+            self._handler.on_resumed(notes)
+
     @property
     def exhausted(self) -> bool:
         """Never: a topic has no end."""
         return False
 
     def progress(self) -> ReadProgress | None:
-        """The assigned partitions and those behind: records fetched by the consumer but
-        not returned by ``poll`` yet, or the end offset (known from a fetch response) or the
-        position (known once the assignment was polled) still unknown. Nothing waits: the
-        position is asked with a zero timeout (unknown then, so behind)."""
+        """The assigned partitions, those behind, and how far each is known read.
+
+        Behind: records fetched by the consumer but not returned by ``poll`` yet, or the end
+        offset (known from a fetch response) or the position (known once the assignment was
+        polled) still unknown. The position is asked with a zero timeout (unknown then, so
+        behind).
+
+        Read to (``ReadProgress.read_to``): a partition that looks read to its end by the
+        end offset of its last fetch response is confirmed with a fresh end offset (one
+        ListOffsets request for all of them, at most every ``END_CHECK_SECONDS``): kafka-python
+        says of ``highwater()`` that it is "returned in FetchResponse messages", so it is as
+        old as the last fetch, seconds on a busy machine in the middle of a catch-up, and
+        records written since are not fetched yet. When the position already reached the
+        end asked at ``t``, every record written before ``t`` minus ``PRODUCER_SLACK_SECONDS``
+        was returned; a partition whose position is short of it is behind."""
         consumer = self._consumer
         if consumer is None:
             return None
         with self._lock:
             parts = frozenset(self._assigned_parts)
         behind = set()
+        looks_read: dict[Partition, int] = {}
         for part in parts:
             tp = TopicPartition(*part)
             try:
@@ -219,7 +325,43 @@ class KafkaSource:
                 high = at = None
             if high is None or at is None or at < high:
                 behind.add(part)
-        return ReadProgress(parts, frozenset(behind))
+            else:
+                looks_read[part] = at
+        behind |= self._confirm_ends(looks_read)
+        with self._lock:
+            read_to = {p: t for p, t in self._read_to.items() if p in parts}
+        return ReadProgress(parts, frozenset(behind), read_to)
+
+    def _confirm_ends(self, positions: dict[Partition, int]) -> set[Partition]:
+        """Ask the end offsets of the partitions at ``positions`` (read, by their last fetch
+        response) when the last answer is older than ``END_CHECK_SECONDS``; record the time
+        of the request for those whose position reached the answer; return those that did
+        not (behind after all). The positions were read before the request, so a record
+        written before it has an offset below the answer."""
+        now = self._clock()
+        if not positions or now < self._next_end_check:
+            return set()
+        asked = self._wall()
+        try:
+            ends = self._consumer.end_offsets(
+                [TopicPartition(*p) for p in positions], timeout_ms=END_CHECK_TIMEOUT_MS
+            )
+        except KafkaError as exc:  # an outage: no new evidence; the clock waits
+            self._next_end_check = now + END_CHECK_BACKOFF_SECONDS
+            self.log.debug("end_offsets_failed", error=str(exc))
+            return set()
+        self._next_end_check = now + END_CHECK_SECONDS
+        short = set()
+        with self._lock:
+            for tp, end in ends.items():
+                part = (tp.topic, tp.partition)
+                if part not in self._assigned_parts:
+                    continue
+                if positions[part] >= end:
+                    self._read_to[part] = asked - PRODUCER_SLACK_SECONDS
+                else:
+                    short.add(part)
+        return short
 
     def ready(self) -> bool:
         """Assigned partitions, polled since (so their positions are known), and polling on
@@ -230,19 +372,37 @@ class KafkaSource:
 
     # --- commits --------------------------------------------------------------------------
 
-    def commit(self, offsets: dict[Partition, int]) -> None:
-        """Commit synchronously; raises KafkaError on failure (the pipeline counts it and
-        tries again at the next interval)."""
+    def commit(
+        self, offsets: dict[Partition, int], notes: Mapping[Partition, ReplayNote] | None = None
+    ) -> None:
+        """Commit synchronously, each offset with its note as the commit's metadata; raises
+        KafkaError on failure (the pipeline counts it and tries again at the next
+        interval). A broker that refuses the metadata's size gets commits without notes
+        from then on (a restart then falls back to the replay window without them)."""
         with self._lock:
             owned = {k: v for k, v in offsets.items() if k in self._assigned_parts}
         if not owned:
             return
-        self._consumer.commit(
-            {TopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in owned.items()},
-            timeout_ms=self.config.commit_timeout_ms,
-        )
+        try:
+            self._consumer.commit(self._with_notes(owned, notes),
+                                  timeout_ms=self.config.commit_timeout_ms)  # fmt: skip
+        except OffsetMetadataTooLargeError:
+            self.log.warning("replay_notes_refused", limit_bytes=MAX_NOTE_BYTES,
+                             hint="the broker's offset.metadata.max.bytes is below it")  # fmt: skip
+            self._notes_refused = True
+            self._consumer.commit(self._with_notes(owned, None),
+                                  timeout_ms=self.config.commit_timeout_ms)  # fmt: skip
         self._committed.update(owned)
         self._report_offsets()
+
+    def _with_notes(
+        self, offsets: Mapping[Partition, int], notes: Mapping[Partition, ReplayNote] | None
+    ) -> dict[TopicPartition, OffsetAndMetadata]:
+        notes = {} if notes is None or self._notes_refused else notes
+        return {
+            TopicPartition(t, p): OffsetAndMetadata(o, encode_note(notes.get((t, p))), -1)
+            for (t, p), o in offsets.items()
+        }
 
     def hold(self, partitions: frozenset[Partition]) -> None:
         """Pause the assigned ``partitions`` and resume the others. kafka-python keeps what
@@ -282,6 +442,7 @@ class KafkaSource:
         self._seek_back(partitions)
         with self._lock:
             self._assigned_parts |= set(partitions)
+            self._unnoted |= set(partitions)
             self._joined = True
             self._settled = False
         self.log.info("partitions_assigned", partitions=sorted(partitions))
@@ -303,17 +464,13 @@ class KafkaSource:
 
     def _revoked(self, partitions: list[Partition]) -> None:
         self._remember_positions(partitions)
-        offsets = self._handler.on_revoked(partitions) if self._handler else {}
+        offsets, notes = self._handler.on_revoked(partitions) if self._handler else ({}, {})
         if offsets and self._consumer is not None:
             # A blocking commit would stall the IO loop this callback runs on; the async
             # commit is sent before the group re-forms. If it loses the race, the new
             # owner re-reads at most the records since the last interval commit.
             self._consumer.commit_async(
-                {
-                    TopicPartition(t, p): OffsetAndMetadata(o, "", -1)
-                    for (t, p), o in offsets.items()
-                },
-                callback=self._on_async_commit,
+                self._with_notes(offsets, notes), callback=self._on_async_commit
             )
         self._forget(partitions)
         self.log.info("partitions_revoked", partitions=sorted(partitions))
@@ -351,6 +508,7 @@ class KafkaSource:
             self._assigned_parts -= set(partitions)
             for key in partitions:
                 self._committed.pop(key, None)
+                self._read_to.pop(key, None)
 
     def _on_async_commit(self, offsets: object, response: object) -> None:
         outcome = "failed" if isinstance(response, Exception) else "ok"

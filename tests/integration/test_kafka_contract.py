@@ -13,6 +13,7 @@ from monitor.config import KafkaConnection
 from monitor.errors import SinkClosed
 from monitor.model import DeadLetter
 from monitor.sources import Partition, SourceRecord
+from monitor.sources import kafka as kafka_mod
 from monitor.sources.config import KafkaSourceConfig
 from monitor.sources.kafka import KafkaSource
 from sinks.kafka_sink import KafkaDeadLetterSink
@@ -169,3 +170,45 @@ def test_kafka_dead_letter_sink_contract() -> None:
         sink.flush()
     with pytest.raises(SinkClosed):
         sink.write_dead_letter(letter)
+
+
+def test_a_partition_counts_read_to_its_end_only_on_a_fresh_end_offset() -> None:
+    """kafka-python's ``highwater()``: "Highwater offsets are returned in FetchResponse
+    messages" — as old as the last fetch. Records written after it are not fetched yet, so a
+    position equal to it is no evidence that a partition is read to its end. ``progress``
+    says so: after more records are written (nothing polled since), the partition is behind
+    and the time it is known read to (``read_to``) stays before the write."""
+    topic = create_topic(1)
+    produce(topic, 10)
+    source = KafkaSource(
+        KafkaSourceConfig(topics=[topic], group_id=f"g-{topic}"),
+        KafkaConnection(bootstrap_servers=[bootstrap()]),
+    )
+    source.start()
+    part = (topic, 0)
+    try:
+        records: list[SourceRecord] = []
+        deadline = time.monotonic() + 30
+        while len(records) < 10 and time.monotonic() < deadline:
+            records += source.poll(100, 0.5)
+        source.poll(100, 0.5)  # a fetch after the last record: its end is known
+        progress = source.progress()
+        assert progress is not None and progress.behind == frozenset()
+        first = progress.read_to[part]
+        assert first <= time.time() - kafka_mod.PRODUCER_SLACK_SECONDS
+        time.sleep(kafka_mod.END_CHECK_SECONDS)
+        written = time.time()
+        produce(topic, 5, start=10)
+        assert source._consumer.highwater(TopicPartition(*part)) == 10  # the last fetch's
+        time.sleep(kafka_mod.END_CHECK_SECONDS)
+        progress = source.progress()
+        assert progress is not None and part in progress.behind  # the fresh end says 15
+        assert progress.read_to[part] == first < written
+        while len(records) < 15 and time.monotonic() < deadline:
+            records += source.poll(100, 0.5)
+        time.sleep(kafka_mod.END_CHECK_SECONDS)
+        progress = source.progress()
+        assert progress is not None and progress.behind == frozenset()
+        assert progress.read_to[part] >= written - kafka_mod.PRODUCER_SLACK_SECONDS
+    finally:
+        source.close()

@@ -371,10 +371,11 @@ def rec_at(value: bytes, offset: int, timestamp: float, partition: int = 0) -> S
                         timestamp=timestamp)  # fmt: skip
 
 
-def caught_up(*partitions: int) -> Callable[[], ReadProgress]:
-    """Kafka's progress: ``partitions`` assigned, every one read to its end."""
+def caught_up(wall: Clock, *partitions: int) -> Callable[[], ReadProgress]:
+    """Kafka's progress: ``partitions`` assigned, every one read to its end as of ``wall``'s
+    time when asked (a fresh end offset already reached)."""
     parts = frozenset(("otlp_spans", p) for p in partitions)
-    return lambda: ReadProgress(parts, frozenset())
+    return lambda: ReadProgress(parts, frozenset(), dict.fromkeys(parts, wall.now))
 
 
 def test_max_wait_counts_in_record_time_so_a_reread_trace_is_not_held_again() -> None:
@@ -399,12 +400,16 @@ def test_max_wait_counts_in_record_time_so_a_reread_trace_is_not_held_again() ->
     later, _, ahead = halves()
     asm.feed(rec_at(later, 2, wall.now + 600))
     clock.now = 20.0
-    early = [d.item.trace_id for d in asm.due(progress=caught_up(0))
+    early = [d.item.trace_id for d in asm.due(progress=caught_up(wall, 0))
              if isinstance(d.item, RagTrace)]  # fmt: skip
     assert ahead not in early  # not "570 s overdue"
     wall.now += 31
     clock.now = 20.5  # the arrival-time ceiling (40) is far off
-    ids = [d.item.trace_id for d in asm.due(progress=caught_up(0)) if isinstance(d.item, RagTrace)]
+    ids = [
+        d.item.trace_id
+        for d in asm.due(progress=caught_up(wall, 0))
+        if isinstance(d.item, RagTrace)
+    ]
     assert ids == [ahead]
 
 
@@ -431,7 +436,8 @@ def test_catching_up_never_cuts_a_trace_whose_spans_sit_on_a_partition_not_read_
                         clock=clock, wall=wall, replays=True)  # fmt: skip
     parts = frozenset({("otlp_spans", 0), ("otlp_spans", 1)})
     behind = set(parts)
-    progress = lambda: ReadProgress(parts, frozenset(behind))  # noqa: E731
+    progress = lambda: ReadProgress(parts, frozenset(behind),  # noqa: E731
+                                    {p: wall.now for p in parts - behind})  # fmt: skip
     rest, retriever, trace_id = split_at_the_model_call()
     t0 = 50_000.0
     out = traces(asm.feed(rec_at(rest, 0, t0))[0])
@@ -453,6 +459,34 @@ def test_catching_up_never_cuts_a_trace_whose_spans_sit_on_a_partition_not_read_
     assert [c.text for c in whole.context] == otel_spans.PASSAGES
     assert not any(o == "late" for _, o in asm.counts)
     assert all(o == "complete" for _, o in asm.counts), asm.counts
+
+
+def test_a_catch_up_into_live_traffic_waits_for_fresh_evidence_not_the_wall_clock() -> None:
+    """A member caught up over a backlog into live traffic: by the end offset its last fetch
+    response carried, partition 0 has no lag, but that answer is seconds old and the trace's
+    retriever span, written 1.4 s after its root, is not fetched yet. The stream clock must
+    not take this machine's clock for it (the trace would be cut without its passages,
+    ``unrecognised``, its late span dropped and its offsets committed): it moves only with
+    records read and end offsets asked and reached."""
+    clock, wall = Clock(), Clock()
+    wall.now = 1_000.0
+    asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=2, max_wait_seconds=30),
+                        clock=clock, wall=wall, replays=True)  # fmt: skip
+    part = ("otlp_spans", 0)
+    read_to = {part: 994.0}  # the last end offset asked and reached: before the backlog's end
+    progress = lambda: ReadProgress(frozenset({part}), frozenset(), read_to)  # noqa: E731
+    rest, retriever, trace_id = split_at_the_model_call()
+    asm.feed(rec_at(rest, 0, 995.0))  # the root and model call, read 5 s after they were written
+    for step in range(1, 6):  # seconds pass on this machine; no fresh evidence yet
+        clock.now, wall.now = step * 0.5, 1_000.0 + step * 0.5
+        assert asm.due(progress=progress) == []
+    asm.feed(rec_at(retriever, 1, 996.4))  # fetched at last
+    read_to[part] = wall.now  # a fresh end offset, reached
+    clock.now += 0.2
+    (whole,) = traces(asm.due(progress=progress))
+    assert whole.trace_id == trace_id and "ragmon.incomplete" not in whole.attributes
+    assert [c.text for c in whole.context] == otel_spans.PASSAGES
+    assert asm.counts == {("openinference", "complete"): 1}
 
 
 def test_a_partition_that_stays_behind_delays_a_trace_by_at_most_the_max_wait() -> None:

@@ -185,8 +185,9 @@ def test_revoke_flushes_and_offers_only_revoked_partitions() -> None:
     pipeline.start()
     pipeline.process(source.poll(6, 0))
     flushes = sink.flushes
-    offsets = pipeline.on_revoked([("traces", 0)])
+    offsets, notes = pipeline.on_revoked([("traces", 0)])
     assert offsets == {("traces", 0): 6}
+    assert notes == {}  # native records are whole traces: nothing to note
     assert sink.flushes == flushes + 1
     pipeline.checkpoint()
     assert source.committed == {}  # revoked: nothing left for this process to commit

@@ -18,6 +18,7 @@ from monitor.sources import (
     ListSource,
     OtlpFileSource,
     Partition,
+    ReplayNote,
     Source,
     SourceRecord,
     demo,
@@ -34,9 +35,14 @@ class Listener:
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    def on_revoked(self, partitions: list[Partition]) -> dict[Partition, int]:
+    def on_revoked(
+        self, partitions: list[Partition]
+    ) -> tuple[dict[Partition, int], dict[Partition, ReplayNote]]:
         self.calls.append("revoked")
-        return {}
+        return {}, {}
+
+    def on_resumed(self, notes: dict[Partition, ReplayNote]) -> None:
+        self.calls.append("resumed")
 
     def on_lost(self, partitions: list[Partition]) -> None:
         self.calls.append("lost")
