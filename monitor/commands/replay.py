@@ -137,9 +137,15 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
         print("ragmon replay: --sample-rate needs a judge (--judge heuristic, anthropic or "
               "openai, or judge.backend in the config)", file=stderr)  # fmt: skip
         return EXIT_USAGE
-    settings = settings.model_copy(
-        update={"judge": settings.judge.model_copy(update={"backend": backend})}
-    )
+    judge = settings.judge.model_copy(update={"backend": backend})
+    if judge.batch.enabled and backend != "none":
+        # the batch outbox (judge.batch.dir) is the daemon's: a replay never writes into it
+        print("ragmon replay: judge.batch is the daemon's outbox; this replay judges online",
+              file=stderr)  # fmt: skip
+        judge = judge.model_copy(
+            update={"batch": judge.batch.model_copy(update={"enabled": False})}
+        )
+    settings = settings.model_copy(update={"judge": judge})
     to_stdout = is_stdout(args.output_jsonl)
     out = args.output_jsonl
     if out is not None and not to_stdout and (not out.exists() or out.is_file()):
@@ -167,7 +173,7 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
         decoder = registry.build_decoder(settings, metrics, fmt=fmt.replace("-", "_"))
         pipeline = registry.build_pipeline(
             settings, metrics, source=source, extra_sinks=sinks, judge_stage=stage,
-            decoder=decoder,
+            decoder=decoder, outputs=False,
         )  # fmt: skip
         pipeline.start()
     except StartupError as exc:

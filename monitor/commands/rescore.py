@@ -138,7 +138,7 @@ def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     try:
         pipeline = registry.build_pipeline(
             window, metrics, source=source, extra_sinks=sinks, judge_stage=None,
-            decoder=registry.build_decoder(window, metrics, fmt=fmt),
+            decoder=registry.build_decoder(window, metrics, fmt=fmt), outputs=False,
         )  # fmt: skip
         pipeline.start()
     except StartupError as exc:

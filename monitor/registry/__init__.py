@@ -100,14 +100,14 @@ SOURCES: tuple[Component[Source], ...] = tuple(_source(s) for s in SOURCE_SECTIO
 # In the order the sinks receive each evaluation; each sink's ``from_config`` says when it
 # is on (None: off).
 SINKS: tuple[Component[Sink], ...] = tuple(
-    Component(name, from_config(target))
-    for name, target in (
-        ("prometheus", "sinks.prometheus:PrometheusSink"),
-        ("jsonl", "sinks.jsonl:JsonlSink"),
-        ("kafka_dead_letters", "sinks.kafka_sink:KafkaDeadLetterSink"),
-        ("golden_rows", "sinks.golden:GoldenRowSink"),
-        ("otel_events", "sinks.otel:OtelEventSink"),
-        ("probe_scores", "sinks.probes:ProbeSink"),
+    Component(name, from_config(target), writes_outside=outside)
+    for name, target, outside in (
+        ("prometheus", "sinks.prometheus:PrometheusSink", False),  # the injected registry
+        ("jsonl", "sinks.jsonl:JsonlSink", True),
+        ("kafka_dead_letters", "sinks.kafka_sink:KafkaDeadLetterSink", True),
+        ("golden_rows", "sinks.golden:GoldenRowSink", True),
+        ("otel_events", "sinks.otel:OtelEventSink", True),
+        ("probe_scores", "sinks.probes:ProbeSink", True),
     )
 )
 
@@ -127,9 +127,11 @@ def build_source(settings: Settings, metrics: Metrics | None = None) -> Source:
     return source
 
 
-def build_sinks(settings: Settings, metrics: Metrics) -> list[Sink]:
-    """Every configured sink (see ``SINKS``)."""
-    return configured(SINKS, settings, metrics)
+def build_sinks(settings: Settings, metrics: Metrics, outputs: bool = True) -> list[Sink]:
+    """Every configured sink (see ``SINKS``); without ``outputs``, only those that write
+    nothing outside this process (``Component.writes_outside``)."""
+    rows = SINKS if outputs else tuple(r for r in SINKS if not r.writes_outside)
+    return configured(rows, settings, metrics)
 
 
 def build_decoder(
@@ -226,9 +228,12 @@ def build_pipeline(
     extra_sinks: Sequence[Sink] = (),
     judge_stage: JudgeStage | None = None,
     decoder: RecordDecoder | None = None,
+    outputs: bool = True,
 ) -> Pipeline:
     """The daemon's pipeline from ``settings`` (a given source, sinks, judge stage or decoder
-    replaces the configured one)."""
+    replaces the configured one). A command that only reads the daemon's config passes
+    ``outputs=False``: it writes to its ``extra_sinks`` only, never into the daemon's
+    outputs (files, topics, the golden directory, the collector)."""
     # the chosen source's batch and commit settings; a source given here (replay's files)
     # takes the defaults
     batching = settings.source.chosen if source is None else SourceSection()
@@ -239,7 +244,7 @@ def build_pipeline(
         source=source,
         decoder=decoder if decoder is not None else build_decoder(settings, metrics),
         suite=build_suite(settings, metrics),
-        sinks=[*build_sinks(settings, metrics), *extra_sinks],
+        sinks=[*build_sinks(settings, metrics, outputs), *extra_sinks],
         observer=metrics,
         batch_size=batching.max_poll_records,
         commit_interval=batching.commit_interval_seconds,

@@ -30,6 +30,11 @@ class Component(Generic[T]):
 
     name: str
     build: Build[T]
+    # A sink that writes outside this process (files, topics, a collector): the daemon's
+    # outputs, which a command run with the daemon's config must leave alone (``replay`` and
+    # ``rescore`` write only where their own options say). Unless a row says otherwise, it
+    # does: a new sink is kept out of commands until its row says it is safe.
+    writes_outside: bool = True
 
 
 def from_config(target: str) -> Build[T]:

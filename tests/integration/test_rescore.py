@@ -179,3 +179,59 @@ def test_two_definitions_rescored_sit_side_by_side_in_a_real_prometheus(tmp_path
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def _tree(path: Path) -> dict[str, bytes]:
+    """Every file under ``path`` with its bytes (a directory's whole state)."""
+    return {
+        str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()
+    }
+
+
+def test_a_command_run_with_the_daemons_config_leaves_its_outputs_alone(tmp_path: Path) -> None:
+    """`rescore --config <the daemon's config>` (with and without --dry-run) and `replay
+    --config` of the same traces write only where their own options say: the daemon's
+    evaluation file, dead-letter file, golden directory and dead-letter topic stay
+    byte-identical (before: every re-scored line appended to the daemon's file, a new
+    candidate-row segment in its golden directory and every dead letter sent again)."""
+    topic, dlq = create_topic(2), create_topic(1)
+    start = time.time() - HOUR
+    _produce(topic, start, 60, every=20)
+    producer = KafkaProducer(bootstrap_servers=bootstrap(), acks="all")
+    for i in range(3):  # poison records in the window: dead letters
+        producer.send(topic, b"{not json", timestamp_ms=int((start + 30 + i) * 1000))
+    producer.flush()
+    producer.close()
+    daemon = tmp_path / "daemon"
+    (daemon / "golden").mkdir(parents=True)
+    (daemon / "golden" / "rows-0001.jsonl").write_text('{"id": "kept"}\n')
+    (daemon / "evals.jsonl").write_text('{"trace_id": "already there"}\n')
+    (daemon / "dead.jsonl").write_text("")
+    config = tmp_path / "daemon.yaml"
+    config.write_text(
+        "source:\n  type: kafka\n"
+        f"  kafka: {{topics: [{topic}], group_id: live-daemon}}\n"
+        f"kafka: {{bootstrap_servers: ['{bootstrap()}']}}\n"
+        f"output:\n  evaluations_jsonl: {daemon / 'evals.jsonl'}\n"
+        f"  dead_letters_jsonl: {daemon / 'dead.jsonl'}\n  dead_letters_topic: {dlq}\n"
+        f"golden:\n  dir: {daemon / 'golden'}\n"
+    )
+    before, dlq_before = _tree(daemon), _end_offsets(dlq)
+    out = tmp_path / "mine.jsonl"
+    for extra in (["--output-jsonl", str(out)], ["--dry-run"]):
+        result = ragmon("rescore", "--config", str(config), "--since", str(start - 60), *extra)
+        assert result.returncode == 0, result.stderr
+        assert "60 traces, 3 dead letters" in result.stdout
+    assert len(out.read_text().splitlines()) == 60  # its own option: written
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text("".join(json.dumps(demo.generate(i, 5)) + "\n" for i in range(30)) + "{bad\n")
+    result = ragmon("replay", str(traces), "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    assert _tree(daemon) == before
+    assert _end_offsets(dlq) == dlq_before
+
+
+def _end_offsets(topic: str) -> dict[int, int]:
+    from tests.integration.kafka_support import end_offsets
+
+    return end_offsets(topic)
