@@ -9,6 +9,7 @@ into a silently ignored setting.
 from __future__ import annotations
 
 import builtins
+import json
 import os
 import re
 import typing
@@ -24,7 +25,14 @@ from pydantic import (
     create_model,
     model_validator,
 )
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 from monitor.checks.config import ChecksConfig
 from monitor.errors import ConfigError
@@ -220,7 +228,59 @@ class Settings(BaseSettings):
         # Environment beats the file; the file arrives as init kwargs (see load()).
         """Where settings come from, highest first: ``RAGMON_*`` variables, the well-known secret
         variables, then the file."""
-        return (env_settings, _EnvAliases(settings_cls), init_settings)
+        return (_Environment(settings_cls), _EnvAliases(settings_cls), init_settings)
+
+
+def _is_str_list(annotation: Any) -> bool:
+    """``list[str]``, ``tuple[str, ...]`` or an optional one."""
+    for ann in (annotation, *typing.get_args(annotation)):
+        origin, args = typing.get_origin(ann), typing.get_args(ann)
+        if origin in (list, tuple, set, frozenset) and args and args[0] is str:
+            return True
+    return False
+
+
+class _EnvFormError(Exception):
+    """A ``RAGMON_*`` value that is not in the form its key takes (not a ValueError, which
+    pydantic-settings would turn into a traceback of its own)."""
+
+
+class _Environment(EnvSettingsSource):
+    """``RAGMON_*`` variables, lists and mappings in the forms people type: a list of strings
+    as JSON or comma-separated (``RAGMON_SOURCE__KAFKA__TOPICS=a,b``, as the Kafka and OTel
+    tools' own variables take lists); anything else of a list or mapping key as JSON."""
+
+    def decode_complex_value(self, field_name: str, field: FieldInfo | None, value: Any) -> Any:
+        try:
+            return json.loads(value)
+        except ValueError:
+            if field is not None and _is_str_list(field.annotation):
+                return [part.strip() for part in value.split(",") if part.strip()]
+            name = _variable_of(field_name, value)
+            ann = field.annotation if field is not None else dict
+            mapping = any(typing.get_origin(a) is dict or a is dict
+                          for a in (ann, *typing.get_args(ann)))  # fmt: skip
+            form = ("a JSON object, e.g. '{\"billing\": 0.5}'" if mapping
+                    else "a JSON array, e.g. '[1, 2]'")  # fmt: skip
+            raise _EnvFormError(
+                f"{name}={value[:60]!r} is not a value of this key ({_type_name(ann)}): "
+                f"write it as {form}"
+            ) from None
+
+
+def _type_name(annotation: Any) -> str:
+    """``dict[str, float]`` rather than ``<class ...>``."""
+    return annotation.__name__ if isinstance(annotation, type) else str(annotation)
+
+
+def _variable_of(field_name: str, value: str) -> str:
+    """The ``RAGMON_*`` variable that holds ``value`` for the key ``field_name``."""
+    suffix = field_name.upper()
+    for key, got in os.environ.items():
+        upper = key.upper()
+        if upper.startswith(ENV_PREFIX) and upper.endswith(suffix) and got == value:
+            return key
+    return ENV_PREFIX + suffix
 
 
 class _EnvAliases(PydanticBaseSettingsSource):
@@ -342,3 +402,9 @@ def load(path: Path | str | None = None) -> Settings:
         return Settings(**data)
     except ValidationError as exc:
         raise ConfigError(_format(exc, origin)) from None
+    except _EnvFormError as exc:
+        raise ConfigError(f"invalid configuration (environment): {exc}") from None
+    except SettingsError as exc:  # any other value pydantic-settings cannot read
+        cause = exc.__cause__
+        detail = f": {cause}" if cause is not None else ""
+        raise ConfigError(f"invalid configuration (environment): {exc}{detail}") from None

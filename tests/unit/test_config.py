@@ -251,3 +251,41 @@ def test_an_exposed_otlp_receiver_needs_a_token_only_when_it_is_the_source(
     assert "Value error" not in message and "\n  :" not in message
     monkeypatch.setenv("RAGMON_SOURCE__OTLP_HTTP__BEARER_TOKEN", "t0ken")
     assert load().source.otlp_http.bearer_token is not None
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "read"),
+    [
+        ("RAGMON_KAFKA__BOOTSTRAP_SERVERS", "127.0.0.1:9092", ["127.0.0.1:9092"]),
+        ("RAGMON_KAFKA__BOOTSTRAP_SERVERS", "a:9092, b:9092", ["a:9092", "b:9092"]),
+        ("RAGMON_SOURCE__KAFKA__TOPICS", "rag_traces", ["rag_traces"]),
+        ("RAGMON_SOURCE__KAFKA__TOPICS", '["a", "b"]', ["a", "b"]),  # JSON still works
+        ("RAGMON_METRICS__ROUTES", "billing,search", ["billing", "search"]),
+    ],
+)
+def test_a_list_from_the_environment_takes_the_forms_people_type(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, read: list[str]
+) -> None:
+    """A list of strings from a variable: comma-separated, as KAFKA_* and OTEL_* variables
+    take lists, or JSON (before: a traceback from pydantic-settings for anything not JSON,
+    from every command)."""
+    monkeypatch.setenv(variable, value)
+    settings = load(None)
+    node: object = settings
+    for part in variable.removeprefix("RAGMON_").lower().split("__"):
+        node = getattr(node, part)
+    assert list(node) == read  # type: ignore[call-overload]
+
+
+def test_a_mapping_from_the_environment_not_in_json_is_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Anything else that is not JSON: one line naming the variable and the form it takes."""
+    monkeypatch.setenv("RAGMON_JUDGE__SAMPLING__ROUTES", "billing")
+    with pytest.raises(ConfigError) as caught:
+        load(None)
+    said = str(caught.value)
+    assert "\n" not in said and "RAGMON_JUDGE__SAMPLING__ROUTES='billing'" in said
+    assert "a JSON object" in said
+    monkeypatch.setenv("RAGMON_JUDGE__SAMPLING__ROUTES", '{"billing": 0.5}')
+    assert load(None).judge.sampling.routes == {"billing": 0.5}
