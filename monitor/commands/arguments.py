@@ -126,7 +126,8 @@ def add_replay(sub: Commands) -> None:
         "--sample-rate",
         type=float,
         default=None,
-        help="share of traces to judge, decided by trace id (default 1.0: all); needs --judge",
+        help="share of traces to judge, decided by trace id (default: judge.sampling, as the "
+        "daemon samples, with the same decision per trace); needs a judge",
     )
     add_config_arg(replay)
     replay.add_argument(
@@ -192,7 +193,9 @@ def add_calibrate(sub: Commands) -> None:
         "ragmon_judge_calibration_* (judge.calibration_file).",
     )
     cal.add_argument("--labels", type=Path, required=True, help="labelled traces (JSONL)")
-    cal.add_argument("--judge", choices=("heuristic", "anthropic", "openai"), default="heuristic")
+    cal.add_argument("--judge", choices=("heuristic", "anthropic", "openai"),
+                     help="the judge to measure (default: the config's judge.backend, as "
+                     "`run` and `replay` use it; heuristic when that is none)")  # fmt: skip
     cal.add_argument("--output", "-o", type=Path,
                      help="write the calibration record (JSON; overwritten)")  # fmt: skip
     add_config_arg(cal)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -114,9 +115,26 @@ def dispatch(args: argparse.Namespace) -> int:
     return runner(args.command)(args, sys.stdout, sys.stderr)
 
 
+_TIME_OPTIONS = ("--since", "--until")
+_DURATION_BEFORE_NOW = re.compile(r"-\d+(?:\.\d+)?[smhd]")
+
+
+def _joined_times(argv: Sequence[str]) -> list[str]:
+    """``--since -2h`` as ``--since=-2h``: argparse takes a value that starts with a dash
+    for an option of its own (``expected one argument``), but a duration before now is
+    written that way (``rescore --help``)."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in _TIME_OPTIONS and _DURATION_BEFORE_NOW.fullmatch(arg):
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the command; the exit status."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_joined_times(sys.argv[1:] if argv is None else argv))
     try:
         status = dispatch(args)  # the heavy imports, once the arguments are good
         sys.stdout.flush()  # a write error on stdout (a full disk) is reported here, not at exit

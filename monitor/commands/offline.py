@@ -139,8 +139,10 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         return EXIT_USAGE
     if args.output is not None and not _writable(args.output, "calibrate", stderr):
         return EXIT_USAGE
+    backend = args.judge or settings.judge.backend  # the flag overrides the config
+    backend = "heuristic" if backend == "none" else backend
     try:
-        judge = registry.build_judge(settings, args.judge)
+        judge = registry.build_judge(settings, backend)
     except StartupError as exc:
         print(f"ragmon calibrate: {exc}", file=stderr)
         return EXIT_USAGE
@@ -187,7 +189,7 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         print("ragmon calibrate: no usable labelled rows (each row is a native trace plus "
               "'label': pass | fail | hard_fail | not_applicable)", file=stderr)  # fmt: skip
         return EXIT_FAIL
-    result = calibrate(pairs, *registry.judge_identity(settings, args.judge))
+    result = calibrate(pairs, *registry.judge_identity(settings, backend))
     shown = stderr if is_stdout(args.output) else stdout  # `-o -`: the record on stdout
     print(report(result), file=shown)
     for metric, got, unit in (("answer relevance", relevance, "traces"),

@@ -115,6 +115,20 @@ def _replay_sinks(
     return summary, golden, sinks
 
 
+def _sampling_said(settings: config_mod.Settings, sample_rate: float | None) -> str:
+    """What sampling the replay's judge runs: --sample-rate, or the daemon's own."""
+    if sample_rate is not None:
+        return f"judging {sample_rate:g} of the traces, by trace id (--sample-rate)"
+    s = settings.judge.sampling
+    base, flagged = registry.sampling_rates(settings)
+    extra = [f"routes {s.routes}"] if s.routes else []
+    extra += [f"releases {s.releases}"] if s.releases else []
+    extra += ["golden probes always"] if s.golden_always else []
+    more = f", {', '.join(extra)}" if extra else ""
+    return (f"judging as the daemon samples (judge.sampling, salt {s.salt!r}): base rate "
+            f"{base:g}, flagged {flagged:g}{more}; --sample-rate overrides")  # fmt: skip
+
+
 def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon replay``: evaluate trace files offline and print a summary table."""
     inputs = _open_inputs(args, stderr)
@@ -168,8 +182,9 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
     try:
         summary, golden, sinks = _replay_sinks(args, settings, stdout if to_stdout else None)
         metrics = registry.build_metrics(CollectorRegistry())
-        rate = 1.0 if args.sample_rate is None else args.sample_rate
-        stage = registry.build_judge_stage(settings, metrics, sample_rate=rate)
+        stage = registry.build_judge_stage(settings, metrics, sample_rate=args.sample_rate)
+        if stage is not None:
+            print(f"ragmon replay: {_sampling_said(settings, args.sample_rate)}", file=stderr)
         decoder = registry.build_decoder(settings, metrics, fmt=fmt.replace("-", "_"))
         pipeline = registry.build_pipeline(
             settings, metrics, source=source, extra_sinks=sinks, judge_stage=stage,

@@ -152,7 +152,10 @@ def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     print(f"window {_stamp(since)} to {_stamp(until)} of {', '.join(topics)} ({fmt}): "
           f"{stats.records} records, {stats.traces} traces, {stats.dead_letters} dead letters",
           file=said)  # fmt: skip
-    if estimate is not None:
+    if estimate is not None and settings.judge.backend == "none":
+        print("no judge is configured (judge.backend: none): no judge would run on the "
+              "window, and nothing would be spent", file=said)  # fmt: skip
+    elif estimate is not None:
         mode = "batch price" if settings.judge.batch.enabled else "online price"
         print(f"the judge would take {estimate.judged} of {estimate.traces} traces: "
               f"~{estimate.input_tokens:,} input tokens, ~${estimate.usd:.2f} at {mode} "

@@ -29,6 +29,7 @@ from monitor.registry.judges import (
     build_judge_stage,
     calibration,
     judge_identity,
+    sampling_rates,
 )
 from monitor.segments import Segmenter
 from monitor.sources import Source
@@ -62,6 +63,7 @@ __all__ = [
     "evaluators",
     "from_config",
     "judge_identity",
+    "sampling_rates",
     "watch_reviews",
 ]  # fmt: skip
 

@@ -413,3 +413,43 @@ def test_no_key_and_no_base_url_stops_the_start_naming_the_endpoint(tmp_path: Pa
     assert "api.openai.com" in done.stderr and "OPENAI_API_KEY" in done.stderr
     assert "base_url" in done.stderr and time.monotonic() - t0 < 20
     assert "Traceback" not in done.stderr
+
+
+def test_replay_and_calibrate_use_the_configs_own_judge_and_sampling(tmp_path: Path) -> None:
+    """`replay --config C` samples as the daemon with C would (judge.sampling: the same
+    decision per trace id), and says so on stderr; `calibrate --config C` measures C's judge
+    (before: replay judged every trace, and calibrate ran the heuristic judge and recorded
+    it, which `run` and `replay` then refused)."""
+    from monitor.config import load
+    from monitor.judge.sampler import HashSampler, SamplingRules
+    from monitor.model import Evaluation
+
+    traces = [demo.generate(i) for i in range(60)]
+    src = tmp_path / "traces.jsonl"
+    src.write_text("".join(json.dumps(t) + "\n" for t in traces))
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({**t, "label": "pass"}) + "\n" for t in traces[:5]))
+    config = tmp_path / "daemon.yaml"
+    out, record = tmp_path / "evals.jsonl", tmp_path / "calibration.json"
+    with ChatCompletionsApi() as api:
+        api.default = verdict("SUPPORTED", "SUPPORTED")
+        config.write_text(
+            "judge:\n  backend: openai\n"
+            f"  openai: {{base_url: '{api.base_url}', model: 'qwen2.5:7b'}}\n"
+            "  sampling: {base_rate: 0.2, flagged_rate: 0.2, salt: walk}\n"
+        )
+        replayed = ragmon("replay", str(src), "--config", str(config), "--output-jsonl", str(out))
+        calibrated = ragmon("calibrate", "--labels", str(labels), "--config", str(config),
+                            "--output", str(record))  # fmt: skip
+    assert replayed.returncode == 0, replayed.stderr
+    assert "base rate 0.2" in replayed.stderr and "'walk'" in replayed.stderr
+    judged = {x["trace_id"] for x in map(json.loads, out.read_text().splitlines())
+              if "verdict" in x.get("judge", {})}  # fmt: skip
+    settings = load(config)
+    sampler = HashSampler(SamplingRules(0.2, 0.2), salt="walk")
+    expected = {t.trace_id for t in map(RagTrace.model_validate, traces)
+                if sampler.decide(Evaluation(t, {})).sampled}  # fmt: skip
+    assert judged == expected and 0 < len(judged) < len(traces)
+    assert settings.judge.backend == "openai"
+    assert calibrated.returncode == 0, calibrated.stderr
+    assert json.loads(record.read_text())["judge"] == "openai"

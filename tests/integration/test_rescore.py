@@ -235,3 +235,16 @@ def _end_offsets(topic: str) -> dict[int, int]:
     from tests.integration.kafka_support import end_offsets
 
     return end_offsets(topic)
+
+
+def test_a_dry_run_without_a_judge_says_so_and_since_takes_the_form_help_shows() -> None:
+    """`--since -2h` as `rescore --help` writes it (argparse took it for an option:
+    "expected one argument"), and a dry run with judge.backend none says that no judge
+    would run instead of pricing one."""
+    topic = create_topic(1)
+    _produce(topic, time.time() - 600, 5)
+    result = ragmon("rescore", "--topic", topic, "--since", "-2h", "--dry-run",
+                    RAGMON_KAFKA__BOOTSTRAP_SERVERS=json.dumps([bootstrap()]))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "5 traces" in result.stdout and "no judge would run" in result.stdout
+    assert "$" not in result.stdout
