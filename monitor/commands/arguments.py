@@ -264,7 +264,8 @@ def add_explain(sub: Commands) -> None:
         "segment's own rate changed): an exact decomposition (mix + rate = change), segments "
         "ranked by contribution, each with a Bonferroni-widened 95% interval, 'significant' "
         "only where it excludes 0. Then the measured inputs whose distributions moved most "
-        "(population stability index). Exit 0; 1 when the two sets share no rate.",
+        "(ranked by Jensen-Shannon distance, with the population stability index's level). "
+        "Exit 0; 1 when the two sets share no rate.",
     )
     ex.add_argument("before", type=Path, metavar="BEFORE", help="evaluation lines before")
     ex.add_argument("after", type=Path, metavar="AFTER", help="evaluation lines after")

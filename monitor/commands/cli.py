@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TextIO, cast
 
 from monitor.commands import arguments as a
 from monitor.commands import golden_arguments as g
@@ -84,17 +84,33 @@ DESCRIPTION = _DESCRIPTION.format(
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument a command does not take is refused by that command's own parser, with
+    its usage (argparse leaves unknown arguments to the top parser, which shows its own)."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command in ``COMMANDS``."""
-    parser = argparse.ArgumentParser(
+    """The parser of every command in ``COMMANDS`` (its subparsers are of its class)."""
+    parser = _Parser(
         prog="ragmon",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=ragmon_version())
     # the commands are listed once, in DESCRIPTION (argparse would list them a second time)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
-                                help=argparse.SUPPRESS)  # fmt: skip
+    sub = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                              help=argparse.SUPPRESS),
+    )  # fmt: skip
     for command in COMMANDS:
         command.add_arguments(sub)
     return parser

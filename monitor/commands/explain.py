@@ -16,6 +16,7 @@ from monitor.segments.explain import (
     SegmentChange,
     explain_rates,
     input_shifts,
+    observations,
 )
 from monitor.sources.inputs import Input, check_inputs
 
@@ -29,7 +30,7 @@ def _lines(path: Path, stderr: TextIO) -> list[EvaluationLine] | None:
         print(f"ragmon explain: {describe(exc)}", file=stderr)
         return None
     out: list[EvaluationLine] = []
-    bad = 0
+    bad = traces = 0
     try:
         for raw in source.stream:
             if not raw.strip():
@@ -43,6 +44,7 @@ def _lines(path: Path, stderr: TextIO) -> list[EvaluationLine] | None:
                 out.append(cast(EvaluationLine, line))  # checked: an object with checks
             else:
                 bad += 1
+                traces += isinstance(line, dict) and ("answer" in line or "context" in line)
     except (OSError, EOFError) as exc:
         print(
             f"ragmon explain: {source.name} ends early ({exc}); using the {len(out)} lines before",
@@ -50,6 +52,14 @@ def _lines(path: Path, stderr: TextIO) -> list[EvaluationLine] | None:
         )
     finally:
         source.close()
+    if bad and not out and traces:
+        print(
+            f"ragmon explain: {source.name} holds traces, not evaluation lines: evaluate them "
+            f"first (`ragmon replay {source.name} --output-jsonl evaluations.jsonl`), then "
+            "explain the evaluation lines",
+            file=stderr,
+        )
+        return None
     if bad:
         print(
             f"ragmon explain: {source.name}: skipped {bad} lines that are not evaluation lines",
@@ -147,6 +157,13 @@ def cmd_explain(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     after = _lines(args.after, stderr) if before is not None else None
     if before is None or after is None:
         return EXIT_USAGE
+    if args.check:
+        known = observations(before).keys() & observations(after).keys()
+        unknown = [c for c in args.check if c not in known]
+        if unknown:
+            print(f"ragmon explain: --check {unknown[0]}: not a rate of both sets; their "
+                  f"rates: {', '.join(sorted(known)) or 'none'}", file=stderr)  # fmt: skip
+            return EXIT_USAGE
     rates = explain_rates(before, after, args.check)
     if not rates:
         wanted = f" named {args.check}" if args.check else ""

@@ -208,10 +208,11 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     return EXIT_OK
 
 
-def _otlp(data: bytes, fmt: str, stderr: TextIO) -> conversion.Conversion:
+def _otlp(data: bytes, fmt: str, name: str, stderr: TextIO) -> conversion.Conversion:
     result = conversion.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
-    for index, reason, _ in result.bad_messages[:20]:
-        print(f"bad OTLP message #{index} ({reason})", file=stderr)
+    unit = "line" if fmt == "otlp-json" else "message"
+    for index, reason, detail, _ in result.bad_messages[:20]:  # as replay says it
+        print(f"bad record at {name} {unit} {index} ({reason}): {detail}", file=stderr)
     print(
         f"OTLP: {len(result.traces)} traces mapped, {result.count(UNRECOGNISED)} unrecognised, "
         f"{result.count(CONTENT_MISSING)} without captured content, {result.count(OWN)} of "
@@ -240,7 +241,7 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         print(f"ragmon convert: {source.name} stopped after {source.done} bytes: {failed}",
               file=stderr)  # fmt: skip
         return EXIT_FAIL
-    result = _otlp(data, args.fmt, stderr)
+    result = _otlp(data, args.fmt, source.name, stderr)
     if not result.traces:
         hint = _why_nothing([data[:HEAD_BYTES]], args.fmt,
                             "convert reads OTLP spans; give --from the other OTLP format, or "

@@ -179,6 +179,7 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
         source = JsonlSource(inputs, on_progress=progress)
     else:
         source = OtlpFileSource(inputs, fmt, on_progress=progress)
+    source.log_read_errors = False  # said once, below, with the other reasons
     try:
         summary, golden, sinks = _replay_sinks(args, settings, stdout if to_stdout else None)
         metrics = registry.build_metrics(CollectorRegistry())

@@ -200,8 +200,9 @@ def decide(
     has_reference = fields.get("reference") or row.get("reference")
     if action == "accept" and not has_reference and fields.get("expected") != "refuse":
         raise ReviewError(
-            "an accepted row needs a reference answer (or expected=refuse for a question "
-            "the documents cannot answer)"
+            "an accepted row needs a reference answer, or to be marked as expected to refuse "
+            "(`--expect refuse`; on the page: expected behaviour 'refuse') for a question the "
+            "documents cannot answer"
         )
     if action == "reject" and fields.get("reason") is None:
         raise ReviewError(f"a reject needs a reason: one of {', '.join(REJECT_REASONS)}")

@@ -18,7 +18,8 @@ class Conversion:
 
     traces: list[RagTrace] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # convention -> traces
-    bad_messages: list[tuple[int, str, bytes]] = field(default_factory=list)  # (index, reason, raw)
+    # (index, reason, detail, raw)
+    bad_messages: list[tuple[int, str, str, bytes]] = field(default_factory=list)
 
     def count(self, name: str) -> int:
         """Traces of convention ``name``."""
@@ -36,7 +37,7 @@ def convert(messages: Iterable[bytes], fmt: str) -> Conversion:
     items.extend(assembler.due(flush=True))
     for d in items:
         if isinstance(d.item, DeadLetter):
-            out.bad_messages.append((d.item.offset, d.item.reason, d.item.raw))
+            out.bad_messages.append((d.item.offset, d.item.reason, d.item.detail, d.item.raw))
         elif d.item is not None:
             out.traces.append(d.item)
     out.counts, _ = by_convention(assembler.counts)

@@ -95,8 +95,11 @@ class _InputSource(_IteratorSource):
     """Records from inputs (paths, ``-`` for stdin, or inputs already opened to tell their
     format), read one after the other, each once and front to back (``monitor.sources.inputs``).
     An input that fails part-way (a cut gzip stream, a read error) ends there: the records
-    before it are kept, the failure is logged and kept in ``read_errors``. ``on_progress``
+    before it are kept, the failure is kept in ``read_errors`` and logged, unless the caller
+    says it reports them itself (``log_read_errors``: replay prints them, once). ``on_progress``
     receives the bytes read so far at each record (for progress bars)."""
+
+    log_read_errors = True
 
     def __init__(
         self,
@@ -134,7 +137,8 @@ class _InputSource(_IteratorSource):
             except (OSError, EOFError, ValueError) as exc:
                 what = f"{inp.name}: reading stopped after {count} records: {exc}"
                 self.read_errors.append(what)
-                structlog.get_logger("ragmon").warning("input_read_failed", detail=what)
+                if self.log_read_errors:
+                    structlog.get_logger("ragmon").warning("input_read_failed", detail=what)
             finally:
                 done += inp.done
                 inp.close()

@@ -312,3 +312,54 @@ def test_evaluations_to_a_device_or_a_pipe_are_written_not_fsynced(
     if target == "/dev/stdout":  # the pipe the test reads
         lines = [x for x in done.stdout.splitlines() if x.startswith("{")]
         assert len(lines) == 5
+
+
+def test_explain_names_its_rates_and_asks_for_evaluation_lines(tmp_path: Path) -> None:
+    """`explain --check nosuch` is a usage error (exit 2) with the rates as plain names, not
+    a Python list and exit 1; trace files instead of evaluation lines say what to run
+    first; --help names the measure the output ranks by."""
+    src, evals = tmp_path / "traces.jsonl", tmp_path / "evals.jsonl"
+    src.write_text("".join(json.dumps(demo.generate(i)) + "\n" for i in range(40)))
+    assert ragmon("replay", str(src), "--output-jsonl", str(evals)).returncode == 0
+    wrong = ragmon("explain", str(evals), str(evals), "--check", "nosuch")
+    assert wrong.returncode == 2 and "[" not in wrong.stderr
+    assert "--check nosuch" in wrong.stderr and "refusal, unsupported_numbers" in wrong.stderr
+    raw = ragmon("explain", str(src), str(src))
+    assert raw.returncode == 2 and "ragmon replay" in raw.stderr and "--output-jsonl" in raw.stderr
+    said = ragmon("explain", "--help").stdout
+    assert "Jensen-Shannon" in said.replace("\n", " ")
+
+
+def test_a_bad_otlp_message_is_told_alike_by_convert_and_replay(tmp_path: Path) -> None:
+    """`convert` names the problem of a bad message as `replay` does (it said only the
+    reason's label), and a gzip file cut short is said once (it was said twice: a JSON log
+    line and a plain one)."""
+    bad = tmp_path / "spans.json"
+    bad.write_text("{bad json\n")
+    conv = ragmon("convert", "--from", "otlp-json", "--output-jsonl", "-", str(bad))
+    rep = ragmon("replay", "--format", "otlp-json", str(bad))
+    said = f"bad record at {bad} line 1 (invalid_otlp_json): Expecting property name"
+    assert said in conv.stderr and said in rep.stderr
+    import gzip
+
+    cut = tmp_path / "traces.jsonl.gz"
+    cut.write_bytes(
+        gzip.compress(b"".join(demo.generate_bytes(i) + b"\n" for i in range(50)))[:-30]
+    )
+    result = ragmon("replay", str(cut))
+    assert result.stderr.count("end-of-stream marker") == 1, result.stderr
+
+
+def test_a_subcommand_refuses_an_unknown_flag_with_its_own_usage(tmp_path: Path) -> None:
+    """`golden review … --nosuch`: the subcommand's usage and error, not the top-level one;
+    the accept error names the flag that exists (`--expect refuse`)."""
+    result = ragmon("golden", "review", "--dir", str(tmp_path), "--row", "r", "--accept",
+                    "--nosuch")  # fmt: skip
+    assert result.returncode == 2
+    assert "usage: ragmon golden review" in result.stderr and "--nosuch" in result.stderr
+    golden, rows = candidate_rows(tmp_path, traces=60)
+    bare = next(r for r in rows if not r.get("reference"))
+    refused = ragmon("golden", "review", "--dir", str(golden), "--row", bare["id"],
+                     "--accept", "--reviewer", "ana")  # fmt: skip
+    assert refused.returncode == 2 and "--expect refuse" in refused.stderr, refused.stderr
+    assert "expected=refuse" not in refused.stderr
