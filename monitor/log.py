@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator
 
 import structlog
+
+_level = ["info"]  # as configured last (``held_logs`` shows what it held at debug)
 
 
 def configure(level: str = "info", fmt: str = "auto") -> None:
     """Lifecycle and failures only; ragmon never logs one line per trace."""
+    _level[0] = level
     console = fmt == "console" or (fmt == "auto" and sys.stderr.isatty())
     renderer: structlog.types.Processor = (
         structlog.dev.ConsoleRenderer() if console else structlog.processors.JSONRenderer()
@@ -67,3 +72,55 @@ class _CoordinatorMoved(logging.Filter):
             return True
         args = record.args if isinstance(record.args, tuple) else ()
         return not any(type(a).__name__ in self.EXPECTED for a in args)
+
+
+class _Held(logging.Filter):
+    """Keeps a library's log records instead of letting them through (``held_logs``)."""
+
+    def __init__(self, limit: int = 200) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+        self.limit = limit
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if len(self.records) < self.limit:
+            self.records.append(record)
+        return False
+
+
+@contextlib.contextmanager
+def held_logs(library: str) -> Iterator[None]:
+    """While a client of ``library`` connects (kafka-python retrying an unreachable broker
+    logs a dozen lines a second), its log lines are held back: a start that fails says its
+    one-line reason alone, a start that succeeds drops them (each retry was the library's
+    business). With the log level at debug they are written after all. The filter sits on
+    the handler, so lines of the library's own threads are held too."""
+    held = _Held()
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(_Only(library, held))
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            for f in [f for f in handler.filters if isinstance(f, _Only) and f.held is held]:
+                handler.removeFilter(f)
+        if _level[0] == "debug":
+            for record in held.records:
+                for handler in handlers:
+                    handler.handle(record)
+
+
+class _Only(logging.Filter):
+    """Passes ``held`` the records of ``library`` (and its children); others go through."""
+
+    def __init__(self, library: str, held: _Held) -> None:
+        super().__init__()
+        self.library = library
+        self.held = held
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        name = record.name
+        if name == self.library or name.startswith(self.library + "."):
+            return self.held.filter(record)
+        return True

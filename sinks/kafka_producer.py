@@ -12,6 +12,7 @@ from kafka.producer.future import FutureRecordMetadata
 
 from monitor.config import KafkaConnection
 from monitor.errors import SinkError
+from monitor.log import held_logs
 
 Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
 
@@ -37,14 +38,15 @@ class Producer:
     def start(self) -> None:
         """Connect (an unreachable broker is a ``SinkError``)."""
         try:
-            self._producer = self._factory(
-                **self.connection.client_kwargs(),
-                acks="all",
-                enable_idempotence=True,
-                linger_ms=20,
-                max_block_ms=10_000,
-                bootstrap_timeout_ms=int(self.connection.bootstrap_timeout_seconds * 1000),
-            )
+            with held_logs("kafka"):  # its retries, while the reason is not known yet
+                self._producer = self._factory(
+                    **self.connection.client_kwargs(),
+                    acks="all",
+                    enable_idempotence=True,
+                    linger_ms=20,
+                    max_block_ms=10_000,
+                    bootstrap_timeout_ms=int(self.connection.bootstrap_timeout_seconds * 1000),
+                )
         except KafkaError as exc:
             raise SinkError(f"producer for {self.topic} cannot reach Kafka: {exc}") from exc
 

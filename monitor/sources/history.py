@@ -18,6 +18,7 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 
 from monitor.errors import SourceError
+from monitor.log import held_logs
 from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
@@ -50,11 +51,12 @@ class KafkaWindow(SourceDefaults):
         """Assign every partition of the topics and seek each to ``since``."""
         conn = self.connection
         try:
-            self._consumer = self._factory(
-                **conn.client_kwargs(), group_id=None, enable_auto_commit=False,
-                bootstrap_timeout_ms=int(conn.bootstrap_timeout_seconds * 1000),
-                request_timeout_ms=conn.request_timeout_ms,
-            )  # fmt: skip
+            with held_logs("kafka"):  # its retries, while the reason is not known yet
+                self._consumer = self._factory(
+                    **conn.client_kwargs(), group_id=None, enable_auto_commit=False,
+                    bootstrap_timeout_ms=int(conn.bootstrap_timeout_seconds * 1000),
+                    request_timeout_ms=conn.request_timeout_ms,
+                )  # fmt: skip
             missing = [t for t in self.topics if t not in self._consumer.topics()]
             if missing:
                 raise SourceError(f"no such topic: {', '.join(missing)}")

@@ -21,6 +21,7 @@ from kafka.errors import KafkaError, OffsetMetadataTooLargeError
 
 from monitor.config import KafkaConnection
 from monitor.errors import SourceError
+from monitor.log import held_logs
 from monitor.sources import (
     Partition,
     ReadProgress,
@@ -187,20 +188,21 @@ class KafkaSource:
         """Connect, check the topics exist, and join the consumer group."""
         cfg, conn = self.config, self.connection
         try:
-            self._consumer = self._factory(
-                **conn.client_kwargs(),
-                group_id=cfg.group_id,
-                group_instance_id=cfg.group_instance_id,
-                enable_auto_commit=False,
-                auto_offset_reset=cfg.auto_offset_reset,
-                max_poll_records=cfg.max_poll_records,
-                max_partition_fetch_bytes=cfg.max_partition_fetch_bytes,
-                fetch_max_bytes=cfg.fetch_max_bytes,
-                session_timeout_ms=cfg.session_timeout_ms,
-                max_poll_interval_ms=cfg.max_poll_interval_ms,
-                bootstrap_timeout_ms=int(conn.bootstrap_timeout_seconds * 1000),
-                request_timeout_ms=conn.request_timeout_ms,
-            )
+            with held_logs("kafka"):  # its retries, while the reason is not known yet
+                self._consumer = self._factory(
+                    **conn.client_kwargs(),
+                    group_id=cfg.group_id,
+                    group_instance_id=cfg.group_instance_id,
+                    enable_auto_commit=False,
+                    auto_offset_reset=cfg.auto_offset_reset,
+                    max_poll_records=cfg.max_poll_records,
+                    max_partition_fetch_bytes=cfg.max_partition_fetch_bytes,
+                    fetch_max_bytes=cfg.fetch_max_bytes,
+                    session_timeout_ms=cfg.session_timeout_ms,
+                    max_poll_interval_ms=cfg.max_poll_interval_ms,
+                    bootstrap_timeout_ms=int(conn.bootstrap_timeout_seconds * 1000),
+                    request_timeout_ms=conn.request_timeout_ms,
+                )
         except KafkaError as exc:
             raise SourceError(
                 f"cannot reach Kafka at {', '.join(conn.bootstrap_servers)} within "

@@ -14,7 +14,7 @@ import pytest
 from kafka import KafkaConsumer
 
 from monitor.ingest.native import DEAD_LETTER_REASONS
-from tests.integration.conftest import free_port
+from tests.integration.conftest import free_port, ragmon
 from tests.integration.kafka_support import (
     Daemon,
     all_committed,
@@ -189,6 +189,12 @@ def test_unreachable_broker_fails_fast(tmp_path: Path) -> None:
     assert time.monotonic() - t0 < 30
     assert f"cannot reach Kafka at 127.0.0.1:{port}" in daemon.stderr[-1]
     assert "Traceback" not in daemon.stderr[-1]
+    # the reason alone: kafka-python's retries (17+ lines before) are held back meanwhile
+    assert '"logger": "kafka' not in daemon.stderr[-1], daemon.stderr[-1]
+    said = ragmon("rescore", "--since", "-1h", "--dry-run",
+                  RAGMON_KAFKA__BOOTSTRAP_SERVERS=f"127.0.0.1:{port}",
+                  RAGMON_KAFKA__BOOTSTRAP_TIMEOUT_SECONDS="2")  # fmt: skip
+    assert said.returncode == 2 and said.stderr.count("\n") == 1, said.stderr
 
 
 def test_missing_topic_fails_fast(tmp_path: Path) -> None:
