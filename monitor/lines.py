@@ -95,6 +95,7 @@ class RowMeta(TypedDict, total=False):
     recent_trace_ids: list[str]
     status: str  # needs_review, accepted, rejected
     decision: str  # the id of the latest review decision
+    expected: str  # answer, or refuse: what the accepting review said the assistant should do
 
 
 class GoldenRow(TypedDict, total=False):

@@ -74,7 +74,8 @@ def _golden_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
     if no_reference:
         chosen = [r for r in chosen if golden_export.has_reference(r)]
         print(f"skipped {len(no_reference)} accepted rows without a reference (fill "
-              f"'reference' first), e.g. {no_reference[0]['id']}", file=stderr)  # fmt: skip
+              f"'reference' first, or accept as expected to refuse), e.g. "
+              f"{no_reference[0]['id']}", file=stderr)  # fmt: skip
     with _output(args.output, stdout) as out:
         n = golden_export.export(chosen, args.format, out, args.dataset_name)
     print(f"exported {n} of {len(rows)} rows as {args.format}", file=stderr)

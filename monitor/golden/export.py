@@ -25,15 +25,35 @@ def status_of(row: GoldenRow) -> str:
     return status if status == "rejected" else "needs_review"
 
 
+# What an expected refusal is in the tools' own fields. None of Ragas' SingleTurnSample,
+# DeepEval's Golden or a Langfuse dataset item has a field for "the assistant should
+# decline": each compares the response with a reference text, so the reference says what a
+# correct answer does; the behaviour itself travels in each tool's metadata (DeepEval's
+# additional_metadata, Langfuse's metadata) as expected: "refuse".
+REFUSAL_REFERENCE = (
+    "The documents do not answer this question. A correct answer says so and does not "
+    "answer it from elsewhere."
+)
+
+
 def has_reference(row: GoldenRow) -> bool:
-    """Whether the row has a reference answer."""
+    """Whether the row has a reference answer, or is expected to be refused (which needs
+    none: its reference is ``REFUSAL_REFERENCE``)."""
     ref = _reference(row)
     return isinstance(ref, str) and bool(ref.strip())
 
 
+def expects_refusal(row: GoldenRow) -> bool:
+    """The accepting review said the assistant should decline this question."""
+    return (row.get("ragmon") or {}).get("expected") == "refuse"
+
+
 def _reference(row: GoldenRow) -> str | None:
     # A reviewer may fill either the Ragas or the DeepEval name of the gold answer.
-    return row.get("reference") if row.get("reference") is not None else row.get("expected_output")
+    got = row.get("reference") if row.get("reference") is not None else row.get("expected_output")
+    if (got is None or not str(got).strip()) and expects_refusal(row):
+        return REFUSAL_REFERENCE
+    return got
 
 
 def to_ragas(row: GoldenRow) -> JsonObject:
@@ -61,6 +81,7 @@ def to_deepeval(row: GoldenRow) -> JsonObject:
             "category": meta["category"],
             "count": meta["count"],
             "retrieved_context_ids": list(row["retrieved_context_ids"]),
+            "expected": meta.get("expected", "answer"),
         },
     }
 
@@ -79,9 +100,18 @@ def to_langfuse(row: GoldenRow, dataset_name: str = "ragmon-golden") -> JsonObje
             "reason": meta["reason"],
             "category": meta["category"],
             "count": meta["count"],
+            "expected": meta.get("expected", "answer"),
         },
         "source_trace_id": meta["trace_id"],
     }
+
+
+def _item_reference(item: GoldenItem) -> str | None:
+    """A golden-set item's reference, ``REFUSAL_REFERENCE`` for one expected to be refused."""
+    ref = item.get("reference")
+    if (ref is None or not str(ref).strip()) and item.get("expected") == "refuse":
+        return REFUSAL_REFERENCE
+    return ref
 
 
 def set_to_ragas(item: GoldenItem) -> JsonObject:
@@ -89,7 +119,7 @@ def set_to_ragas(item: GoldenItem) -> JsonObject:
     the reference contexts."""
     return {
         "user_input": item["query"],
-        "reference": item.get("reference"),
+        "reference": _item_reference(item),
         "reference_contexts": [p["text"] for p in item.get("gold_passages") or []],
         "reference_context_ids": [p["id"] for p in item.get("gold_passages") or []],
     }
@@ -99,7 +129,7 @@ def set_to_deepeval(item: GoldenItem) -> JsonObject:
     """A golden-set item as a DeepEval ``Golden``: ``context`` holds the gold documents."""
     return {
         "input": item["query"],
-        "expected_output": item.get("reference"),
+        "expected_output": _item_reference(item),
         "context": [p["text"] for p in item.get("gold_passages") or []],
         "additional_metadata": {
             k: item.get(k) for k in ("id", "category", "expected", "gold_docs")
@@ -113,7 +143,7 @@ def set_to_langfuse(item: GoldenItem, dataset_name: str = "ragmon-golden") -> Js
         "dataset_name": dataset_name,
         "id": item["id"],
         "input": {"question": item["query"]},
-        "expected_output": item.get("reference"),
+        "expected_output": _item_reference(item),
         "metadata": {k: item.get(k) for k in ("category", "expected", "gold_docs", "reviewer")},
     }
 

@@ -143,6 +143,8 @@ def apply_decisions(
             row["reference"] = d.reference
         if d.action == "accept" and d.category is not None:
             meta["category"] = d.category
+        if d.action == "accept":
+            meta["expected"] = d.expected or "answer"
         out[rid] = row
     return out
 

@@ -361,3 +361,27 @@ def test_stats_and_export_read_the_review_decisions(tmp_path: Path) -> None:
     assert "exported 1 of" in out.stderr, out.stderr
     (sample,) = [json.loads(x) for x in out.stdout.splitlines()]  # JSONL, one row
     assert sample["reference"] == "Thirty days."
+
+
+def test_a_row_accepted_as_expected_to_refuse_is_exported_to_every_tool(tmp_path: Path) -> None:
+    """`golden review --accept --expect refuse` needs no reference, and `golden export
+    --dir` keeps the row (it was "skipped ... without a reference", the trap rows a team
+    most needs): each tool gets the refusal as its reference text, and the behaviour in its
+    metadata where it has one."""
+    from monitor.golden.export import REFUSAL_REFERENCE
+
+    golden, rows = candidate_rows(tmp_path)
+    done = ragmon("golden", "review", "--dir", str(golden), "--row", rows[0]["id"], "--accept",
+                  "--expect", "refuse", "--category", "unanswerable", "--reviewer", "ana")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = {}
+    for fmt in ("ragas", "deepeval", "langfuse"):
+        out = ragmon("golden", "export", "--dir", str(golden), "--format", fmt)
+        assert "exported 1 of" in out.stderr and "skipped" not in out.stderr, out.stderr
+        text = out.stdout.strip()
+        got[fmt] = json.loads(text)[0] if text.startswith("[") else json.loads(text)
+    assert got["ragas"]["reference"] == REFUSAL_REFERENCE
+    assert got["deepeval"]["expected_output"] == REFUSAL_REFERENCE
+    assert got["deepeval"]["additional_metadata"]["expected"] == "refuse"
+    assert got["langfuse"]["expected_output"] == REFUSAL_REFERENCE
+    assert got["langfuse"]["metadata"]["expected"] == "refuse"
