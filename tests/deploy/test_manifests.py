@@ -229,3 +229,50 @@ def test_the_manifests_validate_against_the_kubernetes_schemas() -> None:
         except kv.SchemaNotFoundError:
             skipped.append(doc["kind"])
     assert skipped == ["ServiceMonitor", "ScaledObject"]
+
+
+def test_the_kubernetes_story_is_one_of_a_stateless_deployment(tmp_path: Path) -> None:
+    """KEDA owns the replica count (the Deployment sets none), a node drain is never blocked
+    at KEDA's minimum of one replica, and every path the config writes to is on a writable
+    volume — the shipped config writes none: rows and dead letters go to topics."""
+    docs = k8s()
+    assert "replicas" not in docs["Deployment"]["spec"]
+    assert (
+        docs["ScaledObject"]["spec"]["scaleTargetRef"]["name"]
+        == docs["Deployment"]["metadata"]["name"]
+    )
+    pdb = docs["PodDisruptionBudget"]["spec"]
+    minimum = docs["ScaledObject"]["spec"]["minReplicaCount"]
+    if "minAvailable" in pdb:
+        assert int(pdb["minAvailable"]) < minimum
+    else:
+        assert int(pdb["maxUnavailable"]) >= 1
+    pod = docs["Deployment"]["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    writable = {m["mountPath"] for m in container["volumeMounts"] if not m.get("readOnly")}
+    settings = configmap_settings(tmp_path)
+    out = settings.output
+    for path in (settings.golden.dir, settings.judge.batch.dir, out.evaluations_jsonl,
+                 out.dead_letters_jsonl):  # fmt: skip
+        assert path is None or any(str(path).startswith(w) for w in writable), path
+    assert settings.golden.topic and settings.output.dead_letters_topic
+
+
+def test_compose_starts_in_order_and_asks_for_the_review_token() -> None:
+    """The topics exist before ragmon starts (kafka-init completed, after Kafka is healthy),
+    and the review service's token is a required variable, so `up` without it stops with
+    compose's own message instead of a review service that exits 2."""
+    services = compose()["services"]
+    assert services["ragmon"]["depends_on"]["kafka-init"]["condition"] == (
+        "service_completed_successfully"
+    )
+    assert services["kafka-init"]["depends_on"]["kafka"]["condition"] == "service_healthy"
+    assert "healthcheck" in services["kafka"]
+    token = services["review"]["environment"]["RAGMON_REVIEW_TOKEN"]
+    assert token.startswith("${RAGMON_REVIEW_TOKEN:?")
+    readme = (ROOT / "README.md").read_text()
+    assert (
+        "export RAGMON_REVIEW_TOKEN="
+        in readme.split("docker compose -f deploy/compose.yaml up")[1 - 1]
+    )
