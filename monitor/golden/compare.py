@@ -81,11 +81,12 @@ class Comparison:
 
     def table(self) -> str:
         """The comparison as a fixed-width table."""
-        head = f"{'metric':<18} {'pairs':>5} {self.release_a[:10]:>10} {self.release_b[:10]:>10} {'B - A':>7}  95% interval     better/worse  sign p"  # noqa: E501
+        w = max([len("metric"), *(len(m.metric) for m in self.metrics)])  # the widest name
+        head = f"{'metric':<{w}} {'pairs':>5} {self.release_a[:10]:>10} {self.release_b[:10]:>10} {'B - A':>7}  95% interval     better/worse  sign p"  # noqa: E501
         rows = [head]
         for m in self.metrics:
             rows.append(
-                f"{m.metric:<18} {m.pairs:>5} {m.mean_a:>10.3f} {m.mean_b:>10.3f} {m.diff:>+7.3f}"
+                f"{m.metric:<{w}} {m.pairs:>5} {m.mean_a:>10.3f} {m.mean_b:>10.3f} {m.diff:>+7.3f}"
                 f"  {m.low:+.3f} .. {m.high:+.3f}  {m.better:>5}/{m.worse:<5}  {m.p_value:.3g}"
             )
         for f in self.flipped:

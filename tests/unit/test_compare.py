@@ -84,3 +84,19 @@ def test_compare_command(tmp_path: Path) -> None:
     assert none.returncode == 1 and "no golden probe answered under both" in none.stderr
     same = ragmon("compare", str(src), "--golden", str(tmp_path / "set"), "--release", "r1")
     assert same.returncode == 2
+
+
+def test_the_table_columns_line_up_whatever_the_metric_names() -> None:
+    """Every row's numbers start where the header's do (``precision@retrieved`` and the
+    ``flagged:<check>`` rows are wider than the 18 characters the column had)."""
+    traces = [trace(i, "r1", f"g{i}", True) for i in range(6)]
+    traces += [trace(100 + i, "r2", f"g{i}", i % 2 == 0) for i in range(6)]
+    lines = compare(traces, items(6), "r1", "r2").table().splitlines()
+    rows = [x for x in lines if not x.startswith("flipped")]
+    assert any(x.startswith("precision@retrieved ") for x in rows)
+    ends = set()
+    for x in rows:  # where the right-aligned "pairs" column ends on each row
+        name = x.split()[0]
+        second = x[len(name):].split()[0]
+        ends.add(x.index(second, len(name)) + len(second))
+    assert len(ends) == 1, lines
