@@ -4,9 +4,12 @@ people. Pure functions of a stored row; the page (``monitor.golden.web``) render
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from monitor.checks import evidence_of
+from monitor.checks.evidence import ConflictEvidence
 from monitor.evidence import Evidence, Highlight
 from monitor.lines import CheckLine, GoldenRow
 
@@ -75,6 +78,49 @@ class CheckView:
     applicable: bool
     reason: str | None
     fields: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class ConflictSide:
+    """One passage of a conflicting pair: where it is, the figures only it states, and its
+    sentences that state them (the figures alone when no sentence holds one)."""
+
+    passage: int
+    doc_id: str | None
+    states: tuple[str, ...]
+    sentences: tuple[str, ...]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def conflict_pairs(
+    checks: dict[str, CheckLine], texts: Sequence[str]
+) -> list[tuple[ConflictSide, ConflictSide]]:
+    """The conflicting pairs of ``context_conflict``'s evidence, each side with the sentences
+    of its passage (``texts``, in prompt order) that state what the other does not: the two
+    statements side by side, instead of the evidence's figures alone."""
+    out = []
+    for name, line in _lines(checks):
+        evidence = evidence_of(name, line)
+        if not isinstance(evidence, ConflictEvidence):
+            continue
+        for c in evidence.conflicts:
+            if len(c.passages) != 2:
+                continue
+            sides: list[ConflictSide] = []
+            for n, states in zip(c.passages, (c.first_states, c.second_states), strict=True):
+                i = int(n) - 1
+                text = texts[i] if 0 <= i < len(texts) else ""
+                said = tuple(
+                    sentence.strip()
+                    for sentence in _SENTENCE_END.split(text)
+                    if any(f and f.lower() in sentence.lower() for f in states)
+                )
+                doc = c.doc_ids[len(sides)] if len(c.doc_ids) > len(sides) else None
+                sides.append(ConflictSide(int(n), doc, tuple(states), said))
+            out.append((sides[0], sides[1]))
+    return out
 
 
 def check_views(checks: dict[str, CheckLine]) -> list[CheckView]:

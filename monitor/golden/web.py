@@ -19,8 +19,10 @@ network in clear text, which is logged as a warning.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -42,7 +44,14 @@ from starlette.types import ASGIApp
 
 from monitor.golden import review
 from monitor.golden.export import status_of
-from monitor.golden.page import check_views, conflicting_passages, mark_answer, matches, when
+from monitor.golden.page import (
+    check_views,
+    conflict_pairs,
+    conflicting_passages,
+    mark_answer,
+    matches,
+    when,
+)
 from monitor.golden.precision import PrecisionCollector
 from monitor.golden.stored import load_rows
 from monitor.lines import GoldenRow
@@ -134,15 +143,44 @@ class ReviewSite:
                          total=len(rows))  # fmt: skip
 
     def row(self, request: Request) -> Response:
-        """One row with its evidence marked, and the decision form."""
+        """One row with its evidence marked, and the decision form; after a refused decision
+        (redirected here, so a reload does not post it again) its reason and the reference
+        the reviewer had typed."""
         rid = request.path_params["row_id"]
         row = load_rows(self.golden_dir).get(rid)
         if row is None:
             return self._missing(rid)
-        return self._row_page(row, request.query_params.get("q", ""))
+        error, draft = self._read_notice(request.query_params.get("notice", ""), rid)
+        return self._row_page(row, request.query_params.get("q", ""), error=error, draft=draft)
+
+    def _refused(self, rid: str, query: str, error: str, reference: str | None) -> Response:
+        """A refused decision: redirect (303) to the row's page with the reason and the
+        typed reference in a notice this site signed (a link cannot forge one), so a reload
+        shows the page instead of posting the form again."""
+        data = {"row": rid, "error": error, "reference": reference}
+        payload = base64.urlsafe_b64encode(json.dumps(data).encode()).decode()
+        notice = f"{payload}.{self._mac('notice:' + payload)}"
+        return RedirectResponse(f"/row/{rid}?{urlencode({'q': query, 'notice': notice})}",
+                                status_code=303)  # fmt: skip
+
+    def _read_notice(self, notice: str, rid: str) -> tuple[str | None, dict[str, str]]:
+        """The reason and draft of a notice this site signed for row ``rid``, or nothing."""
+        payload, _, mac = notice.rpartition(".")
+        if not payload or not hmac.compare_digest(mac, self._mac("notice:" + payload)):
+            return None, {}
+        data = json.loads(base64.urlsafe_b64decode(payload))
+        if data.get("row") != rid:
+            return None, {}
+        ref = data.get("reference")
+        return str(data.get("error") or ""), ({"reference": str(ref)} if ref is not None else {})
 
     def _row_page(
-        self, row: GoldenRow, query: str, status: int = 200, error: str | None = None
+        self,
+        row: GoldenRow,
+        query: str,
+        status: int = 200,
+        error: str | None = None,
+        draft: dict[str, str] | None = None,
     ) -> Response:
         meta = row["ragmon"]
         checks = meta.get("checks") or {}
@@ -163,9 +201,11 @@ class ReviewSite:
         return self.page(
             "row.html", status, row=row, meta=meta, answer=answer, passages=passages,
             conflicts=conflicting_passages(checks), checks=check_views(checks),
+            pairs=conflict_pairs(checks, row.get("retrieved_contexts") or []),
             claims=judge.get("claims") or [], history=history, current=current, query=query,
             grades=(current.gold_docs if current else {}), error=error,
             categories=review.TRAP_CATEGORIES, reasons=review.REJECT_LABELS,
+            draft=draft or {},
         )  # fmt: skip
 
     def trace(self, request: Request) -> Response:
@@ -201,9 +241,10 @@ class ReviewSite:
         text = {k: str(v).strip() for k, v in form.items() if isinstance(v, str)}
         query = text.get("q", "")
         action, reviewer = text.get("action", ""), text.get("reviewer", "")
+        typed = text.get("reference")
         if action not in ("accept", "reject") or not reviewer:
             error = "Choose accept or reject and give your name."
-            return self._row_page(row, query, 400, error)
+            return self._refused(rid, query, error, typed)
         fields = {"after": text.get("after"), "note": text.get("note")}
         if action == "accept":
             grades = {k[6:]: int(v) for k, v in text.items() if k.startswith("grade:") and v}
@@ -224,9 +265,9 @@ class ReviewSite:
             error = (f"{now.reviewer} {now.action}ed this row {when(now.at)}, after the "
                      "version you were looking at. The page now shows their decision: "
                      "check it, then decide again if you still disagree.")  # fmt: skip
-            return self._row_page(row, query, 409, error)
+            return self._refused(rid, query, error, typed)
         except review.ReviewError as exc:
-            return self._row_page(row, query, 400, str(exc))
+            return self._refused(rid, query, str(exc), typed)
         return RedirectResponse(self._next(rid, query, before), status_code=303)
 
     def _next(self, done: str, query: str, before: list[str]) -> str:

@@ -265,3 +265,41 @@ def test_a_flagged_counts_exemplar_opens_its_candidate_row(tmp_path: Path, brows
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_row_page_guides_a_reviewer(site: tuple[str, Path], browser: object) -> None:
+    """On a context-conflict row: the suggested trap category is chosen in the form (it
+    showed "-"), the two passages' conflicting statements stand side by side (they were a
+    raw dump of figures), `x` with no reviewer name says so and stays (it did nothing
+    visible), and a refused accept lands on a page whose reload posts nothing again."""
+    url, _ = site
+    page = browser.new_page()  # type: ignore[attr-defined]
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.goto(f"{url}/?state=any&reason=context_conflict")
+    page.locator("#queue tbody tr a").first.click()
+    page.wait_for_url("**/row/**")
+    suggested = page.locator(".meta p").inner_text().split("suggested category ")[1].strip()
+    options = page.locator("#category option").all_inner_texts()
+    if suggested in options:
+        assert page.locator("#category").input_value() == suggested
+    cells = page.locator("#evidence table.conflicts td")
+    assert cells.count() >= 2
+    first, second = cells.nth(0).inner_text(), cells.nth(1).inner_text()
+    assert first.strip() and second.strip() and first != second
+    assert "first_states" not in page.locator("#evidence").inner_text()
+    here = page.url
+    page.keyboard.press("x")
+    page.wait_for_timeout(300)
+    assert page.url == here and page.locator("#need-reviewer").is_visible() and not posts
+    page.fill("#reviewer", "ana")
+    page.fill("#reference", "")
+    page.select_option("#expected", "")
+    page.click("#accept")
+    page.wait_for_load_state()
+    assert "needs a reference answer" in page.locator("p.error").first.inner_text()
+    assert len(posts) == 1 and "notice=" in page.url
+    page.reload()
+    page.wait_for_load_state()
+    assert len(posts) == 1  # the reload is a GET
+    assert "needs a reference answer" in page.locator("p.error").first.inner_text()

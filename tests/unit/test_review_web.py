@@ -95,8 +95,10 @@ def test_a_stale_decision_is_a_conflict_not_an_overwrite(golden: Path) -> None:
     client = TestClient(review_web.build_app(golden))
     stale = form(client)  # the page as it was before anyone decided
     review.decide(review.ReviewLog(golden), ROW, "reject", "bo", reason="duplicate")
-    resp = client.post("/row/r1/decide", data=stale, follow_redirects=False)
-    assert resp.status_code == 409 and "bo rejected this row" in resp.text
+    posted = client.post("/row/r1/decide", data=stale, follow_redirects=False)
+    assert posted.status_code == 303  # redirect after POST: a reload does not post again
+    resp = client.get(posted.headers["location"])
+    assert resp.status_code == 200 and "bo rejected this row" in resp.text
     assert " UTC, after the version you were looking at" in resp.text  # a time for people
     assert "after=" not in resp.text and "--after" not in resp.text  # no CLI syntax
     assert review.ReviewLog(golden).latest()["r1"].reviewer == "bo"
@@ -128,10 +130,27 @@ def test_the_icon_is_served_and_evidence_reads_as_text(golden: Path) -> None:
     assert "<dt>numbers</dt><dd>45</dd>" in evidence
 
 
-def test_bad_input_is_a_400_with_the_reason(golden: Path) -> None:
+def test_a_refused_decision_redirects_to_the_page_with_the_reason_and_the_draft(
+    golden: Path,
+) -> None:
+    """A refused accept answers 303 to the row's page (reloading it shows the page; it
+    re-posted the form before), which says why and keeps the reference typed; the notice
+    is signed: a hand-made one shows nothing, nor one for another row."""
     client = TestClient(review_web.build_app(golden))
-    resp = client.post("/row/r1/decide", data=form(client, **{"grade:nope": "2"}))
-    assert resp.status_code == 400 and "not among the row" in resp.text
+    posted = client.post("/row/r1/decide", data=form(client, **{"grade:nope": "2",
+                         "reference": "Within 30 days."}), follow_redirects=False)  # fmt: skip
+    assert posted.status_code == 303
+    page = client.get(posted.headers["location"])
+    assert page.status_code == 200 and "not among the row" in page.text
+    assert ">Within 30 days.</textarea>" in page.text
+    notice = posted.headers["location"].split("notice=")[1]
+    forged = client.get("/row/r1?notice=" + notice.replace("%2E", ".")[:-4] + "abcd")
+    assert "not among the row" not in forged.text and 'role="alert">' not in forged.text
+    import base64
+    import json
+
+    made = base64.urlsafe_b64encode(json.dumps({"row": "r1", "error": "pwned"}).encode())
+    assert "pwned" not in client.get(f"/row/r1?notice={made.decode()}.00").text
 
 
 def test_with_a_token_the_page_needs_a_login_or_a_bearer(golden: Path) -> None:

@@ -17,6 +17,13 @@
   const submit = (action) => {
     const form = document.getElementById("decide");
     const button = document.getElementById(action);
+    const who = document.getElementById("reviewer");
+    if (who && !who.value.trim()) {
+      // a shortcut would submit nothing (the name is required): say so, and go there
+      document.getElementById("need-reviewer").hidden = false;
+      who.focus();
+      return;
+    }
     if (form && button) form.requestSubmit(button);
   };
   document.addEventListener("keydown", (ev) => {
