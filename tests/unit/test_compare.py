@@ -97,6 +97,6 @@ def test_the_table_columns_line_up_whatever_the_metric_names() -> None:
     ends = set()
     for x in rows:  # where the right-aligned "pairs" column ends on each row
         name = x.split()[0]
-        second = x[len(name):].split()[0]
+        second = x[len(name) :].split()[0]
         ends.add(x.index(second, len(name)) + len(second))
     assert len(ends) == 1, lines
