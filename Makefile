@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: install install-dev compile run test unit lint format bench kafka-up kafka-down clean otel-corpus verdicts alert-scenarios export-libs
+.PHONY: install install-dev compile run test unit lint docs format bench kafka-up kafka-down clean otel-corpus verdicts alert-scenarios export-libs
 
 # install: what `ragmon` needs to run; install-dev: also the test and lint tools.
 install: $(STAMP)
@@ -38,7 +38,7 @@ run: install
 
 # The whole suite: lint, types, unit and integration tests, with every service they need
 # started before pytest and stopped after (also on failure) by deploy/run-tests.sh.
-test: install-dev lint export-libs
+test: install-dev lint docs export-libs
 	$(BIN)/python deploy/compile.py --mode require
 	bash deploy/prometheus/install.sh
 	bash deploy/browser/install.sh
@@ -54,6 +54,12 @@ lint: install-dev
 	$(BIN)/mypy
 	$(BIN)/deptry .
 	$(BIN)/lint-imports
+
+# The documentation site from docs/ (MkDocs, Material theme) into site/: warnings are errors,
+# every internal link and anchor is checked, and the reference pages are generated from the
+# code (deploy/docs_reference.py).
+docs: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 format: install-dev
 	$(BIN)/ruff format monitor sinks tests bench deploy dashboards

@@ -1,5 +1,5 @@
 """The JSON lines ragmon writes, typed at the boundary: an evaluation line, a check's result in
-it, a dead letter (README, "Evaluation lines"). Imports nothing of ours."""
+it, a dead letter (docs, "Evaluation lines"). Imports nothing of ours."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class CheckLine(TypedDict, total=False):
 
 
 class EvaluationLine(TypedDict, total=False):
-    """The evaluation line (README, "Evaluation lines"): the trace's id, app and route, each
+    """The evaluation line (docs, "Evaluation lines"): the trace's id, app and route, each
     check's result, and the judge's verdict or why it was not judged."""
 
     trace_id: Required[str]
@@ -74,7 +74,7 @@ class DeadLetterLine(TypedDict):
 
 class RowMeta(TypedDict, total=False):
     """A candidate golden row's ``ragmon`` block: why it was written, where the trace came
-    from, its occurrences and its review state (README, "Golden rows")."""
+    from, its occurrences and its review state (docs, "Golden rows")."""
 
     trace_id: Required[str]
     reason: Required[str]
@@ -132,7 +132,7 @@ class GoldPassage(TypedDict):
 
 
 class GoldenItem(TypedDict, total=False):
-    """An item of a published golden set (``ragmon.golden/v1``, README, "The golden set")."""
+    """An item of a published golden set (``ragmon.golden/v1``, docs, "The golden set")."""
 
     schema: str
     id: Required[str]
@@ -169,7 +169,7 @@ class PassageRecord(TypedDict, total=False):
 
 
 class TraceRecord(TypedDict, total=False):
-    """A native trace record (``ragmon.trace/v1``; README, "The trace record"): what the
+    """A native trace record (``ragmon.trace/v1``; docs, "The trace record"): what the
     sources read, ``ragmon convert`` writes and the demo makes."""
 
     schema: str

@@ -259,7 +259,7 @@ class Evaluation:
                           self.segments, self.inputs, self.evaluators, self.shadow)  # fmt: skip
 
     def to_line(self) -> EvaluationLine:
-        """The stable evaluation-line contract (see README, "Evaluation lines")."""
+        """The stable evaluation-line contract (see the docs, "Evaluation lines")."""
         line: EvaluationLine = {
             "trace_id": self.trace.trace_id,
             "app": self.trace.app,

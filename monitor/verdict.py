@@ -159,7 +159,7 @@ class Verdict(BaseModel):
         return sum(r == "relevant" for r in said) / len(said)
 
     def to_line(self) -> dict[str, Any]:
-        """The ``judge`` member of an evaluation line (README, "Evaluation lines")."""
+        """The ``judge`` member of an evaluation line (docs, "Evaluation lines")."""
         return {
             "judge": self.judge,
             "model": self.model,

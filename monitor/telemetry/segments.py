@@ -19,7 +19,7 @@ from typing import Protocol
 from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 
-# Buckets per input, chosen for RAG traffic (README, "Segments and inputs").
+# Buckets per input, chosen for RAG traffic (docs, "Segments and inputs").
 INPUT_BUCKETS: dict[str, tuple[tuple[float, ...], str]] = {
     "passages": ((0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 30, 50),
                  "Packed passages that reached the model."),

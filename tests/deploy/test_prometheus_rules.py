@@ -53,3 +53,22 @@ def test_every_alert_fires_and_stays_quiet() -> None:
                             capture_output=True, text=True)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SUCCESS" in result.stdout
+
+
+def test_every_alert_has_its_runbook_section() -> None:
+    """Each alert's `runbook` annotation names a page and an anchor that exist: a heading
+    of that page whose MkDocs anchor (lower case, as the toc extension makes it) it is, so
+    an alert never points at nothing (the runbook moved from the README to the docs)."""
+    import re
+
+    import yaml
+
+    rules = yaml.safe_load((RULES / "rules.yml").read_text())
+    alerts = [r for g in rules["groups"] for r in g["rules"] if "alert" in r]
+    assert alerts
+    for rule in alerts:
+        page, _, anchor = rule["annotations"]["runbook"].partition("#")
+        text = (ROOT / page).read_text(encoding="utf-8")
+        headings = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-")
+                    for h in re.findall(r"(?m)^#+ (.+)$", text)}  # fmt: skip
+        assert anchor in headings, f"{rule['alert']}: no section #{anchor} in {page}"

@@ -371,8 +371,9 @@ def test_a_row_accepted_as_expected_to_refuse_is_exported_to_every_tool(tmp_path
     from monitor.golden.export import REFUSAL_REFERENCE
 
     golden, rows = candidate_rows(tmp_path)
-    done = ragmon("golden", "review", "--dir", str(golden), "--row", rows[0]["id"], "--accept",
-                  "--expect", "refuse", "--category", "unanswerable", "--reviewer", "ana")  # fmt: skip
+    done = ragmon("golden", "review", "--dir", str(golden), "--row", rows[0]["id"],
+                  "--accept", "--expect", "refuse", "--category", "unanswerable",
+                  "--reviewer", "ana")  # fmt: skip
     assert done.returncode == 0, done.stderr
     got = {}
     for fmt in ("ragas", "deepeval", "langfuse"):

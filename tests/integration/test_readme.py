@@ -25,12 +25,22 @@ def sh_blocks(path: Path) -> list[list[str]]:
     return out
 
 
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def documented(prefix: str) -> list[str]:
+    """The command block that starts with ``prefix``, wherever the README and the docs pages
+    hold it; where several do, they must agree (one block, shown in two places)."""
+    found = [block for path in DOCS for block in sh_blocks(path)
+             if block and block[0].startswith(prefix)]  # fmt: skip
+    assert found, f"no documented block starts with {prefix!r} (README.md, docs/)"
+    assert all(b == found[0] for b in found), f"the blocks that start with {prefix!r} differ"
+    return found[0]
+
+
 def quick_start() -> list[str]:
-    """The block under "## Commands" that starts by activating the virtualenv."""
-    for block in sh_blocks(ROOT / "README.md"):
-        if block and block[0].startswith(". .venv/bin/activate"):
-            return block[1:]
-    raise AssertionError("README has no quick-start block starting with '. .venv/bin/activate'")
+    """The five-minute block that starts by activating the virtualenv."""
+    return documented(". .venv/bin/activate")[1:]
 
 
 def examples() -> list[str]:
@@ -53,11 +63,21 @@ def test_documented_command_runs_as_written(command: str, tmp_path: Path) -> Non
 
 
 def kafka_quick_start() -> list[str]:
-    """The block under "## Consuming from Kafka" (it starts with `make kafka-up`)."""
-    for block in sh_blocks(ROOT / "README.md"):
-        if block and block[0].startswith("make kafka-up"):
-            return block
-    raise AssertionError("README has no Kafka block starting with 'make kafka-up'")
+    """The Kafka block of the README and of "Consuming from Kafka" (`make kafka-up` first)."""
+    return documented("make kafka-up")
+
+
+def test_the_readme_is_a_front_page_whose_links_resolve() -> None:
+    """README.md stays a front page (the rest is the docs site, whose own links `make docs`
+    checks with warnings as errors): at most 300 lines, and every relative link in it names
+    a file that exists."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 300
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    local = [x for x in links if not re.match(r"[a-z]+://", x)]
+    assert local, "the README links to no page of the docs"
+    missing = [x for x in local if not (ROOT / x).exists()]
+    assert not missing, missing
 
 
 @pytest.mark.integration

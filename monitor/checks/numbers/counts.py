@@ -2,7 +2,7 @@
 backs one, contradicts one, or cannot say.
 
 People read "the passage describes two films titled Veeram" as faithful when the context
-has one paragraph per film and never writes "two". The policy (README, "Counts of things"):
+has one paragraph per film and never writes "two". The policy (docs, "Counts of things"):
 
 * a count is **backed** when the context presents that many distinct things of the kind:
   that many passages, paragraphs or list lines about a same-named entity (the answer names

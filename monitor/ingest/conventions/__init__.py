@@ -62,7 +62,7 @@ DATA_SOURCE = "gen_ai.data_source.id"  # semantic conventions: the data source a
 
 
 # What sets a trace's release and route, first found wins, on the root span then on its
-# resource (README, "Route, release and time of OTel traces"); the timestamp is the root
+# resource (docs, "Route, release and time of OTel traces"); the timestamp is the root
 # span's end.
 RELEASE_KEYS = ("ragmon.release", "service.version")
 ROUTE_KEYS = ("ragmon.route", "http.route")
