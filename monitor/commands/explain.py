@@ -10,6 +10,7 @@ from typing import TextIO, cast
 from monitor.commands.common import _output, _writable, is_stdout
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, describe
 from monitor.lines import EvaluationLine
+from monitor.segments.causes import Cause
 from monitor.segments.explain import (
     InputShift,
     RateChange,
@@ -82,19 +83,13 @@ def _pts(x: float) -> str:
     return f"{100 * x:+.1f} pts"
 
 
-def _finding(dimension: str, s: SegmentChange) -> str:
-    """One line for a significant segment: its own rate moved, or its share of the traffic."""
-    where = f"{dimension}={s.segment}"
-    if s.rate_before is None:
-        return (f"{where}: new, {_pct(s.share_after)} of the traffic flagged at "
-                f"{_pct(s.rate_after)}, contribution {_pts(s.contribution)} [mix]")  # fmt: skip
-    if s.rate_after is None:
-        return (f"{where}: gone (was {_pct(s.share_before)} of the traffic at "
-                f"{_pct(s.rate_before)}), contribution {_pts(s.contribution)} [mix]")  # fmt: skip
-    kind = {"rate": "[rate]", "mix": "[mix]", "both": "[rate and mix]"}.get(s.cause or "", "")
-    return (f"{where}: rate {_pct(s.rate_before)} -> {_pct(s.rate_after)}, share "
-            f"{_pct(s.share_before)} -> {_pct(s.share_after)}, contribution "
-            f"{_pts(s.contribution)} {kind}")  # fmt: skip
+def _cause(c: Cause) -> str:
+    """One sentence for a cause: what moved in it, and its part of the change."""
+    if c.kind == "rate":
+        moved = f"its rate {_pct(c.rate_before)} -> {_pct(c.rate_after)} [rate]"
+    else:
+        moved = f"its share of the traffic {_pct(c.share_before)} -> {_pct(c.share_after)} [mix]"
+    return f"{c.name}: {moved}, contribution {_pts(c.contribution)}"
 
 
 def _informative(segments: list[SegmentChange]) -> bool:
@@ -118,14 +113,18 @@ def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out
             print(f"{head}: no significant change", file=out)
             continue
         print(head, file=out)
-        informative = {d: segs for d, segs in change.dimensions.items() if _informative(segs)}
-        found = sorted(((abs(s.contribution), _finding(d, s)) for d, segs in informative.items()
-                        for s in segs if s.significant and s.cause),
-                       key=lambda f: -f[0])  # fmt: skip
-        for _, text in found[:top]:
-            print(f"  where: {text}", file=out)
-        if not found:
+        causes = [c for c in change.causes if c.explained_by is None]
+        for c in causes[:top]:
+            print(f"  cause: {_cause(c)}", file=out)
+        followers: dict[str, list[str]] = {}
+        for c in change.causes:
+            if c.explained_by is not None:
+                followers.setdefault(c.explained_by, []).append(c.name)
+        for cause, names in followers.items():
+            print(f"  follows {cause}, no move of its own: {', '.join(names)}", file=out)
+        if not causes:
             print("  where: no segment stands out: the change is spread evenly", file=out)
+        informative = {d: segs for d, segs in change.dimensions.items() if _informative(segs)}
         for dimension, segs in informative.items():
             if not any(s.significant for s in segs):
                 continue

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from monitor.lines import EvaluationLine, JsonObject
+from monitor.segments.causes import Cause, rank_causes
 from monitor.stats import wilson
 
 JUDGE = "judge_hard_fail"  # the judge's hard-fail rate, beside the checks' flagged rates
@@ -162,6 +163,8 @@ class RateChange:
     before: _Side
     after: _Side
     dimensions: dict[str, list[SegmentChange]] = field(default_factory=dict)
+    # across dimensions: the causes, most important first, then their stand-ins
+    causes: list[Cause] = field(default_factory=list)
 
     @property
     def change(self) -> float:
@@ -189,7 +192,7 @@ class RateChange:
             mix, rate = self.parts(d)
             dims[d] = {"mix": mix, "rate": rate, "segments": [s.as_dict() for s in segs]}
         return {"before": side(self.before), "after": side(self.after), "change": self.change,
-                "dimensions": dims}  # fmt: skip
+                "causes": [c.as_dict() for c in self.causes], "dimensions": dims}  # fmt: skip
 
 
 def _decompose(
@@ -253,6 +256,7 @@ def explain_rates(
         change = RateChange(n, _side(b[n]), _side(a[n]))
         for d in dimensions:
             change.dimensions[d] = _decompose(b[n], a[n], d, z)
+        change.causes = rank_causes(change.dimensions, b[n], a[n], z)
         out[n] = change
     return out
 

@@ -142,6 +142,32 @@ def assembly_counts(metrics: str) -> dict[tuple[str, str], float]:
     return out
 
 
+Counts = dict[tuple[str, str], float]
+
+
+def add_counts(counts: Counts, daemon: Daemon) -> None:
+    """Add ``daemon``'s assembly counts (from its /metrics) to ``counts``."""
+    for key, n in assembly_counts(scrape(daemon)).items():
+        counts[key] = counts.get(key, 0) + n
+
+
+def finish(traffic: LiveTraffic, topic: str, group: str, daemons: list[Daemon],
+           counts: Counts) -> None:  # fmt: skip
+    """Wait for the traffic to end and every offset to be committed, add each running
+    daemon's counts, and stop them all (SIGTERM)."""
+    traffic.done.wait(120)
+    assert traffic.error is None, traffic.error
+    try:
+        wait_until(lambda: all_committed(group, topic), 120, "all offsets committed")
+        time.sleep(1)
+        for daemon in daemons:
+            add_counts(counts, daemon)
+    finally:
+        for daemon in reversed(daemons):
+            if daemon.alive():
+                daemon.terminate()
+
+
 @pytest.mark.parametrize("stop", ["sigterm", "kill9"])
 def test_restarts_into_live_traffic_lose_no_trace(tmp_path: Path, stop: str) -> None:
     """Three stops while traces are written (about 28 s of traffic), each followed by 4–6 s
@@ -158,32 +184,20 @@ def test_restarts_into_live_traffic_lose_no_trace(tmp_path: Path, stop: str) -> 
     traffic = LiveTraffic(topic, rate=80, seconds=28, seed=rng.randrange(1 << 30))
     daemon = Daemon(tmp_path, topic, group, RAGMON_SOURCE__KAFKA__GROUP_INSTANCE_ID="live-1",
                     **ENV)  # fmt: skip
-    counts: dict[tuple[str, str], float] = {}
-
-    def take_counts() -> None:
-        for key, n in assembly_counts(scrape(daemon)).items():
-            counts[key] = counts.get(key, 0) + n
-
+    counts: Counts = {}
     daemon.start()
     traffic.start()
     for _ in range(3):
         time.sleep(rng.uniform(3.0, 5.0))
         wait_until(lambda: len(daemon.evaluated(daemon.runs)) > 0, 30, "the daemon evaluating")
-        take_counts()
+        add_counts(counts, daemon)
         if stop == "sigterm":
             daemon.terminate()
         else:
             daemon.kill9()
         time.sleep(rng.uniform(4.0, 6.0))  # the backlog of the downtime
         daemon.start()
-    traffic.done.wait(120)
-    assert traffic.error is None, traffic.error
-    try:
-        wait_until(lambda: all_committed(group, topic), 120, "all offsets committed")
-        time.sleep(1)
-        take_counts()
-    finally:
-        daemon.terminate()
+    finish(traffic, topic, group, [daemon], counts)
     extra = judge_outcome(tmp_path, [daemon], traffic, counts, f"{stop} x3")
     if stop == "sigterm":
         assert extra == 0
@@ -192,8 +206,8 @@ def test_restarts_into_live_traffic_lose_no_trace(tmp_path: Path, stop: str) -> 
         assert extra <= 3 * per_stop
 
 
-def judge_outcome(tmp: Path, daemons: list[Daemon], traffic: LiveTraffic,
-                  counts: dict[tuple[str, str], float], what: str) -> int:  # fmt: skip
+def judge_outcome(tmp: Path, daemons: list[Daemon], traffic: LiveTraffic, counts: Counts,
+                  what: str) -> int:  # fmt: skip
     """Assert that every trace came out whole and as its native record's evaluation, none
     cut short, nothing misread; print the figures; return the duplicate lines."""
     lines: dict[str, list[dict[str, Any]]] = {}
@@ -229,18 +243,11 @@ def test_a_fresh_group_joining_live_traffic_loses_no_trace(tmp_path: Path) -> No
     topic = create_topic(PARTITIONS)
     traffic = LiveTraffic(topic, rate=80, seconds=20, seed=17)
     daemon = Daemon(tmp_path, topic, "g-otlp-live-join", **ENV)
-    counts: dict[tuple[str, str], float] = {}
+    counts: Counts = {}
     traffic.start()
     time.sleep(6)
     daemon.start()
-    traffic.done.wait(120)
-    assert traffic.error is None, traffic.error
-    try:
-        wait_until(lambda: all_committed(daemon.group, topic), 120, "all offsets committed")
-        time.sleep(1)
-        counts = assembly_counts(scrape(daemon))
-    finally:
-        daemon.terminate()
+    finish(traffic, topic, daemon.group, [daemon], counts)
     assert judge_outcome(tmp_path, [daemon], traffic, counts, "a fresh group joins") == 0
 
 
@@ -254,31 +261,17 @@ def test_a_second_replica_joining_and_leaving_loses_no_trace(tmp_path: Path) -> 
     traffic = LiveTraffic(topic, rate=80, seconds=24, seed=23, all_keyed=True)
     one = Daemon(tmp_path, topic, group, name="one", **ENV)
     two = Daemon(tmp_path, topic, group, name="two", **ENV)
-    counts: dict[tuple[str, str], float] = {}
-
-    def take(daemon: Daemon) -> None:
-        for key, n in assembly_counts(scrape(daemon)).items():
-            counts[key] = counts.get(key, 0) + n
-
+    counts: Counts = {}
     one.start()
     traffic.start()
     time.sleep(5)
     two.start()
     wait_until(two.assigned, 60, "the second replica assigned partitions")
     time.sleep(5)
-    take(two)
+    add_counts(counts, two)
     two.terminate()
     time.sleep(3)
     two.start()
-    traffic.done.wait(120)
-    assert traffic.error is None, traffic.error
-    try:
-        wait_until(lambda: all_committed(group, topic), 120, "all offsets committed")
-        time.sleep(1)
-        take(one)
-        take(two)
-    finally:
-        two.terminate()
-        one.terminate()
+    finish(traffic, topic, group, [one, two], counts)
     extra = judge_outcome(tmp_path, [one, two], traffic, counts, "a replica joins and leaves")
     assert extra == 0

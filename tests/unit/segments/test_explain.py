@@ -133,7 +133,7 @@ def test_the_command_prints_a_table_and_writes_the_json(tmp_path: Path) -> None:
     code = run(["explain", str(before), str(after), "--output-json", str(report)], out, err)
     assert code == 0, err.getvalue()
     table = out.getvalue()
-    assert "refusal:" in table and "where: language=es: rate " in table
+    assert "refusal:" in table and "\n  cause: language=es: its rate " in table  # first
     assert "passages" in table.split("inputs")[1].splitlines()[1]
     data = json.loads(report.read_text())
     seg = data["checks"]["refusal"]["dimensions"]["language"]["segments"][0]
@@ -141,6 +141,9 @@ def test_the_command_prints_a_table_and_writes_the_json(tmp_path: Path) -> None:
             "contribution", "significant"} <= set(seg)  # fmt: skip
     assert data["inputs"][0]["input"] == "passages"
     assert "grounding_overlap" not in data["checks"]  # a score is no flagged rate
+    (cause, *_) = data["checks"]["refusal"]["causes"]  # the contract the evaluation reads
+    assert (cause["dimension"], cause["segment"], cause["kind"]) == ("language", "es", "rate")
+    assert {"contribution", "interval", "significant"} <= set(cause)
 
 
 def test_the_command_refuses_what_it_cannot_read(tmp_path: Path) -> None:

@@ -1,0 +1,240 @@
+"""Causes across dimensions: which segments account for a rate's move, and which only stand
+in for another (``ragmon explain``'s first answer).
+
+Each dimension is decomposed alone (``explain``), so a cause that lives in one dimension
+leaks into every dimension correlated with it: when Spanish queries start to refuse and every
+Spanish query is of medium length, ``query_length=medium`` moves too — sometimes first. The
+candidates are the significant segments of every dimension with more than one value (a
+dimension with one value is all traffic: never a cause), each with its kind: ``rate`` (its
+own rate moved) or ``mix`` (its share of the traffic moved), the larger of its two
+significant terms.
+
+Two candidates of different dimensions are tested against each other by holding one's
+dimension fixed (stratification, Mantel–Haenszel style):
+
+* a ``rate`` candidate X, within each stratum k of the other dimension: the change of X's
+  rate minus the change of the rest's rate, ``(r1[X,k] - r0[X,k]) - (r1[¬X,k] - r0[¬X,k])``
+  — the move X has of its own, beyond what the stratum did;
+* a ``mix`` candidate X, within each stratum k: the change of X's share of the stratum,
+  ``q1[X|k] - q0[X|k]``.
+
+The strata's differences are pooled with weights ``1 / sum(1/n)`` over their cells (the
+Mantel–Haenszel weight of a difference; a stratum where a cell is empty has no contrast and
+is left out) into an adjusted effect with a normal interval at the report's Bonferroni-widened
+``z``. X **stands in** for Y when X's move vanishes with Y's dimension held fixed (its
+adjusted interval includes 0 and it keeps under half of its raw effect, or under a quarter
+whatever its interval) while Y's move persists with X's dimension held fixed (its adjusted
+interval excludes 0 and it keeps at least half of its raw effect, in the same direction). A
+stand-in is reported as explained by the strongest such Y, after the causes; two candidates
+that both persist given the other are both causes. A candidate whose dimension never shares
+a stratum with another's (no contrast left) is left a cause: unknown beats a guess.
+
+A segment counts as a cause only with a move of its own: its raw effect (the same statistic
+over all traffic) has an interval that excludes 0. Every segment of an unrelated dimension
+(both releases, every route) is significant when the whole rate rises, but moves only as the
+rest does: such a segment is the stand-in of the cause that persists with its dimension held
+fixed, and is left out when there is none (the move is across the traffic, not in a segment).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from monitor.lines import JsonObject
+
+if TYPE_CHECKING:
+    from monitor.segments.explain import Observation, SegmentChange
+
+VANISHED = 0.25  # an adjusted effect below this share of the raw one has vanished
+KEPT = 0.5  # an adjusted effect keeps at least this share of the raw one to persist
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """A segment that accounts for a rate's move (or stands in for one that does)."""
+
+    dimension: str
+    segment: str
+    kind: str  # "rate" or "mix"
+    contribution: float
+    interval: tuple[float, float]
+    significant: bool
+    rate_before: float | None
+    rate_after: float | None
+    share_before: float
+    share_after: float
+    explained_by: str | None = None  # "<dimension>=<segment>" of the cause it follows
+
+    @property
+    def name(self) -> str:
+        """``dimension=segment``."""
+        return f"{self.dimension}={self.segment}"
+
+    def as_dict(self) -> JsonObject:
+        """The JSON form (``checks.<check>.causes`` of ``ragmon explain --output-json``)."""
+        out: JsonObject = {
+            "dimension": self.dimension, "segment": self.segment, "kind": self.kind,
+            "contribution": self.contribution, "interval": list(self.interval),
+            "significant": self.significant,
+        }  # fmt: skip
+        if self.explained_by is not None:
+            out["explained_by"] = self.explained_by
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Effect:
+    raw: float
+    raw_half_width: float
+    adjusted: float | None  # None: no stratum with a contrast
+    half_width: float
+
+    def own(self) -> bool:
+        """The candidate moved apart from the rest of the traffic (its raw interval excludes
+        0): a segment that only moved with everything is no cause of its own."""
+        return abs(self.raw) > self.raw_half_width
+
+    def vanishes(self) -> bool:
+        if self.adjusted is None or self.raw == 0:
+            return False
+        kept = abs(self.adjusted) / abs(self.raw)
+        includes_zero = abs(self.adjusted) <= self.half_width
+        return kept < VANISHED or (includes_zero and kept < KEPT)
+
+    def persists(self) -> bool:
+        if self.adjusted is None or self.raw == 0:
+            return False
+        same_way = self.adjusted * self.raw > 0
+        return (
+            same_way
+            and abs(self.adjusted) > self.half_width
+            and (abs(self.adjusted) >= KEPT * abs(self.raw))
+        )
+
+
+def _cell(obs: Sequence[Observation]) -> tuple[int, float, float]:
+    """(traces, weight, weighted flagged)."""
+    return (len(obs), sum(o.weight for o in obs), sum(o.weight for o in obs if o.flagged))
+
+
+def _rate(cell: tuple[int, float, float]) -> float:
+    return cell[2] / cell[1] if cell[1] else 0.0
+
+
+def _split(
+    obs: Sequence[Observation], key: Callable[[Observation], str]
+) -> dict[str, list[Observation]]:
+    out: dict[str, list[Observation]] = {}
+    for o in obs:
+        out.setdefault(key(o), []).append(o)
+    return out
+
+
+def _effect(
+    cand: Cause, held: str, before: Sequence[Observation], after: Sequence[Observation], z: float
+) -> _Effect:
+    """``cand``'s own move, raw and with dimension ``held`` fixed (see the module doc)."""
+
+    def inside(o: Observation) -> bool:
+        return o.segments.get(cand.dimension, "unknown") == cand.segment
+
+    def stratum(o: Observation) -> str:
+        return o.segments.get(held, "unknown")
+
+    if cand.kind == "rate":
+
+        def diff(b: Sequence[Observation], a: Sequence[Observation]) -> tuple[float, float, float]:
+            cells = [_cell([o for o in s if inside(o) == x]) for s in (b, a) for x in (True, False)]
+            bx, bn, ax, an = cells
+            if min(c[0] for c in cells) == 0:
+                return (0.0, 0.0, 0.0)
+            d = (_rate(ax) - _rate(bx)) - (_rate(an) - _rate(bn))
+            var = sum(_rate(c) * (1 - _rate(c)) / c[0] for c in cells)
+            return (d, var, 1 / sum(1 / c[0] for c in cells))
+
+    else:
+
+        def diff(b: Sequence[Observation], a: Sequence[Observation]) -> tuple[float, float, float]:
+            if not b or not a:
+                return (0.0, 0.0, 0.0)
+            q0 = sum(o.weight for o in b if inside(o)) / sum(o.weight for o in b)
+            q1 = sum(o.weight for o in a if inside(o)) / sum(o.weight for o in a)
+            var = q0 * (1 - q0) / len(b) + q1 * (1 - q1) / len(a)
+            return (q1 - q0, var, 1 / (1 / len(b) + 1 / len(a)))
+
+    raw, raw_var, _ = diff(before, after)
+    raw_half = z * math.sqrt(raw_var)
+    sb, sa = _split(before, stratum), _split(after, stratum)
+    total = pooled = var = 0.0
+    for k in sb.keys() & sa.keys():
+        d, v, w = diff(sb[k], sa[k])
+        if w:
+            total += w
+            pooled += w * d
+            var += w * w * v
+    if not total:
+        return _Effect(raw, raw_half, None, 0.0)
+    return _Effect(raw, raw_half, pooled / total, z * math.sqrt(var) / total)
+
+
+def _kind(change: SegmentChange) -> str | None:
+    """``rate`` or ``mix``: the segment's significant term (the larger when both are)."""
+    cause = change.cause
+    if cause == "both":
+        return "rate" if abs(change.rate) >= abs(change.mix) else "mix"
+    return cause
+
+
+def rank_causes(
+    dimensions: Mapping[str, Sequence[SegmentChange]],
+    before: Sequence[Observation],
+    after: Sequence[Observation],
+    z: float,
+) -> list[Cause]:
+    """The causes of a rate's move across ``dimensions`` (each decomposed alone), most
+    important first, then the stand-ins, each with ``explained_by`` (see the module doc)."""
+    candidates = []
+    for dimension, segments in dimensions.items():
+        if len(segments) < 2:
+            continue  # one value: all traffic
+        for s in segments:
+            kind = _kind(s)
+            if not s.significant or kind is None:
+                continue
+            candidates.append(Cause(dimension, s.segment, kind, s.contribution,
+                                    s.contribution_interval, True, s.rate_before,
+                                    s.rate_after, s.share_before, s.share_after))  # fmt: skip
+    candidates.sort(key=lambda c: (-abs(c.contribution), c.name))
+    effects: dict[tuple[str, str], _Effect] = {}
+
+    def effect(c: Cause, held: str) -> _Effect:
+        key = (c.name, held)
+        if key not in effects:
+            effects[key] = _effect(c, held, before, after, z)
+        return effects[key]
+
+    any_dim = next(iter(dimensions), "")
+    own = {x.name: effect(x, any_dim).own() for x in candidates}
+    follows = {
+        x.name: [y for y in candidates if y.dimension != x.dimension and own[y.name]
+                 and (not own[x.name] or effect(x, y.dimension).vanishes())
+                 and effect(y, x.dimension).persists()]
+        for x in candidates
+    }  # fmt: skip
+    # a segment with no move of its own and no cause to follow: the move is everywhere
+    candidates = [x for x in candidates if own[x.name] or follows[x.name]]
+    causes = [x for x in candidates if not follows[x.name]]
+    roots = {c.name for c in causes}
+    stand_ins = []
+    for x in candidates:
+        if not follows[x.name]:
+            continue
+        y, seen = follows[x.name][0], {x.name}
+        while y.name not in roots and follows[y.name] and y.name not in seen:
+            seen.add(y.name)  # a stand-in for a stand-in: the cause at the end of the chain
+            y = follows[y.name][0]
+        stand_ins.append(replace(x, explained_by=y.name))
+    return causes + stand_ins
