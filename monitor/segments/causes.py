@@ -39,7 +39,7 @@ fixed, and is left out when there is none (the move is across the traffic, not i
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -115,62 +115,74 @@ class _Effect:
         )
 
 
-def _cell(obs: Sequence[Observation]) -> tuple[int, float, float]:
-    """(traces, weight, weighted flagged)."""
-    return (len(obs), sum(o.weight for o in obs), sum(o.weight for o in obs if o.flagged))
+# Per period: (traces, weight, weighted flagged) of the traces of one combination of segments.
+_Cell = tuple[int, float, float]
+_EMPTY: _Cell = (0, 0.0, 0.0)
 
 
-def _rate(cell: tuple[int, float, float]) -> float:
+def _add(a: _Cell, b: _Cell) -> _Cell:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def _rate(cell: _Cell) -> float:
     return cell[2] / cell[1] if cell[1] else 0.0
 
 
-def _split(
-    obs: Sequence[Observation], key: Callable[[Observation], str]
-) -> dict[str, list[Observation]]:
-    out: dict[str, list[Observation]] = {}
-    for o in obs:
-        out.setdefault(key(o), []).append(o)
-    return out
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """The observations of both periods counted per combination of segments (one pass over
+    them; every effect then reads the few combinations, not the traces)."""
+
+    rows: list[tuple[dict[str, str], _Cell, _Cell]]  # segments, before, after
+
+    @classmethod
+    def of(cls, before: Sequence[Observation], after: Sequence[Observation]) -> _Table:
+        counts: dict[tuple[tuple[str, str], ...], list[_Cell]] = {}
+        for period, obs in ((0, before), (1, after)):
+            for o in obs:
+                key = tuple(sorted(o.segments.items()))
+                cells = counts.setdefault(key, [_EMPTY, _EMPTY])
+                cells[period] = _add(cells[period], (1, o.weight, o.weight if o.flagged else 0.0))
+        return cls([(dict(k), c[0], c[1]) for k, c in counts.items()])
 
 
-def _effect(
-    cand: Cause, held: str, before: Sequence[Observation], after: Sequence[Observation], z: float
-) -> _Effect:
+def _diff(kind: str, cells: dict[tuple[bool, int], _Cell]) -> tuple[float, float, float]:
+    """A stratum's (or all traffic's) difference, its variance and its weight; weight 0 when
+    a cell it needs is empty (no contrast). ``cells[(inside, period)]``."""
+    if kind == "rate":
+        four = [cells.get((x, t), _EMPTY) for t in (0, 1) for x in (True, False)]
+        if min(c[0] for c in four) == 0:
+            return (0.0, 0.0, 0.0)
+        bx, bn, ax, an = four
+        d = (_rate(ax) - _rate(bx)) - (_rate(an) - _rate(bn))
+        var = sum(_rate(c) * (1 - _rate(c)) / c[0] for c in four)
+        return (d, var, 1 / sum(1 / c[0] for c in four))
+    sides = []
+    for t in (0, 1):
+        x, rest = cells.get((True, t), _EMPTY), cells.get((False, t), _EMPTY)
+        total = _add(x, rest)
+        if total[0] == 0 or total[1] == 0:
+            return (0.0, 0.0, 0.0)
+        sides.append((x[1] / total[1], total[0]))
+    (q0, n0), (q1, n1) = sides
+    return (q1 - q0, q0 * (1 - q0) / n0 + q1 * (1 - q1) / n1, 1 / (1 / n0 + 1 / n1))
+
+
+def _effect(cand: Cause, held: str, table: _Table, z: float) -> _Effect:
     """``cand``'s own move, raw and with dimension ``held`` fixed (see the module doc)."""
-
-    def inside(o: Observation) -> bool:
-        return o.segments.get(cand.dimension, "unknown") == cand.segment
-
-    def stratum(o: Observation) -> str:
-        return o.segments.get(held, "unknown")
-
-    if cand.kind == "rate":
-
-        def diff(b: Sequence[Observation], a: Sequence[Observation]) -> tuple[float, float, float]:
-            cells = [_cell([o for o in s if inside(o) == x]) for s in (b, a) for x in (True, False)]
-            bx, bn, ax, an = cells
-            if min(c[0] for c in cells) == 0:
-                return (0.0, 0.0, 0.0)
-            d = (_rate(ax) - _rate(bx)) - (_rate(an) - _rate(bn))
-            var = sum(_rate(c) * (1 - _rate(c)) / c[0] for c in cells)
-            return (d, var, 1 / sum(1 / c[0] for c in cells))
-
-    else:
-
-        def diff(b: Sequence[Observation], a: Sequence[Observation]) -> tuple[float, float, float]:
-            if not b or not a:
-                return (0.0, 0.0, 0.0)
-            q0 = sum(o.weight for o in b if inside(o)) / sum(o.weight for o in b)
-            q1 = sum(o.weight for o in a if inside(o)) / sum(o.weight for o in a)
-            var = q0 * (1 - q0) / len(b) + q1 * (1 - q1) / len(a)
-            return (q1 - q0, var, 1 / (1 / len(b) + 1 / len(a)))
-
-    raw, raw_var, _ = diff(before, after)
+    whole: dict[tuple[bool, int], _Cell] = {}
+    strata: dict[str, dict[tuple[bool, int], _Cell]] = {}
+    for segments, before, after in table.rows:
+        x = segments.get(cand.dimension, "unknown") == cand.segment
+        k = strata.setdefault(segments.get(held, "unknown"), {})
+        for t, cell in ((0, before), (1, after)):
+            whole[x, t] = _add(whole.get((x, t), _EMPTY), cell)
+            k[x, t] = _add(k.get((x, t), _EMPTY), cell)
+    raw, raw_var, _ = _diff(cand.kind, whole)
     raw_half = z * math.sqrt(raw_var)
-    sb, sa = _split(before, stratum), _split(after, stratum)
     total = pooled = var = 0.0
-    for k in sb.keys() & sa.keys():
-        d, v, w = diff(sb[k], sa[k])
+    for cells in strata.values():
+        d, v, w = _diff(cand.kind, cells)
         if w:
             total += w
             pooled += w * d
@@ -208,12 +220,15 @@ def rank_causes(
                                     s.contribution_interval, True, s.rate_before,
                                     s.rate_after, s.share_before, s.share_after))  # fmt: skip
     candidates.sort(key=lambda c: (-abs(c.contribution), c.name))
+    if not candidates:
+        return []
+    table = _Table.of(before, after)
     effects: dict[tuple[str, str], _Effect] = {}
 
     def effect(c: Cause, held: str) -> _Effect:
         key = (c.name, held)
         if key not in effects:
-            effects[key] = _effect(c, held, before, after, z)
+            effects[key] = _effect(c, held, table, z)
         return effects[key]
 
     any_dim = next(iter(dimensions), "")
