@@ -20,8 +20,9 @@ dimension fixed (stratification, Mantel–Haenszel style):
 
 The strata's differences are pooled with weights ``1 / sum(1/n)`` over their cells (the
 Mantel–Haenszel weight of a difference; a stratum where a cell is empty has no contrast and
-is left out) into an adjusted effect with a normal interval at the report's Bonferroni-widened
-``z``. X **stands in** for Y when X's move vanishes with Y's dimension held fixed (its
+is left out) into an adjusted effect with a normal interval, Bonferroni-widened over the
+report's segments times its dimensions (every candidate against every dimension, the raw
+effect included: at most that many tests). X **stands in** for Y when X's move vanishes with Y's dimension held fixed (its
 adjusted interval includes 0 and it keeps under half of its raw effect, or under a quarter
 whatever its interval) while Y's move persists with X's dimension held fixed (its adjusted
 interval excludes 0 and it keeps at least half of its raw effect, in the same direction). A

@@ -251,12 +251,15 @@ def explain_rates(
             values = {o.segments.get(d, "unknown") for o in (*b[n], *a[n])}
             tests += len(values)
     z = _z(tests)
+    # the causes' tests (a candidate's own move, and its move with each other dimension held
+    # fixed): at most every segment against every dimension, one family with the rest
+    z_causes = _z(tests * (1 + len(dimensions)))
     out = {}
     for n in names:
         change = RateChange(n, _side(b[n]), _side(a[n]))
         for d in dimensions:
             change.dimensions[d] = _decompose(b[n], a[n], d, z)
-        change.causes = rank_causes(change.dimensions, b[n], a[n], z)
+        change.causes = rank_causes(change.dimensions, b[n], a[n], z_causes)
         out[n] = change
     return out
 
