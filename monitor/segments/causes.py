@@ -24,8 +24,9 @@ is left out) into an adjusted effect with a normal interval, Bonferroni-widened 
 report's segments times its dimensions (every candidate against every dimension, the raw
 effect included: at most that many tests). X **stands in** for Y when X's move vanishes
 with Y's dimension held fixed (its adjusted interval includes 0 and it keeps under half of
-its raw effect, or under a quarter whatever its interval) while Y's move persists with X's dimension held fixed (its adjusted
-interval excludes 0 and it keeps at least half of its raw effect, in the same direction). A
+its raw effect, or under a quarter whatever its interval) while Y's move persists with X's
+dimension held fixed (its adjusted interval excludes 0 and it keeps at least half of its raw
+effect, in the same direction). A
 stand-in is reported as explained by the strongest such Y, after the causes; two candidates
 that both persist given the other are both causes. A candidate whose dimension never shares
 a stratum with another's (no contrast left) is left a cause: unknown beats a guess.
