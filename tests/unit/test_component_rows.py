@@ -1,0 +1,143 @@
+"""No silent omission: every check, source and sink the component packages define has its
+row in the component tables (``CHECK_TYPES``, ``SOURCE_SECTIONS``, ``registry.SINKS``), or is
+named below as a part that commands and tests build themselves, with the reason. Before,
+a check left out of ``CHECK_TYPES`` or a sink left out of its row passed every test and
+silently never ran."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from monitor import registry
+from monitor.checks import CHECK_TYPES
+from monitor.sources.config import SOURCE_SECTIONS
+
+# Built by a command or a test, never by the daemon from its config: no row, on purpose.
+COMMAND_SOURCES = {
+    "monitor.sources.files:ListSource": "the test double of every pipeline test",
+    "monitor.sources.files:OtlpFileSource": "replay and convert read OTLP files with it",
+    "monitor.sources.history:KafkaWindow": "rescore reads a window of a topic with it",
+}
+COMMAND_SINKS = {
+    "sinks.memory:InMemorySink": "the test double of every pipeline test",
+    "sinks.summary:SummarySink": "replay's summary table",
+    "sinks.openmetrics:OpenMetricsHistorySink": "rescore's OpenMetrics file",
+}
+
+
+def _modules(package: str) -> list[ModuleType]:
+    root = importlib.import_module(package)
+    found = [root]
+    for info in pkgutil.walk_packages(root.__path__, f"{package}."):
+        if "._native" in info.name or info.name.endswith("_native"):
+            continue  # the compiled build's extension modules
+        found.append(importlib.import_module(info.name))
+    return found
+
+
+def _defined(modules: list[ModuleType]) -> list[tuple[str, type]]:
+    """Every class defined in ``modules`` (not imported into them, not a protocol that
+    declares the shape), as ``module:Class``."""
+    out = []
+    for module in modules:
+        for name, cls in vars(module).items():
+            if (inspect.isclass(cls) and cls.__module__ == module.__name__
+                    and not getattr(cls, "_is_protocol", False)):  # fmt: skip
+                out.append((f"{module.__name__}:{name}", cls))
+    return out
+
+
+def is_check(cls: type) -> bool:
+    """A check's class, by the ``CheckType`` protocol's members."""
+    return all(hasattr(cls, a) for a in ("name", "evidence", "options", "output", "measures"))
+
+
+def is_source(cls: type) -> bool:
+    """A source, by the ``Source`` protocol's own members (not its listener's)."""
+    return (
+        not inspect.isabstract(cls)
+        and all(callable(getattr(cls, a, None)) for a in ("start", "poll", "commit", "close"))
+        and isinstance(getattr(cls, "name", None), str)
+        and not cls.__name__.startswith("_")
+    )
+
+
+def is_sink(cls: type) -> bool:
+    """A sink, by the ``Sink`` protocol's members."""
+    return all(callable(getattr(cls, a, None))
+               for a in ("start", "write", "write_dead_letter", "flush", "close")) and (
+        isinstance(getattr(cls, "name", None), str))  # fmt: skip
+
+
+def missing_checks(modules: list[ModuleType]) -> list[str]:
+    rows = set(CHECK_TYPES)
+    return [path for path, cls in _defined(modules) if is_check(cls) and cls not in rows]
+
+
+def missing_sources(modules: list[ModuleType]) -> list[str]:
+    rows = {s.component for s in SOURCE_SECTIONS} | set(COMMAND_SOURCES)
+    return [path for path, cls in _defined(modules) if is_source(cls) and path not in rows]
+
+
+def _sink_rows() -> set[str]:
+    """The ``module:Class`` each SINKS row builds (read from its factory's closure)."""
+    out = set()
+    for row in registry.SINKS:
+        target = inspect.getclosurevars(row.build).nonlocals.get("target")
+        assert isinstance(target, str), row.name
+        out.add(target)
+    return out
+
+
+def missing_sinks(modules: list[ModuleType]) -> list[str]:
+    rows = _sink_rows() | set(COMMAND_SINKS)
+    return [path for path, cls in _defined(modules) if is_sink(cls) and path not in rows]
+
+
+def test_every_check_source_and_sink_has_its_row() -> None:
+    checks = missing_checks(_modules("monitor.checks"))
+    sources = missing_sources(_modules("monitor.sources"))
+    sinks = missing_sinks(_modules("sinks"))
+    assert (checks, sources, sinks) == ([], [], [])
+
+
+def test_every_named_exception_still_exists() -> None:
+    """The lists of command-built parts name classes that exist (a rename would otherwise
+    leave a stale exception and hide the renamed class's missing row)."""
+    for path in (*COMMAND_SOURCES, *COMMAND_SINKS):
+        module, _, name = path.partition(":")
+        assert inspect.isclass(getattr(importlib.import_module(module), name, None)), path
+
+
+@pytest.mark.parametrize("kind", ["check", "source", "sink"])
+def test_a_component_without_a_row_is_found(kind: str, tmp_path: Path) -> None:
+    """The walk finds a new component whose author forgot the row (a package written here
+    with one check, one source or one sink in the shape of the real ones)."""
+    body = {
+        "check": "from monitor.checks.context import EmptyContext\n"
+                 "class Forgotten(EmptyContext):\n    name = 'forgotten'\n",
+        "source": "from monitor.sources.demo import DemoSource\n"
+                  "class Forgotten(DemoSource):\n    name = 'forgotten'\n",
+        "sink": "from sinks.memory import InMemorySink\n"
+                "class Forgotten(InMemorySink):\n    name = 'forgotten'\n",
+    }[kind]  # fmt: skip
+    package = tmp_path / f"forgot_{kind}"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "extra.py").write_text(body)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        modules = _modules(package.name)
+        found = {"check": missing_checks, "source": missing_sources, "sink": missing_sinks}[kind]
+        assert found(modules) == [f"{package.name}.extra:Forgotten"]
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.startswith(package.name)]:
+            del sys.modules[name]
