@@ -51,6 +51,7 @@ class EvaluationLine(TypedDict, total=False):
     judge_only: bool
     shadow: ShadowLine  # the shadow candidate's results, where it ran on the trace
     incomplete: str  # assembled from spans before all came: max_wait, evicted, end_of_input
+    adjusted_count: float  # sampled upstream: the traces this one stands for (1/sample_rate)
 
 
 class ShadowLine(TypedDict, total=False):

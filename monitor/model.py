@@ -127,6 +127,13 @@ class RagTrace(BaseModel):
     golden_id: str | None = Field(
         default=None, description="Set on synthetic probe traffic whose gold labels are known."
     )
+    sample_rate: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="The probability with which this trace was kept by a sampler upstream of "
+        "ragmon (0.1: one in ten); every rate counts it 1/sample_rate times. Unset: 1.",
+    )
 
     @field_validator("trace_id", mode="before")
     @classmethod
@@ -143,6 +150,12 @@ class RagTrace(BaseModel):
     @classmethod
     def _parse_timestamp(cls, v: object) -> object:
         return _rfc3339(v)
+
+    @property
+    def adjusted_count(self) -> float:
+        """How many traces of the population this one stands for (1 / ``sample_rate``)."""
+        rate = self.sample_rate
+        return 1.0 if rate is None else 1.0 / rate
 
     @property
     def context_text(self) -> str:
@@ -281,6 +294,8 @@ class Evaluation:
         incomplete = self.trace.attributes.get("ragmon.incomplete")
         if incomplete:
             line["incomplete"] = str(incomplete)
+        if self.trace.sample_rate is not None:  # sampled upstream: it stands for this many
+            line["adjusted_count"] = self.trace.adjusted_count
         return line
 
 

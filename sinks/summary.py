@@ -20,6 +20,21 @@ class CheckTally:
     applicable: int = 0
     score_sum: float = 0.0
     scored: int = 0
+    # weighted by each trace's adjusted count (sampled upstream: 1 / sample_rate)
+    flagged_w: float = 0.0
+    applicable_w: float = 0.0
+    applicable_w2: float = 0.0  # sum of squared weights: the effective sample size
+
+    def weighted_rate(self) -> tuple[float, float, float]:
+        """The flagged rate weighted by adjusted count, and its 95 % Wilson interval over
+        the effective sample size (Kish: (sum w)^2 / sum w^2), which a few heavy traces make
+        small: a rate estimated from 100 traces that each stand for 1,000 is not as sure as
+        one from 100,000 traces."""
+        rate = self.flagged_w / self.applicable_w
+        n_eff = self.applicable_w**2 / self.applicable_w2
+        n = max(1, round(n_eff))
+        lo, hi = wilson(round(rate * n), n)
+        return rate, lo, hi
 
 
 # Skip reasons that mean the judge was asked, or would have been, and could not answer.
@@ -34,6 +49,7 @@ class SummarySink(Closable):
     def __init__(self, check_names: list[str], keep_dead_letters: int = 20) -> None:
         self.tallies = {name: CheckTally() for name in check_names}
         self.traces = 0
+        self.weighted = False  # a trace was sampled upstream (its adjusted count is not 1)
         self.dead_letter_count = 0
         self.dead_letters: list[DeadLetter] = []
         self._keep = keep_dead_letters
@@ -51,11 +67,16 @@ class SummarySink(Closable):
         """Tally the evaluation (a judge-only line adds its verdict, not a trace)."""
         self._check_open()
         self.traces += not evaluation.judge_only
+        weight = evaluation.trace.adjusted_count
+        self.weighted = self.weighted or weight != 1.0
         for name, result in evaluation.checks.items():
             tally = self.tallies.setdefault(name, CheckTally())
             if result.applicable:
                 tally.applicable += 1
                 tally.flagged += result.flagged
+                tally.applicable_w += weight
+                tally.applicable_w2 += weight * weight
+                tally.flagged_w += weight if result.flagged else 0.0
             if result.score is not None:
                 tally.score_sum += result.score
                 tally.scored += 1
@@ -149,8 +170,11 @@ class SummarySink(Closable):
             if not t.applicable:  # no trace it applied to: no rate, no interval (not 0 %)
                 rows.append(f"{name:<22} {'-':>8} {0:>8} {'no data':>8}")
                 continue
-            rate = t.flagged / t.applicable if t.applicable else 0.0
-            lo, hi = wilson(t.flagged, t.applicable)
+            if self.weighted:  # sampled upstream: the population's rate, not the sample's
+                rate, lo, hi = t.weighted_rate()
+            else:
+                rate = t.flagged / t.applicable if t.applicable else 0.0
+                lo, hi = wilson(t.flagged, t.applicable)
             rows.append(
                 f"{name:<22} {t.flagged:>8} {t.applicable:>8} {rate:>8.2%}   [{lo:.2%}, {hi:.2%}]"
             )
@@ -164,6 +188,11 @@ class SummarySink(Closable):
             rows.append(self.shadow_table())
         if self.shadow_judged:
             rows.append(self.shadow_judge_line())
+        if self.weighted:
+            rows.append(
+                "(traces sampled upstream: each counts its adjusted count, 1/sample_rate; "
+                "rates and intervals are the traffic's, over the effective sample size)"
+            )
         rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
         return "\n".join(rows)
 

@@ -51,6 +51,8 @@ class Span:
     # its resource's attributes (one dict shared by the resource's spans): service.version,
     # deployment.environment.name, ragmon.route
     resource: dict[str, Any] = field(default_factory=dict)
+    # W3C tracestate (``ot=th:...``: the probability the trace was sampled with, OTEP 235)
+    trace_state: str = ""
 
     @property
     def kind(self) -> str:
@@ -128,6 +130,7 @@ def decode_proto(data: bytes) -> list[Span]:
                     events=[Event(e.name, {kv.key: _any_value(kv.value) for kv in e.attributes})
                             for e in s.events],
                     remote_parent=bool(s.flags & _PARENT_IS_REMOTE), resource=resource,
+                    trace_state=s.trace_state,
                 ))  # fmt: skip
     return _checked(out, "invalid_protobuf")
 
@@ -244,6 +247,7 @@ def _json_span(
         ],
         remote_parent=bool(_int(s.get("flags"), "flags") & _PARENT_IS_REMOTE),
         resource=resource,
+        trace_state=_str(s.get("traceState"), "traceState"),
     )
 
 

@@ -44,7 +44,8 @@ _Z95 = 1.959963984540054
 @dataclass(frozen=True, slots=True)
 class Observation:
     """One trace's part in one rate: its segments, whether it counts (applicable), whether
-    it is flagged, and its weight (1, or 1/p for the judge)."""
+    it is flagged, and its weight: its adjusted count when it was sampled upstream (1 /
+    sample_rate), times 1/p for the judge's sample."""
 
     segments: Mapping[str, str]
     flagged: bool
@@ -59,13 +60,16 @@ def observations(lines: Iterable[EvaluationLine]) -> dict[str, list[Observation]
         if line.get("judge_only"):
             continue
         segments = line.get("segments") or {}
+        # sampled upstream: the trace stands for this many (1 when nothing says)
+        adjusted = float(line.get("adjusted_count") or 1.0)
         for name, result in (line.get("checks") or {}).items():
             if result.get("applicable") and "score" not in result:
-                out.setdefault(name, []).append(Observation(segments, bool(result["flagged"])))
+                flagged = bool(result["flagged"])
+                out.setdefault(name, []).append(Observation(segments, flagged, adjusted))
         judge = line.get("judge") or {}
         verdict = judge.get("verdict")
         if verdict in ("pass", "fail", "hard_fail"):
-            weight = float(judge.get("weight") or 1.0)
+            weight = float(judge.get("weight") or 1.0) * adjusted
             out.setdefault(JUDGE, []).append(Observation(segments, verdict == "hard_fail", weight))
     return out
 

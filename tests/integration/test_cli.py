@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -386,3 +387,47 @@ def test_a_row_accepted_as_expected_to_refuse_is_exported_to_every_tool(tmp_path
     assert got["deepeval"]["additional_metadata"]["expected"] == "refuse"
     assert got["langfuse"]["expected_output"] == REFUSAL_REFERENCE
     assert got["langfuse"]["metadata"]["expected"] == "refuse"
+
+
+def _summary_rate(stdout: str, check: str) -> tuple[float, float, float]:
+    """(rate, low, high) of ``check``'s row of the replay summary."""
+    row = next(x for x in stdout.splitlines() if x.startswith(check + " "))
+    rate, lo, hi = re.findall(r"([\d.]+)%", row)
+    return float(rate) / 100, float(lo) / 100, float(hi) / 100
+
+
+def test_a_tail_sampled_stream_reads_the_traffics_rate(tmp_path: Path) -> None:
+    """A tail sampler kept every refused trace and a tenth of the rest, and said so in each
+    trace's `sample_rate`: replay's refusal rate (weighted by adjusted count) has the whole
+    traffic's rate inside its interval; the same traces without `sample_rate` (what ragmon
+    read of them before) give a rate several times too high."""
+    import random
+
+    traces = [demo.generate(i) for i in range(3000)]
+    src, out = tmp_path / "all.jsonl", tmp_path / "all-evals.jsonl"
+    src.write_text("".join(json.dumps(t) + "\n" for t in traces))
+    assert ragmon("replay", str(src), "--output-jsonl", str(out)).returncode == 0
+    refused = {x["trace_id"] for x in map(json.loads, out.read_text().splitlines())
+               if x["checks"]["refusal"]["flagged"]}  # fmt: skip
+    truth = len(refused) / len(traces)
+    rng = random.Random(4)
+    kept = []
+    for t in traces:
+        if t["trace_id"] in refused:
+            kept.append({**t, "sample_rate": 1.0})
+        elif rng.random() < 0.1:
+            kept.append({**t, "sample_rate": 0.1})
+    sampled, plain = tmp_path / "sampled.jsonl", tmp_path / "plain.jsonl"
+    sampled.write_text("".join(json.dumps(t) + "\n" for t in kept))
+    plain.write_text("".join(json.dumps({k: v for k, v in t.items() if k != "sample_rate"})
+                         + "\n" for t in kept))  # fmt: skip
+    weighted = ragmon("replay", str(sampled))
+    unweighted = ragmon("replay", str(plain))
+    assert weighted.returncode == 0 and unweighted.returncode == 0, weighted.stderr
+    rate, lo, hi = _summary_rate(weighted.stdout, "refusal")
+    naive, _, _ = _summary_rate(unweighted.stdout, "refusal")
+    print(f"\ntail-sampled: traffic {truth:.1%}; weighted {rate:.1%} [{lo:.1%}, {hi:.1%}] "
+          f"over {len(kept)} kept traces; unweighted {naive:.1%}")  # fmt: skip
+    assert lo <= truth <= hi
+    assert naive > 3 * truth
+    assert "sampled upstream" in weighted.stdout

@@ -76,7 +76,7 @@ def test_schema_lists_the_documented_fields() -> None:
     schema = RagTrace.model_json_schema()
     assert set(schema["properties"]) == {
         "schema", "trace_id", "timestamp", "app", "route", "release", "query", "retrieved",
-        "context", "answer", "model", "attributes", "golden_id",
+        "context", "answer", "model", "attributes", "golden_id", "sample_rate",
     }  # fmt: skip
     assert schema["required"] == ["trace_id"]
     assert json.dumps(schema)  # serialisable

@@ -100,6 +100,40 @@ def _convention(spans: list[Span]) -> str | None:
     return None
 
 
+_MAX_THRESHOLD = 1 << 56  # OTEP 235: thresholds and randomness are 56-bit
+
+
+def sample_rate(root: Span) -> float | None:
+    """The probability with which the trace was kept upstream, where the root span says it:
+
+    * OpenTelemetry's consistent probability sampling (OTEP 235; the spec's "TraceState:
+      Probability Sampling"): ``tracestate`` member ``ot``, sub-key ``th``, the rejection
+      threshold as 1 to 14 hex digits padded with trailing zeros to 56 bits; the probability
+      is ``1 - th / 2**56`` (``th:0``: every trace kept);
+    * the ``SampleRate`` attribute (Honeycomb's convention, also on the resource): kept one
+      in N, so ``1 / N``.
+
+    ``sampling.priority`` (OpenTracing) is a keep-or-drop hint, not a probability: not read.
+    None when nothing says (every rate then counts the trace once, as before) or what it
+    says is malformed."""
+    for member in root.trace_state.split(","):
+        key, _, value = member.strip().partition("=")
+        if key != "ot":
+            continue
+        for field in value.split(";"):
+            name, _, th = field.partition(":")
+            if name != "th":
+                continue
+            if not 1 <= len(th) <= 14 or any(c not in "0123456789abcdef" for c in th):
+                return None
+            threshold = int(th.ljust(14, "0"), 16)
+            return (_MAX_THRESHOLD - threshold) / _MAX_THRESHOLD
+    n = root.attributes.get("SampleRate", root.resource.get("SampleRate"))
+    if isinstance(n, int | float) and not isinstance(n, bool) and n >= 1:
+        return 1.0 / float(n)
+    return None
+
+
 def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     """One trace's spans → RagTrace (with the recognised convention), or why not.
     ``extra`` attributes are added to the trace (the assembler marks incomplete ones)."""
@@ -170,6 +204,7 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
         "model": shape.model,
         "attributes": attributes,
         "golden_id": _golden_id(root, spans),
+        "sample_rate": sample_rate(root),
     }
     # The decoders have checked the ids; a record that still fails validation is a mapping
     # bug, which the assembler turns into a dead letter (mapping_failed).

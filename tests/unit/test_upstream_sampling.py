@@ -1,0 +1,70 @@
+"""Upstream sampling: the probability a trace was kept with, read where the producer says it
+— OTel's consistent probability sampling in the root span's tracestate (OTEP 235: the `th`
+rejection threshold, 1 to 14 hex digits padded with zeros to 56 bits, probability
+1 - th/2^56), or Honeycomb's `SampleRate` attribute (one in N) — and each trace counted as
+its adjusted count."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from monitor.ingest.conventions import sample_rate
+from monitor.ingest.otlp import Span, decode_json
+from monitor.model import RagTrace
+
+
+def root(trace_state: str = "", **attributes: object) -> Span:
+    return Span("ab" * 16, "cd" * 8, "", "root", 1, 2, dict(attributes),
+                trace_state=trace_state)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("trace_state", "expected"),
+    [
+        ("ot=th:0", 1.0),  # the spec: th:0 keeps every trace
+        ("ot=th:8", 0.5),  # 0x80000000000000 = 2^55
+        ("ot=th:c", 0.25),
+        ("ot=th:e668", 0.1),  # 0xe6680000000000 / 2^56 = 0.9 rejected (to 4 hex digits)
+        ("vendor=abc,ot=rv:0123456789abcd;th:8", 0.5),  # other members and sub-keys first
+        ("ot=rv:0123456789abcd", None),  # randomness but no threshold: nothing said
+        ("ot=th:zz", None),  # malformed: unknown beats a guess
+        ("ot=th:123456789abcdef0", None),  # over 14 digits
+        ("", None),
+    ],
+)
+def test_the_threshold_in_tracestate_is_the_keep_probability(
+    trace_state: str, expected: float | None
+) -> None:
+    got = sample_rate(root(trace_state))
+    assert got == (None if expected is None else pytest.approx(expected, rel=1e-3))
+
+
+def test_sample_rate_attribute_and_what_is_not_read() -> None:
+    """`SampleRate` N (one in N) on the span or its resource; `sampling.priority` is a
+    keep-or-drop hint, not a probability: not read; the tracestate wins over the attribute."""
+    assert sample_rate(root(SampleRate=10)) == pytest.approx(0.1)
+    span = root()
+    span.resource["SampleRate"] = 4
+    assert sample_rate(span) == pytest.approx(0.25)
+    assert sample_rate(root(**{"sampling.priority": 1})) is None
+    assert sample_rate(root(SampleRate=0)) is None and sample_rate(root(SampleRate=True)) is None
+    assert sample_rate(root("ot=th:8", SampleRate=10)) == pytest.approx(0.5)
+
+
+def test_otlp_json_carries_the_trace_state_to_the_span() -> None:
+    body = {"resourceSpans": [{"scopeSpans": [{"spans": [{
+        "traceId": "ab" * 16, "spanId": "cd" * 8, "name": "root", "traceState": "ot=th:c",
+    }]}]}]}  # fmt: skip
+    (span,) = decode_json(json.dumps(body).encode())
+    assert span.trace_state == "ot=th:c" and sample_rate(span) == pytest.approx(0.25)
+
+
+def test_a_native_record_says_its_sample_rate_and_counts_as_its_adjusted_count() -> None:
+    trace = RagTrace.model_validate({"trace_id": "ab" * 16, "sample_rate": 0.2})
+    assert trace.adjusted_count == pytest.approx(5.0)
+    assert RagTrace.model_validate({"trace_id": "ab" * 16}).adjusted_count == 1.0
+    for bad in (0, -0.5, 1.5, "0.2"):
+        with pytest.raises(ValueError):
+            RagTrace.model_validate({"trace_id": "ab" * 16, "sample_rate": bad})
