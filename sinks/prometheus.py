@@ -43,6 +43,10 @@ class PrometheusSink(Closable):
         # Pending counts since the last flush, by label values.
         self._traces: dict[tuple[str, str], int] = {}
         self._results: dict[tuple[str, str, str, str], int] = {}
+        # what the traces sampled upstream add to their counts in the weight counters
+        # (adjusted count - 1 each): nothing to do for the unsampled, the usual case
+        self._traces_extra: dict[tuple[str, str], float] = {}
+        self._results_extra: dict[tuple[str, str, str, str], float] = {}
         self._exemplars: dict[tuple[str, str, str, str], str] = {}
         self._measured: dict[tuple[str, str, str], list[float]] = {}  # metric, app, route
         # per segment: one count per distinct (segments, outcomes) of a trace, expanded into
@@ -68,6 +72,9 @@ class PrometheusSink(Closable):
         route = self._routes(evaluation.trace.route)
         where = (app, route)
         self._traces[where] = self._traces.get(where, 0) + 1
+        extra = evaluation.trace.adjusted_count - 1.0
+        if extra:
+            self._traces_extra[where] = self._traces_extra.get(where, 0.0) + extra
         results = self._results
         outcomes = []
         for name, result in evaluation.checks.items():
@@ -75,6 +82,8 @@ class PrometheusSink(Closable):
             outcomes.append((name, outcome))
             key = (name, outcome, app, route)
             results[key] = results.get(key, 0) + 1
+            if extra:
+                self._results_extra[key] = self._results_extra.get(key, 0.0) + extra
             if result.flagged:
                 # the trace behind a flagged count, for a click from Grafana to the trace
                 self._exemplars[key] = evaluation.trace_id
@@ -106,10 +115,12 @@ class PrometheusSink(Closable):
         m = self.metrics
         for labels, n in self._traces.items():
             m.traces.labels(*labels).inc(n)
+            m.traces_weight.labels(*labels).inc(n + self._traces_extra.get(labels, 0.0))
         for key, n in self._results.items():
             trace_id = self._exemplars.get(key)
             exemplar = {"trace_id": trace_id} if trace_id is not None else None
             m.check_results.labels(*key).inc(n, exemplar=exemplar)
+            m.check_results_weight.labels(*key).inc(n + self._results_extra.get(key, 0.0))
         for (metric, app, route), values in self._measured.items():
             own = m.check_measures.get(metric)
             if own is None:  # a measure Metrics was not built with: nothing to add it to
@@ -128,6 +139,7 @@ class PrometheusSink(Closable):
             m.shadow_judge_cost.inc(self._shadow_cost)
         self._shadow_judged, self._shadow_cost = {}, 0.0
         self._traces, self._results, self._exemplars, self._measured = {}, {}, {}, {}
+        self._traces_extra, self._results_extra = {}, {}
         self._shadow = {}
         self._publish_segments()
 

@@ -40,6 +40,22 @@ class PipelineMetrics:
             ["check", "result", "app", "route"],
             registry=registry,
         )
+        # beside the counts: each trace as its adjusted count (1/sample_rate when it was
+        # sampled upstream, else 1), so rates stay the traffic's under upstream sampling
+        self.traces_weight = Counter(
+            "ragmon_traces_weight",
+            "Traces evaluated, each counted as its adjusted count (1/sample_rate of an "
+            "upstream sampler; 1 when unsampled): the traffic they stand for.",
+            ["app", "route"],
+            registry=registry,
+        )
+        self.check_results_weight = Counter(
+            "ragmon_check_results_weight",
+            "Check outcomes, each trace counted as its adjusted count (1/sample_rate of an "
+            "upstream sampler; 1 when unsampled).",
+            ["check", "result", "app", "route"],
+            registry=registry,
+        )
         # the metrics checks export of their own (CheckMeasure), per app and route
         self.check_measures: dict[str, Histogram | Counter] = {}
         for m in measures:

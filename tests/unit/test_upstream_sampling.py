@@ -68,3 +68,32 @@ def test_a_native_record_says_its_sample_rate_and_counts_as_its_adjusted_count()
     for bad in (0, -0.5, 1.5, "0.2"):
         with pytest.raises(ValueError):
             RagTrace.model_validate({"trace_id": "ab" * 16, "sample_rate": bad})
+
+
+def test_the_weight_counters_count_each_trace_as_its_adjusted_count() -> None:
+    """`ragmon_traces_weight_total` and `ragmon_check_results_weight_total` beside the
+    counts: an unsampled trace adds 1, one kept with probability 0.1 adds 10 (the counts add
+    1 each)."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor import registry
+    from monitor.checks import CheckSuite
+    from monitor.model import Evaluation
+    from monitor.sources import demo
+    from sinks.prometheus import PrometheusSink
+
+    metrics = registry.build_metrics(CollectorRegistry())
+    sink = PrometheusSink(metrics)
+    suite = CheckSuite()
+    for i, rate in enumerate((None, 0.1)):
+        trace = RagTrace.model_validate({**demo.generate(i), "sample_rate": rate, "route": "r"})
+        sink.write(Evaluation(trace, suite(trace)))
+    sink.flush()
+    reg = metrics.registry
+    labels = {"app": "support-assistant", "route": "r"}
+    assert reg.get_sample_value("ragmon_traces_total", labels) == 2
+    assert reg.get_sample_value("ragmon_traces_weight_total", labels) == pytest.approx(11)
+    counted = sum(reg.get_sample_value("ragmon_check_results_weight_total",
+                                       {"check": "refusal", "result": r, **labels}) or 0
+                  for r in ("flagged", "passed", "not_applicable"))  # fmt: skip
+    assert counted == pytest.approx(11)
