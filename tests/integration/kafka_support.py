@@ -197,6 +197,22 @@ class Daemon:
                 last = json.loads(line)["partitions"]
         return bool(last)
 
+    def lines(self) -> tuple[dict[str, list[dict[str, Any]]], int]:
+        """Every evaluation line of every run, per trace id, and how many lines were torn
+        (cut by kill -9 after the last flush: their offsets were never committed)."""
+        by_trace: dict[str, list[dict[str, Any]]] = {}
+        torn = 0
+        for run in range(1, self.runs + 1):
+            path = self.evaluations_file(run)
+            for raw in path.read_text().splitlines() if path.exists() else ():
+                try:
+                    line = json.loads(raw)
+                except json.JSONDecodeError:
+                    torn += 1
+                    continue
+                by_trace.setdefault(line["trace_id"], []).append(line)
+        return by_trace, torn
+
     def evaluated(self, run: int | None = None) -> list[str]:
         """Trace ids in the evaluation files (all runs, or one). A line torn by kill -9 is
         skipped: it was written after the last flush, so its offset was never committed."""

@@ -420,18 +420,9 @@ def backlog(n: int, partitions: int = 3) -> tuple[str, list[dict[str, Any]]]:
 def whole_and_incomplete(daemon: Daemon) -> tuple[dict[str, int], set[str]]:
     """Per trace id, how many runs evaluated it; and the ids of evaluations marked
     incomplete (a line torn by kill -9 is skipped: its offset was never committed)."""
-    seen: dict[str, int] = {}
-    incomplete = set()
-    for run in range(1, daemon.runs + 1):
-        path = daemon.evaluations_file(run)
-        for line in path.read_text().splitlines() if path.exists() else ():
-            try:
-                e = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            seen[e["trace_id"]] = seen.get(e["trace_id"], 0) + 1
-            if "incomplete" in e:
-                incomplete.add(e["trace_id"])
+    lines, _ = daemon.lines()
+    seen = {tid: len(ls) for tid, ls in lines.items()}
+    incomplete = {tid for tid, ls in lines.items() if any("incomplete" in x for x in ls)}
     return seen, incomplete
 
 

@@ -9,7 +9,6 @@ come out whole once, and no offset may be committed past a trace not evaluated."
 from __future__ import annotations
 
 import heapq
-import json
 import random
 import threading
 import time
@@ -113,23 +112,6 @@ class LiveTraffic(threading.Thread):
         producer.close()
 
 
-def outcomes(daemon: Daemon) -> tuple[dict[str, list[dict[str, Any]]], int]:
-    """Every evaluation line per trace id over all runs (a line torn by kill -9 skipped:
-    its offset was never committed), and how many lines were torn."""
-    lines: dict[str, list[dict[str, Any]]] = {}
-    torn = 0
-    for run in range(1, daemon.runs + 1):
-        path = daemon.evaluations_file(run)
-        for raw in path.read_text().splitlines() if path.exists() else ():
-            try:
-                line = json.loads(raw)
-            except json.JSONDecodeError:
-                torn += 1
-                continue
-            lines.setdefault(line["trace_id"], []).append(line)
-    return lines, torn
-
-
 def assembly_counts(metrics: str) -> dict[tuple[str, str], float]:
     """``ragmon_assembly_traces_total`` by (convention, outcome), from a /metrics text."""
     out: dict[tuple[str, str], float] = {}
@@ -213,7 +195,7 @@ def judge_outcome(tmp: Path, daemons: list[Daemon], traffic: LiveTraffic, counts
     lines: dict[str, list[dict[str, Any]]] = {}
     torn = 0
     for daemon in daemons:
-        got, t = outcomes(daemon)
+        got, t = daemon.lines()
         torn += t
         for tid, ls in got.items():
             lines.setdefault(tid, []).extend(ls)
