@@ -26,7 +26,14 @@ from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.segments import Segmenter, SegmentsConfig
-from monitor.sources import Partition, Position, ReplayNote, Source, SourceRecord, trace_key
+from monitor.sources import (
+    Partition,
+    Position,
+    ReplayNote,
+    Source,
+    SourceRecord,
+    name_unfinished,
+)
 from sinks import Sink
 
 Decoder = Callable[[SourceRecord], RagTrace | DeadLetter]
@@ -314,9 +321,9 @@ class Pipeline:
         with self._lock:
             self._flush()
             offsets = self.checkpoint_state.committable()
-            notes = self._notes()
-            changed = {p: n for p, n in notes.items() if self._noted.get(p) != n}
             marks = self.checkpoint_state.positions()
+            notes = self._notes(marks)
+            changed = {p: n for p, n in notes.items() if self._noted.get(p) != n}
             for part in changed:  # progress past the watermark is committed too
                 offsets.setdefault(part, marks[part][0])
             notes = {p: n for p, n in notes.items() if p in offsets}
@@ -339,23 +346,16 @@ class Pipeline:
         if self.observer is not None:
             self.observer.on_commit("ok")
 
-    def _notes(self, only: set[Partition] | None = None) -> dict[Partition, ReplayNote]:
-        """The replay note of each partition read (``ReplayNote``): how far it was read and
-        which traces are unfinished — still assembling, or with the judge. Empty when the
-        decoder's records are whole traces."""
-        read = {p: end for p, (_, end) in self.checkpoint_state.positions().items()
-                if only is None or p in only}  # fmt: skip
-        pending = self.decoder.pending(read)
+    def _notes(self, marks: dict[Partition, tuple[int, int]]) -> dict[Partition, ReplayNote]:
+        """The replay note of each partition of ``marks`` (``Checkpoint.positions``): how far
+        it was read and which traces are unfinished — still assembling, or with the judge.
+        Empty when the decoder's records are whole traces."""
+        pending = self.decoder.pending(marks)
         if pending is None:
             return {}
         for positions, trace_id in self._judging.values():
-            key = None
-            for part, _ in positions:
-                keys = pending.get(part)
-                if keys is not None:
-                    key = trace_key(trace_id) if key is None else key
-                    keys.add(key)
-        return {p: ReplayNote(read[p], frozenset(keys)) for p, keys in pending.items()}
+            name_unfinished(pending, trace_id, positions)
+        return {p: ReplayNote(marks[p][1], frozenset(keys)) for p, keys in pending.items()}
 
     # --- rebalance handler (called on the consumer's IO thread) ---------------------------
 
@@ -371,8 +371,9 @@ class Pipeline:
                 try:
                     self._flush()
                     mine = set(partitions)
-                    notes = self._notes(mine)
-                    marks = self.checkpoint_state.positions()
+                    marks = {p: m for p, m in self.checkpoint_state.positions().items()
+                             if p in mine}  # fmt: skip
+                    notes = self._notes(marks)
                     offsets = {p: marks[p][0] for p in notes}
                     offsets.update(
                         (k, v) for k, v in self.checkpoint_state.committable().items() if k in mine

@@ -81,6 +81,7 @@ from monitor.sources import (
     ReadProgress,
     ReplayNote,
     SourceRecord,
+    name_unfinished,
     trace_key,
 )
 
@@ -365,12 +366,7 @@ class OtlpAssembler:
             return None
         out: dict[Partition, set[int]] = {p: set() for p in partitions}
         for trace_id, b in self._buf.items():
-            key = None
-            for part, _ in b.positions:
-                keys = out.get(part)
-                if keys is not None:
-                    key = trace_key(trace_id) if key is None else key
-                    keys.add(key)
+            name_unfinished(out, trace_id, b.positions)
         return out
 
     def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:

@@ -15,6 +15,7 @@ from monitor.sources.base import (
     SourceListener,
     SourcePosition,
     SourceRecord,
+    name_unfinished,
     trace_key,
 )
 from monitor.sources.demo import DemoSource
@@ -34,5 +35,6 @@ __all__ = [
     "SourceListener",
     "SourcePosition",
     "SourceRecord",
+    "name_unfinished",
     "trace_key",
 ]

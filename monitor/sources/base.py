@@ -9,7 +9,7 @@ before and after they move; the others never call it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -84,6 +84,19 @@ def trace_key(trace_id: str) -> int:
     """A trace id's 32-bit key in a ``ReplayNote`` (a hash, so ids that share a prefix,
     such as sequential ones, still differ)."""
     return int.from_bytes(hashlib.blake2b(trace_id.encode(), digest_size=4).digest(), "big")
+
+
+def name_unfinished(
+    pending: Mapping[Partition, set[int]], trace_id: str, positions: Iterable[Position]
+) -> None:
+    """Add ``trace_id``'s key to the pending keys of each partition (of ``pending``) its
+    records came from: the trace is unfinished there."""
+    key = None
+    for part, _ in positions:
+        keys = pending.get(part)
+        if keys is not None:
+            key = trace_key(trace_id) if key is None else key
+            keys.add(key)
 
 
 class SourceListener(Protocol):
