@@ -75,14 +75,19 @@ class _CoordinatorMoved(logging.Filter):
 
 
 class _Held(logging.Filter):
-    """Keeps a library's log records instead of letting them through (``held_logs``)."""
+    """Keeps the records of ``library`` (and its children) instead of letting them through;
+    the others pass (``held_logs``)."""
 
-    def __init__(self, limit: int = 200) -> None:
+    def __init__(self, library: str, limit: int = 200) -> None:
         super().__init__()
+        self.library = library
         self.records: list[logging.LogRecord] = []
         self.limit = limit
 
     def filter(self, record: logging.LogRecord) -> bool:
+        name = record.name
+        if name != self.library and not name.startswith(self.library + "."):
+            return True
         if len(self.records) < self.limit:
             self.records.append(record)
         return False
@@ -95,32 +100,16 @@ def held_logs(library: str) -> Iterator[None]:
     one-line reason alone, a start that succeeds drops them (each retry was the library's
     business). With the log level at debug they are written after all. The filter sits on
     the handler, so lines of the library's own threads are held too."""
-    held = _Held()
+    held = _Held(library)
     handlers = logging.getLogger().handlers
     for handler in handlers:
-        handler.addFilter(_Only(library, held))
+        handler.addFilter(held)
     try:
         yield
     finally:
         for handler in handlers:
-            for f in [f for f in handler.filters if isinstance(f, _Only) and f.held is held]:
-                handler.removeFilter(f)
+            handler.removeFilter(held)
         if _level[0] == "debug":
             for record in held.records:
                 for handler in handlers:
                     handler.handle(record)
-
-
-class _Only(logging.Filter):
-    """Passes ``held`` the records of ``library`` (and its children); others go through."""
-
-    def __init__(self, library: str, held: _Held) -> None:
-        super().__init__()
-        self.library = library
-        self.held = held
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        name = record.name
-        if name == self.library or name.startswith(self.library + "."):
-            return self.held.filter(record)
-        return True
