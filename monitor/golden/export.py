@@ -43,17 +43,18 @@ def has_reference(row: GoldenRow) -> bool:
     return isinstance(ref, str) and bool(ref.strip())
 
 
-def expects_refusal(row: GoldenRow) -> bool:
-    """The accepting review said the assistant should decline this question."""
-    return (row.get("ragmon") or {}).get("expected") == "refuse"
+def _or_refusal(reference: str | None, expected: object) -> str | None:
+    """``reference``, or ``REFUSAL_REFERENCE`` when there is none and the expected behaviour
+    is to refuse."""
+    if (reference is None or not str(reference).strip()) and expected == "refuse":
+        return REFUSAL_REFERENCE
+    return reference
 
 
 def _reference(row: GoldenRow) -> str | None:
     # A reviewer may fill either the Ragas or the DeepEval name of the gold answer.
     got = row.get("reference") if row.get("reference") is not None else row.get("expected_output")
-    if (got is None or not str(got).strip()) and expects_refusal(row):
-        return REFUSAL_REFERENCE
-    return got
+    return _or_refusal(got, (row.get("ragmon") or {}).get("expected"))
 
 
 def to_ragas(row: GoldenRow) -> JsonObject:
@@ -108,10 +109,7 @@ def to_langfuse(row: GoldenRow, dataset_name: str = "ragmon-golden") -> JsonObje
 
 def _item_reference(item: GoldenItem) -> str | None:
     """A golden-set item's reference, ``REFUSAL_REFERENCE`` for one expected to be refused."""
-    ref = item.get("reference")
-    if (ref is None or not str(ref).strip()) and item.get("expected") == "refuse":
-        return REFUSAL_REFERENCE
-    return ref
+    return _or_refusal(item.get("reference"), item.get("expected"))
 
 
 def set_to_ragas(item: GoldenItem) -> JsonObject:

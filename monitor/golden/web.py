@@ -150,8 +150,8 @@ class ReviewSite:
         row = load_rows(self.golden_dir).get(rid)
         if row is None:
             return self._missing(rid)
-        error, draft = self._read_notice(request.query_params.get("notice", ""), rid)
-        return self._row_page(row, request.query_params.get("q", ""), error=error, draft=draft)
+        error, typed = self._read_notice(request.query_params.get("notice", ""), rid)
+        return self._row_page(row, request.query_params.get("q", ""), error, typed)
 
     def _refused(self, rid: str, query: str, error: str, reference: str | None) -> Response:
         """A refused decision: redirect (303) to the row's page with the reason and the
@@ -163,24 +163,20 @@ class ReviewSite:
         return RedirectResponse(f"/row/{rid}?{urlencode({'q': query, 'notice': notice})}",
                                 status_code=303)  # fmt: skip
 
-    def _read_notice(self, notice: str, rid: str) -> tuple[str | None, dict[str, str]]:
-        """The reason and draft of a notice this site signed for row ``rid``, or nothing."""
+    def _read_notice(self, notice: str, rid: str) -> tuple[str | None, str | None]:
+        """The reason and the typed reference of a notice this site signed for row ``rid``,
+        or nothing."""
         payload, _, mac = notice.rpartition(".")
         if not payload or not hmac.compare_digest(mac, self._mac("notice:" + payload)):
-            return None, {}
+            return None, None
         data = json.loads(base64.urlsafe_b64decode(payload))
         if data.get("row") != rid:
-            return None, {}
+            return None, None
         ref = data.get("reference")
-        return str(data.get("error") or ""), ({"reference": str(ref)} if ref is not None else {})
+        return str(data.get("error") or ""), (None if ref is None else str(ref))
 
     def _row_page(
-        self,
-        row: GoldenRow,
-        query: str,
-        status: int = 200,
-        error: str | None = None,
-        draft: dict[str, str] | None = None,
+        self, row: GoldenRow, query: str, error: str | None = None, typed: str | None = None
     ) -> Response:
         meta = row["ragmon"]
         checks = meta.get("checks") or {}
@@ -199,13 +195,13 @@ class ReviewSite:
         judge = meta.get("judge") or {}
         answer = mark_answer(row.get("response") or "", checks)
         return self.page(
-            "row.html", status, row=row, meta=meta, answer=answer, passages=passages,
+            "row.html", row=row, meta=meta, answer=answer, passages=passages,
             conflicts=conflicting_passages(checks), checks=check_views(checks),
             pairs=conflict_pairs(checks, row.get("retrieved_contexts") or []),
             claims=judge.get("claims") or [], history=history, current=current, query=query,
             grades=(current.gold_docs if current else {}), error=error,
             categories=review.TRAP_CATEGORIES, reasons=review.REJECT_LABELS,
-            draft=draft or {},
+            typed=typed,
         )  # fmt: skip
 
     def trace(self, request: Request) -> Response:
