@@ -43,6 +43,7 @@ from monitor.lines import Tree, map_strings
 from monitor.model import ConfigSection as _Section
 from monitor.model import revealed
 from monitor.segments.config import SegmentsConfig
+from monitor.sessions.config import SessionsConfig
 from monitor.shadow import ShadowConfig
 from monitor.sources.config import SOURCE_SECTIONS, SourceSection
 from sinks.config import MetricsConfig, OtelConfig, OutputConfig
@@ -197,6 +198,7 @@ class Settings(BaseSettings):
     judge: JudgeConfig = JudgeConfig()
     probes: ProbesConfig = ProbesConfig()
     segments: SegmentsConfig = SegmentsConfig()
+    sessions: SessionsConfig = SessionsConfig()
     shadow: ShadowConfig = ShadowConfig()
     log: LogConfig = LogConfig()
     shutdown_timeout_seconds: float = Field(
@@ -214,6 +216,11 @@ class Settings(BaseSettings):
                 raise ValueError("shadow.judge judges the live judge's sample: set judge.backend")
             if self.judge.batch.enabled:
                 raise ValueError("shadow.judge runs beside the online judge, not batch mode")
+        if self.sessions.topic is not None and self.source.type != "kafka":
+            raise ValueError(
+                "sessions.topic is the Kafka source's repartition topic: with source.type "
+                f"{self.source.type} the turns are paired in memory (unset sessions.topic)"
+            )
         return self
 
     @classmethod

@@ -54,6 +54,24 @@ class EvaluationLine(TypedDict, total=False):
     adjusted_count: float  # sampled upstream: the traces this one stands for (1/sample_rate)
 
 
+class FollowupPart(TypedDict):
+    """What turn B of a session said about turn A's answer."""
+
+    by: str  # B's trace id
+    seconds: float  # B's time less A's
+    signals: list[str]  # monitor.sessions.signals.SIGNALS that B carries; empty: none
+    after: str  # what the checks made of A's answer: refusal, flagged or clean
+
+
+class FollowupLine(TypedDict):
+    """A follow-up line, among the evaluation lines (docs, "Conversations"): turn A's trace
+    and session, and what the next turn said about it."""
+
+    trace_id: str
+    session_id: str
+    followup: FollowupPart
+
+
 class ShadowLine(TypedDict, total=False):
     """The shadow candidate's results on a trace, beside the live ones (``shadow`` config)."""
 

@@ -9,16 +9,17 @@ checks produced for one trace; ``DeadLetter`` is what bad input becomes.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from monitor.evidence import NO_EVIDENCE, Evidence, NotApplicable
-from monitor.lines import CheckLine, DeadLetterLine, EvaluationLine, ShadowLine
+from monitor.lines import CheckLine, DeadLetterLine, EvaluationLine, FollowupLine, ShadowLine
 from monitor.verdict import Verdict
 
 SCHEMA_ID = "ragmon.trace/v1"
@@ -126,6 +127,14 @@ class RagTrace(BaseModel):
     attributes: dict[str, Any] = Field(default_factory=dict, description="Free-form extras.")
     golden_id: str | None = Field(
         default=None, description="Set on synthetic probe traffic whose gold labels are known."
+    )
+    session_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description="The conversation this trace is one turn of: turns of one session are "
+        "paired in time order and the next turn read for what the user did next (docs, "
+        '"Conversations").',
     )
     sample_rate: float | None = Field(
         default=None,
@@ -321,4 +330,97 @@ class DeadLetter(BaseModel):
             "partition": self.partition,
             "offset": self.offset,
             "raw": self.raw.decode("utf-8", errors="replace"),
+        }
+
+
+# --- conversations (monitor.sessions pairs the turns) ------------------------------------
+
+MAX_QUERY = 1000  # characters of a question carried in a turn record
+TURN_VERSION: Final = 1
+Outcome = Literal["refusal", "flagged", "clean"]
+OUTCOMES: tuple[Outcome, ...] = ("refusal", "flagged", "clean")
+_TURN_BYTES = 600  # a held turn's cost beside its text (objects, dict entries, heap entry)
+
+
+class TurnRecord(TypedDict):
+    """A turn as written to the repartition topic (JSON, keyed by session id)."""
+
+    v: int
+    session: str
+    trace: str
+    time: float
+    query: str
+    outcome: str
+    segments: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One evaluated trace of a conversation, as much of it as pairing needs."""
+
+    session: str
+    trace_id: str
+    time: float  # when the turn began (Unix seconds)
+    query: str
+    outcome: Outcome
+    segments: Mapping[str, str] = field(default_factory=dict)
+
+    def to_record(self) -> bytes:
+        """The turn as a repartition-topic value (compact JSON)."""
+        record: TurnRecord = {
+            "v": TURN_VERSION, "session": self.session, "trace": self.trace_id,
+            "time": self.time, "query": self.query, "outcome": self.outcome,
+            "segments": dict(self.segments),
+        }  # fmt: skip
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+
+    @classmethod
+    def from_record(cls, raw: bytes) -> Turn | None:
+        """A repartition-topic value as a turn, or None when it is not one."""
+        try:
+            data = json.loads(raw)
+            segments = data.get("segments") or {}
+            outcome = data["outcome"]
+            if (
+                data.get("v") != TURN_VERSION
+                or outcome not in OUTCOMES
+                or not isinstance(segments, dict)
+            ):
+                return None
+            return cls(
+                session=str(data["session"]),
+                trace_id=str(data["trace"]),
+                time=float(data["time"]),
+                query=str(data["query"])[:MAX_QUERY],
+                outcome=outcome,
+                segments={str(k): str(v) for k, v in segments.items()},
+            )
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return None
+
+    @property
+    def size(self) -> int:
+        """What holding the turn costs, roughly, in bytes."""
+        return _TURN_BYTES + len(self.query) + len(self.session) + len(self.trace_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Followup:
+    """Turn B followed turn A of the same session: what B says about A's answer."""
+
+    turn: Turn  # A
+    by: Turn  # B
+    signals: tuple[str, ...]
+
+    def to_line(self) -> FollowupLine:
+        """The follow-up line (docs, "Conversations")."""
+        return {
+            "trace_id": self.turn.trace_id,
+            "session_id": self.turn.session,
+            "followup": {
+                "by": self.by.trace_id,
+                "seconds": round(self.by.time - self.turn.time, 3),
+                "signals": list(self.signals),
+                "after": self.turn.outcome,
+            },
         }

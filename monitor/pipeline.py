@@ -24,7 +24,7 @@ from monitor.checks.shadow import ShadowSuite
 from monitor.errors import SinkError, SinkFailure, SourceError, StartupError, describe
 from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
-from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.model import DeadLetter, Evaluation, Followup, RagTrace
 from monitor.segments import Segmenter, SegmentsConfig
 from monitor.sources import (
     Partition,
@@ -59,6 +59,7 @@ class PipelineStats:
     records: int = 0
     traces: int = 0
     dead_letters: int = 0
+    followups: int = 0
     commits: int = 0
     failed_commits: int = 0
 
@@ -257,6 +258,10 @@ class Pipeline:
             self.stats.dead_letters += 1
             for sink in self.sinks:
                 sink.write_dead_letter(item)
+        elif isinstance(item, Followup):
+            self.stats.followups += 1
+            for sink in self.sinks:
+                sink.write_followup(item)
         elif item is not None:
             segments, inputs = self.segmenter(item)
             view = self.suite.view(item)

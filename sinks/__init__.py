@@ -1,7 +1,8 @@
 """Where finished evaluations and dead letters go.
 
 Every sink implements ``Sink``: ``start`` before the first write, ``write`` per evaluation,
-``write_dead_letter`` per bad record, ``flush`` before offsets are committed (a durable sink
+``write_dead_letter`` per bad record, ``write_followup`` per follow-up of a conversation's
+turn, ``flush`` before offsets are committed (a durable sink
 must have persisted everything written so far when it returns, or raise), ``close`` once,
 idempotently; a write or flush after ``close`` is a bug and raises ``SinkClosed``. Sinks
 never see the consumer and never commit. ``tests/unit/test_sink_contract.py`` holds every
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from monitor.errors import SinkClosed
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 
 
 class Sink(Protocol):
@@ -40,6 +41,10 @@ class Sink(Protocol):
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Take one dead letter."""
+
+    def write_followup(self, followup: Followup) -> None:
+        """Take one follow-up: what a conversation's next turn said about a turn's answer
+        (``monitor.sessions``); a sink with nothing to do with it says so in its own."""
 
     def flush(self) -> None:
         """Deliver everything taken so far (raises ``SinkError`` when it cannot)."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 from monitor.golden.rows import DEFAULT_REASONS, build_row, merge
 from monitor.golden.stored import PREFIX, load_rows
 from monitor.lines import GoldenRow
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 from monitor.pii import Redactor, redactor_for
 from sinks import Closable
 from sinks.segments import SegmentWriter
@@ -143,6 +143,10 @@ class GoldenRowSink(Closable):
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Dead letters are not golden candidates."""
+        self._check_open()
+
+    def write_followup(self, followup: Followup) -> None:
+        """Follow-ups are not golden candidates yet (docs, \"Conversations\")."""
         self._check_open()
 
     def flush(self) -> None:

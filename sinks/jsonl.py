@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from monitor.lines import EvaluationLine, map_strings
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 from monitor.pii import Redactor, redactor_for
 from sinks import Closable
 
@@ -83,6 +83,13 @@ class JsonlSink(Closable):
                 trace = evaluation.trace
                 line = redact_line(line, self._redactor, (trace.answer, trace.query))
             self._eval.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def write_followup(self, followup: Followup) -> None:
+        """Write the follow-up line among the evaluation lines (ids and signals only: no
+        text of the turns)."""
+        self._check_open()
+        if self._eval is not None:
+            self._eval.write(json.dumps(followup.to_line(), ensure_ascii=False) + "\n")
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Write the dead-letter line."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from monitor.config import KafkaConnection
 from monitor.lines import GoldenRow
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 from sinks import Closable
 
 if TYPE_CHECKING:
@@ -69,6 +69,10 @@ class KafkaDeadLetterSink(_KafkaOutput, Closable):
 
     def write(self, evaluation: Evaluation) -> None:
         """Evaluations do not go here."""
+        self._check_open()
+
+    def write_followup(self, followup: Followup) -> None:
+        """Follow-ups are not dead letters."""
         self._check_open()
 
     def write_dead_letter(self, letter: DeadLetter) -> None:

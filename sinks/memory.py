@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 from sinks import Closable
 
 
@@ -14,6 +14,7 @@ class InMemorySink(Closable):
     def __init__(self) -> None:
         self.evaluations: list[Evaluation] = []
         self.dead_letters: list[DeadLetter] = []
+        self.followups: list[Followup] = []
         self.flushes = 0
         self.started = False
 
@@ -30,6 +31,11 @@ class InMemorySink(Closable):
         """Keep the dead letter."""
         self._check_open()
         self.dead_letters.append(letter)
+
+    def write_followup(self, followup: Followup) -> None:
+        """Keep the follow-up."""
+        self._check_open()
+        self.followups.append(followup)
 
     def flush(self) -> None:
         """Count the flush (everything kept is delivered)."""

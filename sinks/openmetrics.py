@@ -20,7 +20,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 from monitor.telemetry import LabelLimiter
 from sinks import Closable
 
@@ -79,6 +79,10 @@ class OpenMetricsHistorySink(Closable):
             series = (*where, ("check", name), ("result", result.outcome),
                       ("evaluator", version), ("source", "rescore"))  # fmt: skip
             self._counts["ragmon_check_results"][series][at] += 1
+
+    def write_followup(self, followup: Followup) -> None:
+        """Follow-ups are not part of the history."""
+        self._check_open()
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Dead letters are not part of the history."""

@@ -23,7 +23,7 @@ from opentelemetry import trace as otel_trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from monitor.checks import output_of
-from monitor.model import CheckResult, DeadLetter, Evaluation
+from monitor.model import CheckResult, DeadLetter, Evaluation, Followup
 from monitor.verdict import Verdict
 from sinks import Closable
 
@@ -180,6 +180,10 @@ class OtelEventSink(Closable):
             for attributes in judge_events(evaluation.judge, evaluation.evaluators.get("judge")):
                 self._logger.emit(event_name=EVENT_NAME, context=context,
                                   attributes=attributes, timestamp=timestamp)  # fmt: skip
+
+    def write_followup(self, followup: Followup) -> None:
+        """Follow-ups have no span of their own to sit beside."""
+        self._check_open()
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Nothing to evaluate."""

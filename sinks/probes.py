@@ -14,7 +14,7 @@ from prometheus_client import CollectorRegistry
 from monitor.errors import ConfigError
 from monitor.golden import review
 from monitor.golden.probes import LoadedSet, load_set, retrieval_scores, stage_of
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 from monitor.telemetry import LabelLimiter, ProbeMetrics
 from sinks import Closable
 
@@ -98,6 +98,10 @@ class ProbeSink(Closable):
         for (metric, depth), value in retrieval_scores(item, evaluation).items():
             self.metrics.scores.labels(golden.version, route, metric, depth).observe(value)
             self.metrics.squares.labels(golden.version, route, metric, depth).inc(value * value)
+
+    def write_followup(self, followup: Followup) -> None:
+        """Follow-ups are not probes."""
+        self._check_open()
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Dead letters are not probes."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import Histogram
 
 from monitor.checks.shadow import check_pairs, verdict_pair
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
 
@@ -161,6 +161,16 @@ class PrometheusSink(Closable):
             m.segment_judge_verdict_weight.labels(*vkey).inc(weight)
         m.inputs.observe(self._inputs)
         self._segmented, self._segment_verdicts, self._inputs = {}, {}, []
+
+    def write_followup(self, followup: Followup) -> None:
+        """Count the pair and each signal of it, by the first turn's outcome and language
+        (its language segment: bounded)."""
+        self._check_open()
+        after = followup.turn.outcome
+        language = followup.turn.segments.get("language", "unknown")
+        self.metrics.followup_pairs.labels(after, language).inc()
+        for signal in followup.signals:
+            self.metrics.followups.labels(signal, after, language).inc()
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""

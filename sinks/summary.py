@@ -7,7 +7,7 @@ from typing import Any
 
 from monitor.checks import output_of
 from monitor.checks.shadow import check_pairs, verdict_pair
-from monitor.model import DeadLetter, Evaluation
+from monitor.model import DeadLetter, Evaluation, Followup
 from monitor.stats import PairedFlags, wilson
 from sinks import Closable
 
@@ -51,6 +51,8 @@ class SummarySink(Closable):
         self.traces = 0
         self.weighted = False  # a trace was sampled upstream (its adjusted count is not 1)
         self.dead_letter_count = 0
+        self.followup_pairs = 0
+        self.followup_signals: dict[str, int] = {}
         self.dead_letters: list[DeadLetter] = []
         self._keep = keep_dead_letters
         self.verdicts: dict[str, tuple[int, float]] = {}  # verdict -> (count, sum of weights)
@@ -129,6 +131,13 @@ class SummarySink(Closable):
             line += f"; {moved}"
         return line + (f"; {skipped} not judged by it" if skipped else "")
 
+    def write_followup(self, followup: Followup) -> None:
+        """Count the pair and its signals."""
+        self._check_open()
+        self.followup_pairs += 1
+        for signal in followup.signals:
+            self.followup_signals[signal] = self.followup_signals.get(signal, 0) + 1
+
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""
         self._check_open()
@@ -193,6 +202,10 @@ class SummarySink(Closable):
                 "(traces sampled upstream: each counts its adjusted count, 1/sample_rate; "
                 "rates and intervals are the traffic's, over the effective sample size)"
             )
+        if self.followup_pairs:
+            said = ", ".join(f"{k} {v} ({v / self.followup_pairs:.1%})"
+                             for k, v in sorted(self.followup_signals.items()))  # fmt: skip
+            rows.append(f"follow-ups: {self.followup_pairs} pairs of turns; {said or 'no signal'}")
         rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
         return "\n".join(rows)
 

@@ -38,7 +38,7 @@ def convert(messages: Iterable[bytes], fmt: str) -> Conversion:
     for d in items:
         if isinstance(d.item, DeadLetter):
             out.bad_messages.append((d.item.offset, d.item.reason, d.item.detail, d.item.raw))
-        elif d.item is not None:
+        elif isinstance(d.item, RagTrace):  # the assembler makes no follow-ups
             out.traces.append(d.item)
     out.counts, _ = by_convention(assembler.counts)
     return out

@@ -8,16 +8,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from monitor.model import DeadLetter, RagTrace
+from monitor.model import DeadLetter, Followup, RagTrace
 from monitor.sources import Partition, Position, ReadProgress, ReplayNote, SourceRecord
 
 
 @dataclass(slots=True)
 class Decoded:
-    """A trace, a dead letter, or nothing to evaluate (unrecognised, own spans), with the
-    positions of the records it came from."""
+    """A trace, a dead letter, a follow-up of a conversation's turn (``monitor.sessions``),
+    or nothing to evaluate (unrecognised, own spans), with the positions of the records it
+    came from."""
 
-    item: RagTrace | DeadLetter | None
+    item: RagTrace | DeadLetter | Followup | None
     positions: tuple[Position, ...]
 
 

@@ -34,7 +34,13 @@ from monitor.registry.judges import (
 from monitor.segments import Segmenter
 from monitor.sources import Source
 from monitor.sources.config import SOURCE_SECTIONS, SourceSection
-from monitor.telemetry import FoldedCollector, LabelLimiter, MemoCollector, Metrics
+from monitor.telemetry import (
+    FoldedCollector,
+    LabelLimiter,
+    MemoCollector,
+    Metrics,
+    SessionsCollector,
+)
 from monitor.version import ragmon_version
 from sinks import Sink
 
@@ -54,6 +60,7 @@ __all__ = [
     "build_pipeline",
     "build_probe_loop",
     "build_segmenter",
+    "build_sessions",
     "build_shadow",
     "build_sinks",
     "build_source",
@@ -223,6 +230,28 @@ def watch_reviews(settings: Settings, metrics: Metrics) -> None:
     metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))
 
 
+def build_sessions(
+    settings: Settings, metrics: Metrics, decoder: RecordDecoder, through_topic: bool
+) -> tuple[RecordDecoder, Sink]:
+    """The conversations' stage (``sessions``): the sink that takes each turn where the turns
+    meet, and the decoder that releases the follow-ups — through ``sessions.topic`` when
+    ``through_topic`` (the configured Kafka source reads it), else in memory."""
+    from monitor.sessions.join import Sessions
+    from monitor.sessions.stage import TurnSink, WithSessions
+
+    s = settings.sessions
+    sessions = Sessions(s.window_seconds, s.lateness_seconds, s.max_bytes, observe=metrics.on_turn)
+    metrics.registry.register(SessionsCollector(lambda: (len(sessions), sessions.bytes)))
+    topic = s.topic if through_topic else None
+    producer = None
+    if topic is not None:
+        from sinks.kafka_producer import Producer  # the Kafka client, only when used
+
+        producer = Producer(topic, settings.kafka, flush_timeout_seconds=30.0)
+    sink = TurnSink(sessions, producer, observe=metrics.on_turn)
+    return WithSessions(decoder, sessions, topic, observe=metrics.on_turn), sink
+
+
 def build_pipeline(
     settings: Settings,
     metrics: Metrics,
@@ -240,13 +269,21 @@ def build_pipeline(
     # takes the defaults
     batching = settings.source.chosen if source is None else SourceSection()
     stage = judge_stage if judge_stage is not None else build_judge_stage(settings, metrics)
+    # the conversations meet on the repartition topic only when the configured Kafka
+    # source reads it (a command's own source joins them in memory)
+    through_topic = source is None and settings.source.type == "kafka"
     if source is None:
         source = build_source(settings, metrics)
+    decoder = decoder if decoder is not None else build_decoder(settings, metrics)
+    sinks = [*build_sinks(settings, metrics, outputs), *extra_sinks]
+    if settings.sessions.enabled:
+        decoder, turns = build_sessions(settings, metrics, decoder, through_topic)
+        sinks.append(turns)  # after the others: a trace's line is written before its turn
     return Pipeline(
         source=source,
-        decoder=decoder if decoder is not None else build_decoder(settings, metrics),
+        decoder=decoder,
         suite=build_suite(settings, metrics),
-        sinks=[*build_sinks(settings, metrics, outputs), *extra_sinks],
+        sinks=sinks,
         observer=metrics,
         batch_size=batching.max_poll_records,
         commit_interval=batching.commit_interval_seconds,

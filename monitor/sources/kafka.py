@@ -141,8 +141,12 @@ class KafkaSource:
 
     @classmethod
     def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> KafkaSource:
-        """``source.kafka`` and the ``kafka`` connection; ``metrics`` hears commits and lag."""
-        return cls(settings.source.of(KafkaSourceConfig), settings.kafka, observer=metrics)
+        """``source.kafka`` and the ``kafka`` connection; ``metrics`` hears commits and lag.
+        With ``sessions.topic``, the group reads the conversations' repartition topic too."""
+        s = settings.sessions
+        also = (s.topic,) if s.enabled and s.topic is not None else ()
+        return cls(settings.source.of(KafkaSourceConfig), settings.kafka, observer=metrics,
+                   also=also)  # fmt: skip
 
     def __init__(
         self,
@@ -152,8 +156,12 @@ class KafkaSource:
         consumer_factory: Callable[..., KafkaConsumer] = KafkaConsumer,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        also: tuple[str, ...] = (),
     ) -> None:
         self.config = config
+        # the topics read: the configured ones, then ragmon's own (the sessions' repartition
+        # topic), read by the same group
+        self.topics = [*config.topics, *(t for t in also if t not in config.topics)]
         self.connection = connection
         self.observer = observer
         self._factory = consumer_factory
@@ -213,15 +221,15 @@ class KafkaSource:
         except KafkaError as exc:
             self._consumer.close(autocommit=False)
             raise SourceError(f"cannot list topics: {exc}") from exc
-        missing = [t for t in cfg.topics if t not in existing]
+        missing = [t for t in self.topics if t not in existing]
         if missing:
             self._consumer.close(autocommit=False)
             raise SourceError(
                 f"topic(s) {', '.join(missing)} do not exist on "
                 f"{', '.join(conn.bootstrap_servers)} (ragmon does not create topics)"
             )
-        self._consumer.subscribe(topics=list(cfg.topics), listener=_Listener(self))
-        self.log.info("subscribed", topics=list(cfg.topics), group_id=cfg.group_id)
+        self._consumer.subscribe(topics=list(self.topics), listener=_Listener(self))
+        self.log.info("subscribed", topics=list(self.topics), group_id=cfg.group_id)
 
     replays_unfinished = True  # uncommitted records are read again from the committed offsets
 
@@ -455,13 +463,14 @@ class KafkaSource:
             self.observer.on_rebalance("assigned", partitions)
 
     def _share(self) -> float:
-        """Assigned partitions / all partitions of the subscribed topics (from metadata)."""
+        """Assigned partitions / all partitions of the configured topics (from metadata;
+        ragmon's own repartition topic aside: the share divides the traces' budget)."""
         total = 0
         for topic in self.config.topics:
             parts = self._consumer.partitions_for_topic(topic) if self._consumer else None
             total += len(parts or ())
         with self._lock:
-            mine = len(self._assigned_parts)
+            mine = sum(1 for p in self._assigned_parts if p[0] in self.config.topics)
         return mine / total if total else 1.0
 
     def _revoked(self, partitions: list[Partition]) -> None:

@@ -21,14 +21,15 @@ from monitor.telemetry.judge import JudgeMetrics
 from monitor.telemetry.labels import OTHER, UNKNOWN, LabelLimiter
 from monitor.telemetry.pipeline import MemoCollector, PipelineMetrics
 from monitor.telemetry.segments import FoldedCollector, SegmentMetrics
+from monitor.telemetry.sessions import SessionMetrics, SessionsCollector
 
 __all__ = [
     "OTHER", "UNKNOWN", "FoldedCollector", "LabelLimiter", "MemoCollector", "Metrics",
-    "ProbeMetrics",
+    "ProbeMetrics", "SessionsCollector",
 ]  # fmt: skip
 
 
-class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics):
+class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics, SessionMetrics):
     """Every metric ragmon exports, registered on ``registry`` (never the global one)."""
 
     def __init__(
@@ -51,6 +52,7 @@ class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics):
         self._define_otlp(registry)
         self._define_golden(registry)
         self._define_segments(registry)
+        self._define_sessions(registry)
         self.evaluator_info = Gauge(
             "ragmon_evaluator_info",
             "1 for the definition each evaluator runs (check name or judge -> its version), "

@@ -76,9 +76,11 @@ def test_schema_lists_the_documented_fields() -> None:
     schema = RagTrace.model_json_schema()
     assert set(schema["properties"]) == {
         "schema", "trace_id", "timestamp", "app", "route", "release", "query", "retrieved",
-        "context", "answer", "model", "attributes", "golden_id", "sample_rate",
+        "context", "answer", "model", "attributes", "golden_id", "sample_rate", "session_id",
     }  # fmt: skip
     assert schema["required"] == ["trace_id"]
+    session = schema["properties"]["session_id"]["anyOf"][0]  # optional, at most 256 characters
+    assert (session["minLength"], session["maxLength"]) == (1, 256)
     assert json.dumps(schema)  # serialisable
 
 

@@ -191,7 +191,8 @@ def test_route_release_and_environment_come_from_the_root_span_or_its_resource()
     trace = mapped(http_route="/api/billing", session_id="s-42")
     assert (trace.route, trace.release, trace.app) == ("/api/billing", "2026.12.1", "support-bot")
     assert trace.attributes["deployment.environment.name"] == "production"
-    assert trace.attributes["session.id"] == "s-42"
+    assert trace.session_id == "s-42"  # a turn of its conversation (docs, "Conversations")
+    assert trace.attributes["ragmon.started"] > 0  # its turns are ordered by the root's start
     # the documented attributes win
     trace = mapped(ragmon_route="billing", http_route="/api/billing", ragmon_release="canary-7")
     assert (trace.route, trace.release) == ("billing", "canary-7")

@@ -66,8 +66,31 @@ DATA_SOURCE = "gen_ai.data_source.id"  # semantic conventions: the data source a
 # span's end.
 RELEASE_KEYS = ("ragmon.release", "service.version")
 ROUTE_KEYS = ("ragmon.route", "http.route")
-# kept as trace attributes: the deployment environment and the conversation, for later
-_KEPT = ("deployment.environment.name", "session.id", "gen_ai.conversation.id")
+# kept as trace attributes: the deployment environment
+_KEPT = ("deployment.environment.name",)
+# The conversation a trace is one turn of, first found wins: on the root span, its resource,
+# then any span of the trace (OpenInference sets it on every span of a session's traces,
+# frameworks often only on the agent's span).
+SESSION_KEYS = (
+    "session.id",  # OpenInference semantic conventions
+    "gen_ai.conversation.id",  # OTel GenAI semantic conventions
+    "traceloop.association.properties.session_id",  # OpenLLMetry association properties
+    "langfuse.session.id",  # Langfuse's OTel attribute
+)
+
+
+def session_id(spans: list[Span], root: Span) -> str | None:
+    """The session the trace belongs to, where a span or its resource names one (at most
+    256 characters, as the native record's field; a longer one is cut there)."""
+    for span in (root, *spans):
+        for where in (span.attributes, span.resource):
+            for key in SESSION_KEYS:
+                value = where.get(key)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    value = str(value)
+                if isinstance(value, str) and value.strip():
+                    return value.strip()[:256]
+    return None
 
 
 def _first_str(root: Span, keys: tuple[str, ...]) -> str | None:
@@ -186,6 +209,9 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     kept = {k: v for k in _KEPT if isinstance(v := root.attributes.get(k, root.resource.get(k)),
                                               str | int | float | bool)}  # fmt: skip
     attributes.update(kept)
+    session = session_id(spans, root)
+    if session is not None and root.start:  # a conversation's turns: ordered by their start
+        attributes["ragmon.started"] = root.start / 1e9
     attributes.update(extra or {})
     record = {
         "trace_id": root.trace_id,
@@ -205,6 +231,7 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
         "attributes": attributes,
         "golden_id": _golden_id(root, spans),
         "sample_rate": sample_rate(root),
+        "session_id": session,
     }
     # The decoders have checked the ids; a record that still fails validation is a mapping
     # bug, which the assembler turns into a dead letter (mapping_failed).

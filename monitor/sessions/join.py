@@ -1,0 +1,265 @@
+"""Turns of one conversation, paired in time order, and what the next turn says.
+
+A ``Turn`` is the compact record of one evaluated trace of a session: the session and trace
+ids, when the turn began, the question (cut to ``MAX_QUERY``), what the checks made of the
+answer (``outcome``) and its bounded segments. ``Sessions`` holds the turns not yet paired and
+releases each consecutive pair (A, B) as a ``Followup`` once no turn between them can still
+come, or an unpaired turn once nothing can follow it:
+
+* turns are ordered by their own time, never by arrival; a pair is final when its later
+  arrival is ``lateness`` old on the clock of the partition the turns came through (a turn
+  that arrives later than that, older than a turn already released, is ``late``: counted and
+  dropped, its pair lost — see docs, "Conversations");
+* B pairs with A only within ``window`` seconds of A; a turn with nothing after it is
+  released ``window + lateness`` after it arrived;
+* a turn whose trace was already held or released (a trace evaluated twice after a restart)
+  is a ``duplicate``: counted and dropped;
+* the held turns are bounded in bytes: beyond ``max_bytes`` the least recently active
+  session is dropped (``evicted``).
+
+The clock of a partition is what the caller says it is: for the Kafka repartition topic the
+later of the newest record time read from the partition and the time it is known read to
+(``ReadProgress``); in memory (one process), this machine's clock.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from monitor.model import Followup, Turn
+from monitor.sessions.signals import read
+from monitor.sources import Partition, Position, ReplayNote, trace_key
+
+# why a turn left without a follow-up line of its own (ragmon_session_turns_total{outcome})
+TURN_OUTCOMES = ("paired", "last", "outside_window", "late", "duplicate", "evicted",
+                 "replayed", "invalid", "untimed")  # fmt: skip
+
+
+@dataclass(slots=True)
+class _Held:
+    turn: Turn
+    arrived: float  # on the clock of the turn's partition
+    position: Position | None  # the repartition-topic record (None: in memory)
+    replayed: bool = False  # re-read below a replay note's end and not named in it
+
+
+@dataclass(slots=True)
+class _Session:
+    part: Partition | None
+    turns: list[_Held] = field(default_factory=list)  # in time order
+    floor: float = float("-inf")  # time of the last turn released as A
+    seen: set[str] = field(default_factory=set)  # trace ids held
+    bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Released:
+    """What ``Sessions`` lets go of: a follow-up (None when the turn left unpaired) and the
+    repartition-topic records now finished."""
+
+    followup: Followup | None
+    positions: tuple[Position, ...]
+
+
+Clock = Callable[[Partition | None], float]
+Observer = Callable[[str], None]  # a turn's outcome (TURN_OUTCOMES)
+
+
+class Sessions:
+    """The turns not yet paired, per partition and session (see the module)."""
+
+    def __init__(
+        self,
+        window: float,
+        lateness: float,
+        max_bytes: int,
+        observe: Observer | None = None,
+        reader: Callable[[str, str], list[str]] = read,
+    ) -> None:
+        self.window = window
+        self.lateness = lateness
+        self.max_bytes = max_bytes
+        self._observe = observe
+        self._read = reader
+        # (partition, session) -> held turns, least recently active first
+        self._open: OrderedDict[tuple[Partition | None, str], _Session] = OrderedDict()
+        # per partition: (deadline, tie, session) to look at again, lazily invalidated
+        self._due: dict[Partition | None, list[tuple[float, int, str]]] = {}
+        self._ties = itertools.count()
+        self._notes: dict[Partition, ReplayNote] = {}
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    # --- turns in -------------------------------------------------------------------------
+
+    def add(self, turn: Turn, arrived: float, position: Position | None = None) -> list[Released]:
+        """Hold ``turn`` (arrived at ``arrived`` on its partition's clock); what it makes
+        final now is released by ``due``. Returns what leaves at once (a duplicate, a late
+        turn, sessions evicted to make room)."""
+        part = position[0] if position is not None else None
+        key = (part, turn.session)
+        session = self._open.get(key)
+        if session is None:
+            session = self._open[key] = _Session(part)
+        else:
+            self._open.move_to_end(key)
+        if turn.trace_id in session.seen or turn.time <= session.floor:
+            why = "duplicate" if turn.trace_id in session.seen else "late"
+            self._count(why)
+            return [Released(None, _at(position))]
+        held = _Held(turn, arrived, position, self._replayed(turn, position))
+        turns = session.turns
+        at = len(turns)
+        while at and turns[at - 1].turn.time > turn.time:
+            at -= 1
+        turns.insert(at, held)
+        session.seen.add(turn.trace_id)
+        session.bytes += turn.size
+        self.bytes += turn.size
+        self._schedule(key, session)
+        return self._evict() if self.bytes > self.max_bytes else []
+
+    def _replayed(self, turn: Turn, position: Position | None) -> bool:
+        """Re-read below its partition's replay note and not named there: its follow-up
+        line was written before (see ``resume``)."""
+        if position is None:
+            return False
+        note = self._notes.get(position[0])
+        if note is None or note.pending is None or position[1] >= note.read_end:
+            return False
+        return trace_key(turn.trace_id) not in note.pending
+
+    # --- pairs out ------------------------------------------------------------------------
+
+    def due(self, clock: Clock, flush: bool = False) -> list[Released]:
+        """Every pair made final by the partitions' clocks, and every turn nothing can follow
+        any more; ``flush`` (the end of a finite input, a stop that must finish what it
+        accepted): every pair held, and every turn."""
+        out: list[Released] = []
+        if flush:
+            for key in list(self._open):
+                self._settle(key, float("inf"), out, flush=True)
+            self._due.clear()
+            return out
+        for part, queue in self._due.items():
+            now = clock(part)
+            while queue and queue[0][0] <= now:
+                _, _, sid = heapq.heappop(queue)
+                self._settle((part, sid), now, out)
+        return out
+
+    def _settle(
+        self,
+        key: tuple[Partition | None, str],
+        now: float,
+        out: list[Released],
+        flush: bool = False,
+    ) -> None:
+        session = self._open.get(key)
+        if session is None:
+            return
+        turns = session.turns
+        while len(turns) >= 2 and (
+            flush or max(turns[0].arrived, turns[1].arrived) + self.lateness <= now
+        ):
+            a = turns.pop(0)
+            b = turns[0]
+            session.floor = a.turn.time
+            self._drop(session, a)
+            if a.replayed:
+                self._count("replayed")
+                out.append(Released(None, _at(a.position)))
+            elif b.turn.time - a.turn.time > self.window:
+                self._count("outside_window")
+                out.append(Released(None, _at(a.position)))
+            else:
+                self._count("paired")
+                signals = tuple(self._read(a.turn.query, b.turn.query))
+                out.append(Released(Followup(a.turn, b.turn, signals), _at(a.position)))
+        if len(turns) == 1 and (flush or turns[0].arrived + self.window + self.lateness <= now):
+            last = turns.pop()
+            session.floor = last.turn.time
+            self._drop(session, last)
+            self._count("replayed" if last.replayed else "last")
+            out.append(Released(None, _at(last.position)))
+        if not turns:
+            del self._open[key]
+        elif not flush:
+            self._schedule(key, session)
+
+    def _schedule(self, key: tuple[Partition | None, str], session: _Session) -> None:
+        turns = session.turns
+        if len(turns) >= 2:
+            at = max(turns[0].arrived, turns[1].arrived) + self.lateness
+        else:
+            at = turns[0].arrived + self.window + self.lateness
+        heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))
+
+    def _drop(self, session: _Session, held: _Held) -> None:
+        session.seen.discard(held.turn.trace_id)
+        session.bytes -= held.turn.size
+        self.bytes -= held.turn.size
+
+    def _evict(self) -> list[Released]:
+        out = []
+        while self.bytes > self.max_bytes and self._open:
+            _, session = self._open.popitem(last=False)
+            for held in session.turns:
+                self._count("evicted")
+                out.append(Released(None, _at(held.position)))
+            self.bytes -= session.bytes
+        return out
+
+    def _count(self, outcome: str) -> None:
+        if self._observe is not None:
+            self._observe(outcome)
+
+    # --- partitions moving ----------------------------------------------------------------
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Forget the turns that came through ``partitions`` (their next owner reads them
+        again from the committed offsets)."""
+        gone = set(partitions)
+        for key in [k for k in self._open if k[0] in gone]:
+            self.bytes -= self._open.pop(key).bytes
+        for part in gone:
+            self._due.pop(part, None)
+            self._notes.pop(part, None)
+
+    def held_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        """The lowest offset of a held turn per partition of ``partitions``."""
+        wanted = set(partitions)
+        low: dict[Partition, int] = {}
+        for (part, _), session in self._open.items():
+            if part in wanted:
+                for held in session.turns:
+                    if held.position is not None:
+                        offset = held.position[1]
+                        low[part] = min(low.get(part, offset), offset)
+        return low
+
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]]:
+        """Per partition, the ``trace_key`` of every turn held: each is still the A of a
+        follow-up line not written (what a ``ReplayNote`` names)."""
+        keys: dict[Partition, set[int]] = {p: set() for p in partitions}
+        for (part, _), session in self._open.items():
+            if part in keys:
+                keys[part].update(trace_key(h.turn.trace_id) for h in session.turns)
+        return keys
+
+    def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
+        """Partitions given to this process with their notes: a turn re-read below a note's
+        end and not named in it was released before (its follow-up line written), so it is
+        released again without a line (``replayed``). A note that could not name its turns
+        (too many) leaves every re-read turn to be paired again: lines written twice."""
+        self._notes.update(notes)
+
+
+def _at(position: Position | None) -> tuple[Position, ...]:
+    return () if position is None else (position,)

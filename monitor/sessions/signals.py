@@ -1,0 +1,284 @@
+"""What a user's next turn says about the answer before it, model-free.
+
+For a pair of consecutive turns (A, B) of one conversation, ``read`` returns the signals B
+carries, in ``SIGNALS`` order:
+
+* ``rephrase`` — B asks again for what A asked: the same words (an exact repeat, cases,
+  punctuation and emoji aside), a part of them, or a rewording that keeps what was asked
+  about. What a question is *about* is its content words: the words left when the words
+  that only say *how* something is asked (question words, "cost", "price", "explain",
+  pronouns, auxiliaries — the language's stop words and ``generic`` list) are dropped,
+  stemmed (Snowball) or, in Chinese, Japanese and Korean, as character pairs. B is a
+  rephrase when every content word of B was in A and it keeps at least half of A's, or
+  when it keeps three in five of A's and adds at most one in four of its own; never when
+  B opens as a next question ("and for the Team plan?", ``openers``).
+* ``escalation`` — B asks for a person: a human, an agent, a call back, live chat. Asking
+  *how* to contact support is a question, not an escalation: the patterns name a person.
+* ``negative_feedback`` — B says A was wrong, useless, not what was asked, did not work.
+  The patterns need the answer as their subject ("that is wrong", "it didn't work"), so
+  "what's wrong with my invoice?" is a question.
+* ``positive_feedback`` — B thanks or says it worked, and asks nothing more: a thank-you
+  followed by a question, or by more than four words of its own, is a new question.
+  Negative feedback wins over a polite word ("thanks for nothing").
+
+The patterns are data: one TOML file per language in ``languages/`` (the languages the
+refusal check covers), each with ``escalation``, ``negative`` and ``positive`` (lists of
+regular expressions, matched against the lower-cased turn with whitespace collapsed),
+``openers`` (one regular expression) and ``generic`` (words). Every language's patterns run
+on every turn: users switch language and type English words into others ("human pls").
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from collections.abc import Callable, Iterable
+from functools import cache
+from importlib import resources
+from typing import Final, NamedTuple
+
+REPHRASE: Final = "rephrase"
+ESCALATION: Final = "escalation"
+NEGATIVE: Final = "negative_feedback"
+POSITIVE: Final = "positive_feedback"
+SIGNALS: Final = (REPHRASE, ESCALATION, NEGATIVE, POSITIVE)
+
+MAX_CHARS = 1000  # of a turn, read for its signals (a pasted document is not a question)
+_MAX_OWN_WORDS = 4  # a thank-you with more words of its own says something else too
+
+# Snowball's stemmers by language code (Chinese, Japanese and Korean: character pairs)
+_STEMMERS = {
+    "ar": "arabic", "de": "german", "en": "english", "es": "spanish", "fr": "french",
+    "hi": "hindi", "it": "italian", "nl": "dutch", "pl": "polish", "pt": "portuguese",
+    "ru": "russian", "tr": "turkish",
+}  # fmt: skip
+_PAIRED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_FLAGS = re.IGNORECASE
+
+
+class Language(NamedTuple):
+    """One language's follow-up patterns and its words that only say how a thing is asked
+    (``stop``; in scripts written without spaces, ``unspaced`` finds them inside a run)."""
+
+    code: str
+    escalation: re.Pattern[str] | None
+    negative: re.Pattern[str] | None
+    positive: re.Pattern[str] | None
+    openers: re.Pattern[str] | None
+    stop: frozenset[str]
+    unspaced: re.Pattern[str] | None = None
+
+
+def _either(patterns: Iterable[str]) -> re.Pattern[str] | None:
+    joined = "|".join(f"(?:{p})" for p in patterns)
+    return re.compile(joined, _FLAGS) if joined else None
+
+
+def _stop_words(code: str) -> frozenset[str]:
+    """The language's stop words (the stop-words package), English excepted: its list holds
+    a thousand words, many of them what users ask about ("pro", "system"); English uses the
+    ``generic`` list alone."""
+    if code == "en":
+        return frozenset()
+    from stop_words import get_stop_words
+
+    return frozenset(w.lower() for w in get_stop_words(code))
+
+
+@cache
+def languages() -> tuple[Language, ...]:
+    """Every language's patterns, loaded once: English first, then by code."""
+    folder = resources.files("monitor.sessions") / "languages"
+    found = []
+    for entry in sorted(folder.iterdir(), key=lambda e: (e.name != "en.toml", e.name)):
+        if not entry.name.endswith(".toml"):
+            continue
+        data = tomllib.loads(entry.read_text(encoding="utf-8"))
+        code = data["code"]
+        openers = data.get("openers")
+        stop = _stop_words(code) | {w.lower() for w in data.get("generic", ())}
+        unspaced = sorted((w for w in stop if _PAIRED.fullmatch(w)), key=len, reverse=True)
+        found.append(
+            Language(
+                code=code,
+                escalation=_either(data.get("escalation", ())),
+                negative=_either(data.get("negative", ())),
+                positive=_either(data.get("positive", ())),
+                openers=re.compile(openers, _FLAGS) if openers else None,
+                stop=stop,
+                unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
+            )
+        )
+    return tuple(found)
+
+
+@cache
+def _stemmer(code: str) -> Callable[[str], str] | None:
+    name = _STEMMERS.get(code)
+    if name is None:
+        return None
+    import Stemmer
+
+    stem: Callable[[str], str] = Stemmer.Stemmer(name, 10_000).stemWord  # caches 10,000 words
+    return stem
+
+
+def normalise(text: str) -> str:
+    """The turn as the patterns read it: NFKC, lower case, one kind of apostrophe, spaces
+    collapsed, cut to ``MAX_CHARS``."""
+    text = unicodedata.normalize("NFKC", text[:MAX_CHARS]).lower().replace("’", "'")
+    return " ".join(text.split())
+
+
+def _bare(text: str) -> str:
+    """Letters and digits only: what an exact repeat must share."""
+    return " ".join(_WORD.findall(text))
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+_SCRIPTS = (("ko", re.compile(r"[\uac00-\ud7af]")), ("ja", re.compile(r"[\u3040-\u30ff]")),
+            ("zh", re.compile(r"[\u3400-\u9fff]")))  # fmt: skip
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _language_of(text: str) -> Language:
+    """Korean, Japanese or Chinese by their script; else the language whose stop words the
+    text uses most (English on a tie): a cheap identification that needs only the lists
+    loaded anyway."""
+    return _tally(text)[0]
+
+
+@cache
+def _stop_index() -> dict[str, int]:
+    """Stop word -> the languages (bit i: ``languages()[i]``) whose list holds it."""
+    index: dict[str, int] = {}
+    for i, lang in enumerate(languages()):
+        for word in lang.stop:
+            index[word] = index.get(word, 0) | (1 << i)
+    return index
+
+
+def _tally(text: str) -> tuple[Language, tuple[Language, ...]]:
+    """The language of ``text`` and the languages whose patterns read it: for Korean,
+    Japanese and Chinese, their script; else the languages whose stop words ``text`` uses
+    most (English first on a tie), and every language when it uses none."""
+    langs = languages()
+    if _UNSPACED.search(text):
+        for code, script in _SCRIPTS:
+            if script.search(text) and (lang := _by_code().get(code)) is not None:
+                return lang, (langs[0], lang)
+    index = _stop_index()
+    counts = [0] * len(langs)
+    for word in _words(text):
+        mask = index.get(word, 0)
+        while mask:
+            low = mask & -mask
+            counts[low.bit_length() - 1] += 1
+            mask ^= low
+    top = max(counts)
+    if top == 0:
+        return langs[0], langs
+    tied = tuple(lang for lang, n in zip(langs, counts, strict=True) if n == top)
+    return tied[0], tied if tied[0] is langs[0] else (langs[0], *tied)
+
+
+@cache
+def _by_code() -> dict[str, Language]:
+    return {lang.code: lang for lang in languages()}
+
+
+def content(text: str, lang: Language) -> frozenset[str]:
+    """What a turn asks about: its words less the language's stop words and English's
+    generic ones, stemmed; runs of Chinese, Japanese or Korean as character pairs."""
+    english = languages()[0].stop
+    stemmer = _stemmer(lang.code)
+    out: set[str] = set()
+    for word in _words(text):
+        for run in _PAIRED.findall(word):
+            pieces = lang.unspaced.sub(" ", run).split() if lang.unspaced else [run]
+            for piece in pieces:
+                out.update(piece[i : i + 2] for i in range(max(1, len(piece) - 1)))
+        rest = _PAIRED.sub(" ", word).split() if _PAIRED.search(word) else [word]
+        for w in rest:
+            if w in lang.stop or w in english:
+                continue
+            out.add(stemmer(w) if stemmer is not None else w)
+    # pairs that are all stop words (Chinese particles: "的是") say nothing either
+    return frozenset(w for w in out if w not in lang.stop)
+
+
+Which = Callable[[Language], "re.Pattern[str] | None"]
+
+
+def _escalation(lang: Language) -> re.Pattern[str] | None:
+    return lang.escalation
+
+
+def _negative(lang: Language) -> re.Pattern[str] | None:
+    return lang.negative
+
+
+def _positive(lang: Language) -> re.Pattern[str] | None:
+    return lang.positive
+
+
+def _any(text: str, which: Which, langs: tuple[Language, ...]) -> re.Match[str] | None:
+    for lang in langs:
+        pattern = which(lang)
+        if pattern is not None and (m := pattern.search(text)) is not None:
+            return m
+    return None
+
+
+def _speakers(b: str) -> tuple[Language, ...]:
+    """The languages whose patterns read B: English (typed into any other: "human pls") and
+    every language whose stop words B uses most (all of them on a tie); every language when
+    nothing in B tells ("humano", an emoji)."""
+    return _tally(b)[1]
+
+
+def is_rephrase(a: str, b: str) -> bool:
+    """Whether B (normalised) asks again for what A (normalised) asked (see the module)."""
+    bare_a, bare_b = _bare(a), _bare(b)
+    if bare_b and bare_a == bare_b:
+        return True
+    lang = _language_of(f"{a} {b}")
+    if any(lg.openers is not None and lg.openers.search(b) for lg in (lang, languages()[0])):
+        return False
+    ca, cb = content(a, lang), content(b, lang)
+    if not ca or not cb:
+        return False
+    shared = len(ca & cb)
+    kept, own = shared / len(ca), 1 - shared / len(cb)
+    return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)
+
+
+def read(a_query: str, b_query: str) -> list[str]:
+    """The signals B carries about the answer to A, in ``SIGNALS`` order (empty: none)."""
+    a, b = normalise(a_query), normalise(b_query)
+    found: list[str] = []
+    if b and is_rephrase(a, b):
+        found.append(REPHRASE)
+    langs = _speakers(b)
+    if _any(b, _escalation, langs):
+        found.append(ESCALATION)
+    negative = _any(b, _negative, langs) is not None
+    if negative:
+        found.append(NEGATIVE)
+    elif (m := _any(b, _positive, langs)) is not None and _only_thanks(b, m):
+        found.append(POSITIVE)
+    return found
+
+
+def _only_thanks(b: str, match: re.Match[str]) -> bool:
+    """A thank-you that asks nothing more: no question mark, and few words of its own."""
+    if "?" in b or "？" in b or "؟" in b:
+        return False
+    rest = (b[: match.start()] + " " + b[match.end() :]).strip()
+    lang = _language_of(b)
+    return len(content(rest, lang)) <= _MAX_OWN_WORDS

@@ -1,0 +1,246 @@
+"""Conversations on the pipeline's path.
+
+Every evaluated trace with a session id becomes a ``Turn`` (``TurnSink``, among the sinks).
+Where the turns meet depends on how many processes read the traces:
+
+* **In memory** (one process: files, the demo, OTLP/HTTP, ``replay``, a Kafka group of one):
+  the sink holds the turn in ``Sessions`` straight away, on this machine's clock.
+* **Through a repartition topic** (``sessions.topic``, the Kafka source): the sink produces
+  the turn keyed by its session id (kafka-python's default partitioner: murmur2 of the key,
+  as Kafka Streams' repartition topics), and the source, subscribed to that topic in the
+  same consumer group, hands the turn records of the partitions this replica owns to
+  ``WithSessions``, which holds them on the partition's record clock. Every session so has
+  one owner, however the traces were spread. A turn record stays uncommitted while its turn
+  is held (the pipeline's watermark rule), and its replay note names the held turns: after a
+  crash or a rebalance the next owner reads the held turns again from the committed offset
+  and writes no line twice that the note rules out (docs, "Conversations").
+
+The turn producer is flushed with the sinks before any offset is committed, so a trace's
+offset is never committed before its turn reached the topic.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from monitor.ingest.decoder import Decoded, Progress, RecordDecoder
+from monitor.model import MAX_QUERY, DeadLetter, Evaluation, Followup, Outcome, Turn
+from monitor.sessions.join import Sessions
+from monitor.sources import Partition, ReadProgress, ReplayNote, SourceRecord
+from sinks import Closable
+
+if TYPE_CHECKING:
+    from sinks.kafka_producer import Producer
+
+REFUSAL = "refusal"  # the refusal check's name: a refused answer's outcome
+
+
+def turn_of(evaluation: Evaluation) -> Turn | None:
+    """The turn an evaluated trace is, or None when it has no session id, or no time to be
+    ordered by (a turn is never ordered by its arrival)."""
+    trace = evaluation.trace
+    if trace.session_id is None:
+        return None
+    started = trace.attributes.get("ragmon.started")
+    if isinstance(started, int | float) and not isinstance(started, bool):
+        at = float(started)
+    elif trace.timestamp is not None:
+        at = trace.timestamp.timestamp()
+    else:
+        return None
+    refusal = evaluation.checks.get(REFUSAL)
+    outcome: Outcome
+    if refusal is not None and refusal.flagged:
+        outcome = "refusal"
+    elif evaluation.any_flagged or (
+        evaluation.judge is not None and evaluation.judge.verdict in ("fail", "hard_fail")
+    ):
+        outcome = "flagged"
+    else:
+        outcome = "clean"
+    return Turn(trace.session_id, trace.trace_id, at, trace.query[:MAX_QUERY], outcome,
+                dict(evaluation.segments))  # fmt: skip
+
+
+class TurnSink(Closable):
+    """Takes every evaluated turn to where the turns meet: ``Sessions`` in memory, or the
+    repartition topic through ``producer``."""
+
+    name = "session_turns"
+
+    def __init__(
+        self,
+        sessions: Sessions,
+        producer: Producer | None = None,
+        observe: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.sessions = sessions
+        self._producer = producer
+        self._observe = observe
+        self._clock = clock
+
+    def start(self) -> None:
+        """Connect the producer, if the turns go through a topic."""
+        if self._producer is not None:
+            self._producer.start()
+
+    def write(self, evaluation: Evaluation) -> None:
+        """The trace's turn, held or sent (a trace without a session id is no turn; one
+        without a time is counted ``untimed``)."""
+        self._check_open()
+        if evaluation.judge_only or evaluation.trace.session_id is None:
+            return
+        turn = turn_of(evaluation)
+        if turn is None:
+            if self._observe is not None:
+                self._observe("untimed")
+            return
+        if self._producer is not None:
+            self._producer.send((turn.to_record(), turn.session.encode(), []))
+        else:
+            self.sessions.add(turn, self._clock())  # what leaves at once has no record
+
+    def write_followup(self, followup: Followup) -> None:
+        """Follow-ups are this sink's output, not its input."""
+        self._check_open()
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        """Dead letters are no turns."""
+        self._check_open()
+
+    def flush(self) -> None:
+        """Every turn sent has reached the topic (raises ``SinkError`` when not)."""
+        self._check_open()
+        if self._producer is not None:
+            self._producer.flush()
+
+    def close(self) -> None:
+        """Release the producer."""
+        if self._closing() and self._producer is not None:
+            self._producer.close()
+
+
+def _without(progress: ReadProgress | None, topic: str) -> ReadProgress | None:
+    """``progress`` without the partitions of ``topic``."""
+    if progress is None:
+        return None
+    return ReadProgress(
+        frozenset(p for p in progress.assigned if p[0] != topic),
+        frozenset(p for p in progress.behind if p[0] != topic),
+        {p: t for p, t in progress.read_to.items() if p[0] != topic},
+    )
+
+
+class WithSessions:
+    """A ``RecordDecoder``: the pipeline's own decoder for the traces, and ``Sessions`` for
+    the follow-ups — the turn records of the repartition topic (``topic``; None: turns are
+    held in memory by ``TurnSink`` and only released here)."""
+
+    def __init__(
+        self,
+        inner: RecordDecoder,
+        sessions: Sessions,
+        topic: str | None = None,
+        observe: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.inner = inner
+        self.sessions = sessions
+        self.topic = topic
+        self._observe = observe
+        self._clock = clock
+        self._newest: dict[Partition, float] = {}  # newest turn record time per partition
+
+    def _mine(self, part: Partition) -> bool:
+        return part[0] == self.topic
+
+    def feed(self, record: SourceRecord) -> tuple[list[Decoded], int]:
+        """A trace record to the inner decoder; a turn record held (one item: the turn,
+        finished when it leaves ``Sessions``)."""
+        pos = record.position
+        if self.topic is None or pos.source != self.topic:
+            return self.inner.feed(record)
+        part = (pos.source, pos.partition)
+        at = record.timestamp if record.timestamp is not None else self._clock()
+        self._newest[part] = max(self._newest.get(part, at), at)
+        turn = Turn.from_record(record.value)
+        if turn is None:  # not ours to read: finished, counted
+            if self._observe is not None:
+                self._observe("invalid")
+            return [], 0
+        gone = self.sessions.add(turn, at, (part, pos.offset))
+        return [Decoded(None, r.positions) for r in gone], 1
+
+    def due(self, flush: bool = False, progress: Progress = None) -> list[Decoded]:
+        """The traces the inner decoder releases, then every follow-up made final."""
+        topic = self.topic
+        inner_progress = progress
+        if topic is not None and progress is not None:
+            asked = progress
+
+            def inner_progress_fn() -> ReadProgress | None:
+                return _without(asked(), topic)
+
+            inner_progress = inner_progress_fn
+        out = self.inner.due(flush, inner_progress)
+        read = progress() if (progress is not None and topic is not None) else None
+        wall = self._clock()
+
+        def clock(part: Partition | None) -> float:
+            if part is None:
+                return wall
+            newest = self._newest.get(part, float("-inf"))
+            return max(newest, read.read_to.get(part, newest)) if read is not None else newest
+
+        for released in self.sessions.due(clock, flush):
+            out.append(Decoded(released.followup, released.positions))
+        return out
+
+    def ahead(self, progress: Progress = None) -> frozenset[Partition]:
+        """The inner decoder's, on the trace partitions only."""
+        topic = self.topic
+        if topic is None or progress is None:
+            return self.inner.ahead(progress)
+        asked = progress
+        return self.inner.ahead(lambda: _without(asked(), topic))
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Forget what came from ``partitions``."""
+        parts = list(partitions)
+        self.inner.revoke([p for p in parts if not self._mine(p)])
+        self.sessions.revoke(p for p in parts if self._mine(p))
+        for part in parts:
+            self._newest.pop(part, None)
+
+    def buffered_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        """The inner decoder's, and the lowest held turn record of each turn partition."""
+        parts = list(partitions)
+        low = self.inner.buffered_from([p for p in parts if not self._mine(p)])
+        low.update(self.sessions.held_from(p for p in parts if self._mine(p)))
+        return low
+
+    def committed(self, partitions: Iterable[Partition]) -> None:
+        """Told to the inner decoder."""
+        self.inner.committed([p for p in partitions if not self._mine(p)])
+
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]] | None:
+        """The inner decoder's, and per turn partition the held turns' keys."""
+        parts = list(partitions)
+        inner = self.inner.pending([p for p in parts if not self._mine(p)])
+        mine = [p for p in parts if self._mine(p)]
+        if not mine:
+            return inner
+        held = self.sessions.pending(mine)
+        return held if inner is None else {**inner, **held}
+
+    def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
+        """Notes of trace partitions to the inner decoder, of turn partitions to
+        ``Sessions``."""
+        self.inner.resume({p: n for p, n in notes.items() if not self._mine(p)})
+        self.sessions.resume({p: n for p, n in notes.items() if self._mine(p)})
+
+
+__all__ = ["Followup", "TurnSink", "WithSessions", "turn_of"]
