@@ -37,13 +37,12 @@ from pydantic_settings import (
 from monitor.checks.config import ChecksConfig
 from monitor.errors import ConfigError
 from monitor.golden.config import GoldenConfig, ProbesConfig
-from monitor.ingest.config import AssemblyConfig
+from monitor.ingest.config import AssemblyConfig, SessionsConfig
 from monitor.judge.config import JudgeConfig
 from monitor.lines import Tree, map_strings
 from monitor.model import ConfigSection as _Section
 from monitor.model import revealed
 from monitor.segments.config import SegmentsConfig
-from monitor.sessions.config import SessionsConfig
 from monitor.shadow import ShadowConfig
 from monitor.sources.config import SOURCE_SECTIONS, SourceSection
 from sinks.config import MetricsConfig, OtelConfig, OutputConfig
@@ -216,10 +215,19 @@ class Settings(BaseSettings):
                 raise ValueError("shadow.judge judges the live judge's sample: set judge.backend")
             if self.judge.batch.enabled:
                 raise ValueError("shadow.judge runs beside the online judge, not batch mode")
-        if self.sessions.topic is not None and self.source.type != "kafka":
+        sessions = self.sessions
+        if sessions.topic is not None and self.source.type != "kafka":
             raise ValueError(
                 "sessions.topic is the Kafka source's repartition topic: with source.type "
                 f"{self.source.type} the turns are paired in memory (unset sessions.topic)"
+            )
+        timeout = self.source.kafka.session_timeout_ms / 1000
+        if sessions.enabled and sessions.topic is not None and sessions.lateness_seconds < timeout:
+            raise ValueError(
+                f"sessions.lateness_seconds ({sessions.lateness_seconds:g}) is shorter than "
+                f"source.kafka.session_timeout_ms ({timeout:g} s): the turns of a replica "
+                "that crashed reach the topic only after the group notices, later than the "
+                "pairs around them would be written, and those pairs would be lost"
             )
         return self
 

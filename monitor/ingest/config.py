@@ -1,4 +1,5 @@
-"""Configuration of OTLP trace assembly (``source.assembly``)."""
+"""Configuration of OTLP trace assembly (``source.assembly``) and of the conversations' turns
+(``sessions``)."""
 
 from __future__ import annotations
 
@@ -35,3 +36,38 @@ class AssemblyConfig(_Section):
         if self.max_wait_seconds < self.quiet_seconds:
             raise ValueError("max_wait_seconds must be at least quiet_seconds")
         return self
+
+
+class SessionsConfig(_Section):
+    """``sessions``: the turns of a conversation (traces with a session id) paired in time
+    order, and what each next turn says about the answer before it (docs, "Conversations")."""
+
+    enabled: bool = Field(
+        default=True,
+        description="Pair the turns of each session and write follow-up lines (off: a "
+        "trace's session id is ignored).",
+    )
+    window_seconds: float = Field(
+        default=1800.0, gt=0, le=7 * 86400,
+        description="A turn follows the one before only within this many seconds of it; a "
+        "later one starts afresh (no follow-up line for the pair).",
+    )  # fmt: skip
+    lateness_seconds: float = Field(
+        default=60.0, ge=0, le=3600,
+        description="How long after a turn arrives a turn that began before it may still "
+        "arrive (out of order, from another replica): a pair is written this long after its "
+        "later turn arrived; a turn later than that is counted late and its pair lost.",
+    )  # fmt: skip
+    max_bytes: int = Field(
+        default=256 << 20, ge=1 << 20,
+        description="Memory the open sessions may hold (their last turns); beyond it the "
+        "least recently active session is dropped and counted (evicted).",
+    )  # fmt: skip
+    topic: str | None = Field(
+        default=None,
+        description="With the Kafka source: the repartition topic the turns meet on, keyed "
+        "by session id and consumed by the same group, so that each session has one owner "
+        "however many replicas run (create it as the source topics: ragmon does not create "
+        "topics; retention at least window_seconds + lateness_seconds + the longest outage). "
+        "Unset: turns are paired in memory, which is right for one process only.",
+    )

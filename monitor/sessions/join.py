@@ -8,8 +8,8 @@ come, or an unpaired turn once nothing can follow it:
 
 * turns are ordered by their own time, never by arrival; a pair is final when its later
   arrival is ``lateness`` old on the clock of the partition the turns came through (a turn
-  that arrives later than that, older than a turn already released, is ``late``: counted and
-  dropped, its pair lost — see docs, "Conversations");
+  that arrives later than that, older than the second turn of a pair already written, is
+  ``late``: counted and dropped, its pairs lost — see docs, "Conversations");
 * B pairs with A only within ``window`` seconds of A; a turn with nothing after it is
   released ``window + lateness`` after it arrived;
 * a turn whose trace was already held or released (a trace evaluated twice after a restart)
@@ -51,7 +51,7 @@ class _Held:
 class _Session:
     part: Partition | None
     turns: list[_Held] = field(default_factory=list)  # in time order
-    floor: float = float("-inf")  # time of the last turn released as A
+    floor: float = float("-inf")  # a turn older than this comes too late (see ``_settle``)
     seen: set[str] = field(default_factory=set)  # trace ids held
     bytes: int = 0
 
@@ -109,7 +109,7 @@ class Sessions:
             session = self._open[key] = _Session(part)
         else:
             self._open.move_to_end(key)
-        if turn.trace_id in session.seen or turn.time <= session.floor:
+        if turn.trace_id in session.seen or turn.time < session.floor:
             why = "duplicate" if turn.trace_id in session.seen else "late"
             self._count(why)
             return [Released(None, _at(position))]
@@ -170,7 +170,7 @@ class Sessions:
         ):
             a = turns.pop(0)
             b = turns[0]
-            session.floor = a.turn.time
+            session.floor = b.turn.time  # a turn before B now would break a pair written
             self._drop(session, a)
             if a.replayed:
                 self._count("replayed")

@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
 from monitor.errors import SinkClosed
-from monitor.model import DeadLetter, Evaluation, RagTrace
+from monitor.model import DeadLetter, Evaluation, Followup, RagTrace, Turn
 from monitor.sources import demo
 from monitor.telemetry import Metrics
 from sinks import Sink
@@ -45,6 +45,13 @@ LETTER = DeadLetter(reason="invalid_json", detail="line 1", source="t", partitio
                     raw=b"{nope")  # fmt: skip
 
 
+FOLLOWUP = Followup(
+    Turn("s1", "a" * 32, 1.0, "how much?", "refusal"),
+    Turn("s1", "b" * 32, 2.0, "human pls", "clean"),
+    ("escalation",),
+)
+
+
 @dataclass
 class Case:
     """A sink and how to see, from outside, how many evaluations it delivered."""
@@ -70,13 +77,20 @@ def prometheus(tmp_path: Path) -> Case:
 def jsonl_file(tmp_path: Path) -> Case:
     path = tmp_path / "out" / "evaluations.jsonl"
     sink = JsonlSink(path, tmp_path / "dead.jsonl")
-    return Case(sink, lambda: len(path.read_text().splitlines()) if path.exists() else 0)
+    return Case(sink, lambda: len(_evaluation_lines(path.read_text())) if path.exists() else 0)
 
 
 def jsonl_stream(tmp_path: Path) -> Case:
     stream = io.StringIO()
     sink = JsonlSink(stream=stream)
-    return Case(sink, lambda: len([json.loads(x) for x in stream.getvalue().splitlines()]))
+    return Case(sink, lambda: len(_evaluation_lines(stream.getvalue())))
+
+
+def _evaluation_lines(text: str) -> list[dict[str, object]]:
+    """The evaluation lines among the lines (a follow-up line has no checks)."""
+    lines = [json.loads(x) for x in text.splitlines()]
+    assert sum(1 for x in lines if "followup" in x) <= 1
+    return [x for x in lines if "checks" in x]
 
 
 def golden(tmp_path: Path) -> Case:
@@ -178,6 +192,7 @@ def test_written_evaluations_are_delivered_by_flush(
     for e in evs:
         case.sink.write(e)
     case.sink.write_dead_letter(LETTER)
+    case.sink.write_followup(FOLLOWUP)  # taken by every sink, whatever it does with it
     if thread == "writer":
         case.sink.flush()
     else:
@@ -218,6 +233,18 @@ def test_close_is_idempotent_and_nothing_is_accepted_after_it(make: Callable[[Pa
         case.sink.write(evs[1])
     with pytest.raises(SinkClosed):
         case.sink.write_dead_letter(LETTER)
+    with pytest.raises(SinkClosed):
+        case.sink.write_followup(FOLLOWUP)
+
+
+def test_a_followup_is_a_line_among_the_evaluation_lines(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    sink = JsonlSink(stream=stream)
+    sink.start()
+    sink.write_followup(FOLLOWUP)
+    sink.flush()
+    assert json.loads(stream.getvalue()) == FOLLOWUP.to_line()
+    assert "human pls" not in stream.getvalue()  # ids and signals: no text of the turns
 
 
 def test_closing_delivers_what_was_written_since_the_last_flush(tmp_path: Path) -> None:

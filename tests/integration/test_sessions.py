@@ -1,0 +1,147 @@
+"""Conversations across replicas, on the real broker: turns of one session written unkeyed
+over four partitions (as a producer keying by anything but the session does, and as the
+Collector's kafkaexporter does), out of order within seconds, read by two replicas of one
+group. Each turn goes through the repartition topic keyed by session (``sessions.topic``),
+so each session has one owner: every consecutive pair must get exactly one follow-up line
+(SIGTERM), or at least one (kill -9: duplicates printed), and no line for a pair that is not
+consecutive or not of one session."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kafka import KafkaProducer
+
+from tests.integration.kafka_support import Daemon, bootstrap, create_topic, wait_until
+
+pytestmark = pytest.mark.integration
+
+PARTITIONS = 4
+CONVERSATIONS = 2000
+LATENESS = "15"  # above the test daemons' 10 s session timeout (the config refuses less)
+QUERIES = ["How much is the Pro plan?", "how much is the pro plan??", "let me talk to a person",
+           "thanks!", "that's wrong", "Does it include SSO?", "What is the refund policy?"]  # fmt: skip
+
+
+def conversations(seed: int) -> dict[str, list[dict[str, Any]]]:
+    """Session id -> its turns as native records, in time order (2-5 turns, a minute apart)."""
+    rng = random.Random(seed)
+    base = datetime(2026, 12, 1, tzinfo=UTC).timestamp()
+    out = {}
+    for c in range(CONVERSATIONS):
+        sid = f"sess-{seed}-{c}"
+        turns = []
+        for i in range(rng.randint(2, 5)):
+            at = base + c * 7 + 60 * i
+            turns.append({
+                "trace_id": f"{seed:04x}{c:012x}{i:016x}",
+                "session_id": sid,
+                "timestamp": datetime.fromtimestamp(at, UTC).isoformat(),
+                "query": rng.choice(QUERIES),
+                "context": [{"doc_id": "plans", "text": "The Pro plan costs $20 a month."}],
+                "answer": "The Pro plan costs $20 a month.",
+            })  # fmt: skip
+        out[sid] = turns
+    return out
+
+
+class Traffic(threading.Thread):
+    """Every turn produced unkeyed over ``seconds``, each at its conversation's start plus a
+    jitter of up to 2 s either way: a session's turns arrive out of order."""
+
+    def __init__(self, topic: str, convs: dict[str, list[dict[str, Any]]], seconds: float,
+                 seed: int) -> None:  # fmt: skip
+        super().__init__(daemon=True)
+        rng = random.Random(seed)
+        self.topic = topic
+        self.schedule = sorted(
+            (max(0.0, start + rng.uniform(-2, 2)), json.dumps(turn).encode())
+            for start, turns in ((rng.uniform(0, seconds), t) for t in convs.values())
+            for turn in turns
+        )
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        producer = KafkaProducer(bootstrap_servers=bootstrap(), linger_ms=5)
+        t0 = time.monotonic()
+        for at, value in self.schedule:
+            wait = at - (time.monotonic() - t0)
+            if wait > 0:
+                time.sleep(wait)
+            producer.send(self.topic, value=value)  # no key: any partition
+        producer.flush()
+        producer.close()
+        self.done.set()
+
+
+def expected_pairs(convs: dict[str, list[dict[str, Any]]]) -> set[tuple[str, str]]:
+    return {(a["trace_id"], b["trace_id"]) for turns in convs.values()
+            for a, b in zip(turns, turns[1:], strict=False)}  # fmt: skip
+
+
+def followups(daemons: list[Daemon]) -> tuple[list[tuple[str, str]], int]:
+    """Every follow-up line of every run of ``daemons`` as (A, B), and the torn lines."""
+    pairs = []
+    torn = 0
+    for daemon in daemons:
+        for run in range(1, daemon.runs + 1):
+            path = daemon.evaluations_file(run)
+            for raw in path.read_text().splitlines() if path.exists() else ():
+                if '"followup"' not in raw:
+                    continue
+                try:
+                    line = json.loads(raw)
+                except json.JSONDecodeError:
+                    torn += 1
+                    continue
+                pairs.append((line["trace_id"], line["followup"]["by"]))
+    return pairs, torn
+
+
+@pytest.mark.parametrize("stop", ["none", "kill9"])
+def test_every_consecutive_pair_gets_its_line_across_two_replicas(
+    tmp_path: Path, stop: str
+) -> None:
+    seed = 3 if stop == "none" else 4
+    traces, turns = create_topic(PARTITIONS), create_topic(PARTITIONS)
+    group = f"g-sessions-{stop}"
+    env = {"RAGMON_SESSIONS__TOPIC": turns, "RAGMON_SESSIONS__LATENESS_SECONDS": LATENESS,
+           "RAGMON_JUDGE__BACKEND": "none"}  # fmt: skip
+    convs = conversations(seed)
+    want = expected_pairs(convs)
+    one = Daemon(tmp_path, traces, group, name="one", **env).start()
+    two = Daemon(tmp_path, traces, group, name="two", **env).start()
+    wait_until(lambda: one.assigned() and two.assigned(), 60, "both replicas assigned")
+    traffic = Traffic(traces, convs, seconds=12, seed=seed)
+    traffic.start()
+    if stop == "kill9":
+        time.sleep(6)
+        two.kill9()  # mid-stream: its traces, turns and held sessions move to the other
+        time.sleep(4)
+        two.start()
+    assert traffic.done.wait(120)
+    daemons = [one, two]
+    try:
+        wait_until(lambda: set(followups(daemons)[0]) >= want, 180, "every pair's line")
+        time.sleep(3)  # a pair written twice would show by now
+    finally:
+        for daemon in daemons:
+            if daemon.alive():
+                daemon.terminate()
+    got, torn = followups(daemons)
+    wrong = set(got) - want
+    duplicates = len(got) - len(set(got))
+    print(f"\nsessions ({stop}): {len(convs)} conversations, {len(want)} pairs, "
+          f"{len(want - set(got))} missed, {len(wrong)} not consecutive, {duplicates} "
+          f"duplicate lines, {torn} torn")  # fmt: skip
+    assert want - set(got) == set()
+    assert wrong == set()
+    if stop == "none":
+        assert duplicates == 0
