@@ -143,7 +143,8 @@ def test_followup_line_contract() -> None:
     assert released.followup is not None and last.followup is None
     assert released.followup.to_line() == {
         "trace_id": "a" * 32, "session_id": "s1",
-        "followup": {"by": "b" * 32, "seconds": 30.5, "signals": ["escalation"], "after": "refusal"},
+        "followup": {"by": "b" * 32, "seconds": 30.5, "signals": ["escalation"],
+                     "after": "refusal"},
     }  # fmt: skip
 
 
