@@ -46,14 +46,16 @@ from monitor.sources import ListSource, SourcePosition, SourceRecord
 
 
 def pipeline_run(
-    records: list[bytes], judge: str, memos: Memos, segments: bool = True
+    records: list[bytes], judge: str, memos: Memos, segments: bool = True, sessions: bool = True
 ) -> tuple[Callable[[], object], Callable[[], object]]:
     """(setup, run): setup builds the pipeline as ``ragmon run`` does and warms its memo;
-    run processes ``records`` through it (``segments`` off: without segments and inputs)."""
+    run processes ``records`` through it (``segments`` off: without segments and inputs;
+    ``sessions`` off: a trace's session id is ignored)."""
     settings = Settings()
     settings = settings.model_copy(
         update={"judge": settings.judge.model_copy(update={"backend": judge}),
-                "segments": settings.segments.model_copy(update={"enabled": segments})}
+                "segments": settings.segments.model_copy(update={"enabled": segments}),
+                "sessions": settings.sessions.model_copy(update={"enabled": sessions})}
     )  # fmt: skip
     built: list[Pipeline] = []
 
@@ -130,6 +132,12 @@ def main() -> None:
             segmenter(t)
 
     heuristic_setup, heuristic_run = pipeline_run(records, "heuristic", heuristic_memos)
+    # the same traces as turns of conversations (three a session, a minute apart): the
+    # session stage's cost, against the same traces with sessions off, in the same run
+    turns = [as_turn(r, i) for i, r in enumerate(records)]
+    off_memos, on_memos = Memos(warm, args.memo_bytes), Memos(warm, args.memo_bytes)
+    off_setup, off_run = pipeline_run(turns, "none", off_memos, sessions=False)
+    on_setup, on_run = pipeline_run(turns, "none", on_memos)
     rows = [
         ("bare decode loop (json.loads)", cpu(bare), None),
         ("decode to RagTrace", cpu(decoded), None),
@@ -139,6 +147,8 @@ def main() -> None:
         ("pipeline, judge none", cpu(none_run, none_setup), none_memos),
         ("pipeline, heuristic judge (the demo's)", cpu(heuristic_run, heuristic_setup),
          heuristic_memos),
+        ("turns of sessions, sessions off", cpu(off_run, off_setup), off_memos),
+        ("turns of sessions, sessions on", cpu(on_run, on_setup), on_memos),
     ]  # fmt: skip
     floor, alone = rows[0][1], rows[2][1]
     size = statistics.mean(len(r) for r in records)
@@ -150,6 +160,19 @@ def main() -> None:
         hits = f"{statistics.mean(memos.rates):.3f}" if memos and memos.rates else "-"
         print(f"{label:<40} {value:>10,.0f} {value / floor:>14.2f}x {value / alone:>8.2f}x"
               f" {hits:>10}")  # fmt: skip
+
+
+_QUESTIONS = ("How much is the Pro plan?", "how much is the pro plan??", "human pls",
+              "Does it include SSO?", "thanks!", "that's wrong")  # fmt: skip
+
+
+def as_turn(record: bytes, i: int) -> bytes:
+    """``record`` as turn ``i % 3`` of session ``i // 3``, a minute after the one before."""
+    data = json.loads(record)
+    data["session_id"] = f"bench-{i // 3}"
+    data["timestamp"] = f"2026-12-01T{(i // 3) % 24:02d}:{i % 3:02d}:00Z"
+    data["query"] = _QUESTIONS[i % len(_QUESTIONS)]
+    return json.dumps(data).encode()
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ from monitor.model import ConfigSection as _Section
 from monitor.model import revealed
 from monitor.segments.config import SegmentsConfig
 from monitor.shadow import ShadowConfig
-from monitor.sources.config import SOURCE_SECTIONS, SourceSection
+from monitor.sources.config import SOURCE_SECTIONS, KafkaSourceConfig, SourceSection
 from sinks.config import MetricsConfig, OtelConfig, OutputConfig
 
 __all__ = ["ENV_ALIASES", "ConfigError", "KafkaConnection", "Settings", "load", "revealed"]
@@ -221,7 +221,7 @@ class Settings(BaseSettings):
                 "sessions.topic is the Kafka source's repartition topic: with source.type "
                 f"{self.source.type} the turns are paired in memory (unset sessions.topic)"
             )
-        timeout = self.source.kafka.session_timeout_ms / 1000
+        timeout = self.source.of(KafkaSourceConfig).session_timeout_ms / 1000
         if sessions.enabled and sessions.topic is not None and sessions.lateness_seconds < timeout:
             raise ValueError(
                 f"sessions.lateness_seconds ({sessions.lateness_seconds:g}) is shorter than "

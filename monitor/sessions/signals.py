@@ -38,6 +38,8 @@ from functools import cache
 from importlib import resources
 from typing import Final, NamedTuple
 
+import ahocorasick
+
 REPHRASE: Final = "rephrase"
 ESCALATION: Final = "escalation"
 NEGATIVE: Final = "negative_feedback"
@@ -58,22 +60,70 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _FLAGS = re.IGNORECASE
 
 
+class Gated(NamedTuple):
+    """A signal's patterns in one language, and the literals one of which every match
+    contains (``required``; None: no such set, the patterns always run)."""
+
+    pattern: re.Pattern[str]
+    cues: frozenset[str] | None
+
+
 class Language(NamedTuple):
     """One language's follow-up patterns and its words that only say how a thing is asked
     (``stop``; in scripts written without spaces, ``unspaced`` finds them inside a run)."""
 
     code: str
-    escalation: re.Pattern[str] | None
-    negative: re.Pattern[str] | None
-    positive: re.Pattern[str] | None
+    escalation: Gated | None
+    negative: Gated | None
+    positive: Gated | None
     openers: re.Pattern[str] | None
     stop: frozenset[str]
     unspaced: re.Pattern[str] | None = None
 
 
-def _either(patterns: Iterable[str]) -> re.Pattern[str] | None:
+def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """Literals of which every match of ``pattern`` contains one (lower case), read from its
+    parse tree — in a sequence, the element whose literals are longest; in an alternation,
+    every branch's — or None when some branch requires none. A cheap gate in front of the
+    pattern, found by the machine, so it cannot forget a branch
+    (``tests/unit/sessions/test_signals.py`` proves that the gates change no outcome)."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def walk(parsed: Iterable[tuple[object, object]]) -> set[str] | None:
+        found: list[set[str] | None] = []
+        run = ""
+        for op, arg in parsed:
+            if op is sre.LITERAL:
+                run += chr(arg)  # type: ignore[arg-type]
+                continue
+            if run:
+                found.append({run})
+                run = ""
+            if op is sre.SUBPATTERN:
+                found.append(walk(arg[-1]))  # type: ignore[index]
+            elif op is sre.BRANCH:
+                branches = [walk(b) for b in arg[1]]  # type: ignore[index]
+                found.append(None if None in branches else set().union(*branches))  # type: ignore[arg-type]
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:  # type: ignore[index]
+                found.append(walk(arg[2]))  # type: ignore[index]
+            elif op is sre.IN and all(o is sre.LITERAL for o, _ in arg):  # type: ignore[attr-defined]
+                found.append({chr(c) for _, c in arg})  # type: ignore[attr-defined]
+        if run:
+            found.append({run})
+        sets = [f for f in found if f]
+        return max(sets, key=lambda f: min(map(len, f))) if sets else None
+
+    got = walk(_parser.parse(pattern.pattern, pattern.flags))
+    return frozenset(c.lower() for c in got) if got else None
+
+
+def _either(patterns: Iterable[str]) -> Gated | None:
     joined = "|".join(f"(?:{p})" for p in patterns)
-    return re.compile(joined, _FLAGS) if joined else None
+    if not joined:
+        return None
+    pattern = re.compile(joined, _FLAGS)
+    return Gated(pattern, required(pattern))
 
 
 def _stop_words(code: str) -> frozenset[str]:
@@ -132,11 +182,6 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def _bare(text: str) -> str:
-    """Letters and digits only: what an exact repeat must share."""
-    return " ".join(_WORD.findall(text))
-
-
 def _words(text: str) -> list[str]:
     return _WORD.findall(text)
 
@@ -150,36 +195,38 @@ def _language_of(text: str) -> Language:
     """Korean, Japanese or Chinese by their script; else the language whose stop words the
     text uses most (English on a tie): a cheap identification that needs only the lists
     loaded anyway."""
-    return _tally(text)[0]
+    return _tally(text, _counts(_words(text)))[0]
 
 
 @cache
-def _stop_index() -> dict[str, int]:
-    """Stop word -> the languages (bit i: ``languages()[i]``) whose list holds it."""
-    index: dict[str, int] = {}
+def _stop_index() -> dict[str, tuple[int, ...]]:
+    """Stop word -> the languages (their places in ``languages()``) whose list holds it."""
+    index: dict[str, list[int]] = {}
     for i, lang in enumerate(languages()):
         for word in lang.stop:
-            index[word] = index.get(word, 0) | (1 << i)
-    return index
+            index.setdefault(word, []).append(i)
+    return {word: tuple(places) for word, places in index.items()}
 
 
-def _tally(text: str) -> tuple[Language, tuple[Language, ...]]:
+def _counts(words: list[str]) -> list[int]:
+    """Per language (in ``languages()`` order), how many of ``words`` are its stop words."""
+    index = _stop_index()
+    counts = [0] * len(languages())
+    for word in words:
+        for i in index.get(word, ()):
+            counts[i] += 1
+    return counts
+
+
+def _tally(text: str, counts: list[int]) -> tuple[Language, tuple[Language, ...]]:
     """The language of ``text`` and the languages whose patterns read it: for Korean,
     Japanese and Chinese, their script; else the languages whose stop words ``text`` uses
-    most (English first on a tie), and every language when it uses none."""
+    most (``counts``; English first on a tie), and every language when it uses none."""
     langs = languages()
     if _UNSPACED.search(text):
         for code, script in _SCRIPTS:
             if script.search(text) and (lang := _by_code().get(code)) is not None:
                 return lang, (langs[0], lang)
-    index = _stop_index()
-    counts = [0] * len(langs)
-    for word in _words(text):
-        mask = index.get(word, 0)
-        while mask:
-            low = mask & -mask
-            counts[low.bit_length() - 1] += 1
-            mask ^= low
     top = max(counts)
     if top == 0:
         return langs[0], langs
@@ -192,65 +239,102 @@ def _by_code() -> dict[str, Language]:
     return {lang.code: lang for lang in languages()}
 
 
-def content(text: str, lang: Language) -> frozenset[str]:
-    """What a turn asks about: its words less the language's stop words and English's
-    generic ones, stemmed; runs of Chinese, Japanese or Korean as character pairs."""
-    english = languages()[0].stop
+@cache
+def _skipped(code: str) -> frozenset[str]:
+    """The words ``content`` leaves out in ``code``: its stop words and English's."""
+    return _by_code()[code].stop | languages()[0].stop
+
+
+def content(text: str, lang: Language, words: list[str] | None = None) -> frozenset[str]:
+    """What a turn asks about: its words (``words``, if already split) less the language's
+    stop words and English's generic ones, stemmed; runs of Chinese, Japanese or Korean as
+    character pairs."""
+    skipped = _skipped(lang.code)
     stemmer = _stemmer(lang.code)
+    words = _words(text) if words is None else words
+    if not _UNSPACED.search(text):  # the common case: words and nothing else
+        kept = [w for w in words if w not in skipped]
+        return frozenset(map(stemmer, kept) if stemmer is not None else kept)
     out: set[str] = set()
-    for word in _words(text):
+    for word in words:
         for run in _PAIRED.findall(word):
             pieces = lang.unspaced.sub(" ", run).split() if lang.unspaced else [run]
             for piece in pieces:
                 out.update(piece[i : i + 2] for i in range(max(1, len(piece) - 1)))
         rest = _PAIRED.sub(" ", word).split() if _PAIRED.search(word) else [word]
         for w in rest:
-            if w in lang.stop or w in english:
-                continue
-            out.add(stemmer(w) if stemmer is not None else w)
+            if w not in skipped:
+                out.add(stemmer(w) if stemmer is not None else w)
     # pairs that are all stop words (Chinese particles: "的是") say nothing either
     return frozenset(w for w in out if w not in lang.stop)
 
 
-Which = Callable[[Language], "re.Pattern[str] | None"]
+Which = Callable[[Language], Gated | None]
 
 
-def _escalation(lang: Language) -> re.Pattern[str] | None:
+def _escalation(lang: Language) -> Gated | None:
     return lang.escalation
 
 
-def _negative(lang: Language) -> re.Pattern[str] | None:
+def _negative(lang: Language) -> Gated | None:
     return lang.negative
 
 
-def _positive(lang: Language) -> re.Pattern[str] | None:
+def _positive(lang: Language) -> Gated | None:
     return lang.positive
 
 
-def _any(text: str, which: Which, langs: tuple[Language, ...]) -> re.Match[str] | None:
+@cache
+def _automaton() -> ahocorasick.Automaton:
+    """Every gate's literals, found in one pass over a turn."""
+    found = ahocorasick.Automaton()
+    for lang in languages():
+        for gated in (lang.escalation, lang.negative, lang.positive):
+            for cue in (gated.cues or ()) if gated is not None else ():
+                found.add_word(cue, cue)
+    found.make_automaton()
+    return found
+
+
+def cues_in(text: str) -> frozenset[str]:
+    """The gates' literals that occur in ``text``."""
+    return frozenset(cue for _, cue in _automaton().iter(text))
+
+
+def _any(
+    text: str, which: Which, langs: tuple[Language, ...], hits: frozenset[str] | None
+) -> re.Match[str] | None:
+    """The first match of a ``which`` pattern of ``langs`` in ``text``; a pattern runs only
+    when one of its literals is among ``hits`` (None: every pattern runs, the reference the
+    gates are tested against)."""
     for lang in langs:
-        pattern = which(lang)
-        if pattern is not None and (m := pattern.search(text)) is not None:
+        gated = which(lang)
+        if gated is None:
+            continue
+        if hits is not None and gated.cues is not None and gated.cues.isdisjoint(hits):
+            continue
+        if (m := gated.pattern.search(text)) is not None:
             return m
     return None
 
 
-def _speakers(b: str) -> tuple[Language, ...]:
+def _speakers(b: str, counts: list[int] | None = None) -> tuple[Language, ...]:
     """The languages whose patterns read B: English (typed into any other: "human pls") and
     every language whose stop words B uses most (all of them on a tie); every language when
     nothing in B tells ("humano", an emoji)."""
-    return _tally(b)[1]
+    return _tally(b, _counts(_words(b)) if counts is None else counts)[1]
 
 
-def is_rephrase(a: str, b: str) -> bool:
+def is_rephrase(a: str, b: str, split: _Split | None = None) -> bool:
     """Whether B (normalised) asks again for what A (normalised) asked (see the module)."""
-    bare_a, bare_b = _bare(a), _bare(b)
-    if bare_b and bare_a == bare_b:
+    wa, wb, counts_a, counts_b = split or _split(a, b)
+    if wb and wa == wb:  # the same words: an exact repeat, cases and punctuation aside
         return True
-    lang = _language_of(f"{a} {b}")
+    both = [x + y for x, y in zip(counts_a, counts_b, strict=True)]
+    lang = _tally(f"{a} {b}", both)[0]
     if any(lg.openers is not None and lg.openers.search(b) for lg in (lang, languages()[0])):
         return False
-    ca, cb = content(a, lang), content(b, lang)
+    ca, cb = content(a, lang, wa), content(b, lang, wb)
     if not ca or not cb:
         return False
     shared = len(ca & cb)
@@ -258,19 +342,31 @@ def is_rephrase(a: str, b: str) -> bool:
     return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)
 
 
-def read(a_query: str, b_query: str) -> list[str]:
-    """The signals B carries about the answer to A, in ``SIGNALS`` order (empty: none)."""
+_Split = tuple[list[str], list[str], list[int], list[int]]
+
+
+def _split(a: str, b: str) -> _Split:
+    """Both turns' words, and their stop words' counts per language: read once per pair."""
+    wa, wb = _words(a), _words(b)
+    return wa, wb, _counts(wa), _counts(wb)
+
+
+def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
+    """The signals B carries about the answer to A, in ``SIGNALS`` order (empty: none).
+    Without ``gated``, every pattern runs (the reference the gates are tested against)."""
     a, b = normalise(a_query), normalise(b_query)
+    split = _split(a, b)
     found: list[str] = []
-    if b and is_rephrase(a, b):
+    if b and is_rephrase(a, b, split):
         found.append(REPHRASE)
-    langs = _speakers(b)
-    if _any(b, _escalation, langs):
+    langs = _speakers(b, split[3])
+    hits = cues_in(b) if gated else None
+    if _any(b, _escalation, langs, hits):
         found.append(ESCALATION)
-    negative = _any(b, _negative, langs) is not None
+    negative = _any(b, _negative, langs, hits) is not None
     if negative:
         found.append(NEGATIVE)
-    elif (m := _any(b, _positive, langs)) is not None and _only_thanks(b, m):
+    elif (m := _any(b, _positive, langs, hits)) is not None and _only_thanks(b, m):
         found.append(POSITIVE)
     return found
 

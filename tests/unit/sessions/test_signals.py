@@ -71,3 +71,23 @@ def test_a_pasted_document_is_read_only_in_part() -> None:
     """A turn is read up to 1,000 characters: a pasted log costs what a question costs."""
     long = "error " * 100_000
     assert read("How do I cancel?", long) == []
+
+
+def test_the_gates_change_no_outcome() -> None:
+    """Every pattern runs only when one of the literals its parse tree requires occurs in the
+    turn: on every labelled turn, typed case and each turn's words cut in half, the gated
+    read equals the read with every pattern run."""
+    turns = [(a, b) for _, a, b, _ in ROWS]
+    turns += [("How much is the Pro plan?", b) for b in ("HUMAN PLS", "agent!!!", "thx 👍",
+              "wrong 👎", "no thanks", "can i tlak to a human", "ty", "no", "人工")]  # fmt: skip
+    turns += [(a, b[: len(b) // 2]) for a, b in turns]
+    for a, b in turns:
+        assert read(a, b) == read(a, b, gated=False), b
+
+
+def test_every_pattern_has_a_gate_that_the_machine_found() -> None:
+    """No set of patterns runs ungated by accident: each language's escalation, negative and
+    positive patterns have literals one of which every match contains."""
+    for lang in languages():
+        for gated in (lang.escalation, lang.negative, lang.positive):
+            assert gated is not None and gated.cues, lang.code
