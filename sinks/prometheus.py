@@ -167,7 +167,7 @@ class PrometheusSink(Closable):
         (its language segment: bounded)."""
         self._check_open()
         after = followup.turn.outcome
-        language = followup.turn.segments.get("language", "unknown")
+        language = followup.turn.language
         self.metrics.followup_pairs.labels(after, language).inc()
         for signal in followup.signals:
             self.metrics.followups.labels(signal, after, language).inc()

@@ -2,7 +2,7 @@
 
 A ``Turn`` is the compact record of one evaluated trace of a session: the session and trace
 ids, when the turn began, the question (cut to ``MAX_QUERY``), what the checks made of the
-answer (``outcome``) and its bounded segments. ``Sessions`` holds the turns not yet paired and
+answer (``outcome``) and its language segment. ``Sessions`` holds the turns not yet paired and
 releases each consecutive pair (A, B) as a ``Followup`` once no turn between them can still
 come, or an unpaired turn once nothing can follow it:
 
@@ -52,7 +52,6 @@ class _Session:
     part: Partition | None
     turns: list[_Held] = field(default_factory=list)  # in time order
     floor: float = float("-inf")  # a turn older than this comes too late (see ``_settle``)
-    seen: set[str] = field(default_factory=set)  # trace ids held
     bytes: int = 0
 
 
@@ -109,8 +108,9 @@ class Sessions:
             session = self._open[key] = _Session(part)
         else:
             self._open.move_to_end(key)
-        if turn.trace_id in session.seen or turn.time < session.floor:
-            why = "duplicate" if turn.trace_id in session.seen else "late"
+        held_already = any(h.turn.trace_id == turn.trace_id for h in session.turns)
+        if held_already or turn.time < session.floor:
+            why = "duplicate" if held_already else "late"
             self._count(why)
             return [Released(None, _at(position))]
         held = _Held(turn, arrived, position, self._replayed(turn, position))
@@ -119,7 +119,6 @@ class Sessions:
         while at and turns[at - 1].turn.time > turn.time:
             at -= 1
         turns.insert(at, held)
-        session.seen.add(turn.trace_id)
         session.bytes += turn.size
         self.bytes += turn.size
         self._schedule(key, session)
@@ -202,7 +201,6 @@ class Sessions:
         heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))
 
     def _drop(self, session: _Session, held: _Held) -> None:
-        session.seen.discard(held.turn.trace_id)
         session.bytes -= held.turn.size
         self.bytes -= held.turn.size
 

@@ -61,7 +61,7 @@ def turn_of(evaluation: Evaluation) -> Turn | None:
     else:
         outcome = "clean"
     return Turn(trace.session_id, trace.trace_id, at, trace.query[:MAX_QUERY], outcome,
-                dict(evaluation.segments))  # fmt: skip
+                evaluation.segments.get("language", "unknown"))  # fmt: skip
 
 
 class TurnSink(Closable):

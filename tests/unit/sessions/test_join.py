@@ -149,7 +149,7 @@ def test_followup_line_contract() -> None:
 
 
 def test_turn_records_round_trip_and_garbage_is_no_turn() -> None:
-    t = Turn("s1", "a" * 32, 100.0, "¿Cuánto cuesta?", "flagged", {"language": "es"})
+    t = Turn("s1", "a" * 32, 100.0, "¿Cuánto cuesta?", "flagged", "es")
     assert Turn.from_record(t.to_record()) == t
     for raw in (
         b"",
