@@ -128,6 +128,13 @@ def spanish_spike(dimension: str = "language") -> list[dict[str, str]]:
             + segment(dimension, "en", [(0.8, HIST + 90)], [(39.2, HIST + 90)]))  # fmt: skip
 
 
+def followups(escalations: list[tuple[float, int]], pairs: list[tuple[float, int]]) -> list[dict[str, str]]:
+    """The follow-up counters: escalations and all pairs, per phase of (per minute, minutes)."""
+    labels = 'after="clean",language="en"'
+    return [{"series": f'ragmon_followups_total{{signal="escalation",{labels}}}', "values": phases(*escalations)},
+            {"series": f"ragmon_followup_pairs_total{{{labels}}}", "values": phases(*pairs)}]  # fmt: skip
+
+
 Expected = dict[str, str] | list[dict[str, str]] | None
 # alert -> list of (case name, input series, eval minute, labels of the expected alerts or None)
 CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
@@ -185,6 +192,13 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
          segment("language", "ko", [(0.02, HIST), (0.2, 20)], [(0.98, HIST), (0.8, 20)]), HIST + 19, None),
         ("steady 2% in every segment", segment("query_shape", "keyword", [(0.2, HIST + 90)], [(9.8, HIST + 90)]),
          HIST + 60, None),
+    ],
+    "RagmonEscalationSpike": [
+        ("2% -> 20% of follow-ups after 3 hours, 30 min after", followups([(0.2, HIST), (2, 60)], [(10, HIST + 60)]), HIST + 30, {}),
+        ("2% -> 20% of follow-ups after 3 hours, 3 min after", followups([(0.2, HIST), (2, 60)], [(10, HIST + 60)]), HIST + 3, None),
+        ("steady 2% of follow-ups", followups([(0.2, HIST + 60)], [(10, HIST + 60)]), HIST + 30, None),
+        ("2% -> 3% (1.5x) of follow-ups", followups([(0.2, HIST), (0.3, 60)], [(10, HIST + 60)]), HIST + 45, None),
+        ("4 escalations in 15 quiet minutes", followups([(0.02, HIST), (0.27, 15)], [(1, HIST), (1, 15)]), HIST + 15, None),
     ],
     "RagmonProbeRecallDrop": [
         ("recall 0.9 -> 0.5 after 3 hours", probes([(0.9, HIST), (0.5, 90)]), HIST + 80, {"route": "billing"}),
