@@ -166,6 +166,11 @@ PANELS: list[dict[str, Any]] = [
     {"title": "Refusal rate (95% Wilson band)", "unit": "percentunit", "targets": wilson_targets("refusal")},
     {"title": "Refusal alert: the 15-minute share against its baseline and the shares that raise a ticket or a page", "unit": "percentunit",
      "targets": alert_targets("refusal"), "recorded": True},
+    {"title": "What users did next: rephrase and escalation shares of follow-ups, after refusals and after clean answers",
+     "unit": "percentunit", "targets": [
+        ('sum by (signal, after) (rate(ragmon_followups_total{signal=~"rephrase|escalation",after=~"refusal|clean"}[5m])) '
+         '/ ignoring(signal) group_left sum by (after) (rate(ragmon_followup_pairs_total{after=~"refusal|clean"}[5m]))',
+         "{{signal}} after {{after}}")]},
     {"title": "Reviewed precision of each check (95% Wilson band, from golden review decisions)",
      "unit": "percentunit", "targets": [
         ('max by (check) (ragmon_check_review_precision{bound="estimate",route=~"$route"})', "{{check}}"),

@@ -98,6 +98,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
     tmp = tmp_path_factory.mktemp("prom")
     topic = create_topic(2)
     produce(topic, 1500, bad_every=60)
+    produce_conversations(topic, 60)  # for the follow-up panel
     cal = tmp / "calibration.json"
     measured = ("anthropic", JudgeConfig().anthropic.model, RUBRIC_ID)  # the judge this daemon runs
     calibrate([("pass", "pass")] * 9 + [("hard_fail", "hard_fail")], *measured).save(cal)
@@ -116,6 +117,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             # a shadow candidate on half the traces, for the shadow panels
             RAGMON_SHADOW__CHECKS__CONTEXT_CONFLICT__SIMILARITY="0.3", RAGMON_SHADOW__SHARE="0.5",
             RAGMON_SHADOW__JUDGE__BACKEND="heuristic",  # and a shadow judge
+            RAGMON_SESSIONS__LATENESS_SECONDS="1",  # one replica: turns paired in memory
         ).start()  # fmt: skip
         # a second ragmon receiving OTLP/HTTP with a two-trace assembly buffer
         otlp = start_otlp_http_daemon(
@@ -142,6 +144,9 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             wait_until(lambda: get(f"{prom}/-/ready") is not None, 60, "prometheus ready")
             metrics = f"http://127.0.0.1:{daemon.port}/metrics"
             wait_until(lambda: "ragmon_judge_errors_total{" in get(metrics), 60, "judge errors")
+            paired = 'ragmon_session_turns_total{outcome="paired"} 0.0'
+            wait_until(lambda: "ragmon_session_turns_total" in get(metrics)
+                       and paired not in get(metrics), 60, "follow-ups")  # fmt: skip
             otlp_metrics = otlp.metrics_url
             post_otlp(otlp.url)
             evicted = 'outcome="evicted"'
@@ -155,6 +160,27 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             proc.wait(timeout=30)
             daemon.terminate()
             otlp.stop()
+
+
+def produce_conversations(topic: str, sessions: int) -> None:
+    """``sessions`` conversations of three demo turns a minute apart: a question, the same
+    again, then a request for a person."""
+    from kafka import KafkaProducer
+
+    from monitor.sources import demo
+    from tests.integration.kafka_support import bootstrap
+
+    producer = KafkaProducer(bootstrap_servers=bootstrap())
+    for s in range(sessions):
+        for turn, query in enumerate(("How much is the Pro plan?", "how much is the pro plan??",
+                                      "let me talk to a person")):  # fmt: skip
+            record = demo.generate(9000 + 3 * s + turn)
+            record.pop("golden_id", None)  # not a probe
+            record.update(session_id=f"dash-{s}", query=query,
+                          timestamp=f"2026-12-01T10:{turn:02d}:{s % 60:02d}Z")  # fmt: skip
+            producer.send(topic, json.dumps(record).encode())
+    producer.flush()
+    producer.close()
 
 
 def query(prom: str, expr: str) -> list[dict[str, object]]:
