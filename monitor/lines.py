@@ -91,6 +91,16 @@ class DeadLetterLine(TypedDict):
     raw: str
 
 
+class RowFollowup(TypedDict):
+    """What the user's next turn said, on a candidate row (PII-redacted)."""
+
+    by: str  # the next turn's trace id
+    query: str  # the next turn's question
+    signals: list[str]
+    seconds: float
+    after: str  # what the checks made of the answer: refusal, flagged, clean
+
+
 class RowMeta(TypedDict, total=False):
     """A candidate golden row's ``ragmon`` block: why it was written, where the trace came
     from, its occurrences and its review state (docs, "Golden rows")."""
@@ -115,6 +125,7 @@ class RowMeta(TypedDict, total=False):
     status: str  # needs_review, accepted, rejected
     decision: str  # the id of the latest review decision
     expected: str  # answer, or refuse: what the accepting review said the assistant should do
+    followup: RowFollowup  # the user's next turn, on a row a follow-up made (user_* reasons)
 
 
 class GoldenRow(TypedDict, total=False):

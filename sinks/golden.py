@@ -7,7 +7,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from monitor.golden.rows import DEFAULT_REASONS, build_row, merge
+from monitor.golden.rows import (
+    DEFAULT_REASONS,
+    build_followup_row,
+    build_row,
+    followup_part,
+    followup_reasons,
+    merge,
+    row_id,
+)
 from monitor.golden.stored import PREFIX, load_rows
 from monitor.lines import GoldenRow
 from monitor.model import DeadLetter, Evaluation, Followup
@@ -123,8 +131,11 @@ class GoldenRowSink(Closable):
         """Merge the evaluation into its candidate row, when a configured reason applies."""
         self._check_open()
         row = build_row(evaluation, self.redactor, self.reasons)
-        if row is None:
-            return
+        if row is not None:
+            self._take(row)
+
+    def _take(self, row: GoldenRow) -> None:
+        """A new row, or an occurrence merged into the row of its id."""
         rid = row["id"]
         existing = self._rows.get(rid)
         if existing is None:
@@ -146,8 +157,28 @@ class GoldenRowSink(Closable):
         self._check_open()
 
     def write_followup(self, followup: Followup) -> None:
-        """Follow-ups are not golden candidates yet (docs, \"Conversations\")."""
+        """A turn whose next turn asked again, asked for a person or said it was wrong: its
+        reasons join the row a check already made of the same question (deduplicated with
+        the check reasons), else the question gets a row of its own (``user_*`` reasons)."""
         self._check_open()
+        reasons = followup_reasons(followup, self.reasons)
+        if not reasons:
+            return
+        query = followup.turn.query
+        for reason in self.reasons:  # a check's row of the same question
+            existing = self._rows.get(row_id(query, reason))
+            if existing is None:
+                continue
+            meta = existing["ragmon"]
+            added = [r for r in reasons if r not in meta.get("reasons", [])]
+            if added or "followup" not in meta:
+                meta["reasons"] = [*meta.get("reasons", [meta["reason"]]), *added]
+                meta["followup"] = followup_part(followup, self.redactor)
+                self._put(existing)
+            return
+        row = build_followup_row(followup, self.redactor, self.reasons)
+        if row is not None:
+            self._take(row)
 
     def flush(self) -> None:
         """Deliver everything taken so far (raises ``SinkError`` when it cannot)."""

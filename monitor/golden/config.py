@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from monitor.golden.rows import DEFAULT_REASONS, JUDGE_REASONS
+from monitor.golden.rows import DEFAULT_REASONS, FOLLOWUP_REASONS, JUDGE_REASONS
 from monitor.model import ConfigSection as _Section
 
 
@@ -23,7 +23,8 @@ class GoldenConfig(_Section):
     )
     reasons: list[str] = Field(
         default_factory=lambda: list(DEFAULT_REASONS),
-        description="Flagged checks and judge verdicts that make a row, in priority order "
+        description="Flagged checks, judge verdicts and what a conversation's next turn said "
+        "(user_said_wrong, user_escalated, user_rephrased) that make a row, in priority order "
         "(the first names it).",
     )
     set_path: Path | None = Field(
@@ -86,7 +87,7 @@ class GoldenConfig(_Section):
     def _known_reasons(cls, v: list[str]) -> list[str]:
         from monitor.checks import CHECK_NAMES
 
-        known = (*CHECK_NAMES, *JUDGE_REASONS)
+        known = (*CHECK_NAMES, *JUDGE_REASONS, *FOLLOWUP_REASONS.values())
         unknown = [n for n in v if n not in known]
         if unknown:
             raise ValueError(f"unknown reason {unknown}; known: {list(known)}")

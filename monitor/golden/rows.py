@@ -16,14 +16,21 @@ import re
 from datetime import UTC, datetime
 
 from monitor.checks import Citation, ContextConflict, EmptyContext, Refusal, UnsupportedNumbers
-from monitor.lines import GoldenRow, RowMeta, map_strings
-from monitor.model import Evaluation
+from monitor.lines import GoldenRow, RowFollowup, RowMeta, map_strings
+from monitor.model import Evaluation, Followup
 from monitor.pii import Redactor
 
 ROW_SCHEMA = "ragmon.golden/v1"
 RECENT_TRACES = 20  # trace ids of a row's newest occurrences it keeps
 STATUS_NEEDS_REVIEW = "needs_review"
 
+# Reasons a conversation's next turn gives (monitor.sessions), in priority order: the user
+# said the answer was wrong, asked for a person, or asked again.
+FOLLOWUP_REASONS = {
+    "negative_feedback": "user_said_wrong",
+    "escalation": "user_escalated",
+    "rephrase": "user_rephrased",
+}
 # Reasons in priority order: the first flagged one names the row.
 DEFAULT_REASONS = (
     EmptyContext.name,
@@ -34,6 +41,7 @@ DEFAULT_REASONS = (
     Refusal.name,
     "judge_fail",
     Citation.name,
+    *FOLLOWUP_REASONS.values(),
 )
 # Reasons that come from the judge's verdict rather than from a check.
 JUDGE_REASONS = ("judge_hard_fail", "judge_fail", "judge_false_refusal")
@@ -170,6 +178,74 @@ def _judge_reasons(evaluation: Evaluation) -> set[str]:
     if v.context_has_answer is True:
         out.add("judge_false_refusal")
     return out
+
+
+def followup_reasons(followup: Followup, reasons: tuple[str, ...] = DEFAULT_REASONS) -> list[str]:
+    """The row reasons of a follow-up's signals among ``reasons``, in priority order (empty:
+    none of them)."""
+    return [r for s, r in FOLLOWUP_REASONS.items() if s in followup.signals and r in reasons]
+
+
+def followup_part(followup: Followup, redactor: Redactor) -> RowFollowup:
+    """The next turn as a row shows it beside the question it followed (PII-redacted)."""
+    return {
+        "by": followup.by.trace_id,
+        "query": redactor.redact(followup.by.query),
+        "signals": list(followup.signals),
+        "seconds": round(followup.by.time - followup.turn.time, 3),
+        "after": followup.turn.outcome,
+    }
+
+
+def build_followup_row(
+    followup: Followup,
+    redactor: Redactor,
+    reasons: tuple[str, ...] = DEFAULT_REASONS,
+    now: datetime | None = None,
+) -> GoldenRow | None:
+    """The candidate row of a turn the user's next turn said failed (it asked again, asked
+    for a person or said it was wrong), or None. A follow-up carries the question, not the
+    answer or the context (the turn record is compact, and its trace may have been read by
+    another replica): the row has the question, the next turn beside it and the trace id,
+    which the review page and any tracing tool open; no category is suggested."""
+    found = followup_reasons(followup, reasons)
+    if not found:
+        return None
+    reasons = tuple(found)
+    turn = followup.turn
+    question = redactor.redact(turn.query)
+    seen = (now or datetime.fromtimestamp(turn.time, UTC)).isoformat()
+    return {
+        "id": row_id(turn.query, reasons[0]),
+        "schema": ROW_SCHEMA,
+        "user_input": question,
+        "reference": None,
+        "input": question,
+        "expected_output": None,
+        "source_trace_id": turn.trace_id,
+        "ragmon": {
+            "trace_id": turn.trace_id,
+            "reason": reasons[0],
+            "reasons": list(reasons),
+            "category": None,
+            "checks": {},
+            "judge": None,
+            "weight": 1.0,
+            # the turn record carries none of these: unknown, not guessed
+            "app": None,
+            "route": None,
+            "release": None,
+            "model": None,
+            "golden_id": None,
+            "first_seen": seen,
+            "last_seen": seen,
+            "count": 1,
+            "examples": [turn.trace_id],
+            "recent_trace_ids": [turn.trace_id],
+            "status": STATUS_NEEDS_REVIEW,
+            "followup": followup_part(followup, redactor),
+        },
+    }
 
 
 def merge(existing: GoldenRow, new: GoldenRow, seen: set[str], max_examples: int) -> bool:
