@@ -52,6 +52,7 @@ class EvaluationLine(TypedDict, total=False):
     shadow: ShadowLine  # the shadow candidate's results, where it ran on the trace
     incomplete: str  # assembled from spans before all came: max_wait, evicted, end_of_input
     adjusted_count: float  # sampled upstream: the traces this one stands for (1/sample_rate)
+    session_id: str  # the conversation the trace is a turn of (its follow-up line comes later)
 
 
 class FollowupPart(TypedDict):
@@ -70,6 +71,9 @@ class FollowupLine(TypedDict):
     trace_id: str
     session_id: str
     followup: FollowupPart
+
+
+Line = EvaluationLine | FollowupLine  # what an evaluation-lines file holds
 
 
 class ShadowLine(TypedDict, total=False):

@@ -305,6 +305,8 @@ class Evaluation:
             line["incomplete"] = str(incomplete)
         if self.trace.sample_rate is not None:  # sampled upstream: it stands for this many
             line["adjusted_count"] = self.trace.adjusted_count
+        if self.trace.session_id is not None:  # a turn: its follow-up line comes later
+            line["session_id"] = self.trace.session_id
         return line
 
 

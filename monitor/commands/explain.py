@@ -9,7 +9,7 @@ from typing import TextIO, cast
 
 from monitor.commands.common import _output, _writable, is_stdout
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, describe
-from monitor.lines import EvaluationLine
+from monitor.lines import EvaluationLine, FollowupLine, Line
 from monitor.segments.causes import Cause
 from monitor.segments.explain import (
     InputShift,
@@ -22,15 +22,15 @@ from monitor.segments.explain import (
 from monitor.sources.inputs import Input, check_inputs
 
 
-def _lines(path: Path, stderr: TextIO) -> list[EvaluationLine] | None:
-    """The evaluation lines of ``path`` ('-', gzip, pipes), or None after saying why; lines
-    that are not evaluation lines are counted on stderr."""
+def _lines(path: Path, stderr: TextIO) -> list[Line] | None:
+    """The evaluation lines of ``path`` ('-', gzip, pipes) and the follow-up lines among
+    them, or None after saying why; lines that are neither are counted on stderr."""
     try:
         source = Input(path)
     except OSError as exc:
         print(f"ragmon explain: {describe(exc)}", file=stderr)
         return None
-    out: list[EvaluationLine] = []
+    out: list[Line] = []
     bad = traces = 0
     try:
         for raw in source.stream:
@@ -43,6 +43,8 @@ def _lines(path: Path, stderr: TextIO) -> list[EvaluationLine] | None:
                 continue
             if isinstance(line, dict) and isinstance(line.get("checks"), dict):
                 out.append(cast(EvaluationLine, line))  # checked: an object with checks
+            elif isinstance(line, dict) and isinstance(line.get("followup"), dict):
+                out.append(cast(FollowupLine, line))  # checked: an object with a follow-up
             else:
                 bad += 1
                 traces += isinstance(line, dict) and ("answer" in line or "context" in line)

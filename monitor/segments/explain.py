@@ -32,8 +32,9 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
-from monitor.lines import EvaluationLine, JsonObject
+from monitor.lines import FollowupLine, JsonObject, Line
 from monitor.segments.causes import Cause, rank_causes
 from monitor.stats import wilson
 
@@ -52,13 +53,31 @@ class Observation:
     weight: float = 1.0
 
 
-def observations(lines: Iterable[EvaluationLine]) -> dict[str, list[Observation]]:
+FOLLOWUP_SIGNALS = ("rephrase", "escalation", "negative_feedback", "positive_feedback")
+FOLLOWUP = "followup_"  # a follow-up rate's name: this, then the signal
+
+
+def observations(lines: Iterable[Line]) -> dict[str, list[Observation]]:
     """Rate name -> the observations of ``lines`` (evaluation lines): each flag-output
-    check's applicable results, and the judge's verdicts (not ``not_applicable``)."""
+    check's applicable results, the judge's verdicts (not ``not_applicable``), and per
+    follow-up signal, the pairs of a conversation's turns (``followup_rephrase``, ...: the
+    share of pairs whose next turn carried it, in the first turn's segments, read from its
+    evaluation line earlier in the same set)."""
     out: dict[str, list[Observation]] = {}
-    for line in lines:
+    turns: dict[str, Mapping[str, str]] = {}  # turns' segments until their follow-up line
+    for each in lines:
+        if "followup" in each:
+            follow = cast(FollowupLine, each)["followup"]  # checked: it has the key
+            segments = turns.pop(each["trace_id"], {})
+            said = follow.get("signals") or []
+            for signal in FOLLOWUP_SIGNALS:
+                out.setdefault(FOLLOWUP + signal, []).append(Observation(segments, signal in said))
+            continue
+        line = each  # not a follow-up line: an evaluation line
         if line.get("judge_only"):
             continue
+        if "session_id" in line:
+            turns[line["trace_id"]] = line.get("segments") or {}
         segments = line.get("segments") or {}
         # sampled upstream: the trace stands for this many (1 when nothing says)
         adjusted = float(line.get("adjusted_count") or 1.0)
@@ -240,8 +259,8 @@ def _z(tests: int) -> float:
 
 
 def explain_rates(
-    before: Iterable[EvaluationLine],
-    after: Iterable[EvaluationLine],
+    before: Iterable[Line],
+    after: Iterable[Line],
     only: Sequence[str] = (),
 ) -> dict[str, RateChange]:
     """Every rate of both sets (or ``only`` those), decomposed per segment dimension."""
@@ -341,14 +360,15 @@ def js_distance(before: Sequence[float], after: Sequence[float]) -> float:
     return _js(*_distributions(before, after))
 
 
-def input_shifts(
-    before: Iterable[EvaluationLine], after: Iterable[EvaluationLine]
-) -> list[InputShift]:
+def input_shifts(before: Iterable[Line], after: Iterable[Line]) -> list[InputShift]:
     """Each input both sets measured, most-moved first."""
 
-    def values(lines: Iterable[EvaluationLine]) -> dict[str, list[float]]:
+    def values(lines: Iterable[Line]) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
-        for line in lines:
+        for each in lines:
+            if "followup" in each:
+                continue
+            line = each  # not a follow-up line: an evaluation line
             if line.get("judge_only"):
                 continue
             for k, v in (line.get("inputs") or {}).items():
