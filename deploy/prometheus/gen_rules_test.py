@@ -128,7 +128,9 @@ def spanish_spike(dimension: str = "language") -> list[dict[str, str]]:
             + segment(dimension, "en", [(0.8, HIST + 90)], [(39.2, HIST + 90)]))  # fmt: skip
 
 
-def followups(escalations: list[tuple[float, int]], pairs: list[tuple[float, int]]) -> list[dict[str, str]]:
+def followups(
+    escalations: list[tuple[float, int]], pairs: list[tuple[float, int]]
+) -> list[dict[str, str]]:
     """The follow-up counters: escalations and all pairs, per phase of (per minute, minutes)."""
     labels = 'after="clean",language="en"'
     return [{"series": f'ragmon_followups_total{{signal="escalation",{labels}}}', "values": phases(*escalations)},

@@ -13,11 +13,29 @@ def lines(pairs: int, escalations_es: int, escalations_en: int) -> list[Line]:
     for lang, escalated in (("es", escalations_es), ("en", escalations_en)):
         for i in range(pairs):
             tid = f"{lang}{i:030d}"
-            out.append({"trace_id": tid, "app": None, "route": None, "checks": {},
-                        "segments": {"language": lang}, "inputs": {}, "session_id": f"s-{tid}"})
-            out.append({"trace_id": tid, "session_id": f"s-{tid}",
-                        "followup": {"by": "b" * 32, "seconds": 30.0, "after": "clean",
-                                     "signals": ["escalation"] if i < escalated else []}})
+            out.append(
+                {
+                    "trace_id": tid,
+                    "app": None,
+                    "route": None,
+                    "checks": {},
+                    "segments": {"language": lang},
+                    "inputs": {},
+                    "session_id": f"s-{tid}",
+                }
+            )
+            out.append(
+                {
+                    "trace_id": tid,
+                    "session_id": f"s-{tid}",
+                    "followup": {
+                        "by": "b" * 32,
+                        "seconds": 30.0,
+                        "after": "clean",
+                        "signals": ["escalation"] if i < escalated else [],
+                    },
+                }
+            )
     return out  # fmt: skip
 
 
