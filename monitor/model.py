@@ -258,6 +258,8 @@ class Evaluation:
     evaluators: Mapping[str, str] = field(default_factory=dict)
     # the shadow candidate's results, on the traces it ran on (never golden rows or alerts)
     shadow: ShadowResults | None = None
+    # how likely the answer is unfaithful, from the checks' evidence (monitor.checks.risk)
+    risk: float | None = None
 
     @property
     def trace_id(self) -> str:
@@ -278,7 +280,8 @@ class Evaluation:
         """This evaluation, not judged for ``reason`` (as ``replace`` would, at a fraction of
         its cost: it runs for every trace the judge stage does not take)."""
         return Evaluation(self.trace, self.checks, self.judge, reason, self.judge_only,
-                          self.segments, self.inputs, self.evaluators, self.shadow)  # fmt: skip
+                          self.segments, self.inputs, self.evaluators, self.shadow,
+                          self.risk)  # fmt: skip
 
     def to_line(self) -> EvaluationLine:
         """The stable evaluation-line contract (see the docs, "Evaluation lines")."""
@@ -305,6 +308,8 @@ class Evaluation:
             line["incomplete"] = str(incomplete)
         if self.trace.sample_rate is not None:  # sampled upstream: it stands for this many
             line["adjusted_count"] = self.trace.adjusted_count
+        if self.risk is not None:
+            line["risk"] = self.risk
         if self.trace.session_id is not None:  # a turn: its follow-up line comes later
             line["session_id"] = self.trace.session_id
         return line

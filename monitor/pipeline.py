@@ -20,6 +20,7 @@ import structlog
 
 from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
+from monitor.checks.risk import risk
 from monitor.checks.shadow import ShadowSuite
 from monitor.errors import SinkError, SinkFailure, SourceError, StartupError, describe
 from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
@@ -266,9 +267,10 @@ class Pipeline:
             segments, inputs = self.segmenter(item)
             view = self.suite.view(item)
             shadow = self.shadow(view) if self.shadow is not None else None
-            evaluation = Evaluation(item, self.suite(item, view), segments=segments,
-                                    inputs=inputs, evaluators=self.evaluators,
-                                    shadow=shadow)  # fmt: skip
+            checks = self.suite(item, view)
+            evaluation = Evaluation(item, checks, segments=segments, inputs=inputs,
+                                    evaluators=self.evaluators, shadow=shadow,
+                                    risk=risk(checks))  # fmt: skip
             self.stats.traces += 1
             if self.judge_stage is not None:
                 ticket = next(self._tickets)

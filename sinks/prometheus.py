@@ -55,6 +55,7 @@ class PrometheusSink(Closable):
                               int] = {}  # fmt: skip
         self._segment_verdicts: dict[tuple[str, str, str], float] = {}
         self._inputs: list[Mapping[str, float]] = []
+        self._risks: list[float] = []  # each trace's risk (monitor.checks.risk)
         self._shadow: dict[tuple[str, str, str], int] = {}  # check, live, shadow outcome
         self._shadow_judged: dict[tuple[str, str], int] = {}  # live, shadow verdict
         self._shadow_cost = 0.0
@@ -103,6 +104,8 @@ class PrometheusSink(Closable):
                     )
         if evaluation.inputs:
             self._inputs.append(evaluation.inputs)
+        if evaluation.risk is not None:
+            self._risks.append(evaluation.risk)
         for pair in check_pairs(evaluation):
             self._shadow[pair] = self._shadow.get(pair, 0) + 1
         verdicts = verdict_pair(evaluation)
@@ -113,6 +116,9 @@ class PrometheusSink(Closable):
 
     def _publish(self) -> None:
         m = self.metrics
+        for value in self._risks:
+            m.trace_risk.observe(value)
+        self._risks.clear()
         for labels, n in self._traces.items():
             m.traces.labels(*labels).inc(n)
             m.traces_weight.labels(*labels).inc(n + self._traces_extra.get(labels, 0.0))

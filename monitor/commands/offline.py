@@ -12,6 +12,7 @@ import yaml
 
 from monitor import config as config_mod
 from monitor import registry
+from monitor.checks.risk import risk
 from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
@@ -54,7 +55,8 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     settings = config_mod.Settings()
     suite, segmenter = registry.build_suite(settings), registry.build_segmenter(settings)
     segments, inputs = segmenter(item)
-    evaluation = Evaluation(item, suite(item), segments=segments, inputs=inputs)
+    checks = suite(item)
+    evaluation = Evaluation(item, checks, segments=segments, inputs=inputs, risk=risk(checks))
     json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK

@@ -38,7 +38,7 @@ class _WouldJudge(Closable):
         s = cfg.sampling
         base, flagged = sampling_rates(settings)
         self.sampler = HashSampler(
-            SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
+            SamplingRules(base, flagged, s.routes, s.releases, s.golden_always, s.by), salt=s.salt
         )
         self.prices = cfg.prices.as_prices()
         self.output_tokens = s.expected_output_tokens

@@ -23,7 +23,16 @@ class SamplingConfig(_Section):
 
     base_rate: float = Field(default=0.05, ge=0, le=1, description="Inclusion probability.")
     flagged_rate: float = Field(
-        default=0.5, ge=0, le=1, description="Probability for traces a check flagged."
+        default=0.5, ge=0, le=1,
+        description="Probability for traces a check flagged (by: risk, for risk 1).",
+    )  # fmt: skip
+    by: Literal["flagged", "risk"] = Field(
+        default="flagged",
+        description="What raises a trace above base_rate: 'flagged', flagged_rate for a "
+        "trace a check flagged; 'risk', a probability rising from base_rate at risk 0 to "
+        "flagged_rate at risk 1 (the evaluation line's risk, from the checks' evidence), so "
+        "the budget goes where answers fail (with target_cost_per_1k, expected_flagged_share "
+        "then stands for the mean risk). Every judged trace counts 1/p either way.",
     )
     target_cost_per_1k: float | None = Field(
         default=None, gt=0,

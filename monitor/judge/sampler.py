@@ -33,6 +33,9 @@ class SamplingRules:
     routes: Mapping[str, float] | None = None
     releases: Mapping[str, float] | None = None
     golden_always: bool = True
+    # "flagged": flagged_rate for a flagged trace; "risk": from base_rate at risk 0 to
+    # flagged_rate at risk 1 (monitor.checks.risk), by the trace's risk
+    by: str = "flagged"
 
 
 def planned_rates(
@@ -80,7 +83,10 @@ class HashSampler:
         if r.golden_always and trace.golden_id:
             return 1.0
         p = r.base_rate
-        if evaluation.any_flagged:
+        if r.by == "risk":
+            if evaluation.risk is not None:
+                p = max(p, r.base_rate + (r.flagged_rate - r.base_rate) * evaluation.risk)
+        elif evaluation.any_flagged:
             p = max(p, r.flagged_rate)
         if r.routes and trace.route is not None and trace.route in r.routes:
             p = max(p, r.routes[trace.route])

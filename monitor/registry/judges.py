@@ -225,7 +225,7 @@ def build_judge_stage(
         (sample_rate, sample_rate) if sample_rate is not None else sampling_rates(settings)
     )
     sampler = HashSampler(
-        SamplingRules(base, flagged, s.routes, s.releases, s.golden_always), salt=s.salt
+        SamplingRules(base, flagged, s.routes, s.releases, s.golden_always, s.by), salt=s.salt
     )
     if cfg.jury.backend != "none" and cfg.jury.backend == cfg.backend:  # replay --judge
         raise ConfigError("judge.jury.backend must differ from the first judge's backend")

@@ -67,6 +67,14 @@ class PipelineMetrics:
                 self.check_measures[m.metric] = Counter(
                     m.metric, m.help, ["app", "route"], registry=registry
                 )
+        self.trace_risk = Histogram(
+            "ragmon_trace_risk",
+            "Each trace's risk: how likely its answer is unfaithful to its context, 0-1, from "
+            "the checks' evidence (grounding, unsupported figures, conflicts, empty context, "
+            "citations; a refusal 0.3), what judge.sampling.by: risk samples by.",
+            buckets=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+            registry=registry,
+        )
         self.dead_letters = Counter(
             "ragmon_dead_letters_total",
             "Records that could not become a trace, by reason.",

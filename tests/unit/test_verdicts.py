@@ -90,6 +90,7 @@ def test_the_stored_form_round_trips_and_a_change_is_told_per_check() -> None:
     assert verdicts.changes(was, now) == [
         "check-x: 1 passed -> flagged, 1 new",
         "judge: 1 new",
+        "risk: 1 new",
         "segments: 1 new",
         "trace: 1 new",
     ]

@@ -1,7 +1,8 @@
 """The verdict guard: a fixed corpus whose evaluation lines are stored in ``stored/``, one
 file per check (``check-<name>.jsonl``: trace key -> that check's result), one for the
 judge's member (``judge.jsonl``), one for the segments (``segments.jsonl``; the measured
-inputs are not kept) and one for the rest of the line (``trace.jsonl``).
+inputs are not kept), one for the risk (``risk.jsonl``) and one for the rest of the line
+(``trace.jsonl``).
 
 A change made for speed or structure must not change what ragmon concludes about a trace; a
 change made on purpose shows in the diff of the files it touches, in the same commit
@@ -127,11 +128,12 @@ def split(line: dict[str, Any]) -> dict[str, Any]:
     """An evaluation line in the parts stored apart: ``check-<name>`` per check, ``judge``,
     ``segments`` and ``trace`` (the rest, without the trace id)."""
     # (the evaluator versions hold ragmon's version: not kept, or every release rewrites them)
-    own = ("trace_id", "checks", "judge", "segments", "inputs", "evaluators")
+    own = ("trace_id", "checks", "judge", "segments", "inputs", "evaluators", "risk")
     rest = {k: v for k, v in line.items() if k not in own}
     out: dict[str, Any] = {f"check-{n}": r for n, r in (line.get("checks") or {}).items()}
     out["judge"] = line.get("judge")
     out["segments"] = line.get("segments")  # (the inputs are arithmetic on the trace: not kept)
+    out["risk"] = line.get("risk")  # a file of its own: a new evaluator adds one, rewrites none
     out["trace"] = rest
     return out
 

@@ -9,6 +9,7 @@ import random
 import pytest
 from pydantic import ValidationError
 
+from monitor.checks.risk import risk
 from monitor.config import Settings
 from monitor.judge.sampler import HashSampler, SamplingRules, planned_rates
 from monitor.model import CheckResult, Evaluation, RagTrace
@@ -105,3 +106,48 @@ def test_weighted_rates_are_unbiased_whatever_share_is_flagged(flagged_share: fl
     naive = judged_fails / judged
     if flagged_share < 0.4:
         assert naive - truth > 4 * se  # what ignoring the weights would report
+
+
+def _risky(rng: random.Random) -> tuple[Evaluation, bool]:
+    """A trace whose answer fails with a chance that rises with its grounding's gap: the
+    traffic risk sampling is made for."""
+    overlap = rng.random()
+    trace = RagTrace.model_validate({"trace_id": f"{rng.getrandbits(128):032x}"})
+    checks = {"grounding_overlap": CheckResult("grounding_overlap", False, score=overlap)}
+    evaluation = Evaluation(trace, checks, risk=risk(checks))
+    return evaluation, rng.random() < 0.4 * (1 - overlap) ** 2
+
+
+def test_risk_sampling_judges_more_failures_and_stays_unbiased() -> None:
+    """Sampling by risk (from base_rate at risk 0 to flagged_rate at risk 1): the judged
+    traces hold a larger share of failures than uniform sampling at the same number of
+    calls, and the 1/p-weighted failure rate still estimates the population's within its
+    sampling error."""
+    rules = SamplingRules(base_rate=0.02, flagged_rate=0.4, by="risk")
+    sampler = HashSampler(rules, salt="risk-sim")
+    rng = random.Random(11)
+    n = 40_000
+    true_fails = weighted = squares = judged = judged_fails = 0.0
+    for _ in range(n):
+        evaluation, fails = _risky(rng)
+        true_fails += fails
+        decision = sampler.decide(evaluation)
+        assert 0.02 <= decision.probability <= 0.4
+        if decision.sampled:
+            weighted += decision.weight * fails
+            squares += (decision.weight * fails) ** 2
+            judged += 1
+            judged_fails += fails
+    truth, estimate, se = true_fails / n, weighted / n, math.sqrt(squares) / n
+    assert abs(estimate - truth) < 4 * se, (estimate, truth, se)
+    assert judged_fails / judged > 1.3 * truth  # the budget went where answers fail (1.42x)
+
+
+def test_by_flagged_ignores_the_risk_and_by_risk_ignores_the_flag() -> None:
+    trace = RagTrace.model_validate({"trace_id": "ab" * 16})
+    flagged = {"unsupported_numbers": CheckResult("unsupported_numbers", True)}
+    calm = Evaluation(trace, flagged, risk=0.0)
+    assert HashSampler(SamplingRules(0.05, 0.5)).probability(calm) == 0.5
+    assert HashSampler(SamplingRules(0.05, 0.5, by="risk")).probability(calm) == 0.05
+    assert HashSampler(SamplingRules(0.05, 0.5, by="risk")).probability(
+        Evaluation(trace, {}, risk=0.5)) == pytest.approx(0.275)  # fmt: skip

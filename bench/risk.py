@@ -1,0 +1,153 @@
+"""Judge sampling by risk against flag boosting and uniform sampling, on public labelled RAG
+answers: the share of hallucinated answers among the judged traces at a fixed budget, and
+the error of the 1/p-weighted estimate of the hallucination rate.
+
+Run: ``python bench/risk.py FILE [FILE ...]`` with HaluEval's question-answering files
+(``RUCAIBox/HaluEval`` on GitHub: ``generation/qa/qa_one-turn_data.json`` and
+``qa_multi-turn_data.json``, one JSON object per line with ``knowledge``, ``question``,
+``right_answer``, ``hallucinated_answer``; nothing of it is committed here). Each line gives
+two traces with the knowledge as the one passage: the right answer (faithful) and the
+hallucinated one. The traces are subsampled to a hallucination rate of ``--rate`` (10 %) and
+every sampler is given the same expected budget, ``--budget`` (10 %) of the traces:
+
+* uniform: every trace at the budget;
+* flag boosting (the cascade before risk): a flagged trace ``--boost`` (10) times as likely
+  as another, the two rates spending the budget;
+* risk: from a floor at risk 0 to ``boost`` times it at risk 1, spending the budget.
+
+Each is drawn ``--draws`` times (Poisson sampling, as the daemon's hash sampler is), and the
+mean share of hallucinated answers among the judged, and the mean absolute error of the
+Horvitz-Thompson estimate of the hallucination rate, are printed; with the AUROC of the risk,
+of the grounding overlap alone and of a naive lexical novelty (the share of the answer's
+words, stop words included, absent from the context). Not a test: figures are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from monitor.checks import CheckSuite
+from monitor.checks.risk import risk
+from monitor.model import RagTrace
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def load(paths: list[Path]) -> list[tuple[RagTrace, bool]]:
+    """(trace, hallucinated) for every answer of the files."""
+    out = []
+    n = 0
+    for path in paths:
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            if not raw.strip():
+                continue
+            item = json.loads(raw)
+            for answer, bad in ((item["right_answer"], False), (item["hallucinated_answer"], True)):
+                n += 1
+                trace = RagTrace.model_validate({
+                    "trace_id": f"{n:032x}", "query": item["question"], "answer": answer,
+                    "context": [{"doc_id": "k", "text": item["knowledge"]}],
+                })  # fmt: skip
+                out.append((trace, bad))
+    return out
+
+
+def auroc(scores: list[float], labels: list[bool]) -> float:
+    """The probability that a random positive scores above a random negative (ties half)."""
+    pos = [s for s, y in zip(scores, labels, strict=True) if y]
+    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    ranked = sorted((s, i) for i, s in enumerate(pos + neg))
+    # rank-sum with ties averaged
+    ranks = [0.0] * len(ranked)
+    i = 0
+    while i < len(ranked):
+        j = i
+        while j + 1 < len(ranked) and ranked[j + 1][0] == ranked[i][0]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[ranked[k][1]] = (i + j) / 2 + 1
+        i = j + 1
+    rank_pos = sum(ranks[: len(pos)])
+    return (rank_pos - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg))
+
+
+def novelty(trace: RagTrace) -> float:
+    words = _WORD.findall(trace.answer.lower())
+    context = set(_WORD.findall(trace.context_text.lower()))
+    return sum(1 for w in words if w not in context) / len(words) if words else 0.0
+
+
+def spend(scores: list[float], budget: float, boost: float) -> list[float]:
+    """Inclusion probabilities ``b + (k b - b) s`` (capped at 1) whose mean is ``budget``."""
+    lo, hi = 0.0, 1.0
+    for _ in range(60):  # bisection on the floor b
+        b = (lo + hi) / 2
+        mean = sum(min(1.0, b + (boost * b - b) * s) for s in scores) / len(scores)
+        lo, hi = (b, hi) if mean < budget else (lo, b)
+    b = (lo + hi) / 2
+    return [min(1.0, b + (boost * b - b) * s) for s in scores]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--rate", type=float, default=0.10)
+    parser.add_argument("--budget", type=float, default=0.10)
+    parser.add_argument("--boost", type=float, default=10.0)
+    parser.add_argument("--draws", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    data = load(args.files)
+    good = [d for d in data if not d[1]]
+    bad = [d for d in data if d[1]]
+    keep_bad = round(len(good) * args.rate / (1 - args.rate))
+    sample = good + rng.sample(bad, min(keep_bad, len(bad)))
+    suite = CheckSuite()
+    traces = [t for t, _ in sample]
+    labels = [y for _, y in sample]
+    results = [suite(t) for t in traces]
+    risks = [risk(r) for r in results]
+    overlap = [1 - r["grounding_overlap"].score if r["grounding_overlap"].score is not None
+               else 0.0 for r in results]  # fmt: skip
+    flagged = [1.0 if any(x.flagged for x in r.values()) else 0.0 for r in results]
+    naive = [novelty(t) for t in traces]
+    truth = sum(labels) / len(labels)
+    print(f"{len(sample)} answers ({sum(labels)} hallucinated, {truth:.1%}) from "
+          f"{len(data)} in {', '.join(p.name for p in args.files)}")  # fmt: skip
+    print(f"AUROC: risk {auroc(risks, labels):.3f}, grounding overlap alone "
+          f"{auroc(overlap, labels):.3f}, naive lexical novelty {auroc(naive, labels):.3f}, "
+          f"any check flagged {auroc(flagged, labels):.3f}")  # fmt: skip
+    order = sorted(range(len(risks)), key=lambda i: -risks[i])
+    top = order[: len(order) // 10]
+    print(f"top 10% by risk: {sum(labels[i] for i in top) / len(top):.1%} hallucinated "
+          f"({sum(labels[i] for i in top) / len(top) / truth:.2f}x the base rate)")  # fmt: skip
+    plans = {
+        "uniform": [args.budget] * len(sample),
+        "flag boosting": spend(flagged, args.budget, args.boost),
+        "risk": spend(risks, args.budget, args.boost),
+    }
+    print(
+        f"{'sampler':<16} {'judged':>8} {'hallucinated among judged':>27} {'HT estimate MAE':>16}"
+    )
+    for name, probs in plans.items():
+        judged = yields = err = 0.0
+        for _ in range(args.draws):
+            picked = [i for i, p in enumerate(probs) if rng.random() < p]
+            judged += len(picked)
+            yields += sum(labels[i] for i in picked) / len(picked) if picked else 0.0
+            estimate = sum(labels[i] / probs[i] for i in picked) / len(sample)
+            err += abs(estimate - truth)
+        print(f"{name:<16} {judged / args.draws:>8.1f} {yields / args.draws:>26.1%} "
+              f"{err / args.draws:>15.4f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""A trace's risk: how likely its answer is unfaithful to its context, from the checks' own
+evidence, as one number in [0, 1] (higher: more likely), on every trace and without a model.
+
+With ``judge.sampling.by: risk`` the judge's sample follows it: a trace's inclusion probability
+rises from ``base_rate`` at risk 0 to ``flagged_rate`` at risk 1, so the budget lands on the
+answers likely to fail while every trace keeps a chance and its 1/p weight (the weighted
+rates stay unbiased). The evaluation line carries ``risk``; ``ragmon_trace_risk`` is its
+histogram.
+
+Definition (``RISK_VERSION``): each piece of evidence is a chance that the answer fails,
+combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
+
+* grounding: the share of the answer's content words missing from the context, ``1 − o``
+  (``grounding_overlap``), scaled by 0.85 — alone it ranks hallucinated answers well (AUROC
+  measured by ``bench/risk.py``), and it never reaches certainty;
+* unsupported figures (``unsupported_numbers`` flagged): 0.6;
+* an answer over an empty context (``empty_context`` flagged): 0.5;
+* conflicting passages (``context_conflict`` flagged): 0.3;
+* invalid or missing citations (``citation`` flagged): 0.15.
+
+A refusal (``refusal`` flagged) is not measured by its words (a refusal's words are not in
+the context by nature): its risk is 0.3, the chance it is a false refusal, which the judge
+tells (``judge_false_refusal``). A check that did not run or did not apply adds nothing.
+The weights of the flags are priors chosen, not fitted (public data with every kind labelled
+is not at hand); the grounding scale is fitted by ``bench/risk.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from monitor.model import CheckResult
+
+RISK_VERSION = "risk/1"
+GROUNDING_SCALE = 0.85
+FLAG_CHANCES: Mapping[str, float] = {
+    "unsupported_numbers": 0.6,
+    "empty_context": 0.5,
+    "context_conflict": 0.3,
+    "citation": 0.15,
+}
+REFUSAL_CHANCE = 0.3
+
+
+def risk(checks: Mapping[str, CheckResult]) -> float:
+    """The risk of a trace whose check results are ``checks`` (see the module)."""
+    refusal = checks.get("refusal")
+    if refusal is not None and refusal.flagged:
+        return REFUSAL_CHANCE
+    keep = 1.0  # the chance that nothing fails
+    grounding = checks.get("grounding_overlap")
+    if grounding is not None and grounding.applicable and grounding.score is not None:
+        keep *= 1.0 - GROUNDING_SCALE * (1.0 - grounding.score)
+    for name, chance in FLAG_CHANCES.items():
+        result = checks.get(name)
+        if result is not None and result.flagged:
+            keep *= 1.0 - chance
+    return round(1.0 - keep, 4)

@@ -1,0 +1,41 @@
+"""The risk on real checks' results: each piece of evidence raises it, a refusal is measured
+as a possible false refusal, never by its words."""
+
+from __future__ import annotations
+
+from monitor.checks import CheckSuite
+from monitor.checks.risk import REFUSAL_CHANCE, risk
+from monitor.model import RagTrace
+
+CONTEXT = "The Pro plan costs $20 a month and includes five seats and email support."
+
+
+def risk_of(answer: str, context: str = CONTEXT) -> float:
+    trace = RagTrace.model_validate({"trace_id": "c" * 32, "query": "How much is the Pro plan?",
+                                     "answer": answer, "context": [{"text": context}]})  # fmt: skip
+    return risk(CheckSuite()(trace))
+
+
+def test_a_grounded_answer_is_low_and_an_invented_one_high() -> None:
+    grounded = risk_of("The Pro plan costs $20 a month and includes five seats.")
+    invented = risk_of("The Pro plan includes unlimited storage, phone support and a free laptop.")
+    assert grounded <= 0.2 < 0.45 < invented
+
+
+def test_an_unsupported_figure_raises_it() -> None:
+    right = risk_of("The Pro plan costs $20 a month.")
+    wrong = risk_of("The Pro plan costs $25 a month.")
+    assert wrong >= right + 0.5
+
+
+def test_a_refusal_is_a_possible_false_refusal_not_its_words() -> None:
+    assert risk_of("I don't know, the documents do not say.") == REFUSAL_CHANCE
+
+
+def test_an_answer_over_an_empty_context_is_risky() -> None:
+    assert risk_of("The Pro plan costs $20 a month.", context="") >= 0.5
+
+
+def test_bounded() -> None:
+    for answer in ("", "ok", "The Pro plan costs $99, $98 and $97 [9] [8].", "x " * 500):
+        assert 0.0 <= risk_of(answer) <= 1.0
