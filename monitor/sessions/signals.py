@@ -269,49 +269,54 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
     return frozenset(w for w in out if w not in lang.stop)
 
 
-Which = Callable[[Language], Gated | None]
+_KINDS = 3  # escalation, negative, positive: their places in ``_gated``
 
 
-def _escalation(lang: Language) -> Gated | None:
-    return lang.escalation
-
-
-def _negative(lang: Language) -> Gated | None:
-    return lang.negative
-
-
-def _positive(lang: Language) -> Gated | None:
-    return lang.positive
+def _gated(lang: Language, kind: int) -> Gated | None:
+    return (lang.escalation, lang.negative, lang.positive)[kind]
 
 
 @cache
 def _automaton() -> ahocorasick.Automaton:
-    """Every gate's literals, found in one pass over a turn."""
-    found = ahocorasick.Automaton()
+    """Every gate's literals, found in one pass over a turn; each found literal says which
+    languages' patterns of which kind it opens."""
+    owners: dict[str, set[tuple[str, int]]] = {}
     for lang in languages():
-        for gated in (lang.escalation, lang.negative, lang.positive):
+        for kind in range(_KINDS):
+            gated = _gated(lang, kind)
             for cue in (gated.cues or ()) if gated is not None else ():
-                found.add_word(cue, cue)
+                owners.setdefault(cue, set()).add((lang.code, kind))
+    found = ahocorasick.Automaton()
+    for cue, opens in owners.items():
+        found.add_word(cue, frozenset(opens))
     found.make_automaton()
     return found
 
 
-def cues_in(text: str) -> frozenset[str]:
-    """The gates' literals that occur in ``text``."""
-    return frozenset(cue for _, cue in _automaton().iter(text))
+@cache
+def _ungated() -> frozenset[tuple[str, int]]:
+    """The patterns without a gate (none today: a test holds it), which always run."""
+    return frozenset((lang.code, kind) for lang in languages() for kind in range(_KINDS)
+                     if (g := _gated(lang, kind)) is not None and g.cues is None)  # fmt: skip
+
+
+def opened(text: str) -> frozenset[tuple[str, int]]:
+    """(language, kind) of every pattern a literal found in ``text`` opens."""
+    out = set(_ungated())
+    for _, opens in _automaton().iter(text):
+        out.update(opens)
+    return frozenset(out)
 
 
 def _any(
-    text: str, which: Which, langs: tuple[Language, ...], hits: frozenset[str] | None
+    text: str, kind: int, langs: tuple[Language, ...], open_: frozenset[tuple[str, int]] | None
 ) -> re.Match[str] | None:
-    """The first match of a ``which`` pattern of ``langs`` in ``text``; a pattern runs only
-    when one of its literals is among ``hits`` (None: every pattern runs, the reference the
-    gates are tested against)."""
+    """The first match of a ``kind`` pattern of ``langs`` in ``text``; a pattern runs only
+    when a literal it requires opened it (``open_``; None: every pattern runs, the reference
+    the gates are tested against)."""
     for lang in langs:
-        gated = which(lang)
-        if gated is None:
-            continue
-        if hits is not None and gated.cues is not None and gated.cues.isdisjoint(hits):
+        gated = _gated(lang, kind)
+        if gated is None or (open_ is not None and (lang.code, kind) not in open_):
             continue
         if (m := gated.pattern.search(text)) is not None:
             return m
@@ -360,13 +365,13 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if b and is_rephrase(a, b, split):
         found.append(REPHRASE)
     langs = _speakers(b, split[3])
-    hits = cues_in(b) if gated else None
-    if _any(b, _escalation, langs, hits):
+    open_ = opened(b) if gated else None
+    if _any(b, 0, langs, open_):
         found.append(ESCALATION)
-    negative = _any(b, _negative, langs, hits) is not None
+    negative = _any(b, 1, langs, open_) is not None
     if negative:
         found.append(NEGATIVE)
-    elif (m := _any(b, _positive, langs, hits)) is not None and _only_thanks(b, m):
+    elif (m := _any(b, 2, langs, open_)) is not None and _only_thanks(b, m):
         found.append(POSITIVE)
     return found
 

@@ -47,12 +47,13 @@ class SessionMetrics:
             self.followup_pairs.labels(after, "unknown")
             for signal in SIGNALS:
                 self.followups.labels(signal, after, "unknown")
-        for outcome in TURN_OUTCOMES:
-            self.session_turns.labels(outcome)
+        # one child a outcome, looked up once (a turn is counted on the hot path)
+        self._turn_outcomes = {o: self.session_turns.labels(o) for o in TURN_OUTCOMES}
 
     def on_turn(self, outcome: str) -> None:
         """One turn left the open sessions (or never entered them) for ``outcome``."""
-        self.session_turns.labels(outcome).inc()
+        child = self._turn_outcomes.get(outcome)
+        (child if child is not None else self.session_turns.labels(outcome)).inc()
 
 
 class SessionsCollector:
