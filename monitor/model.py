@@ -346,6 +346,11 @@ MAX_QUERY = 1000  # characters of a question carried in a turn record
 TURN_VERSION: Final = 1
 Outcome = Literal["refusal", "flagged", "clean"]
 OUTCOMES: tuple[Outcome, ...] = ("refusal", "flagged", "clean")
+# what a next turn can say about the answer before it (monitor.sessions.signals)
+FOLLOWUP_SIGNALS = ("rephrase", "escalation", "negative_feedback", "positive_feedback")
+# what becomes of a turn (ragmon_session_turns_total{outcome}; monitor.sessions.join)
+TURN_OUTCOMES = ("paired", "last", "outside_window", "late", "duplicate", "evicted",
+                 "replayed", "invalid", "untimed")  # fmt: skip
 # a held turn's cost beside its text (objects, dict entries, heap entry): 1,000,000 sessions
 # of one turn measured 970 B a session with 60-character questions (bench/sessions.py)
 _TURN_BYTES = 900

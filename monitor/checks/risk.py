@@ -11,8 +11,8 @@ Definition (``RISK_VERSION``): each piece of evidence is a chance that the answe
 combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
 
 * grounding: the share of the answer's content words missing from the context, ``1 − o``
-  (``grounding_overlap``), scaled by 0.85 — alone it ranks hallucinated answers well (AUROC
-  measured by ``bench/risk.py``), and it never reaches certainty;
+  (``grounding_overlap``), scaled by 0.85 so that it never reaches certainty — alone it ranks
+  hallucinated answers well (AUROC measured by ``bench/risk.py``);
 * unsupported figures (``unsupported_numbers`` flagged): 0.6;
 * an answer over an empty context (``empty_context`` flagged): 0.5;
 * conflicting passages (``context_conflict`` flagged): 0.3;
@@ -21,8 +21,8 @@ combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
 A refusal (``refusal`` flagged) is not measured by its words (a refusal's words are not in
 the context by nature): its risk is 0.3, the chance it is a false refusal, which the judge
 tells (``judge_false_refusal``). A check that did not run or did not apply adds nothing.
-The weights of the flags are priors chosen, not fitted (public data with every kind labelled
-is not at hand); the grounding scale is fitted by ``bench/risk.py``.
+The weights, the grounding scale among them, are chosen, not fitted (public data with every
+kind labelled is not at hand); ``bench/risk.py`` measures how the result ranks and samples.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from monitor.lines import FollowupLine, JsonObject, Line
+from monitor.model import FOLLOWUP_SIGNALS
 from monitor.segments.causes import Cause, rank_causes
 from monitor.stats import wilson
 
@@ -53,7 +54,6 @@ class Observation:
     weight: float = 1.0
 
 
-FOLLOWUP_SIGNALS = ("rephrase", "escalation", "negative_feedback", "positive_feedback")
 FOLLOWUP = "followup_"  # a follow-up rate's name: this, then the signal
 
 

@@ -34,10 +34,6 @@ from monitor.model import Followup, Turn
 from monitor.sessions.signals import read
 from monitor.sources import Partition, Position, ReplayNote, trace_key
 
-# why a turn left without a follow-up line of its own (ragmon_session_turns_total{outcome})
-TURN_OUTCOMES = ("paired", "last", "outside_window", "late", "duplicate", "evicted",
-                 "replayed", "invalid", "untimed")  # fmt: skip
-
 
 @dataclass(slots=True)
 class _Held:
@@ -65,7 +61,7 @@ class Released:
 
 
 Clock = Callable[[Partition | None], float]
-Observer = Callable[[str], None]  # a turn's outcome (TURN_OUTCOMES)
+Observer = Callable[[str], None]  # a turn's outcome (model.TURN_OUTCOMES)
 
 
 class Sessions:

@@ -40,11 +40,10 @@ from typing import Final, NamedTuple
 
 import ahocorasick
 
-REPHRASE: Final = "rephrase"
-ESCALATION: Final = "escalation"
-NEGATIVE: Final = "negative_feedback"
-POSITIVE: Final = "positive_feedback"
-SIGNALS: Final = (REPHRASE, ESCALATION, NEGATIVE, POSITIVE)
+from monitor.model import FOLLOWUP_SIGNALS
+
+SIGNALS: Final = FOLLOWUP_SIGNALS  # named once, in the model: lines, metrics, explain read it
+REPHRASE, ESCALATION, NEGATIVE, POSITIVE = SIGNALS
 
 MAX_CHARS = 1000  # of a turn, read for its signals (a pasted document is not a question)
 _MAX_OWN_WORDS = 4  # a thank-you with more words of its own says something else too

@@ -177,16 +177,13 @@ class WithSessions:
     def due(self, flush: bool = False, progress: Progress = None) -> list[Decoded]:
         """The traces the inner decoder releases, then every follow-up made final."""
         topic = self.topic
-        inner_progress = progress
-        if topic is not None and progress is not None:
-            asked = progress
-
-            def inner_progress_fn() -> ReadProgress | None:
-                return _without(asked(), topic)
-
-            inner_progress = inner_progress_fn
-        out = self.inner.due(flush, inner_progress)
-        read = progress() if (progress is not None and topic is not None) else None
+        if topic is None or progress is None:
+            read = None
+            out = self.inner.due(flush, progress)
+        else:  # asked once: the turns' clocks need it, the inner decoder sees it filtered
+            read = progress()
+            trace_parts = _without(read, topic)
+            out = self.inner.due(flush, lambda: trace_parts)
         wall = self._clock()
 
         def clock(part: Partition | None) -> float:

@@ -8,11 +8,7 @@ from collections.abc import Callable, Iterator
 from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from monitor.model import OUTCOMES
-
-SIGNALS = ("rephrase", "escalation", "negative_feedback", "positive_feedback")
-TURN_OUTCOMES = ("paired", "last", "outside_window", "late", "duplicate", "evicted",
-                 "replayed", "invalid", "untimed")  # fmt: skip
+from monitor.model import FOLLOWUP_SIGNALS, OUTCOMES, TURN_OUTCOMES
 
 
 class SessionMetrics:
@@ -45,7 +41,7 @@ class SessionMetrics:
         )  # fmt: skip
         for after in OUTCOMES:
             self.followup_pairs.labels(after, "unknown")
-            for signal in SIGNALS:
+            for signal in FOLLOWUP_SIGNALS:
                 self.followups.labels(signal, after, "unknown")
         # one child a outcome, looked up once (a turn is counted on the hot path)
         self._turn_outcomes = {o: self.session_turns.labels(o) for o in TURN_OUTCOMES}
