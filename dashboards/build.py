@@ -25,12 +25,28 @@ SEL = 'app=~"$app",route=~"$route"'
 Z2 = 1.959963984540054**2  # z² for a 95 % interval
 
 
+def effective(results: str, traces: str, where: str, check: str, by: str = "") -> tuple[str, str]:
+    """A check's flagged and evaluated counts over 5 minutes as the alert rules read them
+    (deploy/prometheus/rules.yml): under upstream sampling the evaluated count divided by the
+    weights' design effect n * sum(w^2) / sum(w)^2 (Kish) and the flagged one that times the
+    weighted share; the plain counts where no weight counters are exported. ``where`` selects
+    the traces, ``check`` adds the check (and ``result`` is added), ``by`` is the grouping."""
+
+    def inc(name: str, sel: str) -> str:
+        return f"sum {by} (increase({name}{{{sel}}}[5m]))".replace("  ", " ")
+
+    outcomes = ('!="not_applicable"', '="flagged"')
+    n, f = (inc(f"{results}_total", f"{where},{check},result{r}") for r in outcomes)
+    wn, wf = (inc(f"{results}_weight_total", f"{where},{check},result{r}") for r in outcomes)
+    deff = (f"clamp_min({inc(f'{traces}_total', where)} * {inc(f'{traces}_weight_squares_total', where)}"
+            f" / ({inc(f'{traces}_weight_total', where)} ^ 2 > 0), 1)")  # fmt: skip
+    evaluated = f"clamp_min(({n} / {deff} or {n}), 1)"
+    flagged = f"({evaluated} * ({wf} or 0 * {wn}) / ({wn} > 0) or {f})"
+    return flagged, evaluated
+
+
 def _counts(check: str) -> tuple[str, str]:
-    flagged = (
-        f'sum(increase(ragmon_check_results_total{{check="{check}",result="flagged",{SEL}}}[5m]))'
-    )
-    total = f'clamp_min(sum(increase(ragmon_check_results_total{{check="{check}",result!="not_applicable",{SEL}}}[5m])), 1)'
-    return flagged, total
+    return effective("ragmon_check_results", "ragmon_traces", SEL, f'check="{check}"')
 
 
 def wilson(f: str, n: str, legend: str = "") -> list[tuple[str, str]]:
@@ -105,15 +121,11 @@ def probe_targets(metric: str) -> list[tuple[str, str]]:
     ]
 
 
-SEG = 'dimension="$dimension",check="$check"'
-
-
 def segment_targets() -> list[tuple[str, str]]:
     """The flagged share of check $check in each segment of dimension $dimension over 5
     minutes, with its 95 % Wilson interval (one dimension per series: never a cross product)."""
-    c = "ragmon_segment_check_results_total"
-    f = f'sum by (segment) (increase({c}{{{SEG},result="flagged"}}[5m]))'
-    n = f'clamp_min(sum by (segment) (increase({c}{{{SEG},result!="not_applicable"}}[5m])), 1)'
+    f, n = effective("ragmon_segment_check_results", "ragmon_segment_traces",
+                     'dimension="$dimension"', 'check="$check"', "by (segment)")  # fmt: skip
     return wilson(f, n, "{{segment}}")
 
 

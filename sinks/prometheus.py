@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from monitor.config import Settings
 
 
+# a trace's segments and its checks' outcomes, each as (name, value) pairs
+Shape = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
+
+
 class PrometheusSink(Closable):
     """Turns evaluations and dead letters into metric updates.
 
@@ -46,13 +50,14 @@ class PrometheusSink(Closable):
         # what the traces sampled upstream add to their counts in the weight counters
         # (adjusted count - 1 each): nothing to do for the unsampled, the usual case
         self._traces_extra: dict[tuple[str, str], float] = {}
+        self._traces_squares_extra: dict[tuple[str, str], float] = {}  # w^2 - 1 each
         self._results_extra: dict[tuple[str, str, str, str], float] = {}
         self._exemplars: dict[tuple[str, str, str, str], str] = {}
         self._measured: dict[tuple[str, str, str], list[float]] = {}  # metric, app, route
         # per segment: one count per distinct (segments, outcomes) of a trace, expanded into
         # the per-dimension series at flush (one dict increment per trace, not D x C)
-        self._segmented: dict[tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]],
-                              int] = {}  # fmt: skip
+        self._segmented: dict[Shape, int] = {}
+        self._segmented_extra: dict[Shape, tuple[float, float]] = {}  # w - 1, w^2 - 1 summed
         self._segment_verdicts: dict[tuple[str, str, str], float] = {}
         self._inputs: list[Mapping[str, float]] = []
         self._risks: list[float] = []  # each trace's risk (monitor.checks.risk)
@@ -76,6 +81,8 @@ class PrometheusSink(Closable):
         extra = evaluation.trace.adjusted_count - 1.0
         if extra:
             self._traces_extra[where] = self._traces_extra.get(where, 0.0) + extra
+            squared = (1.0 + extra) ** 2 - 1.0
+            self._traces_squares_extra[where] = self._traces_squares_extra.get(where, 0.0) + squared
         results = self._results
         outcomes = []
         for name, result in evaluation.checks.items():
@@ -95,6 +102,9 @@ class PrometheusSink(Closable):
         if evaluation.segments:
             shape = (tuple(evaluation.segments.items()), tuple(outcomes))
             self._segmented[shape] = self._segmented.get(shape, 0) + 1
+            if extra:
+                w, w2 = self._segmented_extra.get(shape, (0.0, 0.0))
+                self._segmented_extra[shape] = (w + extra, w2 + (1.0 + extra) ** 2 - 1.0)
             verdict = evaluation.judge
             if verdict is not None:
                 for dimension, segment in evaluation.segments.items():
@@ -122,6 +132,9 @@ class PrometheusSink(Closable):
         for labels, n in self._traces.items():
             m.traces.labels(*labels).inc(n)
             m.traces_weight.labels(*labels).inc(n + self._traces_extra.get(labels, 0.0))
+            m.traces_weight_squares.labels(*labels).inc(
+                n + self._traces_squares_extra.get(labels, 0.0)
+            )
         for key, n in self._results.items():
             trace_id = self._exemplars.get(key)
             exemplar = {"trace_id": trace_id} if trace_id is not None else None
@@ -145,28 +158,39 @@ class PrometheusSink(Closable):
             m.shadow_judge_cost.inc(self._shadow_cost)
         self._shadow_judged, self._shadow_cost = {}, 0.0
         self._traces, self._results, self._exemplars, self._measured = {}, {}, {}, {}
-        self._traces_extra, self._results_extra = {}, {}
+        self._traces_extra, self._results_extra, self._traces_squares_extra = {}, {}, {}
         self._shadow = {}
         self._publish_segments()
 
     def _publish_segments(self) -> None:
         m = self.metrics
-        traces: dict[tuple[str, str], int] = {}
-        results: dict[tuple[str, str, str, str], int] = {}
-        for (segments, outcomes), n in self._segmented.items():
+        # per series: the count, the weight's and the squares' excess over it (0 unsampled)
+        traces: dict[tuple[str, str], list[float]] = {}
+        results: dict[tuple[str, str, str, str], list[float]] = {}
+        for shape, n in self._segmented.items():
+            segments, outcomes = shape
+            w, w2 = self._segmented_extra.get(shape, (0.0, 0.0))
             for dimension, segment in segments:
-                traces[dimension, segment] = traces.get((dimension, segment), 0) + n
+                t = traces.setdefault((dimension, segment), [0.0, 0.0, 0.0])
+                t[0] += n
+                t[1] += w
+                t[2] += w2
                 for check, outcome in outcomes:
-                    key = (dimension, segment, check, outcome)
-                    results[key] = results.get(key, 0) + n
-        for labels, n in traces.items():
-            m.segment_traces.labels(*labels).inc(n)
-        for key, n in results.items():
-            m.segment_check_results.labels(*key).inc(n)
+                    r = results.setdefault((dimension, segment, check, outcome), [0.0, 0.0])
+                    r[0] += n
+                    r[1] += w
+        for labels, (count, more, squares) in traces.items():
+            m.segment_traces.labels(*labels).inc(count)
+            m.segment_traces_weight.labels(*labels).inc(count + more)
+            m.segment_traces_weight_squares.labels(*labels).inc(count + squares)
+        for key, (count, more) in results.items():
+            m.segment_check_results.labels(*key).inc(count)
+            m.segment_check_results_weight.labels(*key).inc(count + more)
         for vkey, weight in self._segment_verdicts.items():
             m.segment_judge_verdict_weight.labels(*vkey).inc(weight)
         m.inputs.observe(self._inputs)
         self._segmented, self._segment_verdicts, self._inputs = {}, {}, []
+        self._segmented_extra = {}
 
     def write_followup(self, followup: Followup) -> None:
         """Count the pair and each signal of it, by the first turn's outcome and language

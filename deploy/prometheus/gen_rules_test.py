@@ -54,6 +54,7 @@ LONG = 720  # 12 hours: a baseline firm enough for the issue's table (wider than
 REFUSAL = {**ROUTE, "check": "refusal"}
 NUMBERS, EMPTY = {**ROUTE, "check": "unsupported_numbers"}, {**ROUTE, "check": "empty_context"}
 PAGE, TICKET = {**REFUSAL, "severity": "page"}, {**REFUSAL, "severity": "ticket"}
+ES = {"dimension": "language", "segment": "es"}
 
 
 def refusal(s: Scenario) -> list[dict[str, str]]:
@@ -137,6 +138,40 @@ def followups(
             {"series": f"ragmon_followup_pairs_total{{{labels}}}", "values": phases(*pairs)}]  # fmt: skip
 
 
+def tail_sampled(phased: list[tuple[float, float, int]], per_minute: float = 40,
+                 where: dict[str, str] | None = None) -> list[dict[str, str]]:  # fmt: skip
+    """A tail sampler in front of ragmon: every refusal kept, the rest with probability
+    `kept` (adjusted count 1/kept), per phase of (the traffic's refusal rate, kept, minutes);
+    the counts, weights and squares ragmon exports for route billing or, given `where`
+    (dimension and segment), for that segment."""
+    flagged, passed, w_passed, traces, squares = [], [], [], [], []
+    for rate, kept, minutes in phased:
+        refused, rest = per_minute * rate, per_minute * (1 - rate)
+        flagged.append((refused, minutes))
+        passed.append((rest * kept, minutes))
+        w_passed.append((rest, minutes))
+        traces.append((refused + rest * kept, minutes))
+        squares.append((refused + rest / kept, minutes))
+    weight = [(per_minute, m) for _, _, m in phased]
+    if where is None:
+        at = 'app="support",route="billing"'
+        results, total = "ragmon_check_results", "ragmon_traces"
+    else:
+        at = f'dimension="{where["dimension"]}",segment="{where["segment"]}"'
+        results, total = "ragmon_segment_check_results", "ragmon_segment_traces"
+    check = 'check="refusal",result="{}"'
+    out = []
+    for name, result, parts in ((f"{results}_total", "flagged", flagged),
+                                (f"{results}_total", "passed", passed),
+                                (f"{results}_weight_total", "flagged", flagged),
+                                (f"{results}_weight_total", "passed", w_passed)):  # fmt: skip
+        out.append({"series": f"{name}{{{at},{check.format(result)}}}", "values": phases(*parts)})
+    for name, parts in ((f"{total}_total", traces), (f"{total}_weight_total", weight),
+                        (f"{total}_weight_squares_total", squares)):  # fmt: skip
+        out.append({"series": f"{name}{{{at}}}", "values": phases(*parts)})
+    return out
+
+
 Expected = dict[str, str] | list[dict[str, str]] | None
 # alert -> list of (case name, input series, eval minute, labels of the expected alerts or None)
 CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
@@ -167,6 +202,12 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
         ("a new route at 5%, after 90 min", refusal(Scenario("", 10, 0.05, 180)), 90, None),
         ("nights at 0.2 answers a minute, steady 2%", refusal(Scenario("", 10, 0.02, HIST + 400, night=0.2)), HIST + 300, None),
         ("4 refusals in 20 quiet night minutes", checks("refusal", [(0.2, HIST), (0.2, 20)], [(9.8, HIST), (0, 20)]), HIST + 19, None),
+        # upstream sampling: a tail sampler keeping every refusal and a tenth of the rest is
+        # switched on at a steady 5%: 34% of the traces ragmon sees refuse, the traffic's share
+        # (the weights) stays 5% (the rules before the weights paged here)
+        ("tail sampling switched on at a steady 5%", tail_sampled([(0.05, 1, HIST), (0.05, 0.1, 90)]), HIST + 60, None),
+        ("steady 5% tail-sampled throughout", tail_sampled([(0.05, 0.1, HIST + 90)]), HIST + 60, None),
+        ("5% -> 25% tail-sampled throughout, 60 min after", tail_sampled([(0.05, 0.1, HIST), (0.25, 0.1, 90)]), HIST + 60, [PAGE, TICKET]),
     ],
     "RagmonUnsupportedNumbersHigh": [
         ("20% of answers", checks("unsupported_numbers", [(20, 60)], [(80, 60)]), 50, NUMBERS),
@@ -194,6 +235,10 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
          segment("language", "ko", [(0.02, HIST), (0.2, 20)], [(0.98, HIST), (0.8, 20)]), HIST + 19, None),
         ("steady 2% in every segment", segment("query_shape", "keyword", [(0.2, HIST + 90)], [(9.8, HIST + 90)]),
          HIST + 60, None),
+        ("tail sampling switched on at a steady 5% in language=es",
+         tail_sampled([(0.05, 1, HIST), (0.05, 0.1, 90)], where=ES), HIST + 60, None),
+        ("5% -> 25% in language=es, tail-sampled throughout, 60 min after",
+         tail_sampled([(0.05, 0.1, HIST), (0.25, 0.1, 90)], where=ES), HIST + 60, {**ES, "check": "refusal"}),
     ],
     "RagmonEscalationSpike": [
         ("2% -> 20% of follow-ups after 3 hours, 30 min after", followups([(0.2, HIST), (2, 60)], [(10, HIST + 60)]), HIST + 30, {}),
@@ -262,6 +307,31 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
 }  # fmt: skip
 
 
+def effective_hour(rate: float, kept: float, per_minute: float = 40) -> dict[str, Any]:
+    """The recorded effective counts of a tail-sampled hour against Kish's formula worked out
+    here: n_eff = n / (n * sum(w^2) / sum(w)^2) over the route's traces, and the flagged
+    count n_eff times the weighted share (the traffic's rate)."""
+    refused, rest = per_minute * rate, per_minute * (1 - rate)
+    n, weight, squares = refused + rest * kept, per_minute, refused + rest / kept
+    evaluated = 60 * n / (n * squares / weight**2)
+    labels = '{app="support",check="refusal",route="billing"}'
+    recorded = (("route_check:ragmon_check_evaluated:increase1h", evaluated),
+                ("route_check:ragmon_check_flagged:increase1h", evaluated * rate))  # fmt: skip
+    return {
+        "name": f"effective counts of an hour at {rate:.0%}, a {1 / kept:g}th of the rest kept",
+        "interval": "1m",
+        "input_series": tail_sampled([(rate, kept, 90)]),
+        "promql_expr_test": [
+            {
+                "expr": f"round({m}, 0.01)",
+                "eval_time": "80m",
+                "exp_samples": [{"labels": labels, "value": round(v, 2)}],
+            }
+            for m, v in recorded
+        ],
+    }
+
+
 def _render(template: str, labels: dict[str, str]) -> str:
     return re.sub(r"\{\{\s*\$labels\.(\w+)\s*\}\}", lambda m: labels.get(m.group(1), ""), template)
 
@@ -300,6 +370,7 @@ def build() -> str:
                 continue
             tests.append({"name": f"{alert}: {name}", "interval": "1m", "input_series": series,
                           "alert_rule_test": [check]})  # fmt: skip
+    tests += [effective_hour(0.05, 0.1), effective_hour(0.2, 0.01)]
     header = "# Generated by gen_rules_test.py from rules.yml; do not edit by hand.\n"
     body = {"rule_files": ["rules.yml"], "evaluation_interval": "1m", "tests": tests}
     return header + yaml.safe_dump(body, sort_keys=False, width=120)

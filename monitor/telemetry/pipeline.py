@@ -49,6 +49,16 @@ class PipelineMetrics:
             ["app", "route"],
             registry=registry,
         )
+        # the sum of each trace's adjusted count squared: with the count and the weight, the
+        # weights' design effect n * sum(w^2) / sum(w)^2 (Kish), which the alert rules divide
+        # the counts by for the effective sample size
+        self.traces_weight_squares = Counter(
+            "ragmon_traces_weight_squares",
+            "Traces evaluated, each counted as its adjusted count squared (1 when unsampled): "
+            "with the count and the weight, the effective sample size under upstream sampling.",
+            ["app", "route"],
+            registry=registry,
+        )
         self.check_results_weight = Counter(
             "ragmon_check_results_weight",
             "Check outcomes, each trace counted as its adjusted count (1/sample_rate of an "

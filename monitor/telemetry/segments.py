@@ -4,8 +4,9 @@ product (``dimension``, ``segment``, then ``check`` and ``result``, or ``verdict
 Worst case, with ``segments.max_values`` = 50 (each dimension's first 50 values, plus
 ``other`` and ``unknown``), D dimensions (8 built in, plus ``segments.attributes``) and C
 checks: ``ragmon_segment_check_results_total`` has D x 52 x C x 3 series (8 x 52 x 6 x 3 =
-7,488), ``ragmon_segment_traces_total`` D x 52 (416) and
-``ragmon_segment_judge_verdict_weight_total`` D x 52 x 5 (2,080). Real traffic has far
+7,488) and its ``_weight_total`` twin as many, ``ragmon_segment_traces_total`` D x 52 (416) and
+its weight and squares twins as many each, ``ragmon_segment_judge_verdict_weight_total``
+D x 52 x 5 (2,080). Real traffic has far
 fewer: the language has at most 17 values, the query shape, length and document age 4 each.
 """
 
@@ -116,6 +117,24 @@ class SegmentMetrics:
         self.segment_check_results = Counter(
             "ragmon_segment_check_results",
             "Check outcomes per segment of each dimension (one dimension per series).",
+            ["dimension", "segment", "check", "result"], registry=registry,
+        )  # fmt: skip
+        # beside the counts, each trace as its adjusted count (upstream sampling) and its
+        # square (the effective sample size), as for routes (monitor.telemetry.pipeline)
+        self.segment_traces_weight = Counter(
+            "ragmon_segment_traces_weight",
+            "Traces evaluated per segment, each counted as its adjusted count (1 unsampled).",
+            ["dimension", "segment"], registry=registry,
+        )  # fmt: skip
+        self.segment_traces_weight_squares = Counter(
+            "ragmon_segment_traces_weight_squares",
+            "Traces evaluated per segment, each counted as its adjusted count squared.",
+            ["dimension", "segment"], registry=registry,
+        )  # fmt: skip
+        self.segment_check_results_weight = Counter(
+            "ragmon_segment_check_results_weight",
+            "Check outcomes per segment, each trace counted as its adjusted count (1/sample_rate "
+            "of an upstream sampler; 1 when unsampled).",
             ["dimension", "segment", "check", "result"], registry=registry,
         )  # fmt: skip
         self.segment_judge_verdict_weight = Counter(

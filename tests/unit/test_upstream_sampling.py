@@ -97,3 +97,38 @@ def test_the_weight_counters_count_each_trace_as_its_adjusted_count() -> None:
                                        {"check": "refusal", "result": r, **labels}) or 0
                   for r in ("flagged", "passed", "not_applicable"))  # fmt: skip
     assert counted == pytest.approx(11)
+
+
+def test_the_squares_and_the_segments_weights_give_the_effective_sample() -> None:
+    """Beside the weights, each trace's adjusted count squared (`..._weight_squares_total`,
+    for Kish's effective sample n_eff = sum(w)^2 / sum(w^2) in the alert rules), per route
+    and per segment; per segment the outcomes' weights too. One trace unsampled and one kept
+    with probability 0.1: weights 1 + 10, squares 1 + 100, n_eff 121 / 101."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor import registry
+    from monitor.checks import CheckSuite
+    from monitor.model import Evaluation
+    from monitor.sources import demo
+    from sinks.prometheus import PrometheusSink
+
+    metrics = registry.build_metrics(CollectorRegistry())
+    sink = PrometheusSink(metrics)
+    suite = CheckSuite()
+    for i, rate in enumerate((None, 0.1)):
+        trace = RagTrace.model_validate({**demo.generate(i), "sample_rate": rate, "route": "r"})
+        sink.write(Evaluation(trace, suite(trace), segments={"app": "a", "tier": "gold"}))
+    sink.flush()
+    reg = metrics.registry
+    got = reg.get_sample_value
+    route = {"app": "support-assistant", "route": "r"}
+    assert got("ragmon_traces_weight_squares_total", route) == pytest.approx(101)
+    for dimension, segment in (("app", "a"), ("tier", "gold")):
+        seg = {"dimension": dimension, "segment": segment}
+        assert got("ragmon_segment_traces_total", seg) == 2
+        assert got("ragmon_segment_traces_weight_total", seg) == pytest.approx(11)
+        assert got("ragmon_segment_traces_weight_squares_total", seg) == pytest.approx(101)
+        counted = sum(got("ragmon_segment_check_results_weight_total",
+                          {**seg, "check": "refusal", "result": r}) or 0
+                      for r in ("flagged", "passed", "not_applicable"))  # fmt: skip
+        assert counted == pytest.approx(11)
