@@ -64,6 +64,8 @@ class PrometheusSink(Closable):
         self._shadow: dict[tuple[str, str, str], int] = {}  # check, live, shadow outcome
         self._shadow_judged: dict[tuple[str, str], int] = {}  # live, shadow verdict
         self._shadow_cost = 0.0
+        self._followup_pairs: dict[tuple[str, str], int] = {}  # after, language
+        self._followups: dict[tuple[str, str, str], int] = {}  # signal, after, language
 
     def start(self) -> None:
         """Metrics need no setup."""
@@ -160,6 +162,11 @@ class PrometheusSink(Closable):
         self._traces, self._results, self._exemplars, self._measured = {}, {}, {}, {}
         self._traces_extra, self._results_extra, self._traces_squares_extra = {}, {}, {}
         self._shadow = {}
+        for where, n in self._followup_pairs.items():
+            m.followup_pairs.labels(*where).inc(n)
+        for signalled, n in self._followups.items():
+            m.followups.labels(*signalled).inc(n)
+        self._followup_pairs, self._followups = {}, {}
         self._publish_segments()
 
     def _publish_segments(self) -> None:
@@ -194,13 +201,16 @@ class PrometheusSink(Closable):
 
     def write_followup(self, followup: Followup) -> None:
         """Count the pair and each signal of it, by the first turn's outcome and language
-        (its language segment: bounded)."""
+        (its language segment: bounded); published on flush, as the evaluations are."""
         self._check_open()
-        after = followup.turn.outcome
-        language = followup.turn.language
-        self.metrics.followup_pairs.labels(after, language).inc()
-        for signal in followup.signals:
-            self.metrics.followups.labels(signal, after, language).inc()
+        where = (followup.turn.outcome, followup.turn.language)
+        pairs = self._followup_pairs
+        pairs[where] = pairs.get(where, 0) + 1
+        if followup.signals:
+            signals = self._followups
+            for signal in followup.signals:
+                key = (signal, *where)
+                signals[key] = signals.get(key, 0) + 1
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""

@@ -41,6 +41,7 @@ class _Held:
     arrived: float  # on the clock of the turn's partition
     position: Position | None  # the repartition-topic record (None: in memory)
     replayed: bool = False  # re-read below a replay note's end and not named in it
+    size: int = 0  # the turn's size, counted once
 
 
 @dataclass(slots=True)
@@ -104,19 +105,25 @@ class Sessions:
             session = self._open[key] = _Session(part)
         else:
             self._open.move_to_end(key)
-        held_already = any(h.turn.trace_id == turn.trace_id for h in session.turns)
+        turns = session.turns
+        trace_id = turn.trace_id
+        held_already = False
+        for h in turns:
+            if h.turn.trace_id == trace_id:
+                held_already = True
+                break
         if held_already or turn.time < session.floor:
             why = "duplicate" if held_already else "late"
             self._count(why)
             return [Released(None, _at(position))]
-        held = _Held(turn, arrived, position, self._replayed(turn, position))
-        turns = session.turns
+        size = turn.size
+        held = _Held(turn, arrived, position, self._replayed(turn, position), size)
         at = len(turns)
         while at and turns[at - 1].turn.time > turn.time:
             at -= 1
         turns.insert(at, held)
-        session.bytes += turn.size
-        self.bytes += turn.size
+        session.bytes += size
+        self.bytes += size
         self._schedule(key, session)
         return self._evict() if self.bytes > self.max_bytes else []
 
@@ -197,8 +204,8 @@ class Sessions:
         heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))
 
     def _drop(self, session: _Session, held: _Held) -> None:
-        session.bytes -= held.turn.size
-        self.bytes -= held.turn.size
+        session.bytes -= held.size
+        self.bytes -= held.size
 
     def _evict(self) -> list[Released]:
         out = []

@@ -30,11 +30,12 @@ on every turn: users switch language and type English words into others ("human 
 
 from __future__ import annotations
 
+import operator
 import re
 import tomllib
 import unicodedata
 from collections.abc import Callable, Iterable
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Final, NamedTuple
 
@@ -60,8 +61,8 @@ _FLAGS = re.IGNORECASE
 
 
 class Gated(NamedTuple):
-    """A signal's patterns in one language, and the literals one of which every match
-    contains (``required``; None: no such set, the patterns always run)."""
+    """One pattern of a signal in one language, and the literals one of which every match
+    contains (``cues``; None: no such set, the pattern always runs)."""
 
     pattern: re.Pattern[str]
     cues: frozenset[str] | None
@@ -72,9 +73,9 @@ class Language(NamedTuple):
     (``stop``; in scripts written without spaces, ``unspaced`` finds them inside a run)."""
 
     code: str
-    escalation: Gated | None
-    negative: Gated | None
-    positive: Gated | None
+    escalation: tuple[Gated, ...]
+    negative: tuple[Gated, ...]
+    positive: tuple[Gated, ...]
     openers: re.Pattern[str] | None
     stop: frozenset[str]
     unspaced: re.Pattern[str] | None = None
@@ -96,6 +97,12 @@ def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
             if op is sre.LITERAL:
                 run += chr(arg)  # type: ignore[arg-type]
                 continue
+            if op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:  # type: ignore[index]
+                inner = list(arg[2])  # type: ignore[index]
+                if len(inner) == 1 and inner[0][0] is sre.LITERAL:  # "no+": "no" in every match
+                    found.append({run + chr(inner[0][1])})
+                    run = ""
+                    continue
             if run:
                 found.append({run})
                 run = ""
@@ -117,12 +124,10 @@ def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
     return frozenset(c.lower() for c in got) if got else None
 
 
-def _either(patterns: Iterable[str]) -> Gated | None:
-    joined = "|".join(f"(?:{p})" for p in patterns)
-    if not joined:
-        return None
-    pattern = re.compile(joined, _FLAGS)
-    return Gated(pattern, required(pattern))
+def _gates_of(patterns: Iterable[str]) -> tuple[Gated, ...]:
+    """Each pattern compiled with its own gate: a common literal one pattern needs opens that
+    pattern only."""
+    return tuple(Gated(c, required(c)) for c in (re.compile(p, _FLAGS) for p in patterns))
 
 
 def _stop_words(code: str) -> frozenset[str]:
@@ -152,9 +157,9 @@ def languages() -> tuple[Language, ...]:
         found.append(
             Language(
                 code=code,
-                escalation=_either(data.get("escalation", ())),
-                negative=_either(data.get("negative", ())),
-                positive=_either(data.get("positive", ())),
+                escalation=_gates_of(data.get("escalation", ())),
+                negative=_gates_of(data.get("negative", ())),
+                positive=_gates_of(data.get("positive", ())),
                 openers=re.compile(openers, _FLAGS) if openers else None,
                 stop=stop,
                 unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
@@ -233,6 +238,16 @@ def _tally(text: str, counts: list[int]) -> tuple[Language, tuple[Language, ...]
     return tied[0], tied if tied[0] is langs[0] else (langs[0], *tied)
 
 
+def _first_language(a: str, b: str, counts: list[int]) -> Language:
+    """``_tally``'s language of the two turns together (``counts``: both turns' stop words
+    per language), without the list of the tied ones."""
+    langs = languages()
+    if _UNSPACED.search(a) or _UNSPACED.search(b):
+        return _tally(f"{a} {b}", counts)[0]
+    top = max(counts)
+    return langs[counts.index(top)] if top else langs[0]
+
+
 @cache
 def _by_code() -> dict[str, Language]:
     return {lang.code: lang for lang in languages()}
@@ -268,23 +283,31 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
     return frozenset(w for w in out if w not in lang.stop)
 
 
+@lru_cache(maxsize=4096)
+def _content_of(text: str, code: str) -> frozenset[str]:
+    """``content`` of a normalised turn in a language, kept: the B of one pair is the A of
+    the next, read in the same language as a rule."""
+    return content(text, _by_code()[code])
+
+
 _KINDS = 3  # escalation, negative, positive: their places in ``_gated``
+Opened = frozenset[tuple[str, int, int]]  # (language, kind, the pattern's place)
 
 
-def _gated(lang: Language, kind: int) -> Gated | None:
+def _gated(lang: Language, kind: int) -> tuple[Gated, ...]:
     return (lang.escalation, lang.negative, lang.positive)[kind]
 
 
 @cache
 def _automaton() -> ahocorasick.Automaton:
     """Every gate's literals, found in one pass over a turn; each found literal says which
-    languages' patterns of which kind it opens."""
-    owners: dict[str, set[tuple[str, int]]] = {}
+    patterns (language, kind, place) it opens."""
+    owners: dict[str, set[tuple[str, int, int]]] = {}
     for lang in languages():
         for kind in range(_KINDS):
-            gated = _gated(lang, kind)
-            for cue in (gated.cues or ()) if gated is not None else ():
-                owners.setdefault(cue, set()).add((lang.code, kind))
+            for i, gated in enumerate(_gated(lang, kind)):
+                for cue in gated.cues or ():
+                    owners.setdefault(cue, set()).add((lang.code, kind, i))
     found = ahocorasick.Automaton()
     for cue, opens in owners.items():
         found.add_word(cue, frozenset(opens))
@@ -293,32 +316,61 @@ def _automaton() -> ahocorasick.Automaton:
 
 
 @cache
-def _ungated() -> frozenset[tuple[str, int]]:
+def _ungated() -> Opened:
     """The patterns without a gate (none today: a test holds it), which always run."""
-    return frozenset((lang.code, kind) for lang in languages() for kind in range(_KINDS)
-                     if (g := _gated(lang, kind)) is not None and g.cues is None)  # fmt: skip
+    return frozenset((lang.code, kind, i) for lang in languages() for kind in range(_KINDS)
+                     for i, g in enumerate(_gated(lang, kind)) if g.cues is None)  # fmt: skip
 
 
-def opened(text: str) -> frozenset[tuple[str, int]]:
-    """(language, kind) of every pattern a literal found in ``text`` opens."""
+def opened(text: str) -> Opened:
+    """(language, kind, place) of every pattern a literal found in ``text`` opens."""
     out = set(_ungated())
     for _, opens in _automaton().iter(text):
         out.update(opens)
     return frozenset(out)
 
 
+def _by_pattern(open_: Opened) -> tuple[dict[str, list[int]], ...]:
+    """``open_`` per kind: language -> the opened patterns' places, in order."""
+    out: tuple[dict[str, list[int]], ...] = tuple({} for _ in range(_KINDS))
+    for code, kind, i in open_:
+        out[kind].setdefault(code, []).append(i)
+    for by_code in out:
+        for places in by_code.values():
+            places.sort()
+    return out
+
+
 def _any(
-    text: str, kind: int, langs: tuple[Language, ...], open_: frozenset[tuple[str, int]] | None
+    text: str,
+    kind: int,
+    langs: tuple[Language, ...],
+    open_: tuple[dict[str, list[int]], ...] | None,
 ) -> re.Match[str] | None:
-    """The first match of a ``kind`` pattern of ``langs`` in ``text``; a pattern runs only
-    when a literal it requires opened it (``open_``; None: every pattern runs, the reference
-    the gates are tested against)."""
+    """The first match of a ``kind`` pattern of ``langs`` in ``text``: of the first language
+    with one, the leftmost (the first pattern's on a tie), as the patterns joined in one
+    alternation would find it. A pattern runs only when a literal it requires opened it
+    (``open_``, from ``_by_pattern``; None: every pattern runs, the reference the gates are
+    tested against)."""
+    opened_here = open_[kind] if open_ is not None else None
+    if opened_here is not None and not opened_here:
+        return None  # no pattern of this kind opened, in any language
     for lang in langs:
-        gated = _gated(lang, kind)
-        if gated is None or (open_ is not None and (lang.code, kind) not in open_):
-            continue
-        if (m := gated.pattern.search(text)) is not None:
-            return m
+        places: Iterable[int] | None
+        if opened_here is None:
+            places = range(len(_gated(lang, kind)))
+        else:
+            places = opened_here.get(lang.code)
+            if places is None:
+                continue
+        gates = _gated(lang, kind)
+        best: re.Match[str] | None = None
+        for i in places:
+            m = gates[i].pattern.search(text)
+            if m is not None and (best is None or m.start() < best.start()):
+                best = m
+        if best is not None:
+            return best
     return None
 
 
@@ -334,11 +386,12 @@ def is_rephrase(a: str, b: str, split: _Split | None = None) -> bool:
     wa, wb, counts_a, counts_b = split or _split(a, b)
     if wb and wa == wb:  # the same words: an exact repeat, cases and punctuation aside
         return True
-    both = [x + y for x, y in zip(counts_a, counts_b, strict=True)]
-    lang = _tally(f"{a} {b}", both)[0]
-    if any(lg.openers is not None and lg.openers.search(b) for lg in (lang, languages()[0])):
-        return False
-    ca, cb = content(a, lang, wa), content(b, lang, wb)
+    lang = _first_language(a, b, list(map(operator.add, counts_a, counts_b)))
+    english = languages()[0]
+    for lg in (lang,) if lang is english else (lang, english):
+        if lg.openers is not None and lg.openers.search(b):
+            return False
+    ca, cb = _content_of(a, lang.code), _content_of(b, lang.code)
     if not ca or not cb:
         return False
     shared = len(ca & cb)
@@ -355,16 +408,31 @@ def _split(a: str, b: str) -> _Split:
     return wa, wb, _counts(wa), _counts(wb)
 
 
+@lru_cache(maxsize=4096)
+def _prepared(query: str) -> tuple[str, list[str], list[int]]:
+    """A turn normalised, its words and its stop words' counts per language. Every turn but
+    a session's first and last is the B of one pair and the A of the next: read once. (The
+    lists are shared between calls: never changed.)"""
+    text = normalise(query)
+    words = _words(text)
+    return text, words, _counts(words)
+
+
 def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     """The signals B carries about the answer to A, in ``SIGNALS`` order (empty: none).
     Without ``gated``, every pattern runs (the reference the gates are tested against)."""
-    a, b = normalise(a_query), normalise(b_query)
-    split = _split(a, b)
+    a, wa, counts_a = _prepared(a_query)
+    b, wb, counts_b = _prepared(b_query)
     found: list[str] = []
-    if b and is_rephrase(a, b, split):
+    if b and is_rephrase(a, b, (wa, wb, counts_a, counts_b)):
         found.append(REPHRASE)
-    langs = _speakers(b, split[3])
-    open_ = opened(b) if gated else None
+    open_ = None
+    if gated:
+        found_open = opened(b)
+        if not found_open:  # no literal any pattern requires: none can match
+            return found
+        open_ = _by_pattern(found_open)
+    langs = _speakers(b, counts_b)
     if _any(b, 0, langs, open_):
         found.append(ESCALATION)
     negative = _any(b, 1, langs, open_) is not None

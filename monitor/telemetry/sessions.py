@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from monitor.model import FOLLOWUP_SIGNALS, OUTCOMES, TURN_OUTCOMES
 
@@ -29,27 +29,42 @@ class SessionMetrics:
             "the checks made of that answer (after) and its language segment.",
             ["signal", "after", "language"], registry=registry,
         )  # fmt: skip
-        self.session_turns = Counter(
-            "ragmon_session_turns_total",
+        # what became of each turn: plain counts on the hot path (a turn and a pair each
+        # count one), read at scrape time by ``TurnsCollector``
+        self.turn_outcomes = dict.fromkeys(TURN_OUTCOMES, 0)
+        registry.register(TurnsCollector(self.turn_outcomes))
+        for after in OUTCOMES:
+            self.followup_pairs.labels(after, "unknown")
+            for signal in FOLLOWUP_SIGNALS:
+                self.followups.labels(signal, after, "unknown")
+
+    def on_turn(self, outcome: str) -> None:
+        """One turn left the open sessions (or never entered them) for ``outcome``."""
+        counts = self.turn_outcomes
+        counts[outcome] = counts.get(outcome, 0) + 1
+
+
+class TurnsCollector:
+    """``ragmon_session_turns_total{outcome}``, from the plain counts ``on_turn`` keeps."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterator[Metric]:
+        """The counts as they are now (a copy: the pipeline's thread adds to them)."""
+        family = CounterMetricFamily(
+            "ragmon_session_turns",
             "Turns of conversations by what became of them: paired (first of a follow-up "
             "pair), last (nothing followed within the window), outside_window, late (arrived "
             "after its pair was final), duplicate (its trace evaluated twice), evicted "
             "(sessions.max_bytes), replayed (re-read after a restart, its line already "
             "written), invalid (a repartition record not a turn), untimed (no time to order "
             "it by).",
-            ["outcome"], registry=registry,
-        )  # fmt: skip
-        for after in OUTCOMES:
-            self.followup_pairs.labels(after, "unknown")
-            for signal in FOLLOWUP_SIGNALS:
-                self.followups.labels(signal, after, "unknown")
-        # one child a outcome, looked up once (a turn is counted on the hot path)
-        self._turn_outcomes = {o: self.session_turns.labels(o) for o in TURN_OUTCOMES}
-
-    def on_turn(self, outcome: str) -> None:
-        """One turn left the open sessions (or never entered them) for ``outcome``."""
-        child = self._turn_outcomes.get(outcome)
-        (child if child is not None else self.session_turns.labels(outcome)).inc()
+            labels=["outcome"],
+        )
+        for outcome, n in dict(self._counts).items():
+            family.add_metric([outcome], n)
+        yield family
 
 
 class SessionsCollector:

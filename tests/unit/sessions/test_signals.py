@@ -86,8 +86,13 @@ def test_the_gates_change_no_outcome() -> None:
 
 
 def test_every_pattern_has_a_gate_that_the_machine_found() -> None:
-    """No set of patterns runs ungated by accident: each language's escalation, negative and
-    positive patterns have literals one of which every match contains."""
+    """No pattern runs ungated by accident: each of every language's escalation, negative and
+    positive patterns has literals one of which every match contains, and none of them is a
+    single letter (it would open the pattern on nearly every turn)."""
     for lang in languages():
-        for gated in (lang.escalation, lang.negative, lang.positive):
-            assert gated is not None and gated.cues, lang.code
+        for kind in (lang.escalation, lang.negative, lang.positive):
+            assert kind, lang.code
+            for gated in kind:
+                assert gated.cues, (lang.code, gated.pattern.pattern)
+                short = [c for c in gated.cues if len(c) == 1 and c.isascii() and c.isalpha()]
+                assert not short, (lang.code, gated.pattern.pattern, short)
