@@ -29,6 +29,7 @@ import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from monitor.model import Followup, Turn
 from monitor.sessions.signals import read
@@ -52,10 +53,9 @@ class _Session:
     bytes: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Released:
+class Released(NamedTuple):
     """What ``Sessions`` lets go of: a follow-up (None when the turn left unpaired) and the
-    repartition-topic records now finished."""
+    repartition-topic records now finished (a tuple: one is made for every turn)."""
 
     followup: Followup | None
     positions: tuple[Position, ...]
@@ -237,6 +237,8 @@ class Sessions:
         """The lowest offset of a held turn per partition of ``partitions``."""
         wanted = set(partitions)
         low: dict[Partition, int] = {}
+        if not wanted:
+            return low
         for (part, _), session in self._open.items():
             if part in wanted:
                 for held in session.turns:
@@ -249,6 +251,8 @@ class Sessions:
         """Per partition, the ``trace_key`` of every turn held: each is still the A of a
         follow-up line not written (what a ``ReplayNote`` names)."""
         keys: dict[Partition, set[int]] = {p: set() for p in partitions}
+        if not keys:
+            return keys
         for (part, _), session in self._open.items():
             if part in keys:
                 keys[part].update(trace_key(h.turn.trace_id) for h in session.turns)
