@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from prometheus_client import CollectorRegistry
 
-from bench.checks import Memos, build_line, pin_one_core, rate
+from bench.checks import Memos, build_line, pin_one_core, rate, rates
 from bench.corpus import add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.config import Settings
@@ -138,6 +138,9 @@ def main() -> None:
     off_memos, on_memos = Memos(warm, args.memo_bytes), Memos(warm, args.memo_bytes)
     off_setup, off_run = pipeline_run(turns, "none", off_memos, sessions=False)
     on_setup, on_run = pipeline_run(turns, "none", on_memos)
+    # off and on in turns (A B A B ...): the machine's drift reaches both alike
+    paired = rates({"off": (off_run, off_setup), "on": (on_run, on_setup)}, n, k,
+                   time.process_time)  # fmt: skip
     rows = [
         ("bare decode loop (json.loads)", cpu(bare), None),
         ("decode to RagTrace", cpu(decoded), None),
@@ -147,8 +150,8 @@ def main() -> None:
         ("pipeline, judge none", cpu(none_run, none_setup), none_memos),
         ("pipeline, heuristic judge (the demo's)", cpu(heuristic_run, heuristic_setup),
          heuristic_memos),
-        ("turns of sessions, sessions off", cpu(off_run, off_setup), off_memos),
-        ("turns of sessions, sessions on", cpu(on_run, on_setup), on_memos),
+        ("turns of sessions, sessions off", paired["off"], off_memos),
+        ("turns of sessions, sessions on", paired["on"], on_memos),
     ]  # fmt: skip
     floor, alone = rows[0][1], rows[2][1]
     size = statistics.mean(len(r) for r in records)
