@@ -21,6 +21,7 @@ from monitor.checks.numbers.forms import (
     SCALE_WORDS,
     SIZES_OF,
     enumerations,
+    imperial,
     num,
     ordinal_words,
     quantity,
@@ -61,6 +62,27 @@ _HEDGES: tuple[tuple[str, str, float, float], ...] = (
     ("roughly", "round", 0, 0), ("approximately", "round", 0, 0), ("some", "round", 0, 0),
     ("an estimated", "round", 0, 0),
 )  # fmt: skip
+# A temperature's scale right after its figure ("°F", " ° c", " degrees Celsius"), in the
+# answer (lower-cased) and with its figure in the context.
+_TEMPERATURE_AFTER = re.compile(
+    r"\s?(?:[°º]\s?|degrees?\s+)(c|f|celsius|fahrenheit|centigrade)\b|\s(celsius|fahrenheit)\b"
+)
+_TEMPERATURE = re.compile(
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:[°º]\s?|degrees?\s+)(C|F|Celsius|Fahrenheit|centigrade)\b",
+    re.IGNORECASE,
+)
+# An amount's period right after it ("a month", "per year", "/mo", "annually"); weeks as 52 a
+# year.
+_PERIOD_WORDS = r"(week|wk|month|mo|year|yr|annum)"
+_PERIOD_AFTER = re.compile(
+    rf"\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b|\s*(weekly|monthly|yearly|annually)\b"
+)
+_PERIOD = re.compile(
+    rf"([$€£]?\s?\d[\d,]*(?:\.\d+)?)\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b"
+    r"|([$€£]?\s?\d[\d,]*(?:\.\d+)?)\s*(weekly|monthly|yearly|annually)\b",
+    re.IGNORECASE,
+)
+_PER_YEAR = {"we": 52.0, "wk": 52.0, "mo": 12.0, "ye": 1.0, "yr": 1.0, "an": 1.0}
 _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "under", "below"})
 _WORD = re.compile(r"[a-z]{4,}")
 _Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
@@ -123,6 +145,7 @@ class Derivation:
         value = mention.readings[0].value
         around = self._around(mention)
         for way in (self._word_form, self._count, self._arithmetic, self._converted,
+                    self._across_systems, self._temperature, self._per_period,
                     self._hedged):  # fmt: skip
             found = way(mention, value, around)
             if found is not None:
@@ -244,6 +267,65 @@ class Derivation:
                 found = self._figure_with_unit(spelled, words)
                 if found is not None:
                     return found
+        return None
+
+    def _across_systems(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """The same quantity converted between metric and imperial units and rounded ("62
+        miles" for 100 km, "about 60 miles" too): the context's figure in the answer's unit
+        rounds to the answer's figure at its own precision, and lies within 5 % of it (a
+        wrong conversion, "72 miles", or the same figure in the other unit, is not one)."""
+        _, _, after = around
+        unit = unit_of(after)
+        if unit is None or value <= 0:
+            return None
+        dim, size = unit
+        step = rounding_step(value, mention.readings[0].precision)
+        for m, c, word in self._context_figures():
+            other = unit_of(word) if word else None
+            if other is None or other[0] != dim or imperial(word) == imperial(after):
+                continue
+            gap = abs(c * other[1] / size - value)
+            if gap <= step / 2 + 1e-9 and gap <= 0.05 * value:
+                return f"{m.raw} {word}"
+        return None
+
+    def _temperature(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """A temperature converted between Celsius and Fahrenheit ("68 °F" for 20 °C), to
+        the answer's last digit (98.6 °F or 99 °F for 37 °C; 70 °F is not 20 °C), or within
+        2 % to a figure ending in 0 or 5 (180 °C for 350 °F; not 200 °C)."""
+        m = _TEMPERATURE_AFTER.match(self._rest(mention))
+        if m is None:
+            return None
+        fahrenheit = (m.group(1) or m.group(2))[0] == "f"
+        precision = mention.readings[0].precision or 1.0
+        # a figure ending in 0 or 5 may be rounded to it, by up to 2 % (180 °C for 350 °F)
+        rounded = value.is_integer() and int(value) % 5 == 0
+        tolerance = max(precision / 2, 0.02 * abs(value)) if rounded else precision / 2
+        for c in _TEMPERATURE.finditer(self.context):
+            their = c.group(2).lower()[0] == "f"
+            if their == fahrenheit:
+                continue
+            figure = float(c.group(1).replace(",", "."))
+            converted = figure * 9 / 5 + 32 if fahrenheit else (figure - 32) * 5 / 9
+            if abs(converted - value) <= tolerance + 1e-9:
+                return c.group(0).strip()
+        return None
+
+    def _per_period(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """An amount per week, month or year restated per another ("$300 a year" for $25 a
+        month; weeks as 52 a year), to the answer's last digit."""
+        m = _PERIOD_AFTER.match(self._rest(mention))
+        if m is None:
+            return None
+        mine = _PER_YEAR[(m.group(1) or m.group(2))[:2]]
+        precision = mention.readings[0].precision or 1.0
+        for c in _PERIOD.finditer(self.context):
+            theirs = _PER_YEAR[(c.group(2) or c.group(3)).lower()[:2]]
+            if theirs == mine:
+                continue
+            restated = num(c.group(1)) * theirs / mine
+            if abs(restated - value) <= precision / 2 + 1e-9 and restated > 0:
+                return c.group(0).strip()
         return None
 
     def _figure_with_unit(self, figure: str, units: frozenset[str]) -> str | None:

@@ -30,7 +30,13 @@ UNITS: dict[str, tuple[str, float]] = {
     "metre": ("length", 1), "meter": ("length", 1), "m": ("length", 1),
     "kilometre": ("length", 1000), "kilometer": ("length", 1000), "km": ("length", 1000),
     "gram": ("mass", 1), "g": ("mass", 1), "kilogram": ("mass", 1000), "kg": ("mass", 1000),
+    # imperial units: a figure converted to or from them is rounded (62 miles for 100 km)
+    "mile": ("length", 1609.344), "mi": ("length", 1609.344), "yard": ("length", 0.9144),
+    "yd": ("length", 0.9144), "foot": ("length", 0.3048), "feet": ("length", 0.3048),
+    "ft": ("length", 0.3048), "lb": ("mass", 453.59237), "lbs": ("mass", 453.59237),
+    "ounce": ("mass", 28.349523125), "oz": ("mass", 28.349523125),
 }  # fmt: skip
+IMPERIAL = frozenset({"mile", "mi", "yard", "yd", "foot", "feet", "ft", "lb", "lbs", "ounce", "oz"})
 WORDS_FOR: dict[int, tuple[str, ...]] = {}
 for _name, _v in SPELLED.items():
     WORDS_FOR[_v] = (*WORDS_FOR.get(_v, ()), _name)
@@ -54,6 +60,12 @@ def unit_of(word: str) -> tuple[str, float] | None:
     """The dimension and size of a unit word ("minutes" -> ("time", 60)), if convertible."""
     word = word.lower()
     return UNITS.get(word) or UNITS.get(word[:-1] if word.endswith("s") else word)
+
+
+def imperial(word: str) -> bool:
+    """Whether a unit word is an imperial one ("miles", "lbs")."""
+    word = word.lower()
+    return word in IMPERIAL or (word.endswith("s") and word[:-1] in IMPERIAL)
 
 
 def spellings(e: float) -> tuple[str, ...]:

@@ -171,6 +171,29 @@ def _bounded(text: str, probe: str) -> bool:
     return False
 
 
+_IDENT_DIGITS = 7  # fewer digits than a phone or reference number: compared as written
+_DIGITS_ONLY = re.compile(r"\D")
+# A phone or reference number written in groups: digits separated by single spaces, dashes,
+# dots, slashes or parentheses, "+" or "(" before it.
+_IDENT_RUN = re.compile(r"(?<![\w.,])[+(]?\d+(?:[ .\-/]?\(?\d+\)?)+(?![\w]|[.,]\d)")
+
+
+def _national(raw: str) -> set[str]:
+    """A grouped number's digits as it may be written elsewhere: as they are, without a
+    country code after "+" or "00" (one to three digits), with or without a trunk zero."""
+    digits = _DIGITS_ONLY.sub("", raw)
+    out = {digits}
+    international = raw.lstrip("(").startswith("+") or digits.startswith("00")
+    if international:
+        rest = digits[2:] if digits.startswith("00") else digits
+        for n in (1, 2, 3):
+            national = rest[n:].removeprefix("0")  # "+44 (0)20": the zero in brackets
+            out.update((national, "0" + national))
+    elif digits.startswith("0"):
+        out.add(digits[1:])
+    return out
+
+
 class NumberLookup:
     """Answers "does this text state that figure?" cheaply.
 
@@ -189,6 +212,7 @@ class NumberLookup:
         self._joined_done = False
         self._index: NumberIndex | None = None
         self._seps: str | None = None
+        self._idents: frozenset[str] | None = None  # digit keys of its phone-like runs
         # the text's decimal convention, found once (a scan of the whole text) for every
         # figure read from it
         self.locale = Lazy(lambda: locale_of(text))
@@ -237,9 +261,29 @@ class NumberLookup:
                 # Without scale words every figure that equals or rounds to 45 writes "45"
                 # or "44" (with or without separators): parse only those places.
                 return any(self._near(r) for r in mention.readings) or self._range_end(mention)
-        elif mention.kind == "ident" and mention.raw in self.text:
-            return True  # phone and order numbers: the same digits in the same groups
+        elif mention.kind == "ident":
+            if mention.raw in self.text:
+                return True  # phone and order numbers: the same digits in the same groups
+            return self._same_digits(mention.raw)
         return self.index.supports(mention) or self._range_end(mention)
+
+    def _same_digits(self, raw: str) -> bool:
+        """A phone or reference number the text writes with other separators ("1 800 555
+        0199" for 1-800-555-0199), or with the country code where the other writes the
+        trunk zero ("+44 20 7946 0958" for 020 7946 0958): the same digits, seven or more,
+        once "+" or "00" and a country code of one to three digits, or a leading zero, are
+        set aside. One digit off is another number."""
+        key = _DIGITS_ONLY.sub("", raw)
+        if len(key) < _IDENT_DIGITS:
+            return False
+        if self._idents is None:
+            self._idents = frozenset(
+                variant
+                for run in _IDENT_RUN.findall(self.text)
+                for variant in _national(run)
+                if len(variant) >= _IDENT_DIGITS - 1
+            )
+        return any(v in self._idents for v in _national(raw))
 
     def _spaced(self, mention: Mention) -> bool:
         """The figure written with tokeniser spaces around its separators ("5 , 000" for
