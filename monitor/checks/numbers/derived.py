@@ -83,6 +83,15 @@ _PERIOD = re.compile(
     re.IGNORECASE,
 )
 _PER_YEAR = {"we": 52.0, "wk": 52.0, "mo": 12.0, "ye": 1.0, "yr": 1.0, "an": 1.0}
+# A percentage's cues: "percent" written out after the figure, "of" after it (a share), and
+# a change before it ("grew", "a rise of", "fell by").
+_PERCENT_WORD = re.compile(r"\s*(?:percent|per cent)\b")
+_SHARE_OF = re.compile(r"\s*of\b")
+_CHANGE_BEFORE = re.compile(
+    r"\b(?:grew|grown|rose|risen|increased|fell|fallen|dropped|declined|decreased|jumped"
+    r"|climbed|up|down|growth|increase|decrease|rise|drop|fall|decline|gain|loss)"
+    r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
+)
 _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "under", "below"})
 _WORD = re.compile(r"[a-z]{4,}")
 _Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
@@ -144,9 +153,9 @@ class Derivation:
             return None
         value = mention.readings[0].value
         around = self._around(mention)
-        for way in (self._word_form, self._count, self._arithmetic, self._converted,
-                    self._across_systems, self._temperature, self._per_period,
-                    self._hedged):  # fmt: skip
+        for way in (self._word_form, self._count, self._arithmetic, self._percentage,
+                    self._converted, self._across_systems, self._temperature,
+                    self._per_period, self._version, self._hedged):  # fmt: skip
             found = way(mention, value, around)
             if found is not None:
                 return f"{mention.raw} = {found}"
@@ -251,6 +260,50 @@ class Derivation:
                     if sub is not None and abs(abs(a - b) - value) < 1e-9 and a != b:
                         return f"{max(ra, rb, key=num)} - {min(ra, rb, key=num)}"
         return None
+
+    def _percentage(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """A percentage computed from two figures of one context sentence, when the answer's
+        sentence says which: a share ("25% of the seats" beside "10 of the 40 seats") or a
+        change ("grew 20%" beside "from $50 million to $60 million"), to the answer's last
+        digit. A sentence with more than eight figures is not searched (its pairs would back
+        almost any percentage)."""
+        rest = self._rest(mention)
+        worded = _PERCENT_WORD.match(rest)
+        raw = mention.raw.lower()
+        if not (raw.endswith(("%", "percent", "per cent")) or worded) or value <= 0:
+            return None
+        before, _, _ = around
+        share = _SHARE_OF.match(rest[worded.end() :] if worded else rest) is not None
+        change = _CHANGE_BEFORE.search(before.rstrip()) is not None
+        if not (share or change):
+            return None
+        tolerance = (mention.readings[0].precision or 1.0) / 2 + 1e-9
+        for s in self.sentences:
+            figures = [
+                m for m in scan(s, Lazy(functools.partial(locale_of, s))) if m.kind == "number"
+            ]
+            values = [(f.raw, f.readings[0].value) for f in figures if f.readings]
+            if len(values) > 8:
+                continue
+            for i, (ra, a) in enumerate(values):
+                for j, (rb, b) in enumerate(values):
+                    if a <= 0 or b <= 0 or a == b or ra.endswith("%") or rb.endswith("%"):
+                        continue
+                    if share and a < b and abs(100 * a / b - value) <= tolerance:
+                        return f"{ra} / {rb}"
+                    # a change is from the figure written first ("from 8,000 to 7,000")
+                    if change and i < j and abs(100 * abs(b - a) / a - value) <= tolerance:
+                        return f"({rb} - {ra}) / {ra}"
+        return None
+
+    def _version(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """A version written without its trailing zeros ("2.4" for 2.4.0); 2.4 is not
+        2.4.1."""
+        raw = mention.raw
+        if raw.count(".") != 1 or not raw.replace(".", "").isdigit():
+            return None
+        found = re.search(rf"(?<![\d.]){re.escape(raw)}(?:\.0)+(?![\d.]|\.\d)", self.context)
+        return found.group(0) if found is not None else None
 
     def _converted(self, mention: Mention, value: float, around: _Around) -> str | None:
         """The same quantity in another unit ("2 hours" and "120 minutes"): each other unit's
