@@ -27,6 +27,13 @@ PREFIXED = re.compile(
     re.IGNORECASE,
 )
 INDEX = re.compile(r"^#?(\d{1,3})(?:[ \t]*(?:-|–|—|to)[ \t]*(\d{1,3}))?$")
+# A label glued to its number ("doc1", "source_2", "passage-3"): the number is the passage's
+# when there is such a passage, unless the whole is a passage id.
+GLUED = re.compile(
+    r"^(source|src|doc|document|ref|reference|passage|context|excerpt|chunk|snippet)[-_]?"
+    r"(\d{1,3})$",
+    re.IGNORECASE,
+)
 _LIST_WORDS = re.compile(r"source|r[eé]f[eé]rence|citation|cited|bibliograph|fuentes|quellen")
 
 
@@ -129,6 +136,14 @@ def cite_part(part: str, cites: Citations, loose: bool = True) -> bool:
     idx = INDEX.match(part)
     pre = PREFIXED.match(part) if idx is None else None
     word = ""
+    glued = GLUED.match(part) if idx is None and pre is None else None
+    if (
+        glued is not None
+        and 1 <= int(glued.group(2)) <= cites.n_passages
+        and not cites.names_passage(part)
+    ):  # beyond the passages, "doc_19" is read as the id it looks like (and is invalid)
+        cites.index(int(glued.group(2)), glued.group(1))
+        return True
     if pre is not None:
         word = part[: pre.start(1)].strip(" \t:#")
         part = pre.group(1).strip()

@@ -67,6 +67,7 @@ _HTML_SUP = re.compile(r"<sup>[ \t]*\[?(\d{1,3})\]?[ \t]*</sup>", re.IGNORECASE)
 _FILE_NAME = re.compile(
     r"(?<![\w/.-])[\w-]+\.(?:md|mdx|pdf|html?|txt|docx?|rst|csv|json|ya?ml)\b", re.IGNORECASE
 )
+_BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
 _GENERIC_LABEL = frozenset({"source", "sources", "file", "doc", "document", "来源", "出典"})
 
 
@@ -219,7 +220,10 @@ def _file_search(inner: str, cites: Citations) -> None:
 
 def _parentheses(text: str, cites: Citations) -> None:
     for m in _PAREN.finditer(text):
-        inner = m.group("inner").strip()
+        # "(see [1])": the bracket is read as a bracket; what is left of the parentheses
+        inner = _BRACKETED.sub(" ", m.group("inner")).strip(" \t,;")
+        if not inner:
+            continue
         if m.group("cue"):
             parts = [p for p in SPLIT.split(inner) if p]
             if all(PREFIXED.match(p) or INDEX.match(p) or cites.looks_like_id(p) for p in parts):
