@@ -21,6 +21,7 @@ STACKS = (
     "openai-traceloop",
     "openai-genai",
     "openai-genai-nocontent",
+    "openai-genai-tools",
     "haystack-openinference",
     "haystack-hybrid-openinference",
     "openai-agents-openinference",

@@ -45,6 +45,7 @@ STACKS = {
     "openai-traceloop": "requirements-traceloop.txt",
     "openai-genai": "requirements-openai-v2.txt",
     "openai-genai-nocontent": "requirements-openai-v2.txt",
+    "openai-genai-tools": "requirements-openai-v2.txt",
     "haystack-openinference": "requirements-haystack.txt",
     "haystack-hybrid-openinference": "requirements-haystack.txt",
     "openai-agents-openinference": "requirements-agents.txt",
@@ -857,10 +858,11 @@ def haystack(stack: str) -> None:
 # --- OpenAI Agents SDK: retrieval as a function tool ---------------------------------------
 
 
-def fake_agent_model(answers: dict[str, str]) -> str:
+def fake_agent_model(answers: dict[str, str], searches: dict[str, list[str]] | None = None) -> str:
     """A local server speaking the Chat Completions API with tools: a request whose last
-    message is the user's asks for the ``search_help`` tool with the question; a request
-    that ends with the tool's result gets the answer (JSON or server-sent events)."""
+    message is the user's asks for the ``search_help`` tool with the question (or with each
+    of ``searches[question]`` in turn, one call a request); a request that ends with the
+    last tool result gets the answer (JSON or server-sent events)."""
     from http.server import BaseHTTPRequestHandler
 
     class Handler(BaseHTTPRequestHandler):
@@ -870,16 +872,20 @@ def fake_agent_model(answers: dict[str, str]) -> str:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             messages = body["messages"]
-            question = next(m["content"] for m in messages if m["role"] == "user")
+            question = [m["content"] for m in messages if m["role"] == "user"][-1]
             base = {"id": "chatcmpl-agent", "created": 0, "model": body["model"]}
             message: dict[str, Any]
-            if messages[-1]["role"] == "tool":
+            asks = (searches or {}).get(question, [question])
+            done = len(messages) - 1 - max(i for i, m in enumerate(messages) if m["role"] == "user")
+            called = sum(1 for m in messages[-done:] if m["role"] == "tool") if done else 0
+            if messages[-1]["role"] == "tool" and called >= len(asks):
                 message = {"role": "assistant", "content": answers.get(question, "I don't know.")}
                 finish = "stop"
             else:
-                call = {"id": f"call_{abs(hash(question)) % 10**8}", "type": "function",
+                asked = asks[called] if messages[-1]["role"] == "tool" else asks[0]
+                call = {"id": f"call_{abs(hash(asked)) % 10**8}", "type": "function",
                         "function": {"name": "search_help",
-                                     "arguments": json.dumps({"query": question})}}  # fmt: skip
+                                     "arguments": json.dumps({"query": asked})}}  # fmt: skip
                 message = {"role": "assistant", "content": None, "tool_calls": [call]}
                 finish = "tool_calls"
             if not body.get("stream"):
@@ -956,6 +962,108 @@ def openai_agents(stack: str) -> None:
         docs = returned.get(query, [])
         return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
                 "retrieved": [d["id"] for d in docs],
+                "context": [{"doc_id": d["id"], "text": d["text"]} for d in docs]}  # fmt: skip
+
+    run_cases(rec, CASES, ask, truth)
+
+
+# --- the openai client with OTel GenAI instrumentation, retrieving through a tool -----------
+
+# the citations case searches twice in one turn, once per topic
+TOOL_SEARCHES = {"refunds and restocking fee for electronics": ["refunds", "restocking fee"]}
+
+
+def openai_genai_tools(stack: str) -> None:
+    """A hand-written agent loop around the openai client (opentelemetry-instrumentation-
+    openai-v2, content on the spans): the model asks for the ``search_help`` tool, the app
+    runs it and sends its output back as a ``tool`` message, the model answers. No retrieval
+    span: the passages are what the tool returned, numbered text blocks (``[n] text
+    (doc_id: X)``) in some cases and JSON in others; the citations case searches twice. The
+    ground truth is what the tool returned, in the order the model saw it."""
+    import os
+
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "span_only"
+    os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+    rec = Recorder(stack)
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+    OpenAIInstrumentor().instrument(tracer_provider=rec.provider)
+    import openai
+
+    answers = {q: a for _, q, a in CASES}
+    case_of = {q: c for c, q, _ in CASES}
+    base_url = fake_agent_model(answers, TOOL_SEARCHES)
+    client = openai.OpenAI(base_url=base_url, api_key="corpus")
+    aclient = openai.AsyncOpenAI(base_url=base_url, api_key="corpus")
+    tracer = rec.provider.get_tracer("corpus.app")
+    tools = [{"type": "function", "function": {
+        "name": "search_help", "description": "Search the help centre.",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string"}},
+                       "required": ["query"]}}}]  # fmt: skip
+    returned: dict[str, list[dict[str, Any]]] = {}  # question -> every passage the tools gave
+
+    def search_help(question: str, query: str) -> str:
+        found = [{"id": d, "text": KB[d]} for d, _ in keyword_scores(query)]
+        packed = select(case_of.get(question, "plain"), found)
+        returned.setdefault(question, []).extend(packed)
+        if not packed:
+            return "[]"
+        if case_of.get(question) in ("cutoff", "async", "concurrent-a", "concurrent-b"):
+            return json.dumps(packed)
+        return "\n".join(f"[{i}] {d['text']} (doc_id: {d['id']})" for i, d in enumerate(packed, 1))
+
+    def turn(question: str, reply: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> str:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": "Answer from what search_help returns; cite [n]."},
+            {"role": "user", "content": question},
+        ]
+        while True:
+            message = reply(messages)
+            if not message.get("tool_calls"):
+                return str(message["content"])
+            messages.append(message)
+            for call in message["tool_calls"]:
+                query = json.loads(call["function"]["arguments"])["query"]
+                messages.append({"role": "tool", "tool_call_id": call["id"],
+                                 "content": search_help(question, query)})  # fmt: skip
+
+    def sync_reply(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        done = client.chat.completions.create(model="fake-gpt", messages=messages, tools=tools)  # type: ignore[arg-type]
+        return done.choices[0].message.model_dump(exclude_none=True)
+
+    def stream_reply(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        chunks = client.chat.completions.create(model="fake-gpt", messages=messages, tools=tools,  # type: ignore[arg-type]
+                                                stream=True)  # fmt: skip
+        text, calls = "", []
+        for c in chunks:
+            if not c.choices:
+                continue
+            delta = c.choices[0].delta
+            text += delta.content or ""
+            for t in delta.tool_calls or []:
+                calls.append({"id": t.id, "type": "function", "function": {
+                    "name": t.function.name, "arguments": t.function.arguments}})  # fmt: skip
+        if calls:
+            return {"role": "assistant", "content": None, "tool_calls": calls}
+        return {"role": "assistant", "content": text}
+
+    def async_reply(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        async def once() -> dict[str, Any]:
+            done = await aclient.chat.completions.create(model="fake-gpt", messages=messages,  # type: ignore[arg-type]
+                                                         tools=tools)  # fmt: skip
+            return done.choices[0].message.model_dump(exclude_none=True)
+
+        return asyncio.run(once())
+
+    def ask(case: str, query: str) -> str:
+        reply = {"stream": stream_reply, "async": async_reply}.get(case, sync_reply)
+        with tracer.start_as_current_span("agent_turn"):  # the app's own root span
+            return turn(query, reply)
+
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        docs = returned.get(query, [])
+        return {"case": case, "trace_id": trace_id, "query": query, "answer": answer,
+                "retrieved": list(dict.fromkeys(d["id"] for d in docs)),
                 "context": [{"doc_id": d["id"], "text": d["text"]} for d in docs]}  # fmt: skip
 
     run_cases(rec, CASES, ask, truth)
@@ -1310,6 +1418,7 @@ def google_genai(stack: str) -> None:
 RUNNERS: dict[str, Callable[[str], None]] = {
     "llamaindex": llamaindex, "langchain": langchain, "langgraph": langgraph,
     "haystack": haystack, "openai-agents": openai_agents, "google-genai": google_genai,
+    "openai-genai-tools": openai_genai_tools,
     "dspy": dspy_stack, "bedrock": bedrock,
 }  # fmt: skip
 

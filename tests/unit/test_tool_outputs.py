@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.ingest.conventions.openinference import _tool_docs
-from monitor.ingest.conventions.tool_output import numbered_blocks
+from monitor.ingest.conventions.tool_output import numbered_blocks, tool_docs
 
 OPENAI_AGENTS_STYLE = (
     "[1] Plans and prices (doc_id: vel-plans-001)\nThe Pro plan costs $20 a month.\n"
@@ -16,9 +15,10 @@ OPENAI_AGENTS_STYLE = (
 
 
 def test_numbered_text_becomes_passages_with_the_ids_it_names() -> None:
-    docs = _tool_docs(OPENAI_AGENTS_STYLE)
+    docs = tool_docs(OPENAI_AGENTS_STYLE)
     assert [d.id for d in docs] == ["vel-plans-001", "vel-refunds-002", None]
-    assert docs[1].text == "Refunds (doc_id: vel-refunds-002)\nRefunds are issued within 14 days."
+    # the id's label in parentheses annotates the block: not the passage's text
+    assert docs[1].text == "Refunds\nRefunds are issued within 14 days."
 
 
 @pytest.mark.parametrize(
@@ -51,10 +51,22 @@ def test_the_numbered_forms(raw: str, ids: list[str | None]) -> None:
 )
 def test_anything_else_stays_one_passage_of_unknown_id(raw: str) -> None:
     assert numbered_blocks(raw) is None
-    (doc,) = _tool_docs(raw)
+    (doc,) = tool_docs(raw)
     assert (doc.id, doc.text) == (None, raw)
 
 
 def test_json_results_under_hits_are_documents() -> None:
     raw = '{"hits": [{"id": "a", "text": "one"}, {"id": "b", "text": "two"}]}'
-    assert [(d.id, d.text) for d in _tool_docs(raw)] == [("a", "one"), ("b", "two")]
+    assert [(d.id, d.text) for d in tool_docs(raw)] == [("a", "one"), ("b", "two")]
+
+
+def test_one_numbered_block_is_a_document_only_when_it_names_its_id() -> None:
+    """A tool that found one document writes one block: with its id it is that document
+    (the label annotates, it is not the text); without one, "[1] ..." may be anything and
+    stays the output's text, unsplit."""
+    assert numbered_blocks("[1] Gift cards cannot be refunded. (doc_id: gift-cards)") == [
+        ("gift-cards", "Gift cards cannot be refunded.")
+    ]
+    assert numbered_blocks("[1] Gift cards cannot be refunded.") is None
+    (doc,) = tool_docs("[1] Gift cards cannot be refunded.")
+    assert (doc.id, doc.text) == (None, "[1] Gift cards cannot be refunded.")

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from monitor.ingest.conventions.core import (
@@ -23,6 +24,7 @@ from monitor.ingest.conventions.core import (
     _unique,
 )
 from monitor.ingest.conventions.packing import _packed
+from monitor.ingest.conventions.tool_output import tool_docs
 from monitor.ingest.otlp import Span
 
 # --- OTel GenAI and OpenLLMetry ---------------------------------------------------------
@@ -130,11 +132,60 @@ def _is_retrieval(s: Span) -> bool:
     )  # fmt: skip
 
 
+def _tool_results(s: Span) -> list[str]:
+    """What the tools returned, as an inference span's input shows it, in order: ``tool``
+    messages (the ≥1.37 ``tool_call_response`` parts, or an older message's content) and
+    ``gen_ai.tool.message`` events."""
+    out: list[str] = []
+    value = _loads(s.attributes.get("gen_ai.input.messages") or s.attributes.get("gen_ai.prompt"))
+    for m in value if isinstance(value, list) else ():
+        if not isinstance(m, dict) or m.get("role") != "tool":
+            continue
+        parts = m.get("parts")
+        if isinstance(parts, list):
+            for part in parts:
+                if isinstance(part, dict) and part.get("type") == "tool_call_response":
+                    response = part.get("response")
+                    out.append(response if isinstance(response, str) else json.dumps(response))
+        elif isinstance(m.get("content"), str):
+            out.append(m["content"])
+    out += [c for e in s.events if e.name == "gen_ai.tool.message"
+            if isinstance(c := e.attributes.get("content"), str)]  # fmt: skip
+    return out
+
+
+def _tool_retrieval(spans: list[Span], root: Span, convention: str) -> _Shape | None:
+    """An agent that retrieves through a tool, under the GenAI conventions: no retrieval
+    span. The packed context is what the tools returned as the answering model call saw it
+    (its ``tool`` messages, in order; each result split into documents where it is a list of
+    them: ``tool_output.tool_docs``); the question the last user message of that call; the
+    answer its output."""
+    inferences = [s for s in spans if _is_inference(s)]
+    answering = [(s, found) for s in inferences if (found := _prompt_and_answer(s))[2]]
+    if not answering:
+        return None
+    last, (inputs, system, answer) = max(answering, key=lambda p: p[0].end)
+    results = _tool_results(last)
+    if not results:
+        return None
+    shape = _Shape(convention)
+    shape.packed = [d for raw in results for d in tool_docs(raw)]
+    shape.retrieved = _unique(shape.packed)
+    users = [t for role, t in inputs if role == "user" and t]
+    shape.question = users[-1] if users else ""
+    shape.answer = answer
+    shape.prompt = [t for t in (system, *(t for role, t in inputs if role != "assistant")) if t]
+    a = last.attributes
+    model = a.get("gen_ai.response.model") or a.get("gen_ai.request.model")
+    shape.model = str(model) if model else None
+    return shape
+
+
 def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None:
     retrievals = [s for s in spans if _is_retrieval(s)]
     inferences = [s for s in spans if _is_inference(s)]
     if not retrievals:
-        return None
+        return _tool_retrieval(spans, root, convention)
     shape = _Shape(convention)
     docs: list[_Doc] = []
     returned_nothing = False

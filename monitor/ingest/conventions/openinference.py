@@ -23,7 +23,7 @@ from monitor.ingest.conventions.core import (
     _unique,
 )
 from monitor.ingest.conventions.packing import _packed, _positions_in
-from monitor.ingest.conventions.tool_output import numbered_blocks
+from monitor.ingest.conventions.tool_output import tool_docs
 from monitor.ingest.otlp import Span
 
 # --- OpenInference ----------------------------------------------------------------------
@@ -151,24 +151,6 @@ def _model(llms: list[Span]) -> str | None:
                  if s.attributes.get("llm.model_name")), None)  # fmt: skip
 
 
-def _tool_docs(raw: str) -> list[_Doc]:
-    """The documents in one tool result: a JSON list of documents (or an object holding one
-    under ``documents``/``results``/``passages``/``hits``), numbered text blocks
-    (``tool_output.numbered_blocks``), else the result's text as one passage whose id is
-    unknown."""
-    value: Any = _loads(raw)
-    if isinstance(value, dict):
-        value = next((value[k] for k in ("documents", "results", "passages", "chunks", "hits")
-                      if isinstance(value.get(k), list)), value)  # fmt: skip
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        docs = [_doc(v) for v in value]
-        if all(d.text for d in docs):
-            return docs
-    if isinstance(raw, str) and (blocks := numbered_blocks(raw)) is not None:
-        return [_Doc(doc_id, text) for doc_id, text in blocks]
-    return [_Doc(None, raw)] if raw.strip() and raw.strip() != "[]" else []
-
-
 def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape | None:
     """An agent that retrieves through a function tool (OpenAI Agents SDK and others): no
     retriever span. The packed context is the results of this trace's TOOL spans that the
@@ -185,7 +167,7 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
     if not seen:
         return None
     shape = _Shape(OPENINFERENCE)
-    shape.packed = [d for raw in seen for d in _tool_docs(raw)]
+    shape.packed = [d for raw in seen for d in tool_docs(raw)]
     shape.retrieved = _unique(shape.packed)
     first = min(llms, key=lambda s: s.start)
     users = [t for role, t in _flat_messages(first.attributes, "llm.input_messages", "message.")

@@ -1,16 +1,21 @@
 """A retrieval tool's output as passages, when it is a recognisable list of documents written
 as text: numbered blocks (``[1] …``, ``1. …``, ``1) …``, ``Document 1: …``, ``Source 1 -
 …``), numbered from 1 without a gap, at the start of a line. Each block is one passage, its
-text the block without its number; its id is the one the block names (``doc_id: X``,
-``document_id=X``, ``chunk_id: X``, ``id: X``, ``(source: X)``), else unknown. Anything else
-— free text, a list that does not count from 1, a single block — is not split: a free-text
-output stays one passage of unknown id (never a guess). The citation check then reads the
-answer's ``[n]`` against the passages as the tool numbered them.
+text the block without its number (and without the id's label when it stands in
+parentheses: ``(doc_id: X)`` annotates, it is not the passage); its id is the one the block
+names (``doc_id: X``, ``document_id=X``, ``chunk_id: X``, ``id: X``, ``(source: X)``), else
+unknown. Anything else — free text, a list that does not count from 1, a single block that
+names no id — is not split: a free-text output stays one passage of unknown id (never a
+guess). The citation check then reads the answer's ``[n]`` against the passages as the tool
+numbered them.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from monitor.ingest.conventions.core import _Doc, _doc, _loads
 
 # a block's number at the start of a line: [n], n. / n), or a label and n
 _MARKER = re.compile(
@@ -24,16 +29,23 @@ _ID = re.compile(
     r"([^\s,;)\]]+)",
     re.IGNORECASE,
 )
+# the id's label when the block puts it in parentheses or brackets: "(doc_id: X)"
+_LABEL = re.compile(
+    r"[ \t]*[(\[](?:doc(?:ument)?[_ ]?id|chunk[_ ]?id|id|source)\s*[:=]\s*[^\s,;)\]]+[)\]]",
+    re.IGNORECASE,
+)
 MAX_BLOCKS = 200
 
 
 def numbered_blocks(raw: str) -> list[tuple[str | None, str]] | None:
     """(id or None, text) of each numbered block of ``raw``, or None when ``raw`` is not a
-    list of two or more blocks numbered 1, 2, 3 … (text before the first block, such as
-    "Found 3 results:", is not a passage)."""
+    list of blocks numbered 1, 2, 3 … (two or more, or one that names its id; text before
+    the first block, such as "Found 3 results:", is not a passage)."""
     marks = list(_MARKER.finditer(raw))
-    if not 2 <= len(marks) <= MAX_BLOCKS:
+    if not 1 <= len(marks) <= MAX_BLOCKS:
         return None
+    if len(marks) == 1 and _ID.search(raw, marks[0].end()) is None:
+        return None  # one numbered block that names no id: nothing says it is a document
     numbers = [int(next(g for g in m.groups() if g is not None)) for m in marks]
     if numbers != list(range(1, len(marks) + 1)):
         return None
@@ -43,5 +55,26 @@ def numbered_blocks(raw: str) -> list[tuple[str | None, str]] | None:
         if not text:
             return None  # a number with nothing after it: not a list of documents
         found = _ID.search(text)
+        if found is not None:
+            # the id's label in parentheses is the tool's annotation, not the passage's text
+            text = _LABEL.sub("", text, count=1).strip() or text
         blocks.append((found.group(1).rstrip(".:") if found else None, text))
     return blocks
+
+
+def tool_docs(raw: str) -> list[_Doc]:
+    """The documents in one tool result: a JSON list of documents (or an object holding one
+    under ``documents``/``results``/``passages``/``chunks``/``hits``), numbered text blocks
+    (``numbered_blocks``), else the result's text as one passage whose id is unknown; an
+    empty result (``""``, ``[]``) is no passage."""
+    value: Any = _loads(raw)
+    if isinstance(value, dict):
+        value = next((value[k] for k in ("documents", "results", "passages", "chunks", "hits")
+                      if isinstance(value.get(k), list)), value)  # fmt: skip
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        docs = [_doc(v) for v in value]
+        if all(d.text for d in docs):
+            return docs
+    if isinstance(raw, str) and (blocks := numbered_blocks(raw)) is not None:
+        return [_Doc(doc_id, text) for doc_id, text in blocks]
+    return [_Doc(None, raw)] if raw.strip() and raw.strip() != "[]" else []
