@@ -48,6 +48,38 @@ def serve_asgi(app: Any) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+@contextlib.contextmanager
+def prometheus_server(config: Path, data: Path, *flags: str) -> Iterator[str]:
+    """A real Prometheus (Debian's package, installed by ``make test``) with ``config`` and
+    its TSDB in ``data``, ready; yields its URL and stops it after."""
+    import shutil
+    import urllib.request
+
+    binary = shutil.which("prometheus")
+    if binary is None or shutil.which("promtool") is None:
+        pytest.fail("prometheus not found: `make test` installs Debian's prometheus package")
+    port = free_port()
+    proc = subprocess.Popen(
+        [binary, f"--config.file={config}", f"--storage.tsdb.path={data}",
+         f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn", *flags],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/-/ready", timeout=2):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "prometheus never became ready"
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment minus any RAGMON_* the developer has set, plus ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGMON_")}

@@ -16,7 +16,7 @@ import pytest
 from kafka import KafkaAdminClient, KafkaProducer
 
 from monitor.sources import demo
-from tests.integration.conftest import free_port, ragmon
+from tests.integration.conftest import prometheus_server, ragmon
 from tests.integration.kafka_support import bootstrap, create_topic
 
 pytestmark = pytest.mark.integration
@@ -138,9 +138,6 @@ def test_two_definitions_rescored_sit_side_by_side_in_a_real_prometheus(tmp_path
     changed option of one check: both OpenMetrics files become blocks (promtool), a real
     Prometheus loads them, and the changed check's series carry two evaluator versions over
     the same day, the other checks' one."""
-    prometheus = shutil.which("prometheus")
-    if prometheus is None or shutil.which("promtool") is None:
-        pytest.fail("prometheus not found: `make test` installs Debian's prometheus package")
     topic = create_topic(2)
     start = time.time() - 7 * 24 * HOUR
     _produce(topic, start, 7 * 24 * 6, every=600)  # a week, one trace every ten minutes
@@ -153,32 +150,13 @@ def test_two_definitions_rescored_sit_side_by_side_in_a_real_prometheus(tmp_path
     assert live["refusal"] == candidate["refusal"]
     config = tmp_path / "prometheus.yml"
     config.write_text("global: {}\n")
-    port = free_port()
-    proc = subprocess.Popen(
-        [prometheus, f"--config.file={config}", f"--storage.tsdb.path={blocks}",
-         f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=30d",
-         "--log.level=warn"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    prom = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{prom}/-/ready", timeout=2):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "prometheus never became ready"
-                time.sleep(0.3)
+    with prometheus_server(config, blocks, "--storage.tsdb.retention.time=30d") as prom:
         at = since + 12 * HOUR  # inside the day both re-scored
         series = 'count by (evaluator) (ragmon_check_results_total{{check="{}",source="rescore"}})'
         assert _query(prom, series.format("context_conflict"), at) == sorted(
             [live["context_conflict"], candidate["context_conflict"]]
         )
         assert _query(prom, series.format("refusal"), at) == [live["refusal"]]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def _tree(path: Path) -> dict[str, bytes]:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -28,7 +26,7 @@ from pathlib import Path
 import pytest
 from kafka import KafkaProducer
 
-from tests.integration.conftest import free_port
+from tests.integration.conftest import prometheus_server
 from tests.integration.kafka_support import Daemon, bootstrap, create_topic, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,10 +130,6 @@ def stored(prom: str, at: float) -> dict[str, float]:
 @pytest.fixture
 def prometheus(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A real Prometheus (its URL) and the file of its scrape targets."""
-    binary = shutil.which("prometheus")
-    if binary is None or shutil.which("promtool") is None:
-        pytest.fail("prometheus not found: `make test` installs Debian's prometheus package")
-    port = free_port()
     targets = tmp_path / "targets.json"
     targets.write_text("[]")
     config = tmp_path / "prometheus.yml"
@@ -145,26 +139,8 @@ def prometheus(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         "  - job_name: ragmon\n"
         f"    file_sd_configs: [{{files: ['{targets}'], refresh_interval: 1s}}]\n"
     )
-    proc = subprocess.Popen(
-        [binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-         f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    prom = f"http://127.0.0.1:{port}"
-    try:
-
-        def ready() -> bool:
-            try:
-                with urllib.request.urlopen(f"{prom}/-/ready", timeout=2):
-                    return True
-            except OSError:
-                return False
-
-        wait_until(ready, 60, "prometheus ready")
-        yield prom, targets
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with prometheus_server(config, tmp_path / "tsdb") as url:
+        yield url, targets
 
 
 def test_a_spanish_refusal_spike_fires_the_segment_alert_for_spanish_only(
