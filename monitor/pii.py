@@ -13,12 +13,9 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 PLACEHOLDER = "[REDACTED:{}]"
-
-if TYPE_CHECKING:
-    from monitor.config import Settings
 
 
 def luhn_ok(digits: str) -> bool:
@@ -179,7 +176,38 @@ class Redactor:
 Written = Literal["lines", "rows", "judge"]
 
 
-def redactor_for(settings: Settings, where: Written) -> Redactor | None:
+class _Switch(Protocol):
+    @property
+    def redact_pii(self) -> bool: ...
+
+
+class _Patterns(Protocol):
+    @property
+    def pii_patterns(self) -> Mapping[str, str]: ...
+
+
+class RedactionSettings(Protocol):
+    """What ``redactor_for`` reads of the settings (``monitor.config.Settings`` has it): the
+    two switches and the extra patterns, so that this utility does not depend on the
+    settings module (which imports the golden wing, which imports this)."""
+
+    @property
+    def output(self) -> _Switch:
+        """``output``: ``redact_pii`` for evaluation lines."""
+        ...
+
+    @property
+    def judge(self) -> _Switch:
+        """``judge``: ``redact_pii`` for what the judge reads."""
+        ...
+
+    @property
+    def golden(self) -> _Patterns:
+        """``golden``: the extra ``pii_patterns``."""
+        ...
+
+
+def redactor_for(settings: RedactionSettings, where: Written) -> Redactor | None:
     """The one PII rule for everything ragmon writes or sends, with the golden-row detectors
     and ``golden.pii_patterns``: candidate ``rows`` always; evaluation ``lines`` (files,
     stdout, whichever sink writes them) unless ``output.redact_pii`` is off; what the
