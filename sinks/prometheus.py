@@ -81,9 +81,9 @@ class PrometheusSink(Closable):
         where = (app, route)
         self._traces[where] = self._traces.get(where, 0) + 1
         extra = evaluation.trace.adjusted_count - 1.0
+        squared = (1.0 + extra) ** 2 - 1.0 if extra else 0.0  # what its square adds over 1
         if extra:
             self._traces_extra[where] = self._traces_extra.get(where, 0.0) + extra
-            squared = (1.0 + extra) ** 2 - 1.0
             self._traces_squares_extra[where] = self._traces_squares_extra.get(where, 0.0) + squared
         results = self._results
         outcomes = []
@@ -106,7 +106,7 @@ class PrometheusSink(Closable):
             self._segmented[shape] = self._segmented.get(shape, 0) + 1
             if extra:
                 w, w2 = self._segmented_extra.get(shape, (0.0, 0.0))
-                self._segmented_extra[shape] = (w + extra, w2 + (1.0 + extra) ** 2 - 1.0)
+                self._segmented_extra[shape] = (w + extra, w2 + squared)
             verdict = evaluation.judge
             if verdict is not None:
                 for dimension, segment in evaluation.segments.items():

@@ -115,6 +115,7 @@ class Derivation:
         self._locale = locale or Lazy(lambda: locale_of(context))
         self._lower: str | None = None
         self._sentences: list[str] | None = None
+        self._figures: list[list[tuple[str, float]]] | None = None
 
     @property
     def lower(self) -> str:
@@ -131,6 +132,19 @@ class Derivation:
         if self._sentences is None:
             self._sentences = [s for s in SENTENCE.findall(self.context) if s.strip()]
         return self._sentences
+
+    @property
+    def sentence_figures(self) -> list[list[tuple[str, float]]]:
+        """Each context sentence's plain numbers as (as written, value), in order: read once
+        for the sums, differences and percentages."""
+        if self._figures is None:
+            self._figures = [
+                [(f.raw, f.readings[0].value)
+                 for f in scan(s, Lazy(functools.partial(locale_of, s)))
+                 if f.kind == "number" and f.readings]
+                for s in self.sentences
+            ]  # fmt: skip
+        return self._figures
 
     def _sentences_with(self, word: str) -> list[str]:
         """The sentences of the context that contain ``word`` (lower-cased), found from its
@@ -248,11 +262,8 @@ class Derivation:
         sub = _DIFF_BEFORE.search(before.rstrip(" $€£")) or _DIFF_AFTER.match(rest)
         if add is None and sub is None:
             return None
-        for s in self.sentences:
-            figures = [
-                m for m in scan(s, Lazy(functools.partial(locale_of, s))) if m.kind == "number"
-            ]
-            values = [(f.raw, f.readings[0].value) for f in figures if f.readings][:12]
+        for figures in self.sentence_figures:
+            values = figures[:12]
             for i, (ra, a) in enumerate(values):
                 for rb, b in values[i + 1 :]:
                     if add is not None and abs(a + b - value) < 1e-9:
@@ -278,11 +289,7 @@ class Derivation:
         if not (share or change):
             return None
         tolerance = (mention.readings[0].precision or 1.0) / 2 + 1e-9
-        for s in self.sentences:
-            figures = [
-                m for m in scan(s, Lazy(functools.partial(locale_of, s))) if m.kind == "number"
-            ]
-            values = [(f.raw, f.readings[0].value) for f in figures if f.readings]
+        for values in self.sentence_figures:
             if len(values) > 8:
                 continue
             for i, (ra, a) in enumerate(values):

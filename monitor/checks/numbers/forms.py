@@ -56,16 +56,25 @@ def ordinal_words(n: int) -> tuple[str, ...]:
     return tuple(words)
 
 
+def _unit_word(word: str) -> str | None:
+    """The ``UNITS`` key a unit word is, as written or without a plural "s" ("Minutes" ->
+    "minute"), or None."""
+    word = word.lower()
+    if word in UNITS:
+        return word
+    singular = word[:-1] if word.endswith("s") else word
+    return singular if singular in UNITS else None
+
+
 def unit_of(word: str) -> tuple[str, float] | None:
     """The dimension and size of a unit word ("minutes" -> ("time", 60)), if convertible."""
-    word = word.lower()
-    return UNITS.get(word) or UNITS.get(word[:-1] if word.endswith("s") else word)
+    key = _unit_word(word)
+    return UNITS[key] if key is not None else None
 
 
 def imperial(word: str) -> bool:
     """Whether a unit word is an imperial one ("miles", "lbs")."""
-    word = word.lower()
-    return word in IMPERIAL or (word.endswith("s") and word[:-1] in IMPERIAL)
+    return _unit_word(word) in IMPERIAL
 
 
 def spellings(e: float) -> tuple[str, ...]:

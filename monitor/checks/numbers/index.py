@@ -261,10 +261,11 @@ class NumberLookup:
                 # Without scale words every figure that equals or rounds to 45 writes "45"
                 # or "44" (with or without separators): parse only those places.
                 return any(self._near(r) for r in mention.readings) or self._range_end(mention)
-        elif mention.kind == "ident":
-            if mention.raw in self.text:
-                return True  # phone and order numbers: the same digits in the same groups
-            return self._same_digits(mention.raw)
+        elif mention.kind == "ident" and (
+            mention.raw in self.text  # phone and order numbers: the same digits and groups
+            or self._same_digits(mention.raw)  # or the same digits written otherwise
+        ):
+            return True
         return self.index.supports(mention) or self._range_end(mention)
 
     def _same_digits(self, raw: str) -> bool:

@@ -154,7 +154,7 @@ def _tool_results(s: Span) -> list[str]:
     return out
 
 
-def _tool_retrieval(spans: list[Span], root: Span, convention: str) -> _Shape | None:
+def _tool_retrieval(spans: list[Span], convention: str) -> _Shape | None:
     """An agent that retrieves through a tool, under the GenAI conventions: no retrieval
     span. The packed context is what the tools returned as the answering model call saw it
     (its ``tool`` messages, in order; each result split into documents where it is a list of
@@ -185,7 +185,7 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
     retrievals = [s for s in spans if _is_retrieval(s)]
     inferences = [s for s in spans if _is_inference(s)]
     if not retrievals:
-        return _tool_retrieval(spans, root, convention)
+        return _tool_retrieval(spans, convention)
     shape = _Shape(convention)
     docs: list[_Doc] = []
     returned_nothing = False
