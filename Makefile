@@ -99,7 +99,8 @@ CORPUS_VENV ?= .venv-otel-corpus
 otel-corpus:
 	for req in requirements.txt requirements-traceloop.txt requirements-openai-v2.txt \
 	    requirements-haystack.txt requirements-agents.txt requirements-google-genai.txt \
-	    requirements-langgraph.txt requirements-dspy.txt requirements-bedrock.txt; do \
+	    requirements-langgraph.txt requirements-dspy.txt requirements-bedrock.txt \
+	    requirements-smolagents.txt requirements-pydantic-ai.txt requirements-strands.txt; do \
 	  venv=$(CORPUS_VENV)/$${req%.txt}; \
 	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv || exit 1; \
 	  $$venv/bin/python -m pip install --quiet -r tests/otel_corpus/$$req || exit 1; \

@@ -29,7 +29,15 @@ STACKS = (
     "bedrock-openinference",
     "google-genai",
     "google-genai-events",
+    "smolagents-openinference",
+    "pydantic-ai-genai",
+    "strands-genai-events",
 )
+# The agent frameworks: retrieval only through a search tool, one case per tool output format
+# (JSON, a JSON object of results, numbered text, "Document n:" blocks, free text, nothing),
+# two searches in one turn (citations) and a conversation of two turns.
+AGENT_STACKS = ("smolagents-openinference", "pydantic-ai-genai", "strands-genai-events")
+AGENT_CASES = {"json", "numbered", "free-text", "citations", "empty", "turn-1", "turn-2"}
 FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}
 
 
@@ -64,4 +72,6 @@ def differences(expected: dict[str, Any], got: RagTrace | None) -> list[str]:
     retrieved = [d.doc_id for d in got.retrieved]
     if retrieved != expected["retrieved"]:
         out.append(f"retrieved {retrieved}")
+    if "session_id" in expected and got.session_id != expected["session_id"]:
+        out.append(f"session {got.session_id!r}")  # a conversation's turns, where the app names it
     return out

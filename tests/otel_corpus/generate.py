@@ -53,6 +53,9 @@ STACKS = {
     "bedrock-openinference": "requirements-bedrock.txt",
     "google-genai": "requirements-google-genai.txt",
     "google-genai-events": "requirements-google-genai.txt",
+    "smolagents-openinference": "requirements-smolagents.txt",
+    "pydantic-ai-genai": "requirements-pydantic-ai.txt",
+    "strands-genai-events": "requirements-strands.txt",
 }
 
 # A help centre: doc id -> text. Two versions of one policy make the reranker matter.
@@ -1414,12 +1417,280 @@ def google_genai(stack: str) -> None:
     run_cases(rec, CASES, app, packed_truth(seen, packed_for))
 
 
+# --- agent frameworks: retrieval only through a search tool ---------------------------------
+
+# (case, question, answer) of the agent stacks. The tool answers in the format its case
+# names (AGENT_FORMATS); "citations" searches twice in one turn (TOOL_SEARCHES); "turn-2"
+# follows "turn-1" in one conversation, with its history.
+AGENT_CASES = [  # one case per line
+    ("json", "how long does standard shipping take", "Standard shipping takes 3-5 business days [1]."),
+    ("numbered", "how many days do refunds take", "Refunds take 14 days [1]."),
+    ("free-text", "what warranty do electronics carry", "A 2-year limited warranty."),
+    ("citations", "refunds and restocking fee for electronics", "Refunds take 14 days [2]; a $25 fee applies [3]."),
+    ("empty", "do you sell telescopes", "I don't know."),
+    ("turn-1", "can gift cards be refunded", "No, gift cards cannot be refunded [1]."),
+    ("turn-2", "and how long does express shipping take", "Express takes 1-2 days [1]."),
+]  # fmt: skip
+AGENT_FORMATS = {"json": "json", "numbered": "numbered", "free-text": "free",
+                 "citations": "numbered", "empty": "json", "turn-1": "wrapped",
+                 "turn-2": "labelled"}  # fmt: skip
+SESSION = "conv-0001"  # the conversation of turn-1 and turn-2
+
+
+def agent_tool_output(case: str, query: str) -> tuple[str, list[dict[str, Any]]]:
+    """What the search tool returns for ``query`` in ``case``'s format, and the passages as
+    the ground truth counts them (a free-text answer is one passage without an id)."""
+    found = [{"id": d, "text": KB[d]} for d, _ in keyword_scores(query)][:2]
+    fmt = AGENT_FORMATS[case]
+    if fmt == "json":
+        return json.dumps([{"doc_id": d["id"], "content": d["text"]} for d in found]), found
+    if fmt == "wrapped":
+        hits = [{"id": d["id"], "text": d["text"], "score": 0.9} for d in found]
+        return json.dumps({"results": hits}), found
+    if fmt == "numbered":
+        return "\n".join(f"[{i}] {d['text']} (doc_id: {d['id']})"
+                         for i, d in enumerate(found, 1)), found  # fmt: skip
+    if fmt == "labelled":
+        return "\n\n".join(f"Document {i}: {d['text']} (source: {d['id']})"
+                           for i, d in enumerate(found, 1)), found  # fmt: skip
+    text = "From the help centre: " + " ".join(d["text"] for d in found)
+    return text, [{"id": None, "text": text}]
+
+
+def fake_tool_agent_model(answers: dict[str, str], searches: dict[str, list[str]]) -> str:
+    """A local server speaking the Chat Completions API (JSON and server-sent events) to an
+    agent framework, whatever it sends back as the tool's result: the n-th request about a
+    question (the latest message that names one of ``answers``) calls the ``search_help``
+    tool with ``searches[question][n]`` (the question itself by default); the next one
+    answers, as text or, when the framework offers a ``final_answer`` tool, as its call."""
+    from http.server import BaseHTTPRequestHandler
+
+    asked: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def text_of(content: Any) -> str:
+        if isinstance(content, list):
+            return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        return str(content or "")
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            said = [text_of(m.get("content")) for m in body["messages"] if m["role"] == "user"]
+            question = next(q for t in reversed(said) for q in answers if q in t)
+            with lock:
+                n = asked[question] = asked.get(question, -1) + 1
+            asks = searches.get(question, [question])
+            tools = {t["function"]["name"] for t in body.get("tools", [])}
+            if n < len(asks):
+                name, arguments = "search_help", {"query": asks[n]}
+            elif "final_answer" in tools:
+                name, arguments = "final_answer", {"answer": answers[question]}
+            else:
+                name, arguments = "", {}
+            message: dict[str, Any] = {"role": "assistant", "content": answers[question]}
+            if name:
+                call = {"id": f"call_{n}_{abs(hash(question)) % 10**6}", "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(arguments)}}  # fmt: skip
+                message = {"role": "assistant", "content": None, "tool_calls": [call]}
+            finish = "tool_calls" if name else "stop"
+            base = {"id": "chatcmpl-agent", "created": 0, "model": body["model"]}
+            usage = {"prompt_tokens": 60, "completion_tokens": 9, "total_tokens": 69}
+            if not body.get("stream"):
+                _reply_json(self, {**base, "object": "chat.completion", "usage": usage,
+                                   "choices": [{"index": 0, "message": message,
+                                                "finish_reason": finish}]})  # fmt: skip
+                return
+            event_stream(self)
+            if name:
+                deltas = [{"role": "assistant", "tool_calls": [{**message["tool_calls"][0],
+                                                                "index": 0}]}]  # fmt: skip
+            else:
+                words = answers[question].split(" ")
+                deltas = [{"role": "assistant", "content": (" " if i else "") + w}
+                          for i, w in enumerate(words)]  # fmt: skip
+            for delta in [*deltas, {}]:
+                chunk = {**base, "object": "chat.completion.chunk",
+                         "choices": [{"index": 0, "delta": delta,
+                                      "finish_reason": None if delta else finish}]}  # fmt: skip
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            last = {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}
+            self.wfile.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
+
+    return serve(Handler, "/v1")
+
+
+class AgentTool:
+    """The agent stacks' search tool: what it returned per question, in call order."""
+
+    def __init__(self) -> None:
+        self.returned: dict[str, list[dict[str, Any]]] = {}
+        self.case = ""
+        self.question = ""
+
+    def search(self, query: str) -> str:
+        raw, docs = agent_tool_output(self.case, query)
+        self.returned.setdefault(self.question, []).extend(docs)
+        return raw
+
+    def truth(self, case: str, query: str, answer: Any, trace_id: str) -> dict[str, Any]:
+        docs = self.returned.get(query, [])
+        row = {"case": case, "trace_id": trace_id, "query": query, "answer": str(answer),
+               "retrieved": list(dict.fromkeys(d["id"] for d in docs if d["id"] is not None)),
+               "context": [{"doc_id": d["id"], "text": d["text"]} for d in docs]}  # fmt: skip
+        if case.startswith("turn-"):
+            row["session_id"] = SESSION
+        return row
+
+
+def smolagents_stack(stack: str) -> None:
+    """A smolagents ToolCallingAgent (openinference-instrumentation-smolagents: AGENT, TOOL,
+    LLM and CHAIN spans): the model calls ``search_help``, then answers through smolagents'
+    ``final_answer`` tool; the tool's result reaches the model as an "Observation". The
+    conversation's second turn keeps the agent's memory (``reset=False``); its session is
+    set with OpenInference's ``using_session``."""
+    rec = Recorder(stack)
+    from openinference.instrumentation import using_session
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+
+    SmolagentsInstrumentor().instrument(tracer_provider=rec.provider)
+    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
+
+    box = AgentTool()
+
+    @tool
+    def search_help(query: str) -> str:
+        """Search the help centre.
+
+        Args:
+            query: what to search for
+        """
+        return box.search(query)
+
+    answers = {q: a for _, q, a in AGENT_CASES}
+    model = OpenAIServerModel(model_id="fake-gpt", api_key="corpus",
+                              api_base=fake_tool_agent_model(answers, TOOL_SEARCHES))  # fmt: skip
+    agent = ToolCallingAgent(tools=[search_help], model=model, max_steps=4, verbosity_level=0)
+
+    def ask(case: str, query: str) -> str:
+        box.case, box.question = case, query
+        if not case.startswith("turn-"):
+            return str(agent.run(query))
+        with using_session(SESSION):
+            return str(agent.run(query, reset=case == "turn-1"))
+
+    run_cases(rec, AGENT_CASES, ask, box.truth)
+
+
+def pydantic_ai_stack(stack: str) -> None:
+    """A PydanticAI agent with its own OpenTelemetry instrumentation (``instrument_all``: the
+    GenAI semantic conventions, messages as ``gen_ai.input.messages`` parts, the tool's
+    result a ``tool_call_response`` part and the ``execute_tool`` span's
+    ``gen_ai.tool.call.result``); the conversation's second turn passes the first's messages
+    as its history. Streamed and async runs for two cases."""
+    rec = Recorder(stack)
+    from pydantic_ai import Agent
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=rec.provider))
+    box = AgentTool()
+    answers = {q: a for _, q, a in AGENT_CASES}
+    url = fake_tool_agent_model(answers, TOOL_SEARCHES)
+    model = OpenAIChatModel("fake-gpt", provider=OpenAIProvider(base_url=url, api_key="corpus"))
+    agent = Agent(model, instructions="Answer from what search_help returns; cite [n].")
+
+    @agent.tool_plain
+    def search_help(query: str) -> str:
+        """Search the help centre."""
+        return box.search(query)
+
+    history: list[Any] = []
+
+    async def streamed(query: str) -> str:
+        async with agent.run_stream(query) as run:
+            return "".join([part async for part in run.stream_text(delta=True)])
+
+    def ask(case: str, query: str) -> str:
+        box.case, box.question = case, query
+        if case == "json":
+            return asyncio.run(streamed(query))
+        if case == "numbered":
+            return str(asyncio.run(agent.run(query)).output)
+        if case.startswith("turn-"):  # the app names the conversation (the turns share it)
+            result = agent.run_sync(query, message_history=history or None,
+                                    conversation_id=SESSION)  # fmt: skip
+        else:
+            result = agent.run_sync(query)
+        if case == "turn-1":
+            history[:] = result.all_messages()
+        return str(result.output)
+
+    run_cases(rec, AGENT_CASES, ask, box.truth)
+
+
+def strands_stack(stack: str) -> None:
+    """A Strands Agents agent over the OpenAI model provider, with Strands' own OpenTelemetry
+    tracing in its default mode: the GenAI conventions' content events on the spans
+    (``gen_ai.user.message``, ``gen_ai.tool.message`` with Bedrock-style ``toolResult``
+    blocks, ``gen_ai.choice``), no content attribute. One agent per case; the conversation's
+    two turns share one agent (its messages are the history) and name their session in
+    ``trace_attributes``."""
+    from opentelemetry import trace
+
+    rec = Recorder(stack)
+    trace.set_tracer_provider(rec.provider)  # Strands traces through the global provider
+    from strands import Agent, tool
+    from strands.models.openai import OpenAIModel
+
+    box = AgentTool()
+
+    @tool
+    def search_help(query: str) -> str:
+        """Search the help centre.
+
+        Args:
+            query: what to search for
+        """
+        return box.search(query)
+
+    answers = {q: a for _, q, a in AGENT_CASES}
+    url = fake_tool_agent_model(answers, TOOL_SEARCHES)
+    conversation: list[Any] = []
+
+    def agent_for(case: str) -> Any:
+        if case == "turn-2":
+            return conversation[0]
+        model = OpenAIModel(client_args={"base_url": url, "api_key": "corpus"},
+                            model_id="fake-gpt")  # fmt: skip
+        extra = {"trace_attributes": {"session.id": SESSION}} if case == "turn-1" else {}
+        made = Agent(model=model, tools=[search_help], callback_handler=None,
+                     system_prompt="Answer from what search_help returns; cite [n].", **extra)  # fmt: skip
+        if case == "turn-1":
+            conversation.append(made)
+        return made
+
+    def ask(case: str, query: str) -> str:
+        box.case, box.question = case, query
+        agent = agent_for(case)
+        if case == "numbered":
+            return str(asyncio.run(agent.invoke_async(query))).strip()
+        return str(agent(query)).strip()
+
+    run_cases(rec, AGENT_CASES, ask, box.truth)
+
+
 # stack name prefix -> the function that runs it (the openai client's stacks otherwise)
 RUNNERS: dict[str, Callable[[str], None]] = {
     "llamaindex": llamaindex, "langchain": langchain, "langgraph": langgraph,
     "haystack": haystack, "openai-agents": openai_agents, "google-genai": google_genai,
     "openai-genai-tools": openai_genai_tools,
-    "dspy": dspy_stack, "bedrock": bedrock,
+    "dspy": dspy_stack, "bedrock": bedrock, "smolagents": smolagents_stack,
+    "pydantic-ai": pydantic_ai_stack, "strands": strands_stack,
 }  # fmt: skip
 
 

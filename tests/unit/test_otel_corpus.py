@@ -8,7 +8,16 @@ import pytest
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING
 from monitor.sources import framing
-from tests.otel_corpus import FORMATS, HERE, STACKS, converted, differences, truth
+from tests.otel_corpus import (
+    AGENT_CASES,
+    AGENT_STACKS,
+    FORMATS,
+    HERE,
+    STACKS,
+    converted,
+    differences,
+    truth,
+)
 
 # What a stack does not emit: the trace must say so, never invent it.
 ANSWER_NOT_EMITTED = {
@@ -72,6 +81,9 @@ def test_the_corpus_covers_every_case_in_every_stack() -> None:
     assert {"plain", "cutoff", "rerank", "empty", "refusal", "citations", "async", "stream",
             "concurrent-a", "concurrent-b"} <= cases  # fmt: skip
     for stack in STACKS:
+        if stack in AGENT_STACKS:
+            assert {r["case"] for r in truth(stack).values()} == AGENT_CASES
+            continue
         # Haystack's fake generator component does not stream, and the local Bedrock server
         # does not speak ConverseStream's binary event stream: no streaming case there
         expected = cases - {"stream"} if stack.startswith(("haystack", "bedrock")) else cases

@@ -3,9 +3,12 @@ anything else left whole with its id unknown (never a guess)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from monitor.ingest.conventions.tool_output import numbered_blocks, tool_docs
+from monitor.ingest.otlp import Event, Span
 
 OPENAI_AGENTS_STYLE = (
     "[1] Plans and prices (doc_id: vel-plans-001)\nThe Pro plan costs $20 a month.\n"
@@ -70,3 +73,82 @@ def test_one_numbered_block_is_a_document_only_when_it_names_its_id() -> None:
     assert numbered_blocks("[1] Gift cards cannot be refunded.") is None
     (doc,) = tool_docs("[1] Gift cards cannot be refunded.")
     assert (doc.id, doc.text) == (None, "[1] Gift cards cannot be refunded.")
+
+
+def test_a_search_apis_own_keys_name_text_and_source() -> None:
+    """Web and vector search tools return ``snippet``/``chunk`` and ``url``/``source``; the
+    conventions' keys win where both are present."""
+    raw = (
+        '{"results": [{"url": "https://help.example/refunds", "snippet": "Refunds take 14 '
+        'days."}, {"source": "kb/warranty.md", "chunk": "Two years."}, {"id": "p-1", '
+        '"url": "https://x.example", "text": "Own id and text first."}]}'
+    )
+    assert [(d.id, d.text) for d in tool_docs(raw)] == [
+        ("https://help.example/refunds", "Refunds take 14 days."),
+        ("kb/warranty.md", "Two years."),
+        ("p-1", "Own id and text first."),
+    ]
+    # an object without any text is not a document: the output stays one passage
+    (doc,) = tool_docs('[{"url": "https://x.example", "title": "Refunds"}]')
+    assert doc.id is None
+
+
+def _inference(
+    messages: object = None, events: tuple[tuple[str, dict[str, str]], ...] = ()
+) -> Span:
+    attrs = {"gen_ai.operation.name": "chat"}
+    if messages is not None:
+        attrs["gen_ai.input.messages"] = json.dumps(messages)
+    return Span("t", "s", "", "chat", 0, 1, attrs,
+                events=[Event(name, attributes) for name, attributes in events])  # fmt: skip
+
+
+def test_genai_tool_results_of_this_turn_only() -> None:
+    """A conversation's next call carries the earlier turns: only the results after the last
+    user message that says something are this turn's (PydanticAI puts a tool's result, as
+    ``result``, in a ``user`` message of ``tool_call_response`` parts: not a new question)."""
+    from monitor.ingest.conventions.genai import _tool_results
+
+    said = lambda role, text: {"role": role, "parts": [{"type": "text", "content": text}]}  # noqa: E731
+    result = lambda value, key="response", role="tool": {  # noqa: E731
+        "role": role, "parts": [{"type": "tool_call_response", "id": "c", key: value}]}  # fmt: skip
+    messages = [said("user", "first question"), result("[earlier]"), said("assistant", "one"),
+                said("user", "second question"), result("[now]", "result", "user"),
+                result({"hits": []})]  # fmt: skip
+    assert _tool_results(_inference(messages)) == ["[now]", '{"hits": []}']
+
+
+def test_strands_tool_result_blocks_are_the_results() -> None:
+    """Strands' content events: a ``gen_ai.tool.message`` holds Bedrock-style ``toolResult``
+    blocks (one result each, text or JSON content); an earlier turn's before the last
+    ``gen_ai.user.message``."""
+    from monitor.ingest.conventions.genai import _tool_results
+
+    block = '[{"toolResult": {"toolUseId": "%s", "status": "success", "content": %s}}]'
+    events = (
+        ("gen_ai.user.message", {"content": '[{"text": "first"}]'}),
+        ("gen_ai.tool.message", {"content": block % ("a", '[{"text": "old"}]')}),
+        ("gen_ai.user.message", {"content": '[{"text": "second"}]'}),
+        ("gen_ai.tool.message", {"content": block % ("b", '[{"text": "[1] x"}, {"text": "[2] y"}]')}),  # noqa: E501
+        ("gen_ai.tool.message", {"content": block % ("c", '[{"json": {"id": "d"}}]')}),
+        ("gen_ai.tool.message", {"content": "plain result"}),
+    )  # fmt: skip
+    assert _tool_results(_inference(events=events)) == [
+        "[1] x\n[2] y", '{"id": "d"}', "plain result"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "found"),
+    [
+        ('[{"id": "a"}]', '[{"id": "a"}]'),  # the result itself (OpenAI Agents' tool message)
+        ('Observation:\n[{"id": "a"}]', '[{"id": "a"}]'),  # smolagents' observation
+        ('Before the observation we saw [{"id": "a"}]', None),  # inside other text: not it
+        ('Observation:\n[{"id": "a"}] and more', None),  # more than the result
+    ],
+)  # fmt: skip
+def test_an_openinference_tool_message_carries_a_result_whole(
+    message: str, found: str | None
+) -> None:
+    from monitor.ingest.conventions.openinference import _result_in
+
+    assert _result_in(message, {'[{"id": "a"}]'}) == found

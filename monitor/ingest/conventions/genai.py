@@ -74,9 +74,45 @@ def _prompt_and_answer(s: Span) -> tuple[list[tuple[str, str]], str, str]:
         elif e.name in ("gen_ai.system.message", "gen_ai.user.message", "gen_ai.tool.message"):
             inputs.append((e.name.split(".")[1], _text(ea.get("content"))))
         elif e.name == "gen_ai.choice":
-            outputs = outputs or _messages(ea.get("message") or ea.get("content"))
+            outputs = outputs or _choice(ea.get("message") or ea.get("content"))
     answer = next((t for role, t in outputs if role != "tool" and t), "")
     return inputs, system, answer
+
+
+def _choice(value: object) -> list[tuple[str, str]]:
+    """The messages of a ``gen_ai.choice`` event: a message, or (Strands) the message's
+    content blocks alone (``[{"text": …}, {"toolUse": …}]``: the assistant's)."""
+    blocks = _loads(value)
+    if (
+        isinstance(blocks, list)
+        and blocks
+        and all(
+            isinstance(b, dict) and not {"role", "parts", "content", "message"} & b.keys()
+            for b in blocks
+        )
+    ):
+        return [("assistant", _text(blocks))]
+    return _messages(value)
+
+
+def _tool_result_texts(raw: str) -> list[str]:
+    """The results a tool message carries: Bedrock-style ``toolResult`` blocks (Strands:
+    ``[{"toolResult": {"content": [{"text": …} | {"json": …}]}}]``), one result each, their
+    text blocks joined; anything else is the result itself."""
+    value = _loads(raw)
+    blocks = value if isinstance(value, list) else []
+    if not blocks or not all(isinstance(b, dict) and isinstance(b.get("toolResult"), dict)
+                             for b in blocks):  # fmt: skip
+        return [raw]
+    out = []
+    for block in blocks:
+        content = block["toolResult"].get("content")
+        parts = [p for p in (content if isinstance(content, list) else [])
+                 if isinstance(p, dict) and ("text" in p or "json" in p)]  # fmt: skip
+        texts = [p["text"] if isinstance(p.get("text"), str) else json.dumps(p["json"])
+                 for p in parts]  # fmt: skip
+        out.append("\n".join(texts))
+    return out
 
 
 def _result_events(s: Span) -> list[_Doc]:
@@ -133,24 +169,39 @@ def _is_retrieval(s: Span) -> bool:
 
 
 def _tool_results(s: Span) -> list[str]:
-    """What the tools returned, as an inference span's input shows it, in order: ``tool``
-    messages (the ≥1.37 ``tool_call_response`` parts, or an older message's content) and
-    ``gen_ai.tool.message`` events."""
+    """What the tools returned in this turn, as an inference span's input shows it, in
+    order: the ≥1.37 ``tool_call_response`` parts (the convention puts them in a ``tool``
+    message, PydanticAI in a ``user`` one; the value under ``response``, or PydanticAI's
+    ``result``), an older ``tool`` message's content, and ``gen_ai.tool.message`` events.
+    Results before the last user message that says something are an earlier turn's (the
+    history a conversation's next call carries), not this turn's."""
     out: list[str] = []
     value = _loads(s.attributes.get("gen_ai.input.messages") or s.attributes.get("gen_ai.prompt"))
     for m in value if isinstance(value, list) else ():
-        if not isinstance(m, dict) or m.get("role") != "tool":
+        if not isinstance(m, dict):
             continue
         parts = m.get("parts")
+        said = False
         if isinstance(parts, list):
             for part in parts:
-                if isinstance(part, dict) and part.get("type") == "tool_call_response":
-                    response = part.get("response")
+                if not isinstance(part, dict):
+                    continue
+                if part.get("type") == "tool_call_response":
+                    response = part.get("response", part.get("result"))
                     out.append(response if isinstance(response, str) else json.dumps(response))
-        elif isinstance(m.get("content"), str):
+                elif part.get("type") == "text" and part.get("content"):
+                    said = True
+        elif m.get("role") == "tool" and isinstance(m.get("content"), str):
             out.append(m["content"])
-    out += [c for e in s.events if e.name == "gen_ai.tool.message"
-            if isinstance(c := e.attributes.get("content"), str)]  # fmt: skip
+        else:
+            said = bool(m.get("content"))
+        if said and m.get("role") == "user":
+            out = []  # a new question: what the tools returned before it answered another
+    for e in s.events:
+        if e.name == "gen_ai.user.message":
+            out = []
+        elif e.name == "gen_ai.tool.message" and isinstance(c := e.attributes.get("content"), str):
+            out += _tool_result_texts(c)
     return out
 
 

@@ -5,6 +5,7 @@ spans.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from monitor.ingest.conventions.core import (
@@ -151,29 +152,64 @@ def _model(llms: list[Span]) -> str | None:
                  if s.attributes.get("llm.model_name")), None)  # fmt: skip
 
 
+# The roles a tool's result is given to the model under: OpenAI's ``tool`` (and the older
+# ``function``), smolagents' ``tool-response`` (an "Observation:" the model reads).
+_TOOL_ROLES = frozenset({"tool", "function", "tool-response"})
+# A label an agent framework puts before the tool's result in the message ("Observation:").
+_RESULT_LABEL = re.compile(r"[A-Za-z][A-Za-z _-]{0,30}:\s*")
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    """A flattened message's text: its ``content``, or its text parts in order
+    (``contents.{i}.message_content.text``)."""
+    content = message.get("content")
+    if content is not None:  # as given: a tool's JSON result stays the string it was
+        return content if isinstance(content, str) else _text(content)
+    parts = sorted((int(k.split(".")[1]), str(v)) for k, v in message.items()
+                   if k.startswith("contents.") and k.endswith(".message_content.text")
+                   and k.split(".")[1].isdigit())  # fmt: skip
+    return "\n".join(text for _, text in parts)
+
+
+def _result_in(text: str, results: set[str]) -> str | None:
+    """The tool result a tool message carries: the whole message, or the message after a
+    short label ("Observation:\n…"); None when it carries none of ``results``."""
+    if text in results:
+        return text
+    label = _RESULT_LABEL.match(text)
+    rest = text[label.end() :] if label else None
+    return rest if rest is not None and rest in results else None
+
+
 def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape | None:
-    """An agent that retrieves through a function tool (OpenAI Agents SDK and others): no
-    retriever span. The packed context is the results of this trace's TOOL spans that the
-    answering model call was given as ``tool`` messages; the question the user message of
-    the first model call; the answer the answering call's output."""
+    """An agent that retrieves through a function tool (OpenAI Agents SDK, smolagents and
+    others): no retriever span. The packed context is the results of this trace's TOOL spans
+    that the last model call was given as tool messages, in the order it saw them (a result
+    no model saw, such as smolagents' ``final_answer``, is not context); the question the
+    root's input, else the user message of the first model call; the answer the root's
+    output, else the last model call's text."""
     results = {v for s in spans if s.kind == "TOOL"
                and isinstance(v := s.attributes.get("output.value"), str)}  # fmt: skip
-    answering = [s for s in llms if _llm_answer(s)]
-    if not results or not answering:
+    if not results or not llms:
         return None
-    last = max(answering, key=lambda s: s.end)
-    seen = [m["content"] for m in _indexed(last.attributes, "llm.input_messages", "message.")
-            if m.get("role") == "tool" and m.get("content") in results]  # fmt: skip
-    if not seen:
+    last = max(llms, key=lambda s: s.end)
+    messages = _indexed(last.attributes, "llm.input_messages", "message.")
+    seen = [found for m in messages if str(m.get("role")) in _TOOL_ROLES
+            and (found := _result_in(_message_text(m), results)) is not None]  # fmt: skip
+    answer = _answer_value(root.attributes.get("output.value"))
+    if not answer or _is_repr(answer):
+        answer = next((a for s in sorted(llms, key=lambda s: s.end, reverse=True)
+                       if (a := _llm_answer(s))), "")  # fmt: skip
+    if not seen or not answer:
         return None
     shape = _Shape(OPENINFERENCE)
     shape.packed = [d for raw in seen for d in tool_docs(raw)]
     shape.retrieved = _unique(shape.packed)
     first = min(llms, key=lambda s: s.start)
-    users = [t for role, t in _flat_messages(first.attributes, "llm.input_messages", "message.")
-             if role == "user" and t]  # fmt: skip
+    users = [_message_text(m) for m in _indexed(first.attributes, "llm.input_messages", "message.")
+             if m.get("role") == "user"]  # fmt: skip
     question = _first_string(root.attributes.get("input.value"))
-    shape.question = question if question and not _is_repr(question) else (users or [""])[-1]
-    shape.answer = _answer_value(root.attributes.get("output.value")) or _llm_answer(last)
+    shape.question = question if question and not _is_repr(question) else (["", *users])[-1]
+    shape.answer = answer
     shape.model = _model(llms)
     return shape

@@ -62,6 +62,21 @@ def numbered_blocks(raw: str) -> list[tuple[str | None, str]] | None:
     return blocks
 
 
+# What search tools name their results' text and source beside the conventions' keys
+# (``_doc``: id, doc_id, document_id, metadata; content, text, page_content).
+_TOOL_TEXT = ("snippet", "chunk", "passage", "body")
+_TOOL_ID = ("source", "url", "chunk_id")
+
+
+def _tool_doc(value: dict[str, Any]) -> _Doc:
+    """One JSON result of a search tool as a document: ``_doc``'s keys first, then a search
+    API's (``snippet``/``chunk``/``passage``/``body``; ``source``/``url``/``chunk_id``)."""
+    doc = _doc(value)
+    text = doc.text or next((v for k in _TOOL_TEXT if isinstance(v := value.get(k), str)), None)
+    doc_id = doc.id or next((v for k in _TOOL_ID if isinstance(v := value.get(k), str) and v), None)
+    return _Doc(doc_id, text, doc.score, doc.chunk)
+
+
 def tool_docs(raw: str) -> list[_Doc]:
     """The documents in one tool result: a JSON list of documents (or an object holding one
     under ``documents``/``results``/``passages``/``chunks``/``hits``), numbered text blocks
@@ -72,7 +87,7 @@ def tool_docs(raw: str) -> list[_Doc]:
         value = next((value[k] for k in ("documents", "results", "passages", "chunks", "hits")
                       if isinstance(value.get(k), list)), value)  # fmt: skip
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        docs = [_doc(v) for v in value]
+        docs = [_tool_doc(v) for v in value]
         if all(d.text for d in docs):
             return docs
     if isinstance(raw, str) and (blocks := numbered_blocks(raw)) is not None:
