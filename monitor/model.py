@@ -83,6 +83,20 @@ class Passage(BaseModel):
         return _rfc3339(v)
 
 
+# What a trace's agent did to answer: set by the span mapping (``ingest/conventions/agent.py``)
+# as trace attributes; a native record may carry them too. The ``agent`` segment's attribute
+# and its values, and each measured input's attribute (input name -> attribute).
+AGENT_ATTRIBUTE: Final = "ragmon.agent"
+AGENT_SEGMENTS: tuple[str, ...] = ("no_tools", "tools", "retrieval_tools")
+AGENT_INPUTS: dict[str, str] = {
+    "model_calls": "ragmon.agent.model_calls",  # model calls in the trace
+    "tool_calls": "ragmon.agent.tool_calls",  # tool calls (not a framework's answer tool)
+    "retrieval_calls": "ragmon.agent.retrieval_calls",  # retrievals: spans or tool results
+    "agent_steps": "ragmon.agent.steps",  # model calls that asked for a tool
+    "tool_errors": "ragmon.agent.tool_errors",  # tool calls that failed
+}
+
+
 class RagTrace(BaseModel):
     """One RAG interaction as ragmon evaluates it (schema ``ragmon.trace/v1``).
 

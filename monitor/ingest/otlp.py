@@ -53,6 +53,8 @@ class Span:
     resource: dict[str, Any] = field(default_factory=dict)
     # W3C tracestate (``ot=th:...``: the probability the trace was sampled with, OTEP 235)
     trace_state: str = ""
+    # the span's status is Error (``STATUS_CODE_ERROR``): e.g. a tool call that failed
+    error: bool = False
 
     @property
     def kind(self) -> str:
@@ -64,6 +66,7 @@ class Span:
 
 
 _PARENT_IS_REMOTE = 0x200  # SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK (OTLP 1.1)
+_STATUS_ERROR = 2  # Status.StatusCode.STATUS_CODE_ERROR
 
 
 def _any_value(v: Any) -> Any:
@@ -130,7 +133,7 @@ def decode_proto(data: bytes) -> list[Span]:
                     events=[Event(e.name, {kv.key: _any_value(kv.value) for kv in e.attributes})
                             for e in s.events],
                     remote_parent=bool(s.flags & _PARENT_IS_REMOTE), resource=resource,
-                    trace_state=s.trace_state,
+                    trace_state=s.trace_state, error=s.status.code == _STATUS_ERROR,
                 ))  # fmt: skip
     return _checked(out, "invalid_protobuf")
 
@@ -248,7 +251,17 @@ def _json_span(
         remote_parent=bool(_int(s.get("flags"), "flags") & _PARENT_IS_REMOTE),
         resource=resource,
         trace_state=_str(s.get("traceState"), "traceState"),
+        error=_status_error(s.get("status")),
     )
+
+
+def _status_error(value: object) -> bool:
+    """A span status of Error: the code as a number (2), or as its enum name, which the
+    proto3 JSON mapping also allows (``"STATUS_CODE_ERROR"``)."""
+    code = _obj(value, "status").get("code")
+    if isinstance(code, str) and not code.isdigit():
+        return code == "STATUS_CODE_ERROR"
+    return _int(code, "status code") == _STATUS_ERROR
 
 
 def decode_json(data: bytes) -> list[Span]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from monitor.labels import OTHER, UNKNOWN, LabelLimiter
-from monitor.model import RagTrace
+from monitor.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS, RagTrace
 from monitor.segments.config import BUILTIN_DIMENSIONS, REFUSAL_LANGUAGES, SegmentsConfig
 from monitor.segments.language import Detect, LanguageOf
 from monitor.segments.shape import query_length, query_shape
@@ -29,7 +29,7 @@ __all__ = [
 # e.g. scores without retrieval scores, is left out of its line).
 INPUTS = (
     "passages", "context_chars", "query_chars", "answer_chars", "retrieved", "top_score",
-    "score_gap", "doc_age_days",
+    "score_gap", "doc_age_days", *AGENT_INPUTS,
 )  # fmt: skip
 
 # The OTel GenAI attribute naming the data source a retrieval read (kept on the trace by the
@@ -71,7 +71,21 @@ def measure_inputs(trace: RagTrace, ages: list[float] | None = None) -> dict[str
     if ages:
         mid = len(ages) // 2
         out["doc_age_days"] = ages[mid] if len(ages) % 2 else (ages[mid - 1] + ages[mid]) / 2
+    if AGENT_ATTRIBUTE in trace.attributes:  # what the agent did, where the trace says
+        for name, key in AGENT_INPUTS.items():
+            n = trace.attributes.get(key)
+            if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
+                out[name] = n
     return out
+
+
+def _agent(trace: RagTrace) -> str:
+    """The ``agent`` segment: one of ``AGENT_SEGMENTS`` as the trace says, ``unknown``
+    when it does not (a native record without the attribute), ``other`` for anything else."""
+    value = trace.attributes.get(AGENT_ATTRIBUTE)
+    if value is None:
+        return UNKNOWN
+    return value if value in AGENT_SEGMENTS else OTHER
 
 
 def _data_source(trace: RagTrace) -> str:
@@ -148,7 +162,7 @@ class Segmenter:
         else:
             age = UNKNOWN
         values = [*self._of_query(trace.query), trace.app or UNKNOWN, trace.route or UNKNOWN,
-                  trace.release or UNKNOWN, _data_source(trace), age,
+                  trace.release or UNKNOWN, _data_source(trace), age, _agent(trace),
                   *(get(trace) for get in self._attributes)]  # fmt: skip
         key = tuple(values)
         bounded = self._bounded.get(key)

@@ -76,5 +76,5 @@ class SegmentsConfig(ConfigSection):
 
 BUILTIN_DIMENSIONS = (
     "language", "query_shape", "query_length", "app", "route", "release", "data_source",
-    "doc_age",
+    "doc_age", "agent",
 )  # fmt: skip

@@ -2,12 +2,13 @@
 product (``dimension``, ``segment``, then ``check`` and ``result``, or ``verdict``).
 
 Worst case, with ``segments.max_values`` = 50 (each dimension's first 50 values, plus
-``other`` and ``unknown``), D dimensions (8 built in, plus ``segments.attributes``) and C
-checks: ``ragmon_segment_check_results_total`` has D x 52 x C x 3 series (8 x 52 x 6 x 3 =
-7,488) and its ``_weight_total`` twin as many, ``ragmon_segment_traces_total`` D x 52 (416) and
+``other`` and ``unknown``), D dimensions (9 built in, plus ``segments.attributes``) and C
+checks: ``ragmon_segment_check_results_total`` has D x 52 x C x 3 series (9 x 52 x 6 x 3 =
+8,424) and its ``_weight_total`` twin as many, ``ragmon_segment_traces_total`` D x 52 (468) and
 its weight and squares twins as many each, ``ragmon_segment_judge_verdict_weight_total``
-D x 52 x 5 (2,080). Real traffic has far
-fewer: the language has at most 17 values, the query shape, length and document age 4 each.
+D x 52 x 5 (2,340). Real traffic has far
+fewer: the language has at most 17 values, the query shape, length, document age and agent 4
+each.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
+
+_CALLS = (0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30)  # counts of an agent's calls and steps
 
 # Buckets per input, chosen for RAG traffic (docs, "Segments and inputs").
 INPUT_BUCKETS: dict[str, tuple[tuple[float, ...], str]] = {
@@ -37,6 +40,12 @@ INPUT_BUCKETS: dict[str, tuple[tuple[float, ...], str]] = {
                   "The best retrieval score minus the second best."),
     "doc_age_days": ((1, 7, 30, 90, 180, 365, 730, 1825),
                      "Median age of the packed documents at the trace's time, in days."),
+    # what the agent did (traces from spans; native records that carry ragmon.agent.*)
+    "model_calls": (_CALLS, "Model calls in the trace."),
+    "tool_calls": (_CALLS, "Tool calls in the trace (not a framework's answer tool)."),
+    "retrieval_calls": (_CALLS, "Retrievals: retrieval spans, or tool results read as passages."),
+    "agent_steps": (_CALLS, "Model calls that asked for a tool before the answer."),
+    "tool_errors": (_CALLS, "Tool calls that failed."),
 }  # fmt: skip
 
 

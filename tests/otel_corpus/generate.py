@@ -1528,19 +1528,22 @@ class AgentTool:
 
     def __init__(self) -> None:
         self.returned: dict[str, list[dict[str, Any]]] = {}
+        self.calls: dict[str, int] = {}  # searches per question
         self.case = ""
         self.question = ""
 
     def search(self, query: str) -> str:
         raw, docs = agent_tool_output(self.case, query)
         self.returned.setdefault(self.question, []).extend(docs)
+        self.calls[self.question] = self.calls.get(self.question, 0) + 1
         return raw
 
     def truth(self, case: str, query: str, answer: Any, trace_id: str) -> dict[str, Any]:
         docs = self.returned.get(query, [])
         row = {"case": case, "trace_id": trace_id, "query": query, "answer": str(answer),
                "retrieved": list(dict.fromkeys(d["id"] for d in docs if d["id"] is not None)),
-               "context": [{"doc_id": d["id"], "text": d["text"]} for d in docs]}  # fmt: skip
+               "context": [{"doc_id": d["id"], "text": d["text"]} for d in docs],
+               "tool_calls": self.calls.get(query, 0)}  # fmt: skip
         if case.startswith("turn-"):
             row["session_id"] = SESSION
         return row

@@ -7,6 +7,7 @@ import pytest
 
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING
+from monitor.model import AGENT_ATTRIBUTE, AGENT_INPUTS
 from monitor.sources import framing
 from tests.otel_corpus import (
     AGENT_CASES,
@@ -18,6 +19,7 @@ from tests.otel_corpus import (
     differences,
     truth,
 )
+from tests.otel_corpus.generate import TOOL_SEARCHES
 
 # What a stack does not emit: the trace must say so, never invent it.
 ANSWER_NOT_EMITTED = {
@@ -129,3 +131,38 @@ def test_instrumentation_labels_are_bounded() -> None:
     assert metrics.registry.get_sample_value(name, other) == 8
     first = {"instrumentation": "lib0", "version": "1.0", "convention": "openinference"}
     assert metrics.registry.get_sample_value(name, first) == 1
+
+
+# Retrieval only through a tool: the agent frameworks and the two earlier tool stacks.
+TOOL_STACKS = (*AGENT_STACKS, "openai-agents-openinference", "openai-genai-tools")
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_what_the_agent_did_is_measured(stack: str) -> None:
+    """The agent stacks' traces: retrieval through tools, as many tool and retrieval calls as
+    the app's search tool ran (the truth counts them), one model call more than searches
+    (the corpus's model asks for one search a request, then answers), a step per search.
+    Every other stack: no tools, one retrieval call."""
+    got = converted(stack, "otlp-proto")
+    wrong = {}
+    for trace_id, expected in truth(stack).items():
+        trace = got.get(trace_id)
+        if trace is None:
+            continue
+        work = {k: trace.attributes.get(v) for k, v in AGENT_INPUTS.items()}
+        segment = trace.attributes.get(AGENT_ATTRIBUTE)
+        if stack in TOOL_STACKS:
+            n = expected.get("tool_calls")
+            if n is None:  # the first two tool stacks' truth predates the count: the searches
+                asked = TOOL_SEARCHES if stack == "openai-genai-tools" else {}  # their model asked
+                n = len(asked.get(expected["query"], [""]))
+            want = ("retrieval_tools", {"model_calls": n + 1, "tool_calls": n,
+                                        "retrieval_calls": n, "agent_steps": n,
+                                        "tool_errors": 0})  # fmt: skip
+        else:
+            retrievals = 2 if stack == "haystack-hybrid-openinference" else 1  # BM25 + embedding
+            want = ("no_tools", {**work, "tool_calls": 0, "agent_steps": 0, "tool_errors": 0,
+                                 "retrieval_calls": retrievals})  # fmt: skip
+        if (segment, work) != want:
+            wrong[expected["case"]] = (segment, work)
+    assert not wrong

@@ -30,6 +30,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from monitor.ingest.conventions.agent import agent_work
 from monitor.ingest.conventions.core import (
     CONTENT_MISSING,
     CONVENTIONS,
@@ -209,6 +210,7 @@ def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
     kept = {k: v for k in _KEPT if isinstance(v := root.attributes.get(k, root.resource.get(k)),
                                               str | int | float | bool)}  # fmt: skip
     attributes.update(kept)
+    attributes.update(agent_work(spans, shape.retrieval_calls, shape.through_tools))
     session = session_id(spans, root)
     if session is not None and root.start:  # a conversation's turns: ordered by their start
         attributes["ragmon.started"] = root.start / 1e9

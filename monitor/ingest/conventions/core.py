@@ -60,6 +60,8 @@ class _Shape:
     packed: list[_Doc] | None = None  # None: take the packed context from the prompt
     prompt: list[str] = field(default_factory=list)  # system/user texts of the answering call
     model: str | None = None
+    retrieval_calls: int = 0  # retrieval spans, or tool results read as passages
+    through_tools: bool = False  # the passages are tool results (an agent's search tool)
 
 
 # --- shared helpers ---------------------------------------------------------------------

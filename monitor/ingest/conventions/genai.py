@@ -219,7 +219,7 @@ def _tool_retrieval(spans: list[Span], convention: str) -> _Shape | None:
     results = _tool_results(last)
     if not results:
         return None
-    shape = _Shape(convention)
+    shape = _Shape(convention, retrieval_calls=len(results), through_tools=True)
     shape.packed = [d for raw in results for d in tool_docs(raw)]
     shape.retrieved = _unique(shape.packed)
     users = [t for role, t in inputs if role == "user" and t]
@@ -237,7 +237,9 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
     inferences = [s for s in spans if _is_inference(s)]
     if not retrievals:
         return _tool_retrieval(spans, convention)
-    shape = _Shape(convention)
+    nested = {r.span_id for r in retrievals}  # a retriever's own inner retrieval: one call
+    shape = _Shape(convention, retrieval_calls=sum(r.parent_span_id not in nested
+                                                   for r in retrievals))  # fmt: skip
     docs: list[_Doc] = []
     returned_nothing = False
     for r in retrievals:

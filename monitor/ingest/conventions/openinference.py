@@ -75,6 +75,8 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     if not retrievers and not rerankers:
         return _tool_retrieval(spans, root, llms)
     shape = _Shape(OPENINFERENCE)
+    nested = {r.span_id for r in retrievers}
+    shape.retrieval_calls = sum(1 for r in retrievers if r.parent_span_id not in nested)
     shape.retrieved = _outer_retrievals(spans, retrievers)
     if rerankers:
         packed = _indexed(rerankers[-1].attributes, "reranker.output_documents", "document.")
@@ -202,7 +204,7 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
                        if (a := _llm_answer(s))), "")  # fmt: skip
     if not seen or not answer:
         return None
-    shape = _Shape(OPENINFERENCE)
+    shape = _Shape(OPENINFERENCE, retrieval_calls=len(seen), through_tools=True)
     shape.packed = [d for raw in seen for d in tool_docs(raw)]
     shape.retrieved = _unique(shape.packed)
     first = min(llms, key=lambda s: s.start)

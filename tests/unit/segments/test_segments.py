@@ -229,3 +229,22 @@ def test_the_series_stay_within_the_stated_bound() -> None:
     routes = {s.labels["segment"] for s in traffic if s.labels["dimension"] == "route"}
     assert routes == {"r0", "r1", "r2", "other"}
     assert seg.folded["route"] == 297 and seg.folded["tenant"] == 297
+
+
+def test_the_agent_segment_and_inputs_as_the_trace_says(segmenter: Segmenter) -> None:
+    """From the span mapping's ``ragmon.agent.*`` attributes (a native record may carry
+    them); without them the segment is unknown and the inputs are left out, never zero."""
+    plain = segmenter(_trace())
+    assert plain.segments["agent"] == "unknown"
+    assert not {"model_calls", "tool_calls", "agent_steps"} & plain.inputs.keys()
+    said = {"ragmon.agent": "retrieval_tools", "ragmon.agent.model_calls": 3,
+            "ragmon.agent.tool_calls": 2, "ragmon.agent.retrieval_calls": 2,
+            "ragmon.agent.steps": 2, "ragmon.agent.tool_errors": 1}  # fmt: skip
+    agent = segmenter(_trace(attributes=said))
+    assert agent.segments["agent"] == "retrieval_tools"
+    names = ("model_calls", "tool_calls", "retrieval_calls", "agent_steps", "tool_errors")
+    assert [agent.inputs[k] for k in names] == [3, 2, 2, 2, 1]
+    odd = segmenter(_trace(attributes={"ragmon.agent": "planner", "ragmon.agent.tool_calls": -1,
+                                       "ragmon.agent.model_calls": True}))  # fmt: skip
+    assert odd.segments["agent"] == "other"
+    assert "tool_calls" not in odd.inputs and "model_calls" not in odd.inputs

@@ -1,0 +1,115 @@
+"""What a trace's agent did to answer, read from its spans in any convention: the model
+calls, the tool calls, the retrieval calls, the steps before the answer (model calls that
+asked for a tool) and the tool calls that failed — kept on the trace as ``ragmon.agent.*``
+attributes, which the segmenter turns into measured inputs and the bounded ``agent``
+segment (``no_tools``, ``tools``: tools but no retrieval through them, ``retrieval_tools``).
+
+A framework's answer channel is not a tool call: smolagents' agents answer by calling their
+``final_answer`` tool (smolagents' documentation: "use an action blob with name
+final_answer"), so that call is not counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from monitor.ingest.conventions.core import _indexed, _loads
+from monitor.ingest.conventions.genai import _is_inference
+from monitor.ingest.otlp import Span
+from monitor.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS
+
+NO_TOOLS, TOOLS, RETRIEVAL_TOOLS = AGENT_SEGMENTS
+ANSWER_TOOLS = frozenset({"final_answer"})  # smolagents' answer channel
+
+
+# What an OpenInference LLM span of a real model call carries; Haystack's instrumentation
+# also gives its prompt builder the LLM kind, with a prompt template and nothing of these.
+_CALL_KEYS = ("llm.input_messages", "llm.output_messages", "llm.prompts", "llm.model_name",
+              "llm.token_count")  # fmt: skip
+
+
+def _is_model_call(s: Span) -> bool:
+    if s.kind == "LLM":
+        return any(k.startswith(_CALL_KEYS) for k in s.attributes)
+    return _is_inference(s)
+
+
+def _is_tool(s: Span) -> bool:
+    a = s.attributes
+    return (
+        s.kind == "TOOL"  # OpenInference
+        or a.get("gen_ai.operation.name") == "execute_tool"  # OTel GenAI
+        or a.get("traceloop.span.kind") == "tool"  # OpenLLMetry
+    )
+
+
+def _tool_name(s: Span) -> str:
+    a = s.attributes
+    return str(a.get("tool.name") or a.get("gen_ai.tool.name") or a.get("traceloop.entity.name")
+               or "")  # fmt: skip
+
+
+def _failed(s: Span) -> bool:
+    """A tool call that failed: its span's status is Error, or it says so (Strands'
+    ``gen_ai.tool.status``, the conventions' ``error.type``)."""
+    a = s.attributes
+    return s.error or a.get("gen_ai.tool.status") == "error" or bool(a.get("error.type"))
+
+
+def _requested(s: Span) -> list[str]:
+    """The names of the tools a model call asked for (OpenInference output messages, the
+    GenAI ``tool_call`` parts, a ``gen_ai.choice`` event's tool calls)."""
+    names = [str(c.get("tool_call.function.name", ""))
+             for m in _indexed(s.attributes, "llm.output_messages", "message.")
+             for c in _indexed(m, "tool_calls")]  # fmt: skip
+    value = _loads(s.attributes.get("gen_ai.output.messages"))
+    for m in value if isinstance(value, list) else ():
+        parts = m.get("parts") if isinstance(m, dict) else None
+        names += [str(p.get("name", "")) for p in parts if isinstance(p, dict)
+                  and p.get("type") == "tool_call"] if isinstance(parts, list) else []  # fmt: skip
+    for e in s.events:
+        if e.name == "gen_ai.choice":
+            names += _choice_tools(_loads(e.attributes.get("message")))
+    return names
+
+
+def _choice_tools(message: Any) -> list[str]:
+    """Tool names in a choice event's message: OpenAI-style ``tool_calls`` or Bedrock-style
+    ``toolUse`` blocks (Strands)."""
+    if isinstance(message, dict):
+        calls = message.get("tool_calls")
+        return [str((c.get("function") or {}).get("name", "")) for c in calls
+                if isinstance(c, dict)] if isinstance(calls, list) else []  # fmt: skip
+    if isinstance(message, list):
+        return [str(b["toolUse"].get("name", "")) for b in message
+                if isinstance(b, dict) and isinstance(b.get("toolUse"), dict)]  # fmt: skip
+    return []
+
+
+def agent_work(spans: list[Span], retrieval_calls: int, through_tools: bool) -> dict[str, Any]:
+    """The ``ragmon.agent.*`` attributes of one trace. ``retrieval_calls`` and
+    ``through_tools`` (its passages came from tool results) are the convention's reading."""
+    calls = [s for s in spans if _is_model_call(s)]
+    # one call, however many spans wrap it (LlamaIndex: predict around complete)
+    within = {s.span_id for s in calls}
+    models = sorted((s for s in calls if s.parent_span_id not in within), key=lambda s: s.start)
+    tools = [s for s in spans if _is_tool(s) and _tool_name(s) not in ANSWER_TOOLS]
+    if tools:
+        # a step: a model call after which a tool ran before the next model call began
+        starts = sorted(t.start for t in tools)
+        nexts = [m.start for m in models[1:]] + [max(s.end for s in spans) + 1]
+        steps = sum(1 for m, n in zip(models, nexts, strict=True)
+                    if any(m.end <= t < n for t in starts))  # fmt: skip
+        tool_calls = len(tools)
+    else:  # no tool spans (the openai client's instrumentations): what the models asked for
+        asked = [[n for n in _requested(s) if n not in ANSWER_TOOLS] for s in models]
+        steps, tool_calls = sum(1 for a in asked if a), sum(len(a) for a in asked)
+    segment = RETRIEVAL_TOOLS if through_tools else TOOLS if tool_calls else NO_TOOLS
+    measured = {
+        "model_calls": len(models),
+        "tool_calls": tool_calls,
+        "retrieval_calls": retrieval_calls,
+        "agent_steps": steps,
+        "tool_errors": sum(1 for s in tools if _failed(s)),
+    }
+    return {AGENT_ATTRIBUTE: segment, **{AGENT_INPUTS[k]: v for k, v in measured.items()}}

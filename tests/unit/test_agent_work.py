@@ -1,0 +1,96 @@
+"""What an agent did, read from its spans: model calls (a wrapped call once, a prompt builder
+never), tool calls (not a framework's answer tool), steps, tool errors (span status in both
+OTLP encodings, or the tool's own status attribute)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from monitor.ingest.conventions.agent import agent_work
+from monitor.ingest.otlp import Event, Span, decode_json
+
+
+def _span(sid: str, start: int, end: int, parent: str = "", error: bool = False,
+          events: list[Event] | None = None, **attrs: object) -> Span:  # fmt: skip
+    return Span("a" * 32, sid * 16, parent * 16 if parent else "", sid, start, end,
+                dict(attrs), events=events or [], error=error)  # fmt: skip
+
+
+def _work(spans: list[Span], retrievals: int = 0, through: bool = False) -> dict[str, object]:
+    return {k.removeprefix("ragmon.agent."): v
+            for k, v in agent_work(spans, retrievals, through).items()}  # fmt: skip
+
+
+LLM = {"openinference.span.kind": "LLM", "llm.model_name": "m"}
+TOOL = {"openinference.span.kind": "TOOL", "tool.name": "search"}
+
+
+def test_an_openinference_agent_loop() -> None:
+    """Two searches, one failing, then smolagents' final_answer: two tool calls, two steps,
+    one error, three model calls (one wrapped in another: once)."""
+    spans = [
+        _span("1", 0, 100, **{"openinference.span.kind": "AGENT"}),
+        _span("2", 1, 10, "1", **LLM), _span("3", 2, 9, "2", **LLM),  # predict around complete
+        _span("4", 11, 12, "1", **TOOL),
+        _span("5", 13, 20, "1", **LLM), _span("6", 21, 22, "1", error=True, **TOOL),
+        _span("7", 23, 30, "1", **LLM),
+        _span("8", 31, 32, "1", **{**TOOL, "tool.name": "final_answer"}),
+        # Haystack's prompt builder has the LLM kind and only a template: no model call
+        _span("9", 40, 41, "1", **{"openinference.span.kind": "LLM",
+                                   "llm.prompt_template.template": "{q}"}),
+    ]  # fmt: skip
+    assert _work(spans, 1, True) == {
+        "ragmon.agent": "retrieval_tools", "model_calls": 3, "tool_calls": 2,
+        "retrieval_calls": 1, "steps": 2, "tool_errors": 1}  # fmt: skip
+
+
+def test_genai_tool_calls_without_tool_spans_are_what_the_models_asked() -> None:
+    """The openai client's instrumentation has no tool span: the ``tool_call`` parts of the
+    models' outputs count (a tool that fetched no passages: ``tools``, not retrieval)."""
+    ask = json.dumps([{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "c1", "name": "get_weather", "arguments": "{}"},
+        {"type": "tool_call", "id": "c2", "name": "get_time", "arguments": "{}"}]}])  # fmt: skip
+    spans = [_span("1", 0, 5, **{"gen_ai.operation.name": "chat", "gen_ai.output.messages": ask}),
+             _span("2", 6, 9, **{"gen_ai.operation.name": "chat"})]  # fmt: skip
+    assert _work(spans) == {"ragmon.agent": "tools", "model_calls": 2, "tool_calls": 2,
+                            "retrieval_calls": 0, "steps": 1, "tool_errors": 0}  # fmt: skip
+
+
+def test_strands_tool_status_and_a_plain_pipeline() -> None:
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"}
+    spans = [_span("1", 0, 5, **{"gen_ai.operation.name": "chat"}),
+             _span("2", 6, 7, **{**tool, "gen_ai.tool.status": "error"}),
+             _span("3", 8, 9, **{**tool, "gen_ai.tool.status": "success"}),
+             _span("4", 10, 12, **{"gen_ai.operation.name": "chat"})]  # fmt: skip
+    work = _work(spans)
+    assert (work["tool_calls"], work["tool_errors"], work["steps"]) == (2, 1, 1)
+    rag = [_span("1", 0, 1, **{"openinference.span.kind": "RETRIEVER"}), _span("2", 2, 3, **LLM)]
+    assert _work(rag, 1)["ragmon.agent"] == "no_tools"
+
+
+@pytest.mark.parametrize(("status", "error"), [
+    ({"code": 2}, True), ({"code": "STATUS_CODE_ERROR"}, True), ({"code": 1}, False),
+    ({"code": "STATUS_CODE_OK"}, False), ({}, False), (None, False)])  # fmt: skip
+def test_a_spans_error_status_in_otlp_json(status: object, error: bool) -> None:
+    """The proto3 JSON mapping writes an enum as its number or its name."""
+    span = {"traceId": "a" * 32, "spanId": "b" * 16, "name": "s", "status": status}
+    doc = {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+    (decoded,) = decode_json(json.dumps(doc).encode())
+    assert decoded.error is error
+
+
+def test_a_spans_error_status_in_protobuf() -> None:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    from monitor.ingest.otlp import decode_proto
+
+    request = ExportTraceServiceRequest()
+    span = request.resource_spans.add().scope_spans.add().spans.add()
+    span.trace_id, span.span_id, span.name = b"\x0a" * 16, b"\x0b" * 8, "tool"
+    span.status.code = 2
+    (decoded,) = decode_proto(request.SerializeToString())
+    assert decoded.error
