@@ -100,7 +100,8 @@ otel-corpus:
 	for req in requirements.txt requirements-traceloop.txt requirements-openai-v2.txt \
 	    requirements-haystack.txt requirements-agents.txt requirements-google-genai.txt \
 	    requirements-langgraph.txt requirements-dspy.txt requirements-bedrock.txt \
-	    requirements-smolagents.txt requirements-pydantic-ai.txt requirements-strands.txt; do \
+	    requirements-smolagents.txt requirements-pydantic-ai.txt requirements-strands.txt \
+	    requirements-google-adk.txt; do \
 	  venv=$(CORPUS_VENV)/$${req%.txt}; \
 	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv || exit 1; \
 	  $$venv/bin/python -m pip install --quiet -r tests/otel_corpus/$$req || exit 1; \

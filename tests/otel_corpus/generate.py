@@ -56,6 +56,9 @@ STACKS = {
     "smolagents-openinference": "requirements-smolagents.txt",
     "pydantic-ai-genai": "requirements-pydantic-ai.txt",
     "strands-genai-events": "requirements-strands.txt",
+    "langgraph-react-openinference": "requirements-langgraph.txt",
+    "google-adk-genai": "requirements-google-adk.txt",
+    "google-adk-nocontent": "requirements-google-adk.txt",
 }
 
 # A help centre: doc id -> text. Two versions of one policy make the reranker matter.
@@ -1687,13 +1690,120 @@ def strands_stack(stack: str) -> None:
     run_cases(rec, AGENT_CASES, ask, box.truth)
 
 
+def langgraph_react(stack: str) -> None:
+    """LangGraph's prebuilt ReAct agent (``create_react_agent`` over a ``ChatOpenAI`` model and
+    a ``search_help`` tool) under ``openinference-instrumentation-langchain``: the tool's
+    TOOL span records its ``ToolMessage``, the model call gets the result as a ``tool``
+    message; the graph's input and output are message lists. The conversation's second turn
+    sends the first turn's messages with the new question; its session is set with
+    OpenInference's ``using_session``."""
+    import warnings
+
+    rec = Recorder(stack)
+    from openinference.instrumentation import using_session
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    LangChainInstrumentor().instrument(tracer_provider=rec.provider)
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from langgraph.prebuilt import create_react_agent
+
+    box = AgentTool()
+
+    @tool
+    def search_help(query: str) -> str:
+        """Search the help centre."""
+        return box.search(query)
+
+    answers = {q: a for _, q, a in AGENT_CASES}
+    url = fake_tool_agent_model(answers, TOOL_SEARCHES)
+    model = ChatOpenAI(model="fake-gpt", base_url=url, api_key="corpus")  # type: ignore[arg-type]
+    with warnings.catch_warnings():  # moved to langchain.agents in LangGraph 1.0, still shipped
+        warnings.simplefilter("ignore")
+        agent = create_react_agent(model, [search_help],
+                                   prompt="Answer from what search_help returns; cite [n].")  # fmt: skip
+    history: list[Any] = []
+
+    def ask(case: str, query: str) -> str:
+        box.case, box.question = case, query
+        state = {"messages": [*history, ("user", query)]}
+        if case == "numbered":
+            result = asyncio.run(agent.ainvoke(state))
+        elif case.startswith("turn-"):
+            with using_session(SESSION):
+                result = agent.invoke(state)
+            history[:] = result["messages"]
+        else:
+            result = agent.invoke(state)
+        return str(result["messages"][-1].content)
+
+    run_cases(rec, AGENT_CASES, ask, box.truth)
+
+
+def google_adk(stack: str) -> None:
+    """A Google ADK ``LlmAgent`` (a LiteLLM model on the OpenAI-compatible server, a
+    ``search_help`` function tool) with ADK's own tracing, the GenAI conventions' current
+    generation with content on the spans (``OTEL_SEMCONV_STABILITY_OPT_IN=
+    gen_ai_latest_experimental``, ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=
+    SPAN_ONLY``); ``-nocontent``: ADK's defaults, no content on any span. ADK wraps a tool's
+    plain return value as ``{"result": …}``. One session per case; the conversation's two
+    turns share a session named ``SESSION``."""
+    import os
+
+    if not stack.endswith("-nocontent"):
+        os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # offline: no price list fetched
+    from opentelemetry import trace
+
+    rec = Recorder(stack)
+    trace.set_tracer_provider(rec.provider)  # ADK traces through the global provider
+    from google.adk.agents import LlmAgent
+    from google.adk.models.lite_llm import LiteLlm
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    box = AgentTool()
+
+    def search_help(query: str) -> str:
+        """Search the help centre."""
+        return box.search(query)
+
+    answers = {q: a for _, q, a in AGENT_CASES}
+    url = fake_tool_agent_model(answers, TOOL_SEARCHES)
+    agent = LlmAgent(name="help", instruction="Answer from what search_help returns; cite [n].",
+                     model=LiteLlm(model="openai/fake-gpt", api_base=url, api_key="corpus"),
+                     tools=[search_help])  # fmt: skip
+    runner = InMemoryRunner(agent=agent, app_name="help")
+
+    async def turn(case: str, query: str) -> str:
+        sid = SESSION if case.startswith("turn-") else f"session-{case}"
+        if await runner.session_service.get_session(app_name="help", user_id="u",
+                                                    session_id=sid) is None:  # fmt: skip
+            await runner.session_service.create_session(app_name="help", user_id="u",
+                                                        session_id=sid)  # fmt: skip
+        said = ""
+        message = types.Content(role="user", parts=[types.Part(text=query)])
+        async for event in runner.run_async(user_id="u", session_id=sid, new_message=message):
+            parts = event.content.parts if event.content and event.content.parts else []
+            said += "".join(p.text for p in parts if p.text)
+        return said
+
+    def ask(case: str, query: str) -> str:
+        box.case, box.question = case, query
+        return asyncio.run(turn(case, query))
+
+    run_cases(rec, AGENT_CASES, ask, box.truth)
+
+
 # stack name prefix -> the function that runs it (the openai client's stacks otherwise)
 RUNNERS: dict[str, Callable[[str], None]] = {
+    "langgraph-react": langgraph_react,  # before "langgraph": the first prefix that matches
     "llamaindex": llamaindex, "langchain": langchain, "langgraph": langgraph,
     "haystack": haystack, "openai-agents": openai_agents, "google-genai": google_genai,
     "openai-genai-tools": openai_genai_tools,
     "dspy": dspy_stack, "bedrock": bedrock, "smolagents": smolagents_stack,
-    "pydantic-ai": pydantic_ai_stack, "strands": strands_stack,
+    "pydantic-ai": pydantic_ai_stack, "strands": strands_stack, "google-adk": google_adk,
 }  # fmt: skip
 
 

@@ -33,7 +33,7 @@ ANSWER_NOT_EMITTED = {
 IDS_NOT_EMITTED = {"openai-genai", "google-genai"}
 # No text on the spans: content capture off (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
 # unset), or content in log events only (event_only), which ragmon does not read.
-NOTHING_CAPTURED = ("openai-genai-nocontent", "google-genai-events")
+NOTHING_CAPTURED = ("openai-genai-nocontent", "google-genai-events", "google-adk-nocontent")
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))

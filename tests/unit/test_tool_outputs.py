@@ -152,3 +152,29 @@ def test_an_openinference_tool_message_carries_a_result_whole(
     from monitor.ingest.conventions.openinference import _result_in
 
     assert _result_in(message, {'[{"id": "a"}]'}) == found
+
+
+def test_a_langchain_tool_message_is_read_through_to_its_content() -> None:
+    """LangGraph's ToolNode: the TOOL span records the whole ``ToolMessage``; the model is
+    given its content. Any other JSON output is the result as it stands."""
+    from monitor.ingest.conventions.openinference import _is_message_state, _tool_result
+
+    dumped = '{"type": "tool", "data": {"content": "[1] a (doc_id: x)", "tool_call_id": "c"}}'
+    assert _tool_result(dumped) == "[1] a (doc_id: x)"
+    assert _tool_result('{"results": [{"id": "a", "text": "t"}]}') == (
+        '{"results": [{"id": "a", "text": "t"}]}')  # fmt: skip
+    assert _tool_result(None) is None
+    assert _is_message_state('{"messages": [["user", "how long"]]}')
+    assert not _is_message_state('{"question": "how long"}')
+
+
+def test_google_adks_result_wrapper_is_read_through() -> None:
+    """ADK's tool caller (google-adk 2.13, ``flows/llm_flows/tools/_caller.py``): "Specs
+    requires the result to be a dict", so a return value that is not one becomes
+    ``{'result': value}``. A dict the tool returned itself stays JSON."""
+    from monitor.ingest.conventions.genai import _response_text
+
+    assert _response_text({"result": "[1] a (doc_id: x)"}) == "[1] a (doc_id: x)"
+    assert _response_text({"result": "a", "status": "ok"}) == '{"result": "a", "status": "ok"}'
+    assert _response_text({"result": ["a"]}) == '["a"]'
+    assert _response_text("plain") == "plain"

@@ -168,6 +168,15 @@ def _is_retrieval(s: Span) -> bool:
     )  # fmt: skip
 
 
+def _response_text(response: object) -> str:
+    """A tool's response as its text: a string as it is; Google ADK's wrapping of a plain
+    return value read through (its tool caller makes a return value that is not a dict
+    ``{"result": value}``: the function response must be a dict); any other JSON as JSON."""
+    if isinstance(response, dict) and response.keys() == {"result"}:
+        response = response["result"]
+    return response if isinstance(response, str) else json.dumps(response)
+
+
 def _tool_results(s: Span) -> list[str]:
     """What the tools returned in this turn, as an inference span's input shows it, in
     order: the ≥1.37 ``tool_call_response`` parts (the convention puts them in a ``tool``
@@ -187,8 +196,7 @@ def _tool_results(s: Span) -> list[str]:
                 if not isinstance(part, dict):
                     continue
                 if part.get("type") == "tool_call_response":
-                    response = part.get("response", part.get("result"))
-                    out.append(response if isinstance(response, str) else json.dumps(response))
+                    out.append(_response_text(part.get("response", part.get("result"))))
                 elif part.get("type") == "text" and part.get("content"):
                     said = True
         elif m.get("role") == "tool" and isinstance(m.get("content"), str):
@@ -236,7 +244,12 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
     retrievals = [s for s in spans if _is_retrieval(s)]
     inferences = [s for s in spans if _is_inference(s)]
     if not retrievals:
-        return _tool_retrieval(spans, convention)
+        shape = _tool_retrieval(spans, convention)
+        if shape is None and inferences and not any(any(_prompt_and_answer(s)) for s in inferences):
+            # model calls whose content was not captured (content capture off): the trace's
+            # text is missing, which is counted as such, not as a shape ragmon cannot read
+            return _Shape(convention)
+        return shape
     nested = {r.span_id for r in retrievals}  # a retriever's own inner retrieval: one call
     shape = _Shape(convention, retrieval_calls=sum(r.parent_span_id not in nested
                                                    for r in retrievals))  # fmt: skip

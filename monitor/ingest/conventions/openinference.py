@@ -183,6 +183,27 @@ def _result_in(text: str, results: set[str]) -> str | None:
     return rest if rest is not None and rest in results else None
 
 
+def _tool_result(value: object) -> str | None:
+    """A TOOL span's result as the model is given it: its ``output.value``, or the content
+    of the LangChain ``ToolMessage`` it records (``{"type": "tool", "data": {"content":
+    …}}``, LangGraph's ``ToolNode``)."""
+    if not isinstance(value, str):
+        return None
+    message = _loads(value) if value.startswith("{") else None
+    if isinstance(message, dict) and message.get("type") == "tool":
+        data = message.get("data", message)
+        content = data.get("content") if isinstance(data, dict) else None
+        if isinstance(content, str):
+            return content
+    return value
+
+
+def _is_message_state(value: object) -> bool:
+    """An agent's input that is its message list (``{"messages": [...]}``), not a question."""
+    loaded = _loads(value)
+    return isinstance(loaded, dict) and isinstance(loaded.get("messages"), list)
+
+
 def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape | None:
     """An agent that retrieves through a function tool (OpenAI Agents SDK, smolagents and
     others): no retriever span. The packed context is the results of this trace's TOOL spans
@@ -190,8 +211,8 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
     no model saw, such as smolagents' ``final_answer``, is not context); the question the
     root's input, else the user message of the first model call; the answer the root's
     output, else the last model call's text."""
-    results = {v for s in spans if s.kind == "TOOL"
-               and isinstance(v := s.attributes.get("output.value"), str)}  # fmt: skip
+    results = {r for s in spans if s.kind == "TOOL"
+               and (r := _tool_result(s.attributes.get("output.value"))) is not None}  # fmt: skip
     if not results or not llms:
         return None
     last = max(llms, key=lambda s: s.end)
@@ -207,10 +228,11 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
     shape = _Shape(OPENINFERENCE, retrieval_calls=len(seen), through_tools=True)
     shape.packed = [d for raw in seen for d in tool_docs(raw)]
     shape.retrieved = _unique(shape.packed)
-    first = min(llms, key=lambda s: s.start)
-    users = [_message_text(m) for m in _indexed(first.attributes, "llm.input_messages", "message.")
-             if m.get("role") == "user"]  # fmt: skip
-    question = _first_string(root.attributes.get("input.value"))
+    # the question: the root's input, unless that is a message list (a LangGraph agent's
+    # state) or says nothing: then the last user message the answering call was given
+    users = [_message_text(m) for m in messages if m.get("role") == "user"]
+    given = root.attributes.get("input.value")
+    question = "" if _is_message_state(given) else _first_string(given)
     shape.question = question if question and not _is_repr(question) else (["", *users])[-1]
     shape.answer = answer
     shape.model = _model(llms)
