@@ -841,17 +841,15 @@ def haystack(stack: str) -> None:
         keep = {"retriever", "packer"}
         if hybrid:
             data["embedder"] = {"text": query}
-            keep.add("dense")
+            keep.add("joiner")
         if case == "async":
             return dict(asyncio.run(pipeline(case).run_async(data, include_outputs_from=keep)))
         return dict(pipeline(case).run(data, include_outputs_from=keep))
 
     def truth(case: str, query: str, out: dict[str, Any], trace_id: str) -> dict[str, Any]:
-        # hybrid: each retriever's own list in turn (no repeats) — the joiner's span holds
-        # its fused list only as Document reprs, which are not read (README)
-        retrieved = [d.meta["doc_id"] for d in out["retriever"]["documents"]]
-        if hybrid:
-            retrieved += [d.meta["doc_id"] for d in out["dense"]["documents"]]
+        # hybrid: the retrieval step's result is the joiner's fused list, in its order
+        found = out["joiner" if hybrid else "retriever"]["documents"]
+        retrieved = [d.meta["doc_id"] for d in found]
         return {"case": case, "trace_id": trace_id, "query": query,
                 "answer": out["llm"]["replies"][0],
                 "retrieved": list(dict.fromkeys(retrieved)),

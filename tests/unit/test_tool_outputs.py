@@ -178,3 +178,32 @@ def test_google_adks_result_wrapper_is_read_through() -> None:
     assert _response_text({"result": "a", "status": "ok"}) == '{"result": "a", "status": "ok"}'
     assert _response_text({"result": ["a"]}) == '["a"]'
     assert _response_text("plain") == "plain"
+
+
+def test_a_hybrids_retrieved_list_is_the_joining_steps_order() -> None:
+    """Two retrievers side by side: the first later step that lists exactly their documents
+    (a reranker's input, a CHAIN's documents, Haystack reprs by id) gives the order; a step
+    that lists other documents (a cut) does not."""
+    from monitor.ingest.conventions.core import _Doc
+    from monitor.ingest.conventions.openinference import _fused
+
+    def span(sid: str, start: int, kind: str, **attrs: object) -> Span:
+        return Span("a" * 32, sid * 16, "", sid, start, start + 1,
+                    {"openinference.span.kind": kind, **attrs})  # fmt: skip
+
+    a, b, c = _Doc("a", "text a"), _Doc("b", "text b"), _Doc("c", "text c")
+    retrievers = [span("1", 0, "RETRIEVER"), span("2", 0, "RETRIEVER")]
+    cut = span("3", 5, "CHAIN", **{"output.value": json.dumps({"documents": [
+        "Document(id=c, content: 'text c', score: 1.0)"]})})  # fmt: skip
+    joiner = span("4", 6, "CHAIN", **{"output.value": json.dumps({"documents": [
+        "Document(id=c, content: 'text c', score: 1.0)",
+        "Document(id=a, content: 'text a', score: 0.9)",
+        "Document(id=b, content: 'text b', score: 0.8)"]})})  # fmt: skip
+    ranker = span("5", 7, "RERANKER", **{
+        "reranker.input_documents.0.document.content": "text b",
+        "reranker.input_documents.1.document.content": "text c",
+        "reranker.input_documents.2.document.content": "text a"})  # fmt: skip
+    spans = [*retrievers, cut, joiner, ranker]
+    assert _fused(spans, retrievers, [a, b, c]) == [c, a, b]
+    assert _fused([*retrievers, ranker], retrievers, [a, b, c]) == [b, c, a]
+    assert _fused([*retrievers, cut], retrievers, [a, b, c]) == []

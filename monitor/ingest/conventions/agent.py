@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.ingest.conventions.core import _indexed, _loads
+from monitor.ingest.conventions.core import _loads
 from monitor.ingest.conventions.genai import _is_inference
 from monitor.ingest.otlp import Span
 from monitor.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS
@@ -28,19 +28,40 @@ _CALL_KEYS = ("llm.input_messages", "llm.output_messages", "llm.prompts", "llm.m
               "llm.token_count")  # fmt: skip
 
 
-def _is_model_call(s: Span) -> bool:
-    if s.kind == "LLM":
-        return any(k.startswith(_CALL_KEYS) for k in s.attributes)
-    return _is_inference(s)
+_FIRST_CALL = "llm.output_messages.0.message.tool_calls.0.tool_call.function.name"
 
 
-def _is_tool(s: Span) -> bool:
-    a = s.attributes
-    return (
-        s.kind == "TOOL"  # OpenInference
-        or a.get("gen_ai.operation.name") == "execute_tool"  # OTel GenAI
-        or a.get("traceloop.span.kind") == "tool"  # OpenLLMetry
-    )
+def _calls_a_model(attributes: dict[str, Any]) -> bool:
+    return any(k.startswith(_CALL_KEYS) for k in attributes)
+
+
+def _classified(spans: list[Span]) -> tuple[list[Span], list[Span]]:
+    """(model calls, tool calls) among ``spans``, in one pass. An OpenInference span is what
+    its kind says (an LLM span only when it carries messages, prompts or a model name:
+    Haystack gives its prompt builder the LLM kind too); any other span is a GenAI or
+    OpenLLMetry inference or tool span by its attributes."""
+    calls: list[Span] = []
+    tools: list[Span] = []
+    for s in spans:
+        a = s.attributes
+        kind = a.get("openinference.span.kind")
+        if kind is not None:
+            kind = str(kind).upper()
+            if kind == "LLM" and (
+                "llm.model_name" in a or any(k.startswith(_CALL_KEYS) for k in a)
+            ):
+                calls.append(s)
+            elif kind == "TOOL" and _tool_name(s) not in ANSWER_TOOLS:
+                tools.append(s)
+        elif (
+            a.get("gen_ai.operation.name") == "execute_tool"
+            or a.get("traceloop.span.kind") == "tool"
+        ):
+            if _tool_name(s) not in ANSWER_TOOLS:
+                tools.append(s)
+        elif _is_inference(s):
+            calls.append(s)
+    return calls, tools
 
 
 def _tool_name(s: Span) -> str:
@@ -59,10 +80,14 @@ def _failed(s: Span) -> bool:
 def _requested(s: Span) -> list[str]:
     """The names of the tools a model call asked for (OpenInference output messages, the
     GenAI ``tool_call`` parts, a ``gen_ai.choice`` event's tool calls)."""
-    names = [str(c.get("tool_call.function.name", ""))
-             for m in _indexed(s.attributes, "llm.output_messages", "message.")
-             for c in _indexed(m, "tool_calls")]  # fmt: skip
-    value = _loads(s.attributes.get("gen_ai.output.messages"))
+    a = s.attributes
+    names = []
+    # (the keys are read only where a call is: in the first output message, or beyond it)
+    if _FIRST_CALL in a or "llm.output_messages.1.message.role" in a:
+        names = [str(v) for k, v in a.items() if k.endswith(".tool_call.function.name")
+                 and k.startswith("llm.output_messages.")]  # fmt: skip
+    said = a.get("gen_ai.output.messages")
+    value = _loads(said) if isinstance(said, str) and '"tool_call"' in said else None
     for m in value if isinstance(value, list) else ():
         parts = m.get("parts") if isinstance(m, dict) else None
         names += [str(p.get("name", "")) for p in parts if isinstance(p, dict)
@@ -89,11 +114,10 @@ def _choice_tools(message: Any) -> list[str]:
 def agent_work(spans: list[Span], retrieval_calls: int, through_tools: bool) -> dict[str, Any]:
     """The ``ragmon.agent.*`` attributes of one trace. ``retrieval_calls`` and
     ``through_tools`` (its passages came from tool results) are the convention's reading."""
-    calls = [s for s in spans if _is_model_call(s)]
+    calls, tools = _classified(spans)
     # one call, however many spans wrap it (LlamaIndex: predict around complete)
     within = {s.span_id for s in calls}
     models = sorted((s for s in calls if s.parent_span_id not in within), key=lambda s: s.start)
-    tools = [s for s in spans if _is_tool(s) and _tool_name(s) not in ANSWER_TOOLS]
     if tools:
         # a step: a model call after which a tool ran before the next model call began
         starts = sorted(t.start for t in tools)

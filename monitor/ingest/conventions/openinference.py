@@ -68,6 +68,60 @@ def _outer_retrievals(spans: list[Span], retrievers: list[Span]) -> list[_Doc]:
     return _unique(docs)
 
 
+# Haystack's ``Document.__repr__``, as its instrumentation records a component's documents:
+# ``Document(id=<id>, content: '…', meta: {…}, score: …)``; only the id is read.
+_HAYSTACK_REPR = re.compile(r"^Document\(id=([^,)\s]+)[,)]")
+
+
+def _listed(s: Span) -> list[tuple[str | None, str | None]] | None:
+    """(id, text) of the documents a step after the retrievers lists, in its order: a
+    RERANKER's input documents (the list it was handed: the fused one), or a CHAIN's output
+    ``{"documents": [...]}`` as document objects or Haystack reprs (their ids only)."""
+    if s.kind == "RERANKER":
+        docs = _indexed(s.attributes, "reranker.input_documents", "document.")
+        return [(str(d["id"]) if d.get("id") else None, _text(d.get("content")) or None)
+                for d in docs] or None  # fmt: skip
+    if s.kind != "CHAIN":
+        return None
+    value = _loads(s.attributes.get("output.value"))
+    items = value.get("documents") if isinstance(value, dict) else None
+    if not isinstance(items, list) or not items:
+        return None
+    out: list[tuple[str | None, str | None]] = []
+    for item in items:
+        if isinstance(item, dict):
+            d = _doc(item)
+            out.append((d.id, d.text))
+        elif isinstance(item, str) and (m := _HAYSTACK_REPR.match(item)):
+            out.append((m.group(1), None))
+        else:
+            return None
+    return out
+
+
+def _fused(spans: list[Span], retrievers: list[Span], retrieved: list[_Doc]) -> list[_Doc]:
+    """The retrieved documents in the order the step that joined several retrievers' lists
+    returned them (a hybrid's fusion: Haystack's ``DocumentJoiner``, a LangGraph node), read
+    from the first step after the retrievers that lists exactly those documents, each once;
+    empty when no step does (each retriever's own list in turn stays)."""
+    after = max(r.end for r in retrievers)
+    for s in sorted((s for s in spans if s.start >= after), key=lambda s: s.start):
+        listed = _listed(s)
+        if listed is None or len(listed) != len(retrieved):
+            continue
+        order: list[_Doc] = []
+        for doc_id, text in listed:
+            match = next((d for d in retrieved if d not in order and (
+                (text is not None and d.text == text)
+                or (doc_id is not None and doc_id in (d.id, d.chunk)))), None)  # fmt: skip
+            if match is None:
+                break
+            order.append(match)
+        else:
+            return order
+    return []
+
+
 def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     retrievers = [s for s in spans if s.kind == "RETRIEVER"]
     rerankers = [s for s in spans if s.kind == "RERANKER"]
@@ -78,6 +132,8 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     nested = {r.span_id for r in retrievers}
     shape.retrieval_calls = sum(1 for r in retrievers if r.parent_span_id not in nested)
     shape.retrieved = _outer_retrievals(spans, retrievers)
+    if shape.retrieval_calls > 1:  # a hybrid: the step that fused the lists says their order
+        shape.retrieved = _fused(spans, retrievers, shape.retrieved) or shape.retrieved
     if rerankers:
         packed = _indexed(rerankers[-1].attributes, "reranker.output_documents", "document.")
         shape.packed = _fill_ids([_doc(d) for d in packed], shape.retrieved)
