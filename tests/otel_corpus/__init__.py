@@ -18,6 +18,7 @@ STACKS = (
     "langchain-openinference",
     "langchain-openllmetry",
     "langgraph-openinference",
+    "langgraph-hybrid-openinference",
     "openai-traceloop",
     "openai-genai",
     "openai-genai-nocontent",

@@ -57,6 +57,7 @@ STACKS = {
     "pydantic-ai-genai": "requirements-pydantic-ai.txt",
     "strands-genai-events": "requirements-strands.txt",
     "langgraph-react-openinference": "requirements-langgraph.txt",
+    "langgraph-hybrid-openinference": "requirements-langgraph.txt",
     "google-adk-genai": "requirements-google-adk.txt",
     "google-adk-nocontent": "requirements-google-adk.txt",
 }
@@ -562,8 +563,30 @@ def langgraph(stack: str) -> None:
         total=False,
     )
 
+    hybrid = stack.startswith("langgraph-hybrid")
+    fused_for: dict[str, list[str]] = {}
+
+    class NewestFirst(KeywordRetriever):  # type: ignore[misc,valid-type]
+        """A second retriever: the same matches, the newest policy first (ids descending)."""
+
+        def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Any]:
+            found = super()._get_relevant_documents(query, run_manager=run_manager)
+            return sorted(found, key=lambda d: d.metadata["doc_id"], reverse=True)
+
     def retrieve(state: State) -> State:
-        return {"documents": KeywordRetriever().invoke(state["question"])}
+        first = KeywordRetriever().invoke(state["question"])
+        if not hybrid:
+            return {"documents": first}
+        # hybrid: reciprocal rank fusion (k = 60) of the two lists, inside the node
+        second = NewestFirst().invoke(state["question"])
+        score: dict[str, float] = {}
+        by_id = {d.metadata["doc_id"]: d for d in [*first, *second]}
+        for found in (first, second):
+            for rank, d in enumerate(found, 1):
+                score[d.metadata["doc_id"]] = score.get(d.metadata["doc_id"], 0) + 1 / (60 + rank)
+        fused = sorted(score, key=lambda i: -score[i])
+        fused_for[state["question"]] = fused
+        return {"documents": [by_id[i] for i in fused]}
 
     def pack(state: State) -> State:
         found, case = state["documents"], state["case"]
@@ -601,7 +624,13 @@ def langgraph(stack: str) -> None:
             return str(last["answer"])
         return str(app.invoke(state)["answer"])
 
-    run_cases(rec, CASES, ask, kit.truth)
+    def truth(case: str, query: str, answer: str, trace_id: str) -> dict[str, Any]:
+        row = kit.truth(case, query, answer, trace_id)
+        if hybrid:  # the retrieval step's result: the fused list
+            row["retrieved"] = fused_for.get(query, [])
+        return row
+
+    run_cases(rec, CASES, ask, truth)
 
 
 # --- the openai client (traceloop-sdk; opentelemetry-instrumentation-openai-v2) ----------

@@ -102,10 +102,13 @@ def _listed(s: Span) -> list[tuple[str | None, str | None]] | None:
 def _fused(spans: list[Span], retrievers: list[Span], retrieved: list[_Doc]) -> list[_Doc]:
     """The retrieved documents in the order the step that joined several retrievers' lists
     returned them (a hybrid's fusion: Haystack's ``DocumentJoiner``, a LangGraph node), read
-    from the first step after the retrievers that lists exactly those documents, each once;
-    empty when no step does (each retriever's own list in turn stays)."""
+    from the first step to finish after the retrievers that lists exactly those documents,
+    each once; empty when no step does (each retriever's own list in turn stays)."""
     after = max(r.end for r in retrievers)
-    for s in sorted((s for s in spans if s.start >= after), key=lambda s: s.start):
+    # in the order the steps finished: a node around the retrievers that fuses their lists
+    # (LangGraph) finishes first, then the steps after them (Haystack's joiner, a reranker)
+    for s in sorted((s for s in spans if s.end >= after and s.kind != "RETRIEVER"),
+                    key=lambda s: s.end):  # fmt: skip
         listed = _listed(s)
         if listed is None or len(listed) != len(retrieved):
             continue
