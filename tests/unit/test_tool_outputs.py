@@ -207,3 +207,29 @@ def test_a_hybrids_retrieved_list_is_the_joining_steps_order() -> None:
     assert _fused(spans, retrievers, [a, b, c]) == [c, a, b]
     assert _fused([*retrievers, ranker], retrievers, [a, b, c]) == [b, c, a]
     assert _fused([*retrievers, cut], retrievers, [a, b, c]) == []
+
+
+def test_markdown_sections_that_name_their_ids_are_passages() -> None:
+    raw = (
+        "Results:\n## Refunds\nRefunds take 14 days.\n(doc_id: refunds-2024)\n\n"
+        "## Warranty\nsource: kb/warranty.md\nTwo years."
+    )
+    docs = tool_docs(raw)
+    assert [(d.id, d.text) for d in docs] == [
+        ("refunds-2024", "## Refunds\nRefunds take 14 days."),
+        ("kb/warranty.md", "## Warranty\nsource: kb/warranty.md\nTwo years."),
+    ]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "## Refunds\nRefunds take 14 days.\n## Warranty\nTwo years.",  # one document's sections
+        "## Refunds\nRefunds take 14 days. (doc_id: r)\n## Warranty\nTwo years.",  # one unnamed
+        "## Refunds (doc_id: r)\nRefunds take 14 days.",  # a single section
+        "#hashtag first\n#another",  # not headings: no space after the marks
+    ],
+)
+def test_markdown_that_is_not_a_list_of_documents_stays_whole(raw: str) -> None:
+    (doc,) = tool_docs(raw)
+    assert (doc.id, doc.text) == (None, raw)

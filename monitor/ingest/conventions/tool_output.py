@@ -4,7 +4,8 @@ as text: numbered blocks (``[1] …``, ``1. …``, ``1) …``, ``Document 1: …
 text the block without its number (and without the id's label when it stands in
 parentheses: ``(doc_id: X)`` annotates, it is not the passage); its id is the one the block
 names (``doc_id: X``, ``document_id=X``, ``chunk_id: X``, ``id: X``, ``(source: X)``), else
-unknown. Anything else — free text, a list that does not count from 1, a single block that
+unknown; or markdown sections (``## Title`` and what follows), when every section names its
+id. Anything else — free text, a list that does not count from 1, a single block that
 names no id — is not split: a free-text output stays one passage of unknown id (never a
 guess). The citation check then reads the answer's ``[n]`` against the passages as the tool
 numbered them.
@@ -77,6 +78,28 @@ def _tool_doc(value: dict[str, Any]) -> _Doc:
     return _Doc(doc_id, text, doc.score, doc.chunk)
 
 
+# a markdown heading at the start of a line: "## Title"
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S.*$", re.MULTILINE)
+
+
+def markdown_sections(raw: str) -> list[tuple[str | None, str]] | None:
+    """(id, text) of each markdown section of ``raw`` (a heading and what follows it, up to
+    the next heading), or None unless there are two or more and every one names its id: a
+    markdown document whose sections name no ids is one document, not a list of them (text
+    before the first heading is not a passage)."""
+    heads = list(_HEADING.finditer(raw))
+    if not 2 <= len(heads) <= MAX_BLOCKS:
+        return None
+    sections = []
+    for head, after in zip(heads, [*heads[1:], None], strict=True):
+        text = raw[head.start() : after.start() if after is not None else len(raw)].strip()
+        found = _ID.search(text)
+        if found is None:
+            return None
+        sections.append((found.group(1).rstrip(".:"), _LABEL.sub("", text, count=1).strip()))
+    return sections
+
+
 def tool_docs(raw: str) -> list[_Doc]:
     """The documents in one tool result: a JSON list of documents (or an object holding one
     under ``documents``/``results``/``passages``/``chunks``/``hits``), numbered text blocks
@@ -92,4 +115,6 @@ def tool_docs(raw: str) -> list[_Doc]:
             return docs
     if isinstance(raw, str) and (blocks := numbered_blocks(raw)) is not None:
         return [_Doc(doc_id, text) for doc_id, text in blocks]
+    if isinstance(raw, str) and (sections := markdown_sections(raw)) is not None:
+        return [_Doc(doc_id, text) for doc_id, text in sections]
     return [_Doc(None, raw)] if raw.strip() and raw.strip() != "[]" else []
