@@ -14,9 +14,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Final, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from monitor.evidence import NO_EVIDENCE, Evidence, NotApplicable
 from monitor.lines import CheckLine, DeadLetterLine, EvaluationLine, FollowupLine, ShadowLine
@@ -30,6 +39,64 @@ class ConfigSection(BaseModel):
     component's section lives next to the component; ``monitor.config`` composes them."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KafkaConnection(ConfigSection):
+    """How to reach the Kafka cluster; shared by the source and the Kafka sinks."""
+
+    bootstrap_servers: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1:9092"], min_length=1, description="host:port list."
+    )
+    client_id: str = "ragmon"
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"] | None = None
+    sasl_username: str | None = None
+    sasl_password: SecretStr | None = Field(default=None, description="Prefer the env var.")
+    ssl_cafile: Path | None = None
+    ssl_certfile: Path | None = None
+    ssl_keyfile: Path | None = None
+    ssl_password: SecretStr | None = None
+    bootstrap_timeout_seconds: float = Field(
+        default=30.0, gt=0, le=600, description="Startup fails if the cluster is not reached."
+    )
+    request_timeout_ms: int = Field(default=30_000, ge=1000)
+
+    @model_validator(mode="after")
+    def _sasl_complete(self) -> KafkaConnection:
+        sasl = self.security_protocol.startswith("SASL")
+        if sasl and self.sasl_mechanism is None:
+            raise ValueError(f"security_protocol {self.security_protocol} needs sasl_mechanism")
+        if not sasl and self.sasl_mechanism is not None:
+            raise ValueError("sasl_mechanism is set but security_protocol is not SASL_*")
+        if self.sasl_mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512") and (
+            self.sasl_username is None or self.sasl_password is None
+        ):
+            raise ValueError(
+                f"sasl_mechanism {self.sasl_mechanism} needs sasl_username and sasl_password"
+            )
+        return self
+
+    def client_kwargs(self) -> dict[str, Any]:
+        """kafka-python keyword arguments for the connection and security settings (the
+        source's consumer and the sinks' producers use the same)."""
+        kw: dict[str, Any] = {
+            "bootstrap_servers": list(self.bootstrap_servers),
+            "client_id": self.client_id,
+            "security_protocol": self.security_protocol,
+        }
+        if self.sasl_mechanism is not None:
+            kw["sasl_mechanism"] = self.sasl_mechanism
+        if self.sasl_username is not None:
+            kw["sasl_plain_username"] = self.sasl_username
+        if self.sasl_password is not None:
+            kw["sasl_plain_password"] = self.sasl_password.get_secret_value()
+        for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+            value = getattr(self, name)
+            if value is not None:
+                kw[name] = str(value)
+        if self.ssl_password is not None:
+            kw["ssl_password"] = self.ssl_password.get_secret_value()
+        return kw
 
 
 def revealed(secret: SecretStr | None) -> str | None:

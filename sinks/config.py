@@ -1,5 +1,8 @@
-"""Configuration of the sinks: ``metrics`` (the Prometheus endpoint and its labels),
-``output`` (evaluation and dead-letter files and topic) and ``otel`` (evaluation events).
+"""Configuration sections the sinks read: ``metrics`` (the Prometheus endpoint and its
+labels), ``output`` (evaluation and dead-letter files and topic) and ``otel`` (evaluation
+events). Each sink is built from its own configuration object (``JsonlOutput``,
+``DeadLetterTopic``, ``GoldenOutput``, ``ProbeScoring``, or one of these sections), which the
+component table reads from the settings.
 """
 
 from __future__ import annotations

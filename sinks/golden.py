@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from monitor.golden.config import GoldenConfig
 from monitor.golden.rows import (
     DEFAULT_REASONS,
     build_followup_row,
@@ -18,14 +20,23 @@ from monitor.golden.rows import (
 )
 from monitor.golden.stored import PREFIX, load_rows
 from monitor.lines import GoldenRow
-from monitor.model import DeadLetter, Evaluation, Followup
-from monitor.pii import Redactor, redactor_for
+from monitor.model import DeadLetter, Evaluation, Followup, KafkaConnection
+from monitor.pii import Redactor
 from sinks import Closable
 from sinks.segments import SegmentWriter
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
     from monitor.telemetry import Metrics
+
+
+@dataclass(frozen=True)
+class GoldenOutput:
+    """The golden-row sink's configuration: ``golden`` (``dir`` and/or ``topic``, one at
+    least), the ``kafka`` connection for the topic, and the rows' redactor."""
+
+    golden: GoldenConfig
+    connection: KafkaConnection
+    redactor: Redactor | None
 
 
 class RowWriter(Protocol):
@@ -59,20 +70,15 @@ class GoldenRowSink(Closable):
     name = "golden_rows"
 
     @classmethod
-    def from_config(
-        cls, settings: Settings, metrics: Metrics | None = None
-    ) -> GoldenRowSink | None:
-        """``golden``: rows to segments in ``golden.dir`` and/or to ``golden.topic``; None
-        (off) when neither is set."""
-        golden = settings.golden
-        if golden.dir is None and golden.topic is None:
-            return None
+    def from_config(cls, config: GoldenOutput, metrics: Metrics | None = None) -> GoldenRowSink:
+        """Rows to segments in ``golden.dir`` and/or to ``golden.topic``."""
+        golden = config.golden
         from sinks.kafka_sink import KafkaRowWriter  # the Kafka client, only when used
 
-        topic = [KafkaRowWriter(golden.topic, settings.kafka)] if golden.topic else []
+        topic = [KafkaRowWriter(golden.topic, config.connection)] if golden.topic else []
         return cls(
             golden.dir,
-            redactor_for(settings, "rows"),
+            config.redactor,
             tuple(golden.reasons),
             max_rows=golden.max_rows,
             max_examples=golden.max_examples,

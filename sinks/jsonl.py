@@ -5,17 +5,28 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from monitor.lines import EvaluationLine, map_strings
 from monitor.model import DeadLetter, Evaluation, Followup
-from monitor.pii import Redactor, redactor_for
+from monitor.pii import Redactor
 from sinks import Closable
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
     from monitor.telemetry import Metrics
+
+
+@dataclass(frozen=True)
+class JsonlOutput:
+    """The JSONL sink's configuration: ``output.evaluations_jsonl`` and
+    ``dead_letters_jsonl`` (one at least), and the redactor of what is written (None: as it
+    is)."""
+
+    evaluations: Path | None
+    dead_letters: Path | None
+    redactor: Redactor | None = None
 
 
 class JsonlSink(Closable):
@@ -30,14 +41,9 @@ class JsonlSink(Closable):
     name = "jsonl"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> JsonlSink | None:
-        """``output.evaluations_jsonl`` / ``dead_letters_jsonl``, PII redacted unless
-        ``output.redact_pii`` is off; None (off) when neither is set."""
-        out = settings.output
-        if out.evaluations_jsonl is None and out.dead_letters_jsonl is None:
-            return None
-        return cls(out.evaluations_jsonl, out.dead_letters_jsonl,
-                   redactor=redactor_for(settings, "lines"))  # fmt: skip
+    def from_config(cls, config: JsonlOutput, metrics: Metrics | None = None) -> JsonlSink:
+        """The files of ``config``, written through its redactor."""
+        return cls(config.evaluations, config.dead_letters, redactor=config.redactor)
 
     def __init__(
         self,

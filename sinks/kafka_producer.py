@@ -10,9 +10,9 @@ from kafka import KafkaProducer
 from kafka.errors import KafkaError
 from kafka.producer.future import FutureRecordMetadata
 
-from monitor.config import KafkaConnection
 from monitor.errors import SinkError
 from monitor.log import held_logs
+from monitor.model import KafkaConnection
 
 Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
 

@@ -9,18 +9,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from monitor.config import KafkaConnection
 from monitor.lines import GoldenRow
-from monitor.model import DeadLetter, Evaluation, Followup
+from monitor.model import DeadLetter, Evaluation, Followup, KafkaConnection
 from sinks import Closable
 
 if TYPE_CHECKING:
     from kafka import KafkaProducer
 
-    from monitor.config import Settings
     from monitor.telemetry import Metrics
+
+
+@dataclass(frozen=True)
+class DeadLetterTopic:
+    """The Kafka dead-letter sink's configuration: ``output.dead_letters_topic`` on the
+    shared ``kafka`` connection."""
+
+    topic: str
+    connection: KafkaConnection
 
 
 class _OutputOptions(TypedDict, total=False):
@@ -61,11 +69,10 @@ class KafkaDeadLetterSink(_KafkaOutput, Closable):
 
     @classmethod
     def from_config(
-        cls, settings: Settings, metrics: Metrics | None = None
-    ) -> KafkaDeadLetterSink | None:
-        """``output.dead_letters_topic`` on the ``kafka`` connection; None (off) without it."""
-        topic = settings.output.dead_letters_topic
-        return None if topic is None else cls(topic, settings.kafka)
+        cls, config: DeadLetterTopic, metrics: Metrics | None = None
+    ) -> KafkaDeadLetterSink:
+        """The dead-letter topic of ``config``."""
+        return cls(config.topic, config.connection)
 
     def write(self, evaluation: Evaluation) -> None:
         """Evaluations do not go here."""

@@ -26,12 +26,12 @@ from monitor.checks import output_of
 from monitor.model import CheckResult, DeadLetter, Evaluation, Followup
 from monitor.verdict import Verdict
 from sinks import Closable
+from sinks.config import OtelConfig
 
 if TYPE_CHECKING:
     from opentelemetry.sdk._logs import LoggerProvider
     from opentelemetry.sdk._logs.export import LogRecordExporter
 
-    from monitor.config import Settings
     from monitor.telemetry import Metrics
 
 EVENT_NAME = "gen_ai.evaluation.result"
@@ -73,25 +73,29 @@ def judge_events(verdict: Verdict, version: str | None = None) -> list[dict[str,
     return out
 
 
+def _uncounted(outcome: str, n: int) -> None:
+    """Exports counted nowhere (a sink built without the daemon's metrics)."""
+
+
 class OtelEventSink(Closable):
     """``gen_ai.evaluation.result`` events next to the original traces, over OTLP/HTTP."""
 
     name = "otel_events"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics) -> OtelEventSink | None:
-        """``otel``: events to its OTLP/HTTP logs endpoint, exports counted in ``metrics``;
-        None (off) without ``otel.endpoint``."""
-        otel = settings.otel
+    def from_config(cls, config: OtelConfig, metrics: Metrics | None) -> OtelEventSink:
+        """``otel`` (its ``endpoint`` set): events to the OTLP/HTTP logs endpoint, exports
+        counted in ``metrics``."""
+        otel = config
         if otel.endpoint is None:
-            return None
+            raise ValueError("the OTel event sink needs otel.endpoint")
         return cls(
             otel.endpoint,
             headers=otel.headers,
             timeout_seconds=otel.timeout_seconds,
             service_name=otel.service_name,
             include_passed=otel.include_passed,
-            on_export=metrics.on_otel_export,
+            on_export=metrics.on_otel_export if metrics is not None else _uncounted,
         )
 
     def __init__(

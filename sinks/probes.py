@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,8 +20,17 @@ from monitor.telemetry import LabelLimiter, ProbeMetrics
 from sinks import Closable
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
     from monitor.telemetry import Metrics
+
+
+@dataclass(frozen=True)
+class ProbeScoring:
+    """The probe sink's configuration: the published golden set (``golden.set_path``) and
+    the route label's bounds (``metrics.routes``, ``metrics.max_label_values``)."""
+
+    set_path: Path
+    routes: list[str]
+    max_label_values: int
 
 
 class ProbeSink(Closable):
@@ -29,14 +39,11 @@ class ProbeSink(Closable):
     name = "probe_scores"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics) -> ProbeSink | None:
-        """Scores against ``golden.set_path``, into the daemon's registry; None (off) without
-        it."""
-        path = settings.golden.set_path
-        if path is None:
-            return None
-        m = settings.metrics
-        return cls(path, metrics.registry, LabelLimiter(m.routes, m.max_label_values))
+    def from_config(cls, config: ProbeScoring, metrics: Metrics | None) -> ProbeSink:
+        """Scores against ``config.set_path``, into the daemon's registry (a registry of its
+        own without metrics)."""
+        registry = metrics.registry if metrics is not None else CollectorRegistry()
+        return cls(config.set_path, registry, LabelLimiter(config.routes, config.max_label_values))
 
     def __init__(
         self,

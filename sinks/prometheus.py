@@ -13,7 +13,7 @@ from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
+    from sinks.config import MetricsConfig
 
 
 # a trace's segments and its checks' outcomes, each as (name, value) pairs
@@ -32,9 +32,11 @@ class PrometheusSink(Closable):
     name = "prometheus"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics) -> PrometheusSink:
+    def from_config(cls, config: MetricsConfig, metrics: Metrics | None) -> PrometheusSink:
         """The daemon's metrics, app and route labels bounded by ``metrics`` (always on)."""
-        m = settings.metrics
+        if metrics is None:
+            raise ValueError("the Prometheus sink counts into the daemon's metrics")
+        m = config
         return cls(metrics, routes=LabelLimiter(m.routes, m.max_label_values),
                    apps=LabelLimiter(m.apps, m.max_label_values))  # fmt: skip
 

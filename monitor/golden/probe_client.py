@@ -29,7 +29,9 @@ from monitor.errors import ConfigError
 from monitor.lines import GoldenItem, Tree, map_strings
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
+    from pathlib import Path
+
+    from monitor.golden.config import ProbesConfig
     from monitor.telemetry import Metrics
 
 HEADER = "X-Ragmon-Golden-Id"
@@ -137,11 +139,11 @@ class ProbeLoop:
     ``ragmon probe --every`` does."""
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics) -> ProbeLoop:
-        """``probes``, against ``golden.set_path`` (the configuration requires both)."""
+    def from_config(cls, cfg: ProbesConfig, path: Path | None, metrics: Metrics) -> ProbeLoop:
+        """``probes``, against the golden set at ``path`` (``golden.set_path``; the
+        configuration requires both)."""
         from monitor.golden.probes import load_set
 
-        cfg, path = settings.probes, settings.golden.set_path
         if cfg.endpoint is None or path is None or cfg.request_template is None:
             raise ConfigError("probes.endpoint needs golden.set_path and probes.request_template")
         try:

@@ -9,8 +9,9 @@ importing them (the Anthropic SDK alone takes about a second).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prometheus_client import CollectorRegistry
 
@@ -21,8 +22,10 @@ from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.stage import JudgeStage
+from monitor.model import ConfigSection
+from monitor.pii import redactor_for
 from monitor.pipeline import Pipeline
-from monitor.registry.components import Build, Component, configured, from_config
+from monitor.registry.components import Component, Make, configured
 from monitor.registry.judges import (
     JUDGES,
     build_judge,
@@ -33,7 +36,14 @@ from monitor.registry.judges import (
 )
 from monitor.segments import Segmenter
 from monitor.sources import Source
-from monitor.sources.config import SOURCE_SECTIONS, SourceSection
+from monitor.sources.config import (
+    DemoSourceConfig,
+    JsonlSourceConfig,
+    KafkaSourceConfig,
+    KafkaSourceSetup,
+    OtlpHttpSourceConfig,
+    SourceSection,
+)
 from monitor.telemetry import (
     FoldedCollector,
     LabelLimiter,
@@ -43,9 +53,16 @@ from monitor.telemetry import (
 )
 from monitor.version import ragmon_version
 from sinks import Sink
+from sinks.config import MetricsConfig, OtelConfig
+from sinks.golden import GoldenOutput
+from sinks.jsonl import JsonlOutput
+from sinks.kafka_sink import DeadLetterTopic
+from sinks.probes import ProbeScoring
 
 if TYPE_CHECKING:
     from monitor.golden.probe_client import ProbeLoop
+
+S = TypeVar("S", bound=SourceSection)
 
 __all__ = [
     "CHECKS",
@@ -68,7 +85,6 @@ __all__ = [
     "calibration",
     "configured",
     "evaluators",
-    "from_config",
     "judge_identity",
     "sampling_rates",
     "watch_reviews",
@@ -78,46 +94,162 @@ __all__ = [
 # (their shape: ``monitor.registry.components``; the judge table: ``monitor.registry.judges``)
 
 
-def _check(cls: CheckType) -> Component[Check]:
+@dataclass(frozen=True)
+class NoOptions:
+    """The configuration of a check that declares no options."""
+
+
+def _check(cls: CheckType) -> Component[Any, Check]:
     """A check row: on unless ``checks.enabled`` leaves it out; built with the options it
     declares, as configured in ``checks.<name>`` (checks never import the config)."""
 
-    def build(settings: Settings, metrics: Metrics | None) -> Check | None:
+    def read(settings: Settings) -> ConfigSection | NoOptions | None:
         if not settings.checks.runs(cls.name):
             return None
-        return make(cls, settings.checks.options_of(cls))
+        return settings.checks.options_of(cls) or NoOptions()
 
-    return Component(cls.name, build)
+    def build(options: ConfigSection | NoOptions, metrics: Metrics | None) -> Check:
+        return make(cls, None if isinstance(options, NoOptions) else options)
+
+    def load() -> Make[ConfigSection | NoOptions, Check]:
+        return build
+
+    return Component("check", cls.name, cls.options or NoOptions, read, load)
 
 
-def _source(section: type[SourceSection]) -> Component[Source]:
-    """A source row, from its section: on when ``source.type`` names it, built by the class
-    the section names."""
-    made: Build[Source] = from_config(section.component)
+def _source(section: type[S], load: Callable[[], Make[S, Source]]) -> Component[Any, Source]:
+    """A source row, from its section: on when ``source.type`` names it."""
 
-    def build(settings: Settings, metrics: Metrics | None) -> Source | None:
-        return made(settings, metrics) if settings.source.type == section.kind else None
+    def read(settings: Settings) -> S | None:
+        return settings.source.of(section) if settings.source.type == section.kind else None
 
-    return Component(section.kind, build)
+    return Component("source", section.kind, section, read, load)
+
+
+def _kafka_setup(settings: Settings) -> KafkaSourceSetup | None:
+    """The Kafka source's configuration: ``source.kafka``, the ``kafka`` connection, and the
+    conversations' repartition topic when the sessions stage uses one."""
+    if settings.source.type != "kafka":
+        return None
+    s = settings.sessions
+    also = (s.topic,) if s.enabled and s.topic is not None else ()
+    return KafkaSourceSetup(settings.source.of(KafkaSourceConfig), settings.kafka, also)
+
+
+# Each factory imports its component's module only when its row is built.
+def _demo() -> Make[DemoSourceConfig, Source]:
+    from monitor.sources.demo import DemoSource
+
+    return DemoSource.from_config
+
+
+def _jsonl_source() -> Make[JsonlSourceConfig, Source]:
+    from monitor.sources.files import JsonlSource
+
+    return JsonlSource.from_config
+
+
+def _kafka_source() -> Make[KafkaSourceSetup, Source]:
+    from monitor.sources.kafka import KafkaSource
+
+    return KafkaSource.from_config
+
+
+def _otlp_http() -> Make[OtlpHttpSourceConfig, Source]:
+    from monitor.sources.otlp_http import OtlpHttpSource
+
+    return OtlpHttpSource.from_config
+
+
+def _prometheus() -> Make[MetricsConfig, Sink]:
+    from sinks.prometheus import PrometheusSink
+
+    return PrometheusSink.from_config
+
+
+def _jsonl_sink() -> Make[JsonlOutput, Sink]:
+    from sinks.jsonl import JsonlSink
+
+    return JsonlSink.from_config
+
+
+def _dead_letters() -> Make[DeadLetterTopic, Sink]:
+    from sinks.kafka_sink import KafkaDeadLetterSink
+
+    return KafkaDeadLetterSink.from_config
+
+
+def _golden_rows() -> Make[GoldenOutput, Sink]:
+    from sinks.golden import GoldenRowSink
+
+    return GoldenRowSink.from_config
+
+
+def _otel_events() -> Make[OtelConfig, Sink]:
+    from sinks.otel import OtelEventSink
+
+    return OtelEventSink.from_config
+
+
+def _probe_scores() -> Make[ProbeScoring, Sink]:
+    from sinks.probes import ProbeSink
+
+    return ProbeSink.from_config
+
+
+def _jsonl_output(settings: Settings) -> JsonlOutput | None:
+    out = settings.output
+    if out.evaluations_jsonl is None and out.dead_letters_jsonl is None:
+        return None
+    return JsonlOutput(out.evaluations_jsonl, out.dead_letters_jsonl,
+                       redactor_for(settings, "lines"))  # fmt: skip
+
+
+def _dead_letter_topic(settings: Settings) -> DeadLetterTopic | None:
+    topic = settings.output.dead_letters_topic
+    return None if topic is None else DeadLetterTopic(topic, settings.kafka)
+
+
+def _golden_output(settings: Settings) -> GoldenOutput | None:
+    golden = settings.golden
+    if golden.dir is None and golden.topic is None:
+        return None
+    return GoldenOutput(golden, settings.kafka, redactor_for(settings, "rows"))
+
+
+def _metrics_config(settings: Settings) -> MetricsConfig:
+    return settings.metrics
+
+
+def _otel_config(settings: Settings) -> OtelConfig | None:
+    return settings.otel if settings.otel.endpoint is not None else None
+
+
+def _probe_scoring(settings: Settings) -> ProbeScoring | None:
+    path, m = settings.golden.set_path, settings.metrics
+    return None if path is None else ProbeScoring(path, m.routes, m.max_label_values)
 
 
 # In the order they run and report (the order of CHECK_TYPES).
-CHECKS: tuple[Component[Check], ...] = tuple(_check(cls) for cls in CHECK_TYPES)
+CHECKS: tuple[Component[Any, Check], ...] = tuple(_check(cls) for cls in CHECK_TYPES)
 
-SOURCES: tuple[Component[Source], ...] = tuple(_source(s) for s in SOURCE_SECTIONS)
+# In the order `ragmon config schema` lists them (SOURCE_SECTIONS); the first is the default.
+SOURCES: tuple[Component[Any, Source], ...] = (
+    _source(DemoSourceConfig, _demo),
+    _source(JsonlSourceConfig, _jsonl_source),
+    Component("source", "kafka", KafkaSourceSetup, _kafka_setup, _kafka_source),
+    _source(OtlpHttpSourceConfig, _otlp_http),
+)
 
-# In the order the sinks receive each evaluation; each sink's ``from_config`` says when it
-# is on (None: off).
-SINKS: tuple[Component[Sink], ...] = tuple(
-    Component(name, from_config(target), writes_outside=outside)
-    for name, target, outside in (
-        ("prometheus", "sinks.prometheus:PrometheusSink", False),  # the injected registry
-        ("jsonl", "sinks.jsonl:JsonlSink", True),
-        ("kafka_dead_letters", "sinks.kafka_sink:KafkaDeadLetterSink", True),
-        ("golden_rows", "sinks.golden:GoldenRowSink", True),
-        ("otel_events", "sinks.otel:OtelEventSink", True),
-        ("probe_scores", "sinks.probes:ProbeSink", True),
-    )
+# In the order the sinks receive each evaluation.
+SINKS: tuple[Component[Any, Sink], ...] = (
+    # the daemon's own registry: nothing outside the process
+    Component("sink", "prometheus", MetricsConfig, _metrics_config, _prometheus, False),
+    Component("sink", "jsonl", JsonlOutput, _jsonl_output, _jsonl_sink),
+    Component("sink", "kafka_dead_letters", DeadLetterTopic, _dead_letter_topic, _dead_letters),
+    Component("sink", "golden_rows", GoldenOutput, _golden_output, _golden_rows),
+    Component("sink", "otel_events", OtelConfig, _otel_config, _otel_events),
+    Component("sink", "probe_scores", ProbeScoring, _probe_scoring, _probe_scores),
 )
 
 
@@ -216,7 +348,7 @@ def build_probe_loop(settings: Settings, metrics: Metrics) -> ProbeLoop | None:
         return None
     from monitor.golden.probe_client import ProbeLoop
 
-    return ProbeLoop.from_config(settings, metrics)
+    return ProbeLoop.from_config(settings.probes, settings.golden.set_path, metrics)
 
 
 def watch_reviews(settings: Settings, metrics: Metrics) -> None:

@@ -24,7 +24,7 @@ from monitor.judge.sampler import Budget, HashSampler, SamplingRules, planned_ra
 from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge, ShadowJudge
 from monitor.model import RagTrace
 from monitor.pii import redactor_for
-from monitor.registry.components import Component, configured
+from monitor.registry.components import Component, Make, configured
 from monitor.telemetry import Metrics
 
 # Output tokens reserved for one verdict before the call (a verdict with a handful of claims
@@ -42,38 +42,50 @@ class JudgeSpec:
     remote: bool = True
 
 
-def _anthropic(settings: Settings, metrics: Metrics | None) -> JudgeSpec:
-    """No API key anywhere is a ``ConfigError`` at start-up, rather than one failed call per
-    sampled trace; said before the SDK is imported (over half a second)."""
-    if settings.judge.anthropic.api_key is None:  # ANTHROPIC_API_KEY arrives through the config
-        raise ConfigError(
-            "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
-            "(or set judge.anthropic.api_key), or use the heuristic judge"
-        )
+def _anthropic() -> Make[JudgeConfig, JudgeSpec]:
     from monitor.judge.anthropic_judge import AnthropicJudge
 
-    return JudgeSpec(AnthropicJudge, AnthropicJudge.arguments(settings.judge))
+    def spec(cfg: JudgeConfig, metrics: Metrics | None) -> JudgeSpec:
+        return JudgeSpec(AnthropicJudge, AnthropicJudge.arguments(cfg))
+
+    return spec
 
 
-def _openai(settings: Settings, metrics: Metrics | None) -> JudgeSpec:
+def _openai() -> Make[JudgeConfig, JudgeSpec]:
     from monitor.judge.openai_judge import OpenAIJudge
 
-    return JudgeSpec(OpenAIJudge, OpenAIJudge.arguments(settings.judge))
+    def spec(cfg: JudgeConfig, metrics: Metrics | None) -> JudgeSpec:
+        return JudgeSpec(OpenAIJudge, OpenAIJudge.arguments(cfg))
+
+    return spec
 
 
-def _judge(
-    name: str, build: Callable[[Settings, Metrics | None], JudgeSpec]
-) -> Component[JudgeSpec]:
-    def chosen(settings: Settings, metrics: Metrics | None) -> JudgeSpec | None:
-        return build(settings, metrics) if settings.judge.backend == name else None
-
-    return Component(name, chosen)
+def _heuristic() -> Make[JudgeConfig, JudgeSpec]:
+    return lambda cfg, metrics: JudgeSpec(HeuristicJudge, {}, remote=False)
 
 
-JUDGES: tuple[Component[JudgeSpec], ...] = (
-    _judge("heuristic", lambda s, m: JudgeSpec(HeuristicJudge, {}, remote=False)),
-    _judge("anthropic", _anthropic),
-    _judge("openai", _openai),
+def _chosen(name: str) -> Callable[[Settings], JudgeConfig | None]:
+    """A judge row's rule: on when ``judge.backend`` names it. No API key anywhere is a
+    ``ConfigError`` at start-up, rather than one failed call per sampled trace; said before
+    the SDK is imported (over half a second)."""
+
+    def read(settings: Settings) -> JudgeConfig | None:
+        cfg = settings.judge
+        if cfg.backend != name:
+            return None
+        if name == "anthropic" and cfg.anthropic.api_key is None:  # ANTHROPIC_API_KEY arrives
+            raise ConfigError(  # through the config
+                "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
+                "(or set judge.anthropic.api_key), or use the heuristic judge"
+            )
+        return cfg
+
+    return read
+
+
+JUDGES: tuple[Component[JudgeConfig, JudgeSpec], ...] = tuple(
+    Component("judge", name, JudgeConfig, _chosen(name), load)
+    for name, load in (("heuristic", _heuristic), ("anthropic", _anthropic), ("openai", _openai))
 )
 
 

@@ -1,16 +1,17 @@
 """Configuration of the sources: one section per source (``source.demo``, ``source.jsonl``,
 ``source.kafka``, ``source.otlp_http``), each a ``SourceSection`` that says which source it
-configures (``kind``), which class builds it (``component``), what its records are
+configures (``kind``), what its records are
 (``record_format``), whether they are read again after a restart (``rereads``) and which
 rules hold when it is the chosen source (``check_chosen``). ``SOURCE_SECTIONS`` is the one
 list: ``source.type``, the ``source`` section and the registry's source table are derived
 from it, so a new source is its module, its section here and its row in that tuple. (The
-Kafka connection, shared with the Kafka sinks, is the top-level ``kafka`` section in
-``monitor.config``.)
+Kafka connection, shared with the Kafka sinks, is the top-level ``kafka`` section:
+``monitor.model.KafkaConnection``.)
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -18,6 +19,7 @@ from pydantic import Field, SecretStr, model_validator
 
 from monitor.exposure import is_loopback
 from monitor.model import ConfigSection as _Section
+from monitor.model import KafkaConnection
 
 RecordFormat = Literal["native", "otlp_proto", "otlp_json"]
 
@@ -27,7 +29,6 @@ class SourceSection(_Section):
     how often it commits what is finished (the same settings for every source)."""
 
     kind: ClassVar[str]  # the source's name: its source.type and its section's key
-    component: ClassVar[str]  # "module:Class" whose from_config builds it
     rereads: ClassVar[bool] = False  # a record is read again, with its time, after a restart
 
     max_poll_records: int = Field(
@@ -50,7 +51,6 @@ class DemoSourceConfig(SourceSection):
     """The built-in synthetic traffic (the embedded default source)."""
 
     kind = "demo"
-    component = "monitor.sources.demo:DemoSource"
 
     rate_per_second: float = Field(
         default=50.0, gt=0, le=100_000, description="Traces generated per second."
@@ -66,7 +66,6 @@ class JsonlSourceConfig(SourceSection):
     exits (0) at their end, its metrics with it; a growing file is not followed."""
 
     kind = "jsonl"
-    component = "monitor.sources.files:JsonlSource"
 
     paths: list[Path] = Field(
         default_factory=list,
@@ -79,7 +78,6 @@ class KafkaSourceConfig(SourceSection):
     """Consumer-group settings. Connection and security live in the top-level ``kafka``."""
 
     kind = "kafka"
-    component = "monitor.sources.kafka:KafkaSource"
     rereads = True
 
     topics: list[str] = Field(
@@ -120,7 +118,6 @@ class OtlpHttpSourceConfig(SourceSection):
     memory until evaluated: use Kafka where a crash must not lose any."""
 
     kind = "otlp_http"
-    component = "monitor.sources.otlp_http:OtlpHttpSource"
 
     host: str = Field(
         default="127.0.0.1",
@@ -191,6 +188,16 @@ class OtlpHttpSourceConfig(SourceSection):
                 "RAGMON_SOURCE__OTLP_HTTP__BEARER_TOKEN, bind to 127.0.0.1, or set "
                 "source.otlp_http.allow_unauthenticated when something in front authenticates"
             )
+
+
+@dataclass(frozen=True)
+class KafkaSourceSetup:
+    """The Kafka source's configuration: its section, the shared ``kafka`` connection, and
+    the topics the group reads besides its own (the conversations' repartition topic)."""
+
+    section: KafkaSourceConfig
+    connection: KafkaConnection
+    also: tuple[str, ...] = ()
 
 
 # The sources, in the order `ragmon config schema` lists them; the first is the default.

@@ -22,7 +22,7 @@ from monitor.lines import PassageRecord, RetrievedRecord, TraceRecord
 from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
+    from monitor.sources.config import DemoSourceConfig  # pydantic: not for `--help`
     from monitor.telemetry import Metrics
 
 FAILURE_MODE = "ragmon.demo.failure_mode"  # the attribute naming a demo trace's failure mode
@@ -271,11 +271,9 @@ class DemoSource(SourceDefaults):
     name = "demo"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> DemoSource:
+    def from_config(cls, config: DemoSourceConfig, metrics: Metrics | None = None) -> DemoSource:
         """``source.demo``: the generator's seed, rate and limit."""
-        from monitor.sources.config import DemoSourceConfig  # pydantic: not for `--help`
-
-        cfg = settings.source.of(DemoSourceConfig)
+        cfg = config
         seed = cfg.seed
         return cls(lambda i: generate_bytes(i, seed), cfg.rate_per_second, limit=cfg.limit)
 

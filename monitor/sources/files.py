@@ -21,7 +21,7 @@ from monitor.sources.framing import stream_messages
 from monitor.sources.inputs import STDIN, Input
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
+    from monitor.sources.config import JsonlSourceConfig  # pydantic: not for `--help`
     from monitor.telemetry import Metrics
 
 
@@ -154,11 +154,9 @@ class JsonlSource(_InputSource):
     name = "jsonl"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> JsonlSource:
+    def from_config(cls, config: JsonlSourceConfig, metrics: Metrics | None = None) -> JsonlSource:
         """``source.jsonl``: the files, in order."""
-        from monitor.sources.config import JsonlSourceConfig  # pydantic: not for `--help`
-
-        return cls(settings.source.of(JsonlSourceConfig).paths)
+        return cls(config.paths)
 
     def _read(self, inp: Input) -> Iterator[SourceRecord]:
         for lineno, line in enumerate(inp.stream, start=1):

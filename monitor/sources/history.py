@@ -22,7 +22,7 @@ from monitor.log import held_logs
 from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
-    from monitor.config import KafkaConnection
+    from monitor.model import KafkaConnection
 
 
 class KafkaWindow(SourceDefaults):

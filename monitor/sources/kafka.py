@@ -19,9 +19,9 @@ import structlog
 from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, TopicPartition
 from kafka.errors import KafkaError, OffsetMetadataTooLargeError
 
-from monitor.config import KafkaConnection
 from monitor.errors import SourceError
 from monitor.log import held_logs
+from monitor.model import KafkaConnection
 from monitor.sources import (
     Partition,
     ReadProgress,
@@ -30,10 +30,9 @@ from monitor.sources import (
     SourcePosition,
     SourceRecord,
 )
-from monitor.sources.config import KafkaSourceConfig
+from monitor.sources.config import KafkaSourceConfig, KafkaSourceSetup
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
     from monitor.telemetry import Metrics
 
 
@@ -140,13 +139,10 @@ class KafkaSource:
     name = "kafka"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> KafkaSource:
-        """``source.kafka`` and the ``kafka`` connection; ``metrics`` hears commits and lag.
-        With ``sessions.topic``, the group reads the conversations' repartition topic too."""
-        s = settings.sessions
-        also = (s.topic,) if s.enabled and s.topic is not None else ()
-        return cls(settings.source.of(KafkaSourceConfig), settings.kafka, observer=metrics,
-                   also=also)  # fmt: skip
+    def from_config(cls, config: KafkaSourceSetup, metrics: Metrics | None = None) -> KafkaSource:
+        """``source.kafka`` on the ``kafka`` connection, and the topics the group reads
+        besides (the conversations' repartition topic); ``metrics`` hears commits and lag."""
+        return cls(config.section, config.connection, observer=metrics, also=config.also)
 
     def __init__(
         self,

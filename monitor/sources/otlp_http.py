@@ -53,7 +53,6 @@ from monitor.sources.config import OtlpHttpSourceConfig
 from monitor.sources.http_intake import BoundedServer, DeadlineReader, TooLarge, gunzip
 
 if TYPE_CHECKING:
-    from monitor.config import Settings
     from monitor.telemetry import Metrics
 
 PATH = "/v1/traces"
@@ -67,10 +66,12 @@ class OtlpHttpSource(SourceDefaults):
     name = "otlp_http"
 
     @classmethod
-    def from_config(cls, settings: Settings, metrics: Metrics | None = None) -> OtlpHttpSource:
+    def from_config(
+        cls, config: OtlpHttpSourceConfig, metrics: Metrics | None = None
+    ) -> OtlpHttpSource:
         """``source.otlp_http`` (the configuration refused an exposed bind without a token
         unless allow_unauthenticated, which is said here at start-up)."""
-        h = settings.source.of(OtlpHttpSourceConfig)
+        h = config
         if h.bearer_token is None and not is_loopback(h.host):
             structlog.get_logger("ragmon.otlp_http").warning(
                 "otlp_http_unauthenticated", host=h.host,

@@ -9,9 +9,8 @@ import time
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 
-from monitor.config import KafkaConnection
 from monitor.errors import SinkClosed
-from monitor.model import DeadLetter
+from monitor.model import DeadLetter, KafkaConnection
 from monitor.sources import Partition, SourceRecord
 from monitor.sources import kafka as kafka_mod
 from monitor.sources.config import KafkaSourceConfig

@@ -1,5 +1,5 @@
 """No silent omission: every check, source and sink the component packages define has its
-row in the component tables (``CHECK_TYPES``, ``SOURCE_SECTIONS``, ``registry.SINKS``), or is
+row in the component tables (``CHECK_TYPES``, ``registry.SOURCES``, ``registry.SINKS``), or is
 named below as a part that commands and tests build themselves, with the reason. Before,
 a check left out of ``CHECK_TYPES`` or a sink left out of its row passed every test and
 silently never ran."""
@@ -12,12 +12,12 @@ import pkgutil
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
 from monitor import registry
 from monitor.checks import CHECK_TYPES
-from monitor.sources.config import SOURCE_SECTIONS
 
 # Built by a command or a test, never by the daemon from its config: no row, on purpose.
 COMMAND_SOURCES = {
@@ -81,23 +81,24 @@ def missing_checks(modules: list[ModuleType]) -> list[str]:
     return [path for path, cls in _defined(modules) if is_check(cls) and cls not in rows]
 
 
-def missing_sources(modules: list[ModuleType]) -> list[str]:
-    rows = {s.component for s in SOURCE_SECTIONS} | set(COMMAND_SOURCES)
-    return [path for path, cls in _defined(modules) if is_source(cls) and path not in rows]
-
-
-def _sink_rows() -> set[str]:
-    """The ``module:Class`` each SINKS row builds (read from its factory's closure)."""
+def built_by(rows: tuple[registry.Component[Any, Any], ...]) -> set[str]:
+    """The ``module:Class`` each row builds: the class whose ``from_config`` its factory is
+    (the row's own ``load``, which imports the component's module)."""
     out = set()
-    for row in registry.SINKS:
-        target = inspect.getclosurevars(row.build).nonlocals.get("target")
-        assert isinstance(target, str), row.name
-        out.add(target)
+    for row in rows:
+        cls = getattr(row.load(), "__self__", None)
+        assert inspect.isclass(cls), f"{row.name}: its factory is not a class's from_config"
+        out.add(f"{cls.__module__}:{cls.__name__}")
     return out
 
 
+def missing_sources(modules: list[ModuleType]) -> list[str]:
+    rows = built_by(registry.SOURCES) | set(COMMAND_SOURCES)
+    return [path for path, cls in _defined(modules) if is_source(cls) and path not in rows]
+
+
 def missing_sinks(modules: list[ModuleType]) -> list[str]:
-    rows = _sink_rows() | set(COMMAND_SINKS)
+    rows = built_by(registry.SINKS) | set(COMMAND_SINKS)
     return [path for path, cls in _defined(modules) if is_sink(cls) and path not in rows]
 
 

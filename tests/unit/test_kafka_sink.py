@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from monitor.checks import CheckSuite
-from monitor.config import KafkaConnection
 from monitor.errors import SinkFailure
 from monitor.ingest.native import NativeDecoder
+from monitor.model import KafkaConnection
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, demo
 from sinks.golden import GoldenRowSink
