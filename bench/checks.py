@@ -34,9 +34,9 @@ from bench.corpus import add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.checks import CheckSuite, PassageMemo, TraceView, UnsupportedNumbers, native
 from monitor.config import Settings
-from monitor.heap import freeze_startup_heap
+from monitor.core.heap import freeze_startup_heap
+from monitor.core.model import RagTrace
 from monitor.ingest.native import NativeDecoder
-from monitor.model import RagTrace
 from monitor.sources import SourcePosition, SourceRecord
 
 _NAIVE = re.compile(r"\d+(?:[.,]\d+)*")

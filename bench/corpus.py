@@ -19,7 +19,7 @@ import json
 import random
 from dataclasses import dataclass
 
-from monitor.model import RagTrace
+from monitor.core.model import RagTrace
 from monitor.sources import demo
 
 _SUBJECTS = (

@@ -38,7 +38,9 @@ from prometheus_client import CollectorRegistry
 
 from bench.corpus import bench_records, bench_traces
 from monitor.checks import CheckSuite
-from monitor.heap import freeze_startup_heap
+from monitor.core.heap import freeze_startup_heap
+from monitor.core.log import configure as configure_logging
+from monitor.core.model import Evaluation
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.anthropic_batches import AnthropicBatches
 from monitor.judge.anthropic_judge import AnthropicJudge
@@ -49,8 +51,6 @@ from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import RUBRIC, user_prompt
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.judge.stage import JudgeStage
-from monitor.log import configure as configure_logging
-from monitor.model import Evaluation
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource
 from monitor.telemetry import Metrics

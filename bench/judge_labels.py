@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.summaries import Summary, frank, xsum_spans
+from monitor.core.model import RagTrace
 from monitor.judge.heuristic import HeuristicJudge
-from monitor.model import RagTrace
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 

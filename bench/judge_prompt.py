@@ -20,9 +20,9 @@ from types import ModuleType
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import bench_records
+from monitor.core.model import RagTrace
 from monitor.judge import rubric
 from monitor.judge.tokens import for_model
-from monitor.model import RagTrace
 
 
 def _module(path: Path) -> ModuleType:

@@ -51,11 +51,11 @@ from bench.corpus import Reuse, add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.checks import CheckSuite
 from monitor.config import Settings
-from monitor.heap import freeze_startup_heap
+from monitor.core.heap import freeze_startup_heap
+from monitor.core.log import configure as configure_logging
+from monitor.core.model import KafkaConnection
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.native import NativeDecoder
-from monitor.log import configure as configure_logging
-from monitor.model import KafkaConnection
 from monitor.pipeline import Pipeline
 from monitor.sources.config import KafkaSourceConfig
 from monitor.sources.kafka import KafkaSource

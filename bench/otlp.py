@@ -34,8 +34,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from bench.checks import pin_one_core, rate
 from bench.corpus import bench_traces
+from monitor.core.model import RagTrace
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
-from monitor.model import RagTrace
 from monitor.sources import SourcePosition, SourceRecord
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from monitor.pii import KINDS, Redactor
+from monitor.core.pii import KINDS, Redactor
 from monitor.sources import demo
 from tests.pii_corpus import CORPUS
 from tests.unit.test_pii import score

@@ -38,9 +38,9 @@ from bench.checks import Memos, build_line, pin_one_core, rate, rates
 from bench.corpus import add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.config import Settings
-from monitor.heap import freeze_startup_heap
+from monitor.core.heap import freeze_startup_heap
+from monitor.core.model import RagTrace
 from monitor.ingest.native import NativeDecoder
-from monitor.model import RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, SourcePosition, SourceRecord
 

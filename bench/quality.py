@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.conflicts import PassageSet, conflict_nq, naive_conflict
 from bench.summaries import Summary, frank, xsum_spans
 from monitor.checks import Citation, ContextConflict, Refusal, TraceView, UnsupportedNumbers
-from monitor.model import RagTrace
+from monitor.core.model import RagTrace
 from tests.quality import Case, load_cases
 
 _NAIVE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

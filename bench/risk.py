@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from monitor.checks import CheckSuite
 from monitor.checks.risk import risk
-from monitor.model import RagTrace
+from monitor.core.model import RagTrace
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from monitor.model import Turn
+from monitor.core.model import Turn
 from monitor.sessions.join import Sessions
 
 PART = ("ragmon_turns", 0)

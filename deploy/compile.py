@@ -90,7 +90,7 @@ def _mypyc() -> None:
 # a change to any of them also sends the checks back to the interpreted build.
 DEPENDS = (
     "__init__.py", "numbers/__init__.py", "evidence.py", "options.py", "kernels.py",
-    "../model.py", "../lines.py",
+    "../core/model.py", "../core/lines.py",
 )  # fmt: skip
 
 

@@ -34,13 +34,13 @@ from pydantic_settings import (
 )
 
 from monitor.checks.config import ChecksConfig
-from monitor.errors import ConfigError
+from monitor.core.errors import ConfigError
+from monitor.core.lines import Tree, map_strings
+from monitor.core.model import ConfigSection as _Section
+from monitor.core.model import KafkaConnection, revealed
 from monitor.golden.config import GoldenConfig, ProbesConfig
 from monitor.ingest.config import AssemblyConfig, SessionsConfig
 from monitor.judge.config import JudgeConfig
-from monitor.lines import Tree, map_strings
-from monitor.model import ConfigSection as _Section
-from monitor.model import KafkaConnection, revealed
 from monitor.segments.config import SegmentsConfig
 from monitor.shadow import ShadowConfig
 from monitor.sources.config import SOURCE_SECTIONS, KafkaSourceConfig, SourceSection

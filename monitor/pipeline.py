@@ -22,10 +22,10 @@ from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
 from monitor.checks.risk import risk
 from monitor.checks.shadow import ShadowSuite
-from monitor.errors import SinkError, SinkFailure, SourceError, StartupError, describe
+from monitor.core.errors import SinkError, SinkFailure, SourceError, StartupError, describe
+from monitor.core.model import DeadLetter, Evaluation, Followup, RagTrace
 from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
-from monitor.model import DeadLetter, Evaluation, Followup, RagTrace
 from monitor.segments import Segmenter, SegmentsConfig
 from monitor.sources import (
     Partition,

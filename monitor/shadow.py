@@ -8,8 +8,8 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from monitor.checks.config import ChecksConfig
+from monitor.core.model import ConfigSection as _Section
 from monitor.judge.config import JudgeConfig
-from monitor.model import ConfigSection as _Section
 
 _SHADOW_JUDGE_IGNORES = frozenset({
     "sampling", "batch", "jury", "calibration_file", "cache_entries", "cache_file",

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from monitor.errors import SinkClosed
-from monitor.model import DeadLetter, Evaluation, Followup
+from monitor.core.errors import SinkClosed
+from monitor.core.model import DeadLetter, Evaluation, Followup
 
 
 class Sink(Protocol):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from monitor.model import ConfigSection as _Section
+from monitor.core.model import ConfigSection as _Section
 
 
 class MetricsConfig(_Section):

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from monitor.core.lines import GoldenRow
+from monitor.core.model import DeadLetter, Evaluation, Followup, KafkaConnection
+from monitor.core.pii import Redactor
 from monitor.golden.config import GoldenConfig
 from monitor.golden.rows import (
     DEFAULT_REASONS,
@@ -19,9 +22,6 @@ from monitor.golden.rows import (
     row_id,
 )
 from monitor.golden.stored import PREFIX, load_rows
-from monitor.lines import GoldenRow
-from monitor.model import DeadLetter, Evaluation, Followup, KafkaConnection
-from monitor.pii import Redactor
 from sinks import Closable
 from sinks.segments import SegmentWriter
 

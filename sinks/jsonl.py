@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from monitor.lines import EvaluationLine, map_strings
-from monitor.model import DeadLetter, Evaluation, Followup
-from monitor.pii import Redactor
+from monitor.core.lines import EvaluationLine, map_strings
+from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.pii import Redactor
 from sinks import Closable
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from kafka import KafkaProducer
 from kafka.errors import KafkaError
 from kafka.producer.future import FutureRecordMetadata
 
-from monitor.errors import SinkError
-from monitor.log import held_logs
-from monitor.model import KafkaConnection
+from monitor.core.errors import SinkError
+from monitor.core.log import held_logs
+from monitor.core.model import KafkaConnection
 
 Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
 

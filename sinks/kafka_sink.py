@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from monitor.lines import GoldenRow
-from monitor.model import DeadLetter, Evaluation, Followup, KafkaConnection
+from monitor.core.lines import GoldenRow
+from monitor.core.model import DeadLetter, Evaluation, Followup, KafkaConnection
 from sinks import Closable
 
 if TYPE_CHECKING:

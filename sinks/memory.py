@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from monitor.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import DeadLetter, Evaluation, Followup
 from sinks import Closable
 
 

@@ -20,7 +20,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from monitor.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import DeadLetter, Evaluation, Followup
 from monitor.telemetry import LabelLimiter
 from sinks import Closable
 

@@ -23,8 +23,8 @@ from opentelemetry import trace as otel_trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from monitor.checks import output_of
-from monitor.model import CheckResult, DeadLetter, Evaluation, Followup
-from monitor.verdict import Verdict
+from monitor.core.model import CheckResult, DeadLetter, Evaluation, Followup
+from monitor.core.verdict import Verdict
 from sinks import Closable
 from sinks.config import OtelConfig
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry
 
-from monitor.errors import ConfigError
+from monitor.core.errors import ConfigError
+from monitor.core.model import DeadLetter, Evaluation, Followup
 from monitor.golden import review
 from monitor.golden.probes import LoadedSet, load_set, retrieval_scores, stage_of
-from monitor.model import DeadLetter, Evaluation, Followup
 from monitor.telemetry import LabelLimiter, ProbeMetrics
 from sinks import Closable
 

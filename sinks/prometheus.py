@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import Histogram
 
 from monitor.checks.shadow import check_pairs, verdict_pair
-from monitor.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import DeadLetter, Evaluation, Followup
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
 

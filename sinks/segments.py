@@ -16,8 +16,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from monitor.core.lines import GoldenRow
 from monitor.golden.stored import TMP_PREFIX  # the one reader of segments: the golden wing
-from monitor.lines import GoldenRow
 
 
 class SegmentWriter:

@@ -7,8 +7,8 @@ from typing import Any
 
 from monitor.checks import output_of
 from monitor.checks.shadow import check_pairs, verdict_pair
-from monitor.model import DeadLetter, Evaluation, Followup
-from monitor.stats import PairedFlags, wilson
+from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.stats import PairedFlags, wilson
 from sinks import Closable
 
 

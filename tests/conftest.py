@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from monitor.checks import TraceView
-from monitor.model import RagTrace
+from monitor.core.model import RagTrace
 
 _ids = itertools.count(1)
 

@@ -20,8 +20,8 @@ from monitor.checks.memo import PassageMemo
 from monitor.checks.refusal import Refusal
 from monitor.checks.unsupported import UnsupportedNumbers
 from monitor.checks.view import TraceView
-from monitor.evidence import CheckMeasure, CheckOutput, Evidence, NotApplicable
-from monitor.model import CheckResult, ConfigSection, RagTrace
+from monitor.core.evidence import CheckMeasure, CheckOutput, Evidence, NotApplicable
+from monitor.core.model import CheckResult, ConfigSection, RagTrace
 
 __all__ = [
     "CHECK_NAMES",

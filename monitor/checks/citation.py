@@ -33,8 +33,8 @@ from typing import ClassVar
 from monitor.checks.citation_markers import find_citations
 from monitor.checks.evidence import INVALID_CITATIONS, CitationEvidence
 from monitor.checks.view import TraceView
-from monitor.evidence import CheckMeasure, CheckOutput
-from monitor.model import CheckResult
+from monitor.core.evidence import CheckMeasure, CheckOutput
+from monitor.core.model import CheckResult
 
 
 class Citation:

@@ -22,7 +22,7 @@ from monitor.checks.citation_lists import (
     definitions,
 )
 from monitor.checks.text import MARKER_MAX, SUPERSCRIPT_DIGITS, SUPERSCRIPTS
-from monitor.model import Passage
+from monitor.core.model import Passage
 
 _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]+`", re.DOTALL)
 _BRACKET = re.compile(rf"\[([^\[\]\n]{{1,{MARKER_MAX}}})\](?![(:])|【([^】\n]{{1,{MARKER_MAX}}})】")

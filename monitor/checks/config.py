@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, create_model, field_validator
 
 from monitor.checks import CHECK_NAMES, CHECK_TYPES, CheckType
-from monitor.model import ConfigSection as _Section
+from monitor.core.model import ConfigSection as _Section
 
 
 class _Checks(_Section):

@@ -20,8 +20,8 @@ from monitor.checks.numbers import NumberIndex, NumberLookup
 from monitor.checks.options import ContextConflictOptions, GroundingOverlapOptions
 from monitor.checks.text import CONTENT_WORD
 from monitor.checks.view import TraceView
-from monitor.evidence import CheckMeasure, CheckOutput
-from monitor.model import CheckResult
+from monitor.core.evidence import CheckMeasure, CheckOutput
+from monitor.core.model import CheckResult
 
 _STOPWORDS = frozenset(
     """

@@ -1,5 +1,5 @@
 """Each check's evidence: the typed record of what it found on one trace, as evaluation lines,
-events and the review page show it (``monitor.model.Evidence``), and the metrics a check
+events and the review page show it (``monitor.core.model.Evidence``), and the metrics a check
 exports of its own (``CheckMeasure``).
 
 In one module apart from the checks' logic: the evidence types are the checks' output
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
-from monitor.evidence import CheckMeasure, Evidence, Highlight
+from monitor.core.evidence import CheckMeasure, Evidence, Highlight
 
 INVALID_CITATIONS = CheckMeasure(
     "ragmon_invalid_citations_total", "Citation markers that name no packed passage.", "counter"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from monitor.model import ConfigSection
+from monitor.core.model import ConfigSection
 
 
 class ContextConflictOptions(ConfigSection):

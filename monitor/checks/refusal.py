@@ -15,8 +15,8 @@ from monitor.checks.cues import CueIndex
 from monitor.checks.evidence import RefusalEvidence
 from monitor.checks.refusal_cues import Language, languages
 from monitor.checks.view import TraceView
-from monitor.evidence import CheckMeasure, CheckOutput
-from monitor.model import CheckResult
+from monitor.core.evidence import CheckMeasure, CheckOutput
+from monitor.core.model import CheckResult
 
 _LANGUAGES = languages()
 # Substrings that any match of each pattern contains, found in one pass on the lower-cased

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from monitor.model import CheckResult
+from monitor.core.model import CheckResult
 
 RISK_VERSION = "risk/1"
 GROUNDING_SCALE = 0.85

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from monitor.checks import CheckSuite
 from monitor.checks.view import TraceView
-from monitor.model import Evaluation, ShadowResults
+from monitor.core.model import Evaluation, ShadowResults
 
 _SPACE = 2**64
 _SALT = b"ragmon-shadow:"  # not the judge's sample: the two choices must not correlate

@@ -19,8 +19,8 @@ from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, judge
 from monitor.checks.numbers.derived import Derivation
 from monitor.checks.view import TraceView
-from monitor.evidence import CheckMeasure, CheckOutput
-from monitor.model import CheckResult
+from monitor.core.evidence import CheckMeasure, CheckOutput
+from monitor.core.model import CheckResult
 
 _SENTENCE = re.compile(r"[^.?!\n]*(?:[.?!](?!\d)|\n|$)")
 _YES_NO = re.compile(

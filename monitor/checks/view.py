@@ -11,7 +11,7 @@ import re
 
 from monitor.checks.memo import PassageFacts, PassageMemo, lowered
 from monitor.checks.numbers import Mention, NumberLookup, answer_mentions
-from monitor.model import Passage, RagTrace
+from monitor.core.model import Passage, RagTrace
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
 _CURLY = re.compile("[’‘ʼ“”]")

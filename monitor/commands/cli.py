@@ -15,8 +15,8 @@ from typing import TextIO, cast
 
 from monitor.commands import arguments as a
 from monitor.commands import golden_arguments as g
-from monitor.errors import EXIT_OK, EXIT_USAGE, describe
-from monitor.version import ragmon_version
+from monitor.core.errors import EXIT_OK, EXIT_USAGE, describe
+from monitor.core.version import ragmon_version
 
 _DESCRIPTION = """\
 ragmon watches a live RAG assistant through its traces: model-free checks on every trace
@@ -125,7 +125,7 @@ def runner(name: str) -> Callable[[argparse.Namespace, TextIO, TextIO], int]:
 def dispatch(args: argparse.Namespace) -> int:
     """Run the parsed command. Logging goes to stderr for every command (``run`` then sets
     the configured level and format); stdout carries only the command's output."""
-    from monitor.log import configure as configure_logging
+    from monitor.core.log import configure as configure_logging
 
     configure_logging("warning", "auto")
     return runner(args.command)(args, sys.stdout, sys.stderr)

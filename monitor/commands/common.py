@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from monitor import config as config_mod
-from monitor.errors import ConfigError, describe
+from monitor.core.errors import ConfigError, describe
 from monitor.golden import review
 
 if TYPE_CHECKING:

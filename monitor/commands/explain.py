@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from monitor.commands.common import _output, _writable, is_stdout
-from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, describe
-from monitor.lines import EvaluationLine, FollowupLine, Line
+from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, describe
+from monitor.core.lines import EvaluationLine, FollowupLine, Line
 from monitor.segments.causes import Cause
 from monitor.segments.explain import (
     InputShift,

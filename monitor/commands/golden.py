@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from monitor.commands.common import _golden_set, _output, _settings, _writable
 from monitor.config import revealed
-from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, describe
+from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, describe
+from monitor.core.lines import GoldenItem, GoldenRow
+from monitor.core.model import RagTrace
 from monitor.golden import export as golden_export
 from monitor.golden import precision as golden_precision
 from monitor.golden import review
 from monitor.golden.stored import load_rows
-from monitor.lines import GoldenItem, GoldenRow
-from monitor.model import RagTrace
 
 if TYPE_CHECKING:
     from monitor.golden.compare import Pairwise
@@ -321,7 +321,7 @@ def _pairwise(args: argparse.Namespace, traces: list[RagTrace], items: dict[str,
     """The pairwise judgement with --judge (its settings from the config), or None after
     saying why not."""
     from monitor import registry
-    from monitor.errors import JudgeError, StartupError
+    from monitor.core.errors import JudgeError, StartupError
     from monitor.golden.compare import pairwise
 
     settings = _settings(args, "compare", stderr)

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from structlog.typing import FilteringBoundLogger
 
-from monitor.errors import EXIT_FAIL
+from monitor.core.errors import EXIT_FAIL
 
 
 class _Closes(Protocol):

@@ -13,15 +13,15 @@ import yaml
 from monitor import config as config_mod
 from monitor import registry
 from monitor.checks.risk import risk
-from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
+from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
+from monitor.core.model import DeadLetter, Evaluation, RagTrace
+from monitor.core.verdict import RELEVANCE, VERDICTS
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import agreement_line, calibrate, report
-from monitor.model import DeadLetter, Evaluation, RagTrace
 from monitor.sources import SourcePosition, SourceRecord, demo, framing
 from monitor.sources.inputs import HEAD_BYTES, Input, check_inputs
-from monitor.verdict import RELEVANCE, VERDICTS
 
 if TYPE_CHECKING:
     pass

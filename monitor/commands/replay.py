@@ -12,12 +12,12 @@ from prometheus_client import CollectorRegistry
 from monitor import config as config_mod
 from monitor import registry
 from monitor.commands.common import _open_output, _settings, is_stdout
-from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
-from monitor.heap import freeze_startup_heap
+from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
+from monitor.core.heap import freeze_startup_heap
+from monitor.core.pii import redactor_for
 from monitor.ingest.assembly import OtlpAssembler
 from monitor.ingest.conventions import OUTCOMES
 from monitor.ingest.conversion import by_convention
-from monitor.pii import redactor_for
 from monitor.sources import JsonlSource, OtlpFileSource, framing
 from monitor.sources.inputs import Input, check_inputs
 from sinks.golden import GoldenRowSink

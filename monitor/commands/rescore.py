@@ -12,11 +12,11 @@ from prometheus_client import CollectorRegistry
 
 from monitor import registry
 from monitor.commands.common import _settings, _writable, is_stdout
-from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
+from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
+from monitor.core.model import DeadLetter, Evaluation
+from monitor.core.pii import redactor_for
 from monitor.judge.rubric import estimate_input_tokens
 from monitor.judge.sampler import HashSampler, SamplingRules
-from monitor.model import DeadLetter, Evaluation
-from monitor.pii import redactor_for
 from monitor.registry.judges import sampling_rates
 from monitor.sources.config import KafkaSourceConfig
 from monitor.telemetry import LabelLimiter

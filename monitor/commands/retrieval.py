@@ -7,7 +7,7 @@ import json
 from typing import TextIO
 
 from monitor.commands.common import _golden_set, _writable
-from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 
 
 def cmd_eval_retrieval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

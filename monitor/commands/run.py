@@ -16,9 +16,9 @@ from monitor.checks import native
 from monitor.commands.common import _settings
 from monitor.commands.lifecycle import Part, _close_all, _install_signal_handlers, _start_watchdog
 from monitor.commands.server import MetricsServer
-from monitor.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
-from monitor.heap import freeze_startup_heap
-from monitor.log import configure as configure_logging
+from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, StartupError, describe
+from monitor.core.heap import freeze_startup_heap
+from monitor.core.log import configure as configure_logging
 from monitor.pipeline import Pipeline
 from monitor.telemetry import Metrics
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from monitor.checks import CheckSuite
+from monitor.core.lines import GoldenItem, JsonObject
+from monitor.core.model import Evaluation, RagTrace
+from monitor.core.stats import bootstrap_interval, sign_test
 from monitor.golden.probes import retrieval_scores, stage_of
-from monitor.lines import GoldenItem, JsonObject
-from monitor.model import Evaluation, RagTrace
-from monitor.stats import bootstrap_interval, sign_test
 
 if TYPE_CHECKING:
     from monitor.judge.pairwise import Ask

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
+from monitor.core.model import ConfigSection as _Section
 from monitor.golden.rows import DEFAULT_REASONS, FOLLOWUP_REASONS, JUDGE_REASONS
-from monitor.model import ConfigSection as _Section
 
 
 class GoldenConfig(_Section):

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TextIO
 
-from monitor.lines import GoldenItem, GoldenRow, JsonObject
+from monitor.core.lines import GoldenItem, GoldenRow, JsonObject
 
 FORMATS = ("ragas", "deepeval", "langfuse")
 # A row's state, one vocabulary for the review page, `golden stats` and `golden export`:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from monitor.checks import evidence_of
 from monitor.checks.evidence import ConflictEvidence
-from monitor.evidence import Evidence, Highlight
-from monitor.lines import CheckLine, GoldenRow
+from monitor.core.evidence import Evidence, Highlight
+from monitor.core.lines import CheckLine, GoldenRow
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 
+from monitor.core.stats import wilson
 from monitor.golden.review import Decision, ReviewLog, latest_of
-from monitor.stats import wilson
 from monitor.telemetry.labels import LabelLimiter
 
 

@@ -25,8 +25,8 @@ import httpx
 from opentelemetry import baggage
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 
-from monitor.errors import ConfigError
-from monitor.lines import GoldenItem, Tree, map_strings
+from monitor.core.errors import ConfigError
+from monitor.core.lines import GoldenItem, Tree, map_strings
 
 if TYPE_CHECKING:
     from pathlib import Path

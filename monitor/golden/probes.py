@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from monitor.checks import Refusal
+from monitor.core.lines import GoldenItem
+from monitor.core.model import Evaluation
 from monitor.golden import review
 from monitor.golden.retrieval import score_query
-from monitor.lines import GoldenItem
-from monitor.model import Evaluation
 
 STAGES = (
     "ok", "retrieval_miss", "packing_miss", "generation_miss", "abstained", "answered",

@@ -35,7 +35,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from monitor.lines import GoldenItem, GoldenRow, GoldPassage
+from monitor.core.lines import GoldenItem, GoldenRow, GoldPassage
 
 REVIEW_SCHEMA = "ragmon.review/v1"
 GOLDEN_SCHEMA = "ragmon.golden/v1"

@@ -16,9 +16,9 @@ import re
 from datetime import UTC, datetime
 
 from monitor.checks import Citation, ContextConflict, EmptyContext, Refusal, UnsupportedNumbers
-from monitor.lines import GoldenRow, RowFollowup, RowMeta, map_strings
-from monitor.model import Evaluation, Followup
-from monitor.pii import Redactor
+from monitor.core.lines import GoldenRow, RowFollowup, RowMeta, map_strings
+from monitor.core.model import Evaluation, Followup
+from monitor.core.pii import Redactor
 
 ROW_SCHEMA = "ragmon.golden/v1"
 RECENT_TRACES = 20  # trace ids of a row's newest occurrences it keeps

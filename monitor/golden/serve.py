@@ -9,8 +9,8 @@ from typing import TypedDict
 
 import structlog
 
-from monitor.errors import ConfigError
-from monitor.exposure import is_loopback
+from monitor.core.errors import ConfigError
+from monitor.core.exposure import is_loopback
 from monitor.golden.web import build_app
 
 TLS = tuple[Path, Path]  # certificate chain, private key (PEM)

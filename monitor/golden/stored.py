@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from monitor.lines import GoldenRow
+from monitor.core.lines import GoldenRow
 
 PREFIX = "golden"  # the segments' file names: golden-<time>-<n>.jsonl
 TMP_PREFIX = ".tmp-"  # a segment being written: never read

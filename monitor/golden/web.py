@@ -42,6 +42,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from monitor.core.lines import GoldenRow
 from monitor.golden import review
 from monitor.golden.export import status_of
 from monitor.golden.page import (
@@ -54,7 +55,6 @@ from monitor.golden.page import (
 )
 from monitor.golden.precision import PrecisionCollector
 from monitor.golden.stored import load_rows
-from monitor.lines import GoldenRow
 from monitor.telemetry import LabelLimiter
 
 HERE = Path(__file__).resolve().parent

@@ -60,7 +60,8 @@ from typing import Protocol
 
 import structlog
 
-from monitor.errors import OtlpDecodeError
+from monitor.core.errors import OtlpDecodeError
+from monitor.core.model import DeadLetter
 from monitor.ingest.conventions import (
     CONTENT_MISSING,
     MAPPING_FAILED,
@@ -74,7 +75,6 @@ from monitor.ingest.conventions import (
 from monitor.ingest.decoder import Decoded, Progress
 from monitor.ingest.native import DECODE_FAILED, dead_letter
 from monitor.ingest.otlp import Span, decode_json, decode_proto, is_own
-from monitor.model import DeadLetter
 from monitor.sources import (
     Partition,
     Position,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from monitor.model import ConfigSection as _Section
+from monitor.core.model import ConfigSection as _Section
 
 
 class AssemblyConfig(_Section):

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from monitor.core.model import DeadLetter, RagTrace
 from monitor.ingest.assembly import COMPLETE, LATE, OtlpAssembler
 from monitor.ingest.decoder import Decoded
-from monitor.model import DeadLetter, RagTrace
 from monitor.sources import SourcePosition, SourceRecord
 
 

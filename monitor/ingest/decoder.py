@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from monitor.model import DeadLetter, Followup, RagTrace
+from monitor.core.model import DeadLetter, Followup, RagTrace
 from monitor.sources import Partition, Position, ReadProgress, ReplayNote, SourceRecord
 
 

@@ -6,7 +6,7 @@ import json
 
 from pydantic import ValidationError
 
-from monitor.model import SCHEMA_ID, DeadLetter, RagTrace, first_error
+from monitor.core.model import SCHEMA_ID, DeadLetter, RagTrace, first_error
 from monitor.sources import SourceRecord
 
 # Bounded set of dead-letter reasons (a metric label).

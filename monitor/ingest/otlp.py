@@ -18,7 +18,7 @@ from typing import Any
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from monitor.errors import OtlpDecodeError
+from monitor.core.errors import OtlpDecodeError
 
 
 @dataclass(slots=True)

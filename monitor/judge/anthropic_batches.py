@@ -13,9 +13,9 @@ from typing import Any
 
 from anthropic.types.messages.batch_create_params import Request
 
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Verdict
 from monitor.judge.anthropic_judge import AnthropicJudge
-from monitor.model import RagTrace
-from monitor.verdict import Verdict
 
 
 class AnthropicBatches:

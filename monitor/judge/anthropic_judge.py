@@ -19,14 +19,14 @@ from anthropic.types import Message, ToolParam, ToolUseBlock
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 from pydantic import ValidationError
 
-from monitor.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.core.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.core.lines import JsonObject
+from monitor.core.model import Passage, RagTrace, revealed
+from monitor.core.verdict import JudgeOutput, TokenCounts, Verdict
 from monitor.judge.config import JudgeConfig
 from monitor.judge.prices import Prices
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID, TOOL, estimate_input_tokens, user_prompt
 from monitor.judge.tokens import TokenCounter, calibrated
-from monitor.lines import JsonObject
-from monitor.model import Passage, RagTrace, revealed
-from monitor.verdict import JudgeOutput, TokenCounts, Verdict
 
 _RETRIED_BY_SDK = {408, 409, 429}
 # What count_tokens is asked about once: a request of typical shape.

@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from monitor.errors import ConfigError, JudgeError
+from monitor.core.errors import ConfigError, JudgeError
+from monitor.core.model import Evaluation, RagTrace
+from monitor.core.verdict import Verdict
 from monitor.judge.outbox import BatchState, Outbox, RequestEntry, RequestLine
 from monitor.judge.stage import Judge, JudgeStage, Pending, RedactingJudge
-from monitor.model import Evaluation, RagTrace
-from monitor.verdict import Verdict
 
 # What a batch request can end as (the Anthropic names; OpenAI's map onto them).
 SUCCEEDED, ERRORED, CANCELED, EXPIRED = "succeeded", "errored", "canceled", "expired"

@@ -27,7 +27,7 @@ from typing import Any
 
 import structlog
 
-from monitor.errors import JudgeError
+from monitor.core.errors import JudgeError
 from monitor.judge.batch import BatchApi, InProcess, Outcome, Request, batch_api
 from monitor.judge.process import Factory, exit_with_parent
 

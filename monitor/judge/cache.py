@@ -10,9 +10,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import IO
 
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Verdict
 from monitor.judge.rubric import RUBRIC_ID
-from monitor.model import RagTrace
-from monitor.verdict import Verdict
 
 
 class VerdictCache:

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from monitor.stats import wilson
-from monitor.verdict import VERDICTS
+from monitor.core.stats import wilson
+from monitor.core.verdict import VERDICTS
 
 
 @dataclass

@@ -9,9 +9,9 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, SecretStr, model_validator
 
+from monitor.core.model import ConfigSection as _Section
 from monitor.judge.prices import Prices
 from monitor.judge.sampler import BudgetLimits
-from monitor.model import ConfigSection as _Section
 
 
 class SamplingConfig(_Section):

@@ -14,9 +14,9 @@ import re
 from monitor.checks.numbers import NumberLookup, answer_mentions, strip_noise
 from monitor.checks.refusal import find_refusal
 from monitor.checks.text import CONTENT_WORD
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Claim, JudgeOutput, Verdict
 from monitor.judge.rubric import RUBRIC_ID
-from monitor.model import RagTrace
-from monitor.verdict import Claim, JudgeOutput, Verdict
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _STOP = frozenset(

@@ -24,9 +24,9 @@ import hashlib
 from collections.abc import Callable
 from typing import Literal
 
+from monitor.core.model import RagTrace
+from monitor.core.verdict import MemberVerdict, Verdict
 from monitor.judge.stage import Judge
-from monitor.model import RagTrace
-from monitor.verdict import MemberVerdict, Verdict
 
 Rule = Literal["both", "either"]
 _SCALE = 1 << 64

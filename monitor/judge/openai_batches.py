@@ -10,9 +10,9 @@ from typing import Any, Final
 
 from openai.types.chat import ChatCompletion
 
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Verdict
 from monitor.judge.openai_judge import OpenAIJudge
-from monitor.model import RagTrace
-from monitor.verdict import Verdict
 
 _ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 _ENDPOINT: Final = "/v1/chat/completions"

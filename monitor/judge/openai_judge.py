@@ -29,7 +29,10 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
-from monitor.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.core.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.core.lines import JsonObject
+from monitor.core.model import RagTrace, revealed
+from monitor.core.verdict import JudgeOutput, Verdict
 from monitor.judge import profiles
 from monitor.judge.config import JudgeConfig
 from monitor.judge.prices import Prices
@@ -42,9 +45,6 @@ from monitor.judge.rubric import (
     user_prompt,
 )
 from monitor.judge.tokens import for_model as token_counter
-from monitor.lines import JsonObject
-from monitor.model import RagTrace, revealed
-from monitor.verdict import JudgeOutput, Verdict
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from monitor.core.lines import JsonObject
 from monitor.judge.rubric import escape
-from monitor.lines import JsonObject
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam

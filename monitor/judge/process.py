@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from monitor.errors import JudgeConfigError, JudgeError
-from monitor.model import RagTrace
-from monitor.verdict import Verdict
+from monitor.core.errors import JudgeConfigError, JudgeError
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Verdict
 
 if TYPE_CHECKING:
     from monitor.judge.stage import Judge

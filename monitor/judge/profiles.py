@@ -21,10 +21,10 @@ import json
 import re
 from typing import Any, Literal
 
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Claim, JudgeOutput
 from monitor.judge.replies import drop_reasoning
 from monitor.judge.rubric import unfence
-from monitor.model import RagTrace
-from monitor.verdict import Claim, JudgeOutput
 
 Profile = Literal["rubric", "minicheck", "lynx"]
 

@@ -17,7 +17,7 @@ import re
 
 from pydantic import ValidationError
 
-from monitor.verdict import JudgeOutput
+from monitor.core.verdict import JudgeOutput
 
 # Bounded labels of ragmon_judge_output_repairs_total{kind=...}.
 REASONING_BLOCK = "reasoning_block"  # a <think>-style block before the answer, dropped

@@ -11,8 +11,8 @@ import functools
 import hashlib
 from typing import TYPE_CHECKING
 
+from monitor.core.model import RagTrace
 from monitor.judge.tokens import OVERHEAD_TOKENS, TokenCounter
-from monitor.model import RagTrace
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam  # a tool definition (the OpenAI judge converts it)

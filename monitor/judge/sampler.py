@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from monitor.model import Evaluation
+from monitor.core.model import Evaluation
 
 _SCALE = 1 << 64
 

@@ -19,12 +19,12 @@ from typing import Protocol
 
 import structlog
 
-from monitor.errors import JudgeConfigError, JudgeError
+from monitor.core.errors import JudgeConfigError, JudgeError
+from monitor.core.model import Evaluation, RagTrace, ShadowResults
+from monitor.core.pii import Redactor
+from monitor.core.verdict import Verdict
 from monitor.judge.cache import VerdictCache
 from monitor.judge.sampler import Budget, HashSampler
-from monitor.model import Evaluation, RagTrace, ShadowResults
-from monitor.pii import Redactor
-from monitor.verdict import Verdict
 
 _FAMILIES = (
     ("anthropic", ("claude",)),

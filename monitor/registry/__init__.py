@@ -18,12 +18,13 @@ from prometheus_client import CollectorRegistry
 from monitor.checks import CHECK_TYPES, Check, CheckSuite, CheckType, PassageMemo, make
 from monitor.checks.shadow import ShadowSuite
 from monitor.config import Settings
+from monitor.core.model import ConfigSection
+from monitor.core.pii import redactor_for
+from monitor.core.version import ragmon_version
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.stage import JudgeStage
-from monitor.model import ConfigSection
-from monitor.pii import redactor_for
 from monitor.pipeline import Pipeline
 from monitor.registry.components import Component, Make, configured
 from monitor.registry.judges import (
@@ -51,7 +52,6 @@ from monitor.telemetry import (
     Metrics,
     SessionsCollector,
 )
-from monitor.version import ragmon_version
 from sinks import Sink
 from sinks.config import MetricsConfig, OtelConfig
 from sinks.golden import GoldenOutput

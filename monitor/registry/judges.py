@@ -11,7 +11,9 @@ from typing import Any, Protocol, cast
 import structlog
 
 from monitor.config import Settings
-from monitor.errors import ConfigError
+from monitor.core.errors import ConfigError
+from monitor.core.model import RagTrace
+from monitor.core.pii import redactor_for
 from monitor.judge.cache import VerdictCache
 from monitor.judge.calibration import Calibration
 from monitor.judge.config import JudgeConfig
@@ -22,8 +24,6 @@ from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import rubric_version
 from monitor.judge.sampler import Budget, HashSampler, SamplingRules, planned_rates
 from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge, ShadowJudge
-from monitor.model import RagTrace
-from monitor.pii import redactor_for
 from monitor.registry.components import Component, Make, configured
 from monitor.telemetry import Metrics
 

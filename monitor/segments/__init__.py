@@ -14,8 +14,8 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from monitor.labels import OTHER, UNKNOWN, LabelLimiter
-from monitor.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS, RagTrace
+from monitor.core.labels import OTHER, UNKNOWN, LabelLimiter
+from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS, RagTrace
 from monitor.segments.config import BUILTIN_DIMENSIONS, REFUSAL_LANGUAGES, SegmentsConfig
 from monitor.segments.language import Detect, LanguageOf
 from monitor.segments.shape import query_length, query_shape

@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from monitor.lines import JsonObject
+from monitor.core.lines import JsonObject
 
 if TYPE_CHECKING:
     from monitor.segments.explain import Observation, SegmentChange

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from monitor.model import ConfigSection
+from monitor.core.model import ConfigSection
 
 # The languages the refusal check knows (monitor/checks/languages/*.toml); a test holds the two
 # lists equal.

@@ -34,10 +34,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from monitor.lines import FollowupLine, JsonObject, Line
-from monitor.model import FOLLOWUP_SIGNALS
+from monitor.core.lines import FollowupLine, JsonObject, Line
+from monitor.core.model import FOLLOWUP_SIGNALS
+from monitor.core.stats import wilson
 from monitor.segments.causes import Cause, rank_causes
-from monitor.stats import wilson
 
 JUDGE = "judge_hard_fail"  # the judge's hard-fail rate, beside the checks' flagged rates
 _Z95 = 1.959963984540054

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from monitor.labels import OTHER, UNKNOWN
+from monitor.core.labels import OTHER, UNKNOWN
 
 MAX_CHARS = 200  # of a query, read for its language
 

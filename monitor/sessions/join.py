@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from monitor.model import Followup, Turn
+from monitor.core.model import Followup, Turn
 from monitor.sessions.signals import read
 from monitor.sources import Partition, Position, ReplayNote, trace_key
 

@@ -41,7 +41,7 @@ from typing import Final, NamedTuple
 
 import ahocorasick
 
-from monitor.model import FOLLOWUP_SIGNALS
+from monitor.core.model import FOLLOWUP_SIGNALS
 
 SIGNALS: Final = FOLLOWUP_SIGNALS  # named once, in the model: lines, metrics, explain read it
 REPHRASE, ESCALATION, NEGATIVE, POSITIVE = SIGNALS

@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from monitor.core.model import MAX_QUERY, DeadLetter, Evaluation, Followup, Outcome, Turn
 from monitor.ingest.decoder import Decoded, Progress, RecordDecoder
-from monitor.model import MAX_QUERY, DeadLetter, Evaluation, Followup, Outcome, Turn
 from monitor.sessions.join import Sessions
 from monitor.sources import Partition, ReadProgress, ReplayNote, SourceRecord
 from sinks import Closable

@@ -6,7 +6,7 @@ rules hold when it is the chosen source (``check_chosen``). ``SOURCE_SECTIONS`` 
 list: ``source.type``, the ``source`` section and the registry's source table are derived
 from it, so a new source is its module, its section here and its row in that tuple. (The
 Kafka connection, shared with the Kafka sinks, is the top-level ``kafka`` section:
-``monitor.model.KafkaConnection``.)
+``monitor.core.model.KafkaConnection``.)
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, SecretStr, model_validator
 
-from monitor.exposure import is_loopback
-from monitor.model import ConfigSection as _Section
-from monitor.model import KafkaConnection
+from monitor.core.exposure import is_loopback
+from monitor.core.model import ConfigSection as _Section
+from monitor.core.model import KafkaConnection
 
 RecordFormat = Literal["native", "otlp_proto", "otlp_json"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from monitor.lines import PassageRecord, RetrievedRecord, TraceRecord
+from monitor.core.lines import PassageRecord, RetrievedRecord, TraceRecord
 from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:

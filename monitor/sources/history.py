@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 
-from monitor.errors import SourceError
-from monitor.log import held_logs
+from monitor.core.errors import SourceError
+from monitor.core.log import held_logs
 from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
-    from monitor.model import KafkaConnection
+    from monitor.core.model import KafkaConnection
 
 
 class KafkaWindow(SourceDefaults):

@@ -19,9 +19,9 @@ import structlog
 from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, TopicPartition
 from kafka.errors import KafkaError, OffsetMetadataTooLargeError
 
-from monitor.errors import SourceError
-from monitor.log import held_logs
-from monitor.model import KafkaConnection
+from monitor.core.errors import SourceError
+from monitor.core.log import held_logs
+from monitor.core.model import KafkaConnection
 from monitor.sources import (
     Partition,
     ReadProgress,

@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING
 import structlog
 from google.rpc.status_pb2 import Status
 
-from monitor.errors import SourceError
-from monitor.exposure import is_loopback
-from monitor.model import revealed
+from monitor.core.errors import SourceError
+from monitor.core.exposure import is_loopback
+from monitor.core.model import revealed
 from monitor.sources import SourceDefaults, SourcePosition, SourceRecord
 from monitor.sources.config import OtlpHttpSourceConfig
 from monitor.sources.http_intake import BoundedServer, DeadlineReader, TooLarge, gunzip

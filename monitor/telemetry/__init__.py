@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 
 from monitor.checks import MEASURES, native
-from monitor.evidence import CheckMeasure
+from monitor.core.evidence import CheckMeasure
 from monitor.telemetry.golden import GoldenMetrics, ProbeMetrics
 from monitor.telemetry.judge import JudgeMetrics
 from monitor.telemetry.labels import OTHER, UNKNOWN, LabelLimiter

@@ -7,8 +7,8 @@ from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from monitor.core.verdict import Verdict
 from monitor.telemetry.labels import LabelLimiter
-from monitor.verdict import Verdict
 
 
 class CalibrationFigures(Protocol):

@@ -1,7 +1,7 @@
-"""Bounded label values (``monitor.labels``, shared with the segments)."""
+"""Bounded label values (``monitor.core.labels``, shared with the segments)."""
 
 from __future__ import annotations
 
-from monitor.labels import OTHER, UNKNOWN, LabelLimiter
+from monitor.core.labels import OTHER, UNKNOWN, LabelLimiter
 
 __all__ = ["OTHER", "UNKNOWN", "LabelLimiter"]

@@ -10,7 +10,7 @@ from typing import Protocol
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from monitor.evidence import CheckMeasure
+from monitor.core.evidence import CheckMeasure
 from monitor.telemetry.labels import OTHER, LabelLimiter
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from monitor.model import FOLLOWUP_SIGNALS, OUTCOMES, TURN_OUTCOMES
+from monitor.core.model import FOLLOWUP_SIGNALS, OUTCOMES, TURN_OUTCOMES
 
 
 class SessionMetrics:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from monitor.errors import JudgeConfigError, JudgeError
+from monitor.core.errors import JudgeConfigError, JudgeError
+from monitor.core.model import RagTrace
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID
-from monitor.model import RagTrace
 from monitor.sources import demo
 from tests.integration.conftest import ragmon
 from tests.integration.messages_api import MessagesApi, Reply, verdict

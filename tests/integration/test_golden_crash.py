@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from monitor.sources import demo
 from monitor.checks import CheckSuite
-from monitor.model import Evaluation, RagTrace
+from monitor.core.model import Evaluation, RagTrace
 from sinks.golden import GoldenRowSink
 
 sink = GoldenRowSink(Path(sys.argv[1]), segment_max_bytes=4096)

@@ -212,11 +212,11 @@ def test_adoption_looks_back_only_to_the_submit_time() -> None:
     in its metadata) or of another size (Anthropic, whose batches keep no metadata) is not."""
     import time as clock
 
+    from monitor.core.model import RagTrace
     from monitor.judge.anthropic_batches import AnthropicBatches
     from monitor.judge.anthropic_judge import AnthropicJudge
     from monitor.judge.openai_batches import OpenAIBatches
     from monitor.judge.openai_judge import OpenAIJudge
-    from monitor.model import RagTrace
     from monitor.sources import demo
     from tests.integration.chat_completions_api import ChatCompletionsApi
 
@@ -288,10 +288,10 @@ def test_a_crash_between_create_and_its_record_pays_for_the_batch_once(tmp_path:
     restarted stage finds the batch by the key in its metadata and creates nothing."""
     import time
 
+    from monitor.core.model import RagTrace
     from monitor.judge.openai_batches import OpenAIBatches
     from monitor.judge.openai_judge import OpenAIJudge
     from monitor.judge.outbox import Outbox
-    from monitor.model import RagTrace
     from monitor.sources import demo
     from tests.integration.chat_completions_api import ChatCompletionsApi
 

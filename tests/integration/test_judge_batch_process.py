@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from monitor.errors import JudgeError
+from monitor.core.errors import JudgeError
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Verdict
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.batch import InProcess, Outcome, Request, batch_api
 from monitor.judge.batch_process import ProcessBatches, provider_api
 from monitor.judge.openai_judge import OpenAIJudge
-from monitor.model import RagTrace
 from monitor.sources import demo
-from monitor.verdict import Verdict
 from tests.integration.chat_completions_api import ChatCompletionsApi
 from tests.integration.kafka_support import wait_until
 from tests.integration.messages_api import MessagesApi

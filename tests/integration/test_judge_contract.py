@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
-from monitor.errors import JudgeConfigError, JudgeError
+from monitor.core.errors import JudgeConfigError, JudgeError
+from monitor.core.model import Evaluation, RagTrace
+from monitor.core.verdict import VERDICTS, Verdict
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.cache import VerdictCache
 from monitor.judge.heuristic import HeuristicJudge
@@ -19,10 +21,8 @@ from monitor.judge.openai_judge import OpenAIJudge
 from monitor.judge.process import ProcessJudge
 from monitor.judge.sampler import Budget, HashSampler, SamplingRules
 from monitor.judge.stage import JudgeStage
-from monitor.model import Evaluation, RagTrace
 from monitor.sources import demo
 from monitor.telemetry import Metrics
-from monitor.verdict import VERDICTS, Verdict
 from tests.integration import chat_completions_api as chat
 from tests.integration import messages_api as messages
 

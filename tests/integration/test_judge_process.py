@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from monitor.errors import JudgeConfigError, JudgeError
+from monitor.core.errors import JudgeConfigError, JudgeError
+from monitor.core.model import RagTrace
 from monitor.judge.anthropic_judge import AnthropicJudge
 from monitor.judge.process import ProcessJudge
-from monitor.model import RagTrace
 from monitor.sources import demo
 from tests.integration.messages_api import MessagesApi, Reply, verdict
 

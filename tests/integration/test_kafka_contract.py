@@ -9,8 +9,8 @@ import time
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 
-from monitor.errors import SinkClosed
-from monitor.model import DeadLetter, KafkaConnection
+from monitor.core.errors import SinkClosed
+from monitor.core.model import DeadLetter, KafkaConnection
 from monitor.sources import Partition, SourceRecord
 from monitor.sources import kafka as kafka_mod
 from monitor.sources.config import KafkaSourceConfig

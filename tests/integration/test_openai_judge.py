@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from monitor.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.core.errors import ConfigError, JudgeConfigError, JudgeError
+from monitor.core.model import RagTrace
 from monitor.judge.openai_judge import OpenAIJudge
 from monitor.judge.rubric import RUBRIC, RUBRIC_ID
-from monitor.model import RagTrace
 from monitor.sources import demo
 from tests.integration.chat_completions_api import ChatCompletionsApi, Reply, verdict
 from tests.integration.conftest import ragmon
@@ -421,8 +421,8 @@ def test_replay_and_calibrate_use_the_configs_own_judge_and_sampling(tmp_path: P
     (before: replay judged every trace, and calibrate ran the heuristic judge and recorded
     it, which `run` and `replay` then refused)."""
     from monitor.config import load
+    from monitor.core.model import Evaluation
     from monitor.judge.sampler import HashSampler, SamplingRules
-    from monitor.model import Evaluation
 
     traces = [demo.generate(i) for i in range(60)]
     src = tmp_path / "traces.jsonl"

@@ -9,7 +9,7 @@ import time
 import urllib.request
 
 from monitor.checks import CheckSuite
-from monitor.model import Evaluation, RagTrace
+from monitor.core.model import Evaluation, RagTrace
 from monitor.sources import demo
 from sinks.otel import EVENT_NAME, ROOT_SPAN_ATTRIBUTE, OtelEventSink
 from tests.integration.conftest import RAGMON, clean_env, free_port

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from monitor.core.model import RagTrace
 from monitor.ingest import conversion
-from monitor.model import RagTrace
 from monitor.sources import framing
 
 HERE = Path(__file__).resolve().parent

@@ -9,9 +9,9 @@ from typing import Any
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
 from monitor.checks import CheckSuite
+from monitor.core.model import DeadLetter, RagTrace
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import Decoded
-from monitor.model import DeadLetter, RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, ReadProgress, SourcePosition, SourceRecord
 from sinks.memory import InMemorySink
@@ -603,7 +603,7 @@ def test_the_pipeline_holds_what_the_decoder_finds_ahead_and_releases_it() -> No
 def test_an_incomplete_trace_says_so_in_its_evaluation_line() -> None:
     """A trace emitted without its root (at the max wait, by eviction, at the end of input)
     carries ``incomplete`` with the reason in its evaluation line; a whole one does not."""
-    from monitor.model import Evaluation
+    from monitor.core.model import Evaluation
 
     clock = Clock()
     asm = OtlpAssembler(limits=AssemblyLimits(quiet_seconds=2, max_wait_seconds=30), clock=clock)

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, bootstrap
 
+from monitor.core.model import RagTrace
 from monitor.golden import review
 from monitor.golden.compare import bootstrap_interval, compare, sign_test
-from monitor.model import RagTrace
 from tests.integration.conftest import ragmon
 
 POLICY = "Refunds are possible within 30 days of purchase."

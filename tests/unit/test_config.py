@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from monitor.config import Settings, load
-from monitor.errors import ConfigError
+from monitor.core.errors import ConfigError
 
 
 def write(tmp_path: Path, text: str) -> Path:

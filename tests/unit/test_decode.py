@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from monitor.core.model import DeadLetter, RagTrace
 from monitor.ingest.native import DEAD_LETTER_REASONS, NativeDecoder
-from monitor.model import DeadLetter, RagTrace
 from monitor.sources import SourcePosition, SourceRecord
 
 decode = NativeDecoder(max_record_bytes=10_000)

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from monitor.checks import CheckSuite
+from monitor.core.model import DeadLetter, RagTrace
 from monitor.ingest.assembly import OtlpAssembler
 from monitor.ingest.native import DEAD_LETTER_REASONS, NativeDecoder
-from monitor.model import DeadLetter, RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, SourcePosition, SourceRecord, demo
 from monitor.sources.framing import read_messages

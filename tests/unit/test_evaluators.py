@@ -6,7 +6,7 @@ from __future__ import annotations
 from monitor import registry
 from monitor.checks import CHECK_NAMES
 from monitor.config import Settings
-from monitor.version import ragmon_version
+from monitor.core.version import ragmon_version
 from sinks.otel import judge_events
 from tests.conftest import run_daemon_pipeline
 
@@ -43,7 +43,7 @@ def test_evaluation_lines_and_metrics_carry_the_versions() -> None:
 
 
 def test_the_judges_events_name_its_version() -> None:
-    from monitor.verdict import Claim, JudgeOutput, Verdict
+    from monitor.core.verdict import Claim, JudgeOutput, Verdict
 
     out = JudgeOutput(claims=[Claim(text="c", label="SUPPORTED", passage=1)])
     v = Verdict.from_output(out, judge="heuristic", model="h", rubric_version="r")

@@ -11,10 +11,10 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from monitor.checks import CheckSuite
+from monitor.core.model import RagTrace
 from monitor.golden import review
 from monitor.golden.compare import compare, metrics_of
 from monitor.golden.gate import Gate, GateError, GateRule, load_gate, run_gate
-from monitor.model import RagTrace
 from tests.integration.conftest import ragmon
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,10 +12,10 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from monitor.checks import CheckSuite
+from monitor.core.model import Evaluation, RagTrace
+from monitor.core.pii import Redactor
 from monitor.golden import export as golden_export
 from monitor.golden.rows import CATEGORIES, build_row, row_id
-from monitor.model import Evaluation, RagTrace
-from monitor.pii import Redactor
 from monitor.sources import demo
 from sinks.golden import GoldenRowSink, load_rows
 

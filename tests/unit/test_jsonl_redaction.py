@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from monitor.pii import Redactor
+from monitor.core.pii import Redactor
 from sinks.jsonl import redact_line
 
 ANSWER = "Card 4111 1111 1111 1111 was charged $45 [1]. Mail jane@example.com."

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from monitor.checks import CheckSuite
-from monitor.errors import SinkFailure
+from monitor.core.errors import SinkFailure
+from monitor.core.model import KafkaConnection
 from monitor.ingest.native import NativeDecoder
-from monitor.model import KafkaConnection
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, demo
 from sinks.golden import GoldenRowSink
@@ -87,7 +87,7 @@ def test_close_waits_only_for_messages_sent_since_the_last_good_flush() -> None:
     no time to wait for a broker that may be down (the daemon exits within its shutdown
     budget, also when another sink's failure stopped the flushes); only messages sent since
     the last flush, with no failure, are waited for."""
-    from monitor.model import DeadLetter
+    from monitor.core.model import DeadLetter
 
     made: list[FakeProducer] = []
     letter = DeadLetter(reason="invalid_json", detail="x", source="t", partition=0, offset=1,

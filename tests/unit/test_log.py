@@ -10,7 +10,7 @@ import pytest
 import structlog
 from kafka import errors
 
-from monitor import log
+from monitor.core import log
 
 
 def test_a_fresh_groups_coordinator_lookup_is_not_a_warning(

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from monitor.model import SCHEMA_ID, RagTrace, first_error
+from monitor.core.model import SCHEMA_ID, RagTrace, first_error
 
 VALID = {
     "trace_id": "4BF92F3577B34DA6A3CE929D0E0E4736",

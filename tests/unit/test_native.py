@@ -46,8 +46,10 @@ def test_a_build_runs_only_while_it_matches_its_sources(
     build, why = native.status(here)
     assert build == "interpreted" and "context.py changed" in why
     model = fake_build(tmp_path / "model")  # a module the compiled ones were checked against
-    (model.parent / "model.py").write_text((model.parent / "model.py").read_text() + "\n")
-    assert native.status(model)[1].startswith("../model.py changed")
+    (model.parent / "core" / "model.py").write_text(
+        (model.parent / "core" / "model.py").read_text() + "\n"
+    )
+    assert native.status(model)[1].startswith("../core/model.py changed")
     other = fake_build(tmp_path / "other", suffix=".cpython-39-x86_64-linux-gnu.so")
     assert native.status(other) == ("interpreted", "compiled for another Python")
     assert native.status(tmp_path / "nowhere")[1].startswith("not compiled")

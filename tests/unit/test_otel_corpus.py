@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING
-from monitor.model import AGENT_ATTRIBUTE, AGENT_INPUTS
 from monitor.sources import framing
 from tests.otel_corpus import (
     AGENT_CASES,

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
 from monitor.checks import CheckSuite
+from monitor.core.model import RagTrace
 from monitor.ingest import otlp
 from monitor.ingest.conversion import convert as assemble
-from monitor.model import RagTrace
 from monitor.sources import framing
 from tests import otel_spans
 from tests.otel_spans import PASSAGES

@@ -15,7 +15,7 @@ import trustme
 from google.rpc.status_pb2 import Status
 from pydantic import ValidationError
 
-from monitor.errors import SourceError
+from monitor.core.errors import SourceError
 from monitor.sources.config import OtlpHttpSourceConfig
 from monitor.sources.otlp_http import OtlpHttpSource
 

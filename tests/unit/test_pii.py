@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.pii import KINDS, PLACEHOLDER, Redactor, luhn_ok
+from monitor.core.pii import KINDS, PLACEHOLDER, Redactor, luhn_ok
 from tests.pii_corpus import CORPUS
 
 
@@ -67,7 +67,7 @@ def test_one_redaction_rule_for_everything_written_or_sent() -> None:
     sink writes them); the judge's input only when judge.redact_pii is on; all with the
     golden patterns."""
     from monitor.config import Settings
-    from monitor.pii import redactor_for
+    from monitor.core.pii import redactor_for
 
     default = Settings()
     assert redactor_for(default, "rows") is not None and redactor_for(default, "lines")

@@ -9,7 +9,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
-from monitor.errors import SinkFailure
+from monitor.core.errors import SinkFailure
 from monitor.ingest.native import NativeDecoder
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, demo
@@ -227,7 +227,7 @@ def test_a_library_error_at_start_is_one_line_not_a_traceback() -> None:
     an OSError) stops the start with a StartupError naming the part in one line."""
     import sqlite3
 
-    from monitor.errors import SinkError, SourceError
+    from monitor.core.errors import SinkError, SourceError
 
     class LockedSink(InMemorySink):
         name = "sqlite"

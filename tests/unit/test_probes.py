@@ -10,9 +10,9 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
+from monitor.core.model import Evaluation, RagTrace
 from monitor.golden import review
 from monitor.golden.probes import load_set, retrieval_scores, stage_of
-from monitor.model import Evaluation, RagTrace
 from monitor.telemetry import LabelLimiter
 from sinks.probes import ProbeSink
 
@@ -110,7 +110,7 @@ def test_a_missing_golden_set_stops_the_start(tmp_path: Path) -> None:
 
 
 def test_the_sink_refuses_to_start_without_a_golden_set(tmp_path: Path) -> None:
-    from monitor.errors import ConfigError
+    from monitor.core.errors import ConfigError
 
     sink = ProbeSink(tmp_path / "missing", CollectorRegistry(), LabelLimiter())
     with pytest.raises(ConfigError, match=r"golden\.set_path"):

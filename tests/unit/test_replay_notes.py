@@ -11,8 +11,8 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
+from monitor.core.model import RagTrace
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
-from monitor.model import RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, ReplayNote, trace_key
 from monitor.sources.kafka import MAX_NOTE_BYTES, decode_note, encode_note

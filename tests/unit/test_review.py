@@ -13,11 +13,11 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from scipy.stats import binomtest
 
+from monitor.core.stats import wilson
 from monitor.golden import review
 from monitor.golden.precision import PrecisionCollector
 from monitor.golden.precision import precision as golden_precision
 from monitor.golden.review import Decision, ReviewConflict, ReviewError, ReviewLog
-from monitor.stats import wilson
 from monitor.telemetry import LabelLimiter
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from monitor.errors import ConfigError
+from monitor.core.errors import ConfigError
 from monitor.golden import review
 from monitor.golden import serve as review_serve
 from monitor.golden import web as review_web

@@ -16,7 +16,7 @@ from monitor import config
 from monitor.checks import CheckSuite
 from monitor.checks.shadow import ShadowSuite
 from monitor.config import Settings
-from monitor.stats import PairedFlags, bootstrap_interval, sign_test
+from monitor.core.stats import PairedFlags, bootstrap_interval, sign_test
 from sinks.summary import SummarySink
 from tests.conftest import run_daemon_pipeline
 

@@ -16,8 +16,8 @@ from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
-from monitor.errors import SinkClosed
-from monitor.model import DeadLetter, Evaluation, Followup, RagTrace, Turn
+from monitor.core.errors import SinkClosed
+from monitor.core.model import DeadLetter, Evaluation, Followup, RagTrace, Turn
 from monitor.sources import demo
 from monitor.telemetry import Metrics
 from sinks import Sink

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.stats import wilson
+from monitor.core.stats import wilson
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from monitor.checks import CheckSuite
-from monitor.model import Evaluation, RagTrace
+from monitor.core.model import Evaluation, RagTrace
 from monitor.sources import demo
 from sinks.summary import SummarySink
 

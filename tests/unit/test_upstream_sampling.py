@@ -10,9 +10,9 @@ import json
 
 import pytest
 
+from monitor.core.model import RagTrace
 from monitor.ingest.conventions import sample_rate
 from monitor.ingest.otlp import Span, decode_json
-from monitor.model import RagTrace
 
 
 def root(trace_state: str = "", **attributes: object) -> Span:
@@ -78,7 +78,7 @@ def test_the_weight_counters_count_each_trace_as_its_adjusted_count() -> None:
 
     from monitor import registry
     from monitor.checks import CheckSuite
-    from monitor.model import Evaluation
+    from monitor.core.model import Evaluation
     from monitor.sources import demo
     from sinks.prometheus import PrometheusSink
 
@@ -108,7 +108,7 @@ def test_the_squares_and_the_segments_weights_give_the_effective_sample() -> Non
 
     from monitor import registry
     from monitor.checks import CheckSuite
-    from monitor.model import Evaluation
+    from monitor.core.model import Evaluation
     from monitor.sources import demo
     from sinks.prometheus import PrometheusSink
 

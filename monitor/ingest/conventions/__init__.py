@@ -30,6 +30,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from monitor.core.model import RagTrace
 from monitor.ingest.conventions.agent import agent_work
 from monitor.ingest.conventions.core import (
     CONTENT_MISSING,
@@ -57,7 +58,6 @@ from monitor.ingest.conventions.genai import (
 from monitor.ingest.conventions.openinference import _openinference
 from monitor.ingest.conventions.packing import _from_prompt, _golden_id
 from monitor.ingest.otlp import Span
-from monitor.model import RagTrace
 
 DATA_SOURCE = "gen_ai.data_source.id"  # semantic conventions: the data source a retrieval read
 

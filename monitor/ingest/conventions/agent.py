@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS
 from monitor.ingest.conventions.core import _loads
 from monitor.ingest.conventions.genai import _is_inference
 from monitor.ingest.otlp import Span
-from monitor.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS
 
 NO_TOOLS, TOOLS, RETRIEVAL_TOOLS = AGENT_SEGMENTS
 ANSWER_TOOLS = frozenset({"final_answer"})  # smolagents' answer channel

@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from monitor.core.model import RagTrace
 from monitor.ingest.otlp import Span
-from monitor.model import RagTrace
 
 REDACTED = "__REDACTED__"
 

@@ -93,7 +93,7 @@ def test_grounding_overlap_not_applicable_for_short_answers() -> None:
 def test_a_check_that_raises_does_not_lose_the_trace() -> None:
     """The suite turns a check's exception into a not-applicable result naming the error."""
     from monitor.checks import CheckSuite
-    from monitor.model import CheckResult
+    from monitor.core.model import CheckResult
 
     class Broken:
         name = "broken"

@@ -12,8 +12,8 @@ from monitor.checks.citation import CitationEvidence
 from monitor.checks.context import Conflict, ConflictEvidence, EmptyContextEvidence
 from monitor.checks.refusal import RefusalEvidence
 from monitor.checks.unsupported import NumbersEvidence
-from monitor.evidence import Evidence, Highlight, NotApplicable
-from monitor.model import RagTrace
+from monitor.core.evidence import Evidence, Highlight, NotApplicable
+from monitor.core.model import RagTrace
 from tests.quality import load_cases
 
 _CASES = [*load_cases("numbers"), *load_cases("refusal"), *load_cases("citation")]

@@ -6,7 +6,7 @@ import pytest
 
 from monitor.checks import Citation, ContextConflict, Refusal, TraceView, UnsupportedNumbers
 from monitor.checks.refusal import find_refusal
-from monitor.model import RagTrace
+from monitor.core.model import RagTrace
 from tests.quality import Case, load_cases
 
 NUMBERS = load_cases("numbers")

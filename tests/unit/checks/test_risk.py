@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from monitor.checks import CheckSuite
 from monitor.checks.risk import REFUSAL_CHANCE, risk
-from monitor.model import RagTrace
+from monitor.core.model import RagTrace
 
 CONTEXT = "The Pro plan costs $20 a month and includes five seats and email support."
 

@@ -13,16 +13,16 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Verdict
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.batch import ERRORED, EXPIRED, SUCCEEDED, BatchStage, InProcess
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.outbox import LOG_NAME, Outbox, read
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
-from monitor.model import RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, demo
 from monitor.telemetry import Metrics
-from monitor.verdict import Verdict
 from sinks.memory import InMemorySink
 
 ALL = SamplingRules(1.0, 1.0)
@@ -329,7 +329,7 @@ def test_a_judge_without_a_batch_api_is_refused_not_given_another_providers() ->
     configuration error (before: every judge not named openai got Anthropic's batch API)."""
     import pytest
 
-    from monitor.errors import ConfigError
+    from monitor.core.errors import ConfigError
     from monitor.judge.batch import batch_api
 
     with pytest.raises(ConfigError, match="anthropic or openai"):

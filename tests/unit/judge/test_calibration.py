@@ -40,8 +40,8 @@ def test_sensitivity_specificity_and_correction(tmp_path: Path) -> None:
 def test_replay_summary_reports_the_corrected_rate() -> None:
     """With a calibration record, the replay summary prints the Rogan–Gladen rate."""
     from monitor.checks import CheckSuite
+    from monitor.core.model import Evaluation, RagTrace
     from monitor.judge.heuristic import HeuristicJudge
-    from monitor.model import Evaluation, RagTrace
     from monitor.sources import demo
     from sinks.summary import SummarySink
 
@@ -63,7 +63,7 @@ def test_a_record_of_another_judge_model_or_rubric_is_refused(tmp_path: Path) ->
     heuristic judge is refused for the OpenAI judge (it would correct that judge's rate with
     another's errors), and so is one of another model or rubric; the matching one loads."""
     from monitor.config import Settings
-    from monitor.errors import ConfigError
+    from monitor.core.errors import ConfigError
     from monitor.judge.rubric import RUBRIC_ID
     from monitor.registry import calibration
 

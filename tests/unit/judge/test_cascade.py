@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from monitor.checks.risk import risk
 from monitor.config import Settings
+from monitor.core.model import CheckResult, Evaluation, RagTrace
 from monitor.judge.sampler import HashSampler, SamplingRules, planned_rates
-from monitor.model import CheckResult, Evaluation, RagTrace
 from monitor.registry.judges import sampling_rates
 
 

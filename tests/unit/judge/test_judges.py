@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Claim, JudgeOutput, Verdict
 from monitor.judge.heuristic import HeuristicJudge
-from monitor.model import RagTrace
 from monitor.sources import demo
-from monitor.verdict import Claim, JudgeOutput, Verdict
 
 judge = HeuristicJudge()
 

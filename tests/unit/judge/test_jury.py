@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Claim, JudgeOutput, Verdict
 from monitor.judge.config import JudgeConfig
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge, combine
-from monitor.model import RagTrace
 from monitor.sources import demo
-from monitor.verdict import Claim, JudgeOutput, Verdict
 
 TRACE = RagTrace.model_validate(demo.generate(0))
 

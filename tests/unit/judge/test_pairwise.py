@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from monitor.core.model import RagTrace
 from monitor.golden.compare import pairwise
 from monitor.judge.pairwise import PAIR_RUBRIC, judge_pair
-from monitor.model import RagTrace
 from monitor.sources import demo
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry
 
+from monitor.core.verdict import Claim, JudgeOutput, Verdict
 from monitor.telemetry import Metrics
-from monitor.verdict import Claim, JudgeOutput, Verdict
 from sinks.otel import judge_events
 
 

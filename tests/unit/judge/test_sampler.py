@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.checks import CheckSuite
+from monitor.core.model import CheckResult, Evaluation, RagTrace
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules, TokenBucket
-from monitor.model import CheckResult, Evaluation, RagTrace
 from monitor.sources import demo
 
 

@@ -11,16 +11,16 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
-from monitor.errors import JudgeConfigError, JudgeError
+from monitor.core.errors import JudgeConfigError, JudgeError
+from monitor.core.model import RagTrace
+from monitor.core.verdict import Verdict
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.sampler import Budget, BudgetLimits, HashSampler, SamplingRules
 from monitor.judge.stage import CircuitBreaker, JudgeStage
-from monitor.model import RagTrace
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, demo
 from monitor.telemetry import Metrics
-from monitor.verdict import Verdict
 from sinks.memory import InMemorySink
 from sinks.prometheus import PrometheusSink
 
@@ -215,8 +215,8 @@ def test_disk_cache_survives_a_restart(tmp_path) -> None:  # type: ignore[no-unt
 
 def test_redacting_judge_never_sees_pii() -> None:
     """With judge.redact_pii the judge receives placeholders, not the e-mail address."""
+    from monitor.core.pii import Redactor
     from monitor.judge.stage import RedactingJudge
-    from monitor.pii import Redactor
 
     seen: list[RagTrace] = []
 

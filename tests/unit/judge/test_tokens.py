@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import bpe_openai
 
+from monitor.core.model import RagTrace
 from monitor.judge.openai_judge import OpenAIJudge
 from monitor.judge.rubric import RUBRIC, estimate_input_tokens, user_prompt
 from monitor.judge.tokens import OVERHEAD_TOKENS, calibrated, for_model
-from monitor.model import RagTrace
 from monitor.sources import demo
 
 TRACE = RagTrace.model_validate(demo.generate(3))

@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry
 from pydantic import ValidationError
 
 from monitor.config import Settings
-from monitor.model import RagTrace
+from monitor.core.model import RagTrace
 from monitor.segments import INPUTS, REFUSAL_LANGUAGES, Segmenter, SegmentsConfig
 from monitor.segments.shape import query_length, query_shape
 from tests.conftest import make_trace, run_daemon_pipeline
@@ -207,7 +207,7 @@ def test_the_series_stay_within_the_stated_bound() -> None:
     at most D x (3 + other + unknown) x C x 3 check series and D x 5 traffic series, as the
     README's bound says (one dimension per series, never the cross product)."""
     from monitor.checks import CheckSuite
-    from monitor.model import Evaluation
+    from monitor.core.model import Evaluation
     from monitor.telemetry import Metrics
     from sinks.prometheus import PrometheusSink
 

@@ -3,7 +3,7 @@ next turn carried each, in the first turn's segments."""
 
 from __future__ import annotations
 
-from monitor.lines import Line
+from monitor.core.lines import Line
 from monitor.segments.explain import explain_rates, observations
 
 

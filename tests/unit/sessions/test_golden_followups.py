@@ -9,9 +9,9 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from monitor.checks import CheckSuite
+from monitor.core.model import Evaluation, Followup, RagTrace, Turn
 from monitor.golden import web as review_web
 from monitor.golden.stored import load_rows
-from monitor.model import Evaluation, Followup, RagTrace, Turn
 from sinks.golden import GoldenRowSink
 
 A = "a" * 32

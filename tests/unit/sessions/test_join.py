@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from monitor.model import Turn
+from monitor.core.model import Turn
 from monitor.sessions.join import Sessions
 from monitor.sources import Partition, ReplayNote, trace_key
 

@@ -1,7 +1,7 @@
 """The trace and evaluation models: the values that flow through ragmon.
 
-This module imports nothing of ours but the verdict model (``monitor.verdict``), the base of
-the checks' evidence (``monitor.evidence``) and the line types (``monitor.lines``), which
+This module imports nothing of ours but the verdict model (``monitor.core.verdict``), the base of
+the checks' evidence (``monitor.core.evidence``) and the line types (``monitor.core.lines``), which
 import nothing of ours. ``RagTrace`` is the native ``ragmon.trace/v1`` record:
 the exact context the generator saw, the question and the answer. ``Evaluation`` is what the
 checks produced for one trace; ``DeadLetter`` is what bad input becomes.
@@ -27,9 +27,9 @@ from pydantic import (
     model_validator,
 )
 
-from monitor.evidence import NO_EVIDENCE, Evidence, NotApplicable
-from monitor.lines import CheckLine, DeadLetterLine, EvaluationLine, FollowupLine, ShadowLine
-from monitor.verdict import Verdict
+from monitor.core.evidence import NO_EVIDENCE, Evidence, NotApplicable
+from monitor.core.lines import CheckLine, DeadLetterLine, EvaluationLine, FollowupLine, ShadowLine
+from monitor.core.verdict import Verdict
 
 SCHEMA_ID = "ragmon.trace/v1"
 
