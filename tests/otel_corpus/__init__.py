@@ -12,6 +12,17 @@ from monitor.ingest import conversion
 from monitor.sources import framing
 
 HERE = Path(__file__).resolve().parent
+# The agent frameworks: retrieval only through a search tool, one case per tool output format
+# (JSON, a JSON object of results, numbered text, "Document n:" blocks, free text, nothing),
+# two searches in one turn (citations) and a conversation of two turns.
+AGENT_STACKS = (
+    "smolagents-openinference",
+    "pydantic-ai-genai",
+    "strands-genai-events",
+    "langgraph-react-openinference",
+    "google-adk-genai",
+    "google-adk-nocontent",
+)
 STACKS = (
     "llamaindex-openinference",
     "llamaindex-openllmetry",
@@ -30,23 +41,7 @@ STACKS = (
     "bedrock-openinference",
     "google-genai",
     "google-genai-events",
-    "smolagents-openinference",
-    "pydantic-ai-genai",
-    "strands-genai-events",
-    "langgraph-react-openinference",
-    "google-adk-genai",
-    "google-adk-nocontent",
-)
-# The agent frameworks: retrieval only through a search tool, one case per tool output format
-# (JSON, a JSON object of results, numbered text, "Document n:" blocks, free text, nothing),
-# two searches in one turn (citations) and a conversation of two turns.
-AGENT_STACKS = (
-    "smolagents-openinference",
-    "pydantic-ai-genai",
-    "strands-genai-events",
-    "langgraph-react-openinference",
-    "google-adk-genai",
-    "google-adk-nocontent",
+    *AGENT_STACKS,
 )
 AGENT_CASES = {"json", "numbered", "free-text", "citations", "empty", "turn-1", "turn-2"}
 FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}

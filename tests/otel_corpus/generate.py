@@ -1553,6 +1553,12 @@ def fake_tool_agent_model(answers: dict[str, str], searches: dict[str, list[str]
     return serve(Handler, "/v1")
 
 
+def agent_server() -> str:
+    """The agent stacks' model server: the agent cases' answers, the citations case's two
+    searches."""
+    return fake_tool_agent_model({q: a for _, q, a in AGENT_CASES}, TOOL_SEARCHES)
+
+
 class AgentTool:
     """The agent stacks' search tool: what it returned per question, in call order."""
 
@@ -1603,9 +1609,7 @@ def smolagents_stack(stack: str) -> None:
         """
         return box.search(query)
 
-    answers = {q: a for _, q, a in AGENT_CASES}
-    model = OpenAIServerModel(model_id="fake-gpt", api_key="corpus",
-                              api_base=fake_tool_agent_model(answers, TOOL_SEARCHES))  # fmt: skip
+    model = OpenAIServerModel(model_id="fake-gpt", api_key="corpus", api_base=agent_server())
     agent = ToolCallingAgent(tools=[search_help], model=model, max_steps=4, verbosity_level=0)
 
     def ask(case: str, query: str) -> str:
@@ -1632,8 +1636,7 @@ def pydantic_ai_stack(stack: str) -> None:
 
     Agent.instrument_all(InstrumentationSettings(tracer_provider=rec.provider))
     box = AgentTool()
-    answers = {q: a for _, q, a in AGENT_CASES}
-    url = fake_tool_agent_model(answers, TOOL_SEARCHES)
+    url = agent_server()
     model = OpenAIChatModel("fake-gpt", provider=OpenAIProvider(base_url=url, api_key="corpus"))
     agent = Agent(model, instructions="Answer from what search_help returns; cite [n].")
 
@@ -1691,8 +1694,7 @@ def strands_stack(stack: str) -> None:
         """
         return box.search(query)
 
-    answers = {q: a for _, q, a in AGENT_CASES}
-    url = fake_tool_agent_model(answers, TOOL_SEARCHES)
+    url = agent_server()
     conversation: list[Any] = []
 
     def agent_for(case: str) -> Any:
@@ -1742,8 +1744,7 @@ def langgraph_react(stack: str) -> None:
         """Search the help centre."""
         return box.search(query)
 
-    answers = {q: a for _, q, a in AGENT_CASES}
-    url = fake_tool_agent_model(answers, TOOL_SEARCHES)
+    url = agent_server()
     model = ChatOpenAI(model="fake-gpt", base_url=url, api_key="corpus")  # type: ignore[arg-type]
     with warnings.catch_warnings():  # moved to langchain.agents in LangGraph 1.0, still shipped
         warnings.simplefilter("ignore")
@@ -1796,8 +1797,7 @@ def google_adk(stack: str) -> None:
         """Search the help centre."""
         return box.search(query)
 
-    answers = {q: a for _, q, a in AGENT_CASES}
-    url = fake_tool_agent_model(answers, TOOL_SEARCHES)
+    url = agent_server()
     agent = LlmAgent(name="help", instruction="Answer from what search_help returns; cite [n].",
                      model=LiteLlm(model="openai/fake-gpt", api_base=url, api_key="corpus"),
                      tools=[search_help])  # fmt: skip
