@@ -18,6 +18,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Tracer
 
+from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS
+
 QUESTION = "How long do I have to ask for a refund?"
 PASSAGES = [
     "Refunds are accepted within 30 days of purchase with a receipt.",
@@ -43,9 +45,11 @@ def native(trace_id: int, passages: list[str] = PASSAGES, ids: list[str] = IDS,
            model: str | None = MODEL, question: str = QUESTION,
            packed_ids: list[str | None] | None = None, packed: list[str] | None = None,
            service: str = "support-bot",
-           data_source: str | None = None) -> dict[str, Any]:  # fmt: skip
+           data_source: str | None = None, model_calls: int = 1) -> dict[str, Any]:  # fmt: skip
     """The native record equivalent to a built trace (``data_source``: the retrieval's
-    gen_ai.data_source.id, kept as the trace attribute the span mapping writes)."""
+    gen_ai.data_source.id, kept as the trace attribute the span mapping writes; and what
+    the trace's pipeline did, as the span mapping writes it: ``model_calls`` model calls, one
+    retrieval, no tool)."""
     scores = scores or [None] * len(ids)
     packed_ids = packed_ids or list(ids)
     packed = packed or passages
@@ -58,7 +62,11 @@ def native(trace_id: int, passages: list[str] = PASSAGES, ids: list[str] = IDS,
         "context": [{"doc_id": i, "text": t} for i, t in zip(packed_ids, packed, strict=True)],
         "answer": answer,
         "model": model,
-        **({"attributes": {"gen_ai.data_source.id": data_source}} if data_source else {}),
+        "attributes": {
+            **({"gen_ai.data_source.id": data_source} if data_source else {}),
+            AGENT_ATTRIBUTE: "no_tools",
+            **dict(zip(AGENT_INPUTS.values(), (model_calls, 0, 1, 0, 0), strict=True)),
+        },
     }  # fmt: skip
 
 
@@ -138,7 +146,9 @@ def openinference_llamaindex() -> Built:
             llm.set_attribute("llm.model_name", MODEL)
             llm.set_attribute("llm.output_messages.0.message.content", ANSWER)
     return list(exporter.get_finished_spans()), native(
-        root.get_span_context().trace_id, scores=[0.8, 0.7]
+        root.get_span_context().trace_id,
+        scores=[0.8, 0.7],
+        model_calls=2,  # the reranker's too
     )
 
 
