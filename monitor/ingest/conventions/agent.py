@@ -11,7 +11,7 @@ final_answer"), so that call is not counted.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS
 from monitor.ingest.conventions.core import _loads
@@ -31,7 +31,7 @@ _CALL_KEYS = ("llm.input_messages", "llm.output_messages", "llm.prompts", "llm.m
 _FIRST_CALL = "llm.output_messages.0.message.tool_calls.0.tool_call.function.name"
 
 
-def _calls_a_model(attributes: dict[str, Any]) -> bool:
+def _calls_a_model(attributes: Mapping[str, object]) -> bool:
     return any(k.startswith(_CALL_KEYS) for k in attributes)
 
 
@@ -98,7 +98,7 @@ def _requested(s: Span) -> list[str]:
     return names
 
 
-def _choice_tools(message: Any) -> list[str]:
+def _choice_tools(message: object) -> list[str]:
     """Tool names in a choice event's message: OpenAI-style ``tool_calls`` or Bedrock-style
     ``toolUse`` blocks (Strands)."""
     if isinstance(message, dict):
@@ -111,7 +111,9 @@ def _choice_tools(message: Any) -> list[str]:
     return []
 
 
-def agent_work(spans: list[Span], retrieval_calls: int, through_tools: bool) -> dict[str, Any]:
+def agent_work(
+    spans: list[Span], retrieval_calls: int, through_tools: bool
+) -> dict[str, str | int]:
     """The ``ragmon.agent.*`` attributes of one trace. ``retrieval_calls`` and
     ``through_tools`` (its passages came from tool results) are the convention's reading."""
     calls, tools = _classified(spans)

@@ -69,7 +69,7 @@ _TOOL_TEXT = ("snippet", "chunk", "passage", "body")
 _TOOL_ID = ("source", "url", "chunk_id")
 
 
-def _tool_doc(value: dict[str, Any]) -> _Doc:
+def _tool_doc(value: dict[str, object]) -> _Doc:
     """One JSON result of a search tool as a document: ``_doc``'s keys first, then a search
     API's (``snippet``/``chunk``/``passage``/``body``; ``source``/``url``/``chunk_id``)."""
     doc = _doc(value)
