@@ -86,15 +86,14 @@ class OtelEventSink(Closable):
     def from_config(cls, config: OtelConfig, metrics: Metrics | None) -> OtelEventSink:
         """``otel`` (its ``endpoint`` set): events to the OTLP/HTTP logs endpoint, exports
         counted in ``metrics``."""
-        otel = config
-        if otel.endpoint is None:
+        if config.endpoint is None:
             raise ValueError("the OTel event sink needs otel.endpoint")
         return cls(
-            otel.endpoint,
-            headers=otel.headers,
-            timeout_seconds=otel.timeout_seconds,
-            service_name=otel.service_name,
-            include_passed=otel.include_passed,
+            config.endpoint,
+            headers=config.headers,
+            timeout_seconds=config.timeout_seconds,
+            service_name=config.service_name,
+            include_passed=config.include_passed,
             on_export=metrics.on_otel_export if metrics is not None else _uncounted,
         )
 

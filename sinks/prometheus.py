@@ -36,9 +36,9 @@ class PrometheusSink(Closable):
         """The daemon's metrics, app and route labels bounded by ``metrics`` (always on)."""
         if metrics is None:
             raise ValueError("the Prometheus sink counts into the daemon's metrics")
-        m = config
-        return cls(metrics, routes=LabelLimiter(m.routes, m.max_label_values),
-                   apps=LabelLimiter(m.apps, m.max_label_values))  # fmt: skip
+        bound = config.max_label_values
+        return cls(metrics, routes=LabelLimiter(config.routes, bound),
+                   apps=LabelLimiter(config.apps, bound))  # fmt: skip
 
     def __init__(
         self, metrics: Metrics, routes: LabelLimiter | None = None, apps: LabelLimiter | None = None

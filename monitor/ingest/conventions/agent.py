@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS
-from monitor.ingest.conventions.core import _loads
+from monitor.ingest.conventions.core import _loads, _outermost
 from monitor.ingest.conventions.genai import _is_inference
 from monitor.ingest.otlp import Span
 
@@ -47,9 +47,7 @@ def _classified(spans: list[Span]) -> tuple[list[Span], list[Span]]:
         kind = a.get("openinference.span.kind")
         if kind is not None:
             kind = str(kind).upper()
-            if kind == "LLM" and (
-                "llm.model_name" in a or any(k.startswith(_CALL_KEYS) for k in a)
-            ):
+            if kind == "LLM" and ("llm.model_name" in a or _calls_a_model(a)):
                 calls.append(s)
             elif kind == "TOOL" and _tool_name(s) not in ANSWER_TOOLS:
                 tools.append(s)
@@ -117,9 +115,7 @@ def agent_work(
     """The ``ragmon.agent.*`` attributes of one trace. ``retrieval_calls`` and
     ``through_tools`` (its passages came from tool results) are the convention's reading."""
     calls, tools = _classified(spans)
-    # one call, however many spans wrap it (LlamaIndex: predict around complete)
-    within = {s.span_id for s in calls}
-    models = sorted((s for s in calls if s.parent_span_id not in within), key=lambda s: s.start)
+    models = sorted(_outermost(calls), key=lambda s: s.start)
     if tools:
         # a step: a model call after which a tool ran before the next model call began
         starts = sorted(t.start for t in tools)

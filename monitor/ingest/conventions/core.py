@@ -341,6 +341,14 @@ def _is_repr(text: str) -> bool:
     return bool(_REPR.match(text))
 
 
+def _outermost(spans: list[Span]) -> list[Span]:
+    """The spans of ``spans`` whose parent is not one of them: one call however many spans
+    of its kind wrap it (a retriever around its inner retrieval, LlamaIndex's predict around
+    complete)."""
+    within = {s.span_id for s in spans}
+    return [s for s in spans if s.parent_span_id not in within]
+
+
 def _root(spans: list[Span]) -> Span:
     ids = {s.span_id for s in spans}
     roots = [s for s in spans if not s.parent_span_id or s.parent_span_id not in ids]

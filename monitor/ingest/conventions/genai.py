@@ -17,6 +17,7 @@ from monitor.ingest.conventions.core import (
     _loads,
     _messages,
     _meta_id,
+    _outermost,
     _question_from_prompt,
     _score,
     _Shape,
@@ -213,14 +214,15 @@ def _tool_results(s: Span) -> list[str]:
     return out
 
 
-def _tool_retrieval(spans: list[Span], convention: str) -> _Shape | None:
+def _tool_retrieval(
+    said: list[tuple[Span, tuple[list[tuple[str, str]], str, str]]], convention: str
+) -> _Shape | None:
     """An agent that retrieves through a tool, under the GenAI conventions: no retrieval
     span. The packed context is what the tools returned as the answering model call saw it
     (its ``tool`` messages, in order; each result split into documents where it is a list of
     them: ``tool_output.tool_docs``); the question the last user message of that call; the
-    answer its output."""
-    inferences = [s for s in spans if _is_inference(s)]
-    answering = [(s, found) for s in inferences if (found := _prompt_and_answer(s))[2]]
+    answer its output. ``said``: each inference span with its ``_prompt_and_answer``."""
+    answering = [(s, found) for s, found in said if found[2]]
     if not answering:
         return None
     last, (inputs, system, answer) = max(answering, key=lambda p: p[0].end)
@@ -244,15 +246,14 @@ def _genai_like(spans: list[Span], root: Span, convention: str) -> _Shape | None
     retrievals = [s for s in spans if _is_retrieval(s)]
     inferences = [s for s in spans if _is_inference(s)]
     if not retrievals:
-        shape = _tool_retrieval(spans, convention)
-        if shape is None and inferences and not any(any(_prompt_and_answer(s)) for s in inferences):
+        said = [(s, _prompt_and_answer(s)) for s in inferences]
+        shape = _tool_retrieval(said, convention)
+        if shape is None and said and not any(any(found) for _, found in said):
             # model calls whose content was not captured (content capture off): the trace's
             # text is missing, which is counted as such, not as a shape ragmon cannot read
             return _Shape(convention)
         return shape
-    nested = {r.span_id for r in retrievals}  # a retriever's own inner retrieval: one call
-    shape = _Shape(convention, retrieval_calls=sum(r.parent_span_id not in nested
-                                                   for r in retrievals))  # fmt: skip
+    shape = _Shape(convention, retrieval_calls=len(_outermost(retrievals)))
     docs: list[_Doc] = []
     returned_nothing = False
     for r in retrievals:

@@ -19,6 +19,7 @@ from monitor.ingest.conventions.core import (
     _indexed,
     _is_repr,
     _loads,
+    _outermost,
     _Shape,
     _text,
     _unique,
@@ -132,8 +133,7 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     if not retrievers and not rerankers:
         return _tool_retrieval(spans, root, llms)
     shape = _Shape(OPENINFERENCE)
-    nested = {r.span_id for r in retrievers}
-    shape.retrieval_calls = sum(1 for r in retrievers if r.parent_span_id not in nested)
+    shape.retrieval_calls = len(_outermost(retrievers))
     shape.retrieved = _outer_retrievals(spans, retrievers)
     if shape.retrieval_calls > 1:  # a hybrid: the step that fused the lists says their order
         shape.retrieved = _fused(spans, retrievers, shape.retrieved) or shape.retrieved
