@@ -77,6 +77,16 @@ def rates(
     """``rate`` of each of ``runs`` (name: (fn, setup)), their repeats taken in turn (A B C
     A B C ...), so that a drift of the machine's speed reaches every figure alike and the
     ratios between them hold (this machine's speed swings by 1.5x within minutes)."""
+    return {name: n / min(ts) for name, ts in timings(runs, repeats, clock).items()}
+
+
+def timings(
+    runs: dict[str, tuple[Callable[[], object], Callable[[], object] | None]],
+    repeats: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, list[float]]:
+    """The time of every repeat of each of ``runs``, taken in turn as ``rates`` takes them:
+    the i-th times of two runs were measured next to each other."""
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
         for name, (fn, setup) in runs.items():
@@ -85,7 +95,7 @@ def rates(
             t0 = clock()
             fn()
             times[name].append(clock() - t0)
-    return {name: n / min(ts) for name, ts in times.items()}
+    return times
 
 
 class Memos:

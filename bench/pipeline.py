@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from prometheus_client import CollectorRegistry
 
-from bench.checks import Memos, build_line, pin_one_core, rate, rates
+from bench.checks import Memos, build_line, pin_one_core, rate, timings
 from bench.corpus import add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.config import Settings
@@ -139,8 +139,11 @@ def main() -> None:
     off_setup, off_run = pipeline_run(turns, "none", off_memos, sessions=False)
     on_setup, on_run = pipeline_run(turns, "none", on_memos)
     # off and on in turns (A B A B ...): the machine's drift reaches both alike
-    paired = rates({"off": (off_run, off_setup), "on": (on_run, on_setup)}, n, k,
-                   time.process_time)  # fmt: skip
+    times = timings({"off": (off_run, off_setup), "on": (on_run, on_setup)}, k,
+                    time.process_time)  # fmt: skip
+    paired = {name: n / min(ts) for name, ts in times.items()}
+    # each repeat's on against the off measured next to it: the stage's share, drift aside
+    shares = sorted(on / off - 1 for off, on in zip(times["off"], times["on"], strict=True))
     rows = [
         ("bare decode loop (json.loads)", cpu(bare), None),
         ("decode to RagTrace", cpu(decoded), None),
@@ -163,6 +166,10 @@ def main() -> None:
         hits = f"{statistics.mean(memos.rates):.3f}" if memos and memos.rates else "-"
         print(f"{label:<40} {value:>10,.0f} {value / floor:>14.2f}x {value / alone:>8.2f}x"
               f" {hits:>10}")  # fmt: skip
+    best = 1e6 / paired["on"] - 1e6 / paired["off"]
+    print(f"session stage: +{best:.1f} µs a trace, +{100 * best * paired['off'] / 1e6:.1f} % "
+          f"(best of each); per repeat pair +{100 * statistics.median(shares):.1f} % median, "
+          f"{100 * shares[0]:+.1f} to {100 * shares[-1]:+.1f} %")  # fmt: skip
 
 
 _QUESTIONS = ("How much is the Pro plan?", "how much is the pro plan??", "human pls",

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final, Literal, TypedDict
+from typing import Any, Final, Literal, NamedTuple, TypedDict
 
 from pydantic import (
     BaseModel,
@@ -354,8 +354,12 @@ class Evaluation:
 
     @property
     def any_flagged(self) -> bool:
-        """Whether some check flagged the trace."""
-        return any(r.flagged for r in self.checks.values())
+        """Whether some check flagged the trace (a loop, not ``any`` over a generator: asked
+        of every trace by the sampler and the session stage)."""
+        for result in self.checks.values():  # noqa: SIM110 (a generator costs more here)
+            if result.flagged:
+                return True
+        return False
 
     def skipped(self, reason: str) -> Evaluation:
         """This evaluation, not judged for ``reason`` (as ``replace`` would, at a fraction of
@@ -449,9 +453,10 @@ class TurnRecord(TypedDict):
     language: str
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One evaluated trace of a conversation, as much of it as pairing needs."""
+class Turn(NamedTuple):
+    """One evaluated trace of a conversation, as much of it as pairing needs. A named tuple
+    of strings and a float: cheap to make for every turn, and out of the garbage collector's
+    walks while it is held (CPython stops tracking a tuple of such values)."""
 
     session: str
     trace_id: str

@@ -36,8 +36,9 @@ from monitor.sessions.signals import read
 from monitor.sources import Partition, Position, ReplayNote, trace_key
 
 
-@dataclass(slots=True)
-class _Held:
+class _Held(NamedTuple):
+    """A turn held (a tuple of plain values, like ``Turn``: not walked by the collector)."""
+
     turn: Turn
     arrived: float  # on the clock of the turn's partition
     position: Position | None  # the repartition-topic record (None: in memory)
@@ -51,6 +52,7 @@ class _Session:
     turns: list[_Held] = field(default_factory=list)  # in time order
     floor: float = float("-inf")  # a turn older than this comes too late (see ``_settle``)
     bytes: int = 0
+    due: float = float("inf")  # when to look at it again: its one live entry in ``_due``
 
 
 class Released(NamedTuple):
@@ -83,7 +85,8 @@ class Sessions:
         self._read = reader
         # (partition, session) -> held turns, least recently active first
         self._open: OrderedDict[tuple[Partition | None, str], _Session] = OrderedDict()
-        # per partition: (deadline, tie, session) to look at again, lazily invalidated
+        # per partition: (deadline, tie, session) to look at again; an entry whose deadline
+        # is no longer its session's ``due`` is stale, skipped when it comes up
         self._due: dict[Partition | None, list[tuple[float, int, str]]] = {}
         self._ties = itertools.count()
         self._notes: dict[Partition, ReplayNote] = {}
@@ -117,7 +120,8 @@ class Sessions:
             self._count(why)
             return [Released(None, _at(position))]
         size = turn.size
-        held = _Held(turn, arrived, position, self._replayed(turn, position), size)
+        replayed = position is not None and bool(self._notes) and self._replayed(turn, position)
+        held = _Held(turn, arrived, position, replayed, size)
         at = len(turns)
         while at and turns[at - 1].turn.time > turn.time:
             at -= 1
@@ -127,11 +131,9 @@ class Sessions:
         self._schedule(key, session)
         return self._evict() if self.bytes > self.max_bytes else []
 
-    def _replayed(self, turn: Turn, position: Position | None) -> bool:
+    def _replayed(self, turn: Turn, position: Position) -> bool:
         """Re-read below its partition's replay note and not named there: its follow-up
         line was written before (see ``resume``)."""
-        if position is None:
-            return False
         note = self._notes.get(position[0])
         if note is None or note.pending is None or position[1] >= note.read_end:
             return False
@@ -152,8 +154,12 @@ class Sessions:
         for part, queue in self._due.items():
             now = clock(part)
             while queue and queue[0][0] <= now:
-                _, _, sid = heapq.heappop(queue)
-                self._settle((part, sid), now, out)
+                at, _, sid = heapq.heappop(queue)
+                key = (part, sid)
+                session = self._open.get(key)
+                if session is not None and session.due == at:
+                    session.due = float("inf")
+                    self._settle(key, now, out)
         return out
 
     def _settle(
@@ -196,12 +202,16 @@ class Sessions:
             self._schedule(key, session)
 
     def _schedule(self, key: tuple[Partition | None, str], session: _Session) -> None:
+        """Look at the session again when its first pair (or its one turn) may be final; an
+        entry already there for that time stands, an earlier or later one goes stale."""
         turns = session.turns
         if len(turns) >= 2:
             at = max(turns[0].arrived, turns[1].arrived) + self.lateness
         else:
             at = turns[0].arrived + self.window + self.lateness
-        heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))
+        if at != session.due:
+            session.due = at
+            heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))
 
     def _drop(self, session: _Session, held: _Held) -> None:
         session.bytes -= held.size

@@ -195,13 +195,6 @@ _SCRIPTS = (("ko", re.compile(r"[\uac00-\ud7af]")), ("ja", re.compile(r"[\u3040-
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
-def _language_of(text: str) -> Language:
-    """Korean, Japanese or Chinese by their script; else the language whose stop words the
-    text uses most (English on a tie): a cheap identification that needs only the lists
-    loaded anyway."""
-    return _tally(text, _counts(_words(text)))[0]
-
-
 @cache
 def _stop_index() -> dict[str, tuple[int, ...]]:
     """Stop word -> the languages (their places in ``languages()``) whose list holds it."""
@@ -222,15 +215,22 @@ def _counts(words: list[str]) -> list[int]:
     return counts
 
 
-def _tally(text: str, counts: list[int]) -> tuple[Language, tuple[Language, ...]]:
+def _tally(text: str, counts: list[int] | tuple[int, ...]) -> tuple[Language, tuple[Language, ...]]:
     """The language of ``text`` and the languages whose patterns read it: for Korean,
     Japanese and Chinese, their script; else the languages whose stop words ``text`` uses
     most (``counts``; English first on a tie), and every language when it uses none."""
-    langs = languages()
     if _UNSPACED.search(text):
         for code, script in _SCRIPTS:
             if script.search(text) and (lang := _by_code().get(code)) is not None:
-                return lang, (langs[0], lang)
+                return lang, (languages()[0], lang)
+    return _ranked(tuple(counts))
+
+
+@lru_cache(maxsize=1024)
+def _ranked(counts: tuple[int, ...]) -> tuple[Language, tuple[Language, ...]]:
+    """``_tally`` of a text written with spaces, by its stop words' counts alone (kept: few
+    count vectors recur, whatever the words)."""
+    langs = languages()
     top = max(counts)
     if top == 0:
         return langs[0], langs
@@ -238,14 +238,12 @@ def _tally(text: str, counts: list[int]) -> tuple[Language, tuple[Language, ...]
     return tied[0], tied if tied[0] is langs[0] else (langs[0], *tied)
 
 
-def _first_language(a: str, b: str, counts: list[int]) -> Language:
-    """``_tally``'s language of the two turns together (``counts``: both turns' stop words
-    per language), without the list of the tied ones."""
-    langs = languages()
-    if _UNSPACED.search(a) or _UNSPACED.search(b):
-        return _tally(f"{a} {b}", counts)[0]
-    top = max(counts)
-    return langs[counts.index(top)] if top else langs[0]
+def _first_language(a: _Turn, b: _Turn) -> Language:
+    """``_tally``'s language of the two turns together."""
+    counts = tuple(map(operator.add, a.counts, b.counts))
+    if a.unspaced or b.unspaced:
+        return _tally(f"{a.text} {b.text}", counts)[0]
+    return _ranked(counts)[0]
 
 
 @cache
@@ -330,22 +328,37 @@ def opened(text: str) -> Opened:
     return frozenset(out)
 
 
-def _by_pattern(open_: Opened) -> tuple[dict[str, list[int]], ...]:
+_Plan = tuple[dict[str, tuple[int, ...]], ...]  # per kind: language -> the opened places
+
+
+def _by_pattern(open_: Opened) -> _Plan:
     """``open_`` per kind: language -> the opened patterns' places, in order."""
     out: tuple[dict[str, list[int]], ...] = tuple({} for _ in range(_KINDS))
     for code, kind, i in open_:
         out[kind].setdefault(code, []).append(i)
-    for by_code in out:
-        for places in by_code.values():
-            places.sort()
-    return out
+    return tuple({code: tuple(sorted(places)) for code, places in by_code.items()}
+                 for by_code in out)  # fmt: skip
+
+
+@lru_cache(maxsize=1024)
+def _plan_of(found: frozenset[Opened]) -> _Plan | None:
+    """The patterns to run when the gates' literals found in a turn open ``found`` (one set
+    per literal found), per kind; None when none opened. Kept: the same literals recur in
+    many turns."""
+    open_ = _ungated().union(*found)
+    return _by_pattern(open_) if open_ else None
+
+
+def _plan(text: str) -> _Plan | None:
+    """``_plan_of`` the literals found in ``text``: ``_by_pattern(opened(text))``."""
+    return _plan_of(frozenset(opens for _, opens in _automaton().iter(text)))
 
 
 def _any(
     text: str,
     kind: int,
     langs: tuple[Language, ...],
-    open_: tuple[dict[str, list[int]], ...] | None,
+    open_: _Plan | None,
 ) -> re.Match[str] | None:
     """The first match of a ``kind`` pattern of ``langs`` in ``text``: of the first language
     with one, the leftmost (the first pattern's on a tie), as the patterns joined in one
@@ -374,24 +387,23 @@ def _any(
     return None
 
 
-def _speakers(b: str, counts: list[int] | None = None) -> tuple[Language, ...]:
+def _speakers(b: _Turn) -> tuple[Language, ...]:
     """The languages whose patterns read B: English (typed into any other: "human pls") and
     every language whose stop words B uses most (all of them on a tie); every language when
     nothing in B tells ("humano", an emoji)."""
-    return _tally(b, _counts(_words(b)) if counts is None else counts)[1]
+    return _tally(b.text, b.counts)[1] if b.unspaced else _ranked(b.counts)[1]
 
 
-def is_rephrase(a: str, b: str, split: _Split | None = None) -> bool:
-    """Whether B (normalised) asks again for what A (normalised) asked (see the module)."""
-    wa, wb, counts_a, counts_b = split or _split(a, b)
-    if wb and wa == wb:  # the same words: an exact repeat, cases and punctuation aside
+def is_rephrase(a: _Turn, b: _Turn) -> bool:
+    """Whether B asks again for what A asked (see the module)."""
+    if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
         return True
-    lang = _first_language(a, b, list(map(operator.add, counts_a, counts_b)))
+    lang = _first_language(a, b)
     english = languages()[0]
     for lg in (lang,) if lang is english else (lang, english):
-        if lg.openers is not None and lg.openers.search(b):
+        if lg.openers is not None and lg.openers.search(b.text):
             return False
-    ca, cb = _content_of(a, lang.code), _content_of(b, lang.code)
+    ca, cb = _content_of(a.text, lang.code), _content_of(b.text, lang.code)
     if not ca or not cb:
         return False
     shared = len(ca & cb)
@@ -399,54 +411,54 @@ def is_rephrase(a: str, b: str, split: _Split | None = None) -> bool:
     return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)
 
 
-_Split = tuple[list[str], list[str], list[int], list[int]]
+class _Turn(NamedTuple):
+    """A turn as the signals read it: normalised, its words, its stop words' counts per
+    language, and whether it holds Chinese, Japanese or Korean script."""
 
-
-def _split(a: str, b: str) -> _Split:
-    """Both turns' words, and their stop words' counts per language: read once per pair."""
-    wa, wb = _words(a), _words(b)
-    return wa, wb, _counts(wa), _counts(wb)
+    text: str
+    words: list[str]  # shared between the pairs a turn is in: never changed
+    counts: tuple[int, ...]
+    unspaced: bool
 
 
 @lru_cache(maxsize=4096)
-def _prepared(query: str) -> tuple[str, list[str], list[int]]:
-    """A turn normalised, its words and its stop words' counts per language. Every turn but
-    a session's first and last is the B of one pair and the A of the next: read once. (The
-    lists are shared between calls: never changed.)"""
+def _prepared(query: str) -> _Turn:
+    """A turn read once: every turn but a session's first and last is the B of one pair and
+    the A of the next."""
     text = normalise(query)
     words = _words(text)
-    return text, words, _counts(words)
+    return _Turn(text, words, tuple(_counts(words)), _UNSPACED.search(text) is not None)
 
 
 def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     """The signals B carries about the answer to A, in ``SIGNALS`` order (empty: none).
     Without ``gated``, every pattern runs (the reference the gates are tested against)."""
-    a, wa, counts_a = _prepared(a_query)
-    b, wb, counts_b = _prepared(b_query)
+    a, b = _prepared(a_query), _prepared(b_query)
     found: list[str] = []
-    if b and is_rephrase(a, b, (wa, wb, counts_a, counts_b)):
+    if b.text and is_rephrase(a, b):
         found.append(REPHRASE)
     open_ = None
     if gated:
-        found_open = opened(b)
-        if not found_open:  # no literal any pattern requires: none can match
+        open_ = _plan(b.text)
+        if open_ is None:  # no literal any pattern requires: none can match
             return found
-        open_ = _by_pattern(found_open)
-    langs = _speakers(b, counts_b)
-    if _any(b, 0, langs, open_):
+    langs = _speakers(b)
+    text = b.text
+    if _any(text, 0, langs, open_):
         found.append(ESCALATION)
-    negative = _any(b, 1, langs, open_) is not None
+    negative = _any(text, 1, langs, open_) is not None
     if negative:
         found.append(NEGATIVE)
-    elif (m := _any(b, 2, langs, open_)) is not None and _only_thanks(b, m):
+    elif (m := _any(text, 2, langs, open_)) is not None and _only_thanks(b, m):
         found.append(POSITIVE)
     return found
 
 
-def _only_thanks(b: str, match: re.Match[str]) -> bool:
+def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
     """A thank-you that asks nothing more: no question mark, and few words of its own."""
-    if "?" in b or "？" in b or "؟" in b:
+    text = b.text
+    if "?" in text or "？" in text or "؟" in text:
         return False
-    rest = (b[: match.start()] + " " + b[match.end() :]).strip()
-    lang = _language_of(b)
+    rest = (text[: match.start()] + " " + text[match.end() :]).strip()
+    lang = _tally(text, b.counts)[0]
     return len(content(rest, lang)) <= _MAX_OWN_WORDS
