@@ -23,36 +23,20 @@ def test_a_check_with_no_applicable_trace_says_no_data_not_zero_percent() -> Non
     assert "[" in rows["empty_context"] and "%" in rows["empty_context"]
 
 
-def test_a_checks_declared_output_decides_its_row_and_its_metrics() -> None:
-    """Every check declares what its result is (flag, score or both) and the metrics it
-    exports of its own; the summary reports a score as a mean even where no trace was
-    scored ("no data", never a 0 % rate), and each declared measure reaches /metrics through
-    the Prometheus sink with no branch on the check's type."""
-    from prometheus_client import CollectorRegistry
-
-    from monitor.checks import CHECK_TYPES, MEASURES
-    from monitor.telemetry import Metrics
-    from sinks.prometheus import PrometheusSink
+def test_a_checks_declared_output_decides_its_row() -> None:
+    """Every check declares what its result is (flag, score or both); the summary reports a
+    score as a mean even where no trace was scored ("no data", never a 0 % rate). (Each
+    check's declared metrics are proven on its own fixture: tests/unit/checks.)"""
+    from monitor.checks import CHECK_TYPES
 
     assert {c.output for c in CHECK_TYPES} <= {"flag", "score", "both"}
     assert {c.name: c.output for c in CHECK_TYPES}["grounding_overlap"] == "score"
     suite = CheckSuite()
     sink = SummarySink(suite.names)
-    registry = CollectorRegistry()
-    prom = PrometheusSink(Metrics(registry))
-    for s in (sink, prom):
-        s.start()
+    sink.start()
     for i in range(60):
         trace = RagTrace.model_validate(demo.generate(i))
-        evaluation = Evaluation(trace=trace, checks=suite(trace))
-        sink.write(evaluation)
-        prom.write(evaluation)
-    prom.flush()
-    samples = [s for family in registry.collect() for s in family.samples]
-    for measure in MEASURES:  # each declared measure was exported with values
-        name = measure.metric.removesuffix("_total")
-        wanted = f"{name}_count" if measure.kind == "histogram" else f"{name}_total"
-        assert sum(s.value for s in samples if s.name == wanted) > 0, measure.metric
+        sink.write(Evaluation(trace=trace, checks=suite(trace)))
     sink.tallies["grounding_overlap"].scored = 0
     row = next(r for r in sink.table().splitlines() if r.startswith("grounding_overlap"))
     assert row.split()[-2:] == ["no", "data"]

@@ -16,7 +16,9 @@ corpus (about 13,000 traces):
 * 2,000 plain demo traces from another seed;
 * every case of the labelled check files (``tests/quality``: real-world text with hard
   negatives) as a native trace;
-* every OTLP corpus file (spans from real instrumentation), in both encodings.
+* every OTLP corpus file (spans from real instrumentation), in both encodings;
+* each check's own fixture (``tests/checks``), kept in that check's file only (keys
+  ``fixture-<check>/...``): a new check's fixture adds to no other part.
 
 Everything runs through the real pipeline built by the registry with the heuristic judge
 at the default sampling, so decoding, assembly, checks, sampling and judge are all covered.
@@ -41,6 +43,7 @@ from monitor import registry
 from monitor.config import Settings
 from monitor.sources import ListSource, demo, framing
 from sinks.memory import InMemorySink
+from tests import checks as check_fixtures
 from tests import otel_corpus
 from tests.quality import load_cases
 
@@ -117,7 +120,13 @@ def evaluate(memo_bytes: int | None = None) -> dict[str, dict[str, Any]]:
             values = list(framing.read_messages(data, fmt))
             for line in _evaluate(values, fmt.replace("-", "_"), memo_bytes):
                 out[f"{stack}{suffix}/{line['trace_id']}"] = line
+    for name in check_fixtures.names():
+        for line in _evaluate(check_fixtures.records(name), "native", memo_bytes):
+            out[f"{FIXTURE}{name}/{line['trace_id']}"] = line
     return out
+
+
+FIXTURE = "fixture-"  # the key prefix of a check's own fixture: stored in its part only
 
 
 def canonical(value: Any) -> str:
@@ -173,7 +182,11 @@ def by_part(lines: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """part -> trace key -> value, of evaluation lines by trace key."""
     out: dict[str, dict[str, Any]] = {}
     for key, line in lines.items():
-        for part, value in split(line).items():
+        parts = split(line)
+        if key.startswith(FIXTURE):  # a check's fixture: that check's part only
+            own = f"check-{key[len(FIXTURE) :].partition('/')[0]}"
+            parts = {own: parts[own]}
+        for part, value in parts.items():
             out.setdefault(part, {})[key] = value
     return out
 
