@@ -16,10 +16,12 @@ never block offsets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace as otel_trace
+from opentelemetry.sdk._logs import ReadableLogRecord
+from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from monitor.checks import output_of
@@ -30,7 +32,6 @@ from sinks.config import OtelConfig
 
 if TYPE_CHECKING:
     from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import LogRecordExporter
 
     from monitor.telemetry import Metrics
 
@@ -119,13 +120,12 @@ class OtelEventSink(Closable):
 
     def start(self) -> None:
         """Set up the OTel logger provider and its batching exporter."""
-        # the OTel SDK and exporter, only when the sink starts
+        # the exporter (HTTP and protobuf), only when the sink starts; the SDK's log types
+        # are imported with this module, which the registry imports only to build the sink
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
         from opentelemetry.sdk._logs import LoggerProvider
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
         from opentelemetry.sdk.resources import Resource
-
-        from sinks.otel_export import CountingExporter
 
         exporter = self._exporter or OTLPLogExporter(
             endpoint=self.endpoint, headers=self.headers, timeout=self.timeout_seconds
@@ -209,3 +209,30 @@ class OtelEventSink(Closable):
         if self._provider is not None:
             provider, self._provider = self._provider, None
             provider.shutdown()
+
+
+class CountingExporter(LogRecordExporter):
+    """Counts each export's outcome (``on_export(outcome, records)``); an exporter's error
+    is a failed export, never the death of the export thread."""
+
+    def __init__(self, inner: LogRecordExporter, on_export: Callable[[str, int], None]) -> None:
+        self.inner = inner
+        self.on_export = on_export
+
+    def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
+        """Export through the inner exporter and count the outcome."""
+        try:
+            result = self.inner.export(batch)
+        except Exception:  # an exporter bug must not kill the export thread
+            result = LogRecordExportResult.FAILURE
+        outcome = "ok" if result == LogRecordExportResult.SUCCESS else "failed"
+        self.on_export(outcome, len(batch))
+        return result
+
+    def shutdown(self) -> None:
+        """Shut the inner exporter down."""
+        self.inner.shutdown()  # type: ignore[no-untyped-call]
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        """Flush the inner exporter."""
+        return bool(self.inner.force_flush(timeout_millis))

@@ -52,8 +52,7 @@ count: Callable[[object], int]  # how many keys
 EXACT: bool  # the keys are the sentences (else hashes: confirm a shared key on the sentences)
 contains: Callable[[bytes, bytes], bool]  # contains(haystack, needle): needle in haystack
 if native.BUILD == "compiled":
-    from monitor.checks import text_kernels as c
-
+    c = native.c_module("text_kernels")
     keys, shares, count, EXACT, contains = c.keys, c.shares, c.count, False, c.contains
 else:
     keys, shares, count, EXACT, contains = masked_sentences, _shares, _count, True, _contains

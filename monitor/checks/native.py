@@ -12,11 +12,13 @@ daemon logs both at start and exports them (``ragmon_build``).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import sys
 import sysconfig
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 NATIVE = HERE / "_native"
@@ -55,3 +57,10 @@ def extend(path: list[str], sub: str = "") -> None:
     path.insert(0, str(NATIVE / sub if sub else NATIVE))
     if str(NATIVE) not in sys.path:  # the compiled modules' shared runtime is a top-level one
         sys.path.append(str(NATIVE))
+
+
+def c_module(name: str) -> ModuleType:
+    """The compiled build's C module ``name`` (``monitor.checks.<name>``; see ``C_MODULES``
+    in deploy/compile.py), imported by name: a module of this package reaches it without
+    importing the package itself (no import circle through ``monitor.checks``)."""
+    return importlib.import_module(f"monitor.checks.{name}")

@@ -11,10 +11,10 @@ from monitor.commands.common import _output, _writable, is_stdout
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, describe
 from monitor.core.lines import EvaluationLine, FollowupLine, Line
 from monitor.segments.causes import Cause
+from monitor.segments.changes import SegmentChange
 from monitor.segments.explain import (
     InputShift,
     RateChange,
-    SegmentChange,
     explain_rates,
     input_shifts,
     observations,

@@ -142,7 +142,7 @@ class _Shape(Exception):
     """A field of OTLP/JSON has the wrong JSON type (becomes ``invalid_otlp_json``)."""
 
 
-def _obj(value: object, where: str) -> dict[str, Any]:
+def _obj(value: object, where: str) -> dict[str, object]:
     """A JSON object; absent (null) is the empty message, as in the proto3 JSON mapping."""
     if value is None:
         return {}
@@ -151,7 +151,7 @@ def _obj(value: object, where: str) -> dict[str, Any]:
     return value
 
 
-def _arr(value: object, where: str) -> list[Any]:
+def _arr(value: object, where: str) -> list[object]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -227,7 +227,7 @@ def _attrs(items: object, where: str) -> dict[str, Any]:
 
 
 def _json_span(
-    s: object, ss: dict[str, Any], service: str | None, resource: dict[str, Any]
+    s: object, ss: dict[str, object], service: str | None, resource: dict[str, Any]
 ) -> Span:
     s = _obj(s, "span")
     scope = _obj(ss.get("scope"), "scope")

@@ -43,12 +43,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from monitor.core.lines import JsonObject
-
-if TYPE_CHECKING:
-    from monitor.segments.explain import Observation, SegmentChange
+from monitor.segments.changes import Observation, SegmentChange
 
 VANISHED = 0.25  # an adjusted effect below this share of the raw one has vanished
 KEPT = 0.5  # an adjusted effect keeps at least this share of the raw one to persist

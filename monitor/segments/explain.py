@@ -38,20 +38,10 @@ from monitor.core.lines import FollowupLine, JsonObject, Line
 from monitor.core.model import FOLLOWUP_SIGNALS
 from monitor.core.stats import wilson
 from monitor.segments.causes import Cause, rank_causes
+from monitor.segments.changes import Observation, SegmentChange
 
 JUDGE = "judge_hard_fail"  # the judge's hard-fail rate, beside the checks' flagged rates
 _Z95 = 1.959963984540054
-
-
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """One trace's part in one rate: its segments, whether it counts (applicable), whether
-    it is flagged, and its weight: its adjusted count when it was sampled upstream (1 /
-    sample_rate), times 1/p for the judge's sample."""
-
-    segments: Mapping[str, str]
-    flagged: bool
-    weight: float = 1.0
 
 
 FOLLOWUP = "followup_"  # a follow-up rate's name: this, then the signal
@@ -125,56 +115,6 @@ class _Side:
 
 def _side(obs: Sequence[Observation]) -> _Side:
     return _Side(len(obs), sum(o.weight for o in obs), sum(o.weight for o in obs if o.flagged))
-
-
-@dataclass(slots=True)
-class SegmentChange:
-    """One segment's part in a rate's change."""
-
-    segment: str
-    share_before: float
-    share_after: float
-    rate_before: float | None
-    rate_after: float | None
-    mix: float
-    rate: float
-    contribution_interval: tuple[float, float]
-    rate_interval: tuple[float, float] | None
-    share_interval: tuple[float, float]
-
-    @property
-    def contribution(self) -> float:
-        """Its mix and rate terms: the change of its share of all flagged traces."""
-        return self.mix + self.rate
-
-    @property
-    def significant(self) -> bool:
-        """Its contribution's interval excludes 0."""
-        lo, hi = self.contribution_interval
-        return lo > 0 or hi < 0
-
-    @property
-    def cause(self) -> str | None:
-        """``rate`` (its own rate moved), ``mix`` (its share moved), ``both``, or None."""
-        rate = self.rate_interval is not None and (
-            self.rate_interval[0] > 0 or self.rate_interval[1] < 0
-        )
-        lo, hi = self.share_interval
-        mix = (lo > 0 or hi < 0) and abs(self.mix) > 0
-        return "both" if rate and mix else "rate" if rate else "mix" if mix else None
-
-    def as_dict(self) -> JsonObject:
-        """The JSON form (``ragmon explain --output-json``)."""
-        return {
-            "segment": self.segment,
-            "share_before": self.share_before, "share_after": self.share_after,
-            "rate_before": self.rate_before, "rate_after": self.rate_after,
-            "mix": self.mix, "rate": self.rate, "contribution": self.contribution,
-            "interval": list(self.contribution_interval),
-            "rate_change_interval": None if self.rate_interval is None
-            else list(self.rate_interval),
-            "significant": self.significant, "cause": self.cause,
-        }  # fmt: skip
 
 
 @dataclass(slots=True)
