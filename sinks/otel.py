@@ -48,7 +48,7 @@ EVALUATOR_VERSION = "ragmon.evaluator.version"  # which definition produced the 
 _RELEVANCE_VALUE = {"relevant": 1.0, "partial": 0.5, "irrelevant": 0.0}
 
 
-def judge_events(verdict: Verdict, version: str | None = None) -> list[dict[str, Any]]:
+def judge_events(verdict: Verdict, version: str | None = None) -> list[dict[str, object]]:
     """The judge's metrics as evaluation events: faithfulness (its verdict, the supported
     share), answer relevance and context precision, each where the judge said it
     (``version``: the judge's evaluator version)."""

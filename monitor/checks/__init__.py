@@ -129,7 +129,7 @@ def output_of(name: str) -> CheckOutput:
     return _OUTPUT.get(name, "flag")
 
 
-def evidence_of(name: str, line: Mapping[str, Any]) -> Evidence:
+def evidence_of(name: str, line: Mapping[str, object]) -> Evidence:
     """The typed evidence of check ``name``'s result as an evaluation line or a candidate row
     stores it (``{"flagged": ..., "applicable": ..., "evidence": {...}}``); a check ragmon
     does not know (a line from another version) has evidence without highlights."""

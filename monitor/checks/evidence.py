@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Self
 
 from monitor.core.evidence import CheckMeasure, Evidence, Highlight
 
@@ -83,9 +83,12 @@ class ConflictEvidence(Evidence):
     conflicts: tuple[Conflict, ...] = ()
 
     @classmethod
-    def from_line(cls, line: Mapping[str, Any]) -> Self:
+    def from_line(cls, line: Mapping[str, object]) -> Self:
         """Read back, each pair as a ``Conflict``."""
-        return cls(tuple(Conflict.from_line(c) for c in line.get("conflicts") or ()))
+        pairs = line.get("conflicts") or ()
+        if not isinstance(pairs, list | tuple):  # a line of another shape (evidence_of)
+            raise TypeError(f"conflicts: {type(pairs).__name__}")
+        return cls(tuple(Conflict.from_line(c) for c in pairs))
 
     def explain(self) -> str:
         """That near-duplicates disagree, when they do."""

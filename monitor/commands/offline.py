@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import yaml
 
@@ -62,7 +62,7 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK
 
 
-def _relevance_labels(row: dict[str, Any]) -> tuple[str | None, list[str] | None]:
+def _relevance_labels(row: dict[str, object]) -> tuple[str | None, list[str] | None]:
     """A labelled row's ``answer_relevance`` (relevant, partial, irrelevant) and
     ``context_relevance`` (relevant or irrelevant per passage), taken out of the row;
     ``ValueError`` for a value outside them."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import threading
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
 from prometheus_client import CollectorRegistry
 
@@ -20,6 +20,7 @@ from monitor.ingest.conventions import OUTCOMES
 from monitor.ingest.conversion import by_convention
 from monitor.sources import JsonlSource, OtlpFileSource, framing
 from monitor.sources.inputs import Input, check_inputs
+from sinks import Sink
 from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
 from sinks.summary import SummarySink
@@ -100,12 +101,12 @@ def _replay_format(args: argparse.Namespace, inputs: list[Input], stderr: TextIO
 
 def _replay_sinks(
     args: argparse.Namespace, settings: config_mod.Settings, stdout: TextIO | None
-) -> tuple[SummarySink, GoldenRowSink | None, list[Any]]:
+) -> tuple[SummarySink, GoldenRowSink | None, list[Sink]]:
     """The summary, the golden-row sink (``--golden-dir``) and every sink of a replay;
     ``stdout`` is given when the evaluation lines go there (``--output-jsonl -``)."""
     summary = SummarySink(registry.build_suite(settings).names)
     summary.calibration = registry.calibration(settings)
-    sinks: list[Any] = [summary]
+    sinks: list[Sink] = [summary]
     if args.output_jsonl is not None:
         path = None if stdout is not None else args.output_jsonl
         sinks.append(JsonlSink(path, stream=stdout, redactor=redactor_for(settings, "lines")))

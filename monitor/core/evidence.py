@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Literal, Self
+from typing import Literal, Self
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +45,9 @@ class Evidence:
     of the evaluation line (fields in order, ``None`` left out, tuples as lists) and
     ``from_line`` reads it back (a stored row, a replayed line); unknown keys are ignored."""
 
-    def to_line(self) -> dict[str, Any]:
+    def to_line(self) -> dict[str, object]:
         """The evidence as it is written in evaluation lines."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for f in fields(self):
             value = getattr(self, f.name)
             if value is not None:
@@ -55,7 +55,7 @@ class Evidence:
         return out
 
     @classmethod
-    def from_line(cls, line: Mapping[str, Any]) -> Self:
+    def from_line(cls, line: Mapping[str, object]) -> Self:
         """The evidence of a stored line; fields it lacks take their defaults."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: _frozen(v) for k, v in line.items() if k in names})

@@ -76,7 +76,7 @@ class KafkaConnection(ConfigSection):
             )
         return self
 
-    def client_kwargs(self) -> dict[str, Any]:
+    def client_kwargs(self) -> dict[str, object]:
         """kafka-python keyword arguments for the connection and security settings (the
         source's consumer and the sinks' producers use the same)."""
         kw: dict[str, Any] = {

@@ -158,7 +158,7 @@ class Verdict(BaseModel):
             return None
         return sum(r == "relevant" for r in said) / len(said)
 
-    def to_line(self) -> dict[str, Any]:
+    def to_line(self) -> dict[str, object]:
         """The ``judge`` member of an evaluation line (docs, "Evaluation lines")."""
         return {
             "judge": self.judge,

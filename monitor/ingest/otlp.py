@@ -17,6 +17,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from monitor.core.errors import OtlpDecodeError
 
@@ -69,7 +70,7 @@ _PARENT_IS_REMOTE = 0x200  # SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK (OTLP 1
 _STATUS_ERROR = 2  # Status.StatusCode.STATUS_CODE_ERROR
 
 
-def _any_value(v: Any) -> Any:
+def _any_value(v: AnyValue) -> object:
     which = v.WhichOneof("value")
     if which is None:
         return None
@@ -216,9 +217,9 @@ def _json_value(v: object, where: str) -> object:
     return None
 
 
-def _attrs(items: object, where: str) -> dict[str, Any]:
+def _attrs(items: object, where: str) -> dict[str, object]:
     """``KeyValue``s as a dict; a missing key is the empty string (the proto3 default)."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for kv in _arr(items, where):
         kv = _obj(kv, where)
         key = _str(kv.get("key"), f"{where} key")
@@ -227,7 +228,7 @@ def _attrs(items: object, where: str) -> dict[str, Any]:
 
 
 def _json_span(
-    s: object, ss: dict[str, object], service: str | None, resource: dict[str, Any]
+    s: object, ss: dict[str, object], service: str | None, resource: dict[str, object]
 ) -> Span:
     s = _obj(s, "span")
     scope = _obj(ss.get("scope"), "scope")

@@ -9,8 +9,8 @@ answer already holds (``processing`` is the batch's size from the start)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from anthropic.types import Message
 from anthropic.types.messages.batch_create_params import Request
 
 from monitor.core.model import RagTrace
@@ -40,7 +40,7 @@ class AnthropicBatches:
         """Whether processing ended."""
         return bool(self._batches.retrieve(provider_id).processing_status == "ended")
 
-    def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
+    def results(self, provider_id: str) -> Iterator[tuple[str, str, object]]:
         """Each request's outcome (succeeded, errored, canceled, expired) and message."""
         for entry in self._batches.results(provider_id):
             result = entry.result
@@ -58,6 +58,8 @@ class AnthropicBatches:
                 found.append(str(batch.id))
         return found
 
-    def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
+    def verdict(self, answer: object, trace: RagTrace) -> Verdict:
         """The verdict in a succeeded request's message, at the batch price."""
+        if not isinstance(answer, Message):
+            raise ValueError(f"a succeeded request without a message ({type(answer).__name__})")
         return self.judge.verdict(answer, 0.0, discount=self.discount)

@@ -56,14 +56,14 @@ class BatchApi(Protocol):
         """Whether the batch finished processing (every request succeeded, errored, was
         canceled or expired)."""
 
-    def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
+    def results(self, provider_id: str) -> Iterator[tuple[str, str, object]]:
         """(request id, outcome, the answer or the error) of each request of an ended batch."""
 
     def created_since(self, since: float, key: str, count: int) -> list[str]:
         """Ids of the provider's batches created at ``since`` or later for the outbox's batch
         ``key`` (where the provider keeps no tag: with ``count`` requests)."""
 
-    def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
+    def verdict(self, answer: object, trace: RagTrace) -> Verdict:
         """The verdict in the succeeded answer to ``trace``'s request (raises ``ValueError``
         or ``JudgeError`` when it holds none)."""
 

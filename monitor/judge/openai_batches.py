@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Final
 
 from openai.types.chat import ChatCompletion
 
@@ -54,7 +54,7 @@ class OpenAIBatches:
         """Whether the batch completed, failed, expired or was cancelled."""
         return str(self._client.batches.retrieve(provider_id).status) in _ENDED
 
-    def results(self, provider_id: str) -> Iterator[tuple[str, str, Any]]:
+    def results(self, provider_id: str) -> Iterator[tuple[str, str, object]]:
         """Each answered request: succeeded with its completion, or errored. Requests in
         neither file (an expired or cancelled batch) are missing: the stage says expired."""
         batch = self._client.batches.retrieve(provider_id)
@@ -86,6 +86,6 @@ class OpenAIBatches:
                 found.append(str(batch.id))
         return found
 
-    def verdict(self, answer: Any, trace: RagTrace) -> Verdict:
+    def verdict(self, answer: object, trace: RagTrace) -> Verdict:
         """The verdict in a succeeded request's completion, at the batch price."""
         return self.judge.verdict(ChatCompletion.model_validate(answer), trace, self.discount)

@@ -63,7 +63,7 @@ def _json_hint(schema: Mapping[str, object]) -> str:
     )
 
 
-def _forced_tool(tool: ToolParam) -> dict[str, Any]:
+def _forced_tool(tool: ToolParam) -> dict[str, object]:
     """The request options that force a call of ``tool`` (an Anthropic-style definition)."""
     fn = {"name": tool["name"], "description": tool.get("description", ""),
           "parameters": tool["input_schema"]}  # fmt: skip

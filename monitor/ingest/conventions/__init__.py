@@ -27,6 +27,7 @@ is flagged with ``ragmon.content_redacted`` so the judge skips the trace.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -158,7 +159,7 @@ def sample_rate(root: Span) -> float | None:
     return None
 
 
-def map_spans(spans: list[Span], extra: dict[str, Any] | None = None) -> Mapped:
+def map_spans(spans: list[Span], extra: Mapping[str, object] | None = None) -> Mapped:
     """One trace's spans → RagTrace (with the recognised convention), or why not.
     ``extra`` attributes are added to the trace (the assembler marks incomplete ones)."""
     if not spans:

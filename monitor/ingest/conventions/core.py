@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from monitor.core.model import RagTrace
 from monitor.ingest.otlp import Span
@@ -67,7 +67,7 @@ class _Shape:
 # --- shared helpers ---------------------------------------------------------------------
 
 
-def _loads(value: object) -> Any:
+def _loads(value: object) -> object:
     """A JSON string decoded (span attributes carry structured values as JSON strings)."""
     if isinstance(value, str) and value[:1] in ("[", "{", '"'):
         try:
@@ -100,7 +100,7 @@ _NOT_INPUT = frozenset({"name", "run_type", "type", "id", "tags", "metadata", "l
 _QUESTION_KEYS = ("question", "query", "input", "user_input", "q", "query_str")
 
 
-def _question_key(value: dict[str, Any], depth: int = 0) -> str:
+def _question_key(value: Mapping[str, object], depth: int = 0) -> str:
     """A question under a question-like key, here or in nested objects (Haystack's
     ``{"data": {"retriever": {"query": ...}}}``)."""
     for key in _QUESTION_KEYS:
@@ -183,10 +183,10 @@ def _messages(value: object) -> list[tuple[str, str]]:
     return out
 
 
-def _indexed(attrs: dict[str, Any], prefix: str, inner: str = "") -> list[dict[str, Any]]:
+def _indexed(attrs: Mapping[str, object], prefix: str, inner: str = "") -> list[dict[str, object]]:
     """Flattened lists back into dicts: ``prefix.{i}.{inner}{key}`` → ``[{key: value}]``
     in index order (OpenInference's and OpenLLMetry's indexed-attribute layout)."""
-    found: dict[int, dict[str, Any]] = {}
+    found: dict[int, dict[str, object]] = {}
     head = prefix + "."
     for key, value in attrs.items():
         if not key.startswith(head):
@@ -197,7 +197,9 @@ def _indexed(attrs: dict[str, Any], prefix: str, inner: str = "") -> list[dict[s
     return [found[i] for i in sorted(found)]
 
 
-def _flat_messages(attrs: dict[str, Any], prefix: str, inner: str = "") -> list[tuple[str, str]]:
+def _flat_messages(
+    attrs: Mapping[str, object], prefix: str, inner: str = ""
+) -> list[tuple[str, str]]:
     """(role, text) of ``prefix.{i}.{inner}role`` / ``...content`` attributes."""
     return [(str(m.get("role", "user")), _text(m.get("content")))
             for m in _indexed(attrs, prefix, inner) if "content" in m]  # fmt: skip
@@ -252,14 +254,15 @@ def _score(value: object) -> float | None:
     return None
 
 
-def _doc(d: dict[str, Any]) -> _Doc:
+def _doc(d: Mapping[str, object]) -> _Doc:
     """A document dict of any convention (``id``/``content``/``text``/``metadata``...). The
     id is the source document's when the producer says which it is (metadata, LlamaIndex
     relationships), else the document's or chunk's own id; the chunk id is the chunk's own id
     (or a ``chunk_id``) where it differs from the document's. A LlamaIndex ``NodeWithScore``
     (``{"node": {...}, "score": s}``) is read through to its node."""
-    if isinstance(d.get("node"), dict):
-        inner = _doc(d["node"])
+    node = d.get("node")
+    if isinstance(node, dict):
+        inner = _doc(node)
         return _Doc(inner.id, inner.text, _score(d.get("score")), inner.chunk)
     own = d.get("id") or d.get("id_")
     source = (
@@ -274,9 +277,9 @@ def _doc(d: dict[str, Any]) -> _Doc:
         chunk = own
     text = next(
         (
-            d[k]
+            v
             for k in ("content", "text", "page_content", "document", "long_text")
-            if isinstance(d.get(k), str)
+            if isinstance(v := d.get(k), str)
         ),
         None,
     )

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from monitor.ingest.conventions.core import (
     _answer_value,
@@ -150,7 +150,7 @@ def _entity_docs(value: object) -> list[_Doc]:
 _RETRIEVAL_OPS = frozenset({"retrieval", "retrieve", "vector_db_retrieve"})
 
 
-def _retriever_name(a: dict[str, Any]) -> bool:
+def _retriever_name(a: Mapping[str, object]) -> bool:
     """An OpenLLMetry task named after a retriever class ("BM25Retriever.task"), not the
     query engine around it ("RetrieverQueryEngine.task")."""
     name = str(a.get("traceloop.entity.name", "")).lower()

@@ -6,6 +6,7 @@ spans.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from monitor.ingest.conventions.core import (
@@ -220,7 +221,7 @@ _TOOL_ROLES = frozenset({"tool", "function", "tool-response"})
 _RESULT_LABEL = re.compile(r"[A-Za-z][A-Za-z _-]{0,30}:\s*")
 
 
-def _message_text(message: dict[str, Any]) -> str:
+def _message_text(message: Mapping[str, object]) -> str:
     """A flattened message's text: its ``content``, or its text parts in order
     (``contents.{i}.message_content.text``)."""
     content = message.get("content")
