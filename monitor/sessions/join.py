@@ -90,6 +90,7 @@ class Sessions:
         self._due: dict[Partition | None, list[tuple[float, int, str]]] = {}
         self._ties = itertools.count()
         self._notes: dict[Partition, ReplayNote] = {}
+        self._arriving: list[tuple[Turn, float]] = []  # ``hold``'s, added by ``due``
         self.bytes = 0
 
     def __len__(self) -> int:
@@ -131,6 +132,12 @@ class Sessions:
         self._schedule(key, session)
         return self._evict() if self.bytes > self.max_bytes else []
 
+    def hold(self, turn: Turn, arrived: float) -> None:
+        """``add`` a turn that has no record (in memory, one process), at the next ``due``:
+        the turns of a batch are added together, in one warm loop, rather than one between
+        every two traces' checks (what ``add`` returns at once has no record to finish)."""
+        self._arriving.append((turn, arrived))
+
     def _replayed(self, turn: Turn, position: Position) -> bool:
         """Re-read below its partition's replay note and not named there: its follow-up
         line was written before (see ``resume``)."""
@@ -145,6 +152,10 @@ class Sessions:
         """Every pair made final by the partitions' clocks, and every turn nothing can follow
         any more; ``flush`` (the end of a finite input, a stop that must finish what it
         accepted): every pair held, and every turn."""
+        if self._arriving:
+            arriving, self._arriving = self._arriving, []
+            for turn, arrived in arriving:
+                self.add(turn, arrived)
         out: list[Released] = []
         if flush:
             for key in list(self._open):

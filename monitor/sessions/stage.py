@@ -4,7 +4,8 @@ Every evaluated trace with a session id becomes a ``Turn`` (``TurnSink``, among 
 Where the turns meet depends on how many processes read the traces:
 
 * **In memory** (one process: files, the demo, OTLP/HTTP, ``replay``, a Kafka group of one):
-  the sink holds the turn in ``Sessions`` straight away, on this machine's clock.
+  the sink hands the turn to ``Sessions``, stamped with this machine's clock; a batch's
+  turns are added together when the pipeline next asks what is due (``Sessions.hold``).
 * **Through a repartition topic** (``sessions.topic``, the Kafka source): the sink produces
   the turn keyed by its session id (kafka-python's default partitioner: murmur2 of the key,
   as Kafka Streams' repartition topics), and the source, subscribed to that topic in the
@@ -101,7 +102,7 @@ class TurnSink(Closable):
         if self._producer is not None:
             self._producer.send((turn.to_record(), turn.session.encode(), []))
         else:
-            self.sessions.add(turn, self._clock())  # what leaves at once has no record
+            self.sessions.hold(turn, self._clock())  # added with the batch's others
 
     def write_followup(self, followup: Followup) -> None:
         """Follow-ups are this sink's output, not its input."""
