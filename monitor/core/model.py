@@ -437,8 +437,9 @@ FOLLOWUP_SIGNALS = ("rephrase", "escalation", "negative_feedback", "positive_fee
 TURN_OUTCOMES = ("paired", "last", "outside_window", "late", "duplicate", "evicted",
                  "replayed", "invalid", "untimed")  # fmt: skip
 # a held turn's cost beside its text (objects, dict entries, heap entry): 1,000,000 sessions
-# of one turn measured 970 B a session with 60-character questions (bench/sessions.py)
-_TURN_BYTES = 900
+# of one turn measured 1,050 B a session with 60-character questions (bench/sessions.py;
+# counted: 1,062 B, so that max_bytes bounds what is held)
+_TURN_BYTES = 950
 
 
 class TurnRecord(TypedDict):
