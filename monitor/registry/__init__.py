@@ -54,10 +54,10 @@ from monitor.telemetry import (
 )
 from sinks import Sink
 from sinks.config import MetricsConfig, OtelConfig
-from sinks.golden import GoldenOutput
-from sinks.jsonl import JsonlOutput
-from sinks.kafka_sink import DeadLetterTopic
-from sinks.probes import ProbeScoring
+from sinks.golden import GoldenOutput, GoldenRowSink
+from sinks.jsonl import JsonlOutput, JsonlSink
+from sinks.kafka_sink import DeadLetterTopic, KafkaDeadLetterSink
+from sinks.probes import ProbeScoring, ProbeSink
 
 if TYPE_CHECKING:
     from monitor.golden.probe_client import ProbeLoop
@@ -167,34 +167,10 @@ def _prometheus() -> Make[MetricsConfig, Sink]:
     return PrometheusSink.from_config
 
 
-def _jsonl_sink() -> Make[JsonlOutput, Sink]:
-    from sinks.jsonl import JsonlSink
-
-    return JsonlSink.from_config
-
-
-def _dead_letters() -> Make[DeadLetterTopic, Sink]:
-    from sinks.kafka_sink import KafkaDeadLetterSink
-
-    return KafkaDeadLetterSink.from_config
-
-
-def _golden_rows() -> Make[GoldenOutput, Sink]:
-    from sinks.golden import GoldenRowSink
-
-    return GoldenRowSink.from_config
-
-
 def _otel_events() -> Make[OtelConfig, Sink]:
     from sinks.otel import OtelEventSink
 
     return OtelEventSink.from_config
-
-
-def _probe_scores() -> Make[ProbeScoring, Sink]:
-    from sinks.probes import ProbeSink
-
-    return ProbeSink.from_config
 
 
 def _jsonl_output(settings: Settings) -> JsonlOutput | None:
@@ -245,12 +221,17 @@ SOURCES: tuple[Component[Any, Source], ...] = (
 SINKS: tuple[Component[Any, Sink], ...] = (
     # the daemon's own registry: nothing outside the process
     Component("sink", "prometheus", MetricsConfig, _metrics_config, _prometheus, False),
-    Component("sink", "jsonl", JsonlOutput, _jsonl_output, _jsonl_sink),
-    Component("sink", "kafka_dead_letters", DeadLetterTopic, _dead_letter_topic, _dead_letters),
-    Component("sink", "golden_rows", GoldenOutput, _golden_output, _golden_rows),
+    # (a sink whose configuration object is defined beside its class is imported with the
+    # table: its module keeps its SDK's import inside the class; tests/unit/test_imports.py)
+    Component("sink", "jsonl", JsonlOutput, _jsonl_output, lambda: JsonlSink.from_config),
+    Component("sink", "kafka_dead_letters", DeadLetterTopic, _dead_letter_topic,
+              lambda: KafkaDeadLetterSink.from_config),
+    Component("sink", "golden_rows", GoldenOutput, _golden_output,
+              lambda: GoldenRowSink.from_config),
     Component("sink", "otel_events", OtelConfig, _otel_config, _otel_events),
-    Component("sink", "probe_scores", ProbeScoring, _probe_scoring, _probe_scores),
-)
+    Component("sink", "probe_scores", ProbeScoring, _probe_scoring,
+              lambda: ProbeSink.from_config),
+)  # fmt: skip
 
 
 def build_suite(settings: Settings, metrics: Metrics | None = None) -> CheckSuite:

@@ -14,9 +14,10 @@ from monitor.telemetry import Metrics
 # is read from the settings (None: the settings leave it off — the rule that turns a
 # component on is written once, here), and its factory, which builds it from that object
 # alone. The table is the only place that reads ``Settings`` for a component: no source,
-# sink or judge module imports the settings module. A component's module is imported only
-# when its row is built (``load``), so a module whose component is often off keeps its SDK's
-# import behind the rule (``tests/unit/test_imports.py``).
+# sink or judge module imports the settings module. A component's factory is fetched only
+# when its row is built (``load``); a module imported with the table (one that defines its
+# configuration object beside its class) keeps its SDK's import inside the class, so a
+# component that is off costs no SDK import (``tests/unit/test_imports.py``).
 
 Kind = Literal["check", "source", "sink", "judge"]
 C = TypeVar("C")

@@ -215,15 +215,18 @@ def _counts(words: list[str]) -> list[int]:
     return counts
 
 
-def _tally(text: str, counts: list[int] | tuple[int, ...]) -> tuple[Language, tuple[Language, ...]]:
+def _tally(
+    text: str, counts: tuple[int, ...], unspaced: bool
+) -> tuple[Language, tuple[Language, ...]]:
     """The language of ``text`` and the languages whose patterns read it: for Korean,
-    Japanese and Chinese, their script; else the languages whose stop words ``text`` uses
-    most (``counts``; English first on a tie), and every language when it uses none."""
-    if _UNSPACED.search(text):
+    Japanese and Chinese (``unspaced``: the text holds their script), their script; else the
+    languages whose stop words ``text`` uses most (``counts``; English first on a tie), and
+    every language when it uses none."""
+    if unspaced:
         for code, script in _SCRIPTS:
             if script.search(text) and (lang := _by_code().get(code)) is not None:
                 return lang, (languages()[0], lang)
-    return _ranked(tuple(counts))
+    return _ranked(counts)
 
 
 @lru_cache(maxsize=1024)
@@ -242,7 +245,7 @@ def _first_language(a: _Turn, b: _Turn) -> Language:
     """``_tally``'s language of the two turns together."""
     counts = tuple(map(operator.add, a.counts, b.counts))
     if a.unspaced or b.unspaced:
-        return _tally(f"{a.text} {b.text}", counts)[0]
+        return _tally(f"{a.text} {b.text}", counts, True)[0]
     return _ranked(counts)[0]
 
 
@@ -320,14 +323,6 @@ def _ungated() -> Opened:
                      for i, g in enumerate(_gated(lang, kind)) if g.cues is None)  # fmt: skip
 
 
-def opened(text: str) -> Opened:
-    """(language, kind, place) of every pattern a literal found in ``text`` opens."""
-    out = set(_ungated())
-    for _, opens in _automaton().iter(text):
-        out.update(opens)
-    return frozenset(out)
-
-
 _Plan = tuple[dict[str, tuple[int, ...]], ...]  # per kind: language -> the opened places
 
 
@@ -350,7 +345,7 @@ def _plan_of(found: frozenset[Opened]) -> _Plan | None:
 
 
 def _plan(text: str) -> _Plan | None:
-    """``_plan_of`` the literals found in ``text``: ``_by_pattern(opened(text))``."""
+    """The patterns the gates' literals found in ``text`` open, per kind (``_plan_of``)."""
     return _plan_of(frozenset(opens for _, opens in _automaton().iter(text)))
 
 
@@ -391,7 +386,7 @@ def _speakers(b: _Turn) -> tuple[Language, ...]:
     """The languages whose patterns read B: English (typed into any other: "human pls") and
     every language whose stop words B uses most (all of them on a tie); every language when
     nothing in B tells ("humano", an emoji)."""
-    return _tally(b.text, b.counts)[1] if b.unspaced else _ranked(b.counts)[1]
+    return _tally(b.text, b.counts, b.unspaced)[1]
 
 
 def is_rephrase(a: _Turn, b: _Turn) -> bool:
@@ -460,5 +455,5 @@ def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
     if "?" in text or "？" in text or "؟" in text:
         return False
     rest = (text[: match.start()] + " " + text[match.end() :]).strip()
-    lang = _tally(text, b.counts)[0]
+    lang = _tally(text, b.counts, b.unspaced)[0]
     return len(content(rest, lang)) <= _MAX_OWN_WORDS
