@@ -189,12 +189,16 @@ class Daemon:
         self.stderr.append(Path(self._log.name).read_text())
 
     def assigned(self) -> bool:
-        """The current run's last assignment gave it at least one partition."""
+        """The current run holds at least one partition now: its last assignment gave it
+        some, and no revocation or loss came after it (kafka-python's eager rebalance logs
+        the revocation first: the assignment before it is no longer held)."""
         log = self.tmp / f"{self.name}-stderr-{self.runs}.log"
         last: list[Any] = []
         for line in log.read_text().splitlines() if log.exists() else ():
             if '"partitions_assigned"' in line:
                 last = json.loads(line)["partitions"]
+            elif '"partitions_revoked"' in line or '"partitions_lost"' in line:
+                last = []
         return bool(last)
 
     def lines(self) -> tuple[dict[str, list[dict[str, Any]]], int]:
