@@ -2,12 +2,19 @@
 answers: the share of hallucinated answers among the judged traces at a fixed budget, and
 the error of the 1/p-weighted estimate of the hallucination rate.
 
-Run: ``python bench/risk.py FILE [FILE ...]`` with HaluEval's question-answering files
-(``RUCAIBox/HaluEval`` on GitHub: ``generation/qa/qa_one-turn_data.json`` and
-``qa_multi-turn_data.json``, one JSON object per line with ``knowledge``, ``question``,
-``right_answer``, ``hallucinated_answer``; nothing of it is committed here). Each line gives
-two traces with the knowledge as the one passage: the right answer (faithful) and the
-hallucinated one. The traces are subsampled to a hallucination rate of ``--rate`` (10 %) and
+Run: ``python bench/risk.py FILE [FILE ...] [--frank ANNOTATIONS ARTICLES]``. The files are
+HaluEval's question-answering files (``RUCAIBox/HaluEval`` on GitHub:
+``generation/qa/qa_one-turn_data.json`` and ``qa_multi-turn_data.json``, one JSON object per
+line with ``knowledge``, ``question``, ``right_answer``, ``hallucinated_answer``): short-form
+QA, each line two traces with the knowledge as the one passage, the right answer (faithful)
+and the hallucinated one. ``--frank`` adds summaries: FRANK's human judgements
+(``artidoro/frank`` on GitHub, ``data/human_annotations.json``) of the XSum (``bbc``) system
+summaries, with the folder of their articles (``data/articles-wbertscore-json/``, one
+``<hash>.json`` per article holding it and each system's summary under the system's name;
+in the repository's history, commit 5860706): a summary is unfaithful when its
+``Factuality`` is below 1 (an annotator majority found an error in one of its sentences),
+the article is the one passage. Nothing of either is committed here. Each set is measured on
+its own. The traces are subsampled to a hallucination rate of ``--rate`` (10 %) and
 every sampler is given the same expected budget, ``--budget`` (10 %) of the traces:
 
 * uniform: every trace at the budget;
@@ -59,6 +66,22 @@ def load(paths: list[Path]) -> list[tuple[RagTrace, bool]]:
     return out
 
 
+def load_frank(annotations: Path, articles: Path) -> list[tuple[RagTrace, bool]]:
+    """(trace, unfaithful) for every XSum summary FRANK's annotators judged."""
+    out = []
+    for n, row in enumerate(json.loads(annotations.read_text(encoding="utf-8")), 1):
+        if row["dataset"] != "bbc":
+            continue
+        article = json.loads((articles / f"{row['hash']}.json").read_text(encoding="utf-8"))
+        trace = RagTrace.model_validate({
+            "trace_id": f"{n:032x}", "query": "Summarise the article in one sentence.",
+            "answer": article[row["model_name"]],
+            "context": [{"doc_id": row["hash"], "text": article["article"]}],
+        })  # fmt: skip
+        out.append((trace, row["Factuality"] < 1.0))
+    return out
+
+
 def auroc(scores: list[float], labels: list[bool]) -> float:
     """The probability that a random positive scores above a random negative (ties half)."""
     pos = [s for s, y in zip(scores, labels, strict=True) if y]
@@ -97,46 +120,67 @@ def spend(scores: list[float], budget: float, boost: float) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--frank", nargs=2, type=Path, metavar=("ANNOTATIONS", "ARTICLES"))
     parser.add_argument("--rate", type=float, default=0.10)
     parser.add_argument("--budget", type=float, default=0.10)
     parser.add_argument("--boost", type=float, default=10.0)
     parser.add_argument("--draws", type=int, default=500)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
+    if not args.files and not args.frank:
+        parser.error("give HaluEval QA files, --frank, or both")
+    if args.files:
+        measure(f"HaluEval QA ({', '.join(p.name for p in args.files)})", load(args.files), args)
+    if args.frank:
+        measure("FRANK XSum summaries", load_frank(*args.frank), args)
+
+
+def measure(title: str, data: list[tuple[RagTrace, bool]], args: argparse.Namespace) -> None:
+    """Print the rankings on every answer of ``data``, then the samplers on a subsample at
+    ``args.rate`` hallucinated."""
     rng = random.Random(args.seed)
-    data = load(args.files)
-    good = [d for d in data if not d[1]]
-    bad = [d for d in data if d[1]]
+    suite = CheckSuite()
+    scored = []
+    for trace, bad in data:
+        view = suite.view(trace)
+        result = suite(trace, view)
+        gap = result["grounding_overlap"].score
+        flagged = any(x.flagged for x in result.values())
+        scored.append((risk(result, view), 0.0 if gap is None else 1 - gap, novelty(trace),
+                       1.0 if flagged else 0.0, bad))  # fmt: skip
+    labels = [row[-1] for row in scored]
+    share = sum(labels) / len(labels)
+    print(f"\n{title}: {len(data)} answers, {sum(labels)} unfaithful ({share:.1%})")
+    print(f"AUROC on all: risk {auroc([r[0] for r in scored], labels):.3f}, grounding overlap "
+          f"alone {auroc([r[1] for r in scored], labels):.3f}, naive lexical novelty "
+          f"{auroc([r[2] for r in scored], labels):.3f}, any check flagged "
+          f"{auroc([r[3] for r in scored], labels):.3f}")  # fmt: skip
+    good = [r for r in scored if not r[-1]]
+    bad = [r for r in scored if r[-1]]
     keep_bad = round(len(good) * args.rate / (1 - args.rate))
     sample = good + rng.sample(bad, min(keep_bad, len(bad)))
-    suite = CheckSuite()
-    traces = [t for t, _ in sample]
-    labels = [y for _, y in sample]
-    results = [suite(t) for t in traces]
-    risks = [risk(r) for r in results]
-    overlap = [1 - r["grounding_overlap"].score if r["grounding_overlap"].score is not None
-               else 0.0 for r in results]  # fmt: skip
-    flagged = [1.0 if any(x.flagged for x in r.values()) else 0.0 for r in results]
-    naive = [novelty(t) for t in traces]
+    if len(sample) < 200 or len(sample) - len(good) < keep_bad:
+        print(f"too few faithful answers ({len(good)}) to subsample to {args.rate:.0%} "
+              "unfaithful: no sampler figures")  # fmt: skip
+        return
+    risks = [r[0] for r in sample]
+    labels = [r[-1] for r in sample]
     truth = sum(labels) / len(labels)
-    print(f"{len(sample)} answers ({sum(labels)} hallucinated, {truth:.1%}) from "
-          f"{len(data)} in {', '.join(p.name for p in args.files)}")  # fmt: skip
-    print(f"AUROC: risk {auroc(risks, labels):.3f}, grounding overlap alone "
-          f"{auroc(overlap, labels):.3f}, naive lexical novelty {auroc(naive, labels):.3f}, "
-          f"any check flagged {auroc(flagged, labels):.3f}")  # fmt: skip
+    print(
+        f"subsampled: {len(sample)} answers, {sum(labels)} unfaithful ({truth:.1%}); AUROC: "
+        f"risk {auroc(risks, labels):.3f}, naive {auroc([r[2] for r in sample], labels):.3f}"
+    )
     order = sorted(range(len(risks)), key=lambda i: -risks[i])
     top = order[: len(order) // 10]
-    print(f"top 10% by risk: {sum(labels[i] for i in top) / len(top):.1%} hallucinated "
+    print(f"top 10% by risk: {sum(labels[i] for i in top) / len(top):.1%} unfaithful "
           f"({sum(labels[i] for i in top) / len(top) / truth:.2f}x the base rate)")  # fmt: skip
     plans = {
         "uniform": [args.budget] * len(sample),
-        "flag boosting": spend(flagged, args.budget, args.boost),
+        "flag boosting": spend([r[3] for r in sample], args.budget, args.boost),
         "risk": spend(risks, args.budget, args.boost),
     }
-    print(
-        f"{'sampler':<16} {'judged':>8} {'hallucinated among judged':>27} {'HT estimate MAE':>16}"
-    )
+    print(f"{'sampler':<16} {'judged':>8} {'unfaithful among judged':>25} {'HT estimate MAE':>16}")
     for name, probs in plans.items():
         judged = yields = err = 0.0
         for _ in range(args.draws):
@@ -145,7 +189,7 @@ def main() -> None:
             yields += sum(labels[i] for i in picked) / len(picked) if picked else 0.0
             estimate = sum(labels[i] / probs[i] for i in picked) / len(sample)
             err += abs(estimate - truth)
-        print(f"{name:<16} {judged / args.draws:>8.1f} {yields / args.draws:>26.1%} "
+        print(f"{name:<16} {judged / args.draws:>8.1f} {yields / args.draws:>24.1%} "
               f"{err / args.draws:>15.4f}")  # fmt: skip
 
 

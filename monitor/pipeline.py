@@ -270,7 +270,7 @@ class Pipeline:
             checks = self.suite(item, view)
             evaluation = Evaluation(item, checks, segments=segments, inputs=inputs,
                                     evaluators=self.evaluators, shadow=shadow,
-                                    risk=risk(checks))  # fmt: skip
+                                    risk=risk(checks, view))  # fmt: skip
             self.stats.traces += 1
             if self.judge_stage is not None:
                 ticket = next(self._tickets)

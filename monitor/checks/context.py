@@ -198,6 +198,19 @@ def _figures_differing(a: PassageFacts, b: PassageFacts) -> tuple[list[str], lis
     return only_a, only_b
 
 
+def content_words(answer: str) -> set[str]:
+    """The answer's content words (lower-cased, stop words out), as grounding counts them."""
+    words = {w.strip("'-") for w in CONTENT_WORD.findall(answer.lower())} - _STOPWORDS
+    words.discard("")
+    return words
+
+
+def missing_words(view: TraceView, words: set[str]) -> list[str]:
+    """Those of ``words`` that the trace's context does not contain, sorted."""
+    context = view.context_lower
+    return sorted(w for w in words if not contains(context, w.encode("utf-8")))
+
+
 class GroundingOverlap:
     """Share of the answer's content words that occur in the context (a continuous signal,
     exported as a histogram; never a verdict on its own, so it does not flag).
@@ -218,12 +231,10 @@ class GroundingOverlap:
 
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""
-        words = {w.strip("'-") for w in CONTENT_WORD.findall(view.answer.lower())} - _STOPWORDS
-        words.discard("")
+        words = content_words(view.answer)
         if len(words) < self.min_words:
             return CheckResult.not_applicable(self.name, "too_few_content_words")
-        context = view.context_lower
-        missing = sorted(w for w in words if not contains(context, w.encode("utf-8")))
+        missing = missing_words(view, words)
         overlap = 1.0 - len(missing) / len(words)
         return CheckResult(
             name=self.name,

@@ -12,7 +12,11 @@ combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
 
 * grounding: the share of the answer's content words missing from the context, ``1 − o``
   (``grounding_overlap``), scaled by 0.85 so that it never reaches certainty — alone it ranks
-  hallucinated answers well (AUROC measured by ``bench/risk.py``);
+  hallucinated answers well (AUROC measured by ``bench/risk.py``). An answer too short for
+  the check to score (one or two content words: "Paris", "in 1994") is measured the same way
+  on the words it has: a short right answer is a name or a figure the context holds, a short
+  wrong one usually is not (risk/1 left them at 0, and ranked short-answer QA below a naive
+  lexical novelty);
 * unsupported figures (``unsupported_numbers`` flagged): 0.6;
 * an answer over an empty context (``empty_context`` flagged): 0.5;
 * conflicting passages (``context_conflict`` flagged): 0.3;
@@ -20,7 +24,8 @@ combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
 
 A refusal (``refusal`` flagged) is not measured by its words (a refusal's words are not in
 the context by nature): its risk is 0.3, the chance it is a false refusal, which the judge
-tells (``judge_false_refusal``). A check that did not run or did not apply adds nothing.
+tells (``judge_false_refusal``). A check that did not run adds nothing, nor a flag check
+that did not apply.
 The weights, the grounding scale among them, are chosen, not fitted (public data with every
 kind labelled is not at hand); ``bench/risk.py`` measures how the result ranks and samples.
 """
@@ -29,9 +34,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from monitor.checks.context import content_words, missing_words
+from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
 
-RISK_VERSION = "risk/1"
+RISK_VERSION = "risk/2"
 GROUNDING_SCALE = 0.85
 FLAG_CHANCES: Mapping[str, float] = {
     "unsupported_numbers": 0.6,
@@ -42,17 +49,29 @@ FLAG_CHANCES: Mapping[str, float] = {
 REFUSAL_CHANCE = 0.3
 
 
-def risk(checks: Mapping[str, CheckResult]) -> float:
-    """The risk of a trace whose check results are ``checks`` (see the module)."""
+def risk(checks: Mapping[str, CheckResult], view: TraceView) -> float:
+    """The risk of the trace ``view`` whose check results are ``checks`` (see the module)."""
     refusal = checks.get("refusal")
     if refusal is not None and refusal.flagged:
         return REFUSAL_CHANCE
     keep = 1.0  # the chance that nothing fails
-    grounding = checks.get("grounding_overlap")
-    if grounding is not None and grounding.applicable and grounding.score is not None:
-        keep *= 1.0 - GROUNDING_SCALE * (1.0 - grounding.score)
+    gap = _grounding_gap(checks.get("grounding_overlap"), view)
+    if gap:
+        keep *= 1.0 - GROUNDING_SCALE * gap
     for name, chance in FLAG_CHANCES.items():
         result = checks.get(name)
         if result is not None and result.flagged:
             keep *= 1.0 - chance
     return round(1.0 - keep, 4)
+
+
+def _grounding_gap(grounding: CheckResult | None, view: TraceView) -> float | None:
+    """The share of the answer's content words missing from the context: the check's when it
+    scored, else (an answer too short to score) of the words the answer has; None when the
+    check did not run or the answer has no content word."""
+    if grounding is None:
+        return None
+    if grounding.applicable:
+        return None if grounding.score is None else 1.0 - grounding.score
+    words = content_words(view.answer)
+    return len(missing_words(view, words)) / len(words) if words else None

@@ -55,8 +55,10 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     settings = config_mod.Settings()
     suite, segmenter = registry.build_suite(settings), registry.build_segmenter(settings)
     segments, inputs = segmenter(item)
-    checks = suite(item)
-    evaluation = Evaluation(item, checks, segments=segments, inputs=inputs, risk=risk(checks))
+    view = suite.view(item)
+    checks = suite(item, view)
+    evaluation = Evaluation(item, checks, segments=segments, inputs=inputs,
+                            risk=risk(checks, view))  # fmt: skip
     json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CHECK_TYPES, Check, CheckSuite, CheckType, PassageMemo, make
+from monitor.checks.risk import RISK_VERSION
 from monitor.checks.shadow import ShadowSuite
 from monitor.config import Settings
 from monitor.core.model import ConfigSection
@@ -277,8 +278,9 @@ def build_decoder(
 
 def evaluators(settings: Settings, metrics: Metrics | None = None) -> dict[str, str]:
     """The version of each enabled check's definition (ragmon's version + a hash of the
-    check's effective options) and of the judge's (backend, model, rubric or profile), as
-    every evaluation line and event carries them; exported as ``ragmon_evaluator_info``."""
+    check's effective options), of the risk's, and of the judge's (backend, model, rubric or
+    profile), as every evaluation line and event carries them; exported as
+    ``ragmon_evaluator_info``."""
     version = ragmon_version()
     out = {}
     for cls in CHECK_TYPES:
@@ -287,6 +289,7 @@ def evaluators(settings: Settings, metrics: Metrics | None = None) -> dict[str, 
         options = settings.checks.options_of(cls)
         said = options.model_dump_json() if options is not None else ""
         out[cls.name] = f"{version}+{hashlib.sha256(said.encode()).hexdigest()[:8]}"
+    out["risk"] = RISK_VERSION  # its definition; what it reads is versioned with each check
     if settings.judge.backend != "none":
         judge, model, rubric = judge_identity(settings)
         out["judge"] = f"{judge}/{model}/{rubric}"
@@ -302,7 +305,8 @@ def build_shadow(settings: Settings, metrics: Metrics | None = None) -> ShadowSu
     if candidate is None:
         return None
     as_candidate = settings.model_copy(update={"checks": candidate})
-    versions = {k: v for k, v in evaluators(as_candidate).items() if k != "judge"}
+    # the candidate's checks only: a shadow line has no risk and no verdict of its own
+    versions = {k: v for k, v in evaluators(as_candidate).items() if k not in ("judge", "risk")}
     if metrics is not None:
         metrics.set_evaluators(versions, variant="shadow")
     suite = CheckSuite(configured(CHECKS, as_candidate, None))

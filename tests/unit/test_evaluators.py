@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from monitor import registry
 from monitor.checks import CHECK_NAMES
+from monitor.checks.risk import RISK_VERSION
 from monitor.config import Settings
 from monitor.core.version import ragmon_version
 from sinks.otel import judge_events
@@ -17,8 +18,10 @@ def _versions(**settings: object) -> dict[str, str]:
 
 def test_each_check_and_the_judge_have_a_version() -> None:
     got = _versions(judge={"backend": "heuristic"})
-    assert set(got) == {*CHECK_NAMES, "judge"}
-    assert all(v.startswith(f"{ragmon_version()}+") for k, v in got.items() if k != "judge")
+    assert set(got) == {*CHECK_NAMES, "risk", "judge"}
+    checks = {k: v for k, v in got.items() if k in CHECK_NAMES}
+    assert all(v.startswith(f"{ragmon_version()}+") for v in checks.values())
+    assert got["risk"] == RISK_VERSION  # the risk's own definition
     assert got["judge"].startswith("heuristic/heuristic-v1/faithfulness-")
     assert "judge" not in _versions()  # no judge, no judge version
 
@@ -28,7 +31,7 @@ def test_an_option_changes_the_version_of_its_check_only() -> None:
     after = _versions(checks={"context_conflict": {"similarity": 0.9}})
     changed = {k for k in before if before[k] != after[k]}
     assert changed == {"context_conflict"}
-    assert _versions(checks={"enabled": ["refusal"]}).keys() == {"refusal"}
+    assert _versions(checks={"enabled": ["refusal"]}).keys() == {"refusal", "risk"}
 
 
 def test_evaluation_lines_and_metrics_carry_the_versions() -> None:

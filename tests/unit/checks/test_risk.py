@@ -13,7 +13,9 @@ CONTEXT = "The Pro plan costs $20 a month and includes five seats and email supp
 def risk_of(answer: str, context: str = CONTEXT) -> float:
     trace = RagTrace.model_validate({"trace_id": "c" * 32, "query": "How much is the Pro plan?",
                                      "answer": answer, "context": [{"text": context}]})  # fmt: skip
-    return risk(CheckSuite()(trace))
+    suite = CheckSuite()
+    view = suite.view(trace)
+    return risk(suite(trace, view), view)
 
 
 def test_a_grounded_answer_is_low_and_an_invented_one_high() -> None:
@@ -39,3 +41,17 @@ def test_an_answer_over_an_empty_context_is_risky() -> None:
 def test_bounded() -> None:
     for answer in ("", "ok", "The Pro plan costs $99, $98 and $97 [9] [8].", "x " * 500):
         assert 0.0 <= risk_of(answer) <= 1.0
+
+
+def test_a_short_answer_is_measured_by_the_words_it_has() -> None:
+    """One or two content words are too few for the grounding check to score, but a short
+    answer the context holds is still right far more often than one it does not (HaluEval's
+    answers: risk/1 left every short answer at 0)."""
+    held = risk_of("Five seats.")
+    invented = risk_of("Ten seats.")
+    absent = risk_of("Unlimited storage.")
+    uncited = risk_of("The Pro plan costs $20 a month.")  # grounded: only the citation's 0.15
+    assert held == uncited
+    assert invented >= held + 0.3  # 'ten' missing: half the words
+    assert absent >= held + 0.6  # neither word in the context
+    assert risk_of("") <= uncited  # no word, nothing measured

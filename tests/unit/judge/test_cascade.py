@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from monitor.checks.risk import risk
+from monitor.checks.view import TraceView
 from monitor.config import Settings
 from monitor.core.model import CheckResult, Evaluation, RagTrace
 from monitor.judge.sampler import HashSampler, SamplingRules, planned_rates
@@ -114,7 +115,7 @@ def _risky(rng: random.Random) -> tuple[Evaluation, bool]:
     overlap = rng.random()
     trace = RagTrace.model_validate({"trace_id": f"{rng.getrandbits(128):032x}"})
     checks = {"grounding_overlap": CheckResult("grounding_overlap", False, score=overlap)}
-    evaluation = Evaluation(trace, checks, risk=risk(checks))
+    evaluation = Evaluation(trace, checks, risk=risk(checks, TraceView(trace)))
     return evaluation, rng.random() < 0.4 * (1 - overlap) ** 2
 
 
