@@ -9,11 +9,9 @@ line with ``knowledge``, ``question``, ``right_answer``, ``hallucinated_answer``
 QA, each line two traces with the knowledge as the one passage, the right answer (faithful)
 and the hallucinated one. ``--frank`` adds summaries: FRANK's human judgements
 (``artidoro/frank`` on GitHub, ``data/human_annotations.json``) of the XSum (``bbc``) system
-summaries, with the folder of their articles (``data/articles-wbertscore-json/``, one
-``<hash>.json`` per article holding it and each system's summary under the system's name;
-in the repository's history, commit 5860706): a summary is unfaithful when its
-``Factuality`` is below 1 (an annotator majority found an error in one of its sentences),
-the article is the one passage. Nothing of either is committed here. Each set is measured on
+summaries, with the folder of their articles (see ``bench/summaries.py``): a summary is
+unfaithful when its ``Factuality`` is below 1 (some sentence has an error), the article is
+the one passage. Nothing of either is committed here. Each set is measured on
 its own. The traces are subsampled to a hallucination rate of ``--rate`` (10 %) and
 every sampler is given the same expected budget, ``--budget`` (10 %) of the traces:
 
@@ -40,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.summaries import frank
 from monitor.checks import CheckSuite
 from monitor.checks.risk import risk
 from monitor.core.model import RagTrace
@@ -67,18 +66,17 @@ def load(paths: list[Path]) -> list[tuple[RagTrace, bool]]:
 
 
 def load_frank(annotations: Path, articles: Path) -> list[tuple[RagTrace, bool]]:
-    """(trace, unfaithful) for every XSum summary FRANK's annotators judged."""
+    """(trace, unfaithful) for every XSum summary FRANK's annotators judged whose article
+    is in ``articles`` (``bench.summaries.frank``; the CNN/DM ones have no article there)."""
     out = []
-    for n, row in enumerate(json.loads(annotations.read_text(encoding="utf-8")), 1):
-        if row["dataset"] != "bbc":
+    for n, item in enumerate(frank(annotations, articles), 1):
+        if item.source != "frank-bbc":
             continue
-        article = json.loads((articles / f"{row['hash']}.json").read_text(encoding="utf-8"))
         trace = RagTrace.model_validate({
             "trace_id": f"{n:032x}", "query": "Summarise the article in one sentence.",
-            "answer": article[row["model_name"]],
-            "context": [{"doc_id": row["hash"], "text": article["article"]}],
+            "answer": item.summary, "context": [{"doc_id": "article", "text": item.article}],
         })  # fmt: skip
-        out.append((trace, row["Factuality"] < 1.0))
+        out.append((trace, item.hallucinated))
     return out
 
 

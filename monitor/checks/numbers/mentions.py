@@ -93,7 +93,7 @@ def _body_readings(body: str, locale: Locale) -> list[tuple[float, int]]:
     """(value, decimals) readings of a digit body with separators."""
     if body.isdigit():
         return [(float(body), 0)]
-    for space in ("\u00a0", "\u202f", "\u2009", "'"):
+    for space in ("\u00a0", "\u202f", "\u2009", "'", " "):
         if space in body:
             return _body_readings(body.replace(space, ""), locale)
     has_comma, has_dot = "," in body, "." in body
@@ -310,6 +310,8 @@ def _mention(kind: str, m: re.Match[str], locale: Locale) -> Mention | None:
     if kind == "num":
         return _number(m, locale)
     raw = m.group(0)
+    if kind == "phone" and raw[0] != "+":  # "(555) 012-3456": the area code's bracket too
+        return Mention(f"({raw}", "ident")
     if kind in ("ident", "phone"):
         return Mention(raw, "ident")
     if kind == "code":  # "AB-1234", "INC-20391": the whole code, compared as one token
