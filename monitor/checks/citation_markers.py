@@ -69,6 +69,8 @@ _FILE_NAME = re.compile(
 )
 _BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
 _GENERIC_LABEL = frozenset({"source", "sources", "file", "doc", "document", "来源", "出典"})
+_RESULT = re.compile(r"\s*\d{1,4}:(\d{1,3})\s*$")  # "4:0": message 4, result 0
+_LINES = re.compile(r"L\d+(?:-L\d+)?")  # "L1-L5": lines of the cited result
 
 
 def _blank(text: str, pattern: re.Pattern[str]) -> str:
@@ -147,6 +149,9 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             _file_search(m.group(2), cites)
             continue
         inner = m.group(1).strip()
+        if "†" in inner:  # the same marker in square brackets: "[3†L1-L5]", "[4:0†source]"
+            _file_search(inner, cites)
+            continue
         before = text[max(0, m.start() - 30) : m.start()].rstrip()
         if inner.isdecimal() and len(inner) <= 3:  # "[2]", the common case
             if not (
@@ -207,11 +212,18 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
 
 
 def _file_search(inner: str, cites: Citations) -> None:
-    """``【4:0†refunds.md】`` cites the file; ``【1†source】`` cites passage 1."""
+    """``【4:0†refunds.md】`` cites the file; ``【1†source】`` cites passage 1; ``【4:0†source】``
+    cites the search's first result, passage 1 (the first number counts messages, the second
+    the results from 0: one answer writes ``【3:0†source】【3:1†source】【3:2†source】`` for
+    three sources); ``【3†L1-L5】`` cites passage 3 (lines 1 to 5 of it)."""
     head, _, tail = inner.partition("†")
     tail = tail.strip()
-    if tail and tail.lower() not in _GENERIC_LABEL:
+    if tail and tail.lower() not in _GENERIC_LABEL and _LINES.fullmatch(tail) is None:
         cites.ident(tail)
+        return
+    result = _RESULT.match(head)
+    if result:
+        cites.index(int(result.group(1)) + 1)
         return
     first = re.match(r"\s*(\d{1,3})", head)
     if first:

@@ -39,6 +39,21 @@ def test_valid_citations_pass(answer: str, cited: list[str]) -> None:
     assert ev["invalid"] == []
 
 
+def test_a_file_search_marker_names_the_result_not_the_message() -> None:
+    """OpenAI's file search writes ``【M:N†source】``. The first number is not a passage: real
+    answers (read in public code that prints an Assistants run's annotations) cite three
+    sources of one search as ``【3:0†source】【3:1†source】【3:2†source】``, one annotation
+    each, and cite different files as ``【4:0†a.txt】`` and ``【4:4†b.txt】``: the first number
+    stays the same across sources, the second counts the search's results from 0. Read as
+    passage M, ``【4:0†source】`` beside three passages was an invalid citation."""
+    flagged, ev = evidence("Refunds within 30 days【3:0†source】【3:1†source】【3:2†source】.")
+    assert (flagged, ev["cited"], ev["invalid"]) == (False, ["1", "2", "3"], [])
+    flagged, ev = evidence("Refunds within 30 days【4:0†source】.")
+    assert (flagged, ev["cited"], ev["invalid"]) == (False, ["1"], [])
+    flagged, ev = evidence("Refunds within 30 days【4:3†source】.")  # a fourth result
+    assert (flagged, ev["cited"], ev["invalid"]) == (True, ["4"], ["4"])
+
+
 def test_no_citation_is_flagged() -> None:
     """An answer without any citation is flagged with empty evidence lists."""
     flagged, ev = evidence("Refunds within 30 days.")
