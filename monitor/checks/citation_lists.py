@@ -21,8 +21,8 @@ URL = re.compile(r"https?://[^\s)\]>\"'`]+")
 SPLIT = re.compile(r"[ \t]*[,;][ \t]*|[ \t]+(?:and|&)[ \t]+")
 _LIST_SPLIT = re.compile(r"[ \t]*[,;][ \t]*")
 PREFIXED = re.compile(
-    r"^(?:source|src|doc|document|ref|reference|passage|id|context|excerpt|chunk|snippet|file"
-    r"|citation|cite)"
+    r"^(?:(?:source|src|doc|document|ref|reference|passage|context|excerpt|chunk|snippet|file"
+    r"|citation|cite)s?|(?:doc|document|chunk|passage)[_ ]?id|ids?)"
     r"[ \t]*(?::|#|[ \t])[ \t]*(.+)$",
     re.IGNORECASE,
 )
