@@ -34,7 +34,7 @@ from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, sc
 from monitor.checks.numbers.patterns import SENTENCE, SPELLED
 
 _AFTER = re.compile(r"[ \t-]?([A-Za-z]+)")
-_UNIT_AFTER = re.compile(r"[ \t-]?([a-z]+?)s?\b")
+_UNIT_AFTER = re.compile(r"[ \t-]?([a-z]+)\b")
 
 # Cues right before ("a total of 45", "rose by 5") or after ("45 in total", "9 more games
 # than") the figure that say the answer states a sum or a difference.
@@ -96,6 +96,13 @@ _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "u
 _WORD = re.compile(r"[a-z]{4,}")
 _Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
+
+
+def _answer_unit(mention: Mention, around: _Around) -> str:
+    """The unit the answer writes after its figure, or glued to it ("1.5kg")."""
+    figure = mention.raw.lstrip("$€£¥ ")
+    glued = figure.lstrip("0123456789.,")
+    return glued if figure[:1].isdigit() and glued.isalpha() else around[2]
 
 
 class Derivation:
@@ -315,7 +322,7 @@ class Derivation:
     def _converted(self, mention: Mention, value: float, around: _Around) -> str | None:
         """The same quantity in another unit ("2 hours" and "120 minutes"): each other unit's
         figure is looked for as written, followed by that unit."""
-        _, _, after = around
+        after = _answer_unit(mention, around)
         unit = unit_of(after)
         if unit is None or value <= 0:
             return None
@@ -334,7 +341,7 @@ class Derivation:
         miles" for 100 km, "about 60 miles" too): the context's figure in the answer's unit
         rounds to the answer's figure at its own precision, and lies within 5 % of it (a
         wrong conversion, "72 miles", or the same figure in the other unit, is not one)."""
-        _, _, after = around
+        after = _answer_unit(mention, around)
         unit = unit_of(after)
         if unit is None or value <= 0:
             return None
@@ -399,8 +406,9 @@ class Derivation:
             j = i + len(figure)
             if i == 0 or not (low[i - 1].isalnum() or low[i - 1] in ".,"):
                 m = _UNIT_AFTER.match(low, j)
-                if m is not None and m.group(1) in units:
-                    return self.context[i : m.end()]
+                word = m.group(1) if m is not None else ""
+                if word in units or (len(word) > 2 and word[-1] == "s" and word[:-1] in units):
+                    return self.context[i : j + len(m.group(0)) if m else j]
             i = low.find(figure, j)
         return None
 

@@ -23,13 +23,20 @@ SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 # Units a figure can be converted between: (dimension, size in the dimension's base unit).
 UNITS: dict[str, tuple[str, float]] = {
-    "second": ("time", 1), "sec": ("time", 1), "minute": ("time", 60), "min": ("time", 60),
+    "millisecond": ("time", 0.001), "ms": ("time", 0.001),
+    "second": ("time", 1), "sec": ("time", 1), "s": ("time", 1), "minute": ("time", 60),
+    "min": ("time", 60),
     "hour": ("time", 3600), "hr": ("time", 3600), "day": ("time", 86400),
     "week": ("time", 604800), "fortnight": ("time", 1209600),
     "month": ("month", 1), "year": ("month", 12), "decade": ("month", 120),
     "metre": ("length", 1), "meter": ("length", 1), "m": ("length", 1),
     "kilometre": ("length", 1000), "kilometer": ("length", 1000), "km": ("length", 1000),
+    "millimetre": ("length", 0.001), "millimeter": ("length", 0.001), "mm": ("length", 0.001),
+    "centimetre": ("length", 0.01), "centimeter": ("length", 0.01), "cm": ("length", 0.01),
+    "milligram": ("mass", 0.001), "mg": ("mass", 0.001),
     "gram": ("mass", 1), "g": ("mass", 1), "kilogram": ("mass", 1000), "kg": ("mass", 1000),
+    "millilitre": ("volume", 0.001), "milliliter": ("volume", 0.001), "ml": ("volume", 0.001),
+    "litre": ("volume", 1), "liter": ("volume", 1), "l": ("volume", 1),
     # imperial units: a figure converted to or from them is rounded (62 miles for 100 km)
     "mile": ("length", 1609.344), "mi": ("length", 1609.344), "yard": ("length", 0.9144),
     "yd": ("length", 0.9144), "foot": ("length", 0.3048), "feet": ("length", 0.3048),
@@ -62,7 +69,8 @@ def _unit_word(word: str) -> str | None:
     word = word.lower()
     if word in UNITS:
         return word
-    singular = word[:-1] if word.endswith("s") else word
+    # a plural "s", not the last letter of an abbreviation ("ms" is not metres)
+    singular = word[:-1] if word.endswith("s") and len(word) > 2 else word
     return singular if singular in UNITS else None
 
 
