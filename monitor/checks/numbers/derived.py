@@ -4,8 +4,9 @@ An answer's figure that the context does not state may still be backed by it: th
 of a word ("4th" for "fourth"), dozens ("24" for "two dozen"), a count of what the context
 enumerates ("four children" beside "Anna, Ben, Carl and Dora"), a sum or difference of two
 figures of one context sentence when the answer says it is one ("in total 45" beside "20
-adults and 25 children"), a unit conversion ("2 hours" for "120 minutes"), or a hedged
-rounding ("nearly 78,000" for "77,812"). ``Derivation.explain`` returns how the figure
+adults and 25 children"), a unit conversion ("2 hours" for "120 minutes"), an age two
+years give ("aged 45" beside "(1970-2015)"), a decade that holds a year ("the 1990s" for
+1994), or a hedged rounding ("nearly 78,000" for "77,812"). ``Derivation.explain`` returns how the figure
 follows, or None; a figure that needs two steps, or whose arithmetic is wrong, is not
 derived. Looked for only after the plain look-up failed, so the hot path never pays.
 """
@@ -92,6 +93,9 @@ _CHANGE_BEFORE = re.compile(
     r"|climbed|up|down|growth|increase|decrease|rise|drop|fall|decline|gain|loss)"
     r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
 )
+# An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
+_AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
+_AGE_BEFORE = re.compile(r"\b(?:aged|age of|at age)\s*$")
 _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "under", "below"})
 _WORD = re.compile(r"[a-z]{4,}")
 _Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
@@ -123,6 +127,7 @@ class Derivation:
         self._lower: str | None = None
         self._sentences: list[str] | None = None
         self._figures: list[list[tuple[str, float]]] | None = None
+        self._years: list[tuple[float, str]] | None = None
 
     @property
     def lower(self) -> str:
@@ -176,7 +181,8 @@ class Derivation:
         around = self._around(mention)
         for way in (self._word_form, self._count, self._arithmetic, self._percentage,
                     self._converted, self._across_systems, self._temperature,
-                    self._per_period, self._version, self._hedged):  # fmt: skip
+                    self._per_period, self._version, self._decade, self._age,
+                    self._hedged):  # fmt: skip
             found = way(mention, value, around)
             if found is not None:
                 return f"{mention.raw} = {found}"
@@ -278,6 +284,43 @@ class Derivation:
                     if sub is not None and abs(abs(a - b) - value) < 1e-9 and a != b:
                         return f"{max(ra, rb, key=num)} - {min(ra, rb, key=num)}"
         return None
+
+    def _decade(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """A decade ("the 1990s") that holds a year the context states ("founded in 1994")."""
+        raw = mention.raw
+        if not (len(raw) == 5 and raw[4] == "s" and raw[:4].isdigit() and raw[3] == "0"):
+            return None
+        for year, written in self.years:
+            if value <= year <= value + 9:
+                return f"the decade of {written}"
+        return None
+
+    def _age(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """An age ("45 years old", "aged 45", "a 45-year-old") that two years of one context
+        sentence give ("born in 1970 and died in 2015", "(1970-2015)"): their difference, or
+        one less (the birthday not yet reached)."""
+        before, _, _ = around
+        if not (_AGE_AFTER.match(self._rest(mention)) or _AGE_BEFORE.search(before)):
+            return None
+        for figures in self.sentence_figures:
+            years = sorted({(v, r) for r, v in figures if r.isdigit() and 1000 <= v <= 2100})
+            for i, (a, ra) in enumerate(years):
+                for b, rb in years[i + 1 :]:
+                    if b - a - 1 <= value <= b - a:
+                        return f"{rb} - {ra}"
+        return None
+
+    @property
+    def years(self) -> list[tuple[float, str]]:
+        """Every year the context states, alone or in a date, with how it is written."""
+        if self._years is None:
+            self._years = []
+            for m in scan(self.context, self._locale):
+                if m.kind == "number" and m.raw.isdigit() and len(m.raw) == 4:
+                    self._years.append((m.readings[0].value, m.raw))
+                elif m.kind == "date":
+                    self._years += [(float(y), m.raw) for y, _, _ in m.dates if y is not None]
+        return self._years
 
     def _percentage(self, mention: Mention, value: float, around: _Around) -> str | None:
         """A percentage computed from two figures of one context sentence, when the answer's
