@@ -6,9 +6,9 @@ enumerates ("four children" beside "Anna, Ben, Carl and Dora"), a sum or differe
 figures of one context sentence when the answer says it is one ("in total 45" beside "20
 adults and 25 children"), a unit conversion ("2 hours" for "120 minutes"), an age two
 years give ("aged 45" beside "(1970-2015)"), a decade that holds a year ("the 1990s" for
-1994), or a hedged rounding ("nearly 78,000" for "77,812"). ``Derivation.explain`` returns how the figure
-follows, or None; a figure that needs two steps, or whose arithmetic is wrong, is not
-derived. Looked for only after the plain look-up failed, so the hot path never pays.
+1994), or a hedged rounding ("nearly 78,000" for "77,812"). ``Derivation.explain``
+returns how the figure follows, or None; a figure that needs two steps, or whose arithmetic
+is wrong, is not derived. Looked for only after the plain look-up failed, so the hot path never pays.
 """
 
 from __future__ import annotations
