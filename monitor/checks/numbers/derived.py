@@ -8,7 +8,8 @@ adults and 25 children"), a unit conversion ("2 hours" for "120 minutes"), an ag
 years give ("aged 45" beside "(1970-2015)"), a decade that holds a year ("the 1990s" for
 1994), or a hedged rounding ("nearly 78,000" for "77,812"). ``Derivation.explain``
 returns how the figure follows, or None; a figure that needs two steps, or whose arithmetic
-is wrong, is not derived. Looked for only after the plain look-up failed, so the hot path never pays.
+is wrong, is not derived. Looked for only after the plain look-up failed, so the hot path
+never pays.
 """
 
 from __future__ import annotations
