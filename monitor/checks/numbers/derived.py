@@ -94,6 +94,7 @@ _CHANGE_BEFORE = re.compile(
     r"|climbed|up|down|growth|increase|decrease|rise|drop|fall|decline|gain|loss)"
     r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
 )
+_VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
 _AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
 _AGE_BEFORE = re.compile(r"\b(?:aged|age of|at age)\s*$")
@@ -355,12 +356,15 @@ class Derivation:
         return None
 
     def _version(self, mention: Mention, value: float, around: _Around) -> str | None:
-        """A version written without its trailing zeros ("2.4" for 2.4.0); 2.4 is not
-        2.4.1."""
+        """A version written without its trailing zeros ("2.4" for 2.4.0, "version 3" for
+        3.0.0); 2.4 is not 2.4.1, nor version 3 3.1.0."""
         raw = mention.raw
-        if raw.count(".") != 1 or not raw.replace(".", "").isdigit():
+        if raw.isdigit():
+            if not _VERSION_BEFORE.search(around[0]):
+                return None
+        elif raw.count(".") != 1 or not raw.replace(".", "").isdigit():
             return None
-        found = re.search(rf"(?<![\d.]){re.escape(raw)}(?:\.0)+(?![\d.]|\.\d)", self.context)
+        found = re.search(rf"(?<![\d.]){re.escape(raw)}(?:\.0)+(?!\d|\.\d)", self.context)
         return found.group(0) if found is not None else None
 
     def _converted(self, mention: Mention, value: float, around: _Around) -> str | None:

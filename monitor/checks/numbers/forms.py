@@ -35,6 +35,7 @@ UNITS: dict[str, tuple[str, float]] = {
     "centimetre": ("length", 0.01), "centimeter": ("length", 0.01), "cm": ("length", 0.01),
     "milligram": ("mass", 0.001), "mg": ("mass", 0.001),
     "gram": ("mass", 1), "g": ("mass", 1), "kilogram": ("mass", 1000), "kg": ("mass", 1000),
+    "tonne": ("mass", 1e6),
     "millilitre": ("volume", 0.001), "milliliter": ("volume", 0.001), "ml": ("volume", 0.001),
     "litre": ("volume", 1), "liter": ("volume", 1), "l": ("volume", 1),
     # imperial units: a figure converted to or from them is rounded (62 miles for 100 km)

@@ -29,6 +29,7 @@ from monitor.checks.numbers.patterns import (
 )
 
 _SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+{UNITS}".encode())
+_SCALED_WORDS = ((1e9, b"billion"), (1e6, b"million"), (1e3, b"thousand"))
 _WORDS_OF: dict[float, tuple[bytes, ...]] = {}
 for _word, _value in SPELLED.items():
     _WORDS_OF[float(_value)] = (*_WORDS_OF.get(float(_value), ()), _word.encode())
@@ -257,6 +258,8 @@ class NumberLookup:
                     return True
                 if self._spelled and r.precision == 1 and self._spelled_in_text(r.value):
                     return True
+                if self._spelled and self._spelled_scaled(r.value):
+                    return True
             if all(r.precision <= 1 for r in mention.readings) and not self._scaled_figures():
                 # Without scale words every figure that equals or rounds to 45 writes "45"
                 # or "44" (with or without separators): parse only those places.
@@ -339,6 +342,25 @@ class NumberLookup:
                         if any(_key(v) == key for v in c.parts):
                             return True
                     i = text.find(probe, i + 1)
+        return False
+
+    def _spelled_scaled(self, value: float) -> bool:
+        """The figure spelled with its scale word ("two million" for 2 million, "twenty-five
+        thousand" for 25,000; "a million" and "one million" for 1,000,000)."""
+        for scale, word in _SCALED_WORDS:
+            n = value / scale
+            if n.is_integer() and 1 <= n < 100:
+                if self._lower is None:
+                    self._lower = self.text.encode("utf-8").lower()
+                if n == 1:
+                    return b"a " + word in self._lower or b"one " + word in self._lower
+                if 21 <= n < 100 and n % 10:
+                    tens = _WORDS_OF[float(n // 10 * 10)][0]
+                    ones = _WORDS_OF[float(n % 10)][0]
+                    spelled: tuple[bytes, ...] = (tens + b"-" + ones, tens + b" " + ones)
+                else:
+                    spelled = _WORDS_OF.get(n, ())
+                return any(_has_word(self._lower, w + b" " + word) for w in spelled)
         return False
 
     def _spelled_in_text(self, value: float) -> bool:
