@@ -55,6 +55,7 @@ from monitor.core.heap import freeze_startup_heap
 from monitor.core.log import configure as configure_logging
 from monitor.core.model import KafkaConnection
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
+from monitor.ingest.decoder import OneItemPerRecord
 from monitor.ingest.native import NativeDecoder
 from monitor.pipeline import Pipeline
 from monitor.sources.config import KafkaSourceConfig
@@ -142,7 +143,7 @@ def ragmon_pass(
         KafkaConnection(bootstrap_servers=[bootstrap]),
     )
     metrics = Metrics(CollectorRegistry())
-    decoder: Any = NativeDecoder()
+    decoder: Any = OneItemPerRecord(NativeDecoder())
     if fmt != "native":
         decoder = OtlpAssembler(fmt, AssemblyLimits(quiet_seconds=0.2), observer=metrics)
     pipeline = as_the_daemon(source, metrics, decoder)
@@ -237,15 +238,17 @@ def split_pass(bootstrap: str, topic: str, records: int, group: str) -> tuple[Sp
     )
     metrics = Metrics(CollectorRegistry())
     split = Split()
-    pipeline = as_the_daemon(source, metrics, NativeDecoder())
-    suite, (sink,) = pipeline.suite, pipeline.sinks
+    pipeline = as_the_daemon(source, metrics, OneItemPerRecord(NativeDecoder()))
+    suite = pipeline.suite
     split.wrap_poll(source, "source: poll")
     split.wrap(source, "commit", "source: commit")
-    split.wrap(pipeline.decoder, "feed", "decode")
+    # the record decoder itself (the sessions' stage wraps it: its own work is in the rest)
+    split.wrap(getattr(pipeline.decoder, "inner", pipeline.decoder), "feed", "decode")
     pipeline.segmenter = split.timed(pipeline.segmenter, "segments")  # type: ignore[assignment]
     pipeline.suite = _TimedSuite(suite, split)  # type: ignore[assignment]
-    split.wrap(sink, "write", "sinks: write")
-    split.wrap(sink, "flush", "sinks: flush")
+    for sink in pipeline.sinks:  # the metrics, and the sessions' turns
+        split.wrap(sink, "write", "sinks: write")
+        split.wrap(sink, "flush", "sinks: flush")
     pipeline.start()
     freeze_startup_heap()
     stop = threading.Event()
@@ -283,7 +286,8 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
     """Subprocess mode: consume as one member of ``group`` until the topic is drained."""
     source = KafkaSource(KafkaSourceConfig(topics=[topic], group_id=group),
                          KafkaConnection(bootstrap_servers=[bootstrap]))  # fmt: skip
-    pipeline = as_the_daemon(source, Metrics(CollectorRegistry()), NativeDecoder())
+    metrics = Metrics(CollectorRegistry())
+    pipeline = as_the_daemon(source, metrics, OneItemPerRecord(NativeDecoder()))
     pipeline.start()
     freeze_startup_heap()  # as ragmon run does
     stop = threading.Event()
