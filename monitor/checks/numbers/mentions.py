@@ -329,6 +329,9 @@ def _mention(kind: str, m: re.Match[str], locale: Locale) -> Mention | None:
     return Mention(raw, "fraction", readings=(Reading(value, 0.0),))
 
 
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
 def _spelled_claims(text: str) -> list[Mention]:
     low = text.lower()
     out: list[Mention] = []
@@ -341,13 +344,19 @@ def _spelled_claims(text: str) -> list[Mention]:
             continue
         if not m.group("unit") and low[max(0, i - 6) : i].rstrip().endswith(_DEFINITE):
             continue  # "the two bids": things already named, not a count claimed
-        value = SPELLED[word]
+        value = float(SPELLED[word])
         if m.group("ones") and value in (20, 30, 40, 50, 60, 70, 80, 90):
             value += SPELLED[m.group("ones")]
             word = f"{word}-{m.group('ones')}"
         last = m.group(0).rsplit(None, 1)[-1]
         noun = "" if last in MEASURES else last  # "two days" measures, "two films" counts
-        out.append(Mention(word, "number", readings=(Reading(float(value), 1.0),), noun=noun))
+        precision, scale = 1.0, m.group("scale")
+        if scale:  # "twenty-five thousand copies": an amount, not things to count one by one
+            precision = _SCALES[scale]  # as "25 thousand" is read: to the thousand
+            value *= precision
+            word, noun = f"{word} {scale}", ""
+        reading = Reading(value, precision)
+        out.append(Mention(word, "number", readings=(reading,), noun=noun))
     return out
 
 
