@@ -29,7 +29,7 @@ from monitor.checks.numbers.patterns import (
 )
 
 _SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+{UNITS}".encode())
-_SCALED_WORDS = ((1e9, b"billion"), (1e6, b"million"), (1e3, b"thousand"))
+_SCALED_WORDS = ((1e9, b"billion"), (1e6, b"million"), (1e3, b"thousand"), (1e2, b"hundred"))
 _WORDS_OF: dict[float, tuple[bytes, ...]] = {}
 for _word, _value in SPELLED.items():
     _WORDS_OF[float(_value)] = (*_WORDS_OF.get(float(_value), ()), _word.encode())

@@ -124,10 +124,10 @@ MEASURES = frozenset(
 SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)")
 NOT_COUNTS = frozenset({"dozen", "hundred"})  # multipliers ("two dozen eggs"), not counts
 # Spelled-out quantities, matched in lower-cased answers (a literal-led pattern is fast):
-# "six weeks", "forty-eight people", "twenty-five thousand copies".
+# "six weeks", "forty-eight people", "five hundred seats", "twenty-five thousand copies".
 _ONES = "one|two|three|four|five|six|seven|eight|nine"
 SPELLED_CLAIM_RE = re.compile(
-    rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?(?:\s+(?P<scale>thousand|million|billion))?"
+    rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?(?:\s+(?P<scale>hundred|thousand|million|billion))?"
     rf"\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
 )
 
