@@ -5,11 +5,11 @@ of a word ("4th" for "fourth"), dozens ("24" for "two dozen"), a count of what t
 enumerates ("four children" beside "Anna, Ben, Carl and Dora"), a sum or difference of two
 figures of one context sentence when the answer says it is one ("in total 45" beside "20
 adults and 25 children"), a unit conversion ("2 hours" for "120 minutes"), an age two
-years give ("aged 45" beside "(1970-2015)"), a decade that holds a year ("the 1990s" for
-1994), or a hedged rounding ("nearly 78,000" for "77,812"). ``Derivation.explain``
-returns how the figure follows, or None; a figure that needs two steps, or whose arithmetic
-is wrong, is not derived. Looked for only after the plain look-up failed, so the hot path
-never pays.
+years give ("aged 45" beside "(1970-2015)"), a decade or century that holds a year ("the
+1990s" for 1994), a multiple said in words ("3x" for "tripled"), or a hedged rounding
+("nearly 78,000" for "77,812"). ``Derivation.explain`` returns how the figure follows, or
+None; a figure that needs two steps, or whose arithmetic is wrong, is not derived. Looked
+for only after the plain look-up failed, so the hot path never pays.
 """
 
 from __future__ import annotations
@@ -93,6 +93,18 @@ _CHANGE_BEFORE = re.compile(
     r"\b(?:grew|grown|rose|risen|increased|fell|fallen|dropped|declined|decreased|jumped"
     r"|climbed|up|down|growth|increase|decrease|rise|drop|fall|decline|gain|loss)"
     r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
+)
+_CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
+# (not "double", "triple": adjectives too, "a double room"; not a bare "half": "the first
+# half of the year")
+_MULTIPLE_WORDS = {
+    2.0: re.compile(r"\b(?:doubled|doubling|twice|two times|twofold|2-fold)\b"),
+    3.0: re.compile(r"\b(?:tripled|tripling|three times|threefold|3-fold)\b"),
+    4.0: re.compile(r"\b(?:quadrupled|quadrupling|four times|fourfold|4-fold)\b"),
+}
+_HALF_WORDS = re.compile(
+    r"\b(?:halved|halving|by half|half[- ]price|half off"
+    r"|(?<!first )(?<!second )(?<!last )(?<!other )half of (?:all|the|its|their|our|your))\b"
 )
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
@@ -183,8 +195,8 @@ class Derivation:
         around = self._around(mention)
         for way in (self._word_form, self._count, self._arithmetic, self._percentage,
                     self._converted, self._across_systems, self._temperature,
-                    self._per_period, self._version, self._decade, self._age,
-                    self._hedged):  # fmt: skip
+                    self._per_period, self._version, self._decade, self._century,
+                    self._age, self._multiple, self._hedged):  # fmt: skip
             found = way(mention, value, around)
             if found is not None:
                 return f"{mention.raw} = {found}"
@@ -296,6 +308,32 @@ class Derivation:
             if value <= year <= value + 9:
                 return f"the decade of {written}"
         return None
+
+    def _century(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """A century ("the 21st century") that holds a year the context states (2015; the
+        years ending in 00 count for either century, as people write them)."""
+        raw = mention.raw.lower()
+        if not (raw.endswith(("st", "nd", "rd", "th")) and 1 <= value <= 30):
+            return None
+        if not _CENTURY_AFTER.match(self._rest(mention)):
+            return None
+        for year, written in self.years:
+            if (value - 1) * 100 <= year <= value * 100:
+                return f"the century of {written}"
+        return None
+
+    def _multiple(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """A multiple or a half the context says in words: "3x" for "tripled" or "three
+        times", "2x" for "doubled" or "twice", "50%" for "half" or "halved"."""
+        raw = mention.raw.lower()
+        if raw.endswith("x") and value in _MULTIPLE_WORDS:
+            words = _MULTIPLE_WORDS[value]
+        elif raw.endswith(("%", "percent", "per cent")) and value == 50:
+            words = _HALF_WORDS
+        else:
+            return None
+        found = words.search(self.lower)
+        return f'"{found.group(0)}"' if found is not None else None
 
     def _age(self, mention: Mention, value: float, around: _Around) -> str | None:
         """An age ("45 years old", "aged 45", "a 45-year-old") that two years of one context
