@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 ID_CHARS = frozenset("-_.:/#")
 
 
+_CHUNK = re.compile(r"(?:chunk|part|split|node|c|p)?[-_]?\d+", re.IGNORECASE)
+
+
 @functools.lru_cache(maxsize=4096)
 def _keys(ident: str, cited: bool = True) -> frozenset[str]:
     """The spellings under which a citation and a passage id meet: the id itself, its last
@@ -64,8 +67,18 @@ class Citations:
         return self._index[1]
 
     def names_passage(self, value: str) -> bool:
-        """``value`` (an id, path or URL) is cited under a key of some passage id."""
-        return not _keys(value).isdisjoint(self._index[0])
+        """``value`` (an id, path or URL) is cited under a key of some passage id; with an
+        anchor (``refunds.md#returns``, ``https://…/faq#shipping``), when what it anchors
+        in does (a chunk after "#" stays part of the id: ``refunds.md#7`` and
+        ``refunds#chunk-3`` name chunks, which the context may not hold)."""
+        keys = self._index[0]
+        if not _keys(value).isdisjoint(keys):
+            return True
+        base, anchored, anchor = value.partition("#")
+        return bool(
+            anchored and base and anchor and _CHUNK.fullmatch(anchor) is None
+            and not _keys(base).isdisjoint(keys)
+        )  # fmt: skip
 
     def index(self, i: int, word: str = "") -> None:
         """The answer cites passage number ``i``, written after ``word`` ("Doc 7") if any: a

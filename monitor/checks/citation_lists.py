@@ -27,10 +27,11 @@ PREFIXED = re.compile(
     re.IGNORECASE,
 )
 INDEX = re.compile(r"^#?(\d{1,3})(?:[ \t]*(?:-|–|—|to)[ \t]*(\d{1,3}))?$")
-# A label glued to its number ("doc1", "source_2", "passage-3"): the number is the passage's
-# when there is such a passage, unless the whole is a passage id.
+# A label glued to its number ("doc1", "source_2", "passage-3", "S1", "R2"): the number is
+# the passage's when there is such a passage, unless the whole is a passage id. (Not "p1":
+# a page as often as a passage.)
 GLUED = re.compile(
-    r"^(source|src|doc|document|ref|reference|passage|context|excerpt|chunk|snippet)[-_]?"
+    r"^(source|src|doc|document|ref|reference|passage|context|excerpt|chunk|snippet|s|r)[-_]?"
     r"(\d{1,3})$",
     re.IGNORECASE,
 )

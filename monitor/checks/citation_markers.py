@@ -65,8 +65,9 @@ _UNIT_BEFORE_SUPERSCRIPT = frozenset("m cm mm km ft in mi yd s".split())
 _TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk")
 _HTML_SUP = re.compile(r"<sup>[ \t]*\[?(\d{1,3})\]?[ \t]*</sup>", re.IGNORECASE)
 _FILE_NAME = re.compile(
-    r"(?<![\w/.-])[\w-]+\.(?:md|mdx|pdf|html?|txt|docx?|rst|csv|json|ya?ml)\b", re.IGNORECASE
-)
+    r"(?<![\w/.-])[\w-]+\.(?:md|mdx|pdf|html?|txt|docx?|rst|csv|json|ya?ml)\b(?!#)",
+    re.IGNORECASE,
+)  # (not before "#": "refunds.md#returns" is one id, read with its anchor)
 _BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
 _GENERIC_LABEL = frozenset({"source", "sources", "file", "doc", "document", "来源", "出典"})
 _RESULT = re.compile(r"\s*\d{1,4}:(\d{1,3})\s*$")  # "4:0": message 4, result 0
