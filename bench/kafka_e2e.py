@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import threading
@@ -44,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
+from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry
 
 from bench.checks import build_line
@@ -283,31 +285,33 @@ def print_split(split: Split, wall: float, records: int, bare_rate: float) -> No
 
 
 def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float) -> None:
-    """Subprocess mode: consume as one member of ``group`` until the topic is drained."""
-    source = KafkaSource(KafkaSourceConfig(topics=[topic], group_id=group),
-                         KafkaConnection(bootstrap_servers=[bootstrap]))  # fmt: skip
+    """Subprocess mode: consume as one member of ``group`` until the parent, which sees the
+    group's commits, says the topic is drained (SIGTERM)."""
+    source = KafkaSource(
+        KafkaSourceConfig(topics=[topic], group_id=group, commit_interval_seconds=1.0),
+        KafkaConnection(bootstrap_servers=[bootstrap]),
+    )
     metrics = Metrics(CollectorRegistry())
     pipeline = as_the_daemon(source, metrics, OneItemPerRecord(NativeDecoder()))
     pipeline.start()
     freeze_startup_heap()  # as ragmon run does
     stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     times: list[float] = []
-    idle_since = [time.monotonic()]
 
     def watch() -> None:
+        # the first and the last moment a record was counted; a member that joins after
+        # the others drained the topic counts none, and stops when told like the others
         last = 0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not stop.is_set():
             n = pipeline.stats.records
             if n != last:
                 if not times:
                     times.append(time.time())
                 last = n
-                idle_since[0] = time.monotonic()
                 if len(times) == 1:
                     times.append(time.time())
                 times[1] = time.time()
-            elif n and time.monotonic() - idle_since[0] > 3:
-                break
             time.sleep(0.005)
         stop.set()
 
@@ -317,6 +321,23 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
     print(json.dumps({"records": pipeline.stats.records, "start": times[0] if times else 0,
                       "end": times[-1] if times else 0,
                       "memo": memo_line(pipeline.suite)}))  # fmt: skip
+
+
+def drained(bootstrap: str, topic: str, group: str, records: int, deadline: float) -> None:
+    """Wait until ``group`` has committed all ``records`` of ``topic`` (its offsets from 0
+    add up to them), or the deadline."""
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        while time.monotonic() < deadline:
+            try:
+                offsets = admin.list_group_offsets(group).get(group, {})
+            except KafkaError:  # the group is still forming
+                offsets = {}
+            if sum(o.offset for tp, o in offsets.items() if tp.topic == topic) >= records:
+                return
+            time.sleep(0.2)
+    finally:
+        admin.close()
 
 
 def processes(bootstrap: str, topic: str, records: int, count: int) -> tuple[float, list[str]]:
@@ -342,6 +363,9 @@ def processes(bootstrap: str, topic: str, records: int, count: int) -> tuple[flo
         )
         for _ in range(count)
     ]
+    drained(bootstrap, topic, group, records, deadline)
+    for p in procs:
+        p.send_signal(signal.SIGTERM)
     results = [json.loads(p.communicate(timeout=deadline - time.monotonic())[0]) for p in procs]
     total = sum(r["records"] for r in results)
     start = min(r["start"] for r in results if r["records"])
