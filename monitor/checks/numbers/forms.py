@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from monitor.checks.numbers.patterns import SPELLED
+from monitor.checks.numbers.patterns import SCALES, SPELLED
 
 ORDINAL_WORDS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -19,7 +19,7 @@ ORDINAL_WORDS = {
 TENS = {v: k for k, v in SPELLED.items() if v in (20, 30, 40, 50, 60, 70, 80, 90)}
 ONES_ORDINAL = {v: k for k, v in ORDINAL_WORDS.items() if v < 10}
 QUANTITY = {**{k: v for k, v in SPELLED.items() if v <= 20}, "a": 1, "an": 1}
-SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+SCALE_WORDS = {w: SCALES[w] for w in ("thousand", "million", "billion")}  # "a thousand"
 
 # Units a figure can be converted between: (dimension, size in the dimension's base unit).
 UNITS: dict[str, tuple[str, float]] = {

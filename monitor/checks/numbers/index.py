@@ -23,13 +23,15 @@ from monitor.checks.numbers.patterns import (
     DIGITS,
     SCALED,
     SPELLED,
+    SPELLED_SCALES,
     UNITS,
     spaced_pattern,
     untokenise,
 )
 
 _SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+{UNITS}".encode())
-_SCALED_WORDS = ((1e9, b"billion"), (1e6, b"million"), (1e3, b"thousand"), (1e2, b"hundred"))
+# the largest first: 2,000,000 is "two million", not "two thousand thousand"
+_SCALED_WORDS = tuple(sorted(((v, k.encode()) for k, v in SPELLED_SCALES.items()), reverse=True))
 _WORDS_OF: dict[float, tuple[bytes, ...]] = {}
 for _word, _value in SPELLED.items():
     _WORDS_OF[float(_value)] = (*_WORDS_OF.get(float(_value), ()), _word.encode())
@@ -344,40 +346,41 @@ class NumberLookup:
                     i = text.find(probe, i + 1)
         return False
 
+    @property
+    def lower(self) -> bytes:
+        """The text lower-cased, as bytes (made on first use)."""
+        if self._lower is None:
+            self._lower = self.text.encode("utf-8").lower()
+        return self._lower
+
     def _spelled_scaled(self, value: float) -> bool:
         """The figure spelled with its scale word ("two million" for 2 million, "twenty-five
         thousand" for 25,000; "a million" and "one million" for 1,000,000)."""
         for scale, word in _SCALED_WORDS:
             n = value / scale
             if n.is_integer() and 1 <= n < 100:
-                if self._lower is None:
-                    self._lower = self.text.encode("utf-8").lower()
                 if n == 1:
-                    return b"a " + word in self._lower or b"one " + word in self._lower
-                if 21 <= n < 100 and n % 10:
-                    tens = _WORDS_OF[float(n // 10 * 10)][0]
-                    ones = _WORDS_OF[float(n % 10)][0]
-                    spelled: tuple[bytes, ...] = (tens + b"-" + ones, tens + b" " + ones)
-                else:
-                    spelled = _WORDS_OF.get(n, ())
-                return any(_has_word(self._lower, w + b" " + word) for w in spelled)
+                    return b"a " + word in self.lower or b"one " + word in self.lower
+                return any(_has_word(self.lower, w + b" " + word) for w in _spelled(n))
         return False
 
     def _spelled_in_text(self, value: float) -> bool:
-        if self._lower is None:
-            self._lower = self.text.encode("utf-8").lower()
         if value == 1:
             # "one" is mostly a pronoun ("no one", "one of them"): it backs 1 only before a
             # unit ("one week"); otherwise nearly every text would support the figure 1.
-            return _SPELLED_CLAIM_ONE.search(self._lower) is not None
-        if 21 <= value < 100 and value % 10:
-            tens = _WORDS_OF[float(value // 10 * 10)][0]
-            ones = _WORDS_OF[float(value % 10)][0]
-            return tens + b"-" + ones in self._lower or tens + b" " + ones in self._lower
-        words = _WORDS_OF.get(value)
-        if not words:
-            return False
-        return any(_has_word(self._lower, w) for w in words)
+            return _SPELLED_CLAIM_ONE.search(self.lower) is not None
+        if 21 <= value < 100 and value % 10:  # a compound: no other word ends in "-five"
+            return any(w in self.lower for w in _spelled(value))
+        return any(_has_word(self.lower, w) for w in _spelled(value))
+
+
+def _spelled(n: float) -> tuple[bytes, ...]:
+    """How a whole number up to a hundred is spelled ("forty-five" and "forty five" for 45;
+    the words ``SPELLED`` has for it otherwise; none when it has none)."""
+    if 21 <= n < 100 and n % 10:
+        tens, ones = _WORDS_OF[float(n // 10 * 10)][0], _WORDS_OF[float(n % 10)][0]
+        return tens + b"-" + ones, tens + b" " + ones
+    return _WORDS_OF.get(n, ())
 
 
 def _figures_at(text: str, i: int, locale: Locale) -> Iterator[Mention]:

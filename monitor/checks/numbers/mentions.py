@@ -17,6 +17,7 @@ from monitor.checks.numbers.patterns import (
     SCALES,
     SPELLED,
     SPELLED_CLAIM_RE,
+    SPELLED_SCALES,
     TRIGGER,
     strip_noise,
     untokenise,
@@ -329,9 +330,6 @@ def _mention(kind: str, m: re.Match[str], locale: Locale) -> Mention | None:
     return Mention(raw, "fraction", readings=(Reading(value, 0.0),))
 
 
-_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9}
-
-
 def _spelled_claims(text: str) -> list[Mention]:
     low = text.lower()
     out: list[Mention] = []
@@ -352,9 +350,9 @@ def _spelled_claims(text: str) -> list[Mention]:
         noun = "" if last in MEASURES else last  # "two days" measures, "two films" counts
         precision, scale = 1.0, m.group("scale")
         if scale:  # "twenty-five thousand copies": an amount, not things to count one by one
-            value *= _SCALES[scale]
+            value *= SPELLED_SCALES[scale]
             # read as "25 thousand" is, to the thousand; "five hundred seats" as "500 seats"
-            precision = _SCALES[scale] if scale != "hundred" else 1.0
+            precision = SPELLED_SCALES[scale] if scale != "hundred" else 1.0
             word, noun = f"{word} {scale}", ""
         reading = Reading(value, precision)
         out.append(Mention(word, "number", readings=(reading,), noun=noun))

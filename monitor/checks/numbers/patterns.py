@@ -123,11 +123,14 @@ MEASURES = frozenset(
 # A sentence of a context: up to a full stop that is not a decimal point, or a line's end.
 SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)")
 NOT_COUNTS = frozenset({"dozen", "hundred"})  # multipliers ("two dozen eggs"), not counts
+# The scale words that follow a spelled-out number ("five hundred", "twenty-five thousand").
+SPELLED_SCALES = {"hundred": 1e2, **{w: SCALES[w] for w in ("thousand", "million", "billion")}}
+_SCALE_WORDS = "|".join(SPELLED_SCALES)
 # Spelled-out quantities, matched in lower-cased answers (a literal-led pattern is fast):
 # "six weeks", "forty-eight people", "five hundred seats", "twenty-five thousand copies".
 _ONES = "one|two|three|four|five|six|seven|eight|nine"
 SPELLED_CLAIM_RE = re.compile(
-    rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?(?:\s+(?P<scale>hundred|thousand|million|billion))?"
+    rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?(?:\s+(?P<scale>{_SCALE_WORDS}))?"
     rf"\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
 )
 
