@@ -60,8 +60,8 @@ from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord
 from monitor.ingest.native import NativeDecoder
 from monitor.pipeline import Pipeline
-from monitor.sources.config import KafkaSourceConfig
 from monitor.sources.kafka import KafkaSource
+from monitor.sources.kafka_config import KafkaSourceConfig
 from monitor.telemetry import Metrics
 
 

@@ -8,20 +8,19 @@ into a silently ignored setting.
 
 from __future__ import annotations
 
-import builtins
 import json
 import os
 import re
 import typing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import yaml
 from pydantic import (
     BaseModel,
     Field,
     ValidationError,
-    create_model,
+    field_validator,
     model_validator,
 )
 from pydantic.fields import FieldInfo
@@ -33,17 +32,18 @@ from pydantic_settings import (
     SettingsError,
 )
 
-from monitor.checks.config import ChecksConfig
+from monitor.checks import CHECK_NAMES, CheckType
+from monitor.components import CHECKS, SINKS, SOURCES, Component
 from monitor.core.errors import ConfigError
 from monitor.core.lines import Tree, map_strings
 from monitor.core.model import ConfigSection as _Section
-from monitor.core.model import KafkaConnection, revealed
+from monitor.core.model import KafkaConnection, MetricsConfig, OutputConfig, revealed
 from monitor.golden.config import GoldenConfig, ProbesConfig
 from monitor.ingest.config import AssemblyConfig, SessionsConfig
 from monitor.judge.config import JudgeConfig
 from monitor.segments.config import SegmentsConfig
-from monitor.sources.config import SOURCE_SECTIONS, KafkaSourceConfig, SourceSection
-from sinks.config import MetricsConfig, OtelConfig, OutputConfig
+from monitor.sources.kafka_config import KafkaSourceConfig
+from monitor.sources.section import SourceSection
 
 __all__ = ["ENV_ALIASES", "ConfigError", "KafkaConnection", "Settings", "load", "revealed"]
 
@@ -63,18 +63,87 @@ ENV_ALIASES: dict[str, tuple[str, ...]] = {
 
 
 S = TypeVar("S", bound=SourceSection)
+Own = TypeVar("Own", bound=_Section)
 
 
-class _Sources(_Section):
+def _mount(
+    namespace: dict[str, Any], rows: tuple[Component[Any, Any], ...], top: bool = False
+) -> None:
+    """Adds a field to the model class being defined (call in its body with ``vars()``) for
+    each row's own section, at its key, described by the section's docstring: the settings
+    are derived from the component table, the only place a component is named. A top-level
+    section's default is its default object, as every top-level section's is (the schema
+    shows it); a nested one's is made on use."""
+    annotations = namespace.setdefault("__annotations__", {})
+    for row in rows:
+        if row.section is not None:
+            annotations[row.key] = row.section
+            namespace[row.key] = (
+                Field(default=row.section(), description=row.section.__doc__)
+                if top
+                else Field(default_factory=row.section, description=row.section.__doc__)
+            )
+
+
+# Where each component's own section is, by its class (``Settings.of``): under ``checks`` for a
+# check, under ``source`` for a source, at the top level for a sink.
+_PLACES: dict[type[_Section], tuple[str, ...]] = {}
+for _area, _rows in (("checks", CHECKS), ("source", SOURCES), ("", SINKS)):
+    for _row in _rows:
+        if _row.section is not None:
+            assert _row.section not in _PLACES, f"{_row.section.__name__} is mounted twice"
+            _PLACES[_row.section] = (_area, _row.key) if _area else (_row.key,)
+
+
+class ChecksConfig(_Section):
+    """``checks``: which checks run, and each check's options."""
+
+    # each check's options: a section named as the check, mounted from its row (a setting
+    # cannot miss its check)
+
+    enabled: list[str] | None = Field(
+        default=None, description="Check names to run (None: all checks)."
+    )
+    memo_bytes: int = Field(
+        default=0,
+        ge=0,
+        description="Cap, in bytes, of the per-passage analysis kept across traces (0: off, "
+        "the default: measured on skewed retrieval it cost more than it saved).",
+    )
+    _mount(vars(), CHECKS)
+
+    def runs(self, name: str) -> bool:
+        """Whether the check ``name`` runs (``enabled`` unset: every check)."""
+        return self.enabled is None or name in self.enabled
+
+    def options_of(self, check: CheckType) -> _Section | None:
+        """The options ``check`` declares, as configured (None: it has none)."""
+        return None if check.options is None else cast(_Section, getattr(self, check.name))
+
+    @field_validator("enabled")
+    @classmethod
+    def _known(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None:
+            unknown = [n for n in v if n not in CHECK_NAMES]
+            if unknown:
+                raise ValueError(f"unknown check {unknown}; known: {list(CHECK_NAMES)}")
+        return v
+
+
+_KINDS = tuple(row.name for row in SOURCES)
+
+
+class SourceConfig(_Section):
     """``source``: which source runs (``type``), a section per source, named as the source
-    and derived from ``SOURCE_SECTIONS``, and the OTLP span assembly."""
+    (one per source of the component table), and the OTLP span assembly."""
 
-    type: str = SOURCE_SECTIONS[0].kind  # derived: a Literal of the sources' kinds
+    type: str = Field(
+        default=_KINDS[0],
+        description=f"Where traces come from. '{_KINDS[0]}' needs no external service.",
+    )
+    __annotations__["type"] = Literal[_KINDS]  # the sources' kinds, from the table
+    _mount(vars(), SOURCES)
     assembly: AssemblyConfig = AssemblyConfig()
-
-    def of(self, section: builtins.type[S]) -> S:  # (the field `type` hides the builtin)
-        """The configured section of the source ``section`` configures."""
-        return cast(S, getattr(self, section.kind))
 
     @property
     def chosen(self) -> SourceSection:
@@ -82,31 +151,9 @@ class _Sources(_Section):
         return cast(SourceSection, getattr(self, self.type))
 
     @model_validator(mode="after")
-    def _chosen_rules(self) -> _Sources:
+    def _chosen_rules(self) -> SourceConfig:
         self.chosen.check_chosen()
         return self
-
-
-def _source_fields() -> dict[str, Any]:
-    kinds = tuple(s.kind for s in SOURCE_SECTIONS)
-    fields: dict[str, Any] = {
-        "type": (
-            Literal[kinds],
-            Field(default=kinds[0], description="Where traces come from. "
-                  f"'{kinds[0]}' needs no external service."),
-        ),
-    }  # fmt: skip
-    for s in SOURCE_SECTIONS:
-        fields[s.kind] = (s, Field(default_factory=s, description=s.__doc__))
-    return fields
-
-
-if TYPE_CHECKING:
-    SourceConfig = _Sources
-else:
-    SourceConfig = create_model(
-        "SourceConfig", __base__=_Sources, __doc__=_Sources.__doc__, **_source_fields()
-    )
 
 
 # ``shadow``: a candidate definition run beside the live one on the same traces, whose
@@ -202,7 +249,7 @@ class Settings(BaseSettings):
     metrics: MetricsConfig = MetricsConfig()
     output: OutputConfig = OutputConfig()
     golden: GoldenConfig = GoldenConfig()
-    otel: OtelConfig = OtelConfig()
+    _mount(vars(), SINKS, top=True)  # each sink's own section (``otel``), from its row
     judge: JudgeConfig = JudgeConfig()
     probes: ProbesConfig = ProbesConfig()
     segments: SegmentsConfig = SegmentsConfig()
@@ -212,6 +259,18 @@ class Settings(BaseSettings):
     shutdown_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="Budget for a graceful stop after SIGTERM."
     )
+
+    def of(self, section: type[Own]) -> Own:
+        """A component's own section, by its class, wherever its row mounts it
+        (``source.kafka``, ``checks.grounding_overlap``, ``otel``)."""
+        node: object = self
+        for part in _PLACES[section]:
+            node = getattr(node, part)
+        return cast(Own, node)
+
+    def runs(self, check: str) -> bool:
+        """Whether ``checks.enabled`` runs the check ``check``."""
+        return self.checks.runs(check)
 
     @model_validator(mode="after")
     def _across_sections(self) -> Settings:
@@ -230,7 +289,7 @@ class Settings(BaseSettings):
                 "sessions.topic is the Kafka source's repartition topic: with source.type "
                 f"{self.source.type} the turns are paired in memory (unset sessions.topic)"
             )
-        timeout = self.source.of(KafkaSourceConfig).session_timeout_ms / 1000
+        timeout = self.of(KafkaSourceConfig).session_timeout_ms / 1000
         if sessions.enabled and sessions.topic is not None and sessions.lateness_seconds < timeout:
             raise ValueError(
                 f"sessions.lateness_seconds ({sessions.lateness_seconds:g}) is shorter than "

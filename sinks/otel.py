@@ -28,7 +28,7 @@ from monitor.checks import output_of
 from monitor.core.model import CheckResult, DeadLetter, Evaluation, Followup
 from monitor.core.verdict import Verdict
 from sinks import Closable
-from sinks.config import OtelConfig
+from sinks.otel_config import OtelConfig
 
 if TYPE_CHECKING:
     from opentelemetry.sdk._logs import LoggerProvider

@@ -13,7 +13,7 @@ from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
 
 if TYPE_CHECKING:
-    from sinks.config import MetricsConfig
+    from monitor.core.model import MetricsConfig
 
 
 # a trace's segments and its checks' outcomes, each as (name, value) pairs

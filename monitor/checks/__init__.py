@@ -101,7 +101,8 @@ def make(cls: CheckType, options: ConfigSection | None = None) -> Check:
 
 # Every check, in the order they run and report: the one list (the registry builds the
 # configured ones from it; the ``checks`` config has a section per check with ``options``,
-# named as the check and of its options type: monitor/checks/config.py derives it).
+# named as the check and of its options type, mounted from the check's row of the
+# component table, monitor.components, which derives a row from each of these).
 CHECK_TYPES: tuple[CheckType, ...] = (
     UnsupportedNumbers,
     Refusal,

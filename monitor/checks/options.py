@@ -1,5 +1,5 @@
 """The options a check declares (``options``), each a config section ``checks.<name>``
-(``monitor.checks.config`` derives the sections from the declarations).
+(the settings mount the sections from the checks' rows in ``monitor.components``).
 
 In a module apart from the checks' logic, as the evidence types are (``evidence``): a
 compiled build (mypyc) compiles the checks and keeps these pydantic models interpreted.

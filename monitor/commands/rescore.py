@@ -18,7 +18,7 @@ from monitor.core.pii import redactor_for
 from monitor.judge.rubric import estimate_input_tokens
 from monitor.judge.sampler import HashSampler, SamplingRules
 from monitor.registry.judges import sampling_rates
-from monitor.sources.config import KafkaSourceConfig
+from monitor.sources.kafka_config import KafkaSourceConfig
 from monitor.telemetry import LabelLimiter
 from sinks import Closable
 
@@ -112,7 +112,7 @@ def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     for out in (args.output_jsonl, args.openmetrics):
         if out is not None and not _writable(out, "rescore", stderr):
             return EXIT_USAGE
-    kafka = settings.source.of(KafkaSourceConfig)
+    kafka = settings.of(KafkaSourceConfig)
     topics = args.topic or kafka.topics
     fmt = args.format or kafka.format
     window = _window_settings(settings)

@@ -99,6 +99,53 @@ class KafkaConnection(ConfigSection):
         return kw
 
 
+# The sections several parts read: the daemon's /metrics endpoint and its label bounds (the
+# Prometheus sink, the golden probes, the review precision), and the daemon's own outputs
+# (the JSONL and Kafka dead-letter sinks, the pipeline's flushes, the redaction of lines).
+
+
+class MetricsConfig(ConfigSection):
+    """``metrics``: the /metrics endpoint and the bounds on its labels."""
+
+    host: str = Field(default="0.0.0.0", description="Address of /metrics, /healthz, /readyz.")
+    port: int = Field(default=9464, ge=0, le=65535, description="0 picks a free port.")
+    routes: list[str] = Field(
+        default_factory=list,
+        description="Route label allow-list. Empty: the first max_label_values routes seen.",
+    )
+    apps: list[str] = Field(
+        default_factory=list,
+        description="App label allow-list. Empty: the first max_label_values apps seen.",
+    )
+    max_label_values: int = Field(
+        default=50, ge=1, le=1000, description="Bound on distinct app/route label values."
+    )
+
+
+class OutputConfig(ConfigSection):
+    """``output``: evaluation and dead-letter files and topic."""
+
+    evaluations_jsonl: Path | None = Field(
+        default=None, description="Append one evaluation line per trace to this file."
+    )
+    dead_letters_jsonl: Path | None = Field(
+        default=None, description="Append dead letters (reason, source position, raw bytes) here."
+    )
+    dead_letters_topic: str | None = Field(
+        default=None,
+        description="Kafka topic for dead letters: the raw bytes as value, reason and source "
+        "position in headers (uses the top-level kafka connection).",
+    )
+    sink_flush_attempts: int = Field(
+        default=3, ge=1, le=20, description="Flush tries before the daemon stops uncommitted."
+    )
+    redact_pii: bool = Field(
+        default=True,
+        description="Redact PII (the golden-row detectors and golden.pii_patterns) in the "
+        "evidence and judge claims of evaluation lines written to files and stdout.",
+    )
+
+
 def revealed(secret: SecretStr | None) -> str | None:
     """A secret's value for the part that uses it (None when unset)."""
     return secret.get_secret_value() if secret is not None else None

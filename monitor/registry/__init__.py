@@ -1,6 +1,8 @@
 """The composition root: the one place that turns ``Settings`` into concrete objects.
 
-The judges, their stage and batch mode are built in ``monitor.registry.judges``. The SDKs of
+The components themselves are rows of one table (``monitor.components``); this module builds
+the daemon from them. The judges, their stage and batch mode are built in
+``monitor.registry.judges``. The SDKs of
 optional parts (the Kafka client, the Anthropic SDK, the OTLP exporter) are
 imported where those parts are built, so a command that does not use them does not pay for
 importing them (the Anthropic SDK alone takes about a second).
@@ -9,27 +11,23 @@ importing them (the Anthropic SDK alone takes about a second).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry
 
-from monitor.checks import CHECK_TYPES, Check, CheckSuite, CheckType, PassageMemo, make
+from monitor.checks import CHECK_TYPES, CheckSuite, PassageMemo
 from monitor.checks.risk import RISK_VERSION
 from monitor.checks.shadow import ShadowSuite
+from monitor.components import CHECKS, JUDGES, SINKS, SOURCES, Component, configured
 from monitor.config import Settings
-from monitor.core.model import ConfigSection
-from monitor.core.pii import redactor_for
 from monitor.core.version import ragmon_version
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.pipeline import Pipeline
-from monitor.registry.components import Component, Make, configured
 from monitor.registry.judges import (
-    JUDGES,
     build_judge,
     build_judge_stage,
     calibration,
@@ -38,14 +36,7 @@ from monitor.registry.judges import (
 )
 from monitor.segments import Segmenter
 from monitor.sources import Source
-from monitor.sources.config import (
-    DemoSourceConfig,
-    JsonlSourceConfig,
-    KafkaSourceConfig,
-    KafkaSourceSetup,
-    OtlpHttpSourceConfig,
-    SourceSection,
-)
+from monitor.sources.section import SourceSection
 from monitor.telemetry import (
     FoldedCollector,
     LabelLimiter,
@@ -54,16 +45,9 @@ from monitor.telemetry import (
     SessionsCollector,
 )
 from sinks import Sink
-from sinks.config import MetricsConfig, OtelConfig
-from sinks.golden import GoldenOutput, GoldenRowSink
-from sinks.jsonl import JsonlOutput, JsonlSink
-from sinks.kafka_sink import DeadLetterTopic, KafkaDeadLetterSink
-from sinks.probes import ProbeScoring, ProbeSink
 
 if TYPE_CHECKING:
     from monitor.golden.probe_client import ProbeLoop
-
-S = TypeVar("S", bound=SourceSection)
 
 __all__ = [
     "CHECKS",
@@ -90,149 +74,6 @@ __all__ = [
     "sampling_rates",
     "watch_reviews",
 ]  # fmt: skip
-
-# --- the component tables -------------------------------------------------------------------
-# (their shape: ``monitor.registry.components``; the judge table: ``monitor.registry.judges``)
-
-
-@dataclass(frozen=True)
-class NoOptions:
-    """The configuration of a check that declares no options."""
-
-
-def _check(cls: CheckType) -> Component[Any, Check]:
-    """A check row: on unless ``checks.enabled`` leaves it out; built with the options it
-    declares, as configured in ``checks.<name>`` (checks never import the config)."""
-
-    def read(settings: Settings) -> ConfigSection | NoOptions | None:
-        if not settings.checks.runs(cls.name):
-            return None
-        return settings.checks.options_of(cls) or NoOptions()
-
-    def build(options: ConfigSection | NoOptions, metrics: Metrics | None) -> Check:
-        return make(cls, None if isinstance(options, NoOptions) else options)
-
-    def load() -> Make[ConfigSection | NoOptions, Check]:
-        return build
-
-    return Component("check", cls.name, cls.options or NoOptions, read, load)
-
-
-def _source(section: type[S], load: Callable[[], Make[S, Source]]) -> Component[Any, Source]:
-    """A source row, from its section: on when ``source.type`` names it."""
-
-    def read(settings: Settings) -> S | None:
-        return settings.source.of(section) if settings.source.type == section.kind else None
-
-    return Component("source", section.kind, section, read, load)
-
-
-def _kafka_setup(settings: Settings) -> KafkaSourceSetup | None:
-    """The Kafka source's configuration: ``source.kafka``, the ``kafka`` connection, and the
-    conversations' repartition topic when the sessions stage uses one."""
-    if settings.source.type != "kafka":
-        return None
-    s = settings.sessions
-    also = (s.topic,) if s.enabled and s.topic is not None else ()
-    return KafkaSourceSetup(settings.source.of(KafkaSourceConfig), settings.kafka, also)
-
-
-# Each factory imports its component's module only when its row is built.
-def _demo() -> Make[DemoSourceConfig, Source]:
-    from monitor.sources.demo import DemoSource
-
-    return DemoSource.from_config
-
-
-def _jsonl_source() -> Make[JsonlSourceConfig, Source]:
-    from monitor.sources.files import JsonlSource
-
-    return JsonlSource.from_config
-
-
-def _kafka_source() -> Make[KafkaSourceSetup, Source]:
-    from monitor.sources.kafka import KafkaSource
-
-    return KafkaSource.from_config
-
-
-def _otlp_http() -> Make[OtlpHttpSourceConfig, Source]:
-    from monitor.sources.otlp_http import OtlpHttpSource
-
-    return OtlpHttpSource.from_config
-
-
-def _prometheus() -> Make[MetricsConfig, Sink]:
-    from sinks.prometheus import PrometheusSink
-
-    return PrometheusSink.from_config
-
-
-def _otel_events() -> Make[OtelConfig, Sink]:
-    from sinks.otel import OtelEventSink
-
-    return OtelEventSink.from_config
-
-
-def _jsonl_output(settings: Settings) -> JsonlOutput | None:
-    out = settings.output
-    if out.evaluations_jsonl is None and out.dead_letters_jsonl is None:
-        return None
-    return JsonlOutput(out.evaluations_jsonl, out.dead_letters_jsonl,
-                       redactor_for(settings, "lines"))  # fmt: skip
-
-
-def _dead_letter_topic(settings: Settings) -> DeadLetterTopic | None:
-    topic = settings.output.dead_letters_topic
-    return None if topic is None else DeadLetterTopic(topic, settings.kafka)
-
-
-def _golden_output(settings: Settings) -> GoldenOutput | None:
-    golden = settings.golden
-    if golden.dir is None and golden.topic is None:
-        return None
-    return GoldenOutput(golden, settings.kafka, redactor_for(settings, "rows"))
-
-
-def _metrics_config(settings: Settings) -> MetricsConfig:
-    return settings.metrics
-
-
-def _otel_config(settings: Settings) -> OtelConfig | None:
-    return settings.otel if settings.otel.endpoint is not None else None
-
-
-def _probe_scoring(settings: Settings) -> ProbeScoring | None:
-    path, m = settings.golden.set_path, settings.metrics
-    return None if path is None else ProbeScoring(path, m.routes, m.max_label_values)
-
-
-# In the order they run and report (the order of CHECK_TYPES).
-CHECKS: tuple[Component[Any, Check], ...] = tuple(_check(cls) for cls in CHECK_TYPES)
-
-# In the order `ragmon config schema` lists them (SOURCE_SECTIONS); the first is the default.
-SOURCES: tuple[Component[Any, Source], ...] = (
-    _source(DemoSourceConfig, _demo),
-    _source(JsonlSourceConfig, _jsonl_source),
-    Component("source", "kafka", KafkaSourceSetup, _kafka_setup, _kafka_source),
-    _source(OtlpHttpSourceConfig, _otlp_http),
-)
-
-# In the order the sinks receive each evaluation.
-SINKS: tuple[Component[Any, Sink], ...] = (
-    # the daemon's own registry: nothing outside the process
-    Component("sink", "prometheus", MetricsConfig, _metrics_config, _prometheus, False),
-    # (a sink whose configuration object is defined beside its class is imported with the
-    # table: its module keeps its SDK's import inside the class; tests/unit/test_imports.py)
-    Component("sink", "jsonl", JsonlOutput, _jsonl_output, lambda: JsonlSink.from_config),
-    Component("sink", "kafka_dead_letters", DeadLetterTopic, _dead_letter_topic,
-              lambda: KafkaDeadLetterSink.from_config),
-    Component("sink", "golden_rows", GoldenOutput, _golden_output,
-              lambda: GoldenRowSink.from_config),
-    Component("sink", "otel_events", OtelConfig, _otel_config, _otel_events),
-    Component("sink", "probe_scores", ProbeScoring, _probe_scoring,
-              lambda: ProbeSink.from_config),
-)  # fmt: skip
 
 
 def build_suite(settings: Settings, metrics: Metrics | None = None) -> CheckSuite:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import structlog
 
+from monitor.components import JUDGES, JudgeSpec, configured
 from monitor.config import Settings
 from monitor.core.errors import ConfigError
 from monitor.core.model import RagTrace
@@ -17,76 +17,17 @@ from monitor.core.pii import redactor_for
 from monitor.judge.cache import VerdictCache
 from monitor.judge.calibration import Calibration
 from monitor.judge.config import JudgeConfig
-from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge
 from monitor.judge.prices import Prices
 from monitor.judge.process import ProcessJudge
 from monitor.judge.rubric import rubric_version
 from monitor.judge.sampler import Budget, HashSampler, SamplingRules, planned_rates
 from monitor.judge.stage import CircuitBreaker, Judge, JudgeStage, RedactingJudge, ShadowJudge
-from monitor.registry.components import Component, Make, configured
 from monitor.telemetry import Metrics
 
 # Output tokens reserved for one verdict before the call (a verdict with a handful of claims
 # is 300-800 tokens); the budget is settled with the real usage when the call returns.
 _VERDICT_OUTPUT_TOKENS = 800
-
-
-@dataclass(frozen=True)
-class JudgeSpec:
-    """How to make a judge: its class and constructor arguments (picklable: a child process
-    makes its own with ``judge.isolate``). ``remote``: it calls an API (costs, budget)."""
-
-    cls: type[Any]
-    kwargs: dict[str, Any]
-    remote: bool = True
-
-
-def _anthropic() -> Make[JudgeConfig, JudgeSpec]:
-    from monitor.judge.anthropic_judge import AnthropicJudge
-
-    def spec(cfg: JudgeConfig, metrics: Metrics | None) -> JudgeSpec:
-        return JudgeSpec(AnthropicJudge, AnthropicJudge.arguments(cfg))
-
-    return spec
-
-
-def _openai() -> Make[JudgeConfig, JudgeSpec]:
-    from monitor.judge.openai_judge import OpenAIJudge
-
-    def spec(cfg: JudgeConfig, metrics: Metrics | None) -> JudgeSpec:
-        return JudgeSpec(OpenAIJudge, OpenAIJudge.arguments(cfg))
-
-    return spec
-
-
-def _heuristic() -> Make[JudgeConfig, JudgeSpec]:
-    return lambda cfg, metrics: JudgeSpec(HeuristicJudge, {}, remote=False)
-
-
-def _chosen(name: str) -> Callable[[Settings], JudgeConfig | None]:
-    """A judge row's rule: on when ``judge.backend`` names it. No API key anywhere is a
-    ``ConfigError`` at start-up, rather than one failed call per sampled trace; said before
-    the SDK is imported (over half a second)."""
-
-    def read(settings: Settings) -> JudgeConfig | None:
-        cfg = settings.judge
-        if cfg.backend != name:
-            return None
-        if name == "anthropic" and cfg.anthropic.api_key is None:  # ANTHROPIC_API_KEY arrives
-            raise ConfigError(  # through the config
-                "judge.backend is anthropic but no API key is set: export ANTHROPIC_API_KEY "
-                "(or set judge.anthropic.api_key), or use the heuristic judge"
-            )
-        return cfg
-
-    return read
-
-
-JUDGES: tuple[Component[JudgeConfig, JudgeSpec], ...] = tuple(
-    Component("judge", name, JudgeConfig, _chosen(name), load)
-    for name, load in (("heuristic", _heuristic), ("anthropic", _anthropic), ("openai", _openai))
-)
 
 
 def _spec(settings: Settings, backend: str | None = None) -> JudgeSpec:

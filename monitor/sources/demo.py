@@ -22,7 +22,7 @@ from monitor.core.lines import PassageRecord, RetrievedRecord, TraceRecord
 from monitor.sources.base import SourceDefaults, SourcePosition, SourceRecord
 
 if TYPE_CHECKING:
-    from monitor.sources.config import DemoSourceConfig  # pydantic: not for `--help`
+    from monitor.sources.demo_config import DemoSourceConfig  # pydantic: not for `--help`
     from monitor.telemetry import Metrics
 
 FAILURE_MODE = "ragmon.demo.failure_mode"  # the attribute naming a demo trace's failure mode

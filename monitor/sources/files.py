@@ -21,7 +21,7 @@ from monitor.sources.framing import stream_messages
 from monitor.sources.inputs import STDIN, Input
 
 if TYPE_CHECKING:
-    from monitor.sources.config import JsonlSourceConfig  # pydantic: not for `--help`
+    from monitor.sources.files_config import JsonlSourceConfig  # pydantic: not for `--help`
     from monitor.telemetry import Metrics
 
 

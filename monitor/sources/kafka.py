@@ -30,7 +30,7 @@ from monitor.sources import (
     SourcePosition,
     SourceRecord,
 )
-from monitor.sources.config import KafkaSourceConfig, KafkaSourceSetup
+from monitor.sources.kafka_config import KafkaSourceConfig, KafkaSourceSetup
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics

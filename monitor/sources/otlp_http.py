@@ -49,8 +49,8 @@ from monitor.core.errors import SourceError
 from monitor.core.exposure import is_loopback
 from monitor.core.model import revealed
 from monitor.sources import SourceDefaults, SourcePosition, SourceRecord
-from monitor.sources.config import OtlpHttpSourceConfig
 from monitor.sources.http_intake import BoundedServer, DeadlineReader, TooLarge, gunzip
+from monitor.sources.otlp_http_config import OtlpHttpSourceConfig
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics

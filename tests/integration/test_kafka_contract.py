@@ -13,8 +13,8 @@ from monitor.core.errors import SinkClosed
 from monitor.core.model import DeadLetter, KafkaConnection
 from monitor.sources import Partition, SourceRecord
 from monitor.sources import kafka as kafka_mod
-from monitor.sources.config import KafkaSourceConfig
 from monitor.sources.kafka import KafkaSource
+from monitor.sources.kafka_config import KafkaSourceConfig
 from sinks.kafka_sink import KafkaDeadLetterSink
 from tests.integration.kafka_support import bootstrap, create_topic, produce
 from tests.unit.test_source_contract import Listener

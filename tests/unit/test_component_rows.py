@@ -1,8 +1,9 @@
 """No silent omission: every check, source and sink the component packages define has its
-row in the component tables (``CHECK_TYPES``, ``registry.SOURCES``, ``registry.SINKS``), or is
-named below as a part that commands and tests build themselves, with the reason. Before,
-a check left out of ``CHECK_TYPES`` or a sink left out of its row passed every test and
-silently never ran."""
+row in the component table (``monitor.components``; a check's row is derived from
+``CHECK_TYPES``, the checks' own list), or is named below as a part that commands and tests
+build themselves, with the reason; and every configuration section a source or sink module
+defines is a row's, so the settings mount it. Before, a check left out of ``CHECK_TYPES`` or a
+sink left out of its row passed every test and silently never ran."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from typing import Any
 
 import pytest
 
-from monitor import registry
+from monitor import components, registry
 from monitor.checks import CHECK_TYPES
+from monitor.core.model import ConfigSection
+from monitor.sources.section import SourceSection
 
 # Built by a command or a test, never by the daemon from its config: no row, on purpose.
 COMMAND_SOURCES = {
@@ -102,11 +105,40 @@ def missing_sinks(modules: list[ModuleType]) -> list[str]:
     return [path for path, cls in _defined(modules) if is_sink(cls) and path not in rows]
 
 
+def missing_sections(modules: list[ModuleType]) -> list[str]:
+    """Configuration sections a component module defines that no row mounts or builds from:
+    settings that would never reach their component (the shared ones are the core's)."""
+    rows = {c for row in components.TABLE for c in (row.section, row.config)}
+    return [path for path, cls in _defined(modules)
+            if issubclass(cls, ConfigSection) and cls is not SourceSection
+            and cls not in rows]  # fmt: skip
+
+
 def test_every_check_source_and_sink_has_its_row() -> None:
     checks = missing_checks(_modules("monitor.checks"))
     sources = missing_sources(_modules("monitor.sources"))
     sinks = missing_sinks(_modules("sinks"))
     assert (checks, sources, sinks) == ([], [], [])
+
+
+def test_every_section_of_a_source_or_sink_module_is_a_rows() -> None:
+    assert missing_sections([*_modules("monitor.sources"), *_modules("sinks")]) == []
+
+
+def test_a_section_without_a_row_is_found(tmp_path: Path) -> None:
+    """A source's section whose author wrote no row (so no setting would reach it) is found."""
+    package = tmp_path / "forgot_section"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "extra.py").write_text(
+        "from monitor.sources.section import SourceSection\n"
+        "class ForgottenConfig(SourceSection):\n    kind = 'forgotten'\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert missing_sections(_modules(package.name)) == [f"{package.name}.extra:ForgottenConfig"]
+    finally:
+        sys.path.remove(str(tmp_path))
 
 
 def test_every_named_exception_still_exists() -> None:

@@ -16,8 +16,8 @@ from google.rpc.status_pb2 import Status
 from pydantic import ValidationError
 
 from monitor.core.errors import SourceError
-from monitor.sources.config import OtlpHttpSourceConfig
 from monitor.sources.otlp_http import OtlpHttpSource
+from monitor.sources.otlp_http_config import OtlpHttpSourceConfig
 
 
 @pytest.fixture

@@ -11,24 +11,40 @@ import pytest
 from prometheus_client import CollectorRegistry
 from pydantic import ValidationError
 
-from monitor import registry
+from monitor import components, registry
 from monitor.checks import CHECK_NAMES
 from monitor.config import Settings, SourceConfig
 from monitor.judge.config import JudgeConfig, JuryConfig
-from monitor.sources.config import SOURCE_SECTIONS
+from monitor.sources.section import SourceSection
+
+# the sources' own sections, in the table's order
+SOURCE_SECTIONS: list[type[SourceSection]] = [
+    r.section for r in components.SOURCES if r.section and issubclass(r.section, SourceSection)
+]
 
 
-def test_the_source_config_and_table_are_derived_from_the_source_sections() -> None:
-    """source.type, the source's sections and the registry's rows all come from
-    SOURCE_SECTIONS: one section per source, keyed by its kind, of its type, in one order."""
-    types = typing.get_args(SourceConfig.model_fields["type"].annotation)
-    kinds = [s.kind for s in SOURCE_SECTIONS]
-    assert [row.name for row in registry.SOURCES] == list(types) == kinds
-    for section in SOURCE_SECTIONS:
-        assert SourceConfig.model_fields[section.kind].annotation is section
-        assert type(Settings().source.of(section)) is section
+def test_the_settings_are_derived_from_the_component_table() -> None:
+    """Each row with settings of its own has them mounted from the row, of its class, at its
+    place (``checks.<key>``, ``source.<key>``, a sink's at the top level), and ``of`` finds
+    them there; source.type's choices are the source rows, in order (the first the default).
+    A section's place comes from nowhere else: none of these is written in the settings."""
+    places = {"check": ("checks",), "source": ("source",), "sink": (), "judge": ("judge",)}
     settings = Settings()
-    assert settings.source.chosen is settings.source.of(SOURCE_SECTIONS[0])
+    mounted = 0
+    for row in components.TABLE:
+        if row.section is None:
+            continue
+        node: Any = Settings
+        for part in places[row.kind]:
+            node = node.model_fields[part].annotation
+        assert node.model_fields[row.key].annotation is row.section, row.name
+        assert type(settings.of(row.section)) is row.section
+        mounted += 1
+    assert mounted >= 7  # two checks' options, four sources, the OTel events
+    types = typing.get_args(SourceConfig.model_fields["type"].annotation)
+    assert [row.name for row in registry.SOURCES] == list(types)
+    assert settings.source.type == types[0]
+    assert settings.source.chosen is settings.of(SOURCE_SECTIONS[0])
 
 
 @pytest.mark.parametrize("section", SOURCE_SECTIONS, ids=lambda s: s.kind)
@@ -91,7 +107,7 @@ def test_every_checks_declared_options_reach_it() -> None:
     as the check and of its options type; the built check holds that very object; a section
     spelled unlike a check is refused (it used to be ignored: the value never reached it)."""
     from monitor.checks import CHECK_TYPES
-    from monitor.checks.config import ChecksConfig
+    from monitor.config import ChecksConfig
 
     sections = set(ChecksConfig.model_fields) - {"enabled", "memo_bytes"}
     assert sections == {c.name for c in CHECK_TYPES if c.options is not None}
@@ -141,7 +157,7 @@ SINK_SECTIONS = {  # what turns each sink on, and nothing else
 
 
 @pytest.mark.parametrize("row", registry.SINKS, ids=lambda r: r.name)
-def test_a_sink_says_once_when_it_is_on(row: registry.Component[Any]) -> None:
+def test_a_sink_says_once_when_it_is_on(row: registry.Component[Any, Any]) -> None:
     """Each sink's ``from_config`` is its on/off rule: None on the default settings (but the
     always-on Prometheus sink), itself when its own setting is given, and no other sink's
     setting turns it on. Built without starting: nothing is opened or connected."""
