@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-MOST = 24  # function signatures naming Any in monitor/ and sinks/ (53 before it was held)
+MOST = 22  # function signatures naming Any in monitor/ and sinks/ (53 before it was held)
 
 
 def _with_any() -> list[str]:
