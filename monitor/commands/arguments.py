@@ -79,6 +79,37 @@ def add_run(sub: Commands) -> None:
         "SIGINT exits at once.",
     )
     add_config_arg(run)
+    run.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="run N daemons of the Kafka source's consumer group under this process (auto: "
+        "one per core it may use), so that the checks use every core; it restarts a worker "
+        "that dies (with backoff; exit 1 when one keeps failing), stops them all on SIGTERM, "
+        'and serves one /metrics (each worker\'s series labelled worker="<i>"), /healthz '
+        "and /readyz (ready when every worker is). Each worker writes its own file beside "
+        "output.evaluations_jsonl and dead_letters_jsonl (evaluations.worker-0.jsonl, ...); "
+        "the judge's budget stays the group's. Refused for sources a group cannot share and "
+        "with golden.dir, probes.endpoint or batch mode (default: 1, no parent)",
+    )
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _workers(value: str) -> int:
+    """``--workers``: a count of at least 1, or ``auto``."""
+    if value == "auto":
+        return _cores()
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r}: a count of at least 1, or auto")
+    return int(value)
 
 
 def add_replay(sub: Commands) -> None:

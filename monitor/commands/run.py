@@ -49,6 +49,14 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     log = structlog.get_logger("ragmon")
     for line in settings.judge.deprecated:
         log.warning("config_deprecated", detail=line)
+    if args.workers > 1:
+        from monitor.commands.workers import refusal, run_workers
+
+        why = refusal(settings, args.workers)
+        if why is not None:
+            print(f"ragmon run: {why}", file=stderr)
+            return EXIT_USAGE
+        return run_workers(settings, args.workers, args.config, log)
     settings = _demo_judge(settings, log)
     metrics = _run_metrics(settings, stderr)
     if metrics is None:

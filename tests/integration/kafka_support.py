@@ -124,8 +124,12 @@ def all_committed(group: str, topic: str) -> bool:
 class Daemon:
     """`ragmon run` against the test broker, as a separate process."""
 
-    def __init__(self, tmp: Path, topic: str, group: str, name: str = "d", **env: str) -> None:
+    def __init__(
+        self, tmp: Path, topic: str, group: str, name: str = "d",
+        args: tuple[str, ...] = (), **env: str,
+    ) -> None:  # fmt: skip
         self.tmp = tmp
+        self.args = args  # of `ragmon run`
         self.topic = topic
         self.group = group
         self.name = name
@@ -162,7 +166,11 @@ class Daemon:
         # stderr to a file: a pipe nobody reads fills up and blocks the daemon.
         self._log = (self.tmp / f"{self.name}-stderr-{self.runs}.log").open("w")
         self.proc = subprocess.Popen(
-            [*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL, stderr=self._log, text=True
+            [*RAGMON, "run", *self.args],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+            text=True,
         )
         return self
 

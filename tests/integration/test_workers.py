@@ -1,0 +1,142 @@
+"""``ragmon run --workers 2`` against the real broker: two consumer processes of one group
+under one parent, one /metrics, a worker killed with SIGKILL mid-stream and restarted,
+nothing lost, nothing counted twice, SIGTERM drains both."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from monitor.commands.workers import worker_path
+from tests.integration.conftest import ragmon
+from tests.integration.kafka_support import (
+    Daemon,
+    all_committed,
+    create_topic,
+    produce,
+    wait_until,
+)
+
+pytestmark = pytest.mark.integration
+
+TRACE_ID = re.compile(rb'"trace_id": ?"([0-9a-f]{32})"')
+
+
+def _get(port: int, path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+    except OSError:
+        return 0, ""
+
+
+def _traces_by_worker(port: int) -> dict[str, float]:
+    """``ragmon_traces_total`` of the parent's one scrape, summed per worker label."""
+    status, text = _get(port, "/metrics")
+    assert status == 200
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            if s.name == "ragmon_traces_total":
+                out[s.labels["worker"]] = out.get(s.labels["worker"], 0) + s.value
+    return out
+
+
+def _restarts(port: int) -> dict[str, float]:
+    _, text = _get(port, "/metrics")
+    return {s.labels["worker"]: s.value
+            for f in text_string_to_metric_families(text) for s in f.samples
+            if s.name == "ragmon_worker_restarts_total"}  # fmt: skip
+
+
+def _ids(path: Path) -> list[bytes]:
+    """Trace ids written, read by pattern: a line torn by SIGKILL and the next run's first
+    line glued to it still count once each."""
+    return TRACE_ID.findall(path.read_bytes()) if path.exists() else []
+
+
+def _started(daemon: Daemon) -> list[dict[str, object]]:
+    log = daemon.tmp / f"{daemon.name}-stderr-{daemon.runs}.log"
+    return [json.loads(x) for x in log.read_text().splitlines()
+            if '"worker_started"' in x]  # fmt: skip
+
+
+def test_two_workers_share_the_group_survive_a_kill_and_drain_on_sigterm(tmp_path: Path) -> None:
+    topic, group = create_topic(4), "g-workers"
+    daemon = Daemon(tmp_path, topic, group, name="w", args=("--workers", "2"),
+                    RAGMON_SOURCE__KAFKA__SESSION_TIMEOUT_MS="6000").start()  # fmt: skip
+    files = [worker_path(daemon.evaluations_file(1), i) for i in (0, 1)]
+    try:
+        wait_until(lambda: _get(daemon.port, "/readyz")[0] == 200, 90, "every worker ready")
+        assert _get(daemon.port, "/healthz")[0] == 200
+        first = produce(topic, 1000)
+        wait_until(lambda: all_committed(group, topic), 120, "the first batch committed")
+        by_worker = _traces_by_worker(daemon.port)
+        written = [len(_ids(f)) for f in files]
+        print(f"\nworkers: scraped {by_worker}, lines {written}")
+        assert all(written), "a worker got no partition"
+        # each worker's series once, from the process that wrote those lines
+        assert by_worker == {"0": written[0], "1": written[1]}
+
+        victim = next(s for s in _started(daemon) if s["worker"] == 0)
+        os.kill(int(victim["pid"]), signal.SIGKILL)  # type: ignore[call-overload]
+        before_kill = len(_ids(files[0]))
+        second = produce(topic, 1000, start=1000)
+        wait_until(lambda: len(_started(daemon)) == 3, 60, "worker 0 started again")
+        wait_until(lambda: all_committed(group, topic), 180, "the second batch committed")
+        assert _restarts(daemon.port) == {"0": 1.0}
+
+        wait_until(lambda: _get(daemon.port, "/readyz")[0] == 200, 90, "ready again")
+        third = produce(topic, 1000, start=2000)
+        wait_until(lambda: all_committed(group, topic), 120, "the third batch committed")
+
+        # at least once: every trace of every batch has a line
+        seen = {i.decode() for f in files for i in _ids(f)}
+        assert set(first.valid) | set(second.valid) | set(third.valid) <= seen
+        # the scrape counts the worker running now, and it only: worker 0's new process
+        # from the lines it wrote (none yet: no series), worker 1 from all of its lines
+        by_worker = _traces_by_worker(daemon.port)
+        now = [len(_ids(f)) for f in files]
+        print(f"after the kill: scraped {by_worker}, lines {now}, worker 0 before {before_kill}")
+        assert by_worker.get("0", 0) == now[0] - before_kill
+        assert by_worker["1"] == now[1]
+    finally:
+        took = daemon.terminate(timeout=60)
+    assert daemon.proc is not None and daemon.proc.returncode == 0, daemon.stderr[-1][-3000:]
+    print(f"SIGTERM: both workers drained in {took:.1f} s")
+    assert '"workers_stopped"' in daemon.stderr[-1]
+    assert all_committed(group, topic)
+
+
+def test_a_source_a_group_cannot_share_is_refused_in_one_line(tmp_path: Path) -> None:
+    said = ragmon("run", "--workers", "2", RAGMON_SOURCE__TYPE="demo")
+    assert said.returncode == 2
+    assert said.stderr.strip() == ("ragmon run: --workers 2 needs source.type kafka (it is "
+                                   "demo): only a consumer group shares its input among "
+                                   "processes")  # fmt: skip
+    said = ragmon("run", "--workers", "0")
+    assert said.returncode == 2 and "a count of at least 1, or auto" in said.stderr
+
+
+def test_a_worker_that_keeps_failing_ends_the_parent_with_status_1(tmp_path: Path) -> None:
+    """A topic that does not exist: every worker exits 2 at start, is started again with
+    backoff, and after the fifth failure within the window the parent stops and exits 1."""
+    daemon = Daemon(tmp_path, "no-such-topic-w", "g-workers-fail", name="f",
+                    args=("--workers", "2")).start()  # fmt: skip
+    assert daemon.proc is not None
+    daemon.proc.wait(timeout=120)
+    daemon._reap(5)
+    assert daemon.proc.returncode == 1
+    log = daemon.stderr[-1]
+    assert '"worker_keeps_failing"' in log
+    assert log.count('"worker_ended"') >= 5

@@ -1,0 +1,72 @@
+"""``ragmon run --workers``: what the parent refuses and what each worker is told."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitor.commands.cli import build_parser
+from monitor.commands.workers import refusal, worker_env, worker_path
+from monitor.config import Settings
+
+KAFKA = {"source": {"type": "kafka"}}
+
+
+def test_only_a_consumer_group_is_shared() -> None:
+    assert refusal(Settings.model_validate(KAFKA), 2) is None
+    for kind in ("demo", "jsonl", "otlp_http"):
+        said = refusal(Settings.model_validate({"source": {"type": kind}}), 3)
+        assert said is not None and said.startswith(
+            f"--workers 3 needs source.type kafka (it is {kind})"
+        )
+
+
+@pytest.mark.parametrize(
+    ("given", "key"),
+    [
+        ({"golden": {"dir": "g"}}, "golden.dir"),
+        (
+            {
+                "golden": {"set_path": "s.jsonl"},
+                "probes": {"endpoint": "http://127.0.0.1:9/ask", "request_template": "t.json"},
+            },
+            "probes.endpoint",
+        ),
+        (
+            {"judge": {"backend": "anthropic", "batch": {"enabled": True, "dir": "o"}}},
+            "judge.batch.enabled",
+        ),
+    ],
+)
+def test_parts_one_process_owns_are_refused(given: dict[str, object], key: str) -> None:
+    said = refusal(Settings.model_validate({**KAFKA, **given}), 2)
+    assert said is not None and said.startswith(f"--workers 2 with {key}: ")
+
+
+def test_each_worker_has_its_own_endpoint_files_and_member_id() -> None:
+    settings = Settings.model_validate({
+        **KAFKA,
+        "output": {"evaluations_jsonl": "out/evals.jsonl", "dead_letters_jsonl": "dead.jsonl"},
+    })  # fmt: skip
+    env = worker_env(settings, 1, 40001)
+    assert env == {
+        "RAGMON_METRICS__HOST": "127.0.0.1",
+        "RAGMON_METRICS__PORT": "40001",
+        "RAGMON_OUTPUT__EVALUATIONS_JSONL": str(Path("out/evals.worker-1.jsonl")),
+        "RAGMON_OUTPUT__DEAD_LETTERS_JSONL": str(Path("dead.worker-1.jsonl")),
+    }
+    static = Settings.model_validate(
+        {"source": {"type": "kafka", "kafka": {"group_instance_id": "pod-a"}}}
+    )
+    assert worker_env(static, 0, 1)["RAGMON_SOURCE__KAFKA__GROUP_INSTANCE_ID"] == "pod-a-0"
+    assert worker_path(Path("a/b.jsonl.gz"), 2) == Path("a/b.jsonl.worker-2.gz")
+
+
+def test_workers_takes_a_count_or_auto() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["run"]).workers == 1
+    assert parser.parse_args(["run", "--workers", "3"]).workers == 3
+    assert parser.parse_args(["run", "--workers", "auto"]).workers >= 1
+    with pytest.raises(SystemExit):
+        parser.parse_args(["run", "--workers", "0"])
