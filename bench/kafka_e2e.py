@@ -33,6 +33,7 @@ import json
 import os
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -373,6 +374,67 @@ def processes(bootstrap: str, topic: str, records: int, count: int) -> tuple[flo
     return total / max(end - start, 1e-9), [r["memo"] for r in results]
 
 
+def _hwm_mib(pid: int) -> float:
+    """A process's peak resident memory (VmHWM), MiB; 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def command(bootstrap: str, topic: str, records: int, workers: int) -> tuple[float, list[float]]:
+    """``ragmon run --workers N`` as a user starts it, on a fresh group: traces per second
+    from the group's first commit to its last (the processes' start-up left out), and each
+    worker's peak memory (MiB)."""
+    group = f"bench-run-{workers}-{uuid.uuid4().hex[:6]}"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGMON_")}
+    env.update(RAGMON_SOURCE__TYPE="kafka", RAGMON_SOURCE__KAFKA__TOPICS=topic,
+               RAGMON_SOURCE__KAFKA__GROUP_ID=group, RAGMON_KAFKA__BOOTSTRAP_SERVERS=bootstrap,
+               RAGMON_METRICS__HOST="127.0.0.1", RAGMON_METRICS__PORT=str(port),
+               RAGMON_LOG__LEVEL="warning")  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from monitor.commands.cli import main; main()", "run",
+         "--workers", str(workers)], env=env, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    first: tuple[float, int] | None = None
+    deadline = time.monotonic() + 600
+    try:
+        while time.monotonic() < deadline:
+            try:
+                offsets = admin.list_group_offsets(group).get(group, {})
+            except KafkaError:
+                offsets = {}
+            done = sum(o.offset for tp, o in offsets.items() if tp.topic == topic)
+            now = time.monotonic()
+            if done and first is None:
+                first = (now, done)
+            if done >= records:
+                break
+            time.sleep(0.1)
+        pids = _children(proc.pid) if workers > 1 else [proc.pid]
+        peaks = [_hwm_mib(pid) for pid in pids]
+    finally:
+        admin.close()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=120)
+    assert first is not None and done >= records, "the group did not finish the topic"
+    return (records - first[1]) / max(now - first[0], 1e-9), peaks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -428,6 +490,12 @@ def main() -> None:
     print(f"{'(c) ragmon, one worker process':<44} {one:>10,.0f}   {memo_one[0]}")
     label = "(c) ragmon, two worker processes, one group"
     print(f"{label:<44} {two:>10,.0f}   {two / one:.2f}x of one; {'; '.join(memo_two)}")
+    run_one, peak_one = command(args.bootstrap, topic, args.records, 1)
+    run_two, peak_two = command(args.bootstrap, topic, args.records, 2)
+    print(f"{'(d) ragmon run (one process)':<44} {run_one:>10,.0f}   "
+          f"peak {peak_one[0]:.0f} MiB")  # fmt: skip
+    print(f"{'(d) ragmon run --workers 2':<44} {run_two:>10,.0f}   {run_two / run_one:.2f}x of "
+          f"one; peak per worker {', '.join(f'{m:.0f}' for m in peak_two)} MiB")  # fmt: skip
     print(
         f"traces through ragmon in this process: {args.records * args.passes:,}; "
         f"RSS after the last pass {rss_mib():.0f} MiB, peak {peak_rss_mib():.0f} MiB"
