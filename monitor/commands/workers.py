@@ -26,6 +26,8 @@ share.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import signal
 import socket
@@ -98,6 +100,17 @@ def worker_env(settings: config_mod.Settings, index: int, port: int) -> dict[str
     if member is not None:
         env["RAGMON_SOURCE__KAFKA__GROUP_INSTANCE_ID"] = f"{member}-{index}"
     return env
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before exec
+    """Linux: the worker gets SIGTERM when the parent dies, even by SIGKILL (prctl
+    PR_SET_PDEATHSIG), and drains as on any SIGTERM: no worker outlives its parent and goes
+    on consuming beside the workers of a parent started again."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the parent's stop only
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 def _free_port() -> int:
@@ -188,7 +201,9 @@ class Supervisor:
     def _start(self, w: Worker) -> None:
         w.port = _free_port()
         env = {**os.environ, **worker_env(self.settings, w.index, w.port)}
-        w.process = subprocess.Popen(self.command, env=env, stdin=subprocess.DEVNULL)
+        w.process = subprocess.Popen(
+            self.command, env=env, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent
+        )
         self.log.info("worker_started", worker=w.index, pid=w.process.pid, port=w.port)
 
     def ready(self) -> bool:

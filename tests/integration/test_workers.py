@@ -128,6 +128,29 @@ def test_a_source_a_group_cannot_share_is_refused_in_one_line(tmp_path: Path) ->
     assert said.returncode == 2 and "a count of at least 1, or auto" in said.stderr
 
 
+def test_no_worker_outlives_a_parent_killed_with_sigkill(tmp_path: Path) -> None:
+    """The parent killed with SIGKILL: each worker gets SIGTERM from the kernel (parent-death
+    signal) and drains, so none goes on consuming beside a parent started again."""
+    topic, group = create_topic(2), "g-workers-orphan"
+    daemon = Daemon(tmp_path, topic, group, name="o", args=("--workers", "2")).start()
+    wait_until(lambda: _get(daemon.port, "/readyz")[0] == 200, 90, "every worker ready")
+    produce(topic, 200)
+    wait_until(lambda: all_committed(group, topic), 120, "the traces committed")
+    pids = [int(s["pid"]) for s in _started(daemon)]  # type: ignore[call-overload]
+    daemon.kill9()
+    wait_until(lambda: not any(_alive(p) for p in pids), 30, "the workers stopped")
+    assert '"stopped"' in (tmp_path / "o-stderr-1.log").read_text()  # drained, not killed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "State:\tZ" in status.read_text())
+
+
 def test_a_worker_that_keeps_failing_ends_the_parent_with_status_1(tmp_path: Path) -> None:
     """A topic that does not exist: every worker exits 2 at start, is started again with
     backoff, and after the fifth failure within the window the parent stops and exits 1."""
