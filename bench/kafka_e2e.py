@@ -401,10 +401,16 @@ def command(bootstrap: str, topic: str, records: int, workers: int) -> tuple[flo
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGMON_")}
-    env.update(RAGMON_SOURCE__TYPE="kafka", RAGMON_SOURCE__KAFKA__TOPICS=topic,
-               RAGMON_SOURCE__KAFKA__GROUP_ID=group, RAGMON_KAFKA__BOOTSTRAP_SERVERS=bootstrap,
-               RAGMON_METRICS__HOST="127.0.0.1", RAGMON_METRICS__PORT=str(port),
-               RAGMON_LOG__LEVEL="warning")  # fmt: skip
+    env.update(
+        RAGMON_SOURCE__TYPE="kafka",
+        RAGMON_SOURCE__KAFKA__TOPICS=topic,
+        RAGMON_SOURCE__KAFKA__GROUP_ID=group,
+        RAGMON_KAFKA__BOOTSTRAP_SERVERS=bootstrap,
+        RAGMON_METRICS__HOST="127.0.0.1",
+        RAGMON_METRICS__PORT=str(port),
+        RAGMON_LOG__LEVEL="warning",
+        RAGMON_SESSIONS__ENABLED="false",
+    )  # conversations off: paired in memory they are for one process only
     started = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-c", "from monitor.commands.cli import main; main()", "run",
@@ -495,6 +501,7 @@ def main() -> None:
     print(f"{label:<44} {two:>10,.0f}   {two / one:.2f}x of one; {'; '.join(memo_two)}")
     run_one, peak_one = command(args.bootstrap, topic, args.records, 1)
     run_two, peak_two = command(args.bootstrap, topic, args.records, 2)
+    print("(d) ragmon run as started from the command line, conversations off in both:")
     print(f"{'(d) ragmon run (one process)':<44} {run_one:>10,.0f}   "
           f"peak {peak_one[0]:.0f} MiB")  # fmt: skip
     print(f"{'(d) ragmon run --workers 2':<44} {run_two:>10,.0f}   {run_two / run_one:.2f}x of "

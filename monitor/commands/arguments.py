@@ -91,7 +91,8 @@ def add_run(sub: Commands) -> None:
         "and /readyz (ready when every worker is). Each worker writes its own file beside "
         "output.evaluations_jsonl and dead_letters_jsonl (evaluations.worker-0.jsonl, ...); "
         "the judge's budget stays the group's. Refused for sources a group cannot share and "
-        "with golden.dir, probes.endpoint or batch mode (default: 1, no parent)",
+        "with golden.dir, probes.endpoint, batch mode or conversations paired in memory "
+        "(sessions.topic unset) (default: 1, no parent)",
     )
 
 

@@ -20,8 +20,9 @@ budget of 60 calls a minute stays 60 for any number of workers); a file output i
 per worker (``evaluations.jsonl`` → ``evaluations.worker-0.jsonl``, …), since appending
 processes would interleave lines; a static group member id gets the worker's index. Parts that
 one process must own — the golden directory and its review page, the daemon's own probes,
-batch mode's outbox — are refused with more than one worker, as are sources a group cannot
-share.
+batch mode's outbox, conversations paired in memory — are refused with more than one worker,
+as are sources a group cannot share. Each worker is a replica of the group: what several
+replicas need holds (OTLP spans keyed by trace id, ``sessions.topic`` for conversations).
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ def refusal(settings: config_mod.Settings, workers: int) -> str | None:
          "every worker would send the probes"),
         (judge.backend != "none" and judge.batch.enabled, "judge.batch.enabled",
          "the outbox belongs to one process"),
+        (settings.sessions.enabled and settings.sessions.topic is None, "sessions in memory",
+         "the turns of a conversation would meet only on one worker; set sessions.topic "
+         "(the conversations' repartition topic) or sessions.enabled false"),
     ):  # fmt: skip
         if on:
             return f"--workers {workers} with {key}: {why}; run one worker"

@@ -27,6 +27,8 @@ from tests.integration.kafka_support import (
 
 pytestmark = pytest.mark.integration
 
+# no conversations in these traces; paired in memory they would be refused (test below)
+NO_SESSIONS = {"RAGMON_SESSIONS__ENABLED": "false"}
 TRACE_ID = re.compile(rb'"trace_id": ?"([0-9a-f]{32})"')
 
 
@@ -74,7 +76,8 @@ def _started(daemon: Daemon) -> list[dict[str, object]]:
 def test_two_workers_share_the_group_survive_a_kill_and_drain_on_sigterm(tmp_path: Path) -> None:
     topic, group = create_topic(4), "g-workers"
     daemon = Daemon(tmp_path, topic, group, name="w", args=("--workers", "2"),
-                    RAGMON_SOURCE__KAFKA__SESSION_TIMEOUT_MS="6000").start()  # fmt: skip
+                    RAGMON_SOURCE__KAFKA__SESSION_TIMEOUT_MS="6000",
+                    **NO_SESSIONS).start()  # fmt: skip
     files = [worker_path(daemon.evaluations_file(1), i) for i in (0, 1)]
     try:
         wait_until(lambda: _get(daemon.port, "/readyz")[0] == 200, 90, "every worker ready")
@@ -124,6 +127,9 @@ def test_a_source_a_group_cannot_share_is_refused_in_one_line(tmp_path: Path) ->
     assert said.stderr.strip() == ("ragmon run: --workers 2 needs source.type kafka (it is "
                                    "demo): only a consumer group shares its input among "
                                    "processes")  # fmt: skip
+    said = ragmon("run", "--workers", "2", RAGMON_SOURCE__TYPE="kafka")
+    assert said.returncode == 2
+    assert said.stderr.startswith("ragmon run: --workers 2 with sessions in memory: ")
     said = ragmon("run", "--workers", "0")
     assert said.returncode == 2 and "a count of at least 1, or auto" in said.stderr
 
@@ -132,7 +138,8 @@ def test_no_worker_outlives_a_parent_killed_with_sigkill(tmp_path: Path) -> None
     """The parent killed with SIGKILL: each worker gets SIGTERM from the kernel (parent-death
     signal) and drains, so none goes on consuming beside a parent started again."""
     topic, group = create_topic(2), "g-workers-orphan"
-    daemon = Daemon(tmp_path, topic, group, name="o", args=("--workers", "2")).start()
+    daemon = Daemon(tmp_path, topic, group, name="o", args=("--workers", "2"),
+                    **NO_SESSIONS).start()  # fmt: skip
     wait_until(lambda: _get(daemon.port, "/readyz")[0] == 200, 90, "every worker ready")
     produce(topic, 200)
     wait_until(lambda: all_committed(group, topic), 120, "the traces committed")
@@ -155,7 +162,7 @@ def test_a_worker_that_keeps_failing_ends_the_parent_with_status_1(tmp_path: Pat
     """A topic that does not exist: every worker exits 2 at start, is started again with
     backoff, and after the fifth failure within the window the parent stops and exits 1."""
     daemon = Daemon(tmp_path, "no-such-topic-w", "g-workers-fail", name="f",
-                    args=("--workers", "2")).start()  # fmt: skip
+                    args=("--workers", "2"), **NO_SESSIONS).start()  # fmt: skip
     assert daemon.proc is not None
     daemon.proc.wait(timeout=120)
     daemon._reap(5)

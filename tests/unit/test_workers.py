@@ -10,11 +10,13 @@ from monitor.commands.cli import build_parser
 from monitor.commands.workers import refusal, worker_env, worker_path
 from monitor.config import Settings
 
-KAFKA = {"source": {"type": "kafka"}}
+KAFKA = {"source": {"type": "kafka"}, "sessions": {"topic": "turns"}}
 
 
 def test_only_a_consumer_group_is_shared() -> None:
     assert refusal(Settings.model_validate(KAFKA), 2) is None
+    off = {"source": {"type": "kafka"}, "sessions": {"enabled": False}}
+    assert refusal(Settings.model_validate(off), 2) is None
     for kind in ("demo", "jsonl", "otlp_http"):
         said = refusal(Settings.model_validate({"source": {"type": kind}}), 3)
         assert said is not None and said.startswith(
