@@ -8,7 +8,7 @@ from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from wsgiref.types import StartResponse, WSGIEnvironment
 
-from prometheus_client import CollectorRegistry, make_wsgi_app
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, make_wsgi_app
 
 
 class _Server(ThreadingMixIn, WSGIServer):
@@ -29,8 +29,11 @@ class MetricsServer:
         host: str,
         port: int,
         ready: Callable[[], bool] = lambda: True,
+        more: Callable[[], bytes] | None = None,
     ) -> None:
         self._metrics_app = make_wsgi_app(registry)
+        self._registry = registry
+        self._more = more  # exposition text served after the registry's (the workers')
         self.ready = ready
         self._httpd = make_server(host, port, self._app, _Server, handler_class=_QuietHandler)
         self._thread = threading.Thread(
@@ -54,6 +57,9 @@ class MetricsServer:
             start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
             return [b"not ready\n"]
         if path in ("/metrics", "/"):
+            if self._more is not None:
+                start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST)])
+                return [generate_latest(self._registry), self._more()]
             result: Iterable[bytes] = self._metrics_app(environ, start_response)
             return result
         start_response("404 Not Found", [("Content-Type", "text/plain")])

@@ -72,3 +72,34 @@ def test_workers_takes_a_count_or_auto() -> None:
     assert parser.parse_args(["run", "--workers", "auto"]).workers >= 1
     with pytest.raises(SystemExit):
         parser.parse_args(["run", "--workers", "0"])
+
+
+def _exposition(seed: float) -> bytes:
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+    reg = CollectorRegistry()
+    Counter("t_traces", "Traces.", ["app"], registry=reg).labels("a").inc(seed)
+    Gauge("t_up", "Up, no labels.", registry=reg).set(1)
+    Histogram("t_seconds", "Latency.", registry=reg, buckets=(0.1, 1.0)).observe(seed / 10)
+    return generate_latest(reg)
+
+
+def test_the_workers_series_merge_into_one_exposition_each_once() -> None:
+    """Two workers' real expositions (prometheus_client's text format): one HELP and TYPE
+    per family, every sample of each worker once with its worker label, read back by the
+    parser as Prometheus would read it."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from monitor.commands.workers import merged
+
+    text = merged([("0", _exposition(2)), ("1", _exposition(5))]).decode()
+    assert text.count("# HELP t_traces_total ") == 1 and text.count("# TYPE t_up ") == 1
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for f in text_string_to_metric_families(text) for s in f.samples}  # fmt: skip
+    assert samples[("t_traces_total", (("app", "a"), ("worker", "0")))] == 2
+    assert samples[("t_traces_total", (("app", "a"), ("worker", "1")))] == 5
+    assert samples[("t_up", (("worker", "1"),))] == 1
+    assert samples[("t_seconds_bucket", (("le", "1.0"), ("worker", "0")))] == 1
+    one = {k for k in samples if ("worker", "0") in k[1]}
+    assert len(samples) == 2 * len(one)  # no sample lost or doubled
+    assert merged([]) == b""
