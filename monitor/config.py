@@ -142,8 +142,8 @@ class SourceConfig(_Section):
         description=f"Where traces come from. '{_KINDS[0]}' needs no external service.",
     )
     __annotations__["type"] = Literal[_KINDS]  # the sources' kinds, from the table
-    _mount(vars(), SOURCES)
     assembly: AssemblyConfig = AssemblyConfig()
+    _mount(vars(), SOURCES)
 
     @property
     def chosen(self) -> SourceSection:
