@@ -62,7 +62,6 @@ ENV_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
-S = TypeVar("S", bound=SourceSection)
 Own = TypeVar("Own", bound=_Section)
 
 

@@ -16,7 +16,7 @@ with backoff, and stops every worker on SIGTERM. It serves the one ``/metrics``,
 
 What the workers share and what they do not: the Kafka group shares the partitions; the
 judge's budget is already the group's (each member takes its partition share of it, so a
-budget of 60 calls a minute stays 60 for any number of workers); a file output is one file
+budget of 60 calls a minute stays at most 60 for any number of workers); a file output is one file
 per worker (``evaluations.jsonl`` → ``evaluations.worker-0.jsonl``, …), since appending
 processes would interleave lines; a static group member id gets the worker's index. Parts that
 one process must own — the golden directory and its review page, the daemon's own probes,

@@ -2,10 +2,9 @@
 
 The components themselves are rows of one table (``monitor.components``); this module builds
 the daemon from them. The judges, their stage and batch mode are built in
-``monitor.registry.judges``. The SDKs of
-optional parts (the Kafka client, the Anthropic SDK, the OTLP exporter) are
-imported where those parts are built, so a command that does not use them does not pay for
-importing them (the Anthropic SDK alone takes about a second).
+``monitor.registry.judges``. The SDKs of optional parts (the Kafka client, the Anthropic SDK,
+the OTLP exporter) are imported where those parts are built, so a command that does not use
+them does not pay for importing them (the Anthropic SDK alone takes about a second).
 """
 
 from __future__ import annotations

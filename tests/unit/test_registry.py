@@ -41,6 +41,9 @@ def test_the_settings_are_derived_from_the_component_table() -> None:
         assert type(settings.of(row.section)) is row.section
         mounted += 1
     assert mounted >= 7  # two checks' options, four sources, the OTel events
+    for row in components.SOURCES:  # source.type names the row, its key and its section
+        assert row.section is not None and issubclass(row.section, SourceSection)
+        assert row.name == row.key == row.section.kind
     types = typing.get_args(SourceConfig.model_fields["type"].annotation)
     assert [row.name for row in registry.SOURCES] == list(types)
     assert settings.source.type == types[0]

@@ -150,3 +150,17 @@ def test_no_limits_means_no_budget() -> None:
     budget = Budget(None)
     budget.set_share(0.0)
     assert all(budget.try_acquire(1e9, 1e9) for _ in range(1000))
+
+
+def test_a_budget_stays_the_groups_however_many_workers_share_it() -> None:
+    """``ragmon run --workers 4``: each worker's budget is its partition share of the
+    group's, so 60 calls a minute stay 60 in all, not 240: exactly 60 when the partitions are
+    dealt evenly, and never more when they are not (1, 2, 2, 3 of 8: a worker's whole calls
+    are its share rounded down, 7 + 15 + 15 + 22 = 59), minute after minute."""
+    limits = BudgetLimits(calls_per_minute=60, input_tokens_per_minute=1e9, usd_per_day=1e9)
+    for dealt, want in (((2, 2, 2, 2), 60), ((1, 2, 2, 3), 59)):
+        now = [0.0]
+        workers = [Budget(limits, share=n / 8, clock=lambda: now[0]) for n in dealt]
+        for minute in range(3):
+            now[0] = 60.0 * minute
+            assert sum(b.try_acquire(10, 0.0) for b in workers for _ in range(100)) == want
