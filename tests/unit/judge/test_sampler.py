@@ -160,7 +160,11 @@ def test_a_budget_stays_the_groups_however_many_workers_share_it() -> None:
     limits = BudgetLimits(calls_per_minute=60, input_tokens_per_minute=1e9, usd_per_day=1e9)
     for dealt, want in (((2, 2, 2, 2), 60), ((1, 2, 2, 3), 59)):
         now = [0.0]
-        workers = [Budget(limits, share=n / 8, clock=lambda: now[0]) for n in dealt]
+
+        def clock(now: list[float] = now) -> float:
+            return now[0]
+
+        workers = [Budget(limits, share=n / 8, clock=clock) for n in dealt]
         for minute in range(3):
             now[0] = 60.0 * minute
             assert sum(b.try_acquire(10, 0.0) for b in workers for _ in range(100)) == want
