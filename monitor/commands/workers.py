@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -206,9 +207,14 @@ class Supervisor:
         self.up.set_function(lambda: sum(w.running() for w in self.workers))
 
     def exposition(self) -> bytes:
-        """Every running worker's series, labelled with its index, read now."""
-        got = [(str(w.index), w.get("/metrics")) for w in list(self.workers)]
-        return merged([(i, body) for i, (status, body) in got if status == 200])
+        """Every running worker's series, labelled with its index, read now (the workers
+        asked at once: a scrape waits for the slowest, not for their sum)."""
+        workers = list(self.workers)
+        with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+            got = list(pool.map(lambda w: w.get("/metrics"), workers))
+        return merged([(str(w.index), body)
+                       for w, (status, body) in zip(workers, got, strict=True)
+                       if status == 200])  # fmt: skip
 
     def _start(self, w: Worker) -> None:
         w.port = _free_port()
