@@ -141,6 +141,10 @@ def test_a_source_a_group_cannot_share_is_refused_in_one_line(tmp_path: Path) ->
     said = ragmon("run", "--workers", "2", RAGMON_SOURCE__TYPE="kafka")
     assert said.returncode == 2
     assert said.stderr.startswith("ragmon run: --workers 2 with sessions in memory: ")
+    piped = ragmon("run", "--workers", "2", "-c", "/dev/stdin", stdin=b"{}",
+                   RAGMON_SOURCE__TYPE="kafka", RAGMON_SESSIONS__ENABLED="false")  # fmt: skip
+    assert piped.returncode == 2
+    assert "each worker reads the file again; name a regular file" in piped.stderr
     said = ragmon("run", "--workers", "0")
     assert said.returncode == 2 and "a count of at least 1, or auto" in said.stderr
 
