@@ -324,21 +324,30 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
                       "memo": memo_line(pipeline.suite)}))  # fmt: skip
 
 
-def drained(bootstrap: str, topic: str, group: str, records: int, deadline: float) -> None:
+def drained(
+    bootstrap: str, topic: str, group: str, records: int, deadline: float
+) -> tuple[float, int, float] | None:
     """Wait until ``group`` has committed all ``records`` of ``topic`` (its offsets from 0
-    add up to them), or the deadline."""
+    add up to them): when its commits first showed and how many they covered, and when they
+    covered the topic (monotonic seconds); None at the deadline."""
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    first: tuple[float, int] | None = None
     try:
         while time.monotonic() < deadline:
             try:
                 offsets = admin.list_group_offsets(group).get(group, {})
             except KafkaError:  # the group is still forming
                 offsets = {}
-            if sum(o.offset for tp, o in offsets.items() if tp.topic == topic) >= records:
-                return
-            time.sleep(0.2)
+            done = sum(o.offset for tp, o in offsets.items() if tp.topic == topic)
+            now = time.monotonic()
+            if done and first is None:
+                first = (now, done)
+            if first is not None and done >= records:
+                return (*first, now)
+            time.sleep(0.1)
     finally:
         admin.close()
+    return None
 
 
 def processes(bootstrap: str, topic: str, records: int, count: int) -> tuple[float, list[str]]:
@@ -416,32 +425,18 @@ def command(bootstrap: str, topic: str, records: int, workers: int) -> tuple[flo
         [sys.executable, "-c", "from monitor.commands.cli import main; main()", "run",
          "--workers", str(workers)], env=env, stdout=subprocess.DEVNULL,
     )  # fmt: skip
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    first: tuple[float, int] | None = None
-    deadline = time.monotonic() + 600
     try:
-        while time.monotonic() < deadline:
-            try:
-                offsets = admin.list_group_offsets(group).get(group, {})
-            except KafkaError:
-                offsets = {}
-            done = sum(o.offset for tp, o in offsets.items() if tp.topic == topic)
-            now = time.monotonic()
-            if done and first is None:
-                first = (now, done)
-            if done >= records:
-                break
-            time.sleep(0.1)
+        progress = drained(bootstrap, topic, group, records, time.monotonic() + 600)
         pids = _children(proc.pid) if workers > 1 else [proc.pid]
         peaks = [_hwm_mib(pid) for pid in pids]
     finally:
-        admin.close()
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
-    assert first is not None and done >= records, "the group did not finish the topic"
-    if first[1] >= records:  # a topic small enough for one commit: start-up included
-        return records / max(now - started, 1e-9), peaks
-    return (records - first[1]) / max(now - first[0], 1e-9), peaks
+    assert progress is not None, "the group did not finish the topic"
+    first_at, first_done, end = progress
+    if first_done >= records:  # a topic small enough for one commit: start-up included
+        return records / max(end - started, 1e-9), peaks
+    return (records - first_done) / max(end - first_at, 1e-9), peaks
 
 
 def main() -> None:

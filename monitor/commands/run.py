@@ -52,10 +52,7 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.workers > 1:
         from monitor.commands.workers import refusal, run_workers
 
-        why = refusal(settings, args.workers)
-        if why is None and args.config is not None and not args.config.is_file():
-            why = (f"--workers {args.workers} with --config {args.config}: each worker reads "
-                   "the file again; name a regular file (not a pipe)")  # fmt: skip
+        why = refusal(settings, args.workers, args.config)
         if why is not None:
             print(f"ragmon run: {why}", file=stderr)
             return EXIT_USAGE

@@ -48,6 +48,7 @@ from structlog.typing import FilteringBoundLogger
 from monitor import config as config_mod
 from monitor.commands.server import MetricsServer
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+from monitor.sources.kafka_config import KafkaSourceConfig
 
 # A worker that fails this often within the window makes the parent give up (exit 1): a
 # configuration or a broker that keeps failing is not fixed by restarting faster.
@@ -57,8 +58,9 @@ BACKOFF_SECONDS = (1.0, 2.0, 4.0, 8.0, 16.0)
 SCRAPE_TIMEOUT_SECONDS = 2.0
 
 
-def refusal(settings: config_mod.Settings, workers: int) -> str | None:
-    """Why ``settings`` cannot run as ``workers`` processes, or None."""
+def refusal(settings: config_mod.Settings, workers: int, config: Path | None = None) -> str | None:
+    """Why ``settings`` (read from ``config``, if given) cannot run as ``workers``
+    processes, or None."""
     if settings.source.type != "kafka":
         return (
             f"--workers {workers} needs source.type kafka (it is {settings.source.type}): "
@@ -78,6 +80,9 @@ def refusal(settings: config_mod.Settings, workers: int) -> str | None:
     ):  # fmt: skip
         if on:
             return f"--workers {workers} with {key}: {why}; run one worker"
+    if config is not None and not config.is_file():
+        return (f"--workers {workers} with --config {config}: each worker reads the file "
+                "again; name a regular file (not a pipe)")  # fmt: skip
     return None
 
 
@@ -95,12 +100,13 @@ def worker_env(settings: config_mod.Settings, index: int, port: int) -> dict[str
                       ("DEAD_LETTERS_JSONL", out.dead_letters_jsonl)):  # fmt: skip
         if path is not None and str(path) != "-":
             env[f"RAGMON_OUTPUT__{key}"] = str(worker_path(path, index))
-    from monitor.sources.kafka_config import KafkaSourceConfig
-
     member = settings.of(KafkaSourceConfig).group_instance_id
     if member is not None:
         env["RAGMON_SOURCE__KAFKA__GROUP_INSTANCE_ID"] = f"{member}-{index}"
     return env
+
+
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before exec
@@ -109,9 +115,6 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before 
     on consuming beside the workers of a parent started again."""
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the parent's stop only
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
-_PR_SET_PDEATHSIG = 1
 
 
 def _free_port() -> int:
