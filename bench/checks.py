@@ -158,9 +158,9 @@ def main() -> None:
     warm_n = args.traces if args.warm is None else args.warm
 
     stream = bench_records(warm_n + args.traces, reuse=reuse)
-    warm = [RagTrace.model_validate_json(r) for r in stream[:warm_n]]
+    warm = [RagTrace.from_json(r) for r in stream[:warm_n]]
     records = stream[warm_n:]
-    traces = [RagTrace.model_validate_json(r) for r in records]
+    traces = [RagTrace.from_json(r) for r in records]
     size = statistics.mean(len(r) for r in records)
     bare = registry.build_suite(Settings())  # as the daemon builds it (no memo by default)
     cap = args.memo_bytes

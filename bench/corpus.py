@@ -140,4 +140,4 @@ def bench_records(n: int, seed: int = 1, reuse: Reuse | None = None) -> list[byt
 
 
 def bench_traces(n: int, seed: int = 1) -> list[RagTrace]:
-    return [RagTrace.model_validate_json(r) for r in bench_records(n, seed)]
+    return [RagTrace.from_json(r) for r in bench_records(n, seed)]

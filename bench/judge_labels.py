@@ -91,7 +91,7 @@ def main() -> None:
     rows = [record(s, args.passage_chars) for s in summaries]
     by_set: dict[str, list[tuple[bool, bool]]] = {}
     for s, row in zip(summaries, rows, strict=True):
-        trace = RagTrace.model_validate({k: v for k, v in row.items() if k != "label"})
+        trace = RagTrace.from_data({k: v for k, v in row.items() if k != "label"})
         verdict = judge.judge(trace).verdict
         by_set.setdefault(s.source, []).append((verdict != "pass", s.hallucinated))
     by_set["all"] = [p for name in list(by_set) for p in by_set[name]]

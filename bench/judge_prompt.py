@@ -39,7 +39,7 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=2000)
     args = parser.parse_args()
     counter = for_model("gpt-4o")
-    traces = [RagTrace.model_validate_json(r) for r in bench_records(args.traces)]
+    traces = [RagTrace.from_json(r) for r in bench_records(args.traces)]
     rows = [("current", rubric)] + ([("against", _module(args.against))] if args.against else [])
     print(f"{len(traces)} benchmark traces; tokens by the o200k encoding")
     print(f"{'rubric':<10} {'version':<18} {'fixed chars':>11} {'fixed tok':>9} "

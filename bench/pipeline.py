@@ -98,7 +98,7 @@ def main() -> None:
     positioned = [SourceRecord(SourcePosition("bench", 0, i), r) for i, r in enumerate(records)]
     decode = NativeDecoder()
     traces = [t for t in map(decode, positioned) if isinstance(t, RagTrace)]
-    warm = [RagTrace.model_validate_json(r) for r in stream[:warm_n]]
+    warm = [RagTrace.from_json(r) for r in stream[:warm_n]]
     suite = registry.build_suite(Settings())  # with the memo, as the daemon builds it
     freeze_startup_heap()  # as ragmon run and replay do (here also the held traces)
 

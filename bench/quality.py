@@ -45,7 +45,7 @@ _NAIVE_CITATION = re.compile(r"\[(\d+)\]")
 
 
 def _trace(answer: str, context: list[tuple[str, str]], query: str = "") -> RagTrace:
-    return RagTrace.model_validate(
+    return RagTrace.from_data(
         {
             "trace_id": "0" * 31 + "1",
             "query": query,

@@ -57,7 +57,7 @@ def load(paths: list[Path]) -> list[tuple[RagTrace, bool]]:
             item = json.loads(raw)
             for answer, bad in ((item["right_answer"], False), (item["hallucinated_answer"], True)):
                 n += 1
-                trace = RagTrace.model_validate({
+                trace = RagTrace.from_data({
                     "trace_id": f"{n:032x}", "query": item["question"], "answer": answer,
                     "context": [{"doc_id": "k", "text": item["knowledge"]}],
                 })  # fmt: skip
@@ -72,7 +72,7 @@ def load_frank(annotations: Path, articles: Path) -> list[tuple[RagTrace, bool]]
     for n, item in enumerate(frank(annotations, articles), 1):
         if item.source != "frank-bbc":
             continue
-        trace = RagTrace.model_validate({
+        trace = RagTrace.from_data({
             "trace_id": f"{n:032x}", "query": "Summarise the article in one sentence.",
             "answer": item.summary, "context": [{"doc_id": "article", "text": item.article}],
         })  # fmt: skip

@@ -31,7 +31,7 @@ def make_trace(
         "answer": answer,
     }
     data.update(extra)
-    return RagTrace.model_validate(data)
+    return RagTrace.from_data(data)
 
 
 def view(answer: str = "", context: list[str] | None = None, query: str = "") -> TraceView:

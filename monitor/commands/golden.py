@@ -269,7 +269,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             if not line.strip():
                 continue
             try:
-                traces.append(RagTrace.model_validate_json(line))
+                traces.append(RagTrace.from_json(line))
             except ValueError:
                 bad += 1
     if bad:

@@ -15,6 +15,7 @@ from monitor import registry
 from monitor.checks.risk import risk
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
 from monitor.core.model import DeadLetter, Evaluation, RagTrace
+from monitor.core.record import TraceRecord
 from monitor.core.verdict import RELEVANCE, VERDICTS
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
@@ -127,7 +128,7 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 def cmd_schema(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon schema``: print the JSON Schema of the native trace record."""
-    model = RagTrace if args.which == "trace" else config_mod.Settings
+    model = TraceRecord if args.which == "trace" else config_mod.Settings
     json.dump(model.model_json_schema(), stdout, indent=2)
     stdout.write("\n")
     return EXIT_OK
@@ -172,7 +173,7 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             if label not in VERDICTS:
                 raise ValueError(f"label {label!r} is not one of {VERDICTS}")
             said_relevance, said_passages = _relevance_labels(data)
-            trace = RagTrace.model_validate(data)
+            trace = RagTrace.from_data(data)
             verdict = judge.judge(trace).fitted(len(trace.context), 1.0)
             synthetic += demo.FAILURE_MODE in trace.attributes
         except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
@@ -256,7 +257,7 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         for trace in result.traces:
             record = {
                 "schema": "ragmon.trace/v1",
-                **trace.model_dump(mode="json", exclude_none=True),
+                **trace.to_record().model_dump(mode="json", exclude_none=True),
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return EXIT_OK

@@ -1,37 +1,36 @@
 """The trace and evaluation models: the values that flow through ragmon.
 
-This module imports nothing of ours but the verdict model (``monitor.core.verdict``), the base of
-the checks' evidence (``monitor.core.evidence``) and the line types (``monitor.core.lines``), which
-import nothing of ours. ``RagTrace`` is the native ``ragmon.trace/v1`` record:
-the exact context the generator saw, the question and the answer. ``Evaluation`` is what the
-checks produced for one trace; ``DeadLetter`` is what bad input becomes.
+This module imports nothing of ours but the record's rules (``monitor.core.record``), the
+verdict model (``monitor.core.verdict``), the base of the checks' evidence
+(``monitor.core.evidence``) and the line types (``monitor.core.lines``), which import nothing
+of ours. ``RagTrace`` is the native ``ragmon.trace/v1`` record as ragmon holds it: the exact
+context the generator saw, the question and the answer. ``Evaluation`` is what the checks
+produced for one trace; ``DeadLetter`` is what bad input becomes.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final, Literal, NamedTuple, TypedDict
+from typing import Annotated, Any, Final, Literal, NamedTuple, TypedDict
 
+import msgspec
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     SecretStr,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
 from monitor.core.evidence import NO_EVIDENCE, Evidence, NotApplicable
 from monitor.core.lines import CheckLine, DeadLetterLine, EvaluationLine, FollowupLine, ShadowLine
+from monitor.core.record import TraceRecord, normal_trace_id, parse_timestamp
 from monitor.core.verdict import Verdict
-
-SCHEMA_ID = "ragmon.trace/v1"
 
 
 class ConfigSection(BaseModel):
@@ -151,51 +150,158 @@ def revealed(secret: SecretStr | None) -> str | None:
     return secret.get_secret_value() if secret is not None else None
 
 
-_TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
-_ZERO_ID = "0" * 32  # not a trace id (W3C)
-# what the record may carry before it is normalised: 32 hex digits, dashes and spaces around
-TRACE_ID_PATTERN = r"^\s*-*(?:[0-9A-Fa-f]-*){32}\s*$"
+class Timestamp(datetime):
+    """A record's timestamp, parsed by the record's rule (``core.record.parse_timestamp``)
+    rather than by msgspec's own, which differs at the edges (lower-case ``t``/``z``, a 7th
+    fraction digit). A ``datetime`` in every other way."""
 
 
-def _rfc3339(v: object) -> object:
-    # strict mode refuses strings for datetimes; JSON only has strings, so parse here.
-    if isinstance(v, str):
-        try:
-            return datetime.fromisoformat(v.replace("Z", "+00:00"))
-        except ValueError as exc:
-            raise ValueError("not an RFC 3339 timestamp") from exc
-    return v
+def _decode_hook(kind: type, value: object) -> object:
+    if kind is Timestamp:
+        if isinstance(value, str):
+            return parse_timestamp(value, Timestamp)
+        if isinstance(value, datetime):  # from Python data: taken as it is, as the record does
+            return _stamp(value)
+        raise ValueError("not an RFC 3339 timestamp")
+    raise NotImplementedError(kind)
 
 
-class RetrievedDoc(BaseModel):
+def _encode_hook(value: object) -> object:
+    if isinstance(value, datetime):  # a Timestamp: written as the record reads it back
+        return value.isoformat()
+    raise NotImplementedError(type(value))
+
+
+class RetrievedDoc(msgspec.Struct, frozen=True, kw_only=True):
     """One candidate the retriever returned, before reranking and packing."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
     doc_id: str
     chunk_id: str | None = None
-    score: float | None = None  # strict still takes an integer (1 is 1.0), never a bool
+    score: float | None = None  # an integer is taken (1 is 1.0), never a bool
     rank: int | None = None
 
 
-class Passage(BaseModel):
+class Passage(msgspec.Struct, frozen=True, kw_only=True):
     """One packed passage that reached the model, in prompt order; ``data_source`` (the index
     or store it came from) and ``timestamp`` (when its document was last updated) are
     optional and feed the data-source and document-age segments."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
     doc_id: str | None = None
     chunk_id: str | None = None
     text: str
     data_source: str | None = None
-    timestamp: datetime | None = None
+    timestamp: Timestamp | None = None
 
-    @field_validator("timestamp", mode="before")
+
+_SessionId = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+_SampleRate = Annotated[float, msgspec.Meta(gt=0, le=1)]
+
+
+class RagTrace(msgspec.Struct, frozen=True, kw_only=True):
+    """One RAG interaction as ragmon evaluates it (schema ``ragmon.trace/v1``).
+
+    A msgspec struct, decoded straight from a record's bytes (``from_json``) or from Python
+    data (``from_data``). The rules of the record — which fields, their types, how the trace
+    id is normalised, how timestamps are read, the messages of a refusal — are
+    ``core.record.TraceRecord``'s: what this type's decoder does not take goes there, and is
+    refused with its message or accepted as it accepts it. Unknown fields are ignored; known
+    fields are strict on type (a number is not accepted where a string is expected).
+    """
+
+    trace_id: str
+    record_schema: Literal["ragmon.trace/v1"] | None = msgspec.field(default=None, name="schema")
+    timestamp: Timestamp | None = None
+    app: str | None = None
+    route: str | None = None
+    release: str | None = None
+    query: str = ""
+    retrieved: list[RetrievedDoc] = msgspec.field(default_factory=list)
+    context: list[Passage] = msgspec.field(default_factory=list)
+    answer: str = ""
+    model: str | None = None
+    attributes: dict[str, Any] = msgspec.field(default_factory=dict)
+    golden_id: str | None = None
+    session_id: _SessionId | None = None
+    sample_rate: _SampleRate | None = None
+
+    def __post_init__(self) -> None:
+        trace_id = normal_trace_id(self.trace_id)
+        if trace_id is not self.trace_id:
+            msgspec.structs.force_setattr(self, "trace_id", trace_id)
+
     @classmethod
-    def _parse_timestamp(cls, v: object) -> object:
-        return _rfc3339(v)
+    def from_json(cls, raw: bytes | str) -> RagTrace:
+        """The record's JSON as a trace; raises pydantic's ``ValidationError`` (the record's
+        message, see ``first_error``) when it is not one."""
+        try:
+            return _decoded(raw)
+        except Exception:
+            return cls.from_record(TraceRecord.model_validate_json(raw))
 
+    @classmethod
+    def from_data(cls, data: object) -> RagTrace:
+        """Python data (a mapping as JSON would give) as a trace; raises pydantic's
+        ``ValidationError`` when it is not one."""
+        try:
+            return msgspec.convert(data, cls, dec_hook=_decode_hook)
+        except Exception:
+            return cls.from_record(TraceRecord.model_validate(data))
+
+    @classmethod
+    def from_record(cls, record: TraceRecord) -> RagTrace:
+        """The trace a validated record stands for."""
+        return cls(
+            trace_id=record.trace_id, record_schema=record.record_schema,
+            timestamp=_stamp(record.timestamp), app=record.app, route=record.route,
+            release=record.release, query=record.query,
+            retrieved=[RetrievedDoc(doc_id=d.doc_id, chunk_id=d.chunk_id, score=d.score,
+                                    rank=d.rank) for d in record.retrieved],
+            context=[Passage(doc_id=p.doc_id, chunk_id=p.chunk_id, text=p.text,
+                             data_source=p.data_source, timestamp=_stamp(p.timestamp))
+                     for p in record.context],
+            answer=record.answer, model=record.model, attributes=record.attributes,
+            golden_id=record.golden_id, session_id=record.session_id,
+            sample_rate=record.sample_rate,
+        )  # fmt: skip
+
+    def to_json(self) -> str:
+        """The trace as a record ``from_json`` reads back equal (the judge's hand-offs)."""
+        return _ENCODER.encode(self).decode()
+
+    def to_record(self) -> TraceRecord:
+        """The trace as the pydantic record (what ``ragmon convert`` writes)."""
+        return TraceRecord.model_validate(msgspec.to_builtins(self, enc_hook=_encode_hook))
+
+    @property
+    def adjusted_count(self) -> float:
+        """How many traces of the population this one stands for (1 / ``sample_rate``)."""
+        rate = self.sample_rate
+        return 1.0 if rate is None else 1.0 / rate
+
+    @property
+    def context_text(self) -> str:
+        """All packed passages joined in prompt order."""
+        return "\n\n".join(p.text for p in self.context)
+
+
+def _stamp(value: datetime | None) -> Timestamp | None:
+    if value is None:
+        return None
+    return Timestamp(value.year, value.month, value.day, value.hour, value.minute, value.second,
+                     value.microsecond, value.tzinfo, fold=value.fold)  # fmt: skip
+
+
+_JSON = msgspec.json.Decoder(RagTrace, dec_hook=_decode_hook)
+
+
+def _decoded(raw: bytes | str) -> RagTrace:
+    """msgspec's decode of the record; raises on anything it does not take."""
+    if isinstance(raw, bytes) and not raw.isascii():
+        raw.decode()  # msgspec skips an unknown field's bytes without checking their UTF-8
+    return _JSON.decode(raw)
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_encode_hook)
 
 # What a trace's agent did to answer: set by the span mapping (``ingest/conventions/agent.py``)
 # as trace attributes; a native record may carry them too. The ``agent`` segment's attribute
@@ -209,95 +315,6 @@ AGENT_INPUTS: dict[str, str] = {
     "agent_steps": "ragmon.agent.steps",  # model calls that asked for a tool
     "tool_errors": "ragmon.agent.tool_errors",  # tool calls that failed
 }
-
-
-class RagTrace(BaseModel):
-    """One RAG interaction as ragmon evaluates it (schema ``ragmon.trace/v1``).
-
-    Unknown fields are ignored so producers can add their own; known fields are strict on
-    type (a number is not accepted where a string is expected).
-    """
-
-    model_config = ConfigDict(
-        extra="ignore",
-        frozen=True,
-        strict=True,
-        title="ragmon.trace/v1",
-        json_schema_extra={"$id": SCHEMA_ID},
-    )
-
-    trace_id: str = Field(
-        description="32 hex characters, the W3C / OTel trace id; upper case, dashes (a UUID) "
-        "and surrounding spaces are normalised away; all zeros is refused.",
-        json_schema_extra={"pattern": TRACE_ID_PATTERN},
-    )
-    record_schema: Literal["ragmon.trace/v1"] | None = Field(
-        default=None,
-        alias="schema",
-        exclude=True,
-        description="Optional; when present it must name this schema.",
-    )
-    timestamp: datetime | None = Field(
-        default=None, description="When the answer was produced (RFC 3339)."
-    )
-    app: str | None = Field(default=None, description="Application name (low cardinality).")
-    route: str | None = Field(default=None, description="Route or use case (low cardinality).")
-    release: str | None = Field(default=None, description="Release or version label.")
-    query: str = Field(default="", description="The user's question.")
-    retrieved: list[RetrievedDoc] = Field(
-        default_factory=list, description="What the retriever returned before packing."
-    )
-    context: list[Passage] = Field(
-        default_factory=list, description="The packed passages the model saw, in prompt order."
-    )
-    answer: str = Field(default="", description="The final answer.")
-    model: str | None = Field(default=None, description="Generator model id.")
-    attributes: dict[str, Any] = Field(default_factory=dict, description="Free-form extras.")
-    golden_id: str | None = Field(
-        default=None, description="Set on synthetic probe traffic whose gold labels are known."
-    )
-    session_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=256,
-        description="The conversation this trace is one turn of: turns of one session are "
-        "paired in time order and the next turn read for what the user did next (docs, "
-        '"Conversations").',
-    )
-    sample_rate: float | None = Field(
-        default=None,
-        gt=0,
-        le=1,
-        description="The probability with which this trace was kept by a sampler upstream of "
-        "ragmon (0.1: one in ten); every rate counts it 1/sample_rate times. Unset: 1.",
-    )
-
-    @field_validator("trace_id", mode="before")
-    @classmethod
-    def _normalise_trace_id(cls, v: object) -> object:
-        if isinstance(v, str):
-            if len(v) == 32 and _TRACE_ID.match(v) and v != _ZERO_ID:
-                return v  # already as stored: the common case, one match and no copies
-            v = v.strip().lower().replace("-", "")
-            if not _TRACE_ID.match(v) or v == _ZERO_ID:
-                raise ValueError("must be 32 hex characters and not all zero")
-        return v
-
-    @field_validator("timestamp", mode="before")
-    @classmethod
-    def _parse_timestamp(cls, v: object) -> object:
-        return _rfc3339(v)
-
-    @property
-    def adjusted_count(self) -> float:
-        """How many traces of the population this one stands for (1 / ``sample_rate``)."""
-        rate = self.sample_rate
-        return 1.0 if rate is None else 1.0 / rate
-
-    @property
-    def context_text(self) -> str:
-        """All packed passages joined in prompt order."""
-        return "\n\n".join(p.text for p in self.context)
 
 
 def first_error(exc: ValidationError) -> str:

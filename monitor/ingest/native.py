@@ -6,7 +6,8 @@ import json
 
 from pydantic import ValidationError
 
-from monitor.core.model import SCHEMA_ID, DeadLetter, RagTrace, first_error
+from monitor.core.model import DeadLetter, RagTrace, first_error
+from monitor.core.record import SCHEMA_ID, TraceRecord
 from monitor.sources import SourceRecord
 
 # Bounded set of dead-letter reasons (a metric label).
@@ -31,10 +32,12 @@ _BOM = "\ufeff".encode()
 class NativeDecoder:
     """Decodes native ``ragmon.trace/v1`` JSON records.
 
-    The common case is validated straight from the bytes (one pass, no intermediate dicts).
-    A record that fails there, or that starts with a byte-order mark, goes through the
-    step-by-step path, which names the reason for the dead letter; so the outcome is the
-    same either way.
+    The common case is decoded straight from the bytes by msgspec into the trace. A record it
+    does not take is validated by the record's schema (``core.record.TraceRecord``) from the
+    bytes, and then, when that fails too or the record starts with a byte-order mark, step by
+    step, which names the reason for the dead letter. What is accepted, and the reason of
+    what is not, are the schema's: the msgspec decoder only takes records the schema takes,
+    into the same trace (held by ``tests/unit/test_trace_decoders.py``).
     """
 
     def __init__(self, max_record_bytes: int = 16 << 20) -> None:
@@ -47,7 +50,7 @@ class NativeDecoder:
             return dead_letter(record, "too_large", f"{len(raw)} bytes > {self.max_record_bytes}")
         if not raw.startswith(_BOM):
             try:
-                return RagTrace.model_validate_json(raw)
+                return RagTrace.from_json(raw)
             except ValidationError:
                 pass  # the step-by-step path below says why
         return self._explained(record)
@@ -74,7 +77,7 @@ class NativeDecoder:
                 record, "unknown_schema", f"schema {str(schema)[:80]!r}, want {SCHEMA_ID}"
             )
         try:
-            return RagTrace.model_validate(data)
+            return RagTrace.from_record(TraceRecord.model_validate(data))
         except ValidationError as exc:
             return dead_letter(record, "invalid_record", first_error(exc))
 

@@ -100,8 +100,8 @@ class Request:
             return held
         raw = self.line["trace"]
         if isinstance(raw, str):
-            return RagTrace.model_validate_json(raw)
-        return RagTrace.model_validate(raw)
+            return RagTrace.from_json(raw)
+        return RagTrace.from_data(raw)
 
     def text(self) -> str:
         """The trace as JSON text: as appended, or written again from the line read back."""
@@ -219,7 +219,7 @@ class BatchStage(JudgeStage):
             trace = self.judge.redact(trace)
         entry: RequestEntry = {"weight": item.weight, "usd": item.estimated_usd,
                                "at": self._wall()}  # fmt: skip
-        if not self.outbox.add(trace.trace_id, entry, trace.model_dump_json(), trace):
+        if not self.outbox.add(trace.trace_id, entry, trace.to_json(), trace):
             self.budget.settle(item.estimated_usd, 0.0)  # read again: already waiting
         if self.observer is not None:
             self.observer.on_decision("batched")

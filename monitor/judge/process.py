@@ -58,7 +58,7 @@ def _child(factory: Factory, kwargs: Mapping[str, object], requests: Queue[Reque
 
     def run(call_id: int, raw: str) -> None:
         try:
-            verdict = judge.judge(RagTrace.model_validate_json(raw))
+            verdict = judge.judge(RagTrace.from_json(raw))
         except JudgeConfigError as exc:
             results.put((call_id, "config", exc.kind, str(exc)[:500]))
         except JudgeError as exc:
@@ -167,7 +167,7 @@ class ProcessJudge:
             pending = self._pending
             pending[call_id] = fut
             requests = self._requests
-        requests.put((call_id, trace.model_dump_json()))
+        requests.put((call_id, trace.to_json()))
         try:
             status, a, b = fut.result(timeout=self._call_timeout)
         except FutureTimeout:

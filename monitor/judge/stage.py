@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+import msgspec
 import structlog
 
 from monitor.core.errors import JudgeConfigError, JudgeError
@@ -115,11 +116,9 @@ class RedactingJudge:
     def redact(self, trace: RagTrace) -> RagTrace:
         """``trace`` with PII in question, passages and answer replaced."""
         r = self.redactor
-        context = [p.model_copy(update={"text": r.redact(p.text)}) for p in trace.context]
-        return trace.model_copy(
-            update={"query": r.redact(trace.query), "answer": r.redact(trace.answer),
-                    "context": context}
-        )  # fmt: skip
+        context = [msgspec.structs.replace(p, text=r.redact(p.text)) for p in trace.context]
+        return msgspec.structs.replace(trace, query=r.redact(trace.query),
+                                       answer=r.redact(trace.answer), context=context)  # fmt: skip
 
     def close(self) -> None:
         """Close the inner judge."""

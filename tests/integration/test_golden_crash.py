@@ -24,7 +24,7 @@ sink.start()
 suite = CheckSuite()
 i = int(sys.argv[2])
 while True:
-    trace = RagTrace.model_validate(demo.generate(i % 3000))
+    trace = RagTrace.from_data(demo.generate(i % 3000))
     sink.write(Evaluation(trace=trace, checks=suite(trace)))
     sink.flush()  # one atomic segment rewrite per trace: many chances to be killed mid-write
     i += 1

@@ -220,7 +220,7 @@ def test_adoption_looks_back_only_to_the_submit_time() -> None:
     from monitor.sources import demo
     from tests.integration.chat_completions_api import ChatCompletionsApi
 
-    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(3)]
+    traces = [RagTrace.from_data(demo.generate(i)) for i in range(3)]
     with MessagesApi() as claude, ChatCompletionsApi() as other:
         apis = [
             AnthropicBatches(AnthropicJudge(api_key="k", base_url=claude.base_url)),
@@ -295,14 +295,14 @@ def test_a_crash_between_create_and_its_record_pays_for_the_batch_once(tmp_path:
     from monitor.sources import demo
     from tests.integration.chat_completions_api import ChatCompletionsApi
 
-    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(3)]
+    traces = [RagTrace.from_data(demo.generate(i)) for i in range(3)]
     with ChatCompletionsApi() as api:
         api.validating_seconds = 60.0
         outbox = Outbox(tmp_path / "outbox")
         outbox.open()
         for t in traces:
             outbox.add(t.trace_id, {"weight": 1.0, "usd": 0.0, "at": time.time()},
-                       t.model_dump_json())  # fmt: skip
+                       t.to_json())  # fmt: skip
         outbox.submitting("b1", [t.trace_id for t in traces], time.time())
         sdk = OpenAIBatches(OpenAIJudge("gpt-4.1-mini", api_key="k", base_url=api.base_url))
         provider = sdk.submit([(t.trace_id, t) for t in traces], "b1")  # ... and it died here

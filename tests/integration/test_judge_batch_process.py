@@ -27,9 +27,9 @@ from tests.integration.messages_api import MessagesApi
 
 
 def requests(n: int, start: int = 0) -> list[Request]:
-    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(start, start + n)]
+    traces = [RagTrace.from_data(demo.generate(i)) for i in range(start, start + n)]
     # as a process that appended them holds them, and as a restarted one reads them back
-    return [Request(t.trace_id, {"trace": t.model_dump_json(), "held": t}) if i % 2 else
+    return [Request(t.trace_id, {"trace": t.to_json(), "held": t}) if i % 2 else
             Request(t.trace_id, {"trace": t.model_dump(mode="json")})
             for i, t in enumerate(traces)]  # fmt: skip
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from prometheus_client import CollectorRegistry
 
 from monitor.core.errors import JudgeConfigError, JudgeError
@@ -28,7 +29,7 @@ from tests.integration import messages_api as messages
 
 pytestmark = pytest.mark.integration
 
-TRACE = RagTrace.model_validate(demo.generate(0))
+TRACE = RagTrace.from_data(demo.generate(0))
 
 
 @contextlib.contextmanager
@@ -128,7 +129,7 @@ def test_through_the_stage_identical_content_is_judged_once_and_weighted(backend
         stage.start()
         try:
             for tid in twins:
-                ev = Evaluation(TRACE.model_copy(update={"trace_id": tid, "golden_id": None}), {})
+                ev = Evaluation(replace(TRACE, trace_id=tid, golden_id=None), {})
                 if (now := stage.consider(ev)) is None:  # queued: wait for its verdict
                     while not stage.drain(wait=0.2):
                         pass

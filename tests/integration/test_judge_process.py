@@ -21,7 +21,7 @@ from tests.integration.messages_api import MessagesApi, Reply, verdict
 
 pytestmark = pytest.mark.integration
 
-TRACE = RagTrace.model_validate(demo.generate(0))
+TRACE = RagTrace.from_data(demo.generate(0))
 
 
 def kwargs(api: MessagesApi) -> dict[str, Any]:

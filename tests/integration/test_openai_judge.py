@@ -18,7 +18,7 @@ from tests.integration.conftest import ragmon
 
 pytestmark = pytest.mark.integration
 
-TRACE = RagTrace.model_validate(demo.generate(0))
+TRACE = RagTrace.from_data(demo.generate(0))
 
 
 def make_judge(api: ChatCompletionsApi, **kw: object) -> OpenAIJudge:
@@ -157,7 +157,7 @@ def test_minicheck_profile_asks_one_sentence_at_a_time_in_its_format() -> None:
     ABSENT (the model has no CONTRADICTED, so never a hard fail)."""
     record = demo.generate(0)
     record["answer"] = "Refunds take 30 days. They are paid in cash."
-    trace = RagTrace.model_validate(record)
+    trace = RagTrace.from_data(record)
     with ChatCompletionsApi() as api:
         api.script.extend([Reply(prose="Yes"), Reply(prose="No")])
         v = make_judge(api, profile="minicheck").judge(trace)
@@ -303,7 +303,7 @@ def test_four_workers_negotiate_the_output_way_once_for_all() -> None:
             api.script.append(Reply(claims=api.default.claims, delay=0.3))
         judge = make_judge(api)
         start = threading.Barrier(4)
-        traces = [RagTrace.model_validate(demo.generate(i)) for i in range(37)]
+        traces = [RagTrace.from_data(demo.generate(i)) for i in range(37)]
 
         def one(trace: RagTrace) -> str:
             if trace is traces[0] or trace in traces[1:4]:

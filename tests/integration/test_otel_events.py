@@ -19,7 +19,7 @@ from tests.integration.otlp_receiver import OtlpLogsReceiver, attributes
 def evaluate(index: int, **attrs: str) -> Evaluation:
     record = demo.generate(index)
     record["attributes"].update(attrs)
-    trace = RagTrace.model_validate(record)
+    trace = RagTrace.from_data(record)
     return Evaluation(trace=trace, checks=CheckSuite()(trace))
 
 

@@ -38,7 +38,7 @@ def test_bootstrap_interval_agrees_with_scipy() -> None:
 
 def trace(n: int, release: str, gid: str, packed_policy: bool) -> RagTrace:
     doc, text = ("policy", POLICY) if packed_policy else ("hours", OTHER)
-    return RagTrace.model_validate({
+    return RagTrace.from_data({
         "trace_id": f"{n + 1:032x}", "release": release, "golden_id": gid, "route": "billing",
         "query": "How long do I have to ask for a refund?",
         "retrieved": [{"doc_id": doc, "rank": 1}], "context": [{"doc_id": doc, "text": text}],
@@ -71,7 +71,7 @@ def test_compare_command(tmp_path: Path) -> None:
     src = tmp_path / "traces.jsonl"
     lines = [trace(i, "r1", f"g{i}", True) for i in range(6)]
     lines += [trace(100 + i, "r2", f"g{i}", i > 2) for i in range(6)]
-    src.write_text("".join(t.model_dump_json() + "\n" for t in lines) + "not json\n")
+    src.write_text("".join(t.to_json() + "\n" for t in lines) + "not json\n")
     out = ragmon("compare", str(src), "--golden", str(tmp_path / "set"), "--release", "r1",
                  "--release", "r2", "--output-json", str(tmp_path / "cmp.json"))  # fmt: skip
     assert out.returncode == 0, out.stderr

@@ -25,7 +25,7 @@ STALE = "Refunds were possible within 90 days of purchase."
 
 
 def trace(n: int, release: str, gid: str, packed: list[tuple[str, str]], answer: str) -> RagTrace:
-    return RagTrace.model_validate({
+    return RagTrace.from_data({
         "trace_id": f"{n + 1:032x}", "release": release, "golden_id": gid, "route": "billing",
         "query": "How long do I have to ask for a refund?",
         "retrieved": [{"doc_id": d, "rank": i + 1} for i, (d, _) in enumerate(packed)],
@@ -172,7 +172,7 @@ def test_compare_gate_command(tmp_path: Path) -> None:
     traces, items = release_pair(happy=20, near=5, break_near=True)
     review.publish([{"schema": "ragmon.golden/v1", **i} for i in items.values()], tmp_path / "set")
     src = tmp_path / "traces.jsonl"
-    src.write_text("".join(t.model_dump_json() + "\n" for t in traces))
+    src.write_text("".join(t.to_json() + "\n" for t in traces))
     gate = tmp_path / "gate.yaml"
     gate.write_text("rules:\n  - {category: near_miss, metric: recall@retrieved, rule: no_drop}\n"
                     "  - {category: all, metric: recall@retrieved, rule: no_drop}\n")  # fmt: skip

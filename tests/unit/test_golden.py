@@ -23,7 +23,7 @@ SUITE = CheckSuite()
 
 
 def evaluate(record: dict[str, Any]) -> Evaluation:
-    trace = RagTrace.model_validate(record)
+    trace = RagTrace.from_data(record)
     return Evaluation(trace=trace, checks=SUITE(trace))
 
 

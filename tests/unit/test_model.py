@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from monitor.core.model import SCHEMA_ID, RagTrace, first_error
+from monitor.core.model import RagTrace, first_error
+from monitor.core.record import SCHEMA_ID, TraceRecord
 
 VALID = {
     "trace_id": "4BF92F3577B34DA6A3CE929D0E0E4736",
@@ -30,7 +31,7 @@ VALID = {
 
 def test_valid_record_round_trips() -> None:
     """Every documented field is read; the trace id is normalised to lower case."""
-    trace = RagTrace.model_validate(VALID)
+    trace = RagTrace.from_data(VALID)
     assert trace.trace_id == "4bf92f3577b34da6a3ce929d0e0e4736"
     assert trace.retrieved[0].score == 1.0
     assert trace.context_text == "30 days."
@@ -39,7 +40,7 @@ def test_valid_record_round_trips() -> None:
 
 def test_unknown_fields_are_ignored() -> None:
     """Producers may add fields of their own."""
-    trace = RagTrace.model_validate({**VALID, "schema": SCHEMA_ID, "tenant": "x"})
+    trace = RagTrace.from_data({**VALID, "schema": SCHEMA_ID, "tenant": "x"})
     assert trace.answer == "30 days [1]."
 
 
@@ -58,7 +59,7 @@ def test_unknown_fields_are_ignored() -> None:
 def test_invalid_records_name_the_field(patch: dict[str, object], field: str) -> None:
     """A wrong type is rejected (no coercion) and the one-line reason starts with the field."""
     with pytest.raises(ValidationError) as exc:
-        RagTrace.model_validate({**VALID, **patch})
+        RagTrace.from_data({**VALID, **patch})
     line = first_error(exc.value)
     assert line.startswith(f"{field}:")
     assert "\n" not in line
@@ -67,13 +68,13 @@ def test_invalid_records_name_the_field(patch: dict[str, object], field: str) ->
 def test_missing_trace_id_is_reported() -> None:
     """trace_id is the one required field."""
     with pytest.raises(ValidationError) as exc:
-        RagTrace.model_validate({"answer": "x"})
+        RagTrace.from_data({"answer": "x"})
     assert first_error(exc.value).startswith("trace_id:")
 
 
 def test_schema_lists_the_documented_fields() -> None:
     """The published JSON Schema has exactly the documented fields."""
-    schema = RagTrace.model_json_schema()
+    schema = TraceRecord.model_json_schema()
     assert set(schema["properties"]) == {
         "schema", "trace_id", "timestamp", "app", "route", "release", "query", "retrieved",
         "context", "answer", "model", "attributes", "golden_id", "sample_rate", "session_id",
@@ -95,9 +96,9 @@ _NEAR_IDS = st.lists(st.sampled_from("0123456789abcdefABCDEF-"), min_size=30, ma
 def test_the_schemas_trace_id_pattern_accepts_what_the_validator_accepts(value: str) -> None:
     """A validator in another language given `ragmon schema` agrees with ragmon on every id
     (all zeros aside: the pattern cannot say it, the description does)."""
-    pattern = re.compile(RagTrace.model_json_schema()["properties"]["trace_id"]["pattern"])
+    pattern = re.compile(TraceRecord.model_json_schema()["properties"]["trace_id"]["pattern"])
     try:
-        RagTrace.model_validate({"trace_id": value})
+        RagTrace.from_data({"trace_id": value})
         accepted = True
     except ValidationError:
         accepted = False

@@ -23,11 +23,12 @@ OTHER = "Our offices are closed on public holidays."
 def evaluation(
     answer: str, retrieved: list[str], packed: list[tuple[str, str]], gid: str = "g1"
 ) -> Evaluation:
-    trace = RagTrace(
-        trace_id="a" * 32, query="How long do I have to ask for a refund?", route="billing",
-        retrieved=[{"doc_id": d, "rank": i + 1} for i, d in enumerate(retrieved)],
-        context=[{"doc_id": d, "text": t} for d, t in packed], answer=answer, golden_id=gid,
-    )  # fmt: skip
+    trace = RagTrace.from_data({
+        "trace_id": "a" * 32, "query": "How long do I have to ask for a refund?",
+        "route": "billing", "answer": answer, "golden_id": gid,
+        "retrieved": [{"doc_id": d, "rank": i + 1} for i, d in enumerate(retrieved)],
+        "context": [{"doc_id": d, "text": t} for d, t in packed],
+    })  # fmt: skip
     return Evaluation(trace, CheckSuite()(trace))
 
 

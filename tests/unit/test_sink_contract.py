@@ -35,7 +35,7 @@ def evaluations() -> list[Evaluation]:
     suite = CheckSuite()
     out = []
     for i in range(N):
-        trace = RagTrace.model_validate(demo.generate(i))
+        trace = RagTrace.from_data(demo.generate(i))
         out.append(Evaluation(trace=trace, checks=suite(trace)))
     assert any(e.flagged for e in out)  # golden rows need flagged traces
     return out

@@ -15,7 +15,7 @@ def test_a_check_with_no_applicable_trace_says_no_data_not_zero_percent() -> Non
     sink = SummarySink(suite.names)
     sink.start()
     for i in range(20):
-        trace = RagTrace.model_validate(demo.generate(i))
+        trace = RagTrace.from_data(demo.generate(i))
         sink.write(Evaluation(trace=trace, checks=suite(trace)))
     sink.tallies["refusal"].applicable = sink.tallies["refusal"].flagged = 0  # none applied
     rows = {row.split()[0]: row for row in sink.table().splitlines() if row.strip()}
@@ -35,7 +35,7 @@ def test_a_checks_declared_output_decides_its_row() -> None:
     sink = SummarySink(suite.names)
     sink.start()
     for i in range(60):
-        trace = RagTrace.model_validate(demo.generate(i))
+        trace = RagTrace.from_data(demo.generate(i))
         sink.write(Evaluation(trace=trace, checks=suite(trace)))
     sink.tallies["grounding_overlap"].scored = 0
     row = next(r for r in sink.table().splitlines() if r.startswith("grounding_overlap"))

@@ -62,12 +62,12 @@ def test_otlp_json_carries_the_trace_state_to_the_span() -> None:
 
 
 def test_a_native_record_says_its_sample_rate_and_counts_as_its_adjusted_count() -> None:
-    trace = RagTrace.model_validate({"trace_id": "ab" * 16, "sample_rate": 0.2})
+    trace = RagTrace.from_data({"trace_id": "ab" * 16, "sample_rate": 0.2})
     assert trace.adjusted_count == pytest.approx(5.0)
-    assert RagTrace.model_validate({"trace_id": "ab" * 16}).adjusted_count == 1.0
+    assert RagTrace.from_data({"trace_id": "ab" * 16}).adjusted_count == 1.0
     for bad in (0, -0.5, 1.5, "0.2"):
         with pytest.raises(ValueError):
-            RagTrace.model_validate({"trace_id": "ab" * 16, "sample_rate": bad})
+            RagTrace.from_data({"trace_id": "ab" * 16, "sample_rate": bad})
 
 
 def test_the_weight_counters_count_each_trace_as_its_adjusted_count() -> None:
@@ -86,7 +86,7 @@ def test_the_weight_counters_count_each_trace_as_its_adjusted_count() -> None:
     sink = PrometheusSink(metrics)
     suite = CheckSuite()
     for i, rate in enumerate((None, 0.1)):
-        trace = RagTrace.model_validate({**demo.generate(i), "sample_rate": rate, "route": "r"})
+        trace = RagTrace.from_data({**demo.generate(i), "sample_rate": rate, "route": "r"})
         sink.write(Evaluation(trace, suite(trace)))
     sink.flush()
     reg = metrics.registry
@@ -116,7 +116,7 @@ def test_the_squares_and_the_segments_weights_give_the_effective_sample() -> Non
     sink = PrometheusSink(metrics)
     suite = CheckSuite()
     for i, rate in enumerate((None, 0.1)):
-        trace = RagTrace.model_validate({**demo.generate(i), "sample_rate": rate, "route": "r"})
+        trace = RagTrace.from_data({**demo.generate(i), "sample_rate": rate, "route": "r"})
         sink.write(Evaluation(trace, suite(trace), segments={"app": "a", "tier": "gold"}))
     sink.flush()
     reg = metrics.registry

@@ -238,7 +238,7 @@ def map_spans(spans: list[Span], extra: Mapping[str, object] | None = None) -> M
     }
     # The decoders have checked the ids; a record that still fails validation is a mapping
     # bug, which the assembler turns into a dead letter (mapping_failed).
-    return Mapped(RagTrace.model_validate(record), shape.convention, redacted, unresolved)
+    return Mapped(RagTrace.from_data(record), shape.convention, redacted, unresolved)
 
 
 __all__ = [

@@ -22,7 +22,7 @@ _CASES = [*load_cases("numbers"), *load_cases("refusal"), *load_cases("citation"
 def _trace(query: str, answer: str, passages: list[tuple[str, str]]) -> RagTrace:
     context = [{"doc_id": d, "text": t} for d, t in passages]
     data = {"trace_id": "ab" * 16, "query": query, "answer": answer, "context": context}
-    return RagTrace.model_validate(data)
+    return RagTrace.from_data(data)
 
 
 def test_every_check_declares_its_own_evidence_type() -> None:

@@ -30,7 +30,7 @@ def test_a_check_is_flagged_passes_and_exports_its_metrics_on_its_fixture(
     sink.start()
     results = []
     for raw in fixtures.records(check.name):
-        trace = RagTrace.model_validate_json(raw)
+        trace = RagTrace.from_json(raw)
         evaluation = Evaluation(trace=trace, checks=suite(trace))
         results.append(evaluation.checks[check.name])
         sink.write(evaluation)

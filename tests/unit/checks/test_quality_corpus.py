@@ -18,7 +18,7 @@ CONFLICTS = load_cases("conflict")
 def trace(case: Case) -> TraceView:
     passages = [{"doc_id": d, "text": t} for d, t in case.passages()]
     data = {"trace_id": "ab" * 16, "query": case.query, "answer": case.answer, "context": passages}
-    return TraceView(RagTrace.model_validate(data))
+    return TraceView(RagTrace.from_data(data))
 
 
 def _cases(cases: list[Case]) -> list[object]:

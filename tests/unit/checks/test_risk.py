@@ -11,7 +11,7 @@ CONTEXT = "The Pro plan costs $20 a month and includes five seats and email supp
 
 
 def risk_of(answer: str, context: str = CONTEXT) -> float:
-    trace = RagTrace.model_validate({"trace_id": "c" * 32, "query": "How much is the Pro plan?",
+    trace = RagTrace.from_data({"trace_id": "c" * 32, "query": "How much is the Pro plan?",
                                      "answer": answer, "context": [{"text": context}]})  # fmt: skip
     suite = CheckSuite()
     view = suite.view(trace)

@@ -105,7 +105,7 @@ def judged_lines(p: Pipeline, stage: BatchStage, sink: InMemorySink) -> int:
 def judgeable_ids(n: int) -> set[str]:
     from monitor.judge.stage import judgeable
 
-    return {t.trace_id for t in (RagTrace.model_validate(demo.generate(i)) for i in range(n))
+    return {t.trace_id for t in (RagTrace.from_data(demo.generate(i)) for i in range(n))
             if judgeable(t)}  # fmt: skip
 
 
@@ -166,7 +166,7 @@ def log_a_submit(directory: Path, traces: list[RagTrace], weight: float,
     outbox.open()
     for t in traces:
         outbox.add(t.trace_id, {"weight": weight, "usd": 0.0, "at": time.time()},
-                   t.model_dump_json())  # fmt: skip
+                   t.to_json())  # fmt: skip
     outbox.submitting("b1", [t.trace_id for t in traces] + list(extra_ids), time.time())
     outbox.close()
 
@@ -175,7 +175,7 @@ def test_a_batch_created_just_before_a_crash_is_adopted_not_created_again(tmp_pa
     """The log has the submit line, the provider has the batch, the submitted line never
     made it: the restarted stage finds the batch by its key and time."""
     api = FakeBatches()
-    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(3)]
+    traces = [RagTrace.from_data(demo.generate(i)) for i in range(3)]
     log_a_submit(tmp_path, traces, weight=2.0)
     api.submit([(t.trace_id, t) for t in traces], "b1")  # ... and the process died here
     stage = batch_stage(api, tmp_path, max_requests=100)
@@ -210,9 +210,9 @@ def test_errored_and_expired_requests_are_lines_that_say_so(tmp_path: Path) -> N
     stage = batch_stage(api, tmp_path, max_requests=3)
     from monitor.judge.stage import judgeable
 
-    only = [i for i in range(30) if judgeable(RagTrace.model_validate(demo.generate(i)))][:3]
+    only = [i for i in range(30) if judgeable(RagTrace.from_data(demo.generate(i)))][:3]
     p, source = pipeline(3, stage, InMemorySink(), only)
-    traces = [RagTrace.model_validate(demo.generate(i)) for i in only]
+    traces = [RagTrace.from_data(demo.generate(i)) for i in only]
     api.outcomes = {traces[0].trace_id: ERRORED, traces[1].trace_id: EXPIRED}
     api.strangers = ["not-in-the-batch"]  # ignored: a line per request of the batch
     p.start()
@@ -287,7 +287,7 @@ def test_a_batch_naming_a_request_the_outbox_lost_still_gives_the_others_lines(
     the cycle does not stop on it; the other requests get their lines, the lost one is
     counted once as unknown_request."""
     api = FakeBatches()
-    traces = [RagTrace.model_validate(demo.generate(i)) for i in range(2)]
+    traces = [RagTrace.from_data(demo.generate(i)) for i in range(2)]
     log_a_submit(tmp_path, traces, weight=1.0, extra_ids=("lost",))
     registry = CollectorRegistry()
     budget = Budget(BudgetLimits(1e9, 1e12, 1e9))

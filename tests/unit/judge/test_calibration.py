@@ -49,7 +49,7 @@ def test_replay_summary_reports_the_corrected_rate() -> None:
     sink.calibration = calibrate([("hard_fail", "hard_fail")] * 8 + [("hard_fail", "pass")] * 2
                                  + [("pass", "pass")] * 90, "heuristic", "h", "r")  # fmt: skip
     for i in range(300):
-        trace = RagTrace.model_validate(demo.generate(i))
+        trace = RagTrace.from_data(demo.generate(i))
         sink.write(Evaluation(trace=trace, checks={}, judge=HeuristicJudge().judge(trace)))
     table = sink.table()
     line = next(x for x in table.splitlines() if "Rogan-Gladen" in x)

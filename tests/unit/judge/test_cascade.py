@@ -68,8 +68,8 @@ def _evaluation(rng: random.Random, flagged_share: float) -> tuple[Evaluation, b
     """A trace a check flags with probability ``flagged_share``, and whether it truly
     hard-fails: 40 % of flagged traces, 3 % of the others."""
     flagged = rng.random() < flagged_share
-    trace = RagTrace.model_construct(trace_id=f"{rng.getrandbits(128):032x}", golden_id=None,
-                                     route=None, release=None)  # fmt: skip
+    trace = RagTrace(trace_id=f"{rng.getrandbits(128):032x}", golden_id=None,
+                     route=None, release=None)  # fmt: skip
     result = CheckResult("unsupported_numbers", flagged)
     return Evaluation(trace, {"unsupported_numbers": result}), rng.random() < (
         0.40 if flagged else 0.03
@@ -113,7 +113,7 @@ def _risky(rng: random.Random) -> tuple[Evaluation, bool]:
     """A trace whose answer fails with a chance that rises with its grounding's gap: the
     traffic risk sampling is made for."""
     overlap = rng.random()
-    trace = RagTrace.model_validate({"trace_id": f"{rng.getrandbits(128):032x}"})
+    trace = RagTrace.from_data({"trace_id": f"{rng.getrandbits(128):032x}"})
     checks = {"grounding_overlap": CheckResult("grounding_overlap", False, score=overlap)}
     evaluation = Evaluation(trace, checks, risk=risk(checks, TraceView(trace)))
     return evaluation, rng.random() < 0.4 * (1 - overlap) ** 2
@@ -145,7 +145,7 @@ def test_risk_sampling_judges_more_failures_and_stays_unbiased() -> None:
 
 
 def test_by_flagged_ignores_the_risk_and_by_risk_ignores_the_flag() -> None:
-    trace = RagTrace.model_validate({"trace_id": "ab" * 16})
+    trace = RagTrace.from_data({"trace_id": "ab" * 16})
     flagged = {"unsupported_numbers": CheckResult("unsupported_numbers", True)}
     calm = Evaluation(trace, flagged, risk=0.0)
     assert HashSampler(SamplingRules(0.05, 0.5)).probability(calm) == 0.5

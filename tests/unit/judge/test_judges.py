@@ -19,7 +19,7 @@ def verdicts(mode: str, n: int = 800) -> Counter[str]:
     for i in range(n):
         record = demo.generate(i)
         if record["attributes"]["ragmon.demo.failure_mode"] == mode:
-            out[judge.judge(RagTrace.model_validate(record)).verdict] += 1
+            out[judge.judge(RagTrace.from_data(record)).verdict] += 1
     return out
 
 
@@ -46,7 +46,7 @@ def test_refusals_tell_false_refusal_from_abstention() -> None:
         record = demo.generate(i)
         mode = record["attributes"]["ragmon.demo.failure_mode"]
         if mode in ("false_refusal", "correct_abstention"):
-            v = judge.judge(RagTrace.model_validate(record))
+            v = judge.judge(RagTrace.from_data(record))
             assert v.context_has_answer is (mode == "false_refusal"), record["query"]
 
 
@@ -67,11 +67,11 @@ def test_injected_instructions_do_not_change_the_verdict(injection: str) -> None
         {"doc_id": "p", "text": "Refunds are accepted within 30 days of purchase."}
     ]
     record["answer"] = f"Refunds are accepted within 45 days of purchase. {injection}"
-    v = judge.judge(RagTrace.model_validate(record))
+    v = judge.judge(RagTrace.from_data(record))
     assert v.verdict == "hard_fail"
     record["context"][0]["text"] += " " + injection
     record["answer"] = "Refunds are accepted within 45 days of purchase."
-    assert judge.judge(RagTrace.model_validate(record)).verdict == "hard_fail"
+    assert judge.judge(RagTrace.from_data(record)).verdict == "hard_fail"
 
 
 def test_verdict_rules() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 from pydantic import ValidationError
 
 from monitor.core.model import RagTrace
@@ -12,7 +13,7 @@ from monitor.judge.heuristic import HeuristicJudge
 from monitor.judge.jury import JuryJudge, combine
 from monitor.sources import demo
 
-TRACE = RagTrace.model_validate(demo.generate(0))
+TRACE = RagTrace.from_data(demo.generate(0))
 
 
 def verdict(*labels: str, judge: str = "a", tokens: int = 10) -> Verdict:
@@ -58,7 +59,7 @@ def test_the_second_judge_sees_its_share_by_trace_id_and_disagreements_are_repor
     pairs: list[tuple[str | None, bool]] = []
     first, second = Fixed(verdict("SUPPORTED")), Fixed(verdict("ABSENT", judge="b"))
     jury = JuryJudge(first, second, share=0.3, on_pair=lambda r, ok: pairs.append((r, ok)))
-    traces = [TRACE.model_copy(update={"trace_id": f"{i:032x}"}) for i in range(2000)]
+    traces = [replace(TRACE, trace_id=f"{i + 1:032x}") for i in range(2000)]
     chosen = [jury.selected(t) for t in traces]
     assert chosen == [jury.selected(t) for t in traces]  # deterministic
     assert 0.26 < sum(chosen) / len(chosen) < 0.34
@@ -88,7 +89,7 @@ def test_a_jury_member_of_the_generators_family_is_flagged() -> None:
     metrics = Metrics(CollectorRegistry())
     stage = JudgeStage(jury, HashSampler(SamplingRules(1.0, 1.0)), Budget(None),
                        observer=metrics)  # fmt: skip
-    stage._check_family(TRACE.model_copy(update={"model": "gpt-4o"}))
+    stage._check_family(replace(TRACE, model="gpt-4o"))
     assert stage.same_family_seen
     assert metrics.registry.get_sample_value("ragmon_judge_same_family") == 1
 

@@ -53,7 +53,7 @@ def test_releases_compared_pairwise_over_the_golden_probes() -> None:
         base = demo.generate(i)
         for release, answer in (("a", "It takes 14 days."), ("b", "It takes 30 days.")):
             traces.append(
-                RagTrace.model_validate(
+                RagTrace.from_data(
                     {
                         **base,
                         "golden_id": f"g{i}",

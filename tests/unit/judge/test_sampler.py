@@ -138,7 +138,7 @@ def test_demo_traffic_sampling_is_reproducible() -> None:
     def run() -> list[bool]:
         out = []
         for i in range(200):
-            trace = RagTrace.model_validate(demo.generate(i))
+            trace = RagTrace.from_data(demo.generate(i))
             out.append(sampler.decide(Evaluation(trace=trace, checks=suite(trace))).sampled)
         return out
 

@@ -199,7 +199,7 @@ def test_disk_cache_survives_a_restart(tmp_path) -> None:  # type: ignore[no-unt
     """Verdicts appended to the cache file are found by a new cache (a restarted daemon)."""
     from monitor.judge.cache import VerdictCache
 
-    trace = RagTrace.model_validate(demo.generate(0))
+    trace = RagTrace.from_data(demo.generate(0))
     verdict = HeuristicJudge().judge(trace)
     path = tmp_path / "verdicts.jsonl"
     first = VerdictCache(10, path)
@@ -235,8 +235,8 @@ def test_redacting_judge_never_sees_pii() -> None:
     record["query"] = "I am jane@example.com, " + record["query"]
     record["answer"] = "Mail jane@example.com. " + record["answer"]
     record["context"] = [{"doc_id": "p", "text": "Contact jane@example.com for refunds."}]
-    RedactingJudge(Recording(), Redactor()).judge(RagTrace.model_validate(record))
-    text = seen[0].model_dump_json()
+    RedactingJudge(Recording(), Redactor()).judge(RagTrace.from_data(record))
+    text = seen[0].to_json()
     assert "jane@example.com" not in text and "[REDACTED:EMAIL]" in text
 
 

@@ -11,7 +11,7 @@ from monitor.judge.rubric import RUBRIC, estimate_input_tokens, user_prompt
 from monitor.judge.tokens import OVERHEAD_TOKENS, calibrated, for_model
 from monitor.sources import demo
 
-TRACE = RagTrace.model_validate(demo.generate(3))
+TRACE = RagTrace.from_data(demo.generate(3))
 
 
 def test_an_openai_model_is_counted_with_its_encoding() -> None:

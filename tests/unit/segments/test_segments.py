@@ -3,6 +3,7 @@ way into evaluation lines and per-segment metrics."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,7 @@ def _trace(**extra: Any) -> RagTrace:
     trace = make_trace("an answer", ["one passage"], "refund policy", **extra)
     if passages is None:
         return trace
-    return RagTrace.model_validate({**trace.model_dump(), "context": passages})
+    return RagTrace.from_data({**json.loads(trace.to_json()), "context": passages})
 
 
 def test_data_source_from_the_passages_or_the_otel_attribute(segmenter: Segmenter) -> None:

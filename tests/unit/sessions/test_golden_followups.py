@@ -9,7 +9,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from monitor.checks import CheckSuite
-from monitor.core.model import Evaluation, Followup, RagTrace, Turn
+from monitor.core.model import Evaluation, Followup, Passage, RagTrace, Turn
 from monitor.golden import web as review_web
 from monitor.golden.stored import load_rows
 from sinks.golden import GoldenRowSink
@@ -62,8 +62,8 @@ def test_a_row_a_check_made_of_the_same_question_takes_the_reason(tmp_path: Path
         trace_id=A,
         query=QUESTION,
         answer="I don't know.",
-        context=[{"text": "The Pro plan costs $20 a month."}],
-    )  # type: ignore[list-item]
+        context=[Passage(text="The Pro plan costs $20 a month.")],
+    )
     suite = CheckSuite()
     refused = Evaluation(trace, suite(trace))
     assert refused.checks["refusal"].flagged
