@@ -44,6 +44,20 @@ class Checkpoint:
             heapq.heappush(st.heap, offset)
             st.next_offset = max(st.next_offset, offset + 1)
 
+    def open_all(self, positions: Iterable[tuple[Partition, int]]) -> None:
+        """Records of one poll were read and are now in flight: ``open`` of each, under one
+        acquisition of the lock."""
+        with self._lock:
+            parts = self._parts
+            for partition, offset in positions:
+                st = parts.get(partition)
+                if st is None:
+                    st = parts[partition] = _PartitionState()
+                st.open.add(offset)
+                heapq.heappush(st.heap, offset)
+                if offset >= st.next_offset:
+                    st.next_offset = offset + 1
+
     def done(self, partition: Partition, offset: int) -> None:
         """Everything the record at ``offset`` produced is finished. Unknown offsets (a
         partition revoked meanwhile) are ignored: their new owner replays them."""

@@ -221,10 +221,14 @@ class Pipeline:
         t0 = time.perf_counter()
         state = self.checkpoint_state
         with self._lock:
+            # every record of the poll is open before the first is finished: no commit can
+            # come between (it takes this lock), and the checkpoint's lock is taken once
+            state.open_all(
+                ((p.source, p.partition), p.offset) for p in (r.position for r in records)
+            )
             for record in records:
                 pos = record.position
                 key = (pos.source, pos.partition)
-                state.open(key, pos.offset)
                 items, refs = self.decoder.feed(record)
                 if refs:
                     self._refs[(key, pos.offset)] = refs

@@ -116,3 +116,25 @@ def test_a_finished_committed_partition_is_forgotten() -> None:
     cp.open(("file-7.jsonl", 0), 1)
     cp.done(("file-7.jsonl", 0), 1)
     assert cp.committable() == {("file-7.jsonl", 0): 2}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([P, ("traces", 1)]), st.integers(0, 50)), max_size=40),
+    st.lists(st.integers(0, 50), max_size=40),
+)
+def test_opening_a_poll_at_once_is_opening_each_record(
+    opened: list[tuple[tuple[str, int], int]], finished: list[int]
+) -> None:
+    """``open_all`` (the pipeline opens a poll's records under one lock) leaves the state
+    ``open`` of each record in turn leaves: the same watermarks and positions, whatever is
+    finished after it, offsets out of order and repeated included."""
+    one, batch = Checkpoint(), Checkpoint()
+    for partition, offset in opened:
+        one.open(partition, offset)
+    batch.open_all(opened)
+    for cp in (one, batch):
+        for i, offset in enumerate(finished):
+            cp.done(P if i % 2 else ("traces", 1), offset)
+    assert batch.committable() == one.committable()
+    assert batch.positions() == one.positions()
