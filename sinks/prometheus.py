@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import Histogram
 
 from monitor.checks.shadow import check_pairs, verdict_pair
+from monitor.core.evidence import Evidence
 from monitor.core.model import DeadLetter, Evaluation, Followup
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
@@ -15,6 +16,9 @@ from sinks import Closable
 if TYPE_CHECKING:
     from monitor.core.model import MetricsConfig
 
+
+# the evidence of a check without metrics of its own: asked nothing at write
+_NOTHING_MEASURED = Evidence.measured
 
 # a trace's segments and its checks' outcomes, each as (name, value) pairs
 Shape = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
@@ -48,12 +52,13 @@ class PrometheusSink(Closable):
         self._apps = apps or LabelLimiter()
         # Pending counts since the last flush, by label values.
         self._traces: dict[tuple[str, str], int] = {}
-        self._results: dict[tuple[str, str, str, str], int] = {}
+        # (app, route) and the check outcomes of a trace -> traces of that shape
+        self._shaped: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...]], int] = {}
         # what the traces sampled upstream add to their counts in the weight counters
         # (adjusted count - 1 each): nothing to do for the unsampled, the usual case
         self._traces_extra: dict[tuple[str, str], float] = {}
         self._traces_squares_extra: dict[tuple[str, str], float] = {}  # w^2 - 1 each
-        self._results_extra: dict[tuple[str, str, str, str], float] = {}
+        self._shaped_extra: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...]], float] = {}
         self._exemplars: dict[tuple[str, str, str, str], str] = {}
         self._measured: dict[tuple[str, str, str], list[float]] = {}  # metric, app, route
         # per segment: one count per distinct (segments, outcomes) of a trace, expanded into
@@ -87,24 +92,26 @@ class PrometheusSink(Closable):
         if extra:
             self._traces_extra[where] = self._traces_extra.get(where, 0.0) + extra
             self._traces_squares_extra[where] = self._traces_squares_extra.get(where, 0.0) + squared
-        results = self._results
         outcomes = []
+        trace_id = evaluation.trace_id
         for name, result in evaluation.checks.items():
             outcome = result.outcome
             outcomes.append((name, outcome))
-            key = (name, outcome, app, route)
-            results[key] = results.get(key, 0) + 1
-            if extra:
-                self._results_extra[key] = self._results_extra.get(key, 0.0) + extra
             if result.flagged:
                 # the trace behind a flagged count, for a click from Grafana to the trace
-                self._exemplars[key] = evaluation.trace_id
-            measured = result.evidence.measured()  # the check's own metrics
-            if measured:
-                for metric, value in measured.items():
+                self._exemplars[(name, outcome, app, route)] = trace_id
+            evidence = result.evidence
+            if type(evidence).measured is not _NOTHING_MEASURED:  # the check's own metrics
+                for metric, value in evidence.measured().items():
                     self._measured.setdefault((metric, app, route), []).append(value)
+        # one count per trace for its label set and all its outcomes: the check counters'
+        # label sets are made from it at flush (most traces share a few such shapes)
+        shaped = (where, tuple(outcomes))
+        self._shaped[shaped] = self._shaped.get(shaped, 0) + 1
+        if extra:
+            self._shaped_extra[shaped] = self._shaped_extra.get(shaped, 0.0) + extra
         if evaluation.segments:
-            shape = (tuple(evaluation.segments.items()), tuple(outcomes))
+            shape = (tuple(evaluation.segments.items()), shaped[1])
             self._segmented[shape] = self._segmented.get(shape, 0) + 1
             if extra:
                 w, w2 = self._segmented_extra.get(shape, (0.0, 0.0))
@@ -139,11 +146,20 @@ class PrometheusSink(Closable):
             m.traces_weight_squares.labels(*labels).inc(
                 n + self._traces_squares_extra.get(labels, 0.0)
             )
-        for key, n in self._results.items():
+        results: dict[tuple[str, str, str, str], int] = {}
+        results_extra: dict[tuple[str, str, str, str], float] = {}
+        for (where, outcomes), n in self._shaped.items():
+            extra = self._shaped_extra.get((where, outcomes), 0.0)
+            for name, outcome in outcomes:
+                key = (name, outcome, *where)
+                results[key] = results.get(key, 0) + n
+                if extra:
+                    results_extra[key] = results_extra.get(key, 0.0) + extra
+        for key, n in results.items():
             trace_id = self._exemplars.get(key)
             exemplar = {"trace_id": trace_id} if trace_id is not None else None
             m.check_results.labels(*key).inc(n, exemplar=exemplar)
-            m.check_results_weight.labels(*key).inc(n + self._results_extra.get(key, 0.0))
+            m.check_results_weight.labels(*key).inc(n + results_extra.get(key, 0.0))
         for (metric, app, route), values in self._measured.items():
             own = m.check_measures.get(metric)
             if own is None:  # a measure Metrics was not built with: nothing to add it to
@@ -161,8 +177,8 @@ class PrometheusSink(Closable):
         if self._shadow_cost:
             m.shadow_judge_cost.inc(self._shadow_cost)
         self._shadow_judged, self._shadow_cost = {}, 0.0
-        self._traces, self._results, self._exemplars, self._measured = {}, {}, {}, {}
-        self._traces_extra, self._results_extra, self._traces_squares_extra = {}, {}, {}
+        self._traces, self._shaped, self._exemplars, self._measured = {}, {}, {}, {}
+        self._traces_extra, self._shaped_extra, self._traces_squares_extra = {}, {}, {}
         self._shadow = {}
         for where, n in self._followup_pairs.items():
             m.followup_pairs.labels(*where).inc(n)

@@ -248,3 +248,49 @@ def test_a_library_error_at_start_is_one_line_not_a_traceback() -> None:
     bad = Pipeline(source, NativeDecoder(), CheckSuite(), [InMemorySink()])
     with pytest.raises(SourceError, match=r"^cannot start the list source: ValueError: no part"):
         bad.start()
+
+
+def test_the_check_counters_and_exemplars_are_a_recount_of_the_evaluations() -> None:
+    """The Prometheus sink counts a trace once for its label set and all its outcomes and
+    makes the per-check series at flush: every ``ragmon_check_results_total`` series equals a
+    plain recount of the evaluations (over two flushes, routes and apps mixed, some traces
+    sampled upstream), and a flagged series' exemplar is the last trace flagged in it."""
+    values = []
+    for i in range(60):
+        rec = json.loads(demo.generate_bytes(i))
+        rec["route"] = ("billing", "login", None)[i % 3]
+        rec["sample_rate"] = 0.5 if i % 7 == 0 else None
+        values.append(json.dumps(rec).encode())
+    sink = InMemorySink()
+    metrics = Metrics(CollectorRegistry())
+    pipeline = Pipeline(ListSource(values), NativeDecoder(), CheckSuite(),
+                        [PrometheusSink(metrics), sink], batch_size=7,
+                        commit_interval=0.0)  # fmt: skip
+    pipeline.start()
+    pipeline.run(threading.Event())
+    pipeline.close()
+    counts: dict[tuple[str, str, str, str], int] = {}
+    weights: dict[tuple[str, str, str, str], float] = {}
+    last_flagged: dict[tuple[str, str, str, str], str] = {}
+    for ev in sink.evaluations:
+        for name, result in ev.checks.items():
+            key = (name, result.outcome, ev.trace.app or "unknown", ev.trace.route or "unknown")
+            counts[key] = counts.get(key, 0) + 1
+            weights[key] = weights.get(key, 0.0) + ev.trace.adjusted_count
+            if result.flagged:
+                last_flagged[key] = ev.trace_id
+    got, got_weights, exemplars = {}, {}, {}
+    for family in metrics.registry.collect():
+        for sample in family.samples:
+            labels = sample.labels
+            if sample.name in ("ragmon_check_results_total", "ragmon_check_results_weight_total"):
+                key = (labels["check"], labels["result"], labels["app"], labels["route"])
+                if sample.name == "ragmon_check_results_total":
+                    got[key] = sample.value
+                    if sample.exemplar is not None:
+                        exemplars[key] = sample.exemplar.labels["trace_id"]
+                else:
+                    got_weights[key] = sample.value
+    assert got == counts and len(counts) > 10
+    assert got_weights == pytest.approx(weights)
+    assert exemplars == last_flagged and exemplars
