@@ -20,13 +20,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from monitor.core import model
-from monitor.core.model import DeadLetter, RagTrace, Timestamp
+from monitor.core import record as record_mod
+from monitor.core.model import DeadLetter, Passage, RagTrace, RetrievedDoc, Timestamp
 from monitor.core.record import TraceRecord
 from monitor.ingest import conversion
 from monitor.ingest.native import NativeDecoder
@@ -283,3 +285,52 @@ def test_every_trace_mapped_from_real_spans_converts_as_the_schema_validates_it(
     assert len(seen) >= 60
     for data in seen:
         assert repr(original(data)) == repr(RagTrace.from_record(TraceRecord.model_validate(data)))
+
+
+REQUIRED = object()
+
+
+def _struct_fields(struct: type[msgspec.Struct]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for f in msgspec.structs.fields(struct):
+        if f.default is not msgspec.NODEFAULT:
+            out[f.encode_name] = f.default
+        elif f.default_factory is not msgspec.NODEFAULT:
+            out[f.encode_name] = f.default_factory()
+        else:
+            out[f.encode_name] = REQUIRED
+    return out
+
+
+def _model_fields(model: type[BaseModel]) -> dict[str, object]:
+    return {
+        (info.alias or name): REQUIRED
+        if info.is_required()
+        else info.get_default(call_default_factory=True)
+        for name, info in model.model_fields.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("struct", "schema"),
+    [(RagTrace, TraceRecord), (Passage, record_mod.Passage),
+     (RetrievedDoc, record_mod.RetrievedDoc)],
+)  # fmt: skip
+def test_the_struct_has_every_field_of_the_schema_and_its_default(
+    struct: type[msgspec.Struct], schema: type[BaseModel]
+) -> None:
+    """The two definitions of the record cannot drift: a field added to the schema and not to
+    the struct (or with another default, or another key) fails here, not in production, where
+    the struct would silently drop it."""
+    assert _struct_fields(struct) == _model_fields(schema)
+
+
+def test_the_tests_record_sets_every_field_and_survives_the_way_back() -> None:
+    """``VALID`` names every field of the record, its passage and its candidate (so the
+    cases above change each), and a trace made from the schema's record gives that record
+    back (``from_record`` copies every field, ``to_record`` loses none)."""
+    assert set(VALID) == set(_model_fields(TraceRecord))
+    assert set(VALID["context"][0]) == set(_model_fields(record_mod.Passage))
+    assert set(VALID["retrieved"][0]) == set(_model_fields(record_mod.RetrievedDoc))
+    validated = TraceRecord.model_validate(VALID)
+    assert RagTrace.from_record(validated).to_record() == validated
