@@ -5,6 +5,7 @@ gets a new child."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -30,7 +31,7 @@ def requests(n: int, start: int = 0) -> list[Request]:
     traces = [RagTrace.from_data(demo.generate(i)) for i in range(start, start + n)]
     # as a process that appended them holds them, and as a restarted one reads them back
     return [Request(t.trace_id, {"trace": t.to_json(), "held": t}) if i % 2 else
-            Request(t.trace_id, {"trace": t.model_dump(mode="json")})
+            Request(t.trace_id, {"trace": json.loads(t.to_json())})
             for i, t in enumerate(traces)]  # fmt: skip
 
 

@@ -447,7 +447,7 @@ def test_replay_and_calibrate_use_the_configs_own_judge_and_sampling(tmp_path: P
               if "verdict" in x.get("judge", {})}  # fmt: skip
     settings = load(config)
     sampler = HashSampler(SamplingRules(0.2, 0.2), salt="walk")
-    expected = {t.trace_id for t in map(RagTrace.model_validate, traces)
+    expected = {t.trace_id for t in map(RagTrace.from_data, traces)
                 if sampler.decide(Evaluation(t, {})).sampled}  # fmt: skip
     assert judged == expected and 0 < len(judged) < len(traces)
     assert settings.judge.backend == "openai"
