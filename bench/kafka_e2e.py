@@ -6,7 +6,9 @@ Needs a broker (``make kafka-up``, or ``--bootstrap``). On one topic of ~5.8 KB 
 * (a) a bare kafka-python consumer loop that only touches each value,
 * (b) ragmon end to end in this process (KafkaSource → decode → six checks → metrics sink,
   watermark commits), with peak and current RSS sampled over several passes of the topic,
-* (c) ragmon as one worker process and as two worker processes in one consumer group,
+* (c) ragmon as one worker process and as two worker processes in one consumer group, and
+  ``ragmon run`` as a user starts it, one process and ``--workers 2``: timed by the group's
+  commits from when every member holds partitions (see ``drained``),
 * (d) the split of one in-process pass: µs per trace in the source's poll and commit, the
   decoding, the segments, the checks, the sink's writes and flushes, and the rest of the
   pipeline, against the bare loop's per-record cost.
@@ -325,11 +327,17 @@ def worker(bootstrap: str, topic: str, group: str, records: int, deadline: float
 
 
 def drained(
-    bootstrap: str, topic: str, group: str, records: int, deadline: float
+    bootstrap: str, topic: str, group: str, records: int, deadline: float, members: int = 0
 ) -> tuple[float, int, float] | None:
     """Wait until ``group`` has committed all ``records`` of ``topic`` (its offsets from 0
     add up to them): when its commits first showed and how many they covered, and when they
-    covered the topic (monotonic seconds); None at the deadline."""
+    covered the topic (monotonic seconds); None at the deadline.
+
+    With ``members``, "first" is when the group was first seen stable with that many members,
+    each holding partitions of the topic: the test broker starts a group without delay
+    (``group.initial.rebalance.delay.ms=0``; a production broker waits 3 s by default), so a
+    worker that joins a little later makes the group rebalance while the first reads alone,
+    and a 20,000-trace topic is read in about the time that takes."""
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     first: tuple[float, int] | None = None
     try:
@@ -340,7 +348,9 @@ def drained(
                 offsets = {}
             done = sum(o.offset for tp, o in offsets.items() if tp.topic == topic)
             now = time.monotonic()
-            if done and first is None:
+            if first is None and (done >= records or (
+                done and (members == 0 or _stable(admin, group, topic, members))
+            )):  # fmt: skip
                 first = (now, done)
             if first is not None and done >= records:
                 return (*first, now)
@@ -350,7 +360,22 @@ def drained(
     return None
 
 
+def _stable(admin: KafkaAdminClient, group: str, topic: str, members: int) -> bool:
+    """Whether ``group`` is stable with ``members`` members, each assigned partitions of
+    ``topic``."""
+    try:
+        info = admin.describe_groups([group]).get(group, {})
+    except KafkaError:
+        return False
+    held = [m for m in info.get("members", [])
+            if any(a.get("topic") == topic and a.get("partitions") for a in
+                   (m.get("member_assignment") or {}).get("assigned_partitions", []))]  # fmt: skip
+    return info.get("group_state") == "Stable" and len(held) >= members
+
+
 def processes(bootstrap: str, topic: str, records: int, count: int) -> tuple[float, list[str]]:
+    """``count`` bench worker processes (``worker``) in one group: traces per second, timed
+    as ``command`` times its rows, and each worker's memo line."""
     group = f"bench-procs-{uuid.uuid4().hex[:6]}"
     deadline = time.monotonic() + 600
     procs = [
@@ -373,14 +398,18 @@ def processes(bootstrap: str, topic: str, records: int, count: int) -> tuple[flo
         )
         for _ in range(count)
     ]
-    drained(bootstrap, topic, group, records, deadline)
+    progress = drained(bootstrap, topic, group, records, deadline, count)
     for p in procs:
         p.send_signal(signal.SIGTERM)
     results = [json.loads(p.communicate(timeout=deadline - time.monotonic())[0]) for p in procs]
-    total = sum(r["records"] for r in results)
+    memos = [r["memo"] for r in results]
+    if progress is not None and progress[1] < records:  # timed as command() times its rows
+        first_at, first_done, end = progress
+        return (records - first_done) / max(end - first_at, 1e-9), memos
+    # a topic read before the group was whole: from the first record evaluated to the last
     start = min(r["start"] for r in results if r["records"])
     end = max(r["end"] for r in results if r["records"])
-    return total / max(end - start, 1e-9), [r["memo"] for r in results]
+    return sum(r["records"] for r in results) / max(end - start, 1e-9), memos
 
 
 def _hwm_mib(pid: int) -> float:
@@ -403,8 +432,9 @@ def _children(pid: int) -> list[int]:
 
 def command(bootstrap: str, topic: str, records: int, workers: int) -> tuple[float, list[float]]:
     """``ragmon run --workers N`` as a user starts it, on a fresh group: traces per second
-    from the group's first commit to its last (the processes' start-up left out; on a topic
-    one commit covers, from the start), and each worker's peak memory (MiB)."""
+    from the first commit after all N workers hold partitions to the last (the processes'
+    start-up and the group's forming left out; on a topic read before that, from the
+    start), and each worker's peak memory (MiB)."""
     group = f"bench-run-{workers}-{uuid.uuid4().hex[:6]}"
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -426,7 +456,7 @@ def command(bootstrap: str, topic: str, records: int, workers: int) -> tuple[flo
          "--workers", str(workers)], env=env, stdout=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        progress = drained(bootstrap, topic, group, records, time.monotonic() + 600)
+        progress = drained(bootstrap, topic, group, records, time.monotonic() + 600, workers)
         pids = _children(proc.pid) if workers > 1 else [proc.pid]
         peaks = [_hwm_mib(pid) for pid in pids]
     finally:
