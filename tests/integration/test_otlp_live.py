@@ -9,6 +9,7 @@ come out whole once, and no offset may be committed past a trace not evaluated."
 from __future__ import annotations
 
 import heapq
+import json
 import random
 import threading
 import time
@@ -188,6 +189,59 @@ def test_restarts_into_live_traffic_lose_no_trace(tmp_path: Path, stop: str) -> 
         assert extra <= 3 * per_stop
 
 
+_TOLD = (
+    "assign",
+    "revok",
+    "lost",
+    "rebalanc",
+    "replay",
+    "note",
+    "stop",
+    "start",
+    "incomplete",
+    "join",
+    "commit_failed",
+)
+
+
+def _what_happened(tmp: Path, daemons: list[Daemon], lines: dict[str, list[dict[str, Any]]],
+                   lost: list[str]) -> str:  # fmt: skip
+    """What a failing run leaves to find its cause by (the test has failed now and then in
+    the full suite and never alone): which run of which replica wrote each trace cut short
+    or twice, and each run's log lines about partitions, replays, starts and stops, and its
+    warnings."""
+    out = [f"lost: {lost[:20]}"]
+    for tid, ls in sorted(lines.items()):
+        if len(ls) > 1 or any("incomplete" in x for x in ls):
+            where = [(d.name, run) for d in daemons for run in range(1, d.runs + 1)
+                     for x in _ids(d.evaluations_file(run)) if x == tid]  # fmt: skip
+            out.append(f"{tid}: {len(ls)} lines, incomplete {['incomplete' in x for x in ls]}, "
+                       f"written by {where}")  # fmt: skip
+    for d in daemons:
+        for run in range(1, d.runs + 1):
+            log = tmp / f"{d.name}-stderr-{run}.log"
+            told = [
+                ln
+                for ln in (log.read_text().splitlines() if log.exists() else [])
+                if '"warning"' in ln or '"error"' in ln or any(w in ln for w in _TOLD)
+            ]
+            out.append(f"--- {d.name} run {run}: {len(told)} lines")
+            out.extend(ln[:400] for ln in told[-150:])
+    return "\n".join(out)
+
+
+def _ids(path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    ids = []
+    for raw in path.read_text().splitlines():
+        try:
+            ids.append(json.loads(raw)["trace_id"])
+        except (json.JSONDecodeError, KeyError):
+            continue
+    return ids
+
+
 def judge_outcome(tmp: Path, daemons: list[Daemon], traffic: LiveTraffic, counts: Counts,
                   what: str) -> int:  # fmt: skip
     """Assert that every trace came out whole and as its native record's evaluation, none
@@ -211,6 +265,8 @@ def judge_outcome(tmp: Path, daemons: list[Daemon], traffic: LiveTraffic, counts
     print(f"\nlive ({what}): {len(natives)} traces, {len(lost)} lost, {cut} cut short, "
           f"{extra} duplicate lines, {torn} torn; {misread or 'nothing'} misread; "
           f"{replayed:g} replayed fragments dropped")  # fmt: skip
+    if lost or cut or misread:
+        print(_what_happened(tmp, daemons, lines, lost))
     assert (len(lost), cut) == (0, 0)
     assert misread == {}
     expected = native_lines(tmp, natives)
