@@ -20,8 +20,14 @@ if TYPE_CHECKING:
 # the evidence of a check without metrics of its own: asked nothing at write
 _NOTHING_MEASURED = Evidence.measured
 
-# a trace's segments and its checks' outcomes, each as (name, value) pairs
+# The label sets a trace is counted under — its (app, route), or each of its (dimension,
+# segment) pairs — and its checks' outcomes, as (check, outcome) pairs: one count per
+# distinct shape and flush, expanded into the series at flush (one dict increment per trace,
+# not one per check and label set).
 Shape = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
+# per shape: what its traces sampled upstream add over their counts to the weight and to the
+# squared weight (adjusted count - 1 and its square - 1, summed): none for the unsampled
+Extra = tuple[float, float]
 
 
 class PrometheusSink(Closable):
@@ -50,21 +56,14 @@ class PrometheusSink(Closable):
         self.metrics = metrics
         self._routes = routes or LabelLimiter()
         self._apps = apps or LabelLimiter()
-        # Pending counts since the last flush, by label values.
-        self._traces: dict[tuple[str, str], int] = {}
-        # (app, route) and the check outcomes of a trace -> traces of that shape
-        self._shaped: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...]], int] = {}
-        # what the traces sampled upstream add to their counts in the weight counters
-        # (adjusted count - 1 each): nothing to do for the unsampled, the usual case
-        self._traces_extra: dict[tuple[str, str], float] = {}
-        self._traces_squares_extra: dict[tuple[str, str], float] = {}  # w^2 - 1 each
-        self._shaped_extra: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...]], float] = {}
+        # Pending counts since the last flush: traces by their (app, route) and outcomes
+        self._shaped: dict[Shape, int] = {}
+        self._shaped_extra: dict[Shape, Extra] = {}
         self._exemplars: dict[tuple[str, str, str, str], str] = {}
         self._measured: dict[tuple[str, str, str], list[float]] = {}  # metric, app, route
-        # per segment: one count per distinct (segments, outcomes) of a trace, expanded into
-        # the per-dimension series at flush (one dict increment per trace, not D x C)
+        # and by their segments and outcomes
         self._segmented: dict[Shape, int] = {}
-        self._segmented_extra: dict[Shape, tuple[float, float]] = {}  # w - 1, w^2 - 1 summed
+        self._segmented_extra: dict[Shape, Extra] = {}
         self._segment_verdicts: dict[tuple[str, str, str], float] = {}
         self._inputs: list[Mapping[str, float]] = []
         self._risks: list[float] = []  # each trace's risk (monitor.checks.risk)
@@ -85,13 +84,8 @@ class PrometheusSink(Closable):
             return
         app = self._apps(evaluation.trace.app)
         route = self._routes(evaluation.trace.route)
-        where = (app, route)
-        self._traces[where] = self._traces.get(where, 0) + 1
         extra = evaluation.trace.adjusted_count - 1.0
         squared = (1.0 + extra) ** 2 - 1.0 if extra else 0.0  # what its square adds over 1
-        if extra:
-            self._traces_extra[where] = self._traces_extra.get(where, 0.0) + extra
-            self._traces_squares_extra[where] = self._traces_squares_extra.get(where, 0.0) + squared
         outcomes = []
         trace_id = evaluation.trace_id
         for name, result in evaluation.checks.items():
@@ -104,18 +98,11 @@ class PrometheusSink(Closable):
             if type(evidence).measured is not _NOTHING_MEASURED:  # the check's own metrics
                 for metric, value in evidence.measured().items():
                     self._measured.setdefault((metric, app, route), []).append(value)
-        # one count per trace for its label set and all its outcomes: the check counters'
-        # label sets are made from it at flush (most traces share a few such shapes)
-        shaped = (where, tuple(outcomes))
-        self._shaped[shaped] = self._shaped.get(shaped, 0) + 1
-        if extra:
-            self._shaped_extra[shaped] = self._shaped_extra.get(shaped, 0.0) + extra
+        checked = tuple(outcomes)
+        _count(self._shaped, self._shaped_extra, (((app, route),), checked), extra, squared)
         if evaluation.segments:
-            shape = (tuple(evaluation.segments.items()), shaped[1])
-            self._segmented[shape] = self._segmented.get(shape, 0) + 1
-            if extra:
-                w, w2 = self._segmented_extra.get(shape, (0.0, 0.0))
-                self._segmented_extra[shape] = (w + extra, w2 + squared)
+            shape = (tuple(evaluation.segments.items()), checked)
+            _count(self._segmented, self._segmented_extra, shape, extra, squared)
             verdict = evaluation.judge
             if verdict is not None:
                 for dimension, segment in evaluation.segments.items():
@@ -140,26 +127,17 @@ class PrometheusSink(Closable):
         for value in self._risks:
             m.trace_risk.observe(value)
         self._risks.clear()
-        for labels, n in self._traces.items():
-            m.traces.labels(*labels).inc(n)
-            m.traces_weight.labels(*labels).inc(n + self._traces_extra.get(labels, 0.0))
-            m.traces_weight_squares.labels(*labels).inc(
-                n + self._traces_squares_extra.get(labels, 0.0)
-            )
-        results: dict[tuple[str, str, str, str], int] = {}
-        results_extra: dict[tuple[str, str, str, str], float] = {}
-        for (where, outcomes), n in self._shaped.items():
-            extra = self._shaped_extra.get((where, outcomes), 0.0)
-            for name, outcome in outcomes:
-                key = (name, outcome, *where)
-                results[key] = results.get(key, 0) + n
-                if extra:
-                    results_extra[key] = results_extra.get(key, 0.0) + extra
-        for key, n in results.items():
+        traces, results = _expanded(self._shaped, self._shaped_extra)
+        for where, (count, more, squares) in traces.items():
+            m.traces.labels(*where).inc(count)
+            m.traces_weight.labels(*where).inc(count + more)
+            m.traces_weight_squares.labels(*where).inc(count + squares)
+        for (where, check, outcome), (count, more) in results.items():
+            key = (check, outcome, *where)
             trace_id = self._exemplars.get(key)
             exemplar = {"trace_id": trace_id} if trace_id is not None else None
-            m.check_results.labels(*key).inc(n, exemplar=exemplar)
-            m.check_results_weight.labels(*key).inc(n + results_extra.get(key, 0.0))
+            m.check_results.labels(*key).inc(count, exemplar=exemplar)
+            m.check_results_weight.labels(*key).inc(count + more)
         for (metric, app, route), values in self._measured.items():
             own = m.check_measures.get(metric)
             if own is None:  # a measure Metrics was not built with: nothing to add it to
@@ -177,8 +155,7 @@ class PrometheusSink(Closable):
         if self._shadow_cost:
             m.shadow_judge_cost.inc(self._shadow_cost)
         self._shadow_judged, self._shadow_cost = {}, 0.0
-        self._traces, self._shaped, self._exemplars, self._measured = {}, {}, {}, {}
-        self._traces_extra, self._shaped_extra, self._traces_squares_extra = {}, {}, {}
+        self._shaped, self._shaped_extra, self._exemplars, self._measured = {}, {}, {}, {}
         self._shadow = {}
         for where, n in self._followup_pairs.items():
             m.followup_pairs.labels(*where).inc(n)
@@ -189,26 +166,13 @@ class PrometheusSink(Closable):
 
     def _publish_segments(self) -> None:
         m = self.metrics
-        # per series: the count, the weight's and the squares' excess over it (0 unsampled)
-        traces: dict[tuple[str, str], list[float]] = {}
-        results: dict[tuple[str, str, str, str], list[float]] = {}
-        for shape, n in self._segmented.items():
-            segments, outcomes = shape
-            w, w2 = self._segmented_extra.get(shape, (0.0, 0.0))
-            for dimension, segment in segments:
-                t = traces.setdefault((dimension, segment), [0.0, 0.0, 0.0])
-                t[0] += n
-                t[1] += w
-                t[2] += w2
-                for check, outcome in outcomes:
-                    r = results.setdefault((dimension, segment, check, outcome), [0.0, 0.0])
-                    r[0] += n
-                    r[1] += w
+        traces, results = _expanded(self._segmented, self._segmented_extra)
         for labels, (count, more, squares) in traces.items():
             m.segment_traces.labels(*labels).inc(count)
             m.segment_traces_weight.labels(*labels).inc(count + more)
             m.segment_traces_weight_squares.labels(*labels).inc(count + squares)
-        for key, (count, more) in results.items():
+        for (labels, check, outcome), (count, more) in results.items():
+            key = (*labels, check, outcome)
             m.segment_check_results.labels(*key).inc(count)
             m.segment_check_results_weight.labels(*key).inc(count + more)
         for vkey, weight in self._segment_verdicts.items():
@@ -244,3 +208,34 @@ class PrometheusSink(Closable):
         """Publish what is pending; the registry outlives the sink."""
         if self._closing():
             self._publish()
+
+
+def _count(counts: dict[Shape, int], extras: dict[Shape, Extra], shape: Shape, extra: float,
+           squared: float) -> None:  # fmt: skip
+    """One trace of ``shape``, sampled upstream when ``extra`` (see ``Extra``)."""
+    counts[shape] = counts.get(shape, 0) + 1
+    if extra:
+        w, w2 = extras.get(shape, (0.0, 0.0))
+        extras[shape] = (w + extra, w2 + squared)
+
+
+def _expanded(
+    counts: dict[Shape, int], extras: dict[Shape, Extra]
+) -> tuple[dict[tuple[str, str], list[float]], dict[tuple[tuple[str, str], str, str], list[float]]]:
+    """The shapes as series: per label set its traces' count, weight excess and squares
+    excess; per (label set, check, outcome) the count and weight excess."""
+    traces: dict[tuple[str, str], list[float]] = {}
+    results: dict[tuple[tuple[str, str], str, str], list[float]] = {}
+    for shape, n in counts.items():
+        label_sets, outcomes = shape
+        w, w2 = extras.get(shape, (0.0, 0.0))
+        for labels in label_sets:
+            t = traces.setdefault(labels, [0.0, 0.0, 0.0])
+            t[0] += n
+            t[1] += w
+            t[2] += w2
+            for check, outcome in outcomes:
+                r = results.setdefault((labels, check, outcome), [0.0, 0.0])
+                r[0] += n
+                r[1] += w
+    return traces, results

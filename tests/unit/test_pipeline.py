@@ -252,9 +252,10 @@ def test_a_library_error_at_start_is_one_line_not_a_traceback() -> None:
 
 def test_the_check_counters_and_exemplars_are_a_recount_of_the_evaluations() -> None:
     """The Prometheus sink counts a trace once for its label set and all its outcomes and
-    makes the per-check series at flush: every ``ragmon_check_results_total`` series equals a
-    plain recount of the evaluations (over two flushes, routes and apps mixed, some traces
-    sampled upstream), and a flagged series' exemplar is the last trace flagged in it."""
+    makes the series at flush: every ``ragmon_check_results_total`` and ``ragmon_traces_*``
+    series equals a plain recount of the evaluations (over several flushes, routes and apps
+    mixed, some traces sampled upstream), and a flagged series' exemplar is the last trace
+    flagged in it."""
     values = []
     for i in range(60):
         rec = json.loads(demo.generate_bytes(i))
@@ -280,9 +281,24 @@ def test_the_check_counters_and_exemplars_are_a_recount_of_the_evaluations() -> 
             if result.flagged:
                 last_flagged[key] = ev.trace_id
     got, got_weights, exemplars = {}, {}, {}
+    traces: dict[tuple[str, str], list[float]] = {}
+    for ev in sink.evaluations:
+        t = traces.setdefault((ev.trace.app or "unknown", ev.trace.route or "unknown"), [0, 0, 0])
+        t[0] += 1
+        t[1] += ev.trace.adjusted_count
+        t[2] += ev.trace.adjusted_count**2
+    got_traces: dict[tuple[str, str], list[float]] = {}
+    names = (
+        "ragmon_traces_total",
+        "ragmon_traces_weight_total",
+        "ragmon_traces_weight_squares_total",
+    )
     for family in metrics.registry.collect():
         for sample in family.samples:
             labels = sample.labels
+            if sample.name in names:
+                where = (labels["app"], labels["route"])
+                got_traces.setdefault(where, [0, 0, 0])[names.index(sample.name)] = sample.value
             if sample.name in ("ragmon_check_results_total", "ragmon_check_results_weight_total"):
                 key = (labels["check"], labels["result"], labels["app"], labels["route"])
                 if sample.name == "ragmon_check_results_total":
@@ -292,5 +308,8 @@ def test_the_check_counters_and_exemplars_are_a_recount_of_the_evaluations() -> 
                 else:
                     got_weights[key] = sample.value
     assert got == counts and len(counts) > 10
+    assert got_traces.keys() == traces.keys()
+    for where, (n, w, w2) in traces.items():
+        assert got_traces[where] == [n, pytest.approx(w), pytest.approx(w2)]
     assert got_weights == pytest.approx(weights)
     assert exemplars == last_flagged and exemplars
