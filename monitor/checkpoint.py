@@ -38,15 +38,10 @@ class Checkpoint:
 
     def open(self, partition: Partition, offset: int) -> None:
         """A record was read and is now in flight."""
-        with self._lock:
-            st = self._parts.setdefault(partition, _PartitionState())
-            st.open.add(offset)
-            heapq.heappush(st.heap, offset)
-            st.next_offset = max(st.next_offset, offset + 1)
+        self.open_all(((partition, offset),))
 
     def open_all(self, positions: Iterable[tuple[Partition, int]]) -> None:
-        """Records of one poll were read and are now in flight: ``open`` of each, under one
-        acquisition of the lock."""
+        """Records read (a poll's: the lock is taken once for all) are now in flight."""
         with self._lock:
             parts = self._parts
             for partition, offset in positions:
