@@ -473,10 +473,12 @@ class Derivation:
         mine = _PER_YEAR[(m.group(1) or m.group(2))[:2]]
         precision = mention.readings[0].precision or 1.0
         for c in _PERIOD.finditer(self.context):
-            theirs = _PER_YEAR[(c.group(2) or c.group(3)).lower()[:2]]
+            # (amount, period) are groups 1 and 2 of "$25 a month", 3 and 4 of "$25 monthly"
+            amount, period = (c.group(1), c.group(2)) if c.group(1) else (c.group(3), c.group(4))
+            theirs = _PER_YEAR[period.lower()[:2]]
             if theirs == mine:
                 continue
-            restated = num(c.group(1)) * theirs / mine
+            restated = num(amount) * theirs / mine
             if abs(restated - value) <= precision / 2 + 1e-9 and restated > 0:
                 return c.group(0).strip()
         return None

@@ -115,3 +115,15 @@ def test_a_count_the_context_neither_states_nor_presents_is_unjudged() -> None:
     assert not result.flagged and result.evidence.unjudged == ("three",)
     measured = UnsupportedNumbers()(view("The renovation took three days.", context))
     assert measured.flagged and measured.evidence.numbers == ("three",)
+
+
+def test_a_figure_before_an_adverb_of_period_in_the_context_is_read() -> None:
+    """ "500,000 monthly" in the context (a figure then "monthly", no "per"): the answer's
+    "5 million monthly" is looked for per period against it and flagged (it raised
+    ``KeyError: ' 5'``: the pattern's second form was read by the first form's groups), and
+    an amount so written is restated per another period ("$300 a year" for "$25 monthly")."""
+    context = ["Starter supports up to 500,000 monthly active users."]
+    answer = "Starter supports up to 5 million monthly active users."
+    assert unsupported(answer, context) == ["5 million"]
+    assert unsupported("The add-on is $300 a year.", ["The add-on costs $25 monthly."]) == []
+    assert unsupported("The add-on is $400 a year.", ["The add-on costs $25 monthly."]) == ["$400"]
