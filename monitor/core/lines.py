@@ -28,12 +28,14 @@ def map_strings(tree: Tree, change: Callable[[str], str]) -> Tree:
 
 
 class CheckLine(TypedDict, total=False):
-    """A check's result in an evaluation line (``score`` only for a scored check)."""
+    """A check's result in an evaluation line (``score`` only for a scored check, ``error``
+    only when the check raised)."""
 
     flagged: Required[bool]
     applicable: Required[bool]
     evidence: Required[dict[str, Any]]  # the check's own evidence type, as JSON
     score: float
+    error: str  # the check raised (a bug): "<exception type>: <message>"; applicable is false
 
 
 class EvaluationLine(TypedDict, total=False):
@@ -74,7 +76,28 @@ class FollowupLine(TypedDict):
     followup: FollowupPart
 
 
-Line = EvaluationLine | FollowupLine  # what an evaluation-lines file holds
+class SessionPart(TypedDict):
+    """How a closed session ended (docs, "Conversations", "Sessions that end")."""
+
+    outcome: str  # resolved, escalated, abandoned, unresolved
+    turns: int
+    closed_by: str  # idle, end, max_age, input_end
+    rephrases: int
+    seconds_to_outcome: float
+    first_trace: str  # the session's first turn's trace id (of this opening)
+    last_trace: str
+    resumed: int  # how many times this session was closed before and re-opened (0: never)
+
+
+class SessionLine(TypedDict):
+    """A session's outcome line, among the evaluation lines: written when it closes, one
+    more (appended) each time it resumes and closes again."""
+
+    session_id: str
+    session: SessionPart
+
+
+Line = EvaluationLine | FollowupLine  # what an evaluation-lines file holds (and session lines)
 
 
 class ShadowLine(TypedDict, total=False):

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal, NamedTuple, TypedDict
+from typing import Annotated, Any, Final, Literal, NamedTuple, NotRequired, TypedDict
 
 import msgspec
 from pydantic import (
@@ -28,7 +28,14 @@ from pydantic import (
 )
 
 from monitor.core.evidence import NO_EVIDENCE, Evidence, NotApplicable
-from monitor.core.lines import CheckLine, DeadLetterLine, EvaluationLine, FollowupLine, ShadowLine
+from monitor.core.lines import (
+    CheckLine,
+    DeadLetterLine,
+    EvaluationLine,
+    FollowupLine,
+    SessionLine,
+    ShadowLine,
+)
 from monitor.core.record import TraceRecord, normal_trace_id, parse_timestamp
 from monitor.core.verdict import Verdict
 
@@ -344,11 +351,27 @@ class CheckResult:
     applicable: bool = True
     score: float | None = None
     evidence: Evidence = NO_EVIDENCE
+    # the check raised (a bug of ragmon's): "<exception type>: <message>", bounded
+    error: str | None = None
 
     @classmethod
     def not_applicable(cls, name: str, reason: str) -> CheckResult:
         """The check had nothing to judge (an empty answer, a single passage, ...)."""
         return cls(name=name, flagged=False, applicable=False, evidence=NotApplicable(reason))
+
+    @classmethod
+    def failed(cls, name: str, exc: BaseException) -> CheckResult:
+        """The check raised ``exc``: no result (not applicable, so no rate counts it), the
+        error named in ``error`` and in the evidence's reason; counted as an error by the
+        sinks (``ragmon_check_errors_total``), never a silent not-applicable."""
+        error = f"{type(exc).__name__}: {exc}"[:200]
+        return cls(name=name, flagged=False, applicable=False,
+                   evidence=NotApplicable(f"error: {error}"[:200]), error=error)  # fmt: skip
+
+    @property
+    def error_type(self) -> str | None:
+        """The type of the exception the check raised (a bounded metric label), or None."""
+        return None if self.error is None else self.error.partition(":")[0]
 
     @property
     def outcome(self) -> Literal["flagged", "passed", "not_applicable"]:
@@ -366,6 +389,8 @@ class CheckResult:
         }
         if self.score is not None:
             line["score"] = self.score
+        if self.error is not None:
+            line["error"] = self.error
         return line
 
 
@@ -497,6 +522,7 @@ class DeadLetter(BaseModel):
 # --- conversations (monitor.sessions pairs the turns) ------------------------------------
 
 MAX_QUERY = 1000  # characters of a question carried in a turn record
+MAX_ROUTE = 200  # characters of a route carried in a turn record
 TURN_VERSION: Final = 1
 Outcome = Literal["refusal", "flagged", "clean"]
 OUTCOMES: tuple[Outcome, ...] = ("refusal", "flagged", "clean")
@@ -521,6 +547,8 @@ class TurnRecord(TypedDict):
     query: str
     outcome: str
     language: str
+    route: NotRequired[str]  # absent: "-" (a record of an older replica)
+    end: NotRequired[bool]  # present (true) only on a turn that ends its session
 
 
 class Turn(NamedTuple):
@@ -534,14 +562,18 @@ class Turn(NamedTuple):
     query: str
     outcome: Outcome
     language: str = "unknown"  # the language segment of the question (bounded)
+    route: str = "-"  # the trace's route (bounded where it is a label)
+    ends: bool = False  # the trace carried sessions.end_attribute: its session ends here
 
     def to_record(self) -> bytes:
         """The turn as a repartition-topic value (compact JSON)."""
         record: TurnRecord = {
             "v": TURN_VERSION, "session": self.session, "trace": self.trace_id,
             "time": self.time, "query": self.query, "outcome": self.outcome,
-            "language": self.language,
+            "language": self.language, "route": self.route,
         }  # fmt: skip
+        if self.ends:
+            record["end"] = True
         return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
 
     @classmethod
@@ -559,6 +591,8 @@ class Turn(NamedTuple):
                 query=str(data["query"])[:MAX_QUERY],
                 outcome=outcome,
                 language=str(data.get("language", "unknown"))[:16],
+                route=str(data.get("route", "-"))[:MAX_ROUTE],
+                ends=data.get("end") is True,
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             return None
@@ -567,6 +601,60 @@ class Turn(NamedTuple):
     def size(self) -> int:
         """What holding the turn costs, roughly, in bytes."""
         return _TURN_BYTES + len(self.query) + len(self.session) + len(self.trace_id)
+
+
+# how a session ended (monitor.sessions.outcomes; docs, "Conversations")
+SessionOutcomeName = Literal["resolved", "escalated", "abandoned", "unresolved"]
+SESSION_OUTCOMES: tuple[SessionOutcomeName, ...] = ("resolved", "escalated", "abandoned",
+                                                    "unresolved")  # fmt: skip
+ClosedBy = Literal["idle", "end", "max_age", "input_end"]
+CLOSED_BY: tuple[ClosedBy, ...] = ("idle", "end", "max_age", "input_end")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTurn:
+    """One turn as a closed session keeps it: its trace, question, what the checks made of
+    its answer, and what it said about the answer before it (the signals, read model-free)."""
+
+    trace_id: str
+    query: str
+    outcome: Outcome
+    signals: tuple[str, ...]
+    time: float
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOutcome:
+    """A session closed: how it ended (``outcome``), why it closed (``closed_by``), its
+    turns (``turns``: the count; ``kept``: the last ones, for its candidate golden row)."""
+
+    session: str
+    outcome: SessionOutcomeName
+    closed_by: ClosedBy
+    turns: int
+    rephrases: int
+    seconds_to_outcome: float
+    route: str  # the last turn's route (unbounded here: the metrics bound it)
+    language: str  # the last turn's language segment
+    first_trace: str  # the first turn's trace id (of this opening)
+    kept: tuple[SessionTurn, ...]  # the last turns, oldest first (at least the last one)
+    resumed: int = 0  # times closed before and re-opened
+
+    def to_line(self) -> SessionLine:
+        """The session's outcome line (docs, "Conversations")."""
+        return {
+            "session_id": self.session,
+            "session": {
+                "outcome": self.outcome,
+                "turns": self.turns,
+                "closed_by": self.closed_by,
+                "rephrases": self.rephrases,
+                "seconds_to_outcome": round(self.seconds_to_outcome, 3),
+                "first_trace": self.first_trace,
+                "last_trace": self.kept[-1].trace_id if self.kept else "",
+                "resumed": self.resumed,
+            },
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,260 @@
+"""Sessions that end: when a conversation is over, and how it ended, model-free.
+
+``Outcomes`` is fed what ``Sessions`` releases — each pair (A, B) with what B said about A's
+answer, and each turn released with nothing after it — so it sees every turn of a session
+once, in time order, with its signals. It closes a session on whichever comes first:
+
+* ``idle`` — no turn began within ``idle`` seconds of its last (looked at ``grace`` seconds
+  later still: the time a pair takes to be final, so a turn near the end of the gap is not
+  missed);
+* ``end`` — a turn carried the configured end attribute (``Turn.ends``);
+* ``max_age`` — ``max_age`` seconds after its first turn;
+* ``input_end`` — the end of a finite input (``replay``): every session still open.
+
+The clock is the caller's: the partition's record clock on the repartition topic, this
+machine's in memory, the newest turn's time in ``replay`` (``due``'s ``clock``).
+
+A closed session's **outcome** (``decide``):
+
+* ``escalated`` — the user asked for a person at any turn;
+* ``resolved`` — the last turn thanked, or the last answer was clean and nothing complained
+  about it;
+* ``abandoned`` — the last answer was refused or flagged (ungrounded), or the last turn
+  complained, and no turn came after: closed ``idle`` or ``end``;
+* ``unresolved`` — the same failure, but closed by ``max_age`` or the end of the input: that
+  the user left is not known.
+
+A turn of a session already closed re-opens it: a new outcome is written when it closes
+again (``resumed`` counts the earlier closes remembered), the first one stands.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from monitor.core.model import (
+    ClosedBy,
+    Followup,
+    SessionOutcome,
+    SessionOutcomeName,
+    SessionTurn,
+    Turn,
+)
+from monitor.sessions.signals import ESCALATION, NEGATIVE, POSITIVE, REPHRASE, read
+from monitor.sources import Partition
+
+KEEP = 10  # turns a session keeps for its candidate golden row (its last ones)
+REMEMBERED = 50_000  # closed sessions remembered, to count a resumed one
+_SESSION_BYTES = 700  # an open session's own cost beside its kept turns' text (counted)
+_TURN_BYTES = 200
+
+Clock = Callable[[Partition | None], float]
+Observer = Callable[[str], None]  # a dropped session's reason: evicted, revoked
+Key = tuple[Partition | None, str]
+
+
+@dataclass(slots=True)
+class _Open:
+    first_time: float
+    first_trace: str
+    last_time: float
+    last_trace: str = ""
+    turns: int = 0
+    rephrases: int = 0
+    escalated_at: float | None = None
+    last_outcome: str = "clean"
+    last_signals: tuple[str, ...] = ()
+    route: str = "-"
+    language: str = "unknown"
+    kept: deque[SessionTurn] = field(default_factory=lambda: deque(maxlen=KEEP))
+    bytes: int = _SESSION_BYTES
+    resumed: int = 0
+    due: float = float("inf")
+
+
+def decide(
+    escalated: bool, last_outcome: str, last_signals: Iterable[str], closed_by: ClosedBy
+) -> SessionOutcomeName:
+    """A closed session's outcome (see the module)."""
+    if escalated:
+        return "escalated"
+    said = tuple(last_signals)
+    if POSITIVE in said:
+        return "resolved"
+    if last_outcome in ("refusal", "flagged") or NEGATIVE in said:
+        return "abandoned" if closed_by in ("idle", "end") else "unresolved"
+    return "resolved"
+
+
+class Outcomes:
+    """The open sessions' turns so far, closed into ``SessionOutcome`` (see the module)."""
+
+    def __init__(
+        self,
+        idle: float,
+        max_age: float,
+        grace: float = 0.0,
+        max_bytes: int = 64 << 20,
+        observe: Observer | None = None,
+        reader: Callable[[str, str], list[str]] = read,
+    ) -> None:
+        self.idle = idle
+        self.max_age = max_age
+        self.grace = grace
+        self.max_bytes = max_bytes
+        self._observe = observe
+        self._read = reader
+        self._open: OrderedDict[Key, _Open] = OrderedDict()  # least recently active first
+        self._due: dict[Partition | None, list[tuple[float, int, str]]] = {}
+        self._ties = itertools.count()
+        self._closed: OrderedDict[str, int] = OrderedDict()  # session -> times closed
+        self.newest = float("-inf")  # the newest turn's time seen (replay's clock)
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    # --- turns in -------------------------------------------------------------------------
+
+    def pair(self, followup: Followup, part: Partition | None, out: list[SessionOutcome]) -> None:
+        """A pair released: its first turn (if not seen yet), then its second with what it
+        said about the first's answer."""
+        self._turn(followup.turn, None, part, out)
+        self._turn(followup.by, followup.signals, part, out)
+
+    def lone(self, turn: Turn, part: Partition | None, out: list[SessionOutcome]) -> None:
+        """A turn released with nothing after it (or nothing within the window)."""
+        self._turn(turn, None, part, out)
+
+    def _turn(
+        self,
+        turn: Turn,
+        signals: tuple[str, ...] | None,
+        part: Partition | None,
+        out: list[SessionOutcome],
+    ) -> None:
+        key = (part, turn.session)
+        s = self._open.get(key)
+        if s is not None and s.last_trace == turn.trace_id:
+            return  # seen already: the second turn of the pair before
+        at = turn.time
+        if at > self.newest:
+            self.newest = at
+        if s is not None:
+            if at - s.last_time > self.idle:
+                out.append(self._close(key, "idle"))
+                s = None
+            elif at - s.first_time > self.max_age:
+                out.append(self._close(key, "max_age"))
+                s = None
+        if signals is None:  # not the second turn of a pair: what it says on its own
+            signals = tuple(self._read("", turn.query))
+        if s is None:
+            s = self._open[key] = _Open(at, turn.trace_id, at, resumed=self._closed.get(key[1], 0))
+            self.bytes += s.bytes
+        else:
+            self._open.move_to_end(key)
+        s.turns += 1
+        s.last_time = max(s.last_time, at)
+        s.last_trace = turn.trace_id
+        s.last_outcome = turn.outcome
+        s.last_signals = signals
+        s.route, s.language = turn.route, turn.language
+        if REPHRASE in signals:
+            s.rephrases += 1
+        if ESCALATION in signals and s.escalated_at is None:
+            s.escalated_at = at
+        if len(s.kept) == KEEP:
+            gone = s.kept[0]
+            s.bytes -= _TURN_BYTES + len(gone.query)
+            self.bytes -= _TURN_BYTES + len(gone.query)
+        s.kept.append(SessionTurn(turn.trace_id, turn.query, turn.outcome, signals, at))
+        size = _TURN_BYTES + len(turn.query)
+        s.bytes += size
+        self.bytes += size
+        if turn.ends:
+            out.append(self._close(key, "end"))
+            return
+        self._schedule(key, s)
+        if self.bytes > self.max_bytes:
+            self._evict()
+
+    # --- outcomes out ---------------------------------------------------------------------
+
+    def due(self, clock: Clock, flush: bool = False) -> list[SessionOutcome]:
+        """Every session whose idle gap or age ran out on its partition's clock; ``flush``
+        (the end of a finite input): every session, ``idle`` or ``max_age`` if that ran out
+        by the newest turn's time, else ``input_end``."""
+        out: list[SessionOutcome] = []
+        if flush:
+            newest = self.newest
+            for key in list(self._open):
+                s = self._open[key]
+                if s.last_time + self.idle <= newest:
+                    why: ClosedBy = "idle"
+                elif s.first_time + self.max_age <= newest:
+                    why = "max_age"
+                else:
+                    why = "input_end"
+                out.append(self._close(key, why))
+            self._due.clear()
+            return out
+        for part, queue in self._due.items():
+            now = clock(part)
+            while queue and queue[0][0] <= now:
+                at, _, sid = heapq.heappop(queue)
+                key = (part, sid)
+                held = self._open.get(key)
+                if held is not None and held.due == at:
+                    aged = held.first_time + self.max_age < held.last_time + self.idle
+                    out.append(self._close(key, "max_age" if aged else "idle"))
+        return out
+
+    def _schedule(self, key: Key, s: _Open) -> None:
+        at = min(s.last_time + self.idle, s.first_time + self.max_age) + self.grace
+        if at != s.due:
+            s.due = at
+            heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))
+
+    def _close(self, key: Key, closed_by: ClosedBy) -> SessionOutcome:
+        s = self._open.pop(key)
+        self.bytes -= s.bytes
+        escalated = s.escalated_at is not None
+        outcome = decide(escalated, s.last_outcome, s.last_signals, closed_by)
+        decided = s.escalated_at if s.escalated_at is not None else s.last_time
+        closed = self._closed
+        closed[key[1]] = closed.pop(key[1], 0) + 1
+        if len(closed) > REMEMBERED:
+            closed.popitem(last=False)
+        return SessionOutcome(
+            session=key[1], outcome=outcome, closed_by=closed_by, turns=s.turns,
+            rephrases=s.rephrases, seconds_to_outcome=max(0.0, decided - s.first_time),
+            route=s.route, language=s.language, first_trace=s.first_trace,
+            kept=tuple(s.kept), resumed=s.resumed,
+        )  # fmt: skip
+
+    def _evict(self) -> None:
+        while self.bytes > self.max_bytes and self._open:
+            _, s = self._open.popitem(last=False)
+            self.bytes -= s.bytes
+            self._count("evicted")
+
+    def _count(self, reason: str) -> None:
+        if self._observe is not None:
+            self._observe(reason)
+
+    # --- partitions moving ----------------------------------------------------------------
+
+    def revoke(self, partitions: Iterable[Partition]) -> None:
+        """Forget the sessions of ``partitions`` (counted ``revoked``): their next owner sees
+        the turns it reads again, not the ones released here before."""
+        gone = set(partitions)
+        for key in [k for k in self._open if k[0] in gone]:
+            self.bytes -= self._open.pop(key).bytes
+            self._count("revoked")
+        for part in gone:
+            self._due.pop(part, None)
