@@ -67,6 +67,7 @@ class PrometheusSink(Closable):
         self._segment_verdicts: dict[tuple[str, str, str], float] = {}
         self._inputs: list[Mapping[str, float]] = []
         self._risks: list[float] = []  # each trace's risk (monitor.checks.risk)
+        self._errors: dict[tuple[str, str], int] = {}  # check, exception type: it raised
         self._shadow: dict[tuple[str, str, str], int] = {}  # check, live, shadow outcome
         self._shadow_judged: dict[tuple[str, str], int] = {}  # live, shadow verdict
         self._shadow_cost = 0.0
@@ -91,6 +92,9 @@ class PrometheusSink(Closable):
         for name, result in evaluation.checks.items():
             outcome = result.outcome
             outcomes.append((name, outcome))
+            if result.error is not None:  # it raised: a bug, counted apart
+                raised = (name, result.error_type or "")
+                self._errors[raised] = self._errors.get(raised, 0) + 1
             if result.flagged:
                 # the trace behind a flagged count, for a click from Grafana to the trace
                 self._exemplars[(name, outcome, app, route)] = trace_id
@@ -127,6 +131,9 @@ class PrometheusSink(Closable):
         for value in self._risks:
             m.trace_risk.observe(value)
         self._risks.clear()
+        for raised, n in self._errors.items():
+            m.check_errors.labels(*raised).inc(n)
+        self._errors = {}
         traces, results = _expanded(self._shaped, self._shaped_extra)
         for where, (count, more, squares) in traces.items():
             m.traces.labels(*where).inc(count)

@@ -61,6 +61,7 @@ class SummarySink(Closable):
         self.shadowed = 0  # traces the shadow candidate ran on
         self.shadow: dict[str, PairedFlags] = {}  # check -> live and shadow outcomes
         self.shadow_judged: dict[tuple[str, str], int] = {}  # (live, shadow) verdicts
+        self.check_errors: dict[tuple[str, str], int] = {}  # (check, exception type): raised
 
     def start(self) -> None:
         """Nothing to open."""
@@ -79,6 +80,9 @@ class SummarySink(Closable):
                 tally.applicable_w += weight
                 tally.applicable_w2 += weight * weight
                 tally.flagged_w += weight if result.flagged else 0.0
+            elif result.error is not None:  # it raised (a bug): said below the table
+                key = (name, result.error_type or "")
+                self.check_errors[key] = self.check_errors.get(key, 0) + 1
             if result.score is not None:
                 tally.score_sum += result.score
                 tally.scored += 1
@@ -206,6 +210,10 @@ class SummarySink(Closable):
             said = ", ".join(f"{k} {v} ({v / self.followup_pairs:.1%})"
                              for k, v in sorted(self.followup_signals.items()))  # fmt: skip
             rows.append(f"follow-ups: {self.followup_pairs} pairs of turns; {said or 'no signal'}")
+        if self.check_errors:
+            said = ", ".join(f"{check} {n} ({kind})"
+                             for (check, kind), n in sorted(self.check_errors.items()))  # fmt: skip
+            rows.append(f"check errors (a bug of ragmon's, not counted in the rates): {said}")
         rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
         return "\n".join(rows)
 

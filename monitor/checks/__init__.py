@@ -7,7 +7,7 @@ reads the trace through a ``TraceView`` that memoises derived text shared betwee
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from monitor.checks import native
@@ -146,14 +146,20 @@ def evidence_of(name: str, line: Mapping[str, object]) -> Evidence:
 
 class CheckSuite:
     """Runs a fixed list of checks on a trace. A check that raises is a bug; the suite turns
-    it into a not-applicable result with the error named rather than losing the trace.
-    With a ``memo``, passage-side analysis is kept across traces (results are the same)."""
+    it into a failed result (``CheckResult.failed``: not applicable, its ``error`` named,
+    which the sinks count) rather than losing the trace, and tells ``on_error`` (the
+    daemon logs it). With a ``memo``, passage-side analysis is kept across traces (results
+    are the same)."""
 
     def __init__(
-        self, checks: Sequence[Check] | None = None, memo: PassageMemo | None = None
+        self,
+        checks: Sequence[Check] | None = None,
+        memo: PassageMemo | None = None,
+        on_error: Callable[[str, Exception], None] | None = None,
     ) -> None:
         self.checks = list(checks) if checks is not None else default_checks()
         self.memo = memo
+        self.on_error = on_error
         names = [c.name for c in self.checks]
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate check names: {names}")
@@ -176,7 +182,7 @@ class CheckSuite:
             try:
                 out[check.name] = check(view)
             except Exception as exc:
-                out[check.name] = CheckResult.not_applicable(
-                    check.name, f"error: {type(exc).__name__}: {exc}"[:200]
-                )
+                out[check.name] = CheckResult.failed(check.name, exc)
+                if self.on_error is not None:
+                    self.on_error(check.name, exc)
         return out

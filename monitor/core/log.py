@@ -113,3 +113,24 @@ def held_logs(library: str) -> Iterator[None]:
             for record in held.records:
                 for handler in handlers:
                     handler.handle(record)
+
+
+class CheckErrors:
+    """Logs a check that raised (a bug of ragmon's: ``CheckSuite``'s ``on_error``) once per
+    check and exception type, with its traceback; every one is counted in
+    ``ragmon_check_errors_total``, so a check that raises on every trace is one log line,
+    not one a trace."""
+
+    def __init__(self, event: str = "check_failed") -> None:
+        self.event = event
+        self.seen: set[tuple[str, str]] = set()
+
+    def __call__(self, check: str, exc: Exception) -> None:
+        """Log that ``check`` raised ``exc``, unless it raised this type before."""
+        key = (check, type(exc).__name__)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        structlog.get_logger("ragmon.checks").error(
+            self.event, check=check, error=f"{key[1]}: {exc}"[:200], exc_info=exc
+        )

@@ -20,6 +20,7 @@ from monitor.checks.risk import RISK_VERSION
 from monitor.checks.shadow import ShadowSuite
 from monitor.components import CHECKS, JUDGES, SINKS, SOURCES, Component, configured
 from monitor.config import Settings
+from monitor.core.log import CheckErrors
 from monitor.core.version import ragmon_version
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
@@ -81,7 +82,7 @@ def build_suite(settings: Settings, metrics: Metrics | None = None) -> CheckSuit
     memo = PassageMemo(settings.checks.memo_bytes) if settings.checks.memo_bytes else None
     if memo is not None and metrics is not None:
         metrics.registry.register(MemoCollector(memo))
-    return CheckSuite(configured(CHECKS, settings, None), memo)
+    return CheckSuite(configured(CHECKS, settings, None), memo, on_error=CheckErrors())
 
 
 def build_source(settings: Settings, metrics: Metrics | None = None) -> Source:
@@ -149,7 +150,8 @@ def build_shadow(settings: Settings, metrics: Metrics | None = None) -> ShadowSu
     versions = {k: v for k, v in evaluators(as_candidate).items() if k not in ("judge", "risk")}
     if metrics is not None:
         metrics.set_evaluators(versions, variant="shadow")
-    suite = CheckSuite(configured(CHECKS, as_candidate, None))
+    suite = CheckSuite(configured(CHECKS, as_candidate, None),
+                       on_error=CheckErrors("shadow_check_failed"))  # fmt: skip
     return ShadowSuite(suite, settings.shadow.share, versions)
 
 

@@ -40,6 +40,14 @@ class PipelineMetrics:
             ["check", "result", "app", "route"],
             registry=registry,
         )
+        # a check that raised is also a not_applicable result above (no rate counts it)
+        self.check_errors = Counter(
+            "ragmon_check_errors_total",
+            "Checks that raised on a trace (a bug of ragmon's: please report it), by check "
+            "and exception type; the result is not_applicable with the error in its line.",
+            ["check", "error"],
+            registry=registry,
+        )
         # beside the counts: each trace as its adjusted count (1/sample_rate when it was
         # sampled upstream, else 1), so rates stay the traffic's under upstream sampling
         self.traces_weight = Counter(
