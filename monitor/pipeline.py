@@ -157,36 +157,55 @@ class Pipeline:
             records = self.source.poll(self.batch_size, self.poll_timeout)
             if records:
                 self.process(records)
-            self._handle_due(flush=self.source.exhausted and not records)
+            end = self.source.exhausted and not records
+            # the end of input is flushed only with nothing at the judge: a verdict written
+            # after the flush would be a turn after its session's last (see ``_ended``)
+            flushed = end and (stage is None or stage.in_flight == 0)
+            released = self._handle_due(flush=flushed)
             self._align()
             if stage is not None:
                 self._write_judged(stage.drain())
             if self._clock() - self._last_commit >= self.commit_interval:
                 self.checkpoint()
-            if self.source.exhausted and not records:
-                if stage is None or stage.in_flight == 0:
+            if end:
+                if flushed and not released:
                     break
-                self._write_judged(stage.drain(wait=0.1))
+                if stage is not None and stage.in_flight:
+                    self._write_judged(stage.drain(wait=0.1))
+        # Bounded: verdicts still missing then stay uncommitted and are judged again after a
+        # restart.
+        deadline = self._clock() + self.judge_drain_seconds
         if not self.source.replays_unfinished:
-            self._finish_accepted()
+            self._finish_accepted(deadline)
         if stage is not None:
-            # Bounded: verdicts still missing then stay uncommitted and are judged again
-            # after a restart.
-            deadline = self._clock() + self.judge_drain_seconds
             while stage.in_flight and self._clock() < deadline:
                 self._write_judged(stage.drain(wait=0.1))
         self.checkpoint()
         return self.stats
 
-    def _finish_accepted(self) -> None:
+    def _finish_accepted(self, deadline: float) -> None:
         """A stop of a source that cannot replay (OTLP/HTTP answered 200): take nothing new,
         then evaluate everything accepted — queued requests, and every buffered trace as it
         is (one without its root is marked incomplete). The shutdown budget bounds it."""
         self.source.stop_intake()
         while records := self.source.poll(self.batch_size, 0.0):
             self.process(records)
-        self._handle_due(flush=True)
+        self._ended(deadline)
         self.log.info("accepted_work_finished", traces=self.stats.traces)
+
+    def _ended(self, deadline: float) -> None:
+        """Everything read: flush the decoder until it releases no more traces, each flush
+        once the judge has handed back every verdict (past ``deadline``, once more without
+        waiting). A flush lets go of what waits for more input — the last turn of a
+        conversation among them — so it must come after every trace that could still add to
+        it was written."""
+        stage = self.judge_stage
+        while True:
+            waiting = stage is not None and stage.in_flight > 0
+            if stage is not None and waiting and self._clock() < deadline:
+                self._write_judged(stage.drain(wait=0.1))
+            elif not self._handle_due(flush=True) or waiting:
+                return
 
     def _write_judged(self, finished: list[tuple[int, Evaluation]]) -> None:
         """Write judged evaluations (from the judge workers) and close their records."""
@@ -240,11 +259,15 @@ class Pipeline:
         if self.observer is not None:
             self.observer.on_batch(self.source.name, len(records), time.perf_counter() - t0)
 
-    def _handle_due(self, flush: bool = False) -> None:
-        """Items the decoder releases with time (assembled traces), or all at end of input."""
+    def _handle_due(self, flush: bool = False) -> int:
+        """Items the decoder releases with time (assembled traces), or all at end of input;
+        how many of them were traces."""
+        traces = 0
         with self._lock:
             for decoded in self.decoder.due(flush, self.source.progress):
+                traces += isinstance(decoded.item, RagTrace)
                 self._handle(decoded)
+        return traces
 
     def _align(self) -> None:
         """Hold the partitions the decoder finds too far ahead (see ``RecordDecoder.ahead``);

@@ -26,7 +26,15 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from monitor.core.model import MAX_QUERY, DeadLetter, Evaluation, Followup, Outcome, Turn
+from monitor.core.model import (
+    MAX_QUERY,
+    DeadLetter,
+    Evaluation,
+    Followup,
+    Outcome,
+    RagTrace,
+    Turn,
+)
 from monitor.ingest.decoder import Decoded, Progress, RecordDecoder
 from monitor.sessions.join import Sessions
 from monitor.sources import Partition, ReadProgress, ReplayNote, SourceRecord
@@ -176,7 +184,9 @@ class WithSessions:
         return [Decoded(None, r.positions) for r in gone], 1
 
     def due(self, flush: bool = False, progress: Progress = None) -> list[Decoded]:
-        """The traces the inner decoder releases, then every follow-up made final."""
+        """The traces the inner decoder releases, then every follow-up made final. A
+        ``flush`` lets the held turns go only once the inner decoder released no trace: the
+        turns of the traces it releases now are yet to come (the pipeline flushes again)."""
         topic = self.topic
         if topic is None or progress is None:
             read = None
@@ -193,6 +203,8 @@ class WithSessions:
             newest = self._newest.get(part, float("-inf"))
             return max(newest, read.read_to.get(part, newest)) if read is not None else newest
 
+        if flush and any(isinstance(d.item, RagTrace) for d in out):
+            flush = False
         for released in self.sessions.due(clock, flush):
             out.append(Decoded(released.followup, released.positions))
         return out
