@@ -6,21 +6,21 @@ from __future__ import annotations
 import argparse
 import threading
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from prometheus_client import CollectorRegistry
 
 from monitor import registry
 from monitor.commands.common import _settings, _writable, is_stdout
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
-from monitor.core.model import DeadLetter, Evaluation
+from monitor.core.model import DeadLetter, Evaluation, Followup
 from monitor.core.pii import redactor_for
 from monitor.judge.rubric import estimate_input_tokens
 from monitor.judge.sampler import HashSampler, SamplingRules
 from monitor.registry.judges import sampling_rates
 from monitor.sources.kafka_config import KafkaSourceConfig
 from monitor.telemetry import LabelLimiter
-from sinks import Closable
+from sinks import Closable, Sink
 
 if TYPE_CHECKING:
     from monitor.config import Settings
@@ -62,6 +62,10 @@ class _WouldJudge(Closable):
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Not a trace."""
+        self._check_open()
+
+    def write_followup(self, followup: Followup) -> None:
+        """Not a trace: the judge never sees a follow-up."""
         self._check_open()
 
     def flush(self) -> None:
@@ -118,7 +122,7 @@ def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     window = _window_settings(settings)
     metrics = registry.build_metrics(CollectorRegistry())
     m = settings.metrics
-    sinks: list[Any] = []
+    sinks: list[Sink] = []  # typed: a sink missing a method of the contract fails mypy
     estimate = _WouldJudge(settings) if args.dry_run else None
     history = None
     if estimate is not None:

@@ -4,6 +4,7 @@ OpenMetrics file that promtool turns into Prometheus blocks."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
@@ -97,6 +98,41 @@ def test_a_dry_run_counts_the_window_and_prices_the_judge(tmp_path: Path) -> Non
     assert "40 traces" in result.stdout
     assert "the judge would take 40 of 40 traces" in result.stdout
     assert "$" in result.stdout and not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_window_of_conversations_gets_each_pair_once_and_a_dry_run_prices_it(
+    tmp_path: Path,
+) -> None:
+    """Sessions are on by default: a window whose traces are turns of conversations writes
+    each consecutive pair's follow-up line once, and a dry run prices the judge (it crashed:
+    its estimating sink had no ``write_followup``)."""
+    topic = create_topic(3)
+    start = time.time() - HOUR
+    producer = KafkaProducer(bootstrap_servers=bootstrap(), acks="all")
+    want = []
+    for s in range(4):
+        ids = [f"{s + 1:016x}{i + 1:016x}" for i in range(3)]
+        want += list(itertools.pairwise(ids))
+        for i, trace_id in enumerate(ids):
+            at = start + 300 * s + 60 * i
+            record = {**demo.generate(s * 3 + i, 5), "trace_id": trace_id,
+                      "session_id": f"conv-{s}", "timestamp": time.strftime(
+                          "%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))}  # fmt: skip
+            producer.send(topic, json.dumps(record).encode(), timestamp_ms=int(at * 1000))
+    producer.flush()
+    producer.close()
+    env = {"RAGMON_KAFKA__BOOTSTRAP_SERVERS": json.dumps([bootstrap()])}
+    dry = ragmon("rescore", "--topic", topic, "--since", str(start - 60), "--dry-run",
+                 RAGMON_JUDGE__BACKEND="heuristic", **env)  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    assert "12 traces" in dry.stdout and "the judge would take" in dry.stdout
+    lines = tmp_path / "lines.jsonl"
+    result = ragmon("rescore", "--topic", topic, "--since", str(start - 60),
+                    "--output-jsonl", str(lines), **env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    got = [json.loads(x) for x in lines.read_text().splitlines()]
+    pairs = [(x["trace_id"], x["followup"]["by"]) for x in got if "followup" in x]
+    assert sorted(pairs) == sorted(want)
 
 
 def test_an_empty_window_is_exit_1_and_bad_times_are_refused(tmp_path: Path) -> None:
