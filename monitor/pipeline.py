@@ -23,7 +23,7 @@ from monitor.checks import CheckSuite
 from monitor.checks.risk import risk
 from monitor.checks.shadow import ShadowSuite
 from monitor.core.errors import SinkError, SinkFailure, SourceError, StartupError, describe
-from monitor.core.model import DeadLetter, Evaluation, Followup, RagTrace
+from monitor.core.model import DeadLetter, Evaluation, Followup, RagTrace, SessionOutcome
 from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.segments import Segmenter, SegmentsConfig
@@ -61,6 +61,7 @@ class PipelineStats:
     traces: int = 0
     dead_letters: int = 0
     followups: int = 0
+    sessions: int = 0  # closed sessions' outcomes written
     commits: int = 0
     failed_commits: int = 0
 
@@ -290,6 +291,10 @@ class Pipeline:
             self.stats.followups += 1
             for sink in self.sinks:
                 sink.write_followup(item)
+        elif isinstance(item, SessionOutcome):
+            self.stats.sessions += 1
+            for sink in self.sinks:
+                sink.write_session(item)
         elif item is not None:
             segments, inputs = self.segmenter(item)
             view = self.suite.view(item)

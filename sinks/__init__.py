@@ -2,11 +2,11 @@
 
 Every sink implements ``Sink``: ``start`` before the first write, ``write`` per evaluation,
 ``write_dead_letter`` per bad record, ``write_followup`` per follow-up of a conversation's
-turn, ``flush`` before offsets are committed (a durable sink
-must have persisted everything written so far when it returns, or raise), ``close`` once,
-idempotently; a write or flush after ``close`` is a bug and raises ``SinkClosed``. Sinks
-never see the consumer and never commit. ``tests/unit/test_sink_contract.py`` holds every
-sink to this.
+turn, ``write_session`` per closed conversation, ``flush`` before offsets are committed (a
+durable sink must have persisted everything written so far when it returns, or raise),
+``close`` once, idempotently; a write or flush after ``close`` is a bug and raises
+``SinkClosed``. Sinks never see the consumer and never commit.
+``tests/unit/test_sink_contract.py`` holds every sink to this.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from monitor.core.errors import SinkClosed
-from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
 
 
 class Sink(Protocol):
@@ -46,6 +46,10 @@ class Sink(Protocol):
         """Take one follow-up: what a conversation's next turn said about a turn's answer
         (``monitor.sessions``); a sink with nothing to do with it says so in its own."""
 
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """Take one closed session's outcome (``monitor.sessions.outcomes``); ``Closable``
+        takes it and does nothing, which is what a sink without a use for it inherits."""
+
     def flush(self) -> None:
         """Deliver everything taken so far (raises ``SinkError`` when it cannot)."""
 
@@ -67,3 +71,7 @@ class Closable:
     def _check_open(self) -> None:
         if self._closed:
             raise SinkClosed(f"sink {self.name} is closed")
+
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """A closed session's outcome: nothing to do with it (a sink that has overrides)."""
+        self._check_open()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from monitor.core.lines import EvaluationLine, map_strings
-from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from sinks import Closable
 
@@ -96,6 +96,13 @@ class JsonlSink(Closable):
         self._check_open()
         if self._eval is not None:
             self._eval.write(json.dumps(followup.to_line(), ensure_ascii=False) + "\n")
+
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """Write the session's outcome line among the evaluation lines (ids and counts
+        only: no text of the turns)."""
+        self._check_open()
+        if self._eval is not None:
+            self._eval.write(json.dumps(outcome.to_line(), ensure_ascii=False) + "\n")
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Write the dead-letter line."""

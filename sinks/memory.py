@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
 from sinks import Closable
 
 
@@ -15,6 +15,7 @@ class InMemorySink(Closable):
         self.evaluations: list[Evaluation] = []
         self.dead_letters: list[DeadLetter] = []
         self.followups: list[Followup] = []
+        self.sessions: list[SessionOutcome] = []
         self.flushes = 0
         self.started = False
 
@@ -36,6 +37,11 @@ class InMemorySink(Closable):
         """Keep the follow-up."""
         self._check_open()
         self.followups.append(followup)
+
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """Keep the closed session's outcome."""
+        self._check_open()
+        self.sessions.append(outcome)
 
     def flush(self) -> None:
         """Count the flush (everything kept is delivered)."""

@@ -9,7 +9,7 @@ from prometheus_client import Histogram
 
 from monitor.checks.shadow import check_pairs, verdict_pair
 from monitor.core.evidence import Evidence
-from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
 
@@ -200,6 +200,19 @@ class PrometheusSink(Closable):
             for signal in followup.signals:
                 key = (signal, *where)
                 signals[key] = signals.get(key, 0) + 1
+
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """Count the closed session by outcome, what closed it, route and language; its
+        time to the outcome in the histogram (one session, not one trace: counted now)."""
+        self._check_open()
+        m = self.metrics
+        route = self._routes(outcome.route)
+        m.session_outcomes.labels(outcome.outcome, outcome.closed_by, route).inc()
+        m.segment_session_outcomes.labels("language", outcome.language, outcome.outcome).inc()
+        m.session_seconds_to_outcome.labels(outcome.outcome, route).observe(
+            outcome.seconds_to_outcome
+        )
+        m.session_outcome_turns.labels(outcome.outcome, route).inc(outcome.turns)
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""

@@ -71,3 +71,30 @@ class SessionsConfig(_Section):
         "topics; retention at least window_seconds + lateness_seconds + the longest outage). "
         "Unset: turns are paired in memory, which is right for one process only.",
     )
+    outcomes: bool = Field(
+        default=True,
+        description="Close each session and write its outcome (resolved, escalated, "
+        "abandoned, unresolved): a session line, counters, a candidate golden row.",
+    )
+    idle_seconds: float = Field(
+        default=1800.0, gt=0, le=7 * 86400,
+        description="A session closes (idle) when no turn began within this many seconds "
+        "of its last; it is looked at lateness_seconds later still, so that a turn near the "
+        "end of the gap is not missed.",
+    )  # fmt: skip
+    max_age_seconds: float = Field(
+        default=86400.0, gt=0, le=30 * 86400,
+        description="A session closes (max_age) this many seconds after its first turn; a "
+        "later turn opens it again (a new outcome is written).",
+    )  # fmt: skip
+    end_attribute: str | None = Field(
+        default=None, min_length=1,
+        description="A trace attribute that ends its session (closed_by end) when present "
+        "with a value other than false, 0, \"\" or \"false\" (e.g. ragmon.session.end). "
+        "Unset: sessions close on idle_seconds and max_age_seconds only.",
+    )  # fmt: skip
+    outcomes_max_bytes: int = Field(
+        default=64 << 20, ge=1 << 20,
+        description="Memory the open sessions' outcomes may hold (counts and the last ten "
+        "turns of each); beyond it the least recently active is dropped and counted.",
+    )  # fmt: skip

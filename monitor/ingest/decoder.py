@@ -8,17 +8,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from monitor.core.model import DeadLetter, Followup, RagTrace
+from monitor.core.model import DeadLetter, Followup, RagTrace, SessionOutcome
 from monitor.sources import Partition, Position, ReadProgress, ReplayNote, SourceRecord
 
 
 @dataclass(slots=True)
 class Decoded:
-    """A trace, a dead letter, a follow-up of a conversation's turn (``monitor.sessions``),
-    or nothing to evaluate (unrecognised, own spans), with the positions of the records it
-    came from."""
+    """A trace, a dead letter, a follow-up of a conversation's turn or a closed session's
+    outcome (``monitor.sessions``), or nothing to evaluate (unrecognised, own spans), with
+    the positions of the records it came from (none for an outcome)."""
 
-    item: RagTrace | DeadLetter | Followup | None
+    item: RagTrace | DeadLetter | Followup | SessionOutcome | None
     positions: tuple[Position, ...]
 
 

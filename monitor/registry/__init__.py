@@ -42,6 +42,7 @@ from monitor.telemetry import (
     LabelLimiter,
     MemoCollector,
     Metrics,
+    OutcomesCollector,
     SessionsCollector,
 )
 from sinks import Sink
@@ -190,11 +191,17 @@ def watch_reviews(settings: Settings, metrics: Metrics) -> None:
 
 
 def build_sessions(
-    settings: Settings, metrics: Metrics, decoder: RecordDecoder, through_topic: bool
+    settings: Settings,
+    metrics: Metrics,
+    decoder: RecordDecoder,
+    through_topic: bool,
+    record_time: bool = False,
 ) -> tuple[RecordDecoder, Sink]:
     """The conversations' stage (``sessions``): the sink that takes each turn where the turns
     meet, and the decoder that releases the follow-ups — through ``sessions.topic`` when
-    ``through_topic`` (the configured Kafka source reads it), else in memory."""
+    ``through_topic`` (the configured Kafka source reads it), else in memory — and the
+    sessions' outcomes (``sessions.outcomes``), closed on the newest turn's time when
+    ``record_time`` (a command's own finite input: ``replay``), else on the turns' clock."""
     from monitor.sessions.join import Sessions
     from monitor.sessions.stage import TurnSink, WithSessions
 
@@ -207,8 +214,19 @@ def build_sessions(
         from sinks.kafka_producer import Producer  # the Kafka client, only when used
 
         producer = Producer(topic, settings.kafka, flush_timeout_seconds=30.0)
-    sink = TurnSink(sessions, producer, observe=metrics.on_turn)
-    return WithSessions(decoder, sessions, topic, observe=metrics.on_turn), sink
+    sink = TurnSink(sessions, producer, observe=metrics.on_turn, end_attribute=s.end_attribute)
+    outcomes = None
+    if s.outcomes:
+        from monitor.sessions.outcomes import Outcomes
+
+        closing = Outcomes(s.idle_seconds, s.max_age_seconds, grace=s.lateness_seconds,
+                           max_bytes=s.outcomes_max_bytes,
+                           observe=metrics.on_session_dropped)  # fmt: skip
+        metrics.registry.register(OutcomesCollector(lambda: (len(closing), closing.bytes)))
+        outcomes = closing
+    stage = WithSessions(decoder, sessions, topic, observe=metrics.on_turn, outcomes=outcomes,
+                         record_time=record_time)  # fmt: skip
+    return stage, sink
 
 
 def build_pipeline(
@@ -231,12 +249,13 @@ def build_pipeline(
     # the conversations meet on the repartition topic only when the configured Kafka
     # source reads it (a command's own source joins them in memory)
     through_topic = source is None and settings.source.type == "kafka"
+    own_source = source is not None  # a command's own input: sessions close on its time
     if source is None:
         source = build_source(settings, metrics)
     decoder = decoder if decoder is not None else build_decoder(settings, metrics)
     sinks = [*build_sinks(settings, metrics, outputs), *extra_sinks]
     if settings.sessions.enabled:
-        decoder, turns = build_sessions(settings, metrics, decoder, through_topic)
+        decoder, turns = build_sessions(settings, metrics, decoder, through_topic, own_source)
         sinks.append(turns)  # after the others: a trace's line is written before its turn
     return Pipeline(
         source=source,

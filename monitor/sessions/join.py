@@ -56,11 +56,13 @@ class _Session:
 
 
 class Released(NamedTuple):
-    """What ``Sessions`` lets go of: a follow-up (None when the turn left unpaired) and the
-    repartition-topic records now finished (a tuple: one is made for every turn)."""
+    """What ``Sessions`` lets go of: a follow-up (None when the turn left unpaired), the
+    repartition-topic records now finished (a tuple: one is made for every turn) and a turn
+    that left with nothing after it (what ``outcomes`` needs beside the pairs)."""
 
     followup: Followup | None
     positions: tuple[Position, ...]
+    turn: Turn | None = None  # a turn let go with no pair after it (last, outside_window)
 
 
 Clock = Callable[[Partition | None], float]
@@ -196,7 +198,7 @@ class Sessions:
                 out.append(Released(None, _at(a.position)))
             elif b.turn.time - a.turn.time > self.window:
                 self._count("outside_window")
-                out.append(Released(None, _at(a.position)))
+                out.append(Released(None, _at(a.position), a.turn))
             else:
                 self._count("paired")
                 signals = tuple(self._read(a.turn.query, b.turn.query))
@@ -206,7 +208,7 @@ class Sessions:
             session.floor = last.turn.time
             self._drop(session, last)
             self._count("replayed" if last.replayed else "last")
-            out.append(Released(None, _at(last.position)))
+            out.append(Released(None, _at(last.position), None if last.replayed else last.turn))
         if not turns:
             del self._open[key]
         elif not flush:

@@ -28,15 +28,18 @@ from typing import TYPE_CHECKING
 
 from monitor.core.model import (
     MAX_QUERY,
+    MAX_ROUTE,
     DeadLetter,
     Evaluation,
     Followup,
     Outcome,
     RagTrace,
+    SessionOutcome,
     Turn,
 )
 from monitor.ingest.decoder import Decoded, Progress, RecordDecoder
 from monitor.sessions.join import Sessions
+from monitor.sessions.outcomes import Outcomes
 from monitor.sources import Partition, ReadProgress, ReplayNote, SourceRecord
 from sinks import Closable
 
@@ -46,9 +49,10 @@ if TYPE_CHECKING:
 REFUSAL = "refusal"  # the refusal check's name: a refused answer's outcome
 
 
-def turn_of(evaluation: Evaluation) -> Turn | None:
+def turn_of(evaluation: Evaluation, end_attribute: str | None = None) -> Turn | None:
     """The turn an evaluated trace is, or None when it has no session id, or no time to be
-    ordered by (a turn is never ordered by its arrival)."""
+    ordered by (a turn is never ordered by its arrival). It ends its session when the trace
+    carries ``end_attribute`` with a value other than false, 0, "" or "false"."""
     trace = evaluation.trace
     if trace.session_id is None:
         return None
@@ -69,8 +73,13 @@ def turn_of(evaluation: Evaluation) -> Turn | None:
         outcome = "flagged"
     else:
         outcome = "clean"
+    ends = end_attribute is not None and trace.attributes.get(end_attribute) not in _NOT_ENDED
     return Turn(trace.session_id, trace.trace_id, at, trace.query[:MAX_QUERY], outcome,
-                evaluation.segments.get("language", "unknown"))  # fmt: skip
+                evaluation.segments.get("language", "unknown"),
+                (trace.route or "-")[:MAX_ROUTE], ends)  # fmt: skip
+
+
+_NOT_ENDED = (None, False, 0, "", "false")  # an end attribute's values that end nothing
 
 
 class TurnSink(Closable):
@@ -85,9 +94,11 @@ class TurnSink(Closable):
         producer: Producer | None = None,
         observe: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.time,
+        end_attribute: str | None = None,
     ) -> None:
         self.sessions = sessions
         self._producer = producer
+        self._end = end_attribute
         self._observe = observe
         self._clock = clock
 
@@ -102,7 +113,7 @@ class TurnSink(Closable):
         self._check_open()
         if evaluation.judge_only or evaluation.trace.session_id is None:
             return
-        turn = turn_of(evaluation)
+        turn = turn_of(evaluation, self._end)
         if turn is None:
             if self._observe is not None:
                 self._observe("untimed")
@@ -146,7 +157,9 @@ def _without(progress: ReadProgress | None, topic: str) -> ReadProgress | None:
 class WithSessions:
     """A ``RecordDecoder``: the pipeline's own decoder for the traces, and ``Sessions`` for
     the follow-ups — the turn records of the repartition topic (``topic``; None: turns are
-    held in memory by ``TurnSink`` and only released here)."""
+    held in memory by ``TurnSink`` and only released here), and the sessions that closed
+    (``outcomes``, fed what ``Sessions`` releases; on the newest turn's time when
+    ``record_time``, the end of a finite input's, else on the turns' clock)."""
 
     def __init__(
         self,
@@ -155,9 +168,13 @@ class WithSessions:
         topic: str | None = None,
         observe: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.time,
+        outcomes: Outcomes | None = None,
+        record_time: bool = False,
     ) -> None:
         self.inner = inner
         self.sessions = sessions
+        self.outcomes = outcomes
+        self._record_time = record_time
         self.topic = topic
         self._observe = observe
         self._clock = clock
@@ -205,8 +222,23 @@ class WithSessions:
 
         if flush and any(isinstance(d.item, RagTrace) for d in out):
             flush = False
+        outcomes = self.outcomes
+        closed: list[SessionOutcome] = []
         for released in self.sessions.due(clock, flush):
             out.append(Decoded(released.followup, released.positions))
+            if outcomes is not None:
+                part = released.positions[0][0] if released.positions else None
+                if released.followup is not None:
+                    outcomes.pair(released.followup, part, closed)
+                elif released.turn is not None:
+                    outcomes.lone(released.turn, part, closed)
+        if outcomes is not None:
+            if self._record_time:
+                newest = outcomes.newest
+                closed += outcomes.due(lambda _: newest, flush)
+            else:
+                closed += outcomes.due(clock, flush)
+            out.extend(Decoded(done, ()) for done in closed)
         return out
 
     def ahead(self, progress: Progress = None) -> frozenset[Partition]:
@@ -222,6 +254,8 @@ class WithSessions:
         parts = list(partitions)
         self.inner.revoke([p for p in parts if not self._mine(p)])
         self.sessions.revoke(p for p in parts if self._mine(p))
+        if self.outcomes is not None:
+            self.outcomes.revoke(p for p in parts if self._mine(p))
         for part in parts:
             self._newest.pop(part, None)
 

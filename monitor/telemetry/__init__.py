@@ -21,11 +21,11 @@ from monitor.telemetry.judge import JudgeMetrics
 from monitor.telemetry.labels import OTHER, UNKNOWN, LabelLimiter
 from monitor.telemetry.pipeline import MemoCollector, PipelineMetrics
 from monitor.telemetry.segments import FoldedCollector, SegmentMetrics
-from monitor.telemetry.sessions import SessionMetrics, SessionsCollector
+from monitor.telemetry.sessions import OutcomesCollector, SessionMetrics, SessionsCollector
 
 __all__ = [
     "OTHER", "UNKNOWN", "FoldedCollector", "LabelLimiter", "MemoCollector", "Metrics",
-    "ProbeMetrics", "SessionsCollector",
+    "OutcomesCollector", "ProbeMetrics", "SessionsCollector",
 ]  # fmt: skip
 
 

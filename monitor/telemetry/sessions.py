@@ -5,10 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from monitor.core.model import FOLLOWUP_SIGNALS, OUTCOMES, TURN_OUTCOMES
+from monitor.core.model import (
+    CLOSED_BY,
+    FOLLOWUP_SIGNALS,
+    OUTCOMES,
+    SESSION_OUTCOMES,
+    TURN_OUTCOMES,
+)
+
+# seconds from a session's first turn to the turn its outcome was decided on
+TO_OUTCOME_BUCKETS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, 86400.0)
 
 
 class SessionMetrics:
@@ -37,6 +46,49 @@ class SessionMetrics:
             self.followup_pairs.labels(after, "unknown")
             for signal in FOLLOWUP_SIGNALS:
                 self.followups.labels(signal, after, "unknown")
+        self._define_outcomes(registry)
+
+    def _define_outcomes(self, registry: CollectorRegistry) -> None:
+        self.session_outcomes = Counter(
+            "ragmon_session_outcomes",
+            "Sessions closed, by outcome (resolved, escalated, abandoned, unresolved), what "
+            "closed them (closed_by: idle, end, max_age, input_end) and their last turn's "
+            "route (bounded as every route label).",
+            ["outcome", "closed_by", "route"], registry=registry,
+        )  # fmt: skip
+        self.segment_session_outcomes = Counter(
+            "ragmon_segment_session_outcomes",
+            "Sessions closed, by outcome, per segment of their last turn (dimension: "
+            "language).",
+            ["dimension", "segment", "outcome"], registry=registry,
+        )  # fmt: skip
+        self.session_seconds_to_outcome = Histogram(
+            "ragmon_session_seconds_to_outcome",
+            "Seconds from a session's first turn to the turn its outcome was decided on (the "
+            "first asking for a person when escalated, else the last), by outcome and route.",
+            ["outcome", "route"], buckets=TO_OUTCOME_BUCKETS, registry=registry,
+        )  # fmt: skip
+        self.session_outcome_turns = Counter(
+            "ragmon_session_outcome_turns",
+            "Turns of the sessions closed, by outcome and route (over ragmon_session_outcomes: "
+            "the mean turns of a session).",
+            ["outcome", "route"], registry=registry,
+        )  # fmt: skip
+        self.session_outcomes_dropped = Counter(
+            "ragmon_session_outcomes_dropped",
+            "Open sessions dropped without an outcome: evicted (sessions.outcomes_max_bytes), "
+            "revoked (their turn partition moved to another replica).",
+            ["reason"], registry=registry,
+        )  # fmt: skip
+        for outcome in SESSION_OUTCOMES:
+            for closed_by in CLOSED_BY:
+                self.session_outcomes.labels(outcome, closed_by, "-")
+        for reason in ("evicted", "revoked"):
+            self.session_outcomes_dropped.labels(reason)
+
+    def on_session_dropped(self, reason: str) -> None:
+        """An open session was dropped without an outcome, for ``reason``."""
+        self.session_outcomes_dropped.labels(reason).inc()
 
     def on_turn(self, outcome: str) -> None:
         """One turn left the open sessions (or never entered them) for ``outcome``."""
@@ -65,6 +117,32 @@ class TurnsCollector:
         for outcome, n in dict(self._counts).items():
             family.add_metric([outcome], n)
         yield family
+
+
+class OutcomesCollector:
+    """The sessions waiting to close and the bytes they hold, read at scrape time."""
+
+    def __init__(self, size: Callable[[], tuple[int, int]]) -> None:
+        self._size = size
+
+    def collect(self) -> Iterator[Metric]:
+        """``ragmon_sessions_closing`` and ``ragmon_sessions_closing_bytes``."""
+        sessions, held = self._size()
+        yield GaugeMetricFamily(
+            "ragmon_sessions_closing",
+            "Sessions open for their outcome: a turn seen, not closed yet.",
+            value=sessions,
+        )
+        yield GaugeMetricFamily(
+            "ragmon_sessions_closing_bytes",
+            "Memory the sessions open for their outcome take, as counted against "
+            "sessions.outcomes_max_bytes.",
+            value=held,
+        )
+
+    def describe(self) -> Iterator[Metric]:
+        """Nothing up front (collected at scrape time)."""
+        return iter(())
 
 
 class SessionsCollector:
