@@ -549,6 +549,7 @@ class TurnRecord(TypedDict):
     language: str
     route: NotRequired[str]  # absent: "-" (a record of an older replica)
     end: NotRequired[bool]  # present (true) only on a turn that ends its session
+    failed: NotRequired[bool]  # absent: a record of an older replica (read from outcome)
 
 
 class Turn(NamedTuple):
@@ -564,13 +565,14 @@ class Turn(NamedTuple):
     language: str = "unknown"  # the language segment of the question (bounded)
     route: str = "-"  # the trace's route (bounded where it is a label)
     ends: bool = False  # the trace carried sessions.end_attribute: its session ends here
+    failed: bool = False  # the answer was refused or ungrounded, or the judge failed it
 
     def to_record(self) -> bytes:
         """The turn as a repartition-topic value (compact JSON)."""
         record: TurnRecord = {
             "v": TURN_VERSION, "session": self.session, "trace": self.trace_id,
             "time": self.time, "query": self.query, "outcome": self.outcome,
-            "language": self.language, "route": self.route,
+            "language": self.language, "route": self.route, "failed": self.failed,
         }  # fmt: skip
         if self.ends:
             record["end"] = True
@@ -593,6 +595,7 @@ class Turn(NamedTuple):
                 language=str(data.get("language", "unknown"))[:16],
                 route=str(data.get("route", "-"))[:MAX_ROUTE],
                 ends=data.get("end") is True,
+                failed=bool(data.get("failed", outcome != "clean")),
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             return None

@@ -19,8 +19,9 @@ A closed session's **outcome** (``decide``):
 * ``escalated`` — the user asked for a person at any turn;
 * ``resolved`` — the last turn thanked, or the last answer was clean and nothing complained
   about it;
-* ``abandoned`` — the last answer was refused or flagged (ungrounded), or the last turn
-  complained, and no turn came after: closed ``idle`` or ``end``;
+* ``abandoned`` — the last answer was refused or ungrounded (``Turn.failed``: a grounding
+  check flagged it or the judge failed it; a missing citation is no failure), or the last
+  turn complained, and no turn came after: closed ``idle`` or ``end``;
 * ``unresolved`` — the same failure, but closed by ``max_age`` or the end of the input: that
   the user left is not known.
 
@@ -66,7 +67,7 @@ class _Open:
     turns: int = 0
     rephrases: int = 0
     escalated_at: float | None = None
-    last_outcome: str = "clean"
+    last_failed: bool = False
     last_signals: tuple[str, ...] = ()
     route: str = "-"
     language: str = "unknown"
@@ -77,15 +78,16 @@ class _Open:
 
 
 def decide(
-    escalated: bool, last_outcome: str, last_signals: Iterable[str], closed_by: ClosedBy
+    escalated: bool, last_failed: bool, last_signals: Iterable[str], closed_by: ClosedBy
 ) -> SessionOutcomeName:
-    """A closed session's outcome (see the module)."""
+    """A closed session's outcome (see the module): ``last_failed`` says the last answer was
+    refused or ungrounded (``Turn.failed``)."""
     if escalated:
         return "escalated"
     said = tuple(last_signals)
     if POSITIVE in said:
         return "resolved"
-    if last_outcome in ("refusal", "flagged") or NEGATIVE in said:
+    if last_failed or NEGATIVE in said:
         return "abandoned" if closed_by in ("idle", "end") else "unresolved"
     return "resolved"
 
@@ -161,7 +163,7 @@ class Outcomes:
         s.turns += 1
         s.last_time = max(s.last_time, at)
         s.last_trace = turn.trace_id
-        s.last_outcome = turn.outcome
+        s.last_failed = turn.failed
         s.last_signals = signals
         s.route, s.language = turn.route, turn.language
         if REPHRASE in signals:
@@ -224,7 +226,7 @@ class Outcomes:
         s = self._open.pop(key)
         self.bytes -= s.bytes
         escalated = s.escalated_at is not None
-        outcome = decide(escalated, s.last_outcome, s.last_signals, closed_by)
+        outcome = decide(escalated, s.last_failed, s.last_signals, closed_by)
         decided = s.escalated_at if s.escalated_at is not None else s.last_time
         closed = self._closed
         closed[key[1]] = closed.pop(key[1], 0) + 1

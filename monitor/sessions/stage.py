@@ -65,21 +65,31 @@ def turn_of(evaluation: Evaluation, end_attribute: str | None = None) -> Turn | 
         return None
     refusal = evaluation.checks.get(REFUSAL)
     outcome: Outcome
+    judged_failing = evaluation.judge is not None and evaluation.judge.verdict in (
+        "fail",
+        "hard_fail",
+    )
     if refusal is not None and refusal.flagged:
         outcome = "refusal"
-    elif evaluation.any_flagged or (
-        evaluation.judge is not None and evaluation.judge.verdict in ("fail", "hard_fail")
-    ):
+    elif evaluation.any_flagged or judged_failing:
         outcome = "flagged"
     else:
         outcome = "clean"
     ends = end_attribute is not None and trace.attributes.get(end_attribute) not in _NOT_ENDED
+    failed = outcome != "clean" and (
+        outcome == "refusal"
+        or judged_failing
+        or any(evaluation.checks[c].flagged for c in UNGROUNDED if c in evaluation.checks)
+    )
     return Turn(trace.session_id, trace.trace_id, at, trace.query[:MAX_QUERY], outcome,
                 evaluation.segments.get("language", "unknown"),
-                (trace.route or "-")[:MAX_ROUTE], ends)  # fmt: skip
+                (trace.route or "-")[:MAX_ROUTE], ends, failed)  # fmt: skip
 
 
 _NOT_ENDED = (None, False, 0, "", "false")  # an end attribute's values that end nothing
+# the checks whose flag says the answer is not grounded in its context (a session's failure;
+# a missing citation is not one)
+UNGROUNDED = ("unsupported_numbers", "grounding_overlap", "context_conflict", "empty_context")
 
 
 class TurnSink(Closable):
