@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from monitor.core.lines import GoldenRow
-from monitor.core.model import DeadLetter, Evaluation, Followup, KafkaConnection
+from monitor.core.model import DeadLetter, Evaluation, Followup, KafkaConnection, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.golden.config import GoldenConfig
 from monitor.golden.rows import (
@@ -21,6 +21,7 @@ from monitor.golden.rows import (
     merge,
     row_id,
 )
+from monitor.golden.session_rows import build_session_row
 from monitor.golden.stored import PREFIX, load_rows
 from sinks import Closable
 from sinks.segments import SegmentWriter
@@ -183,6 +184,14 @@ class GoldenRowSink(Closable):
                 self._put(existing)
             return
         row = build_followup_row(followup, self.redactor, self.reasons)
+        if row is not None:
+            self._take(row)
+
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """A session that ended badly (abandoned after a failure, escalated): a row of its
+        own, its turns and their signals (``golden.session_rows``)."""
+        self._check_open()
+        row = build_session_row(outcome, self.redactor, self.reasons)
         if row is not None:
             self._take(row)
 

@@ -45,6 +45,8 @@ def _lines(path: Path, stderr: TextIO) -> list[Line] | None:
                 out.append(cast(EvaluationLine, line))  # checked: an object with checks
             elif isinstance(line, dict) and isinstance(line.get("followup"), dict):
                 out.append(cast(FollowupLine, line))  # checked: an object with a follow-up
+            elif isinstance(line, dict) and isinstance(line.get("session"), dict):
+                continue  # a closed session's outcome line: no rate of a trace's segments
             else:
                 bad += 1
                 traces += isinstance(line, dict) and ("answer" in line or "context" in line)

@@ -129,6 +129,27 @@ class RowFollowup(TypedDict):
     after: str  # what the checks made of the answer: refusal, flagged, clean
 
 
+class RowSessionTurn(TypedDict):
+    """One turn of a session on its candidate row (PII-redacted)."""
+
+    trace_id: str
+    query: str
+    after: str  # what the checks made of its answer: refusal, flagged, clean
+    failed: bool  # refused or ungrounded (what a session's outcome reads)
+    signals: list[str]  # what it said about the answer before it
+
+
+class RowSession(TypedDict):
+    """How a session ended, on the candidate row it made (session_* reasons)."""
+
+    outcome: str
+    closed_by: str
+    turns: int  # all of them; ``kept`` holds the last ones
+    rephrases: int
+    seconds_to_outcome: float
+    kept: list[RowSessionTurn]
+
+
 class RowMeta(TypedDict, total=False):
     """A candidate golden row's ``ragmon`` block: why it was written, where the trace came
     from, its occurrences and its review state (docs, "Golden rows")."""
@@ -154,6 +175,7 @@ class RowMeta(TypedDict, total=False):
     decision: str  # the id of the latest review decision
     expected: str  # answer, or refuse: what the accepting review said the assistant should do
     followup: RowFollowup  # the user's next turn, on a row a follow-up made (user_* reasons)
+    session: RowSession  # the session's turns, on a row a closed session made (session_*)
 
 
 class GoldenRow(TypedDict, total=False):

@@ -530,7 +530,7 @@ OUTCOMES: tuple[Outcome, ...] = ("refusal", "flagged", "clean")
 FOLLOWUP_SIGNALS = ("rephrase", "escalation", "negative_feedback", "positive_feedback")
 # what becomes of a turn (ragmon_session_turns_total{outcome}; monitor.sessions.join)
 TURN_OUTCOMES = ("paired", "last", "outside_window", "late", "duplicate", "evicted",
-                 "replayed", "invalid", "untimed")  # fmt: skip
+                 "replayed", "invalid", "untimed", "shared", "revoked")  # fmt: skip
 # a held turn's cost beside its text (objects, dict entries, heap entry): 1,000,000 sessions
 # of one turn measured 1,050 B a session with 60-character questions (bench/sessions.py;
 # counted: 1,062 B, so that max_bytes bounds what is held)
@@ -622,6 +622,7 @@ class SessionTurn:
     trace_id: str
     query: str
     outcome: Outcome
+    failed: bool
     signals: tuple[str, ...]
     time: float
 

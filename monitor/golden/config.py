@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator, model_validator
 
 from monitor.core.model import ConfigSection as _Section
-from monitor.golden.rows import DEFAULT_REASONS, FOLLOWUP_REASONS, JUDGE_REASONS
+from monitor.golden.rows import DEFAULT_REASONS, FOLLOWUP_REASONS, JUDGE_REASONS, SESSION_REASONS
 
 
 class GoldenConfig(_Section):
@@ -24,8 +24,9 @@ class GoldenConfig(_Section):
     reasons: list[str] = Field(
         default_factory=lambda: list(DEFAULT_REASONS),
         description="Flagged checks, judge verdicts and what a conversation's next turn said "
-        "(user_said_wrong, user_escalated, user_rephrased) that make a row, in priority order "
-        "(the first names it).",
+        "(user_said_wrong, user_escalated, user_rephrased) and how a conversation ended "
+        "(session_abandoned, session_escalated) that make a row, in priority order (the first "
+        "names it).",
     )
     set_path: Path | None = Field(
         default=None,
@@ -87,7 +88,8 @@ class GoldenConfig(_Section):
     def _known_reasons(cls, v: list[str]) -> list[str]:
         from monitor.checks import CHECK_NAMES
 
-        known = (*CHECK_NAMES, *JUDGE_REASONS, *FOLLOWUP_REASONS.values())
+        known = (*CHECK_NAMES, *JUDGE_REASONS, *FOLLOWUP_REASONS.values(),
+                 *SESSION_REASONS.values())  # fmt: skip
         unknown = [n for n in v if n not in known]
         if unknown:
             raise ValueError(f"unknown reason {unknown}; known: {list(known)}")

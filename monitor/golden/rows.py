@@ -31,6 +31,12 @@ FOLLOWUP_REASONS = {
     "escalation": "user_escalated",
     "rephrase": "user_rephrased",
 }
+# Reasons a closed conversation gives (monitor.sessions.outcomes): the user left after a
+# failure, or asked for a person.
+SESSION_REASONS = {
+    "abandoned": "session_abandoned",
+    "escalated": "session_escalated",
+}
 # Reasons in priority order: the first flagged one names the row.
 DEFAULT_REASONS = (
     EmptyContext.name,
@@ -42,6 +48,7 @@ DEFAULT_REASONS = (
     "judge_fail",
     Citation.name,
     *FOLLOWUP_REASONS.values(),
+    *SESSION_REASONS.values(),
 )
 # Reasons that come from the judge's verdict rather than from a check.
 JUDGE_REASONS = ("judge_hard_fail", "judge_fail", "judge_false_refusal")

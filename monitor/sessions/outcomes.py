@@ -174,7 +174,9 @@ class Outcomes:
             gone = s.kept[0]
             s.bytes -= _TURN_BYTES + len(gone.query)
             self.bytes -= _TURN_BYTES + len(gone.query)
-        s.kept.append(SessionTurn(turn.trace_id, turn.query, turn.outcome, signals, at))
+        s.kept.append(
+            SessionTurn(turn.trace_id, turn.query, turn.outcome, turn.failed, signals, at)
+        )
         size = _TURN_BYTES + len(turn.query)
         s.bytes += size
         self.bytes += size
