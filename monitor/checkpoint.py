@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from monitor.sources import Partition
+from monitor.sources.base import Partition
 
 
 @dataclass
