@@ -86,7 +86,8 @@ def add_run(sub: Commands) -> None:
         metavar="N",
         help="run N daemons of the Kafka source's consumer group under this process (auto: "
         "one per core it may use), so that the checks use every core; it restarts a worker "
-        "that dies (with backoff; exit 1 when one keeps failing), stops them all on SIGTERM, "
+        "that dies (with backoff; exit 1 when one keeps failing; exit 2 with its one line "
+        "when one cannot start), stops them all on SIGTERM, "
         'and serves one /metrics (each worker\'s series labelled worker="<i>"), /healthz '
         "and /readyz (ready when every worker is). Each worker writes its own file beside "
         "output.evaluations_jsonl and dead_letters_jsonl (evaluations.worker-0.jsonl, ...); "

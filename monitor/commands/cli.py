@@ -122,13 +122,13 @@ def runner(name: str) -> Callable[[argparse.Namespace, TextIO, TextIO], int]:
     return getattr(importlib.import_module(module), function)  # type: ignore[no-any-return]
 
 
-def dispatch(args: argparse.Namespace) -> int:
+def dispatch(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     """Run the parsed command. Logging goes to stderr for every command (``run`` then sets
     the configured level and format); stdout carries only the command's output."""
     from monitor.core.log import configure as configure_logging
 
     configure_logging("warning", "auto")
-    return runner(args.command)(args, sys.stdout, sys.stderr)
+    return runner(args.command)(args, sys.stdout, sys.stderr if stderr is None else stderr)
 
 
 _TIME_OPTIONS = ("--since", "--until")
@@ -148,11 +148,14 @@ def _joined_times(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run the command; the exit status."""
+def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
+    """Parse ``argv`` and run the command; the exit status. The command's own lines (why it
+    cannot start) go to ``stderr``, standard error unless given (a worker of ``run
+    --workers`` says them to its parent); log lines and argparse's go to standard error."""
     args = build_parser().parse_args(_joined_times(sys.argv[1:] if argv is None else argv))
+    stderr = sys.stderr if stderr is None else stderr
     try:
-        status = dispatch(args)  # the heavy imports, once the arguments are good
+        status = dispatch(args, stderr)  # the heavy imports, once the arguments are good
         sys.stdout.flush()  # a write error on stdout (a full disk) is reported here, not at exit
         return status
     except BrokenPipeError:
@@ -163,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         # the machine, not the input: a full disk (ENOSPC), a quota, an I/O error while an
         # output was written. One line that says so, as for an unwritable path at start.
-        print(f"ragmon {args.command}: {describe(exc)}", file=sys.stderr)
+        print(f"ragmon {args.command}: {describe(exc)}", file=stderr)
         _drop_stdout()
         return EXIT_USAGE
 

@@ -56,7 +56,7 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         if why is not None:
             print(f"ragmon run: {why}", file=stderr)
             return EXIT_USAGE
-        return run_workers(settings, args.workers, args.config, log)
+        return run_workers(settings, args.workers, args.config, log, stderr)
     settings = _demo_judge(settings, log)
     metrics = _run_metrics(settings, stderr)
     if metrics is None:

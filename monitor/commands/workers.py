@@ -34,6 +34,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -41,13 +42,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import TextIO
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from structlog.typing import FilteringBoundLogger
 
 from monitor import config as config_mod
 from monitor.commands.server import MetricsServer
-from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+from monitor.core import logwriter
+from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
 from monitor.sources.kafka_config import KafkaSourceConfig
 
 # A worker that fails this often within the window makes the parent give up (exit 1): a
@@ -60,14 +63,15 @@ SCRAPE_TIMEOUT_SECONDS = 2.0
 
 def refusal(settings: config_mod.Settings, workers: int, config: Path | None = None) -> str | None:
     """Why ``settings`` (read from ``config``, if given) cannot run as ``workers``
-    processes, or None."""
+    processes, every reason in one line, or None."""
+    said = []
     if settings.source.type != "kafka":
-        return (
+        said.append(
             f"--workers {workers} needs source.type kafka (it is {settings.source.type}): "
             "only a consumer group shares its input among processes"
         )
     g, judge = settings.golden, settings.judge
-    for on, key, why in (
+    owned = [f"{key}: {why}" for on, key, why in (
         (g.dir is not None, "golden.dir", "one process writes the rows and the review log; "
          "use golden.topic"),
         (settings.probes.endpoint is not None, "probes.endpoint",
@@ -77,13 +81,13 @@ def refusal(settings: config_mod.Settings, workers: int, config: Path | None = N
         (settings.sessions.enabled and settings.sessions.topic is None, "sessions in memory",
          "the turns of a conversation would meet only on one worker; set sessions.topic "
          "(the conversations' repartition topic) or sessions.enabled false"),
-    ):  # fmt: skip
-        if on:
-            return f"--workers {workers} with {key}: {why}; run one worker"
+    ) if on]  # fmt: skip
+    if owned:
+        said.append(f"--workers {workers} with {'; and with '.join(owned)}; run one worker")
     if config is not None and not config.is_file():
-        return (f"--workers {workers} with --config {config}: each worker reads the file "
-                "again; name a regular file (not a pipe)")  # fmt: skip
-    return None
+        said.append(f"--workers {workers} with --config {config}: each worker reads the "
+                    "file again; name a regular file (not a pipe)")  # fmt: skip
+    return "; also ".join(said) or None
 
 
 def worker_path(path: Path, index: int) -> Path:
@@ -123,6 +127,23 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+REPORT_BYTES = 4096  # what the parent keeps of a worker's refusals (the last bytes)
+
+
+def worker_command(config: Path | None, report: int, lock: int) -> list[str]:
+    """The command of a worker: ``ragmon run`` whose refusals (the one line a command says
+    when it cannot start) go to the parent on file descriptor ``report`` instead of stderr,
+    and whose log lines are written under the record lock on ``lock`` the parent and every
+    worker share (``monitor.core.logwriter``)."""
+    code = ("import os, sys\n"
+            "from monitor.core.logwriter import share\n"
+            "from monitor.commands.cli import main\n"
+            f"share({lock})\n"
+            f"sys.exit(main(stderr=os.fdopen({report}, 'w', buffering=1)))")  # fmt: skip
+    command = [sys.executable, "-c", code, "run"]
+    return command + (["--config", str(config)] if config is not None else [])
+
+
 @dataclass
 class Worker:
     """One worker process and its restart bookkeeping."""
@@ -132,10 +153,33 @@ class Worker:
     port: int = 0
     failures: list[float] = field(default_factory=list)
     due: float = 0.0  # when to start it again after a failure
+    report: int | None = None  # the read end of its refusals' pipe
+    said: bytes = b""  # the last REPORT_BYTES of its refusals
 
     def running(self) -> bool:
         """Whether its process is alive."""
         return self.process is not None and self.process.poll() is None
+
+    def heard(self) -> str:
+        """What the worker said on its report pipe so far (read now, without waiting), as
+        one line: its refusal when it could not start, "" when it said nothing."""
+        while self.report is not None:
+            try:
+                got = os.read(self.report, 65536)
+            except BlockingIOError:
+                break
+            if not got:  # every writer closed it: the worker ended
+                os.close(self.report)
+                self.report = None
+                break
+            self.said = (self.said + got)[-REPORT_BYTES:]
+        return " ".join(self.said.decode(errors="replace").split())
+
+    def forget(self) -> None:
+        """Close its report pipe (it is started again or stopped)."""
+        if self.report is not None:
+            os.close(self.report)
+        self.report, self.said = None, b""
 
     def get(self, path: str) -> tuple[int, bytes]:
         """An endpoint of the worker (status, body); 0 when it does not answer."""
@@ -189,15 +233,19 @@ class Supervisor:
         self,
         settings: config_mod.Settings,
         count: int,
-        command: list[str],
+        config: Path | None,
         log: FilteringBoundLogger,
         registry: CollectorRegistry,
     ) -> None:
         self.settings = settings
-        self.command = command
+        self.config = config
         self.log = log
         self.workers = [Worker(i) for i in range(count)]
         self.stop = threading.Event()
+        self.refused = ""  # the refusal of the worker whose start failed, which ended the run
+        # the record lock every process writing to the one stderr holds for each line
+        self._lock_file = tempfile.TemporaryFile()  # noqa: SIM115 - open while workers run
+        logwriter.share(self._lock_file.fileno())
         Gauge("ragmon_workers", "Worker processes configured (ragmon run --workers).",
               registry=registry).set(count)  # fmt: skip
         self.restarts = Counter(
@@ -220,11 +268,23 @@ class Supervisor:
                        if status == 200])  # fmt: skip
 
     def _start(self, w: Worker) -> None:
+        w.forget()
         w.port = _free_port()
         env = {**os.environ, **worker_env(self.settings, w.index, w.port)}
-        w.process = subprocess.Popen(
-            self.command, env=env, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent
-        )
+        read, write = os.pipe()
+        os.set_blocking(read, False)
+        lock = self._lock_file.fileno()
+        try:
+            w.process = subprocess.Popen(
+                worker_command(self.config, write, lock), env=env, stdin=subprocess.DEVNULL,
+                pass_fds=(write, lock), preexec_fn=_die_with_parent,
+            )  # fmt: skip
+        except BaseException:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)  # the worker's copy is the only writer: its end is the pipe's
+        w.report = read
         self.log.info("worker_started", worker=w.index, pid=w.process.pid, port=w.port)
 
     def ready(self) -> bool:
@@ -232,15 +292,25 @@ class Supervisor:
         return all(w.get("/readyz")[0] == 200 for w in self.workers)
 
     def run(self) -> int:
-        """Until ``stop`` is set (then every worker is stopped) or a worker keeps failing."""
+        """Until ``stop`` is set (then every worker is stopped), a worker keeps failing
+        (exit 1), or a worker could not start (exit 2, its refusal in ``refused``)."""
         for w in self.workers:
             self._start(w)
         while not self.stop.wait(0.2):
             now = time.monotonic()
             for w in self.workers:
+                w.heard()  # read as it comes: a worker never waits on a full pipe
                 if w.process is not None and w.process.poll() is not None:
                     code = w.process.returncode
                     w.process = None
+                    said = w.heard()  # to its end: the worker has closed the pipe
+                    if code == EXIT_USAGE and said:
+                        # it refused to start, as one process would have: the configuration
+                        # or the environment, which starting it again does not change
+                        self.log.error("worker_refused", worker=w.index, reason=said)
+                        self.refused = said
+                        self._stop_all()
+                        return EXIT_USAGE
                     w.failures = [t for t in w.failures if now - t < FAILURE_WINDOW_SECONDS]
                     w.failures.append(now)
                     delay = BACKOFF_SECONDS[min(len(w.failures), len(BACKOFF_SECONDS)) - 1]
@@ -275,26 +345,51 @@ class Supervisor:
                 p.wait()
             if p.returncode != 0:
                 code = EXIT_FAIL
+        for w in self.workers:
+            w.forget()
         self.log.info("workers_stopped", exit_codes=[p.returncode for p in running])
         return code
 
 
+def preflight(settings: config_mod.Settings) -> str | None:
+    """What the parent checks before it starts any worker, as each worker's start would
+    (the cluster reached within ``kafka.bootstrap_timeout_seconds``, the topics there): the
+    reason it cannot start, or None. A worker would otherwise fail the same way N times."""
+    from monitor import registry
+    from monitor.sources.kafka import KafkaSource
+
+    source = registry.build_source(settings)
+    if not isinstance(source, KafkaSource):  # refused before (refusal): kafka only
+        return None
+    try:
+        source.check()
+    except StartupError as exc:
+        return str(exc)
+    return None
+
+
 def run_workers(
-    settings: config_mod.Settings, count: int, config: Path | None, log: FilteringBoundLogger
+    settings: config_mod.Settings,
+    count: int,
+    config: Path | None,
+    log: FilteringBoundLogger,
+    stderr: TextIO,
 ) -> int:
-    """``ragmon run --workers count``: the parent, until SIGTERM or a worker keeps failing."""
-    command = [sys.executable, "-c", "from monitor.commands.cli import main; main()", "run"]
-    if config is not None:
-        command += ["--config", str(config)]
+    """``ragmon run --workers count``: the parent, until SIGTERM, a worker that keeps
+    failing (1) or one that cannot start (2, its one line on ``stderr``)."""
+    why = preflight(settings)
+    if why is not None:
+        print(f"ragmon run: {why}", file=stderr)
+        return EXIT_USAGE
     registry = CollectorRegistry()
-    supervisor = Supervisor(settings, count, command, log, registry)
+    supervisor = Supervisor(settings, count, config, log, registry)
     m = settings.metrics
     try:
         server = MetricsServer(
             registry, m.host, m.port, ready=supervisor.ready, more=supervisor.exposition
         )
     except OSError as exc:
-        log.error("cannot_listen", where=f"{m.host}:{m.port}", error=exc.strerror)
+        print(f"ragmon run: cannot listen on {m.host}:{m.port}: {exc.strerror}", file=stderr)
         return EXIT_USAGE
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -309,6 +404,9 @@ def run_workers(
     log.info("workers_starting", workers=count,
              metrics=f"http://{m.host}:{server.port}/metrics")  # fmt: skip
     try:
-        return supervisor.run()
+        code = supervisor.run()
     finally:
         server.close()
+    if supervisor.refused:
+        logwriter.write_line(stderr, supervisor.refused)
+    return code

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import structlog
 
+from monitor.core.logwriter import LineHandler, LineLoggerFactory
+
 _level = ["info"]  # as configured last (``held_logs`` shows what it held at debug)
 
 
@@ -29,7 +31,7 @@ def configure(level: str = "info", fmt: str = "auto") -> None:
             structlog.processors.TimeStamper(fmt="iso", utc=True),
         ],
     )
-    handler = logging.StreamHandler(sys.stderr)
+    handler = LineHandler(sys.stderr)  # each line one whole write (core.logwriter)
     handler.setFormatter(formatter)
     root = logging.getLogger()
     root.handlers = [handler]
@@ -51,7 +53,7 @@ def configure(level: str = "info", fmt: str = "auto") -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=LineLoggerFactory(sys.stderr),
         cache_logger_on_first_use=False,
     )
 

@@ -190,20 +190,36 @@ class KafkaSource:
 
     def start(self) -> None:
         """Connect, check the topics exist, and join the consumer group."""
-        cfg, conn = self.config, self.connection
+        cfg = self.config
+        self._consumer = self._connect(
+            group_id=cfg.group_id,
+            group_instance_id=cfg.group_instance_id,
+            enable_auto_commit=False,
+            auto_offset_reset=cfg.auto_offset_reset,
+            max_poll_records=cfg.max_poll_records,
+            max_partition_fetch_bytes=cfg.max_partition_fetch_bytes,
+            fetch_max_bytes=cfg.fetch_max_bytes,
+            session_timeout_ms=cfg.session_timeout_ms,
+            max_poll_interval_ms=cfg.max_poll_interval_ms,
+        )
+        self._consumer.subscribe(topics=list(self.topics), listener=_Listener(self))
+        self.log.info("subscribed", topics=list(self.topics), group_id=cfg.group_id)
+
+    def check(self) -> None:
+        """What ``start`` checks (the cluster reached, the topics there), without joining
+        the group: the parent of ``run --workers`` asks it before it starts any worker.
+        Raises ``SourceError`` as ``start`` does."""
+        self._connect(group_id=None).close(autocommit=False)
+
+    def _connect(self, **group: Any) -> Any:
+        """A consumer on the cluster whose topics were found (``group``: its group's
+        settings); ``SourceError`` naming the cluster or the missing topics."""
+        conn = self.connection
         try:
             with held_logs("kafka"):  # its retries, while the reason is not known yet
-                self._consumer = self._factory(
+                consumer = self._factory(
                     **conn.client_kwargs(),
-                    group_id=cfg.group_id,
-                    group_instance_id=cfg.group_instance_id,
-                    enable_auto_commit=False,
-                    auto_offset_reset=cfg.auto_offset_reset,
-                    max_poll_records=cfg.max_poll_records,
-                    max_partition_fetch_bytes=cfg.max_partition_fetch_bytes,
-                    fetch_max_bytes=cfg.fetch_max_bytes,
-                    session_timeout_ms=cfg.session_timeout_ms,
-                    max_poll_interval_ms=cfg.max_poll_interval_ms,
+                    **group,
                     bootstrap_timeout_ms=int(conn.bootstrap_timeout_seconds * 1000),
                     request_timeout_ms=conn.request_timeout_ms,
                 )
@@ -213,19 +229,18 @@ class KafkaSource:
                 f"{conn.bootstrap_timeout_seconds:g}s: {exc}"
             ) from exc
         try:
-            existing = self._consumer.topics()
+            existing = consumer.topics()
         except KafkaError as exc:
-            self._consumer.close(autocommit=False)
+            consumer.close(autocommit=False)
             raise SourceError(f"cannot list topics: {exc}") from exc
         missing = [t for t in self.topics if t not in existing]
         if missing:
-            self._consumer.close(autocommit=False)
+            consumer.close(autocommit=False)
             raise SourceError(
                 f"topic(s) {', '.join(missing)} do not exist on "
                 f"{', '.join(conn.bootstrap_servers)} (ragmon does not create topics)"
             )
-        self._consumer.subscribe(topics=list(self.topics), listener=_Listener(self))
-        self.log.info("subscribed", topics=list(self.topics), group_id=cfg.group_id)
+        return consumer
 
     replays_unfinished = True  # uncommitted records are read again from the committed offsets
 

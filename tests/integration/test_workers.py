@@ -10,6 +10,7 @@ import re
 import shutil
 import signal
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -18,10 +19,11 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from monitor.commands.workers import worker_path
-from tests.integration.conftest import ragmon
+from tests.integration.conftest import free_port, ragmon
 from tests.integration.kafka_support import (
     Daemon,
     all_committed,
+    bootstrap,
     create_topic,
     produce,
     wait_until,
@@ -133,11 +135,15 @@ def test_two_workers_share_the_group_survive_a_kill_and_drain_on_sigterm(tmp_pat
 
 
 def test_a_source_a_group_cannot_share_is_refused_in_one_line(tmp_path: Path) -> None:
-    said = ragmon("run", "--workers", "2", RAGMON_SOURCE__TYPE="demo")
+    said = ragmon("run", "--workers", "2", RAGMON_SOURCE__TYPE="demo", **NO_SESSIONS)
     assert said.returncode == 2
     assert said.stderr.strip() == ("ragmon run: --workers 2 needs source.type kafka (it is "
                                    "demo): only a consumer group shares its input among "
                                    "processes")  # fmt: skip
+    # every problem in the one line, not one a run
+    said = ragmon("run", "--workers", "2", RAGMON_SOURCE__TYPE="demo")
+    assert said.returncode == 2 and len(said.stderr.splitlines()) == 1
+    assert "needs source.type kafka" in said.stderr and "sessions in memory" in said.stderr
     said = ragmon("run", "--workers", "2", RAGMON_SOURCE__TYPE="kafka")
     assert said.returncode == 2
     assert said.stderr.startswith("ragmon run: --workers 2 with sessions in memory: ")
@@ -173,15 +179,61 @@ def _alive(pid: int) -> bool:
     return not (status.exists() and "State:\tZ" in status.read_text())
 
 
-def test_a_worker_that_keeps_failing_ends_the_parent_with_status_1(tmp_path: Path) -> None:
-    """A topic that does not exist: every worker exits 2 at start, is started again with
-    backoff, and after the fifth failure within the window the parent stops and exits 1."""
+def _ended(daemon: Daemon, within: float) -> tuple[int, list[str], float]:
+    """The parent's exit status, its stderr's lines and the seconds it took."""
+    assert daemon.proc is not None
+    t0 = time.monotonic()
+    daemon._reap(within)
+    return daemon.proc.returncode, daemon.stderr[-1].splitlines(), time.monotonic() - t0
+
+
+def _said(lines: list[str]) -> list[str]:
+    """The lines that are not log lines (JSON objects): what the command says."""
+    return [x for x in lines if not x.startswith("{")]
+
+
+def test_a_missing_topic_ends_the_parent_at_once_in_one_line(tmp_path: Path) -> None:
+    """Checked before any worker starts, as one process checks it: one line, exit 2, no
+    worker started (the parent used to start them and restart them for ~40 s, exit 1)."""
     daemon = Daemon(tmp_path, "no-such-topic-w", "g-workers-fail", name="f",
                     args=("--workers", "2"), **NO_SESSIONS).start()  # fmt: skip
-    assert daemon.proc is not None
-    daemon.proc.wait(timeout=120)
-    daemon._reap(5)
-    assert daemon.proc.returncode == 1
-    log = daemon.stderr[-1]
-    assert '"worker_keeps_failing"' in log
-    assert log.count('"worker_ended"') >= 5
+    code, lines, took = _ended(daemon, 30)
+    print(f"\nmissing topic: exit {code} in {took:.1f} s")
+    assert (code, _said(lines)) == (2, [
+        f"ragmon run: topic(s) no-such-topic-w do not exist on {bootstrap()} "
+        "(ragmon does not create topics)"])  # fmt: skip
+    assert not any('"worker_started"' in x for x in lines)
+    assert took < 10
+
+
+def test_an_unreachable_broker_ends_the_parent_within_its_timeout(tmp_path: Path) -> None:
+    """Nothing listens on the port: the bootstrap timeout (2 s here), one line, exit 2."""
+    where = f"127.0.0.1:{free_port()}"
+    daemon = Daemon(tmp_path, "t", "g-workers-away", name="u", args=("--workers", "2"),
+                    RAGMON_KAFKA__BOOTSTRAP_SERVERS=json.dumps([where]),
+                    RAGMON_KAFKA__BOOTSTRAP_TIMEOUT_SECONDS="2", **NO_SESSIONS).start()  # fmt: skip
+    code, lines, took = _ended(daemon, 30)
+    print(f"\nunreachable: exit {code} in {took:.1f} s")
+    said = _said(lines)
+    assert code == 2 and len(said) == 1, lines
+    assert said[0].startswith(f"ragmon run: cannot reach Kafka at {where} within 2s: ")
+    assert took < 10
+
+
+def test_a_worker_that_cannot_start_ends_the_parent_with_its_one_line(tmp_path: Path) -> None:
+    """What only a worker meets at its start (here its own evaluations file, under a path
+    that is a file): the parent stops the others and exits 2 with that worker's line, once,
+    at the first failure (it used to restart them five times and exit 1)."""
+    topic = create_topic(2)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    daemon = Daemon(tmp_path, topic, "g-workers-refused", name="r", args=("--workers", "2"),
+                    RAGMON_OUTPUT__EVALUATIONS_JSONL=str(blocked / "evals.jsonl"),
+                    **NO_SESSIONS).start()  # fmt: skip
+    code, lines, took = _ended(daemon, 60)
+    print(f"\na worker refused: exit {code} in {took:.1f} s")
+    said = _said(lines)
+    assert code == 2 and len(said) == 1, lines
+    assert said[0].startswith("ragmon run: ") and "a-file" in said[0], said
+    assert not any('"worker_ended"' in x or '"worker_keeps_failing"' in x for x in lines)
+    assert took < 20

@@ -46,6 +46,19 @@ def test_parts_one_process_owns_are_refused(given: dict[str, object], key: str) 
     assert said is not None and said.startswith(f"--workers 2 with {key}: ")
 
 
+def test_every_reason_is_named_at_once(tmp_path: Path) -> None:
+    """A demo source, a golden directory, the probes and a config that is not a regular
+    file: one line names all four (it used to name the first, one run at a time)."""
+    given = {"source": {"type": "demo"}, "golden": {"dir": "g", "set_path": "s.jsonl"},
+             "probes": {"endpoint": "http://127.0.0.1:9/ask", "request_template": "t.json"},
+             "sessions": {"enabled": False}}  # fmt: skip
+    said = refusal(Settings.model_validate(given), 2, tmp_path)
+    assert said is not None and "\n" not in said
+    for reason in ("needs source.type kafka", "with golden.dir: ", "with probes.endpoint: ",
+                   f"--config {tmp_path}: "):  # fmt: skip
+        assert reason in said, reason
+
+
 def test_each_worker_has_its_own_endpoint_files_and_member_id() -> None:
     settings = Settings.model_validate({
         **KAFKA,
