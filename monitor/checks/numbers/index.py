@@ -120,7 +120,7 @@ def _key(value: float) -> float:
 def _probes(r: Reading, seps: str = ".  \u202f") -> tuple[str, ...]:
     """Spellings of a reading to look for literally ("1600", "1,600", "1.600", "3,5");
     thousands written with each of ``seps`` (the separators the text uses)."""
-    if r.precision > 1 or not 0 <= abs(r.value) < 1e15:
+    if not 0 < r.precision <= 1 or not 0 <= abs(r.value) < 1e15:
         return ()
     v = abs(r.value)
     if r.precision == 1:

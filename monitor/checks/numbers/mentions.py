@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -187,9 +188,14 @@ def _number(m: re.Match[str], locale: Locale) -> Mention | None:
         return None
     scale_word = g("scale") or g("scale2")
     scale = SCALES[scale_word] if scale_word else 1.0
-    out = tuple(Reading(v * scale, 10.0 ** (-dec) * scale) for v, dec in readings)
+    # (a figure past a float's range is no reading; its precision stops at 1e-300)
+    out = tuple(Reading(v * scale, 10.0 ** (-min(dec, 300)) * scale)
+                for v, dec in readings if math.isfinite(v * scale))  # fmt: skip
     if unit == "m":  # "£15m" (million) or "100m" (metres)
-        out += tuple(Reading(v * 1e6, 10.0 ** (-dec) * 1e6) for v, dec in readings)
+        out += tuple(Reading(v * 1e6, 10.0 ** (-min(dec, 300)) * 1e6)
+                     for v, dec in readings if math.isfinite(v * 1e6))  # fmt: skip
+    if not out:
+        return None
     return Mention(m.group(0).strip(), "number", readings=out)
 
 
