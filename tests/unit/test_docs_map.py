@@ -1,0 +1,42 @@
+"""The documentation's maps match what they map: the home page links every page of the site's
+navigation, and the development page's tree names every package of the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _nav_pages(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [p for item in node for p in _nav_pages(item)]
+    if isinstance(node, dict):
+        return [p for value in node.values() for p in _nav_pages(value)]
+    return []
+
+
+def test_the_home_page_links_every_page_of_the_navigation() -> None:
+    """A page in the site's menu that the home page's list leaves out is a page a newcomer
+    reading the home page does not find (Conversations was one)."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    pages = {p for p in _nav_pages(config["nav"]) if p != "index.md"}
+    linked = set(re.findall(r"\]\(([^)#]+\.md)", (ROOT / "docs/index.md").read_text()))
+    assert pages - linked == set()
+
+
+def test_the_development_tree_names_every_package() -> None:
+    """Each package under monitor/ (and each top-level folder of the repository that holds
+    code) stands in the tree of docs/development.md."""
+    text = (ROOT / "docs/development.md").read_text()
+    tree = text[text.index("```\nmonitor/") : text.index("```", text.index("```\nmonitor/") + 3)]
+    packages = sorted(p.name for p in (ROOT / "monitor").iterdir() if (p / "__init__.py").exists())
+    missing = [p for p in packages if not re.search(rf"^\s+{p}/", tree, re.M)]
+    assert missing == []
+    for folder in ("sinks", "tests", "deploy", "bench", "dashboards"):
+        assert re.search(rf"^{folder}/", tree, re.M), folder
