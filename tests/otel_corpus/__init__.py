@@ -13,13 +13,15 @@ from monitor.sources import framing
 
 HERE = Path(__file__).resolve().parent
 # The agent frameworks: retrieval only through a search tool, one case per tool output format
-# (JSON, a JSON object of results, numbered text, "Document n:" blocks, free text, nothing),
-# two searches in one turn (citations) and a conversation of two turns.
+# (JSON, a JSON object of results, numbered text, "Document n:" blocks, free text, an empty
+# list, "No passages found."), two searches in one turn (citations), two in one request
+# (parallel tool calls), the same search twice (repeat) and a conversation of two turns.
 AGENT_STACKS = (
     "smolagents-openinference",
     "pydantic-ai-genai",
     "strands-genai-events",
     "langgraph-react-openinference",
+    "langgraph-retriever-openinference",
     "google-adk-genai",
     "google-adk-nocontent",
 )
@@ -43,7 +45,18 @@ STACKS = (
     "google-genai-events",
     *AGENT_STACKS,
 )
-AGENT_CASES = {"json", "numbered", "free-text", "citations", "empty", "turn-1", "turn-2"}
+AGENT_CASES = {
+    "json",
+    "numbered",
+    "free-text",
+    "citations",
+    "parallel",
+    "repeat",
+    "nothing",
+    "empty",
+    "turn-1",
+    "turn-2",
+}
 FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}
 
 

@@ -57,6 +57,7 @@ STACKS = {
     "pydantic-ai-genai": "requirements-pydantic-ai.txt",
     "strands-genai-events": "requirements-strands.txt",
     "langgraph-react-openinference": "requirements-langgraph.txt",
+    "langgraph-retriever-openinference": "requirements-langgraph.txt",
     "langgraph-hybrid-openinference": "requirements-langgraph.txt",
     "google-adk-genai": "requirements-google-adk.txt",
     "google-adk-nocontent": "requirements-google-adk.txt",
@@ -1450,21 +1451,34 @@ def google_genai(stack: str) -> None:
 # --- agent frameworks: retrieval only through a search tool ---------------------------------
 
 # (case, question, answer) of the agent stacks. The tool answers in the format its case
-# names (AGENT_FORMATS); "citations" searches twice in one turn (TOOL_SEARCHES); "turn-2"
-# follows "turn-1" in one conversation, with its history.
+# names (AGENT_FORMATS); the model searches as AGENT_SEARCHES says (the question itself by
+# default): "citations" twice in one turn, "parallel" twice in one request (parallel tool
+# calls), "repeat" the same search twice; "turn-2" follows "turn-1" in one conversation,
+# with its history; "nothing" gets the tool's "No passages found.".
 AGENT_CASES = [  # one case per line
     ("json", "how long does standard shipping take", "Standard shipping takes 3-5 business days [1]."),
     ("numbered", "how many days do refunds take", "Refunds take 14 days [1]."),
     ("free-text", "what warranty do electronics carry", "A 2-year limited warranty."),
     ("citations", "refunds and restocking fee for electronics", "Refunds take 14 days [2]; a $25 fee applies [3]."),
+    ("parallel", "what do a refund and a restocking fee come to", "Refunds take 14 days [2]; a $25 fee applies [3]."),
+    ("repeat", "how fast is express delivery", "Express takes 1-2 days [1]."),
+    ("nothing", "do you match competitors prices", "I don't know."),
     ("empty", "do you sell telescopes", "I don't know."),
     ("turn-1", "can gift cards be refunded", "No, gift cards cannot be refunded [1]."),
     ("turn-2", "and how long does express shipping take", "Express takes 1-2 days [1]."),
 ]  # fmt: skip
 AGENT_FORMATS = {"json": "json", "numbered": "numbered", "free-text": "free",
-                 "citations": "numbered", "empty": "json", "turn-1": "wrapped",
+                 "citations": "numbered", "parallel": "json", "repeat": "labelled",
+                 "nothing": "none", "empty": "json", "turn-1": "wrapped",
                  "turn-2": "labelled"}  # fmt: skip
+# question -> the model's requests before it answers, each the searches it asks for at once
+AGENT_SEARCHES = {
+    "refunds and restocking fee for electronics": [["refunds"], ["restocking fee"]],
+    "what do a refund and a restocking fee come to": [["refunds", "restocking fee"]],
+    "how fast is express delivery": [["express shipping"], ["express shipping"]],
+}
 SESSION = "conv-0001"  # the conversation of turn-1 and turn-2
+NOTHING = "No passages found."  # what the search tool says when it finds nothing
 
 
 def agent_tool_output(case: str, query: str) -> tuple[str, list[dict[str, Any]]]:
@@ -1472,6 +1486,8 @@ def agent_tool_output(case: str, query: str) -> tuple[str, list[dict[str, Any]]]
     the ground truth counts them (a free-text answer is one passage without an id)."""
     found = [{"id": d, "text": KB[d]} for d, _ in keyword_scores(query)][:2]
     fmt = AGENT_FORMATS[case]
+    if fmt == "none":
+        return NOTHING, []
     if fmt == "json":
         return json.dumps([{"doc_id": d["id"], "content": d["text"]} for d in found]), found
     if fmt == "wrapped":
@@ -1487,12 +1503,15 @@ def agent_tool_output(case: str, query: str) -> tuple[str, list[dict[str, Any]]]
     return text, [{"id": None, "text": text}]
 
 
-def fake_tool_agent_model(answers: dict[str, str], searches: dict[str, list[str]]) -> str:
+def fake_tool_agent_model(answers: dict[str, str], searches: dict[str, list[list[str]]],
+                          received: dict[str, list[str]] | None = None) -> str:  # fmt: skip
     """A local server speaking the Chat Completions API (JSON and server-sent events) to an
     agent framework, whatever it sends back as the tool's result: the n-th request about a
     question (the latest message that names one of ``answers``) calls the ``search_help``
-    tool with ``searches[question][n]`` (the question itself by default); the next one
-    answers, as text or, when the framework offers a ``final_answer`` tool, as its call."""
+    tool once for each of ``searches[question][n]`` (in one response: parallel tool calls;
+    the question itself by default); the next one answers, as text or, when the framework
+    offers a ``final_answer`` tool, as its call. ``received``: question -> the texts of the
+    answering request's messages but the assistant's (what the model was given)."""
     from http.server import BaseHTTPRequestHandler
 
     asked: dict[str, int] = {}
@@ -1513,20 +1532,24 @@ def fake_tool_agent_model(answers: dict[str, str], searches: dict[str, list[str]
             question = next(q for t in reversed(said) for q in answers if q in t)
             with lock:
                 n = asked[question] = asked.get(question, -1) + 1
-            asks = searches.get(question, [question])
+            asks = searches.get(question, [[question]])
             tools = {t["function"]["name"] for t in body.get("tools", [])}
+            calls: list[tuple[str, dict[str, str]]] = []
             if n < len(asks):
-                name, arguments = "search_help", {"query": asks[n]}
-            elif "final_answer" in tools:
-                name, arguments = "final_answer", {"answer": answers[question]}
+                calls = [("search_help", {"query": q}) for q in asks[n]]
             else:
-                name, arguments = "", {}
+                if received is not None:
+                    received[question] = [text_of(m.get("content")) for m in body["messages"]
+                                          if m["role"] != "assistant"]  # fmt: skip
+                if "final_answer" in tools:
+                    calls = [("final_answer", {"answer": answers[question]})]
             message: dict[str, Any] = {"role": "assistant", "content": answers[question]}
-            if name:
-                call = {"id": f"call_{n}_{abs(hash(question)) % 10**6}", "type": "function",
-                        "function": {"name": name, "arguments": json.dumps(arguments)}}  # fmt: skip
-                message = {"role": "assistant", "content": None, "tool_calls": [call]}
-            finish = "tool_calls" if name else "stop"
+            if calls:
+                made = [{"id": f"call_{n}_{i}_{abs(hash(question)) % 10**6}", "type": "function",
+                         "function": {"name": name, "arguments": json.dumps(arguments)}}
+                        for i, (name, arguments) in enumerate(calls)]  # fmt: skip
+                message = {"role": "assistant", "content": None, "tool_calls": made}
+            finish = "tool_calls" if calls else "stop"
             base = {"id": "chatcmpl-agent", "created": 0, "model": body["model"]}
             usage = {"prompt_tokens": 60, "completion_tokens": 9, "total_tokens": 69}
             if not body.get("stream"):
@@ -1535,9 +1558,9 @@ def fake_tool_agent_model(answers: dict[str, str], searches: dict[str, list[str]
                                                 "finish_reason": finish}]})  # fmt: skip
                 return
             event_stream(self)
-            if name:
-                deltas = [{"role": "assistant", "tool_calls": [{**message["tool_calls"][0],
-                                                                "index": 0}]}]  # fmt: skip
+            if calls:
+                deltas = [{"role": "assistant", "tool_calls": [{**call, "index": i}]}
+                          for i, call in enumerate(message["tool_calls"])]  # fmt: skip
             else:
                 words = answers[question].split(" ")
                 deltas = [{"role": "assistant", "content": (" " if i else "") + w}
@@ -1553,35 +1576,70 @@ def fake_tool_agent_model(answers: dict[str, str], searches: dict[str, list[str]
     return serve(Handler, "/v1")
 
 
-def agent_server() -> str:
-    """The agent stacks' model server: the agent cases' answers, the citations case's two
-    searches."""
-    return fake_tool_agent_model({q: a for _, q, a in AGENT_CASES}, TOOL_SEARCHES)
-
-
 class AgentTool:
-    """The agent stacks' search tool: what it returned per question, in call order."""
+    """The agent stacks' search tool: what it returned per question, in call order, and what
+    the model was given when it answered (from the model server's side).
+
+    The ground truth of a trace: ``context`` the passages of every search result the
+    answering request carried (an earlier turn's too: the history), in the order the
+    request has them, each passage once; ``retrieved`` the ids this turn's searches
+    returned; ``tool_calls`` and ``steps`` the searches this turn ran and the requests that
+    asked for them."""
 
     def __init__(self) -> None:
         self.returned: dict[str, list[dict[str, Any]]] = {}
         self.calls: dict[str, int] = {}  # searches per question
+        self.outputs: dict[str, list[dict[str, Any]]] = {}  # a result -> its passages
+        self.received: dict[str, list[str]] = {}  # filled by the model server
+        self.later: dict[str, list[dict[str, Any]]] = {}  # a result -> its passages, later
         self.case = ""
         self.question = ""
 
+    def server(self) -> str:
+        """The model server of the agent stacks, reporting to this tool."""
+        answers = {q: a for _, q, a in AGENT_CASES}
+        return fake_tool_agent_model(answers, AGENT_SEARCHES, self.received)
+
     def search(self, query: str) -> str:
         raw, docs = agent_tool_output(self.case, query)
+        self.note(raw, docs, docs)
+        return raw
+
+    def note(self, raw: str, docs: list[dict[str, Any]], later: list[dict[str, Any]]) -> None:
+        """One search this turn: ``docs`` what it returned, ``later`` what its result ``raw``
+        is to a model that reads it in a later turn (the same, unless the documents were
+        joined into text: then what the turn's own spans list is not in a later trace)."""
         self.returned.setdefault(self.question, []).extend(docs)
         self.calls[self.question] = self.calls.get(self.question, 0) + 1
-        return raw
+        self.outputs[raw] = docs
+        self.later[raw] = later
+
+    def given(self, query: str) -> list[dict[str, Any]]:
+        """The passages of the search results in the answering request, in its order."""
+        out: list[dict[str, Any]] = []
+        for text in self.received.get(query, []):
+            found = []
+            for raw, passages in self.outputs.items():
+                if not passages:
+                    continue
+                at = [i for i in (text.find(raw), text.find(json.dumps(raw)[1:-1])) if i >= 0]
+                if at:
+                    found.append((min(at), raw))
+            for _, raw in sorted(found):
+                out += [p for p in self.outputs[raw] if p not in out]
+        return out
 
     def truth(self, case: str, query: str, answer: Any, trace_id: str) -> dict[str, Any]:
         docs = self.returned.get(query, [])
         row = {"case": case, "trace_id": trace_id, "query": query, "answer": str(answer),
                "retrieved": list(dict.fromkeys(d["id"] for d in docs if d["id"] is not None)),
-               "context": [{"doc_id": d["id"], "text": d["text"]} for d in docs],
-               "tool_calls": self.calls.get(query, 0)}  # fmt: skip
+               "context": [{"doc_id": d["id"], "text": d["text"]} for d in self.given(query)],
+               "tool_calls": self.calls.get(query, 0),
+               "steps": len(AGENT_SEARCHES.get(query, [[query]]))}  # fmt: skip
         if case.startswith("turn-"):
             row["session_id"] = SESSION
+        self.outputs.update(self.later)
+        self.later.clear()
         return row
 
 
@@ -1609,7 +1667,7 @@ def smolagents_stack(stack: str) -> None:
         """
         return box.search(query)
 
-    model = OpenAIServerModel(model_id="fake-gpt", api_key="corpus", api_base=agent_server())
+    model = OpenAIServerModel(model_id="fake-gpt", api_key="corpus", api_base=box.server())
     agent = ToolCallingAgent(tools=[search_help], model=model, max_steps=4, verbosity_level=0)
 
     def ask(case: str, query: str) -> str:
@@ -1636,7 +1694,7 @@ def pydantic_ai_stack(stack: str) -> None:
 
     Agent.instrument_all(InstrumentationSettings(tracer_provider=rec.provider))
     box = AgentTool()
-    url = agent_server()
+    url = box.server()
     model = OpenAIChatModel("fake-gpt", provider=OpenAIProvider(base_url=url, api_key="corpus"))
     agent = Agent(model, instructions="Answer from what search_help returns; cite [n].")
 
@@ -1694,7 +1752,7 @@ def strands_stack(stack: str) -> None:
         """
         return box.search(query)
 
-    url = agent_server()
+    url = box.server()
     conversation: list[Any] = []
 
     def agent_for(case: str) -> Any:
@@ -1744,7 +1802,7 @@ def langgraph_react(stack: str) -> None:
         """Search the help centre."""
         return box.search(query)
 
-    url = agent_server()
+    url = box.server()
     model = ChatOpenAI(model="fake-gpt", base_url=url, api_key="corpus")  # type: ignore[arg-type]
     with warnings.catch_warnings():  # moved to langchain.agents in LangGraph 1.0, still shipped
         warnings.simplefilter("ignore")
@@ -1797,7 +1855,7 @@ def google_adk(stack: str) -> None:
         """Search the help centre."""
         return box.search(query)
 
-    url = agent_server()
+    url = box.server()
     agent = LlmAgent(name="help", instruction="Answer from what search_help returns; cite [n].",
                      model=LiteLlm(model="openai/fake-gpt", api_base=url, api_key="corpus"),
                      tools=[search_help])  # fmt: skip
@@ -1823,9 +1881,63 @@ def google_adk(stack: str) -> None:
     run_cases(rec, AGENT_CASES, ask, box.truth)
 
 
+def langgraph_retriever(stack: str) -> None:
+    """LangGraph's prebuilt ReAct agent whose search tool is a retriever (LangChain's
+    ``create_retriever_tool`` over a keyword ``BaseRetriever``): the tool's run holds a
+    RETRIEVER span listing the documents with their ids, and the model gets their texts
+    joined as the tool message; the model searches with words of its own, not the question
+    (AGENT_SEARCHES). Otherwise as ``langgraph_react``."""
+    import warnings
+
+    rec = Recorder(stack)
+    from openinference.instrumentation import using_session
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    LangChainInstrumentor().instrument(tracer_provider=rec.provider)
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.tools import create_retriever_tool
+    from langchain_openai import ChatOpenAI
+    from langgraph.prebuilt import create_react_agent
+
+    box = AgentTool()
+
+    class HelpRetriever(BaseRetriever):
+        def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Any]:
+            found = [] if box.case == "nothing" else [d for d, _ in keyword_scores(query)][:2]
+            docs = [{"id": d, "text": KB[d]} for d in found]
+            raw = "\n\n".join(d["text"] for d in docs)  # the tool's own joining
+            box.note(raw, docs, [{"id": None, "text": raw}] if raw else [])
+            return [Document(page_content=KB[d], metadata={"doc_id": d}) for d in found]
+
+    search_help = create_retriever_tool(HelpRetriever(), "search_help", "Search the help centre.")
+    model = ChatOpenAI(model="fake-gpt", base_url=box.server(), api_key="corpus")  # type: ignore[arg-type]
+    with warnings.catch_warnings():  # moved to langchain.agents in LangGraph 1.0, still shipped
+        warnings.simplefilter("ignore")
+        agent = create_react_agent(model, [search_help],
+                                   prompt="Answer from what search_help returns; cite [n].")  # fmt: skip
+    history: list[Any] = []
+
+    def ask(case: str, query: str) -> str:
+        box.case, box.question = case, query
+        state = {"messages": [*history, ("user", query)]}
+        if case == "numbered":
+            result = asyncio.run(agent.ainvoke(state))
+        elif case.startswith("turn-"):
+            with using_session(SESSION):
+                result = agent.invoke(state)
+            history[:] = result["messages"]
+        else:
+            result = agent.invoke(state)
+        return str(result["messages"][-1].content)
+
+    run_cases(rec, AGENT_CASES, ask, box.truth)
+
+
 # stack name prefix -> the function that runs it (the openai client's stacks otherwise)
 RUNNERS: dict[str, Callable[[str], None]] = {
     "langgraph-react": langgraph_react,  # before "langgraph": the first prefix that matches
+    "langgraph-retriever": langgraph_retriever,
     "llamaindex": llamaindex, "langchain": langchain, "langgraph": langgraph,
     "haystack": haystack, "openai-agents": openai_agents, "google-genai": google_genai,
     "openai-genai-tools": openai_genai_tools,

@@ -103,26 +103,34 @@ def _inference(
                 events=[Event(name, attributes) for name, attributes in events])  # fmt: skip
 
 
-def test_genai_tool_results_of_this_turn_only() -> None:
-    """A conversation's next call carries the earlier turns: only the results after the last
-    user message that says something are this turn's (PydanticAI puts a tool's result, as
-    ``result``, in a ``user`` message of ``tool_call_response`` parts: not a new question)."""
+def test_genai_tool_results_this_turns_and_the_history() -> None:
+    """A conversation's next call carries the earlier turns: the results after the last user
+    message that says something are this turn's, the ones before it the history (PydanticAI
+    puts a tool's result, as ``result``, in a ``user`` message of ``tool_call_response``
+    parts: not a new question). A result carried twice under one call id is one result; two
+    calls with the same answer stay two calls."""
     from monitor.ingest.conventions.genai import _tool_results
+    from monitor.ingest.conventions.turns import ToolResult
 
     said = lambda role, text: {"role": role, "parts": [{"type": "text", "content": text}]}  # noqa: E731
-    result = lambda value, key="response", role="tool": {  # noqa: E731
-        "role": role, "parts": [{"type": "tool_call_response", "id": "c", key: value}]}  # fmt: skip
-    messages = [said("user", "first question"), result("[earlier]"), said("assistant", "one"),
-                said("user", "second question"), result("[now]", "result", "user"),
-                result({"hits": []})]  # fmt: skip
-    assert _tool_results(_inference(messages)) == ["[now]", '{"hits": []}']
+    result = lambda value, key="response", role="tool", call="c": {  # noqa: E731
+        "role": role,
+        "parts": [{"type": "tool_call_response", "id": call, key: value}]}  # fmt: skip
+    messages = [said("user", "first question"), result("[earlier]", call="a"),
+                said("assistant", "one"), said("user", "second question"),
+                result("[now]", "result", "user", call="b"), result({"hits": []}, call="c"),
+                result({"hits": []}, call="c"), result("[now]", call="d")]  # fmt: skip
+    assert _tool_results(_inference(messages)) == [
+        ToolResult("a", "[earlier]", False), ToolResult("b", "[now]", True),
+        ToolResult("c", '{"hits": []}', True), ToolResult("d", "[now]", True)]  # fmt: skip
 
 
 def test_strands_tool_result_blocks_are_the_results() -> None:
     """Strands' content events: a ``gen_ai.tool.message`` holds Bedrock-style ``toolResult``
-    blocks (one result each, text or JSON content); an earlier turn's before the last
-    ``gen_ai.user.message``."""
+    blocks (one result each, text or JSON content, the call's ``toolUseId``); an earlier
+    turn's before the last ``gen_ai.user.message``."""
     from monitor.ingest.conventions.genai import _tool_results
+    from monitor.ingest.conventions.turns import ToolResult
 
     block = '[{"toolResult": {"toolUseId": "%s", "status": "success", "content": %s}}]'
     events = (
@@ -132,9 +140,30 @@ def test_strands_tool_result_blocks_are_the_results() -> None:
         ("gen_ai.tool.message", {"content": block % ("b", '[{"text": "[1] x"}, {"text": "[2] y"}]')}),  # noqa: E501
         ("gen_ai.tool.message", {"content": block % ("c", '[{"json": {"id": "d"}}]')}),
         ("gen_ai.tool.message", {"content": "plain result"}),
+        ("gen_ai.tool.message", {"content": "plain result"}),  # no id: the same content, once
     )  # fmt: skip
     assert _tool_results(_inference(events=events)) == [
-        "[1] x\n[2] y", '{"id": "d"}', "plain result"]  # fmt: skip
+        ToolResult("a", "old", False), ToolResult("b", "[1] x\n[2] y", True),
+        ToolResult("c", '{"id": "d"}', True), ToolResult(None, "plain result", True)]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["", "  ", "[]", "{}", "null", "None", "No passages found.", "no results", "No results found",
+     "No relevant documents were found.", "Nothing found", "0 results", "N/A",
+     '{"results": []}', '{"documents": [], "query": "x"}'],
+)  # fmt: skip
+def test_a_result_that_says_it_found_nothing_is_no_passage(raw: str) -> None:
+    assert tool_docs(raw) == []
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["No, gift cards cannot be refunded.", "No results for refunds were older than 2019.",
+     "None of the plans include phone support."],
+)  # fmt: skip
+def test_a_sentence_that_starts_like_nothing_is_a_passage(raw: str) -> None:
+    assert [d.text for d in tool_docs(raw)] == [raw]
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,14 @@ from collections.abc import Mapping
 from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS
 from monitor.ingest.conventions.core import _loads, _outermost
 from monitor.ingest.conventions.genai import _is_inference
+from monitor.ingest.conventions.turns import ANSWER_TOOLS
 from monitor.ingest.otlp import Span
 
 NO_TOOLS, TOOLS, RETRIEVAL_TOOLS = AGENT_SEGMENTS
-ANSWER_TOOLS = frozenset({"final_answer"})  # smolagents' answer channel
+# Google ADK's span around parallel calls (``trace_merged_tool_calls``: "not needed for
+# telemetry purposes"; each call has its own span): not a call
+MERGED = "(merged tools)"
+NOT_CALLS = ANSWER_TOOLS | {MERGED}
 
 
 # What an OpenInference LLM span of a real model call carries; Haystack's instrumentation
@@ -49,13 +53,13 @@ def _classified(spans: list[Span]) -> tuple[list[Span], list[Span]]:
             kind = str(kind).upper()
             if kind == "LLM" and ("llm.model_name" in a or _calls_a_model(a)):
                 calls.append(s)
-            elif kind == "TOOL" and _tool_name(s) not in ANSWER_TOOLS:
+            elif kind == "TOOL" and _tool_name(s) not in NOT_CALLS:
                 tools.append(s)
         elif (
             a.get("gen_ai.operation.name") == "execute_tool"
             or a.get("traceloop.span.kind") == "tool"
         ):
-            if _tool_name(s) not in ANSWER_TOOLS:
+            if _tool_name(s) not in NOT_CALLS:
                 tools.append(s)
         elif _is_inference(s):
             calls.append(s)

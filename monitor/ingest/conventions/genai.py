@@ -25,7 +25,7 @@ from monitor.ingest.conventions.core import (
     _unique,
 )
 from monitor.ingest.conventions.packing import _packed
-from monitor.ingest.conventions.tool_output import tool_docs
+from monitor.ingest.conventions.turns import ANSWER_TOOLS, ToolResult, calls, once, passages
 from monitor.ingest.otlp import Span
 
 # --- OTel GenAI and OpenLLMetry ---------------------------------------------------------
@@ -96,24 +96,30 @@ def _choice(value: object) -> list[tuple[str, str]]:
     return _messages(value)
 
 
-def _tool_result_texts(raw: str) -> list[str]:
-    """The results a tool message carries: Bedrock-style ``toolResult`` blocks (Strands:
-    ``[{"toolResult": {"content": [{"text": …} | {"json": …}]}}]``), one result each, their
-    text blocks joined; anything else is the result itself."""
+def _tool_result_blocks(raw: str) -> list[tuple[str | None, str]]:
+    """(call id, text) of the results a tool message carries: Bedrock-style ``toolResult``
+    blocks (Strands: ``[{"toolResult": {"toolUseId": …, "content": [{"text": …} | {"json":
+    …}]}}]``), one result each, their text blocks joined; anything else is the result
+    itself, of unknown call."""
     value = _loads(raw)
     blocks = value if isinstance(value, list) else []
     if not blocks or not all(isinstance(b, dict) and isinstance(b.get("toolResult"), dict)
                              for b in blocks):  # fmt: skip
-        return [raw]
+        return [(None, raw)]
     out = []
     for block in blocks:
-        content = block["toolResult"].get("content")
+        result = block["toolResult"]
+        content = result.get("content")
         parts = [p for p in (content if isinstance(content, list) else [])
                  if isinstance(p, dict) and ("text" in p or "json" in p)]  # fmt: skip
         texts = [p["text"] if isinstance(p.get("text"), str) else json.dumps(p["json"])
                  for p in parts]  # fmt: skip
-        out.append("\n".join(texts))
+        out.append((_call_id(result.get("toolUseId")), "\n".join(texts)))
     return out
+
+
+def _call_id(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _result_events(s: Span) -> list[_Doc]:
@@ -178,14 +184,15 @@ def _response_text(response: object) -> str:
     return response if isinstance(response, str) else json.dumps(response)
 
 
-def _tool_results(s: Span) -> list[str]:
-    """What the tools returned in this turn, as an inference span's input shows it, in
-    order: the ≥1.37 ``tool_call_response`` parts (the convention puts them in a ``tool``
-    message, PydanticAI in a ``user`` one; the value under ``response``, or PydanticAI's
-    ``result``), an older ``tool`` message's content, and ``gen_ai.tool.message`` events.
-    Results before the last user message that says something are an earlier turn's (the
-    history a conversation's next call carries), not this turn's."""
-    out: list[str] = []
+def _tool_results(s: Span) -> list[ToolResult]:
+    """What the tools returned, as an inference span's input shows it, in order, each result
+    once (``turns.once``): the ≥1.37 ``tool_call_response`` parts (the convention puts them in
+    a ``tool`` message, PydanticAI in a ``user`` one; the value under ``response``, or
+    PydanticAI's ``result``; the call's ``id``), an older ``tool`` message's content (its
+    ``tool_call_id``), and ``gen_ai.tool.message`` events. Results before the last user
+    message that says something are an earlier turn's (the history a conversation's next
+    call carries); the answer channel's (``final_answer``) are no result."""
+    out: list[ToolResult] = []
     value = _loads(s.attributes.get("gen_ai.input.messages") or s.attributes.get("gen_ai.prompt"))
     for m in value if isinstance(value, list) else ():
         if not isinstance(m, dict):
@@ -197,41 +204,45 @@ def _tool_results(s: Span) -> list[str]:
                 if not isinstance(part, dict):
                     continue
                 if part.get("type") == "tool_call_response":
-                    out.append(_response_text(part.get("response", part.get("result"))))
+                    if part.get("name") not in ANSWER_TOOLS:
+                        text = _response_text(part.get("response", part.get("result")))
+                        out.append(ToolResult(_call_id(part.get("id")), text, True))
                 elif part.get("type") == "text" and part.get("content"):
                     said = True
         elif m.get("role") == "tool" and isinstance(m.get("content"), str):
-            out.append(m["content"])
+            out.append(ToolResult(_call_id(m.get("tool_call_id")), m["content"], True))
         else:
             said = bool(m.get("content"))
-        if said and m.get("role") == "user":
-            out = []  # a new question: what the tools returned before it answered another
+        if said and m.get("role") == "user":  # a new question: what came before is history
+            out = [r._replace(this_turn=False) for r in out]
     for e in s.events:
         if e.name == "gen_ai.user.message":
-            out = []
+            out = [r._replace(this_turn=False) for r in out]
         elif e.name == "gen_ai.tool.message" and isinstance(c := e.attributes.get("content"), str):
-            out += _tool_result_texts(c)
-    return out
+            out += [ToolResult(call or _call_id(e.attributes.get("id")), text, True)
+                    for call, text in _tool_result_blocks(c)]  # fmt: skip
+    return once(out)
 
 
 def _tool_retrieval(
     said: list[tuple[Span, tuple[list[tuple[str, str]], str, str]]], convention: str
 ) -> _Shape | None:
     """An agent that retrieves through a tool, under the GenAI conventions: no retrieval
-    span. The packed context is what the tools returned as the answering model call saw it
-    (its ``tool`` messages, in order; each result split into documents where it is a list of
-    them: ``tool_output.tool_docs``); the question the last user message of that call; the
-    answer its output. ``said``: each inference span with its ``_prompt_and_answer``."""
+    span. The packed context is every passage of the tool results the answering model call
+    was given (its ``tool`` messages or parts, an earlier turn's included, in order, each
+    once; each result split into documents where it is a list of them:
+    ``tool_output.tool_docs``); the retrieved documents this turn's; the question the last
+    user message of that call; the answer its output. ``said``: each inference span with
+    its ``_prompt_and_answer``."""
     answering = [(s, found) for s, found in said if found[2]]
     if not answering:
         return None
     last, (inputs, system, answer) = max(answering, key=lambda p: p[0].end)
     results = _tool_results(last)
-    if not results:
+    if not calls(results):
         return None
-    shape = _Shape(convention, retrieval_calls=len(results), through_tools=True)
-    shape.packed = [d for raw in results for d in tool_docs(raw)]
-    shape.retrieved = _unique(shape.packed)
+    shape = _Shape(convention, retrieval_calls=calls(results), through_tools=True)
+    shape.packed, shape.retrieved = passages(results)
     users = [t for role, t in inputs if role == "user" and t]
     shape.question = users[-1] if users else ""
     shape.answer = answer

@@ -27,6 +27,7 @@ from monitor.ingest.conventions.core import (
 )
 from monitor.ingest.conventions.packing import _packed, _positions_in
 from monitor.ingest.conventions.tool_output import tool_docs
+from monitor.ingest.conventions.turns import ANSWER_TOOLS, ToolResult, calls, once, passages
 from monitor.ingest.otlp import Span
 
 # --- OpenInference ----------------------------------------------------------------------
@@ -127,6 +128,23 @@ def _fused(spans: list[Span], retrievers: list[Span], retrieved: list[_Doc]) -> 
     return []
 
 
+def _within_tools(spans: list[Span], retrievers: list[Span]) -> bool:
+    """Some retriever ran inside a TOOL span (an agent's retriever tool: LangChain's
+    ``create_retriever_tool``)."""
+    tools = {s.span_id for s in spans if s.kind == "TOOL"}
+    if not tools:
+        return False
+    parent = {s.span_id: s.parent_span_id for s in spans}
+    for r in retrievers:
+        p: str | None = r.parent_span_id
+        seen = 0
+        while p and seen < 64:  # a cycle in bad input must not hang
+            if p in tools:
+                return True
+            p, seen = parent.get(p), seen + 1
+    return False
+
+
 def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     retrievers = [s for s in spans if s.kind == "RETRIEVER"]
     rerankers = [s for s in spans if s.kind == "RERANKER"]
@@ -135,6 +153,7 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
         return _tool_retrieval(spans, root, llms)
     shape = _Shape(OPENINFERENCE)
     shape.retrieval_calls = len(_outermost(retrievers))
+    shape.through_tools = _within_tools(spans, retrievers)
     shape.retrieved = _outer_retrievals(spans, retrievers)
     if shape.retrieval_calls > 1:  # a hybrid: the step that fused the lists says their order
         shape.retrieved = _fused(spans, retrievers, shape.retrieved) or shape.retrieved
@@ -145,7 +164,9 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
         shape.packed = shape.retrieved
     elif retrievers:
         shape.packed = []  # the retriever ran and returned nothing
+    said: list[dict[str, object]] = []
     if llms:
+        said = _indexed(llms[-1].attributes, "llm.input_messages", "message.")
         messages = _flat_messages(llms[-1].attributes, "llm.input_messages", "message.")
         shape.prompt = [text for role, text in messages if role != "assistant"]
     if shape.retrieved and all(d.text for d in shape.retrieved):
@@ -155,8 +176,12 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
             shape.packed = [shape.retrieved[n] for _, n in found]
         else:
             shape.packed = _packed(spans, retrievers, shape.retrieved, shape.packed)
+    if shape.packed and said:  # an agent's retriever tool: the earlier turns' results too
+        shape.packed = _with_history(said, shape.retrieved, shape.packed)
     first = (retrievers or rerankers)[0].attributes
-    question = _first_string(root.attributes.get("input.value"))
+    given = root.attributes.get("input.value")
+    # an agent's state (LangGraph's messages): the user's last message, not the tool's query
+    question = _question(root, said) if _is_message_state(given) else _first_string(given)
     if not question or _is_repr(question):  # a workflow's StartEvent() is not the question
         question = _first_string(first.get("input.value") or first.get("reranker.query"))
     shape.question = question
@@ -264,36 +289,103 @@ def _is_message_state(value: object) -> bool:
     return isinstance(loaded, dict) and isinstance(loaded.get("messages"), list)
 
 
+# smolagents names the tools a step calls in its "Calling tools:" message's text
+_CALLED = re.compile(r"""['"]name['"]\s*:\s*['"]([^'"]+)['"]""")
+_SHORTEST = 16  # a result shorter than this is found whole, never inside other text
+
+
+def _given(messages: list[dict[str, object]], known: set[str]) -> list[ToolResult]:
+    """The tool results in the answering call's messages, in order, each once: this turn's
+    (``known``: the results of this trace's TOOL spans, or its retrieved texts, each found
+    whole in a tool message, after a short label, or inside it when the framework joins
+    several in one message) and an earlier turn's (a tool message that holds none of
+    ``known``; the answer channel's results are none: named by the message, by the call it
+    answers, or by the step before it)."""
+    out: list[ToolResult] = []
+    named: dict[str, str] = {}  # call id -> tool name, from the assistant's tool calls
+    last_called: list[str] = []  # the tools the latest calling message named
+    for m in messages:
+        role = str(m.get("role"))
+        calls = _indexed(m, "tool_calls", "tool_call.")
+        if calls:
+            last_called = [str(c.get("function.name", "")) for c in calls]
+            named.update((str(c["id"]), str(c.get("function.name", ""))) for c in calls
+                         if c.get("id"))  # fmt: skip
+        if role == "tool-call":
+            last_called = _CALLED.findall(_message_text(m))
+        if role not in _TOOL_ROLES:
+            continue
+        text = _message_text(m)
+        call = str(m["tool_call_id"]) if m.get("tool_call_id") else None
+        whole = _result_in(text, known)
+        if whole is not None:
+            out.append(ToolResult(call, whole, True))
+            continue
+        inside = sorted((i, k) for k in known if len(k) >= _SHORTEST and (i := text.find(k)) >= 0)
+        if inside:
+            out += [ToolResult(None, k, True) for _, k in inside]
+            continue
+        name = str(m.get("name") or named.get(call or "", ""))
+        if (name and name in ANSWER_TOOLS) or (not name and last_called
+                                               and set(last_called) <= ANSWER_TOOLS):  # fmt: skip
+            continue
+        label = _RESULT_LABEL.match(text)
+        out.append(ToolResult(call, text[label.end() :] if label else text, False))
+    return once(out)
+
+
+def _with_history(
+    messages: list[dict[str, object]], retrieved: list[_Doc], packed: list[_Doc]
+) -> list[_Doc]:
+    """A retriever's packed documents with the earlier turns' tool results the answering
+    call was given (LangChain's retriever tool: the documents joined into one tool message),
+    in the order of its messages; ``packed`` as it is when there are none."""
+    texts = {d.text: d for d in retrieved if d.text}
+    given = _given(messages, set(texts))
+    if all(r.this_turn for r in given):
+        return packed
+    out = [d for r in given for d in ([texts[r.text]] if r.this_turn else tool_docs(r.text))]
+    return _unique([*out, *packed])
+
+
 def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape | None:
     """An agent that retrieves through a function tool (OpenAI Agents SDK, smolagents and
-    others): no retriever span. The packed context is the results of this trace's TOOL spans
-    that the last model call was given as tool messages, in the order it saw them (a result
-    no model saw, such as smolagents' ``final_answer``, is not context); the question the
-    root's input, else the user message of the first model call; the answer the root's
-    output, else the last model call's text."""
+    others): no retriever span. The packed context is every passage of the tool results the
+    last model call was given as tool messages (an earlier turn's included, in the order it
+    saw them, each once: ``_given``; a result no model saw, such as smolagents'
+    ``final_answer``, is not context), the retrieved documents this trace's TOOL spans'
+    results; the question the root's input, else the last user message of the answering
+    call; the answer the root's output, else the last model call's text."""
     results = {r for s in spans if s.kind == "TOOL"
                and (r := _tool_result(s.attributes.get("output.value"))) is not None}  # fmt: skip
     if not results or not llms:
         return None
     last = max(llms, key=lambda s: s.end)
     messages = _indexed(last.attributes, "llm.input_messages", "message.")
-    seen = [found for m in messages if str(m.get("role")) in _TOOL_ROLES
-            and (found := _result_in(_message_text(m), results)) is not None]  # fmt: skip
+    given = _given(messages, results)
     answer = _answer_value(root.attributes.get("output.value"))
     if not answer or _is_repr(answer):
         answer = next((a for s in sorted(llms, key=lambda s: s.end, reverse=True)
                        if (a := _llm_answer(s))), "")  # fmt: skip
-    if not seen or not answer:
+    if not calls(given) or not answer:
         return None
-    shape = _Shape(OPENINFERENCE, retrieval_calls=len(seen), through_tools=True)
-    shape.packed = [d for raw in seen for d in tool_docs(raw)]
-    shape.retrieved = _unique(shape.packed)
-    # the question: the root's input, unless that is a message list (a LangGraph agent's
-    # state) or says nothing: then the last user message the answering call was given
-    users = [_message_text(m) for m in messages if m.get("role") == "user"]
-    given = root.attributes.get("input.value")
-    question = "" if _is_message_state(given) else _first_string(given)
-    shape.question = question if question and not _is_repr(question) else (["", *users])[-1]
+    # a call per TOOL span whose result the model was given (one tool called twice with the
+    # same answer: two calls, its passages once)
+    seen = {r.text for r in given if r.this_turn}
+    ran = sum(1 for s in spans if s.kind == "TOOL"
+              and _tool_result(s.attributes.get("output.value")) in seen)  # fmt: skip
+    shape = _Shape(OPENINFERENCE, retrieval_calls=max(ran, calls(given)), through_tools=True)
+    shape.packed, shape.retrieved = passages(given)
+    shape.question = _question(root, messages)
     shape.answer = answer
     shape.model = _model(llms)
     return shape
+
+
+def _question(root: Span, messages: list[dict[str, object]]) -> str:
+    """The root's input, unless that is a message list (a LangGraph agent's state) or says
+    nothing: then the last user message the answering call was given."""
+    users = [_message_text(m) for m in messages if m.get("role") == "user"]
+    given = root.attributes.get("input.value")
+    question = "" if _is_message_state(given) else _first_string(given)
+    return question if question and not _is_repr(question) else (["", *users])[-1]

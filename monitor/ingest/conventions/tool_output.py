@@ -100,15 +100,42 @@ def markdown_sections(raw: str) -> list[tuple[str | None, str]] | None:
     return sections
 
 
+# A result that says it found nothing, as a whole: "No passages found.", "No results",
+# "No relevant documents were found", "Nothing found", "0 results", "None", "null", "N/A".
+_NOTHING = re.compile(
+    r"(?:(?:no|0|zero)\s+(?:relevant\s+|matching\s+|related\s+)?(?:passages?|results?"
+    r"|documents?|docs|matches|hits|chunks|entries|records|sources|items)"
+    r"(?:\s+(?:were|was))?(?:\s+(?:found|returned|available))?|nothing(?:\s+was)?\s+found"
+    r"|none|null|n/a)",
+    re.IGNORECASE,
+)
+_LISTS = ("documents", "results", "passages", "chunks", "hits")
+
+
+def says_nothing(raw: str) -> bool:
+    """A tool result that is no passage: empty (``""``, ``[]``, ``{}``, ``null``, an object
+    whose list of results is empty) or a sentence that says nothing was found
+    (``_NOTHING``, the whole result but for its final punctuation)."""
+    text = raw.strip().rstrip(".!").strip()
+    if not text or text in ("[]", "{}", '""') or _NOTHING.fullmatch(text):
+        return True
+    value: Any = _loads(text)
+    if isinstance(value, dict) and value:
+        lists = [value[k] for k in _LISTS if isinstance(value.get(k), list)]
+        return bool(lists) and not any(lists)
+    return False
+
+
 def tool_docs(raw: str) -> list[_Doc]:
     """The documents in one tool result: a JSON list of documents (or an object holding one
     under ``documents``/``results``/``passages``/``chunks``/``hits``), numbered text blocks
-    (``numbered_blocks``), else the result's text as one passage whose id is unknown; an
-    empty result (``""``, ``[]``) is no passage."""
+    (``numbered_blocks``), else the result's text as one passage whose id is unknown; a
+    result that says it found nothing (``says_nothing``) is no passage."""
+    if says_nothing(raw):
+        return []
     value: Any = _loads(raw)
     if isinstance(value, dict):
-        value = next((value[k] for k in ("documents", "results", "passages", "chunks", "hits")
-                      if isinstance(value.get(k), list)), value)  # fmt: skip
+        value = next((value[k] for k in _LISTS if isinstance(value.get(k), list)), value)
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         docs = [_tool_doc(v) for v in value]
         if all(d.text for d in docs):
@@ -117,4 +144,4 @@ def tool_docs(raw: str) -> list[_Doc]:
         return [_Doc(doc_id, text) for doc_id, text in blocks]
     if isinstance(raw, str) and (sections := markdown_sections(raw)) is not None:
         return [_Doc(doc_id, text) for doc_id, text in sections]
-    return [_Doc(None, raw)] if raw.strip() and raw.strip() != "[]" else []
+    return [_Doc(None, raw)]
