@@ -113,7 +113,9 @@ class Outcomes:
         self._open: OrderedDict[Key, _Open] = OrderedDict()  # least recently active first
         self._due: dict[Partition | None, list[tuple[float, int, str]]] = {}
         self._ties = itertools.count()
-        self._closed: OrderedDict[str, int] = OrderedDict()  # session -> times closed
+        # session -> (times closed, the last turn's trace): a turn released again after its
+        # session closed (the lone release of a pair's second turn) re-opens nothing
+        self._closed: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self.newest = float("-inf")  # the newest turn's time seen (replay's clock)
         self.bytes = 0
 
@@ -141,7 +143,11 @@ class Outcomes:
     ) -> None:
         key = (part, turn.session)
         s = self._open.get(key)
-        if s is not None and s.last_trace == turn.trace_id:
+        if s is None:
+            was = self._closed.get(turn.session)
+            if was is not None and was[1] == turn.trace_id:
+                return  # the last turn of the session closed: seen already
+        elif s.last_trace == turn.trace_id:
             return  # seen already: the second turn of the pair before
         at = turn.time
         if at > self.newest:
@@ -156,7 +162,8 @@ class Outcomes:
         if signals is None:  # not the second turn of a pair: what it says on its own
             signals = tuple(self._read("", turn.query))
         if s is None:
-            s = self._open[key] = _Open(at, turn.trace_id, at, resumed=self._closed.get(key[1], 0))
+            was = self._closed.get(key[1])
+            s = self._open[key] = _Open(at, turn.trace_id, at, resumed=was[0] if was else 0)
             self.bytes += s.bytes
         else:
             self._open.move_to_end(key)
@@ -231,7 +238,8 @@ class Outcomes:
         outcome = decide(escalated, s.last_failed, s.last_signals, closed_by)
         decided = s.escalated_at if s.escalated_at is not None else s.last_time
         closed = self._closed
-        closed[key[1]] = closed.pop(key[1], 0) + 1
+        times = closed.pop(key[1], (0, ""))[0] + 1
+        closed[key[1]] = (times, s.last_trace)
         if len(closed) > REMEMBERED:
             closed.popitem(last=False)
         return SessionOutcome(
