@@ -240,6 +240,12 @@ class Settings(BaseSettings):
         extra="forbid",
         frozen=True,
         case_sensitive=False,
+        # ``RAGMON_X=`` is as if the variable were not set (the file's value, else the
+        # default): a compose file's ``${X:-}`` or a blank in a deployment leaves the key
+        # alone instead of making it "" (a path "" is the working directory). ``null`` is
+        # none, for a key that takes none (``golden.dir``, a key the file set): as YAML's.
+        env_ignore_empty=True,
+        env_parse_none_str="null",
     )
 
     source: SourceConfig = SourceConfig()
@@ -335,12 +341,16 @@ class _Environment(EnvSettingsSource):
     def decode_complex_value(self, field_name: str, field: FieldInfo | None, value: Any) -> Any:
         try:
             return json.loads(value)
-        except ValueError:
-            if field is not None and _is_str_list(field.annotation):
+        except ValueError as exc:
+            looks_json = value.lstrip().startswith(("[", "{"))
+            if field is not None and _is_str_list(field.annotation) and not looks_json:
                 return [part.strip() for part in value.split(",") if part.strip()]
             name = _variable_of(field_name, value)
+            if looks_json:  # meant as JSON: never taken as a string (a topic '["t"')
+                raise _EnvFormError(f"{name}={value[:60]!r} is not valid JSON: {exc}") from None
             ann = field.annotation if field is not None else dict
             mapping = any(typing.get_origin(a) is dict or a is dict
+                          or (isinstance(a, type) and issubclass(a, BaseModel))
                           for a in (ann, *typing.get_args(ann)))  # fmt: skip
             form = ("a JSON object, e.g. '{\"billing\": 0.5}'" if mapping
                     else "a JSON array, e.g. '[1, 2]'")  # fmt: skip

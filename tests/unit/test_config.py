@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -305,3 +306,94 @@ def test_a_mapping_from_the_environment_not_in_json_is_one_line(
     assert "a JSON object" in said
     monkeypatch.setenv("RAGMON_JUDGE__SAMPLING__ROUTES", '{"billing": 0.5}')
     assert load(None).judge.sampling.routes == {"billing": 0.5}
+
+
+# Every kind of key: a path, an optional string, an integer, a list of strings, a mapping,
+# a literal, a float, a whole section. The file sets each one.
+EVERY_KIND = {
+    "RAGMON_GOLDEN__DIR": ("golden.dir", "gold", Path("gold")),
+    "RAGMON_SESSIONS__TOPIC": ("sessions.topic", "turns", "turns"),
+    "RAGMON_METRICS__PORT": ("metrics.port", 9999, 9999),
+    "RAGMON_SEGMENTS__ATTRIBUTES": ("segments.attributes", ["tenant"], ["tenant"]),
+    "RAGMON_JUDGE__SAMPLING__ROUTES": ("judge.sampling.routes", {"billing": 0.5},
+                                       {"billing": 0.5}),
+    "RAGMON_LOG__LEVEL": ("log.level", "debug", "debug"),
+    "RAGMON_SHUTDOWN_TIMEOUT_SECONDS": ("shutdown_timeout_seconds", 12.0, 12.0),
+}  # fmt: skip
+
+
+def _key(settings: Settings, dotted: str) -> object:
+    node: object = settings
+    for part in dotted.split("."):
+        node = getattr(node, part)
+    return node
+
+
+def _file_setting_every_kind(tmp_path: Path) -> Path:
+    tree: dict[str, Any] = {"source": {"type": "kafka"}}  # sessions.topic is Kafka's
+    for dotted, value, _ in EVERY_KIND.values():
+        *parents, last = dotted.split(".")
+        node = tree
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    path = tmp_path / "ragmon.yaml"
+    path.write_text(yaml.safe_dump(tree))
+    return path
+
+
+@pytest.mark.parametrize("variable", sorted(EVERY_KIND))
+def test_an_empty_variable_leaves_the_key_to_the_file_or_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """``RAGMON_X=`` is as if it were not set, for every kind of key: the file's value,
+    else the default (a path became ``.``, a number or a list was refused)."""
+    dotted, _, from_file = EVERY_KIND[variable]
+    monkeypatch.setenv(variable, "")
+    assert _key(load(_file_setting_every_kind(tmp_path)), dotted) == from_file
+    assert _key(load(None), dotted) == _key(Settings(), dotted)
+
+
+def test_an_empty_variable_for_a_whole_section_leaves_it_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAGMON_GOLDEN", "")
+    assert load(_file_setting_every_kind(tmp_path)).golden.dir == Path("gold")
+
+
+@pytest.mark.parametrize("variable", ["RAGMON_GOLDEN__DIR", "RAGMON_SESSIONS__TOPIC"])
+def test_null_clears_a_key_the_file_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """``null`` is none for a key that takes none, as in the file (it was a directory or a
+    topic named "null")."""
+    monkeypatch.setenv(variable, "null")
+    assert _key(load(_file_setting_every_kind(tmp_path)), EVERY_KIND[variable][0]) is None
+
+
+def test_null_for_a_key_that_takes_no_none_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGMON_METRICS__PORT", "null")
+    with pytest.raises(ConfigError, match=r"metrics\.port \(from RAGMON_METRICS__PORT\)"):
+        load(None)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("RAGMON_SOURCE__KAFKA__TOPICS", '["t"'),
+        ("RAGMON_SEGMENTS__ATTRIBUTES", "[tenant, plan]"),
+        ("RAGMON_JUDGE__SAMPLING__ROUTES", "{billing: 0.5}"),
+        ("RAGMON_GOLDEN", '{"dir": "g"'),
+    ],
+)
+def test_a_value_that_starts_like_json_and_does_not_parse_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    """A value meant as JSON is never taken as a string (the topic '["t"' with exit 0)."""
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError) as caught:
+        load(None)
+    said = str(caught.value)
+    assert "\n" not in said and said.startswith(
+        f"invalid configuration (environment): {variable}={value!r} is not valid JSON: "
+    ), said
