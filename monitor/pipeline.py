@@ -122,6 +122,10 @@ class Pipeline:
         self._failure: SinkFailure | None = None
         self.stats = PipelineStats()
         self.log = structlog.get_logger("ragmon.pipeline")
+        # told this replica's share of the partitions besides the judge's budget, and asked
+        # what the replica has to say on /readyz (the conversations' stage in a group)
+        self.share_listeners: list[Callable[[float], None]] = []
+        self.notices: list[Callable[[], str | None]] = []
         source.listen(self)  # partition moves (Kafka rebalances) come to on_revoked etc.
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -436,9 +440,16 @@ class Pipeline:
             return self.decoder.buffered_from(partitions)
 
     def on_share(self, share: float) -> None:
-        """The judge's budget is the group's: this replica spends ``share`` of it."""
+        """The judge's budget is the group's: this replica spends ``share`` of it; and
+        whoever else listens (``share_listeners``) hears it."""
         if self.judge_stage is not None:
             self.judge_stage.budget.set_share(share)
+        for listener in self.share_listeners:
+            listener(share)
+
+    def notice(self) -> list[str]:
+        """What the parts of this replica say about it now (``/readyz`` shows it)."""
+        return [said for ask in self.notices if (said := ask()) is not None]
 
     def on_lost(self, partitions: list[Partition]) -> None:
         """``partitions`` were lost without a chance to commit: forget what came from them."""

@@ -95,6 +95,7 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     freeze_startup_heap()
     ready.set()
     server.ready = lambda: ready.is_set() and pipeline.source.ready()
+    server.detail = pipeline.notice
     for extra in extras:
         extra.start()
     code = EXIT_OK

@@ -35,6 +35,9 @@ class MetricsServer:
         self._registry = registry
         self._more = more  # exposition text served after the registry's (the workers')
         self.ready = ready
+        # lines /readyz adds to its answer, ready or not: what a replica has to say about
+        # itself (a member of a group that cannot pair conversations in memory)
+        self.detail: Callable[[], list[str]] = list
         self._httpd = make_server(host, port, self._app, _Server, handler_class=_QuietHandler)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, name="ragmon-http", daemon=True
@@ -51,11 +54,12 @@ class MetricsServer:
             start_response("200 OK", [("Content-Type", "text/plain")])
             return [b"ok\n"]
         if path == "/readyz":
+            said = "".join(f"{line}\n" for line in self.detail()).encode()
             if self.ready():
                 start_response("200 OK", [("Content-Type", "text/plain")])
-                return [b"ready\n"]
+                return [b"ready\n" + said]
             start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
-            return [b"not ready\n"]
+            return [b"not ready\n" + said]
         if path in ("/metrics", "/"):
             if self._more is not None:
                 start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST)])

@@ -10,7 +10,7 @@ them does not pay for importing them (the Anthropic SDK alone takes about a seco
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry
@@ -207,8 +207,9 @@ def build_sessions(
 
     s = settings.sessions
     sessions = Sessions(s.window_seconds, s.lateness_seconds, s.max_bytes, observe=metrics.on_turn)
-    metrics.registry.register(SessionsCollector(lambda: (len(sessions), sessions.bytes)))
     topic = s.topic if through_topic else None
+    # the Kafka source without sessions.topic: one member of a group, pairing in memory
+    group = through_topic and topic is None
     producer = None
     if topic is not None:
         from sinks.kafka_producer import Producer  # the Kafka client, only when used
@@ -225,7 +226,9 @@ def build_sessions(
         metrics.registry.register(OutcomesCollector(lambda: (len(closing), closing.bytes)))
         outcomes = closing
     stage = WithSessions(decoder, sessions, topic, observe=metrics.on_turn, outcomes=outcomes,
-                         record_time=record_time)  # fmt: skip
+                         record_time=record_time, group=group)  # fmt: skip
+    shared = (lambda: stage.share < 1.0) if group else None
+    metrics.registry.register(SessionsCollector(lambda: (len(sessions), sessions.bytes), shared))
     return stage, sink
 
 
@@ -254,10 +257,17 @@ def build_pipeline(
         source = build_source(settings, metrics)
     decoder = decoder if decoder is not None else build_decoder(settings, metrics)
     sinks = [*build_sinks(settings, metrics, outputs), *extra_sinks]
+    listening: list[Callable[[float], None]] = []
+    notices: list[Callable[[], str | None]] = []
     if settings.sessions.enabled:
         decoder, turns = build_sessions(settings, metrics, decoder, through_topic, own_source)
         sinks.append(turns)  # after the others: a trace's line is written before its turn
-    return Pipeline(
+        from monitor.sessions.stage import WithSessions
+
+        if isinstance(decoder, WithSessions) and decoder.group:  # hears the group's moves
+            listening.append(decoder.on_share)
+            notices.append(decoder.notice)
+    pipeline = Pipeline(
         source=source,
         decoder=decoder,
         suite=build_suite(settings, metrics),
@@ -274,3 +284,6 @@ def build_pipeline(
             settings.judge.drain_seconds, settings.shutdown_timeout_seconds / 2
         ),
     )
+    pipeline.share_listeners += listening
+    pipeline.notices += notices
+    return pipeline

@@ -98,6 +98,20 @@ class Sessions:
     def __len__(self) -> int:
         return len(self._open)
 
+    def drop_all(self, outcome: str) -> int:
+        """Let go of every turn held or arriving without a pair, each counted ``outcome``:
+        for turns held in memory only (they have no record to finish). How many."""
+        n = len(self._arriving)
+        self._arriving.clear()
+        for session in self._open.values():
+            n += len(session.turns)
+        self._open.clear()
+        self._due.clear()
+        self.bytes = 0
+        for _ in range(n):
+            self._count(outcome)
+        return n
+
     # --- turns in -------------------------------------------------------------------------
 
     def add(self, turn: Turn, arrived: float, position: Position | None = None) -> list[Released]:

@@ -6,6 +6,10 @@ Where the turns meet depends on how many processes read the traces:
 * **In memory** (one process: files, the demo, OTLP/HTTP, ``replay``, a Kafka group of one):
   the sink hands the turn to ``Sessions``, stamped with this machine's clock; a batch's
   turns are added together when the pipeline next asks what is due (``Sessions.hold``).
+  A Kafka replica pairing in memory pairs only while it holds every partition of the
+  traces' topics (``WithSessions.on_share``): with a share, the next turn of a session may
+  be another replica's, and a pair of what it saw may not be consecutive. It then says so
+  and drops every turn, counted ``shared``; a rebalance drops the turns held (``revoked``).
 * **Through a repartition topic** (``sessions.topic``, the Kafka source): the sink produces
   the turn keyed by its session id (kafka-python's default partitioner: murmur2 of the key,
   as Kafka Streams' repartition topics), and the source, subscribed to that topic in the
@@ -25,6 +29,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
+
+import structlog
 
 from monitor.core.model import (
     MAX_QUERY,
@@ -180,9 +186,13 @@ class WithSessions:
         clock: Callable[[], float] = time.time,
         outcomes: Outcomes | None = None,
         record_time: bool = False,
+        group: bool = False,
     ) -> None:
         self.inner = inner
         self.sessions = sessions
+        # turns paired in memory by a member of a consumer group: only while it is alone
+        self.group = group and topic is None
+        self.share = 1.0  # of the traces' partitions this replica holds (``on_share``)
         self.outcomes = outcomes
         self._record_time = record_time
         self.topic = topic
@@ -232,6 +242,8 @@ class WithSessions:
 
         if flush and any(isinstance(d.item, RagTrace) for d in out):
             flush = False
+        if self.share < 1.0:  # the next turn of a session may be another replica's
+            self.sessions.drop_all("shared")
         outcomes = self.outcomes
         closed: list[SessionOutcome] = []
         for released in self.sessions.due(clock, flush):
@@ -259,9 +271,32 @@ class WithSessions:
         asked = progress
         return self.inner.ahead(lambda: _without(asked(), topic))
 
+    def on_share(self, share: float) -> None:
+        """This replica now holds ``share`` of the traces' partitions (a member of a group
+        pairing in memory): below all of them it writes no pair, and says so once."""
+        if not self.group:
+            return
+        was, self.share = self.share, share
+        log = structlog.get_logger("ragmon.sessions")
+        if share < 1.0 <= was:
+            log.warning("sessions_shared", share=round(share, 3), detail=self.notice())
+        elif was < 1.0 <= share:
+            log.info("sessions_alone", detail="this replica holds every partition: pairing")
+
+    def notice(self) -> str | None:
+        """What ``/readyz`` says while this replica cannot pair (None: it can)."""
+        if self.share >= 1.0:
+            return None
+        return (f"sessions: this replica holds {self.share:.0%} of the traces' partitions and "
+                "pairs in memory: no follow-up line is written (another replica reads the "
+                "other turns); set sessions.topic")  # fmt: skip
+
     def revoke(self, partitions: Iterable[Partition]) -> None:
-        """Forget what came from ``partitions``."""
+        """Forget what came from ``partitions``; in memory, a member of a group forgets every
+        turn held (the turns after them may have gone to another replica meanwhile)."""
         parts = list(partitions)
+        if self.group and parts:
+            self.sessions.drop_all("revoked")
         self.inner.revoke([p for p in parts if not self._mine(p)])
         self.sessions.revoke(p for p in parts if self._mine(p))
         if self.outcomes is not None:

@@ -146,10 +146,14 @@ class OutcomesCollector:
 
 
 class SessionsCollector:
-    """The open sessions' count and the bytes they hold, read at scrape time."""
+    """The open sessions' count and the bytes they hold, read at scrape time; and, for a
+    member of a group pairing in memory, whether it cannot pair (``shared``)."""
 
-    def __init__(self, size: Callable[[], tuple[int, int]]) -> None:
+    def __init__(
+        self, size: Callable[[], tuple[int, int]], shared: Callable[[], bool] | None = None
+    ) -> None:
         self._size = size
+        self._shared = shared
 
     def collect(self) -> Iterator[Metric]:
         """``ragmon_sessions_open`` and ``ragmon_sessions_bytes``."""
@@ -164,6 +168,14 @@ class SessionsCollector:
             "Memory the held turns take, as counted against sessions.max_bytes.",
             value=held,
         )
+        if self._shared is not None:
+            yield GaugeMetricFamily(
+                "ragmon_sessions_shared",
+                "1 while this replica pairs turns in memory (no sessions.topic) but holds only "
+                "part of the traces' partitions: it writes no follow-up line, and counts every "
+                'turn ragmon_session_turns_total{outcome="shared"}.',
+                value=int(self._shared()),
+            )
 
     def describe(self) -> Iterator[Metric]:
         """Nothing up front (collected at scrape time)."""

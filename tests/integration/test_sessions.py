@@ -13,6 +13,7 @@ import json
 import random
 import threading
 import time
+import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -146,3 +147,64 @@ def test_every_consecutive_pair_gets_its_line_across_two_replicas(
     assert wrong == set()
     if stop == "none":
         assert duplicates == 0
+
+
+def scrape(daemon: Daemon, path: str) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{daemon.port}{path}", timeout=5) as resp:
+        return str(resp.read().decode())
+
+
+def sample(text: str, name: str) -> float:
+    """The value of the sample ``name`` (with its labels, as exposed) in ``text``, else 0."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def test_two_replicas_without_a_turns_topic_say_so_and_write_no_wrong_pair(
+    tmp_path: Path,
+) -> None:
+    """Without ``sessions.topic`` each replica pairs in memory what it reads: with two, a
+    session's turns are spread over both, and a pair of what one saw may skip a turn the
+    other read (before: 75 of 404 pairs written were not consecutive, with no word said).
+    Each holding a share of the partitions, neither writes a pair; each logs it once,
+    counts every turn ``shared``, sets ``ragmon_sessions_shared`` and says it on /readyz."""
+    traces = create_topic(PARTITIONS)
+    env = {"RAGMON_SESSIONS__LATENESS_SECONDS": LATENESS, "RAGMON_JUDGE__BACKEND": "none"}
+    convs = dict(itertools.islice(conversations(5).items(), 300))
+    want = expected_pairs(convs)
+    total = sum(len(turns) for turns in convs.values())
+    one = Daemon(tmp_path, traces, "g-sessions-shared", name="one", **env).start()
+    two = Daemon(tmp_path, traces, "g-sessions-shared", name="two", **env).start()
+    daemons = [one, two]
+    try:
+        wait_until(lambda: one.assigned() and two.assigned(), 60, "both replicas assigned")
+        traffic = Traffic(traces, convs, seconds=4, seed=5)
+        traffic.start()
+        assert traffic.done.wait(60)
+
+        def evaluated() -> int:
+            return len({t for d in daemons for t, lines in d.lines()[0].items()
+                        if any("checks" in x for x in lines)})  # fmt: skip
+
+        wait_until(lambda: evaluated() == total, 60, "every trace evaluated")
+        time.sleep(float(LATENESS) + 3)  # every pair final by now: written, if ever
+        for daemon in daemons:
+            assert "sessions.topic" in scrape(daemon, "/readyz")
+            metrics = scrape(daemon, "/metrics")
+            assert sample(metrics, "ragmon_sessions_shared") == 1
+            assert sample(metrics, 'ragmon_session_turns_total{outcome="shared"}') > 0
+    finally:
+        for daemon in daemons:
+            if daemon.alive():
+                daemon.terminate()
+    got, torn = followups(daemons)
+    wrong = set(got) - want
+    print(f"\nsessions without a turns topic: {len(want)} pairs, {len(got)} lines, "
+          f"{len(wrong)} not consecutive")  # fmt: skip
+    assert wrong == set() and torn == 0
+    assert got == []  # neither held every partition: no pair it could know was consecutive
+    for daemon in daemons:
+        said = [x for x in daemon.stderr[-1].splitlines() if '"sessions_shared"' in x]
+        assert len(said) == 1, daemon.stderr[-1][-2000:]
