@@ -547,7 +547,7 @@ class TurnRecord(TypedDict):
     query: str
     outcome: str
     language: str
-    route: NotRequired[str]  # absent: "-" (a record of an older replica)
+    route: NotRequired[str | None]  # None: the trace had none; absent: an older replica's
     end: NotRequired[bool]  # present (true) only on a turn that ends its session
     failed: NotRequired[bool]  # absent: a record of an older replica (read from outcome)
 
@@ -563,7 +563,7 @@ class Turn(NamedTuple):
     query: str
     outcome: Outcome
     language: str = "unknown"  # the language segment of the question (bounded)
-    route: str = "-"  # the trace's route (bounded where it is a label)
+    route: str | None = None  # the trace's route (bounded where it is a label)
     ends: bool = False  # the trace carried sessions.end_attribute: its session ends here
     failed: bool = False  # the answer was refused or ungrounded, or the judge failed it
 
@@ -593,7 +593,7 @@ class Turn(NamedTuple):
                 query=str(data["query"])[:MAX_QUERY],
                 outcome=outcome,
                 language=str(data.get("language", "unknown"))[:16],
-                route=str(data.get("route", "-"))[:MAX_ROUTE],
+                route=None if data.get("route") is None else str(data["route"])[:MAX_ROUTE],
                 ends=data.get("end") is True,
                 failed=bool(data.get("failed", outcome != "clean")),
             )
@@ -638,7 +638,7 @@ class SessionOutcome:
     turns: int
     rephrases: int
     seconds_to_outcome: float
-    route: str  # the last turn's route (unbounded here: the metrics bound it)
+    route: str | None  # the last turn's route (unbounded here: the metrics bound it)
     language: str  # the last turn's language segment
     first_trace: str  # the first turn's trace id (of this opening)
     kept: tuple[SessionTurn, ...]  # the last turns, oldest first (at least the last one)

@@ -89,7 +89,7 @@ def turn_of(evaluation: Evaluation, end_attribute: str | None = None) -> Turn | 
     )
     return Turn(trace.session_id, trace.trace_id, at, trace.query[:MAX_QUERY], outcome,
                 evaluation.segments.get("language", "unknown"),
-                (trace.route or "-")[:MAX_ROUTE], ends, failed)  # fmt: skip
+                trace.route[:MAX_ROUTE] if trace.route else None, ends, failed)  # fmt: skip
 
 
 _NOT_ENDED = (None, False, 0, "", "false")  # an end attribute's values that end nothing

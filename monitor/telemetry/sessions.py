@@ -9,10 +9,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from monitor.core.model import (
-    CLOSED_BY,
     FOLLOWUP_SIGNALS,
     OUTCOMES,
-    SESSION_OUTCOMES,
     TURN_OUTCOMES,
 )
 
@@ -80,9 +78,6 @@ class SessionMetrics:
             "revoked (their turn partition moved to another replica).",
             ["reason"], registry=registry,
         )  # fmt: skip
-        for outcome in SESSION_OUTCOMES:
-            for closed_by in CLOSED_BY:
-                self.session_outcomes.labels(outcome, closed_by, "-")
         for reason in ("evicted", "revoked"):
             self.session_outcomes_dropped.labels(reason)
 
