@@ -148,11 +148,16 @@ def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     except StartupError as exc:
         print(f"ragmon rescore: {exc}", file=stderr)
         return EXIT_USAGE
+    said = stderr if is_stdout(args.output_jsonl) else stdout
     try:
         stats = pipeline.run(threading.Event())
+        if history is not None:  # said before its last write, at close
+            samples, series, steps = history.size()
+            print(f"writing {args.openmetrics}: {samples:,} samples of {series:,} series, "
+                  f"about the {steps:,} steps of {args.step:g} s that hold traces",
+                  file=said)  # fmt: skip
     finally:
         pipeline.close()
-    said = stderr if is_stdout(args.output_jsonl) else stdout
     print(f"window {_stamp(since)} to {_stamp(until)} of {', '.join(topics)} ({fmt}): "
           f"{stats.records} records, {stats.traces} traces, {stats.dead_letters} dead letters",
           file=said)  # fmt: skip

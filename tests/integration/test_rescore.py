@@ -76,6 +76,11 @@ def test_a_window_of_history_is_rescored_without_touching_a_group(tmp_path: Path
         series, value, _ = ln.rsplit(" ", 2)
         last[series] = float(value)
     assert sum(last.values()) == 60
+    # the size said before the last write, and what was written: samples about the steps
+    # that hold traces only (60 traces a minute apart: 60 steps)
+    samples = [ln for ln in text.splitlines() if not ln.startswith("#")]
+    assert f"writing {om}: {len(samples):,} samples of " in result.stdout
+    assert "about the 60 steps of 60 s that hold traces" in result.stdout
     promtool = shutil.which("promtool")
     if promtool is None:
         pytest.fail("promtool not found: `make test` installs Debian's prometheus package")
