@@ -398,7 +398,7 @@ class Pipeline:
             return {}
         for positions, trace_id in self._judging.values():
             name_unfinished(pending, trace_id, positions)
-        return {p: ReplayNote(marks[p][1], frozenset(keys)) for p, keys in pending.items()}
+        return self.decoder.notes(marks, pending)
 
     # --- rebalance handler (called on the consumer's IO thread) ---------------------------
 

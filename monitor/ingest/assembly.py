@@ -30,17 +30,22 @@ buffer is bounded by trace count and bytes; the oldest trace is evicted first an
 evaluated, marked incomplete.
 
 Replays: after a restart a source that re-reads (Kafka) delivers again what was not
-committed. The commit carries a ``ReplayNote`` per partition (how far this process had read,
-and the keys of the traces still unfinished then), so the next reader knows: below the
-note's end, spans of any other trace belong to a trace evaluated before, and are counted
-``replay_fragment`` (outcome ``late``) and dropped, whatever they carry — a root span too;
-only the unfinished traces are assembled again. Where no note can tell — a commit without
-one (an older ragmon) or a note that could not name them all — a trace first read before
-this process committed its partition that has no root span, or whose spans map to
-``unrecognised`` or ``content_missing`` (a root re-read without the rest), is counted as
-``replay_fragment``, not as an instrumentation problem, and is not evaluated. Past a note's
-end (records a process killed after that commit read on; a partition never committed has a
-note ending at 0), a trace with neither a root span nor a model call is counted so.
+committed. The commit carries a ``ReplayNote`` per partition (``monitor.sources.notes``: how
+far this process had read, and of every trace in each record past the committed offset
+whether it was still unfinished), so the next reader knows: below the note's end, spans of
+a finished trace belong to a trace evaluated before, and are counted ``replay_fragment``
+(outcome ``late``) and dropped, whatever they carry — a root span too; only the unfinished
+traces are assembled again. The partition stays read against its note until this process
+has read past the note's end, whenever it commits; a note it commits before then carries
+the rest of the note it was given. A trace met first past the bits of a note cut short to
+fit is assembled (never dropped) and its line marked ``ragmon.replay: unsure``: it may have
+been evaluated before. Where no note can tell — a commit without one (an older ragmon, a
+note that could not be read) — a trace first read before this process committed its
+partition that has no root span, or whose spans map to ``unrecognised`` or
+``content_missing`` (a root re-read without the rest), is counted as ``replay_fragment``,
+not as an instrumentation problem, and is not evaluated. Past a note's end (records a
+process killed after that commit read on; a partition never committed has a note ending at
+0), a trace with neither a root span nor a model call is counted so.
 
 Offsets: every emitted item carries the positions of the records it was built from, and
 ``feed`` says how many items a record will be part of. The pipeline keeps a record open
@@ -82,8 +87,8 @@ from monitor.sources import (
     ReplayNote,
     SourceRecord,
     name_unfinished,
-    trace_key,
 )
+from monitor.sources.notes import OLD, UNSURE, Notebook
 
 # Bounded labels of ragmon_assembly_traces_total{outcome=...}.
 COMPLETE = "complete"  # root span seen, then quiet
@@ -138,6 +143,7 @@ class _Buffered:
     first_time: float | None = None  # record time of its first record (Unix seconds)
     last_time: float | None = None  # record time of its newest record
     replay_window: int = 0  # NO_REPLAY, NARROW or BROAD (see ``OtlpAssembler._replay_of``)
+    unsure: bool = False  # met first past the bits of a note cut short: perhaps seen before
     spans: list[Span] = field(default_factory=list)
     positions: dict[Position, None] = field(default_factory=dict)  # ordered set
     root: bool = False
@@ -170,8 +176,9 @@ class OtlpAssembler:
         self._clock = clock
         self._wall = wall
         self._replays = replays  # the source re-reads what was not committed (Kafka)
-        self._settled: set[Partition] = set()  # committed by this process since assigned
-        self._notes: dict[Partition, ReplayNote] = {}  # committed with the partitions given
+        # committed by this process since assigned, after it read past the note's end
+        self._settled: set[Partition] = set()
+        self._book = Notebook()  # the notes given, and what the next notes will say
         self._stream_time: dict[Partition, float] = {}  # newest record time read, per partition
         self._buf: OrderedDict[str, _Buffered] = OrderedDict()  # first-seen order
         self._bytes = 0
@@ -181,6 +188,7 @@ class OtlpAssembler:
         self._scan_every = min(0.1, limits.quiet_seconds / 2)
         self.counts: dict[tuple[str, str], int] = {}  # (convention, outcome) -> traces
         self.unresolved_ids = 0  # passages and documents whose id the spans do not tell
+        self.unsure = 0  # traces evaluated that a note cut short could not rule out as seen
         self._logged: set[str] = set()
 
     @property
@@ -206,19 +214,23 @@ class OtlpAssembler:
                 raise OtlpDecodeError("too_large", f"{len(raw)} bytes > {self.max_message_bytes}")
             spans = self._decode(record)
         except OtlpDecodeError as exc:
+            self._noted(pos, ())
             return [Decoded(dead_letter(record, exc.reason, str(exc)), (pos,))], 1
         except Exception as exc:  # a decoder bug: the record is a dead letter, never a crash
             self._log_once("decode_failed", exc)
+            self._noted(pos, ())
             detail = f"{type(exc).__name__}: {exc}"[:200]
             return [Decoded(dead_letter(record, DECODE_FAILED, detail), (pos,))], 1
         now = self._clock()
         when = self._record_time(record)
-        replay_window, pending = self._replay_of(pos)
+        verdicts = self._noted(pos, spans)
+        replay_window = NO_REPLAY if verdicts is not None else self._replay_of(pos)
         share = len(raw) // max(len(spans), 1)
         touched: set[str] = set()
         replayed: set[str] = set()
         for s in spans:
-            if pending is not None and trace_key(s.trace_id) not in pending:
+            verdict = None if verdicts is None else verdicts.get(s.trace_id)
+            if verdict == OLD:
                 replayed.add(s.trace_id)  # re-read below the note's end, finished before
                 continue
             if s.trace_id in self._recent:
@@ -226,7 +238,8 @@ class OtlpAssembler:
                 continue
             b = self._buf.get(s.trace_id)
             if b is None:
-                b = self._buf[s.trace_id] = _Buffered(now, now, when, when, replay_window)
+                b = self._buf[s.trace_id] = _Buffered(now, now, when, when, replay_window,
+                                                      verdict == UNSURE)  # fmt: skip
             elif when is not None:
                 b.first_time = when if b.first_time is None else min(b.first_time, when)
                 b.last_time = when if b.last_time is None else max(b.last_time, when)
@@ -247,26 +260,26 @@ class OtlpAssembler:
         self._report()
         return out, len(touched)
 
-    def _replay_of(self, pos: Position) -> tuple[int, frozenset[int] | None]:
-        """How a record may be a replay, and, when the note committed with its partition
-        names the traces still assembling then, their keys (only their spans are news).
+    def _noted(self, pos: Position, spans: Iterable[Span]) -> dict[str, int] | None:
+        """The record's traces kept for the next note (a source that re-reads only), and,
+        when the note given with its partition speaks of it, the verdict on each (see
+        ``notes.Notebook.read``)."""
+        if not self._replays:
+            return None
+        ids = list(dict.fromkeys(s.trace_id for s in spans))
+        verdicts = self._book.read(pos[0], pos[1], ids)
+        return None if verdicts is None else dict(zip(ids, verdicts, strict=True))
 
-        Below a note's ``read_end`` whose traces are named: exactly that. Below a note that
-        could not name them, or at a committed offset without a note (an older ragmon):
-        ``BROAD`` — a trace without a root, or that maps to nothing, is a fragment. Past a
-        note's end (a process killed after that commit read on; a partition never committed
-        has a note ending at 0), until this process commits the partition: ``NARROW`` — a
-        trace with neither a root nor a model call is a fragment."""
+    def _replay_of(self, pos: Position) -> int:
+        """How a record that no note speaks of may be a replay. Past a note's end (records a
+        process killed after that commit read on; a partition never committed has a note
+        ending at 0), until this process commits the partition after reading past that end:
+        ``NARROW`` — a trace with neither a root nor a model call is a fragment. At a
+        committed offset without a note (an older ragmon, a note that could not be read):
+        ``BROAD`` — a trace without a root, or that maps to nothing, is a fragment."""
         if not self._replays or pos[0] in self._settled:
-            return NO_REPLAY, None
-        note = self._notes.get(pos[0])
-        if note is None:
-            return BROAD, None
-        if pos[1] >= note.read_end:
-            return NARROW, None
-        if note.pending is None:
-            return BROAD, None
-        return NO_REPLAY, note.pending
+            return NO_REPLAY
+        return BROAD if self._book.noted(pos[0]) is None else NARROW
 
     def _record_time(self, record: SourceRecord) -> float | None:
         """The record's time, never ahead of this machine's clock (a producer's clock may
@@ -356,30 +369,41 @@ class OtlpAssembler:
         return out
 
     def committed(self, partitions: Iterable[Partition]) -> None:
-        """``partitions`` were committed: later records of theirs are no replay."""
-        self._settled.update(partitions)
+        """``partitions`` were committed: those read past the end of the note they were
+        given with are settled (later records of theirs are no replay); the others are still
+        read against their note."""
+        self._settled.update(p for p in partitions if self._book.passed(p))
 
-    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]] | None:
-        """Per partition, the keys of the traces buffered with spans from its records; None
-        when the source does not re-read (nothing to note)."""
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[str]] | None:
+        """Per partition, the traces buffered with spans from its records; None when the
+        source does not re-read (nothing to note)."""
         if not self._replays:
             return None
-        out: dict[Partition, set[int]] = {p: set() for p in partitions}
+        out: dict[Partition, set[str]] = {p: set() for p in partitions}
         for trace_id, b in self._buf.items():
             name_unfinished(out, trace_id, b.positions)
         return out
 
+    def notes(
+        self, marks: Mapping[Partition, tuple[int, int]], unfinished: Mapping[Partition, set[str]]
+    ) -> dict[Partition, ReplayNote]:
+        """The note of each partition of ``unfinished``, committed at ``marks[p][0]`` having
+        read up to ``marks[p][1]`` (see ``notes.Notebook.note``)."""
+        book = self._book
+        return {p: book.note(p, marks[p][0], marks[p][1], ids) for p, ids in unfinished.items()}
+
     def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
         """The notes committed with partitions just given (see ``ReplayNote``)."""
-        self._notes.update(notes)
+        self._settled -= set(notes)
+        self._book.resume(notes)
 
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Drop the buffered spans of partitions this process no longer owns."""
         gone = set(partitions)
         self._settled -= gone  # given back later, they are re-read from the committed offset
+        self._book.revoke(gone)
         for part in gone:
             self._stream_time.pop(part, None)
-            self._notes.pop(part, None)
         for trace_id in list(self._buf):
             b = self._buf[trace_id]
             for pos in [q for q in b.positions if q[0] in gone]:
@@ -407,7 +431,10 @@ class OtlpAssembler:
             self._count(REPLAY_FRAGMENT, outcome)
             return Decoded(None, positions)
         source = instrumentation(b.spans)
-        extra = {} if outcome == COMPLETE else {"ragmon.incomplete": outcome}
+        extra: dict[str, str] = {} if outcome == COMPLETE else {"ragmon.incomplete": outcome}
+        if b.unsure:  # re-read past what a note could say: perhaps evaluated before
+            extra["ragmon.replay"] = "unsure"
+            self.unsure += 1
         try:
             mapped = map_spans(b.spans, extra)
         except Exception as exc:  # a mapping bug must not stop the daemon: a dead letter

@@ -57,10 +57,18 @@ class RecordDecoder(Protocol):
         """This process has committed ``partitions`` (since it was given them)."""
         ...
 
-    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]] | None:
-        """Per partition, the ``trace_key`` of every trace still assembling from its records
-        (what a ``ReplayNote`` names); None for a decoder whose records are whole traces, which
-        needs no note."""
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[str]] | None:
+        """Per partition, every trace still assembling from its records (what a
+        ``ReplayNote`` names); None for a decoder whose records are whole traces, which needs
+        no note."""
+        ...
+
+    def notes(
+        self, marks: Mapping[Partition, tuple[int, int]], unfinished: Mapping[Partition, set[str]]
+    ) -> dict[Partition, ReplayNote]:
+        """The note to commit each partition of ``unfinished`` with (the traces unfinished
+        there: ``pending``'s and the pipeline's own), at ``marks[p][0]``, having read up to
+        ``marks[p][1]`` (``Checkpoint.positions``)."""
         ...
 
     def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
@@ -98,9 +106,15 @@ class OneItemPerRecord:
     def committed(self, partitions: Iterable[Partition]) -> None:
         """Nothing depends on it."""
 
-    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]] | None:
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[str]] | None:
         """Records are whole traces: no note needed."""
         return None
+
+    def notes(
+        self, marks: Mapping[Partition, tuple[int, int]], unfinished: Mapping[Partition, set[str]]
+    ) -> dict[Partition, ReplayNote]:
+        """No note needed: none."""
+        return {}
 
     def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
         """A record read again is evaluated again (at-least-once); nothing to note."""

@@ -33,7 +33,8 @@ from typing import NamedTuple
 
 from monitor.core.model import Followup, Turn
 from monitor.sessions.signals import read
-from monitor.sources import Partition, Position, ReplayNote, trace_key
+from monitor.sources import Partition, Position, ReplayNote
+from monitor.sources.notes import OLD, Notebook
 
 
 class _Held(NamedTuple):
@@ -91,7 +92,7 @@ class Sessions:
         # is no longer its session's ``due`` is stale, skipped when it comes up
         self._due: dict[Partition | None, list[tuple[float, int, str]]] = {}
         self._ties = itertools.count()
-        self._notes: dict[Partition, ReplayNote] = {}
+        self._book = Notebook()  # the turn partitions' notes given, and the next ones
         self._arriving: list[tuple[Turn, float]] = []  # ``hold``'s, added by ``due``
         self.bytes = 0
 
@@ -119,6 +120,8 @@ class Sessions:
         final now is released by ``due``. Returns what leaves at once (a duplicate, a late
         turn, sessions evicted to make room)."""
         part = position[0] if position is not None else None
+        # re-read below its partition's note and finished there: its line was written before
+        replayed = position is not None and self.skip(position, turn.trace_id) == OLD
         key = (part, turn.session)
         session = self._open.get(key)
         if session is None:
@@ -137,7 +140,6 @@ class Sessions:
             self._count(why)
             return [Released(None, _at(position))]
         size = turn.size
-        replayed = position is not None and bool(self._notes) and self._replayed(turn, position)
         held = _Held(turn, arrived, position, replayed, size)
         at = len(turns)
         while at and turns[at - 1].turn.time > turn.time:
@@ -154,13 +156,13 @@ class Sessions:
         every two traces' checks (what ``add`` returns at once has no record to finish)."""
         self._arriving.append((turn, arrived))
 
-    def _replayed(self, turn: Turn, position: Position) -> bool:
-        """Re-read below its partition's replay note and not named there: its follow-up
-        line was written before (see ``resume``)."""
-        note = self._notes.get(position[0])
-        if note is None or note.pending is None or position[1] >= note.read_end:
-            return False
-        return trace_key(turn.trace_id) not in note.pending
+    def skip(self, position: Position, trace_id: str | None = None) -> int | None:
+        """A turn record read (``trace_id``: its turn's trace; None for a record that is no
+        turn): kept for the next note; the verdict of the note given with its partition on
+        it (``notes.NEWS``, ``OLD``, ``UNSURE``), None where no note speaks of it."""
+        traces = () if trace_id is None else (trace_id,)
+        verdicts = self._book.read(position[0], position[1], traces)
+        return verdicts[0] if verdicts else None
 
     # --- pairs out ------------------------------------------------------------------------
 
@@ -266,9 +268,9 @@ class Sessions:
         gone = set(partitions)
         for key in [k for k in self._open if k[0] in gone]:
             self.bytes -= self._open.pop(key).bytes
+        self._book.revoke(gone)
         for part in gone:
             self._due.pop(part, None)
-            self._notes.pop(part, None)
 
     def held_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
         """The lowest offset of a held turn per partition of ``partitions``."""
@@ -284,23 +286,32 @@ class Sessions:
                         low[part] = min(low.get(part, offset), offset)
         return low
 
-    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]]:
-        """Per partition, the ``trace_key`` of every turn held: each is still the A of a
-        follow-up line not written (what a ``ReplayNote`` names)."""
-        keys: dict[Partition, set[int]] = {p: set() for p in partitions}
-        if not keys:
-            return keys
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[str]]:
+        """Per partition, the trace of every turn held that is still the A of a follow-up
+        line not written: not one re-read below a note's end that was finished there (held
+        only to order the others: its line was written before)."""
+        ids: dict[Partition, set[str]] = {p: set() for p in partitions}
+        if not ids:
+            return ids
         for (part, _), session in self._open.items():
-            if part in keys:
-                keys[part].update(trace_key(h.turn.trace_id) for h in session.turns)
-        return keys
+            if part in ids:
+                ids[part].update(h.turn.trace_id for h in session.turns if not h.replayed)
+        return ids
+
+    def notes(
+        self, marks: Mapping[Partition, tuple[int, int]], unfinished: Mapping[Partition, set[str]]
+    ) -> dict[Partition, ReplayNote]:
+        """The note of each turn partition of ``unfinished`` (``notes.Notebook.note``)."""
+        book = self._book
+        return {p: book.note(p, marks[p][0], marks[p][1], ids) for p, ids in unfinished.items()}
 
     def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
         """Partitions given to this process with their notes: a turn re-read below a note's
-        end and not named in it was released before (its follow-up line written), so it is
-        released again without a line (``replayed``). A note that could not name its turns
-        (too many) leaves every re-read turn to be paired again: lines written twice."""
-        self._notes.update(notes)
+        end that was finished there was released before (its follow-up line written), so it
+        is released again without a line (``replayed``). A turn the note cannot speak of (a
+        note cut short to fit) is paired again: perhaps a line written twice, never one
+        lost."""
+        self._book.resume(notes)
 
 
 def _at(position: Position | None) -> tuple[Position, ...]:

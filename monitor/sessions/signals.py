@@ -42,7 +42,6 @@ from typing import Final, NamedTuple
 import ahocorasick
 
 from monitor.core.model import FOLLOWUP_SIGNALS
-from monitor.sessions import grammar, matching
 
 SIGNALS: Final = FOLLOWUP_SIGNALS  # named once, in the model: lines, metrics, explain read it
 REPHRASE, ESCALATION, NEGATIVE, POSITIVE = SIGNALS
@@ -59,7 +58,6 @@ _STEMMERS = {
 _PAIRED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _FLAGS = re.IGNORECASE
-_REPEATED = re.compile(r"([^\W\d_])\1{2,}")  # a letter typed three times or more: "daaanke"
 
 
 class Gated(NamedTuple):
@@ -81,7 +79,6 @@ class Language(NamedTuple):
     openers: re.Pattern[str] | None
     stop: frozenset[str]
     unspaced: re.Pattern[str] | None = None
-    antonyms: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = ()
 
 
 def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
@@ -155,21 +152,17 @@ def languages() -> tuple[Language, ...]:
         data = tomllib.loads(entry.read_text(encoding="utf-8"))
         code = data["code"]
         openers = data.get("openers")
-        table = data.get("grammar", {})
-        said = (*data.get("generic", ()), *table.get("meta", ()))
-        stop = _stop_words(code) | {w.lower() for w in said}
+        stop = _stop_words(code) | {w.lower() for w in data.get("generic", ())}
         unspaced = sorted((w for w in stop if _PAIRED.fullmatch(w)), key=len, reverse=True)
-        made = grammar.composed(table)
         found.append(
             Language(
                 code=code,
-                escalation=_gates_of([*data.get("escalation", ()), *made["escalation"]]),
-                negative=_gates_of([*data.get("negative", ()), *made["negative"]]),
-                positive=_gates_of([*data.get("positive", ()), *made["positive"]]),
+                escalation=_gates_of(data.get("escalation", ())),
+                negative=_gates_of(data.get("negative", ())),
+                positive=_gates_of(data.get("positive", ())),
                 openers=re.compile(openers, _FLAGS) if openers else None,
                 stop=stop,
                 unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
-                antonyms=matching.antonyms(table.get("antonyms", ())),
             )
         )
     return tuple(found)
@@ -190,7 +183,7 @@ def normalise(text: str) -> str:
     """The turn as the patterns read it: NFKC, lower case, one kind of apostrophe, spaces
     collapsed, cut to ``MAX_CHARS``."""
     text = unicodedata.normalize("NFKC", text[:MAX_CHARS]).lower().replace("’", "'")
-    return " ".join(_REPEATED.sub(r"\1", text).split())
+    return " ".join(text.split())
 
 
 def _words(text: str) -> list[str]:
@@ -408,12 +401,9 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     ca, cb = _content_of(a.text, lang.code), _content_of(b.text, lang.code)
     if not ca or not cb:
         return False
-    shared = matching.shared(ca, cb)
+    shared = len(ca & cb)
     kept, own = shared / len(ca), 1 - shared / len(cb)
-    if not ((own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)):
-        return False
-    pairs = lang.antonyms if lang is english else lang.antonyms + english.antonyms
-    return not matching.opposed(a.text, b.text, pairs)
+    return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)
 
 
 class _Turn(NamedTuple):
@@ -449,38 +439,20 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
             return found
     langs = _speakers(b)
     text = b.text
-    escalation = _any(text, 0, langs, open_) is not None
-    if escalation:
+    if _any(text, 0, langs, open_):
         found.append(ESCALATION)
     negative = _any(text, 1, langs, open_) is not None
     if negative:
         found.append(NEGATIVE)
-    elif escalation:
-        pass  # a request for a person is no thanks, however polite ("a human please 🙏")
     elif (m := _any(text, 2, langs, open_)) is not None and _only_thanks(b, m):
         found.append(POSITIVE)
     return found
-
-
-@cache
-def _in_advance() -> re.Pattern[str] | None:
-    """Every language's thanks for an answer not given yet ("thanks in advance")."""
-    folder = resources.files("monitor.sessions") / "languages"
-    words = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".toml"):
-            table = tomllib.loads(entry.read_text(encoding="utf-8")).get("grammar", {})
-            if (got := grammar.in_advance(table)) is not None:
-                words.append(got)
-    return re.compile("|".join(words), _FLAGS) if words else None
 
 
 def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
     """A thank-you that asks nothing more: no question mark, and few words of its own."""
     text = b.text
     if "?" in text or "？" in text or "؟" in text:
-        return False
-    if (ahead := _in_advance()) is not None and ahead.search(text):
         return False
     rest = (text[: match.start()] + " " + text[match.end() :]).strip()
     lang = _tally(text, b.counts, b.unspaced)[0]

@@ -214,6 +214,7 @@ class WithSessions:
         self._newest[part] = max(self._newest.get(part, at), at)
         turn = Turn.from_record(record.value)
         if turn is None:  # not ours to read: finished, counted
+            self.sessions.skip((part, pos.offset))
             if self._observe is not None:
                 self._observe("invalid")
             return [], 0
@@ -315,8 +316,8 @@ class WithSessions:
         """Told to the inner decoder."""
         self.inner.committed([p for p in partitions if not self._mine(p)])
 
-    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[int]] | None:
-        """The inner decoder's, and per turn partition the held turns' keys."""
+    def pending(self, partitions: Iterable[Partition]) -> dict[Partition, set[str]] | None:
+        """The inner decoder's, and per turn partition the held turns' traces."""
         parts = list(partitions)
         inner = self.inner.pending([p for p in parts if not self._mine(p)])
         mine = [p for p in parts if self._mine(p)]
@@ -324,6 +325,17 @@ class WithSessions:
             return inner
         held = self.sessions.pending(mine)
         return held if inner is None else {**inner, **held}
+
+    def notes(
+        self, marks: Mapping[Partition, tuple[int, int]], unfinished: Mapping[Partition, set[str]]
+    ) -> dict[Partition, ReplayNote]:
+        """The inner decoder's notes of the trace partitions, ``Sessions``' of the turn
+        partitions."""
+        out = self.inner.notes(marks, {p: u for p, u in unfinished.items() if not self._mine(p)})
+        mine = {p: u for p, u in unfinished.items() if self._mine(p)}
+        if mine:
+            out.update(self.sessions.notes(marks, mine))
+        return out
 
     def resume(self, notes: Mapping[Partition, ReplayNote]) -> None:
         """Notes of trace partitions to the inner decoder, of turn partitions to

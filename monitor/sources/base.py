@@ -71,36 +71,40 @@ class ReadProgress:
 @dataclass(frozen=True, slots=True)
 class ReplayNote:
     """What the next reader of a partition must know of the records past its committed
-    offset, committed with it (Kafka: the commit's metadata): this process read up to
-    ``read_end`` (exclusive), and of the records between the committed offset and there only
-    those holding spans of the traces still assembling are unfinished (``pending``: the
-    ``trace_key`` of each; None when there were too many to say). A record re-read below
-    ``read_end`` is a replay: its spans of any other trace belong to traces already
+    offset, committed with it (Kafka: the commit's metadata; ``monitor.sources.notes``):
+    its writer read up to ``read_end`` (exclusive), and of the traces in the records from
+    ``start`` (the committed offset) there, which were unfinished: ``bits``, a "1" or "0"
+    per trace of each record in turn (see ``notes.Notebook``). A trace met in a record
+    past the last bit is unknown: news, and perhaps evaluated before. A record re-read below
+    ``read_end`` is a replay: its spans of a finished trace belong to a trace already
     evaluated. Finished records above the committed offset are the progress made while
     traces assemble (as Confluent's parallel consumer commits the offsets it finished past
-    the lowest open one), so a restart re-evaluates none of them."""
+    the lowest open one), so a restart re-evaluates none of them.
+
+    ``keys``: a note of ragmon/1, which named the unfinished traces by ``trace_key`` instead
+    (read, never written)."""
 
     read_end: int
-    pending: frozenset[int] | None
+    keys: frozenset[int] | None = None
+    start: int = 0
+    bits: str = ""
 
 
 def trace_key(trace_id: str) -> int:
-    """A trace id's 32-bit key in a ``ReplayNote`` (a hash, so ids that share a prefix,
-    such as sequential ones, still differ)."""
+    """A trace id's 32-bit key in a note of ragmon/1 (``ReplayNote.keys``: a hash, so ids
+    that share a prefix, such as sequential ones, still differ)."""
     return int.from_bytes(hashlib.blake2b(trace_id.encode(), digest_size=4).digest(), "big")
 
 
 def name_unfinished(
-    pending: Mapping[Partition, set[int]], trace_id: str, positions: Iterable[Position]
+    pending: Mapping[Partition, set[str]], trace_id: str, positions: Iterable[Position]
 ) -> None:
-    """Add ``trace_id``'s key to the pending keys of each partition (of ``pending``) its
-    records came from: the trace is unfinished there."""
-    key = None
+    """Add ``trace_id`` to the unfinished traces of each partition (of ``pending``) its
+    records came from."""
     for part, _ in positions:
-        keys = pending.get(part)
-        if keys is not None:
-            key = trace_key(trace_id) if key is None else key
-            keys.add(key)
+        ids = pending.get(part)
+        if ids is not None:
+            ids.add(trace_id)
 
 
 class SourceListener(Protocol):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -48,37 +49,86 @@ END_CHECK_BACKOFF_SECONDS = 5.0  # after a failed request (an outage)
 PRODUCER_SLACK_SECONDS = 1.0
 
 
-# A replay note in a commit's metadata: "ragmon/1 <read_end> <pending>", the pending traces'
-# keys as base64 of 4 bytes each, or "*" when they do not fit. Kafka's broker setting
-# offset.metadata.max.bytes: "The maximum size for a metadata entry associated with an offset
-# commit" (default 4096); a note is kept under it.
-NOTE_PREFIX = "ragmon/1 "
+# A replay note in a commit's metadata: "ragmon/2 <start> <read_end> <bits> <data>", data the
+# note's bits (one per trace of each record from start: 1 unfinished) packed and compressed
+# (zlib, base64), or "-" without bits. Kafka's broker setting offset.metadata.max.bytes: "The
+# maximum size for a metadata entry associated with an offset commit" (default 4096); a note
+# is kept under it, cut short when its bits do not fit (the traces past its last bit are
+# then news, perhaps seen before), and under half as much again each time a broker refuses
+# it. Notes of ragmon/1 ("ragmon/1 <read_end> <keys>": the unfinished traces' 32-bit keys
+# as base64 of 4 bytes each, or "*") are read, never written.
+NOTE_PREFIX = "ragmon/2 "
+NOTE_PREFIX_V1 = "ragmon/1 "
 MAX_NOTE_BYTES = 4000
+MIN_NOTE_BYTES = 64  # below this a broker takes no note: commits go without
+MAX_NOTE_BITS = 1 << 24
 
 
-def encode_note(note: ReplayNote | None) -> str:
-    """A note as commit metadata ("" without one); its pending keys as "*" (unknown) when
-    they would take it past ``MAX_NOTE_BYTES``."""
+def encode_note(note: ReplayNote | None, limit: int = MAX_NOTE_BYTES) -> str:
+    """A note as commit metadata of at most ``limit`` bytes ("" without one, or when not
+    even a note without bits fits): as many of its bits as fit."""
     if note is None:
         return ""
-    head = f"{NOTE_PREFIX}{note.read_end} "
-    keys = note.pending
-    if keys is not None and len(head) + (len(keys) * 4 + 2) // 3 * 4 <= MAX_NOTE_BYTES:
-        packed = b"".join(k.to_bytes(4, "big") for k in sorted(keys))
-        return head + base64.b64encode(packed).decode("ascii")
-    return head + "*"
+    head = f"{NOTE_PREFIX}{note.start} {note.read_end} "
+    bits = note.bits[:MAX_NOTE_BITS]
+
+    def said(n: int) -> str:
+        if n == 0:
+            return head + "0 -"
+        packed = int(bits[:n], 2).to_bytes((n + 7) // 8, "big")
+        return f"{head}{n} {base64.b64encode(zlib.compress(packed, 9)).decode('ascii')}"
+
+    whole = said(len(bits))
+    if len(whole) <= limit:
+        return whole
+    if len(said(0)) > limit:
+        return ""
+    low, high = 0, len(bits)  # the most bits that fit: said(low) fits, said(high + 1) not
+    while low < high:
+        mid = (low + high + 1) // 2
+        if len(said(mid)) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return said(low)
 
 
 def decode_note(metadata: str | None) -> ReplayNote | None:
     """A note read back from commit metadata; None for anything else (an empty string,
     another tool's metadata, a malformed note)."""
-    if not metadata or not metadata.startswith(NOTE_PREFIX):
+    if not metadata:
+        return None
+    if metadata.startswith(NOTE_PREFIX_V1):
+        return _decode_v1(metadata[len(NOTE_PREFIX_V1) :])
+    if not metadata.startswith(NOTE_PREFIX):
         return None
     parts = metadata[len(NOTE_PREFIX) :].split(" ")
+    if len(parts) != 4 or not all(p.isdigit() for p in parts[:3]):
+        return None
+    start, end, n = (int(p) for p in parts[:3])
+    if n == 0:
+        return ReplayNote(end, start=start) if parts[3] == "-" else None
+    if n > MAX_NOTE_BITS:
+        return None
+    try:
+        inflate = zlib.decompressobj()
+        packed = inflate.decompress(base64.b64decode(parts[3], validate=True), (n + 7) // 8 + 1)
+    except (ValueError, zlib.error):
+        return None
+    value = int.from_bytes(packed, "big")
+    if len(packed) != (n + 7) // 8 or value >> n:
+        return None
+    return ReplayNote(end, start=start, bits=format(value, f"0{n}b"))
+
+
+def _decode_v1(rest: str) -> ReplayNote | None:
+    """A note of ragmon/1: its keys, or none known ("*": every trace below its end is news,
+    perhaps seen before)."""
+    parts = rest.split(" ")
     if len(parts) != 2 or not parts[0].isdigit():
         return None
     if parts[1] == "*":
-        return ReplayNote(int(parts[0]), None)
+        return ReplayNote(int(parts[0]))
     try:
         packed = base64.b64decode(parts[1], validate=True)
     except ValueError:
@@ -174,8 +224,13 @@ class KafkaSource:
         self._read_to: dict[Partition, float] = {}
         self._next_end_check = float("-inf")
         self._unnoted: set[Partition] = set()  # assigned, their replay notes not read yet
-        self._notes_refused = False  # the broker refused a note's size once
-        self._resume: dict[Partition, int] = {}  # revoked partition -> lowest buffered offset
+        self._note_limit = MAX_NOTE_BYTES  # halved each time the broker refuses a note
+        self._resume: dict[Partition, int] = {}  # revoked partition -> where to read it again
+        # revoked partition -> the note committed with it, handed back with the partition
+        # when it comes straight back (the commit, sent async, may not have landed yet)
+        self._kept: dict[Partition, ReplayNote | None] = {}
+        self._given: dict[Partition, ReplayNote | None] = {}  # assigned straight back
+        self._reseek: set[Partition] = set()  # lost: read again from the committed offset
         self._held = 0  # partitions paused by ``hold``, as last reported
         self._lock = threading.Lock()
         # the listener hears this replica's share of all partitions after each assignment
@@ -269,10 +324,13 @@ class KafkaSource:
         if self._share_dirty and self._handler is not None:
             self._share_dirty = False
             self._handler.on_share(self._share())
+        sought: set[Partition] = set()
         if self._unnoted:
-            self._resume_notes()
+            sought = self._resume_notes()
         out: list[SourceRecord] = []
-        for records in batch.values():
+        for tp, records in batch.items():
+            if sought and (tp.topic, tp.partition) in sought:
+                continue  # fetched before the seek: read again from the committed offset
             for r in records:
                 out.append(
                     SourceRecord(
@@ -285,16 +343,27 @@ class KafkaSource:
                 )
         return out
 
-    def _resume_notes(self) -> None:
+    def _resume_notes(self) -> set[Partition]:
         """The notes committed with the partitions just assigned, read (one request each,
         on the polling thread, before any of their records is returned) and passed to the
         listener. A partition never committed in the group gets a note that ends at 0 (no
         reader before); one committed without a note (an older ragmon), or whose note cannot
-        be read, gets none: the broad replay window applies (``OtlpAssembler``)."""
+        be read, gets none: the broad replay window applies (``OtlpAssembler``). A partition
+        revoked and assigned straight back gets the note this process committed with it (it
+        was sought back to that commit's offset); one lost and given back is sought back to
+        the committed offset, where its note starts. Returns the partitions sought here."""
         with self._lock:
             parts, self._unnoted = self._unnoted & self._assigned_parts, set()
+            given, self._given = self._given, {}
+            reseek, self._reseek = self._reseek & parts, self._reseek - parts
         notes = {}
+        sought = set()
         for part in sorted(parts):
+            if part in given:
+                kept = given[part]
+                if kept is not None:
+                    notes[part] = kept
+                continue
             try:
                 got = self._consumer.committed(
                     TopicPartition(*part), metadata=True, timeout_ms=self.config.commit_timeout_ms
@@ -303,11 +372,17 @@ class KafkaSource:
                 self.log.warning("replay_note_unread", partition=part, error=str(exc))
                 continue
             if got is None:  # never committed in this group: nothing was read before
-                notes[part] = ReplayNote(0, frozenset())
-            elif (note := decode_note(getattr(got, "metadata", None))) is not None:
+                notes[part] = ReplayNote(0)
+                continue
+            if (note := decode_note(getattr(got, "metadata", None))) is not None:
                 notes[part] = note
+            if part in reseek and got.offset >= 0:
+                self._consumer.seek(TopicPartition(*part), got.offset)
+                sought.add(part)
+                self.log.info("partition_sought_back", partition=part, offset=got.offset)
         if notes and self._handler is not None:
             self._handler.on_resumed(notes)
+        return sought
 
     @property
     def exhausted(self) -> bool:
@@ -398,30 +473,39 @@ class KafkaSource:
     ) -> None:
         """Commit synchronously, each offset with its note as the commit's metadata; raises
         KafkaError on failure (the pipeline counts it and tries again at the next
-        interval). A broker that refuses the metadata's size gets commits without notes
-        from then on (a restart then falls back to the replay window without them)."""
+        interval). A broker that refuses the metadata's size gets notes half as long from
+        then on (cut short: see ``encode_note``), down to ``MIN_NOTE_BYTES``, then none (a
+        restart then falls back to the replay window without them)."""
         with self._lock:
             owned = {k: v for k, v in offsets.items() if k in self._assigned_parts}
         if not owned:
             return
-        try:
-            self._consumer.commit(self._with_notes(owned, notes),
-                                  timeout_ms=self.config.commit_timeout_ms)  # fmt: skip
-        except OffsetMetadataTooLargeError:
-            self.log.warning("replay_notes_refused", limit_bytes=MAX_NOTE_BYTES,
-                             hint="the broker's offset.metadata.max.bytes is below it")  # fmt: skip
-            self._notes_refused = True
-            self._consumer.commit(self._with_notes(owned, None),
-                                  timeout_ms=self.config.commit_timeout_ms)  # fmt: skip
+        while True:
+            try:
+                self._consumer.commit(self._with_notes(owned, notes),
+                                      timeout_ms=self.config.commit_timeout_ms)  # fmt: skip
+                break
+            except OffsetMetadataTooLargeError:
+                if self._note_limit == 0:
+                    raise
+                self._note_limit //= 2
+                if self._note_limit < MIN_NOTE_BYTES:
+                    self._note_limit = 0
+                self.log.warning(
+                    "replay_notes_refused",
+                    limit_bytes=self._note_limit,
+                    hint="the broker's offset.metadata.max.bytes is below it",
+                )
         self._committed.update(owned)
         self._report_offsets()
 
     def _with_notes(
         self, offsets: Mapping[Partition, int], notes: Mapping[Partition, ReplayNote] | None
     ) -> dict[TopicPartition, OffsetAndMetadata]:
-        notes = {} if notes is None or self._notes_refused else notes
+        limit = self._note_limit
+        notes = {} if notes is None or not limit else notes
         return {
-            TopicPartition(t, p): OffsetAndMetadata(o, encode_note(notes.get((t, p))), -1)
+            TopicPartition(t, p): OffsetAndMetadata(o, encode_note(notes.get((t, p)), limit), -1)
             for (t, p), o in offsets.items()
         }
 
@@ -487,6 +571,11 @@ class KafkaSource:
     def _revoked(self, partitions: list[Partition]) -> None:
         self._remember_positions(partitions)
         offsets, notes = self._handler.on_revoked(partitions) if self._handler else ({}, {})
+        with self._lock:  # back straight away: read again from this commit, with its note
+            for part, note in notes.items():
+                if part in offsets:
+                    self._resume[part] = offsets[part]
+                    self._kept[part] = note
         if offsets and self._consumer is not None:
             # A blocking commit would stall the IO loop this callback runs on; the async
             # commit is sent before the group re-forms. If it loses the race, the new
@@ -510,6 +599,8 @@ class KafkaSource:
     def _seek_back(self, partitions: list[Partition]) -> None:
         with self._lock:
             resume, self._resume = self._resume, {}
+            kept, self._kept = self._kept, {}
+            self._given.update((p, kept[p]) for p in partitions if p in kept)
         for key in partitions:
             if key in resume and self._consumer is not None:
                 self._consumer.seek(TopicPartition(*key), resume[key])
@@ -517,6 +608,8 @@ class KafkaSource:
 
     def _lost(self, partitions: list[Partition]) -> None:
         self._remember_positions(partitions)
+        with self._lock:
+            self._reseek.update(partitions)
         if self._handler is not None:
             self._handler.on_lost(partitions)
         self._forget(partitions)
