@@ -7,7 +7,7 @@ from typing import Any
 
 from monitor.checks import output_of
 from monitor.checks.shadow import check_pairs, verdict_pair
-from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import OUTCOMES, DeadLetter, Evaluation, Followup
 from monitor.core.stats import PairedFlags, wilson
 from sinks import Closable
 
@@ -53,6 +53,9 @@ class SummarySink(Closable):
         self.dead_letter_count = 0
         self.followup_pairs = 0
         self.followup_signals: dict[str, int] = {}
+        # by what the checks made of the first turn's answer (refusal, flagged, clean):
+        # its pairs and their signals
+        self.followups_after: dict[str, tuple[int, dict[str, int]]] = {}
         self.dead_letters: list[DeadLetter] = []
         self._keep = keep_dead_letters
         self.verdicts: dict[str, tuple[int, float]] = {}  # verdict -> (count, sum of weights)
@@ -139,8 +142,11 @@ class SummarySink(Closable):
         """Count the pair and its signals."""
         self._check_open()
         self.followup_pairs += 1
+        pairs, signals = self.followups_after.get(followup.turn.outcome, (0, {}))
+        self.followups_after[followup.turn.outcome] = (pairs + 1, signals)
         for signal in followup.signals:
             self.followup_signals[signal] = self.followup_signals.get(signal, 0) + 1
+            signals[signal] = signals.get(signal, 0) + 1
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""
@@ -207,15 +213,27 @@ class SummarySink(Closable):
                 "rates and intervals are the traffic's, over the effective sample size)"
             )
         if self.followup_pairs:
-            said = ", ".join(f"{k} {v} ({v / self.followup_pairs:.1%})"
-                             for k, v in sorted(self.followup_signals.items()))  # fmt: skip
-            rows.append(f"follow-ups: {self.followup_pairs} pairs of turns; {said or 'no signal'}")
+            rows.extend(self._followup_rows())
         if self.check_errors:
             said = ", ".join(f"{check} {n} ({kind})"
                              for (check, kind), n in sorted(self.check_errors.items()))  # fmt: skip
             rows.append(f"check errors (a bug of ragmon's, not counted in the rates): {said}")
         rows.append(f"traces evaluated: {self.traces}   bad records: {self.dead_letter_count}")
         return "\n".join(rows)
+
+    def _followup_rows(self) -> list[str]:
+        """The pairs and each signal's share, then the same after each kind of answer (the
+        rephrases after a refusal are the headline)."""
+
+        def said(pairs: int, signals: dict[str, int]) -> str:
+            shares = ", ".join(f"{k} {v} ({v / pairs:.1%})" for k, v in sorted(signals.items()))
+            return f"{pairs} pair{'' if pairs == 1 else 's'} of turns; {shares or 'no signal'}"
+
+        rows = [f"follow-ups: {said(self.followup_pairs, self.followup_signals)}"]
+        for after in OUTCOMES:
+            if after in self.followups_after:
+                rows.append(f"  after {after}: {said(*self.followups_after[after])}")
+        return rows
 
     def _judge_rows(self) -> list[str]:
         """Verdicts with their weighted (Horvitz–Thompson) share among applicable verdicts."""

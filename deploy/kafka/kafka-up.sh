@@ -13,7 +13,8 @@
 #   LOCAL_KAFKA_HEAP       JVM heap (default 512m)
 #   LOCAL_KAFKA_WAIT       seconds to wait for readiness (default 90)
 #   LOCAL_KAFKA_TOPICS     topics created when missing, 4 partitions each
-#                          (default: rag_traces rag_traces_dlq, as deploy/ragmon.local.yaml uses)
+#                          (default: rag_traces rag_traces_dlq ragmon_turns, as
+#                          deploy/ragmon.local.yaml uses: traces, dead letters, turns)
 #
 # Needs Java 17+ (and Maven once, to fetch the jars); both are checked with a one-line error.
 set -euo pipefail
@@ -27,7 +28,7 @@ dir="${LOCAL_KAFKA_DIR:-$root/var/kafka}"
 cache="${LOCAL_KAFKA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ragmon/kafka-$version}"
 heap="${LOCAL_KAFKA_HEAP:-512m}"
 wait_s="${LOCAL_KAFKA_WAIT:-90}"
-topics="${LOCAL_KAFKA_TOPICS-rag_traces rag_traces_dlq}"
+topics="${LOCAL_KAFKA_TOPICS-rag_traces rag_traces_dlq ragmon_turns}"
 python="${PYTHON:-$root/.venv/bin/python}"
 [ -x "$python" ] || python="$(command -v python3)"
 

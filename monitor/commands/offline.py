@@ -21,6 +21,7 @@ from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import agreement_line, calibrate, report
+from monitor.judge.stage import judgeable
 from monitor.sources import SourcePosition, SourceRecord, demo, framing
 from monitor.sources.inputs import HEAD_BYTES, Input, check_inputs
 
@@ -156,6 +157,8 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     relevance: list[tuple[str, str]] = []
     passages: list[tuple[str, str]] = []
     errors = synthetic = 0
+    # labelled rows the daemon would never judge, by label: left out of the measure
+    unjudged: dict[str, int] = {}
     try:
         text = args.labels.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -174,6 +177,9 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
                 raise ValueError(f"label {label!r} is not one of {VERDICTS}")
             said_relevance, said_passages = _relevance_labels(data)
             trace = RagTrace.from_data(data)
+            if not judgeable(trace):  # the daemon skips it (not_judgeable): no verdict
+                unjudged[label] = unjudged.get(label, 0) + 1
+                continue
             verdict = judge.judge(trace).fitted(len(trace.context), 1.0)
             synthetic += demo.FAILURE_MODE in trace.attributes
         except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
@@ -190,9 +196,11 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             passages.extend(zip(said_passages, rated, strict=True))
     if errors > _SHOWN_ERRORS:
         print(f"... and {errors - _SHOWN_ERRORS} more rows skipped", file=stderr)
+    left = _unjudged_line(unjudged)
     if not pairs:
         print("ragmon calibrate: no usable labelled rows (each row is a native trace plus "
-              "'label': pass | fail | hard_fail | not_applicable)", file=stderr)  # fmt: skip
+              "'label': pass | fail | hard_fail | not_applicable)"
+              + (f"; {left}" if left else ""), file=stderr)  # fmt: skip
         return EXIT_FAIL
     result = calibrate(pairs, *registry.judge_identity(settings, backend))
     shown = stderr if is_stdout(args.output) else stdout  # `-o -`: the record on stdout
@@ -200,6 +208,8 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     for metric, got, unit in (("answer relevance", relevance, "traces"),
                               ("context relevance", passages, "passages")):  # fmt: skip
         print(agreement_line(metric, got, unit), file=shown)
+    if left:
+        print(left, file=shown)
     if errors:
         print(f"skipped rows: {errors}", file=shown)
     if synthetic:
@@ -211,6 +221,16 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         with _output(args.output, stdout) as out:
             out.write(result.to_json())
     return EXIT_OK
+
+
+def _unjudged_line(unjudged: dict[str, int]) -> str:
+    """The labelled rows left out because the daemon never judges such a trace, or ""."""
+    if not unjudged:
+        return ""
+    labels = ", ".join(f"{n} {label}" for label, n in sorted(unjudged.items()))
+    return (f"left out: {sum(unjudged.values())} labelled rows the daemon never judges "
+            f"(no answer or no context text, content redacted, or assembled incomplete: "
+            f"not_judgeable), labelled {labels}")  # fmt: skip
 
 
 def _otlp(data: bytes, fmt: str, name: str, stderr: TextIO) -> conversion.Conversion:

@@ -42,6 +42,7 @@ from typing import Final, NamedTuple
 import ahocorasick
 
 from monitor.core.model import FOLLOWUP_SIGNALS
+from monitor.sessions import grammar, matching
 
 SIGNALS: Final = FOLLOWUP_SIGNALS  # named once, in the model: lines, metrics, explain read it
 REPHRASE, ESCALATION, NEGATIVE, POSITIVE = SIGNALS
@@ -58,6 +59,7 @@ _STEMMERS = {
 _PAIRED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _FLAGS = re.IGNORECASE
+_REPEATED = re.compile(r"([^\W\d_])\1{2,}")  # a letter typed three times or more: "daaanke"
 
 
 class Gated(NamedTuple):
@@ -79,6 +81,7 @@ class Language(NamedTuple):
     openers: re.Pattern[str] | None
     stop: frozenset[str]
     unspaced: re.Pattern[str] | None = None
+    antonyms: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = ()
 
 
 def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
@@ -152,17 +155,21 @@ def languages() -> tuple[Language, ...]:
         data = tomllib.loads(entry.read_text(encoding="utf-8"))
         code = data["code"]
         openers = data.get("openers")
-        stop = _stop_words(code) | {w.lower() for w in data.get("generic", ())}
+        table = data.get("grammar", {})
+        said = (*data.get("generic", ()), *table.get("meta", ()))
+        stop = _stop_words(code) | {w.lower() for w in said}
         unspaced = sorted((w for w in stop if _PAIRED.fullmatch(w)), key=len, reverse=True)
+        made = grammar.composed(table)
         found.append(
             Language(
                 code=code,
-                escalation=_gates_of(data.get("escalation", ())),
-                negative=_gates_of(data.get("negative", ())),
-                positive=_gates_of(data.get("positive", ())),
+                escalation=_gates_of([*data.get("escalation", ()), *made["escalation"]]),
+                negative=_gates_of([*data.get("negative", ()), *made["negative"]]),
+                positive=_gates_of([*data.get("positive", ()), *made["positive"]]),
                 openers=re.compile(openers, _FLAGS) if openers else None,
                 stop=stop,
                 unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
+                antonyms=matching.antonyms(table.get("antonyms", ())),
             )
         )
     return tuple(found)
@@ -183,7 +190,7 @@ def normalise(text: str) -> str:
     """The turn as the patterns read it: NFKC, lower case, one kind of apostrophe, spaces
     collapsed, cut to ``MAX_CHARS``."""
     text = unicodedata.normalize("NFKC", text[:MAX_CHARS]).lower().replace("’", "'")
-    return " ".join(text.split())
+    return " ".join(_REPEATED.sub(r"\1", text).split())
 
 
 def _words(text: str) -> list[str]:
@@ -401,9 +408,12 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     ca, cb = _content_of(a.text, lang.code), _content_of(b.text, lang.code)
     if not ca or not cb:
         return False
-    shared = len(ca & cb)
+    shared = matching.shared(ca, cb)
     kept, own = shared / len(ca), 1 - shared / len(cb)
-    return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)
+    if not ((own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)):
+        return False
+    pairs = lang.antonyms if lang is english else lang.antonyms + english.antonyms
+    return not matching.opposed(a.text, b.text, pairs)
 
 
 class _Turn(NamedTuple):
@@ -439,20 +449,38 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
             return found
     langs = _speakers(b)
     text = b.text
-    if _any(text, 0, langs, open_):
+    escalation = _any(text, 0, langs, open_) is not None
+    if escalation:
         found.append(ESCALATION)
     negative = _any(text, 1, langs, open_) is not None
     if negative:
         found.append(NEGATIVE)
+    elif escalation:
+        pass  # a request for a person is no thanks, however polite ("a human please 🙏")
     elif (m := _any(text, 2, langs, open_)) is not None and _only_thanks(b, m):
         found.append(POSITIVE)
     return found
+
+
+@cache
+def _in_advance() -> re.Pattern[str] | None:
+    """Every language's thanks for an answer not given yet ("thanks in advance")."""
+    folder = resources.files("monitor.sessions") / "languages"
+    words = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".toml"):
+            table = tomllib.loads(entry.read_text(encoding="utf-8")).get("grammar", {})
+            if (got := grammar.in_advance(table)) is not None:
+                words.append(got)
+    return re.compile("|".join(words), _FLAGS) if words else None
 
 
 def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
     """A thank-you that asks nothing more: no question mark, and few words of its own."""
     text = b.text
     if "?" in text or "？" in text or "؟" in text:
+        return False
+    if (ahead := _in_advance()) is not None and ahead.search(text):
         return False
     rest = (text[: match.start()] + " " + text[match.end() :]).strip()
     lang = _tally(text, b.counts, b.unspaced)[0]

@@ -274,3 +274,20 @@ def test_compose_starts_in_order_and_asks_for_the_review_token() -> None:
     page = (ROOT / "docs" / "deployment.md").read_text()
     before_up = page.split("docker compose -f deploy/compose.yaml up")[0]
     assert "export RAGMON_REVIEW_TOKEN=" in before_up  # the documented step itself sets it
+
+
+def test_the_shipped_replicas_meet_conversations_on_a_turns_topic(tmp_path: Path) -> None:
+    """Several replicas pairing conversations in memory would each see a share of a session's
+    turns (issue 70.6): the Kubernetes manifest (1-6 replicas), compose and the local config
+    set ``sessions.topic``, and the topic is created where the traces' topic is: compose's
+    init, ``make kafka-up``'s default list, and the command docs/conversations.md gives."""
+    topic = configmap_settings(tmp_path).sessions.topic
+    assert topic is not None
+    assert compose()["services"]["ragmon"]["environment"]["RAGMON_SESSIONS__TOPIC"] == topic
+    assert f"--topic {topic} --partitions" in compose()["services"]["kafka-init"]["command"]
+    local = load(DEPLOY / "ragmon.local.yaml")
+    assert local.sessions.topic == topic
+    up = (DEPLOY / "kafka" / "kafka-up.sh").read_text()
+    default = re.search(r'topics="\$\{LOCAL_KAFKA_TOPICS-([^}]*)\}"', up)
+    assert default is not None and topic in default.group(1).split()
+    assert f"--create --topic {topic}" in (ROOT / "docs" / "conversations.md").read_text()

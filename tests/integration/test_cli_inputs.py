@@ -124,7 +124,9 @@ def test_calibrate_on_demo_labels_says_they_measure_the_wiring(tmp_path: Path) -
     labels.write_text(ragmon("demo", "--count", "40", "--with-labels").stdout)
     out = ragmon("calibrate", "--labels", str(labels), "--judge", "heuristic")
     assert out.returncode == 0, out.stderr
-    assert "40 of 40 labelled rows are `ragmon demo` traces" in out.stdout
+    # 3 of the 40 have nothing to judge (empty retrievals): left out, said
+    assert "37 of 37 labelled rows are `ragmon demo` traces" in out.stdout
+    assert "left out: 3 labelled rows the daemon never judges" in out.stdout
     assert "checks the wiring, not the judge" in out.stdout
 
 

@@ -40,3 +40,24 @@ def test_a_checks_declared_output_decides_its_row() -> None:
     sink.tallies["grounding_overlap"].scored = 0
     row = next(r for r in sink.table().splitlines() if r.startswith("grounding_overlap"))
     assert row.split()[-2:] == ["no", "data"]
+
+
+def test_the_follow_ups_are_split_by_what_came_before() -> None:
+    """The docs' headline is the rephrase rate after a refusal: the summary gives each kind
+    of first answer its own line, with its pairs and its signals' shares."""
+    from monitor.core.model import Followup, Turn
+
+    sink = SummarySink(["refusal"])
+    said = [("refusal", ("rephrase",)), ("refusal", ()), ("clean", ("positive_feedback",)),
+            ("refusal", ("rephrase", "escalation"))]  # fmt: skip
+    for i, (after, signals) in enumerate(said):
+        a = Turn("s", f"a{i}", 0.0, "q", after)  # type: ignore[arg-type]
+        sink.write_followup(Followup(a, Turn("s", f"b{i}", 60.0, "q", "clean"), signals))
+    rows = sink.table().splitlines()
+    start = next(i for i, r in enumerate(rows) if r.startswith("follow-ups:"))
+    assert rows[start : start + 3] == [
+        "follow-ups: 4 pairs of turns; escalation 1 (25.0%), positive_feedback 1 (25.0%), "
+        "rephrase 2 (50.0%)",
+        "  after refusal: 3 pairs of turns; escalation 1 (33.3%), rephrase 2 (66.7%)",
+        "  after clean: 1 pair of turns; positive_feedback 1 (100.0%)",
+    ]

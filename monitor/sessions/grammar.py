@@ -1,0 +1,150 @@
+"""The follow-up patterns a language's word lists compose (its TOML file's ``grammar`` table),
+beside the phrases it lists whole.
+
+A phrase list fits the phrasings it was written from; users say the same thing in other
+words. So each language names its words by role, and the rules below put them together,
+the same in every language:
+
+* negative feedback: a negation next to a word of the answer's worth (``negators`` ×
+  ``good``: "not helpful", "doesn't help me", "hilft mir nicht", "役に立ちません"), in either
+  order within two words (``good_first``: the languages that negate after the verb), a
+  verdict word (``bad``: "wrong", "useless") on its own or before a word for the answer
+  (``answer``: "useless bot"), and the answer contradicted (``missing``: "there is no such
+  button", "gibt es nicht");
+* escalation: a request verb with a person, team or channel within three words
+  (``request`` × ``persons``, in either order with ``person_first``), a wish for a person
+  ("I want a live agent": ``want`` and at most two words of ``fillers`` before the person),
+  a call asked for (``callback``), or a clause that is a person and polite words alone
+  ("agent", "a human adviser please 🙏");
+* positive feedback: a clause that opens with a word saying it worked or helped
+  (``worked``: "works perfectly", "found it", "top, klappt").
+
+Each rule reads one clause (the text between punctuation) that is not a question: it opens
+with none of the language's question words (``questions``) and, for the two feedback
+signals, does not end with a question mark. A feedback clause may open with up to four
+words of its own before the verdict ("the tracking link doesn't work"), none of them the
+user's own (``mine``: "my login doesn't work" is a question about the user's login).
+Languages written without spaces (``spaced = false``) count characters instead of words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+_END: Final = r".,;:!?。、，！？…"
+_START: Final = rf"(?:^|(?<=[{_END}]))\s*"  # the start of a clause
+_NOT_QUESTION: Final = rf"(?![^{_END}]*[?？])"  # a clause that does not end with "?"
+
+
+def _alt(words: Sequence[str]) -> str:
+    return "(?:" + "|".join(sorted(words, key=len, reverse=True)) + ")"
+
+
+class _Words:
+    """One language's word roles as regular expressions, and how words are told apart."""
+
+    def __init__(self, table: Mapping[str, object]) -> None:
+        self.table = table
+        spaced = bool(table.get("spaced", True))
+        self.b = r"\b" if spaced else ""
+        # a word and the space after it; without spaces, up to four characters
+        self.word = r"[^\W_]+(?:['’][^\W_]+)?[\s,]+" if spaced else r"[^\s。、，！？]"
+        self.width = 4 if spaced else 8
+
+    def words(self, key: str) -> str | None:
+        got = self.table.get(key)
+        if not got:
+            return None
+        assert isinstance(got, list)
+        return _alt([str(w) for w in got])
+
+    def bounded(self, key: str) -> str | None:
+        words = self.words(key)
+        return None if words is None else f"{self.b}{words}{self.b}"
+
+    def gap(self, n: int) -> str:
+        return f"(?:{self.word}){{0,{n}}}?" if self.b else f"{self.word}{{0,{2 * n}}}?"
+
+    def opening(self) -> str:
+        """The start of a clause that opens with no question word."""
+        questions = self.bounded("questions")
+        return _START + (f"(?!{questions})" if questions else "")
+
+    def own(self) -> str:
+        """Up to four words before a verdict, none of them the user's own nor a question
+        word."""
+        blocked = [w for w in (self.bounded("mine"), self.bounded("questions")) if w]
+        guard = f"(?!{'|'.join(blocked)})" if blocked else ""
+        return f"(?:{guard}{self.word}){{0,{self.width}}}?"
+
+
+def negative(table: Mapping[str, object]) -> list[str]:
+    """Negation × worth, a verdict word, the answer contradicted (see the module)."""
+    w = _Words(table)
+    start = w.opening() + _NOT_QUESTION + w.own()
+    out: list[str] = []
+    neg, good = w.bounded("negators"), w.bounded("good")
+    if neg and good:
+        out.append(f"{start}{neg}\\s*{w.gap(2)}{good}")
+        if table.get("good_first"):
+            out.append(f"{start}{good}\\s*{w.gap(2)}{neg}")
+    bad = w.bounded("bad")
+    if bad:
+        answer = w.bounded("answer")
+        after = rf"(?=\s*(?:$|[{_END}\W]" + (f"|{answer}" if answer else "") + "))"
+        out.append(f"{start}{bad}{after}")
+    missing = w.words("missing")
+    if missing:
+        out.append(f"{w.opening()}{_NOT_QUESTION}[^{_END}]*?{w.b}{missing}")
+    return out
+
+
+def escalation(table: Mapping[str, object]) -> list[str]:
+    """A request × a person, a wish for a person, a call asked for, a person alone."""
+    w = _Words(table)
+    start = w.opening()
+    lead = f"(?:{w.word}){{0,{w.width}}}?"
+    out: list[str] = []
+    request, persons = w.bounded("request"), w.bounded("persons")
+    if request and persons:
+        out.append(f"{start}{lead}{request}\\W*{w.gap(3)}{persons}")
+        if table.get("person_first"):
+            out.append(f"{start}{lead}{persons}\\W*{w.gap(3)}{request}")
+    want, fillers = w.bounded("want"), w.bounded("fillers")
+    if want and persons:
+        fill = f"(?:{fillers}\\s*){{0,2}}" if fillers else ""
+        out.append(f"{start}{lead}{want}\\s*{fill}{persons}")
+    callback = w.words("callback")
+    if callback:
+        out.append(f"{start}{lead}{w.b}{callback}")
+    if persons:
+        polite = f"(?:{fillers}\\W*){{0,3}}" if fillers else ""
+        out.append(rf"{_START}{polite}{persons}(?:\s*{persons})?\W*{polite}\W*(?:$|(?=[{_END}]))")
+    return out
+
+
+def positive(table: Mapping[str, object]) -> list[str]:
+    """A clause that opens by saying it worked or helped (thanks among them)."""
+    w = _Words(table)
+    worked = w.bounded("worked")
+    if not worked:
+        return []
+    fillers = w.bounded("fillers")
+    lead = f"(?:{fillers}\\W*){{0,2}}" if fillers else ""
+    return [f"{w.opening()}{_NOT_QUESTION}{lead}{worked}"]
+
+
+def in_advance(table: Mapping[str, object]) -> str | None:
+    """The language's thanks for an answer not given yet ("thanks in advance"): a thank-you
+    with one of these words is not feedback."""
+    return _Words(table).words("in_advance")
+
+
+def composed(table: Mapping[str, object]) -> dict[str, list[str]]:
+    """The patterns one language's ``grammar`` table composes, per signal kind."""
+    return {
+        "escalation": escalation(table),
+        "negative": negative(table),
+        "positive": positive(table),
+    }

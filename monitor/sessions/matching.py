@@ -1,0 +1,61 @@
+"""How much of what one question asks another asks too, typed as users type.
+
+``shared`` counts the content words of a later turn that the earlier one holds: the same
+stem, or a word typed with a slip ("exprot", "rechnugen": rapidfuzz's normalised Indel
+similarity) or cut short ("auth", "kontn": one a prefix of the other). ``opposed`` says
+whether two turns ask for opposite things (turn on / turn off, cancel / renew): words the
+same, the question not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from rapidfuzz.distance import Indel
+
+_SIMILAR = 0.8  # normalised similarity of two words one slip apart ("exprot"/"export": 0.83)
+_MIN_FUZZY = 4  # shorter words are told apart by one letter ("plan"/"plus" aside)
+_MIN_PREFIX = 3  # "auth" for "authentication", "2fa" aside
+
+Antonyms = tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]
+
+
+def _close(x: str, y: str) -> bool:
+    if len(x) < _MIN_PREFIX or len(y) < _MIN_PREFIX or x.isdigit() or y.isdigit():
+        return False
+    short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+    if long_.startswith(short):
+        return True
+    return len(short) >= _MIN_FUZZY and Indel.normalized_similarity(x, y) >= _SIMILAR
+
+
+@lru_cache(maxsize=4096)
+def shared(earlier: frozenset[str], later: frozenset[str]) -> int:
+    """How many words of ``later`` stand in ``earlier``, each word of ``earlier`` counted
+    once: the same first, then the closest of the rest."""
+    same = earlier & later
+    left = set(earlier - same)
+    count = len(same)
+    for word in sorted(later - same):
+        match = next((w for w in sorted(left) if _close(word, w)), None)
+        if match is not None:
+            left.discard(match)
+            count += 1
+    return count
+
+
+def antonyms(pairs: Iterable[Sequence[str]]) -> Antonyms:
+    """A language's pairs of opposite words (regular expressions), compiled."""
+    return tuple((re.compile(x, re.IGNORECASE), re.compile(y, re.IGNORECASE)) for x, y in pairs)
+
+
+def opposed(a: str, b: str, pairs: Antonyms) -> bool:
+    """Whether B asks the opposite of A: one word of a pair in A and not in B, the other in
+    B and not in A."""
+    for x, y in pairs:
+        for one, other in ((x, y), (y, x)):
+            if one.search(a) and other.search(b) and not other.search(a) and not one.search(b):
+                return True
+    return False
