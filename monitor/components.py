@@ -41,6 +41,7 @@ from sinks.jsonl import JsonlOutput, JsonlSink
 from sinks.kafka_sink import DeadLetterTopic, KafkaDeadLetterSink
 from sinks.otel_config import OtelConfig
 from sinks.probes import ProbeScoring, ProbeSink
+from sinks.store import StoreConfig, StoreOutput, StoreSink
 
 Kind = Literal["check", "source", "sink", "judge"]
 C = TypeVar("C")
@@ -283,6 +284,13 @@ def _probe_scoring(settings: Configured) -> ProbeScoring | None:
     return None if path is None else ProbeScoring(path, m.routes, m.max_label_values)
 
 
+def _store_output(settings: Configured) -> StoreOutput | None:
+    section = settings.of(StoreConfig)
+    if section.path is None:
+        return None
+    return StoreOutput(section, redactor_for(settings, "lines"))
+
+
 # In the order the sinks receive each evaluation.
 SINKS: tuple[Component[Any, Sink], ...] = (
     Component("sink", "prometheus", MetricsConfig, _prometheus, _prometheus_sink, False),
@@ -295,6 +303,8 @@ SINKS: tuple[Component[Any, Sink], ...] = (
          lambda _, otel: otel.endpoint is not None),
     Component("sink", "probe_scores", ProbeScoring, _probe_scoring,
               lambda: ProbeSink.from_config),
+    Component("sink", "store", StoreOutput, _store_output, lambda: StoreSink.from_config,
+              section=StoreConfig, key="store"),
 )  # fmt: skip
 
 

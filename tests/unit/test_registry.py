@@ -156,6 +156,7 @@ SINK_SECTIONS = {  # what turns each sink on, and nothing else
     "golden_rows": {"golden": {"topic": "rows"}},
     "otel_events": {"otel": {"endpoint": "http://127.0.0.1:9/v1/logs"}},
     "probe_scores": {"golden": {"set_path": "golden.jsonl"}},
+    "store": {"store": {"path": "evaluations.db"}},
 }
 
 

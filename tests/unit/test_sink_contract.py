@@ -162,7 +162,25 @@ def openmetrics(tmp_path: Path) -> Case:
     return Case(sink, delivered)
 
 
-SINKS = [prometheus, jsonl_file, jsonl_stream, golden, memory, summary, otel, probes, openmetrics]
+def store(tmp_path: Path) -> Case:
+    import sqlite3
+
+    from sinks.store import StoreSink
+
+    path = tmp_path / "store" / "evaluations.db"
+    sink = StoreSink(path)
+
+    def delivered() -> int:  # read by another connection: what was committed
+        if not path.exists():
+            return 0
+        with sqlite3.connect(path) as db:
+            return int(db.execute("SELECT count(*) FROM evaluations").fetchone()[0])
+
+    return Case(sink, delivered)
+
+
+SINKS = [prometheus, jsonl_file, jsonl_stream, golden, memory, summary, otel, probes, openmetrics,
+         store]  # fmt: skip
 
 
 def expected(name: str, evs: list[Evaluation]) -> int:

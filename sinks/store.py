@@ -1,0 +1,361 @@
+"""``StoreSink``: every evaluation, follow-up and session outcome into the evaluation store,
+a SQLite file the trace pages and ``ragmon inspect`` read (docs, "The evaluation store").
+
+Written in one transaction per ``flush`` (the pipeline's checkpoint: commit after flush, as
+every sink), so a crash loses only what was not flushed, which the source then replays; a
+replayed trace replaces its row. Trace text is PII-redacted as the evaluation lines are
+(``output.redact_pii``). Retention by age and by size runs after a flush, at most once per
+``retention_interval_seconds``. A store file that is not a store (damaged, another
+database) is moved aside with one log line and a new one is started: the daemon goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from pydantic import Field
+
+from monitor.core.errors import SinkError
+from monitor.core.model import ConfigSection, DeadLetter, Evaluation, Followup, SessionOutcome
+from monitor.core.pii import Redactor
+from monitor.core.store import StoreUnreadable, check_outcome, open_for_writing
+from sinks import Closable
+from sinks.jsonl import redact_line
+
+if TYPE_CHECKING:
+    from monitor.telemetry import Metrics
+
+_LOG = structlog.get_logger("ragmon.store")
+_DAY = 86_400.0
+
+
+class StoreConfig(ConfigSection):
+    """``store``: the evaluation store, a SQLite file of every evaluation line, follow-up and
+    session outcome with its trace (off unless ``path`` is set)."""
+
+    path: Path | None = Field(
+        default=None,
+        description="The store's file (SQLite), created if missing. Under run --workers each "
+        "worker writes its own (store.worker-0.db, ...).",
+    )
+    max_age_days: float = Field(
+        default=14.0, gt=0, description="Rows older than this (by the trace's time) are deleted."
+    )
+    max_bytes: int = Field(
+        default=2 * 1024**3,
+        ge=1024**2,
+        description="The oldest rows are deleted while the store's pages in use exceed this.",
+    )
+    retention_interval_seconds: float = Field(
+        default=300.0, ge=0, description="How often (at most) retention runs after a flush."
+    )
+
+
+@dataclass(frozen=True)
+class StoreOutput:
+    """The store sink's configuration: its section (``path`` set) and the redactor of the
+    text it stores (None: as it is)."""
+
+    section: StoreConfig
+    redactor: Redactor | None = None
+
+
+_Row = tuple[Any, ...]
+
+
+@dataclass
+class _Batch:
+    """What was written since the last flush, as the rows the tables take."""
+
+    evaluations: list[_Row]
+    checks: list[_Row]
+    segments: list[_Row]
+    judged: list[tuple[str, str, _Row]]  # a later verdict: trace id, its judge JSON, the row
+    followups: list[_Row]
+    sessions: list[_Row]
+
+    @classmethod
+    def empty(cls) -> _Batch:
+        return cls([], [], [], [], [], [])
+
+    def __bool__(self) -> bool:
+        return any((self.evaluations, self.judged, self.followups, self.sessions))
+
+
+class StoreSink(Closable):
+    """Writes the store at ``path`` (see the module)."""
+
+    name = "store"
+
+    @classmethod
+    def from_config(cls, config: StoreOutput, metrics: Metrics | None = None) -> StoreSink:
+        """The store of ``config.section``, written through ``config.redactor``."""
+        s = config.section
+        if s.path is None:
+            raise ValueError("the store sink needs store.path")
+        return cls(s.path, config.redactor, s.max_age_days * _DAY, s.max_bytes,
+                   s.retention_interval_seconds)  # fmt: skip
+
+    def __init__(
+        self,
+        path: Path,
+        redactor: Redactor | None = None,
+        max_age_seconds: float = 14 * _DAY,
+        max_bytes: int = 2 * 1024**3,
+        retention_interval_seconds: float = 300.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = path
+        self._redactor = redactor
+        self._max_age = max_age_seconds
+        self._max_bytes = max_bytes
+        self._interval = retention_interval_seconds
+        self._clock = clock
+        self._db: sqlite3.Connection | None = None
+        self._batch = _Batch.empty()
+        self._retained_at: float | None = None
+        self.moved_aside: list[Path] = []  # damaged files moved out of the way
+        self.deleted: dict[str, int] = {"age": 0, "size": 0}  # evaluations deleted by retention
+
+    def start(self) -> None:
+        """Open the store (created if missing); a file that is not a store is moved aside."""
+        self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            return open_for_writing(self.path)
+        except StoreUnreadable as exc:
+            aside = self._move_aside(str(exc))
+            if aside is None:
+                raise SinkError(f"store: {exc}") from None
+        except (OSError, sqlite3.Error) as exc:
+            raise SinkError(f"store: cannot open {self.path}: {exc}") from None
+        return open_for_writing(self.path)
+
+    def _move_aside(self, why: str) -> Path | None:
+        """Rename the damaged store (and its WAL files) to ``<name>.damaged-<time>``; one
+        log line says where. None when it cannot be moved."""
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self._clock()))
+        aside = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        try:
+            self.path.rename(aside)
+            for suffix in ("-wal", "-shm"):
+                extra = self.path.with_name(self.path.name + suffix)
+                if extra.exists():
+                    extra.rename(aside.with_name(aside.name + suffix))
+        except OSError:
+            return None
+        _LOG.warning(
+            "store_damaged",
+            path=str(self.path),
+            moved_to=str(aside),
+            reason=why,
+            hint="a new store was started; the old one is kept for inspection",
+        )
+        self.moved_aside.append(aside)
+        return aside
+
+    # --- taking lines
+
+    def write(self, evaluation: Evaluation) -> None:
+        """Take the evaluation's line and its trace (PII-redacted when configured)."""
+        self._check_open()
+        trace = evaluation.trace
+        line = evaluation.to_line()
+        if self._redactor is not None:
+            line = redact_line(line, self._redactor, (trace.answer, trace.query))
+        now = self._clock()
+        stamp = now if trace.timestamp is None else min(trace.timestamp.timestamp(), now)
+        row = (trace.trace_id, stamp, trace.session_id, trace.app, trace.route, trace.release,
+               int(evaluation.any_flagged), evaluation.risk, _json(line),
+               _json(self._record(evaluation)), now)  # fmt: skip
+        b = self._batch
+        if evaluation.judge_only:  # a verdict that came after the checks: it joins their row
+            b.judged.append((trace.trace_id, _json(line.get("judge")), row))
+            return
+        b.evaluations.append(row)
+        tid = trace.trace_id
+        b.checks.extend(
+            (tid, name, check_outcome(r.flagged, r.applicable, r.error is not None), stamp)
+            for name, r in evaluation.checks.items()
+        )
+        b.segments.extend((tid, dim, value, stamp) for dim, value in evaluation.segments.items())
+
+    def _record(self, evaluation: Evaluation) -> dict[str, Any]:
+        """What the trace page shows of the trace: its question, packed context, answer,
+        retrieved ids and ragmon's own attributes (an agent's steps), text redacted."""
+        t = evaluation.trace
+        clean = self._redactor.redact if self._redactor is not None else _same
+        return {
+            "trace_id": t.trace_id,
+            "timestamp": t.timestamp.isoformat() if t.timestamp is not None else None,
+            "app": t.app, "route": t.route, "release": t.release, "model": t.model,
+            "session_id": t.session_id, "golden_id": t.golden_id,
+            "query": clean(t.query), "answer": clean(t.answer),
+            "context": [{"doc_id": p.doc_id, "chunk_id": p.chunk_id, "text": clean(p.text),
+                         "data_source": p.data_source} for p in t.context],
+            "retrieved": [{"doc_id": d.doc_id, "chunk_id": d.chunk_id, "score": d.score,
+                           "rank": d.rank} for d in t.retrieved],
+            "attributes": {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
+        }  # fmt: skip
+
+    def write_followup(self, followup: Followup) -> None:
+        """Take the follow-up line (ids and signals: no text of the turns)."""
+        self._check_open()
+        a = followup.turn
+        self._batch.followups.append((a.trace_id, a.session, a.time, _json(followup.to_line()),
+                                      self._clock()))  # fmt: skip
+
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """Take the session's outcome line (ids and counts: no text of the turns)."""
+        self._check_open()
+        now = self._clock()
+        stamp = outcome.kept[-1].time if outcome.kept else now
+        self._batch.sessions.append((outcome.session, outcome.first_trace, stamp,
+                                     outcome.outcome, _json(outcome.to_line()), now))  # fmt: skip
+
+    def write_dead_letter(self, letter: DeadLetter) -> None:
+        """A dead letter is no trace: the store keeps none (the dead-letter file or topic
+        does)."""
+        self._check_open()
+
+    # --- delivering
+
+    def flush(self) -> None:
+        """Commit everything taken so far in one transaction (raises ``SinkError`` when it
+        cannot); then retention, when it is due."""
+        self._check_open()
+        self._deliver()
+
+    def _deliver(self) -> None:
+        if self._batch:
+            try:
+                self._commit(self._batch)
+            except sqlite3.OperationalError as exc:  # full disk, locked, read-only file
+                raise SinkError(f"store {self.path}: {exc}") from None
+            except sqlite3.DatabaseError as exc:  # the file was damaged under us
+                if self._move_aside(str(exc)) is None:
+                    raise SinkError(f"store {self.path}: {exc}") from None
+                self._reopen()
+                self._commit(self._batch)
+            self._batch = _Batch.empty()
+        now = self._clock()
+        if self._retained_at is None or now - self._retained_at >= self._interval:
+            self._retained_at = now
+            try:
+                self.retain(now)
+            except sqlite3.Error as exc:
+                _LOG.warning("store_retention_failed", path=str(self.path), error=str(exc))
+
+    def _reopen(self) -> None:
+        if self._db is not None:
+            self._db.close()
+        self._db = self._open()
+
+    def _commit(self, b: _Batch) -> None:
+        db = self._connection()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            ids = [(row[0],) for row in b.evaluations]
+            db.executemany("DELETE FROM checks WHERE trace_id = ?", ids)
+            db.executemany("DELETE FROM segments WHERE trace_id = ?", ids)
+            db.executemany("INSERT OR REPLACE INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                           b.evaluations)  # fmt: skip
+            db.executemany("INSERT OR REPLACE INTO checks VALUES (?,?,?,?)", b.checks)
+            db.executemany("INSERT OR REPLACE INTO segments VALUES (?,?,?,?)", b.segments)
+            for tid, judge, row in b.judged:
+                done = db.execute(
+                    "UPDATE evaluations SET line = json_set(line, '$.judge', json(?)) "
+                    "WHERE trace_id = ?", (judge, tid),
+                )  # fmt: skip
+                if done.rowcount == 0:  # its checks' line is not (or no longer) stored
+                    db.execute("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
+            db.executemany("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?)", b.followups)
+            db.executemany("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?)", b.sessions)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise SinkError(f"store {self.path}: written before start")
+        return self._db
+
+    def retain(self, now: float) -> None:
+        """Delete the rows written longer ago than the maximum age, then the oldest written
+        while the store's pages in use exceed its maximum size; the freed pages go back to
+        the file system (incremental vacuum)."""
+        db = self._connection()
+        self.deleted["age"] += self._delete_before(db, now - self._max_age)
+        for _ in range(20):  # each round deletes a share of the rows sized to the excess
+            used = self._used_bytes(db)
+            if used <= self._max_bytes:
+                break
+            rows = int(db.execute("SELECT count(*) FROM evaluations").fetchone()[0])
+            if rows == 0:
+                break
+            share = min(1.0, (used - self._max_bytes) / used + 0.05)
+            last = db.execute("SELECT stored FROM evaluations ORDER BY stored LIMIT 1 OFFSET ?",
+                              (max(1, int(rows * share)) - 1,)).fetchone()  # fmt: skip
+            self.deleted["size"] += self._delete_before(db, float(last[0]), inclusive=True)
+        db.execute("PRAGMA incremental_vacuum")
+
+    @staticmethod
+    def _delete_before(db: sqlite3.Connection, cutoff: float, inclusive: bool = False) -> int:
+        """Delete every row written before ``cutoff`` (at it too when ``inclusive``), a
+        trace's check and segment rows with it, in one transaction; how many traces."""
+        op = "<=" if inclusive else "<"
+        old = f"SELECT trace_id FROM evaluations WHERE stored {op} ?"
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for table in ("checks", "segments"):
+                db.execute(f"DELETE FROM {table} WHERE trace_id IN ({old})", (cutoff,))
+            gone = db.execute(f"DELETE FROM evaluations WHERE stored {op} ?", (cutoff,)).rowcount
+            for table in ("followups", "sessions"):
+                db.execute(f"DELETE FROM {table} WHERE stored {op} ?", (cutoff,))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        if gone:
+            _LOG.info("store_retention", deleted=gone, written_before=cutoff)
+        return int(gone)
+
+    @staticmethod
+    def _used_bytes(db: sqlite3.Connection) -> int:
+        pages = int(db.execute("PRAGMA page_count").fetchone()[0])
+        free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
+        size = int(db.execute("PRAGMA page_size").fetchone()[0])
+        return (pages - free) * size
+
+    def close(self) -> None:
+        """Commit what is left and close the file; a second call does nothing."""
+        if not self._closing():
+            return
+        if self._db is None:
+            return
+        try:
+            if self._batch:
+                self._commit(self._batch)
+                self._batch = _Batch.empty()
+        finally:
+            self._db.close()
+            self._db = None
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _same(text: str) -> str:
+    return text

@@ -1,0 +1,189 @@
+"""The evaluation store's sink: a row per trace that a replay replaces, the judge's later
+verdict joined to its row, text redacted as the evaluation lines are, retention by age and
+size, and a damaged file moved aside instead of stopping the daemon."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from monitor.checks import CheckSuite
+from monitor.core.model import Evaluation, Followup, RagTrace, SessionOutcome, SessionTurn, Turn
+from monitor.core.pii import Redactor
+from monitor.core.store import StoreUnreadable, open_for_reading
+from monitor.core.verdict import Claim, Verdict
+from sinks.store import StoreSink
+
+NOW = 1_800_000_000.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def trace(i: int, **extra: object) -> RagTrace:
+    data = {
+        "trace_id": f"{i:032x}",
+        "timestamp": "2027-01-15T08:00:00Z",
+        "route": "billing",
+        "release": "r1",
+        "query": "How much is the refund fee?",
+        "context": [{"doc_id": "fees", "text": "The refund fee is 15 euros."}],
+        "answer": "The refund fee is 25 euros.",
+    }
+    data.update(extra)
+    return RagTrace.from_data(data)
+
+
+def evaluate(t: RagTrace) -> Evaluation:
+    return Evaluation(trace=t, checks=CheckSuite()(t), segments={"route": t.route or "-"})
+
+
+def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as db:
+        return list(db.execute(sql))
+
+
+def test_a_replayed_trace_replaces_its_row(tmp_path: Path) -> None:
+    """The same trace written twice (a crash's replay) is one row, one row per check."""
+    path = tmp_path / "s.db"
+    sink = StoreSink(path, clock=Clock())
+    sink.start()
+    ev = evaluate(trace(1))
+    for _ in range(2):
+        sink.write(ev)
+        sink.flush()
+    sink.close()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+    assert rows(path, "SELECT count(*) FROM checks") == [(len(ev.checks),)]
+    assert rows(path, "SELECT outcome FROM checks WHERE name = 'unsupported_numbers'") == [
+        ("flagged",)
+    ]
+    stored = json.loads(str(rows(path, "SELECT trace FROM evaluations")[0][0]))
+    assert stored["context"][0]["text"] == "The refund fee is 15 euros."
+
+
+def test_a_later_verdict_joins_the_checks_row(tmp_path: Path) -> None:
+    """Batch mode's judge-only line adds the verdict to the stored line; the checks stay."""
+    path = tmp_path / "s.db"
+    sink = StoreSink(path, clock=Clock())
+    sink.start()
+    ev = evaluate(trace(2))
+    sink.write(ev)
+    sink.flush()
+    claim = Claim(text="The refund fee is 25 euros.", label="CONTRADICTED", passage=1)
+    verdict = Verdict(judge="heuristic", model="h", rubric_version="1", verdict="hard_fail",
+                      score=0.0, weight=1.0, claims=[claim])  # fmt: skip
+    sink.write(Evaluation(trace=ev.trace, checks={}, judge=verdict, judge_only=True))
+    sink.close()
+    line = json.loads(str(rows(path, "SELECT line FROM evaluations")[0][0]))
+    assert line["checks"]["unsupported_numbers"]["flagged"] is True
+    assert line["judge"]["verdict"] == "hard_fail"
+
+
+def test_trace_text_is_redacted_as_the_lines_are(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    sink = StoreSink(path, redactor=Redactor(), clock=Clock())
+    sink.start()
+    t = trace(
+        3,
+        query="Refund for jane.doe@example.com please",
+        context=[{"doc_id": "d", "text": "Write to jane.doe@example.com for 15 euros."}],
+    )
+    sink.write(evaluate(t))
+    sink.close()
+    raw = str(rows(path, "SELECT line || trace FROM evaluations")[0][0])
+    assert "jane.doe@example.com" not in raw
+    assert "[REDACTED:EMAIL]" in raw
+
+
+def test_followups_and_sessions_are_kept_once_per_key(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    sink = StoreSink(path, clock=Clock())
+    sink.start()
+    a, b = (
+        Turn("s1", "a" * 32, 1.0, "how much?", "refusal"),
+        Turn("s1", "b" * 32, 2.0, "human", "clean"),
+    )
+    turn = SessionTurn("b" * 32, "human", "clean", False, ("escalation",), 2.0)
+    outcome = SessionOutcome("s1", "escalated", "idle", 2, 0, 1.0, "billing", "en", "a" * 32,
+                             (turn,))  # fmt: skip
+    for _ in range(2):
+        sink.write_followup(Followup(a, b, ("escalation",)))
+        sink.write_session(outcome)
+        sink.flush()
+    sink.close()
+    assert rows(path, "SELECT trace_id, session_id FROM followups") == [("a" * 32, "s1")]
+    assert rows(path, "SELECT session_id, outcome FROM sessions") == [("s1", "escalated")]
+
+
+def test_retention_deletes_what_was_written_too_long_ago(tmp_path: Path) -> None:
+    """By the time of writing, not the trace's: old traces replayed today are kept."""
+    path, clock = tmp_path / "s.db", Clock()
+    sink = StoreSink(path, max_age_seconds=3600, retention_interval_seconds=0, clock=clock)
+    sink.start()
+    sink.write(evaluate(trace(4, timestamp="2020-01-01T00:00:00Z")))
+    sink.flush()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+    clock.now += 1800
+    sink.write(evaluate(trace(5)))
+    sink.flush()
+    clock.now += 2000  # the first is 3800 s old, the second 2000 s
+    sink.flush()
+    sink.close()
+    assert rows(path, "SELECT trace_id FROM evaluations") == [(f"{5:032x}",)]
+    assert rows(path, "SELECT DISTINCT trace_id FROM checks") == [(f"{5:032x}",)]
+    assert sink.deleted["age"] == 1
+
+
+def test_retention_keeps_the_store_under_its_size(tmp_path: Path) -> None:
+    path, clock = tmp_path / "s.db", Clock()
+    limit = 1024 * 1024
+    sink = StoreSink(path, max_bytes=limit, retention_interval_seconds=0, clock=clock)
+    sink.start()
+    page = "Figures of the year: " + " ".join(str(n) for n in range(400))
+    for i in range(600):
+        clock.now += 1
+        sink.write(evaluate(trace(100 + i, context=[{"doc_id": "d", "text": page}])))
+        if i % 50 == 49:
+            sink.flush()
+    sink.close()
+    with sqlite3.connect(path) as db:
+        pages, free, size = (int(db.execute(f"PRAGMA {p}").fetchone()[0])
+                             for p in ("page_count", "freelist_count", "page_size"))  # fmt: skip
+        kept = [int(r[0], 16) for r in db.execute("SELECT trace_id FROM evaluations")]
+    assert (pages - free) * size <= limit
+    assert sink.deleted["size"] > 0 and kept
+    assert max(kept) == 100 + 599  # the newest stay
+    assert min(kept) > 100  # the oldest went
+
+
+def test_a_damaged_store_is_moved_aside_and_a_new_one_started(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    path.write_bytes(b"this is not a database" * 100)
+    sink = StoreSink(path, clock=Clock())
+    sink.start()
+    sink.write(evaluate(trace(6)))
+    sink.close()
+    assert [p.name for p in sink.moved_aside] == ["s.db.damaged-20270115T080000"]
+    assert sink.moved_aside[0].read_bytes().startswith(b"this is not")
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+
+
+def test_reading_a_missing_or_foreign_file_says_so_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(StoreUnreadable, match="no store at"):
+        open_for_reading(tmp_path / "none.db")
+    (tmp_path / "junk.db").write_bytes(b"junk" * 1000)
+    with pytest.raises(StoreUnreadable, match="is not a store"):
+        open_for_reading(tmp_path / "junk.db")
+    with sqlite3.connect(tmp_path / "other.db") as db:
+        db.execute("CREATE TABLE t (x)")
+    with pytest.raises(StoreUnreadable, match="another SQLite database"):
+        open_for_reading(tmp_path / "other.db")

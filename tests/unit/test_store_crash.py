@@ -1,0 +1,65 @@
+"""Kill -9 while the store is written: what a flush committed is there, whole, after the
+kill, and the store opens and takes writes again (a real child process)."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from monitor.checks import CheckSuite
+    from monitor.core.model import Evaluation, RagTrace
+    from sinks.store import StoreSink
+
+    sink = StoreSink(Path(sys.argv[1]))
+    sink.start()
+    suite = CheckSuite()
+    page = "The refund fee is 15 euros. " * 40
+    i = int(sys.argv[2])
+    while True:  # batches of 25, each flushed, then said; killed somewhere in between
+        for _ in range(25):
+            t = RagTrace.from_data({"trace_id": f"{i + 1:032x}", "query": "fee?",
+                                    "context": [{"text": page}], "answer": "It is 25 euros."})
+            sink.write(Evaluation(trace=t, checks=suite(t)))
+            i += 1
+        sink.flush()
+        print(i, flush=True)
+    """
+)
+
+
+def _count(path: Path) -> tuple[int, int, str]:
+    with sqlite3.connect(path) as db:
+        evaluations = int(db.execute("SELECT count(*) FROM evaluations").fetchone()[0])
+        checks = int(db.execute("SELECT count(DISTINCT trace_id) FROM checks").fetchone()[0])
+        integrity = str(db.execute("PRAGMA integrity_check").fetchone()[0])
+    return evaluations, checks, integrity
+
+
+def test_a_kill_during_writes_loses_nothing_committed(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    start = 0
+    for delay in (0.05, 0.13, 0.31):  # three kills, at different points of the writing
+        child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(start)],
+                                 stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert child.stdout is not None
+        said = [int(child.stdout.readline())]  # it is writing
+        time.sleep(delay)
+        child.send_signal(signal.SIGKILL)
+        out, _ = child.communicate(timeout=10)
+        said += [int(x) for x in out.split()]
+        committed = said[-1]  # the last flush it returned from
+        evaluations, checks, integrity = _count(path)
+        assert integrity == "ok"
+        assert evaluations >= committed  # nothing committed is lost
+        assert evaluations % 25 == 0  # and no batch is there in part
+        assert checks == evaluations  # a trace's rows all or none
+        start = evaluations  # the next run goes on from there
