@@ -180,17 +180,20 @@ def _write(items: list[JsonObject], fmt: str, out: TextIO) -> int:
 
 
 def stats(rows: Iterable[GoldenRow]) -> str:
-    """Rows and occurrences by reason, category and status."""
+    """Rows and occurrences by reason (a row counts under every reason it carries: a check's
+    and the follow-up's that joined it), category and status."""
     by_reason: Counter[str] = Counter()
     occurrences: Counter[str] = Counter()
     by_category: Counter[str] = Counter()
     by_status: Counter[str] = Counter()
-    n = 0
+    n = total = 0
     for row in rows:
         meta = row["ragmon"]
         n += 1
-        by_reason[meta["reason"]] += 1
-        occurrences[meta["reason"]] += meta["count"]
+        total += meta["count"]
+        for reason in dict.fromkeys([meta["reason"], *(meta.get("reasons") or ())]):
+            by_reason[reason] += 1
+            occurrences[reason] += meta["count"]
         by_category[meta.get("category") or "-"] += 1  # a hand-edited row may have none
         by_status[status_of(row)] += 1
     lines = [f"{'reason':<22} {'rows':>6} {'occurrences':>12}"]
@@ -202,5 +205,5 @@ def stats(rows: Iterable[GoldenRow]) -> str:
     lines.append(f"{'status':<22} {'rows':>6}")
     lines += [f"{k:<22} {c:>6}" for k, c in by_status.most_common()]
     lines.append("")
-    lines.append(f"rows: {n}   occurrences: {sum(occurrences.values())}")
+    lines.append(f"rows: {n}   occurrences: {total}   (a row counts under each of its reasons)")
     return "\n".join(lines)

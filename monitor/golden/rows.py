@@ -238,9 +238,10 @@ def build_followup_row(
             "checks": {},
             "judge": None,
             "weight": 1.0,
-            # the turn record carries none of these: unknown, not guessed
+            # the turn record carries its route ("-": the trace had none), none of the
+            # others: unknown, not guessed
             "app": None,
-            "route": None,
+            "route": turn.route if turn.route not in (None, "-") else None,
             "release": None,
             "model": None,
             "golden_id": None,

@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 from monitor.checks import CheckSuite
 from monitor.core.model import Evaluation, Followup, Passage, RagTrace, Turn
 from monitor.golden import web as review_web
+from monitor.golden.export import stats
 from monitor.golden.stored import load_rows
 from sinks.golden import GoldenRowSink
 
@@ -73,6 +74,11 @@ def test_a_row_a_check_made_of_the_same_question_takes_the_reason(tmp_path: Path
     assert row["ragmon"]["reason"] == "refusal"
     assert "user_rephrased" in row["ragmon"]["reasons"]
     assert row["ragmon"]["followup"]["after"] == "refusal"
+    # golden stats counts the row under both reasons (it showed the first only: a
+    # rephrase that joined a check's row never showed)
+    said = {ln.split()[0]: ln.split()[1:] for ln in stats(got.values()).splitlines() if ln}
+    assert said["refusal"] == ["1", "1"] and said["user_rephrased"] == ["1", "1"]
+    assert said["rows:"][:3] == ["1", "occurrences:", "1"]
 
 
 def test_the_review_page_shows_the_next_turn_beside_the_question(tmp_path: Path) -> None:
@@ -81,3 +87,18 @@ def test_the_review_page_shows_the_next_turn_beside_the_question(tmp_path: Path)
     assert 'id="followup"' in body and "escalation" in body
     assert "let me talk to a &lt;b&gt;person&lt;/b&gt;" in body  # untrusted text, escaped
     assert "not in the row" in body  # the answer is not claimed
+
+
+def test_the_review_page_says_what_a_follow_up_row_lacks_and_shows_its_route(
+    tmp_path: Path,
+) -> None:
+    """A follow-up row carries no passage and no answer (the turn record is compact): the
+    page says they are not in the row, instead of "no passage reached the model" of a trace
+    that had passages; the route the turn carries is the row's (it showed "-")."""
+    a = Turn("s1", A, 100.0, QUESTION, "refusal", route="pricing")
+    b = Turn("s1", "b" * 32, 160.0, "how much is the pro plan??", "clean", route="pricing")
+    (row,) = rows(tmp_path, Followup(a, b, ("rephrase",))).values()
+    assert row["ragmon"]["route"] == "pricing"
+    body = TestClient(review_web.build_app(tmp_path)).get(f"/row/{row['id']}").text
+    assert "no passage reached the model" not in body
+    assert "not the passages" in body and "route pricing" in body
