@@ -292,7 +292,8 @@ def add_explain(sub: Commands) -> None:
         help="what moved between two sets of evaluation lines, where, and why",
         description="Read two sets of evaluation lines (what the daemon, replay or check "
         "wrote: native JSON lines with segments and inputs; '-' is stdin, gzip is read) and, "
-        "for each check's flagged rate and the judge's hard-fail rate, split the change per "
+        "for each check's flagged rate, the judge's hard-fail rate and each follow-up "
+        "signal's share of a conversation's pairs of turns, split the change per "
         "segment dimension into mix (the traffic's composition changed) and rate (a "
         "segment's own rate changed): an exact decomposition (mix + rate = change), segments "
         "ranked by contribution, each with a Bonferroni-widened 95% interval, 'significant' "
@@ -307,7 +308,7 @@ def add_explain(sub: Commands) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="only this rate (a check's name, or judge_hard_fail); repeatable",
+        help="only this rate (a check's name, judge_hard_fail, or followup_<signal>); repeatable",
     )
     ex.add_argument(
         "--top",

@@ -13,6 +13,7 @@ from monitor.core.lines import EvaluationLine, FollowupLine, Line
 from monitor.segments.causes import Cause
 from monitor.segments.changes import SegmentChange
 from monitor.segments.explain import (
+    FOLLOWUP,
     InputShift,
     RateChange,
     explain_rates,
@@ -111,8 +112,10 @@ def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out
     for change in ordered:
         lo, hi = change.interval()
         b, a = change.before, change.after
+        # a follow-up rate is a share of a conversation's pairs of turns, not of traces
+        unit = "pairs" if change.name.startswith(FOLLOWUP) else "traces"
         head = (f"{change.name}: {_pct(b.rate)} -> {_pct(a.rate)} ({_pts(change.change)}, 95% "
-                f"{_pts(lo)} to {_pts(hi)}), {b.n} -> {a.n} traces")  # fmt: skip
+                f"{_pts(lo)} to {_pts(hi)}), {b.n} -> {a.n} {unit}")  # fmt: skip
         if not moved(change):
             print(f"{head}: no significant change", file=out)
             continue

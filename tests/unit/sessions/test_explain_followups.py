@@ -3,6 +3,8 @@ next turn carried each, in the first turn's segments."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from monitor.core.lines import Line
 from monitor.segments.explain import explain_rates, observations
 
@@ -62,3 +64,22 @@ def test_a_followup_line_without_its_turns_line_still_counts() -> None:
     only = [x for x in lines(5, 5, 0) if "followup" in x]
     obs = observations(only)["followup_escalation"]
     assert len(obs) == 10 and all(o.segments == {} for o in obs)
+
+
+def test_the_table_counts_a_follow_up_rate_in_pairs(tmp_path: Path) -> None:
+    """A follow-up rate is a share of pairs of turns: ``explain`` says pairs, not traces."""
+    import io
+    import json
+
+    from monitor.commands.cli import build_parser, runner
+
+    files = []
+    for name, data in (("before", lines(300, 6, 6)), ("after", lines(300, 120, 6))):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in data))
+        files.append(str(path))
+    args = build_parser().parse_args(["explain", *files, "--check", "followup_escalation"])
+    out = io.StringIO()
+    assert runner("explain")(args, out, io.StringIO()) == 0
+    head = out.getvalue().splitlines()[0]
+    assert head.startswith("followup_escalation:") and head.endswith("600 -> 600 pairs")
