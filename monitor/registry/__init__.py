@@ -228,7 +228,10 @@ def build_sessions(
     stage = WithSessions(decoder, sessions, topic, observe=metrics.on_turn, outcomes=outcomes,
                          record_time=record_time, group=group)  # fmt: skip
     shared = (lambda: stage.share < 1.0) if group else None
-    metrics.registry.register(SessionsCollector(lambda: (len(sessions), sessions.bytes), shared))
+    records = (lambda: stage.turn_records) if topic is not None else None
+    metrics.registry.register(
+        SessionsCollector(lambda: (len(sessions), sessions.bytes), shared, records)
+    )
     return stage, sink
 
 

@@ -193,6 +193,7 @@ class WithSessions:
         # turns paired in memory by a member of a consumer group: only while it is alone
         self.group = group and topic is None
         self.share = 1.0  # of the traces' partitions this replica holds (``on_share``)
+        self.turn_records = 0  # records of the repartition topic read
         self.outcomes = outcomes
         self._record_time = record_time
         self.topic = topic
@@ -212,6 +213,7 @@ class WithSessions:
         part = (pos.source, pos.partition)
         at = record.timestamp if record.timestamp is not None else self._clock()
         self._newest[part] = max(self._newest.get(part, at), at)
+        self.turn_records += 1  # read back from the topic (ragmon_records_total counts them)
         turn = Turn.from_record(record.value)
         if turn is None:  # not ours to read: finished, counted
             self.sessions.skip((part, pos.offset))

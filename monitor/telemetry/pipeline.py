@@ -24,7 +24,9 @@ class PipelineMetrics:
         """What the checks found, per app and route, with the checks' own ``measures``."""
         self.records = Counter(
             "ragmon_records_total",
-            "Records read from the source, before decoding.",
+            "Records read from the source, before decoding: with sessions.topic, the "
+            "conversations' turn records read back from it too (also counted alone in "
+            "ragmon_session_turn_records_total).",
             ["source"],
             registry=registry,
         )

@@ -145,10 +145,14 @@ class SessionsCollector:
     member of a group pairing in memory, whether it cannot pair (``shared``)."""
 
     def __init__(
-        self, size: Callable[[], tuple[int, int]], shared: Callable[[], bool] | None = None
+        self,
+        size: Callable[[], tuple[int, int]],
+        shared: Callable[[], bool] | None = None,
+        records: Callable[[], int] | None = None,
     ) -> None:
         self._size = size
         self._shared = shared
+        self._records = records  # the repartition topic's records read (sessions.topic)
 
     def collect(self) -> Iterator[Metric]:
         """``ragmon_sessions_open`` and ``ragmon_sessions_bytes``."""
@@ -170,6 +174,14 @@ class SessionsCollector:
                 "part of the traces' partitions: it writes no follow-up line, and counts every "
                 'turn ragmon_session_turns_total{outcome="shared"}.',
                 value=int(self._shared()),
+            )
+        if self._records is not None:
+            yield CounterMetricFamily(
+                "ragmon_session_turn_records",
+                "Records read back from the conversations' repartition topic "
+                "(sessions.topic): ragmon_records_total counts them too, beside the traces' "
+                "records (subtract these for the traces' alone).",
+                value=self._records(),
             )
 
     def describe(self) -> Iterator[Metric]:
