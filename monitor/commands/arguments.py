@@ -169,10 +169,37 @@ def add_replay(sub: Commands) -> None:
         help="also write candidate golden rows (deduplicated, PII-redacted) to this directory",
     )
     replay.add_argument(
+        "--store",
+        type=Path,
+        help="also write every evaluation, follow-up and session outcome to this evaluation "
+        "store (SQLite; created if missing, a trace already there replaced)",
+    )
+    replay.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
         help="progress bar on stderr (auto: only on a terminal)",
+    )
+
+
+def add_inspect(sub: Commands) -> None:
+    """The arguments of ``ragmon inspect``."""
+    ins = sub.add_parser(
+        "inspect",
+        help="print a stored trace's evidence, or a session's turns, from the store",
+        description="Print what the evaluation store (store.path, replay --store) holds of a "
+        "trace: its question, packed context, answer, each check's result, the judge's "
+        "verdict and claims, its risk, an agent's steps, the follow-up it got and its "
+        "session's outcome; or, with --session, the session's turns in order. Exits 1 with "
+        "one line when the store has no such id, 2 when the store cannot be read.",
+    )
+    ins.add_argument("trace_id", nargs="?", metavar="TRACE_ID")
+    ins.add_argument("--store", type=Path, required=True, help="the store's file")
+    ins.add_argument("--session", metavar="ID", help="a session's turns instead of a trace")
+    ins.add_argument(
+        "--json",
+        action="store_true",
+        help="print the stored lines (evaluation, follow-up, session) as JSONL",
     )
 
 

@@ -48,6 +48,8 @@ COMMANDS: tuple[Command, ...] = (
             a.add_run, "monitor.commands.run:cmd_run"),
     Command("replay", "evaluate trace files (native JSONL or OTLP spans) offline and print a "
             "summary table", a.add_replay, "monitor.commands.replay:cmd_replay"),
+    Command("inspect", "print a stored trace's evidence or a session's turns from the "
+            "evaluation store", a.add_inspect, "monitor.commands.inspect:cmd_inspect"),
     Command("check", "evaluate one trace read from stdin and print its evaluation line",
             a.add_check, "monitor.commands.offline:cmd_check"),
     Command("demo", "print synthetic traces with known, labelled failure modes (JSONL)",

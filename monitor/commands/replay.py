@@ -110,6 +110,10 @@ def _replay_sinks(
     if args.output_jsonl is not None:
         path = None if stdout is not None else args.output_jsonl
         sinks.append(JsonlSink(path, stream=stdout, redactor=redactor_for(settings, "lines")))
+    if args.store is not None:  # the evaluation store, redacted as the lines are
+        from sinks.store import StoreSink
+
+        sinks.append(StoreSink(args.store, redactor=redactor_for(settings, "lines")))
     golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
     if golden is not None:
         sinks.append(golden)

@@ -52,6 +52,7 @@ from monitor.commands.server import MetricsServer
 from monitor.core import logwriter
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
 from monitor.sources.kafka_config import KafkaSourceConfig
+from sinks.store import StoreConfig
 
 # A worker that fails this often within the window makes the parent give up (exit 1): a
 # configuration or a broker that keeps failing is not fixed by restarting faster.
@@ -104,6 +105,9 @@ def worker_env(settings: config_mod.Settings, index: int, port: int) -> dict[str
                       ("DEAD_LETTERS_JSONL", out.dead_letters_jsonl)):  # fmt: skip
         if path is not None and str(path) != "-":
             env[f"RAGMON_OUTPUT__{key}"] = str(worker_path(path, index))
+    store = settings.of(StoreConfig).path  # one writer a file: each worker its own store
+    if store is not None:
+        env["RAGMON_STORE__PATH"] = str(worker_path(store, index))
     member = settings.of(KafkaSourceConfig).group_instance_id
     if member is not None:
         env["RAGMON_SOURCE__KAFKA__GROUP_INSTANCE_ID"] = f"{member}-{index}"

@@ -29,7 +29,7 @@ class Clock:
 
 
 def trace(i: int, **extra: object) -> RagTrace:
-    data = {
+    data: dict[str, object] = {
         "trace_id": f"{i:032x}",
         "timestamp": "2027-01-15T08:00:00Z",
         "route": "billing",
@@ -187,3 +187,14 @@ def test_reading_a_missing_or_foreign_file_says_so_in_one_line(tmp_path: Path) -
         db.execute("CREATE TABLE t (x)")
     with pytest.raises(StoreUnreadable, match="another SQLite database"):
         open_for_reading(tmp_path / "other.db")
+
+
+def test_each_worker_of_a_group_writes_its_own_store() -> None:
+    """One writer a file: ``run --workers`` gives each worker its own store beside the
+    configured one."""
+    from monitor.commands.workers import worker_env
+    from monitor.config import Settings
+
+    settings = Settings.model_validate({"store": {"path": "data/evaluations.db"}})
+    assert worker_env(settings, 1, 9000)["RAGMON_STORE__PATH"] == "data/evaluations.worker-1.db"
+    assert "RAGMON_STORE__PATH" not in worker_env(Settings(), 1, 9000)

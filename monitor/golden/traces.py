@@ -1,0 +1,221 @@
+"""The evaluation store read back (the store sink writes it): one trace with its evidence,
+its follow-up and its session; a session's turns in order; a search by route, release,
+check, segment and time window with counts. The trace pages (``monitor.golden.trace_pages``)
+and ``ragmon inspect`` show what this returns. Read-only: the daemon may be writing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from monitor.core.store import CHECK_OUTCOMES, open_for_reading
+
+
+@dataclass(frozen=True)
+class StoredTrace:
+    """A stored trace: its evaluation line, its trace record (redacted as stored), the
+    follow-up its answer got and the outcome lines of its session."""
+
+    trace_id: str
+    time: float
+    line: dict[str, Any]
+    record: dict[str, Any]
+    followup: dict[str, Any] | None = None
+    sessions: tuple[dict[str, Any], ...] = ()
+
+    def lines(self) -> list[dict[str, Any]]:
+        """The stored lines, as the evaluation-lines file has them."""
+        return [self.line, *([self.followup] if self.followup else []), *self.sessions]
+
+    @property
+    def flagged(self) -> list[str]:
+        """The checks that flagged it."""
+        return [n for n, c in (self.line.get("checks") or {}).items() if c.get("flagged")]
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """A session's stored turns, oldest first, and its outcome lines (one per opening)."""
+
+    session_id: str
+    turns: tuple[StoredTrace, ...]
+    outcomes: tuple[dict[str, Any], ...]
+
+    def lines(self) -> list[dict[str, Any]]:
+        """Every stored line of the session: each turn's, then the outcomes."""
+        return [x for t in self.turns for x in (t.line, *([t.followup] if t.followup else []))] + [
+            *self.outcomes
+        ]
+
+
+@dataclass(frozen=True)
+class Search:
+    """What a search filters on: each None or empty is no filter. ``check`` with
+    ``outcome`` (flagged by default); ``segment`` as ``dimension=value``; ``since`` and
+    ``until`` in Unix seconds of the traces' time."""
+
+    route: str | None = None
+    release: str | None = None
+    check: str | None = None
+    outcome: str = "flagged"
+    segment: str | None = None
+    since: float | None = None
+    until: float | None = None
+    limit: int = 50
+
+
+@dataclass(frozen=True)
+class Found:
+    """One trace a search found."""
+
+    trace_id: str
+    time: float
+    route: str | None
+    release: str | None
+    risk: float | None
+    flagged: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """How many traces match, how many of them each check flagged, and the newest ones."""
+
+    total: int
+    by_check: dict[str, int] = field(default_factory=dict)
+    traces: tuple[Found, ...] = ()
+
+
+class EvaluationStore:
+    """The store at ``path``, read-only; ``StoreUnreadable`` (one line) when it is missing or
+    not a store."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db = open_for_reading(path)
+
+    def close(self) -> None:
+        """Close the file."""
+        self._db.close()
+
+    def trace(self, trace_id: str) -> StoredTrace | None:
+        """The stored trace ``trace_id`` (lower-case hex), or None."""
+        row = self._db.execute(
+            "SELECT trace_id, time, line, trace, session_id FROM evaluations WHERE trace_id = ?",
+            (trace_id.lower(),),
+        ).fetchone()
+        if row is None:
+            return None
+        sessions = ()
+        if row[4] is not None:
+            sessions = tuple(
+                json.loads(x)
+                for (x,) in self._db.execute(
+                    "SELECT line FROM sessions WHERE session_id = ? ORDER BY time", (row[4],)
+                )
+            )
+        return self._stored(row, sessions)
+
+    def _stored(
+        self, row: sqlite3.Row | tuple[Any, ...], sessions: tuple[Any, ...] = ()
+    ) -> StoredTrace:
+        follow = self._db.execute("SELECT line FROM followups WHERE trace_id = ?",
+                                  (row[0],)).fetchone()  # fmt: skip
+        return StoredTrace(str(row[0]), float(row[1]), json.loads(row[2]), json.loads(row[3]),
+                           json.loads(follow[0]) if follow else None, sessions)  # fmt: skip
+
+    def session(self, session_id: str) -> StoredSession | None:
+        """The session's stored turns in time order and its outcomes, or None when the
+        store holds neither."""
+        turns = tuple(
+            self._stored(r)
+            for r in self._db.execute(
+                "SELECT trace_id, time, line, trace FROM evaluations WHERE session_id = ? "
+                "ORDER BY time, trace_id", (session_id,),
+            ).fetchall()
+        )  # fmt: skip
+        outcomes = tuple(
+            json.loads(x)
+            for (x,) in self._db.execute(
+                "SELECT line FROM sessions WHERE session_id = ? ORDER BY time", (session_id,)
+            )
+        )
+        if not turns and not outcomes:
+            return None
+        return StoredSession(session_id, turns, outcomes)
+
+    def search(self, s: Search) -> SearchResult:
+        """The traces that match ``s``: their count, each check's flagged count among them,
+        and the newest ``s.limit``."""
+        where, args = self._where(s)
+        total = int(self._db.execute(f"SELECT count(*) FROM evaluations e {where}", args)
+                    .fetchone()[0])  # fmt: skip
+        by_check: dict[str, int] = {}
+        if total:
+            for name, n in self._db.execute(
+                "SELECT name, count(*) FROM checks WHERE outcome = 'flagged' AND trace_id IN "
+                f"(SELECT trace_id FROM evaluations e {where}) GROUP BY name ORDER BY name",
+                args,
+            ):
+                by_check[str(name)] = int(n)
+        rows = self._db.execute(
+            f"SELECT trace_id, time, route, release, risk FROM evaluations e {where} "
+            "ORDER BY time DESC LIMIT ?", (*args, s.limit),
+        ).fetchall()  # fmt: skip
+        found = []
+        for tid, t, route, release, risk in rows:
+            names = tuple(n for (n,) in self._db.execute(
+                "SELECT name FROM checks WHERE trace_id = ? AND outcome = 'flagged' ORDER BY name",
+                (tid,)))  # fmt: skip
+            found.append(Found(str(tid), float(t), route, release, risk, names))
+        return SearchResult(total, by_check, tuple(found))
+
+    @staticmethod
+    def _where(s: Search) -> tuple[str, tuple[object, ...]]:
+        clauses: list[str] = []
+        args: list[object] = []
+        window = ""
+        window_args: list[object] = []
+        if s.since is not None:
+            window += " AND time >= ?"
+            window_args.append(s.since)
+        if s.until is not None:
+            window += " AND time < ?"
+            window_args.append(s.until)
+        for column, value in (("route", s.route), ("release", s.release)):
+            if value:
+                clauses.append(f"e.{column} = ?")
+                args.append(value)
+        if s.check:
+            outcome = s.outcome if s.outcome in CHECK_OUTCOMES else "flagged"
+            clauses.append("e.trace_id IN (SELECT trace_id FROM checks WHERE name = ? AND "
+                           f"outcome = ?{window})")  # fmt: skip
+            args += [s.check, outcome, *window_args]
+        if s.segment:
+            dimension, _, value = s.segment.partition("=")
+            clauses.append("e.trace_id IN (SELECT trace_id FROM segments WHERE dimension = ? "
+                           f"AND value = ?{window})")  # fmt: skip
+            args += [dimension, value, *window_args]
+        if window:
+            clauses.append(window.removeprefix(" AND ").replace("time", "e.time"))
+            args += window_args
+        return ("WHERE " + " AND ".join(clauses)) if clauses else "", tuple(args)
+
+    def options(self) -> dict[str, list[str]]:
+        """The values a search can choose from: routes, releases, checks, segments."""
+
+        def values(sql: str) -> list[str]:
+            return [str(v) for (v,) in self._db.execute(sql) if v is not None]
+
+        return {
+            "route": values("SELECT DISTINCT route FROM evaluations ORDER BY route LIMIT 200"),
+            "release": values(
+                "SELECT DISTINCT release FROM evaluations ORDER BY release LIMIT 200"
+            ),
+            "check": values("SELECT DISTINCT name FROM checks ORDER BY name"),
+            "segment": values(
+                "SELECT DISTINCT dimension || '=' || value FROM segments ORDER BY 1 LIMIT 500"
+            ),
+        }
