@@ -50,7 +50,9 @@ _HEADER = re.compile(r"(?:may|might|can|could)\s+(?:also\s+)?refer\s+to|:\s*$", 
 _SPELLED_OR_DIGITS = "|".join(sorted(SPELLED, key=len, reverse=True))
 # "48 people", "five players", "three Tamil films": a count before a plural noun
 _STATED = re.compile(
-    rf"\b(\d{{1,3}}|{_SPELLED_OR_DIGITS})(?:[ -]+([a-z]+))?\s+([a-z]{{3,}}s)\b", re.IGNORECASE
+    rf"\b(\d{{1,3}}|{_SPELLED_OR_DIGITS})(?:[ -]+([a-z]+))?\s+([a-z]{{3,}}s|people|men|women"
+    r"|children|staff)\b",
+    re.IGNORECASE,
 )
 # Nouns of persons: a count of one stands for a count of another in a related sentence
 # ("eighty respondents" against "70 people answered the survey").
@@ -94,7 +96,8 @@ class CountClaim:
         value = SPELLED.get(raw.lower())
         if value is None or not 2 <= value <= 20 or not noun:
             return None
-        m = re.search(rf"\b{re.escape(raw)}\s+({re.escape(noun)})\b", answer, re.IGNORECASE)
+        m = re.search(rf"\b{re.escape(raw)}\s+(?:[a-z][\w-]*\s+)?({re.escape(noun)})\b", answer,
+                      re.IGNORECASE)  # fmt: skip
         if m is None:
             return None
         start = max(answer.rfind(c, 0, m.start()) for c in ".!?\n") + 1
@@ -160,7 +163,11 @@ def judge(claim: CountClaim, passages: list[str]) -> CountVerdict:
             if same and stated is not None and stated != claim.value:
                 return CountVerdict("flagged", f"the context says {m.group(0).strip()}")
         for items in lists:
-            if len(items) != claim.value and (named or related):
+            # (a list of quantities, "took two years and cost £4 million", is not a list of
+            # the things counted, nor one with those things as one item: "the galleries and
+            # a new café")
+            if (len(items) != claim.value and (named or related) and not _quantities(items)
+                    and not _holds_plural(items, claim.noun)):  # fmt: skip
                 return CountVerdict("flagged", "the context lists " + ", ".join(items))
     return CountVerdict("unjudged", "the context neither states nor presents this count")
 
@@ -175,6 +182,21 @@ def _lists(sentence: str) -> list[list[str]]:
         if len(items) >= 2 and all(len(i.split()) <= 4 for i in items):
             found.append(items)
     return found
+
+
+def _quantities(items: list[str]) -> bool:
+    """Some item states a figure or an amount ("cost £4 million")."""
+    return any(c.isdigit() or c in "$€£¥₹" for item in items for c in item)
+
+
+def _holds_plural(items: list[str], noun: str) -> bool:
+    """An item is the counted things themselves, in the plural ("the refurbished galleries"
+    for "three galleries"): the list does not count them."""
+    for item in items:
+        words = item.lower().split()
+        if words and words[-1] != noun and _singular(words[-1]) == noun:
+            return True
+    return False
 
 
 def _value(word: str) -> int | None:

@@ -19,6 +19,16 @@ import re
 from collections.abc import Callable, Iterator
 
 from monitor.checks.memo import lowered
+from monitor.checks.numbers.computed import (
+    CHEAPER_AFTER,
+    DEARER_AFTER,
+    MORE_AFTER,
+    OPERANDS,
+    Figure,
+    duration,
+    operands,
+    relative,
+)
 from monitor.checks.numbers.forms import (
     SCALE_WORDS,
     SIZES_OF,
@@ -94,6 +104,8 @@ _CHANGE_BEFORE = re.compile(
     r"|climbed|up|down|growth|increase|decrease|rise|drop|fall|decline|gain|loss)"
     r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
 )
+# "save 20%", "savings of 20%", "a discount of 20%": cheaper, before the figure
+_SAVE_BEFORE = re.compile(r"\b(?:save|saves|saving|savings\s+of|discount\s+of|reduction\s+of)\s*$")
 _CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
 # (not "double", "triple": adjectives too, "a double room"; not a bare "half": "the first
 # half of the year")
@@ -114,13 +126,27 @@ _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "u
 _WORD = re.compile(r"[a-z]{4,}")
 _Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
+# A count of persons ("four people") backed by a list of persons of any kind
+_PEOPLE = frozenset({"people", "person", "individual"})
+_PERSON_WORDS = frozenset(
+    "man men woman women boy boys girl girls child children adult adults teenager teenagers "
+    "baby babies toddler toddlers person people pensioner pensioners".split()
+)
 
 
 def _answer_unit(mention: Mention, around: _Around) -> str:
-    """The unit the answer writes after its figure, or glued to it ("1.5kg")."""
+    """The unit the answer writes after its figure, or glued to it ("1.5kg", "100km/h")."""
     figure = mention.raw.lstrip("$€£¥ ")
     glued = figure.lstrip("0123456789.,")
-    return glued if figure[:1].isdigit() and glued.isalpha() else around[2]
+    if figure[:1].isdigit() and glued.replace("/", "").isalpha():
+        return glued
+    word = around[2]
+    if word.lower() in ("km", "m"):  # "100 km/h", "3 m/s": the word and its "/h"
+        spaced = f"{mention.raw.lower()} {word.lower()}/"
+        i = around[1].find(spaced)
+        if i >= 0:
+            return word + around[1][i + len(spaced) - 1 : i + len(spaced) + 1]
+    return word
 
 
 class Derivation:
@@ -142,6 +168,8 @@ class Derivation:
         self._sentences: list[str] | None = None
         self._figures: list[list[tuple[str, float]]] | None = None
         self._years: list[tuple[float, str]] | None = None
+        self._times: list[list[Figure]] | None = None
+        self._values: frozenset[float] | None = None
 
     @property
     def lower(self) -> str:
@@ -194,7 +222,7 @@ class Derivation:
         value = mention.readings[0].value
         around = self._around(mention)
         for way in (self._word_form, self._count, self._arithmetic, self._percentage,
-                    self._converted, self._across_systems, self._temperature,
+                    self._converted, self._duration, self._across_systems, self._temperature,
                     self._per_period, self._version, self._decade, self._century,
                     self._age, self._multiple, self._hedged):  # fmt: skip
             found = way(mention, value, around)
@@ -233,10 +261,11 @@ class Derivation:
     # --- one step each ----------------------------------------------------------------------
 
     def _word_form(self, mention: Mention, value: float, around: _Around) -> str | None:
-        """An ordinal word, dozens, or "a thousand"."""
+        """An ordinal word, dozens, "a thousand" or "half a million"."""
         raw = mention.raw.lower()
         ordinal = raw.endswith(("st", "nd", "rd", "th")) and value.is_integer()
-        if not (ordinal or value in (6, 1e3, 1e6, 1e9) or (value % 12 == 0 and value <= 144)):
+        if not (ordinal or value in (6, 1e3, 5e5, 1e6, 5e8, 1e9)
+                or (value % 12 == 0 and value <= 144)):  # fmt: skip
             return None  # nothing to look for: leave the context alone
         low = self.lower
         if ordinal:
@@ -256,6 +285,8 @@ class Derivation:
         for word, scale in SCALE_WORDS.items():
             if value == scale and word in low and re.search(rf"\b(?:a|one) {word}\b", low):
                 return f'"a {word}"'
+            if value == scale / 2 and word in low and re.search(rf"\bhalf an? {word}\b", low):
+                return f'"half a {word}"'
         return None
 
     def _count(self, mention: Mention, value: float, around: _Around) -> str | None:
@@ -266,6 +297,8 @@ class Derivation:
         if not noun.isalpha() or noun.lower() in _STOP or self._rest(mention).startswith("-"):
             return None  # "2-1", "a two-shot lead", "two of": no things named to count
         noun = noun.lower().rstrip("s")
+        if noun in _PEOPLE:
+            return self._persons(value, around[1])
         for s in self._sentences_with(noun):
             if " and " not in s:
                 continue
@@ -280,15 +313,40 @@ class Derivation:
                     return "sum of " + ", ".join(items)
         return None
 
+    def _persons(self, value: float, sentence: str) -> str | None:
+        """ "four people" beside "a man, two women and a boy": a list of persons, in a context
+        sentence on the answer's matter (it shares a content word with the answer's
+        sentence), whose items add up to the count."""
+        words = {w for w in _WORD.findall(sentence) if w not in _STOP and w not in _PEOPLE}
+        for s in self.sentences:
+            low = s.lower()
+            if not any(w in low for w in words):
+                continue
+            for items in enumerations(s):
+                # (an item is cut to three words: "a boy from")
+                if not all(_PERSON_WORDS.intersection(i.lower().split()) for i in items):
+                    continue
+                if sum(quantity(i) for i in items) == value:
+                    return "sum of " + ", ".join(items)
+        return None
+
     def _arithmetic(self, mention: Mention, value: float, around: _Around) -> str | None:
         """A sum or difference of two figures of one context sentence, when the answer's
         sentence says it states one ("in total", "combined", "rose by", "a margin of")."""
-        before, _, _ = around
+        before, sentence, _ = around
         rest = self._rest(mention)
         add = _SUM_BEFORE.search(before.rstrip(" $€£")) or _SUM_AFTER.match(rest)
         sub = _DIFF_BEFORE.search(before.rstrip(" $€£")) or _DIFF_AFTER.match(rest)
+        stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
+        if sub is None and stated:
+            sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
         if add is None and sub is None:
             return None
+        # the operands the answer writes beside the figure, each a figure of the context
+        found = operands(self._answer_figures(mention, sentence, "number"), value,
+                         add is not None, sub is not None)  # fmt: skip
+        if found is not None:
+            return found
         for figures in self.sentence_figures:
             values = figures[:12]
             for i, (ra, a) in enumerate(values):
@@ -373,12 +431,13 @@ class Derivation:
         raw = mention.raw.lower()
         if not (raw.endswith(("%", "percent", "per cent")) or worded) or value <= 0:
             return None
-        before, _, _ = around
+        before, sentence, _ = around
         share = _SHARE_OF.match(rest[worded.end() :] if worded else rest) is not None
         change = _CHANGE_BEFORE.search(before.rstrip()) is not None
+        precision = mention.readings[0].precision or 1.0
         if not (share or change):
-            return None
-        tolerance = (mention.readings[0].precision or 1.0) / 2 + 1e-9
+            return self._cheaper(mention, value, precision, rest, before, sentence)
+        tolerance = precision / 2 + 1e-9
         for values in self.sentence_figures:
             if len(values) > 8:
                 continue
@@ -392,6 +451,67 @@ class Derivation:
                     if change and i < j and abs(100 * abs(b - a) / a - value) <= tolerance:
                         return f"({rb} - {ra}) / {ra}"
         return None
+
+    def _cheaper(self, mention: Mention, value: float, precision: float, rest: str, before: str,
+                 sentence: str) -> str | None:  # fmt: skip
+        """A percentage one of two prices of one context sentence (or of the answer's own
+        sentence, each a figure of the context) is cheaper ("20% cheaper", "a 20% discount",
+        "save 20%": over the dearer) or dearer ("25% more expensive": over the cheaper)
+        than the other, to the answer's last digit."""
+        cheaper = CHEAPER_AFTER.match(rest) is not None or _SAVE_BEFORE.search(before) is not None
+        if not cheaper and DEARER_AFTER.match(rest) is None:
+            return None
+        ours = self._answer_figures(mention, sentence, "number")
+        for values in (ours, *self.sentence_figures):
+            if len(values) <= 8:
+                found = relative(value, precision, values, cheaper)
+                if found is not None:
+                    return found
+        return None
+
+    def _duration(self, mention: Mention, value: float, around: _Around) -> str | None:
+        """A duration between two clock times of one context sentence, or of the answer's
+        own sentence when the context states both ("95 minutes, from 09:12 to 10:47"), in
+        the answer's unit of time."""
+        unit = unit_of(_answer_unit(mention, around))
+        if unit is None or unit[0] != "time" or value <= 0:
+            return None
+        minutes = value * unit[1] / 60
+        for times in (self._answer_figures(mention, around[1], "time"), *self.sentence_times):
+            found = duration(minutes, times)
+            if found is not None:
+                return found
+        return None
+
+    @property
+    def sentence_times(self) -> list[list[Figure]]:
+        """Each context sentence's clock times as (as written, minutes since midnight)."""
+        if self._times is None:
+            self._times = [
+                [(f.raw, f.readings[0].value)
+                 for f in scan(s, Lazy(functools.partial(locale_of, s)))
+                 if f.kind == "time" and f.readings]
+                for s in self.sentences
+            ]  # fmt: skip
+        return self._times
+
+    def _answer_figures(self, mention: Mention, sentence: str, kind: str) -> list[Figure]:
+        """The figures of kind ``kind`` of the answer's ``sentence`` besides ``mention``,
+        those the context states (its values, exactly)."""
+        if self._values is None:
+            self._values = frozenset(r.value for m in scan(self.context, self._locale)
+                                     for r in m.readings)  # fmt: skip
+        out: list[Figure] = []
+        skipped = False
+        for f in scan(sentence, Lazy(functools.partial(locale_of, sentence))):
+            if f.kind != kind or not f.readings:
+                continue
+            if not skipped and f.raw == mention.raw.lower():
+                skipped = True  # the figure itself
+                continue
+            if f.readings[0].value in self._values:
+                out.append((f.raw, f.readings[0].value))
+        return out
 
     def _version(self, mention: Mention, value: float, around: _Around) -> str | None:
         """A version written without its trailing zeros ("2.4" for 2.4.0, "version 3" for
@@ -530,8 +650,12 @@ class Derivation:
         for m in scan(self.context, self._locale):
             if m.kind != "number":
                 continue
-            glued = "".join(c for c in m.raw if c.isalpha())
+            glued = "".join(c for c in m.raw if c.isalpha() or c == "/").lstrip("/")
             i = self.context.find(m.raw)
             after = _AFTER.match(self.context, i + len(m.raw)) if i >= 0 and not glued else None
+            word = after.group(1) if after else ""
+            slash = self.context[after.end() : after.end() + 1] if after is not None else ""
+            if after is not None and word in ("km", "m") and slash == "/":
+                word += self.context[after.end() : after.end() + 2]  # "100 km/h", "3 m/s"
             for r in m.readings:
-                yield m, r.value, glued or (after.group(1) if after else "")
+                yield m, r.value, glued or word

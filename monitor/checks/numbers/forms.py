@@ -43,8 +43,16 @@ UNITS: dict[str, tuple[str, float]] = {
     "yd": ("length", 0.9144), "foot": ("length", 0.3048), "feet": ("length", 0.3048),
     "ft": ("length", 0.3048), "lb": ("mass", 453.59237), "lbs": ("mass", 453.59237),
     "ounce": ("mass", 28.349523125), "oz": ("mass", 28.349523125),
+    "inch": ("length", 0.0254), "inches": ("length", 0.0254),
+    # (a "pound" of money is never converted: only a figure with a mass unit backs it)
+    "pound": ("mass", 453.59237),
+    # speed in metres a second; area in square metres (full words only: "ha" is a word)
+    "km/h": ("speed", 1 / 3.6), "kph": ("speed", 1 / 3.6), "kmh": ("speed", 1 / 3.6),
+    "mph": ("speed", 0.44704), "m/s": ("speed", 1.0),
+    "hectare": ("area", 1e4), "acre": ("area", 4046.8564224),
 }  # fmt: skip
-IMPERIAL = frozenset({"mile", "mi", "yard", "yd", "foot", "feet", "ft", "lb", "lbs", "ounce", "oz"})
+IMPERIAL = frozenset({"mile", "mi", "yard", "yd", "foot", "feet", "ft", "lb", "lbs", "ounce", "oz",
+                      "inch", "inches", "pound", "mph", "acre"})  # fmt: skip
 WORDS_FOR: dict[int, tuple[str, ...]] = {}
 for _name, _v in SPELLED.items():
     WORDS_FOR[_v] = (*WORDS_FOR.get(_v, ()), _name)

@@ -128,7 +128,12 @@ def _probes(r: Reading, seps: str = ".  \u202f") -> tuple[str, ...]:
         if v < 1000:
             return (s,)
         us = f"{v:,.0f}"
-        return (s, us, *(us.replace(",", sep) for sep in seps))
+        out = (s, us, *(us.replace(",", sep) for sep in seps))
+        if v >= 100_000:  # Indian grouping: "1,00,000", "25,00,000"
+            head = s[:-3]
+            pairs = [head[max(0, i - 2) : i] for i in range(len(head), 0, -2)][::-1]
+            out += (",".join(pairs) + "," + s[-3:],)
+        return out
     decimals = max(0, round(-math.log10(r.precision)))
     s = f"{v:.{decimals}f}"
     us = f"{v:,.{decimals}f}"
@@ -252,6 +257,8 @@ class NumberLookup:
     def _supports(self, mention: Mention) -> bool:
         if not self.text:
             return False
+        if mention.kind == "time" and self._dotted_time(mention):
+            return True
         if mention.kind == "number":
             if _bounded(self.text, mention.raw):
                 return True  # written the same way ("$49", "07")
@@ -272,6 +279,15 @@ class NumberLookup:
         ):
             return True
         return self.index.supports(mention) or self._range_end(mention)
+
+    def _dotted_time(self, mention: Mention) -> bool:
+        """A time the text writes on the 24-hour clock with a point ("23.15" for 11:15 pm,
+        "18.00" for 6 pm), which reads as a decimal number there."""
+        minutes = int(mention.readings[0].value) if mention.readings else -1
+        if not 0 <= minutes < 24 * 60:
+            return False
+        h, mi = divmod(minutes, 60)
+        return any(_bounded(self.text, f"{hh}.{mi:02d}") for hh in {f"{h}", f"{h:02d}"})
 
     def _same_digits(self, raw: str) -> bool:
         """A phone or reference number the text writes with other separators ("1 800 555

@@ -75,6 +75,7 @@ NUMERIC = re.compile(
   | (?P<ident>(?<![\w-])\d+(?:-\d+){{2,}}(?![\w-])|(?<![\w-])\d{{3}}-\d{{4}}(?![\w-])
       |(?<![\w.])\d+(?:\.\d+){{2,}}(?![\w]|\.\d)(?<!\d\.\d\d\d)(?<!\d\.\d\d\d\.\d\d\d))
   | (?P<phone>(?<![\w+])\+\d{{1,3}}(?:[ -]\d{{2,4}}){{2,4}}(?![\d])
+      |(?<![\w+])\+\d{{1,3}}[ -]?\(\d{{2,5}}\)[ -]?\d{{3,4}}[ .-]\d{{4}}(?![\w-]|[.,]\d)
       |(?<=(?<![\w(])\()\d{{2,5}}\)[ -]?\d{{3,4}}[ .-]\d{{4}}(?![\w-]|[.,]\d))
   | (?P<code>(?<=[A-Z]-)\d{{4,}}(?![\w-]))
   | (?P<frac>(?<![\w/.])(?!(?:1[5-9]|20)\d\d/\d)\d+/\d+(?![\w/]))
@@ -121,7 +122,8 @@ MEASURES = frozenset(
     "innings".split()
 )
 # A sentence of a context: up to a full stop that is not a decimal point, or a line's end.
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)")
+# (a decimal point is inside a sentence: "from 4.2% to 4.5%" is one sentence)
+SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\d))+(?:[.!?](?!\d)|\n|$)")
 NOT_COUNTS = frozenset({"dozen", "hundred"})  # multipliers ("two dozen eggs"), not counts
 # The scale words that follow a spelled-out number ("five hundred", "twenty-five thousand").
 SPELLED_SCALES = {"hundred": 1e2, **{w: SCALES[w] for w in ("thousand", "million", "billion")}}
@@ -129,9 +131,19 @@ _SCALE_WORDS = "|".join(SPELLED_SCALES)
 # Spelled-out quantities, matched in lower-cased answers (a literal-led pattern is fast):
 # "six weeks", "forty-eight people", "five hundred seats", "twenty-five thousand copies".
 _ONES = "one|two|three|four|five|six|seven|eight|nine"
+# One word may stand between the figure and its noun ("four agent seats", "three new
+# offices"): not a function word, and not itself a plural ("three players wins" is not
+# "three wins").
+_MODIFIER = (
+    r"(?!(?:of|or|and|to|the|a|an|in|on|at|for|by|with|from|than|per|more|less|fewer|other"
+    r"|such|each|that|who|which|were|are|had|have|will|would|can|could|may|might|did|not"
+    r"|out|up|off|into|over|under|about|after|before|ago|old|long|later|earlier|dozen|half"
+    r"|hundred|thousand|million|billion|trillion)\b)"
+    r"[a-z]{2,}(?:-[a-z]+)*(?<!s)"
+)
 SPELLED_CLAIM_RE = re.compile(
     rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?(?:\s+(?P<scale>{_SCALE_WORDS}))?"
-    rf"\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
+    rf"(?:\s+{_MODIFIER})?\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
 )
 
 # What is not a claim in an answer: list markers, citation markers, footnotes, URLs, e-mail
@@ -150,7 +162,8 @@ _NOISE: tuple[tuple[str | None, re.Pattern[str]], ...] = (
     # "2. Click save" after a sentence, "**1.**", "(2) upload", "Step 3", "Phase 2", "#2"
     (". ", re.compile(r"(?<=[.!?;:])[ \t]+\d{1,2}[.)](?=[ \t]+[*_]*[A-Z])")),  # ". 2. Click"
     ("**", re.compile(r"\*\*\d{1,2}[.)]?\*\*")),  # "**1.**"
-    (") ", re.compile(r"(?<![\w(.,])\(?\d{1,2}\)(?=[ \t]+[A-Za-z])")),  # "(2) upload", "1) Sign"
+    # (not the end of a figure: "(exp. 09/27) is")
+    (") ", re.compile(r"(?<![\w(.,/:-])\(?\d{1,2}\)(?=[ \t]+[A-Za-z])")),  # "(2) upload", "1) Sign"
     # guarded by the word without its first letter, so "step" and "Step" both run it
     *(
         (w[1:], re.compile(rf"(?i)\b{w}[ \t]+\d{{1,2}}\b(?![.,]\d)"))

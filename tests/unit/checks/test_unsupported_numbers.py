@@ -68,6 +68,40 @@ CASES = [
     ("URLs and versions ignored", "See https://example.com/docs/42 for v2.3.1 notes.", "See the docs.", "", []),
     ("identifiers inside words ignored", "Encrypted with AES-256 over TLS 1.2 on GPT-4.", "Data is encrypted with AES-256 over TLS 1.2.", "", []),
     ("idioms ignored", "Enterprise customers get a 24/7 phone line.", "Enterprise customers have a phone line.", "", []),
+    # the number forms of issue 75: each fixed form, supported and not
+    ("spelled count, a word before its noun", "The Team plan includes four agent seats.", "The Team plan includes 3 agent seats.", "", ["four"]),
+    ("spelled count, a word before its noun, right", "It includes three agent seats.", "It includes 3 agent seats.", "", []),
+    ("spelled count of people, stated otherwise", "The table seats seven people.", "The table seats six people.", "", ["seven"]),
+    ("phone with country code and area code in brackets", "Call +1 (800) 555-0199.", "Call 1-800-555-0199 for support.", "", []),
+    ("phone with country code, one digit off", "Call +1 (800) 555-0198.", "Call 1-800-555-0199 for support.", "", ["+1 (800) 555-0198"]),
+    ("card expiry before a bracket", "The card (exp. 09/27) is valid.", "Visa ending 4242, expiry 09/27.", "", []),
+    ("card expiry before a bracket, wrong", "The card (exp. 09/27) is valid.", "Visa ending 4242, expiry 10/27.", "", ["09/27"]),
+    ("duration between two clock times", "The flight takes 95 minutes, from 09:12 to 10:47.", "Departure 09:12, arrival 10:47.", "", []),
+    ("duration between two clock times of one sentence", "The flight takes 95 minutes.", "It departs at 09:12 and arrives at 10:47.", "", []),
+    ("duration between two clock times, wrong", "The flight takes 85 minutes.", "It departs at 09:12 and arrives at 10:47.", "", ["85"]),
+    ("difference of the answer's operands", "There are 40 more users (50 vs 10).", "Team A has 50 users. Team B has 10 users.", "", []),
+    ("difference of the answer's operands, wrong", "There are 30 more users (50 vs 10).", "Team A has 50 users. Team B has 10 users.", "", ["30"]),
+    ("percentage cheaper than the dearer price", "The annual plan is 20% cheaper.", "The monthly plan costs $100 and the annual plan costs $80.", "", []),
+    ("percentage cheaper over the cheaper price", "The annual plan is 25% cheaper.", "The monthly plan costs $100 and the annual plan costs $80.", "", ["25%"]),
+    ("percentage dearer than the cheaper price", "The monthly plan is 25% more expensive.", "The monthly plan costs $100 and the annual plan costs $80.", "", []),
+    ("saving as a percentage", "You save 20% on the annual plan.", "The monthly plan costs $100 and the annual plan costs $80.", "", []),
+    ("difference of two decimals of one sentence", "Unemployment rose by 0.3 percentage points.", "The rate rose from 4.2% in June to 4.5% in July.", "", []),
+    ("difference of two decimals, wrong", "Unemployment rose by 0.4 percentage points.", "The rate rose from 4.2% in June to 4.5% in July.", "", ["0.4"]),
+    ("asked premise with a decimal", "Yes, the withdrawal fee is 1.5%.", "Card withdrawals carry a 2.5% fee.", "Is the withdrawal fee 1.5%?", ["1.5%"]),
+    ("Indian grouping in the context", "Revenue went past ₹100,000.", "Revenue crossed ₹1,00,000 in its first quarter.", "", []),
+    ("Indian grouping in the context, wrong", "Revenue went past ₹200,000.", "Revenue crossed ₹1,00,000 in its first quarter.", "", ["200,000"]),
+    ("24-hour time with a point in the context", "The last train departs at 11:15 pm.", "The last train leaves at 23.15.", "", []),
+    ("24-hour time with a point in the context, wrong", "The last train departs at 11:45 pm.", "The last train leaves at 23.15.", "", ["11:45 pm"]),
+    ("count of persons from a list of persons", "The boat picked up four people.", "The rescue boat picked up a man, two women and a boy.", "", []),
+    ("count of persons from a list of persons, wrong", "The boat picked up five people.", "The rescue boat picked up a man, two women and a boy.", "", ["five"]),
+    ("mass in pounds", "It weighs 2.2 pounds.", "It weighs 1 kg.", "", []),
+    ("mass in pounds, wrong", "It weighs 3.2 pounds.", "It weighs 1 kg.", "", ["3.2"]),
+    ("length in inches", "The screen is 15.6 inches.", "The screen measures 39.6 cm.", "", []),
+    ("speed in miles an hour", "The speed limit is 62 mph.", "The speed limit is 100 km/h.", "", []),
+    ("speed in miles an hour, wrong", "The speed limit is 70 mph.", "The speed limit is 100 km/h.", "", ["70"]),
+    ("area in acres", "The farm covers 247 acres.", "The farm covers 100 hectares.", "", []),
+    ("half a million in the context", "It has 500,000 users.", "It has half a million users.", "", []),
+    ("half a million in the context, wrong", "It has 600,000 users.", "It has half a million users.", "", ["600,000"]),
 ]  # fmt: skip
 
 
@@ -127,3 +161,16 @@ def test_a_figure_before_an_adverb_of_period_in_the_context_is_read() -> None:
     assert unsupported(answer, context) == ["5 million"]
     assert unsupported("The add-on is $300 a year.", ["The add-on costs $25 monthly."]) == []
     assert unsupported("The add-on is $400 a year.", ["The add-on costs $25 monthly."]) == ["$400"]
+
+
+def test_a_list_of_quantities_or_of_the_things_themselves_does_not_count_them() -> None:
+    """ "three refurbished galleries" (a word between the count and its noun) against a
+    context whose lists are "two years and cost £4 million" (quantities) and "the
+    refurbished galleries and a new café" (the galleries as one item): it never counts the
+    galleries, so the count is unjudged, not flagged."""
+    context = [
+        "The renovation took two years and cost £4 million. Visitors can now see the "
+        "refurbished galleries and a new café."
+    ]
+    result = check(view("The museum reopened with three refurbished galleries.", context))
+    assert not result.flagged and result.evidence.unjudged == ("three",)

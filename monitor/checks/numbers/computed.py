@@ -1,0 +1,72 @@
+"""Figures computed from two others by one step the answer names: a duration between two clock
+times ("95 minutes" for "from 09:12 to 10:47"), a percentage one price is cheaper or dearer
+than another ("20% cheaper" for $80 against $100), and the operands of a sum or difference
+the answer writes beside it ("40 more users (50 vs 10)", each operand a figure of the
+context). ``monitor.checks.numbers.derived`` asks these after its own one-step derivations;
+each returns how the figure follows, or None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+Figure = tuple[str, float]  # (as written, value)
+
+# A percentage's comparison right after it: "20% cheaper", "20% less", "a 20% discount" take
+# the dearer price as the base; "25% more expensive", "25% more" take the cheaper one.
+CHEAPER_AFTER = re.compile(
+    r"\s*(?:percent\s+|per\s+cent\s+)?(?:cheaper|less|lower|off|discount|saving|savings"
+    r"|smaller|fewer|below)\b"
+)
+DEARER_AFTER = re.compile(
+    r"\s*(?:percent\s+|per\s+cent\s+)?(?:more\s+expensive|more|higher|dearer|pricier|larger"
+    r"|bigger|above)\b"
+)
+# The answer states the operands beside the figure: "(50 vs 10)", "50 against 10"
+OPERANDS = re.compile(r"\b(?:vs\.?|versus|against|compared\s+(?:with|to))\s")
+# "40 more users", "40 fewer seats", "40 extra": a difference named right after the figure
+MORE_AFTER = re.compile(r"^\s*(?:[a-z]+\s+)?(?:more|fewer|less|extra)\b")
+MINUTES_A_DAY = 24 * 60
+
+
+def relative(
+    value: float, precision: float, figures: Sequence[Figure], cheaper: bool
+) -> str | None:
+    """Two figures of which ``value`` percent is the gap over the dearer (``cheaper``) or the
+    cheaper one, to the answer's last digit (``precision``); percentages are not prices."""
+    tolerance = precision / 2 + 1e-9
+    for i, (ra, a) in enumerate(figures):
+        for rb, b in figures[i + 1 :]:
+            if a <= 0 or b <= 0 or a == b or ra.endswith("%") or rb.endswith("%"):
+                continue
+            (rh, hi), (rl, lo) = ((ra, a), (rb, b)) if a > b else ((rb, b), (ra, a))
+            base, written = (hi, rh) if cheaper else (lo, rl)
+            if abs(100 * (hi - lo) / base - value) <= tolerance:
+                return f"({rh} - {rl}) / {written}"
+    return None
+
+
+def duration(minutes: float, times: Sequence[Figure]) -> str | None:
+    """Two clock times (as minutes since midnight, in the order written) that ``minutes``
+    apart: the second after the first, past midnight when it reads earlier ("22:30 to
+    01:15" is 165 minutes)."""
+    if minutes <= 0:
+        return None
+    for i, (ra, a) in enumerate(times):
+        for rb, b in times[i + 1 :]:
+            gap = b - a if b > a else b - a + MINUTES_A_DAY
+            if abs(gap - minutes) < 1e-9:
+                return f"{rb} - {ra}"
+    return None
+
+
+def operands(figures: Sequence[Figure], value: float, add: bool, sub: bool) -> str | None:
+    """Two of ``figures`` whose sum (``add``) or difference (``sub``) is ``value``."""
+    for i, (ra, a) in enumerate(figures):
+        for rb, b in figures[i + 1 :]:
+            if add and abs(a + b - value) < 1e-9:
+                return f"{ra} + {rb}"
+            if sub and a != b and abs(abs(a - b) - value) < 1e-9:
+                return f"{ra} - {rb}" if a > b else f"{rb} - {ra}"
+    return None
