@@ -184,7 +184,10 @@ def cmd_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else g.review_tls
     token = revealed(g.review_token)
     try:
-        page = review_serve.Background(args.dir, args.host, args.port, token, tls)
+        from sinks.store import StoreConfig
+
+        store = args.store if args.store is not None else settings.of(StoreConfig).path
+        page = review_serve.Background(args.dir, args.host, args.port, token, tls, store)
     except ConfigError as exc:
         print(f"ragmon review: {exc}", file=stderr)
         return EXIT_USAGE

@@ -152,10 +152,12 @@ def _review_page(settings: config_mod.Settings) -> Background | None:
     if g.review_port is None or g.dir is None:
         return None
     from monitor.golden.serve import Background
+    from sinks.store import StoreConfig
 
     token = config_mod.revealed(g.review_token)
+    store = settings.of(StoreConfig).path  # the daemon's own store: its trace pages
     try:
-        return Background(g.dir, g.review_host, g.review_port, token, g.review_tls)
+        return Background(g.dir, g.review_host, g.review_port, token, g.review_tls, store)
     except ConfigError as exc:
         raise ConfigError(f"golden.review_host: {exc}") from exc
     except OSError as exc:

@@ -65,7 +65,13 @@ class Background:
     ``golden.review_port``). The socket is bound here, so a port in use fails the start."""
 
     def __init__(
-        self, golden_dir: Path, host: str, port: int, token: str | None, tls: TLS | None = None
+        self,
+        golden_dir: Path,
+        host: str,
+        port: int,
+        token: str | None,
+        tls: TLS | None = None,
+        store: Path | None = None,
     ) -> None:
         import socket
         import threading
@@ -84,7 +90,7 @@ class Background:
             self.sock.close()
             raise
         self.port = int(self.sock.getsockname()[1])
-        config = uvicorn.Config(build_app(golden_dir, token, tls is not None),
+        config = uvicorn.Config(build_app(golden_dir, token, tls is not None, store),
                                 log_level="warning", access_log=False, server_header=False,
                                 **tls_options)  # fmt: skip
         self.server = uvicorn.Server(config)

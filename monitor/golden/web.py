@@ -55,6 +55,7 @@ from monitor.golden.page import (
 )
 from monitor.golden.precision import PrecisionCollector
 from monitor.golden.stored import load_rows
+from monitor.golden.trace_pages import TracePages
 from monitor.telemetry import LabelLimiter
 
 HERE = Path(__file__).resolve().parent
@@ -70,7 +71,13 @@ CSP = (
 class ReviewSite:
     """The pages and their state: the golden directory, the decision log, the secrets."""
 
-    def __init__(self, golden_dir: Path, token: str | None = None, secure: bool = False) -> None:
+    def __init__(
+        self,
+        golden_dir: Path,
+        token: str | None = None,
+        secure: bool = False,
+        store: Path | None = None,
+    ) -> None:
         self.golden_dir = golden_dir
         self.log = review.ReviewLog(golden_dir)
         self.token = token
@@ -85,6 +92,8 @@ class ReviewSite:
             undefined=jinja2.StrictUndefined,
         )
         self.templates.filters["when"] = when
+        # the evaluation store's pages (/trace, /session, /search) when a store is given
+        self.traces = None if store is None else TracePages(store, self.page, self._row_of)
 
     def _mac(self, what: str) -> str:
         return hmac.new(self._secret, what.encode(), hashlib.sha256).hexdigest()
@@ -205,19 +214,47 @@ class ReviewSite:
         )  # fmt: skip
 
     def trace(self, request: Request) -> Response:
-        """The row a trace went into (a Grafana exemplar links here): its first trace, one
-        of its examples, or one of its newest occurrences; 404 when no row holds it."""
+        """A trace (a Grafana exemplar links here): its page from the evaluation store when
+        the store holds it, else the candidate row it went into (its first trace, one of its
+        examples, or one of its newest occurrences); 404 when neither has it."""
         trace_id = str(request.path_params["trace_id"]).lower()
         if _TRACE_ID.fullmatch(trace_id) is None:
             return self.page("message.html", 404, title="No such trace",
                              message="A trace id is 32 hexadecimal digits.")  # fmt: skip
+        if self.traces is not None and (shown := self.traces.trace(trace_id)) is not None:
+            return shown
+        rid = self._row_of(trace_id)
+        if rid is not None:
+            return RedirectResponse(f"/row/{rid}", status_code=303)
+        message = f"No candidate row holds trace {trace_id}."
+        if self.traces is not None:
+            message = f"Neither the evaluation store nor a candidate row holds trace {trace_id}."
+        return self.page("message.html", 404, title="No such trace", message=message)
+
+    def _row_of(self, trace_id: str) -> str | None:
+        """The candidate row that holds ``trace_id``, or None."""
         for rid, row in load_rows(self.golden_dir).items():
             meta = row.get("ragmon") or {}
             held = (*(meta.get("examples") or ()), *(meta.get("recent_trace_ids") or ()))
             if trace_id == row.get("source_trace_id") or trace_id in held:
-                return RedirectResponse(f"/row/{rid}", status_code=303)
-        message = f"No candidate row holds trace {trace_id}."
-        return self.page("message.html", 404, title="No such trace", message=message)
+                return rid
+        return None
+
+    def session_page(self, request: Request) -> Response:
+        """A session's page from the evaluation store."""
+        if self.traces is None:
+            return self._no_store()
+        return self.traces.session(request)
+
+    def search(self, request: Request) -> Response:
+        """The search over the evaluation store."""
+        if self.traces is None:
+            return self._no_store()
+        return self.traces.search(request)
+
+    def _no_store(self) -> Response:
+        message = "No evaluation store is configured (store.path, or ragmon review --store)."
+        return self.page("message.html", 404, title="No evaluation store", message=message)
 
     def _missing(self, rid: str) -> Response:
         message = f"No candidate row {rid}."
@@ -331,13 +368,18 @@ class _Guard(BaseHTTPMiddleware):
         return response
 
 
-def build_app(golden_dir: Path, token: str | None = None, secure: bool = False) -> Starlette:
-    """The review page's Starlette app over ``golden_dir``."""
-    site = ReviewSite(golden_dir, token, secure)
+def build_app(
+    golden_dir: Path, token: str | None = None, secure: bool = False, store: Path | None = None
+) -> Starlette:
+    """The review page's Starlette app over ``golden_dir`` (and the evaluation store's trace
+    pages over ``store``, when given)."""
+    site = ReviewSite(golden_dir, token, secure, store)
     routes = [
         Route("/", site.queue),
         Route("/row/{row_id}", site.row),
         Route("/trace/{trace_id}", site.trace),
+        Route("/session/{session_id}", site.session_page),
+        Route("/search", site.search),
         Route("/row/{row_id}/decide", site.decide, methods=["POST"]),
         Route("/metrics", site.metrics),
         Route("/favicon.ico", site.favicon),
