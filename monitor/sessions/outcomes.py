@@ -11,8 +11,12 @@ once, in time order, with its signals. It closes a session on whichever comes fi
 * ``max_age`` — ``max_age`` seconds after its first turn;
 * ``input_end`` — the end of a finite input (``replay``): every session still open.
 
-The clock is the caller's: the partition's record clock on the repartition topic, this
-machine's in memory, the newest turn's time in ``replay`` (``due``'s ``clock``).
+A session splits where its turns' own times say (a gap over ``idle``, an age over
+``max_age``); it closes while open on the caller's clock — the partition's record clock on
+the repartition topic, this machine's in memory, the newest turn's time in ``replay`` —
+counted from when its turns were released on that clock (``pair`` and ``lone``'s ``now``), so
+that traces timed in the past (a backlog read late, a file replayed into the topic) do not
+close every session as soon as its first turn is seen.
 
 A closed session's **outcome** (``decide``):
 
@@ -60,9 +64,11 @@ Key = tuple[Partition | None, str]
 
 @dataclass(slots=True)
 class _Open:
-    first_time: float
+    first_time: float  # the turns' own times (what splits a session: gaps, age)
     first_trace: str
     last_time: float
+    first_seen: float = 0.0  # on the clock it was released on (what closes it: see ``due``)
+    last_seen: float = 0.0
     last_trace: str = ""
     turns: int = 0
     rephrases: int = 0
@@ -124,21 +130,26 @@ class Outcomes:
 
     # --- turns in -------------------------------------------------------------------------
 
-    def pair(self, followup: Followup, part: Partition | None, out: list[SessionOutcome]) -> None:
-        """A pair released: its first turn (if not seen yet), then its second with what it
-        said about the first's answer."""
-        self._turn(followup.turn, None, part, out)
-        self._turn(followup.by, followup.signals, part, out)
+    def pair(
+        self, followup: Followup, part: Partition | None, now: float, out: list[SessionOutcome]
+    ) -> None:
+        """A pair released at ``now`` on its partition's clock: its first turn (if not seen
+        yet), then its second with what it said about the first's answer."""
+        self._turn(followup.turn, None, part, now, out)
+        self._turn(followup.by, followup.signals, part, now, out)
 
-    def lone(self, turn: Turn, part: Partition | None, out: list[SessionOutcome]) -> None:
-        """A turn released with nothing after it (or nothing within the window)."""
-        self._turn(turn, None, part, out)
+    def lone(
+        self, turn: Turn, part: Partition | None, now: float, out: list[SessionOutcome]
+    ) -> None:
+        """A turn released at ``now`` with nothing after it (or nothing within the window)."""
+        self._turn(turn, None, part, now, out)
 
     def _turn(
         self,
         turn: Turn,
         signals: tuple[str, ...] | None,
         part: Partition | None,
+        now: float,
         out: list[SessionOutcome],
     ) -> None:
         key = (part, turn.session)
@@ -163,12 +174,14 @@ class Outcomes:
             signals = tuple(self._read("", turn.query))
         if s is None:
             was = self._closed.get(key[1])
-            s = self._open[key] = _Open(at, turn.trace_id, at, resumed=was[0] if was else 0)
+            s = self._open[key] = _Open(at, turn.trace_id, at, first_seen=now,
+                                        resumed=was[0] if was else 0)  # fmt: skip
             self.bytes += s.bytes
         else:
             self._open.move_to_end(key)
         s.turns += 1
         s.last_time = max(s.last_time, at)
+        s.last_seen = max(s.last_seen, now)
         s.last_trace = turn.trace_id
         s.last_failed = turn.failed
         s.last_signals = signals
@@ -221,12 +234,12 @@ class Outcomes:
                 key = (part, sid)
                 held = self._open.get(key)
                 if held is not None and held.due == at:
-                    aged = held.first_time + self.max_age < held.last_time + self.idle
+                    aged = held.first_seen + self.max_age < held.last_seen + self.idle
                     out.append(self._close(key, "max_age" if aged else "idle"))
         return out
 
     def _schedule(self, key: Key, s: _Open) -> None:
-        at = min(s.last_time + self.idle, s.first_time + self.max_age) + self.grace
+        at = min(s.last_seen + self.idle, s.first_seen + self.max_age) + self.grace
         if at != s.due:
             s.due = at
             heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))

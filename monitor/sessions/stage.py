@@ -254,9 +254,11 @@ class WithSessions:
             if outcomes is not None:
                 part = released.positions[0][0] if released.positions else None
                 if released.followup is not None:
-                    outcomes.pair(released.followup, part, closed)
+                    at = released.followup.by.time if self._record_time else clock(part)
+                    outcomes.pair(released.followup, part, at, closed)
                 elif released.turn is not None:
-                    outcomes.lone(released.turn, part, closed)
+                    at = released.turn.time if self._record_time else clock(part)
+                    outcomes.lone(released.turn, part, at, closed)
         if outcomes is not None:
             if self._record_time:
                 newest = outcomes.newest

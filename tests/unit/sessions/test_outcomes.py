@@ -47,8 +47,8 @@ def feed(o: Outcomes, turns: list[Turn]) -> list[SessionOutcome]:
     """The turns of one session, as the join releases them: each pair, then the last turn."""
     out: list[SessionOutcome] = []
     for a, b in itertools.pairwise(turns):
-        o.pair(Followup(a, b, tuple(read(a.query, b.query))), None, out)
-    o.lone(turns[-1], None, out)
+        o.pair(Followup(a, b, tuple(read(a.query, b.query))), None, b.time, out)
+    o.lone(turns[-1], None, turns[-1].time, out)
     return out
 
 
@@ -144,7 +144,7 @@ def test_max_age_closes_a_session_that_never_goes_quiet() -> None:
     out: list[SessionOutcome] = []
     turns = [turn(f"t{i}", 500.0 * i) for i in range(10)]  # every 500 s: never idle
     for a, b in itertools.pairwise(turns):
-        o.pair(Followup(a, b, ()), None, out)
+        o.pair(Followup(a, b, ()), None, b.time, out)
     assert [(c.closed_by, c.turns) for c in out] == [("max_age", 8)]  # 0..3500 s
     assert out[0].resumed == 0
     (rest,) = o.due(lambda p: 4000 + 3600)  # the turns after it: a new opening
@@ -186,8 +186,8 @@ def test_revoked_partitions_forget_their_sessions_counted() -> None:
     dropped: list[str] = []
     o = Outcomes(1800, 86400, observe=dropped.append)
     out: list[SessionOutcome] = []
-    o.lone(turn("a", 0), ("ragmon_turns", 0), out)
-    o.lone(turn("b", 0, sid="other"), ("ragmon_turns", 1), out)
+    o.lone(turn("a", 0), ("ragmon_turns", 0), 0.0, out)
+    o.lone(turn("b", 0, sid="other"), ("ragmon_turns", 1), 0.0, out)
     o.revoke([("ragmon_turns", 0)])
     assert dropped == ["revoked"] and len(o) == 1
 
@@ -267,39 +267,58 @@ def test_the_daemon_closes_idle_sessions_on_its_injected_clock() -> None:
     now = [BASE]
     sessions = Sessions(1800.0, 60.0, 1 << 20)
     o = Outcomes(600.0, 86400.0, grace=60.0)
-    stage = WithSessions(
-        OneItemPerRecord(NativeDecoder()), sessions, outcomes=o, clock=lambda: now[0]
-    )
+    stage = WithSessions(OneItemPerRecord(NativeDecoder()), sessions, outcomes=o,
+                         clock=lambda: now[0])  # fmt: skip
     sessions.hold(turn("a", BASE, failed=True), now[0])
     assert [d.item for d in stage.due()] == []
-    now[0] += 1859  # the join still holds the turn (window + lateness): nothing to close
-    assert [d.item for d in stage.due()] == [] and len(o) == 0
-    now[0] += 1  # the join lets it go; on this clock its gap and grace ran out
-    items = [d.item for d in stage.due()]
-    assert items[0] is None
-    assert [(c.outcome, c.closed_by) for c in items[1:]] == [("abandoned", "idle")]  # type: ignore[union-attr]
+    now[0] += 1860  # the join lets the lone turn go (window + lateness): the session waits
+    assert [d.item for d in stage.due()] == [None] and len(o) == 1
+    now[0] += 600 + 59  # its idle gap and grace on this clock, but for a second
+    assert [d.item for d in stage.due()] == []
+    now[0] += 1
+    (closed,) = [d.item for d in stage.due()]
+    assert isinstance(closed, SessionOutcome)
+    assert (closed.outcome, closed.closed_by) == ("abandoned", "idle")
 
 
-def test_the_daemon_clock_closes_what_record_time_would_not() -> None:
+def test_turns_timed_in_the_past_do_not_close_their_session_at_once() -> None:
+    """A backlog read late (or old traces produced now): the turns' times are hours behind
+    the clock, so the gap is counted from when each turn was released on it."""
     now = [BASE + 10_000]
     sessions = Sessions(60.0, 0.0, 1 << 20)
     o = Outcomes(600.0, 86400.0)
-    stage = WithSessions(
-        OneItemPerRecord(NativeDecoder()), sessions, outcomes=o, clock=lambda: now[0]
-    )
+    stage = WithSessions(OneItemPerRecord(NativeDecoder()), sessions, outcomes=o,
+                         clock=lambda: now[0])  # fmt: skip
     sessions.hold(turn("a", BASE, failed=True), now[0])
-    stage.due()  # held
-    now[0] += 61  # the lone turn leaves the join; on this clock its gap ran out long ago
-    closed = [d.item for d in stage.due() if isinstance(d.item, SessionOutcome)]
-    assert [(c.outcome, c.closed_by) for c in closed] == [("abandoned", "idle")]
-    recorded = Outcomes(600.0, 86400.0)  # on record time, the newest turn is this one
-    stage = WithSessions(OneItemPerRecord(NativeDecoder()), Sessions(60.0, 0.0, 1 << 20),
-                         outcomes=recorded, clock=lambda: now[0], record_time=True)  # fmt: skip
-    stage.sessions.hold(turn("a", BASE, failed=True), now[0])
+    stage.due()
+    now[0] += 61  # the lone turn leaves the join; its own time is hours old
+    assert stage.due() and len(o) == 1
+    sessions.hold(turn("b", BASE + 30, "thanks!"), now[0])  # the same session, read later
     stage.due()
     now[0] += 61
-    assert [d.item for d in stage.due() if isinstance(d.item, SessionOutcome)] == []
-    assert len(recorded) == 1
+    assert [d.item for d in stage.due()] == [None]  # released: joins the open session
+    now[0] += 600
+    (closed,) = [d.item for d in stage.due()]
+    assert isinstance(closed, SessionOutcome)
+    assert (closed.outcome, closed.closed_by, closed.turns, closed.resumed) == (
+        "resolved", "idle", 2, 0)  # fmt: skip
+
+
+def test_on_record_time_only_a_newer_turn_moves_the_clock() -> None:
+    now = [BASE + 10_000]
+    o = Outcomes(600.0, 86400.0)
+    stage = WithSessions(OneItemPerRecord(NativeDecoder()), Sessions(60.0, 0.0, 1 << 20),
+                         outcomes=o, clock=lambda: now[0], record_time=True)  # fmt: skip
+    stage.sessions.hold(turn("a", BASE, failed=True), now[0])
+    stage.due()
+    now[0] += 1e6  # this machine's clock is no clock here
+    assert [d.item for d in stage.due()] == [None] and len(o) == 1
+    stage.sessions.hold(turn("z", BASE + 600, sid="other"), now[0])
+    stage.due()
+    now[0] += 61
+    items = [d.item for d in stage.due()]
+    assert [(c.session, c.closed_by) for c in items if isinstance(c, SessionOutcome)] == [
+        ("s", "idle")]  # fmt: skip
 
 
 def test_turn_sink_marks_the_end_and_the_failure() -> None:
