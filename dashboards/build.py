@@ -251,8 +251,8 @@ PANELS: list[dict[str, Any]] = [
      "targets": input_quantiles("context_chars", "query_chars", "answer_chars")},
     {"title": "Inputs: best retrieval score and its gap to the second (median, p90)", "unit": "short",
      "targets": input_quantiles("top_score", "score_gap")},
-    {"title": "Inputs: packed documents' age in days (median, p90)", "unit": "short",
-     "targets": input_quantiles("doc_age_days")},
+    {"title": "Inputs: packed documents' age (median, p90)", "unit": "s",
+     "targets": input_quantiles("doc_age_seconds")},
     {"title": "Input drift: last hour against the 7 days before (0 the same, 1 disjoint)", "unit": "short",
      "targets": [("input:ragmon_input:drift1h", "{{input}}")], "recorded": "inputs"},
     {"title": "Input medians: last hour and the 7 days before", "unit": "short", "targets": [

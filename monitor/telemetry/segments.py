@@ -39,7 +39,8 @@ INPUT_BUCKETS: dict[str, tuple[tuple[float, ...], str]] = {
     "score_gap": ((0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5),
                   "The best retrieval score minus the second best."),
     "doc_age_days": ((1, 7, 30, 90, 180, 365, 730, 1825),
-                     "Median age of the packed documents at the trace's time, in days."),
+                     "Median age of the packed documents at the trace's time, in seconds "
+                     "(the evaluation line's inputs.doc_age_days, in days)."),
     # what the agent did (traces from spans; native records that carry ragmon.agent.*)
     "model_calls": (_CALLS, "Model calls in the trace."),
     "tool_calls": (_CALLS, "Tool calls in the trace (not a framework's answer tool)."),
@@ -47,6 +48,11 @@ INPUT_BUCKETS: dict[str, tuple[tuple[float, ...], str]] = {
     "agent_steps": (_CALLS, "Model calls that asked for a tool before the answer."),
     "tool_errors": (_CALLS, "Tool calls that failed."),
 }  # fmt: skip
+
+# An input measured in another unit than Prometheus's base unit: its histogram's name and the
+# factor to it, applied when collected (bounds and sum), never per trace. The evaluation line
+# keeps the input's own name and unit (days read better there).
+BASE_UNITS: dict[str, tuple[str, float]] = {"doc_age_days": ("doc_age_seconds", 86_400.0)}
 
 
 class FoldedCounts(Protocol):
@@ -78,7 +84,8 @@ class FoldedCollector:
 
 
 class InputHistograms:
-    """``ragmon_input_<name>`` histograms (``INPUT_BUCKETS``), counted in plain integers and
+    """``ragmon_input_<name>`` histograms (``INPUT_BUCKETS``; ``BASE_UNITS`` renames and
+    scales those of another unit), counted in plain integers and
     added a flush at a time: eight ``Histogram.observe`` calls per trace, each taking a lock,
     cost more than the segments themselves."""
 
@@ -107,12 +114,14 @@ class InputHistograms:
         with self._lock:
             snapshot = {n: (list(c), self._sums[n]) for n, c in self._counts.items()}
         for name, (counts, total) in snapshot.items():
+            metric, scale = BASE_UNITS.get(name, (name, 1.0))
             buckets, running = [], 0
             for bound, n in zip([*self._bounds[name], float("inf")], counts, strict=True):
                 running += n
-                buckets.append(("+Inf" if bound == float("inf") else f"{bound:g}", running))
-            yield HistogramMetricFamily(f"ragmon_input_{name}", INPUT_BUCKETS[name][1],
-                                        buckets=buckets, sum_value=total)  # fmt: skip
+                le = "+Inf" if bound == float("inf") else f"{bound * scale:g}"
+                buckets.append((le, running))
+            yield HistogramMetricFamily(f"ragmon_input_{metric}", INPUT_BUCKETS[name][1],
+                                        buckets=buckets, sum_value=total * scale)  # fmt: skip
 
 
 class SegmentMetrics:
