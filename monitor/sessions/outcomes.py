@@ -75,7 +75,7 @@ class _Open:
     escalated_at: float | None = None
     last_failed: bool = False
     last_signals: tuple[str, ...] = ()
-    route: str = "-"
+    route: str | None = None
     language: str = "unknown"
     kept: deque[SessionTurn] = field(default_factory=lambda: deque(maxlen=KEEP))
     bytes: int = _SESSION_BYTES
