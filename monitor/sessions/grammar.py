@@ -29,12 +29,22 @@ Languages written without spaces (``spaced = false``) count characters instead o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Final
 
 _END: Final = r".,;:!?。、，！？…"
-_START: Final = rf"(?:^|(?<=[{_END}]))\s*"  # the start of a clause
+_START: Final = r"\s*"  # the start of a clause: the patterns are matched at each (clauses)
+_CLAUSE: Final = re.compile(rf"[{_END}]+\s*")
 _NOT_QUESTION: Final = rf"(?![^{_END}]*[?？])"  # a clause that does not end with "?"
+
+
+@lru_cache(maxsize=256)
+def clauses(text: str) -> tuple[int, ...]:
+    """Where the clauses of ``text`` start: at 0 and after each run of punctuation (kept:
+    the patterns of a turn ask for it in turn)."""
+    return (0, *(m.end() for m in _CLAUSE.finditer(text) if m.end() < len(text)))
 
 
 def _alt(words: Sequence[str]) -> str:
@@ -79,10 +89,24 @@ class _Words:
         return f"(?:{guard}{self.word}){{0,{self.width}}}?"
 
 
+def _not_question(table: Mapping[str, object], scope: str) -> str:
+    """A clause (or, in a language whose ``question_scope`` is the turn, a turn) that does
+    not end with a question mark nor with the language's ``question_end``."""
+    end = table.get("question_end")
+    mark = f"(?:[?？]|{end})" if end else "[?？]"
+    if table.get("question_scope") == "turn" or scope == "turn":
+        return f"(?!.*{mark})"
+    return _NOT_QUESTION if not end else f"(?![^{_END}]*{mark})"
+
+
 def negative(table: Mapping[str, object]) -> list[str]:
     """Negation × worth, a verdict word, the answer contradicted (see the module)."""
     w = _Words(table)
-    start = w.opening() + _NOT_QUESTION + w.own()
+    questions = w.bounded("questions")
+    # a problem of the user's own and a question about it ("login doesn't work, what do I
+    # do?"): a later clause that opens with a question word and ends with a question mark
+    later = rf"(?!.*[{_END}]\s*[¿¡]?{questions}[^?？]*[?？])" if questions else ""
+    start = w.opening() + _not_question(table, "clause") + later + w.own()
     out: list[str] = []
     neg, good = w.bounded("negators"), w.bounded("good")
     if neg and good:
@@ -90,13 +114,13 @@ def negative(table: Mapping[str, object]) -> list[str]:
         if table.get("good_first"):
             out.append(f"{start}{good}\\s*{w.gap(2)}{neg}")
     bad = w.bounded("bad")
-    if bad:
+    if bad:  # on its own, or on the answer ("useless bot"), never on a thing ("wrong card")
         answer = w.bounded("answer")
-        after = rf"(?=\s*(?:$|[{_END}\W]" + (f"|{answer}" if answer else "") + "))"
+        after = rf"(?=\s*+(?:$|[{_END}]|[^\w\s]" + (f"|{answer}" if answer else "") + "))"
         out.append(f"{start}{bad}{after}")
     missing = w.words("missing")
     if missing:
-        out.append(f"{w.opening()}{_NOT_QUESTION}[^{_END}]*?{w.b}{missing}")
+        out.append(f"{w.opening()}{_not_question(table, 'turn')}[^{_END}]*?{w.b}{missing}")
     return out
 
 
@@ -104,23 +128,28 @@ def escalation(table: Mapping[str, object]) -> list[str]:
     """A request × a person, a wish for a person, a call asked for, a person alone."""
     w = _Words(table)
     start = w.opening()
-    lead = f"(?:{w.word}){{0,{w.width}}}?"
+    lead = f"(?:{w.word}){{0,{2 * w.width}}}?"
     out: list[str] = []
     request, persons = w.bounded("request"), w.bounded("persons")
     if request and persons:
-        out.append(f"{start}{lead}{request}\\W*{w.gap(3)}{persons}")
+        out.append(f"{start}{lead}{request}\\W*{w.gap(4)}{persons}")
         if table.get("person_first"):
-            out.append(f"{start}{lead}{persons}\\W*{w.gap(3)}{request}")
+            out.append(f"{start}{lead}{persons}\\W*{w.gap(4)}{request}")
     want, fillers = w.bounded("want"), w.bounded("fillers")
     if want and persons:
         fill = f"(?:{fillers}\\s*){{0,2}}" if fillers else ""
         out.append(f"{start}{lead}{want}\\s*{fill}{persons}")
+        that = w.bounded("that")  # "I want a person to do it", "quiero que una persona …"
+        if that:
+            out.append(f"{start}{lead}{want}\\W*{that}\\s*{w.gap(3)}{persons}")
     callback = w.words("callback")
     if callback:
         out.append(f"{start}{lead}{w.b}{callback}")
-    if persons:
-        polite = f"(?:{fillers}\\W*){{0,3}}" if fillers else ""
-        out.append(rf"{_START}{polite}{persons}(?:\s*{persons})?\W*{polite}\W*(?:$|(?=[{_END}]))")
+    if persons:  # a person and polite words alone: "agent", "a human adviser please 🙏"
+        gap = rf"[^\w{_END}]*+"  # spaces and emoji, not a clause's end
+        pre = f"(?:{fillers}{gap}){{0,3}}" if fillers else ""
+        post = f"(?:{gap}{fillers}){{0,3}}" if fillers else ""
+        out.append(f"{_START}{pre}{persons}(?:{gap}{persons})?{post}{gap}(?:$|(?=[{_END}]))")
     return out
 
 
@@ -131,8 +160,13 @@ def positive(table: Mapping[str, object]) -> list[str]:
     if not worked:
         return []
     fillers = w.bounded("fillers")
-    lead = f"(?:{fillers}\\W*){{0,2}}" if fillers else ""
-    return [f"{w.opening()}{_NOT_QUESTION}{lead}{worked}"]
+    lead = f"(?:{fillers}\\W*+){{0,2}}" if fillers else ""
+    # and at most two words after it in its clause: "works perfectly", not "works the app
+    # offline" (a question typed without its mark)
+    rest = rf"[^\w{_END}]*+"
+    tail = rf"(?:{rest}[^\W_]+){{0,2}}{rest}" if w.b else rf"[^{_END}]{{0,8}}"
+    end = rf"(?:$|(?=[{_END}]))"
+    return [f"{w.opening()}{_not_question(table, 'clause')}{lead}{worked}{tail}{end}"]
 
 
 def in_advance(table: Mapping[str, object]) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 from rapidfuzz.distance import Indel
 
@@ -19,7 +20,13 @@ _SIMILAR = 0.8  # normalised similarity of two words one slip apart ("exprot"/"e
 _MIN_FUZZY = 4  # shorter words are told apart by one letter ("plan"/"plus" aside)
 _MIN_PREFIX = 3  # "auth" for "authentication", "2fa" aside
 
-Antonyms = tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]
+
+class Antonyms(NamedTuple):
+    """A language's pairs of opposite words: ``sides`` alternates the two sides of each pair
+    as numbered groups (pair k: groups 2k+1 and 2k+2), found in one pass over a turn."""
+
+    sides: re.Pattern[str] | None
+    pairs: int
 
 
 def _close(x: str, y: str) -> bool:
@@ -47,15 +54,28 @@ def shared(earlier: frozenset[str], later: frozenset[str]) -> int:
 
 
 def antonyms(pairs: Iterable[Sequence[str]]) -> Antonyms:
-    """A language's pairs of opposite words (regular expressions), compiled."""
-    return tuple((re.compile(x, re.IGNORECASE), re.compile(y, re.IGNORECASE)) for x, y in pairs)
+    """A language's pairs of opposite words (regular expressions), compiled as one."""
+    listed = [(x, y) for x, y in pairs]
+    if not listed:
+        return Antonyms(None, 0)
+    groups = "|".join(f"({x})|({y})" for x, y in listed)
+    return Antonyms(re.compile(groups, re.IGNORECASE), len(listed))
 
 
-def opposed(a: str, b: str, pairs: Antonyms) -> bool:
-    """Whether B asks the opposite of A: one word of a pair in A and not in B, the other in
-    B and not in A."""
-    for x, y in pairs:
-        for one, other in ((x, y), (y, x)):
-            if one.search(a) and other.search(b) and not other.search(a) and not one.search(b):
+def _sides(text: str, found: Antonyms) -> set[int]:
+    assert found.sides is not None
+    return {m.lastindex for m in found.sides.finditer(text) if m.lastindex is not None}
+
+
+def opposed(a: str, b: str, languages: Iterable[Antonyms]) -> bool:
+    """Whether B asks the opposite of A in one of ``languages``: one word of a pair in A and
+    not in B, the other in B and not in A."""
+    for found in languages:
+        if found.sides is None:
+            continue
+        in_a, in_b = _sides(a, found), _sides(b, found)
+        for one in in_a - in_b:
+            other = one + 1 if one % 2 else one - 1  # the other side of the same pair
+            if other in in_b and other not in in_a:
                 return True
     return False

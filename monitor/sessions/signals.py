@@ -48,6 +48,7 @@ SIGNALS: Final = FOLLOWUP_SIGNALS  # named once, in the model: lines, metrics, e
 REPHRASE, ESCALATION, NEGATIVE, POSITIVE = SIGNALS
 
 MAX_CHARS = 1000  # of a turn, read for its signals (a pasted document is not a question)
+_FEW_WORDS = 3  # a turn this short is read by every language's patterns
 _MAX_OWN_WORDS = 4  # a thank-you with more words of its own says something else too
 
 # Snowball's stemmers by language code (Chinese, Japanese and Korean: character pairs)
@@ -64,10 +65,13 @@ _REPEATED = re.compile(r"([^\W\d_])\1{2,}")  # a letter typed three times or mor
 
 class Gated(NamedTuple):
     """One pattern of a signal in one language, and the literals one of which every match
-    contains (``cues``; None: no such set, the pattern always runs)."""
+    contains (``cues``; None: no such set, the pattern always runs). A ``clause`` pattern
+    (composed by ``grammar``) is matched at each clause's start instead of searched for:
+    anchored, it costs one attempt a clause where a search tries every character."""
 
     pattern: re.Pattern[str]
     cues: frozenset[str] | None
+    clause: bool = False  # matched at the start of each clause, not searched
 
 
 class Language(NamedTuple):
@@ -81,7 +85,8 @@ class Language(NamedTuple):
     openers: re.Pattern[str] | None
     stop: frozenset[str]
     unspaced: re.Pattern[str] | None = None
-    antonyms: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = ()
+    antonyms: matching.Antonyms = matching.Antonyms(None, 0)
+    in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
 
 
 def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
@@ -127,10 +132,12 @@ def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
     return frozenset(c.lower() for c in got) if got else None
 
 
-def _gates_of(patterns: Iterable[str]) -> tuple[Gated, ...]:
+def _gates_of(patterns: Iterable[str], clauses: Iterable[str] = ()) -> tuple[Gated, ...]:
     """Each pattern compiled with its own gate: a common literal one pattern needs opens that
-    pattern only."""
-    return tuple(Gated(c, required(c)) for c in (re.compile(p, _FLAGS) for p in patterns))
+    pattern only. ``clauses``: patterns matched at each clause's start."""
+    searched = [Gated(c, required(c)) for c in (re.compile(p, _FLAGS) for p in patterns)]
+    anchored = [Gated(c, required(c), True) for c in (re.compile(p, _FLAGS) for p in clauses)]
+    return (*searched, *anchored)
 
 
 def _stop_words(code: str) -> frozenset[str]:
@@ -163,13 +170,14 @@ def languages() -> tuple[Language, ...]:
         found.append(
             Language(
                 code=code,
-                escalation=_gates_of([*data.get("escalation", ()), *made["escalation"]]),
-                negative=_gates_of([*data.get("negative", ()), *made["negative"]]),
-                positive=_gates_of([*data.get("positive", ()), *made["positive"]]),
+                escalation=_gates_of(data.get("escalation", ()), made["escalation"]),
+                negative=_gates_of(data.get("negative", ()), made["negative"]),
+                positive=_gates_of(data.get("positive", ()), made["positive"]),
                 openers=re.compile(openers, _FLAGS) if openers else None,
                 stop=stop,
                 unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
                 antonyms=matching.antonyms(table.get("antonyms", ())),
+                in_advance=grammar.in_advance(table),
             )
         )
     return tuple(found)
@@ -232,6 +240,8 @@ def _tally(
     if unspaced:
         for code, script in _SCRIPTS:
             if script.search(text) and (lang := _by_code().get(code)) is not None:
+                if code == "zh" and (ja := _by_code().get("ja")) is not None:
+                    return lang, (languages()[0], lang, ja)  # kanji alone: "担当者"
                 return lang, (languages()[0], lang)
     return _ranked(counts)
 
@@ -381,7 +391,8 @@ def _any(
         gates = _gated(lang, kind)
         best: re.Match[str] | None = None
         for i in places:
-            m = gates[i].pattern.search(text)
+            gate = gates[i]
+            m = gate.pattern.search(text) if not gate.clause else _at_clause(gate.pattern, text)
             if m is not None and (best is None or m.start() < best.start()):
                 best = m
         if best is not None:
@@ -389,11 +400,29 @@ def _any(
     return None
 
 
+def _at_clause(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` at the start of a clause of ``text``."""
+    for start in grammar.clauses(text):
+        if (m := pattern.match(text, start)) is not None:
+            return m
+    return None
+
+
 def _speakers(b: _Turn) -> tuple[Language, ...]:
     """The languages whose patterns read B: English (typed into any other: "human pls") and
     every language whose stop words B uses most (all of them on a tie); every language when
     nothing in B tells ("humano", an emoji)."""
+    if len(b.words) <= _FEW_WORDS and not b.unspaced:
+        return languages()  # "thx", "grx!", "show obg": too few words to tell
     return _tally(b.text, b.counts, b.unspaced)[1]
+
+
+def _kept(shared: int, in_a: int, in_b: int) -> bool:
+    """Whether B, sharing ``shared`` of A's ``in_a`` content words with ``in_b`` of its own,
+    asks what A asked: all of B's words were A's and it keeps half of A's, or it keeps three
+    in five of A's and adds at most one in four."""
+    kept, own = shared / in_a, 1 - shared / in_b
+    return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)
 
 
 def is_rephrase(a: _Turn, b: _Turn) -> bool:
@@ -408,12 +437,19 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     ca, cb = _content_of(a.text, lang.code), _content_of(b.text, lang.code)
     if not ca or not cb:
         return False
-    shared = matching.shared(ca, cb)
-    kept, own = shared / len(ca), 1 - shared / len(cb)
-    if not ((own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)):
-        return False
-    pairs = lang.antonyms if lang is english else lang.antonyms + english.antonyms
-    return not matching.opposed(a.text, b.text, pairs)
+    exact = len(ca & cb)
+    if not _kept(exact, len(ca), len(cb)):
+        # words typed with a slip or cut short: looked for only when they can decide
+        if not _kept(exact + min(len(ca), len(cb)) - exact, len(ca), len(cb)):
+            return False
+        if not _kept(matching.shared(ca, cb), len(ca), len(cb)):
+            return False
+    pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
+    # opposites are among the words one turn has and the other lacks ("on" / "off")
+    in_a, in_b = set(a.words), set(b.words)
+    a_only = " ".join(w for w in a.words if w not in in_b)
+    b_only = " ".join(w for w in b.words if w not in in_a)
+    return not (a_only and b_only and matching.opposed(a_only, b_only, pairs))
 
 
 class _Turn(NamedTuple):
@@ -432,31 +468,36 @@ def _prepared(query: str) -> _Turn:
     the A of the next."""
     text = normalise(query)
     words = _words(text)
-    return _Turn(text, words, tuple(_counts(words)), _UNSPACED.search(text) is not None)
+    unspaced = _UNSPACED.search(text) is not None
+    return _Turn(text, words, tuple(_counts(words)), unspaced)
 
 
 def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     """The signals B carries about the answer to A, in ``SIGNALS`` order (empty: none).
     Without ``gated``, every pattern runs (the reference the gates are tested against)."""
     a, b = _prepared(a_query), _prepared(b_query)
-    found: list[str] = []
-    if b.text and is_rephrase(a, b):
-        found.append(REPHRASE)
     open_ = None
     if gated:
         open_ = _plan(b.text)
         if open_ is None:  # no literal any pattern requires: none can match
-            return found
+            return [REPHRASE] if b.text and is_rephrase(a, b) else []
     langs = _speakers(b)
     text = b.text
-    escalation = _any(text, 0, langs, open_) is not None
-    if escalation:
+    escalation = _any(text, 0, langs, open_)
+    negative = _any(text, 1, langs, open_)
+    # the question asked again beside a complaint or a request for a person ("not what I
+    # asked. <the question>", "<the question>? or get me a human"): read without them
+    rephrase = bool(b.text) and is_rephrase(a, b)
+    if not rephrase and (said := escalation or negative) is not None:
+        rest = _prepared(text[: said.start()] + " " + text[said.end() :])
+        rephrase = bool(rest.text) and is_rephrase(a, rest)
+    found = [REPHRASE] if rephrase else []
+    if escalation is not None:
         found.append(ESCALATION)
-    negative = _any(text, 1, langs, open_) is not None
-    if negative:
+    if negative is not None:
         found.append(NEGATIVE)
-    elif escalation:
-        pass  # a request for a person is no thanks, however polite ("a human please 🙏")
+    elif escalation is not None or rephrase:
+        pass  # a request for a person or a question asked again is no thanks ("… 🙏")
     elif (m := _any(text, 2, langs, open_)) is not None and _only_thanks(b, m):
         found.append(POSITIVE)
     return found
@@ -465,13 +506,7 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
 @cache
 def _in_advance() -> re.Pattern[str] | None:
     """Every language's thanks for an answer not given yet ("thanks in advance")."""
-    folder = resources.files("monitor.sessions") / "languages"
-    words = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".toml"):
-            table = tomllib.loads(entry.read_text(encoding="utf-8")).get("grammar", {})
-            if (got := grammar.in_advance(table)) is not None:
-                words.append(got)
+    words = [lang.in_advance for lang in languages() if lang.in_advance]
     return re.compile("|".join(words), _FLAGS) if words else None
 
 
@@ -484,4 +519,5 @@ def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
         return False
     rest = (text[: match.start()] + " " + text[match.end() :]).strip()
     lang = _tally(text, b.counts, b.unspaced)[0]
-    return len(content(rest, lang)) <= _MAX_OWN_WORDS
+    # without spaces, content is read as character pairs: about three a word
+    return len(content(rest, lang)) <= _MAX_OWN_WORDS * (3 if b.unspaced else 1)
