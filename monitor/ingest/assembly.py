@@ -96,7 +96,11 @@ MAX_WAIT = "max_wait"  # still incomplete or still changing at the max wait
 EVICTED = "evicted"  # pushed out by the trace-count or byte bound
 END_OF_INPUT = "end_of_input"  # a finite input ended before the root span came
 LATE = "late"  # spans of a trace already emitted (counted, not evaluated again)
-ASSEMBLY_OUTCOMES = (COMPLETE, MAX_WAIT, EVICTED, END_OF_INPUT, LATE)
+# a record with no spans: an empty export request, valid OTLP ("If the server receives an
+# empty request ... the server SHOULD respond with success", the OTLP specification), so no
+# dead letter; counted, as late spans are, under convention "-"
+EMPTY = "empty"
+ASSEMBLY_OUTCOMES = (COMPLETE, MAX_WAIT, EVICTED, END_OF_INPUT, LATE, EMPTY)
 
 
 NEVER = float("-inf")
@@ -221,6 +225,8 @@ class OtlpAssembler:
             self._noted(pos, ())
             detail = f"{type(exc).__name__}: {exc}"[:200]
             return [Decoded(dead_letter(record, DECODE_FAILED, detail), (pos,))], 1
+        if not spans:
+            self._count("-", EMPTY)
         now = self._clock()
         when = self._record_time(record)
         verdicts = self._noted(pos, spans)

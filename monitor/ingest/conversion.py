@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from monitor.core.model import DeadLetter, RagTrace
-from monitor.ingest.assembly import COMPLETE, LATE, OtlpAssembler
+from monitor.ingest.assembly import COMPLETE, EMPTY, LATE, OtlpAssembler
 from monitor.ingest.decoder import Decoded
 from monitor.sources import SourcePosition, SourceRecord
 
@@ -49,7 +49,7 @@ def by_convention(counts: dict[tuple[str, str], int]) -> tuple[dict[str, int], i
     by: dict[str, int] = {}
     incomplete = 0
     for (convention, outcome), n in counts.items():
-        if outcome == LATE:
+        if outcome in (LATE, EMPTY):  # not traces
             continue
         by[convention] = by.get(convention, 0) + n
         if outcome != COMPLETE:

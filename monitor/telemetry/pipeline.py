@@ -165,7 +165,8 @@ class PipelineMetrics:
             "ragmon_assembly_traces_total",
             "OTLP traces leaving the assembly buffer, by recognised convention (or "
             "unrecognised, content_missing, own) and outcome (complete, max_wait, evicted, "
-            "end_of_input; late counts span groups of traces already emitted).",
+            "end_of_input; late counts span groups of traces already emitted, empty the "
+            "records with no spans at all, both under convention '-').",
             ["convention", "outcome"],
             registry=registry,
         )
@@ -245,7 +246,7 @@ class PipelineMetrics:
         self.assembled.labels(convention, outcome).inc()
         if unresolved_ids:
             self.ids_unresolved.labels(convention).inc(unresolved_ids)
-        if outcome == "late":
+        if outcome in ("late", "empty"):  # spans of a trace already out, or none at all
             return
         name, version = instrumentation
         if self._instrumentations(f"{name}\n{version}") == OTHER:

@@ -117,6 +117,33 @@ def test_bad_messages_are_dead_letters_with_their_position() -> None:
     assert isinstance(letter.item, DeadLetter) and letter.item.reason == "too_large"
 
 
+def test_an_empty_request_is_no_dead_letter_and_is_counted() -> None:
+    """A zero-byte record is the protobuf encoding of an ExportTraceServiceRequest with no
+    spans, as ``{}`` and ``{"resourceSpans": []}`` are in OTLP/JSON: valid OTLP (a server
+    answers an empty request with success), nothing to assemble. No dead letter, nothing
+    buffered, and counted (it went by unseen)."""
+    from prometheus_client import CollectorRegistry
+
+    from monitor import registry
+
+    metrics = registry.build_metrics(CollectorRegistry())
+    for fmt, values in (("otlp_proto", [b""]), ("otlp_json", [b"{}", b'{"resourceSpans": []}'])):
+        asm = OtlpAssembler(fmt, observer=metrics)
+        for offset, value in enumerate(values):
+            assert asm.feed(rec(value, offset)) == ([], 0)
+        assert asm.buffered == 0 and asm.counts == {("-", "empty"): len(values)}
+    got = metrics.registry.get_sample_value(
+        "ragmon_assembly_traces_total", {"convention": "-", "outcome": "empty"})  # fmt: skip
+    assert got == 3
+    assert (
+        metrics.registry.get_sample_value(  # not a trace of any instrumentation
+            "ragmon_otlp_instrumentation_traces_total",
+            {"instrumentation": "none", "version": "none", "convention": "-"},
+        )
+        is None
+    )
+
+
 class Source(ListSource):
     """A list of records that never runs dry (the daemon case), records set per poll."""
 
