@@ -282,9 +282,13 @@ def add_convert(sub: Commands) -> None:
     )
     conv.add_argument("file", type=Path, metavar="FILE",
                       help="the OTLP file; '-' is standard input; gzip is unpacked")  # fmt: skip
-    conv.add_argument("--from", dest="fmt", choices=("otlp-json", "otlp-proto"), required=True)
-    conv.add_argument("--output-jsonl", type=Path, required=True,
-                      help="the native records, one per line (overwritten)")  # fmt: skip
+    conv.add_argument("--from", "--format", dest="fmt", default="auto",
+                      choices=("auto", "otlp-json", "otlp-proto"),
+                      help="auto (default): told from the file's first bytes, as replay "
+                      "tells it")  # fmt: skip
+    conv.add_argument("--output-jsonl", "-o", type=Path, default=Path("-"),
+                      help="the native records, one per line (overwritten; default '-', "
+                      "stdout)")  # fmt: skip
 
 
 def add_config(sub: Commands) -> None:

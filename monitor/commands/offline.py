@@ -266,9 +266,15 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         print(f"ragmon convert: {source.name} stopped after {source.done} bytes: {failed}",
               file=stderr)  # fmt: skip
         return EXIT_FAIL
-    result = _otlp(data, args.fmt, source.name, stderr)
+    fmt = args.fmt if args.fmt != "auto" else framing.sniff_format(data[:HEAD_BYTES])
+    if fmt != "otlp-json" and fmt != "otlp-proto":  # native records, or nothing at all
+        what = "native records" if fmt == "native" else "nothing but whitespace"
+        print(f"ragmon convert: {source.name} holds {what}, not OTLP spans: nothing to "
+              "convert (ragmon replay evaluates native records)", file=stderr)  # fmt: skip
+        return EXIT_FAIL
+    result = _otlp(data, fmt, source.name, stderr)
     if not result.traces:
-        hint = _why_nothing([data[:HEAD_BYTES]], args.fmt,
+        hint = _why_nothing([data[:HEAD_BYTES]], fmt,
                             "convert reads OTLP spans; give --from the other OTLP format, or "
                             "use ragmon replay for native records")  # fmt: skip
         print(f"ragmon convert: no trace mapped{hint}", file=stderr)
