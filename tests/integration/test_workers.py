@@ -131,6 +131,9 @@ def test_two_workers_share_the_group_survive_a_kill_and_drain_on_sigterm(tmp_pat
     assert daemon.proc is not None and daemon.proc.returncode == 0, daemon.stderr[-1][-3000:]
     print(f"SIGTERM: both workers drained in {took:.1f} s")
     assert '"workers_stopped"' in daemon.stderr[-1]
+    # three processes logged to one stderr, at once at each start and stop: whole lines
+    for line in daemon.stderr[-1].splitlines():
+        json.loads(line)
     assert all_committed(group, topic)
 
 
@@ -236,4 +239,7 @@ def test_a_worker_that_cannot_start_ends_the_parent_with_its_one_line(tmp_path: 
     assert code == 2 and len(said) == 1, lines
     assert said[0].startswith("ragmon run: ") and "a-file" in said[0], said
     assert not any('"worker_ended"' in x or '"worker_keeps_failing"' in x for x in lines)
-    assert took < 20
+    assert sum('"worker_started"' in x for x in lines) == 2  # never started again
+    # a worker's start (imports, models) is seconds on a quiet machine: 3 s measured, 11-22
+    # with a load of 15 on two cores; the restarts took 40 s and more
+    assert took < 60
