@@ -114,7 +114,7 @@ def test_a_replay_with_the_judge_on_every_trace_writes_every_pair_every_time(
     want = pairs_of(records)
     assert len(want) == 13
     out = tmp_path / "out.jsonl"
-    for _ in range(12):
+    for _ in range(8):
         status, err = replay(str(src), "--judge", "heuristic", "--sample-rate", "1",
                              "--output-jsonl", str(out))  # fmt: skip
         assert status == 0, err
@@ -155,3 +155,37 @@ def test_an_otlp_replay_writes_the_follow_ups_of_its_sessions(tmp_path: Path) ->
     status, err = replay(str(src), "--format", "otlp-proto", "--output-jsonl", str(out))
     assert status == 0, err
     assert followup_lines(out) == sorted(itertools.pairwise(ids))
+
+
+class Receiver(ListSource):
+    """What the OTLP/HTTP receiver is to the pipeline: never exhausted, and what it accepted
+    exists only in this process (a stop must finish it)."""
+
+    replays_unfinished = False
+
+    @property
+    def exhausted(self) -> bool:
+        return False
+
+
+def test_a_stop_of_the_receiver_pairs_every_turn_judged_after_it() -> None:
+    """The daemon on OTLP/HTTP stops by evaluating all it accepted: the turns whose verdicts
+    come back during that stop are paired too (the flush waited for nothing before)."""
+    records = conversation_records()
+    stage = JudgeStage(LaterTurnsSlow(0.3), HashSampler(SamplingRules(1.0, 1.0)), Budget(None),
+                       concurrency=2)  # fmt: skip
+    sink = InMemorySink()
+    source = Receiver([json.dumps(r).encode() for r in records])
+    pipeline = registry.build_pipeline(
+        Settings(), registry.build_metrics(CollectorRegistry()), source=source,
+        extra_sinks=[sink], judge_stage=stage, outputs=False,
+    )  # fmt: skip
+    pipeline.start()
+    stop = threading.Event()
+    pipeline.process(source.poll(100, 0))  # accepted: every trace with the judge
+    stop.set()
+    pipeline.run(stop)
+    pipeline.close()
+    assert len(sink.evaluations) == len(records)
+    got = sorted((f.turn.trace_id, f.by.trace_id) for f in sink.followups)
+    assert got == pairs_of(records)
