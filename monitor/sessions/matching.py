@@ -19,6 +19,7 @@ from rapidfuzz.distance import Indel
 _SIMILAR = 0.8  # normalised similarity of two words one slip apart ("exprot"/"export": 0.83)
 _MIN_FUZZY = 4  # shorter words are told apart by one letter ("plan"/"plus" aside)
 _MIN_PREFIX = 3  # "auth" for "authentication", "2fa" aside
+_STEM = 4  # the first letters two forms of a word share, where the stemmer left them apart
 
 
 class Antonyms(NamedTuple):
@@ -33,9 +34,15 @@ def _close(x: str, y: str) -> bool:
     if len(x) < _MIN_PREFIX or len(y) < _MIN_PREFIX or x.isdigit() or y.isdigit():
         return False
     short, long_ = (x, y) if len(x) <= len(y) else (y, x)
-    if long_.startswith(short):
+    if short in long_:  # cut short ("auth"), or a verb with its particle ("aanzetten": "zet")
         return True
-    return len(short) >= _MIN_FUZZY and Indel.normalized_similarity(x, y) >= _SIMILAR
+    if len(x) == len(y) and sorted(x) == sorted(y):  # two letters swapped: "pfd", "kotna"
+        return sum(p != q for p, q in zip(x, y, strict=True)) == 2
+    if len(short) < _MIN_FUZZY:
+        return False
+    if x[:_STEM] == y[:_STEM] and len(short) > _STEM:  # one stem, two forms: "disdetta"/"disdico"
+        return True
+    return Indel.normalized_similarity(x, y) >= _SIMILAR
 
 
 @lru_cache(maxsize=4096)
@@ -51,6 +58,23 @@ def shared(earlier: frozenset[str], later: frozenset[str]) -> int:
             left.discard(match)
             count += 1
     return count
+
+
+def swapped(earlier_only: Iterable[str], later_only: Iterable[str]) -> bool:
+    """Whether a question written without spaces asks the same about something else: a
+    Latin-script word of one ("CSV") where the other has another ("PDF"), or a character
+    pair of one where the other has a pair with one character changed (年度 / 月度, 日曜 /
+    土曜). A reordered question (密码重置 / 重置密码) changes pairs, not characters in them."""
+    first, second = list(earlier_only), list(later_only)
+    if any(w.isascii() for w in first) and any(w.isascii() for w in second):
+        return True
+    return any(
+        len(p) == len(q) == 2 and (p[0] == q[0]) != (p[1] == q[1])
+        for p in first
+        if not p.isascii()
+        for q in second
+        if not q.isascii()
+    )
 
 
 def antonyms(pairs: Iterable[Sequence[str]]) -> Antonyms:

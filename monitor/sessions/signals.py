@@ -58,7 +58,10 @@ _STEMMERS = {
     "ru": "russian", "tr": "turkish",
 }  # fmt: skip
 _PAIRED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# a word: letters and the marks written on them (Devanagari's vowel signs, Arabic's short
+# vowels: not letters to ``\w``, so "कीमत" would fall apart into "क" and "मत")
+_MARKS = "\u0300-\u036f\u064b-\u065f\u0670\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963"
+_WORD = re.compile(rf"[^\W_](?:[^\W_]|[{_MARKS}])*(?:['’][^\W_]+)*")
 _FLAGS = re.IGNORECASE
 _REPEATED = re.compile(r"([^\W\d_])\1{2,}")  # a letter typed three times or more: "daaanke"
 
@@ -86,6 +89,7 @@ class Language(NamedTuple):
     stop: frozenset[str]
     unspaced: re.Pattern[str] | None = None
     antonyms: matching.Antonyms = matching.Antonyms(None, 0)
+    numerals: dict[str, str] = {}  # noqa: RUF012 (never changed) a number's word -> its digits
     in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
 
 
@@ -163,7 +167,9 @@ def languages() -> tuple[Language, ...]:
         code = data["code"]
         openers = data.get("openers")
         table = data.get("grammar", {})
-        said = (*data.get("generic", ()), *table.get("meta", ()))
+        said = [*data.get("generic", ()), *table.get("meta", ())]
+        if table.get("spaced", True):  # polite words ask nothing either ("porfa", "aub")
+            said += [w for f in table.get("fillers", ()) for w in f.split() if w.isalpha()]
         stop = _stop_words(code) | {w.lower() for w in said}
         unspaced = sorted((w for w in stop if _PAIRED.fullmatch(w)), key=len, reverse=True)
         made = grammar.composed(table)
@@ -177,6 +183,11 @@ def languages() -> tuple[Language, ...]:
                 stop=stop,
                 unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
                 antonyms=matching.antonyms(table.get("antonyms", ())),
+                numerals={
+                    w.translate(_FOLD): str(n)
+                    for n, ws in enumerate(table.get("numerals", ()))
+                    for w in ws.split("|")
+                },
                 in_advance=grammar.in_advance(table),
             )
         )
@@ -273,8 +284,23 @@ def _by_code() -> dict[str, Language]:
 
 @cache
 def _skipped(code: str) -> frozenset[str]:
-    """The words ``content`` leaves out in ``code``: its stop words and English's."""
-    return _by_code()[code].stop | languages()[0].stop
+    """The words ``content`` leaves out in ``code``: its stop words and English's, as typed
+    and without their accents."""
+    stop = _by_code()[code].stop | languages()[0].stop
+    return stop | {w.translate(_FOLD) for w in stop}
+
+
+def _fold_table() -> dict[int, str]:
+    """Latin letters with a mark -> the letter alone ("ó" -> "o", "ş" -> "s", "ı" -> "i")."""
+    table = {ord(c): b for c, b in (("ı", "i"), ("ł", "l"), ("ø", "o"), ("ß", "ss"), ("đ", "d"))}
+    for code in range(0xC0, 0x250):
+        base = unicodedata.normalize("NFKD", chr(code))[:1]
+        if base.isascii() and base.isalpha() and base != chr(code):
+            table[code] = base.lower() if chr(code).islower() else base
+    return table
+
+
+_FOLD: Final = _fold_table()
 
 
 def content(text: str, lang: Language, words: list[str] | None = None) -> frozenset[str]:
@@ -285,7 +311,9 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
     stemmer = _stemmer(lang.code)
     words = _words(text) if words is None else words
     if not _UNSPACED.search(text):  # the common case: words and nothing else
-        kept = [w for w in words if w not in skipped]
+        # read without accents ("suscripcion", "nasil") and numbers as digits ("two": 2)
+        folded = (w.translate(_FOLD) for w in words)
+        kept = [lang.numerals.get(w, w) for w in folded if w not in skipped]
         return frozenset(map(stemmer, kept) if stemmer is not None else kept)
     out: set[str] = set()
     for word in words:
@@ -417,12 +445,16 @@ def _speakers(b: _Turn) -> tuple[Language, ...]:
     return _tally(b.text, b.counts, b.unspaced)[1]
 
 
-def _kept(shared: int, in_a: int, in_b: int) -> bool:
+def _kept(shared: int, in_a: int, in_b: int, pairs: bool = False) -> bool:
     """Whether B, sharing ``shared`` of A's ``in_a`` content words with ``in_b`` of its own,
-    asks what A asked: all of B's words were A's and it keeps half of A's, or it keeps three
-    in five of A's and adds at most one in four."""
+    asks what A asked: all of B's words were A's and it keeps half of A's, or it keeps all of
+    A's and adds at most one in four — a word of A's swapped for another is the same
+    question about something else ("annual" -> "monthly"). Read as character pairs
+    (``pairs``), where one changed word changes two pairs, three in five of A's are enough
+    (``matching.swapped`` tells the swaps)."""
     kept, own = shared / in_a, 1 - shared / in_b
-    return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= 0.6 and own <= 0.25)
+    enough = 0.6 if pairs else 1
+    return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= enough and own <= 0.25)
 
 
 def is_rephrase(a: _Turn, b: _Turn) -> bool:
@@ -437,13 +469,15 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     ca, cb = _content_of(a.text, lang.code), _content_of(b.text, lang.code)
     if not ca or not cb:
         return False
-    exact = len(ca & cb)
-    if not _kept(exact, len(ca), len(cb)):
+    exact, paired = len(ca & cb), a.unspaced or b.unspaced
+    if not _kept(exact, len(ca), len(cb), paired):
         # words typed with a slip or cut short: looked for only when they can decide
-        if not _kept(exact + min(len(ca), len(cb)) - exact, len(ca), len(cb)):
+        if not _kept(min(len(ca), len(cb)), len(ca), len(cb), paired):
             return False
-        if not _kept(matching.shared(ca, cb), len(ca), len(cb)):
+        if not _kept(matching.shared(ca, cb), len(ca), len(cb), paired):
             return False
+    if paired and matching.swapped(ca - cb, cb - ca):
+        return False
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
     # opposites are among the words one turn has and the other lacks ("on" / "off")
     in_a, in_b = set(a.words), set(b.words)
@@ -491,16 +525,26 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if not rephrase and (said := escalation or negative) is not None:
         rest = _prepared(text[: said.start()] + " " + text[said.end() :])
         rephrase = bool(rest.text) and is_rephrase(a, rest)
+    positive = False
+    if negative is None and escalation is None:  # a request for a person is no thanks ("🙏")
+        m = _any(text, 2, langs, open_)
+        # thanks in words asks nothing more ("merged, thanks!" is not the question again);
+        # an emoji beside a question asked again is a plea, not thanks
+        positive = m is not None and _only_thanks(b, m) and not (rephrase and _emoji(m))
+        rephrase = rephrase and not positive
     found = [REPHRASE] if rephrase else []
     if escalation is not None:
         found.append(ESCALATION)
     if negative is not None:
         found.append(NEGATIVE)
-    elif escalation is not None or rephrase:
-        pass  # a request for a person or a question asked again is no thanks ("… 🙏")
-    elif (m := _any(text, 2, langs, open_)) is not None and _only_thanks(b, m):
+    if positive:
         found.append(POSITIVE)
     return found
+
+
+def _emoji(match: re.Match[str]) -> bool:
+    """Whether a match holds no letter: an emoji, a sign."""
+    return not any(c.isalpha() for c in match.group())
 
 
 @cache
