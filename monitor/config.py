@@ -416,7 +416,7 @@ def _format(exc: ValidationError, origin: str) -> str:
         # the variable of this key or of the enclosing key that was set as a whole
         for n in range(len(parts), 0, -1):
             var = ENV_PREFIX + ENV_DELIMITER.join(parts[:n]).upper()
-            if var in os.environ:
+            if os.environ.get(var):  # an empty one is not set (env_ignore_empty)
                 loc = f"{loc} (from {var})"
                 break
         lines.append(f"  {loc}: {msg}" if loc else f"  {msg}")

@@ -397,3 +397,15 @@ def test_a_value_that_starts_like_json_and_does_not_parse_is_one_line(
     assert "\n" not in said and said.startswith(
         f"invalid configuration (environment): {variable}={value!r} is not valid JSON: "
     ), said
+
+
+def test_a_bad_file_value_beside_an_empty_variable_is_the_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The empty variable was not read: the error does not name it as the value's origin."""
+    path = tmp_path / "ragmon.yaml"
+    path.write_text("metrics:\n  port: -1\n")
+    monkeypatch.setenv("RAGMON_METRICS__PORT", "")
+    with pytest.raises(ConfigError) as caught:
+        load(path)
+    assert "metrics.port:" in str(caught.value) and "RAGMON_METRICS__PORT" not in str(caught.value)
