@@ -3,10 +3,16 @@ per language, on a labelled set of consecutive turns (default: tests/sessions/fo
 written for this project; any file in its format works: language, A, B, signals).
 
     .venv/bin/python bench/followups.py [FILE]
+    .venv/bin/python bench/followups.py OPEN SEALED   # two sets side by side
+    .venv/bin/python bench/followups.py --blind       # the blind set's open and sealed parts
 
 A pair counts once per signal: a true positive when B carries the signal and the label says
 so, a false positive when only ``read`` says so, a false negative when only the label does.
-Also prints the cost of reading one pair (the session stage's share of a trace's cost).
+One file: its figures and every miss by name. Two files (a set's open part, then the part
+held out, as ``--blind`` names them): their figures side by side and the second's drop from
+the first, flagged past 0.05 (the patterns fitted to the first) — no line of either is
+printed, so the held-out part can be scored without being read. Also prints the cost of
+reading one pair (the session stage's share of a trace's cost), on the first file.
 """
 
 from __future__ import annotations
@@ -14,11 +20,15 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from monitor.sessions.signals import SIGNALS, _content_of, _prepared, read
 
-DEFAULT = Path(__file__).resolve().parent.parent / "tests" / "sessions" / "followups.tsv"
+SETS = Path(__file__).resolve().parent.parent / "tests" / "sessions"
+DEFAULT = SETS / "followups.tsv"
+BLIND = (SETS / "followups_blind_open.tsv", SETS / "followups_blind_sealed.tsv")
+GAP = 0.05  # a held-out figure this far below the open one: fitted to the open part
 
 
 def load(path: Path) -> list[tuple[str, str, str, frozenset[str]]]:
@@ -32,59 +42,119 @@ def load(path: Path) -> list[tuple[str, str, str, frozenset[str]]]:
     return rows
 
 
-def _ratio(n: int, d: int) -> str:
-    return f"{n / d:.3f}" if d else "  -  "
+@dataclass
+class Score:
+    """One set's counts per (signal, language), and the pairs read wrong."""
+
+    pairs: int = 0
+    langs: list[str] = field(default_factory=list)
+    tp: Counter[tuple[str, str]] = field(default_factory=Counter)
+    fp: Counter[tuple[str, str]] = field(default_factory=Counter)
+    fn: Counter[tuple[str, str]] = field(default_factory=Counter)
+    wrong: list[tuple[str, str, list[str], list[str]]] = field(default_factory=list)
+
+    def total(self, counts: Counter[tuple[str, str]], signal: str) -> int:
+        return sum(v for (s, _), v in counts.items() if s == signal)
+
+    def precision(self, signal: str) -> float | None:
+        t, f = self.total(self.tp, signal), self.total(self.fp, signal)
+        return t / (t + f) if t + f else None
+
+    def recall(self, signal: str, lang: str | None = None) -> float | None:
+        if lang is None:
+            t, n = self.total(self.tp, signal), self.total(self.fn, signal)
+        else:
+            t, n = self.tp[(signal, lang)], self.fn[(signal, lang)]
+        return t / (t + n) if t + n else None
 
 
-def main(argv: list[str]) -> int:
-    rows = load(Path(argv[0]) if argv else DEFAULT)
-    tp: Counter[tuple[str, str]] = Counter()
-    fp: Counter[tuple[str, str]] = Counter()
-    fn: Counter[tuple[str, str]] = Counter()
-    wrong = []
+def score(rows: list[tuple[str, str, str, frozenset[str]]]) -> Score:
+    """``read`` on every labelled pair, counted."""
+    out = Score(pairs=len(rows), langs=sorted({r[0] for r in rows}))
     for lang, a, b, labels in rows:
         got = frozenset(read(a, b))
         for signal in SIGNALS:
             key = (signal, lang)
             if signal in got and signal in labels:
-                tp[key] += 1
+                out.tp[key] += 1
             elif signal in got:
-                fp[key] += 1
+                out.fp[key] += 1
             elif signal in labels:
-                fn[key] += 1
+                out.fn[key] += 1
         if got != labels:
-            wrong.append((lang, b, sorted(labels), sorted(got)))
-    langs = sorted({r[0] for r in rows})
-    print(f"{len(rows)} pairs, {len(langs)} languages")
+            out.wrong.append((lang, b, sorted(labels), sorted(got)))
+    return out
+
+
+def _ratio(x: float | None) -> str:
+    return f"{x:.3f}" if x is not None else "  -  "
+
+
+def report(s: Score) -> None:
+    """One set: per signal P, R, counts and recall by language; every miss by name."""
+    print(f"{s.pairs} pairs, {len(s.langs)} languages")
     print(f"{'signal':20} {'P':>6} {'R':>6} {'tp':>4} {'fp':>4} {'fn':>4}  recall by language")
     for signal in SIGNALS:
-        t = sum(v for (s, _), v in tp.items() if s == signal)
-        f = sum(v for (s, _), v in fp.items() if s == signal)
-        n = sum(v for (s, _), v in fn.items() if s == signal)
+        t, f, n = (s.total(c, signal) for c in (s.tp, s.fp, s.fn))
         by_lang = " ".join(
-            f"{lang}={_ratio(tp[(signal, lang)], tp[(signal, lang)] + fn[(signal, lang)])}"
-            for lang in langs
-            if tp[(signal, lang)] + fn[(signal, lang)]
+            f"{lang}={_ratio(x)}" for lang in s.langs if (x := s.recall(signal, lang)) is not None
         )
-        print(
-            f"{signal:20} {_ratio(t, t + f):>6} {_ratio(t, t + n):>6} {t:4} {f:4} {n:4}  {by_lang}"
-        )
-    for lang, b, want, got in wrong:
+        p, r = _ratio(s.precision(signal)), _ratio(s.recall(signal))
+        print(f"{signal:20} {p:>6} {r:>6} {t:4} {f:4} {n:4}  {by_lang}")
+    for lang, b, want, got in s.wrong:
         print(f"  miss [{lang}] {b!r}: labelled {want}, read {got}")
+
+
+def side_by_side(names: tuple[str, str], first: Score, second: Score) -> None:
+    """Two sets' P and R per signal, the second's drop, and each's lowest recall by language;
+    no line of either."""
+    print(f"{names[0]}: {first.pairs} pairs; {names[1]}: {second.pairs} pairs")
+    print(f"{'signal':20} {'P':>6} {'P2':>6} {'R':>6} {'R2':>6}  drop (P, R)  lowest R by language")
+    for signal in SIGNALS:
+        p1, p2 = first.precision(signal), second.precision(signal)
+        r1, r2 = first.recall(signal), second.recall(signal)
+        drops = [x - y for x, y in ((p1, p2), (r1, r2)) if x is not None and y is not None]
+        flag = " FITTED" if any(d > GAP for d in drops) else ""
+        lows = []
+        for s in (first, second):
+            got = [(r, lang) for lang in s.langs if (r := s.recall(signal, lang)) is not None]
+            lows.append(f"{min(got)[1]}={min(got)[0]:.3f}" if got else "-")
+        drop = " ".join(f"{d:+.3f}" for d in drops)
+        print(f"{signal:20} {_ratio(p1):>6} {_ratio(p2):>6} {_ratio(r1):>6} {_ratio(r2):>6}"
+              f"  {drop:>13}{flag}  {lows[0]} / {lows[1]}")  # fmt: skip
+    print(f"(P2, R2: {names[1]}; FITTED: a drop over {GAP} from {names[0]})")
+
+
+def cost(rows: list[tuple[str, str, str, frozenset[str]]]) -> float:
+    """CPU seconds to read one pair (the machine's other load aside), mean over 20 rounds,
+    each from a cold cache of prepared
+    turns: the labelled pairs are not chained, so no turn is read twice (in a conversation
+    the B of one pair is the A of the next)."""
     pairs = [(a, b) for _, a, b, _ in rows]
     read(*pairs[0])  # patterns loaded
-    # each round from a cold cache of prepared turns: the labelled pairs are not chained, so
-    # no turn is read twice (in a conversation the B of one pair is the A of the next)
     rounds, spent = 20, 0.0
     for _ in range(rounds):
         _prepared.cache_clear()
         _content_of.cache_clear()
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for a, b in pairs:
             read(a, b)
-        spent += time.perf_counter() - t0
-    each = spent / (rounds * len(pairs))
-    print(f"read: {each * 1e6:.1f} µs a pair (mean over {rounds * len(pairs)}, no turn read twice)")
+        spent += time.process_time() - t0
+    return spent / (rounds * len(pairs))
+
+
+def main(argv: list[str]) -> int:
+    paths = list(BLIND) if argv == ["--blind"] else [Path(a) for a in argv] or [DEFAULT]
+    if len(paths) > 2:
+        print("at most two files: a set's open part, then its held-out part", file=sys.stderr)
+        return 2
+    sets = [load(p) for p in paths]
+    if len(sets) == 1:
+        report(score(sets[0]))
+    else:
+        side_by_side((paths[0].name, paths[1].name), score(sets[0]), score(sets[1]))
+    each = cost(sets[0])
+    print(f"read: {each * 1e6:.1f} µs a pair (mean over {20 * len(sets[0])}, no turn read twice)")
     return 0
 
 

@@ -312,8 +312,11 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
     words = _words(text) if words is None else words
     if not _UNSPACED.search(text):  # the common case: words and nothing else
         # read without accents ("suscripcion", "nasil") and numbers as digits ("two": 2)
-        folded = (w.translate(_FOLD) for w in words)
-        kept = [lang.numerals.get(w, w) for w in folded if w not in skipped]
+        if not text.isascii():
+            words = _words(text.translate(_FOLD))
+        kept = [w for w in words if w not in skipped]
+        if lang.numerals:
+            kept = [lang.numerals.get(w, w) for w in kept]
         return frozenset(map(stemmer, kept) if stemmer is not None else kept)
     out: set[str] = set()
     for word in words:
