@@ -11,7 +11,7 @@ database) is moved aside with one log line and a new one is started: the daemon 
 
 from __future__ import annotations
 
-import json
+import hashlib
 import sqlite3
 import time
 from collections.abc import Callable
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import structlog
 from pydantic import Field
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
 _LOG = structlog.get_logger("ragmon.store")
 _DAY = 86_400.0
+_KNOWN_PASSAGES = 200_000  # passage hashes remembered as written today (then forgotten)
 
 
 class StoreConfig(ConfigSection):
@@ -80,10 +82,11 @@ class _Batch:
     judged: list[tuple[str, str, _Row]]  # a later verdict: trace id, its judge JSON, the row
     followups: list[_Row]
     sessions: list[_Row]
+    passages: list[_Row]  # new (or not written today): hash, redacted text, time
 
     @classmethod
     def empty(cls) -> _Batch:
-        return cls([], [], [], [], [], [])
+        return cls([], [], [], [], [], [], [])
 
     def __bool__(self) -> bool:
         return any((self.evaluations, self.judged, self.followups, self.sessions))
@@ -121,6 +124,7 @@ class StoreSink(Closable):
         self._db: sqlite3.Connection | None = None
         self._batch = _Batch.empty()
         self._retained_at: float | None = None
+        self._known: dict[str, int] = {}  # passage hash -> the day it was last written
         self.moved_aside: list[Path] = []  # damaged files moved out of the way
         self.deleted: dict[str, int] = {"age": 0, "size": 0}  # evaluations deleted by retention
 
@@ -175,22 +179,23 @@ class StoreSink(Closable):
         stamp = now if trace.timestamp is None else min(trace.timestamp.timestamp(), now)
         row = (trace.trace_id, stamp, trace.session_id, trace.app, trace.route, trace.release,
                int(evaluation.any_flagged), evaluation.risk, _json(line),
-               _json(self._record(evaluation)), now)  # fmt: skip
+               _json(self._record(evaluation, now)), now)  # fmt: skip
         b = self._batch
         if evaluation.judge_only:  # a verdict that came after the checks: it joins their row
             b.judged.append((trace.trace_id, _json(line.get("judge")), row))
             return
         b.evaluations.append(row)
         tid = trace.trace_id
-        b.checks.extend(
-            (tid, name, check_outcome(r.flagged, r.applicable, r.error is not None), stamp)
-            for name, r in evaluation.checks.items()
-        )
+        for name, r in evaluation.checks.items():
+            outcome = check_outcome(r.flagged, r.error is not None)
+            if outcome is not None:
+                b.checks.append((tid, name, outcome, stamp))
         b.segments.extend((tid, dim, value, stamp) for dim, value in evaluation.segments.items())
 
-    def _record(self, evaluation: Evaluation) -> dict[str, Any]:
-        """What the trace page shows of the trace: its question, packed context, answer,
-        retrieved ids and ragmon's own attributes (an agent's steps), text redacted."""
+    def _record(self, evaluation: Evaluation, now: float) -> dict[str, Any]:
+        """What the trace page shows of the trace: its question, packed context (each
+        passage by the hash of its text, kept once in ``passages``), answer, retrieved ids and
+        ragmon's own attributes (an agent's steps), text redacted."""
         t = evaluation.trace
         clean = self._redactor.redact if self._redactor is not None else _same
         return {
@@ -199,12 +204,25 @@ class StoreSink(Closable):
             "app": t.app, "route": t.route, "release": t.release, "model": t.model,
             "session_id": t.session_id, "golden_id": t.golden_id,
             "query": clean(t.query), "answer": clean(t.answer),
-            "context": [{"doc_id": p.doc_id, "chunk_id": p.chunk_id, "text": clean(p.text),
-                         "data_source": p.data_source} for p in t.context],
+            "context": [{"doc_id": p.doc_id, "chunk_id": p.chunk_id, "data_source": p.data_source,
+                         "hash": self._passage(p.text, now)} for p in t.context],
             "retrieved": [{"doc_id": d.doc_id, "chunk_id": d.chunk_id, "score": d.score,
                            "rank": d.rank} for d in t.retrieved],
             "attributes": {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
         }  # fmt: skip
+
+    def _passage(self, text: str, now: float) -> str:
+        """The hash a passage's text is stored under; its (redacted) text is written unless
+        it was written today already: a passage costs its redaction once, not per trace."""
+        key = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+        day = int(now // _DAY)
+        if self._known.get(key) != day:
+            if len(self._known) >= _KNOWN_PASSAGES:
+                self._known.clear()
+            self._known[key] = day
+            clean = self._redactor.redact(text) if self._redactor is not None else text
+            self._batch.passages.append((key, clean, now))
+        return key
 
     def write_followup(self, followup: Followup) -> None:
         """Take the follow-up line (ids and signals: no text of the turns)."""
@@ -257,6 +275,7 @@ class StoreSink(Closable):
     def _reopen(self) -> None:
         if self._db is not None:
             self._db.close()
+        self._known.clear()  # the new file has no passage yet
         self._db = self._open()
 
     def _commit(self, b: _Batch) -> None:
@@ -277,6 +296,8 @@ class StoreSink(Closable):
                 )  # fmt: skip
                 if done.rowcount == 0:  # its checks' line is not (or no longer) stored
                     db.execute("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
+            db.executemany("INSERT INTO passages VALUES (?,?,?) ON CONFLICT (hash) DO UPDATE "
+                           "SET last = excluded.last", b.passages)  # fmt: skip
             db.executemany("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?)", b.followups)
             db.executemany("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?)", b.sessions)
             db.execute("COMMIT")
@@ -322,6 +343,8 @@ class StoreSink(Closable):
             gone = db.execute(f"DELETE FROM evaluations WHERE stored {op} ?", (cutoff,)).rowcount
             for table in ("followups", "sessions"):
                 db.execute(f"DELETE FROM {table} WHERE stored {op} ?", (cutoff,))
+            # a day's slack: a passage's time is refreshed once a day at most
+            db.execute("DELETE FROM passages WHERE last < ?", (cutoff - _DAY,))
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -353,8 +376,11 @@ class StoreSink(Closable):
             self._db = None
 
 
+_ENCODE = msgspec.json.Encoder()
+
+
 def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODE.encode(value).decode()
 
 
 def _same(text: str) -> str:

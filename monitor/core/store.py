@@ -4,14 +4,18 @@ evaluation store"). The store sink (``sinks/store.py``) writes it; the trace pag
 library, in WAL mode: one writer, readers in other processes while it writes.
 
 One row per trace in ``evaluations`` (its evaluation line and its trace record as JSON, both
-PII-redacted as the evaluation lines are), with what a search filters on in columns and in
-two narrow tables (``checks``: each check's outcome; ``segments``: each segment) that carry
+PII-redacted as the evaluation lines are; a packed passage's text is kept once in
+``passages``, by the hash of its text, and the record names it), with what a search filters
+on in columns and in two narrow tables (``checks``: each check that flagged the trace or
+failed on it; ``segments``: each segment) that carry
 the trace's time, so that a search by check or segment within a time window reads an index
 and nothing else. A follow-up is keyed by the turn it is about, a session's outcome by the
 session and the first trace of its opening: a replay replaces a row, never adds one.
 ``time`` is the trace's own (what a search's window reads; the time of writing when the
 trace has none, and never later than that); ``stored`` is when the row was written (what
-retention reads: a replay of last month's files is kept as long as today's traffic).
+retention reads: a replay of last month's files is kept as long as today's traffic); a
+passage's ``last`` is when a trace last named it (refreshed once a day at most), and a passage
+goes a day after the last trace that named it.
 """
 
 from __future__ import annotations
@@ -76,23 +80,29 @@ CREATE TABLE IF NOT EXISTS sessions (
     PRIMARY KEY (session_id, first_trace)
 );
 CREATE INDEX IF NOT EXISTS sessions_stored ON sessions (stored);
+CREATE TABLE IF NOT EXISTS passages (
+    hash TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    last REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passages_last ON passages (last);
 """
 
-# Outcomes of a check in the ``checks`` table (the search's check filter).
-CHECK_OUTCOMES = ("flagged", "passed", "not_applicable", "error")
+# Outcomes of a check the ``checks`` table holds (the search's check filter): a check that
+# passed or did not apply has no row (most results: a row each would cost every trace more)
+CHECK_OUTCOMES = ("flagged", "error")
 
 
 class StoreUnreadable(Exception):
     """The store file is missing, is not a SQLite database, or is not a store (one line)."""
 
 
-def check_outcome(flagged: bool, applicable: bool, error: bool) -> str:
-    """A check's result as one word of ``CHECK_OUTCOMES``."""
+def check_outcome(flagged: bool, error: bool) -> str | None:
+    """A check's result as one word of ``CHECK_OUTCOMES``, or None (passed, not
+    applicable)."""
     if error:
         return "error"
-    if not applicable:
-        return "not_applicable"
-    return "flagged" if flagged else "passed"
+    return "flagged" if flagged else None
 
 
 def open_for_writing(path: Path) -> sqlite3.Connection:

@@ -123,7 +123,13 @@ class EvaluationStore:
     ) -> StoredTrace:
         follow = self._db.execute("SELECT line FROM followups WHERE trace_id = ?",
                                   (row[0],)).fetchone()  # fmt: skip
-        return StoredTrace(str(row[0]), float(row[1]), json.loads(row[2]), json.loads(row[3]),
+        record = json.loads(row[3])
+        for passage in record.get("context") or []:  # each passage's text, kept once by hash
+            if "text" not in passage:
+                found = self._db.execute("SELECT text FROM passages WHERE hash = ?",
+                                         (passage.get("hash"),)).fetchone()  # fmt: skip
+                passage["text"] = found[0] if found else "(the passage's text is not stored)"
+        return StoredTrace(str(row[0]), float(row[1]), json.loads(row[2]), record,
                            json.loads(follow[0]) if follow else None, sessions)  # fmt: skip
 
     def session(self, session_id: str) -> StoredSession | None:

@@ -62,12 +62,35 @@ def test_a_replayed_trace_replaces_its_row(tmp_path: Path) -> None:
         sink.flush()
     sink.close()
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
-    assert rows(path, "SELECT count(*) FROM checks") == [(len(ev.checks),)]
+    assert rows(path, "SELECT count(*) FROM checks") == [(len(ev.flagged),)]  # the flagged
     assert rows(path, "SELECT outcome FROM checks WHERE name = 'unsupported_numbers'") == [
         ("flagged",)
     ]
     stored = json.loads(str(rows(path, "SELECT trace FROM evaluations")[0][0]))
-    assert stored["context"][0]["text"] == "The refund fee is 15 euros."
+    (key,) = [p["hash"] for p in stored["context"]]
+    assert rows(path, "SELECT hash, text FROM passages") == [(key, "The refund fee is 15 euros.")]
+
+
+def test_a_passage_is_kept_once_and_goes_a_day_after_its_last_trace(tmp_path: Path) -> None:
+    path, clock = tmp_path / "s.db", Clock()
+    sink = StoreSink(path, max_age_seconds=3 * 86400, retention_interval_seconds=0, clock=clock)
+    sink.start()
+    for i in range(3):  # three traces, one passage
+        sink.write(evaluate(trace(10 + i)))
+    sink.flush()
+    assert rows(path, "SELECT count(*) FROM passages") == [(1,)]
+    clock.now += 2 * 86400
+    sink.write(evaluate(trace(20)))  # named again two days later: its time is refreshed
+    sink.flush()
+    clock.now += 1.5 * 86400  # the first three traces go; the passage stays for the fourth
+    sink.flush()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+    assert rows(path, "SELECT count(*) FROM passages") == [(1,)]
+    clock.now += 3 * 86400  # the fourth goes, and the passage a day after it
+    sink.flush()
+    sink.close()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(0,)]
+    assert rows(path, "SELECT count(*) FROM passages") == [(0,)]
 
 
 def test_a_later_verdict_joins_the_checks_row(tmp_path: Path) -> None:
@@ -100,6 +123,7 @@ def test_trace_text_is_redacted_as_the_lines_are(tmp_path: Path) -> None:
     sink.write(evaluate(t))
     sink.close()
     raw = str(rows(path, "SELECT line || trace FROM evaluations")[0][0])
+    raw += str(rows(path, "SELECT text FROM passages")[0][0])
     assert "jane.doe@example.com" not in raw
     assert "[REDACTED:EMAIL]" in raw
 
