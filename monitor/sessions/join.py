@@ -64,6 +64,7 @@ class Released(NamedTuple):
     followup: Followup | None
     positions: tuple[Position, ...]
     turn: Turn | None = None  # a turn let go with no pair after it (last, outside_window)
+    last: bool = False  # ``turn`` is its session's last: nothing came within the window
 
 
 Clock = Callable[[Partition | None], float]
@@ -224,7 +225,8 @@ class Sessions:
             session.floor = last.turn.time
             self._drop(session, last)
             self._count("replayed" if last.replayed else "last")
-            out.append(Released(None, _at(last.position), None if last.replayed else last.turn))
+            kept = None if last.replayed else last.turn
+            out.append(Released(None, _at(last.position), kept, True))
         if not turns:
             del self._open[key]
         elif not flush:

@@ -257,7 +257,12 @@ class WithSessions:
                     at = released.followup.by.time if self._record_time else clock(part)
                     outcomes.pair(released.followup, part, at, closed)
                 elif released.turn is not None:
-                    at = released.turn.time if self._record_time else clock(part)
+                    if self._record_time:
+                        at = released.turn.time
+                    elif released.last:  # it arrived window + lateness ago, or just before
+                        at = clock(part) - self.sessions.window - self.sessions.lateness
+                    else:
+                        at = clock(part)
                     outcomes.lone(released.turn, part, at, closed)
         if outcomes is not None:
             if self._record_time:

@@ -265,20 +265,36 @@ def test_outcomes_off_writes_no_session() -> None:
 
 def test_the_daemon_closes_idle_sessions_on_its_injected_clock() -> None:
     now = [BASE]
-    sessions = Sessions(1800.0, 60.0, 1 << 20)
-    o = Outcomes(600.0, 86400.0, grace=60.0)
+    sessions = Sessions(60.0, 10.0, 1 << 20)
+    o = Outcomes(600.0, 86400.0, grace=10.0)
     stage = WithSessions(OneItemPerRecord(NativeDecoder()), sessions, outcomes=o,
                          clock=lambda: now[0])  # fmt: skip
     sessions.hold(turn("a", BASE, failed=True), now[0])
     assert [d.item for d in stage.due()] == []
-    now[0] += 1860  # the join lets the lone turn go (window + lateness): the session waits
+    now[0] += 70  # the join lets the lone turn go (window + lateness): the session waits
     assert [d.item for d in stage.due()] == [None] and len(o) == 1
-    now[0] += 600 + 59  # its idle gap and grace on this clock, but for a second
+    now[0] += 600 - 70 + 10 - 1  # its idle gap and grace from its arrival, but for a second
     assert [d.item for d in stage.due()] == []
     now[0] += 1
     (closed,) = [d.item for d in stage.due()]
     assert isinstance(closed, SessionOutcome)
     assert (closed.outcome, closed.closed_by) == ("abandoned", "idle")
+
+
+def test_a_one_turn_session_closes_when_the_join_lets_it_go_if_the_window_covers_idle() -> None:
+    """Nothing came within the window (at least the idle gap) of the turn's arrival: its gap
+    is counted from then, not from when the join let it go."""
+    now = [BASE]
+    sessions = Sessions(1800.0, 60.0, 1 << 20)
+    o = Outcomes(1800.0, 86400.0, grace=60.0)
+    stage = WithSessions(OneItemPerRecord(NativeDecoder()), sessions, outcomes=o,
+                         clock=lambda: now[0])  # fmt: skip
+    sessions.hold(turn("a", BASE), now[0])
+    stage.due()
+    now[0] += 1860
+    items = [d.item for d in stage.due()]
+    assert [(c.outcome, c.closed_by) for c in items if isinstance(c, SessionOutcome)] == [
+        ("resolved", "idle")]  # fmt: skip
 
 
 def test_turns_timed_in_the_past_do_not_close_their_session_at_once() -> None:
