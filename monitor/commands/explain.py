@@ -92,9 +92,23 @@ def _cause(c: Cause) -> str:
     """One sentence for a cause: what moved in it, and its part of the change."""
     if c.kind == "rate":
         moved = f"its rate {_pct(c.rate_before)} -> {_pct(c.rate_after)} [rate]"
+    elif c.kind == "applicability":
+        moved = (f"the check applies to {_pct(c.checkable_before)} -> {_pct(c.checkable_after)} "
+                 "of its traces [applicability]")  # fmt: skip
     else:
         moved = f"its share of the traffic {_pct(c.share_before)} -> {_pct(c.share_after)} [mix]"
     return f"{c.name}: {moved}, contribution {_pts(c.contribution)}"
+
+
+def _following(cause: str, how: str, cs: list[Cause]) -> str:
+    """One line for the segments that follow ``cause`` in one way (``Cause.relation``)."""
+    names = ", ".join(c.name for c in cs)
+    if how == "counterpart":  # shares of one dimension add up to one
+        return f"the other side of {cause}'s share (one dimension's shares add up to 1): {names}"
+    if how == "stand_in":  # each has a move, gone once the cause's dimension is held fixed
+        held = cause.split("=", 1)[0]
+        return f"follows {cause} (their move vanishes with {held} held fixed): {names}"
+    return f"follows {cause}, no move of its own (they moved as all traffic did): {names}"
 
 
 def _informative(segments: list[SegmentChange]) -> bool:
@@ -123,12 +137,12 @@ def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out
         causes = [c for c in change.causes if c.explained_by is None]
         for c in causes[:top]:
             print(f"  cause: {_cause(c)}", file=out)
-        followers: dict[str, list[str]] = {}
+        followers: dict[tuple[str, str], list[Cause]] = {}
         for c in change.causes:
             if c.explained_by is not None:
-                followers.setdefault(c.explained_by, []).append(c.name)
-        for cause, names in followers.items():
-            print(f"  follows {cause}, no move of its own: {', '.join(names)}", file=out)
+                followers.setdefault((c.explained_by, c.relation or ""), []).append(c)
+        for (cause, how), cs in followers.items():
+            print(f"  {_following(cause, how, cs)}", file=out)
         if not causes:
             print("  where: no segment stands out: the change is spread evenly", file=out)
         informative = {d: segs for d, segs in change.dimensions.items() if _informative(segs)}
@@ -146,7 +160,8 @@ def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out
             print(f"  {s.input:<14} median {s.before:.3g} -> {s.after:.3g}   JS {s.shift:.2f}, "
                   f"PSI {s.psi:.2f} ({s.level})", file=out)  # fmt: skip
     print("(* significant: the interval excludes 0. [rate]: the segment's own rate moved; "
-          "[mix]: its share of the traffic moved. mix + rate = the change, per dimension.)",
+          "[mix]: its share of the traffic moved; [applicability]: the share of its traces "
+          "the check applies to moved. mix + rate = the change, per dimension.)",
           file=out)  # fmt: skip
 
 

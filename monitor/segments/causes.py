@@ -6,8 +6,10 @@ leaks into every dimension correlated with it: when Spanish queries start to ref
 Spanish query is of medium length, ``query_length=medium`` moves too — sometimes first. The
 candidates are the significant segments of every dimension with more than one value (a
 dimension with one value is all traffic: never a cause), each with its kind: ``rate`` (its
-own rate moved) or ``mix`` (its share of the traffic moved), the larger of its two
-significant terms.
+own rate moved), ``mix`` (its share of the traffic moved) or ``applicability`` (the share of
+its traces a check applied to moved, and with it its share of the checked traces: billing
+cut to one passage leaves the conflict check's traces while it is still 40 % of the
+traffic), the larger of its two significant terms.
 
 Two candidates of different dimensions are tested against each other by holding one's
 dimension fixed (stratification, Mantel–Haenszel style):
@@ -16,11 +18,15 @@ dimension fixed (stratification, Mantel–Haenszel style):
   rate minus the change of the rest's rate, ``(r1[X,k] - r0[X,k]) - (r1[¬X,k] - r0[¬X,k])``
   — the move X has of its own, beyond what the stratum did;
 * a ``mix`` candidate X, within each stratum k: the change of X's share of the stratum,
-  ``q1[X|k] - q0[X|k]``.
+  ``q1[X|k] - q0[X|k]``;
+* an ``applicability`` candidate X: as a ``rate`` candidate, of the share of its traces the
+  check applied to (over every trace that carried the check).
 
 The strata's differences are pooled with weights ``1 / sum(1/n)`` over their cells (the
 Mantel–Haenszel weight of a difference; a stratum where a cell is empty has no contrast and
-is left out) into an adjusted effect with a normal interval, Bonferroni-widened over the
+is left out; a cell's variance read as Agresti and Caffo do, one success and one failure
+added, so a cell all flagged is not certain) into an adjusted effect with a normal
+interval, Bonferroni-widened over the
 report's segments times its dimensions (every candidate against every dimension, the raw
 effect included: at most that many tests). X **stands in** for Y when X's move vanishes
 with Y's dimension held fixed (its adjusted interval includes 0 and it keeps under half of
@@ -29,13 +35,27 @@ dimension held fixed (its adjusted interval excludes 0 and it keeps at least hal
 effect, in the same direction). A
 stand-in is reported as explained by the strongest such Y, after the causes; two candidates
 that both persist given the other are both causes. A candidate whose dimension never shares
-a stratum with another's (no contrast left) is left a cause: unknown beats a guess.
+a stratum with another's (no contrast left) is left a cause: unknown beats a guess; so is
+one whose strata with a contrast hold under half of its traces (``COVERED``) among the
+strata seen in both periods beside other traffic: billing's traces, mixed sources before
+and one source after, are compared on the few that were of one source before, which says
+nothing of the rest.
+
+The shares of one dimension add up to one, so one share's move is every other segment's
+move the other way: per dimension, the share move (``mix`` or ``applicability``) that
+contributes most is the cause and a ``mix`` candidate of that dimension whose share moved
+the other way is its **counterpart** (the old release's shrinking share beside the new
+one's), never a second cause.
 
 A segment counts as a cause only with a move of its own: its raw effect (the same statistic
 over all traffic) has an interval that excludes 0. Every segment of an unrelated dimension
 (both releases, every route) is significant when the whole rate rises, but moves only as the
 rest does: such a segment is the stand-in of the cause that persists with its dimension held
 fixed, and is left out when there is none (the move is across the traffic, not in a segment).
+
+Each follower carries its ``relation``: ``stand_in`` (a move of its own that vanishes with
+the named segment's dimension held fixed), ``counterpart``, or ``with_all`` (no move of its
+own: explained by the cause at the end of the chain).
 """
 
 from __future__ import annotations
@@ -49,6 +69,9 @@ from monitor.segments.changes import Observation, SegmentChange
 
 VANISHED = 0.25  # an adjusted effect below this share of the raw one has vanished
 KEPT = 0.5  # an adjusted effect keeps at least this share of the raw one to persist
+# the strata with a contrast must hold at least this share of the candidate's traces in each
+# period for its adjusted effect to speak for it (else: no contrast, nothing decided)
+COVERED = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +89,13 @@ class Cause:
     share_before: float
     share_after: float
     explained_by: str | None = None  # "<dimension>=<segment>" of the cause it follows
+    # how it follows it: "stand_in" (its move vanishes with the cause's dimension held
+    # fixed), "counterpart" (the other side of the cause's share move in one dimension) or
+    # "with_all" (no move of its own: it moved as all traffic did)
+    relation: str | None = None
+    # kind "applicability": the share of the segment's traces the check applied to
+    checkable_before: float | None = None
+    checkable_after: float | None = None
 
     @property
     def name(self) -> str:
@@ -79,8 +109,12 @@ class Cause:
             "contribution": self.contribution, "interval": list(self.interval),
             "significant": self.significant,
         }  # fmt: skip
+        if self.kind == "applicability":
+            out["checkable_before"] = self.checkable_before
+            out["checkable_after"] = self.checkable_after
         if self.explained_by is not None:
             out["explained_by"] = self.explained_by
+            out["relation"] = self.relation
         return out
 
 
@@ -127,6 +161,13 @@ def _rate(cell: _Cell) -> float:
     return cell[2] / cell[1] if cell[1] else 0.0
 
 
+def _spread(p: float, n: int) -> float:
+    """The variance of a proportion ``p`` of ``n``, read as Agresti and Caffo do (one success
+    and one failure added): a cell all flagged or none is not certain."""
+    q = (p * n + 1) / (n + 2)
+    return q * (1 - q) / n
+
+
 @dataclass(frozen=True, slots=True)
 class _Table:
     """The observations of both periods counted per combination of segments (one pass over
@@ -154,7 +195,7 @@ def _diff(kind: str, cells: dict[tuple[bool, int], _Cell]) -> tuple[float, float
             return (0.0, 0.0, 0.0)
         bx, bn, ax, an = four
         d = (_rate(ax) - _rate(bx)) - (_rate(an) - _rate(bn))
-        var = sum(_rate(c) * (1 - _rate(c)) / c[0] for c in four)
+        var = sum(_spread(_rate(c), c[0]) for c in four)
         return (d, var, 1 / sum(1 / c[0] for c in four))
     sides = []
     for t in (0, 1):
@@ -164,11 +205,12 @@ def _diff(kind: str, cells: dict[tuple[bool, int], _Cell]) -> tuple[float, float
             return (0.0, 0.0, 0.0)
         sides.append((x[1] / total[1], total[0]))
     (q0, n0), (q1, n1) = sides
-    return (q1 - q0, q0 * (1 - q0) / n0 + q1 * (1 - q1) / n1, 1 / (1 / n0 + 1 / n1))
+    return (q1 - q0, _spread(q0, n0) + _spread(q1, n1), 1 / (1 / n0 + 1 / n1))
 
 
-def _effect(cand: Cause, held: str, table: _Table, z: float) -> _Effect:
-    """``cand``'s own move, raw and with dimension ``held`` fixed (see the module doc)."""
+def _effect(cand: Cause, held: str, table: _Table, z: float, stat: str) -> _Effect:
+    """``cand``'s own move (by statistic ``stat``: ``rate`` or ``mix``), raw and with
+    dimension ``held`` fixed (see the module doc)."""
     whole: dict[tuple[bool, int], _Cell] = {}
     strata: dict[str, dict[tuple[bool, int], _Cell]] = {}
     for segments, before, after in table.rows:
@@ -177,26 +219,55 @@ def _effect(cand: Cause, held: str, table: _Table, z: float) -> _Effect:
         for t, cell in ((0, before), (1, after)):
             whole[x, t] = _add(whole.get((x, t), _EMPTY), cell)
             k[x, t] = _add(k.get((x, t), _EMPTY), cell)
-    raw, raw_var, _ = _diff(cand.kind, whole)
+    raw, raw_var, _ = _diff(stat, whole)
     raw_half = z * math.sqrt(raw_var)
     total = pooled = var = 0.0
+    covered = [0, 0]  # the candidate's traces in the strata with a contrast, per period
+    mine = [0, 0]  # ... and in the strata it could be compared in
     for cells in strata.values():
-        d, v, w = _diff(cand.kind, cells)
+        d, v, w = _diff(stat, cells)
         if w:
             total += w
             pooled += w * d
             var += w * w * v
-    if not total:
+        n = {key: cell[0] for key, cell in cells.items()}
+        seen = all(n.get((True, t), 0) + n.get((False, t), 0) for t in (0, 1))
+        if seen and (n.get((False, 0), 0) or n.get((False, 1), 0)):
+            for t in (0, 1):
+                mine[t] += n.get((True, t), 0)
+                covered[t] += n.get((True, t), 0) if w else 0
+    if not total or any(covered[t] < COVERED * mine[t] for t in (0, 1)):
+        # no stratum, or too few of its traces, to compare: the strata speak for others
         return _Effect(raw, raw_half, None, 0.0)
     return _Effect(raw, raw_half, pooled / total, z * math.sqrt(var) / total)
 
 
 def _kind(change: SegmentChange) -> str | None:
-    """``rate`` or ``mix``: the segment's significant term (the larger when both are)."""
+    """``rate``, ``mix`` or ``applicability``: the segment's significant term (the larger
+    when both are)."""
     cause = change.cause
     if cause == "both":
-        return "rate" if abs(change.rate) >= abs(change.mix) else "mix"
+        return "rate" if abs(change.rate) >= abs(change.mix) else change.share_kind
     return cause
+
+
+def _counterparts(candidates: Sequence[Cause]) -> dict[str, Cause]:
+    """The shares of one dimension add up to one: when a segment's share moves, the others'
+    move the other way. Per dimension, the share move (``mix`` or ``applicability``) that
+    contributes most is the cause; a ``mix`` candidate of the same dimension whose share moved
+    the other way is its counterpart (the same move seen from the other side)."""
+    out: dict[str, Cause] = {}
+    primaries: dict[str, Cause] = {}
+    for c in candidates:  # most contributing first
+        if c.kind in ("mix", "applicability"):
+            primaries.setdefault(c.dimension, c)
+    for c in candidates:
+        first = primaries.get(c.dimension)
+        if first is None or c is first or c.kind != "mix":
+            continue
+        if (c.share_after - c.share_before) * (first.share_after - first.share_before) < 0:
+            out[c.name] = first
+    return out
 
 
 def rank_causes(
@@ -204,9 +275,12 @@ def rank_causes(
     before: Sequence[Observation],
     after: Sequence[Observation],
     z: float,
+    coverage: tuple[Sequence[Observation], Sequence[Observation]] | None = None,
 ) -> list[Cause]:
     """The causes of a rate's move across ``dimensions`` (each decomposed alone), most
-    important first, then the stand-ins, each with ``explained_by`` (see the module doc)."""
+    important first, then the stand-ins, each with ``explained_by`` and ``relation`` (see
+    the module doc). ``coverage``: a check's every result before and after, ``flagged``
+    meaning it applied (the ``applicability`` candidates' own statistic)."""
     candidates = []
     for dimension, segments in dimensions.items():
         if len(segments) < 2:
@@ -217,23 +291,32 @@ def rank_causes(
                 continue
             candidates.append(Cause(dimension, s.segment, kind, s.contribution,
                                     s.contribution_interval, True, s.rate_before,
-                                    s.rate_after, s.share_before, s.share_after))  # fmt: skip
+                                    s.rate_after, s.share_before, s.share_after,
+                                    checkable_before=s.checkable_before,
+                                    checkable_after=s.checkable_after))  # fmt: skip
     candidates.sort(key=lambda c: (-abs(c.contribution), c.name))
     if not candidates:
         return []
     table = _Table.of(before, after)
+    checked = _Table.of(*coverage) if coverage is not None else table
     effects: dict[tuple[str, str], _Effect] = {}
 
     def effect(c: Cause, held: str) -> _Effect:
         key = (c.name, held)
         if key not in effects:
-            effects[key] = _effect(c, held, table, z)
+            if c.kind == "applicability":  # its checkable share, beside the rest's
+                effects[key] = _effect(c, held, checked, z, "rate")
+            else:
+                effects[key] = _effect(c, held, table, z, c.kind)
         return effects[key]
 
     any_dim = next(iter(dimensions), "")
     own = {x.name: effect(x, any_dim).own() for x in candidates}
+    other_side = _counterparts(candidates)
     follows = {
-        x.name: [y for y in candidates if y.dimension != x.dimension and own[y.name]
+        x.name: [other_side[x.name]] if x.name in other_side else
+                [y for y in candidates if y.dimension != x.dimension and own[y.name]
+                 and y.name not in other_side
                  and (not own[x.name] or effect(x, y.dimension).vanishes())
                  and effect(y, x.dimension).persists()]
         for x in candidates
@@ -246,9 +329,13 @@ def rank_causes(
     for x in candidates:
         if not follows[x.name]:
             continue
+        how = ("counterpart" if x.name in other_side else
+               "stand_in" if own[x.name] else "with_all")  # fmt: skip
         y, seen = follows[x.name][0], {x.name}
-        while y.name not in roots and follows[y.name] and y.name not in seen:
-            seen.add(y.name)  # a stand-in for a stand-in: the cause at the end of the chain
+        # with no move of its own, it follows the cause at the end of the chain; a stand-in
+        # or a counterpart names the segment it was measured against
+        while how == "with_all" and y.name not in roots and follows[y.name] and y.name not in seen:
+            seen.add(y.name)
             y = follows[y.name][0]
-        stand_ins.append(replace(x, explained_by=y.name))
+        stand_ins.append(replace(x, explained_by=y.name, relation=how))
     return causes + stand_ins

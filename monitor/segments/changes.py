@@ -35,6 +35,24 @@ class SegmentChange:
     contribution_interval: tuple[float, float]
     rate_interval: tuple[float, float] | None
     share_interval: tuple[float, float]
+    # a check's: the share of the segment's traces it applied to, before and after, the
+    # interval of its change, and the part of the share's move (share_after - share_before)
+    # that its change accounts for (the rest is the segment's share of the traffic)
+    checkable_before: float | None = None
+    checkable_after: float | None = None
+    checkable_interval: tuple[float, float] | None = None
+    checkable_part: float = 0.0
+
+    @property
+    def share_kind(self) -> str:
+        """What moved the segment's share of the traces the rate counts: ``applicability``
+        (the share of its traces the check applied to moved, significantly, and accounts
+        for more of the move than its share of the traffic) or ``mix`` (its share of the
+        traffic)."""
+        iv = self.checkable_interval
+        moved = iv is not None and (iv[0] > 0 or iv[1] < 0)
+        traffic = (self.share_after - self.share_before) - self.checkable_part
+        return "applicability" if moved and abs(self.checkable_part) > abs(traffic) else "mix"
 
     @property
     def contribution(self) -> float:
@@ -49,17 +67,20 @@ class SegmentChange:
 
     @property
     def cause(self) -> str | None:
-        """``rate`` (its own rate moved), ``mix`` (its share moved), ``both``, or None."""
+        """``rate`` (its own rate moved), ``mix`` (its share of the traffic moved),
+        ``applicability`` (the share of its traces the check applied to moved, and with it its
+        share of the checked traces: ``share_kind``), ``both`` (its rate and its share), or
+        None."""
         rate = self.rate_interval is not None and (
             self.rate_interval[0] > 0 or self.rate_interval[1] < 0
         )
         lo, hi = self.share_interval
         mix = (lo > 0 or hi < 0) and abs(self.mix) > 0
-        return "both" if rate and mix else "rate" if rate else "mix" if mix else None
+        return "both" if rate and mix else "rate" if rate else self.share_kind if mix else None
 
     def as_dict(self) -> JsonObject:
         """The JSON form (``ragmon explain --output-json``)."""
-        return {
+        out: JsonObject = {
             "segment": self.segment,
             "share_before": self.share_before, "share_after": self.share_after,
             "rate_before": self.rate_before, "rate_after": self.rate_after,
@@ -69,3 +90,7 @@ class SegmentChange:
             else list(self.rate_interval),
             "significant": self.significant, "cause": self.cause,
         }  # fmt: skip
+        if self.checkable_before is not None or self.checkable_after is not None:
+            out["checkable_before"] = self.checkable_before
+            out["checkable_after"] = self.checkable_after
+        return out

@@ -53,7 +53,16 @@ def observations(lines: Iterable[Line]) -> dict[str, list[Observation]]:
     follow-up signal, the pairs of a conversation's turns (``followup_rephrase``, ...: the
     share of pairs whose next turn carried it, in the first turn's segments, read from its
     evaluation line earlier in the same set)."""
+    return _read(lines)[0]
+
+
+def _read(
+    lines: Iterable[Line],
+) -> tuple[dict[str, list[Observation]], dict[str, list[Observation]]]:
+    """``observations`` and, per flag-output check, its coverage: every result of it,
+    applicable or not, as an observation whose ``flagged`` says it applied."""
     out: dict[str, list[Observation]] = {}
+    coverage: dict[str, list[Observation]] = {}
     turns: dict[str, Mapping[str, str]] = {}  # turns' segments until their follow-up line
     for each in lines:
         if "followup" in each:
@@ -72,7 +81,11 @@ def observations(lines: Iterable[Line]) -> dict[str, list[Observation]]:
         # sampled upstream: the trace stands for this many (1 when nothing says)
         adjusted = float(line.get("adjusted_count") or 1.0)
         for name, result in (line.get("checks") or {}).items():
-            if result.get("applicable") and "score" not in result:
+            if "score" in result:
+                continue
+            applies = bool(result.get("applicable"))
+            coverage.setdefault(name, []).append(Observation(segments, applies, adjusted))
+            if applies:
                 flagged = bool(result["flagged"])
                 out.setdefault(name, []).append(Observation(segments, flagged, adjusted))
         judge = line.get("judge") or {}
@@ -80,7 +93,7 @@ def observations(lines: Iterable[Line]) -> dict[str, list[Observation]]:
         if verdict in ("pass", "fail", "hard_fail"):
             weight = float(judge.get("weight") or 1.0) * adjusted
             out.setdefault(JUDGE, []).append(Observation(segments, verdict == "hard_fail", weight))
-    return out
+    return out, coverage
 
 
 def _newcombe(f1: float, n1: int, f0: float, n0: int, z: float) -> tuple[float, float]:
@@ -158,14 +171,26 @@ class RateChange:
                 "causes": [c.as_dict() for c in self.causes], "dimensions": dims}  # fmt: skip
 
 
-def _decompose(
-    before: Sequence[Observation], after: Sequence[Observation], dimension: str, z: float
-) -> list[SegmentChange]:
-    b_all, a_all = _side(before), _side(after)
+def _groups(
+    before: Sequence[Observation], after: Sequence[Observation], dimension: str
+) -> dict[str, tuple[list[Observation], list[Observation]]]:
     groups: dict[str, tuple[list[Observation], list[Observation]]] = {}
     for obs, i in ((before, 0), (after, 1)):
         for o in obs:
             groups.setdefault(o.segments.get(dimension, "unknown"), ([], []))[i].append(o)
+    return groups
+
+
+def _decompose(
+    before: Sequence[Observation],
+    after: Sequence[Observation],
+    dimension: str,
+    z: float,
+    coverage: tuple[Sequence[Observation], Sequence[Observation]] | None = None,
+) -> list[SegmentChange]:
+    b_all, a_all = _side(before), _side(after)
+    groups = _groups(before, after, dimension)
+    checkable = _checkable(coverage, dimension, z) if coverage is not None else {}
     out = []
     for segment, (b, a) in groups.items():
         sb, sa = _side(b), _side(a)
@@ -185,10 +210,52 @@ def _decompose(
         if sb.n and sa.n:
             rate_iv = _newcombe(sa.rate * sa.n, sa.n, sb.rate * sb.n, sb.n, z)
         share_iv = _newcombe(p1 * a_all.n, a_all.n, p0 * b_all.n, b_all.n, z)
-        out.append(
-            SegmentChange(segment, p0, p1, r0, r1, mix, rate, contribution, rate_iv, share_iv)
-        )
+        change = SegmentChange(segment, p0, p1, r0, r1, mix, rate, contribution, rate_iv, share_iv)
+        if segment in checkable:
+            ch = checkable[segment]
+            change.checkable_before, change.checkable_after = ch.before, ch.after
+            change.checkable_interval, change.checkable_part = ch.interval, ch.part
+        out.append(change)
     out.sort(key=lambda s: (-abs(s.contribution), s.segment))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Checkable:
+    before: float | None  # the share of the segment's traces the check applied to
+    after: float | None
+    interval: tuple[float, float] | None  # of after - before
+    part: float  # the part of the segment's share of the checked traces it moved
+
+
+def _checkable(
+    coverage: tuple[Sequence[Observation], Sequence[Observation]], dimension: str, z: float
+) -> dict[str, _Checkable]:
+    """Per segment of ``dimension``: the share of its traces a check applied to, before and
+    after, and how much of the move of its share of the checked traces that accounts for.
+    The share of the checked traces is p = t a / sum(t a) (t its share of the traffic, a the
+    share of its traces checked); its move is split between t and a symmetrically (the mean
+    of the two orders of changing one, then the other), so the two parts add up to it."""
+    groups = _groups(*coverage, dimension)
+    sides = {s: (_side(b), _side(a)) for s, (b, a) in groups.items()}
+    total_b, total_a = _side(coverage[0]).weight, _side(coverage[1]).weight
+    t: dict[str, tuple[float, float]] = {}
+    a: dict[str, tuple[float, float]] = {}
+    for s, (sb, sa) in sides.items():
+        t[s] = (sb.weight / total_b if total_b else 0.0, sa.weight / total_a if total_a else 0.0)
+        a0 = sb.rate if sb.n else sa.rate  # seen in one period: no change of its own
+        a1 = sa.rate if sa.n else a0
+        a[s] = (a0, a1)
+
+    def share(s: str, ti: int, ai: int) -> float:
+        whole = sum(t[u][ti] * a[u][ai] for u in t)
+        return t[s][ti] * a[s][ai] / whole if whole else 0.0
+
+    out = {}
+    for s, (sb, sa) in sides.items():
+        part = ((share(s, 0, 1) - share(s, 0, 0)) + (share(s, 1, 1) - share(s, 1, 0))) / 2
+        iv = _newcombe(sa.rate * sa.n, sa.n, sb.rate * sb.n, sb.n, z) if sb.n and sa.n else None
+        out[s] = _Checkable(sb.rate if sb.n else None, sa.rate if sa.n else None, iv, part)
     return out
 
 
@@ -204,7 +271,7 @@ def explain_rates(
     only: Sequence[str] = (),
 ) -> dict[str, RateChange]:
     """Every rate of both sets (or ``only`` those), decomposed per segment dimension."""
-    b, a = observations(before), observations(after)
+    (b, cover_b), (a, cover_a) = _read(before), _read(after)
     names = [n for n in sorted(b.keys() & a.keys()) if not only or n in only]
     dimensions = sorted({d for obs in (*b.values(), *a.values()) for o in obs
                          for d in o.segments})  # fmt: skip
@@ -220,9 +287,10 @@ def explain_rates(
     out = {}
     for n in names:
         change = RateChange(n, _side(b[n]), _side(a[n]))
+        coverage = (cover_b[n], cover_a[n]) if n in cover_b and n in cover_a else None
         for d in dimensions:
-            change.dimensions[d] = _decompose(b[n], a[n], d, z)
-        change.causes = rank_causes(change.dimensions, b[n], a[n], z_causes)
+            change.dimensions[d] = _decompose(b[n], a[n], d, z, coverage)
+        change.causes = rank_causes(change.dimensions, b[n], a[n], z_causes, coverage)
         out[n] = change
     return out
 

@@ -5,10 +5,14 @@ a one-valued dimension never is, and unchanged traffic names nothing."""
 
 from __future__ import annotations
 
+import io
+import json
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from monitor.commands.cli import build_parser, runner
 from monitor.segments.explain import explain_rates
 
 Segments = dict[str, str]
@@ -16,14 +20,17 @@ Segments = dict[str, str]
 
 def _lines(
     seed: int, n: int, make: Callable[[random.Random], Segments],
-    rate: Callable[[Segments], float],
+    rate: Callable[[Segments], float], applies: Callable[[Segments], float] = lambda s: 1.0,
 ) -> list[dict[str, Any]]:  # fmt: skip
+    """``n`` evaluation lines of one check: its share of applicable results per segment
+    (``applies``), and of those, its flagged share (``rate``)."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):
         segments = make(rng)
-        flagged = rng.random() < rate(segments)
-        out.append({"checks": {"refusal": {"flagged": flagged, "applicable": True}},
+        applicable = rng.random() < applies(segments)
+        flagged = applicable and rng.random() < rate(segments)
+        out.append({"checks": {"refusal": {"flagged": flagged, "applicable": applicable}},
                     "segments": segments})  # fmt: skip
     return out
 
@@ -40,6 +47,16 @@ def _traffic(es_share: float) -> Callable[[random.Random], Segments]:
                 "app": "support"}  # fmt: skip
 
     return make
+
+
+def run(argv: list[str], out: io.StringIO, err: io.StringIO) -> int:
+    args = build_parser().parse_args(argv)
+    return runner(args.command)(args, out, err)
+
+
+def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
 
 
 def _causes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -114,3 +131,107 @@ def test_a_rise_across_all_traffic_names_no_segment() -> None:
     before = _lines(9, 6000, _traffic(0.3), lambda s: 0.05)
     after = _lines(10, 6000, _traffic(0.3), lambda s: 0.10)
     assert _causes(before, after) == []
+
+
+def _routes(cut: bool) -> Callable[[random.Random], Segments]:
+    """Billing is 40 % of the traffic. Its passages are mostly of several sources (mixed);
+    ``cut``: a release packs one passage for billing, so its traces read as one source (faq
+    or help-center). The other routes keep their passages; release is new on billing."""
+
+    def make(rng: random.Random) -> Segments:
+        route = "billing" if rng.random() < 0.4 else rng.choice(["support", "orders"])
+        if route == "billing" and cut:
+            source = "faq" if rng.random() < 0.65 else "help-center"
+        else:
+            source = "faq" if rng.random() < 0.06 else "mixed"
+        release = "r2" if route == "billing" and cut else "r1"
+        return {"route": route, "data_source": source, "release": release,
+                "query_length": rng.choice(["short", "medium"])}  # fmt: skip
+
+    return make
+
+
+def test_a_check_that_stops_applying_in_a_segment_is_an_applicability_cause() -> None:
+    """Billing's traces cut to one passage: the conflict check (two passages needed) no
+    longer applies to them, and billing, which held the conflicts, leaves the checked traces
+    while it is still 40 % of the traffic. Its share of the traffic did not move: the cause
+    is of its own kind, applicability, naming billing and its checkable share (before: a
+    mix cause, "share of the traffic 40 % -> 0 %"); no segment is a mix or rate cause."""
+    rate = lambda s: 0.2 if s["route"] == "billing" else 0.0  # noqa: E731
+    applies = lambda s: 0.0 if s["data_source"] != "mixed" else 0.95  # noqa: E731
+    before = _lines(11, 5000, _routes(cut=False), rate, applies)
+    after = _lines(12, 5000, _routes(cut=True), rate, applies)
+    causes = _causes(before, after)
+    named = [c for c in causes if "explained_by" not in c]
+    assert [(c["dimension"], c["segment"], c["kind"]) for c in named][:1] == [
+        ("route", "billing", "applicability")
+    ]
+    (billing,) = [c for c in causes if c["segment"] == "billing"]
+    assert billing["checkable_before"] > 0.8 and billing["checkable_after"] == 0.0
+    assert billing["contribution"] < 0
+    assert not any(c["kind"] in ("mix", "rate") for c in named)
+    # the per-dimension table says the same of billing
+    (change,) = explain_rates(before, after).values()
+    (row,) = [s for s in change.dimensions["route"] if s.segment == "billing"]
+    assert row.cause == "applicability"
+
+
+def test_one_share_move_is_one_cause_not_one_per_segment_of_its_dimension() -> None:
+    """A new release takes 40 % of the traffic and flags more; the old releases' shares
+    shrink by as much: the same move seen from the other segments of the dimension. The new
+    release is the cause; the old ones are its counterparts, not causes of their own (before:
+    release=r1 was a second mix cause beside release=r3)."""
+
+    def make(rng: random.Random, new: float) -> Segments:
+        release = "r3" if rng.random() < new else rng.choice(["r1", "r2"])
+        return {"release": release, "route": rng.choice(["billing", "support"])}
+
+    rate = lambda s: 0.4 if s["release"] == "r3" else 0.1  # noqa: E731
+    before = _lines(13, 6000, lambda rng: make(rng, 0.0), rate)
+    after = _lines(14, 6000, lambda rng: make(rng, 0.4), rate)
+    causes = _causes(before, after)
+    assert [n for n in _named(causes) if n.startswith("release=")] == ["release=r3"]
+    old = {c["segment"]: c for c in causes if c["segment"] in ("r1", "r2")}
+    assert old, "the old releases' shrinking shares are significant: listed as followers"
+    assert all(c["explained_by"] == "release=r3" and c["relation"] == "counterpart"
+               for c in old.values())  # fmt: skip
+
+
+def test_a_change_planted_in_a_route_is_named_where_it_also_reads_as_a_data_source() -> None:
+    """Billing cut to one passage: its traces read as faq (which flags citations always) or
+    help-center, where before almost all were mixed. Billing's rate rises with a move of its
+    own (a significant row); holding data_source fixed compares it on the few billing traces
+    that were faq before, which says nothing of the rest. Billing is named a cause beside
+    data_source=faq, never "follows data_source=faq, no move of its own" (before: it was)."""
+
+    def rate(s: Segments) -> float:
+        return {"faq": 1.0, "help-center": 0.28}.get(s["data_source"], 0.17)
+
+    before = _lines(15, 3000, _routes(cut=False), rate)
+    after = _lines(16, 3000, _routes(cut=True), rate)
+    causes = _causes(before, after)
+    (change,) = explain_rates(before, after).values()
+    (row,) = [s for s in change.dimensions["route"] if s.segment == "billing"]
+    assert row.significant and row.contribution > 0.1
+    assert "route=billing" in _named(causes)
+    (billing,) = [c for c in causes if c["segment"] == "billing"]
+    assert "explained_by" not in billing  # a cause, not a stand-in
+
+
+def test_the_table_says_how_each_follower_follows(tmp_path: Path) -> None:
+    """The text names an applicability cause by its checkable share, and says of each
+    follower how it follows: a counterpart, a stand-in whose move vanishes with the cause's
+    dimension held fixed, or one with no move of its own (before: every follower was "no
+    move of its own", also one with a significant row)."""
+    rate = lambda s: 0.2 if s["route"] == "billing" else 0.0  # noqa: E731
+    applies = lambda s: 0.0 if s["data_source"] != "mixed" else 0.95  # noqa: E731
+    before = _write(tmp_path / "b.jsonl", _lines(11, 5000, _routes(cut=False), rate, applies))
+    after = _write(tmp_path / "a.jsonl", _lines(12, 5000, _routes(cut=True), rate, applies))
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["explain", str(before), str(after)], out, err) == 0, err.getvalue()
+    text = out.getvalue()
+    assert "\n  cause: route=billing: the check applies to " in text
+    assert "of its traces [applicability]" in text and "[mix]" not in text.split("(*")[0]
+    for line in text.splitlines():
+        if line.startswith("  follows") and "no move of its own" in line:
+            assert "route=billing" not in line.split(":", 1)[1]
