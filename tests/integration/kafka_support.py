@@ -222,7 +222,8 @@ class Daemon:
                 except json.JSONDecodeError:
                     torn += 1
                     continue
-                by_trace.setdefault(line["trace_id"], []).append(line)
+                if "trace_id" in line:  # not a closed session's outcome line
+                    by_trace.setdefault(line["trace_id"], []).append(line)
         return by_trace, torn
 
     def evaluated(self, run: int | None = None) -> list[str]:
