@@ -91,3 +91,12 @@ def test_the_log_says_it_once_per_check_and_exception_type() -> None:
         suite.on_error("broken", ValueError("another"))
     failed = [(e["check"], e["error"]) for e in logs if e["event"] == "check_failed"]
     assert failed == [("broken", "KeyError: ' 5'"), ("broken", "ValueError: another")]
+
+
+def test_the_daemon_suite_logs_its_errors() -> None:
+    """The suite the registry builds for ``run`` and ``replay`` (and the shadow candidate's)
+    logs a raising check through ``CheckErrors``."""
+    from monitor import registry
+    from monitor.config import Settings
+
+    assert isinstance(registry.build_suite(Settings()).on_error, CheckErrors)
