@@ -8,8 +8,12 @@ each returns how the figure follows, or None.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+from monitor.checks.numbers.forms import enumerations, quantity
+from monitor.checks.numbers.mentions import Lazy, locale_of, scan
 
 Figure = tuple[str, float]  # (as written, value)
 
@@ -28,6 +32,52 @@ OPERANDS = re.compile(r"\b(?:vs\.?|versus|against|compared\s+(?:with|to))\s")
 # "40 more users", "40 fewer seats", "40 extra": a difference named right after the figure
 MORE_AFTER = re.compile(r"^\s*(?:[a-z]+\s+)?(?:more|fewer|less|extra)\b")
 MINUTES_A_DAY = 24 * 60
+# A count of persons ("four people") backed by a list of persons of any kind
+PEOPLE = frozenset({"people", "person", "individual"})
+_PERSON_WORDS = frozenset(
+    "man men woman women boy boys girl girls child children adult adults teenager teenagers "
+    "baby babies toddler toddlers person people pensioner pensioners".split()
+)
+_WORD = re.compile(r"[a-z]{4,}")
+_STOP = frozenset("that this with from were have there their they them than then what when".split())
+
+
+def figures_of(sentence: str, kind: str) -> list[Figure]:
+    """The figures of kind ``kind`` ("number", "time") of ``sentence``, in order."""
+    locale = Lazy(functools.partial(locale_of, sentence))
+    return [(f.raw, f.readings[0].value) for f in scan(sentence, locale)
+            if f.kind == kind and f.readings]  # fmt: skip
+
+
+def beside(raw: str, figures: Sequence[Figure], stated: frozenset[float]) -> list[Figure]:
+    """``figures`` (of the answer's sentence) but the first written as ``raw`` (the figure
+    being explained), those whose value is ``stated`` (by the context)."""
+    out: list[Figure] = []
+    skipped = False
+    for written, value in figures:
+        if not skipped and written == raw.lower():
+            skipped = True
+        elif value in stated:
+            out.append((written, value))
+    return out
+
+
+def persons(value: float, sentence: str, sentences: Iterable[str]) -> str | None:
+    """ "four people" beside "a man, two women and a boy": a list of persons, in a context
+    sentence on the answer's matter (it shares a content word with the answer's
+    ``sentence``), whose items add up to the count."""
+    words = {w for w in _WORD.findall(sentence) if w not in _STOP and w not in PEOPLE}
+    for s in sentences:
+        low = s.lower()
+        if not any(w in low for w in words):
+            continue
+        for items in enumerations(s):
+            # (an item is cut to three words: "a boy from")
+            if not all(_PERSON_WORDS.intersection(i.lower().split()) for i in items):
+                continue
+            if sum(quantity(i) for i in items) == value:
+                return "sum of " + ", ".join(items)
+    return None
 
 
 def relative(

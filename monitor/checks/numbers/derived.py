@@ -24,9 +24,13 @@ from monitor.checks.numbers.computed import (
     DEARER_AFTER,
     MORE_AFTER,
     OPERANDS,
+    PEOPLE,
     Figure,
+    beside,
     duration,
+    figures_of,
     operands,
+    persons,
     relative,
 )
 from monitor.checks.numbers.forms import (
@@ -126,12 +130,6 @@ _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "u
 _WORD = re.compile(r"[a-z]{4,}")
 _Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
-# A count of persons ("four people") backed by a list of persons of any kind
-_PEOPLE = frozenset({"people", "person", "individual"})
-_PERSON_WORDS = frozenset(
-    "man men woman women boy boys girl girls child children adult adults teenager teenagers "
-    "baby babies toddler toddlers person people pensioner pensioners".split()
-)
 
 
 def _answer_unit(mention: Mention, around: _Around) -> str:
@@ -297,8 +295,8 @@ class Derivation:
         if not noun.isalpha() or noun.lower() in _STOP or self._rest(mention).startswith("-"):
             return None  # "2-1", "a two-shot lead", "two of": no things named to count
         noun = noun.lower().rstrip("s")
-        if noun in _PEOPLE:
-            return self._persons(value, around[1])
+        if noun in PEOPLE:
+            return persons(value, around[1], self.sentences)
         for s in self._sentences_with(noun):
             if " and " not in s:
                 continue
@@ -309,23 +307,6 @@ class Derivation:
             for items in enumerations(s):
                 if len(items) == value:
                     return "count of " + ", ".join(items)
-                if sum(quantity(i) for i in items) == value:
-                    return "sum of " + ", ".join(items)
-        return None
-
-    def _persons(self, value: float, sentence: str) -> str | None:
-        """ "four people" beside "a man, two women and a boy": a list of persons, in a context
-        sentence on the answer's matter (it shares a content word with the answer's
-        sentence), whose items add up to the count."""
-        words = {w for w in _WORD.findall(sentence) if w not in _STOP and w not in _PEOPLE}
-        for s in self.sentences:
-            low = s.lower()
-            if not any(w in low for w in words):
-                continue
-            for items in enumerations(s):
-                # (an item is cut to three words: "a boy from")
-                if not all(_PERSON_WORDS.intersection(i.lower().split()) for i in items):
-                    continue
                 if sum(quantity(i) for i in items) == value:
                     return "sum of " + ", ".join(items)
         return None
@@ -487,12 +468,7 @@ class Derivation:
     def sentence_times(self) -> list[list[Figure]]:
         """Each context sentence's clock times as (as written, minutes since midnight)."""
         if self._times is None:
-            self._times = [
-                [(f.raw, f.readings[0].value)
-                 for f in scan(s, Lazy(functools.partial(locale_of, s)))
-                 if f.kind == "time" and f.readings]
-                for s in self.sentences
-            ]  # fmt: skip
+            self._times = [figures_of(s, "time") for s in self.sentences]
         return self._times
 
     def _answer_figures(self, mention: Mention, sentence: str, kind: str) -> list[Figure]:
@@ -501,17 +477,7 @@ class Derivation:
         if self._values is None:
             self._values = frozenset(r.value for m in scan(self.context, self._locale)
                                      for r in m.readings)  # fmt: skip
-        out: list[Figure] = []
-        skipped = False
-        for f in scan(sentence, Lazy(functools.partial(locale_of, sentence))):
-            if f.kind != kind or not f.readings:
-                continue
-            if not skipped and f.raw == mention.raw.lower():
-                skipped = True  # the figure itself
-                continue
-            if f.readings[0].value in self._values:
-                out.append((f.raw, f.readings[0].value))
-        return out
+        return beside(mention.raw, figures_of(sentence, kind), self._values)
 
     def _version(self, mention: Mention, value: float, around: _Around) -> str | None:
         """A version written without its trailing zeros ("2.4" for 2.4.0, "version 3" for
