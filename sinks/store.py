@@ -190,7 +190,7 @@ class StoreSink(Closable):
             outcome = check_outcome(r.flagged, r.error is not None)
             if outcome is not None:
                 b.checks.append((tid, name, outcome, stamp))
-        b.segments.extend((tid, dim, value, stamp) for dim, value in evaluation.segments.items())
+        b.segments.extend((dim, value, stamp, tid) for dim, value in evaluation.segments.items())
 
     def _record(self, evaluation: Evaluation, now: float) -> dict[str, Any]:
         """What the trace page shows of the trace: its question, packed context (each
@@ -282,9 +282,7 @@ class StoreSink(Closable):
         db = self._connection()
         db.execute("BEGIN IMMEDIATE")
         try:
-            ids = [(row[0],) for row in b.evaluations]
-            db.executemany("DELETE FROM checks WHERE trace_id = ?", ids)
-            db.executemany("DELETE FROM segments WHERE trace_id = ?", ids)
+            self._forget([row[0] for row in b.evaluations])
             db.executemany("INSERT OR REPLACE INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                            b.evaluations)  # fmt: skip
             db.executemany("INSERT OR REPLACE INTO checks VALUES (?,?,?,?)", b.checks)
@@ -305,6 +303,27 @@ class StoreSink(Closable):
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+
+    def _forget(self, trace_ids: list[str]) -> None:
+        """Delete the check and segment rows of the traces of ``trace_ids`` that are stored
+        already (a replay: their rows are about to be replaced); their segment rows are found
+        from their stored lines. Inside the caller's transaction."""
+        db = self._connection()
+        for at in range(0, len(trace_ids), 500):
+            chunk = trace_ids[at : at + 500]
+            marks = ",".join("?" * len(chunk))
+            found = db.execute(
+                f"SELECT trace_id FROM evaluations WHERE trace_id IN ({marks})", chunk
+            )
+            old = [r[0] for r in found]
+            if not old:
+                continue
+            db.executemany("DELETE FROM checks WHERE trace_id = ?", [(t,) for t in old])
+            db.execute(
+                "DELETE FROM segments WHERE (dimension, value, time, trace_id) IN (SELECT j.key,"
+                " j.value, e.time, e.trace_id FROM evaluations e, json_each(e.line, '$.segments')"
+                f" j WHERE e.trace_id IN ({','.join('?' * len(old))}))", old,
+            )  # fmt: skip
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
@@ -338,8 +357,12 @@ class StoreSink(Closable):
         old = f"SELECT trace_id FROM evaluations WHERE stored {op} ?"
         db.execute("BEGIN IMMEDIATE")
         try:
-            for table in ("checks", "segments"):
-                db.execute(f"DELETE FROM {table} WHERE trace_id IN ({old})", (cutoff,))
+            db.execute(f"DELETE FROM checks WHERE trace_id IN ({old})", (cutoff,))
+            db.execute(
+                "DELETE FROM segments WHERE (dimension, value, time, trace_id) IN (SELECT j.key,"
+                " j.value, e.time, e.trace_id FROM evaluations e, json_each(e.line, '$.segments')"
+                f" j WHERE e.stored {op} ?)", (cutoff,),
+            )  # fmt: skip
             gone = db.execute(f"DELETE FROM evaluations WHERE stored {op} ?", (cutoff,)).rowcount
             for table in ("followups", "sessions"):
                 db.execute(f"DELETE FROM {table} WHERE stored {op} ?", (cutoff,))

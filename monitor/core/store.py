@@ -6,11 +6,13 @@ library, in WAL mode: one writer, readers in other processes while it writes.
 One row per trace in ``evaluations`` (its evaluation line and its trace record as JSON, both
 PII-redacted as the evaluation lines are; a packed passage's text is kept once in
 ``passages``, by the hash of its text, and the record names it), with what a search filters
-on in columns and in two narrow tables (``checks``: each check that flagged the trace or
-failed on it; ``segments``: each segment) that carry
-the trace's time, so that a search by check or segment within a time window reads an index
-and nothing else. A follow-up is keyed by the turn it is about, a session's outcome by the
-session and the first trace of its opening: a replay replaces a row, never adds one.
+on in columns and in two narrow tables that carry the trace's time (``checks``: each check
+that flagged the trace or failed on it; ``segments``: each segment), so that a search by
+check or segment within a time window reads an index and nothing else (``segments`` is that
+index alone: a trace's rows are found again from its line's segments when it is replaced or
+deleted, so a segment costs one B-tree, not two). A follow-up is keyed by the turn it is
+about, a session's outcome by the session and the first trace of its opening: a replay
+replaces a row, never adds one.
 ``time`` is the trace's own (what a search's window reads; the time of writing when the
 trace has none, and never later than that); ``stored`` is when the row was written (what
 retention reads: a replay of last month's files is kept as long as today's traffic); a
@@ -54,13 +56,12 @@ CREATE TABLE IF NOT EXISTS checks (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS checks_outcome ON checks (name, outcome, time);
 CREATE TABLE IF NOT EXISTS segments (
-    trace_id TEXT NOT NULL,
     dimension TEXT NOT NULL,
     value TEXT NOT NULL,
     time REAL NOT NULL,
-    PRIMARY KEY (trace_id, dimension)
+    trace_id TEXT NOT NULL,
+    PRIMARY KEY (dimension, value, time, trace_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS segments_value ON segments (dimension, value, time);
 CREATE TABLE IF NOT EXISTS followups (
     trace_id TEXT PRIMARY KEY,
     session_id TEXT NOT NULL,

@@ -63,6 +63,7 @@ def test_a_replayed_trace_replaces_its_row(tmp_path: Path) -> None:
     sink.close()
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
     assert rows(path, "SELECT count(*) FROM checks") == [(len(ev.flagged),)]  # the flagged
+    assert rows(path, "SELECT dimension, value FROM segments") == [("route", "billing")]
     assert rows(path, "SELECT outcome FROM checks WHERE name = 'unsupported_numbers'") == [
         ("flagged",)
     ]
@@ -91,6 +92,21 @@ def test_a_passage_is_kept_once_and_goes_a_day_after_its_last_trace(tmp_path: Pa
     sink.close()
     assert rows(path, "SELECT count(*) FROM evaluations") == [(0,)]
     assert rows(path, "SELECT count(*) FROM passages") == [(0,)]
+
+
+def test_a_replay_with_other_results_leaves_none_of_the_old(tmp_path: Path) -> None:
+    """A trace evaluated again by other checks or segments (a new release of ragmon): the
+    search finds it by its new results only."""
+    path = tmp_path / "s.db"
+    sink = StoreSink(path, clock=Clock())
+    sink.start()
+    ev = evaluate(trace(7))
+    sink.write(ev)
+    sink.flush()
+    sink.write(Evaluation(trace=ev.trace, checks={}, segments={"route": "other"}))
+    sink.close()
+    assert rows(path, "SELECT count(*) FROM checks") == [(0,)]
+    assert rows(path, "SELECT dimension, value FROM segments") == [("route", "other")]
 
 
 def test_a_later_verdict_joins_the_checks_row(tmp_path: Path) -> None:
@@ -164,6 +180,7 @@ def test_retention_deletes_what_was_written_too_long_ago(tmp_path: Path) -> None
     sink.close()
     assert rows(path, "SELECT trace_id FROM evaluations") == [(f"{5:032x}",)]
     assert rows(path, "SELECT DISTINCT trace_id FROM checks") == [(f"{5:032x}",)]
+    assert rows(path, "SELECT DISTINCT trace_id FROM segments") == [(f"{5:032x}",)]
     assert sink.deleted["age"] == 1
 
 

@@ -1,0 +1,209 @@
+"""What the evaluation store costs, on one core in one run (docs, "The evaluation store").
+
+Run: ``python bench/store.py --traces 5000 --rows 1000000`` (``--reuse zipf:S --chunks C``:
+passages drawn from a corpus of C chunks, as a knowledge base's recur; default: every passage
+new, the store's worst case, since it redacts and writes each distinct passage once).
+
+* Cost per trace: the pipeline as ``ragmon run`` builds it from a ``ListSource`` on the
+  benchmark corpus (~5.8 KB native traces, no judge), without and with the store sink
+  (``store.path``, PII redaction on as by default), interleaved, best of ``--repeats``; the
+  store's share is the difference over the pipeline without it (target: 10 % at most).
+* Search: a store filled with ``--rows`` evaluations (rows made directly, the line and trace
+  of real evaluations with their ids, times, routes, releases, outcomes and segments varied
+  over 30 days), then each search the trace pages run, best of three, with its answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sqlite3
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from prometheus_client import CollectorRegistry
+
+from bench.checks import pin_one_core
+from bench.corpus import Reuse, add_reuse_arguments, bench_records, reuse_of
+from monitor import registry
+from monitor.config import Settings
+from monitor.core.store import open_for_writing
+from monitor.golden.traces import EvaluationStore, Search
+from monitor.sources import ListSource
+
+DAY = 86_400.0
+
+
+def pipeline_seconds(
+    records: list[bytes], store: Path | None, redact: bool = True
+) -> Callable[[], float]:
+    """A run of the daemon's pipeline over ``records`` (with the store at ``store``, made
+    anew each run, when given; its text PII-redacted when ``redact``): its seconds, from its
+    start (which opens the store) to its close (which flushes the last batch)."""
+    given: dict[str, object] = {"judge": {"backend": "none"}}
+    if store is not None:
+        given["store"] = {"path": str(store)}
+        given["output"] = {"redact_pii": redact}
+    settings = Settings.model_validate(given)
+
+    def run() -> float:
+        if store is not None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{store}{suffix}").unlink(missing_ok=True)
+        metrics = registry.build_metrics(CollectorRegistry())
+        pipeline = registry.build_pipeline(settings, metrics, source=ListSource(records))
+        pipeline.start()  # opens the store: once in a daemon's life, so not timed
+        start = time.perf_counter()
+        try:
+            stats = pipeline.run(threading.Event())
+        finally:
+            pipeline.close()
+        assert stats.traces == len(records), stats
+        return time.perf_counter() - start
+
+    return run
+
+
+def cost(traces: int, repeats: int, where: Path, reuse: Reuse) -> None:
+    records = bench_records(traces, reuse=reuse)
+    base = pipeline_seconds(records, None)
+    runs = {
+        "pipeline": base,
+        "+ store, redacted": pipeline_seconds(records, where / "cost.db"),
+        "+ store, as is": pipeline_seconds(records, where / "cost.db", redact=False),
+    }
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(repeats):  # interleaved: all see the same machine
+        for name, run in runs.items():
+            best[name] = min(best[name], run())
+    print(f"cost per trace, {traces:,} traces of ~5.8 KB ({reuse}), best of {repeats}, one core:")
+    for name, seconds in best.items():
+        extra = seconds - best["pipeline"]
+        share = f"  store {extra / traces * 1e6:7.1f} us = {extra / best['pipeline']:6.1%}"
+        said = f"  {name:<18} {seconds / traces * 1e6:8.1f} us/trace  {traces / seconds:8,.0f}/s"
+        print(said + ("" if name == "pipeline" else share))
+
+
+def fill(path: Path, rows: int, seed: int = 1) -> None:
+    """``rows`` evaluations in the store at ``path`` (made directly, in batches)."""
+    rng = random.Random(seed)
+    sample = bench_records(50)
+    traces = [json.loads(r) for r in sample]
+    db = open_for_writing(path)
+    db.execute("PRAGMA synchronous = OFF")  # filling, not measuring the writes
+    now = time.time()
+    routes = [f"route-{i}" for i in range(20)]
+    releases = [f"2026.{i}" for i in range(1, 6)]
+    rates = {"unsupported_numbers": 0.08, "refusal": 0.05, "citation": 0.3,
+             "empty_context": 0.02, "context_conflict": 0.03, "grounding_overlap": 0.1}  # fmt: skip
+    batch = 20_000
+    for start in range(0, rows, batch):
+        ev, ch, sg = [], [], []
+        for i in range(start, min(start + batch, rows)):
+            t = traces[i % len(traces)]
+            tid = f"{i + 1:032x}"
+            when = now - rng.random() * 30 * DAY
+            route, release = rng.choice(routes), rng.choice(releases)
+            flagged = {c for c, p in rates.items() if rng.random() < p}
+            language = rng.choice(("en", "de", "fr", "ja"))
+            segments = (("language", language), ("route", route), ("release", release))
+            line = json.dumps(
+                {
+                    "trace_id": tid,
+                    "route": route,
+                    "checks": {
+                        c: {"flagged": c in flagged, "applicable": True, "evidence": {}}
+                        for c in rates
+                    },
+                }
+            )
+            record = json.dumps(
+                {
+                    **t,
+                    "trace_id": tid,
+                    "route": route,  # the search reads none
+                    "context": t["context"][:1],
+                }
+            )
+            session = f"s{i // 4}" if i % 3 == 0 else None
+            ev.append((tid, when, session, "support", route, release, int(bool(flagged)),
+                       rng.random(), line, record, now))  # fmt: skip
+            ch.extend((tid, c, "flagged", when) for c in flagged)  # as the sink: flagged only
+            sg.extend((d, v, when, tid) for d, v in segments)
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)", ev)
+        db.executemany("INSERT INTO checks VALUES (?,?,?,?)", ch)
+        db.executemany("INSERT INTO segments VALUES (?,?,?,?)", sg)
+        db.execute("COMMIT")
+    db.execute("ANALYZE")
+    db.close()
+
+
+def best_of(run: Callable[[], object], n: int = 3) -> tuple[float, object]:
+    out, best = None, float("inf")
+    for _ in range(n):
+        start = time.perf_counter()
+        out = run()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def search(rows: int, where: Path) -> None:
+    path = where / "search.db"
+    start = time.perf_counter()
+    fill(path, rows)
+    size = path.stat().st_size
+    print(f"\nsearch over {rows:,} stored evaluations ({size / 1e9:.2f} GB, filled in "
+          f"{time.perf_counter() - start:.0f} s), best of 3 (one core):")  # fmt: skip
+    store = EvaluationStore(path)
+    now = time.time()
+    cases = {
+        "route, check flagged, last day": Search(route="route-3", check="refusal",
+                                                 since=now - DAY),
+        "check flagged, last 7 days": Search(check="unsupported_numbers", since=now - 7 * DAY),
+        "check flagged, all time": Search(check="unsupported_numbers"),
+        "segment, release, last day": Search(segment="language=ja", release="2026.2",
+                                             since=now - DAY),
+        "route, all time": Search(route="route-7"),
+        "everything": Search(),
+    }  # fmt: skip
+    for name, s in cases.items():
+        seconds, result = best_of(lambda s=s: store.search(s))
+        total = getattr(result, "total", 0)
+        print(f"  {name:<32} {seconds * 1e3:8.1f} ms  {total:>9,} traces")
+    seconds, _ = best_of(lambda: store.trace(f"{rows // 2:032x}"))
+    print(f"  {'one trace by id':<32} {seconds * 1e3:8.3f} ms")
+    seconds, _ = best_of(lambda: store.session(f"s{rows // 8}"))
+    print(f"  {'one session by id':<32} {seconds * 1e3:8.3f} ms")
+    seconds, _ = best_of(store.options)
+    print(f"  {'the search form choices':<32} {seconds * 1e3:8.1f} ms")
+    store.close()
+    with sqlite3.connect(path) as db:
+        print(f"  ({db.execute('SELECT count(*) FROM checks').fetchone()[0]:,} check rows)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--traces", type=int, default=5000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--dir", type=Path, default=None, help="where the stores go")
+    add_reuse_arguments(parser)
+    args = parser.parse_args()
+    pin_one_core()
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        if args.traces:
+            cost(args.traces, args.repeats, Path(tmp), reuse_of(args))
+        if args.rows:
+            search(args.rows, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
