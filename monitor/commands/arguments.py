@@ -322,18 +322,38 @@ def add_explain(sub: Commands) -> None:
         "explain",
         help="what moved between two sets of evaluation lines, where, and why",
         description="Read two sets of evaluation lines (what the daemon, replay or check "
-        "wrote: native JSON lines with segments and inputs; '-' is stdin, gzip is read) and, "
+        "wrote: native JSON lines with segments and inputs; '-' is stdin, gzip is read; or "
+        "one file and --since, its lines before and after a time) and, "
         "for each check's flagged rate, the judge's hard-fail rate and each follow-up "
         "signal's share of a conversation's pairs of turns, split the change per "
         "segment dimension into mix (the traffic's composition changed) and rate (a "
-        "segment's own rate changed): an exact decomposition (mix + rate = change), segments "
+        "segment's own rate changed), the causes first (a rate, mix or applicability move, "
+        "and what only follows them): an exact decomposition (mix + rate = change), segments "
         "ranked by contribution, each with a Bonferroni-widened 95% interval, 'significant' "
         "only where it excludes 0. Then the measured inputs whose distributions moved most "
         "(ranked by Jensen-Shannon distance, with the population stability index's level). "
-        "Exit 0; 1 when the two sets share no rate.",
+        "Exit 0; 1 when the two sets share no rate or a period of one file holds no line.",
     )
     ex.add_argument("before", type=Path, metavar="BEFORE", help="evaluation lines before")
-    ex.add_argument("after", type=Path, metavar="AFTER", help="evaluation lines after")
+    ex.add_argument(
+        "after",
+        type=Path,
+        nargs="?",
+        metavar="AFTER",
+        help="evaluation lines after (none: BEFORE is one file split by --since)",
+    )
+    ex.add_argument(
+        "--since",
+        metavar="TIME",
+        help="one file, two periods: its lines before TIME against those from TIME on, by "
+        "each line's timestamp (the trace's time); RFC 3339 with a zone "
+        "(2026-12-01T00:00:00Z), Unix seconds, or a duration before now (-1h, -7d)",
+    )
+    ex.add_argument(
+        "--until",
+        metavar="TIME",
+        help="with --since: the period after ends here (default: the file's end); the same forms",
+    )
     ex.add_argument(
         "--check",
         action="append",

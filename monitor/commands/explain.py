@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO, cast
 
@@ -20,6 +21,7 @@ from monitor.segments.explain import (
     input_shifts,
     observations,
 )
+from monitor.segments.windows import split
 from monitor.sources.inputs import Input, check_inputs
 
 
@@ -165,19 +167,87 @@ def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out
           file=out)  # fmt: skip
 
 
+def _window(args: argparse.Namespace) -> tuple[float, float | None] | str:
+    """(since, until) of ``--since``/``--until`` (until None: to the end), or why not."""
+    from monitor.sources.history import parse_time  # only for a window: it brings Kafka's client
+
+    if args.after is not None:
+        return ("--since/--until split one file into two periods; two files are the two "
+                "periods already: give one file, or no --since/--until")  # fmt: skip
+    if args.since is None:
+        what = "--until needs --since" if args.until is not None else "one file needs --since"
+        return (f"{what} (the lines before --since are the period before, those from "
+                "--since to --until the period after), or give two files")  # fmt: skip
+    try:
+        since = parse_time(args.since)
+        until = None if args.until is None else parse_time(args.until)
+    except ValueError as exc:
+        return f"--since/--until: {exc}"
+    if until is not None and since >= until:
+        return "--since must be before --until"
+    return since, until
+
+
+def _stamp(t: float | None) -> str:
+    return "-" if t is None else datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _periods(
+    path: Path, since: float, until: float | None, stderr: TextIO
+) -> tuple[list[Line], list[Line]] | int:
+    """The two periods of one file's lines (``--since``/``--until``), or the exit status
+    after saying why there are not two."""
+    lines = _lines(path, stderr)
+    if lines is None:
+        return EXIT_USAGE
+    got = split(lines, since, until)
+    name = "standard input" if str(path) == "-" else str(path)
+    if got.untimed:
+        print(f"ragmon explain: {name}: left out {got.untimed} lines with no time (written "
+              "before evaluation lines had one, or of traces without a timestamp)",
+              file=stderr)  # fmt: skip
+    if got.later:
+        print(f"ragmon explain: {name}: left out {got.later} lines at or after --until",
+              file=stderr)  # fmt: skip
+    end = "the end" if until is None else _stamp(until)
+    print(f"ragmon explain: {name}: before {_stamp(since)}: {len(got.before)} lines; "
+          f"{_stamp(since)} to {end}: {len(got.after)} lines", file=stderr)  # fmt: skip
+    if not got.before or not got.after:
+        which = "before --since" if not got.before else "from --since on"
+        span = (f"its lines' times: {_stamp(got.first)} to {_stamp(got.last)}"
+                if got.first is not None else "no line has a time")  # fmt: skip
+        print(f"ragmon explain: {name}: no evaluation line {which} ({span})", file=stderr)
+        return EXIT_FAIL
+    return got.before, got.after
+
+
 def cmd_explain(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    """``ragmon explain BEFORE AFTER``."""
-    problem = check_inputs([args.before, args.after])
+    """``ragmon explain BEFORE AFTER``, or ``ragmon explain FILE --since T [--until T]``."""
+    window: tuple[float, float | None] | None = None
+    if args.after is None or args.since is not None or args.until is not None:
+        asked = _window(args)
+        if isinstance(asked, str):
+            print(f"ragmon explain: {asked}", file=stderr)
+            return EXIT_USAGE
+        window = asked
+    problem = check_inputs([args.before] if args.after is None else [args.before, args.after])
     if problem is not None:
         print(f"ragmon explain: {problem}", file=stderr)
         return EXIT_USAGE
     out = args.output_json
     if out is not None and not _writable(out, "explain", stderr):
         return EXIT_USAGE
-    before = _lines(args.before, stderr)
-    after = _lines(args.after, stderr) if before is not None else None
-    if before is None or after is None:
-        return EXIT_USAGE
+    if window is not None:
+        periods = _periods(args.before, window[0], window[1], stderr)
+        if isinstance(periods, int):
+            return periods
+        before, after = periods
+    else:
+        got = _lines(args.before, stderr)
+        other = _lines(args.after, stderr) if got is not None else None
+        if got is None or other is None:
+            return EXIT_USAGE
+        before, after = got, other
     if args.check:
         known = observations(before).keys() & observations(after).keys()
         unknown = [c for c in args.check if c not in known]

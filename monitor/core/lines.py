@@ -55,6 +55,7 @@ class EvaluationLine(TypedDict, total=False):
     incomplete: str  # assembled from spans before all came: max_wait, evicted, end_of_input
     adjusted_count: float  # sampled upstream: the traces this one stands for (1/sample_rate)
     session_id: str  # the conversation the trace is a turn of (its follow-up line comes later)
+    timestamp: str  # the trace's time, RFC 3339, when it has one (``explain --since``)
     risk: float  # how likely the answer is unfaithful, 0-1, from the checks (docs, "The judge")
 
 

@@ -491,6 +491,8 @@ class Evaluation:
             line["risk"] = self.risk
         if self.trace.session_id is not None:  # a turn: its follow-up line comes later
             line["session_id"] = self.trace.session_id
+        if self.trace.timestamp is not None:  # when the trace happened (explain --since)
+            line["timestamp"] = self.trace.timestamp.isoformat()
         return line
 
 
