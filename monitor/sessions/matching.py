@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+import ahocorasick
 from rapidfuzz.distance import Indel
 
 _SIMILAR = 0.8  # normalised similarity of two words one slip apart ("exprot"/"export": 0.83)
@@ -23,11 +24,13 @@ _STEM = 4  # the first letters two forms of a word share, where the stemmer left
 
 
 class Antonyms(NamedTuple):
-    """A language's pairs of opposite words: ``sides`` alternates the two sides of each pair
-    as numbered groups (pair k: groups 2k+1 and 2k+2), found in one pass over a turn."""
+    """A language's pairs of opposite words: ``sides`` holds both sides of each pair (pair
+    k: sides 2k and 2k + 1); ``cues`` finds, in one pass over a turn, the sides one of whose
+    literals (``required``) it holds, ``always`` the sides without such literals."""
 
-    sides: re.Pattern[str] | None
-    pairs: int
+    sides: tuple[re.Pattern[str], ...]
+    cues: ahocorasick.Automaton | None
+    always: frozenset[int]
 
 
 def _close(x: str, y: str) -> bool:
@@ -78,28 +81,87 @@ def swapped(earlier_only: Iterable[str], later_only: Iterable[str]) -> bool:
 
 
 def antonyms(pairs: Iterable[Sequence[str]]) -> Antonyms:
-    """A language's pairs of opposite words (regular expressions), compiled as one."""
-    listed = [(x, y) for x, y in pairs]
-    if not listed:
-        return Antonyms(None, 0)
-    groups = "|".join(f"({x})|({y})" for x, y in listed)
-    return Antonyms(re.compile(groups, re.IGNORECASE), len(listed))
+    """A language's pairs of opposite words (regular expressions, read on lower-cased
+    words), compiled, each side behind its literals."""
+    sides = tuple(re.compile(side) for pair in pairs for side in pair)
+    owners: dict[str, set[int]] = {}
+    always = set()
+    for i, side in enumerate(sides):
+        literals = required(side)
+        if literals is None:
+            always.add(i)
+        for literal in literals or ():
+            owners.setdefault(literal, set()).add(i)
+    if not owners:
+        return Antonyms(sides, None, frozenset(always))
+    cues = ahocorasick.Automaton()
+    for literal, opens in owners.items():
+        cues.add_word(literal, frozenset(opens))
+    cues.make_automaton()
+    return Antonyms(sides, cues, frozenset(always))
 
 
 def _sides(text: str, found: Antonyms) -> set[int]:
-    assert found.sides is not None
-    return {m.lastindex for m in found.sides.finditer(text) if m.lastindex is not None}
+    """The sides of ``found`` that ``text`` holds."""
+    maybe = set(found.always)
+    if found.cues is not None:
+        for _, opens in found.cues.iter(text):
+            maybe |= opens
+    return {i for i in maybe if found.sides[i].search(text)}
 
 
 def opposed(a: str, b: str, languages: Iterable[Antonyms]) -> bool:
     """Whether B asks the opposite of A in one of ``languages``: one word of a pair in A and
     not in B, the other in B and not in A."""
     for found in languages:
-        if found.sides is None:
+        if not found.sides:
             continue
         in_a, in_b = _sides(a, found), _sides(b, found)
         for one in in_a - in_b:
-            other = one + 1 if one % 2 else one - 1  # the other side of the same pair
+            other = one ^ 1  # the other side of the same pair
             if other in in_b and other not in in_a:
                 return True
     return False
+
+
+def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """Literals of which every match of ``pattern`` contains one (lower case), read from its
+    parse tree — in a sequence, the element whose literals are longest; in an alternation,
+    every branch's — or None when some branch requires none. A cheap gate in front of the
+    pattern, found by the machine, so it cannot forget a branch
+    (``tests/unit/sessions/test_signals.py`` proves that the gates change no outcome)."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def walk(parsed: Iterable[tuple[object, object]]) -> set[str] | None:
+        found: list[set[str] | None] = []
+        run = ""
+        for op, arg in parsed:
+            if op is sre.LITERAL:
+                run += chr(arg)  # type: ignore[arg-type]
+                continue
+            if op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:  # type: ignore[index]
+                inner = list(arg[2])  # type: ignore[index]
+                if len(inner) == 1 and inner[0][0] is sre.LITERAL:  # "no+": "no" in every match
+                    found.append({run + chr(inner[0][1])})
+                    run = ""
+                    continue
+            if run:
+                found.append({run})
+                run = ""
+            if op is sre.SUBPATTERN:
+                found.append(walk(arg[-1]))  # type: ignore[index]
+            elif op is sre.BRANCH:
+                branches = [walk(b) for b in arg[1]]  # type: ignore[index]
+                found.append(None if None in branches else set().union(*branches))  # type: ignore[arg-type]
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:  # type: ignore[index]
+                found.append(walk(arg[2]))  # type: ignore[index]
+            elif op is sre.IN and all(o is sre.LITERAL for o, _ in arg):  # type: ignore[attr-defined]
+                found.append({chr(c) for _, c in arg})  # type: ignore[attr-defined]
+        if run:
+            found.append({run})
+        sets = [f for f in found if f]
+        return max(sets, key=lambda f: min(map(len, f))) if sets else None
+
+    got = walk(_parser.parse(pattern.pattern, pattern.flags))
+    return frozenset(c.lower() for c in got) if got else None

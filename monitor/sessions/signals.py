@@ -43,6 +43,7 @@ import ahocorasick
 
 from monitor.core.model import FOLLOWUP_SIGNALS
 from monitor.sessions import grammar, matching
+from monitor.sessions.matching import required
 
 SIGNALS: Final = FOLLOWUP_SIGNALS  # named once, in the model: lines, metrics, explain read it
 REPHRASE, ESCALATION, NEGATIVE, POSITIVE = SIGNALS
@@ -61,9 +62,13 @@ _PAIRED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 # a word: letters and the marks written on them (Devanagari's vowel signs, Arabic's short
 # vowels: not letters to ``\w``, so "कीमत" would fall apart into "क" and "मत")
 _MARKS = "\u0300-\u036f\u064b-\u065f\u0670\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963"
-_WORD = re.compile(rf"[^\W_](?:[^\W_]|[{_MARKS}])*(?:['’][^\W_]+)*")
-_FLAGS = re.IGNORECASE
+_WORD = re.compile(rf"[^\W_](?:[^\W_]+|[{_MARKS}]+)*(?:['’][^\W_]+)*")
+_PLAIN_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")  # the same, faster, on ASCII text
+# the patterns read the turn lower-cased (``normalise``): matched as written, three times
+# cheaper than with IGNORECASE, whose case folding runs on every character tried
+_FLAGS = re.NOFLAG
 _REPEATED = re.compile(r"([^\W\d_])\1{2,}")  # a letter typed three times or more: "daaanke"
+_TRIPLE = re.compile(r"(.)\1\1")  # any character three times: where _REPEATED may be
 
 
 class Gated(NamedTuple):
@@ -88,52 +93,9 @@ class Language(NamedTuple):
     openers: re.Pattern[str] | None
     stop: frozenset[str]
     unspaced: re.Pattern[str] | None = None
-    antonyms: matching.Antonyms = matching.Antonyms(None, 0)
+    antonyms: matching.Antonyms = matching.Antonyms((), None, frozenset())
     numerals: dict[str, str] = {}  # noqa: RUF012 (never changed) a number's word -> its digits
     in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
-
-
-def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
-    """Literals of which every match of ``pattern`` contains one (lower case), read from its
-    parse tree — in a sequence, the element whose literals are longest; in an alternation,
-    every branch's — or None when some branch requires none. A cheap gate in front of the
-    pattern, found by the machine, so it cannot forget a branch
-    (``tests/unit/sessions/test_signals.py`` proves that the gates change no outcome)."""
-    from re import _constants as sre  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
-
-    def walk(parsed: Iterable[tuple[object, object]]) -> set[str] | None:
-        found: list[set[str] | None] = []
-        run = ""
-        for op, arg in parsed:
-            if op is sre.LITERAL:
-                run += chr(arg)  # type: ignore[arg-type]
-                continue
-            if op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:  # type: ignore[index]
-                inner = list(arg[2])  # type: ignore[index]
-                if len(inner) == 1 and inner[0][0] is sre.LITERAL:  # "no+": "no" in every match
-                    found.append({run + chr(inner[0][1])})
-                    run = ""
-                    continue
-            if run:
-                found.append({run})
-                run = ""
-            if op is sre.SUBPATTERN:
-                found.append(walk(arg[-1]))  # type: ignore[index]
-            elif op is sre.BRANCH:
-                branches = [walk(b) for b in arg[1]]  # type: ignore[index]
-                found.append(None if None in branches else set().union(*branches))  # type: ignore[arg-type]
-            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:  # type: ignore[index]
-                found.append(walk(arg[2]))  # type: ignore[index]
-            elif op is sre.IN and all(o is sre.LITERAL for o, _ in arg):  # type: ignore[attr-defined]
-                found.append({chr(c) for _, c in arg})  # type: ignore[attr-defined]
-        if run:
-            found.append({run})
-        sets = [f for f in found if f]
-        return max(sets, key=lambda f: min(map(len, f))) if sets else None
-
-    got = walk(_parser.parse(pattern.pattern, pattern.flags))
-    return frozenset(c.lower() for c in got) if got else None
 
 
 def _gates_of(patterns: Iterable[str], clauses: Iterable[str] = ()) -> tuple[Gated, ...]:
@@ -209,11 +171,13 @@ def normalise(text: str) -> str:
     """The turn as the patterns read it: NFKC, lower case, one kind of apostrophe, spaces
     collapsed, cut to ``MAX_CHARS``."""
     text = unicodedata.normalize("NFKC", text[:MAX_CHARS]).lower().replace("’", "'")
-    return " ".join(_REPEATED.sub(r"\1", text).split())
+    if _TRIPLE.search(text):  # rare, and five times cheaper to look for than to replace
+        text = _REPEATED.sub(r"\1", text)
+    return " ".join(text.split())
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text)
+    return (_PLAIN_WORD if text.isascii() else _WORD).findall(text)
 
 
 _SCRIPTS = (("ko", re.compile(r"[\uac00-\ud7af]")), ("ja", re.compile(r"[\u3040-\u30ff]")),
@@ -312,10 +276,10 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
     words = _words(text) if words is None else words
     if not _UNSPACED.search(text):  # the common case: words and nothing else
         # read without accents ("suscripcion", "nasil") and numbers as digits ("two": 2)
-        if not text.isascii():
-            words = _words(text.translate(_FOLD))
         kept = [w for w in words if w not in skipped]
-        if lang.numerals:
+        if not text.isascii():
+            kept = [f for w in kept if (f := w.translate(_FOLD)) not in skipped]
+        if not lang.numerals.keys().isdisjoint(kept):
             kept = [lang.numerals.get(w, w) for w in kept]
         return frozenset(map(stemmer, kept) if stemmer is not None else kept)
     out: set[str] = set()
@@ -409,8 +373,12 @@ def _any(
     (``open_``, from ``_by_pattern``; None: every pattern runs, the reference the gates are
     tested against)."""
     opened_here = open_[kind] if open_ is not None else None
-    if opened_here is not None and not opened_here:
-        return None  # no pattern of this kind opened, in any language
+    if opened_here is not None:
+        if not opened_here:
+            return None  # no pattern of this kind opened, in any language
+        if langs is languages():  # every language: the opened ones alone, in their order
+            rank = _rank()
+            langs = tuple(_by_code()[c] for c in sorted(opened_here, key=rank.__getitem__))
     for lang in langs:
         places: Iterable[int] | None
         if opened_here is None:
@@ -429,6 +397,12 @@ def _any(
         if best is not None:
             return best
     return None
+
+
+@cache
+def _rank() -> dict[str, int]:
+    """Each language's place in ``languages()``."""
+    return {lang.code: i for i, lang in enumerate(languages())}
 
 
 def _at_clause(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -466,11 +440,8 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
         return True
     lang = _first_language(a, b)
     english = languages()[0]
-    for lg in (lang,) if lang is english else (lang, english):
-        if lg.openers is not None and lg.openers.search(b.text):
-            return False
-    ca, cb = _content_of(a.text, lang.code), _content_of(b.text, lang.code)
-    if not ca or not cb:
+    cb = _content_of(b.text, lang.code)
+    if not cb or not (ca := _content_of(a.text, lang.code)):
         return False
     exact, paired = len(ca & cb), a.unspaced or b.unspaced
     if not _kept(exact, len(ca), len(cb), paired):
@@ -479,6 +450,9 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
             return False
         if not _kept(matching.shared(ca, cb), len(ca), len(cb), paired):
             return False
+    for lg in (lang,) if lang is english else (lang, english):
+        if lg.openers is not None and lg.openers.search(b.text):
+            return False  # a next question that narrows ("and for the Team plan?")
     if paired and matching.swapped(ca - cb, cb - ca):
         return False
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
