@@ -16,7 +16,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import threading
-from typing import Any, TextIO
+from typing import TextIO
 
 _thread_lock = threading.Lock()
 _shared: list[int] = []  # the file descriptor locked across processes, once shared
@@ -62,7 +62,7 @@ class LineLoggerFactory:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
 
-    def __call__(self, *args: Any) -> LineLogger:
+    def __call__(self, *args: object) -> LineLogger:
         """A logger on the stream (structlog passes the logger's name: one stream for all)."""
         return LineLogger(self.stream)
 

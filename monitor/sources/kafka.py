@@ -266,7 +266,7 @@ class KafkaSource:
         Raises ``SourceError`` as ``start`` does."""
         self._connect(group_id=None).close(autocommit=False)
 
-    def _connect(self, **group: Any) -> Any:
+    def _connect(self, **group: object) -> KafkaConsumer:
         """A consumer on the cluster whose topics were found (``group``: its group's
         settings); ``SourceError`` naming the cluster or the missing topics."""
         conn = self.connection
