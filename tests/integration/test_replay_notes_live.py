@@ -24,6 +24,7 @@ from tests.integration.kafka_support import (
     wait_until,
 )
 from tests.integration.test_otlp_ingest import built, encoded
+from tests.integration.test_otlp_live import Counts, add_counts
 
 pytestmark = pytest.mark.integration
 
@@ -72,8 +73,11 @@ class Backlog:
         return {native["trace_id"] for _, native in self.traces}
 
 
-def outcome(backlog: Backlog, daemons: list[Daemon], what: str) -> tuple[int, int, int]:
-    """Lost traces, duplicate lines, and lines of a trace with a root cut short (printed)."""
+def outcome(backlog: Backlog, daemons: list[Daemon], what: str,
+            counts: Counts | None = None) -> tuple[int, int, int, int]:  # fmt: skip
+    """Lost traces, duplicate lines, lines of a trace with a root cut short, and traces
+    counted ``unrecognised`` or ``content_missing`` (all clean traffic: fragments of a trace
+    re-read in part) by ``counts`` (printed)."""
     lines: dict[str, list[dict[str, Any]]] = {}
     for daemon in daemons:
         got, _ = daemon.lines()
@@ -85,10 +89,13 @@ def outcome(backlog: Backlog, daemons: list[Daemon], what: str) -> tuple[int, in
     cut = sum(1 for tid, ls in lines.items() if tid not in backlog.rootless
               for x in ls if "incomplete" in x)  # fmt: skip
     rootless_lost = len(backlog.rootless - set(lines))
+    misread = {k: n for k, n in (counts or {}).items()
+               if k[0] in ("unrecognised", "content_missing")}  # fmt: skip
     print(f"\nreplay notes ({what}): {len(ids)} traces ({len(backlog.rootless)} without a root), "
           f"{len(lost)} lost ({rootless_lost} of them without a root), {extra} duplicate lines, "
-          f"{cut} lines of a trace with a root cut short")  # fmt: skip
-    return len(lost), extra, cut
+          f"{cut} lines of a trace with a root cut short, "
+          f"{misread or 'nothing'} misread")  # fmt: skip
+    return len(lost), extra, cut, int(sum(misread.values()))
 
 
 def test_kill_minus_nine_over_a_backlog_past_a_notes_key_list_loses_no_rootless_trace(
@@ -116,7 +123,7 @@ def test_kill_minus_nine_over_a_backlog_past_a_notes_key_list_loses_no_rootless_
         time.sleep(1)
     finally:
         daemon.terminate()
-    lost, extra, cut = outcome(backlog, [daemon], "kill -9 over a 4,000-trace backlog")
+    lost, extra, cut, _ = outcome(backlog, [daemon], "kill -9 over a 4,000-trace backlog")
     assert (lost, extra, cut) == (0, 0, 0)
 
 
@@ -134,7 +141,8 @@ def _noted(daemon: Daemon, topic: str) -> bool:
     return all(g is not None and str(g.metadata).startswith("ragmon/") for g in got)
 
 
-def first_life(tmp_path: Path, topic: str, backlog: Backlog, env: dict[str, str]) -> Daemon:
+def first_life(tmp_path: Path, topic: str, backlog: Backlog, env: dict[str, str],
+               counts: Counts) -> Daemon:  # fmt: skip
     """The first daemon evaluates every trace that has a root and stops (SIGTERM) while the
     traces without one (written first: the commit waits behind them) are still waiting."""
     one = Daemon(tmp_path, topic, "g-notes", name="one", **env)
@@ -142,6 +150,7 @@ def first_life(tmp_path: Path, topic: str, backlog: Backlog, env: dict[str, str]
     want = len(backlog.traces) - len(backlog.rootless)
     wait_until(lambda: len(one.evaluated()) >= want, 90, "every trace with a root evaluated")
     time.sleep(1)  # a commit after the last
+    add_counts(counts, one)
     one.terminate()
     return one
 
@@ -156,15 +165,18 @@ def test_a_restart_that_commits_before_passing_the_old_notes_end_repeats_nothing
     topic = create_topic(PARTITIONS)
     backlog = Backlog(topic, 3_000, seed=43, rootless_first=8)
     env = {**ENV, **SLOW_READ}
-    one = first_life(tmp_path, topic, backlog, env)
+    counts: Counts = {}
+    one = first_life(tmp_path, topic, backlog, env, counts)
     two = Daemon(tmp_path, topic, "g-notes", name="two", **env)
     two.start()
     try:
         wait_until(lambda: all_committed(two.group, topic), 120, "all offsets committed")
         time.sleep(1)
+        add_counts(counts, two)
     finally:
         two.terminate()
-    assert outcome(backlog, [one, two], "a restart commits below the old note's end") == (0, 0, 0)
+    got = outcome(backlog, [one, two], "a restart commits below the old note's end", counts)
+    assert got == (0, 0, 0, 0)
 
 
 def test_a_replica_revoked_right_after_joining_keeps_the_old_notes_traces(
@@ -177,7 +189,8 @@ def test_a_replica_revoked_right_after_joining_keeps_the_old_notes_traces(
     topic = create_topic(PARTITIONS)
     backlog = Backlog(topic, 3_000, seed=47, rootless_first=8)
     env = {**ENV, **SLOW_READ}
-    one = first_life(tmp_path, topic, backlog, env)
+    counts: Counts = {}
+    one = first_life(tmp_path, topic, backlog, env, counts)
     two = Daemon(tmp_path, topic, "g-notes", name="two", **env)
     three = Daemon(tmp_path, topic, "g-notes", name="three", **env)
     two.start()
@@ -187,8 +200,10 @@ def test_a_replica_revoked_right_after_joining_keeps_the_old_notes_traces(
         wait_until(three.assigned, 60, "the third daemon assigned")
         wait_until(lambda: all_committed(two.group, topic), 120, "all offsets committed")
         time.sleep(1)
+        add_counts(counts, two)
+        add_counts(counts, three)
     finally:
         three.terminate()
         two.terminate()
-    got = outcome(backlog, [one, two, three], "a replica revoked right after joining")
-    assert got == (0, 0, 0)
+    got = outcome(backlog, [one, two, three], "a replica revoked right after joining", counts)
+    assert got == (0, 0, 0, 0)
