@@ -438,6 +438,10 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     """Whether B asks again for what A asked (see the module)."""
     if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
         return True
+    if not (a.unspaced or b.unspaced) and {w[:4] for w in a.words}.isdisjoint(
+        w[:4] for w in b.words
+    ):
+        return False  # no word begun alike: nothing asked again ("thanks", "agent")
     lang = _first_language(a, b)
     english = languages()[0]
     cb = _content_of(b.text, lang.code)
