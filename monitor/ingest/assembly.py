@@ -120,6 +120,8 @@ class AssemblyObserver(Protocol):
 
     def on_assembly_buffer(self, traces: int, nbytes: int) -> None: ...
 
+    def on_replay_unsure(self) -> None: ...
+
 
 def instrumentation(spans: list[Span]) -> tuple[str, str]:
     """(scope name, version) of the instrumentation that produced most of a trace's spans:
@@ -441,6 +443,8 @@ class OtlpAssembler:
         if b.unsure:  # re-read past what a note could say: perhaps evaluated before
             extra["ragmon.replay"] = "unsure"
             self.unsure += 1
+            if self.observer is not None:
+                self.observer.on_replay_unsure()
         try:
             mapped = map_spans(b.spans, extra)
         except Exception as exc:  # a mapping bug must not stop the daemon: a dead letter

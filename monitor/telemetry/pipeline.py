@@ -170,6 +170,14 @@ class PipelineMetrics:
             ["convention", "outcome"],
             registry=registry,
         )
+        self.replay_unsure = Counter(
+            "ragmon_assembly_replay_unsure_total",
+            "OTLP traces evaluated after a restart or rebalance that the replay note could not "
+            "rule out as evaluated before (met first past the bits of a note cut short to fit "
+            "the broker's offset.metadata.max.bytes): duplicates at most, their lines marked "
+            "ragmon.replay=unsure.",
+            registry=registry,
+        )
         self.ids_unresolved = Counter(
             "ragmon_otlp_ids_unresolved_total",
             "Passages and retrieved documents of OTLP traces whose document id the spans do "
@@ -252,6 +260,10 @@ class PipelineMetrics:
         if self._instrumentations(f"{name}\n{version}") == OTHER:
             name = version = OTHER
         self.instrumentation_traces.labels(name or "none", version or "none", convention).inc()
+
+    def on_replay_unsure(self) -> None:
+        """``AssemblyObserver``: a trace evaluated that a replay note could not rule out."""
+        self.replay_unsure.inc()
 
     def on_assembly_buffer(self, traces: int, nbytes: int) -> None:
         """Traces and bytes waiting in the assembly buffer."""

@@ -269,3 +269,39 @@ def test_a_reader_revoked_right_after_joining_carries_the_old_note_forward() -> 
     clock.now += 3.0
     three._handle_due()
     assert evaluated(sink) == [b]
+
+
+def test_past_the_bits_of_a_note_cut_short_nothing_is_dropped_and_each_line_says_unsure() -> None:
+    """A note too long for the broker keeps the bits that fit. Below them the reader drops
+    what was finished; past them it cannot tell, so it evaluates every trace it meets first
+    there again (a duplicate at most, never a loss), marks its line and counts it."""
+    rootless, _, waiting = trace_parts()
+    finished = [trace_parts() for _ in range(120)]
+    values = [mixed(rootless, *finished[0][:2])]
+    values += [mixed(children, root) for children, root, _ in finished[1:]]
+    records = [rec(v, i) for i, v in enumerate(values)]
+    clock = Clock()
+    one, one_sink, source = reader(clock)
+    one.process(records)
+    clock.now = 3.0
+    one._handle_due()
+    one.checkpoint()
+    assert len(one_sink.evaluations) == 120 and source.committed == {PART: 0}
+    full = source.notes[PART]
+    assert len(full.bits) == 121  # record 0: two traces; the others: one each
+    short = through_kafka(ReplayNote(full.read_end, start=full.start, bits=full.bits[:41]))
+
+    metrics = Metrics(CollectorRegistry())
+    asm = OtlpAssembler(limits=LIMITS, clock=clock, replays=True, observer=metrics)
+    sink = InMemorySink()
+    two = Pipeline(ListSource([], source="otlp_spans"), asm, CheckSuite(), [sink])
+    two.on_resumed({PART: short})
+    two.process(records)
+    clock.now = 40.0
+    two._handle_due()
+    again = [e.trace for e in sink.evaluations if e.trace.trace_id != waiting]
+    known = len(short.bits) - 1  # finished traces whose bits were kept (the first: record 0's)
+    assert sorted(t.trace_id for t in again) == sorted(t for _, _, t in finished[known:])
+    assert all(t.attributes.get("ragmon.replay") == "unsure" for t in again)
+    assert [e.trace.trace_id for e in sink.evaluations if e.trace.trace_id == waiting] == [waiting]
+    assert metrics.registry.get_sample_value("ragmon_assembly_replay_unsure_total") == len(again)
