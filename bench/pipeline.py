@@ -46,16 +46,23 @@ from monitor.sources import ListSource, SourcePosition, SourceRecord
 
 
 def pipeline_run(
-    records: list[bytes], judge: str, memos: Memos, segments: bool = True, sessions: bool = True
+    records: list[bytes],
+    judge: str,
+    memos: Memos,
+    segments: bool = True,
+    sessions: bool = True,
+    outcomes: bool = True,
 ) -> tuple[Callable[[], object], Callable[[], object]]:
     """(setup, run): setup builds the pipeline as ``ragmon run`` does and warms its memo;
     run processes ``records`` through it (``segments`` off: without segments and inputs;
-    ``sessions`` off: a trace's session id is ignored)."""
+    ``sessions`` off: a trace's session id is ignored; ``outcomes`` off: pairs, no session
+    closed)."""
     settings = Settings()
     settings = settings.model_copy(
         update={"judge": settings.judge.model_copy(update={"backend": judge}),
                 "segments": settings.segments.model_copy(update={"enabled": segments}),
-                "sessions": settings.sessions.model_copy(update={"enabled": sessions})}
+                "sessions": settings.sessions.model_copy(update={"enabled": sessions,
+                                                                 "outcomes": outcomes})}
     )  # fmt: skip
     built: list[Pipeline] = []
 
@@ -136,14 +143,18 @@ def main() -> None:
     # session stage's cost, against the same traces with sessions off, in the same run
     turns = [as_turn(r, i) for i, r in enumerate(records)]
     off_memos, on_memos = Memos(warm, args.memo_bytes), Memos(warm, args.memo_bytes)
+    pairs_memos = Memos(warm, args.memo_bytes)
     off_setup, off_run = pipeline_run(turns, "none", off_memos, sessions=False)
+    pairs_setup, pairs_run = pipeline_run(turns, "none", pairs_memos, outcomes=False)
     on_setup, on_run = pipeline_run(turns, "none", on_memos)
-    # off and on in turns (A B A B ...): the machine's drift reaches both alike
-    times = timings({"off": (off_run, off_setup), "on": (on_run, on_setup)}, k,
-                    time.process_time)  # fmt: skip
+    # off, pairs and on in turns (A B C A B C ...): the machine's drift reaches all alike
+    times = timings({"off": (off_run, off_setup), "pairs": (pairs_run, pairs_setup),
+                     "on": (on_run, on_setup)}, k, time.process_time)  # fmt: skip
     paired = {name: n / min(ts) for name, ts in times.items()}
     # each repeat's on against the off measured next to it: the stage's share, drift aside
     shares = sorted(on / off - 1 for off, on in zip(times["off"], times["on"], strict=True))
+    # and closing the sessions: each repeat's on against its pairs-only run
+    closing = sorted(on / pr - 1 for pr, on in zip(times["pairs"], times["on"], strict=True))
     rows = [
         ("bare decode loop (json.loads)", cpu(bare), None),
         ("decode to RagTrace", cpu(decoded), None),
@@ -154,6 +165,7 @@ def main() -> None:
         ("pipeline, heuristic judge (the demo's)", cpu(heuristic_run, heuristic_setup),
          heuristic_memos),
         ("turns of sessions, sessions off", paired["off"], off_memos),
+        ("turns of sessions, pairs, no outcomes", paired["pairs"], pairs_memos),
         ("turns of sessions, sessions on", paired["on"], on_memos),
     ]  # fmt: skip
     floor, alone = rows[0][1], rows[2][1]
@@ -170,6 +182,11 @@ def main() -> None:
     print(f"session stage: +{best:.1f} µs a trace, +{100 * best * paired['off'] / 1e6:.1f} % "
           f"(best of each); per repeat pair +{100 * statistics.median(shares):.1f} % median, "
           f"{100 * shares[0]:+.1f} to {100 * shares[-1]:+.1f} %")  # fmt: skip
+    close = 1e6 / paired["on"] - 1e6 / paired["pairs"]
+    print(f"of which closing sessions (one in three traces a session): +{close:.1f} µs a trace, "
+          f"+{100 * close * paired['off'] / 1e6:.1f} % of the pipeline without sessions (best "
+          f"of each); per repeat pair +{100 * statistics.median(closing):.1f} % median, "
+          f"{100 * closing[0]:+.1f} to {100 * closing[-1]:+.1f} %")  # fmt: skip
 
 
 _QUESTIONS = ("How much is the Pro plan?", "how much is the pro plan??", "human pls",

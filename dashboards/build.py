@@ -183,6 +183,15 @@ PANELS: list[dict[str, Any]] = [
         ('sum by (signal, after) (rate(ragmon_followups_total{signal=~"rephrase|escalation",after=~"refusal|clean"}[5m])) '
          '/ ignoring(signal) group_left sum by (after) (rate(ragmon_followup_pairs_total{after=~"refusal|clean"}[5m]))',
          "{{signal}} after {{after}}")]},
+    {"title": "How conversations ended: share of the sessions closed by outcome (resolved, escalated, abandoned after a failure, unresolved)",
+     "unit": "percentunit", "targets": [
+        ('sum by (outcome) (rate(ragmon_session_outcomes_total{route=~"$route"}[5m])) '
+         '/ ignoring(outcome) group_left sum(rate(ragmon_session_outcomes_total{route=~"$route"}[5m]))',
+         "{{outcome}}")]},
+    {"title": "Conversations: time from the first turn to the outcome (median), by outcome",
+     "unit": "s", "targets": [
+        ('histogram_quantile(0.5, sum by (le, outcome) '
+         '(rate(ragmon_session_to_outcome_seconds_bucket{route=~"$route"}[5m])))', "{{outcome}}")]},
     {"title": "Reviewed precision of each check (95% Wilson band, from golden review decisions)",
      "unit": "percentunit", "targets": [
         ('max by (check) (ragmon_check_review_precision{bound="estimate",route=~"$route"})', "{{check}}"),

@@ -61,7 +61,7 @@ class SessionMetrics:
             ["dimension", "segment", "outcome"], registry=registry,
         )  # fmt: skip
         self.session_seconds_to_outcome = Histogram(
-            "ragmon_session_seconds_to_outcome",
+            "ragmon_session_to_outcome_seconds",
             "Seconds from a session's first turn to the turn its outcome was decided on (the "
             "first asking for a person when escalated, else the last), by outcome and route.",
             ["outcome", "route"], buckets=TO_OUTCOME_BUCKETS, registry=registry,

@@ -118,6 +118,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str
             RAGMON_SHADOW__CHECKS__CONTEXT_CONFLICT__SIMILARITY="0.3", RAGMON_SHADOW__SHARE="0.5",
             RAGMON_SHADOW__JUDGE__BACKEND="heuristic",  # and a shadow judge
             RAGMON_SESSIONS__LATENESS_SECONDS="1",  # one replica: turns paired in memory
+            RAGMON_SESSIONS__IDLE_SECONDS="2",  # conversations close in the test's time
         ).start()  # fmt: skip
         # a second ragmon receiving OTLP/HTTP with a two-trace assembly buffer
         otlp = start_otlp_http_daemon(

@@ -391,7 +391,7 @@ def test_the_prometheus_sink_counts_per_route_and_language() -> None:
     )
     assert (
         r.get_sample_value(
-            "ragmon_session_seconds_to_outcome_count", {"outcome": "abandoned", "route": "/chat"}
+            "ragmon_session_to_outcome_seconds_count", {"outcome": "abandoned", "route": "/chat"}
         )
         == 1
     )
