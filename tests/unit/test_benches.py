@@ -30,10 +30,19 @@ def run_bench(*args: str) -> str:
         (("bench/checks.py", "--traces", "200", "--repeats", "1"), "unsupported_numbers"),
         (("bench/sessions.py", "--sessions", "2000"), "a session"),
         (("bench/followups.py",), "a pair"),
+        # two sets side by side (the project's own twice: a held-out set is scored by hand)
+        (
+            ("bench/followups.py", "tests/sessions/followups.tsv", "tests/sessions/followups.tsv"),
+            "drop (P, R)",
+        ),
         (("bench/otlp.py", "--traces", "50", "--repeats", "1"), "traces/s"),
         (("bench/explain.py", "--lines", "2000"), "unsupported_numbers"),
         (("bench/pii.py",), "answers/s"),
         (("bench/quality.py",), "ALL"),
+        (
+            ("bench/store.py", "--traces", "100", "--repeats", "1", "--rows", "3000"),
+            "one session by id",
+        ),
     ],
     ids=lambda v: v[0] if isinstance(v, tuple) else None,
 )
