@@ -138,6 +138,16 @@ def followups(
             {"series": f"ragmon_followup_pairs_total{{{labels}}}", "values": phases(*pairs)}]  # fmt: skip
 
 
+def sessions(
+    abandoned: list[tuple[float, int]], others: list[tuple[float, int]]
+) -> list[dict[str, str]]:
+    """Closed sessions: the abandoned and the rest (resolved), per phase of (per minute,
+    minutes)."""
+    at = 'closed_by="idle",route="billing"'
+    return [{"series": f'ragmon_session_outcomes_total{{outcome="abandoned",{at}}}', "values": phases(*abandoned)},
+            {"series": f'ragmon_session_outcomes_total{{outcome="resolved",{at}}}', "values": phases(*others)}]  # fmt: skip
+
+
 def tail_sampled(phased: list[tuple[float, float, int]], per_minute: float = 40,
                  where: dict[str, str] | None = None) -> list[dict[str, str]]:  # fmt: skip
     """A tail sampler in front of ragmon: every refusal kept, the rest with probability
@@ -246,6 +256,16 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
         ("steady 2% of follow-ups", followups([(0.2, HIST + 60)], [(10, HIST + 60)]), HIST + 30, None),
         ("2% -> 3% (1.5x) of follow-ups", followups([(0.2, HIST), (0.3, 60)], [(10, HIST + 60)]), HIST + 45, None),
         ("4 escalations in 15 quiet minutes", followups([(0.02, HIST), (0.27, 15)], [(1, HIST), (1, 15)]), HIST + 15, None),
+    ],
+    "RagmonAbandonedSessionsRise": [
+        ("10% -> 30% of 5 sessions a minute after 3 hours, 60 min after",
+         sessions([(0.5, HIST), (1.5, 60)], [(4.5, HIST), (3.5, 60)]), HIST + 60, {}),
+        ("10% -> 30% of 5 sessions a minute after 3 hours, 5 min after",
+         sessions([(0.5, HIST), (1.5, 60)], [(4.5, HIST), (3.5, 60)]), HIST + 5, None),
+        ("steady 10%", sessions([(0.5, HIST + 60)], [(4.5, HIST + 60)]), HIST + 45, None),
+        ("10% -> 13%", sessions([(0.5, HIST), (0.65, 60)], [(4.5, HIST), (4.35, 60)]), HIST + 45, None),
+        ("10% -> 50% of one session every 5 minutes", sessions([(0.02, HIST), (0.1, 60)],
+         [(0.18, HIST), (0.1, 60)]), HIST + 60, None),
     ],
     "RagmonProbeRecallDrop": [
         ("recall 0.9 -> 0.5 after 3 hours", probes([(0.9, HIST), (0.5, 90)]), HIST + 80, {"route": "billing"}),
