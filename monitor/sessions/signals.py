@@ -434,13 +434,19 @@ def _kept(shared: int, in_a: int, in_b: int, pairs: bool = False) -> bool:
     return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= enough and own <= 0.25)
 
 
+def _alike(a: _Turn, b: _Turn) -> bool:
+    """Whether a word of B begins as one of A (their first four letters), or either is
+    written without spaces: a rephrase needs one."""
+    if a.unspaced or b.unspaced:
+        return True
+    return not {w[:4] for w in a.words}.isdisjoint(w[:4] for w in b.words)
+
+
 def is_rephrase(a: _Turn, b: _Turn) -> bool:
     """Whether B asks again for what A asked (see the module)."""
     if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
         return True
-    if not (a.unspaced or b.unspaced) and {w[:4] for w in a.words}.isdisjoint(
-        w[:4] for w in b.words
-    ):
+    if not _alike(a, b):
         return False  # no word begun alike: nothing asked again ("thanks", "agent")
     lang = _first_language(a, b)
     english = languages()[0]
@@ -503,7 +509,7 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     # the question asked again beside a complaint or a request for a person ("not what I
     # asked. <the question>", "<the question>? or get me a human"): read without them
     rephrase = bool(b.text) and is_rephrase(a, b)
-    if not rephrase and (said := escalation or negative) is not None:
+    if not rephrase and (said := escalation or negative) is not None and _alike(a, b):
         rest = _prepared(text[: said.start()] + " " + text[said.end() :])
         rephrase = bool(rest.text) and is_rephrase(a, rest)
     positive = False
