@@ -17,7 +17,15 @@ from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
 from monitor.core.errors import SinkClosed
-from monitor.core.model import DeadLetter, Evaluation, Followup, RagTrace, Turn
+from monitor.core.model import (
+    DeadLetter,
+    Evaluation,
+    Followup,
+    RagTrace,
+    SessionOutcome,
+    SessionTurn,
+    Turn,
+)
 from monitor.sources import demo
 from monitor.telemetry import Metrics
 from sinks import Sink
@@ -50,6 +58,10 @@ FOLLOWUP = Followup(
     Turn("s1", "b" * 32, 2.0, "human pls", "clean"),
     ("escalation",),
 )
+SESSION = SessionOutcome("s1", "abandoned", "idle", 2, 0, 1.0, None, "en", "a" * 32, (
+    SessionTurn("a" * 32, "how much?", "refusal", True, (), 1.0),
+    SessionTurn("b" * 32, "that's wrong", "clean", False, ("negative_feedback",), 2.0),
+))  # fmt: skip
 
 
 @dataclass
@@ -211,6 +223,7 @@ def test_written_evaluations_are_delivered_by_flush(
         case.sink.write(e)
     case.sink.write_dead_letter(LETTER)
     case.sink.write_followup(FOLLOWUP)  # taken by every sink, whatever it does with it
+    case.sink.write_session(SESSION)  # likewise a closed session's outcome
     if thread == "writer":
         case.sink.flush()
     else:
@@ -253,6 +266,8 @@ def test_close_is_idempotent_and_nothing_is_accepted_after_it(make: Callable[[Pa
         case.sink.write_dead_letter(LETTER)
     with pytest.raises(SinkClosed):
         case.sink.write_followup(FOLLOWUP)
+    with pytest.raises(SinkClosed):
+        case.sink.write_session(SESSION)
 
 
 def test_a_followup_is_a_line_among_the_evaluation_lines(tmp_path: Path) -> None:

@@ -10,16 +10,20 @@ import itertools
 import json
 import threading
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry
+from starlette.testclient import TestClient
 
 from monitor import registry
 from monitor.config import Settings
 from monitor.core.model import Followup, SessionOutcome, Turn
 from monitor.core.pii import Redactor
+from monitor.golden import web as review_web
 from monitor.golden.session_rows import build_session_row
+from monitor.golden.stored import load_rows
 from monitor.ingest.decoder import OneItemPerRecord
 from monitor.ingest.native import NativeDecoder
 from monitor.sessions.join import Sessions
@@ -27,6 +31,7 @@ from monitor.sessions.outcomes import Outcomes, decide
 from monitor.sessions.signals import read
 from monitor.sessions.stage import WithSessions
 from monitor.sources import ListSource
+from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
 from sinks.memory import InMemorySink
 from sinks.prometheus import PrometheusSink
@@ -412,3 +417,15 @@ def test_a_session_that_ended_badly_is_a_candidate_golden_row() -> None:
         "session_escalated"
     )
     assert build_session_row(closed(), Redactor(), reasons=("refusal",)) is None
+
+
+def test_the_review_page_shows_the_sessions_turns(tmp_path: Path) -> None:
+    sink = GoldenRowSink(tmp_path)
+    sink.start()
+    sink.write_session(closed())
+    sink.close()
+    (row,) = load_rows(tmp_path).values()
+    body = TestClient(review_web.build_app(tmp_path)).get(f"/row/{row['id']}").text
+    assert "How the conversation ended: abandoned (idle), 2 turns" in body
+    assert "failed (flagged)" in body and "negative_feedback" in body
+    assert "ann@example.com" not in body
