@@ -59,6 +59,7 @@ class SummarySink(Closable):
         self.dead_letters: list[DeadLetter] = []
         self._keep = keep_dead_letters
         self.verdicts: dict[str, tuple[int, float]] = {}  # verdict -> (count, sum of weights)
+        self.verdict_squares = 0.0  # the sum of the applicable verdicts' squared weights
         self.judge_skips: dict[str, int] = {}
         self.calibration: Any = None  # a judge Calibration, for the corrected hard-fail rate
         self.shadowed = 0  # traces the shadow candidate ran on
@@ -99,6 +100,8 @@ class SummarySink(Closable):
         if evaluation.judge is not None:
             n, w = self.verdicts.get(evaluation.judge.verdict, (0, 0.0))
             self.verdicts[evaluation.judge.verdict] = (n + 1, w + evaluation.judge.weight)
+            if evaluation.judge.verdict != "not_applicable":
+                self.verdict_squares += evaluation.judge.weight**2
         elif evaluation.judge_skipped is not None:
             reason = evaluation.judge_skipped
             self.judge_skips[reason] = self.judge_skips.get(reason, 0) + 1
@@ -239,12 +242,20 @@ class SummarySink(Closable):
         """Verdicts with their weighted (Horvitz–Thompson) share among applicable verdicts."""
         applicable = {k: v for k, v in self.verdicts.items() if k != "not_applicable"}
         total_w = sum(w for _, w in applicable.values())
-        head = f"{'judge verdict':<22} {'judged':>8} {'est. share':>11}"
+        # the weights differ (1/p): the interval is Wilson's at Kish's effective sample size,
+        # (sum w)^2 / sum w^2, as for any weighted share (Korn and Graubard)
+        n_eff = total_w**2 / self.verdict_squares if self.verdict_squares else 0.0
+        head = (f"{'judge verdict':<22} {'judged':>8} {'est. share':>11}   "
+                f"{'95% CI (Wilson, Kish n)':<23}")  # fmt: skip
         rows = [head, "-" * len(head)]
         for verdict in ("pass", "fail", "hard_fail", "not_applicable"):
             n, w = self.verdicts.get(verdict, (0, 0.0))
-            share = f"{w / total_w:>10.2%}" if verdict in applicable and total_w else f"{'-':>10}"
-            rows.append(f"{verdict:<22} {n:>8} {share:>11}")
+            if verdict != "not_applicable" and total_w:  # none of a verdict is 0 %, bounded
+                share = w / total_w
+                lo, hi = wilson(round(share * n_eff), max(1, round(n_eff)))
+                rows.append(f"{verdict:<22} {n:>8} {share:>10.2%}    [{lo:.2%}, {hi:.2%}]")
+            else:
+                rows.append(f"{verdict:<22} {n:>8} {'-':>10}")
         if self.calibration is not None and total_w:
             raw = applicable.get("hard_fail", (0, 0.0))[1] / total_w
             corrected = self.calibration.corrected_rate(raw)

@@ -130,8 +130,44 @@ def _sampling_said(settings: config_mod.Settings, sample_rate: float | None) -> 
     extra += [f"releases {s.releases}"] if s.releases else []
     extra += ["golden probes always"] if s.golden_always else []
     more = f", {', '.join(extra)}" if extra else ""
-    return (f"judging as the daemon samples (judge.sampling, salt {s.salt!r}): base rate "
-            f"{base:g}, flagged {flagged:g}{more}; --sample-rate overrides")  # fmt: skip
+    if s.by == "risk":  # by the trace's risk, not by whether a check flagged it
+        rates = f"by risk: {base:g} at risk 0 rising to {flagged:g} at risk 1"
+    else:
+        rates = f"base rate {base:g}, flagged {flagged:g}"
+    return (f"judging as the daemon samples (judge.sampling, salt {s.salt!r}): {rates}{more}; "
+            "--sample-rate overrides")  # fmt: skip
+
+
+# why sampled traces got no verdict, by the summary's reason (sinks.summary)
+_JUDGE_FAILED = {
+    "error:connection": "could not reach its server",
+    "error:timeout": "timed out",
+    "error:rate_limited": "were refused as over its rate limit (HTTP 429)",
+    "error:server_error": "got a server error (HTTP 5xx)",
+    "error:invalid_response": "got an answer that is not a verdict",
+    "error:invalid_output": "got an answer that is not a verdict",
+    "error:truncated": "got an answer cut short",
+    "error:internal": "failed inside ragmon (the judge_crashed log line says where)",
+    "error:worker_died": "lost the judge's worker process",
+    "error:closed": "came as the judge was closing",
+    "circuit_open": "were skipped while its circuit breaker was open after those failures",
+    "paused": "were skipped while it was paused (the judge_paused log line says why)",
+}
+
+
+def _judge_failed_said(backend: str, failed: dict[str, int]) -> str:
+    """What happened to the sampled traces the judge could not judge, in words."""
+    parts = []
+    for reason, n in sorted(failed.items(), key=lambda kv: (-kv[1], kv[0])):
+        said = _JUDGE_FAILED.get(reason)
+        if said is None and reason.startswith("error:http_"):  # refused whatever the trace
+            said = (f"were refused with HTTP {reason.removeprefix('error:http_')} (the key, the "
+                    "model or the endpoint; the judge_paused log line says more)")  # fmt: skip
+        parts.append(f"{n} {said or reason}")
+    return (
+        f"no sampled trace could be judged by the {backend} judge: {'; '.join(parts)}; "
+        "the checks' results above stand, the judge's do not"
+    )
 
 
 def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -225,10 +261,7 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
     print(summary.table(), file=stderr if to_stdout else stdout)
     failed = summary.judge_failures()
     if backend != "none" and failed and summary.judged == 0:
-        shown = ", ".join(f"{k} {v}" for k, v in sorted(failed.items()))
-        print(f"ragmon replay: no sampled trace could be judged ({shown}); the checks' results "
-              "above stand, the judge's do not (see the log lines above for why)",
-              file=stderr)  # fmt: skip
+        print(f"ragmon replay: {_judge_failed_said(backend, failed)}", file=stderr)
         return EXIT_FAIL
     return EXIT_FAIL if source.read_errors else EXIT_OK
 

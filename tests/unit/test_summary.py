@@ -61,3 +61,33 @@ def test_the_follow_ups_are_split_by_what_came_before() -> None:
         "  after refusal: 3 pairs of turns; escalation 1 (33.3%), rephrase 2 (66.7%)",
         "  after clean: 1 pair of turns; positive_feedback 1 (100.0%)",
     ]
+
+
+def _judged(verdict: str, weight: float) -> Evaluation:
+    from monitor.core.verdict import Verdict
+
+    trace = RagTrace.from_data(demo.generate(0))
+    made = Verdict(judge="heuristic", model="m", rubric_version="r", verdict=verdict,  # type: ignore[arg-type]
+                   score=None, weight=weight, claims=[])  # fmt: skip
+    return Evaluation(trace=trace, checks={}, judge=made)
+
+
+def test_every_verdicts_share_has_an_interval_from_its_weights() -> None:
+    """The judge's verdict table gives each share a 95 % interval as the checks' table does
+    (before: a share alone), Wilson's at Kish's effective sample size: ten verdicts at weight
+    1 and ten at weight 20 (a base-rate sample) are worth fewer than twenty; none of a
+    verdict is 0 % with its bound, not '-'; not_applicable has no share."""
+    sink = SummarySink([])
+    sink.start()
+    for i in range(20):
+        sink.write(_judged("hard_fail" if i % 4 == 0 else "pass", 1.0 if i < 10 else 20.0))
+    sink.write(_judged("not_applicable", 1.0))
+    rows = {r.split()[0]: r for r in sink.table().splitlines() if r.strip()}
+    assert "95% CI (Wilson, Kish n)" in rows["judge"]
+    for verdict in ("pass", "fail", "hard_fail"):
+        assert rows[verdict].count("[") == 1 and rows[verdict].endswith("]"), rows[verdict]
+    assert "0.00%    [0.00%," in rows["fail"]
+    lo, hi = (float(x.strip("[]%,")) for x in rows["hard_fail"].split()[-2:])
+    # n_eff = 210^2 / 4010 = 11: wider than twenty equal weights' [10.4 %, 45.2 %]
+    assert hi - lo > 40
+    assert "[" not in rows["not_applicable"]
