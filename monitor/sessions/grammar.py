@@ -37,14 +37,22 @@ from typing import Final
 _END: Final = r".,;:!?。、，！？…"
 _START: Final = r"\s*"  # the start of a clause: the patterns are matched at each (clauses)
 _CLAUSE: Final = re.compile(rf"[{_END}]+\s*")
+# the clauses of a turn read: a turn of more is a pasted text (and each clause read costs a
+# pass over the rest of the turn: "a,a,a,…" took a second before this bound)
+MAX_CLAUSES: Final = 8
 _NOT_QUESTION: Final = rf"(?![^{_END}]*[?？])"  # a clause that does not end with "?"
 
 
 @lru_cache(maxsize=256)
 def clauses(text: str) -> tuple[int, ...]:
-    """Where the clauses of ``text`` start: at 0 and after each run of punctuation (kept:
-    the patterns of a turn ask for it in turn)."""
-    return (0, *(m.end() for m in _CLAUSE.finditer(text) if m.end() < len(text)))
+    """Where the first ``MAX_CLAUSES`` clauses of ``text`` start: at 0 and after each run
+    of punctuation (kept: the patterns of a turn ask for it in turn)."""
+    starts = [0]
+    for m in _CLAUSE.finditer(text):
+        if m.end() >= len(text) or len(starts) == MAX_CLAUSES:
+            break
+        starts.append(m.end())
+    return tuple(starts)
 
 
 def _alt(words: Sequence[str]) -> str:

@@ -210,3 +210,11 @@ def test_opposites_are_found_behind_their_literals() -> None:
     assert not matching.opposed("connect", "connecting", [pairs])
     assert not matching.opposed("on", "on", [pairs])
     assert re.compile(r"\boff\b") in pairs.sides
+
+
+def test_a_turn_of_many_clauses_is_read_in_its_first_ones() -> None:
+    """Each clause read costs a pass over the rest of the turn: a pasted text of hundreds
+    of clauses is read in its first ``MAX_CLAUSES``."""
+    starts = grammar.clauses("a," * 500)
+    assert len(starts) == grammar.MAX_CLAUSES
+    assert starts[:3] == (0, 2, 4)
