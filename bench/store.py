@@ -155,10 +155,11 @@ def best_of(run: Callable[[], object], n: int = 3) -> tuple[float, object]:
     return best, out
 
 
-def search(rows: int, where: Path) -> None:
-    path = where / "search.db"
+def search(rows: int, where: Path, kept: Path | None = None) -> None:
+    path = kept or where / "search.db"
     start = time.perf_counter()
-    fill(path, rows)
+    if not path.exists():
+        fill(path, rows)
     size = path.stat().st_size
     print(f"\nsearch over {rows:,} stored evaluations ({size / 1e9:.2f} GB, filled in "
           f"{time.perf_counter() - start:.0f} s), best of 3 (one core):")  # fmt: skip
@@ -195,6 +196,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--dir", type=Path, default=None, help="where the stores go")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="the search's store: filled if missing, kept"
+    )
     add_reuse_arguments(parser)
     args = parser.parse_args()
     pin_one_core()
@@ -202,7 +206,7 @@ def main() -> None:
         if args.traces:
             cost(args.traces, args.repeats, Path(tmp), reuse_of(args))
         if args.rows:
-            search(args.rows, Path(tmp))
+            search(args.rows, Path(tmp), args.keep)
 
 
 if __name__ == "__main__":

@@ -160,12 +160,7 @@ class EvaluationStore:
                     .fetchone()[0])  # fmt: skip
         by_check: dict[str, int] = {}
         if total:
-            for name, n in self._db.execute(
-                "SELECT name, count(*) FROM checks WHERE outcome = 'flagged' AND trace_id IN "
-                f"(SELECT trace_id FROM evaluations e {where}) GROUP BY name ORDER BY name",
-                args,
-            ):
-                by_check[str(name)] = int(n)
+            by_check = self._by_check(s, where, args)
         rows = self._db.execute(
             f"SELECT trace_id, time, route, release, risk FROM evaluations e {where} "
             "ORDER BY time DESC LIMIT ?", (*args, s.limit),
@@ -209,19 +204,59 @@ class EvaluationStore:
             args += window_args
         return ("WHERE " + " AND ".join(clauses)) if clauses else "", tuple(args)
 
-    def options(self) -> dict[str, list[str]]:
-        """The values a search can choose from: routes, releases, checks, segments."""
+    def _by_check(self, s: Search, where: str, args: tuple[object, ...]) -> dict[str, int]:
+        """Each check's flagged count among the traces ``where`` selects: from the checks'
+        own index when only a time window is given, else joined from the selected traces."""
+        if not (s.route or s.release or s.check or s.segment):
+            window, bounds = "", []
+            for op, bound in ((">=", s.since), ("<", s.until)):
+                if bound is not None:
+                    window += f" AND time {op} ?"
+                    bounds.append(bound)
+            rows = self._db.execute(
+                "SELECT name, count(*) FROM checks WHERE outcome = 'flagged'"
+                f"{window} GROUP BY name ORDER BY name", bounds,
+            )  # fmt: skip
+        else:
+            rows = self._db.execute(
+                "SELECT c.name, count(*) FROM evaluations e JOIN checks c ON c.trace_id = "
+                f"e.trace_id AND c.outcome = 'flagged' {where} GROUP BY c.name ORDER BY c.name",
+                args,
+            )  # fmt: skip
+        return {str(name): int(n) for name, n in rows}
 
-        def values(sql: str) -> list[str]:
-            return [str(v) for (v,) in self._db.execute(sql) if v is not None]
+    def options(self, limit: int = 200) -> dict[str, list[str]]:
+        """The values a search can choose from (at most ``limit`` of each): routes,
+        releases, checks, segments; each read by stepping through its index from one
+        value to the next, not by reading every row."""
 
+        def distinct(table: str, column: str) -> list[str]:
+            out: list[str] = []
+            last = ""
+            while len(out) < limit:
+                (value,) = self._db.execute(
+                    f"SELECT min({column}) FROM {table} WHERE {column} > ?", (last,)
+                ).fetchone()
+                if value is None:
+                    break
+                out.append(str(value))
+                last = value
+            return out
+
+        segments: list[str] = []
+        at = ("", "")
+        while len(segments) < limit:
+            found = self._db.execute(
+                "SELECT dimension, value FROM segments WHERE (dimension, value) > (?, ?) "
+                "ORDER BY dimension, value LIMIT 1", at,
+            ).fetchone()  # fmt: skip
+            if found is None:
+                break
+            at = (str(found[0]), str(found[1]))
+            segments.append(f"{at[0]}={at[1]}")
         return {
-            "route": values("SELECT DISTINCT route FROM evaluations ORDER BY route LIMIT 200"),
-            "release": values(
-                "SELECT DISTINCT release FROM evaluations ORDER BY release LIMIT 200"
-            ),
-            "check": values("SELECT DISTINCT name FROM checks ORDER BY name"),
-            "segment": values(
-                "SELECT DISTINCT dimension || '=' || value FROM segments ORDER BY 1 LIMIT 500"
-            ),
+            "route": distinct("evaluations", "route"),
+            "release": distinct("evaluations", "release"),
+            "check": distinct("checks", "name"),
+            "segment": segments,
         }

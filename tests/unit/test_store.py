@@ -239,3 +239,44 @@ def test_each_worker_of_a_group_writes_its_own_store() -> None:
     settings = Settings.model_validate({"store": {"path": "data/evaluations.db"}})
     assert worker_env(settings, 1, 9000)["RAGMON_STORE__PATH"] == "data/evaluations.worker-1.db"
     assert "RAGMON_STORE__PATH" not in worker_env(Settings(), 1, 9000)
+
+
+def test_a_search_counts_by_route_check_segment_and_window(tmp_path: Path) -> None:
+    """What the search page shows, read back: the count, each check's flagged count among the
+    matches, the newest first; and the choices of its form."""
+    from monitor.golden.traces import EvaluationStore, Search
+
+    path, clock = tmp_path / "s.db", Clock()
+    clock.now = _stamp("2027-01-16T00:00:00Z")  # after the traces: their own times stand
+    sink = StoreSink(path, clock=clock)
+    sink.start()
+    bad, good = "The refund fee is 25 euros.", "The refund fee is 15 euros [1]."
+    for i, (route, hour, answer) in enumerate([("billing", 8, bad), ("billing", 9, good),
+                                               ("login", 9, bad), ("login", 10, bad)]):  # fmt: skip
+        t = trace(30 + i, route=route, answer=answer, timestamp=f"2027-01-15T0{hour}:00:00Z"
+                  if hour < 10 else "2027-01-15T10:00:00Z")  # fmt: skip
+        sink.write(evaluate(t))
+    sink.close()
+    store = EvaluationStore(path)
+    try:
+        everything = store.search(Search())
+        assert everything.total == 4
+        assert everything.by_check["unsupported_numbers"] == 3
+        assert everything.traces[0].trace_id == f"{33:032x}"  # the newest first
+        flagged = store.search(Search(route="billing", check="unsupported_numbers"))
+        assert (flagged.total, [f.trace_id for f in flagged.traces]) == (1, [f"{30:032x}"])
+        window = store.search(Search(segment="route=login", since=_stamp("2027-01-15T08:30:00Z"),
+                                     until=_stamp("2027-01-15T09:30:00Z")))  # fmt: skip
+        assert window.total == 1 and window.by_check == {"citation": 1, "unsupported_numbers": 1}
+        choices = store.options()
+        assert choices["route"] == ["billing", "login"]
+        assert choices["segment"] == ["route=billing", "route=login"]
+        assert "unsupported_numbers" in choices["check"]
+    finally:
+        store.close()
+
+
+def _stamp(iso: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
