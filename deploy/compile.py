@@ -185,6 +185,9 @@ def main() -> int:
         return 1 if args.mode == "require" else 0
     try:
         _mypyc()
+        print("checks: compiling with mypyc (once; one core's work: about 20 s on an idle "
+              "machine, several times that on a busy one; RAGMON_MYPYC=0 skips it)",
+              flush=True)  # fmt: skip
         built, seconds = compile_checks(args.root)
     except (RuntimeError, subprocess.CalledProcessError, OSError) as exc:
         print(f"checks: interpreted: the compile failed: {exc}", file=sys.stderr)
