@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from monitor.sessions import grammar, matching
-from monitor.sessions.signals import languages, read
+from monitor.sessions.signals import SIGNALS, languages, read
 
 PRO = "How much is the Pro plan?"
 CANCEL = "How do I cancel my subscription?"
@@ -218,3 +220,10 @@ def test_a_turn_of_many_clauses_is_read_in_its_first_ones() -> None:
     starts = grammar.clauses("a," * 500)
     assert len(starts) == grammar.MAX_CLAUSES
     assert starts[:3] == (0, 2, 4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200), st.text(max_size=200))
+def test_any_pair_of_turns_reads_without_error(a: str, b: str) -> None:
+    got = read(a, b)
+    assert got == [s for s in SIGNALS if s in got]
