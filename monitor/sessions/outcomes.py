@@ -274,6 +274,15 @@ class Outcomes:
 
     # --- partitions moving ----------------------------------------------------------------
 
+    def drop_all(self, reason: str) -> None:
+        """Forget every open session, each counted ``reason`` (a replica pairing in memory
+        that is no longer alone: what it would close is only part of a session)."""
+        for _ in range(len(self._open)):
+            self._count(reason)
+        self._open.clear()
+        self._due.clear()
+        self.bytes = 0
+
     def revoke(self, partitions: Iterable[Partition]) -> None:
         """Forget the sessions of ``partitions`` (counted ``revoked``): their next owner sees
         the turns it reads again, not the ones released here before."""

@@ -247,6 +247,8 @@ class WithSessions:
             flush = False
         if self.share < 1.0:  # the next turn of a session may be another replica's
             self.sessions.drop_all("shared")
+            if self.outcomes is not None and len(self.outcomes):
+                self.outcomes.drop_all("shared")
         outcomes = self.outcomes
         closed: list[SessionOutcome] = []
         for released in self.sessions.due(clock, flush):

@@ -75,10 +75,11 @@ class SessionMetrics:
         self.session_outcomes_dropped = Counter(
             "ragmon_session_outcomes_dropped",
             "Open sessions dropped without an outcome: evicted (sessions.outcomes_max_bytes), "
-            "revoked (their turn partition moved to another replica).",
+            "revoked (their turn partition moved to another replica), shared (a replica "
+            "pairing in memory that is no longer alone in its group).",
             ["reason"], registry=registry,
         )  # fmt: skip
-        for reason in ("evicted", "revoked"):
+        for reason in ("evicted", "revoked", "shared"):
             self.session_outcomes_dropped.labels(reason)
 
     def on_session_dropped(self, reason: str) -> None:

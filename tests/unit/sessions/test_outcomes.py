@@ -429,3 +429,22 @@ def test_the_review_page_shows_the_sessions_turns(tmp_path: Path) -> None:
     assert "How the conversation ended: abandoned (idle), 2 turns" in body
     assert "failed (flagged)" in body and "negative_feedback" in body
     assert "ann@example.com" not in body
+
+
+def test_a_replica_no_longer_alone_drops_its_open_sessions_counted() -> None:
+    """Pairing in memory in a group it no longer holds alone, a replica sees part of each
+    session: it closes none of what it held (counted ``shared``), as it writes no pair."""
+    now = [BASE]
+    dropped: list[str] = []
+    o = Outcomes(600.0, 86400.0, observe=dropped.append)
+    stage = WithSessions(OneItemPerRecord(NativeDecoder()), Sessions(60.0, 0.0, 1 << 20),
+                         outcomes=o, clock=lambda: now[0], group=True)  # fmt: skip
+    stage.sessions.hold(turn("a", BASE), now[0])
+    stage.due()
+    now[0] += 61
+    stage.due()
+    assert len(o) == 1
+    stage.on_share(0.5)
+    now[0] += 10_000
+    assert [d.item for d in stage.due() if isinstance(d.item, SessionOutcome)] == []
+    assert dropped == ["shared"] and len(o) == 0
