@@ -130,8 +130,13 @@ def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out
         b, a = change.before, change.after
         # a follow-up rate is a share of a conversation's pairs of turns, not of traces
         unit = "pairs" if change.name.startswith(FOLLOWUP) else "traces"
+        counted = f"{b.n} -> {a.n} {unit}"
+        if change.carried is not None and change.carried != (b.n, a.n):
+            # some traces it did not apply to: say of how many, so a rate over fewer reads so
+            counted = (f"{b.n} of {change.carried[0]} -> {a.n} of {change.carried[1]} "
+                       "traces it applies to")  # fmt: skip
         head = (f"{change.name}: {_pct(b.rate)} -> {_pct(a.rate)} ({_pts(change.change)}, 95% "
-                f"{_pts(lo)} to {_pts(hi)}), {b.n} -> {a.n} {unit}")  # fmt: skip
+                f"{_pts(lo)} to {_pts(hi)}), {counted}")  # fmt: skip
         if not moved(change):
             print(f"{head}: no significant change", file=out)
             continue
@@ -163,7 +168,8 @@ def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out
                   f"PSI {s.psi:.2f} ({s.level})", file=out)  # fmt: skip
     print("(* significant: the interval excludes 0. [rate]: the segment's own rate moved; "
           "[mix]: its share of the traffic moved; [applicability]: the share of its traces "
-          "the check applies to moved. mix + rate = the change, per dimension.)",
+          "the check applies to moved (a dimension's mix holds both). mix + rate = the change, "
+          "per dimension.)",
           file=out)  # fmt: skip
 
 

@@ -141,6 +141,8 @@ class RateChange:
     dimensions: dict[str, list[SegmentChange]] = field(default_factory=dict)
     # across dimensions: the causes, most important first, then their stand-ins
     causes: list[Cause] = field(default_factory=list)
+    # a check's: the traces that carried it, applicable or not, before and after
+    carried: tuple[int, int] | None = None
 
     @property
     def change(self) -> float:
@@ -160,14 +162,19 @@ class RateChange:
     def as_dict(self) -> JsonObject:
         """The JSON form."""
 
-        def side(s: _Side) -> JsonObject:
-            return {"n": s.n, "flagged": s.flagged, "rate": s.rate}
+        def side(s: _Side, carried: int | None) -> JsonObject:
+            out: JsonObject = {"n": s.n, "flagged": s.flagged, "rate": s.rate}
+            if carried is not None:  # n of these: the traces the check applied to
+                out["traces"] = carried
+            return out
 
         dims = {}
         for d, segs in self.dimensions.items():
             mix, rate = self.parts(d)
             dims[d] = {"mix": mix, "rate": rate, "segments": [s.as_dict() for s in segs]}
-        return {"before": side(self.before), "after": side(self.after), "change": self.change,
+        b, a = self.carried or (None, None)
+        return {"before": side(self.before, b), "after": side(self.after, a),
+                "change": self.change,
                 "causes": [c.as_dict() for c in self.causes], "dimensions": dims}  # fmt: skip
 
 
@@ -288,6 +295,8 @@ def explain_rates(
     for n in names:
         change = RateChange(n, _side(b[n]), _side(a[n]))
         coverage = (cover_b[n], cover_a[n]) if n in cover_b and n in cover_a else None
+        if coverage is not None:
+            change.carried = (len(coverage[0]), len(coverage[1]))
         for d in dimensions:
             change.dimensions[d] = _decompose(b[n], a[n], d, z, coverage)
         change.causes = rank_causes(change.dimensions, b[n], a[n], z_causes, coverage)

@@ -232,6 +232,8 @@ def test_the_table_says_how_each_follower_follows(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "\n  cause: route=billing: the check applies to " in text
     assert "of its traces [applicability]" in text and "[mix]" not in text.split("(*")[0]
+    # the header says of how many traces the rate counts (before: "N -> M traces" alone)
+    assert " of 5000 -> " in text and " of 5000 traces it applies to" in text
     for line in text.splitlines():
         if line.startswith("  follows") and "no move of its own" in line:
             assert "route=billing" not in line.split(":", 1)[1]
