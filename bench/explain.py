@@ -22,6 +22,7 @@ from typing import Any
 from monitor.commands.explain import _lines
 from monitor.segments import causes as causes_mod
 from monitor.segments import explain as explain_mod
+from monitor.segments import shifts as shifts_mod
 
 DIMENSIONS = {
     "language": ["en", "es", "de", "fr"], "query_length": ["short", "medium", "long"],
@@ -72,7 +73,7 @@ def main() -> None:
         explain_mod.rank_causes = real
         rates = explain_mod.explain_rates(before, after)
         t3 = time.perf_counter()
-        explain_mod.input_shifts(before, after)
+        shifts_mod.input_shifts(before, after)
         t4 = time.perf_counter()
     decomposition, with_causes = t2 - t1, t3 - t2
     print(f"explain on 2 x {args.lines:,} lines, one core:")

@@ -13,14 +13,8 @@ from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, describe
 from monitor.core.lines import EvaluationLine, FollowupLine, Line
 from monitor.segments.causes import Cause
 from monitor.segments.changes import SegmentChange
-from monitor.segments.explain import (
-    FOLLOWUP,
-    InputShift,
-    RateChange,
-    explain_rates,
-    input_shifts,
-    observations,
-)
+from monitor.segments.explain import FOLLOWUP, RateChange, explain_rates, observations
+from monitor.segments.shifts import InputShift, input_shifts
 from monitor.segments.windows import split
 from monitor.sources.inputs import Input, check_inputs
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from monitor.commands.cli import build_parser, runner
-from monitor.segments.explain import explain_rates, input_shifts, psi
+from monitor.segments.explain import explain_rates
+from monitor.segments.shifts import input_shifts, psi
 
 LANGUAGES = {"en": 0.6, "es": 0.2, "de": 0.2}
 
