@@ -53,7 +53,7 @@ def configure(level: str = "info", fmt: str = "auto") -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=LineLoggerFactory(sys.stderr),
+        logger_factory=LineLoggerFactory(),  # the stderr of the moment of each line
         cache_logger_on_first_use=False,
     )
 

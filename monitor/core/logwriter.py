@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import logging
+import sys
 import threading
 from typing import TextIO
 
@@ -43,14 +44,16 @@ def write_line(stream: TextIO, line: str) -> None:
 
 
 class LineLogger:
-    """structlog's logger: each rendered event one whole line on ``stream``."""
+    """structlog's logger: each rendered event one whole line on ``stream`` (``None``: the
+    standard error of the moment the line is written, as ``print`` finds it — a stream taken
+    once at configuration would outlive a replaced ``sys.stderr``, as in a test's capture)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream
 
     def msg(self, message: str) -> None:
         """Write ``message`` as one line."""
-        write_line(self.stream, message)
+        write_line(self.stream if self.stream is not None else sys.stderr, message)
 
     log = debug = info = warn = warning = msg
     fatal = failure = err = error = critical = exception = msg
@@ -59,7 +62,7 @@ class LineLogger:
 class LineLoggerFactory:
     """structlog's logger factory of ``LineLogger`` on one stream."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream
 
     def __call__(self, *args: object) -> LineLogger:
