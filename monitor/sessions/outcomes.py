@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -54,8 +54,10 @@ from monitor.sources import Partition
 
 KEEP = 10  # turns a session keeps for its candidate golden row (its last ones)
 REMEMBERED = 50_000  # closed sessions remembered, to count a resumed one
-_SESSION_BYTES = 700  # an open session's own cost beside its kept turns' text (counted)
-_TURN_BYTES = 200
+# an open session's own cost, and a kept turn's beside its question: 200,000 sessions of one
+# turn with a 60-character question measured 676 B a session (bench/sessions.py), counted 680
+_SESSION_BYTES = 500
+_TURN_BYTES = 120
 
 Clock = Callable[[Partition | None], float]
 Observer = Callable[[str], None]  # a dropped session's reason: evicted, revoked
@@ -77,7 +79,7 @@ class _Open:
     last_signals: tuple[str, ...] = ()
     route: str | None = None
     language: str = "unknown"
-    kept: deque[SessionTurn] = field(default_factory=lambda: deque(maxlen=KEEP))
+    kept: list[SessionTurn] = field(default_factory=list)  # the last KEEP turns
     bytes: int = _SESSION_BYTES
     resumed: int = 0
     due: float = float("inf")
@@ -191,7 +193,7 @@ class Outcomes:
         if ESCALATION in signals and s.escalated_at is None:
             s.escalated_at = at
         if len(s.kept) == KEEP:
-            gone = s.kept[0]
+            gone = s.kept.pop(0)
             s.bytes -= _TURN_BYTES + len(gone.query)
             self.bytes -= _TURN_BYTES + len(gone.query)
         s.kept.append(
