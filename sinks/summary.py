@@ -7,7 +7,14 @@ from typing import Any
 
 from monitor.checks import output_of
 from monitor.checks.shadow import check_pairs, verdict_pair
-from monitor.core.model import OUTCOMES, DeadLetter, Evaluation, Followup
+from monitor.core.model import (
+    OUTCOMES,
+    SESSION_OUTCOMES,
+    DeadLetter,
+    Evaluation,
+    Followup,
+    SessionOutcome,
+)
 from monitor.core.stats import PairedFlags, wilson
 from sinks import Closable
 
@@ -56,6 +63,8 @@ class SummarySink(Closable):
         # by what the checks made of the first turn's answer (refusal, flagged, clean):
         # its pairs and their signals
         self.followups_after: dict[str, tuple[int, dict[str, int]]] = {}
+        self.sessions: dict[str, int] = {}  # closed sessions by outcome
+        self.sessions_closed_by: dict[str, int] = {}
         self.dead_letters: list[DeadLetter] = []
         self._keep = keep_dead_letters
         self.verdicts: dict[str, tuple[int, float]] = {}  # verdict -> (count, sum of weights)
@@ -151,6 +160,13 @@ class SummarySink(Closable):
             self.followup_signals[signal] = self.followup_signals.get(signal, 0) + 1
             signals[signal] = signals.get(signal, 0) + 1
 
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """Tally the closed session by its outcome and what closed it."""
+        self._check_open()
+        self.sessions[outcome.outcome] = self.sessions.get(outcome.outcome, 0) + 1
+        by = self.sessions_closed_by
+        by[outcome.closed_by] = by.get(outcome.closed_by, 0) + 1
+
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""
         self._check_open()
@@ -217,6 +233,12 @@ class SummarySink(Closable):
             )
         if self.followup_pairs:
             rows.extend(self._followup_rows())
+        if self.sessions:
+            n = sum(self.sessions.values())
+            shares = ", ".join(f"{k} {self.sessions[k]} ({self.sessions[k] / n:.1%})"
+                               for k in SESSION_OUTCOMES if k in self.sessions)  # fmt: skip
+            closed = ", ".join(f"{k} {v}" for k, v in sorted(self.sessions_closed_by.items()))
+            rows.append(f"sessions closed: {n}; {shares} (closed by {closed})")
         if self.check_errors:
             said = ", ".join(f"{check} {n} ({kind})"
                              for (check, kind), n in sorted(self.check_errors.items()))  # fmt: skip

@@ -35,6 +35,7 @@ from sinks.golden import GoldenRowSink
 from sinks.jsonl import JsonlSink
 from sinks.memory import InMemorySink
 from sinks.prometheus import PrometheusSink
+from sinks.summary import SummarySink
 
 GOOD = "The Pro plan costs $20 a month."
 CONTEXT = [{"doc_id": "plans", "text": "The Pro plan costs $20 a month."}]
@@ -448,3 +449,11 @@ def test_a_replica_no_longer_alone_drops_its_open_sessions_counted() -> None:
     now[0] += 10_000
     assert [d.item for d in stage.due() if isinstance(d.item, SessionOutcome)] == []
     assert dropped == ["shared"] and len(o) == 0
+
+
+def test_the_replay_summary_says_how_the_sessions_ended() -> None:
+    sink = SummarySink([])
+    sink.write_session(closed())
+    sink.write_session(closed("escalated"))
+    assert ("sessions closed: 2; escalated 1 (50.0%), abandoned 1 (50.0%) (closed by idle 2)"
+            in sink.table().splitlines())  # fmt: skip
