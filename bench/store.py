@@ -105,7 +105,7 @@ def fill(path: Path, rows: int, seed: int = 1) -> None:
              "empty_context": 0.02, "context_conflict": 0.03, "grounding_overlap": 0.1}  # fmt: skip
     batch = 20_000
     for start in range(0, rows, batch):
-        ev, ch, sg = [], [], []
+        ev, bodies, ch, sg = [], [], [], []
         for i in range(start, min(start + batch, rows)):
             t = traces[i % len(traces)]
             tid = f"{i + 1:032x}"
@@ -134,11 +134,13 @@ def fill(path: Path, rows: int, seed: int = 1) -> None:
             )
             session = f"s{i // 4}" if i % 3 == 0 else None
             ev.append((tid, when, session, "support", route, release, int(bool(flagged)),
-                       rng.random(), line, record, now))  # fmt: skip
+                       rng.random(), now))  # fmt: skip
+            bodies.append((tid, line, record))
             ch.extend((tid, c, "flagged", when) for c in flagged)  # as the sink: flagged only
             sg.extend((d, v, when, tid) for d, v in segments)
         db.execute("BEGIN")
-        db.executemany("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)", ev)
+        db.executemany("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)", ev)
+        db.executemany("INSERT INTO bodies VALUES (?,?,?)", bodies)
         db.executemany("INSERT INTO checks VALUES (?,?,?,?)", ch)
         db.executemany("INSERT INTO segments VALUES (?,?,?,?)", sg)
         db.execute("COMMIT")

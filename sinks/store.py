@@ -178,8 +178,8 @@ class StoreSink(Closable):
         now = self._clock()
         stamp = now if trace.timestamp is None else min(trace.timestamp.timestamp(), now)
         row = (trace.trace_id, stamp, trace.session_id, trace.app, trace.route, trace.release,
-               int(evaluation.any_flagged), evaluation.risk, _json(line),
-               _json(self._record(evaluation, now)), now)  # fmt: skip
+               int(evaluation.any_flagged), evaluation.risk, now,
+               _json(line), _json(self._record(evaluation, now)))  # fmt: skip
         b = self._batch
         if evaluation.judge_only:  # a verdict that came after the checks: it joins their row
             b.judged.append((trace.trace_id, _json(line.get("judge")), row))
@@ -283,17 +283,20 @@ class StoreSink(Closable):
         db.execute("BEGIN IMMEDIATE")
         try:
             self._forget([row[0] for row in b.evaluations])
-            db.executemany("INSERT OR REPLACE INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                           b.evaluations)  # fmt: skip
+            db.executemany("INSERT OR REPLACE INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)",
+                           [r[:9] for r in b.evaluations])  # fmt: skip
+            db.executemany("INSERT OR REPLACE INTO bodies VALUES (?,?,?)",
+                           [(r[0], r[9], r[10]) for r in b.evaluations])  # fmt: skip
             db.executemany("INSERT OR REPLACE INTO checks VALUES (?,?,?,?)", b.checks)
             db.executemany("INSERT OR REPLACE INTO segments VALUES (?,?,?,?)", b.segments)
             for tid, judge, row in b.judged:
                 done = db.execute(
-                    "UPDATE evaluations SET line = json_set(line, '$.judge', json(?)) "
+                    "UPDATE bodies SET line = json_set(line, '$.judge', json(?)) "
                     "WHERE trace_id = ?", (judge, tid),
                 )  # fmt: skip
                 if done.rowcount == 0:  # its checks' line is not (or no longer) stored
-                    db.execute("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
+                    db.execute("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)", row[:9])
+                    db.execute("INSERT INTO bodies VALUES (?,?,?)", (row[0], row[9], row[10]))
             db.executemany("INSERT INTO passages VALUES (?,?,?) ON CONFLICT (hash) DO UPDATE "
                            "SET last = excluded.last", b.passages)  # fmt: skip
             db.executemany("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?)", b.followups)
@@ -321,8 +324,9 @@ class StoreSink(Closable):
             db.executemany("DELETE FROM checks WHERE trace_id = ?", [(t,) for t in old])
             db.execute(
                 "DELETE FROM segments WHERE (dimension, value, time, trace_id) IN (SELECT j.key,"
-                " j.value, e.time, e.trace_id FROM evaluations e, json_each(e.line, '$.segments')"
-                f" j WHERE e.trace_id IN ({','.join('?' * len(old))}))", old,
+                " j.value, e.time, e.trace_id FROM evaluations e JOIN bodies b USING (trace_id),"
+                " json_each(b.line, '$.segments') j WHERE e.trace_id IN"
+                f" ({','.join('?' * len(old))}))", old,
             )  # fmt: skip
 
     def _connection(self) -> sqlite3.Connection:
@@ -357,12 +361,13 @@ class StoreSink(Closable):
         old = f"SELECT trace_id FROM evaluations WHERE stored {op} ?"
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute(f"DELETE FROM checks WHERE trace_id IN ({old})", (cutoff,))
             db.execute(
                 "DELETE FROM segments WHERE (dimension, value, time, trace_id) IN (SELECT j.key,"
-                " j.value, e.time, e.trace_id FROM evaluations e, json_each(e.line, '$.segments')"
-                f" j WHERE e.stored {op} ?)", (cutoff,),
+                " j.value, e.time, e.trace_id FROM evaluations e JOIN bodies b USING (trace_id),"
+                f" json_each(b.line, '$.segments') j WHERE e.stored {op} ?)", (cutoff,),
             )  # fmt: skip
+            db.execute(f"DELETE FROM checks WHERE trace_id IN ({old})", (cutoff,))
+            db.execute(f"DELETE FROM bodies WHERE trace_id IN ({old})", (cutoff,))
             gone = db.execute(f"DELETE FROM evaluations WHERE stored {op} ?", (cutoff,)).rowcount
             for table in ("followups", "sessions"):
                 db.execute(f"DELETE FROM {table} WHERE stored {op} ?", (cutoff,))

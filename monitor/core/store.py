@@ -3,16 +3,17 @@ evaluation store"). The store sink (``sinks/store.py``) writes it; the trace pag
 (``monitor/golden/traces.py``) and ``ragmon inspect`` read it. SQLite from the standard
 library, in WAL mode: one writer, readers in other processes while it writes.
 
-One row per trace in ``evaluations`` (its evaluation line and its trace record as JSON, both
-PII-redacted as the evaluation lines are; a packed passage's text is kept once in
-``passages``, by the hash of its text, and the record names it), with what a search filters
-on in columns and in two narrow tables that carry the trace's time (``checks``: each check
-that flagged the trace or failed on it; ``segments``: each segment), so that a search by
-check or segment within a time window reads an index and nothing else (``segments`` is that
-index alone: a trace's rows are found again from its line's segments when it is replaced or
-deleted, so a segment costs one B-tree, not two). A follow-up is keyed by the turn it is
-about, a session's outcome by the session and the first trace of its opening: a replay
-replaces a row, never adds one.
+One row per trace in ``evaluations``, narrow (what a search filters on: time, session, app,
+route, release, flagged, risk), and in ``bodies`` (its evaluation line and its trace record as
+JSON, both PII-redacted as the evaluation lines are; a packed passage's text is kept once in
+``passages``, by the hash of its text, and the record names it): a search reads the narrow
+rows only, never the kilobytes beside them. Two more narrow tables carry the trace's time
+(``checks``: each check that flagged the trace or failed on it; ``segments``: each segment),
+so that a search by check or segment within a time window reads an index and nothing else
+(``segments`` is that index alone: a trace's rows are found again from its line's segments
+when it is replaced or deleted, so a segment costs one B-tree, not two). A follow-up is keyed
+by the turn it is about, a session's outcome by the session and the first trace of its
+opening: a replay replaces a row, never adds one.
 ``time`` is the trace's own (what a search's window reads; the time of writing when the
 trace has none, and never later than that); ``stored`` is when the row was written (what
 retention reads: a replay of last month's files is kept as long as today's traffic); a
@@ -37,9 +38,12 @@ CREATE TABLE IF NOT EXISTS evaluations (
     release TEXT,
     flagged INTEGER NOT NULL,
     risk REAL,
-    line TEXT NOT NULL,
-    trace TEXT NOT NULL,
     stored REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bodies (
+    trace_id TEXT PRIMARY KEY,
+    line TEXT NOT NULL,
+    trace TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS evaluations_time ON evaluations (time);
 CREATE INDEX IF NOT EXISTS evaluations_stored ON evaluations (stored);

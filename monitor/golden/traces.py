@@ -103,7 +103,8 @@ class EvaluationStore:
     def trace(self, trace_id: str) -> StoredTrace | None:
         """The stored trace ``trace_id`` (lower-case hex), or None."""
         row = self._db.execute(
-            "SELECT trace_id, time, line, trace, session_id FROM evaluations WHERE trace_id = ?",
+            "SELECT e.trace_id, e.time, b.line, b.trace, e.session_id FROM evaluations e "
+            "JOIN bodies b USING (trace_id) WHERE e.trace_id = ?",
             (trace_id.lower(),),
         ).fetchone()
         if row is None:
@@ -138,7 +139,8 @@ class EvaluationStore:
         turns = tuple(
             self._stored(r)
             for r in self._db.execute(
-                "SELECT trace_id, time, line, trace FROM evaluations WHERE session_id = ? "
+                "SELECT e.trace_id, e.time, b.line, b.trace FROM evaluations e JOIN bodies b "
+                "USING (trace_id) WHERE e.session_id = ? "
                 "ORDER BY time, trace_id", (session_id,),
             ).fetchall()
         )  # fmt: skip
@@ -154,17 +156,33 @@ class EvaluationStore:
 
     def search(self, s: Search) -> SearchResult:
         """The traces that match ``s``: their count, each check's flagged count among them,
-        and the newest ``s.limit``."""
+        and the newest ``s.limit``. A search by one check or one segment (and a window) is
+        answered from that table's index alone; other filters join the narrow trace rows."""
         where, args = self._where(s)
-        total = int(self._db.execute(f"SELECT count(*) FROM evaluations e {where}", args)
-                    .fetchone()[0])  # fmt: skip
+        one = _one_index(s)
+        if one is not None:
+            table, match, margs = one
+            total = int(self._db.execute(f"SELECT count(*) FROM {table} f WHERE {match}", margs)
+                        .fetchone()[0])  # fmt: skip
+        else:
+            total = int(self._db.execute(f"SELECT count(*) FROM evaluations e {where}", args)
+                        .fetchone()[0])  # fmt: skip
         by_check: dict[str, int] = {}
         if total:
-            by_check = self._by_check(s, where, args)
-        rows = self._db.execute(
-            f"SELECT trace_id, time, route, release, risk FROM evaluations e {where} "
-            "ORDER BY time DESC LIMIT ?", (*args, s.limit),
-        ).fetchall()  # fmt: skip
+            by_check = self._by_check(s, where, args, one)
+        if one is not None:
+            table, match, margs = one
+            ids = [r[0] for r in self._db.execute(
+                f"SELECT trace_id FROM {table} f WHERE {match} ORDER BY time DESC LIMIT ?",
+                (*margs, s.limit))]  # fmt: skip
+            rows = [r for tid in ids for r in self._db.execute(
+                "SELECT trace_id, time, route, release, risk FROM evaluations WHERE trace_id = ?",
+                (tid,))]  # fmt: skip
+        else:
+            rows = self._db.execute(
+                f"SELECT trace_id, time, route, release, risk FROM evaluations e {where} "
+                "ORDER BY time DESC LIMIT ?", (*args, s.limit),
+            ).fetchall()  # fmt: skip
         found = []
         for tid, t, route, release, risk in rows:
             names = tuple(n for (n,) in self._db.execute(
@@ -204,18 +222,28 @@ class EvaluationStore:
             args += window_args
         return ("WHERE " + " AND ".join(clauses)) if clauses else "", tuple(args)
 
-    def _by_check(self, s: Search, where: str, args: tuple[object, ...]) -> dict[str, int]:
+    def _by_check(
+        self,
+        s: Search,
+        where: str,
+        args: tuple[object, ...],
+        one: tuple[str, str, tuple[object, ...]] | None,
+    ) -> dict[str, int]:
         """Each check's flagged count among the traces ``where`` selects: from the checks'
-        own index when only a time window is given, else joined from the selected traces."""
+        own index when only a time window is given, from the one index a search by one check
+        or segment reads, else joined from the selected traces."""
         if not (s.route or s.release or s.check or s.segment):
-            window, bounds = "", []
-            for op, bound in ((">=", s.since), ("<", s.until)):
-                if bound is not None:
-                    window += f" AND time {op} ?"
-                    bounds.append(bound)
+            window, bounds = _window(s, "time")
             rows = self._db.execute(
                 "SELECT name, count(*) FROM checks WHERE outcome = 'flagged'"
                 f"{window} GROUP BY name ORDER BY name", bounds,
+            )  # fmt: skip
+        elif one is not None:
+            table, match, margs = one
+            rows = self._db.execute(
+                f"SELECT c.name, count(*) FROM {table} f JOIN checks c ON c.trace_id = "
+                f"f.trace_id AND c.outcome = 'flagged' WHERE {match} GROUP BY c.name "
+                "ORDER BY c.name", margs,
             )  # fmt: skip
         else:
             rows = self._db.execute(
@@ -260,3 +288,26 @@ class EvaluationStore:
             "check": distinct("checks", "name"),
             "segment": segments,
         }
+
+
+def _window(s: Search, column: str) -> tuple[str, list[object]]:
+    """``AND column >= ? AND column < ?`` for the search's time bounds, and the bounds."""
+    window, bounds = "", list[object]()
+    for op, bound in ((">=", s.since), ("<", s.until)):
+        if bound is not None:
+            window += f" AND {column} {op} ?"
+            bounds.append(bound)
+    return window, bounds
+
+
+def _one_index(s: Search) -> tuple[str, str, tuple[object, ...]] | None:
+    """A search by one check or by one segment (with a window or not), and nothing else: its
+    table, the condition on it (rows ``f``) and its arguments; else None."""
+    if s.route or s.release or bool(s.check) == bool(s.segment):
+        return None
+    window, bounds = _window(s, "f.time")
+    if s.check:
+        outcome = s.outcome if s.outcome in CHECK_OUTCOMES else "flagged"
+        return "checks", f"f.name = ? AND f.outcome = ?{window}", (s.check, outcome, *bounds)
+    dimension, _, value = str(s.segment).partition("=")
+    return "segments", f"f.dimension = ? AND f.value = ?{window}", (dimension, value, *bounds)

@@ -67,7 +67,7 @@ def test_a_replayed_trace_replaces_its_row(tmp_path: Path) -> None:
     assert rows(path, "SELECT outcome FROM checks WHERE name = 'unsupported_numbers'") == [
         ("flagged",)
     ]
-    stored = json.loads(str(rows(path, "SELECT trace FROM evaluations")[0][0]))
+    stored = json.loads(str(rows(path, "SELECT trace FROM bodies")[0][0]))
     (key,) = [p["hash"] for p in stored["context"]]
     assert rows(path, "SELECT hash, text FROM passages") == [(key, "The refund fee is 15 euros.")]
 
@@ -122,7 +122,7 @@ def test_a_later_verdict_joins_the_checks_row(tmp_path: Path) -> None:
                       score=0.0, weight=1.0, claims=[claim])  # fmt: skip
     sink.write(Evaluation(trace=ev.trace, checks={}, judge=verdict, judge_only=True))
     sink.close()
-    line = json.loads(str(rows(path, "SELECT line FROM evaluations")[0][0]))
+    line = json.loads(str(rows(path, "SELECT line FROM bodies")[0][0]))
     assert line["checks"]["unsupported_numbers"]["flagged"] is True
     assert line["judge"]["verdict"] == "hard_fail"
 
@@ -138,7 +138,7 @@ def test_trace_text_is_redacted_as_the_lines_are(tmp_path: Path) -> None:
     )
     sink.write(evaluate(t))
     sink.close()
-    raw = str(rows(path, "SELECT line || trace FROM evaluations")[0][0])
+    raw = str(rows(path, "SELECT line || trace FROM bodies")[0][0])
     raw += str(rows(path, "SELECT text FROM passages")[0][0])
     assert "jane.doe@example.com" not in raw
     assert "[REDACTED:EMAIL]" in raw
@@ -263,6 +263,9 @@ def test_a_search_counts_by_route_check_segment_and_window(tmp_path: Path) -> No
         assert everything.total == 4
         assert everything.by_check["unsupported_numbers"] == 3
         assert everything.traces[0].trace_id == f"{33:032x}"  # the newest first
+        by_check = store.search(Search(check="unsupported_numbers"))  # its index alone
+        assert by_check.total == 3 and by_check.by_check["unsupported_numbers"] == 3
+        assert [f.trace_id for f in by_check.traces] == [f"{i:032x}" for i in (33, 32, 30)]
         flagged = store.search(Search(route="billing", check="unsupported_numbers"))
         assert (flagged.total, [f.trace_id for f in flagged.traces]) == (1, [f"{30:032x}"])
         window = store.search(Search(segment="route=login", since=_stamp("2027-01-15T08:30:00Z"),
