@@ -23,7 +23,7 @@ from monitor.core.evidence import CheckMeasure, CheckOutput
 from monitor.core.model import CheckResult
 
 # (a decimal point is inside a sentence: "Is the fee 1.5%?" is one question)
-_SENTENCE = re.compile(r"(?:[^.?!\n]|[.?!](?=\d))*(?:[.?!](?!\d)|\n|$)")
+_SENTENCE = re.compile(r"[^.?!\n]*(?:[.?!](?=\d)[^.?!\n]*)*(?:[.?!](?!\d)|\n|$)")
 _YES_NO = re.compile(
     r"\s*(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|may|must|"
     r"shall|isn't|aren't|doesn't|don't|can't|won't)\b",

@@ -108,6 +108,8 @@ _CHANGE_BEFORE = re.compile(
     r"|climbed|up|down|growth|increase|decrease|rise|drop|fall|decline|gain|loss)"
     r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
 )
+# A clock time could be in the text ("09:12", "6 pm", "6.30am", "23.15")
+_CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b")
 # "save 20%", "savings of 20%", "a discount of 20%": cheaper, before the figure
 _SAVE_BEFORE = re.compile(r"\b(?:save|saves|saving|savings\s+of|discount\s+of|reduction\s+of)\s*$")
 _CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
@@ -457,6 +459,8 @@ class Derivation:
         unit = unit_of(_answer_unit(mention, around))
         if unit is None or unit[0] != "time" or value <= 0:
             return None
+        if not self.sentence_times:
+            return None  # no clock time in the context (most of them): nothing to compute
         minutes = value * unit[1] / 60
         for times in (self._answer_figures(mention, around[1], "time"), *self.sentence_times):
             found = duration(minutes, times)
@@ -468,16 +472,22 @@ class Derivation:
     def sentence_times(self) -> list[list[Figure]]:
         """Each context sentence's clock times as (as written, minutes since midnight)."""
         if self._times is None:
-            self._times = [figures_of(s, "time") for s in self.sentences]
+            has = _CLOCK.search(self.context) is not None  # (most contexts have none)
+            self._times = (
+                [figures_of(s, "time") for s in self.sentences if _CLOCK.search(s)] if has else []
+            )
         return self._times
 
     def _answer_figures(self, mention: Mention, sentence: str, kind: str) -> list[Figure]:
         """The figures of kind ``kind`` of the answer's ``sentence`` besides ``mention``,
         those the context states (its values, exactly)."""
+        figures = figures_of(sentence, kind)
+        if len(figures) < 3 - (kind == "time"):  # the figure and two operands; two times
+            return []
         if self._values is None:
             self._values = frozenset(r.value for m in scan(self.context, self._locale)
                                      for r in m.readings)  # fmt: skip
-        return beside(mention.raw, figures_of(sentence, kind), self._values)
+        return beside(mention.raw, figures, self._values)
 
     def _version(self, mention: Mention, value: float, around: _Around) -> str | None:
         """A version written without its trailing zeros ("2.4" for 2.4.0, "version 3" for
@@ -620,8 +630,9 @@ class Derivation:
             i = self.context.find(m.raw)
             after = _AFTER.match(self.context, i + len(m.raw)) if i >= 0 and not glued else None
             word = after.group(1) if after else ""
-            slash = self.context[after.end() : after.end() + 1] if after is not None else ""
-            if after is not None and word in ("km", "m") and slash == "/":
-                word += self.context[after.end() : after.end() + 2]  # "100 km/h", "3 m/s"
+            if (word == "km" or word == "m") and after is not None:
+                end = after.end()
+                if self.context[end : end + 1] == "/":
+                    word += self.context[end : end + 2]  # "100 km/h", "3 m/s"
             for r in m.readings:
                 yield m, r.value, glued or word

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -178,24 +177,25 @@ def _time(m: re.Match[str]) -> Mention:
     return Mention(raw, "time", readings=(Reading(float(h * 60 + mi), 1.0),))
 
 
+_LONGEST = 250  # digits and separators of the longest figure read (a float holds 1e308)
+
+
 def _number(m: re.Match[str], locale: Locale) -> Mention | None:
     g = m.group
     unit = g("unit")
     if unit is not None and unit.lower() not in GLUED_UNITS:
         return None  # "4abc", "2FA": part of a word, not a figure
-    readings = _body_readings(g("body"), locale)
+    body = g("body")
+    if len(body) > _LONGEST:
+        return None  # no figure: past a float's range, or its precision would underflow to 0
+    readings = _body_readings(body, locale)
     if not readings:
         return None
     scale_word = g("scale") or g("scale2")
     scale = SCALES[scale_word] if scale_word else 1.0
-    # (a figure past a float's range is no reading; its precision stops at 1e-300)
-    out = tuple(Reading(v * scale, 10.0 ** (-min(dec, 300)) * scale)
-                for v, dec in readings if math.isfinite(v * scale))  # fmt: skip
+    out = tuple(Reading(v * scale, 10.0 ** (-dec) * scale) for v, dec in readings)
     if unit == "m":  # "£15m" (million) or "100m" (metres)
-        out += tuple(Reading(v * 1e6, 10.0 ** (-min(dec, 300)) * 1e6)
-                     for v, dec in readings if math.isfinite(v * 1e6))  # fmt: skip
-    if not out:
-        return None
+        out += tuple(Reading(v * 1e6, 10.0 ** (-dec) * 1e6) for v, dec in readings)
     return Mention(m.group(0).strip(), "number", readings=out)
 
 

@@ -123,7 +123,7 @@ MEASURES = frozenset(
 )
 # A sentence of a context: up to a full stop that is not a decimal point, or a line's end.
 # (a decimal point is inside a sentence: "from 4.2% to 4.5%" is one sentence)
-SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\d))+(?:[.!?](?!\d)|\n|$)")
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?=\d)[^.!?\n]*)*(?:[.!?](?!\d)|\n|$)")
 NOT_COUNTS = frozenset({"dozen", "hundred"})  # multipliers ("two dozen eggs"), not counts
 # The scale words that follow a spelled-out number ("five hundred", "twenty-five thousand").
 SPELLED_SCALES = {"hundred": 1e2, **{w: SCALES[w] for w in ("thousand", "million", "billion")}}
