@@ -457,3 +457,18 @@ def test_the_replay_summary_says_how_the_sessions_ended() -> None:
     sink.write_session(closed("escalated"))
     assert ("sessions closed: 2; escalated 1 (50.0%), abandoned 1 (50.0%) (closed by idle 2)"
             in sink.table().splitlines())  # fmt: skip
+
+
+def test_explain_passes_over_session_lines_without_a_word(tmp_path: Path) -> None:
+    from monitor.commands.cli import build_parser, runner
+
+    records, _ = planted_records()
+    replayed = replay(records)
+    assert replayed.sessions
+    lines = [e.to_line() for e in replayed.evaluations] + [s.to_line() for s in replayed.sessions]
+    path = tmp_path / "lines.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    args = build_parser().parse_args(["explain", str(path), str(path), "--check", "refusal"])
+    err = io.StringIO()
+    runner("explain")(args, io.StringIO(), err)
+    assert "not evaluation lines" not in err.getvalue()
