@@ -9,7 +9,7 @@ from prometheus_client import Histogram
 
 from monitor.checks.shadow import check_pairs, verdict_pair
 from monitor.core.evidence import Evidence
-from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
+from monitor.core.model import AGENT_TOOLS, DeadLetter, Evaluation, Followup, SessionOutcome
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Closable
 
@@ -73,6 +73,7 @@ class PrometheusSink(Closable):
         self._shadow_cost = 0.0
         self._followup_pairs: dict[tuple[str, str], int] = {}  # after, language
         self._followups: dict[tuple[str, str, str], int] = {}  # signal, after, language
+        self._tools: dict[str, list[float]] = {}  # tool: calls, errors, seconds, repeats
 
     def start(self) -> None:
         """Metrics need no setup."""
@@ -116,6 +117,9 @@ class PrometheusSink(Closable):
                     )
         if evaluation.inputs:
             self._inputs.append(evaluation.inputs)
+        tools = evaluation.trace.attributes.get(AGENT_TOOLS)
+        if tools:
+            self._add_tools(tools)
         if evaluation.risk is not None:
             self._risks.append(evaluation.risk)
         for pair in check_pairs(evaluation):
@@ -169,7 +173,24 @@ class PrometheusSink(Closable):
         for signalled, n in self._followups.items():
             m.followups.labels(*signalled).inc(n)
         self._followup_pairs, self._followups = {}, {}
+        m.add_tools(self._tools)
+        self._tools = {}
         self._publish_segments()
+
+    def _add_tools(self, tools: object) -> None:
+        """An agent's tool calls, per tool name (``AGENT_TOOLS``: a native record may carry
+        the attribute too, so anything but counts is skipped)."""
+        if not isinstance(tools, dict):
+            return
+        for name, counts in tools.items():
+            if not isinstance(counts, dict):
+                continue
+            values = [counts.get(k, 0) for k in ("calls", "errors", "seconds", "repeats")]
+            if all(isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < 1e12
+                   for v in values) and max(values[1], values[3]) <= values[0]:  # fmt: skip
+                pending = self._tools.setdefault(str(name), [0, 0, 0.0, 0])
+                for i, v in enumerate(values):
+                    pending[i] += v
 
     def _publish_segments(self) -> None:
         m = self.metrics

@@ -65,7 +65,7 @@ def native(trace_id: int, passages: list[str] = PASSAGES, ids: list[str] = IDS,
         "attributes": {
             **({"gen_ai.data_source.id": data_source} if data_source else {}),
             AGENT_ATTRIBUTE: "no_tools",
-            **dict(zip(AGENT_INPUTS.values(), (model_calls, 0, 1, 0, 0), strict=True)),
+            **dict(zip(AGENT_INPUTS.values(), (model_calls, 0, 1, 0, 0, 0, 0), strict=True)),
         },
     }  # fmt: skip
 

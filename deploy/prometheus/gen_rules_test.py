@@ -320,6 +320,44 @@ CASES: dict[str, list[tuple[str, list[dict[str, str]], int, Expected]]] = {
             {"series": 'ragmon_assembly_traces_total{convention="openinference",outcome="complete"}', "values": phases((9, 60))},
         ], 50, None),
     ],
+    "RagmonAgentLoops": [
+        ("a trace a minute runs one call 6 times in a row", [
+            {"series": "ragmon_input_longest_repeat_count", "values": phases((10, 40))},
+            {"series": 'ragmon_input_longest_repeat_bucket{le="4"}', "values": phases((9, 40))},
+        ], 30, {}),
+        ("repeats, never 5 in a row", [
+            {"series": "ragmon_input_longest_repeat_count", "values": phases((10, 40))},
+            {"series": 'ragmon_input_longest_repeat_bucket{le="4"}', "values": phases((10, 40))},
+        ], 30, None),
+        ("one such trace every ten minutes", [
+            {"series": "ragmon_input_longest_repeat_count", "values": phases((10, 40))},
+            {"series": 'ragmon_input_longest_repeat_bucket{le="4"}', "values": phases((9.9, 40))},
+        ], 30, None),
+    ],
+    "RagmonAgentToolRepeats": [
+        ("half the calls repeat", [
+            {"series": 'ragmon_agent_tool_calls_total{tool="search_help",outcome="ok"}', "values": phases((10, 70))},
+            {"series": 'ragmon_agent_tool_repeats_total{tool="search_help"}', "values": phases((5, 70))},
+        ], 60, {"tool": "search_help"}),
+        ("one call in ten repeats", [
+            {"series": 'ragmon_agent_tool_calls_total{tool="search_help",outcome="ok"}', "values": phases((10, 70))},
+            {"series": 'ragmon_agent_tool_repeats_total{tool="search_help"}', "values": phases((1, 70))},
+        ], 60, None),
+        ("half repeat at a call a minute", [
+            {"series": 'ragmon_agent_tool_calls_total{tool="search_help",outcome="ok"}', "values": phases((1, 70))},
+            {"series": 'ragmon_agent_tool_repeats_total{tool="search_help"}', "values": phases((0.5, 70))},
+        ], 60, None),
+    ],
+    "RagmonAgentToolErrors": [
+        ("three calls in ten fail", [
+            {"series": 'ragmon_agent_tool_calls_total{tool="search_help",outcome="ok"}', "values": phases((7, 70))},
+            {"series": 'ragmon_agent_tool_calls_total{tool="search_help",outcome="error"}', "values": phases((3, 70))},
+        ], 60, {"tool": "search_help"}),
+        ("one call in ten fails", [
+            {"series": 'ragmon_agent_tool_calls_total{tool="search_help",outcome="ok"}', "values": phases((9, 70))},
+            {"series": 'ragmon_agent_tool_calls_total{tool="search_help",outcome="error"}', "values": phases((1, 70))},
+        ], 60, None),
+    ],
     "RagmonDown": [
         ("scrapes fail", [{"series": 'up{job="ragmon"}', "values": "0x10"}], 5, {"job": "ragmon"}),
         ("scrapes succeed", [{"series": 'up{job="ragmon"}', "values": "1x10"}], 5, None),

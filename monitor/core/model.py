@@ -326,7 +326,12 @@ AGENT_INPUTS: dict[str, str] = {
     "retrieval_calls": "ragmon.agent.retrieval_calls",  # retrievals: spans or tool results
     "agent_steps": "ragmon.agent.steps",  # model calls that asked for a tool
     "tool_errors": "ragmon.agent.tool_errors",  # tool calls that failed
+    # loops: calls of a tool with an earlier call's arguments; the longest run of one call
+    "repeated_calls": "ragmon.agent.repeated_calls",
+    "longest_repeat": "ragmon.agent.longest_repeat",
 }
+# per tool name: {"calls", "errors", "seconds", "repeats"} (traces from spans with tool spans)
+AGENT_TOOLS: Final = "ragmon.agent.tools"
 
 
 def first_error(exc: ValidationError) -> str:
@@ -491,6 +496,9 @@ class Evaluation:
             line["risk"] = self.risk
         if self.trace.session_id is not None:  # a turn: its follow-up line comes later
             line["session_id"] = self.trace.session_id
+        tools = self.trace.attributes.get(AGENT_TOOLS)
+        if isinstance(tools, dict) and tools:  # an agent's tool calls, per tool name
+            line["agent_tools"] = tools
         if self.trace.timestamp is not None:  # when the trace happened (explain --since)
             line["timestamp"] = self.trace.timestamp.isoformat()
         return line

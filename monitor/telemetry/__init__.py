@@ -16,6 +16,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 
 from monitor.checks import MEASURES, native
 from monitor.core.evidence import CheckMeasure
+from monitor.telemetry.agents import AgentMetrics
 from monitor.telemetry.golden import GoldenMetrics, ProbeMetrics
 from monitor.telemetry.judge import JudgeMetrics
 from monitor.telemetry.labels import OTHER, UNKNOWN, LabelLimiter
@@ -29,7 +30,9 @@ __all__ = [
 ]  # fmt: skip
 
 
-class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics, SessionMetrics):
+class Metrics(
+    PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics, SessionMetrics, AgentMetrics
+):
     """Every metric ragmon exports, registered on ``registry`` (never the global one)."""
 
     def __init__(
@@ -53,6 +56,7 @@ class Metrics(PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics, Sess
         self._define_golden(registry)
         self._define_segments(registry)
         self._define_sessions(registry)
+        self._define_agents(registry)
         self.evaluator_info = Gauge(
             "ragmon_evaluator_info",
             "1 for the definition each evaluator runs (check name or judge -> its version), "

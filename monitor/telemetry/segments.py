@@ -47,6 +47,10 @@ INPUT_BUCKETS: dict[str, tuple[tuple[float, ...], str]] = {
     "retrieval_calls": (_CALLS, "Retrievals: retrieval spans, or tool results read as passages."),
     "agent_steps": (_CALLS, "Model calls that asked for a tool before the answer."),
     "tool_errors": (_CALLS, "Tool calls that failed."),
+    "repeated_calls": (_CALLS, "Tool calls with the tool and arguments of an earlier call in "
+                               "the trace (an agent's loop)."),
+    "longest_repeat": ((0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 100),
+                       "The longest run of one tool call (tool and arguments) in a row."),
 }  # fmt: skip
 
 # An input measured in another unit than Prometheus's base unit: its histogram's name and the

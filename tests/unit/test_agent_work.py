@@ -43,7 +43,10 @@ def test_an_openinference_agent_loop() -> None:
     ]  # fmt: skip
     assert _work(spans, 1, True) == {
         "ragmon.agent": "retrieval_tools", "model_calls": 3, "tool_calls": 2,
-        "retrieval_calls": 1, "steps": 2, "tool_errors": 1}  # fmt: skip
+        "retrieval_calls": 1, "steps": 2, "tool_errors": 1,
+        # no arguments recorded: no call is taken for a repeat
+        "repeated_calls": 0, "longest_repeat": 1,
+        "tools": {"search": {"calls": 2, "errors": 1, "seconds": 0.0, "repeats": 0}}}  # fmt: skip
 
 
 def test_genai_tool_calls_without_tool_spans_are_what_the_models_asked() -> None:
@@ -94,3 +97,45 @@ def test_a_spans_error_status_in_protobuf() -> None:
     span.status.code = 2
     (decoded,) = decode_proto(request.SerializeToString())
     assert decoded.error
+
+
+def test_loops_are_the_same_tool_with_the_same_arguments_again() -> None:
+    """One trace's tool calls in start order, as the instrumentations record their arguments
+    (PydanticAI's and ADK's ``gen_ai.tool.call.arguments``, smolagents' ``input.value``,
+    Strands' ``gen_ai.tool.message`` event on the tool's span): the same search three times
+    in a row, another, the first again (other spacing, the same JSON), and a call whose
+    arguments were not captured. Per tool: calls, errors, seconds and repeats."""
+
+    def genai(sid: str, start: int, args: str | None, name: str = "search_help") -> Span:
+        attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
+        if args is not None:
+            attrs["gen_ai.tool.call.arguments"] = args
+        return _span(sid, start * 10**9, start * 10**9 + 250_000_000, **attrs)
+
+    strands = _span("9", 9 * 10**9, 9 * 10**9 + 10**9, events=[
+        Event("gen_ai.tool.message", {"role": "tool", "content": '{"query": "x"}', "id": "c9"})],
+        **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search_help",
+           "gen_ai.tool.status": "error"})  # fmt: skip
+    spans = [
+        genai("1", 1, '{"query":"refund days"}'), genai("2", 2, '{"query": "refund days"}'),
+        genai("3", 3, '{"query":"refund days"}'), genai("4", 4, '{"query":"fees"}', "lookup"),
+        genai("5", 5, '{"query":"refund days"}'), genai("6", 6, None), genai("7", 7, None),
+        _span("8", 8 * 10**9, 8 * 10**9 + 1, **{
+            "openinference.span.kind": "TOOL", "tool.name": "lookup",
+            "input.value": '{"args": [], "kwargs": {"query": "fees"}}'}), strands,
+    ]  # fmt: skip
+    work = _work(spans)
+    assert (work["repeated_calls"], work["longest_repeat"]) == (3, 3)
+    assert work["tools"] == {
+        "search_help": {"calls": 7, "errors": 1, "seconds": 2.5, "repeats": 3},
+        # smolagents' arguments are not the GenAI ones' spelling: another call
+        "lookup": {"calls": 2, "errors": 0, "seconds": 0.25, "repeats": 0}}  # fmt: skip
+
+
+def test_eighty_five_failing_calls_in_a_row_are_one_run() -> None:
+    """The loop peers report: one agent repeated the same failing call 85 times."""
+    spans = [_span(f"{i:02d}", i * 10, i * 10 + 5, error=True, **{
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch_invoice",
+        "gen_ai.tool.call.arguments": '{"id": 7}'}) for i in range(85)]  # fmt: skip
+    work = _work(spans)
+    assert (work["repeated_calls"], work["longest_repeat"], work["tool_errors"]) == (84, 85, 85)

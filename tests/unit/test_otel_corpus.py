@@ -3,6 +3,8 @@ exactly as the pipeline that produced it saw it, in protobuf and in OTLP/JSON.""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS
@@ -19,7 +21,7 @@ from tests.otel_corpus import (
     differences,
     truth,
 )
-from tests.otel_corpus.generate import TOOL_SEARCHES
+from tests.otel_corpus.generate import AGENT_SEARCHES, TOOL_SEARCHES
 
 # What a stack does not emit: the trace must say so, never invent it.
 ANSWER_NOT_EMITTED = {
@@ -133,6 +135,20 @@ def test_instrumentation_labels_are_bounded() -> None:
     assert metrics.registry.get_sample_value(name, first) == 1
 
 
+def _loops(stack: str, expected: dict[str, object]) -> dict[str, int | None]:
+    """The loops the model's searches make (the generator's plan: the same search twice in
+    the repeat case): repeated calls and the longest run of one call. None where the stack
+    has no tool spans (the openai client's: the trace does not say)."""
+    if stack == "openai-genai-tools":
+        return {"repeated_calls": None, "longest_repeat": None}
+    query = str(expected["query"])
+    plan = AGENT_SEARCHES.get(query) or [[q] for q in TOOL_SEARCHES.get(query, [query])]
+    searches = [q for step in plan for q in step]
+    repeated = len(searches) - len(set(searches))
+    longest = max(sum(1 for _ in run) for _, run in itertools.groupby(searches))
+    return {"repeated_calls": repeated, "longest_repeat": longest}
+
+
 # Retrieval only through a tool: the agent frameworks and the two earlier tool stacks.
 TOOL_STACKS = (*AGENT_STACKS, "openai-agents-openinference", "openai-genai-tools")
 
@@ -159,7 +175,7 @@ def test_what_the_agent_did_is_measured(stack: str) -> None:
             steps = expected.get("steps", n)
             want = ("retrieval_tools", {"model_calls": steps + 1, "tool_calls": n,
                                         "retrieval_calls": n, "agent_steps": steps,
-                                        "tool_errors": 0})  # fmt: skip
+                                        "tool_errors": 0, **_loops(stack, expected)})  # fmt: skip
         else:
             retrievals = 2 if "-hybrid-" in stack else 1  # two retrievers side by side
             want = ("no_tools", {**work, "tool_calls": 0, "agent_steps": 0, "tool_errors": 0,

@@ -11,9 +11,10 @@ final_answer"), so that call is not counted.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
-from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS
+from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS, AGENT_TOOLS
 from monitor.ingest.conventions.core import _loads, _outermost
 from monitor.ingest.conventions.genai import _is_inference
 from monitor.ingest.conventions.turns import ANSWER_TOOLS
@@ -113,23 +114,84 @@ def _choice_tools(message: object) -> list[str]:
     return []
 
 
-def agent_work(
-    spans: list[Span], retrieval_calls: int, through_tools: bool
-) -> dict[str, str | int]:
+def _arguments(s: Span) -> str | None:
+    """A tool call's arguments as its span records them (OpenInference ``input.value``, the
+    GenAI ``gen_ai.tool.call.arguments``, Strands' ``gen_ai.tool.message`` event on the tool's
+    span, OpenLLMetry's ``traceloop.entity.input``), JSON in one spelling; None when the span
+    does not say (content capture off): such a call is never taken for a repeat."""
+    a = s.attributes
+    raw = (a.get("gen_ai.tool.call.arguments") or a.get("input.value")
+           or a.get("traceloop.entity.input"))  # fmt: skip
+    if raw is None:
+        raw = next((e.attributes.get("content") for e in s.events
+                    if e.name == "gen_ai.tool.message"), None)  # fmt: skip
+    if not isinstance(raw, str):
+        return None
+    value = _loads(raw.strip())
+    if isinstance(value, str):
+        return value.strip()
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return raw.strip()
+
+
+MAX_TOOLS = 32  # tool names kept per trace; more are counted under "other"
+
+
+def tool_health(tools: list[Span]) -> tuple[dict[str, int], dict[str, dict[str, float]]]:
+    """Loops and each tool's calls: (``repeated_calls``: calls of a tool with the arguments
+    of an earlier call of it in the trace, ``longest_repeat``: the longest run of one such
+    call in a row — both over the calls whose arguments the spans record — and, per tool
+    name, ``calls``, ``errors``, ``seconds`` spent in them and ``repeats``)."""
+    ordered = sorted(tools, key=lambda t: t.start)
+    seen: set[tuple[str, str]] = set()
+    per: dict[str, dict[str, float]] = {}
+    repeated, longest, run, last = 0, 0, 0, None
+    for t in ordered:
+        name = _tool_name(t) or "unknown"
+        if name not in per and len(per) >= MAX_TOOLS:
+            name = "other"
+        own = per.setdefault(name, {"calls": 0, "errors": 0, "seconds": 0.0, "repeats": 0})
+        own["calls"] += 1
+        own["errors"] += _failed(t)
+        own["seconds"] = round(own["seconds"] + max(0, t.end - t.start) / 1e9, 6)
+        args = _arguments(t)
+        key = (name, args) if args is not None else None
+        if key is not None and key in seen:
+            repeated += 1
+            own["repeats"] += 1
+        run = run + 1 if key is not None and key == last else 1
+        longest, last = max(longest, run), key
+        if key is not None:
+            seen.add(key)
+    return {"repeated_calls": repeated, "longest_repeat": longest}, per
+
+
+def agent_work(spans: list[Span], retrieval_calls: int, through_tools: bool) -> dict[str, object]:
     """The ``ragmon.agent.*`` attributes of one trace. ``retrieval_calls`` and
-    ``through_tools`` (its passages came from tool results) are the convention's reading."""
+    ``through_tools`` (its passages came from tool results) are the convention's reading.
+    The loops and the per-tool counts (``ragmon.agent.tools``) come from tool spans only:
+    with tool calls asked for and no tool span the trace does not say them (never a guess
+    from what the models asked for); with no tool call at all there is no loop."""
     calls, tools = _classified(spans)
     models = sorted(_outermost(calls), key=lambda s: s.start)
+    health: dict[str, int] = {}
+    per_tool: dict[str, dict[str, float]] = {}
     if tools:
         # a step: a model call after which a tool ran before the next model call began
         starts = sorted(t.start for t in tools)
         nexts = [m.start for m in models[1:]] + [max(s.end for s in spans) + 1]
-        steps = sum(1 for m, n in zip(models, nexts, strict=True)
+        # (tool spans without a model call: no step; zip would have raised on the lengths)
+        steps = sum(1 for m, n in zip(models, nexts[: len(models)], strict=True)
                     if any(m.end <= t < n for t in starts))  # fmt: skip
         tool_calls = len(tools)
+        health, per_tool = tool_health(tools)
     else:  # no tool spans (the openai client's instrumentations): what the models asked for
         asked = [[n for n in _requested(s) if n not in ANSWER_TOOLS] for s in models]
         steps, tool_calls = sum(1 for a in asked if a), sum(len(a) for a in asked)
+        if not tool_calls:  # no tool ran: no loop (tools asked for without spans: unknown)
+            health = {"repeated_calls": 0, "longest_repeat": 0}
     segment = RETRIEVAL_TOOLS if through_tools else TOOLS if tool_calls else NO_TOOLS
     measured = {
         "model_calls": len(models),
@@ -137,5 +199,10 @@ def agent_work(
         "retrieval_calls": retrieval_calls,
         "agent_steps": steps,
         "tool_errors": sum(1 for s in tools if _failed(s)),
+        **health,
     }
-    return {AGENT_ATTRIBUTE: segment, **{AGENT_INPUTS[k]: v for k, v in measured.items()}}
+    out: dict[str, object] = {AGENT_ATTRIBUTE: segment}
+    out.update((AGENT_INPUTS[k], v) for k, v in measured.items())
+    if per_tool:
+        out[AGENT_TOOLS] = per_tool
+    return out
