@@ -231,7 +231,8 @@ class EvaluationStore:
     ) -> dict[str, int]:
         """Each check's flagged count among the traces ``where`` selects: from the checks'
         own index when only a time window is given, from the one index a search by one check
-        or segment reads, else joined from the selected traces."""
+        or segment reads, else joined from the selected traces (CROSS JOIN: SQLite's planner
+        otherwise walks every check row and looks each trace up, 2 s over a million)."""
         if not (s.route or s.release or s.check or s.segment):
             window, bounds = _window(s, "time")
             rows = self._db.execute(
@@ -241,13 +242,13 @@ class EvaluationStore:
         elif one is not None:
             table, match, margs = one
             rows = self._db.execute(
-                f"SELECT c.name, count(*) FROM {table} f JOIN checks c ON c.trace_id = "
+                f"SELECT c.name, count(*) FROM {table} f CROSS JOIN checks c ON c.trace_id = "
                 f"f.trace_id AND c.outcome = 'flagged' WHERE {match} GROUP BY c.name "
                 "ORDER BY c.name", margs,
             )  # fmt: skip
         else:
             rows = self._db.execute(
-                "SELECT c.name, count(*) FROM evaluations e JOIN checks c ON c.trace_id = "
+                "SELECT c.name, count(*) FROM evaluations e CROSS JOIN checks c ON c.trace_id = "
                 f"e.trace_id AND c.outcome = 'flagged' {where} GROUP BY c.name ORDER BY c.name",
                 args,
             )  # fmt: skip
