@@ -139,9 +139,17 @@ def num(raw: str) -> float:
 ITEM_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 
 
+LONGEST_SENTENCE = 2_000  # characters of the longest sentence read for a list
+_AND = re.compile(r"\sand\s")
+
+
 def enumerations(sentence: str) -> Iterator[list[str]]:
     """The lists a sentence enumerates ("A, B, C and D"; "A and B"), each as its items; the
-    first item is cut to its last one to three words ("Her children are Anna" -> "Anna")."""
+    first item is cut to its last one to three words ("Her children are Anna" -> "Anna").
+    A "sentence" longer than ``LONGEST_SENTENCE`` (a page without full stops) has none: the
+    pattern's cost grows with the square of its length (40 KB took ~10 s)."""
+    if len(sentence) > LONGEST_SENTENCE or _AND.search(sentence) is None:
+        return
     for m in re.finditer(r"((?:[^,;:]+,\s*)*[^,;:]+?)\s+and\s+([^,;:.]+)", sentence):
         parts = [p.strip() for p in ITEM_SPLIT.split(m.group(0)) if p.strip()]
         if len(parts) < 2:

@@ -174,3 +174,21 @@ def test_a_list_of_quantities_or_of_the_things_themselves_does_not_count_them() 
     ]
     result = check(view("The museum reopened with three refurbished galleries.", context))
     assert not result.flagged and result.evidence.unjudged == ("three",)
+
+
+def test_a_page_without_full_stops_is_read_in_bounded_time() -> None:
+    """A context of 40 KB without a full stop is one "sentence": its lists are not looked
+    for (the list pattern's cost grows with the square of the length: ~10 s a trace for a
+    count of people; a page of decimals, one sentence since decimals stay inside one, took
+    ~3 s), so the count is unjudged and the trace is checked in milliseconds."""
+    import time
+
+    from monitor.checks.numbers.forms import LONGEST_SENTENCE, enumerations
+
+    assert list(enumerations("a man, two women and a boy")) == [["a man", "two women", "a boy"]]
+    assert not list(enumerations("x " * LONGEST_SENTENCE + "a man, two women and a boy"))
+    for page in ("word " * 8000, "1.5 " * 5000):
+        t0 = time.process_time()
+        result = check(view("Four people were picked up.", [page]))
+        assert time.process_time() - t0 < 1.0
+        assert not result.flagged
