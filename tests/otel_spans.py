@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from opentelemetry.sdk.resources import Resource
@@ -70,6 +71,16 @@ def native(trace_id: int, passages: list[str] = PASSAGES, ids: list[str] = IDS,
     }  # fmt: skip
 
 
+def _timed(spans: list[ReadableSpan], expected: dict[str, Any]) -> Built:
+    """The spans and their native record, which carries the trace's time as the span mapping
+    reads it (the root span's end): a native producer writes when the request happened."""
+    root = next(s for s in spans if s.parent is None)
+    if root.end_time is not None:
+        when = datetime.fromtimestamp(root.end_time / 1e9, UTC)
+        expected = {**expected, "timestamp": when.isoformat().replace("+00:00", "Z")}
+    return spans, expected
+
+
 def numbered_prompt(passages: list[str] = PASSAGES) -> str:
     """The packed context as a RAG app formats it into the prompt: ``[n] passage``."""
     return "\n".join(f"[{i}] {p}" for i, p in enumerate(passages, 1))
@@ -110,7 +121,7 @@ def openinference_langchain(service: str = "support-bot", reranked: bool = False
     expected = native(root.get_span_context().trace_id, passages, ids, service=service,
                       packed_ids=ids[:1] if reranked else None,
                       packed=passages[:1] if reranked else None)  # fmt: skip
-    return spans, expected
+    return _timed(spans, expected)
 
 
 def openinference_llamaindex() -> Built:
@@ -145,10 +156,13 @@ def openinference_llamaindex() -> Built:
             llm.set_attribute("openinference.span.kind", "LLM")
             llm.set_attribute("llm.model_name", MODEL)
             llm.set_attribute("llm.output_messages.0.message.content", ANSWER)
-    return list(exporter.get_finished_spans()), native(
-        root.get_span_context().trace_id,
-        scores=[0.8, 0.7],
-        model_calls=2,  # the reranker's too
+    return _timed(
+        list(exporter.get_finished_spans()),
+        native(
+            root.get_span_context().trace_id,
+            scores=[0.8, 0.7],
+            model_calls=2,  # the reranker's too
+        ),
     )
 
 
@@ -177,11 +191,14 @@ def genai_current(content: bool = True) -> Built:
                 chat.set_attribute("gen_ai.output.messages", json.dumps(
                     [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}],
                       "finish_reason": "stop"}]))  # fmt: skip
-    return list(exporter.get_finished_spans()), native(
-        root.get_span_context().trace_id,
-        scores=[0.91, 0.42],
-        data_source="policies",
-        packed_ids=[None, None],  # ids and scores only: which passage is which is not said
+    return _timed(
+        list(exporter.get_finished_spans()),
+        native(
+            root.get_span_context().trace_id,
+            scores=[0.91, 0.42],
+            data_source="policies",
+            packed_ids=[None, None],  # ids and scores only: which passage is which is not said
+        ),
     )
 
 
@@ -201,8 +218,9 @@ def genai_legacy() -> Built:
             chat.add_event("gen_ai.content.prompt", {"gen_ai.prompt": json.dumps(prompt)})
             chat.add_event("gen_ai.content.completion", {"gen_ai.completion": json.dumps(
                 [{"role": "assistant", "content": ANSWER}])})  # fmt: skip
-    return list(exporter.get_finished_spans()), native(
-        root.get_span_context().trace_id, ids=[], packed_ids=[None, None]
+    return _timed(
+        list(exporter.get_finished_spans()),
+        native(root.get_span_context().trace_id, ids=[], packed_ids=[None, None]),
     )
 
 
@@ -231,7 +249,7 @@ def openllmetry_old() -> Built:
             chat.set_attribute("gen_ai.completion.0.role", "assistant")
             chat.set_attribute("gen_ai.completion.0.content", ANSWER)
         root.set_attribute("traceloop.entity.output", json.dumps(ANSWER))
-    return list(exporter.get_finished_spans()), native(root.get_span_context().trace_id)
+    return _timed(list(exporter.get_finished_spans()), native(root.get_span_context().trace_id))
 
 
 def openllmetry_new() -> Built:
@@ -260,7 +278,7 @@ def openllmetry_new() -> Built:
         root.set_attribute("traceloop.entity.output", json.dumps({"outputs": ANSWER}))
     expected = native(root.get_span_context().trace_id, ids=[], model="claude-haiku-5-5",
                       packed_ids=[None, None])  # fmt: skip
-    return list(exporter.get_finished_spans()), expected
+    return _timed(list(exporter.get_finished_spans()), expected)
 
 
 CONVENTIONS: dict[str, Callable[[], Built]] = {
