@@ -283,3 +283,19 @@ def _stamp(iso: str) -> float:
     from datetime import datetime
 
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def test_the_pages_say_in_one_line_that_the_store_is_missing_or_damaged(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from monitor.golden.web import build_app
+
+    missing = TestClient(build_app(tmp_path, store=tmp_path / "none.db"))
+    for path in ("/search", "/session/s1", f"/trace/{'a' * 32}"):
+        got = missing.get(path)
+        assert got.status_code == 503 and f"no store at {tmp_path / 'none.db'}" in got.text
+    (tmp_path / "junk.db").write_bytes(b"junk" * 1000)
+    damaged = TestClient(build_app(tmp_path, store=tmp_path / "junk.db"))
+    got = damaged.get("/search")
+    assert got.status_code == 503 and "is not a store" in got.text
+    assert TestClient(build_app(tmp_path)).get("/search").status_code == 404  # no store set
