@@ -104,7 +104,7 @@ class StoreSink(Closable):
         if s.path is None:
             raise ValueError("the store sink needs store.path")
         return cls(s.path, config.redactor, s.max_age_days * _DAY, s.max_bytes,
-                   s.retention_interval_seconds)  # fmt: skip
+                   s.retention_interval_seconds, metrics=metrics)  # fmt: skip
 
     def __init__(
         self,
@@ -114,8 +114,10 @@ class StoreSink(Closable):
         max_bytes: int = 2 * 1024**3,
         retention_interval_seconds: float = 300.0,
         clock: Callable[[], float] = time.time,
+        metrics: Metrics | None = None,
     ) -> None:
         self.path = path
+        self._metrics = metrics
         self._redactor = redactor
         self._max_age = max_age_seconds
         self._max_bytes = max_bytes
@@ -164,6 +166,8 @@ class StoreSink(Closable):
             hint="a new store was started; the old one is kept for inspection",
         )
         self.moved_aside.append(aside)
+        if self._metrics is not None:
+            self._metrics.on_store_damaged()
         return aside
 
     # --- taking lines
@@ -339,7 +343,7 @@ class StoreSink(Closable):
         while the store's pages in use exceed its maximum size; the freed pages go back to
         the file system (incremental vacuum)."""
         db = self._connection()
-        self.deleted["age"] += self._delete_before(db, now - self._max_age)
+        self._count("age", self._delete_before(db, now - self._max_age))
         for _ in range(20):  # each round deletes a share of the rows sized to the excess
             used = self._used_bytes(db)
             if used <= self._max_bytes:
@@ -350,8 +354,13 @@ class StoreSink(Closable):
             share = min(1.0, (used - self._max_bytes) / used + 0.05)
             last = db.execute("SELECT stored FROM evaluations ORDER BY stored LIMIT 1 OFFSET ?",
                               (max(1, int(rows * share)) - 1,)).fetchone()  # fmt: skip
-            self.deleted["size"] += self._delete_before(db, float(last[0]), inclusive=True)
+            self._count("size", self._delete_before(db, float(last[0]), inclusive=True))
         db.execute("PRAGMA incremental_vacuum")
+
+    def _count(self, reason: str, deleted: int) -> None:
+        self.deleted[reason] += deleted
+        if deleted and self._metrics is not None:
+            self._metrics.on_store_deleted(reason, deleted)
 
     @staticmethod
     def _delete_before(db: sqlite3.Connection, cutoff: float, inclusive: bool = False) -> int:

@@ -23,6 +23,7 @@ from monitor.telemetry.labels import OTHER, UNKNOWN, LabelLimiter
 from monitor.telemetry.pipeline import MemoCollector, PipelineMetrics
 from monitor.telemetry.segments import FoldedCollector, SegmentMetrics
 from monitor.telemetry.sessions import OutcomesCollector, SessionMetrics, SessionsCollector
+from monitor.telemetry.store import StoreMetrics
 
 __all__ = [
     "OTHER", "UNKNOWN", "FoldedCollector", "LabelLimiter", "MemoCollector", "Metrics",
@@ -31,7 +32,13 @@ __all__ = [
 
 
 class Metrics(
-    PipelineMetrics, JudgeMetrics, GoldenMetrics, SegmentMetrics, SessionMetrics, AgentMetrics
+    PipelineMetrics,
+    JudgeMetrics,
+    GoldenMetrics,
+    SegmentMetrics,
+    SessionMetrics,
+    AgentMetrics,
+    StoreMetrics,
 ):
     """Every metric ragmon exports, registered on ``registry`` (never the global one)."""
 
@@ -57,6 +64,7 @@ class Metrics(
         self._define_segments(registry)
         self._define_sessions(registry)
         self._define_agents(registry)
+        self._define_store(registry)
         self.evaluator_info = Gauge(
             "ragmon_evaluator_info",
             "1 for the definition each evaluator runs (check name or judge -> its version), "

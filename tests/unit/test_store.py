@@ -9,12 +9,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from prometheus_client import CollectorRegistry
 
 from monitor.checks import CheckSuite
 from monitor.core.model import Evaluation, Followup, RagTrace, SessionOutcome, SessionTurn, Turn
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, open_for_reading
 from monitor.core.verdict import Claim, Verdict
+from monitor.telemetry import Metrics
 from sinks.store import StoreSink
 
 NOW = 1_800_000_000.0
@@ -167,7 +169,9 @@ def test_followups_and_sessions_are_kept_once_per_key(tmp_path: Path) -> None:
 def test_retention_deletes_what_was_written_too_long_ago(tmp_path: Path) -> None:
     """By the time of writing, not the trace's: old traces replayed today are kept."""
     path, clock = tmp_path / "s.db", Clock()
-    sink = StoreSink(path, max_age_seconds=3600, retention_interval_seconds=0, clock=clock)
+    metrics = Metrics(CollectorRegistry())
+    sink = StoreSink(path, max_age_seconds=3600, retention_interval_seconds=0, clock=clock,
+                     metrics=metrics)  # fmt: skip
     sink.start()
     sink.write(evaluate(trace(4, timestamp="2020-01-01T00:00:00Z")))
     sink.flush()
@@ -182,6 +186,8 @@ def test_retention_deletes_what_was_written_too_long_ago(tmp_path: Path) -> None
     assert rows(path, "SELECT DISTINCT trace_id FROM checks") == [(f"{5:032x}",)]
     assert rows(path, "SELECT DISTINCT trace_id FROM segments") == [(f"{5:032x}",)]
     assert sink.deleted["age"] == 1
+    deleted = metrics.registry.get_sample_value("ragmon_store_deleted_total", {"reason": "age"})
+    assert deleted == 1
 
 
 def test_retention_keeps_the_store_under_its_size(tmp_path: Path) -> None:
@@ -209,12 +215,14 @@ def test_retention_keeps_the_store_under_its_size(tmp_path: Path) -> None:
 def test_a_damaged_store_is_moved_aside_and_a_new_one_started(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     path.write_bytes(b"this is not a database" * 100)
-    sink = StoreSink(path, clock=Clock())
+    metrics = Metrics(CollectorRegistry())
+    sink = StoreSink(path, clock=Clock(), metrics=metrics)
     sink.start()
     sink.write(evaluate(trace(6)))
     sink.close()
     assert [p.name for p in sink.moved_aside] == ["s.db.damaged-20270115T080000"]
     assert sink.moved_aside[0].read_bytes().startswith(b"this is not")
+    assert metrics.registry.get_sample_value("ragmon_store_damaged_total") == 1
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
 
 
