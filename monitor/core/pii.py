@@ -74,6 +74,17 @@ class Detector:
     pattern: re.Pattern[str]
     valid: Callable[[str], bool] | None = None
     group: int = 0  # which group to replace (0: the whole match)
+    # Literals one of which every match contains (in the lower-cased text when ``folded``):
+    # a text with none is not scanned. Empty: always scanned. A gate, never a filter.
+    needs: tuple[str, ...] = ()
+    folded: bool = False
+
+    def may_match(self, text: str) -> bool:
+        """Whether ``pattern`` can match in ``text`` at all (False: it cannot)."""
+        if not self.needs:
+            return True
+        seen = text.lower() if self.folded else text
+        return any(literal in seen for literal in self.needs)
 
 
 # Order matters: secrets and structured numbers before the looser phone pattern.
@@ -83,9 +94,20 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(
             r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}\b"
         ),
+        needs=("@",),
     ),
-    Detector("BEARER_TOKEN", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)"), group=1),
-    Detector("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    Detector(
+        "BEARER_TOKEN",
+        re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)"),
+        group=1,
+        needs=("bearer",),
+        folded=True,
+    ),
+    Detector(
+        "JWT",
+        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        needs=("eyJ",),
+    ),
     Detector(
         "API_KEY",
         re.compile(
@@ -97,6 +119,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # Slack
             r"|AIza[A-Za-z0-9_-]{35})"  # Google
         ),
+        needs=("sk-", "sk_", "rk_", "AKIA", "ASIA", "gh", "github_pat_", "glpat-", "xox", "AIza"),
     ),
     Detector(
         "IBAN",
@@ -111,6 +134,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){1,7}[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{1,4}){0,6}(?![\w:])"
         ),
         _ipv6_ok,
+        needs=(":",),
     ),
     Detector(
         "PHONE",
@@ -141,13 +165,17 @@ class Redactor:
         if not text:
             return text
         for det in self.detectors:
-            text = det.pattern.sub(functools.partial(self._replace, det=det, counts=counts), text)
+            if det.may_match(text):  # most texts hold no '@', no 'eyJ', ...: not scanned
+                text = det.pattern.sub(functools.partial(self._replace, det=det, counts=counts),
+                                       text)  # fmt: skip
         return text
 
     def found(self, text: str) -> list[tuple[str, str]]:
         """(kind, text) of every item ``redact`` would replace in ``text``."""
         out: list[tuple[str, str]] = []
         for det in self.detectors:
+            if not det.may_match(text):
+                continue
             for m in det.pattern.finditer(text):
                 item = m.group(det.group)
                 if det.valid is None or det.valid(item):
