@@ -294,6 +294,22 @@ PANELS: list[dict[str, Any]] = [
          "{{instrumentation}} {{version}}: {{convention}}")]},
     {"title": "OTLP passages whose document id the spans do not tell", "unit": "reqps", "targets": [
         ("sum by (convention) (rate(ragmon_otlp_ids_unresolved_total[5m]))", "{{convention}}")]},
+    {"title": "Agent tool calls per second, by tool", "unit": "reqps", "targets": [
+        ("sum by (tool) (rate(ragmon_agent_tool_calls_total[5m]))", "{{tool}}")]},
+    {"title": "Agent tool calls that failed (share), by tool", "unit": "percentunit", "targets": [
+        ('sum by (tool) (rate(ragmon_agent_tool_calls_total{outcome="error"}[5m])) '
+         '/ sum by (tool) (rate(ragmon_agent_tool_calls_total[5m])) '
+         'or 0 * sum by (tool) (rate(ragmon_agent_tool_calls_total[5m]))', "{{tool}}")]},
+    {"title": "Agent tool latency (mean seconds a call), by tool", "unit": "s", "targets": [
+        ("sum by (tool) (rate(ragmon_agent_tool_seconds_total[5m])) "
+         "/ sum by (tool) (rate(ragmon_agent_tool_calls_total[5m]))", "{{tool}}")]},
+    {"title": "Agent loops: repeated tool calls by tool, and traces running one call 5+ times in a row",
+     "unit": "reqps", "targets": [
+        ("sum by (tool) (rate(ragmon_agent_tool_repeats_total[5m]))", "{{tool}} repeated calls"),
+        ('sum(rate(ragmon_input_longest_repeat_count[5m])) '
+         '- sum(rate(ragmon_input_longest_repeat_bucket{le="4"}[5m]))', "traces with a run of 5+")]},
+    {"title": "Agent steps to the answer and the longest run of one tool call", "unit": "short",
+     "targets": input_quantiles("agent_steps", "longest_repeat")},
     {"title": "OTLP assembly: evicted and incomplete traces", "unit": "reqps", "targets": [
         ('sum by (outcome) (rate(ragmon_assembly_traces_total{outcome!="complete"}[5m]))', "{{outcome}}")]},
     {"title": "OTLP assembly buffer (traces waiting) and partitions held", "unit": "short", "targets": [

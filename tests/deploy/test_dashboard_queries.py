@@ -20,6 +20,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from monitor.judge.calibration import calibrate
 from monitor.judge.config import JudgeConfig
 from monitor.judge.rubric import RUBRIC_ID
+from monitor.sources import framing
 from tests import otel_spans
 from tests.integration.conftest import free_port, start_otlp_http_daemon
 from tests.integration.kafka_support import Daemon, create_topic, produce, wait_until
@@ -75,8 +76,12 @@ def reviewed(directory: Path) -> Path:
 
 
 def post_otlp(url: str) -> None:
-    """Complete traces of every convention, then root-less ones that overflow the buffer."""
+    """Complete traces of every convention, an agent's (PydanticAI's real instrumentation,
+    tool spans with their arguments: the agent panels), then root-less ones that overflow
+    the buffer."""
     bodies = [encode_spans(make()[0]).SerializeToString() for make in CONVENTIONS.values()]
+    agents = (ROOT / "tests" / "otel_corpus" / "pydantic-ai-genai.otlp").read_bytes()
+    bodies += list(framing.read_messages(agents, "otlp-proto"))
     for _ in range(4):
         spans, _ = otel_spans.openinference_langchain()
         bodies.append(encode_spans([s for s in spans if s.parent is not None]).SerializeToString())
