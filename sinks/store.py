@@ -24,6 +24,7 @@ import structlog
 from pydantic import Field
 
 from monitor.core.errors import SinkError
+from monitor.core.lines import JsonObject
 from monitor.core.model import ConfigSection, DeadLetter, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, check_outcome, open_for_writing
@@ -196,7 +197,7 @@ class StoreSink(Closable):
                 b.checks.append((tid, name, outcome, stamp))
         b.segments.extend((dim, value, stamp, tid) for dim, value in evaluation.segments.items())
 
-    def _record(self, evaluation: Evaluation, now: float) -> dict[str, Any]:
+    def _record(self, evaluation: Evaluation, now: float) -> JsonObject:
         """What the trace page shows of the trace: its question, packed context (each
         passage by the hash of its text, kept once in ``passages``), answer, retrieved ids and
         ragmon's own attributes (an agent's steps), text redacted."""

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TextIO
 
 from monitor.checks import evidence_of
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+from monitor.core.lines import JsonObject
 from monitor.core.store import StoreUnreadable
 from monitor.golden.traces import EvaluationStore, StoredSession, StoredTrace
 
@@ -51,7 +53,7 @@ def cmd_inspect(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     return EXIT_OK
 
 
-def _print(lines: list[dict[str, Any]], as_json: bool, text: Any, stdout: TextIO) -> None:
+def _print(lines: list[JsonObject], as_json: bool, text: Callable[[], str], stdout: TextIO) -> None:
     if as_json:
         for line in lines:
             stdout.write(json.dumps(line, ensure_ascii=False) + "\n")

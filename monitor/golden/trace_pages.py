@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,7 +26,7 @@ from monitor.golden.page import (
     conflicting_passages,
     mark_answer,
 )
-from monitor.golden.traces import EvaluationStore, Search
+from monitor.golden.traces import EvaluationStore, Search, StoredTrace
 
 _FIGURE = re.compile(r"[$€£]?\d[\d,.]*(?:\s?%)?")
 SEARCH_KEYS = ("route", "release", "check", "outcome", "segment", "since", "until")
@@ -75,8 +74,10 @@ def mark_passage(text: str, figures: bool, states: tuple[str, ...]) -> list[Piec
     return pieces
 
 
-def passage_views(record: dict[str, Any], line: dict[str, Any]) -> list[PassageView]:
-    """The packed passages with what the evidence and the judge's claims point at."""
+def passage_views(stored: StoredTrace) -> list[PassageView]:
+    """The packed passages of a stored trace with what the evidence and the judge's claims
+    point at."""
+    record, line = stored.record, stored.line
     checks = line.get("checks") or {}
     named = conflicting_passages(checks)
     states: dict[int, tuple[str, ...]] = {}
@@ -164,7 +165,7 @@ class TracePages:
         return self.page(
             "trace.html", t=found, record=record, line=line, when=seconds_when(found.time),
             answer=mark_answer(str(record.get("answer") or ""), checks),
-            passages=passage_views(record, line), checks=check_views(checks),
+            passages=passage_views(found), checks=check_views(checks),
             pairs=conflict_pairs(checks, texts), judge=judge, claims=judge.get("claims") or [],
             agent=agent, row=self.row_of(found.trace_id),
         )  # fmt: skip

@@ -6,11 +6,11 @@ and ``ragmon inspect`` show what this returns. Read-only: the daemon may be writ
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from monitor.core.lines import JsonObject
 from monitor.core.store import CHECK_OUTCOMES, open_for_reading
 
 
@@ -26,7 +26,7 @@ class StoredTrace:
     followup: dict[str, Any] | None = None
     sessions: tuple[dict[str, Any], ...] = ()
 
-    def lines(self) -> list[dict[str, Any]]:
+    def lines(self) -> list[JsonObject]:
         """The stored lines, as the evaluation-lines file has them."""
         return [self.line, *([self.followup] if self.followup else []), *self.sessions]
 
@@ -44,7 +44,7 @@ class StoredSession:
     turns: tuple[StoredTrace, ...]
     outcomes: tuple[dict[str, Any], ...]
 
-    def lines(self) -> list[dict[str, Any]]:
+    def lines(self) -> list[JsonObject]:
         """Every stored line of the session: each turn's, then the outcomes."""
         return [x for t in self.turns for x in (t.line, *([t.followup] if t.followup else []))] + [
             *self.outcomes
@@ -120,7 +120,7 @@ class EvaluationStore:
         return self._stored(row, sessions)
 
     def _stored(
-        self, row: sqlite3.Row | tuple[Any, ...], sessions: tuple[Any, ...] = ()
+        self, row: tuple[str, float, str, str], sessions: tuple[dict[str, object], ...] = ()
     ) -> StoredTrace:
         follow = self._db.execute("SELECT line FROM followups WHERE trace_id = ?",
                                   (row[0],)).fetchone()  # fmt: skip
