@@ -16,7 +16,6 @@ from monitor.ingest.conventions.core import (
     _doc,
     _fill_ids,
     _first_string,
-    _flat_messages,
     _indexed,
     _is_repr,
     _loads,
@@ -128,12 +127,12 @@ def _fused(spans: list[Span], retrievers: list[Span], retrieved: list[_Doc]) -> 
     return []
 
 
-def _within_tools(spans: list[Span], retrievers: list[Span]) -> bool:
-    """Some retriever ran inside a TOOL span (an agent's retriever tool: LangChain's
-    ``create_retriever_tool``)."""
-    tools = {s.span_id for s in spans if s.kind == "TOOL"}
-    if not tools:
+def _within_tools(spans: list[Span], retrievers: list[Span], tool_spans: list[Span]) -> bool:
+    """Some retriever ran inside one of the TOOL spans (an agent's retriever tool:
+    LangChain's ``create_retriever_tool``)."""
+    if not tool_spans:
         return False
+    tools = {s.span_id for s in tool_spans}
     parent = {s.span_id: s.parent_span_id for s in spans}
     for r in retrievers:
         p: str | None = r.parent_span_id
@@ -146,14 +145,16 @@ def _within_tools(spans: list[Span], retrievers: list[Span]) -> bool:
 
 
 def _openinference(spans: list[Span], root: Span) -> _Shape | None:
-    retrievers = [s for s in spans if s.kind == "RETRIEVER"]
-    rerankers = [s for s in spans if s.kind == "RERANKER"]
-    llms = [s for s in spans if s.kind == "LLM"]
+    by_kind: dict[str, list[Span]] = {}
+    for s in spans:  # (one pass: ``kind`` is read from the attributes each time)
+        by_kind.setdefault(s.kind, []).append(s)
+    retrievers, rerankers = by_kind.get("RETRIEVER", []), by_kind.get("RERANKER", [])
+    llms = by_kind.get("LLM", [])
     if not retrievers and not rerankers:
         return _tool_retrieval(spans, root, llms)
     shape = _Shape(OPENINFERENCE)
     shape.retrieval_calls = len(_outermost(retrievers))
-    shape.through_tools = _within_tools(spans, retrievers)
+    shape.through_tools = _within_tools(spans, retrievers, by_kind.get("TOOL", []))
     shape.retrieved = _outer_retrievals(spans, retrievers)
     if shape.retrieval_calls > 1:  # a hybrid: the step that fused the lists says their order
         shape.retrieved = _fused(spans, retrievers, shape.retrieved) or shape.retrieved
@@ -167,8 +168,9 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     said: list[dict[str, object]] = []
     if llms:
         said = _indexed(llms[-1].attributes, "llm.input_messages", "message.")
-        messages = _flat_messages(llms[-1].attributes, "llm.input_messages", "message.")
-        shape.prompt = [text for role, text in messages if role != "assistant"]
+        # (``_flat_messages`` of the same attributes, without reading them twice)
+        shape.prompt = [_text(m.get("content")) for m in said
+                        if "content" in m and m.get("role", "user") != "assistant"]  # fmt: skip
     if shape.retrieved and all(d.text for d in shape.retrieved):
         # the last model call's messages first: that is where the passages usually are
         found = _positions_in(shape.prompt, shape.retrieved) if shape.prompt else []
@@ -340,6 +342,8 @@ def _with_history(
     """A retriever's packed documents with the earlier turns' tool results the answering
     call was given (LangChain's retriever tool: the documents joined into one tool message),
     in the order of its messages; ``packed`` as it is when there are none."""
+    if not any(str(m.get("role")) in _TOOL_ROLES for m in messages):
+        return packed  # no tool message: no history (a plain pipeline's prompt)
     texts = {d.text: d for d in retrieved if d.text}
     given = _given(messages, set(texts))
     if all(r.this_turn for r in given):
