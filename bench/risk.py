@@ -24,7 +24,11 @@ Each is drawn ``--draws`` times (Poisson sampling, as the daemon's hash sampler 
 mean share of hallucinated answers among the judged, and the mean absolute error of the
 Horvitz-Thompson estimate of the hallucination rate, are printed; with the AUROC of the risk,
 of the grounding overlap alone and of a naive lexical novelty (the share of the answer's
-words, stop words included, absent from the context). Not a test: figures are printed.
+words, stop words included, absent from the context). The learned risk (``risk/3``,
+``monitor/judge/learned_risk.py``) is measured by ``--folds``-fold cross-validation: trained
+on the other folds' labels (all of them, and the static risk's Poisson sample at the budget
+with 1/p weights), ranking the held-out fold; ``--drop FEATURE`` leaves a feature out.
+Not a test: figures are printed.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from bench.summaries import frank
 from monitor.checks import CheckSuite
 from monitor.checks.risk import risk
 from monitor.core.model import RagTrace
+from monitor.judge.learned_risk import FEATURES, LearnedRisk
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -116,6 +121,43 @@ def spend(scores: list[float], budget: float, boost: float) -> list[float]:
     return [min(1.0, b + (boost * b - b) * s) for s in scores]
 
 
+def cross_validate(
+    features: list, scored: list, args: argparse.Namespace, rng: random.Random
+) -> dict[str, list[float]]:
+    """The learned risk (risk/3) by ``args.folds``-fold cross-validation: trained on the
+    other folds' verdicts, scoring the held-out fold; out-of-fold scores for every answer.
+    Two ways to judge the training folds: every answer (weight 1), and the Poisson sample
+    the static risk draws at ``args.budget`` (each judged answer weighted 1/p, as the daemon
+    learns). The IDF is the one learned from every answer's context (unlabelled)."""
+    n = len(scored)
+    labels = [row[-1] for row in scored]
+    order = list(range(n))
+    rng.shuffle(order)
+    fold = {i: k % args.folds for k, i in enumerate(order)}
+    probs = spend([r[0] for r in scored], args.budget, args.boost)
+    out: dict[str, list[float]] = {}
+    for kind in ("all judged", f"risk-sampled {args.budget:.0%}, 1/p"):
+        cv = [0.0] * n
+        for f in range(args.folds):
+            model = LearnedRisk(min_verdicts=0)
+            train = [i for i in order if fold[i] != f]
+            for _ in range(args.epochs):
+                for i in train:
+                    if kind == "all judged":
+                        model.learn(features[i], labels[i])
+                    elif rng.random() < probs[i]:
+                        model.learn(features[i], labels[i], 1.0 / probs[i])
+            for i in order:
+                if fold[i] == f:
+                    cv[i] = model.predict(features[i])
+        out[kind] = cv
+        print(f"learned risk ({kind}), {args.folds}-fold CV, {args.epochs} pass(es): AUROC "
+              f"{auroc(cv, labels):.3f} (static risk "
+              f"{auroc([r[0] for r in scored], labels):.3f}, naive "
+              f"{auroc([r[2] for r in scored], labels):.3f})")  # fmt: skip
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("files", nargs="*", type=Path)
@@ -125,6 +167,10 @@ def main() -> None:
     parser.add_argument("--boost", type=float, default=10.0)
     parser.add_argument("--draws", type=int, default=500)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--drop", action="append", default=[], metavar="FEATURE",
+                        help="leave a learned-risk feature out (zeroed); repeatable")  # fmt: skip
     args = parser.parse_args()
     if not args.files and not args.frank:
         parser.error("give HaluEval QA files, --frank, or both")
@@ -140,20 +186,29 @@ def measure(title: str, data: list[tuple[RagTrace, bool]], args: argparse.Namesp
     rng = random.Random(args.seed)
     suite = CheckSuite()
     scored = []
+    learner = LearnedRisk()
+    views = []
     for trace, bad in data:
         view = suite.view(trace)
         result = suite(trace, view)
+        learner.observe(view)
+        views.append((result, view))
         gap = result["grounding_overlap"].score
         flagged = any(x.flagged for x in result.values())
         scored.append((risk(result, view), 0.0 if gap is None else 1 - gap, novelty(trace),
                        1.0 if flagged else 0.0, bad))  # fmt: skip
     labels = [row[-1] for row in scored]
     share = sum(labels) / len(labels)
+    features = [learner.features(result, view) for result, view in views]
+    for name in args.drop:
+        for x in features:
+            x[FEATURES.index(name)] = 0.0
     print(f"\n{title}: {len(data)} answers, {sum(labels)} unfaithful ({share:.1%})")
     print(f"AUROC on all: risk {auroc([r[0] for r in scored], labels):.3f}, grounding overlap "
           f"alone {auroc([r[1] for r in scored], labels):.3f}, naive lexical novelty "
           f"{auroc([r[2] for r in scored], labels):.3f}, any check flagged "
           f"{auroc([r[3] for r in scored], labels):.3f}")  # fmt: skip
+    learned = cross_validate(features, scored, args, random.Random(args.seed + 1))
     good = [r for r in scored if not r[-1]]
     bad = [r for r in scored if r[-1]]
     keep_bad = round(len(good) * args.rate / (1 - args.rate))
@@ -169,10 +224,15 @@ def measure(title: str, data: list[tuple[RagTrace, bool]], args: argparse.Namesp
         f"subsampled: {len(sample)} answers, {sum(labels)} unfaithful ({truth:.1%}); AUROC: "
         f"risk {auroc(risks, labels):.3f}, naive {auroc([r[2] for r in sample], labels):.3f}"
     )
-    order = sorted(range(len(risks)), key=lambda i: -risks[i])
-    top = order[: len(order) // 10]
-    print(f"top 10% by risk: {sum(labels[i] for i in top) / len(top):.1%} unfaithful "
-          f"({sum(labels[i] for i in top) / len(top) / truth:.2f}x the base rate)")  # fmt: skip
+    index = {id(row): i for i, row in enumerate(scored)}
+    for name, column in [("risk", risks), ("naive novelty", [r[2] for r in sample])] + [
+        (f"learned ({kind})", [cv[index[id(r)]] for r in sample]) for kind, cv in learned.items()
+    ]:
+        order = sorted(range(len(column)), key=lambda i: -column[i])
+        top = order[: len(order) // 10]
+        hit = sum(labels[i] for i in top) / len(top)
+        print(f"top 10% by {name}: {hit:.1%} unfaithful ({hit / truth:.2f}x the base rate); "
+              f"AUROC {auroc(column, labels):.3f}")  # fmt: skip
     plans = {
         "uniform": [args.budget] * len(sample),
         "flag boosting": spend([r[3] for r in sample], args.budget, args.boost),

@@ -79,5 +79,7 @@ def test_the_risk_bench_reads_both_public_formats(tmp_path: Path) -> None:
                     "--draws", "20")  # fmt: skip
     assert "HaluEval QA" in out and "FRANK XSum summaries" in out
     assert out.count("AUROC on all: risk") == 2
+    assert out.count("learned risk (all judged), 5-fold CV") == 2
+    assert "top 10% by learned (all judged)" in out  # on the HaluEval subsample
     assert "unfaithful among judged" in out  # the samplers, on HaluEval
     assert "too few faithful answers (20)" in out  # FRANK: 20 faithful of 40
