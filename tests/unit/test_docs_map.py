@@ -82,3 +82,28 @@ def test_a_cross_reference_is_a_link_not_a_quoted_title() -> None:
             if title[0].isupper() and title.strip().lower() in titles:
                 quoted.append(f"{page.name}: {title}")
     assert quoted == []
+
+
+def test_the_configuration_table_has_a_row_for_every_section() -> None:
+    """Each section of the settings (and each sub-section of the judge) has a row in the
+    configuration page's table: sessions, shadow, probes, the judge's sampling mode and batch
+    mode were missing."""
+    from monitor.config import Settings
+
+    table = [
+        line.split("|")[1]
+        for line in (ROOT / "docs/configuration.md").read_text().splitlines()
+        if line.startswith("| `")
+    ]
+    shown = set(Settings().model_dump())
+    keys = {k for k in shown if k != "shutdown_timeout_seconds"}
+    keys |= {"judge.sampling.by", "judge.batch.", "judge.jury.", "sessions.topic"}
+    keys |= {"sessions.outcomes", "shadow.share", "probes.endpoint"}
+
+    def covered(key: str, cell: str) -> bool:
+        # a row names a key in full, or after its section's first key ("`a.b` / `c`")
+        prefix, _, last = key.rstrip(".").rpartition(".")
+        return f"`{key}" in cell or bool(prefix and f"`{prefix}." in cell and f"`{last}`" in cell)
+
+    missing = [k for k in sorted(keys) if not any(covered(k, cell) for cell in table)]
+    assert missing == []
