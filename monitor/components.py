@@ -39,7 +39,7 @@ from sinks import Sink
 from sinks.golden import GoldenOutput, GoldenRowSink
 from sinks.jsonl import JsonlOutput, JsonlSink
 from sinks.kafka_sink import DeadLetterTopic, KafkaDeadLetterSink
-from sinks.otel_config import OtelConfig
+from sinks.otel_config import OtelConfig, OtelOutput
 from sinks.probes import ProbeScoring, ProbeSink
 from sinks.store import StoreConfig, StoreOutput, StoreSink
 
@@ -273,7 +273,14 @@ def _golden_output(settings: Configured) -> GoldenOutput | None:
     return GoldenOutput(golden, settings.kafka, redactor_for(settings, "rows"))
 
 
-def _otel_events() -> Make[OtelConfig, Sink]:
+def _otel_output(settings: Configured) -> OtelOutput | None:
+    section = settings.of(OtelConfig)
+    if section.endpoint is None:
+        return None
+    return OtelOutput(section, redactor_for(settings, "lines"))
+
+
+def _otel_events() -> Make[OtelOutput, Sink]:
     from sinks.otel import OtelEventSink
 
     return OtelEventSink.from_config
@@ -299,8 +306,8 @@ SINKS: tuple[Component[Any, Sink], ...] = (
               lambda: KafkaDeadLetterSink.from_config),
     Component("sink", "golden_rows", GoldenOutput, _golden_output,
               lambda: GoldenRowSink.from_config),
-    _own("sink", "otel_events", OtelConfig, _otel_events, "otel",
-         lambda _, otel: otel.endpoint is not None),
+    Component("sink", "otel_events", OtelOutput, _otel_output, _otel_events,
+              section=OtelConfig, key="otel"),
     Component("sink", "probe_scores", ProbeScoring, _probe_scoring,
               lambda: ProbeSink.from_config),
     Component("sink", "store", StoreOutput, _store_output, lambda: StoreSink.from_config,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from monitor.core.lines import GoldenRow
-from monitor.core.model import DeadLetter, Evaluation, Followup, KafkaConnection, SessionOutcome
+from monitor.core.model import Evaluation, Followup, KafkaConnection, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.golden.config import GoldenConfig
 from monitor.golden.rows import (
@@ -23,7 +23,7 @@ from monitor.golden.rows import (
 )
 from monitor.golden.session_rows import build_session_row
 from monitor.golden.stored import PREFIX, load_rows
-from sinks import Closable
+from sinks import SinkBase
 from sinks.segments import SegmentWriter
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ class RowWriter(Protocol):
 _MAX_SEEN = 10_000
 
 
-class GoldenRowSink(Closable):
+class GoldenRowSink(SinkBase):
     """Writes a candidate row for every trace flagged for a configured reason.
 
     Rows with the same normalised query and reason collapse into one (count, first and last
@@ -158,10 +158,6 @@ class GoldenRowSink(Closable):
         if len(seen) > _MAX_SEEN:
             # bound the replay guard of a very frequent row; its examples stay known
             self._seen[rid] = set(existing["ragmon"]["examples"])
-
-    def write_dead_letter(self, letter: DeadLetter) -> None:
-        """Dead letters are not golden candidates."""
-        self._check_open()
 
     def write_followup(self, followup: Followup) -> None:
         """A turn whose next turn asked again, asked for a person or said it was wrong: its

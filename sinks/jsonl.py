@@ -12,7 +12,7 @@ from typing import IO, TYPE_CHECKING
 from monitor.core.lines import EvaluationLine, map_strings
 from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
-from sinks import Closable
+from sinks import SinkBase
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
@@ -29,7 +29,7 @@ class JsonlOutput:
     redactor: Redactor | None = None
 
 
-class JsonlSink(Closable):
+class JsonlSink(SinkBase):
     """One JSON object per line; ``flush`` writes through to disk (fsync).
 
     ``evaluations`` receives the evaluation-line contract; ``dead_letters`` receives

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from monitor.core.lines import GoldenRow
-from monitor.core.model import DeadLetter, Evaluation, Followup, KafkaConnection
-from sinks import Closable
+from monitor.core.model import DeadLetter, Evaluation, KafkaConnection
+from sinks import SinkBase
 
 if TYPE_CHECKING:
     from kafka import KafkaProducer
@@ -60,7 +60,7 @@ class _KafkaOutput:
         self._producer.close()
 
 
-class KafkaDeadLetterSink(_KafkaOutput, Closable):
+class KafkaDeadLetterSink(_KafkaOutput, SinkBase):
     """Dead letters exactly as they were read: the value is the original bytes and the key
     the original key, so a fixed record can be re-produced as it is; why it failed and where
     it came from travel in headers."""
@@ -76,10 +76,6 @@ class KafkaDeadLetterSink(_KafkaOutput, Closable):
 
     def write(self, evaluation: Evaluation) -> None:
         """Evaluations do not go here."""
-        self._check_open()
-
-    def write_followup(self, followup: Followup) -> None:
-        """Follow-ups are not dead letters."""
         self._check_open()
 
     def write_dead_letter(self, letter: DeadLetter) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
-from sinks import Closable
+from sinks import SinkBase
 
 
-class InMemorySink(Closable):
+class InMemorySink(SinkBase):
     """Records evaluations and dead letters; counts flushes and closes."""
 
     name = "memory"
@@ -47,10 +47,6 @@ class InMemorySink(Closable):
         """Count the flush (everything kept is delivered)."""
         self._check_open()
         self.flushes += 1
-
-    def close(self) -> None:
-        """Refuse writes from now on."""
-        self._closing()
 
     @property
     def closed(self) -> bool:

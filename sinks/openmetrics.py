@@ -25,9 +25,9 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import Evaluation
 from monitor.telemetry import LabelLimiter
-from sinks import Closable
+from sinks import SinkBase
 
 Labels = tuple[tuple[str, str], ...]
 
@@ -40,7 +40,7 @@ def _labels(labels: Labels) -> str:
     return ",".join(f'{k}="{_escape(v)}"' for k, v in labels)
 
 
-class OpenMetricsHistorySink(Closable):
+class OpenMetricsHistorySink(SinkBase):
     """Counters of re-scored evaluations per ``step_seconds``, written to ``path``."""
 
     name = "openmetrics_history"
@@ -84,14 +84,6 @@ class OpenMetricsHistorySink(Closable):
             series = (*where, ("check", name), ("result", result.outcome),
                       ("evaluator", version), ("source", "rescore"))  # fmt: skip
             self._counts["ragmon_check_results"][series][at] += 1
-
-    def write_followup(self, followup: Followup) -> None:
-        """Follow-ups are not part of the history."""
-        self._check_open()
-
-    def write_dead_letter(self, letter: DeadLetter) -> None:
-        """Dead letters are not part of the history."""
-        self._check_open()
 
     def _samples(self) -> list[tuple[str, Labels, list[tuple[int, int]]]]:
         """Each series' samples: (family, labels, [(step index it ends, total)])."""

@@ -25,14 +25,15 @@ from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportRes
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from monitor.checks import output_of
-from monitor.core.model import CheckResult, DeadLetter, Evaluation, Followup
+from monitor.core.model import CheckResult, Evaluation
 from monitor.core.verdict import Verdict
-from sinks import Closable
-from sinks.otel_config import OtelConfig
+from sinks import SinkBase
+from sinks.otel_config import OtelOutput
 
 if TYPE_CHECKING:
     from opentelemetry.sdk._logs import LoggerProvider
 
+    from monitor.core.pii import Redactor
     from monitor.telemetry import Metrics
 
 EVENT_NAME = "gen_ai.evaluation.result"
@@ -78,24 +79,29 @@ def _uncounted(outcome: str, n: int) -> None:
     """Exports counted nowhere (a sink built without the daemon's metrics)."""
 
 
-class OtelEventSink(Closable):
-    """``gen_ai.evaluation.result`` events next to the original traces, over OTLP/HTTP."""
+class OtelEventSink(SinkBase):
+    """``gen_ai.evaluation.result`` events next to the original traces, over OTLP/HTTP.
+
+    ``flush`` is the base's (nothing): the batch processor exports on its own schedule, and
+    waiting for a slow or absent collector there would stall every commit for telemetry."""
 
     name = "otel_events"
 
     @classmethod
-    def from_config(cls, config: OtelConfig, metrics: Metrics | None) -> OtelEventSink:
-        """``otel`` (its ``endpoint`` set): events to the OTLP/HTTP logs endpoint, exports
-        counted in ``metrics``."""
-        if config.endpoint is None:
+    def from_config(cls, config: OtelOutput, metrics: Metrics | None) -> OtelEventSink:
+        """``otel`` (its ``endpoint`` set): events to the OTLP/HTTP logs endpoint, their
+        explanations through ``config.redactor``, exports counted in ``metrics``."""
+        section = config.section
+        if section.endpoint is None:
             raise ValueError("the OTel event sink needs otel.endpoint")
         return cls(
-            config.endpoint,
-            headers=config.headers,
-            timeout_seconds=config.timeout_seconds,
-            service_name=config.service_name,
-            include_passed=config.include_passed,
+            section.endpoint,
+            headers=section.headers,
+            timeout_seconds=section.timeout_seconds,
+            service_name=section.service_name,
+            include_passed=section.include_passed,
             on_export=metrics.on_otel_export if metrics is not None else _uncounted,
+            redactor=config.redactor,
         )
 
     def __init__(
@@ -107,6 +113,7 @@ class OtelEventSink(Closable):
         include_passed: bool = True,
         on_export: Callable[[str, int], None] = lambda outcome, n: None,
         exporter: LogRecordExporter | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.headers = dict(headers or {})
@@ -115,6 +122,7 @@ class OtelEventSink(Closable):
         self.include_passed = include_passed
         self._on_export = on_export
         self._exporter = exporter
+        self._redactor = redactor
         self._provider: LoggerProvider | None = None
         self._logger: Any = None
 
@@ -169,7 +177,7 @@ class OtelEventSink(Closable):
             attributes: dict[str, Any] = {
                 "gen_ai.evaluation.name": f"ragmon.{result.name}",
                 "gen_ai.evaluation.score.label": "fail" if result.flagged else "pass",
-                "gen_ai.evaluation.explanation": explanation(result),
+                "gen_ai.evaluation.explanation": self._redacted(explanation(result)),
             }
             if output_of(result.name) != "flag" and result.score is not None:
                 attributes["gen_ai.evaluation.score.value"] = float(result.score)
@@ -184,18 +192,9 @@ class OtelEventSink(Closable):
                 self._logger.emit(event_name=EVENT_NAME, context=context,
                                   attributes=attributes, timestamp=timestamp)  # fmt: skip
 
-    def write_followup(self, followup: Followup) -> None:
-        """Follow-ups have no span of their own to sit beside."""
-        self._check_open()
-
-    def write_dead_letter(self, letter: DeadLetter) -> None:
-        """Nothing to evaluate."""
-        self._check_open()
-
-    def flush(self) -> None:
-        """Events are exported by the batch processor on its own schedule: waiting for a slow
-        or absent collector here would stall every commit for telemetry."""
-        self._check_open()
+    def _redacted(self, text: str) -> str:
+        """An explanation quotes the trace (a figure, a sentence): its PII redacted."""
+        return text if self._redactor is None else self._redactor.redact(text)
 
     def force_flush(self) -> bool:
         """Export what is queued now (tests, and shutdown via ``close``)."""

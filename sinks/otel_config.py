@@ -3,9 +3,12 @@ table; apart from the sink's module, which imports the OpenTelemetry SDK."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import Field
 
 from monitor.core.model import ConfigSection
+from monitor.core.pii import Redactor
 
 
 class OtelConfig(ConfigSection):
@@ -21,3 +24,13 @@ class OtelConfig(ConfigSection):
     include_passed: bool = Field(
         default=True, description="Also emit events for checks that passed (label 'pass')."
     )
+
+
+@dataclass(frozen=True)
+class OtelOutput:
+    """The OTel event sink's configuration: its section (``endpoint`` set) and the redactor
+    of the explanations it sends (None: as they are), the evaluation lines' own
+    (``output.redact_pii``)."""
+
+    section: OtelConfig
+    redactor: Redactor | None = None

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 from prometheus_client import CollectorRegistry
 
 from monitor.core.errors import ConfigError
-from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import Evaluation
 from monitor.golden import review
 from monitor.golden.probes import LoadedSet, load_set, retrieval_scores, stage_of
 from monitor.telemetry import LabelLimiter, ProbeMetrics
-from sinks import Closable
+from sinks import SinkBase
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
@@ -33,7 +33,7 @@ class ProbeScoring:
     max_label_values: int
 
 
-class ProbeSink(Closable):
+class ProbeSink(SinkBase):
     """Scores golden probes (traces with a golden_id) into Prometheus metrics."""
 
     name = "probe_scores"
@@ -105,19 +105,3 @@ class ProbeSink(Closable):
         for (metric, depth), value in retrieval_scores(item, evaluation).items():
             self.metrics.scores.labels(golden.version, route, metric, depth).observe(value)
             self.metrics.squares.labels(golden.version, route, metric, depth).inc(value * value)
-
-    def write_followup(self, followup: Followup) -> None:
-        """Follow-ups are not probes."""
-        self._check_open()
-
-    def write_dead_letter(self, letter: DeadLetter) -> None:
-        """Dead letters are not probes."""
-        self._check_open()
-
-    def flush(self) -> None:
-        """Nothing to deliver: the probe counters are live."""
-        self._check_open()
-
-    def close(self) -> None:
-        """Refuse writes from now on."""
-        self._closing()

@@ -11,7 +11,7 @@ from monitor.checks.shadow import check_pairs, verdict_pair
 from monitor.core.evidence import Evidence
 from monitor.core.model import AGENT_TOOLS, DeadLetter, Evaluation, Followup, SessionOutcome
 from monitor.telemetry import LabelLimiter, Metrics
-from sinks import Closable
+from sinks import SinkBase
 
 if TYPE_CHECKING:
     from monitor.core.model import MetricsConfig
@@ -30,7 +30,7 @@ Shape = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
 Extra = tuple[float, float]
 
 
-class PrometheusSink(Closable):
+class PrometheusSink(SinkBase):
     """Turns evaluations and dead letters into metric updates.
 
     Evaluations are counted in plain dicts and added to the metrics in one increment per
@@ -74,9 +74,6 @@ class PrometheusSink(Closable):
         self._followup_pairs: dict[tuple[str, str], int] = {}  # after, language
         self._followups: dict[tuple[str, str, str], int] = {}  # signal, after, language
         self._tools: dict[str, list[float]] = {}  # tool: calls, errors, seconds, repeats
-
-    def start(self) -> None:
-        """Metrics need no setup."""
 
     def write(self, evaluation: Evaluation) -> None:
         """Count the evaluation's check outcomes (published on flush); a judge-only line

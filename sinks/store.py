@@ -25,10 +25,10 @@ from pydantic import Field
 
 from monitor.core.errors import SinkError
 from monitor.core.lines import JsonObject
-from monitor.core.model import ConfigSection, DeadLetter, Evaluation, Followup, SessionOutcome
+from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, check_outcome, open_for_writing
-from sinks import Closable
+from sinks import SinkBase
 from sinks.jsonl import redact_line
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class _Batch:
         return any((self.evaluations, self.judged, self.followups, self.sessions))
 
 
-class StoreSink(Closable):
+class StoreSink(SinkBase):
     """Writes the store at ``path`` (see the module)."""
 
     name = "store"
@@ -243,11 +243,6 @@ class StoreSink(Closable):
         stamp = outcome.kept[-1].time if outcome.kept else now
         self._batch.sessions.append((outcome.session, outcome.first_trace, stamp,
                                      outcome.outcome, _json(outcome.to_line()), now))  # fmt: skip
-
-    def write_dead_letter(self, letter: DeadLetter) -> None:
-        """A dead letter is no trace: the store keeps none (the dead-letter file or topic
-        does)."""
-        self._check_open()
 
     # --- delivering
 

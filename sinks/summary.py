@@ -16,7 +16,7 @@ from monitor.core.model import (
     SessionOutcome,
 )
 from monitor.core.stats import PairedFlags, wilson
-from sinks import Closable
+from sinks import SinkBase
 
 
 @dataclass
@@ -48,7 +48,7 @@ class CheckTally:
 JUDGE_FAILURES = frozenset({"circuit_open", "paused"})
 
 
-class SummarySink(Closable):
+class SummarySink(SinkBase):
     """Counts flagged/applicable traces per check and keeps the first bad records."""
 
     name = "summary"
@@ -75,9 +75,6 @@ class SummarySink(Closable):
         self.shadow: dict[str, PairedFlags] = {}  # check -> live and shadow outcomes
         self.shadow_judged: dict[tuple[str, str], int] = {}  # (live, shadow) verdicts
         self.check_errors: dict[tuple[str, str], int] = {}  # (check, exception type): raised
-
-    def start(self) -> None:
-        """Nothing to open."""
 
     def write(self, evaluation: Evaluation) -> None:
         """Tally the evaluation (a judge-only line adds its verdict, not a trace)."""
@@ -173,14 +170,6 @@ class SummarySink(Closable):
         self.dead_letter_count += 1
         if len(self.dead_letters) < self._keep:
             self.dead_letters.append(letter)
-
-    def flush(self) -> None:
-        """Nothing is buffered."""
-        self._check_open()
-
-    def close(self) -> None:
-        """Nothing to release; the tallies stay readable."""
-        self._closing()
 
     def judge_failures(self) -> dict[str, int]:
         """Sampled traces the judge could not judge, by why (errors by kind, an open

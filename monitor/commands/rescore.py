@@ -13,20 +13,20 @@ from prometheus_client import CollectorRegistry
 from monitor import registry
 from monitor.commands.common import _settings, _writable, is_stdout
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
-from monitor.core.model import DeadLetter, Evaluation, Followup
+from monitor.core.model import Evaluation
 from monitor.core.pii import redactor_for
 from monitor.judge.rubric import estimate_input_tokens
 from monitor.judge.sampler import HashSampler, SamplingRules
 from monitor.registry.judges import sampling_rates
 from monitor.sources.kafka_config import KafkaSourceConfig
 from monitor.telemetry import LabelLimiter
-from sinks import Closable, Sink
+from sinks import Sink, SinkBase
 
 if TYPE_CHECKING:
     from monitor.config import Settings
 
 
-class _WouldJudge(Closable):
+class _WouldJudge(SinkBase):
     """What the judge would take of the window (``--dry-run``): the configured sampling
     decided on each evaluation, its estimated input tokens and cost (at batch price in
     batch mode)."""
@@ -46,9 +46,6 @@ class _WouldJudge(Closable):
         self.traces = self.judged = self.input_tokens = 0
         self.usd = 0.0
 
-    def start(self) -> None:
-        """Nothing to open."""
-
     def write(self, evaluation: Evaluation) -> None:
         """Decide, as the judge stage would, and add the call's estimate."""
         self._check_open()
@@ -59,22 +56,6 @@ class _WouldJudge(Closable):
         self.judged += 1
         self.input_tokens += tokens
         self.usd += self.discount * self.prices.cost(tokens, self.output_tokens, 0, 0)
-
-    def write_dead_letter(self, letter: DeadLetter) -> None:
-        """Not a trace."""
-        self._check_open()
-
-    def write_followup(self, followup: Followup) -> None:
-        """Not a trace: the judge never sees a follow-up."""
-        self._check_open()
-
-    def flush(self) -> None:
-        """Counted in memory."""
-        self._check_open()
-
-    def close(self) -> None:
-        """Nothing held."""
-        self._closing()
 
 
 def _window_settings(settings: Settings) -> Settings:

@@ -35,7 +35,6 @@ import structlog
 from monitor.core.model import (
     MAX_QUERY,
     MAX_ROUTE,
-    DeadLetter,
     Evaluation,
     Followup,
     Outcome,
@@ -47,7 +46,7 @@ from monitor.ingest.decoder import Decoded, Progress, RecordDecoder
 from monitor.sessions.join import Sessions
 from monitor.sessions.outcomes import Outcomes
 from monitor.sources import Partition, ReadProgress, ReplayNote, SourceRecord
-from sinks import Closable
+from sinks import SinkBase
 
 if TYPE_CHECKING:
     from sinks.kafka_producer import Producer
@@ -98,7 +97,7 @@ _NOT_ENDED = (None, False, 0, "", "false")  # an end attribute's values that end
 UNGROUNDED = ("unsupported_numbers", "grounding_overlap", "context_conflict", "empty_context")
 
 
-class TurnSink(Closable):
+class TurnSink(SinkBase):
     """Takes every evaluated turn to where the turns meet: ``Sessions`` in memory, or the
     repartition topic through ``producer``."""
 
@@ -138,14 +137,6 @@ class TurnSink(Closable):
             self._producer.send((turn.to_record(), turn.session.encode(), []))
         else:
             self.sessions.hold(turn, self._clock())  # added with the batch's others
-
-    def write_followup(self, followup: Followup) -> None:
-        """Follow-ups are this sink's output, not its input."""
-        self._check_open()
-
-    def write_dead_letter(self, letter: DeadLetter) -> None:
-        """Dead letters are no turns."""
-        self._check_open()
 
     def flush(self) -> None:
         """Every turn sent has reached the topic (raises ``SinkError`` when not)."""

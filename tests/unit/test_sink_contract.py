@@ -1,6 +1,8 @@
 """The contract every sink keeps (see ``sinks/__init__.py``): start, take evaluations and
-dead letters, have them delivered by ``flush``, close twice without harm, and refuse any
-write or flush after ``close``. The Kafka dead-letter sink runs the same contract against
+dead letters, have them delivered by ``flush``, close twice without harm, refuse any
+write or flush after ``close``, and, when it writes trace text out of the process (lines,
+rows, events), write none of its PII when built with the output's redactor.
+The Kafka dead-letter sink runs the same contract against
 the real broker in ``tests/integration/test_kafka_contract.py``."""
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from monitor.core.model import (
     SessionTurn,
     Turn,
 )
+from monitor.core.pii import Redactor
 from monitor.sources import demo
 from monitor.telemetry import Metrics
-from sinks import Sink
+from sinks import Sink, SinkBase
 from sinks.golden import GoldenRowSink, load_rows
 from sinks.jsonl import JsonlSink
 from sinks.memory import InMemorySink
@@ -66,10 +69,13 @@ SESSION = SessionOutcome("s1", "abandoned", "idle", 2, 0, 1.0, None, "en", "a" *
 
 @dataclass
 class Case:
-    """A sink and how to see, from outside, how many evaluations it delivered."""
+    """A sink and how to see, from outside, how many evaluations it delivered, and
+    ``written``: all it wrote out of this process, as text (None: it writes no trace text
+    anywhere, only counts or in-process objects)."""
 
     sink: Sink
     delivered: Callable[[], int]
+    written: Callable[[], str] | None = None
 
 
 def prometheus(tmp_path: Path) -> Case:
@@ -88,14 +94,16 @@ def prometheus(tmp_path: Path) -> Case:
 
 def jsonl_file(tmp_path: Path) -> Case:
     path = tmp_path / "out" / "evaluations.jsonl"
-    sink = JsonlSink(path, tmp_path / "dead.jsonl")
-    return Case(sink, lambda: len(_evaluation_lines(path.read_text())) if path.exists() else 0)
+    dead = tmp_path / "dead.jsonl"
+    sink = JsonlSink(path, dead, redactor=Redactor())
+    return Case(sink, lambda: len(_evaluation_lines(path.read_text())) if path.exists() else 0,
+                lambda: _texts(path, dead))  # fmt: skip
 
 
 def jsonl_stream(tmp_path: Path) -> Case:
     stream = io.StringIO()
-    sink = JsonlSink(stream=stream)
-    return Case(sink, lambda: len(_evaluation_lines(stream.getvalue())))
+    sink = JsonlSink(stream=stream, redactor=Redactor())
+    return Case(sink, lambda: len(_evaluation_lines(stream.getvalue())), stream.getvalue)
 
 
 def _evaluation_lines(text: str) -> list[dict[str, object]]:
@@ -112,7 +120,7 @@ def golden(tmp_path: Path) -> Case:
         rows = load_rows(tmp_path / "golden") if (tmp_path / "golden").is_dir() else {}
         return sum(r["ragmon"]["count"] for r in rows.values())
 
-    return Case(sink, delivered)
+    return Case(sink, delivered, lambda: _texts(*(tmp_path / "golden").rglob("*")))
 
 
 def memory(tmp_path: Path) -> Case:
@@ -127,13 +135,19 @@ def summary(tmp_path: Path) -> Case:
 
 def otel(tmp_path: Path) -> Case:
     exporter = InMemoryLogRecordExporter()
-    sink = OtelEventSink("http://127.0.0.1:9/v1/logs", exporter=exporter, include_passed=False)
+    sink = OtelEventSink("http://127.0.0.1:9/v1/logs", exporter=exporter, include_passed=False,
+                         redactor=Redactor())  # fmt: skip
 
     def delivered() -> int:
         sink.force_flush()
         return len({r.log_record.trace_id for r in exporter.get_finished_logs()})
 
-    return Case(sink, delivered)
+    def written() -> str:
+        sink.force_flush()
+        return "\n".join(str(r.log_record.attributes) + str(r.log_record.body)
+                         for r in exporter.get_finished_logs())  # fmt: skip
+
+    return Case(sink, delivered, written)
 
 
 def probes(tmp_path: Path) -> Case:
@@ -171,7 +185,7 @@ def openmetrics(tmp_path: Path) -> Case:
                 last[series] = float(value)
         return int(sum(last.values()))
 
-    return Case(sink, delivered)
+    return Case(sink, delivered, lambda: _texts(path))
 
 
 def store(tmp_path: Path) -> Case:
@@ -180,7 +194,7 @@ def store(tmp_path: Path) -> Case:
     from sinks.store import StoreSink
 
     path = tmp_path / "store" / "evaluations.db"
-    sink = StoreSink(path)
+    sink = StoreSink(path, Redactor())
 
     def delivered() -> int:  # read by another connection: what was committed
         if not path.exists():
@@ -188,7 +202,16 @@ def store(tmp_path: Path) -> Case:
         with sqlite3.connect(path) as db:
             return int(db.execute("SELECT count(*) FROM evaluations").fetchone()[0])
 
-    return Case(sink, delivered)
+    def written() -> str:  # every table, as SQL text
+        with sqlite3.connect(path) as db:
+            return "\n".join(db.iterdump())
+
+    return Case(sink, delivered, written)
+
+
+def _texts(*paths: Path) -> str:
+    """The text of the files among ``paths`` (those that exist)."""
+    return "\n".join(p.read_text(errors="replace") for p in paths if p.is_file())
 
 
 SINKS = [prometheus, jsonl_file, jsonl_stream, golden, memory, summary, otel, probes, openmetrics,
@@ -298,3 +321,78 @@ def test_every_sink_of_the_registry_keeps_this_contract(tmp_path: Path) -> None:
 
     covered = {make(tmp_path / make.__name__).sink.name for make in SINKS}
     assert {row.name for row in registry.SINKS} - covered == {"kafka_dead_letters"}
+
+
+# A trace whose question and answer carry PII, the answer's phone number quoted as an
+# unsupported figure in the evaluation line's evidence.
+PII = ("jane.doe@example.com", "+1 415 555 0132", "4111 1111 1111 1111")
+
+
+def _with_pii() -> Evaluation:
+    data = demo.generate(1)
+    data["query"] = f"My card {PII[2]} was charged twice, mail me at {PII[0]}"
+    data["answer"] = f"Card {PII[2]} gets 437 dollars back; call {PII[1]} or {PII[0]}."
+    trace = RagTrace.from_data(data)
+    evaluation = Evaluation(trace=trace, checks=CheckSuite()(trace))
+    assert PII[1] in json.dumps(evaluation.to_line())  # quoted: the check is not vacuous
+    return evaluation
+
+
+def redacts(case: Case) -> None:
+    """The rule for a sink that writes trace text out of the process: built with the
+    output's redactor (``output.redact_pii``), it writes none of the trace's PII."""
+    assert case.written is not None
+    case.sink.start()
+    case.sink.write(_with_pii())
+    case.sink.flush()
+    text = case.written()
+    case.sink.close()
+    leaked = [item for item in PII if item in text]
+    assert not leaked, f"{case.sink.name} wrote PII unredacted: {leaked}"
+
+
+@pytest.mark.parametrize("make", SINKS, ids=lambda f: f.__name__)
+def test_a_sink_that_writes_trace_text_redacts_its_pii(make: Callable[[Path], Case],
+                                                       tmp_path: Path) -> None:  # fmt: skip
+    case = make(tmp_path)
+    if case.written is None:
+        pytest.skip("writes no trace text out of the process")
+    redacts(case)
+
+
+class _PlainLines(SinkBase):
+    """A line sink that forgets to redact: what the rule is there to catch."""
+
+    name = "plain_lines"
+
+    def __init__(self, stream: io.StringIO) -> None:
+        self.stream = stream
+
+    def write(self, evaluation: Evaluation) -> None:
+        self._check_open()
+        self.stream.write(json.dumps(evaluation.to_line()) + "\n")
+
+
+def test_the_redaction_rule_fails_a_line_sink_that_does_not_redact() -> None:
+    stream = io.StringIO()
+    with pytest.raises(AssertionError, match="wrote PII unredacted"):
+        redacts(Case(_PlainLines(stream), lambda: 0, stream.getvalue))
+
+
+def test_a_new_sink_is_write_and_what_it_needs() -> None:
+    """``SinkBase`` defaults the rest: the planted sink, with ``write`` alone, keeps the
+    contract's lifecycle (every call taken, nothing after ``close``)."""
+    stream = io.StringIO()
+    sink = _PlainLines(stream)
+    sink.start()
+    sink.write(evaluations()[0])
+    sink.write_dead_letter(LETTER)
+    sink.write_followup(FOLLOWUP)
+    sink.write_session(SESSION)
+    sink.flush()
+    sink.close()
+    sink.close()
+    assert len(stream.getvalue().splitlines()) == 1
+    for call in (sink.flush, lambda: sink.write_dead_letter(LETTER)):
+        with pytest.raises(SinkClosed):
+            call()

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from monitor import registry
+from monitor.config import Settings
 from monitor.sources import (
     DemoSource,
     JsonlSource,
@@ -159,8 +161,6 @@ def test_a_jsonl_source_reports_lines_as_offsets(tmp_path: Path) -> None:
 def test_every_source_of_the_registry_keeps_this_contract(tmp_path: Path) -> None:
     """A source added to the registry's table without a case here fails this test (the
     Kafka source keeps it against the real broker: tests/integration)."""
-    from monitor import registry
-
     covered = set()
     for make in SOURCES:
         (tmp_path / make.__name__).mkdir()
@@ -168,3 +168,62 @@ def test_every_source_of_the_registry_keeps_this_contract(tmp_path: Path) -> Non
         covered.add(source.name)
         source.close()
     assert {row.name for row in registry.SOURCES} - covered == {"kafka"}
+
+
+SLACK = 0.25  # what a loaded machine may add to a poll's timeout (the runner's scheduling)
+
+
+def polls_within_its_timeout(source: Source, timeout: float = 0.2, calls: int = 5) -> None:
+    """The rule for ``poll``: it returns within ``timeout`` (plus scheduling slack), with
+    records or without, so the poll loop keeps its commit interval and its stop."""
+    import time
+
+    for _ in range(calls):
+        began = time.monotonic()
+        source.poll(3, timeout)
+        took = time.monotonic() - began
+        assert took <= timeout + SLACK, f"{source.name}: poll took {took:.2f} s of {timeout} s"
+        if source.exhausted:
+            break
+
+
+@pytest.mark.parametrize("make", SOURCES, ids=lambda f: f.__name__)
+def test_poll_returns_within_its_timeout(make: Callable[[Path], tuple[Source, Callable[[], None]]],
+                                         tmp_path: Path) -> None:  # fmt: skip
+    source, _ = make(tmp_path)  # nothing fed: a live source waits, a file source reads on
+    source.start()
+    try:
+        polls_within_its_timeout(source)
+    finally:
+        source.close()
+
+
+class _Spinning(ListSource):
+    """A source whose ``poll`` waits for a record that never comes, past its timeout: what
+    the rule is there to catch."""
+
+    def poll(self, max_records: int, timeout: float) -> list[SourceRecord]:
+        import time
+
+        end = time.monotonic() + 3 * timeout + SLACK
+        while time.monotonic() < end:
+            pass
+        return []
+
+
+def test_the_timeout_rule_fails_a_source_that_spins() -> None:
+    source = _Spinning([])
+    source.start()
+    with pytest.raises(AssertionError, match="poll took"):
+        polls_within_its_timeout(source, timeout=0.05, calls=1)
+
+
+@pytest.mark.parametrize("name", [row.name for row in registry.SOURCES])
+def test_every_source_builds_from_the_default_settings(name: str) -> None:
+    """Only ``source.type`` set: every other setting of a source has a default that builds
+    (a new source whose section needs a value fails here, not at a user's first run)."""
+    source = registry.build_source(Settings.model_validate({"source": {"type": name}}))
+    try:
+        assert source.name == name
+    finally:
+        source.close()
