@@ -62,6 +62,23 @@ def test_documented_command_runs_as_written(command: str, tmp_path: Path) -> Non
     assert "Traceback" not in result.stderr
 
 
+def test_first_steps_run_in_order(tmp_path: Path) -> None:
+    """Every command block of docs/first-steps.md, in the page's order, as written, from a
+    folder holding the examples: each exits 0 without a traceback (the blocks a reader runs
+    by hand; the daemon and the review server are shown as text)."""
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGMON_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    commands = [c for block in sh_blocks(ROOT / "docs" / "first-steps.md") for c in block]
+    assert len(commands) >= 6
+    for command in commands:
+        result = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=tmp_path,
+                                env=env, capture_output=True, text=True, timeout=180)  # fmt: skip
+        assert result.returncode == 0, f"{command}\n{result.stderr[-2000:]}"
+        assert "Traceback" not in result.stderr
+    assert (tmp_path / "golden").is_dir() and any((tmp_path / "golden").glob("*.jsonl"))
+
+
 def kafka_quick_start() -> list[str]:
     """The Kafka block of the README and of "Consuming from Kafka" (`make kafka-up` first)."""
     return documented("make kafka-up")
