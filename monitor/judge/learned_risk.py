@@ -14,7 +14,9 @@ answers the static risk unchanged (its prior). The features (:data:`FEATURES`):
   missing word's IDF (a rare name or term not in the context weighs more than a common word);
 * the flags of ``unsupported_numbers``, ``context_conflict``, ``empty_context``, ``citation``
   and ``refusal`` (a refusal over a non-empty context: a possible false refusal);
-* the answer's length (log of its content words).
+* the answer's length (log of its content words);
+* the naive lexical novelty: the share of the answer's words, stop words included, that are
+  not words of the context (it carries what the content words leave out: "not", "never").
 
 Agent and follow-up signals are not features yet (they arrive after the checks, on the
 evaluation; not measured on labelled data here). No model file, no third-party learner: the
@@ -55,6 +57,7 @@ FEATURES = (
     "citation",
     "refusal",
     "log_words",
+    "novelty",
 )
 _FLAGS = ("unsupported_numbers", "context_conflict", "empty_context", "citation", "refusal")
 _BUCKETS = 1 << 18
@@ -77,6 +80,7 @@ class LearnedRisk:
         self.rate = rate
         self.l2 = l2
         self.weights: Vector = np.zeros(len(FEATURES))
+        self.weights[1] = 1.0  # the prior: the static risk's log-odds, as they are
         self.squares: Vector = np.full(len(FEATURES), 1e-8)
         self.verdicts = 0
         self.documents = 0
@@ -129,6 +133,9 @@ class LearnedRisk:
         x[4] = sum(idf[w] for w in missing) / total if total else 0.0
         x[5] = max((idf[w] for w in missing), default=0.0)
         x[11] = math.log1p(len(words))
+        tokens = _WORDS.findall(view.answer.lower())
+        context = set(_WORDS.findall(view.context_text.lower()))
+        x[12] = sum(1 for t in tokens if t not in context) / len(tokens) if tokens else 0.0
 
     def _idf(self, word: str) -> float:
         """The word's IDF on the stream's contexts, scaled to [0, 1] by the largest one."""
@@ -165,6 +172,7 @@ class LearnedRisk:
             return
         weight = min(weight, MAX_WEIGHT)
         grad = weight * (self.predict(x) - float(unfaithful)) * x + self.l2 * self.weights
+        grad[1] = 0.0  # the prior's weight stays 1: the others learn its corrections
         self.squares += grad * grad
         self.weights -= self.rate * grad / np.sqrt(self.squares)
         self.verdicts += 1

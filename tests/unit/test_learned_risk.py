@@ -41,8 +41,8 @@ def _auroc(scores: list[float], labels: list[bool]) -> float:
 
 
 def test_it_learns_a_planted_separable_signal() -> None:
-    """Unfaithful when the answer's one sentence names a conflict flag's feature: a signal the
-    static risk does not weigh that way (a planted label on feature vectors)."""
+    """Unfaithful when the worst sentence's gap is past 0.5, whatever the other features say
+    (a planted label on random feature vectors)."""
     rng = random.Random(3)
     scorer = LearnedRisk(min_verdicts=0)
     data = []
@@ -50,6 +50,7 @@ def test_it_learns_a_planted_separable_signal() -> None:
         x = np.zeros(len(FEATURES))
         x[0] = 1.0
         x[1:] = [rng.uniform(-3, 3) for _ in FEATURES[1:]]
+        x[1] = 0.0  # the static prior undecided: the label is the planted feature's alone
         data.append((x, x[FEATURES.index("sentence_gap")] > 0.5))
     for x, y in data[:1500]:
         scorer.learn(x, y)
@@ -58,6 +59,20 @@ def test_it_learns_a_planted_separable_signal() -> None:
     assert _auroc(predicted, [y for _, y in held]) > 0.97
     accuracy = sum((p > 0.5) == y for p, (_, y) in zip(predicted, held, strict=True)) / len(held)
     assert accuracy > 0.9
+
+
+def test_it_starts_from_the_static_risk() -> None:
+    """Before any verdict the learned probability is the static risk (its log-odds, weight 1),
+    and that weight is not learned: the other features learn its corrections."""
+    scorer = LearnedRisk(min_verdicts=0)
+    trace = _trace(5, "The plan includes 40 seats and a pony.", ["The plan includes 4 seats."])
+    view = SUITE.view(trace)
+    checks = SUITE(trace, view)
+    x = scorer.features(checks, view)
+    assert abs(scorer.predict(x) - static_risk(checks, view)) < 1e-3
+    scorer.learn(x, False, 3.0)
+    assert scorer.weights[FEATURES.index("static_logit")] == 1.0
+    assert scorer.predict(x) < static_risk(checks, view)
 
 
 def test_weights_count_as_repeated_verdicts() -> None:
