@@ -144,6 +144,13 @@ def cost(rows: list[tuple[str, str, str, frozenset[str]]]) -> float:
 
 
 def main(argv: list[str]) -> int:
+    if any(a in ("-h", "--help") for a in argv):
+        print(__doc__)
+        return 0
+    missing = [a for a in argv if a != "--blind" and not Path(a).is_file()]
+    if missing:
+        print(f"no such file: {missing[0]}", file=sys.stderr)
+        return 2
     paths = list(BLIND) if argv == ["--blind"] else [Path(a) for a in argv] or [DEFAULT]
     if len(paths) > 2:
         print("at most two files: a set's open part, then its held-out part", file=sys.stderr)
