@@ -133,6 +133,7 @@ class Box:
         self.calls: dict[str, int] = {}
         self.errors: dict[str, int] = {}
         self.received: dict[str, list[str]] = {}  # case -> the answering request's tool texts
+        self.session: dict[str, str] = {}  # case -> the session id the app gave its run
 
     def search(self, query: str) -> str:
         fmt = next(c[4] for c in CASES if c[0] == self.case)
@@ -164,8 +165,8 @@ class Box:
                "context": [{"doc_id": p["id"], "text": p["text"]} for p in context],
                "tool_calls": self.calls.get(case, 0), "tool_errors": self.errors.get(case, 0),
                "steps": len(next(c[3] for c in CASES if c[0] == case))}  # fmt: skip
-        if case.startswith("turn-"):
-            row["session_id"] = SESSION
+        if case in self.session:
+            row["session_id"] = self.session[case]
         if self.errors.get(case):  # the written policy names no rule for a failed tool
             row["policy_gap"] = (
                 "a tool error's text, as the model received it, read as the policy reads any "
@@ -343,6 +344,7 @@ def llamaindex_agent(stack: str) -> None:
 
     def ask(case: str, query: str) -> str:
         if case.startswith("turn-"):
+            box.session[case] = SESSION
             with using_session(SESSION):
                 return asyncio.run(run(case, query))
         return asyncio.run(run(case, query))
@@ -397,6 +399,7 @@ def autogen_agent(stack: str) -> None:
 
     def ask(case: str, query: str) -> str:
         if case.startswith("turn-"):
+            box.session[case] = SESSION
             with using_session(SESSION):
                 return asyncio.run(run(case, query))
         return asyncio.run(run(case, query))
@@ -405,9 +408,96 @@ def autogen_agent(stack: str) -> None:
     rec.write()
 
 
+# --- Agno -------------------------------------------------------------------------------------
+
+
+def agno_agent(stack: str) -> None:
+    """An Agno ``Agent`` (``OpenAIChat`` pointed at the local server, a ``search_help``
+    function) under openinference-instrumentation-agno. The conversation's turns share one
+    session (an in-memory db, ``add_history_to_context``); the other cases run without one."""
+    rec = Recorder(stack)
+    from openinference.instrumentation.agno import AgnoInstrumentor
+
+    AgnoInstrumentor().instrument(tracer_provider=rec.provider)
+    from agno.agent import Agent
+    from agno.db.in_memory import InMemoryDb
+    from agno.models.openai import OpenAIChat
+
+    box = Box()
+
+    def search_help(query: str) -> str:
+        """Search the help centre for articles about the query.
+
+        Args:
+            query: what to search for
+        """
+        return box.search(query)
+
+    model = OpenAIChat(id="gpt-4o-mini", base_url=model_server(box), api_key="blind")
+    agent = Agent(model=model, tools=[search_help], instructions=INSTRUCTIONS,
+                  db=InMemoryDb(), add_history_to_context=True)  # fmt: skip
+
+    def ask(case: str, query: str) -> str:
+        box.session[case] = SESSION if case.startswith("turn-") else f"blind-{case}"
+        return str(agent.run(query, session_id=box.session[case]).content)
+
+    rec.run(ask, box)
+    rec.write()
+
+
+# --- Haystack Agent ---------------------------------------------------------------------------
+
+
+def haystack_agent(stack: str) -> None:
+    """A Haystack ``Agent`` component (``OpenAIChatGenerator`` pointed at the local server, a
+    ``search_help`` ``Tool``; a failing tool's error goes back to the model) in a one-component
+    ``Pipeline``, under openinference-instrumentation-haystack. The conversation's second
+    turn is run with the first turn's messages before its question."""
+    rec = Recorder(stack)
+    from openinference.instrumentation import using_session
+    from openinference.instrumentation.haystack import HaystackInstrumentor
+
+    HaystackInstrumentor().instrument(tracer_provider=rec.provider)
+    from haystack import Pipeline
+    from haystack.components.agents import Agent
+    from haystack.components.generators.chat import OpenAIChatGenerator
+    from haystack.dataclasses import ChatMessage
+    from haystack.tools import Tool
+    from haystack.utils import Secret
+
+    box = Box()
+    tool = Tool(name="search_help", description="Search the help centre.",
+                parameters={"type": "object", "properties": {"query": {"type": "string"}},
+                            "required": ["query"]},
+                function=box.search)  # fmt: skip
+    generator = OpenAIChatGenerator(model="gpt-4o-mini", api_base_url=model_server(box),
+                                    api_key=Secret.from_token("blind"))  # fmt: skip
+    pipe = Pipeline()
+    pipe.add_component("agent", Agent(chat_generator=generator, tools=[tool],
+                                      system_prompt=INSTRUCTIONS))  # fmt: skip
+    history: list[Any] = []
+
+    def ask(case: str, query: str) -> str:
+        messages = [*history, ChatMessage.from_user(query)]
+        if case.startswith("turn-"):
+            box.session[case] = SESSION
+            with using_session(SESSION):
+                out = pipe.run({"agent": {"messages": messages}})["agent"]
+        else:
+            out = pipe.run({"agent": {"messages": [ChatMessage.from_user(query)]}})["agent"]
+        if case == "turn-1":
+            history[:] = [m for m in out["messages"] if not m.is_from("system")]
+        return str(out["last_message"].text)
+
+    rec.run(ask, box)
+    rec.write()
+
+
 RUNNERS = {
     "llamaindex-agent-openinference": llamaindex_agent,
     "autogen-agentchat-openinference": autogen_agent,
+    "agno-openinference": agno_agent,
+    "haystack-agent-openinference": haystack_agent,
 }
 
 
