@@ -17,7 +17,7 @@ from monitor.core.model import RagTrace
 from monitor.ingest.assembly import AssemblyLimits, OtlpAssembler
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, ReplayNote, SourceRecord, trace_key
-from monitor.sources.kafka import MAX_NOTE_BYTES, decode_note, encode_note
+from monitor.sources.kafka_notes import MAX_NOTE_BYTES, decode_note, encode_note
 from monitor.telemetry import Metrics
 from sinks.memory import InMemorySink
 from tests import otel_spans

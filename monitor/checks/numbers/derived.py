@@ -9,7 +9,8 @@ years give ("aged 45" beside "(1970-2015)"), a decade or century that holds a ye
 1990s" for 1994), a multiple said in words ("3x" for "tripled"), or a hedged rounding
 ("nearly 78,000" for "77,812"). ``Derivation.explain`` returns how the figure follows, or
 None; a figure that needs two steps, or whose arithmetic is wrong, is not derived. Looked
-for only after the plain look-up failed, so the hot path never pays.
+for only after the plain look-up failed, so the hot path never pays. The steps that read a
+figure as a quantity (another unit, a period, a duration, a hedge) are in ``quantities``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from monitor.checks.numbers.computed import (
     PEOPLE,
     Figure,
     beside,
-    duration,
     figures_of,
     operands,
     persons,
@@ -35,22 +35,24 @@ from monitor.checks.numbers.computed import (
 )
 from monitor.checks.numbers.forms import (
     SCALE_WORDS,
-    SIZES_OF,
     enumerations,
-    imperial,
     num,
     ordinal_words,
     quantity,
-    round_half_up,
-    rounding_step,
-    spellings,
-    unit_of,
 )
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
 from monitor.checks.numbers.patterns import SENTENCE, SPELLED
+from monitor.checks.numbers.quantities import (
+    Around,
+    across_systems,
+    converted,
+    elapsed,
+    hedged,
+    per_period,
+    temperature,
+)
 
 _AFTER = re.compile(r"[ \t-]?([A-Za-z]+)")
-_UNIT_AFTER = re.compile(r"[ \t-]?([a-z]+)\b")
 
 # Cues right before ("a total of 45", "rose by 5") or after ("45 in total", "9 more games
 # than") the figure that say the answer states a sum or a difference.
@@ -65,40 +67,6 @@ _DIFF_BEFORE = re.compile(
     r"|(?:difference|gap|margin)\b[^.,;]{0,40}\b(?:is|was))\s*$"
 )
 _DIFF_AFTER = re.compile(r"^\s*(?:\w+\s+)?(?:more|fewer|less)\s+(?:\w+\s+)?than\b")
-# Hedges and what they let a context figure ``c`` be for an answer's ``v``: "round" (``v`` is
-# ``c`` rounded at ``v``'s own precision, "about 78,000" for 77,812), "round_below" (so, and
-# ``c <= v``: "nearly"), or a range of rounding steps of ``v`` beside it ("more than 24" for
-# 25, "over 100" for 101 to 200): further off, humans call the hedged figure wrong.
-_HEDGES: tuple[tuple[str, str, float, float], ...] = (
-    ("more than", "range", 0, 1), ("over", "range", 0, 1), ("above", "range", 0, 1),
-    ("at least", "range", 0, 1), ("fewer than", "range", -1, 0), ("less than", "range", -1, 0),
-    ("under", "range", -1, 0), ("below", "range", -1, 0), ("up to", "range", -1, 0),
-    ("nearly", "round_below", 0, 0), ("almost", "round_below", 0, 0),
-    ("close to", "round", 0, 0), ("about", "round", 0, 0), ("around", "round", 0, 0),
-    ("roughly", "round", 0, 0), ("approximately", "round", 0, 0), ("some", "round", 0, 0),
-    ("an estimated", "round", 0, 0),
-)  # fmt: skip
-# A temperature's scale right after its figure ("°F", " ° c", " degrees Celsius"), in the
-# answer (lower-cased) and with its figure in the context.
-_TEMPERATURE_AFTER = re.compile(
-    r"\s?(?:[°º]\s?|degrees?\s+)(c|f|celsius|fahrenheit|centigrade)\b|\s(celsius|fahrenheit)\b"
-)
-_TEMPERATURE = re.compile(
-    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:[°º]\s?|degrees?\s+)(C|F|Celsius|Fahrenheit|centigrade)\b",
-    re.IGNORECASE,
-)
-# An amount's period right after it ("a month", "per year", "/mo", "annually"); weeks as 52 a
-# year.
-_PERIOD_WORDS = r"(week|wk|month|mo|year|yr|annum)"
-_PERIOD_AFTER = re.compile(
-    rf"\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b|\s*(weekly|monthly|yearly|annually)\b"
-)
-_PERIOD = re.compile(
-    rf"([$€£]?\s?\d[\d,]*(?:\.\d+)?)\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b"
-    r"|([$€£]?\s?\d[\d,]*(?:\.\d+)?)\s*(weekly|monthly|yearly|annually)\b",
-    re.IGNORECASE,
-)
-_PER_YEAR = {"we": 52.0, "wk": 52.0, "mo": 12.0, "ye": 1.0, "yr": 1.0, "an": 1.0}
 # A percentage's cues: "percent" written out after the figure, "of" after it (a share), and
 # a change before it ("grew", "a rise of", "fell by").
 _PERCENT_WORD = re.compile(r"\s*(?:percent|per cent)\b")
@@ -128,25 +96,8 @@ _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
 _AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
 _AGE_BEFORE = re.compile(r"\b(?:aged|age of|at age)\s*$")
-_STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "under", "below"})
 _WORD = re.compile(r"[a-z]{4,}")
-_Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
-
-
-def _answer_unit(mention: Mention, around: _Around) -> str:
-    """The unit the answer writes after its figure, or glued to it ("1.5kg", "100km/h")."""
-    figure = mention.raw.lstrip("$€£¥ ")
-    glued = figure.lstrip("0123456789.,")
-    if figure[:1].isdigit() and glued.replace("/", "").isalpha():
-        return glued
-    word = around[2]
-    if word.lower() in ("km", "m"):  # "100 km/h", "3 m/s": the word and its "/h"
-        spaced = f"{mention.raw.lower()} {word.lower()}/"
-        i = around[1].find(spaced)
-        if i >= 0:
-            return word + around[1][i + len(spaced) - 1 : i + len(spaced) + 1]
-    return word
 
 
 class Derivation:
@@ -221,18 +172,15 @@ class Derivation:
             return None
         value = mention.readings[0].value
         around = self._around(mention)
-        for way in (self._word_form, self._count, self._arithmetic, self._percentage,
-                    self._converted, self._duration, self._across_systems, self._temperature,
-                    self._per_period, self._version, self._decade, self._century,
-                    self._age, self._multiple, self._hedged):  # fmt: skip
-            found = way(mention, value, around)
+        for way in _WAYS:
+            found = way(self, mention, value, around)
             if found is not None:
                 return f"{mention.raw} = {found}"
         return None
 
     # --- the answer around the figure ----------------------------------------------------
 
-    def _around(self, mention: Mention) -> _Around:
+    def _around(self, mention: Mention) -> Around:
         """(words before, the sentence, the word after) of the figure in the answer."""
         i = self.answer.find(mention.raw)
         if i < 0:
@@ -249,7 +197,7 @@ class Derivation:
             (after.group(1) if after else ""),
         )
 
-    def _rest(self, mention: Mention) -> str:
+    def rest(self, mention: Mention) -> str:
         """The answer after the figure, lower-cased, to the end of its sentence."""
         i = self.answer.lower().find(mention.raw.lower())
         if i < 0:
@@ -260,7 +208,7 @@ class Derivation:
 
     # --- one step each ----------------------------------------------------------------------
 
-    def _word_form(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _word_form(self, mention: Mention, value: float, around: Around) -> str | None:
         """An ordinal word, dozens, "a thousand" or "half a million"."""
         raw = mention.raw.lower()
         ordinal = raw.endswith(("st", "nd", "rd", "th")) and value.is_integer()
@@ -289,12 +237,12 @@ class Derivation:
                 return f'"half a {word}"'
         return None
 
-    def _count(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _count(self, mention: Mention, value: float, around: Around) -> str | None:
         """The number of things a context sentence about the same matter enumerates."""
         if not value.is_integer() or not 3 <= value <= 20:
             return None  # "A and B": on news articles two-item "lists" were mostly not lists
         _, _, noun = around
-        if not noun.isalpha() or noun.lower() in _STOP or self._rest(mention).startswith("-"):
+        if not noun.isalpha() or noun.lower() in _STOP or self.rest(mention).startswith("-"):
             return None  # "2-1", "a two-shot lead", "two of": no things named to count
         noun = noun.lower().rstrip("s")
         if noun in PEOPLE:
@@ -313,11 +261,11 @@ class Derivation:
                     return "sum of " + ", ".join(items)
         return None
 
-    def _arithmetic(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _arithmetic(self, mention: Mention, value: float, around: Around) -> str | None:
         """A sum or difference of two figures of one context sentence, when the answer's
         sentence says it states one ("in total", "combined", "rose by", "a margin of")."""
         before, sentence, _ = around
-        rest = self._rest(mention)
+        rest = self.rest(mention)
         add = _SUM_BEFORE.search(before.rstrip(" $€£")) or _SUM_AFTER.match(rest)
         sub = _DIFF_BEFORE.search(before.rstrip(" $€£")) or _DIFF_AFTER.match(rest)
         stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
@@ -326,7 +274,7 @@ class Derivation:
         if add is None and sub is None:
             return None
         # the operands the answer writes beside the figure, each a figure of the context
-        found = operands(self._answer_figures(mention, sentence, "number"), value,
+        found = operands(self.answer_figures(mention, sentence, "number"), value,
                          add is not None, sub is not None)  # fmt: skip
         if found is not None:
             return found
@@ -340,7 +288,7 @@ class Derivation:
                         return f"{max(ra, rb, key=num)} - {min(ra, rb, key=num)}"
         return None
 
-    def _decade(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _decade(self, mention: Mention, value: float, around: Around) -> str | None:
         """A decade ("the 1990s") that holds a year the context states ("founded in 1994")."""
         raw = mention.raw
         if not (len(raw) == 5 and raw[4] == "s" and raw[:4].isdigit() and raw[3] == "0"):
@@ -350,20 +298,20 @@ class Derivation:
                 return f"the decade of {written}"
         return None
 
-    def _century(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _century(self, mention: Mention, value: float, around: Around) -> str | None:
         """A century ("the 21st century") that holds a year the context states (2015; the
         years ending in 00 count for either century, as people write them)."""
         raw = mention.raw.lower()
         if not (raw.endswith(("st", "nd", "rd", "th")) and 1 <= value <= 30):
             return None
-        if not _CENTURY_AFTER.match(self._rest(mention)):
+        if not _CENTURY_AFTER.match(self.rest(mention)):
             return None
         for year, written in self.years:
             if (value - 1) * 100 <= year <= value * 100:
                 return f"the century of {written}"
         return None
 
-    def _multiple(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _multiple(self, mention: Mention, value: float, around: Around) -> str | None:
         """A multiple or a half the context says in words: "3x" for "tripled" or "three
         times", "2x" for "doubled" or "twice", "50%" for "half" or "halved"."""
         raw = mention.raw.lower()
@@ -376,12 +324,12 @@ class Derivation:
         found = words.search(self.lower)
         return f'"{found.group(0)}"' if found is not None else None
 
-    def _age(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _age(self, mention: Mention, value: float, around: Around) -> str | None:
         """An age ("45 years old", "aged 45", "a 45-year-old") that two years of one context
         sentence give ("born in 1970 and died in 2015", "(1970-2015)"): their difference, or
         one less (the birthday not yet reached)."""
         before, _, _ = around
-        if not (_AGE_AFTER.match(self._rest(mention)) or _AGE_BEFORE.search(before)):
+        if not (_AGE_AFTER.match(self.rest(mention)) or _AGE_BEFORE.search(before)):
             return None
         for figures in self.sentence_figures:
             years = sorted({(v, r) for r, v in figures if r.isdigit() and 1000 <= v <= 2100})
@@ -403,13 +351,13 @@ class Derivation:
                     self._years += [(float(y), m.raw) for y, _, _ in m.dates if y is not None]
         return self._years
 
-    def _percentage(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _percentage(self, mention: Mention, value: float, around: Around) -> str | None:
         """A percentage computed from two figures of one context sentence, when the answer's
         sentence says which: a share ("25% of the seats" beside "10 of the 40 seats") or a
         change ("grew 20%" beside "from $50 million to $60 million"), to the answer's last
         digit. A sentence with more than eight figures is not searched (its pairs would back
         almost any percentage)."""
-        rest = self._rest(mention)
+        rest = self.rest(mention)
         worded = _PERCENT_WORD.match(rest)
         raw = mention.raw.lower()
         if not (raw.endswith(("%", "percent", "per cent")) or worded) or value <= 0:
@@ -444,28 +392,12 @@ class Derivation:
         cheaper = CHEAPER_AFTER.match(rest) is not None or _SAVE_BEFORE.search(before) is not None
         if not cheaper and DEARER_AFTER.match(rest) is None:
             return None
-        ours = self._answer_figures(mention, sentence, "number")
+        ours = self.answer_figures(mention, sentence, "number")
         for values in (ours, *self.sentence_figures):
             if len(values) <= 8:
                 found = relative(value, precision, values, cheaper)
                 if found is not None:
                     return found
-        return None
-
-    def _duration(self, mention: Mention, value: float, around: _Around) -> str | None:
-        """A duration between two clock times of one context sentence, or of the answer's
-        own sentence when the context states both ("95 minutes, from 09:12 to 10:47"), in
-        the answer's unit of time."""
-        unit = unit_of(_answer_unit(mention, around))
-        if unit is None or unit[0] != "time" or value <= 0:
-            return None
-        if not self.sentence_times:
-            return None  # no clock time in the context (most of them): nothing to compute
-        minutes = value * unit[1] / 60
-        for times in (self._answer_figures(mention, around[1], "time"), *self.sentence_times):
-            found = duration(minutes, times)
-            if found is not None:
-                return found
         return None
 
     @property
@@ -478,7 +410,7 @@ class Derivation:
             )
         return self._times
 
-    def _answer_figures(self, mention: Mention, sentence: str, kind: str) -> list[Figure]:
+    def answer_figures(self, mention: Mention, sentence: str, kind: str) -> list[Figure]:
         """The figures of kind ``kind`` of the answer's ``sentence`` besides ``mention``,
         those the context states (its values, exactly)."""
         figures = figures_of(sentence, kind)
@@ -489,7 +421,7 @@ class Derivation:
                                      for r in m.readings)  # fmt: skip
         return beside(mention.raw, figures, self._values)
 
-    def _version(self, mention: Mention, value: float, around: _Around) -> str | None:
+    def _version(self, mention: Mention, value: float, around: Around) -> str | None:
         """A version written without its trailing zeros ("2.4" for 2.4.0, "version 3" for
         3.0.0); 2.4 is not 2.4.1, nor version 3 3.1.0."""
         raw = mention.raw
@@ -501,127 +433,7 @@ class Derivation:
         found = re.search(rf"(?<![\d.]){re.escape(raw)}(?:\.0)+(?!\d|\.\d)", self.context)
         return found.group(0) if found is not None else None
 
-    def _converted(self, mention: Mention, value: float, around: _Around) -> str | None:
-        """The same quantity in another unit ("2 hours" and "120 minutes"): each other unit's
-        figure is looked for as written, followed by that unit."""
-        after = _answer_unit(mention, around)
-        unit = unit_of(after)
-        if unit is None or value <= 0:
-            return None
-        dim, size = unit
-        for other, words in SIZES_OF[dim]:
-            if other == size:
-                continue
-            for spelled in spellings(value * size / other):
-                found = self._figure_with_unit(spelled, words)
-                if found is not None:
-                    return found
-        return None
-
-    def _across_systems(self, mention: Mention, value: float, around: _Around) -> str | None:
-        """The same quantity converted between metric and imperial units and rounded ("62
-        miles" for 100 km, "about 60 miles" too): the context's figure in the answer's unit
-        rounds to the answer's figure at its own precision, and lies within 5 % of it (a
-        wrong conversion, "72 miles", or the same figure in the other unit, is not one)."""
-        after = _answer_unit(mention, around)
-        unit = unit_of(after)
-        if unit is None or value <= 0:
-            return None
-        dim, size = unit
-        step = rounding_step(value, mention.readings[0].precision)
-        for m, c, word in self._context_figures():
-            other = unit_of(word) if word else None
-            if other is None or other[0] != dim or imperial(word) == imperial(after):
-                continue
-            gap = abs(c * other[1] / size - value)
-            if gap <= step / 2 + 1e-9 and gap <= 0.05 * value:
-                return f"{m.raw} {word}"
-        return None
-
-    def _temperature(self, mention: Mention, value: float, around: _Around) -> str | None:
-        """A temperature converted between Celsius and Fahrenheit ("68 °F" for 20 °C), to
-        the answer's last digit (98.6 °F or 99 °F for 37 °C; 70 °F is not 20 °C), or within
-        2 % to a figure ending in 0 or 5 (180 °C for 350 °F; not 200 °C)."""
-        m = _TEMPERATURE_AFTER.match(self._rest(mention))
-        if m is None:
-            return None
-        fahrenheit = (m.group(1) or m.group(2))[0] == "f"
-        precision = mention.readings[0].precision or 1.0
-        # a figure ending in 0 or 5 may be rounded to it, by up to 2 % (180 °C for 350 °F)
-        rounded = value.is_integer() and int(value) % 5 == 0
-        tolerance = max(precision / 2, 0.02 * abs(value)) if rounded else precision / 2
-        for c in _TEMPERATURE.finditer(self.context):
-            their = c.group(2).lower()[0] == "f"
-            if their == fahrenheit:
-                continue
-            figure = float(c.group(1).replace(",", "."))
-            converted = figure * 9 / 5 + 32 if fahrenheit else (figure - 32) * 5 / 9
-            if abs(converted - value) <= tolerance + 1e-9:
-                return c.group(0).strip()
-        return None
-
-    def _per_period(self, mention: Mention, value: float, around: _Around) -> str | None:
-        """An amount per week, month or year restated per another ("$300 a year" for $25 a
-        month; weeks as 52 a year), to the answer's last digit."""
-        m = _PERIOD_AFTER.match(self._rest(mention))
-        if m is None:
-            return None
-        mine = _PER_YEAR[(m.group(1) or m.group(2))[:2]]
-        precision = mention.readings[0].precision or 1.0
-        for c in _PERIOD.finditer(self.context):
-            # (amount, period) are groups 1 and 2 of "$25 a month", 3 and 4 of "$25 monthly"
-            amount, period = (c.group(1), c.group(2)) if c.group(1) else (c.group(3), c.group(4))
-            theirs = _PER_YEAR[period.lower()[:2]]
-            if theirs == mine:
-                continue
-            restated = num(amount) * theirs / mine
-            if abs(restated - value) <= precision / 2 + 1e-9 and restated > 0:
-                return c.group(0).strip()
-        return None
-
-    def _figure_with_unit(self, figure: str, units: frozenset[str]) -> str | None:
-        """``figure`` written in the context right before one of ``units`` (or its plural),
-        as written there ("120 minutes", "two days", "2.5 km")."""
-        if figure[0].isdigit() and figure not in self.context:
-            return None  # the common case, decided without lower-casing the context
-        low = self.lower
-        i = low.find(figure)
-        while i >= 0:
-            j = i + len(figure)
-            if i == 0 or not (low[i - 1].isalnum() or low[i - 1] in ".,"):
-                m = _UNIT_AFTER.match(low, j)
-                word = m.group(1) if m is not None else ""
-                if word in units or (len(word) > 2 and word[-1] == "s" and word[:-1] in units):
-                    return self.context[i : j + len(m.group(0)) if m else j]
-            i = low.find(figure, j)
-        return None
-
-    def _hedged(self, mention: Mention, value: float, around: _Around) -> str | None:
-        """A hedge's tolerance around a context figure ("nearly 78,000" for 77,812)."""
-        before, _, unit = around
-        before = before.rstrip(" $€£")
-        for cue, rule, low, high in _HEDGES:
-            if not before.endswith(cue):
-                continue
-            step = rounding_step(value, mention.readings[0].precision)
-            unit = unit.lower().rstrip("s")
-            for m, c, other in self._context_figures():
-                other = other.lower().rstrip("s")
-                if unit and other != unit and (rule == "range" or other):
-                    continue  # "at least 7 people" is not backed by "9.6 magnitude"
-                if rule == "range":
-                    lo, hi = value + low * step, value + high * step
-                    ok = lo <= c <= hi and abs(c - value) <= 0.25 * abs(value)
-                    ok = ok and not (cue in _STRICT and c == value)
-                else:
-                    ok = abs(round_half_up(c / step) * step - value) < step * 1e-9
-                    ok = ok and (rule == "round" or c <= value)
-                if ok:
-                    return f"{cue} {m.raw}"
-            return None
-        return None
-
-    def _context_figures(self) -> Iterator[tuple[Mention, float, str]]:
+    def context_figures(self) -> Iterator[tuple[Mention, float, str]]:
         """(figure, value, the word after it) of every plain number of the context."""
         for m in scan(self.context, self._locale):
             if m.kind != "number":
@@ -636,3 +448,11 @@ class Derivation:
                     word += self.context[end : end + 2]  # "100 km/h", "3 m/s"
             for r in m.readings:
                 yield m, r.value, glued or word
+
+
+# The steps, in the order they are tried (the first that explains the figure wins).
+_WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = (
+    Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
+    converted, elapsed, across_systems, temperature, per_period, Derivation._version,
+    Derivation._decade, Derivation._century, Derivation._age, Derivation._multiple, hedged,
+)  # fmt: skip

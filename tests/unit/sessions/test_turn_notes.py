@@ -13,7 +13,7 @@ from monitor.pipeline import Pipeline
 from monitor.sessions.join import Sessions
 from monitor.sessions.stage import WithSessions
 from monitor.sources import ListSource, ReplayNote, SourcePosition, SourceRecord
-from monitor.sources.kafka import decode_note, encode_note
+from monitor.sources.kafka_notes import decode_note, encode_note
 from sinks.memory import InMemorySink
 
 TOPIC = "ragmon_turns"

@@ -1,0 +1,258 @@
+"""The steps of ``Derivation`` that read a figure as a quantity: the same quantity in another
+unit ("2 hours" for "120 minutes"), between metric and imperial ("62 miles" for 100 km),
+Celsius and Fahrenheit, per another period ("$300 a year" for $25 a month), a duration
+between two clock times, and a hedge's rounding ("nearly 78,000" for 77,812). Each takes
+the derivation (the context read once) and returns how the figure follows, or None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Protocol
+
+from monitor.checks.numbers.computed import Figure, duration
+from monitor.checks.numbers.forms import (
+    SIZES_OF,
+    imperial,
+    num,
+    round_half_up,
+    rounding_step,
+    spellings,
+    unit_of,
+)
+from monitor.checks.numbers.mentions import Mention
+
+Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
+
+
+class Derivation(Protocol):
+    """What these steps read of ``derived.Derivation``: the context, read once."""
+
+    context: str
+
+    @property
+    def lower(self) -> str:
+        """The context with ASCII letters lower-cased."""
+        ...
+
+    @property
+    def sentence_times(self) -> list[list[Figure]]:
+        """Each context sentence's clock times."""
+        ...
+
+    def rest(self, mention: Mention) -> str:
+        """The answer after the figure, lower-cased, to the end of its sentence."""
+        ...
+
+    def answer_figures(self, mention: Mention, sentence: str, kind: str) -> list[Figure]:
+        """The figures of kind ``kind`` of the answer's ``sentence`` besides ``mention``."""
+        ...
+
+    def context_figures(self) -> Iterator[tuple[Mention, float, str]]:
+        """(figure, value, the word after it) of every plain number of the context."""
+        ...
+
+
+_UNIT_AFTER = re.compile(r"[ \t-]?([a-z]+)\b")
+
+# Hedges and what they let a context figure ``c`` be for an answer's ``v``: "round" (``v`` is
+# ``c`` rounded at ``v``'s own precision, "about 78,000" for 77,812), "round_below" (so, and
+# ``c <= v``: "nearly"), or a range of rounding steps of ``v`` beside it ("more than 24" for
+# 25, "over 100" for 101 to 200): further off, humans call the hedged figure wrong.
+_HEDGES: tuple[tuple[str, str, float, float], ...] = (
+    ("more than", "range", 0, 1), ("over", "range", 0, 1), ("above", "range", 0, 1),
+    ("at least", "range", 0, 1), ("fewer than", "range", -1, 0), ("less than", "range", -1, 0),
+    ("under", "range", -1, 0), ("below", "range", -1, 0), ("up to", "range", -1, 0),
+    ("nearly", "round_below", 0, 0), ("almost", "round_below", 0, 0),
+    ("close to", "round", 0, 0), ("about", "round", 0, 0), ("around", "round", 0, 0),
+    ("roughly", "round", 0, 0), ("approximately", "round", 0, 0), ("some", "round", 0, 0),
+    ("an estimated", "round", 0, 0),
+)  # fmt: skip
+
+# A temperature's scale right after its figure ("°F", " ° c", " degrees Celsius"), in the
+# answer (lower-cased) and with its figure in the context.
+_TEMPERATURE_AFTER = re.compile(
+    r"\s?(?:[°º]\s?|degrees?\s+)(c|f|celsius|fahrenheit|centigrade)\b|\s(celsius|fahrenheit)\b"
+)
+
+_TEMPERATURE = re.compile(
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:[°º]\s?|degrees?\s+)(C|F|Celsius|Fahrenheit|centigrade)\b",
+    re.IGNORECASE,
+)
+
+# An amount's period right after it ("a month", "per year", "/mo", "annually"); weeks as 52 a
+# year.
+_PERIOD_WORDS = r"(week|wk|month|mo|year|yr|annum)"
+
+_PERIOD_AFTER = re.compile(
+    rf"\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b|\s*(weekly|monthly|yearly|annually)\b"
+)
+
+_PERIOD = re.compile(
+    rf"([$€£]?\s?\d[\d,]*(?:\.\d+)?)\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b"
+    r"|([$€£]?\s?\d[\d,]*(?:\.\d+)?)\s*(weekly|monthly|yearly|annually)\b",
+    re.IGNORECASE,
+)
+
+_PER_YEAR = {"we": 52.0, "wk": 52.0, "mo": 12.0, "ye": 1.0, "yr": 1.0, "an": 1.0}
+
+_STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "under", "below"})
+
+
+def answer_unit(mention: Mention, around: Around) -> str:
+    """The unit the answer writes after its figure, or glued to it ("1.5kg", "100km/h")."""
+    figure = mention.raw.lstrip("$€£¥ ")
+    glued = figure.lstrip("0123456789.,")
+    if figure[:1].isdigit() and glued.replace("/", "").isalpha():
+        return glued
+    word = around[2]
+    if word.lower() in ("km", "m"):  # "100 km/h", "3 m/s": the word and its "/h"
+        spaced = f"{mention.raw.lower()} {word.lower()}/"
+        i = around[1].find(spaced)
+        if i >= 0:
+            return word + around[1][i + len(spaced) - 1 : i + len(spaced) + 1]
+    return word
+
+
+def elapsed(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """A duration between two clock times of one context sentence, or of the answer's
+    own sentence when the context states both ("95 minutes, from 09:12 to 10:47"), in
+    the answer's unit of time."""
+    unit = unit_of(answer_unit(mention, around))
+    if unit is None or unit[0] != "time" or value <= 0:
+        return None
+    if not d.sentence_times:
+        return None  # no clock time in the context (most of them): nothing to compute
+    minutes = value * unit[1] / 60
+    for times in (d.answer_figures(mention, around[1], "time"), *d.sentence_times):
+        found = duration(minutes, times)
+        if found is not None:
+            return found
+    return None
+
+
+def converted(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """The same quantity in another unit ("2 hours" and "120 minutes"): each other unit's
+    figure is looked for as written, followed by that unit."""
+    after = answer_unit(mention, around)
+    unit = unit_of(after)
+    if unit is None or value <= 0:
+        return None
+    dim, size = unit
+    for other, words in SIZES_OF[dim]:
+        if other == size:
+            continue
+        for spelled in spellings(value * size / other):
+            found = figure_with_unit(d, spelled, words)
+            if found is not None:
+                return found
+    return None
+
+
+def across_systems(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """The same quantity converted between metric and imperial units and rounded ("62
+    miles" for 100 km, "about 60 miles" too): the context's figure in the answer's unit
+    rounds to the answer's figure at its own precision, and lies within 5 % of it (a
+    wrong conversion, "72 miles", or the same figure in the other unit, is not one)."""
+    after = answer_unit(mention, around)
+    unit = unit_of(after)
+    if unit is None or value <= 0:
+        return None
+    dim, size = unit
+    step = rounding_step(value, mention.readings[0].precision)
+    for m, c, word in d.context_figures():
+        other = unit_of(word) if word else None
+        if other is None or other[0] != dim or imperial(word) == imperial(after):
+            continue
+        gap = abs(c * other[1] / size - value)
+        if gap <= step / 2 + 1e-9 and gap <= 0.05 * value:
+            return f"{m.raw} {word}"
+    return None
+
+
+def temperature(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """A temperature converted between Celsius and Fahrenheit ("68 °F" for 20 °C), to
+    the answer's last digit (98.6 °F or 99 °F for 37 °C; 70 °F is not 20 °C), or within
+    2 % to a figure ending in 0 or 5 (180 °C for 350 °F; not 200 °C)."""
+    m = _TEMPERATURE_AFTER.match(d.rest(mention))
+    if m is None:
+        return None
+    fahrenheit = (m.group(1) or m.group(2))[0] == "f"
+    precision = mention.readings[0].precision or 1.0
+    # a figure ending in 0 or 5 may be rounded to it, by up to 2 % (180 °C for 350 °F)
+    rounded = value.is_integer() and int(value) % 5 == 0
+    tolerance = max(precision / 2, 0.02 * abs(value)) if rounded else precision / 2
+    for c in _TEMPERATURE.finditer(d.context):
+        their = c.group(2).lower()[0] == "f"
+        if their == fahrenheit:
+            continue
+        figure = float(c.group(1).replace(",", "."))
+        converted = figure * 9 / 5 + 32 if fahrenheit else (figure - 32) * 5 / 9
+        if abs(converted - value) <= tolerance + 1e-9:
+            return c.group(0).strip()
+    return None
+
+
+def per_period(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """An amount per week, month or year restated per another ("$300 a year" for $25 a
+    month; weeks as 52 a year), to the answer's last digit."""
+    m = _PERIOD_AFTER.match(d.rest(mention))
+    if m is None:
+        return None
+    mine = _PER_YEAR[(m.group(1) or m.group(2))[:2]]
+    precision = mention.readings[0].precision or 1.0
+    for c in _PERIOD.finditer(d.context):
+        # (amount, period) are groups 1 and 2 of "$25 a month", 3 and 4 of "$25 monthly"
+        amount, period = (c.group(1), c.group(2)) if c.group(1) else (c.group(3), c.group(4))
+        theirs = _PER_YEAR[period.lower()[:2]]
+        if theirs == mine:
+            continue
+        restated = num(amount) * theirs / mine
+        if abs(restated - value) <= precision / 2 + 1e-9 and restated > 0:
+            return c.group(0).strip()
+    return None
+
+
+def figure_with_unit(d: Derivation, figure: str, units: frozenset[str]) -> str | None:
+    """``figure`` written in the context right before one of ``units`` (or its plural),
+    as written there ("120 minutes", "two days", "2.5 km")."""
+    if figure[0].isdigit() and figure not in d.context:
+        return None  # the common case, decided without lower-casing the context
+    low = d.lower
+    i = low.find(figure)
+    while i >= 0:
+        j = i + len(figure)
+        if i == 0 or not (low[i - 1].isalnum() or low[i - 1] in ".,"):
+            m = _UNIT_AFTER.match(low, j)
+            word = m.group(1) if m is not None else ""
+            if word in units or (len(word) > 2 and word[-1] == "s" and word[:-1] in units):
+                return d.context[i : j + len(m.group(0)) if m else j]
+        i = low.find(figure, j)
+    return None
+
+
+def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """A hedge's tolerance around a context figure ("nearly 78,000" for 77,812)."""
+    before, _, unit = around
+    before = before.rstrip(" $€£")
+    for cue, rule, low, high in _HEDGES:
+        if not before.endswith(cue):
+            continue
+        step = rounding_step(value, mention.readings[0].precision)
+        unit = unit.lower().rstrip("s")
+        for m, c, other in d.context_figures():
+            other = other.lower().rstrip("s")
+            if unit and other != unit and (rule == "range" or other):
+                continue  # "at least 7 people" is not backed by "9.6 magnitude"
+            if rule == "range":
+                lo, hi = value + low * step, value + high * step
+                ok = lo <= c <= hi and abs(c - value) <= 0.25 * abs(value)
+                ok = ok and not (cue in _STRICT and c == value)
+            else:
+                ok = abs(round_half_up(c / step) * step - value) < step * 1e-9
+                ok = ok and (rule == "round" or c <= value)
+            if ok:
+                return f"{cue} {m.raw}"
+        return None
+    return None
