@@ -71,6 +71,7 @@ CASES: list[tuple[str, str, str, list[list[str]], str]] = [
 ]  # fmt: skip
 SESSION = "blind-conv-7"
 INSTRUCTIONS = "Answer from search_help's results; cite [n]."
+STREAMED = {"sequential", "repeat"}  # AutoGen's streamed runs (the model's server-sent events)
 ERROR = "search index unavailable (HTTP 503)"
 STOP = frozenset("a an the of to do does is are how what when for on in my i can it".split())
 
@@ -360,7 +361,8 @@ def autogen_agent(stack: str) -> None:
     """An AutoGen AgentChat ``AssistantAgent`` (``OpenAIChatCompletionClient``, a
     ``search_help`` tool, ``reflect_on_tool_use``: the answer is a model call after the
     tools) under openinference-instrumentation-autogen-agentchat. The conversation's turns
-    run on one agent (its model context carries the first turn); the others on a fresh one."""
+    run on one agent (its model context carries the first turn); the others on a fresh one,
+    streaming the model's answers in the ``STREAMED`` cases."""
     rec = Recorder(stack)
     from openinference.instrumentation import using_session
     from openinference.instrumentation.autogen_agentchat import AutogenAgentChatInstrumentor
@@ -378,11 +380,12 @@ def autogen_agent(stack: str) -> None:
         """Search the help centre for articles about the query."""
         return box.search(query)
 
-    def agent() -> Any:
+    def agent(stream: bool = False) -> Any:
         client = OpenAIChatCompletionClient(model="fake-gpt", base_url=url, api_key="blind",
                                             model_info=info)  # fmt: skip
         return AssistantAgent("helper", model_client=client, tools=[search_help],
                               reflect_on_tool_use=True, max_tool_iterations=4,
+                              model_client_stream=stream,
                               system_message=INSTRUCTIONS)  # fmt: skip
 
     conversation: list[Any] = []
@@ -393,7 +396,7 @@ def autogen_agent(stack: str) -> None:
                 conversation.append(agent())
             helper = conversation[0]
         else:
-            helper = agent()
+            helper = agent(stream=case in STREAMED)
         result = await helper.run(task=query)
         return str(result.messages[-1].content)
 
