@@ -60,15 +60,15 @@ AGENT_CASES = {
 FORMATS = {"otlp-proto": ".otlp", "otlp-json": ".otlp.jsonl"}
 
 
-def truth(stack: str) -> dict[str, dict[str, Any]]:
-    """trace id -> ground truth row of one stack."""
-    rows = (json.loads(line) for line in (HERE / f"{stack}.truth.jsonl").read_text().splitlines())
+def truth(stack: str, where: Path = HERE) -> dict[str, dict[str, Any]]:
+    """trace id -> ground truth row of one stack (``where``: another corpus's directory)."""
+    rows = (json.loads(line) for line in (where / f"{stack}.truth.jsonl").read_text().splitlines())
     return {r["trace_id"]: r for r in rows}
 
 
-def converted(stack: str, fmt: str) -> dict[str, RagTrace]:
+def converted(stack: str, fmt: str, where: Path = HERE) -> dict[str, RagTrace]:
     """trace id -> what ragmon understood from the stack's file in ``fmt``."""
-    data = (HERE / f"{stack}{FORMATS[fmt]}").read_bytes()
+    data = (where / f"{stack}{FORMATS[fmt]}").read_bytes()
     result = conversion.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
     return {t.trace_id: t for t in result.traces}
 
