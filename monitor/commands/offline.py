@@ -19,7 +19,6 @@ from monitor.core.record import TraceRecord
 from monitor.core.verdict import RELEVANCE, VERDICTS
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
-from monitor.ingest.native import NativeDecoder
 from monitor.judge.calibration import agreement_line, calibrate, report
 from monitor.judge.stage import judgeable
 from monitor.sources import SourcePosition, SourceRecord, demo, framing
@@ -50,11 +49,14 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         print("ragmon check: stdin holds more than one JSON value: check reads one trace; "
               "use ragmon replay - for a file of traces (one per line)", file=stderr)  # fmt: skip
         return EXIT_USAGE
-    item = NativeDecoder()(SourceRecord(SourcePosition("stdin", 0, 0), raw))
+    settings = config_mod.Settings()
+    record = SourceRecord(SourcePosition("stdin", 0, 0), raw)
+    (decoded,), _ = registry.build_decoder(settings, fmt="native").feed(record)
+    item = decoded.item
     if isinstance(item, DeadLetter):
         print(f"ragmon check: invalid trace ({item.reason}): {item.detail}", file=stderr)
         return EXIT_USAGE
-    settings = config_mod.Settings()
+    assert isinstance(item, RagTrace)  # a native record decodes to a trace or a dead letter
     suite, segmenter = registry.build_suite(settings), registry.build_segmenter(settings)
     segments, inputs = segmenter(item)
     view = suite.view(item)
