@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import yaml
@@ -20,7 +22,7 @@ from monitor.core.verdict import RELEVANCE, VERDICTS
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.judge.calibration import agreement_line, calibrate, report
-from monitor.judge.stage import judgeable
+from monitor.judge.stage import Judge, judgeable
 from monitor.sources import SourcePosition, SourceRecord, demo, framing
 from monitor.sources.inputs import HEAD_BYTES, Input, check_inputs
 
@@ -137,6 +139,57 @@ def cmd_schema(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK
 
 
+@dataclass
+class _Judged:
+    """What ``calibrate`` gathered from the labelled rows: (label, verdict) pairs, answer
+    relevance per trace and context relevance per passage where a row labels them, the
+    rows skipped (a bad row or a failed call), the ``ragmon demo`` rows among them, and the
+    rows the daemon would never judge, by label (left out of the measure)."""
+
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    relevance: list[tuple[str, str]] = field(default_factory=list)
+    passages: list[tuple[str, str]] = field(default_factory=list)
+    errors: int = 0
+    synthetic: int = 0
+    unjudged: dict[str, int] = field(default_factory=dict)
+
+
+def _judged_labels(text: str, judge: Judge, labels: Path, stderr: TextIO) -> _Judged:
+    """Each labelled row of ``text`` judged by ``judge``; a bad row or a failed call is
+    counted and its first lines said on ``stderr``."""
+    got = _Judged()
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict) or "label" not in data:
+                raise ValueError("no 'label' field")
+            label = data.pop("label")
+            if label not in VERDICTS:
+                raise ValueError(f"label {label!r} is not one of {VERDICTS}")
+            said_relevance, said_passages = _relevance_labels(data)
+            trace = RagTrace.from_data(data)
+            if not judgeable(trace):  # the daemon skips it (not_judgeable): no verdict
+                got.unjudged[label] = got.unjudged.get(label, 0) + 1
+                continue
+            verdict = judge.judge(trace).fitted(len(trace.context), 1.0)
+            got.synthetic += demo.FAILURE_MODE in trace.attributes
+        except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
+            got.errors += 1
+            if got.errors <= _SHOWN_ERRORS:
+                first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+                print(f"{labels} line {lineno}: {first}", file=stderr)
+            continue
+        got.pairs.append((label, verdict.verdict))
+        if said_relevance is not None and verdict.answer_relevance is not None:
+            got.relevance.append((said_relevance, verdict.answer_relevance))
+        rated = verdict.context_relevance
+        if said_passages is not None and rated is not None and len(said_passages) == len(rated):
+            got.passages.extend(zip(said_passages, rated, strict=True))
+    return got
+
+
 def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon calibrate``: measure the judge against human labels."""
     settings = _settings(args, "calibrate", stderr)
@@ -154,48 +207,15 @@ def cmd_calibrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     except StartupError as exc:
         print(f"ragmon calibrate: {exc}", file=stderr)
         return EXIT_USAGE
-    pairs: list[tuple[str, str]] = []
-    # answer relevance per trace, context relevance per passage, where a row labels them
-    relevance: list[tuple[str, str]] = []
-    passages: list[tuple[str, str]] = []
-    errors = synthetic = 0
-    # labelled rows the daemon would never judge, by label: left out of the measure
-    unjudged: dict[str, int] = {}
     try:
         text = args.labels.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         why = describe(exc) if isinstance(exc, OSError) else "not UTF-8 text"
         print(f"ragmon calibrate: cannot read {args.labels}: {why}", file=stderr)
         return EXIT_USAGE
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            if not isinstance(data, dict) or "label" not in data:
-                raise ValueError("no 'label' field")
-            label = data.pop("label")
-            if label not in VERDICTS:
-                raise ValueError(f"label {label!r} is not one of {VERDICTS}")
-            said_relevance, said_passages = _relevance_labels(data)
-            trace = RagTrace.from_data(data)
-            if not judgeable(trace):  # the daemon skips it (not_judgeable): no verdict
-                unjudged[label] = unjudged.get(label, 0) + 1
-                continue
-            verdict = judge.judge(trace).fitted(len(trace.context), 1.0)
-            synthetic += demo.FAILURE_MODE in trace.attributes
-        except Exception as exc:  # a bad row or a failed call: counted, reported, skipped
-            errors += 1
-            if errors <= _SHOWN_ERRORS:
-                first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
-                print(f"{args.labels} line {lineno}: {first}", file=stderr)
-            continue
-        pairs.append((label, verdict.verdict))
-        if said_relevance is not None and verdict.answer_relevance is not None:
-            relevance.append((said_relevance, verdict.answer_relevance))
-        rated = verdict.context_relevance
-        if said_passages is not None and rated is not None and len(said_passages) == len(rated):
-            passages.extend(zip(said_passages, rated, strict=True))
+    judged = _judged_labels(text, judge, args.labels, stderr)
+    pairs, relevance, passages = judged.pairs, judged.relevance, judged.passages
+    errors, synthetic, unjudged = judged.errors, judged.synthetic, judged.unjudged
     if errors > _SHOWN_ERRORS:
         print(f"... and {errors - _SHOWN_ERRORS} more rows skipped", file=stderr)
     left = _unjudged_line(unjudged)
