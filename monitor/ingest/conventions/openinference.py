@@ -273,7 +273,8 @@ def _result_in(text: str, results: set[str]) -> str | None:
 def _tool_result(value: object) -> str | None:
     """A TOOL span's result as the model is given it: its ``output.value``, or the content
     of the LangChain ``ToolMessage`` it records (``{"type": "tool", "data": {"content":
-    …}}``, LangGraph's ``ToolNode``)."""
+    …}}``, LangGraph's ``ToolNode``), or of LlamaIndex's ``ToolOutput`` (``{"blocks":
+    [{"text": …}], "tool_name": …, "raw_output": …}``: its text blocks, joined by lines)."""
     if not isinstance(value, str):
         return None
     message = _loads(value) if value.startswith("{") else None
@@ -282,6 +283,13 @@ def _tool_result(value: object) -> str | None:
         content = data.get("content") if isinstance(data, dict) else None
         if isinstance(content, str):
             return content
+    if (
+        isinstance(message, dict)
+        and "tool_name" in message
+        and isinstance(blocks := message.get("blocks"), list)
+    ):  # LlamaIndex's ToolOutput: the model is given its ``content``, its text blocks joined
+        return "\n".join(str(b["text"]) for b in blocks if isinstance(b, dict)
+                         and b.get("block_type", "text") == "text" and "text" in b)  # fmt: skip
     return value
 
 
@@ -296,17 +304,23 @@ _CALLED = re.compile(r"""['"]name['"]\s*:\s*['"]([^'"]+)['"]""")
 _SHORTEST = 16  # a result shorter than this is found whole, never inside other text
 
 
-def _given(messages: list[dict[str, object]], known: set[str]) -> list[ToolResult]:
+def _given(
+    messages: list[dict[str, object]], known: set[str], spanless: bool = False
+) -> list[ToolResult]:
     """The tool results in the answering call's messages, in order, each once: this turn's
     (``known``: the results of this trace's TOOL spans, or its retrieved texts, each found
     whole in a tool message, after a short label, or inside it when the framework joins
     several in one message) and an earlier turn's (a tool message that holds none of
     ``known``; the answer channel's results are none: named by the message, by the call it
-    answers, or by the step before it)."""
+    answers, or by the step before it). With ``spanless``, a tool message after the last
+    user message that holds none of ``known`` is this turn's too: a result no TOOL span
+    recorded (LlamaIndex's tool span of a call that raised records no output; the agent
+    hands the model the error's text)."""
     out: list[ToolResult] = []
     named: dict[str, str] = {}  # call id -> tool name, from the assistant's tool calls
     last_called: list[str] = []  # the tools the latest calling message named
-    for m in messages:
+    asked = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    for i, m in enumerate(messages):
         role = str(m.get("role"))
         calls = _indexed(m, "tool_calls", "tool_call.")
         if calls:
@@ -331,8 +345,9 @@ def _given(messages: list[dict[str, object]], known: set[str]) -> list[ToolResul
         if (name and name in ANSWER_TOOLS) or (not name and last_called
                                                and set(last_called) <= ANSWER_TOOLS):  # fmt: skip
             continue
-        label = _RESULT_LABEL.match(text)
-        out.append(ToolResult(call, text[label.end() :] if label else text, False))
+        # (only smolagents' observation carries a label: another result is the text it is)
+        label = _RESULT_LABEL.match(text) if role == "tool-response" else None
+        out.append(ToolResult(call, text[label.end() :] if label else text, spanless and i > asked))
     return once(out)
 
 
@@ -352,6 +367,28 @@ def _with_history(
     return _unique([*out, *packed])
 
 
+def _input_messages(attrs: Mapping[str, object]) -> list[dict[str, object]]:
+    """A model call's input messages (``llm.input_messages.{i}.message.*``), with the
+    function results AutoGen's instrumentation writes beside a ``function`` message
+    (``llm.input_messages.{i}.function.{j}``: JSON of ``name``, ``content``, ``call_id``,
+    ``is_error``; openinference-instrumentation-autogen-agentchat) as tool messages of
+    their own, one a result, in order."""
+    out: list[dict[str, object]] = []
+    for raw in _indexed(attrs, "llm.input_messages"):
+        message = {k[8:]: v for k, v in raw.items() if k.startswith("message.")}
+        results = sorted((int(k[9:]), v) for k, v in raw.items()
+                         if k.startswith("function.") and k[9:].isdigit())  # fmt: skip
+        for _, value in results:
+            result = _loads(value)
+            if isinstance(result, dict) and isinstance(result.get("content"), str):
+                out.append({"role": "function", "content": result["content"],
+                            "tool_call_id": result.get("call_id"),
+                            "name": result.get("name")})  # fmt: skip
+        if message and not results:
+            out.append(message)
+    return out
+
+
 def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape | None:
     """An agent that retrieves through a function tool (OpenAI Agents SDK, smolagents and
     others): no retriever span. The packed context is every passage of the tool results the
@@ -360,13 +397,14 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
     ``final_answer``, is not context), the retrieved documents this trace's TOOL spans'
     results; the question the root's input, else the last user message of the answering
     call; the answer the root's output, else the last model call's text."""
-    results = {r for s in spans if s.kind == "TOOL"
-               and (r := _tool_result(s.attributes.get("output.value"))) is not None}  # fmt: skip
-    if not results or not llms:
+    tools = [s for s in spans if s.kind == "TOOL"]
+    results = {r for s in tools if (r := _tool_result(s.attributes.get("output.value")))
+               is not None}  # fmt: skip
+    if not tools or not llms:  # (a tool that raised may have recorded no result)
         return None
     last = max(llms, key=lambda s: s.end)
-    messages = _indexed(last.attributes, "llm.input_messages", "message.")
-    given = _given(messages, results)
+    messages = _input_messages(last.attributes)
+    given = _given(messages, results, spanless=True)
     answer = _answer_value(root.attributes.get("output.value"))
     if not answer or _is_repr(answer):
         answer = next((a for s in sorted(llms, key=lambda s: s.end, reverse=True)
