@@ -114,3 +114,19 @@ def test_a_tool_that_raised_gives_the_model_its_error_text_as_a_passage() -> Non
     assert [(p.doc_id, p.text) for p in trace.context] == [(None, error)]
     assert trace.retrieved == []
     assert trace.attributes[AGENT_INPUTS["tool_errors"]] == 1
+
+
+def test_malformed_function_results_are_skipped_without_a_crash() -> None:
+    """A function result that is not a JSON object with text content is no tool message."""
+    from monitor.ingest.conventions.openinference import _input_messages
+
+    attrs: dict[str, object] = {
+        "llm.input_messages.0.message.role": "function",
+        "llm.input_messages.0.function.0": "not json",
+        "llm.input_messages.0.function.1": '["a list"]',
+        "llm.input_messages.0.function.2": '{"content": 3, "call_id": 4}',
+        "llm.input_messages.0.function.x": '{"content": "no index"}',
+        "llm.input_messages.0.function.3": '{"content": "kept", "call_id": 5}',
+    }
+    assert _input_messages(attrs) == [
+        {"role": "function", "content": "kept", "tool_call_id": 5, "name": None}]  # fmt: skip
