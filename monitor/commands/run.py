@@ -84,21 +84,39 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         print(f"ragmon run: {exc}", file=stderr)
         _close_all([pipeline, server, *extras])
         return EXIT_USAGE
-    log.info(
-        "started",
-        source=settings.source.type,
-        metrics=f"http://{settings.metrics.host}:{server.port}/metrics",
-        checks=pipeline.suite.names,
-        build=native.BUILD,  # the checks compiled with mypyc, or interpreted (and why)
-        **({"not_compiled": native.WHY} if native.WHY else {}),
-    )
+    _say_started(settings, server.port, pipeline, log)
     freeze_startup_heap()
     ready.set()
     server.ready = lambda: ready.is_set() and pipeline.source.ready()
     server.detail = pipeline.notice
     for extra in extras:
         extra.start()
-    code = EXIT_OK
+    try:
+        return _run_until_stopped(pipeline, stop, settings.shutdown_timeout_seconds, log)
+    finally:
+        ready.clear()
+        _close_all([pipeline, server, *extras])
+
+
+def _say_started(
+    settings: config_mod.Settings, port: int, pipeline: Pipeline, log: FilteringBoundLogger
+) -> None:
+    """The ``started`` log line: the source, the metrics address, the checks, the build."""
+    log.info(
+        "started",
+        source=settings.source.type,
+        metrics=f"http://{settings.metrics.host}:{port}/metrics",
+        checks=pipeline.suite.names,
+        build=native.BUILD,  # the checks compiled with mypyc, or interpreted (and why)
+        **({"not_compiled": native.WHY} if native.WHY else {}),
+    )
+
+
+def _run_until_stopped(
+    pipeline: Pipeline, stop: threading.Event, shutdown_timeout: float, log: FilteringBoundLogger
+) -> int:
+    """Run the started pipeline until ``stop`` or the end of its input; a failure is logged,
+    exits 1 and starts the watchdog that bounds the closing."""
     try:
         stats = pipeline.run(stop)
         if pipeline.source.exhausted and not stop.is_set():
@@ -108,12 +126,9 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                  dead_letters=stats.dead_letters, commits=stats.commits)  # fmt: skip
     except Exception:
         log.exception("pipeline_failed")
-        code = EXIT_FAIL
-        _start_watchdog(settings.shutdown_timeout_seconds, log)  # closing is bounded too
-    finally:
-        ready.clear()
-        _close_all([pipeline, server, *extras])
-    return code
+        _start_watchdog(shutdown_timeout, log)  # closing is bounded too
+        return EXIT_FAIL
+    return EXIT_OK
 
 
 def _demo_judge(settings: config_mod.Settings, log: FilteringBoundLogger) -> config_mod.Settings:
