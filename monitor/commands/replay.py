@@ -182,16 +182,16 @@ def cmd_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             inp.close()
 
 
-def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stderr: TextIO) -> int:
-    fmt = _replay_format(args, inputs, stderr)
-    settings = _settings(args, "replay", stderr) if fmt is not None else None
-    if fmt is None or settings is None:
-        return EXIT_USAGE
+def _replay_judge(
+    args: argparse.Namespace, settings: config_mod.Settings, stderr: TextIO
+) -> config_mod.Settings | None:
+    """The settings with the replay's judge: ``--judge`` over ``judge.backend``, online
+    (``judge.batch`` is the daemon's outbox); None after saying why not."""
     backend = args.judge or settings.judge.backend  # the flag overrides the config
     if args.sample_rate is not None and backend == "none":
         print("ragmon replay: --sample-rate needs a judge (--judge heuristic, anthropic or "
               "openai, or judge.backend in the config)", file=stderr)  # fmt: skip
-        return EXIT_USAGE
+        return None
     judge = settings.judge.model_copy(update={"backend": backend})
     if judge.batch.enabled and backend != "none":
         # the batch outbox (judge.batch.dir) is the daemon's: a replay never writes into it
@@ -200,8 +200,12 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
         judge = judge.model_copy(
             update={"batch": judge.batch.model_copy(update={"enabled": False})}
         )
-    settings = settings.model_copy(update={"judge": judge})
-    to_stdout = is_stdout(args.output_jsonl)
+    return settings.model_copy(update={"judge": judge})
+
+
+def _output_opened(args: argparse.Namespace, to_stdout: bool, stderr: TextIO) -> bool:
+    """``--output-jsonl``, when a regular file (or none yet), overwritten now unless
+    ``--append``; False after saying why it cannot be."""
     out = args.output_jsonl
     if out is not None and not to_stdout and (not out.exists() or out.is_file()):
         # a regular file is overwritten now unless --append; the sink appends from here. A
@@ -209,18 +213,39 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
         # give its reader an end of file, and the sink's open would then wait forever.
         opened = _open_output(out, "replay", stderr, "a" if args.append else "w")
         if opened is None:
-            return EXIT_USAGE
+            return False
         opened.close()
-    enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
-    sizes = [i.size for i in inputs]
-    total = None if None in sizes else sum(s or 0 for s in sizes)
-    progress = _Progress(total, stderr, enabled)
+    return True
+
+
+def _replay_source(
+    inputs: list[Input], fmt: str, progress: _Progress
+) -> JsonlSource | OtlpFileSource:
+    """The files' source: native lines, or OTLP in ``fmt``; read errors said by the replay."""
     source: JsonlSource | OtlpFileSource
     if fmt == "native":
         source = JsonlSource(inputs, on_progress=progress)
     else:
         source = OtlpFileSource(inputs, fmt, on_progress=progress)
     source.log_read_errors = False  # said once, below, with the other reasons
+    return source
+
+
+def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stderr: TextIO) -> int:
+    fmt = _replay_format(args, inputs, stderr)
+    settings = _settings(args, "replay", stderr) if fmt is not None else None
+    if fmt is None or settings is None:
+        return EXIT_USAGE
+    settings = _replay_judge(args, settings, stderr)
+    to_stdout = is_stdout(args.output_jsonl)
+    if settings is None or not _output_opened(args, to_stdout, stderr):
+        return EXIT_USAGE
+    backend = settings.judge.backend
+    enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
+    sizes = [i.size for i in inputs]
+    total = None if None in sizes else sum(s or 0 for s in sizes)
+    progress = _Progress(total, stderr, enabled)
+    source = _replay_source(inputs, fmt, progress)
     try:
         summary, golden, sinks = _replay_sinks(args, settings, stdout if to_stdout else None)
         metrics = registry.build_metrics(CollectorRegistry())
