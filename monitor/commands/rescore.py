@@ -24,6 +24,7 @@ from sinks import Sink, SinkBase
 
 if TYPE_CHECKING:
     from monitor.config import Settings
+    from sinks.openmetrics import OpenMetricsHistorySink
 
 
 class _WouldJudge(SinkBase):
@@ -70,55 +71,74 @@ def _stamp(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
 
 
-def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    """``ragmon rescore --since T --until T``."""
-    from monitor.sources.history import KafkaWindow, parse_time
-    from sinks.jsonl import JsonlSink
-    from sinks.openmetrics import OpenMetricsHistorySink
+def _asked_window(args: argparse.Namespace, stderr: TextIO) -> tuple[float, float] | None:
+    """``--since`` and ``--until`` read, and the other arguments checked (a positive step,
+    an output or ``--dry-run``, writable outputs); None after saying what is wrong."""
+    from monitor.sources.history import parse_time
 
-    settings = _settings(args, "rescore", stderr)
-    if settings is None:
-        return EXIT_USAGE
     try:
         since, until = parse_time(args.since), parse_time(args.until)
     except ValueError as exc:
         print(f"ragmon rescore: --since/--until: {exc}", file=stderr)
-        return EXIT_USAGE
+        return None
     if args.step <= 0:
         print("ragmon rescore: --step must be positive", file=stderr)
-        return EXIT_USAGE
+        return None
     if since >= until:
         print("ragmon rescore: --since must be before --until", file=stderr)
-        return EXIT_USAGE
+        return None
     if not args.dry_run and args.output_jsonl is None and args.openmetrics is None:
         print("ragmon rescore: give --output-jsonl, --openmetrics or both (or --dry-run)",
               file=stderr)  # fmt: skip
-        return EXIT_USAGE
+        return None
     for out in (args.output_jsonl, args.openmetrics):
         if out is not None and not _writable(out, "rescore", stderr):
-            return EXIT_USAGE
+            return None
+    return since, until
+
+
+def _rescore_sinks(
+    args: argparse.Namespace, settings: Settings, stdout: TextIO
+) -> tuple[list[Sink], _WouldJudge | None, OpenMetricsHistorySink | None]:
+    """The window's sinks: the judge's estimate alone (``--dry-run``), or the evaluation
+    lines and the OpenMetrics history asked for; the estimate and the history apart."""
+    from sinks.jsonl import JsonlSink
+    from sinks.openmetrics import OpenMetricsHistorySink
+
+    m = settings.metrics
+    sinks: list[Sink] = []  # typed: a sink missing a method of the contract fails mypy
+    if args.dry_run:
+        estimate = _WouldJudge(settings)
+        return [estimate], estimate, None
+    history = None
+    if args.output_jsonl is not None:
+        stream = stdout if is_stdout(args.output_jsonl) else None
+        sinks.append(JsonlSink(None if stream else args.output_jsonl, stream=stream,
+                               redactor=redactor_for(settings, "lines")))  # fmt: skip
+    if args.openmetrics is not None:
+        history = OpenMetricsHistorySink(
+            args.openmetrics, args.step, LabelLimiter(m.routes, m.max_label_values),
+            LabelLimiter(m.apps, m.max_label_values),
+        )  # fmt: skip
+        sinks.append(history)
+    return sinks, None, history
+
+
+def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``ragmon rescore --since T --until T``."""
+    from monitor.sources.history import KafkaWindow
+
+    settings = _settings(args, "rescore", stderr)
+    span = _asked_window(args, stderr) if settings is not None else None
+    if settings is None or span is None:
+        return EXIT_USAGE
+    since, until = span
     kafka = settings.of(KafkaSourceConfig)
     topics = args.topic or kafka.topics
     fmt = args.format or kafka.format
     window = _window_settings(settings)
     metrics = registry.build_metrics(CollectorRegistry())
-    m = settings.metrics
-    sinks: list[Sink] = []  # typed: a sink missing a method of the contract fails mypy
-    estimate = _WouldJudge(settings) if args.dry_run else None
-    history = None
-    if estimate is not None:
-        sinks.append(estimate)
-    else:
-        if args.output_jsonl is not None:
-            stream = stdout if is_stdout(args.output_jsonl) else None
-            sinks.append(JsonlSink(None if stream else args.output_jsonl, stream=stream,
-                                   redactor=redactor_for(settings, "lines")))  # fmt: skip
-        if args.openmetrics is not None:
-            history = OpenMetricsHistorySink(
-                args.openmetrics, args.step, LabelLimiter(m.routes, m.max_label_values),
-                LabelLimiter(m.apps, m.max_label_values),
-            )  # fmt: skip
-            sinks.append(history)
+    sinks, estimate, history = _rescore_sinks(args, settings, stdout)
     source = KafkaWindow(topics, settings.kafka, since, until)
     try:
         pipeline = registry.build_pipeline(
