@@ -240,6 +240,28 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         prober.close()
 
 
+def _read_traces(files: list[Path], stderr: TextIO) -> list[RagTrace] | None:
+    """The native trace records of ``files``; lines that are not one are counted and said;
+    None after saying that a file cannot be read."""
+    traces, bad = [], 0
+    for path in files:
+        try:
+            lines = path.read_bytes().splitlines()
+        except OSError as exc:
+            print(f"ragmon compare: {describe(exc)}", file=stderr)
+            return None
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                traces.append(RagTrace.from_json(line))
+            except ValueError:
+                bad += 1
+    if bad:
+        print(f"skipped {bad} lines that are not ragmon.trace/v1 records", file=stderr)
+    return traces
+
+
 def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon compare``: two releases on the same golden probes, paired."""
     from monitor.golden.compare import compare
@@ -261,22 +283,9 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         if gate is None:
             print("ragmon compare: --junit writes the gate's outcomes: give --gate", file=stderr)
         return EXIT_USAGE
-    traces, bad = [], 0
-    for path in args.files:
-        try:
-            lines = path.read_bytes().splitlines()
-        except OSError as exc:
-            print(f"ragmon compare: {describe(exc)}", file=stderr)
-            return EXIT_USAGE
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                traces.append(RagTrace.from_json(line))
-            except ValueError:
-                bad += 1
-    if bad:
-        print(f"skipped {bad} lines that are not ragmon.trace/v1 records", file=stderr)
+    traces = _read_traces(args.files, stderr)
+    if traces is None:
+        return EXIT_USAGE
     result = compare(traces, golden.items, args.release[0], args.release[1])
     if not result.metrics:
         print(f"ragmon compare: no golden probe answered under both {args.release[0]} and "
