@@ -218,11 +218,36 @@ def test_the_page_fits_its_width_and_says_what_reject_records(
     assert failed == [], failed
 
 
+def flagged_exemplars(port: int, enough: int, seconds: float = 60.0) -> dict[str, str]:
+    """Trace id -> check of the exemplars on the daemon's flagged check counts (its /metrics
+    as OpenMetrics, asked every 1.5 s, past a commit: what an exemplar names is flushed),
+    once ``enough`` are there or ``seconds`` have passed."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    exemplars: dict[str, str] = {}
+    deadline = time.monotonic() + seconds
+    while len(exemplars) < enough and time.monotonic() < deadline:
+        time.sleep(1.5)
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/metrics",
+            headers={"Accept": "application/openmetrics-text; version=1.0.0"},
+        )
+        try:
+            body = urllib.request.urlopen(request, timeout=5).read().decode()
+        except OSError:
+            continue
+        for family in text_string_to_metric_families(body):
+            for s in family.samples:
+                flagged = s.labels.get("result") == "flagged"
+                if family.name == "ragmon_check_results" and flagged and s.exemplar:
+                    exemplars[s.exemplar.labels["trace_id"]] = s.labels["check"]
+    return exemplars
+
+
 def test_a_flagged_counts_exemplar_opens_its_candidate_row(tmp_path: Path, browser: object) -> None:
     """The daemon on demo traffic with golden rows and its own review page: the exemplar of
     a flagged check count on /metrics (OpenMetrics, what Prometheus stores and Grafana links
     from) names a trace id, and /trace/<id> in the browser opens that trace's row."""
-    from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
     port, page_port = free_port(), free_port()
     env = clean_env(RAGMON_METRICS__HOST="127.0.0.1", RAGMON_METRICS__PORT=str(port),
@@ -232,23 +257,7 @@ def test_a_flagged_counts_exemplar_opens_its_candidate_row(tmp_path: Path, brows
     proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        exemplars: set[str] = set()
-        deadline = time.monotonic() + 60
-        while not exemplars and time.monotonic() < deadline:
-            time.sleep(1.5)  # past a commit: the rows are flushed with the counts
-            request = urllib.request.Request(
-                f"http://127.0.0.1:{port}/metrics",
-                headers={"Accept": "application/openmetrics-text; version=1.0.0"},
-            )
-            try:
-                body = urllib.request.urlopen(request, timeout=5).read().decode()
-            except OSError:
-                continue
-            for family in text_string_to_metric_families(body):
-                for s in family.samples:
-                    flagged = s.labels.get("result") == "flagged"
-                    if family.name == "ragmon_check_results" and flagged and s.exemplar:
-                        exemplars.add(s.exemplar.labels["trace_id"])
+        exemplars = set(flagged_exemplars(port, enough=1))
         assert exemplars, "no exemplar on the flagged check counts"
         page = browser.new_page()  # type: ignore[attr-defined]
         opened = []

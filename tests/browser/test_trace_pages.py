@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.test_review_page import CHROMIUM, FLAGS, XSS
+from tests.browser.test_review_page import CHROMIUM, FLAGS, XSS, flagged_exemplars
 from tests.integration.conftest import RAGMON, clean_env, free_port, ragmon
 
 CTX = [{"doc_id": "fees", "text": "The refund fee is 15 euros. Refunds take 5 days."}]
@@ -156,7 +156,6 @@ def test_a_flagged_exemplar_opens_its_trace_with_the_evidence(
     """The daemon on demo traffic with store.path and its review page: every exemplar of a
     flagged check count on /metrics (what Grafana links from) opens its trace's page from
     the store, that check flagged in its evidence; a flagged figure is marked."""
-    from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
     port, page_port = free_port(), free_port()
     env = clean_env(RAGMON_METRICS__HOST="127.0.0.1", RAGMON_METRICS__PORT=str(port),
@@ -167,23 +166,7 @@ def test_a_flagged_exemplar_opens_its_trace_with_the_evidence(
     proc = subprocess.Popen([*RAGMON, "run"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        exemplars: dict[str, str] = {}
-        deadline = time.monotonic() + 60
-        while len(exemplars) < 3 and time.monotonic() < deadline:
-            time.sleep(1.5)  # past a commit: the store is flushed with the counts
-            request = urllib.request.Request(
-                f"http://127.0.0.1:{port}/metrics",
-                headers={"Accept": "application/openmetrics-text; version=1.0.0"},
-            )
-            try:
-                body = urllib.request.urlopen(request, timeout=5).read().decode()
-            except OSError:
-                continue
-            for family in text_string_to_metric_families(body):
-                for s in family.samples:
-                    flagged = s.labels.get("result") == "flagged"
-                    if family.name == "ragmon_check_results" and flagged and s.exemplar:
-                        exemplars[s.exemplar.labels["trace_id"]] = s.labels["check"]
+        exemplars = flagged_exemplars(port, enough=3)
         assert exemplars, "no exemplar on the flagged check counts"
         time.sleep(1.5)  # the next commit: every exemplar's trace is stored
         page = browser.new_page()  # type: ignore[attr-defined]
