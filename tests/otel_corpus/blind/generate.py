@@ -24,12 +24,44 @@ import argparse
 import asyncio
 import base64
 import json
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+# Where this machine keeps the repository and Python: an exception's stack trace on a span
+# names files below them, and a corpus file must not carry where it was generated.
+PLACES = ((f"{HERE.parents[2]}/", ""), (f"{sys.base_prefix}/", "<python>/"))
+
+
+def _relative(text: str) -> str:
+    for place, instead in PLACES:
+        text = text.replace(place, instead)
+    return text
+
+
+def scrubbed(message: Any) -> Any:
+    """``message`` (an OTLP protobuf message) with every string that names a file below the
+    repository or the Python installation written relative to it, in place; returned."""
+    for field, value in message.ListFields():
+        # protobuf 6.30+ says is_repeated; the corpus's own venvs (5.x) say it by label
+        many = (
+            field.is_repeated
+            if hasattr(field, "is_repeated")
+            else field.label == field.LABEL_REPEATED
+        )
+        if field.type == field.TYPE_STRING:
+            if many:
+                value[:] = [_relative(v) for v in value]
+            else:
+                setattr(message, field.name, _relative(value))
+        elif field.type == field.TYPE_MESSAGE:
+            for item in value if many else [value]:
+                scrubbed(item)
+    return message
+
 
 KB = {
     "shipping-policy": "Standard shipping takes 3-5 business days; express takes 1-2.",
@@ -281,7 +313,7 @@ class Recorder:
 
         for part in ("open", "sealed"):
             chosen = [c for i, c in enumerate(self.cases) if (i % 3 == 2) == (part == "sealed")]
-            requests = [encode_spans(spans) for spans, _ in chosen]
+            requests = [scrubbed(encode_spans(spans)) for spans, _ in chosen]
             folder = HERE / part
             folder.mkdir(exist_ok=True)
             proto = b"".join(len(b).to_bytes(4, "big") + b
