@@ -33,22 +33,37 @@ def mark_answer(answer: str, checks: dict[str, CheckLine]) -> list[Piece]:
     spans: list[tuple[int, int, str]] = []
     lower = answer.lower()
     for needle, why in wanted:
-        if not needle:
-            continue
-        start = lower.find(needle.lower())
-        while start != -1:
-            end = start + len(needle)
-            if not any(s < end and start < e for s, e, _ in spans):
-                spans.append((start, end, why))
-            start = lower.find(needle.lower(), end)
+        mark_occurrences(lower, needle, why, spans)
+    return cut(answer, spans)
+
+
+Span = tuple[int, int, str]  # start, end, why it is marked
+
+
+def mark_occurrences(lower: str, needle: str, why: str, spans: list[Span]) -> None:
+    """Add to ``spans`` every occurrence of ``needle`` in ``lower`` (a lower-cased text),
+    case-insensitively, that overlaps no span already there (the earlier mark wins)."""
+    if not needle:
+        return
+    sought = needle.lower()
+    start = lower.find(sought)
+    while start != -1:
+        end = start + len(needle)
+        if not any(s < end and start < e for s, e, _ in spans):
+            spans.append((start, end, why))
+        start = lower.find(sought, end)
+
+
+def cut(text: str, spans: list[Span]) -> list[Piece]:
+    """``text`` in pieces: each of the (non-overlapping) ``spans`` marked, the rest not."""
     pieces, at = [], 0
     for s, e, why in sorted(spans):
         if s > at:
-            pieces.append(Piece(answer[at:s]))
-        pieces.append(Piece(answer[s:e], why))
+            pieces.append(Piece(text[at:s]))
+        pieces.append(Piece(text[s:e], why))
         at = e
-    if at < len(answer):
-        pieces.append(Piece(answer[at:]))
+    if at < len(text):
+        pieces.append(Piece(text[at:]))
     return pieces
 
 

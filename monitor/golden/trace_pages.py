@@ -21,10 +21,13 @@ from monitor.checks.evidence import ConflictEvidence
 from monitor.core.store import StoreUnreadable
 from monitor.golden.page import (
     Piece,
+    Span,
     check_views,
     conflict_pairs,
     conflicting_passages,
+    cut,
     mark_answer,
+    mark_occurrences,
 )
 from monitor.golden.traces import EvaluationStore, Search, StoredTrace
 
@@ -48,30 +51,15 @@ def mark_passage(text: str, figures: bool, states: tuple[str, ...]) -> list[Piec
     """``text`` in pieces: the figures a conflict names (``states``) marked ``conflict``;
     every other figure marked ``figure`` when ``figures`` (the answer stated a figure the
     context does not: the passage's own figures beside it)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     lower = text.lower()
     for state in states:
-        if not state:
-            continue
-        start = lower.find(state.lower())
-        while start != -1:
-            end = start + len(state)
-            if not any(s < end and start < e for s, e, _ in spans):
-                spans.append((start, end, "conflict"))
-            start = lower.find(state.lower(), end)
+        mark_occurrences(lower, state, "conflict", spans)
     if figures:
         for m in _FIGURE.finditer(text):
             if not any(s < m.end() and m.start() < e for s, e, _ in spans):
                 spans.append((m.start(), m.end(), "figure"))
-    pieces, at = [], 0
-    for s, e, why in sorted(spans):
-        if s > at:
-            pieces.append(Piece(text[at:s]))
-        pieces.append(Piece(text[s:e], why))
-        at = e
-    if at < len(text):
-        pieces.append(Piece(text[at:]))
-    return pieces
+    return cut(text, spans)
 
 
 def passage_views(stored: StoredTrace) -> list[PassageView]:
