@@ -24,14 +24,13 @@ later of the newest record time read from the partition and the time it is known
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from monitor.core.model import Followup, Turn
+from monitor.sessions.due import Clock, DueTimes
 from monitor.sessions.signals import read
 from monitor.sources import Partition, Position, ReplayNote
 from monitor.sources.notes import OLD, Notebook
@@ -67,7 +66,6 @@ class Released(NamedTuple):
     last: bool = False  # ``turn`` is its session's last: nothing came within the window
 
 
-Clock = Callable[[Partition | None], float]
 Observer = Callable[[str], None]  # a turn's outcome (model.TURN_OUTCOMES)
 
 
@@ -89,10 +87,7 @@ class Sessions:
         self._read = reader
         # (partition, session) -> held turns, least recently active first
         self._open: OrderedDict[tuple[Partition | None, str], _Session] = OrderedDict()
-        # per partition: (deadline, tie, session) to look at again; an entry whose deadline
-        # is no longer its session's ``due`` is stale, skipped when it comes up
-        self._due: dict[Partition | None, list[tuple[float, int, str]]] = {}
-        self._ties = itertools.count()
+        self._due = DueTimes()  # when each session is to be looked at again
         self._book = Notebook()  # the turn partitions' notes given, and the next ones
         self._arriving: list[tuple[Turn, float]] = []  # ``hold``'s, added by ``due``
         self.bytes = 0
@@ -181,15 +176,9 @@ class Sessions:
                 self._settle(key, float("inf"), out, flush=True)
             self._due.clear()
             return out
-        for part, queue in self._due.items():
-            now = clock(part)
-            while queue and queue[0][0] <= now:
-                at, _, sid = heapq.heappop(queue)
-                key = (part, sid)
-                session = self._open.get(key)
-                if session is not None and session.due == at:
-                    session.due = float("inf")
-                    self._settle(key, now, out)
+        for key, session, now in self._due.passed(clock, self._open):
+            session.due = float("inf")
+            self._settle(key, now, out)
         return out
 
     def _settle(
@@ -240,9 +229,7 @@ class Sessions:
             at = max(turns[0].arrived, turns[1].arrived) + self.lateness
         else:
             at = turns[0].arrived + self.window + self.lateness
-        if at != session.due:
-            session.due = at
-            heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))
+        self._due.schedule(key, session, at)
 
     def _drop(self, session: _Session, held: _Held) -> None:
         session.bytes -= held.size
@@ -272,7 +259,7 @@ class Sessions:
             self.bytes -= self._open.pop(key).bytes
         self._book.revoke(gone)
         for part in gone:
-            self._due.pop(part, None)
+            self._due.forget(part)
 
     def held_from(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
         """The lowest offset of a held turn per partition of ``partitions``."""

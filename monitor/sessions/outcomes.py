@@ -35,8 +35,6 @@ again (``resumed`` counts the earlier closes remembered), the first one stands.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -49,6 +47,7 @@ from monitor.core.model import (
     SessionTurn,
     Turn,
 )
+from monitor.sessions.due import Clock, DueTimes, Key
 from monitor.sessions.signals import ESCALATION, NEGATIVE, POSITIVE, REPHRASE, read
 from monitor.sources import Partition
 
@@ -59,9 +58,7 @@ REMEMBERED = 50_000  # closed sessions remembered, to count a resumed one
 _SESSION_BYTES = 500
 _TURN_BYTES = 120
 
-Clock = Callable[[Partition | None], float]
 Observer = Callable[[str], None]  # a dropped session's reason: evicted, revoked
-Key = tuple[Partition | None, str]
 
 
 @dataclass(slots=True)
@@ -119,8 +116,7 @@ class Outcomes:
         self._observe = observe
         self._read = reader
         self._open: OrderedDict[Key, _Open] = OrderedDict()  # least recently active first
-        self._due: dict[Partition | None, list[tuple[float, int, str]]] = {}
-        self._ties = itertools.count()
+        self._due = DueTimes()  # when each session's idle gap or age runs out
         # session -> (times closed, the last turn's trace): a turn released again after its
         # session closed (the lone release of a pair's second turn) re-opens nothing
         self._closed: OrderedDict[str, tuple[int, str]] = OrderedDict()
@@ -229,22 +225,14 @@ class Outcomes:
                 out.append(self._close(key, why))
             self._due.clear()
             return out
-        for part, queue in self._due.items():
-            now = clock(part)
-            while queue and queue[0][0] <= now:
-                at, _, sid = heapq.heappop(queue)
-                key = (part, sid)
-                held = self._open.get(key)
-                if held is not None and held.due == at:
-                    aged = held.first_seen + self.max_age < held.last_seen + self.idle
-                    out.append(self._close(key, "max_age" if aged else "idle"))
+        for key, held, _ in self._due.passed(clock, self._open):
+            aged = held.first_seen + self.max_age < held.last_seen + self.idle
+            out.append(self._close(key, "max_age" if aged else "idle"))
         return out
 
     def _schedule(self, key: Key, s: _Open) -> None:
         at = min(s.last_seen + self.idle, s.first_seen + self.max_age) + self.grace
-        if at != s.due:
-            s.due = at
-            heapq.heappush(self._due.setdefault(key[0], []), (at, next(self._ties), key[1]))
+        self._due.schedule(key, s, at)
 
     def _close(self, key: Key, closed_by: ClosedBy) -> SessionOutcome:
         s = self._open.pop(key)
@@ -293,4 +281,4 @@ class Outcomes:
             self.bytes -= self._open.pop(key).bytes
             self._count("revoked")
         for part in gone:
-            self._due.pop(part, None)
+            self._due.forget(part)
