@@ -6,155 +6,62 @@ verdict model (``monitor.core.verdict``), the base of the checks' evidence
 of ours. ``RagTrace`` is the native ``ragmon.trace/v1`` record as ragmon holds it: the exact
 context the generator saw, the question and the answer. ``Evaluation`` is what the checks
 produced for one trace; ``DeadLetter`` is what bad input becomes.
+
+The shared configuration sections (``monitor.core.sections``) and the conversations' values
+(``monitor.core.conversations``) are modules of their own; their names are still read from
+here by the modules written before the split.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
-from typing import Annotated, Any, Final, Literal, NamedTuple, NotRequired, TypedDict
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SecretStr,
-    ValidationError,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from monitor.core.evidence import NO_EVIDENCE, Evidence, NotApplicable
-from monitor.core.lines import (
-    CheckLine,
-    DeadLetterLine,
-    EvaluationLine,
-    FollowupLine,
-    SessionLine,
-    ShadowLine,
+from monitor.core.conversations import (
+    CLOSED_BY,
+    FOLLOWUP_SIGNALS,
+    MAX_QUERY,
+    MAX_ROUTE,
+    OUTCOMES,
+    SESSION_OUTCOMES,
+    TURN_OUTCOMES,
+    TURN_VERSION,
+    ClosedBy,
+    Followup,
+    Outcome,
+    SessionOutcome,
+    SessionOutcomeName,
+    SessionTurn,
+    Turn,
+    TurnRecord,
 )
+from monitor.core.evidence import NO_EVIDENCE, Evidence, NotApplicable
+from monitor.core.lines import CheckLine, DeadLetterLine, EvaluationLine, ShadowLine
 from monitor.core.record import TraceRecord, normal_trace_id, parse_timestamp
+from monitor.core.sections import (
+    ConfigSection,
+    KafkaConnection,
+    MetricsConfig,
+    OutputConfig,
+    revealed,
+)
 from monitor.core.verdict import Verdict
 
-
-class ConfigSection(BaseModel):
-    """Base of every configuration section: unknown keys are errors, values are frozen. Each
-    component's section lives next to the component; ``monitor.config`` composes them."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class KafkaConnection(ConfigSection):
-    """How to reach the Kafka cluster; shared by the source and the Kafka sinks."""
-
-    bootstrap_servers: list[str] = Field(
-        default_factory=lambda: ["127.0.0.1:9092"], min_length=1, description="host:port list."
-    )
-    client_id: str = "ragmon"
-    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
-    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"] | None = None
-    sasl_username: str | None = None
-    sasl_password: SecretStr | None = Field(default=None, description="Prefer the env var.")
-    ssl_cafile: Path | None = None
-    ssl_certfile: Path | None = None
-    ssl_keyfile: Path | None = None
-    ssl_password: SecretStr | None = None
-    bootstrap_timeout_seconds: float = Field(
-        default=30.0, gt=0, le=600, description="Startup fails if the cluster is not reached."
-    )
-    request_timeout_ms: int = Field(default=30_000, ge=1000)
-
-    @model_validator(mode="after")
-    def _sasl_complete(self) -> KafkaConnection:
-        sasl = self.security_protocol.startswith("SASL")
-        if sasl and self.sasl_mechanism is None:
-            raise ValueError(f"security_protocol {self.security_protocol} needs sasl_mechanism")
-        if not sasl and self.sasl_mechanism is not None:
-            raise ValueError("sasl_mechanism is set but security_protocol is not SASL_*")
-        if self.sasl_mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512") and (
-            self.sasl_username is None or self.sasl_password is None
-        ):
-            raise ValueError(
-                f"sasl_mechanism {self.sasl_mechanism} needs sasl_username and sasl_password"
-            )
-        return self
-
-    def client_kwargs(self) -> dict[str, object]:
-        """kafka-python keyword arguments for the connection and security settings (the
-        source's consumer and the sinks' producers use the same)."""
-        kw: dict[str, Any] = {
-            "bootstrap_servers": list(self.bootstrap_servers),
-            "client_id": self.client_id,
-            "security_protocol": self.security_protocol,
-        }
-        if self.sasl_mechanism is not None:
-            kw["sasl_mechanism"] = self.sasl_mechanism
-        if self.sasl_username is not None:
-            kw["sasl_plain_username"] = self.sasl_username
-        if self.sasl_password is not None:
-            kw["sasl_plain_password"] = self.sasl_password.get_secret_value()
-        for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
-            value = getattr(self, name)
-            if value is not None:
-                kw[name] = str(value)
-        if self.ssl_password is not None:
-            kw["ssl_password"] = self.ssl_password.get_secret_value()
-        return kw
-
-
-# The sections several parts read: the daemon's /metrics endpoint and its label bounds (the
-# Prometheus sink, the golden probes, the review precision), and the daemon's own outputs
-# (the JSONL and Kafka dead-letter sinks, the pipeline's flushes, the redaction of lines).
-
-
-class MetricsConfig(ConfigSection):
-    """``metrics``: the /metrics endpoint and the bounds on its labels."""
-
-    host: str = Field(default="0.0.0.0", description="Address of /metrics, /healthz, /readyz.")
-    port: int = Field(default=9464, ge=0, le=65535, description="0 picks a free port.")
-    routes: list[str] = Field(
-        default_factory=list,
-        description="Route label allow-list. Empty: the first max_label_values routes seen.",
-    )
-    apps: list[str] = Field(
-        default_factory=list,
-        description="App label allow-list. Empty: the first max_label_values apps seen.",
-    )
-    max_label_values: int = Field(
-        default=50, ge=1, le=1000, description="Bound on distinct app/route label values."
-    )
-
-
-class OutputConfig(ConfigSection):
-    """``output``: evaluation and dead-letter files and topic."""
-
-    evaluations_jsonl: Path | None = Field(
-        default=None, description="Append one evaluation line per trace to this file."
-    )
-    dead_letters_jsonl: Path | None = Field(
-        default=None, description="Append dead letters (reason, source position, raw bytes) here."
-    )
-    dead_letters_topic: str | None = Field(
-        default=None,
-        description="Kafka topic for dead letters: the raw bytes as value, reason and source "
-        "position in headers (uses the top-level kafka connection).",
-    )
-    sink_flush_attempts: int = Field(
-        default=3, ge=1, le=20, description="Flush tries before the daemon stops uncommitted."
-    )
-    redact_pii: bool = Field(
-        default=True,
-        description="Redact PII (the golden-row detectors and golden.pii_patterns) in the "
-        "evidence and judge claims of evaluation lines written to files and stdout.",
-    )
-
-
-def revealed(secret: SecretStr | None) -> str | None:
-    """A secret's value for the part that uses it (None when unset)."""
-    return secret.get_secret_value() if secret is not None else None
+# the names of the two modules split off, as importers before the split read them here
+__all__ = [
+    "AGENT_ATTRIBUTE", "AGENT_INPUTS", "AGENT_SEGMENTS", "AGENT_TOOLS", "CLOSED_BY",
+    "FOLLOWUP_SIGNALS", "MAX_QUERY", "MAX_ROUTE", "OUTCOMES", "SESSION_OUTCOMES",
+    "TURN_OUTCOMES", "TURN_VERSION", "CheckResult", "ClosedBy", "ConfigSection", "DeadLetter",
+    "Evaluation", "Followup", "KafkaConnection", "MetricsConfig", "Outcome", "OutputConfig",
+    "Passage", "RagTrace", "RetrievedDoc", "SessionOutcome", "SessionOutcomeName",
+    "SessionTurn", "ShadowResults", "Timestamp", "Turn", "TurnRecord", "first_error",
+    "revealed",
+]  # fmt: skip
 
 
 class Timestamp(datetime):
@@ -526,168 +433,4 @@ class DeadLetter(BaseModel):
             "partition": self.partition,
             "offset": self.offset,
             "raw": self.raw.decode("utf-8", errors="replace"),
-        }
-
-
-# --- conversations (monitor.sessions pairs the turns) ------------------------------------
-
-MAX_QUERY = 1000  # characters of a question carried in a turn record
-MAX_ROUTE = 200  # characters of a route carried in a turn record
-TURN_VERSION: Final = 1
-Outcome = Literal["refusal", "flagged", "clean"]
-OUTCOMES: tuple[Outcome, ...] = ("refusal", "flagged", "clean")
-# what a next turn can say about the answer before it (monitor.sessions.signals)
-FOLLOWUP_SIGNALS = ("rephrase", "escalation", "negative_feedback", "positive_feedback")
-# what becomes of a turn (ragmon_session_turns_total{outcome}; monitor.sessions.join)
-TURN_OUTCOMES = ("paired", "last", "outside_window", "late", "duplicate", "evicted",
-                 "replayed", "invalid", "untimed", "shared", "revoked")  # fmt: skip
-# a held turn's cost beside its text (objects, dict entries, heap entry): 1,000,000 sessions
-# of one turn measured 1,050 B a session with 60-character questions (bench/sessions.py;
-# counted: 1,062 B, so that max_bytes bounds what is held)
-_TURN_BYTES = 950
-
-
-class TurnRecord(TypedDict):
-    """A turn as written to the repartition topic (JSON, keyed by session id)."""
-
-    v: int
-    session: str
-    trace: str
-    time: float
-    query: str
-    outcome: str
-    language: str
-    route: NotRequired[str | None]  # None: the trace had none; absent: an older replica's
-    end: NotRequired[bool]  # present (true) only on a turn that ends its session
-    failed: NotRequired[bool]  # absent: a record of an older replica (read from outcome)
-
-
-class Turn(NamedTuple):
-    """One evaluated trace of a conversation, as much of it as pairing needs. A named tuple
-    of strings and a float: cheap to make for every turn, and out of the garbage collector's
-    walks while it is held (CPython stops tracking a tuple of such values)."""
-
-    session: str
-    trace_id: str
-    time: float  # when the turn began (Unix seconds)
-    query: str
-    outcome: Outcome
-    language: str = "unknown"  # the language segment of the question (bounded)
-    route: str | None = None  # the trace's route (bounded where it is a label)
-    ends: bool = False  # the trace carried sessions.end_attribute: its session ends here
-    failed: bool = False  # the answer was refused or ungrounded, or the judge failed it
-
-    def to_record(self) -> bytes:
-        """The turn as a repartition-topic value (compact JSON)."""
-        record: TurnRecord = {
-            "v": TURN_VERSION, "session": self.session, "trace": self.trace_id,
-            "time": self.time, "query": self.query, "outcome": self.outcome,
-            "language": self.language, "route": self.route, "failed": self.failed,
-        }  # fmt: skip
-        if self.ends:
-            record["end"] = True
-        return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
-
-    @classmethod
-    def from_record(cls, raw: bytes) -> Turn | None:
-        """A repartition-topic value as a turn, or None when it is not one."""
-        try:
-            data = json.loads(raw)
-            outcome = data["outcome"]
-            if data.get("v") != TURN_VERSION or outcome not in OUTCOMES:
-                return None
-            return cls(
-                session=str(data["session"]),
-                trace_id=str(data["trace"]),
-                time=float(data["time"]),
-                query=str(data["query"])[:MAX_QUERY],
-                outcome=outcome,
-                language=str(data.get("language", "unknown"))[:16],
-                route=None if data.get("route") is None else str(data["route"])[:MAX_ROUTE],
-                ends=data.get("end") is True,
-                failed=bool(data.get("failed", outcome != "clean")),
-            )
-        except (ValueError, TypeError, KeyError, AttributeError):
-            return None
-
-    @property
-    def size(self) -> int:
-        """What holding the turn costs, roughly, in bytes."""
-        return _TURN_BYTES + len(self.query) + len(self.session) + len(self.trace_id)
-
-
-# how a session ended (monitor.sessions.outcomes; docs, "Conversations")
-SessionOutcomeName = Literal["resolved", "escalated", "abandoned", "unresolved"]
-SESSION_OUTCOMES: tuple[SessionOutcomeName, ...] = ("resolved", "escalated", "abandoned",
-                                                    "unresolved")  # fmt: skip
-ClosedBy = Literal["idle", "end", "max_age", "input_end"]
-CLOSED_BY: tuple[ClosedBy, ...] = ("idle", "end", "max_age", "input_end")
-
-
-@dataclass(frozen=True, slots=True)
-class SessionTurn:
-    """One turn as a closed session keeps it: its trace, question, what the checks made of
-    its answer, and what it said about the answer before it (the signals, read model-free)."""
-
-    trace_id: str
-    query: str
-    outcome: Outcome
-    failed: bool
-    signals: tuple[str, ...]
-    time: float
-
-
-@dataclass(frozen=True, slots=True)
-class SessionOutcome:
-    """A session closed: how it ended (``outcome``), why it closed (``closed_by``), its
-    turns (``turns``: the count; ``kept``: the last ones, for its candidate golden row)."""
-
-    session: str
-    outcome: SessionOutcomeName
-    closed_by: ClosedBy
-    turns: int
-    rephrases: int
-    seconds_to_outcome: float
-    route: str | None  # the last turn's route (unbounded here: the metrics bound it)
-    language: str  # the last turn's language segment
-    first_trace: str  # the first turn's trace id (of this opening)
-    kept: tuple[SessionTurn, ...]  # the last turns, oldest first (at least the last one)
-    resumed: int = 0  # times closed before and re-opened
-
-    def to_line(self) -> SessionLine:
-        """The session's outcome line (docs, "Conversations")."""
-        return {
-            "session_id": self.session,
-            "session": {
-                "outcome": self.outcome,
-                "turns": self.turns,
-                "closed_by": self.closed_by,
-                "rephrases": self.rephrases,
-                "seconds_to_outcome": round(self.seconds_to_outcome, 3),
-                "first_trace": self.first_trace,
-                "last_trace": self.kept[-1].trace_id if self.kept else "",
-                "resumed": self.resumed,
-            },
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Followup:
-    """Turn B followed turn A of the same session: what B says about A's answer."""
-
-    turn: Turn  # A
-    by: Turn  # B
-    signals: tuple[str, ...]
-
-    def to_line(self) -> FollowupLine:
-        """The follow-up line (docs, "Conversations")."""
-        return {
-            "trace_id": self.turn.trace_id,
-            "session_id": self.turn.session,
-            "followup": {
-                "by": self.by.trace_id,
-                "seconds": round(self.by.time - self.turn.time, 3),
-                "signals": list(self.signals),
-                "after": self.turn.outcome,
-            },
         }
