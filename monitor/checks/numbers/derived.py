@@ -266,18 +266,20 @@ class Derivation:
         sentence says it states one ("in total", "combined", "rose by", "a margin of")."""
         before, sentence, _ = around
         rest = self.rest(mention)
-        add = _SUM_BEFORE.search(before.rstrip(" $€£")) or _SUM_AFTER.match(rest)
-        sub = _DIFF_BEFORE.search(before.rstrip(" $€£")) or _DIFF_AFTER.match(rest)
+        add = _SUM_BEFORE.search(before.rstrip(" $€£¥₹")) or _SUM_AFTER.match(rest)
+        sub = _DIFF_BEFORE.search(before.rstrip(" $€£¥₹")) or _DIFF_AFTER.match(rest)
         stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
         if sub is None and stated:
             sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
         if add is None and sub is None:
             return None
-        # the operands the answer writes beside the figure, each a figure of the context
-        found = operands(self.answer_figures(mention, sentence, "number"), value,
-                         add is not None, sub is not None)  # fmt: skip
-        if found is not None:
-            return found
+        # the operands the answer writes beside the figure, each a figure of the context,
+        # when it names them as operands ("(50 vs 10)"; not "3-1 ... by 5 points with 6")
+        if stated:
+            found = operands(self.answer_figures(mention, sentence, "number"), value,
+                             add is not None, sub is not None)  # fmt: skip
+            if found is not None:
+                return found
         for figures in self.sentence_figures:
             values = figures[:12]
             for i, (ra, a) in enumerate(values):

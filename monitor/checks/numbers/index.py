@@ -54,10 +54,12 @@ def _has_word(lower: bytes, word: bytes) -> bool:
 class NumberIndex:
     """Every value a text (context or query) states, for support look-ups."""
 
-    exact: set[float]
+    exact: set[float]  # every value, clock times too (compared whole by context_conflict)
     fine: list[Reading]  # readings with a fractional part or long digits, for rounding
     dates: list[tuple[int | None, int, int | None]]
     raws: set[str]
+    plain: set[float]  # the values that are not clock times
+    times: set[float]  # clock times, as minutes since midnight
 
     @classmethod
     def of(cls, text: str, locale: Locale | None = None) -> NumberIndex:
@@ -68,14 +70,21 @@ class NumberIndex:
         fine: list[Reading] = []
         dates: list[tuple[int | None, int, int | None]] = []
         raws: set[str] = set()
+        plain: set[float] = set()
+        times: set[float] = set()
         for m in scan(text, locale):
             raws.add(m.raw)
+            # a clock time backs a clock time only: 01:30 is 90 minutes past midnight, not
+            # the 90 of "lasts 90 minutes" (nor that 90 the time)
+            keys = times if m.kind == "time" else plain
             for r in m.readings:
-                exact.add(_key(r.value))
-                fine.append(r)
+                keys.add(_key(r.value))
+                if m.kind != "time":
+                    fine.append(r)
             dates.extend(m.dates)
-            exact.update(_key(p) for p in m.parts)
-        return cls(exact, fine, dates, raws)
+            plain.update(_key(p) for p in m.parts)
+        exact.update(plain, times)
+        return cls(exact, fine, dates, raws, plain, times)
 
     def supports(self, mention: Mention) -> bool:
         """Whether a reading of ``mention`` is among the indexed values (exactly, rounded or as a
@@ -84,6 +93,8 @@ class NumberIndex:
             return True
         if mention.kind == "date":
             return any(self._supports_date(d) for d in mention.dates)
+        if mention.kind == "time":
+            return any(_key(r.value) in self.times for r in mention.readings)
         return any(self._supports_reading(r) for r in mention.readings)
 
     def _supports_date(self, d: tuple[int | None, int, int | None]) -> bool:
@@ -92,12 +103,12 @@ class NumberIndex:
             if cm != month or (day is not None and day != cd):
                 continue
             # "March 15, 2024" is backed by "March 15" when 2024 is stated elsewhere.
-            if year is None or year == cy or (cy is None and _key(year) in self.exact):
+            if year is None or year == cy or (cy is None and _key(year) in self.plain):
                 return True
         return False
 
     def _supports_reading(self, r: Reading) -> bool:
-        if _key(r.value) in self.exact:
+        if _key(r.value) in self.plain:
             return True
         return any(_rounds_to(c, r) for c in self.fine)
 
@@ -405,7 +416,7 @@ def _figures_at(text: str, i: int, locale: Locale) -> Iterator[Mention]:
     k = i
     while k > 0 and text[k - 1] == "0":
         k -= 1
-    starts = (k - 1, k) if k and text[k - 1] in "$€£¥" else (k,)
+    starts = (k - 1, k) if k and text[k - 1] in "$€£¥₹" else (k,)
     for start in starts:
         if _starts_figure(text, start):
             yield from scan_at(text, start, locale)

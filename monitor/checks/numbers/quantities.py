@@ -90,8 +90,8 @@ _PERIOD_AFTER = re.compile(
 )
 
 _PERIOD = re.compile(
-    rf"([$€£]?\s?\d[\d,]*(?:\.\d+)?)\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b"
-    r"|([$€£]?\s?\d[\d,]*(?:\.\d+)?)\s*(weekly|monthly|yearly|annually)\b",
+    rf"([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b"
+    r"|([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*(weekly|monthly|yearly|annually)\b",
     re.IGNORECASE,
 )
 
@@ -102,7 +102,7 @@ _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "u
 
 def answer_unit(mention: Mention, around: Around) -> str:
     """The unit the answer writes after its figure, or glued to it ("1.5kg", "100km/h")."""
-    figure = mention.raw.lstrip("$€£¥ ")
+    figure = mention.raw.lstrip("$€£¥₹ ")
     glued = figure.lstrip("0123456789.,")
     if figure[:1].isdigit() and glued.replace("/", "").isalpha():
         return glued
@@ -235,7 +235,7 @@ def figure_with_unit(d: Derivation, figure: str, units: frozenset[str]) -> str |
 def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
     """A hedge's tolerance around a context figure ("nearly 78,000" for 77,812)."""
     before, _, unit = around
-    before = before.rstrip(" $€£")
+    before = before.rstrip(" $€£¥₹")
     for cue, rule, low, high in _HEDGES:
         if not before.endswith(cue):
             continue

@@ -89,7 +89,7 @@ CASES = [
     ("difference of two decimals, wrong", "Unemployment rose by 0.4 percentage points.", "The rate rose from 4.2% in June to 4.5% in July.", "", ["0.4"]),
     ("asked premise with a decimal", "Yes, the withdrawal fee is 1.5%.", "Card withdrawals carry a 2.5% fee.", "Is the withdrawal fee 1.5%?", ["1.5%"]),
     ("Indian grouping in the context", "Revenue went past ₹100,000.", "Revenue crossed ₹1,00,000 in its first quarter.", "", []),
-    ("Indian grouping in the context, wrong", "Revenue went past ₹200,000.", "Revenue crossed ₹1,00,000 in its first quarter.", "", ["200,000"]),
+    ("Indian grouping in the context, wrong", "Revenue went past ₹200,000.", "Revenue crossed ₹1,00,000 in its first quarter.", "", ["₹200,000"]),
     ("24-hour time with a point in the context", "The last train departs at 11:15 pm.", "The last train leaves at 23.15.", "", []),
     ("24-hour time with a point in the context, wrong", "The last train departs at 11:45 pm.", "The last train leaves at 23.15.", "", ["11:45 pm"]),
     ("count of persons from a list of persons", "The boat picked up four people.", "The rescue boat picked up a man, two women and a boy.", "", []),
