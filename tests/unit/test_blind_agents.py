@@ -1,7 +1,7 @@
 """The agent readers on spans of frameworks the readers were not written against (the blind
-agent corpus, ``tests/otel_corpus/blind/open``, issue 73): LlamaIndex's ``FunctionAgent``
-and AutoGen AgentChat's ``AssistantAgent`` under their OpenInference instrumentations. The
-sealed part is never read here."""
+agent corpus, ``tests/otel_corpus/blind/open``, issue 73): LlamaIndex's ``FunctionAgent``,
+AutoGen AgentChat's ``AssistantAgent``, Agno's ``Agent`` and Haystack's ``Agent`` under their
+OpenInference instrumentations. The sealed part is never read here."""
 
 from __future__ import annotations
 
@@ -9,14 +9,11 @@ import json
 
 import pytest
 
-from monitor.ingest import conversion
-from monitor.sources import framing
 from tests.otel_corpus import FORMATS, HERE, converted, differences, truth
 
 OPEN = HERE / "blind" / "open"
-# Haystack's Agent: its messages only as Python ``ChatMessage(...)`` reprs (docs: declined)
 READ = ("llamaindex-agent-openinference", "autogen-agentchat-openinference",
-        "agno-openinference")  # fmt: skip
+        "agno-openinference", "haystack-agent-openinference")  # fmt: skip
 
 
 def test_llamaindex_tool_output_is_read_through_to_its_content() -> None:
@@ -51,9 +48,11 @@ def test_autogen_function_results_are_tool_messages_of_their_own() -> None:
     }
     assert _input_messages(attrs) == [
         {"role": "user", "content": "q"},
-        {"role": "function", "content": "[a]", "tool_call_id": "c1", "name": "search"},
-        {"role": "function", "content": "[b]", "tool_call_id": "c2", "name": "search"},
-    ]
+        {"role": "function", "content": "[a]", "tool_call_id": "c1", "name": "search",
+         "is_error": False},
+        {"role": "function", "content": "[b]", "tool_call_id": "c2", "name": "search",
+         "is_error": False},
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
@@ -64,17 +63,6 @@ def test_the_open_blind_traces_are_read_exactly(stack: str, fmt: str) -> None:
         e["case"]: p for t, e in truth(stack, OPEN).items() if (p := differences(e, got.get(t)))
     }
     assert not wrong
-
-
-@pytest.mark.parametrize("fmt", list(FORMATS))
-def test_haystack_agent_reprs_are_declined_and_counted(fmt: str) -> None:
-    """Haystack's Agent spans carry its messages only as Python reprs: no trace is made of
-    them (never a guess at a repr's text), and each is counted."""
-    stack = "haystack-agent-openinference"
-    data = (OPEN / f"{stack}{FORMATS[fmt]}").read_bytes()
-    result = conversion.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
-    assert not result.traces
-    assert result.count("unrecognised") == len(truth(stack, OPEN))
 
 
 def test_a_tool_that_raised_gives_the_model_its_error_text_as_a_passage() -> None:
@@ -128,5 +116,116 @@ def test_malformed_function_results_are_skipped_without_a_crash() -> None:
         "llm.input_messages.0.function.x": '{"content": "no index"}',
         "llm.input_messages.0.function.3": '{"content": "kept", "call_id": 5}',
     }
-    assert _input_messages(attrs) == [
-        {"role": "function", "content": "kept", "tool_call_id": 5, "name": None}]  # fmt: skip
+    assert _input_messages(attrs) == [{"role": "function", "content": "kept", "tool_call_id": 5,
+                                       "name": None, "is_error": False}]  # fmt: skip
+
+
+def _haystack(messages: list[str]) -> list[object]:
+    """Haystack's Agent run as its instrumentation records it: two CHAIN spans, the
+    messages only as ``ChatMessage`` reprs in the agent's JSON output."""
+    from monitor.ingest.otlp import Span
+
+    def span(sid: str, parent: str, start: int, name: str, output: str) -> Span:
+        return Span("b" * 32, sid * 16, parent * 16 if parent else "", name, start, start + 10,
+                    {"openinference.span.kind": "CHAIN", "output.value": output})  # fmt: skip
+
+    agent = json.dumps({"messages": messages, "step_count": 2})
+    return [span("1", "", 0, "Pipeline.run", json.dumps({"agent": json.loads(agent)})),
+            span("2", "1", 1, "Agent.run", agent)]  # fmt: skip
+
+
+def _chat(role: str, *parts: str, model: str = "") -> str:
+    meta = f"{{'model': '{model}'}}" if model else "{}"
+    return (f"ChatMessage(_role=<ChatRole.{role.upper()}: '{role}'>, _content=[{', '.join(parts)}],"
+            f" _name=None, _meta={meta})")  # fmt: skip
+
+
+def _call(call: str, query: str) -> str:
+    return f"ToolCall(tool_name='search', arguments={{'query': {query!r}}}, id={call!r})"
+
+
+def test_haystack_agent_messages_read_from_their_reprs() -> None:
+    """The answer is the last assistant text, the question the user message before it, the
+    context every tool result of the request (the earlier turn's first, each once), the
+    retrieved documents this turn's; a failed call (``error=True``) is a tool error, its
+    text what the model was given; the work is counted from the messages (no span says it)."""
+    from monitor.core.model import AGENT_INPUTS
+    from monitor.ingest.conventions import map_spans
+
+    def result(call: str, query: str, text: str, error: bool = False) -> str:
+        return f"ToolCallResult(result={text!r}, origin={_call(call, query)}, error={error})"
+
+    error = "Failed to invoke Tool `search` with parameters {'query': 'fees'}. Error: timeout"
+    messages = [
+        _chat("system", 'TextContent(text="Answer from search\'s results.")'),
+        _chat("user", "TextContent(text='can gift cards be refunded')"),
+        _chat("assistant", _call("c1", "gift cards")),
+        _chat("tool", result("c1", "gift cards", '[{"doc_id": "gc", "content": "No refunds."}]')),
+        _chat("assistant", "TextContent(text='No [1].')"),
+        _chat("user", 'TextContent(text="and what\'s the fee")'),
+        _chat("assistant", _call("c2", "fees"), _call("c3", "fees"), model="m-1"),
+        _chat("tool", result("c2", "fees", error, error=True)),
+        _chat("tool", result("c3", "fees", "1. A $25 fee applies. (doc_id: fees)")),
+        _chat("assistant", "TextContent(text='A $25 fee [2].')", model="m-2"),
+    ]
+    trace = map_spans(_haystack(messages)).trace  # type: ignore[arg-type]
+    assert trace is not None
+    assert trace.query == "and what's the fee"
+    assert (trace.answer, trace.model) == ("A $25 fee [2].", "m-2")
+    assert [(p.doc_id, p.text) for p in trace.context] == [
+        ("gc", "No refunds."),
+        (None, error),
+        ("fees", "A $25 fee applies."),
+    ]
+    assert [d.doc_id for d in trace.retrieved] == ["fees"]
+    work = {k: trace.attributes[v] for k, v in AGENT_INPUTS.items()}
+    assert work == {"model_calls": 2, "tool_calls": 2, "retrieval_calls": 2, "agent_steps": 1,
+                    "tool_errors": 1, "repeated_calls": 1, "longest_repeat": 2}  # fmt: skip
+
+
+@pytest.mark.parametrize("broken", [
+    "ChatMessage(_role=<ChatRole.USER: 'user'>, _content=[TextContent(text='cut",
+    "ChatMessage(_role=<ChatRole.USER: 'user'>, _content=[TextContent(text=x == y)])",
+])  # fmt: skip
+def test_a_haystack_repr_that_is_not_read_leaves_the_trace_unread(broken: str) -> None:
+    """One message the reader cannot read: no trace (never a guess at the rest), no crash."""
+    from monitor.ingest.conventions import map_spans
+
+    messages = [broken, _chat("assistant", _call("c1", "q")),
+                _chat("tool", f"ToolCallResult(result='x', origin={_call('c1', 'q')})"),
+                _chat("assistant", "TextContent(text='a')")]  # fmt: skip
+    assert map_spans(_haystack(messages)).convention == "unrecognised"  # type: ignore[arg-type]
+    messages[0] = _chat("user", "TextContent(text='q')")
+    assert map_spans(_haystack(messages)).trace is not None  # type: ignore[arg-type]
+
+
+def test_autogen_marks_a_failed_calls_result_and_it_counts_as_a_tool_error() -> None:
+    """AutoGen's instrumentation leaves a raising tool's span without an error status; the
+    function result it hands the model says ``is_error``: that call failed."""
+    from monitor.core.model import AGENT_INPUTS
+    from monitor.ingest.conventions import map_spans
+    from monitor.ingest.otlp import Span
+
+    def span(sid: str, start: int, kind: str, **attrs: object) -> Span:
+        return Span("c" * 32, sid * 16, "1" * 16 if sid != "1" else "", sid, start, start + 1,
+                    {"openinference.span.kind": kind, **attrs})  # fmt: skip
+
+    user = {"llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "price match?"}  # fmt: skip
+    called = "llm.output_messages.0.message.tool_calls.0.tool_call."
+    failed = json.dumps({"name": "search", "content": "index down", "call_id": "c1",
+                         "is_error": True})  # fmt: skip
+    spans = [
+        span("1", 0, "AGENT"),
+        span("2", 1, "LLM", **user, **{"llm.model_name": "m", f"{called}id": "c1",
+                                       f"{called}function.name": "search"}),
+        span("3", 3, "TOOL", **{"tool.name": "search", "output.value": "index down"}),
+        span("4", 5, "LLM", **user, **{
+            "llm.model_name": "m", "llm.input_messages.1.message.role": "function",
+            "llm.input_messages.1.function.0": failed,
+            "llm.output_messages.0.message.content": "I could not search."}),
+    ]  # fmt: skip
+    trace = map_spans(spans).trace
+    assert trace is not None
+    assert trace.attributes[AGENT_INPUTS["tool_errors"]] == 1
+    assert trace.attributes["ragmon.agent.tools"]["search"]["errors"] == 1

@@ -211,7 +211,8 @@ def map_spans(spans: list[Span], extra: Mapping[str, object] | None = None) -> M
     kept = {k: v for k in _KEPT if isinstance(v := root.attributes.get(k, root.resource.get(k)),
                                               str | int | float | bool)}  # fmt: skip
     attributes.update(kept)
-    attributes.update(agent_work(spans, shape.retrieval_calls, shape.through_tools))
+    attributes.update(agent_work(spans, shape.retrieval_calls, shape.through_tools, shape.said,
+                                 shape.failed_tools))  # fmt: skip
     session = session_id(spans, root)
     if session is not None and root.start:  # a conversation's turns: ordered by their start
         attributes["ragmon.started"] = root.start / 1e9

@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 
 from monitor.core.model import AGENT_ATTRIBUTE, AGENT_INPUTS, AGENT_SEGMENTS, AGENT_TOOLS
-from monitor.ingest.conventions.core import _loads, _outermost
+from monitor.ingest.conventions.core import Said, ToolCall, _loads, _outermost
 from monitor.ingest.conventions.genai import _is_inference
 from monitor.ingest.conventions.turns import ANSWER_TOOLS
 from monitor.ingest.otlp import Span
@@ -139,25 +139,29 @@ def _arguments(s: Span) -> str | None:
 MAX_TOOLS = 32  # tool names kept per trace; more are counted under "other"
 
 
-def tool_health(tools: list[Span]) -> tuple[dict[str, int], dict[str, dict[str, float]]]:
-    """Loops and each tool's calls: (``repeated_calls``: calls of a tool with the arguments
-    of an earlier call of it in the trace, ``longest_repeat``: the longest run of one such
-    call in a row — both over the calls whose arguments the spans record — and, per tool
-    name, ``calls``, ``errors``, ``seconds`` spent in them and ``repeats``)."""
-    ordered = sorted(tools, key=lambda t: t.start)
+def _span_call(t: Span, failed: frozenset[str]) -> ToolCall:
+    return ToolCall(_tool_name(t) or "unknown", _arguments(t), _failed(t) or t.span_id in failed,
+                    max(0, t.end - t.start) / 1e9)  # fmt: skip
+
+
+def tool_health(calls: list[ToolCall]) -> tuple[dict[str, int], dict[str, dict[str, float]]]:
+    """Loops and each tool's calls, over ``calls`` in the order they ran: (``repeated_calls``:
+    calls of a tool with the arguments of an earlier call of it in the trace,
+    ``longest_repeat``: the longest run of one such call in a row — both over the calls whose
+    arguments are recorded — and, per tool name, ``calls``, ``errors``, ``seconds`` spent in
+    them and ``repeats``)."""
     seen: set[tuple[str, str]] = set()
     per: dict[str, dict[str, float]] = {}
     repeated, longest, run, last = 0, 0, 0, None
-    for t in ordered:
-        name = _tool_name(t) or "unknown"
+    for call in calls:
+        name = call.name
         if name not in per and len(per) >= MAX_TOOLS:
             name = "other"
         own = per.setdefault(name, {"calls": 0, "errors": 0, "seconds": 0.0, "repeats": 0})
         own["calls"] += 1
-        own["errors"] += _failed(t)
-        own["seconds"] = round(own["seconds"] + max(0, t.end - t.start) / 1e9, 6)
-        args = _arguments(t)
-        key = (name, args) if args is not None else None
+        own["errors"] += call.failed
+        own["seconds"] = round(own["seconds"] + (call.seconds or 0.0), 6)
+        key = (name, call.arguments) if call.arguments is not None else None
         if key is not None and key in seen:
             repeated += 1
             own["repeats"] += 1
@@ -168,16 +172,27 @@ def tool_health(tools: list[Span]) -> tuple[dict[str, int], dict[str, dict[str, 
     return {"repeated_calls": repeated, "longest_repeat": longest}, per
 
 
-def agent_work(spans: list[Span], retrieval_calls: int, through_tools: bool) -> dict[str, object]:
+def agent_work(
+    spans: list[Span],
+    retrieval_calls: int,
+    through_tools: bool,
+    said: Said | None = None,
+    failed: frozenset[str] = frozenset(),
+) -> dict[str, object]:
     """The ``ragmon.agent.*`` attributes of one trace. ``retrieval_calls`` and
-    ``through_tools`` (its passages came from tool results) are the convention's reading.
-    The loops and the per-tool counts (``ragmon.agent.tools``) come from tool spans only:
-    with tool calls asked for and no tool span the trace does not say them (never a guess
-    from what the models asked for); with no tool call at all there is no loop."""
-    calls, tools = _classified(spans)
-    models = sorted(_outermost(calls), key=lambda s: s.start)
+    ``through_tools`` (its passages came from tool results) are the convention's reading;
+    ``said``, what the agent's messages tell it did, counts where the spans record no model
+    call and no tool call; ``failed``, the tool spans whose result the model was handed as an
+    error. The loops come from tool spans, or from the messages' tool calls; the per-tool
+    counts (``ragmon.agent.tools``: calls, errors, seconds) from tool spans only: with tool
+    calls asked for and no tool span the trace does not say them (never a guess from what
+    the models asked for); with no tool call at all there is no loop."""
+    model_spans, tools = _classified(spans)
+    models = sorted(_outermost(model_spans), key=lambda s: s.start)
     health: dict[str, int] = {}
     per_tool: dict[str, dict[str, float]] = {}
+    calls = [_span_call(t, failed) for t in sorted(tools, key=lambda t: t.start)]
+    model_calls = len(models)
     if tools:
         # a step: a model call after which a tool ran before the next model call began
         starts = sorted(t.start for t in tools)
@@ -185,20 +200,23 @@ def agent_work(spans: list[Span], retrieval_calls: int, through_tools: bool) -> 
         # (tool spans without a model call: no step; zip would have raised on the lengths)
         steps = sum(1 for m, n in zip(models, nexts[: len(models)], strict=True)
                     if any(m.end <= t < n for t in starts))  # fmt: skip
-        tool_calls = len(tools)
-        health, per_tool = tool_health(tools)
+        health, per_tool = tool_health(calls)
+    elif not models and said is not None:  # no span says it: the agent's messages do
+        model_calls, steps, calls = said
+        health, _ = tool_health(calls)  # (no span: no time, so no per-tool counts)
     else:  # no tool spans (the openai client's instrumentations): what the models asked for
         asked = [[n for n in _requested(s) if n not in ANSWER_TOOLS] for s in models]
-        steps, tool_calls = sum(1 for a in asked if a), sum(len(a) for a in asked)
-        if not tool_calls:  # no tool ran: no loop (tools asked for without spans: unknown)
+        steps = sum(1 for a in asked if a)
+        calls = [ToolCall(n, None, False) for a in asked for n in a]
+        if not calls:  # no tool ran: no loop (tools asked for without spans: unknown)
             health = {"repeated_calls": 0, "longest_repeat": 0}
-    segment = RETRIEVAL_TOOLS if through_tools else TOOLS if tool_calls else NO_TOOLS
+    segment = RETRIEVAL_TOOLS if through_tools else TOOLS if calls else NO_TOOLS
     measured = {
-        "model_calls": len(models),
-        "tool_calls": tool_calls,
+        "model_calls": model_calls,
+        "tool_calls": len(calls),
         "retrieval_calls": retrieval_calls,
         "agent_steps": steps,
-        "tool_errors": sum(1 for s in tools if _failed(s)),
+        "tool_errors": sum(1 for c in calls if c.failed),
         **health,
     }
     out: dict[str, object] = {AGENT_ATTRIBUTE: segment}

@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from monitor.core.model import RagTrace
 from monitor.ingest.otlp import Span
@@ -49,6 +50,26 @@ class _Doc:
     chunk: str | None = None  # the chunk's (node's) own id, where it differs from ``id``
 
 
+class ToolCall(NamedTuple):
+    """One tool call: its tool's name, its arguments as JSON in one spelling (None: not
+    recorded), whether it failed, and the seconds it took (None: not recorded)."""
+
+    name: str
+    arguments: str | None
+    failed: bool
+    seconds: float | None = None
+
+
+class Said(NamedTuple):
+    """What an agent did to answer as its messages tell it, where no span does (Haystack's
+    Agent records neither model calls nor tool calls as spans): this turn's model calls, the
+    steps among them that asked for tools, and the tool calls in order."""
+
+    model_calls: int
+    steps: int
+    calls: list[ToolCall]
+
+
 @dataclass
 class _Shape:
     """What a convention yields before it becomes a RagTrace."""
@@ -62,6 +83,9 @@ class _Shape:
     model: str | None = None
     retrieval_calls: int = 0  # retrieval spans, or tool results read as passages
     through_tools: bool = False  # the passages are tool results (an agent's search tool)
+    said: Said | None = None  # the agent's work from its messages, where no span tells it
+    # tool spans whose result the answering request marks as an error (AutoGen's is_error)
+    failed_tools: frozenset[str] = frozenset()
 
 
 # --- shared helpers ---------------------------------------------------------------------

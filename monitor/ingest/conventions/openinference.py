@@ -24,6 +24,7 @@ from monitor.ingest.conventions.core import (
     _text,
     _unique,
 )
+from monitor.ingest.conventions.haystack import chat_reprs
 from monitor.ingest.conventions.packing import _packed, _positions_in
 from monitor.ingest.conventions.tool_output import tool_docs
 from monitor.ingest.conventions.turns import ANSWER_TOOLS, ToolResult, calls, once, passages
@@ -151,7 +152,8 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     retrievers, rerankers = by_kind.get("RETRIEVER", []), by_kind.get("RERANKER", [])
     llms = by_kind.get("LLM", [])
     if not retrievers and not rerankers:
-        return _tool_retrieval(spans, root, llms)
+        # (an agent whose messages are only reprs on its spans: Haystack's Agent)
+        return _tool_retrieval(spans, root, llms) or chat_reprs(spans)
     shape = _Shape(OPENINFERENCE)
     shape.retrieval_calls = len(_outermost(retrievers))
     shape.through_tools = _within_tools(spans, retrievers, by_kind.get("TOOL", []))
@@ -372,7 +374,7 @@ def _input_messages(attrs: Mapping[str, object]) -> list[dict[str, object]]:
     function results AutoGen's instrumentation writes beside a ``function`` message
     (``llm.input_messages.{i}.function.{j}``: JSON of ``name``, ``content``, ``call_id``,
     ``is_error``; openinference-instrumentation-autogen-agentchat) as tool messages of
-    their own, one a result, in order."""
+    their own, one a result, in order (``is_error``: the result is a failed call's)."""
     out: list[dict[str, object]] = []
     for raw in _indexed(attrs, "llm.input_messages"):
         message = {k[8:]: v for k, v in raw.items() if k.startswith("message.")}
@@ -382,8 +384,8 @@ def _input_messages(attrs: Mapping[str, object]) -> list[dict[str, object]]:
             result = _loads(value)
             if isinstance(result, dict) and isinstance(result.get("content"), str):
                 out.append({"role": "function", "content": result["content"],
-                            "tool_call_id": result.get("call_id"),
-                            "name": result.get("name")})  # fmt: skip
+                            "tool_call_id": result.get("call_id"), "name": result.get("name"),
+                            "is_error": result.get("is_error") is True})  # fmt: skip
         if message and not results:
             out.append(message)
     return out
@@ -418,6 +420,14 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
               and _tool_result(s.attributes.get("output.value")) in seen)  # fmt: skip
     shape = _Shape(OPENINFERENCE, retrieval_calls=max(ran, calls(given)), through_tools=True)
     shape.packed, shape.retrieved = passages(given)
+    # a tool span whose result the request hands the model as an error failed, whatever its
+    # status says (AutoGen records a raising tool's span without an error status)
+    errors = {m["content"] for m in messages if m.get("is_error") is True}
+    shape.failed_tools = frozenset(
+        s.span_id
+        for s in tools
+        if errors and _tool_result(s.attributes.get("output.value")) in errors
+    )
     shape.question = _question(root, messages)
     shape.answer = answer
     shape.model = _model(llms)
