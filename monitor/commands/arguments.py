@@ -126,17 +126,7 @@ def add_replay(sub: Commands) -> None:
         "are counted and reported with where they were; they do not stop the run.",
     )
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    replay.add_argument(
-        "--output-jsonl",
-        type=Path,
-        help="write one evaluation line per trace to this file, overwriting it ('-': stdout, "
-        "and the summary goes to stderr)",
-    )
-    replay.add_argument(
-        "--append",
-        action="store_true",
-        help="append to --output-jsonl instead of overwriting it",
-    )
+    _replay_outputs(replay)
     replay.add_argument(
         "--format",
         choices=("auto", "native", "otlp-json", "otlp-proto"),
@@ -164,6 +154,28 @@ def add_replay(sub: Commands) -> None:
     )
     add_config_arg(replay)
     replay.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (auto: only on a terminal)",
+    )
+
+
+def _replay_outputs(replay: argparse.ArgumentParser) -> None:
+    """Where ``ragmon replay`` writes besides its summary: evaluation lines, candidate golden
+    rows, the evaluation store."""
+    replay.add_argument(
+        "--output-jsonl",
+        type=Path,
+        help="write one evaluation line per trace to this file, overwriting it ('-': stdout, "
+        "and the summary goes to stderr)",
+    )
+    replay.add_argument(
+        "--append",
+        action="store_true",
+        help="append to --output-jsonl instead of overwriting it",
+    )
+    replay.add_argument(
         "--golden-dir",
         type=Path,
         help="also write candidate golden rows (deduplicated, PII-redacted) to this directory",
@@ -173,12 +185,6 @@ def add_replay(sub: Commands) -> None:
         type=Path,
         help="also write every evaluation, follow-up and session outcome to this evaluation "
         "store (SQLite; created if missing, a trace already there replaced)",
-    )
-    replay.add_argument(
-        "--progress",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="progress bar on stderr (auto: only on a terminal)",
     )
 
 

@@ -59,25 +59,8 @@ def _add_golden_review(actions: Commands) -> None:
     rev.add_argument("--after", help="id of the row's latest decision you decided on")
 
 
-def add_golden(sub: Commands) -> None:
-    """The arguments of ``ragmon golden`` and its actions."""
-    gold = sub.add_parser(
-        "golden",
-        help="review candidate golden rows, publish the golden set, export, precision",
-        description="Candidate golden rows (written by the daemon to golden.dir) become the "
-        "golden set through reviews: each decision is appended to golden.dir/reviews/"
-        "reviews.jsonl (never rewritten), the set is published as versioned files, and the "
-        "decisions measure each check's precision.",
-    )
-    actions = gold.add_subparsers(dest="action", metavar="ACTION", required=True)
-    stats = actions.add_parser(
-        "stats",
-        help="rows and occurrences by reason, category, status",
-        description="Count the candidate rows of golden.dir (each review decision applied) "
-        "by reason, category and state (needs_review, accepted, rejected), with how many "
-        "traces each reason stood for (occurrences).",
-    )
-    _gold_dir(stats)
+def _add_golden_export(actions: Commands) -> None:
+    """``ragmon golden export``: accepted rows as the file an evaluation tool loads."""
     exp = actions.add_parser(
         "export",
         help="write accepted rows for Ragas, DeepEval or Langfuse",
@@ -105,6 +88,28 @@ def add_golden(sub: Commands) -> None:
     exp.add_argument("--dataset-name", default="ragmon-golden",
                      help="Langfuse dataset the items go to (default ragmon-golden)")  # fmt: skip
     exp.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+
+
+def add_golden(sub: Commands) -> None:
+    """The arguments of ``ragmon golden`` and its actions."""
+    gold = sub.add_parser(
+        "golden",
+        help="review candidate golden rows, publish the golden set, export, precision",
+        description="Candidate golden rows (written by the daemon to golden.dir) become the "
+        "golden set through reviews: each decision is appended to golden.dir/reviews/"
+        "reviews.jsonl (never rewritten), the set is published as versioned files, and the "
+        "decisions measure each check's precision.",
+    )
+    actions = gold.add_subparsers(dest="action", metavar="ACTION", required=True)
+    stats = actions.add_parser(
+        "stats",
+        help="rows and occurrences by reason, category, status",
+        description="Count the candidate rows of golden.dir (each review decision applied) "
+        "by reason, category and state (needs_review, accepted, rejected), with how many "
+        "traces each reason stood for (occurrences).",
+    )
+    _gold_dir(stats)
+    _add_golden_export(actions)
     _add_golden_review(actions)
     pub = actions.add_parser(
         "publish",
