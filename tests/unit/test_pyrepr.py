@@ -8,6 +8,8 @@ import contextlib
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from monitor.ingest.conventions.pyrepr import MAX_DEPTH, Call, ReprError, parse
 
@@ -41,6 +43,7 @@ def test_a_chat_message_and_its_parts() -> None:
     ("[None, True, False, inf, b'raw', r'a\\b', '']",
      [None, True, False, "inf", "raw", "a\\b", ""]),
     ("{}", {}), ("()", ()), ("[1, 2,]", [1, 2]),
+    ("'\\x \\u12 \\q \\101'", "\\x \\u12 \\q A"),  # an incomplete or unknown escape: as written
 ])  # fmt: skip
 def test_the_literal_forms(text: str, value: object) -> None:
     assert parse(text) == value
@@ -86,3 +89,10 @@ def test_cut_and_mangled_reprs_raise_only_repr_errors() -> None:
     for t in tries:
         with contextlib.suppress(ReprError):
             parse(t)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="()[]{}<>'\",:=.\\ -+0123456789abeijnruxTFN_", max_size=120))
+def test_any_text_is_a_value_or_a_repr_error(text: str) -> None:
+    with contextlib.suppress(ReprError):
+        parse(text)

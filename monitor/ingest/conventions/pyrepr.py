@@ -51,12 +51,12 @@ def _unescape(match: re.Match[str]) -> str:
     e = match.group(1)
     if e in _SIMPLE:
         return _SIMPLE[e]
-    if e[0] in "xuU":
+    if e[0] in "xuU" and len(e) > 1:
         code = int(e[1:], 16)
         return chr(code) if code <= 0x10FFFF else ""
     if e[0] in "01234567":
         return chr(int(e, 8))
-    return "\\" + e  # an unknown escape stays as written (Python keeps it too)
+    return "\\" + e  # an incomplete or unknown escape stays as written
 
 
 class _Parser:
