@@ -1,9 +1,11 @@
-"""The agent readers on the blind agent corpus (``tests/otel_corpus/blind/``, issue 73): a
-corpus and its truth written by a hand that had not read the readers.
+"""The agent readers on the blind agent corpora (``tests/otel_corpus/blind/`` and
+``blind2/``, issue 73): corpora and their truth written by a hand that had not read the
+readers.
 
 Run: ``python bench/otel_blind.py open`` (the part a reader is developed against: counts,
 and which cases differ and how) or ``python bench/otel_blind.py sealed`` (the held-out part:
-counts only, never a trace's content; scored once, at the end of a round).
+counts only, never a trace's content; scored once, at the end of a round); ``--corpus
+blind2`` for the second corpus. The stacks are the part's truth files.
 
 For each stack and format (``.otlp``, ``.otlp.jsonl``), converted with the project's
 conversion (``tests/otel_corpus``: ``converted``, ``differences``), it prints:
@@ -29,16 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from monitor.core.model import AGENT_INPUTS, RagTrace
 from monitor.ingest import conversion
+from monitor.ingest.conventions import CONVENTIONS
 from monitor.sources import framing
 from tests.otel_corpus import FORMATS, HERE, converted, differences, truth
 
-BLIND = HERE / "blind"
-STACKS = (
-    "llamaindex-agent-openinference",
-    "autogen-agentchat-openinference",
-    "agno-openinference",
-    "haystack-agent-openinference",
-)
+CORPORA = ("blind", "blind2")
+TRUTH = ".truth.jsonl"
 # the truth's counts of what the agent did -> the trace's measured input
 AGENT = {"tool_calls": "tool_calls", "tool_errors": "tool_errors", "steps": "agent_steps"}
 
@@ -65,18 +63,20 @@ def agent_differences(expected: dict[str, Any], got: RagTrace | None) -> list[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("part", choices=("open", "sealed"))
+    parser.add_argument("--corpus", choices=CORPORA, default="blind")
     args = parser.parse_args(argv)
-    where = BLIND / args.part
+    where = HERE / args.corpus / args.part
+    stacks = sorted(p.name.removesuffix(TRUTH) for p in where.glob(f"*{TRUTH}"))
     show = args.part == "open"  # the sealed part: counts only, never a trace's content
     totals = {"traces": 0, "exact": 0, "agent": 0}
     print(f"{'stack':34} {'format':11} {'exact':>7} {'mapped':>6} {'agent':>7}  declined")
     notes: list[str] = []
-    for stack in STACKS:
+    for stack in stacks:
         rows = truth(stack, where)
         for fmt in FORMATS:
             got = converted(stack, fmt, where)
             counts = outcomes(stack, fmt, where)
-            declined = {k: v for k, v in counts.items() if k not in ("openinference", "otel_genai")}
+            declined = {k: v for k, v in counts.items() if k not in CONVENTIONS}
             exact = agent = 0
             for trace_id, expected in sorted(rows.items(), key=lambda kv: kv[1]["case"]):
                 problems = differences(expected, got.get(trace_id))
