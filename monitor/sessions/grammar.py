@@ -66,8 +66,10 @@ class _Words:
         self.table = table
         spaced = bool(table.get("spaced", True))
         self.b = r"\b" if spaced else ""
-        # a word and the space after it; without spaces, up to four characters
-        self.word = r"[^\W_]+(?:['’][^\W_]+)?[\s,]+" if spaced else r"[^\s。、，！？]"
+        # a word (its parts joined by an apostrophe or a hyphen: "qu'un", "a-t-il") and the
+        # space after it; without spaces, a character that is no punctuation (NFKC makes a
+        # full-width comma an ASCII one)
+        self.word = r"[^\W_]+(?:['’-][^\W_]+)*[\s,]+" if spaced else rf"[^\s{_END}]"
         self.width = 4 if spaced else 8
 
     def words(self, key: str) -> str | None:
@@ -118,9 +120,11 @@ def negative(table: Mapping[str, object]) -> list[str]:
     out: list[str] = []
     neg, good = w.bounded("negators"), w.bounded("good")
     if neg and good:
-        out.append(f"{start}{neg}\\s*{w.gap(2)}{good}")
+        # an elided pronoun may stand on the verb ("vous m'aidez pas", "non m'aiuta")
+        clitic = r"(?:[^\W\d_]{1,2}['’])?" if w.b else ""
+        out.append(f"{start}{neg}\\s*{w.gap(2)}{clitic}{good}")
         if table.get("good_first"):
-            out.append(f"{start}{good}\\s*{w.gap(2)}{neg}")
+            out.append(f"{start}{clitic}{good}\\s*{w.gap(2)}{neg}")
     bad = w.bounded("bad")
     if bad:  # on its own, or on the answer ("useless bot"), never on a thing ("wrong card")
         answer = w.bounded("answer")
@@ -130,6 +134,16 @@ def negative(table: Mapping[str, object]) -> list[str]:
     if missing:
         out.append(f"{w.opening()}{_not_question(table, 'turn')}[^{_END}]*?{w.b}{missing}")
     return out
+
+
+def asked_after(table: Mapping[str, object]) -> str:
+    """What must not follow a complaint the language lists whole for it to be one: the rest
+    of its clause ending with a question mark, or a later clause that asks a question
+    ("my card payment didn't work, what other methods …"; the composed rules hold the same
+    at the clause's start)."""
+    questions = _Words(table).bounded("questions")
+    later = rf"(?!.*[{_END}]\s*[¿¡]?{questions}[^?？]*[?？])" if questions else ""
+    return _not_question(table, "clause") + later
 
 
 def escalation(table: Mapping[str, object]) -> list[str]:
@@ -149,7 +163,7 @@ def escalation(table: Mapping[str, object]) -> list[str]:
         out.append(f"{start}{lead}{want}\\s*{fill}{persons}")
         that = w.bounded("that")  # "I want a person to do it", "quiero que una persona …"
         if that:
-            out.append(f"{start}{lead}{want}\\W*{that}\\s*{w.gap(3)}{persons}")
+            out.append(f"{start}{lead}{want}\\W*{that}\\s*{w.gap(4)}{persons}")
     callback = w.words("callback")
     if callback:
         out.append(f"{start}{lead}{w.b}{callback}")

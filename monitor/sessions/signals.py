@@ -139,16 +139,21 @@ def languages() -> tuple[Language, ...]:
             Language(
                 code=code,
                 escalation=_gates_of(data.get("escalation", ()), made["escalation"]),
-                negative=_gates_of(data.get("negative", ()), made["negative"]),
+                negative=_gates_of(
+                    [f"(?:{p}){grammar.asked_after(table)}" for p in data.get("negative", ())],
+                    made["negative"],
+                ),
                 positive=_gates_of(data.get("positive", ()), made["positive"]),
                 openers=re.compile(openers, _FLAGS) if openers else None,
                 stop=stop,
                 unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
                 antonyms=matching.antonyms(table.get("antonyms", ())),
                 numerals={
-                    w.translate(_FOLD): str(n)
+                    form: str(n)
                     for n, ws in enumerate(table.get("numerals", ()))
                     for w in ws.split("|")
+                    for form in (w, w.translate(_FOLD))
+                    if n > 1 or form not in stop  # "une fois", "een keer": an article
                 },
                 in_advance=grammar.in_advance(table),
             )
@@ -275,12 +280,13 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
     stemmer = _stemmer(lang.code)
     words = _words(text) if words is None else words
     if not _UNSPACED.search(text):  # the common case: words and nothing else
-        # read without accents ("suscripcion", "nasil") and numbers as digits ("two": 2)
+        # numbers as digits ("deux fois": 2, though "deux" is a stop word) and words read
+        # without accents ("suscripcion", "nasil")
+        if not lang.numerals.keys().isdisjoint(words):
+            words = [lang.numerals.get(w, w) for w in words]
         kept = [w for w in words if w not in skipped]
         if not text.isascii():
             kept = [f for w in kept if (f := w.translate(_FOLD)) not in skipped]
-        if not lang.numerals.keys().isdisjoint(kept):
-            kept = [lang.numerals.get(w, w) for w in kept]
         return frozenset(map(stemmer, kept) if stemmer is not None else kept)
     out: set[str] = set()
     for word in words:
@@ -509,15 +515,23 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     # the question asked again beside a complaint or a request for a person ("not what I
     # asked. <the question>", "<the question>? or get me a human"): read without them
     rephrase = bool(b.text) and is_rephrase(a, b)
+    if negative is None and (open_ is None or open_[1]):
+        negative = _complaint_ahead(a, b, escalation, langs, open_)
+        rephrase = rephrase or (negative is not None and escalation is None)
     if not rephrase and (said := escalation or negative) is not None and _alike(a, b):
         rest = _prepared(text[: said.start()] + " " + text[said.end() :])
         rephrase = bool(rest.text) and is_rephrase(a, rest)
     positive = False
     if negative is None and escalation is None:  # a request for a person is no thanks ("🙏")
         m = _any(text, 2, langs, open_)
+        said_by = b
+        if m is not None and _emoji(m):  # thanks in words beside it read first ("danke 🙏")
+            said_by = _prepared(text[: m.start()] + " " + text[m.end() :])
+            worded = _any(said_by.text, 2, langs, _plan(said_by.text))
+            m, said_by = (m, b) if worded is None else (worded, said_by)
         # thanks in words asks nothing more ("merged, thanks!" is not the question again);
         # an emoji beside a question asked again is a plea, not thanks
-        positive = m is not None and _only_thanks(b, m) and not (rephrase and _emoji(m))
+        positive = m is not None and _only_thanks(said_by, m) and not (rephrase and _emoji(m))
         rephrase = rephrase and not positive
     found = [REPHRASE] if rephrase else []
     if escalation is not None:
@@ -527,6 +541,48 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if positive:
         found.append(POSITIVE)
     return found
+
+
+def _complaint_ahead(
+    a: _Turn,
+    b: _Turn,
+    escalation: re.Match[str] | None,
+    langs: tuple[Language, ...],
+    open_: _Plan | None,
+) -> re.Match[str] | None:
+    """A complaint in the clauses before a request for a person, or before the question
+    asked again ("not helpful, is there a person I can talk to?", "no, not what I asked. <the
+    question>?"): the question mark there is the request's or the question's, not the
+    complaint's. None when there is no such complaint (and, without a request, when no later
+    part of B asks A again)."""
+    text = b.text
+    starts = grammar.clauses(text)
+    if len(starts) < 2:
+        return None
+    if escalation is not None:
+        cut = max((s for s in starts if s <= escalation.start()), default=0)
+        return _any(text[:cut], 1, langs, open_) if cut else None
+    if not _alike(a, b):
+        return None
+    for start in starts[1:]:
+        tail = _prepared(text[start:])
+        if tail.text and is_rephrase(a, tail):
+            head = text[:start]
+            return _any(head, 1, langs, open_) if _about_the_answer(head, a, b) else None
+    return None
+
+
+_KANA = re.compile(r"[\u3041-\u309f]+")  # hiragana: Japanese grammar, not a thing named
+
+
+def _about_the_answer(head: str, a: _Turn, b: _Turn) -> bool:
+    """Whether a complaint before the question asked again names nothing A did not ("no,
+    not what I asked"), unlike a problem of the user's own before a question about it ("my
+    card payment didn't work, what other payment methods …"). In Japanese, character pairs
+    of hiragana alone are grammar, not a thing named."""
+    lang = _first_language(a, b)
+    new = content(head, lang) - _content_of(a.text, lang.code)
+    return all(_KANA.fullmatch(w) for w in new)
 
 
 def _emoji(match: re.Match[str]) -> bool:
@@ -550,5 +606,8 @@ def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
         return False
     rest = (text[: match.start()] + " " + text[match.end() :]).strip()
     lang = _tally(text, b.counts, b.unspaced)[0]
-    # without spaces, content is read as character pairs: about three a word
-    return len(content(rest, lang)) <= _MAX_OWN_WORDS * (3 if b.unspaced else 1)
+    # an emoji thanks only on its own (polite words aside): beside words of its own it is a
+    # plea ("daten download bitte 🙏"). Without spaces, content is read as character pairs:
+    # about three a word
+    own = 0 if _emoji(match) else _MAX_OWN_WORDS * (3 if b.unspaced else 1)
+    return len(content(rest, lang)) <= own

@@ -1,0 +1,87 @@
+"""Follow-up signals read together and in their word forms (issue 74, round 2): a complaint
+before a request for a person or before the question asked again, a problem of the user's
+own before a question that resembles the earlier one, elided pronouns, an emoji beside
+words, a number word that is an article, punctuation in text written without spaces. The
+sentences are written for this test, not taken from a labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+PRO = "How much is the Pro plan?"
+PAYMENT = "Which payment methods do you take?"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (PRO, "ça ne m'aide pas, y a-t-il quelqu'un à qui parler ?"),
+        (PRO, "no me sirve de nada, hay alguien con quien pueda hablar?"),
+        (PRO, "役に立たない。担当者と話させてください"),
+    ],
+)
+def test_a_complaint_before_a_request_for_a_person_reads_both(a: str, b: str) -> None:
+    assert read(a, b) == ["escalation", "negative_feedback"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (PRO, "nope, not what i asked. how much is the pro plan?"),
+        ("Was kostet der Pro-Tarif?", "nein, das war nicht meine frage. was kostet der pro-tarif?"),
+        ("Ile kosztuje plan Pro?", "nie o to pytałem. ile kosztuje plan pro?"),
+        ("Hoeveel kost het Pro-abonnement?", "nee. nog een keer: hoeveel kost het pro-abonnement?"),
+    ],
+)
+def test_a_complaint_before_the_question_asked_again_reads_both(a: str, b: str) -> None:
+    assert read(a, b) == ["rephrase", "negative_feedback"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (PAYMENT, "my card payment didn't work, what other payment methods do you take?"),
+        (
+            "¿Qué métodos de pago aceptan?",
+            "mi transferencia no funcionó, ¿qué otros métodos de pago hay?",
+        ),
+        (
+            "Quali metodi di pagamento accettate?",
+            "la carta non funziona, quali altri metodi di pagamento ci sono?",
+        ),
+        ("Wie setze ich mein Passwort zurück?", "ist es falsch, das Passwort aufzuschreiben?"),
+    ],
+)
+def test_a_problem_of_ones_own_before_a_question_is_no_complaint(a: str, b: str) -> None:
+    assert "negative_feedback" not in read(a, b)
+
+
+@pytest.mark.parametrize("b", ["vous ne m'aidez pas du tout", "non m'aiuta per niente"])
+def test_an_elided_pronoun_on_the_verb_keeps_the_negation(b: str) -> None:
+    assert read(PRO, b) == ["negative_feedback"]
+
+
+def test_an_emoji_thanks_alone_or_beside_thanks_in_words_but_not_beside_a_request() -> None:
+    assert read(PRO, "dziękuję 🙏") == ["positive_feedback"]
+    assert read(PRO, "gelöst, danke 👍") == ["positive_feedback"]
+    assert "positive_feedback" not in read(
+        "Wie exportiere ich Rechnungen?", "rechnungen export bitte 🙏"
+    )
+
+
+def test_a_number_word_is_a_digit_unless_it_is_an_article() -> None:
+    assert read(
+        "Comment fusionner trois comptes ?", "comment je fais pour fusionner 3 comptes"
+    ) == ["rephrase"]
+    assert read(
+        "comment ajouter mon numéro de TVA sur mes factures",
+        "non. encore une fois : numéro de tva sur les factures, comment ?",
+    ) == ["rephrase", "negative_feedback"]
+
+
+def test_a_full_width_comma_ends_a_clause_in_chinese() -> None:
+    got = read("怎么导出发票？", "给我转人工，不要机器人")
+    assert "escalation" in got
+    assert "negative_feedback" not in got
