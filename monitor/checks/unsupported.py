@@ -18,6 +18,7 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, judge
 from monitor.checks.numbers.derived import Derivation
+from monitor.checks.numbers.quantities import one_unit, one_unit_claims
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
 from monitor.core.model import CheckResult
@@ -66,7 +67,7 @@ class UnsupportedNumbers:
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""
         mentions = view.answer_numbers
-        if not mentions:
+        if not mentions and "one" not in view.answer:
             return _all_supported(0)
         unsupported: list[str] = []
         derived: list[str] = []
@@ -96,14 +97,27 @@ class UnsupportedNumbers:
                         unjudged.append(m.raw)
                         continue
             unsupported.append(m.raw)
+        checked = len(mentions)
+        if view.trace.context and "one" in view.answer:
+            derivation = derivation or Derivation(
+                view.context_text, view.answer, lambda: view.context_lower,
+                view.context_numbers.locale,
+            )  # fmt: skip
+            for _, unit in one_unit_claims(view.answer):
+                checked += 1
+                verdict = one_unit(derivation, unit)
+                if verdict == "flagged" and "one" not in unsupported:
+                    unsupported.append("one")
+                elif verdict == "unjudged":
+                    unjudged.append("one")
         if not unsupported and not derived and not unjudged:
-            return _all_supported(len(mentions))
+            return _all_supported(checked)
         return CheckResult(
             name=self.name,
             flagged=bool(unsupported),
             evidence=NumbersEvidence(
                 tuple(unsupported),
-                len(mentions),
+                checked,
                 tuple(derived) if derived else None,
                 tuple(unjudged) if unjudged else None,
             ),

@@ -226,7 +226,7 @@ class Derivation:
             k = int(value // 12)
             names = [w for w, v in SPELLED.items() if v == k] + (["a", "one"] if k == 1 else [])
             for name in names:
-                if re.search(rf"\b{name} dozen\b", low):
+                if re.search(rf"(?<!half )\b{name} dozen\b", low):  # (half a dozen: 6)
                     return f'"{name} dozen"'
         if value == 6 and "half a dozen" in low:
             return '"half a dozen"'

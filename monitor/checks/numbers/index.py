@@ -30,6 +30,7 @@ from monitor.checks.numbers.patterns import (
 )
 
 _SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+{UNITS}".encode())
+_A_DOZEN = re.compile(rb"(?<!half )\b(?:a|one)\s+dozen\b|(?:^|[.!?:(]\s*)dozen\b")
 # the largest first: 2,000,000 is "two million", not "two thousand thousand"
 _SCALED_WORDS = tuple(sorted(((v, k.encode()) for k, v in SPELLED_SCALES.items()), reverse=True))
 _WORDS_OF: dict[float, tuple[bytes, ...]] = {}
@@ -396,6 +397,9 @@ class NumberLookup:
             # "one" is mostly a pronoun ("no one", "one of them"): it backs 1 only before a
             # unit ("one week"); otherwise nearly every text would support the figure 1.
             return _SPELLED_CLAIM_ONE.search(self.lower) is not None
+        if value == 12 and b"dozen" in self.lower:
+            # "a dozen" is 12; "half a dozen" 6 and "two dozen" 24 (the derivations' look)
+            return _has_word(self.lower, b"twelve") or _A_DOZEN.search(self.lower) is not None
         if 21 <= value < 100 and value % 10:  # a compound: no other word ends in "-five"
             return any(w in self.lower for w in _spelled(value))
         return any(_has_word(self.lower, w) for w in _spelled(value))

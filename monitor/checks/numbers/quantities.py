@@ -89,6 +89,14 @@ _PERIOD_AFTER = re.compile(
     rf"\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b|\s*(weekly|monthly|yearly|annually)\b"
 )
 
+# Or said before it in the answer's sentence: "Over a year, Pro costs $1,188", "the annual
+# fee is $1,188", "per month that is $99".
+_PERIOD_BEFORE = re.compile(
+    rf"\b(?:(?:over|for|in|across|per|each|every)\s+(?:a|an|one|the|a\s+full|a\s+whole"
+    rf"|the\s+whole|the\s+full)?\s*{_PERIOD_WORDS}|(annual|weekly|monthly|yearly|annually))\b"
+    r"(?!\s*(?:of|on|after|before|later|ago|from)\b)[^.;:!?]*$"
+)
+
 _PERIOD = re.compile(
     rf"([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b"
     r"|([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*(weekly|monthly|yearly|annually)\b",
@@ -197,7 +205,7 @@ def temperature(d: Derivation, mention: Mention, value: float, around: Around) -
 def per_period(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
     """An amount per week, month or year restated per another ("$300 a year" for $25 a
     month; weeks as 52 a year), to the answer's last digit."""
-    m = _PERIOD_AFTER.match(d.rest(mention))
+    m = _PERIOD_AFTER.match(d.rest(mention)) or _PERIOD_BEFORE.search(around[0])
     if m is None:
         return None
     mine = _PER_YEAR[(m.group(1) or m.group(2))[:2]]
@@ -256,3 +264,52 @@ def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str
                 return f"{cue} {m.raw}"
         return None
     return None
+
+
+# "one hour", "a one-week trial": one unit of time the answer states (never "one of", "no
+# one", "one more"); after a hedge ("more than one day", "up to one hour") it bounds, and is
+# left alone.
+_ONE_UNIT = re.compile(
+    r"(?<![\w-])one[ -](second|minute|hour|day|week|fortnight|month|year)(?![\w-])"
+)
+_ONE_HEDGED = re.compile(
+    r"(?:more than|less than|fewer than|over|under|up to|at least|at most|about|around"
+    r"|nearly|almost|roughly|approximately|no|any|every|each|per|than|at|the)\s+$"
+)
+# A duration the context states (a figure or a spelled number before a unit of time).
+_SPAN = re.compile(
+    r"(?<![\w.,])(?:\d[\d,.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety)[ -]"
+    r"(?:(?:business|calendar|working|full)[ -])?"
+    r"(second|minute|hour|day|week|fortnight|month|year)s?(?![\w])"
+)
+
+
+def one_unit_claims(answer: str) -> list[tuple[int, str]]:
+    """(offset, unit) of each "one <unit of time>" the answer states as a duration (in lower
+    case: a sentence's "One day, ..." is mostly the idiom)."""
+    out: list[tuple[int, str]] = []
+    for m in _ONE_UNIT.finditer(answer):
+        if _ONE_HEDGED.search(answer.lower(), max(0, m.start() - 20), m.start()) is None:
+            out.append((m.start(), m.group(1)))
+    return out
+
+
+def one_unit(d: Derivation, unit: str) -> str:
+    """What the context says of one ``unit`` of time: "backed" (it writes one, "a", "an" or
+    "1" of it, or the same span in another unit: "60 minutes" for one hour), "flagged" (it
+    states another duration of its kind, "30 minutes", and none of those), else "unjudged"
+    (no duration to compare with, or one of another kind: "30 days" for one month; and
+    "one" is too common a word to be looked up as written)."""
+    low = d.lower
+    if re.search(rf"(?<![\w.,])(?:one|1|an?)[ -]?{unit}(?![\w])", low):
+        return "backed"
+    dim, size = unit_of(unit) or ("", 0.0)
+    for other, words in SIZES_OF.get(dim, ()):
+        if other != size:
+            for spelled in spellings(size / other):
+                if figure_with_unit(d, spelled, words) is not None:
+                    return "backed"
+    # another duration of the same kind (days and months do not compare exactly)
+    spans = (unit_of(m.group(1)) for m in _SPAN.finditer(low))
+    return "flagged" if any(u is not None and u[0] == dim for u in spans) else "unjudged"
