@@ -151,10 +151,22 @@ def test_strands_tool_result_blocks_are_the_results() -> None:
     "raw",
     ["", "  ", "[]", "{}", "null", "None", "No passages found.", "no results", "No results found",
      "No relevant documents were found.", "Nothing found", "0 results", "N/A",
-     '{"results": []}', '{"documents": [], "query": "x"}'],
+     '{"results": []}', '{"documents": [], "query": "x"}', "{'hits': [], 'query': 'x'}"],
 )  # fmt: skip
 def test_a_result_that_says_it_found_nothing_is_no_passage(raw: str) -> None:
     assert tool_docs(raw) == []
+
+
+def test_a_python_repr_of_a_tool_returned_list_is_read_as_its_documents() -> None:
+    """A framework that hands the model ``str()`` of the dict its tool returned: the repr is
+    read (never evaluated) as the JSON would be; text that only starts like one stays whole."""
+    hits = [{"url": "https://h/a", "snippet": "It's 14 days.", "score": 0.5},
+            {"url": "https://h/b", "snippet": 'A "fee" applies.', "meta": None}]  # fmt: skip
+    raw = str({"hits": hits})
+    assert [(d.id, d.text) for d in tool_docs(raw)] == [
+        ("https://h/a", "It's 14 days."), ("https://h/b", 'A "fee" applies.')]  # fmt: skip
+    for whole in ("[1] It's the first (doc_id: a)", "{'a': 1} and more text", "{'a': len(x)}"):
+        assert len(tool_docs(whole)) == 1
 
 
 @pytest.mark.parametrize(

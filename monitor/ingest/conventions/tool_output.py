@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from monitor.ingest.conventions.core import _Doc, _doc, _loads
+from monitor.ingest.conventions.pyrepr import ReprError, parse
 
 # a block's number at the start of a line: [n], n. / n), or a label and n
 _MARKER = re.compile(
@@ -112,6 +113,21 @@ _NOTHING = re.compile(
 _LISTS = ("documents", "results", "passages", "chunks", "hits")
 
 
+def _structured(raw: str) -> Any:
+    """A tool result's value: its JSON, or — a framework that hands the model ``str()`` of
+    the list or dict its tool returned — the Python repr of one (read by ``pyrepr``, never
+    evaluated); else the text itself."""
+    value = _loads(raw)
+    if isinstance(value, str) and raw.lstrip()[:1] in ("[", "{") and "'" in raw:
+        try:
+            literal = parse(raw.strip())
+        except ReprError:
+            return value
+        if isinstance(literal, list | dict):
+            return literal
+    return value
+
+
 def says_nothing(raw: str) -> bool:
     """A tool result that is no passage: empty (``""``, ``[]``, ``{}``, ``null``, an object
     whose list of results is empty) or a sentence that says nothing was found
@@ -119,7 +135,7 @@ def says_nothing(raw: str) -> bool:
     text = raw.strip().rstrip(".!").strip()
     if not text or text in ("[]", "{}", '""') or _NOTHING.fullmatch(text):
         return True
-    value: Any = _loads(text)
+    value: Any = _structured(text)
     if isinstance(value, dict) and value:
         lists = [value[k] for k in _LISTS if isinstance(value.get(k), list)]
         return bool(lists) and not any(lists)
@@ -128,12 +144,13 @@ def says_nothing(raw: str) -> bool:
 
 def tool_docs(raw: str) -> list[_Doc]:
     """The documents in one tool result: a JSON list of documents (or an object holding one
-    under ``documents``/``results``/``passages``/``chunks``/``hits``), numbered text blocks
+    under ``documents``/``results``/``passages``/``chunks``/``hits``; or the Python repr of
+    one, a framework's ``str()`` of what its tool returned), numbered text blocks
     (``numbered_blocks``), else the result's text as one passage whose id is unknown; a
     result that says it found nothing (``says_nothing``) is no passage."""
     if says_nothing(raw):
         return []
-    value: Any = _loads(raw)
+    value: Any = _structured(raw)
     if isinstance(value, dict):
         value = next((value[k] for k in _LISTS if isinstance(value.get(k), list)), value)
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
