@@ -56,8 +56,11 @@ _MAX_OWN_WORDS = 4  # a thank-you with more words of its own says something else
 _STEMMERS = {
     "ar": "arabic", "de": "german", "en": "english", "es": "spanish", "fr": "french",
     "hi": "hindi", "it": "italian", "nl": "dutch", "pl": "polish", "pt": "portuguese",
-    "ru": "russian", "tr": "turkish",
+    "ru": "russian",
 }  # fmt: skip
+# Turkish words by their first five letters: its suffixes pile up ("bağlarım", "bağlanır",
+# "bağlama"), where Snowball's Turkish stemmer leaves them apart or cuts them to nothing
+_PREFIXED = {"tr": 5}
 _PAIRED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 # a word: letters and the marks written on them (Devanagari's vowel signs, Arabic's short
 # vowels: not letters to ``\w``, so "कीमत" would fall apart into "क" and "मत")
@@ -163,6 +166,8 @@ def languages() -> tuple[Language, ...]:
 
 @cache
 def _stemmer(code: str) -> Callable[[str], str] | None:
+    if (n := _PREFIXED.get(code)) is not None:
+        return operator.itemgetter(slice(n))
     name = _STEMMERS.get(code)
     if name is None:
         return None
@@ -176,6 +181,8 @@ def normalise(text: str) -> str:
     """The turn as the patterns read it: NFKC, lower case, one kind of apostrophe, spaces
     collapsed, cut to ``MAX_CHARS``."""
     text = unicodedata.normalize("NFKC", text[:MAX_CHARS]).lower().replace("’", "'")
+    if "\u0307" in text:  # Turkish "İ" lower-cased: "i" and a combining dot
+        text = text.replace("i\u0307", "i")
     if _TRIPLE.search(text):  # rare, and five times cheaper to look for than to replace
         text = _REPEATED.sub(r"\1", text)
     return " ".join(text.split())
@@ -285,9 +292,13 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
         if not lang.numerals.keys().isdisjoint(words):
             words = [lang.numerals.get(w, w) for w in words]
         kept = [w for w in words if w not in skipped]
-        if not text.isascii():
-            kept = [f for w in kept if (f := w.translate(_FOLD)) not in skipped]
-        return frozenset(map(stemmer, kept) if stemmer is not None else kept)
+        if text.isascii():
+            return frozenset(map(stemmer, kept) if stemmer is not None else kept)
+        # stemmed as typed, then without accents: the stemmer knows the language's letters
+        # ("doğrulamayı" -> "doğrulama"; "dogrulamayi" it leaves whole)
+        kept = [w for w in kept if w.translate(_FOLD) not in skipped]
+        stems = map(stemmer, kept) if stemmer is not None else kept
+        return frozenset(w.translate(_FOLD) for w in stems)
     out: set[str] = set()
     for word in words:
         for run in _PAIRED.findall(word):
@@ -460,7 +471,14 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     if not cb or not (ca := _content_of(a.text, lang.code)):
         return False
     exact, paired = len(ca & cb), a.unspaced or b.unspaced
-    if not _kept(exact, len(ca), len(cb), paired):
+    if paired and not _kept(exact, len(ca), len(cb), True):
+        # reordered ("密码重置" / "重置密码") or cut short, a question written without
+        # spaces changes its character pairs, not its characters: B's all A's, and three
+        # in five of A's
+        chars_a, chars_b = _characters(ca), _characters(cb)
+        if not chars_b or not chars_b <= chars_a or len(chars_b) < 0.6 * len(chars_a):
+            return False
+    elif not _kept(exact, len(ca), len(cb), paired):
         # words typed with a slip or cut short: looked for only when they can decide
         if not _kept(min(len(ca), len(cb)), len(ca), len(cb), paired):
             return False
@@ -477,6 +495,18 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     a_only = " ".join(w for w in a.words if w not in in_b)
     b_only = " ".join(w for w in b.words if w not in in_a)
     return not (a_only and b_only and matching.opposed(a_only, b_only, pairs))
+
+
+def _characters(pairs: frozenset[str]) -> frozenset[str]:
+    """The characters of a question's character pairs, hiragana aside (Japanese grammar:
+    particles, verb endings), and its words in other scripts whole ("csv")."""
+    out: set[str] = set()
+    for pair in pairs:
+        if pair.isascii() or not _PAIRED.fullmatch(pair):
+            out.add(pair)
+        else:
+            out.update(c for c in pair if not _KANA.fullmatch(c))
+    return frozenset(out)
 
 
 class _Turn(NamedTuple):
