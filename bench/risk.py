@@ -28,6 +28,16 @@ words, stop words included, absent from the context). The learned risk (``risk/3
 ``monitor/judge/learned_risk.py``) is measured by ``--folds``-fold cross-validation: trained
 on the other folds' labels (all of them, and the static risk's Poisson sample at the budget
 with 1/p weights), ranking the held-out fold; ``--drop FEATURE`` leaves a feature out.
+
+``--ragtruth DIR`` adds long-form RAG answers: RAGTruth (``ParticleMedia/RAGTruth`` on GitHub,
+its ``dataset/response.jsonl`` and ``dataset/source_info.jsonl`` in ``DIR``; Git LFS-sized, so
+clone the repository or download the two files). Each response of six LLMs to a QA item (an
+MS MARCO question over three passages), a news article to summarise, or a local business's
+structured data to describe (Data2txt) is one trace; it is unfaithful when its annotators
+marked any span (span-level labels: baseless information or a conflict, evident or subtle).
+The QA passages are the trace's passages, the article or the business's data (as JSON) its
+one passage. Each task type is measured on its own, on the split ``--ragtruth-split`` names
+(``train``, the default, to develop on; ``test`` is RAGTruth's own held-out part).
 Not a test: figures are printed.
 """
 
@@ -83,6 +93,53 @@ def load_frank(annotations: Path, articles: Path) -> list[tuple[RagTrace, bool]]
         })  # fmt: skip
         out.append((trace, item.hallucinated))
     return out
+
+
+RAGTRUTH_TASKS = ("QA", "Summary", "Data2txt")
+_PASSAGE = re.compile(r"(?:^|\n)\s*passage \d+:\s*", re.IGNORECASE)
+_QUERIES = {
+    "Summary": "Summarise the following news article.",
+    "Data2txt": "Write an objective overview of this local business from its structured data.",
+}
+
+
+def load_ragtruth(folder: Path, split: str) -> dict[str, list[tuple[RagTrace, bool]]]:
+    """(trace, unfaithful) for every RAGTruth response of ``split`` (``train`` or ``test``),
+    by task type (``QA``, ``Summary``, ``Data2txt``); a response is unfaithful when any span
+    of it is labelled."""
+    sources = {}
+    for raw in (folder / "source_info.jsonl").read_text(encoding="utf-8").splitlines():
+        if raw.strip():
+            item = json.loads(raw)
+            sources[str(item["source_id"])] = item
+    out: dict[str, list[tuple[RagTrace, bool]]] = {task: [] for task in RAGTRUTH_TASKS}
+    for n, raw in enumerate((folder / "response.jsonl").read_text(encoding="utf-8").splitlines()):
+        if not raw.strip():
+            continue
+        item = json.loads(raw)
+        source = sources.get(str(item["source_id"]))
+        if item.get("split") != split or source is None:
+            continue
+        task = source.get("task_type")
+        if task not in out:
+            continue
+        query, passages = _ragtruth_context(task, source.get("source_info"))
+        trace = RagTrace.from_data({
+            "trace_id": f"{n + 1:032x}", "query": query, "answer": item.get("response") or "",
+            "context": [{"doc_id": f"p{i + 1}", "text": t} for i, t in enumerate(passages)],
+        })  # fmt: skip
+        out[task].append((trace, bool(item.get("labels"))))
+    return out
+
+
+def _ragtruth_context(task: str, info: object) -> tuple[str, list[str]]:
+    """The query and the passages of a RAGTruth source: a QA item's question and its
+    passages; an article, or a business's data as JSON, as the one passage."""
+    if task == "QA" and isinstance(info, dict):
+        passages = [p.strip() for p in _PASSAGE.split(str(info.get("passages", ""))) if p.strip()]
+        return str(info.get("question", "")), passages
+    text = info if isinstance(info, str) else json.dumps(info, ensure_ascii=False)
+    return _QUERIES.get(task, ""), [text]
 
 
 def auroc(scores: list[float], labels: list[bool]) -> float:
@@ -162,6 +219,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--frank", nargs=2, type=Path, metavar=("ANNOTATIONS", "ARTICLES"))
+    parser.add_argument(
+        "--ragtruth",
+        type=Path,
+        metavar="DIR",
+        help="RAGTruth's folder of response.jsonl and source_info.jsonl",
+    )
+    parser.add_argument(
+        "--ragtruth-split",
+        choices=("train", "test"),
+        default="train",
+        help="RAGTruth's split to measure (test: its held-out part)",
+    )
     parser.add_argument("--rate", type=float, default=0.10)
     parser.add_argument("--budget", type=float, default=0.10)
     parser.add_argument("--boost", type=float, default=10.0)
@@ -172,12 +241,16 @@ def main() -> None:
     parser.add_argument("--drop", action="append", default=[], metavar="FEATURE",
                         help="leave a learned-risk feature out (zeroed); repeatable")  # fmt: skip
     args = parser.parse_args()
-    if not args.files and not args.frank:
-        parser.error("give HaluEval QA files, --frank, or both")
+    if not args.files and not args.frank and not args.ragtruth:
+        parser.error("give HaluEval QA files, --frank, --ragtruth, or several")
     if args.files:
         measure(f"HaluEval QA ({', '.join(p.name for p in args.files)})", load(args.files), args)
     if args.frank:
         measure("FRANK XSum summaries", load_frank(*args.frank), args)
+    if args.ragtruth:
+        for task, data in load_ragtruth(args.ragtruth, args.ragtruth_split).items():
+            if data:
+                measure(f"RAGTruth {task} ({args.ragtruth_split})", data, args)
 
 
 def measure(title: str, data: list[tuple[RagTrace, bool]], args: argparse.Namespace) -> None:
@@ -225,9 +298,11 @@ def measure(title: str, data: list[tuple[RagTrace, bool]], args: argparse.Namesp
         f"risk {auroc(risks, labels):.3f}, naive {auroc([r[2] for r in sample], labels):.3f}"
     )
     index = {id(row): i for i, row in enumerate(scored)}
-    for name, column in [("risk", risks), ("naive novelty", [r[2] for r in sample])] + [
-        (f"learned ({kind})", [cv[index[id(r)]] for r in sample]) for kind, cv in learned.items()
-    ]:
+    for name, column in [
+        ("risk", risks),
+        ("grounding alone", [r[1] for r in sample]),
+        ("naive novelty", [r[2] for r in sample]),
+    ] + [(f"learned ({kind})", [cv[index[id(r)]] for r in sample]) for kind, cv in learned.items()]:
         order = sorted(range(len(column)), key=lambda i: -column[i])
         top = order[: len(order) // 10]
         hit = sum(labels[i] for i in top) / len(top)
