@@ -20,7 +20,10 @@ def _keys(ident: str, cited: bool = True) -> frozenset[str]:
     path segment (for paths and URLs), and its name without extension, tagged so that a
     name without extension meets one with ("faq" and "faq.md") while two different
     extensions do not ("pricing.pdf" is not "pricing.md"). ``cited`` tags the side."""
-    low = ident.strip().lower().rstrip("/")
+    low = ident.strip().lower()
+    if "/" in low and "?" in low:
+        low = low.split("?", 1)[0]  # a URL's query: "…/refunds-2024?lang=en"
+    low = low.rstrip("/")
     name = low.rsplit("/", 1)[1] if "/" in low else low
     dot = name.rfind(".")
     ext = name[dot + 1 :] if dot > 0 else ""
@@ -29,8 +32,17 @@ def _keys(ident: str, cited: bool = True) -> frozenset[str]:
     # a citation without extension looks for ids with one, and the other way round
     tag = "with-ext:" if has_ext != cited else "no-ext:"
     keys = {low, name, tag + stem}
+    if any(c.isdigit() for c in name) or "_" in name:
+        # the same id with its number zero-padded or its words joined otherwise ("KB-0042"
+        # for kb-42, "doc7" or "doc_7" for doc-7, "refunds_2024" for refunds-2024)
+        keys.add("folded:" + _FOLD.sub("", _ZEROS.sub("", name)))
+        keys.add(tag + "folded:" + _FOLD.sub("", _ZEROS.sub("", stem)))
     keys.discard("")
     return frozenset(keys)
+
+
+_ZEROS = re.compile(r"(?<!\d)0+(?=\d)")  # the leading zeros of a number
+_FOLD = re.compile(r"[-_\s]")
 
 
 @dataclass

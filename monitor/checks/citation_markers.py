@@ -56,6 +56,16 @@ _RANGE_WORDS = frozenset(
     "range ranges interval intervals between bound bounds domain clamp clamped values value "
     "scale from".split()
 )
+# Nouns and verbs a bracketed number right after belongs to: "Table [4]", "Section [2]",
+# "option [3]", "press [5]" number the table, the section, the key, not a passage.
+_NUMBERED = frozenset(
+    "table tables figure figures fig section sections chapter chapters page pages option "
+    "options question questions line lines column columns appendix exhibit equation eq "
+    "clause article rule level tier slot key button press type enter dial tap select choose "
+    "pick".split()
+)
+# A year or a decade in brackets ("[2019]", "[1990s]"): a date, unless it names a passage.
+_YEAR = re.compile(r"^(?:1[5-9]|20)\d\d(?:s|'s)?$")
 _VALUE_AFTER = re.compile(r"^[ \t]*(?:as an? )?(?:json|array|list|tuple|vector)\b", re.IGNORECASE)
 _CODE_NAMES = frozenset(
     "arr array items item list data matrix row rows col cols values args argv result results "
@@ -142,6 +152,29 @@ def _indexing(text: str, start: int, skipped: int) -> bool:
     )
 
 
+_DETERMINERS = frozenset("the a an this that these our your its their each every same".split())
+_WORD_AFTER = re.compile(r"[ \t]+[a-z]")
+
+
+def _numbers_noun(text: str, before: str, end: int) -> bool:
+    """The bracket after a noun of ``_NUMBERED`` is its number: "Table [4]", "option [4] in
+    the menu", "Press [4] to", not "in the pricing table [2]." (a determiner before the noun,
+    or the clause ending at the bracket: a citation)."""
+    words = before.rsplit(None, 2)
+    if before.endswith(".") or (len(words) > 1 and words[-2].lower() in _DETERMINERS):
+        return False
+    return words[-1][:1].isupper() or _WORD_AFTER.match(text, end) is not None
+
+
+def _in_url(text: str, start: int) -> bool:
+    """A bracket glued to a URL ("https://example.com/page[4]"): part of the link."""
+    i = start
+    while i > 0 and not text[i - 1].isspace() and start - i < 200:
+        i -= 1
+    token = text[i:start]
+    return bool(token) and ("://" in token or token.lower().startswith("www."))
+
+
 def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
     bound = max(20, 2 * cites.n_passages)
     skipped = -1
@@ -155,10 +188,13 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             continue
         before = text[max(0, m.start() - 30) : m.start()].rstrip()
         if inner.isdecimal() and len(inner) <= 3:  # "[2]", the common case
+            word = before.rsplit(None, 1)[-1].lower() if before else ""
             if not (
                 before.endswith(("=", '":', "':"))
-                or (before.rsplit(None, 1)[-1].lower() if before else "") in _VALUE_WORDS
+                or word in _VALUE_WORDS
                 or int(inner) > bound
+                or (word.rstrip(".") in _NUMBERED and _numbers_noun(text, before, m.end()))
+                or _in_url(text, m.start())
                 or _indexing(text, m.start(), skipped)
                 or _VALUE_AFTER.match(text, m.end())
             ):
@@ -182,6 +218,8 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             continue  # "items[0]", "a[2][3]": indexing in prose
         if _AMOUNT.search(inner):
             continue  # "[€5]", "[10%]"
+        if _YEAR.match(inner) and not cites.names_passage(inner):
+            continue  # "In [2020], revenue grew": a year, not a passage
         if inner.startswith("^"):
             inner = inner.rstrip("^")  # "[^1^]"
             label = inner.lower()
