@@ -56,7 +56,7 @@ _MAX_OWN_WORDS = 4  # a thank-you with more words of its own says something else
 _STEMMERS = {
     "ar": "arabic", "de": "german", "en": "english", "es": "spanish", "fr": "french",
     "hi": "hindi", "it": "italian", "nl": "dutch", "pl": "polish", "pt": "portuguese",
-    "ru": "russian",
+    "ru": "russian", "sv": "swedish",
 }  # fmt: skip
 # Turkish words by their first five letters: its suffixes pile up ("bağlarım", "bağlanır",
 # "bağlama"), where Snowball's Turkish stemmer leaves them apart or cuts them to nothing

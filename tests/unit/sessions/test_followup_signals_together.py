@@ -85,3 +85,20 @@ def test_a_full_width_comma_ends_a_clause_in_chinese() -> None:
     got = read("怎么导出发票？", "给我转人工，不要机器人")
     assert "escalation" in got
     assert "negative_feedback" not in got
+
+
+@pytest.mark.parametrize(
+    ("b", "want"),
+    [
+        ("det hjälpte inte alls", ["negative_feedback"]),
+        ("kan ni koppla mig till en handläggare", ["escalation"]),
+        ("tack, nu funkar det", ["positive_feedback"]),
+        ("hur kontaktar jag kundtjänst?", []),
+        ("이 답변은 도움이 안 돼요", ["negative_feedback"]),
+        ("상담원이랑 통화하고 싶어요", ["escalation"]),
+        ("해결됐어요 감사합니다", ["positive_feedback"]),
+        ("고객센터 전화번호가 뭐예요?", []),
+    ],
+)
+def test_swedish_and_korean_compose_from_their_word_roles(b: str, want: list[str]) -> None:
+    assert read("Hur avslutar jag mitt konto?", b) == want

@@ -30,9 +30,10 @@ def test_labelled_pair(lang: str, a: str, b: str, labels: frozenset[str]) -> Non
 
 def test_every_refusal_language_has_patterns_and_labelled_hard_negatives() -> None:
     """Adding a language to the refusal check without its follow-up patterns and labelled
-    pairs fails here, not silently in production."""
-    codes = {lang.code for lang in refusal_languages()}
-    assert {lang.code for lang in languages()} == codes
+    pairs fails here, not silently in production; so does a follow-up language (users write
+    in more languages than the refusal check reads: Swedish) without labelled pairs."""
+    codes = {lang.code for lang in languages()}
+    assert codes >= {lang.code for lang in refusal_languages()}
     for code in codes:
         mine = [r for r in ROWS if r[0] == code]
         for signal in SIGNALS:
