@@ -229,3 +229,52 @@ def test_autogen_marks_a_failed_calls_result_and_it_counts_as_a_tool_error() -> 
     assert trace is not None
     assert trace.attributes[AGENT_INPUTS["tool_errors"]] == 1
     assert trace.attributes["ragmon.agent.tools"]["search"]["errors"] == 1
+
+
+def test_crewai_task_messages_on_its_agent_span_are_the_conversation() -> None:
+    """CrewAI (openinference-instrumentation-crewai 1.1, crewai 1.15): no LLM span; the task's
+    AGENT span records its ``TaskOutput``, whose ``messages`` are what the model was sent;
+    TOOL spans beside it. The question is the kickoff's input (not the task's template), the
+    answer the conversation's, each result once by its call id; the steps and model calls
+    come from the messages, the tool calls and their loops from the TOOL spans."""
+    from monitor.core.model import AGENT_INPUTS
+    from monitor.ingest.conventions import map_spans
+    from monitor.ingest.otlp import Span
+
+    def span(sid: str, parent: str, start: int, kind: str, **attrs: object) -> Span:
+        return Span("d" * 32, sid * 16, parent * 16 if parent else "", sid, start, start + 5,
+                    {"openinference.span.kind": kind, **attrs})  # fmt: skip
+
+    def called(*ids: str) -> dict[str, object]:
+        return {"role": "assistant", "content": "", "tool_calls": [
+            {"id": i, "type": "function",
+             "function": {"name": "search_help", "arguments": '{"query": "fee"}'}}
+            for i in ids]}  # fmt: skip
+
+    result = '{"hits": [{"url": "https://h/fees", "snippet": "A $25 fee applies."}]}'
+    messages = [
+        {"role": "system", "content": "You are Help desk."},
+        {"role": "user", "content": "\nCurrent Task: what is the fee\n\nThis is the expected"
+                                    " criteria for your final answer: An answer."},
+        called("c1", "c2"),
+        {"role": "tool", "content": result, "tool_call_id": "c1", "name": "search_help"},
+        {"role": "tool", "content": result, "tool_call_id": "c2", "name": "search_help"},
+        {"role": "assistant", "content": "A $25 fee [1]."},
+    ]  # fmt: skip
+    task = {"description": "what is the fee", "raw": "A $25 fee [1].", "messages": messages}
+    tool = {"tool.name": "search_help", "input.value": '{"query": "fee"}', "output.value": result}
+    spans = [
+        span("1", "", 0, "CHAIN", **{"input.value": '{"question": "what is the fee"}',
+                                     "output.value": json.dumps({"raw": "A $25 fee [1].",
+                                                                 "tasks_output": [task]})}),
+        span("2", "1", 1, "AGENT", **{"output.value": json.dumps(task)}),
+        span("3", "2", 2, "TOOL", **tool), span("4", "2", 3, "TOOL", **tool),
+    ]  # fmt: skip
+    trace = map_spans(spans).trace
+    assert trace is not None
+    assert (trace.query, trace.answer) == ("what is the fee", "A $25 fee [1].")
+    assert [(p.doc_id, p.text) for p in trace.context] == [("https://h/fees", "A $25 fee applies.")]
+    assert [d.doc_id for d in trace.retrieved] == ["https://h/fees"]
+    work = {k: trace.attributes[v] for k, v in AGENT_INPUTS.items()}
+    assert work == {"model_calls": 2, "tool_calls": 2, "retrieval_calls": 2, "agent_steps": 1,
+                    "tool_errors": 0, "repeated_calls": 1, "longest_repeat": 2}  # fmt: skip

@@ -182,11 +182,12 @@ def agent_work(
     """The ``ragmon.agent.*`` attributes of one trace. ``retrieval_calls`` and
     ``through_tools`` (its passages came from tool results) are the convention's reading;
     ``said``, what the agent's messages tell it did, counts where the spans record no model
-    call and no tool call; ``failed``, the tool spans whose result the model was handed as an
-    error. The loops come from tool spans, or from the messages' tool calls; the per-tool
-    counts (``ragmon.agent.tools``: calls, errors, seconds) from tool spans only: with tool
-    calls asked for and no tool span the trace does not say them (never a guess from what
-    the models asked for); with no tool call at all there is no loop."""
+    call (the model calls and steps; the tool calls too where no tool span records them);
+    ``failed``, the tool spans whose result the model was handed as an error. The loops come
+    from tool spans, or from the messages' tool calls; the per-tool counts
+    (``ragmon.agent.tools``: calls, errors, seconds) from tool spans only: with tool calls
+    asked for and no tool span the trace does not say them (never a guess from what the
+    models asked for); with no tool call at all there is no loop."""
     model_spans, tools = _classified(spans)
     models = sorted(_outermost(model_spans), key=lambda s: s.start)
     health: dict[str, int] = {}
@@ -200,6 +201,8 @@ def agent_work(
         # (tool spans without a model call: no step; zip would have raised on the lengths)
         steps = sum(1 for m, n in zip(models, nexts[: len(models)], strict=True)
                     if any(m.end <= t < n for t in starts))  # fmt: skip
+        if not models and said is not None:  # model calls on no span (CrewAI): the messages'
+            model_calls, steps = said.model_calls, said.steps
         health, per_tool = tool_health(calls)
     elif not models and said is not None:  # no span says it: the agent's messages do
         model_calls, steps, calls = said

@@ -24,8 +24,8 @@ from monitor.ingest.conventions.core import (
     _text,
     _unique,
 )
-from monitor.ingest.conventions.haystack import chat_reprs
 from monitor.ingest.conventions.packing import _packed, _positions_in
+from monitor.ingest.conventions.recorded import recorded_conversation
 from monitor.ingest.conventions.tool_output import tool_docs
 from monitor.ingest.conventions.turns import ANSWER_TOOLS, ToolResult, calls, once, passages
 from monitor.ingest.otlp import Span
@@ -152,8 +152,7 @@ def _openinference(spans: list[Span], root: Span) -> _Shape | None:
     retrievers, rerankers = by_kind.get("RETRIEVER", []), by_kind.get("RERANKER", [])
     llms = by_kind.get("LLM", [])
     if not retrievers and not rerankers:
-        # (an agent whose messages are only reprs on its spans: Haystack's Agent)
-        return _tool_retrieval(spans, root, llms) or chat_reprs(spans)
+        return _tool_retrieval(spans, root, llms)
     shape = _Shape(OPENINFERENCE)
     shape.retrieval_calls = len(_outermost(retrievers))
     shape.through_tools = _within_tools(spans, retrievers, by_kind.get("TOOL", []))
@@ -399,10 +398,12 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
     ``final_answer``, is not context), the retrieved documents this trace's TOOL spans'
     results; the question the root's input, else the last user message of the answering
     call; the answer the root's output, else the last model call's text."""
+    if not llms:  # the model calls are on no span: the conversation an agent span records
+        return _recorded(spans, root)
     tools = [s for s in spans if s.kind == "TOOL"]
     results = {r for s in tools if (r := _tool_result(s.attributes.get("output.value")))
                is not None}  # fmt: skip
-    if not tools or not llms:  # (a tool that raised may have recorded no result)
+    if not tools:  # (a tool that raised may have recorded no result)
         return None
     last = max(llms, key=lambda s: s.end)
     messages = _input_messages(last.attributes)
@@ -431,6 +432,23 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
     shape.question = _question(root, messages)
     shape.answer = answer
     shape.model = _model(llms)
+    return shape
+
+
+def _recorded(spans: list[Span], root: Span) -> _Shape | None:
+    """An agent whose conversation is recorded on its span (``recorded``: Haystack's Agent,
+    CrewAI's task); the question the root's input where it says one (CrewAI's kickoff
+    inputs), else the conversation's last user message; the answer the root's, else the
+    conversation's."""
+    shape = recorded_conversation(spans)
+    if shape is not None:
+        given = root.attributes.get("input.value")
+        question = "" if _is_message_state(given) else _first_string(given)
+        if question and not _is_repr(question):
+            shape.question = question
+        answer = _answer_value(root.attributes.get("output.value"))
+        if answer and not _is_repr(answer):
+            shape.answer = answer
     return shape
 
 
