@@ -41,6 +41,7 @@ def _keys(ident: str, cited: bool = True) -> frozenset[str]:
     return frozenset(keys)
 
 
+_DIGIT_RUNS = re.compile(r"\d+")
 _ZEROS = re.compile(r"(?<!\d)0+(?=\d)")  # the leading zeros of a number
 _FOLD = re.compile(r"[-_\s]")
 
@@ -91,6 +92,22 @@ class Citations:
             anchored and base and anchor and _CHUNK.fullmatch(anchor) is None
             and not _keys(base).isdisjoint(keys)
         )  # fmt: skip
+
+    def is_id(self, value: str) -> bool:
+        """``value`` names a passage id as written (case, path and extension aside), not by
+        another spelling of its number ("doc2" is not doc-2 here)."""
+        keys = self._index[0]
+        return any(k in keys for k in _keys(value) if "folded:" not in k)
+
+    def shaped_like_id(self, value: str) -> bool:
+        """``value`` has a passage id's shape: the same letters and separators, other
+        digits ("kb-3301" beside kb-1042); an id without letters or digits has none."""
+        shape = _DIGIT_RUNS.sub("#", value.lower())
+        return (
+            "#" in shape
+            and any(c.isalpha() for c in shape)
+            and any(_DIGIT_RUNS.sub("#", i.lower()) == shape for i in self.ids)
+        )
 
     def index(self, i: int, word: str = "") -> None:
         """The answer cites passage number ``i``, written after ``word`` ("Doc 7") if any: a

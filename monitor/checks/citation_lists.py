@@ -139,9 +139,7 @@ def cite_part(part: str, cites: Citations, loose: bool = True) -> bool:
     word = ""
     glued = GLUED.match(part) if idx is None and pre is None else None
     if (
-        glued is not None
-        and 1 <= int(glued.group(2)) <= cites.n_passages
-        and not cites.names_passage(part)
+        glued is not None and 1 <= int(glued.group(2)) <= cites.n_passages and not cites.is_id(part)
     ):  # beyond the passages, "doc_19" is read as the id it looks like (and is invalid)
         cites.index(int(glued.group(2)), glued.group(1))
         return True

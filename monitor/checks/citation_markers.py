@@ -52,6 +52,8 @@ _VALUE_WORDS = frozenset(
     "is are was were be returns return returned equals equal yields yield outputs output prints "
     "print becomes become to at array list vector tuple value values".split()
 )
+# "according to [3]": a citation, though "to [3]" is a value elsewhere ("set to [3]")
+_CITING_TO = ("according to", "refer to", "referring to")
 _RANGE_WORDS = frozenset(
     "range ranges interval intervals between bound bounds domain clamp clamped values value "
     "scale from".split()
@@ -191,7 +193,7 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             word = before.rsplit(None, 1)[-1].lower() if before else ""
             if not (
                 before.endswith(("=", '":', "':"))
-                or word in _VALUE_WORDS
+                or (word in _VALUE_WORDS and not before.lower().endswith(_CITING_TO))
                 or int(inner) > bound
                 or (word.rstrip(".") in _NUMBERED and _numbers_noun(text, before, m.end()))
                 or _in_url(text, m.start())
@@ -213,14 +215,17 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             or any(c in inner for c in '"{}')
         ):
             continue  # code-like, a JSON array or a value ("set to [1, 2]", "returns [3]")
-        if _VALUE_AFTER.match(text, m.end()) or _indexing(text, m.start(), skipped):
+        footnote = inner.startswith("^")  # "UTC[^1][^2]", "fee[^a]": never indexing
+        if not footnote and (
+            _VALUE_AFTER.match(text, m.end()) or _indexing(text, m.start(), skipped)
+        ):
             skipped = m.end()
             continue  # "items[0]", "a[2][3]": indexing in prose
         if _AMOUNT.search(inner):
             continue  # "[€5]", "[10%]"
         if _YEAR.match(inner) and not cites.names_passage(inner):
             continue  # "In [2020], revenue grew": a year, not a passage
-        if inner.startswith("^"):
+        if footnote:
             inner = inner.rstrip("^")  # "[^1^]"
             label = inner.lower()
             target = labels.get(label)
@@ -296,7 +301,11 @@ def _id_in_parentheses(part: str, cites: Citations) -> bool:
         return False
     if cites.names_passage(part):
         return True
-    return any(c in ID_CHARS for c in part) and stem(part.lower()) in cites.stems
+    if not any(c in ID_CHARS for c in part):
+        return False
+    # a passage id's stem ("refunds-2023" beside refunds-2024), or, for a short one, its
+    # shape ("kb-3301" beside kb-1042: letters, separator, digits)
+    return stem(part.lower()) in cites.stems or cites.shaped_like_id(part)
 
 
 def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
