@@ -278,3 +278,27 @@ def test_crewai_task_messages_on_its_agent_span_are_the_conversation() -> None:
     work = {k: trace.attributes[v] for k, v in AGENT_INPUTS.items()}
     assert work == {"model_calls": 2, "tool_calls": 2, "retrieval_calls": 2, "agent_steps": 1,
                     "tool_errors": 0, "repeated_calls": 1, "longest_repeat": 2}  # fmt: skip
+
+
+@pytest.mark.parametrize("state", [
+    {"messages": [{"role": "user", "content": "earlier"}, {"role": "assistant", "content": "a"},
+                  {"role": "user", "content": "and the fee"}]},  # CrewAI's Agent.kickoff
+    {"messages": [["user", "and the fee"]], "remaining_steps": 10},  # LangGraph's input
+    {"messages": [{"type": "human", "data": {"content": "and the fee"}}]},  # serialized
+])  # fmt: skip
+def test_the_question_is_what_the_user_typed_not_the_frameworks_template(
+    state: dict[str, object],
+) -> None:
+    """An agent run on a message list: the question is the last message the user typed, as
+    the root's input records it, not the model's copy wrapped in the framework's template
+    (CrewAI's "Current Task: …"); with no such message, the model's last user message."""
+    from monitor.ingest.conventions.openinference import _question
+    from monitor.ingest.otlp import Span
+
+    templated: list[dict[str, object]] = [
+        {"role": "user", "content": "\nCurrent Task: and the fee"}
+    ]
+    root = Span("e" * 32, "1" * 16, "", "agent", 0, 1, {"input.value": json.dumps(state)})
+    assert _question(root, templated) == "and the fee"
+    empty = Span("e" * 32, "1" * 16, "", "agent", 0, 1, {"input.value": '{"messages": []}'})
+    assert _question(empty, templated) == "\nCurrent Task: and the fee"

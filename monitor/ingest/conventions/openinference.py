@@ -437,25 +437,43 @@ def _tool_retrieval(spans: list[Span], root: Span, llms: list[Span]) -> _Shape |
 
 def _recorded(spans: list[Span], root: Span) -> _Shape | None:
     """An agent whose conversation is recorded on its span (``recorded``: Haystack's Agent,
-    CrewAI's task); the question the root's input where it says one (CrewAI's kickoff
-    inputs), else the conversation's last user message; the answer the root's, else the
-    conversation's."""
+    CrewAI's task or agent); the question what the root's input says the user asked (the
+    kickoff's inputs; the last user message of a message list, before a framework wraps it
+    in its template: CrewAI's "Current Task: …"), else the conversation's last user
+    message; the answer the root's, else the conversation's."""
     shape = recorded_conversation(spans)
     if shape is not None:
-        given = root.attributes.get("input.value")
-        question = "" if _is_message_state(given) else _first_string(given)
-        if question and not _is_repr(question):
-            shape.question = question
+        shape.question = _question(root, [{"role": "user", "content": shape.question}])
         answer = _answer_value(root.attributes.get("output.value"))
         if answer and not _is_repr(answer):
             shape.answer = answer
     return shape
 
 
+def _typed(value: object) -> str:
+    """What the user typed in one message of an agent's input message list, in the spellings
+    frameworks record: ``{"role": "user", "content": …}``, LangChain's ``("user", …)`` pair
+    or serialized ``{"type": "human", "data": {"content": …}}``; "" for any other message."""
+    if isinstance(value, list) and len(value) == 2 and value[0] in ("user", "human"):
+        return value[1] if isinstance(value[1], str) else ""
+    if not isinstance(value, dict):
+        return ""
+    if value.get("role") == "user" or value.get("type") == "human":
+        data = value.get("data")
+        content = value.get("content", data.get("content") if isinstance(data, dict) else None)
+        return content if isinstance(content, str) else _text(content) if content else ""
+    return ""
+
+
 def _question(root: Span, messages: list[dict[str, object]]) -> str:
-    """The root's input, unless that is a message list (a LangGraph agent's state) or says
-    nothing: then the last user message the answering call was given."""
+    """The root's input: the last message the user typed when it is a message list (an
+    agent's state), else the question it holds; where it says nothing, the last user
+    message the answering call was given."""
     users = [_message_text(m) for m in messages if m.get("role") == "user"]
     given = root.attributes.get("input.value")
-    question = "" if _is_message_state(given) else _first_string(given)
+    if _is_message_state(given):
+        typed = [t for m in _loads(given)["messages"] if (t := _typed(m))]  # type: ignore[index]
+        question = typed[-1] if typed else ""
+    else:
+        question = _first_string(given)
     return question if question and not _is_repr(question) else (["", *users])[-1]
