@@ -191,6 +191,22 @@ def _bounded(text: str, probe: str) -> bool:
     return False
 
 
+def _whole(text: str, token: str) -> bool:
+    """``token`` occurs in ``text`` as a whole token: "HR-5510" is not in "HR-55102", nor
+    "555-0123" in "1-555-01234"."""
+    i = text.find(token)
+    n = len(token)
+    while i >= 0:
+        before = text[i - 1] if i else " "
+        after = text[i + n] if i + n < len(text) else " "
+        if not (before.isalnum() or (before in "-_." and token[0].isalnum())) and not (
+            after.isalnum() or (after in "-_.," and text[i + n + 1 : i + n + 2].isalnum())
+        ):
+            return True
+        i = text.find(token, i + 1)
+    return False
+
+
 _IDENT_DIGITS = 7  # fewer digits than a phone or reference number: compared as written
 _DIGITS_ONLY = re.compile(r"\D")
 # A phone or reference number written in groups: digits separated by single spaces, dashes,
@@ -286,7 +302,7 @@ class NumberLookup:
                 # or "44" (with or without separators): parse only those places.
                 return any(self._near(r) for r in mention.readings) or self._range_end(mention)
         elif mention.kind == "ident" and (
-            mention.raw in self.text  # phone and order numbers: the same digits and groups
+            _whole(self.text, mention.raw)  # phone and order numbers: the same digits and groups
             or self._same_digits(mention.raw)  # or the same digits written otherwise
         ):
             return True

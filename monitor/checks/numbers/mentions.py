@@ -317,7 +317,7 @@ def _mention(kind: str, m: re.Match[str], locale: Locale) -> Mention | None:
     if kind == "num":
         return _number(m, locale)
     raw = m.group(0)
-    if kind == "phone" and raw[0] != "+":  # "(555) 012-3456": the area code's bracket too
+    if kind == "phone" and raw[0] != "+" and ")" in raw:  # "(555) 012-3456": its bracket too
         return Mention(f"({raw}", "ident")
     if kind in ("ident", "phone"):
         return Mention(raw, "ident")
@@ -351,7 +351,7 @@ def _spelled_claims(text: str) -> list[Mention]:
         value = float(SPELLED[word])
         if m.group("ones") and value in (20, 30, 40, 50, 60, 70, 80, 90):
             value += SPELLED[m.group("ones")]
-            word = f"{word}-{m.group('ones')}"
+            word = low[i : m.end("ones")]  # as written: "twenty-five", "twenty five"
         last = m.group(0).rsplit(None, 1)[-1]
         noun = "" if last in MEASURES else last  # "two days" measures, "two films" counts
         precision, scale = 1.0, m.group("scale")

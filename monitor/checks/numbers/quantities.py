@@ -105,6 +105,13 @@ _PERIOD = re.compile(
 
 _PER_YEAR = {"we": 52.0, "wk": 52.0, "mo": 12.0, "ye": 1.0, "yr": 1.0, "an": 1.0}
 
+# Nouns of persons (their "s" dropped): "people" counts respondents, members, ...
+_PERSONS = frozenset(
+    "people person respondent participant customer patient student employee member user "
+    "visitor attendee resident passenger worker staff voter fan spectator subscriber "
+    "applicant volunteer children child adult men women".split()
+)
+
 _STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "under", "below"})
 
 
@@ -251,7 +258,14 @@ def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str
         unit = unit.lower().rstrip("s")
         for m, c, other in d.context_figures():
             other = other.lower().rstrip("s")
-            if unit and other != unit and (rule == "range" or other):
+            if (
+                unit
+                and other != unit
+                and (rule == "range" or other)
+                and not (
+                    unit in _PERSONS and other in _PERSONS  # "more than 1,000 people": respondents
+                )
+            ):
                 continue  # "at least 7 people" is not backed by "9.6 magnitude"
             if rule == "range":
                 lo, hi = value + low * step, value + high * step
