@@ -110,40 +110,52 @@ def _not_question(table: Mapping[str, object], scope: str) -> str:
 
 
 def negative(table: Mapping[str, object]) -> list[str]:
-    """Negation × worth, a verdict word, the answer contradicted (see the module)."""
+    """Negation × worth, a verdict word, the answer contradicted (see the module); the
+    verdict itself, without the words before it, is the group ``v``."""
     w = _Words(table)
-    questions = w.bounded("questions")
-    # a problem of the user's own and a question about it ("login doesn't work, what do I
-    # do?"): a later clause that opens with a question word and ends with a question mark
-    later = rf"(?!.*[{_END}]\s*[¿¡]?{questions}[^?？]*[?？])" if questions else ""
-    start = w.opening() + _not_question(table, "clause") + later + w.own()
+    start = _complaint(table) + w.own()
     out: list[str] = []
     neg, good = w.bounded("negators"), w.bounded("good")
     if neg and good:
         # an elided pronoun may stand on the verb ("vous m'aidez pas", "non m'aiuta")
         clitic = r"(?:[^\W\d_]{1,2}['’])?" if w.b else ""
-        out.append(f"{start}{neg}\\s*{w.gap(2)}{clitic}{good}")
+        out.append(f"{start}(?P<v>{neg}\\s*{w.gap(2)}{clitic}{good})")
         if table.get("good_first"):
-            out.append(f"{start}{clitic}{good}\\s*{w.gap(2)}{neg}")
+            out.append(f"{start}(?P<v>{clitic}{good}\\s*{w.gap(2)}{neg})")
     bad = w.bounded("bad")
     if bad:  # on its own, or on the answer ("useless bot"), never on a thing ("wrong card")
         answer = w.bounded("answer")
         after = rf"(?=\s*+(?:$|[{_END}]|[^\w\s]" + (f"|{answer}" if answer else "") + "))"
-        out.append(f"{start}{bad}{after}")
+        copulas = w.bounded("copulas")
+        if copulas:  # the verdict after its noun: only after a verb "to be" or the answer
+            lead = f"(?:{w.own()}{copulas}\\s+)?" + (f"(?:{answer}\\s+){{0,2}}" if answer else "")
+            out.append(f"{_complaint(table)}{lead}(?P<v>{bad}){after}")
+        else:
+            out.append(f"{start}(?P<v>{bad}){after}")
+    worked, nothing = w.bounded("worked"), w.bounded("for_nothing")
+    if worked and nothing:  # thanks for nothing: a polite word turned against the answer
+        out.append(f"{_complaint(table)}(?P<v>{worked}\\W*{nothing})")
     missing = w.words("missing")
     if missing:
-        out.append(f"{w.opening()}{_not_question(table, 'turn')}[^{_END}]*?{w.b}{missing}")
+        out.append(f"{w.opening()}{_not_question(table, 'turn')}[^{_END}]*?(?P<v>{w.b}{missing})")
     return out
 
 
-def asked_after(table: Mapping[str, object]) -> str:
-    """What must not follow a complaint the language lists whole for it to be one: the rest
-    of its clause ending with a question mark, or a later clause that asks a question
-    ("my card payment didn't work, what other methods …"; the composed rules hold the same
-    at the clause's start)."""
+def _complaint(table: Mapping[str, object]) -> str:
+    """The start of a clause that can be a complaint: it opens with no question word, does
+    not end with a question mark, and no later clause opens with a question word — a
+    problem of the user's own and a question about it ("my card payment didn't work, what
+    other methods …", "wrong item delivered, how do I send it back": users leave the
+    question mark out)."""
     questions = _Words(table).bounded("questions")
-    later = rf"(?!.*[{_END}]\s*[¿¡]?{questions}[^?？]*[?？])" if questions else ""
-    return _not_question(table, "clause") + later
+    later = rf"(?!.*[{_END}]\s*[¿¡]?{questions})" if questions else ""
+    return _Words(table).opening() + _not_question(table, "clause") + later
+
+
+def in_clause(table: Mapping[str, object], pattern: str) -> str:
+    """A complaint the language lists whole, found in a clause that can be a complaint (a
+    clause pattern: "perché … non funziona su linux" is a question)."""
+    return f"{_complaint(table)}[^{_END}]*?(?P<v>{pattern})"
 
 
 def escalation(table: Mapping[str, object]) -> list[str]:
@@ -189,6 +201,11 @@ def positive(table: Mapping[str, object]) -> list[str]:
     tail = rf"(?:{rest}[^\W_]+){{0,2}}{rest}" if w.b else rf"[^{_END}]{{0,8}}"
     end = rf"(?:$|(?=[{_END}]))"
     return [f"{w.opening()}{_not_question(table, 'clause')}{lead}{worked}{tail}{end}"]
+
+
+def asks(table: Mapping[str, object]) -> str:
+    """A clause that opens with one of the language's question words."""
+    return rf"[^\w{_END}]*[{_END}]*\s*[¿¡]?{_Words(table).bounded('questions')}"
 
 
 def in_advance(table: Mapping[str, object]) -> str | None:

@@ -99,6 +99,7 @@ class Language(NamedTuple):
     antonyms: matching.Antonyms = matching.Antonyms((), None, frozenset())
     numerals: dict[str, str] = {}  # noqa: RUF012 (never changed) a number's word -> its digits
     in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
+    asks: re.Pattern[str] | None = None  # a clause that opens with a question word
 
 
 def _gates_of(patterns: Iterable[str], clauses: Iterable[str] = ()) -> tuple[Gated, ...]:
@@ -143,8 +144,9 @@ def languages() -> tuple[Language, ...]:
                 code=code,
                 escalation=_gates_of(data.get("escalation", ()), made["escalation"]),
                 negative=_gates_of(
-                    [f"(?:{p}){grammar.asked_after(table)}" for p in data.get("negative", ())],
-                    made["negative"],
+                    (),
+                    [grammar.in_clause(table, p) for p in data.get("negative", ())]
+                    + made["negative"],
                 ),
                 positive=_gates_of(data.get("positive", ()), made["positive"]),
                 openers=re.compile(openers, _FLAGS) if openers else None,
@@ -159,6 +161,7 @@ def languages() -> tuple[Language, ...]:
                     if n > 1 or form not in stop  # "une fois", "een keer": an article
                 },
                 in_advance=grammar.in_advance(table),
+                asks=re.compile(grammar.asks(table), _FLAGS) if table.get("questions") else None,
             )
         )
     return tuple(found)
@@ -589,16 +592,25 @@ def _complaint_ahead(
     starts = grammar.clauses(text)
     if len(starts) < 2:
         return None
-    if escalation is not None:
-        cut = max((s for s in starts if s <= escalation.start()), default=0)
-        return _any(text[:cut], 1, langs, open_) if cut else None
+    if escalation is not None:  # the request may have taken the clauses before it in
+        for cut in starts[1:]:
+            if cut >= escalation.end():
+                break
+            if (found := _any(text[:cut], 1, langs, open_)) is not None:
+                return found
+        return None
     if not _alike(a, b):
         return None
     for start in starts[1:]:
         tail = _prepared(text[start:])
         if tail.text and is_rephrase(a, tail):
             head = text[:start]
-            return _any(head, 1, langs, open_) if _about_the_answer(head, a, b) else None
+            found = _any(head, 1, langs, open_)
+            if found is None:
+                return None
+            start_v, end_v = found.span("v") if "v" in found.re.groupindex else found.span()
+            rest = head[:start_v] + " " + head[end_v:]
+            return found if _about_the_answer(rest, a, b) else None
     return None
 
 
@@ -606,10 +618,11 @@ _KANA = re.compile(r"[\u3041-\u309f]+")  # hiragana: Japanese grammar, not a thi
 
 
 def _about_the_answer(head: str, a: _Turn, b: _Turn) -> bool:
-    """Whether a complaint before the question asked again names nothing A did not ("no,
-    not what I asked"), unlike a problem of the user's own before a question about it ("my
-    card payment didn't work, what other payment methods …"). In Japanese, character pairs
-    of hiragana alone are grammar, not a thing named."""
+    """Whether the words around a complaint before the question asked again (``head``, the
+    complaint taken out) name nothing A did not ("no, not what I asked"), unlike a problem
+    of the user's own before a question about it ("my card payment didn't work, what other
+    payment methods …"). In Japanese, character pairs of hiragana alone are grammar, not a
+    thing named."""
     lang = _first_language(a, b)
     new = content(head, lang) - _content_of(a.text, lang.code)
     return all(_KANA.fullmatch(w) for w in new)
@@ -627,12 +640,30 @@ def _in_advance() -> re.Pattern[str] | None:
     return re.compile("|".join(words), _FLAGS) if words else None
 
 
+def _asks_next(text: str, after: int, langs: tuple[Language, ...]) -> bool:
+    """Whether a clause after ``after`` (or the rest of the thank-you's own) opens with a
+    question word, behind a next question's opener if any ("thanks! and where do I find the
+    API key", "merci, et où …": users leave the question mark out)."""
+    starts = [after, *(s for s in grammar.clauses(text) if s > after)]
+    for start in starts:
+        for lang in langs:
+            if lang.asks is None:
+                continue
+            clause = text[start:]  # the openers are anchored at the string's start
+            opened = lang.openers.match(clause) if lang.openers is not None else None
+            if lang.asks.match(clause, opened.end() if opened is not None else 0):
+                return True
+    return False
+
+
 def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
     """A thank-you that asks nothing more: no question mark, and few words of its own."""
     text = b.text
     if "?" in text or "？" in text or "؟" in text:
         return False
     if (ahead := _in_advance()) is not None and ahead.search(text):
+        return False
+    if _asks_next(text, match.end(), _speakers(b)):
         return False
     rest = (text[: match.start()] + " " + text[match.end() :]).strip()
     lang = _tally(text, b.counts, b.unspaced)[0]

@@ -102,3 +102,37 @@ def test_a_full_width_comma_ends_a_clause_in_chinese() -> None:
 )
 def test_swedish_and_korean_compose_from_their_word_roles(b: str, want: list[str]) -> None:
     assert read("Hur avslutar jag mitt konto?", b) == want
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "thanks, and where do i change my avatar",
+        "merci ! et comment je change mon avatar",
+        "danke, wo ändere ich mein profilbild",
+        "谢谢，那怎么改头像",
+    ],
+)
+def test_thanks_then_a_next_question_without_its_mark_is_no_feedback(b: str) -> None:
+    assert read(PRO, b) == []
+
+
+@pytest.mark.parametrize(
+    "b", ["thanks for nothing", "merci pour rien", "grazie per nulla", "bedankt voor niets"]
+)
+def test_thanks_for_nothing_is_a_complaint(b: str) -> None:
+    assert read(PRO, b) == ["negative_feedback"]
+
+
+@pytest.mark.parametrize(
+    ("b", "want"),
+    [
+        ("me aparece usuario incorrecto al entrar", []),
+        ("me mandaron la talla equivocada, cómo la cambio", []),
+        ("la respuesta es incorrecta", ["negative_feedback"]),
+        ("resposta errada", ["negative_feedback"]),
+        ("perché l'app non funziona sul mio tablet", []),
+    ],
+)
+def test_a_verdict_after_its_noun_is_one_on_the_answer_only(b: str, want: list[str]) -> None:
+    assert read(PRO, b) == want

@@ -192,7 +192,7 @@ def test_shared_words_through_slips_cuts_and_particles() -> None:
 def test_every_language_with_word_roles_composes_each_signal() -> None:
     """A language's grammar table makes patterns of every kind, each matched at a clause's
     start, and each found by the gate machinery."""
-    composed = [lang for lang in languages() if any(g.clause for g in lang.negative)]
+    composed = [lang for lang in languages() if any(g.clause for g in lang.escalation)]
     assert {lang.code for lang in composed} >= {"en", "de", "fr", "es", "it", "pt", "nl", "pl",
                                                  "tr", "ja", "zh"}  # fmt: skip
     for lang in composed:
