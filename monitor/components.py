@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from monitor.checks import CHECK_TYPES, Check, CheckType, make
@@ -31,10 +32,11 @@ from monitor.judge.config import JudgeConfig
 from monitor.sources import Source
 from monitor.sources.demo_config import DemoSourceConfig
 from monitor.sources.files_config import JsonlSourceConfig
+from monitor.sources.inputs import Input
 from monitor.sources.kafka_config import KafkaSourceConfig, KafkaSourceSetup
 from monitor.sources.otlp_http_config import OtlpHttpSourceConfig
 from monitor.sources.section import SourceSection
-from monitor.telemetry import Metrics
+from monitor.telemetry import LabelLimiter, Metrics
 from sinks import Sink
 from sinks.golden import GoldenOutput, GoldenRowSink
 from sinks.jsonl import JsonlOutput, JsonlSink
@@ -131,6 +133,10 @@ class Component(Generic[C, T]):
         """The component as ``settings`` configure it, or None when they leave it off."""
         config = self.read(settings)
         return None if config is None else self.load()(config, metrics)
+
+    def made(self, config: C, metrics: Metrics | None) -> T:
+        """The component from ``config``, given (a command's own part: see ``COMMAND``)."""
+        return self.load()(config, metrics)
 
 
 def configured(
@@ -378,3 +384,114 @@ JUDGES: tuple[Component[JudgeConfig, JudgeSpec], ...] = tuple(
 
 # Every row, for the tests that walk the table.
 TABLE: tuple[Component[Any, Any], ...] = (*CHECKS, *SOURCES, *SINKS, *JUDGES)
+
+
+# --- a command's own parts: what a command reads (its files, a window of a topic's history)
+# and reports (its summary table, an OpenMetrics file for backfill). The settings never turn
+# them on; a command states them with their configuration (``monitor.registry.commands``),
+# and the daemon's own outputs it may write come from the rows above, at its paths.
+
+
+def _asked(settings: Configured) -> None:
+    """A command's part: off in the settings, built from what the command asks."""
+    return None
+
+
+@dataclass(frozen=True)
+class FileInput:
+    """Files a command reads once (``replay``), each already opened (``-``: stdin), in one
+    record format: ``native``, ``otlp-json`` or ``otlp-proto``. ``on_progress`` hears each
+    record with the bytes read so far; ``log_read_errors`` False: the command says them."""
+
+    inputs: tuple[Input, ...]
+    format: str
+    on_progress: Callable[[int], None] | None = None
+    log_read_errors: bool = True
+
+
+def _files() -> Make[FileInput, Source]:
+    from monitor.sources.files import JsonlSource, OtlpFileSource
+
+    def make(config: FileInput, metrics: Metrics | None) -> Source:
+        source: JsonlSource | OtlpFileSource
+        if config.format == "native":
+            source = JsonlSource(config.inputs, on_progress=config.on_progress)
+        else:
+            source = OtlpFileSource(config.inputs, config.format, on_progress=config.on_progress)
+        source.log_read_errors = config.log_read_errors
+        return source
+
+    return make
+
+
+@dataclass(frozen=True)
+class HistoryWindow:
+    """A window of Kafka topics' history read once (``rescore``): the records whose
+    timestamps fall in ``[since, until)`` (Unix seconds), over the ``kafka`` connection, in
+    one record format (``source.kafka.format``'s: ``native``, ``otlp_proto``, ...)."""
+
+    topics: tuple[str, ...]
+    format: str
+    connection: KafkaConnection
+    since: float
+    until: float
+
+
+def _history_window() -> Make[HistoryWindow, Source]:
+    from monitor.sources.history import KafkaWindow  # the Kafka client, only when used
+
+    def make(config: HistoryWindow, metrics: Metrics | None) -> Source:
+        return KafkaWindow(list(config.topics), config.connection, config.since, config.until)
+
+    return make
+
+
+@dataclass(frozen=True)
+class SummaryOutput:
+    """A command's summary table (``replay``): the checks that run, in their order, and the
+    judge's calibration record (a ``judge.Calibration``, or None) that corrects its rate."""
+
+    checks: tuple[str, ...]
+    calibration: Any = None
+
+
+def _summary() -> Make[SummaryOutput, Sink]:
+    from sinks.summary import SummarySink
+
+    def make(config: SummaryOutput, metrics: Metrics | None) -> Sink:
+        summary = SummarySink(list(config.checks))
+        summary.calibration = config.calibration
+        return summary
+
+    return make
+
+
+@dataclass(frozen=True)
+class HistoryOutput:
+    """An OpenMetrics file of counters per ``step_seconds`` for Prometheus's backfill
+    (``rescore --openmetrics``), its labels bounded as the daemon's (``metrics``)."""
+
+    path: Path
+    step_seconds: float
+    metrics: MetricsConfig
+
+
+def _history_file() -> Make[HistoryOutput, Sink]:
+    from sinks.openmetrics import OpenMetricsHistorySink
+
+    def make(config: HistoryOutput, metrics: Metrics | None) -> Sink:
+        m = config.metrics
+        return OpenMetricsHistorySink(
+            config.path, config.step_seconds, LabelLimiter(m.routes, m.max_label_values),
+            LabelLimiter(m.apps, m.max_label_values),
+        )  # fmt: skip
+
+    return make
+
+
+COMMAND: tuple[Component[Any, Any], ...] = (
+    Component("source", "files", FileInput, _asked, _files, False),
+    Component("source", "history_window", HistoryWindow, _asked, _history_window, False),
+    Component("sink", "summary", SummaryOutput, _asked, _summary, False),
+    Component("sink", "openmetrics_history", HistoryOutput, _asked, _history_file),
+)

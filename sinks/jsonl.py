@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -20,9 +21,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class JsonlOutput:
-    """The JSONL sink's configuration: ``output.evaluations_jsonl`` and
-    ``dead_letters_jsonl`` (one at least), and the redactor of what is written (None: as it
-    is)."""
+    """The JSONL sink's configuration: ``output.evaluations_jsonl`` (``-``: standard output)
+    and ``dead_letters_jsonl`` (one at least), and the redactor of what is written (None: as
+    it is)."""
 
     evaluations: Path | None
     dead_letters: Path | None
@@ -42,7 +43,10 @@ class JsonlSink(SinkBase):
 
     @classmethod
     def from_config(cls, config: JsonlOutput, metrics: Metrics | None = None) -> JsonlSink:
-        """The files of ``config``, written through its redactor."""
+        """The files of ``config`` (evaluations at ``-``: standard output), written through
+        its redactor."""
+        if config.evaluations is not None and str(config.evaluations) == "-":
+            return cls(None, config.dead_letters, stream=sys.stdout, redactor=config.redactor)
         return cls(config.evaluations, config.dead_letters, redactor=config.redactor)
 
     def __init__(

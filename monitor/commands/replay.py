@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import threading
 import time
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from prometheus_client import CollectorRegistry
 
@@ -14,15 +14,11 @@ from monitor import registry
 from monitor.commands.common import _open_output, _settings, is_stdout
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
 from monitor.core.heap import freeze_startup_heap
-from monitor.core.pii import redactor_for
 from monitor.ingest.assembly import OtlpAssembler
 from monitor.ingest.conventions import OUTCOMES
 from monitor.ingest.conversion import by_convention
-from monitor.sources import JsonlSource, OtlpFileSource, framing
+from monitor.sources import framing
 from monitor.sources.inputs import Input, check_inputs
-from sinks import Sink
-from sinks.golden import GoldenRowSink
-from sinks.jsonl import JsonlSink
 from sinks.summary import SummarySink
 
 
@@ -97,27 +93,6 @@ def _replay_format(args: argparse.Namespace, inputs: list[Input], stderr: TextIO
               "replay them separately or name one with --format", file=stderr)  # fmt: skip
         return None
     return str(found.pop()) if found else "native"
-
-
-def _replay_sinks(
-    args: argparse.Namespace, settings: config_mod.Settings, stdout: TextIO | None
-) -> tuple[SummarySink, GoldenRowSink | None, list[Sink]]:
-    """The summary, the golden-row sink (``--golden-dir``) and every sink of a replay;
-    ``stdout`` is given when the evaluation lines go there (``--output-jsonl -``)."""
-    summary = SummarySink(registry.build_suite(settings).names)
-    summary.calibration = registry.calibration(settings)
-    sinks: list[Sink] = [summary]
-    if args.output_jsonl is not None:
-        path = None if stdout is not None else args.output_jsonl
-        sinks.append(JsonlSink(path, stream=stdout, redactor=redactor_for(settings, "lines")))
-    if args.store is not None:  # the evaluation store, redacted as the lines are
-        from sinks.store import StoreSink
-
-        sinks.append(StoreSink(args.store, redactor=redactor_for(settings, "lines")))
-    golden = GoldenRowSink(args.golden_dir) if args.golden_dir is not None else None
-    if golden is not None:
-        sinks.append(golden)
-    return summary, golden, sinks
 
 
 def _sampling_said(settings: config_mod.Settings, sample_rate: float | None) -> str:
@@ -218,19 +193,6 @@ def _output_opened(args: argparse.Namespace, to_stdout: bool, stderr: TextIO) ->
     return True
 
 
-def _replay_source(
-    inputs: list[Input], fmt: str, progress: _Progress
-) -> JsonlSource | OtlpFileSource:
-    """The files' source: native lines, or OTLP in ``fmt``; read errors said by the replay."""
-    source: JsonlSource | OtlpFileSource
-    if fmt == "native":
-        source = JsonlSource(inputs, on_progress=progress)
-    else:
-        source = OtlpFileSource(inputs, fmt, on_progress=progress)
-    source.log_read_errors = False  # said once, below, with the other reasons
-    return source
-
-
 def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stderr: TextIO) -> int:
     fmt = _replay_format(args, inputs, stderr)
     settings = _settings(args, "replay", stderr) if fmt is not None else None
@@ -240,24 +202,20 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
     to_stdout = is_stdout(args.output_jsonl)
     if settings is None or not _output_opened(args, to_stdout, stderr):
         return EXIT_USAGE
-    backend = settings.judge.backend
     enabled = args.progress == "always" or (args.progress == "auto" and stderr.isatty())
     sizes = [i.size for i in inputs]
     total = None if None in sizes else sum(s or 0 for s in sizes)
     progress = _Progress(total, stderr, enabled)
-    source = _replay_source(inputs, fmt, progress)
+    # the read errors are said once, below, with the other reasons
+    files = registry.FileInput(tuple(inputs), fmt, progress, log_read_errors=False)
+    outputs = registry.Outputs(args.output_jsonl, args.golden_dir, args.store, summary=True)
     try:
-        summary, golden, sinks = _replay_sinks(args, settings, stdout if to_stdout else None)
         metrics = registry.build_metrics(CollectorRegistry())
         stage = registry.build_judge_stage(settings, metrics, sample_rate=args.sample_rate)
         if stage is not None:
             print(f"ragmon replay: {_sampling_said(settings, args.sample_rate)}", file=stderr)
-        decoder = registry.build_decoder(settings, metrics, fmt=fmt.replace("-", "_"))
-        pipeline = registry.build_pipeline(
-            settings, metrics, source=source, extra_sinks=sinks, judge_stage=stage,
-            decoder=decoder, outputs=False,
-        )  # fmt: skip
-        pipeline.start()
+        run = registry.build_command(settings, metrics, files, outputs, judge_stage=stage)
+        run.pipeline.start()
     except StartupError as exc:
         print(f"ragmon replay: {exc}", file=stderr)
         return EXIT_USAGE
@@ -267,28 +225,48 @@ def _replay(args: argparse.Namespace, inputs: list[Input], stdout: TextIO, stder
         return EXIT_USAGE
     freeze_startup_heap()
     try:
-        pipeline.run(threading.Event())
+        run.pipeline.run(threading.Event())
     finally:
-        pipeline.close()
+        run.pipeline.close()
     progress.finish()
-    if isinstance(decoder, OtlpAssembler):
-        _report_conventions(decoder.counts, stderr)
+    said = _Said(fmt, settings.judge.backend, stderr if to_stdout else stdout, stderr)
+    return _replayed(args, run, inputs, said)
+
+
+class _Said(NamedTuple):
+    """How a replay's findings are said: the input's format, the judge that ran, where the
+    summary table goes (stdout, or stderr when the lines go to stdout) and the rest."""
+
+    fmt: str
+    backend: str
+    out: TextIO
+    stderr: TextIO
+
+
+def _replayed(
+    args: argparse.Namespace, run: registry.CommandRun, inputs: list[Input], said: _Said
+) -> int:
+    """What the replay found, said, and its exit status."""
+    summary, fmt, backend, stderr = run.summary, said.fmt, said.backend, said.stderr
+    assert summary is not None  # asked for
+    if isinstance(run.decoder, OtlpAssembler):
+        _report_conventions(run.decoder.counts, stderr)
     _report_bad_records(summary, "message" if fmt == "otlp-proto" else "line", stderr)
-    if golden is not None:
-        print(f"candidate golden rows: {golden.rows_written} new in {args.golden_dir}",
+    if run.golden is not None:
+        print(f"candidate golden rows: {run.golden.rows_written} new in {args.golden_dir}",
               file=stderr)  # fmt: skip
-    for what in source.read_errors:
+    for what in run.read_errors:
         print(f"ragmon replay: {what}", file=stderr)
-    if pipeline.stats.traces == 0:
+    if run.pipeline.stats.traces == 0:
         why = _why_nothing([i.head for i in inputs], fmt)
         print(f"ragmon replay: no trace evaluated{why}", file=stderr)
         return EXIT_FAIL
-    print(summary.table(), file=stderr if to_stdout else stdout)
+    print(summary.table(), file=said.out)
     failed = summary.judge_failures()
     if backend != "none" and failed and summary.judged == 0:
         print(f"ragmon replay: {_judge_failed_said(backend, failed)}", file=stderr)
         return EXIT_FAIL
-    return EXIT_FAIL if source.read_errors else EXIT_OK
+    return EXIT_FAIL if run.read_errors else EXIT_OK
 
 
 def _report_bad_records(summary: SummarySink, unit: str, stderr: TextIO) -> None:

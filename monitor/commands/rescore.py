@@ -14,17 +14,14 @@ from monitor import registry
 from monitor.commands.common import _settings, _writable, is_stdout
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
 from monitor.core.model import Evaluation
-from monitor.core.pii import redactor_for
 from monitor.judge.rubric import estimate_input_tokens
 from monitor.judge.sampler import HashSampler, SamplingRules
 from monitor.registry.judges import sampling_rates
 from monitor.sources.kafka_config import KafkaSourceConfig
-from monitor.telemetry import LabelLimiter
-from sinks import Sink, SinkBase
+from sinks import SinkBase
 
 if TYPE_CHECKING:
     from monitor.config import Settings
-    from sinks.openmetrics import OpenMetricsHistorySink
 
 
 class _WouldJudge(SinkBase):
@@ -97,37 +94,17 @@ def _asked_window(args: argparse.Namespace, stderr: TextIO) -> tuple[float, floa
     return since, until
 
 
-def _rescore_sinks(
-    args: argparse.Namespace, settings: Settings, stdout: TextIO
-) -> tuple[list[Sink], _WouldJudge | None, OpenMetricsHistorySink | None]:
-    """The window's sinks: the judge's estimate alone (``--dry-run``), or the evaluation
-    lines and the OpenMetrics history asked for; the estimate and the history apart."""
-    from sinks.jsonl import JsonlSink
-    from sinks.openmetrics import OpenMetricsHistorySink
-
-    m = settings.metrics
-    sinks: list[Sink] = []  # typed: a sink missing a method of the contract fails mypy
+def _rescore_outputs(args: argparse.Namespace) -> registry.Outputs:
+    """The window's outputs: the evaluation lines and the OpenMetrics history asked for
+    (none with ``--dry-run``: only the judge's estimate, a sink of the command's own)."""
     if args.dry_run:
-        estimate = _WouldJudge(settings)
-        return [estimate], estimate, None
-    history = None
-    if args.output_jsonl is not None:
-        stream = stdout if is_stdout(args.output_jsonl) else None
-        sinks.append(JsonlSink(None if stream else args.output_jsonl, stream=stream,
-                               redactor=redactor_for(settings, "lines")))  # fmt: skip
-    if args.openmetrics is not None:
-        history = OpenMetricsHistorySink(
-            args.openmetrics, args.step, LabelLimiter(m.routes, m.max_label_values),
-            LabelLimiter(m.apps, m.max_label_values),
-        )  # fmt: skip
-        sinks.append(history)
-    return sinks, None, history
+        return registry.Outputs()
+    return registry.Outputs(args.output_jsonl, openmetrics=args.openmetrics,
+                            step_seconds=args.step)  # fmt: skip
 
 
 def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``ragmon rescore --since T --until T``."""
-    from monitor.sources.history import KafkaWindow
-
     settings = _settings(args, "rescore", stderr)
     span = _asked_window(args, stderr) if settings is not None else None
     if settings is None or span is None:
@@ -136,19 +113,19 @@ def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     kafka = settings.of(KafkaSourceConfig)
     topics = args.topic or kafka.topics
     fmt = args.format or kafka.format
-    window = _window_settings(settings)
     metrics = registry.build_metrics(CollectorRegistry())
-    sinks, estimate, history = _rescore_sinks(args, settings, stdout)
-    source = KafkaWindow(topics, settings.kafka, since, until)
+    estimate = _WouldJudge(settings) if args.dry_run else None
+    window = registry.HistoryWindow(tuple(topics), fmt, settings.kafka, since, until)
     try:
-        pipeline = registry.build_pipeline(
-            window, metrics, source=source, extra_sinks=sinks, judge_stage=None,
-            decoder=registry.build_decoder(window, metrics, fmt=fmt), outputs=False,
+        run = registry.build_command(
+            _window_settings(settings), metrics, window, _rescore_outputs(args),
+            extra_sinks=[estimate] if estimate is not None else [],
         )  # fmt: skip
-        pipeline.start()
+        run.pipeline.start()
     except StartupError as exc:
         print(f"ragmon rescore: {exc}", file=stderr)
         return EXIT_USAGE
+    pipeline, history = run.pipeline, run.history
     said = stderr if is_stdout(args.output_jsonl) else stdout
     try:
         stats = pipeline.run(threading.Event())

@@ -2,23 +2,35 @@
 
 The components themselves are rows of one table (``monitor.components``); this module builds
 the daemon from them. The judges, their stage and batch mode are built in
-``monitor.registry.judges``. The SDKs of optional parts (the Kafka client, the Anthropic SDK,
-the OTLP exporter) are imported where those parts are built, so a command that does not use
-them does not pay for importing them (the Anthropic SDK alone takes about a second).
+``monitor.registry.judges``; a command's pipeline (its own source and outputs, the rest as
+the daemon's) in ``monitor.registry.commands``. The SDKs of optional parts (the Kafka client,
+the Anthropic SDK, the OTLP exporter) are imported where those parts are built, so a command
+that does not use them does not pay for importing them (the Anthropic SDK alone takes about a
+second).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CHECK_TYPES, CheckSuite, PassageMemo
 from monitor.checks.risk import RISK_VERSION
 from monitor.checks.shadow import ShadowSuite
-from monitor.components import CHECKS, JUDGES, SINKS, SOURCES, Component, configured
+from monitor.components import (
+    CHECKS,
+    COMMAND,
+    JUDGES,
+    SINKS,
+    SOURCES,
+    Component,
+    HistoryOutput,
+    SummaryOutput,
+    configured,
+)
 from monitor.config import Settings
 from monitor.core.log import CheckErrors
 from monitor.core.version import ragmon_version
@@ -27,6 +39,13 @@ from monitor.ingest.decoder import OneItemPerRecord, RecordDecoder
 from monitor.ingest.native import NativeDecoder
 from monitor.judge.stage import JudgeStage
 from monitor.pipeline import Pipeline
+from monitor.registry.commands import (
+    CommandRun,
+    FileInput,
+    HistoryWindow,
+    Outputs,
+    command_settings,
+)
 from monitor.registry.judges import (
     build_judge,
     build_judge_stage,
@@ -49,13 +68,21 @@ from sinks import Sink
 
 if TYPE_CHECKING:
     from monitor.golden.probe_client import ProbeLoop
+    from sinks.golden import GoldenRowSink
+    from sinks.openmetrics import OpenMetricsHistorySink
+    from sinks.summary import SummarySink
 
 __all__ = [
     "CHECKS",
     "JUDGES",
     "SINKS",
     "SOURCES",
+    "CommandRun",
     "Component",
+    "FileInput",
+    "HistoryWindow",
+    "Outputs",
+    "build_command",
     "build_decoder",
     "build_judge",
     "build_judge_stage",
@@ -290,3 +317,40 @@ def build_pipeline(
     pipeline.share_listeners += listening
     pipeline.notices += notices
     return pipeline
+
+
+def build_command(
+    settings: Settings,
+    metrics: Metrics,
+    source: FileInput | HistoryWindow,
+    outputs: Outputs,
+    judge_stage: JudgeStage | None = None,
+    extra_sinks: Sequence[Sink] = (),
+) -> CommandRun:
+    """The pipeline of a command that reads ``source`` and writes ``outputs`` (and
+    ``extra_sinks``, a command's own), the rest as the daemon's: its checks, segments,
+    conversations (in memory, closed on the input's time), the in-process sinks (the
+    metrics), ``judge_stage`` (None: the settings' own, none with ``judge.backend: none``) and
+    the decoder of the source's format."""
+    own = {row.config: row for row in COMMAND}
+    read = own[type(source)].made(source, metrics)
+    decoder = build_decoder(settings, metrics, fmt=source.format.replace("-", "_"))
+    asked = command_settings(settings, outputs)
+    named = {row.name: row.build(asked, metrics) for row in SINKS if row.name in outputs.rows()}
+    summary = None
+    if outputs.summary:
+        table = SummaryOutput(tuple(build_suite(settings).names), calibration(settings))
+        summary = own[SummaryOutput].made(table, metrics)
+    history = None
+    if outputs.openmetrics is not None:
+        history = own[HistoryOutput].made(
+            HistoryOutput(outputs.openmetrics, outputs.step_seconds, settings.metrics), metrics
+        )
+    sinks = [s for s in (summary, *named.values(), history, *extra_sinks) if s is not None]
+    pipeline = build_pipeline(settings, metrics, source=read, extra_sinks=sinks,
+                              judge_stage=judge_stage, decoder=decoder, outputs=False)  # fmt: skip
+    return CommandRun(
+        pipeline, read, decoder, cast("SummarySink | None", summary),
+        cast("GoldenRowSink | None", named.get("golden_rows")),
+        cast("OpenMetricsHistorySink | None", history),
+    )  # fmt: skip
