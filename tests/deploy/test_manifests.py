@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from monitor.config import ENV_PREFIX, NOT_SETTINGS, Settings, _env_names, load
+from sinks.store import StoreConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -62,6 +63,20 @@ def test_the_exemplar_links_open_a_review_page_compose_serves() -> None:
     assert f"golden:{golden}" in review["volumes"] and f"golden:{golden}" in services[
         "ragmon"]["volumes"]  # fmt: skip
     assert f"install -d -o 10001 {golden}" in (DEPLOY / "Dockerfile").read_text()
+
+
+def test_the_review_service_reads_the_store_the_daemon_writes() -> None:
+    """The review service's trace, session and search pages read the evaluation store the
+    daemon writes: the same file on one volume, whose directory the image gives the daemon's
+    user."""
+    services = compose()["services"]
+    store = Path(services["ragmon"]["environment"]["RAGMON_STORE__PATH"])
+    review = services["review"]
+    assert review["command"][review["command"].index("--store") + 1] == str(store)
+    mount = f"store:{store.parent}"
+    assert mount in services["ragmon"]["volumes"] and mount in review["volumes"]
+    assert "store" in compose()["volumes"]
+    assert f"/var/lib/ragmon/golden {store.parent}" in (DEPLOY / "Dockerfile").read_text()
 
 
 def test_the_image_installs_the_pinned_versions() -> None:
@@ -254,7 +269,7 @@ def test_the_kubernetes_story_is_one_of_a_stateless_deployment(tmp_path: Path) -
     settings = configmap_settings(tmp_path)
     out = settings.output
     for path in (settings.golden.dir, settings.judge.batch.dir, out.evaluations_jsonl,
-                 out.dead_letters_jsonl):  # fmt: skip
+                 out.dead_letters_jsonl, settings.of(StoreConfig).path):  # fmt: skip
         assert path is None or any(str(path).startswith(w) for w in writable), path
     assert settings.golden.topic and settings.output.dead_letters_topic
 
