@@ -27,8 +27,12 @@ DEARER_AFTER = re.compile(
     r"\s*(?:percent\s+|per\s+cent\s+)?(?:more\s+expensive|more|higher|dearer|pricier|larger"
     r"|bigger|above)\b"
 )
-# The answer states the operands beside the figure: "(50 vs 10)", "50 against 10"
-OPERANDS = re.compile(r"\b(?:vs\.?|versus|against|compared\s+(?:with|to))\s")
+# The answer states the operands beside the figure: "(50 vs 10)", "50 against 10", "from
+# 10 to 50"
+OPERANDS = re.compile(
+    r"\b(?:vs\.?|versus|against|compared\s+(?:with|to))\s"
+    r"|\bfrom\s+[$€£¥₹]?\d[\d,.]*\w*\s+to\s+[$€£¥₹]?\d"  # "grew by 40, from 10 to 50"
+)
 # "40 more users", "40 fewer seats", "40 extra": a difference named right after the figure
 MORE_AFTER = re.compile(r"^\s*(?:[a-z]+\s+)?(?:more|fewer|less|extra)\b")
 MINUTES_A_DAY = 24 * 60

@@ -40,6 +40,7 @@ from monitor.checks.numbers.forms import (
     ordinal_words,
     quantity,
 )
+from monitor.checks.numbers.measures import area, compound, data_size
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
 from monitor.checks.numbers.patterns import SENTENCE, SPELLED
 from monitor.checks.numbers.quantities import (
@@ -63,10 +64,14 @@ _SUM_BEFORE = re.compile(
 )
 _SUM_AFTER = re.compile(r"^\s*(?:\w+\s+)?(?:in total|combined|altogether|in all)\b")
 _DIFF_BEFORE = re.compile(
-    r"(?:\bby|(?:difference|gap|margin|increase|decrease|rise|drop|fall) of"
+    r"(?:\bby|\bsaves?(?:\s+you)?|(?:difference|gap|margin|increase|decrease|rise|drop|fall"
+    r"|saving) of"
     r"|(?:difference|gap|margin)\b[^.,;]{0,40}\b(?:is|was))\s*$"
 )
-_DIFF_AFTER = re.compile(r"^\s*(?:\w+\s+)?(?:more|fewer|less)\s+(?:\w+\s+)?than\b")
+_DIFF_AFTER = re.compile(
+    r"^\s*(?:\w+\s+)?(?:more|fewer|less|cheaper|dearer|higher|lower|longer|shorter|older"
+    r"|younger|heavier|lighter|bigger|smaller|larger|more\s+expensive)\s+(?:\w+\s+)?than\b"
+)
 # A percentage's cues: "percent" written out after the figure, "of" after it (a share), and
 # a change before it ("grew", "a rise of", "fell by").
 _PERCENT_WORD = re.compile(r"\s*(?:percent|per cent)\b")
@@ -455,6 +460,7 @@ class Derivation:
 # The steps, in the order they are tried (the first that explains the figure wins).
 _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = (
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
-    converted, elapsed, across_systems, temperature, per_period, Derivation._version,
+    converted, elapsed, across_systems, temperature, per_period, compound, data_size, area,
+    Derivation._version,
     Derivation._decade, Derivation._century, Derivation._age, Derivation._multiple, hedged,
 )  # fmt: skip

@@ -163,6 +163,9 @@ def _glued(c: str) -> bool:
     return c.isdecimal() or (c.isascii() and (c.isalpha() or c == "_"))
 
 
+_CLOCK_MINUTES = re.compile(r"[0-5]\d(?!\d|[.,:]\d)")
+
+
 def _starts_figure(text: str, i: int) -> bool:
     """A figure may start at ``i``: the scanner's look-behinds, in Python."""
     if i == 0:
@@ -172,6 +175,8 @@ def _starts_figure(text: str, i: int) -> bool:
         return False
     if i > 1 and prev in ".," and text[i - 2].isdecimal():
         return False  # the "5" of "3.5"
+    if prev == ":" and i > 1 and text[i - 2].isdecimal() and _CLOCK_MINUTES.match(text, i):
+        return False  # the minutes of a clock time ("50" of "07:50")
     return not (i > 1 and prev == "-" and text[i - 2].isascii() and text[i - 2].isalpha())
 
 
@@ -189,6 +194,20 @@ def _bounded(text: str, probe: str) -> bool:
             return True
         i = text.find(probe, i + 1)
     return False
+
+
+_CODE = re.compile(r"([A-Z]{2,5})[- ]?(\d{3,})")
+
+
+def _code_spellings(raw: str) -> tuple[str, ...]:
+    """A code's other spellings: "BA2490" is "BA 2490" and "BA-2490", and the other way."""
+    m = _CODE.fullmatch(raw)
+    if m is None:
+        return ()
+    letters, digits = m.groups()
+    return tuple(
+        f"{letters}{sep}{digits}" for sep in ("", " ", "-") if f"{letters}{sep}{digits}" != raw
+    )
 
 
 def _whole(text: str, token: str) -> bool:
@@ -227,6 +246,8 @@ def _national(raw: str) -> set[str]:
             out.update((national, "0" + national))
     elif digits.startswith("0"):
         out.add(digits[1:])
+    elif len(digits) == 11 and digits.startswith("1"):
+        out.add(digits[1:])  # "1-800-555-0199": the North American country code
     return out
 
 
@@ -304,6 +325,7 @@ class NumberLookup:
         elif mention.kind == "ident" and (
             _whole(self.text, mention.raw)  # phone and order numbers: the same digits and groups
             or self._same_digits(mention.raw)  # or the same digits written otherwise
+            or any(_whole(self.text, v) for v in _code_spellings(mention.raw))
         ):
             return True
         return self.index.supports(mention) or self._range_end(mention)

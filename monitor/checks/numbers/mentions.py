@@ -321,8 +321,8 @@ def _mention(kind: str, m: re.Match[str], locale: Locale) -> Mention | None:
         return Mention(f"({raw}", "ident")
     if kind in ("ident", "phone"):
         return Mention(raw, "ident")
-    if kind == "code":  # "AB-1234", "INC-20391": the whole code, compared as one token
-        i = m.start() - 1
+    if kind == "code":  # "AB-1234", "INC-20391", "BA2490": the whole code, as one token
+        i = m.start() - (m.string[m.start() - 1] == "-")
         j = i
         while j > 0 and m.string[j - 1].isupper():
             j -= 1
@@ -334,6 +334,11 @@ def _mention(kind: str, m: re.Match[str], locale: Locale) -> Mention | None:
     num, _, den = raw.partition("/")
     value = float(num) / float(den) if float(den) else float(num)
     return Mention(raw, "fraction", readings=(Reading(value, 0.0),))
+
+
+_HUNDRED_AND = re.compile(
+    r"(?<![a-z])(a|one|two|three|four|five|six|seven|eight|nine)\s+hundred\s+and\s+$"
+)
 
 
 def _spelled_claims(text: str) -> list[Mention]:
@@ -352,14 +357,22 @@ def _spelled_claims(text: str) -> list[Mention]:
         if m.group("ones") and value in (20, 30, 40, 50, 60, 70, 80, 90):
             value += SPELLED[m.group("ones")]
             word = low[i : m.end("ones")]  # as written: "twenty-five", "twenty five"
+        hundreds = _HUNDRED_AND.search(low, max(0, i - 24), i)
+        if hundreds is not None and value < 100:  # "a hundred and fifty pieces": 150
+            k = hundreds.group(1)
+            value += 100.0 * (1 if k in ("a", "one") else SPELLED[k])
+            i = hundreds.start()
+            word = low[i : m.end("ones") if m.group("ones") else m.end("word")]
         last = m.group(0).rsplit(None, 1)[-1]
         noun = "" if last in MEASURES else last  # "two days" measures, "two films" counts
         precision, scale = 1.0, m.group("scale")
         if scale:  # "twenty-five thousand copies": an amount, not things to count one by one
-            value *= SPELLED_SCALES[scale]
+            words = scale.split()  # "three hundred thousand": both scales
+            factor = SPELLED_SCALES[words[-1]] * (100.0 if len(words) > 1 else 1.0)
+            value *= factor
             # read as "25 thousand" is, to the thousand; "five hundred seats" as "500 seats"
-            precision = SPELLED_SCALES[scale] if scale != "hundred" else 1.0
-            word, noun = f"{word} {scale}", ""
+            precision = SPELLED_SCALES[words[-1]] if scale != "hundred" else 1.0
+            word, noun = f"{word} {' '.join(words)}", ""
         reading = Reading(value, precision)
         out.append(Mention(word, "number", readings=(reading,), noun=noun))
     return out

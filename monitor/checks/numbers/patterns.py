@@ -25,6 +25,8 @@ SCALES = {
     "million": 1e6, "mn": 1e6, "M": 1e6, "mio": 1e6,
     "billion": 1e9, "bn": 1e9, "B": 1e9,
     "trillion": 1e12, "tn": 1e12,
+    # Indian scale words: a lakh is 100,000, a crore 10,000,000 ("₹1 lakh" = ₹1,00,000)
+    "lakh": 1e5, "lakhs": 1e5, "crore": 1e7, "crores": 1e7,
 }  # fmt: skip
 
 # Spelled-out numbers. In the context any of them supports the digit form ("six weeks" backs
@@ -77,8 +79,9 @@ NUMERIC = re.compile(
   | (?P<phone>(?<![\w+])\+\d{{1,3}}(?:[ -]\d{{2,4}}){{2,4}}(?![\d])
       |(?<![\w+])\+\d{{1,3}}[ -]?\(\d{{2,5}}\)[ -]?\d{{3,4}}[ .-]\d{{4}}(?![\w-]|[.,]\d)
       |(?<=(?<![\w(])\()\d{{2,5}}\)[ -]?\d{{3,4}}[ .-]\d{{4}}(?![\w-]|[.,]\d)
+      |(?<![\w+.,'-])(?<!\d\ )(?:1\ )?\d{{3}}\ \d{{3}}\ \d{{4}}(?![\w]|[.,]\d|\ \d)
       |(?<![\w+.,\u00a0\u202f\u2009'-])(?<!\d\ )0\d{{2,4}}\ \d{{3,4}}\ \d{{3,4}}(?![\w]|[.,]\d|\ \d))
-  | (?P<code>(?<=[A-Z]-)\d{{4,}}(?![\w-]))
+  | (?P<code>(?<=[A-Z]-)\d{{4,}}(?![\w-])|(?<=[A-Z])\d{{3,}}(?![\w-]|[.,]\d))
   | (?P<frac>(?<![\w/.])(?!(?:1[5-9]|20)\d\d/\d)\d+/\d+(?![\w/]))
   | (?P<num>
         (?<![A-Za-z_\d])(?<![A-Za-z]-)(?<!\d[.,])
@@ -86,7 +89,7 @@ NUMERIC = re.compile(
         (?P<body>\d{{1,2}}(?:,\d\d)+,\d{{3}}(?![\d,])
                  |\d{{1,3}}(?:(?P<tsep>[,.\u00a0\u202f\u2009' ])\d{{3}})(?:(?P=tsep)\d{{3}})*(?:[.,]\d+)?(?!\d)
                  |\d+(?:[.,]\d+)?)
-        (?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|mio)(?![a-z])
+        (?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|mio|lakhs?|crores?)(?![a-z])
           |(?P<scale2>[kKMB])(?![A-Za-z\d])
           |(?P<unit>[A-Za-z]{{1,4}}(?:/h)?)(?![A-Za-z\d]))?
         (?P<ord>st|nd|rd|th)?
@@ -109,7 +112,8 @@ TRIGGER = re.compile(r"[0-9$€£¥₹+]")
 # (the digit factored out of the two branches: searching a 5 KB context took ~40 % less; a
 # glued lower-case "m" is million as often as metres: "£3.4m" states 3,400,000)
 SCALED = re.compile(
-    r"\d(?:\s?(?:thousand|million|billion|trillion|mn|bn|tn|mio)(?![a-z])|[kKMBm](?![A-Za-z\d]))"
+    r"\d(?:\s?(?:thousand|million|billion|trillion|mn|bn|tn|mio|lakh|crore)(?![a-z])"
+    r"|[kKMBm](?![A-Za-z\d]))"
 )
 # Or any plural noun ("three suspects", "four desserts"): a count the context must back.
 _PLURAL_NOUN = r"(?!(?:was|has|is|its|this|thus|does|goes|plus|less|yes|as|us)\b)[a-z]{2,}s\b"
@@ -144,7 +148,8 @@ _MODIFIER = (
     r"[a-z]{2,}(?:-[a-z]+)*(?<!s)"
 )
 SPELLED_CLAIM_RE = re.compile(
-    rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?(?:\s+(?P<scale>{_SCALE_WORDS}))?"
+    rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?"
+    rf"(?:\s+(?P<scale>hundred\s+(?:thousand|million|billion)|{_SCALE_WORDS}))?"
     rf"(?:\s+{_MODIFIER})?\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
 )
 

@@ -1,0 +1,125 @@
+"""Steps of ``Derivation`` for measures written in two parts or with two-word units: a
+duration in hours and minutes ("2 hours 15 minutes" for 135 minutes, either way round), a
+data size in another unit (1.5 GB for 1,500 MB: a kilobyte is 1,000 bytes or 1,024, and a
+figure right under either reading is backed), and an area between square metres and square
+feet (215 square feet for 20 square metres, rounded to the answer's precision and within
+5 %, as other metric and imperial conversions). Each returns how the figure follows, or
+None; they take the derivation as ``quantities`` does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monitor.checks.numbers.computed import duration
+from monitor.checks.numbers.forms import SIZES_OF, num, rounding_step, spellings, unit_of
+from monitor.checks.numbers.mentions import Mention
+from monitor.checks.numbers.quantities import (
+    Around,
+    Derivation,
+    answer_unit,
+    figure_with_unit,
+)
+
+# "2 hours 15 minutes", "2 hours and 15 minutes", "2h 15m", "2 hrs 15 mins"
+_COMPOUND = re.compile(
+    r"(?<![\d.,\w])(\d{1,3}|an?|one)\s?(?:hours?|hrs?|h)\s*,?\s*(?:and\s+)?(\d{1,2})\s?"
+    r"(?:minutes?|mins?|m)(?![a-z])",
+    re.IGNORECASE,
+)
+# Data units and their power of a thousand (or of 1,024)
+_DATA = {
+    "kb": 1, "mb": 2, "gb": 3, "tb": 4,
+    "kilobyte": 1, "megabyte": 2, "gigabyte": 3, "terabyte": 4,
+}  # fmt: skip
+# An area: a figure before "square metres" / "sq ft", or glued to "m²", "ft²", "sqm", "sqft"
+_AREA_UNIT = (
+    r"(?:(?:square|sq\.?)\s?(feet|foot|ft|metres?|meters?|m)\b|(m²|m2|ft²|sqm|sqft)(?![\w]))"
+)
+_AREA = re.compile(rf"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s?{_AREA_UNIT}", re.IGNORECASE)
+_AREA_AFTER = re.compile(rf"\s?{_AREA_UNIT}", re.IGNORECASE)
+SQUARE_FEET_PER_SQUARE_METRE = 1 / 0.3048**2
+
+
+def _minutes(m: re.Match[str]) -> int:
+    hours = m.group(1)
+    return (int(hours) if hours.isdigit() else 1) * 60 + int(m.group(2))
+
+
+def compound(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """A duration in hours and minutes against the same span written in one unit, either
+    way round ("2 hours 15 minutes" for 135 minutes, "135 minutes" for "2 hours 15
+    minutes"), or in hours and minutes on both sides."""
+    if not _COMPOUND.search(around[1]) and not _COMPOUND.search(d.lower):
+        return None  # (the common case: no compound duration on either side)
+    mine: list[float] = [_minutes(m) for m in _COMPOUND.finditer(around[1])
+            if value in (_minutes(m) // 60, float(m.group(2)))]  # fmt: skip
+    single = not mine
+    if single:
+        unit = unit_of(answer_unit(mention, around))
+        if unit is None or unit[0] != "time" or value <= 0:
+            return None
+        mine = [value * unit[1] / 60]
+    for total in mine:
+        for m in _COMPOUND.finditer(d.context):
+            if _minutes(m) == total:
+                return m.group(0)
+        if single:
+            continue
+        for times in d.sentence_times:  # "1 hour 35 minutes" for "from 09:12 to 10:47"
+            found = duration(total, times)
+            if found is not None:
+                return found
+        for size, words in SIZES_OF["time"]:
+            for spelled in spellings(total * 60 / size):
+                found = figure_with_unit(d, spelled, words)
+                if found is not None:
+                    return found
+    return None
+
+
+def _data_power(word: str) -> int | None:
+    word = word.lower()
+    return _DATA.get(word) or _DATA.get(word[:-1]) if word else None
+
+
+def data_size(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """A data size in another unit, under either reading of a kilobyte (1,000 or 1,024
+    bytes), to the answer's last digit and within 1 %: "1,500 MB" or "1,536 MB" for 1.5 GB;
+    "300 MB" for 3 GB is neither, nor "2 GB" for 2,300 MB."""
+    mine = _data_power(answer_unit(mention, around))
+    if mine is None:
+        return None
+    tolerance = (mention.readings[0].precision or 1.0) / 2 + 1e-9
+    for m, c, word in d.context_figures():
+        theirs = _data_power(word)
+        if theirs is None or theirs == mine:
+            continue
+        for base in (1000.0, 1024.0):
+            gap = abs(c * base ** (theirs - mine) - value)
+            if gap <= tolerance and gap <= 0.01 * value:  # (not "2 GB" for 2,300 MB)
+                return f"{m.raw} {word}"
+    return None
+
+
+def _feet(unit: str) -> bool:
+    return unit.lower().startswith(("f", "sqf"))
+
+
+def area(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """An area between square metres and square feet, rounded to the answer's precision
+    and within 5 % ("215 square feet" for 20 square metres; not "200 square feet")."""
+    after = _AREA_AFTER.match(d.rest(mention))
+    if after is None or value <= 0:
+        return None
+    feet = _feet(after.group(1) or after.group(2))
+    step = rounding_step(value, mention.readings[0].precision)
+    for m in _AREA.finditer(d.context):
+        if _feet(m.group(2) or m.group(3)) == feet:
+            continue
+        c = num(m.group(1))
+        converted = c * SQUARE_FEET_PER_SQUARE_METRE if feet else c / SQUARE_FEET_PER_SQUARE_METRE
+        gap = abs(converted - value)
+        if gap <= step / 2 + 1e-9 and gap <= 0.05 * value:
+            return m.group(0)
+    return None
