@@ -146,6 +146,44 @@ def test_trace_text_is_redacted_as_the_lines_are(tmp_path: Path) -> None:
     assert "[REDACTED:EMAIL]" in raw
 
 
+PLANTED = {
+    "jane.doe@example.com": "EMAIL",
+    "+49 30 1234567": "PHONE",
+    "+\u0664\u0669 \u0663\u0660 \u0661\u0662\u0663\u0664\u0665\u0666\u0667": "PHONE",
+    "4111 1111 1111 1111": "CARD",
+    "DE89 3704 0044 0532 0130 00": "IBAN",
+    "10.1.2.3": "IP",
+}
+
+
+def test_no_planted_item_reaches_the_file(tmp_path: Path) -> None:
+    """An e-mail address, phone numbers (ASCII and Arabic-Indic digits), a card number, an
+    IBAN and an address, each alone in a passage among figures, in the question or in the
+    answer, are in no byte of the SQLite file, also when a second trace brings the same
+    passages (written once) and a third brings them on another day; the figures around them
+    stay."""
+    path = tmp_path / "s.db"
+    clock = Clock()
+    sink = StoreSink(path, redactor=Redactor(), clock=clock)
+    sink.start()
+    items = list(PLANTED)
+    prose = "Plans keep 459 members and a $1,038 minimum. Ask {} for 15 euros since 2024-11-01."
+    context = [{"doc_id": f"d{k}", "text": prose.format(item)} for k, item in enumerate(items)]
+    for i, item in enumerate(items[:3]):
+        clock.now = NOW + 86_400 * (i == 2)
+        sink.write(evaluate(trace(40 + i, query=f"Is {item} on file?", answer=f"Call {item}.",
+                                  context=context)))  # fmt: skip
+        sink.flush()
+    sink.close()
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert len(rows(path, "SELECT trace_id FROM bodies")) == 3
+    for item, kind in PLANTED.items():
+        assert item.encode() not in raw, kind
+        assert f"[REDACTED:{kind}]".encode() in raw
+    for figure in (b"459 members", b"$1,038", b"15 euros since 2024-11-01"):
+        assert figure in raw
+
+
 def test_followups_and_sessions_are_kept_once_per_key(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     sink = StoreSink(path, clock=Clock())
