@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import Final
 
 _END: Final = r".,;:!?。、，！？…"
+END: Final = _END  # the characters that end a clause
 _START: Final = r"\s*"  # the start of a clause: the patterns are matched at each (clauses)
 _CLAUSE: Final = re.compile(rf"[{_END}]+\s*")
 # the clauses of a turn read: a turn of more is a pasted text (and each clause read costs a
@@ -111,17 +112,19 @@ def _not_question(table: Mapping[str, object], scope: str) -> str:
 
 def negative(table: Mapping[str, object]) -> list[str]:
     """Negation × worth, a verdict word, the answer contradicted (see the module); the
-    verdict itself, without the words before it, is the group ``v``."""
+    verdict itself, without the words before it, is the group ``v``. What makes the clause
+    no complaint (``_no_question``) is looked at after the verdict, where a match is rare,
+    not at each clause's start."""
     w = _Words(table)
-    start = _complaint(table) + w.own()
+    start, end = w.opening() + w.own(), _no_question(table)
     out: list[str] = []
     neg, good = w.bounded("negators"), w.bounded("good")
     if neg and good:
         # an elided pronoun may stand on the verb ("vous m'aidez pas", "non m'aiuta")
         clitic = r"(?:[^\W\d_]{1,2}['’])?" if w.b else ""
-        out.append(f"{start}(?P<v>{neg}\\s*{w.gap(2)}{clitic}{good})")
+        out.append(f"{start}(?P<v>{neg}\\s*{w.gap(2)}{clitic}{good}){end}")
         if table.get("good_first"):
-            out.append(f"{start}(?P<v>{clitic}{good}\\s*{w.gap(2)}{neg})")
+            out.append(f"{start}(?P<v>{clitic}{good}\\s*{w.gap(2)}{neg}){end}")
     bad = w.bounded("bad")
     if bad:  # on its own, or on the answer ("useless bot"), never on a thing ("wrong card")
         answer = w.bounded("answer")
@@ -129,33 +132,33 @@ def negative(table: Mapping[str, object]) -> list[str]:
         copulas = w.bounded("copulas")
         if copulas:  # the verdict after its noun: only after a verb "to be" or the answer
             lead = f"(?:{w.own()}{copulas}\\s+)?" + (f"(?:{answer}\\s+){{0,2}}" if answer else "")
-            out.append(f"{_complaint(table)}{lead}(?P<v>{bad}){after}")
+            out.append(f"{w.opening()}{lead}(?P<v>{bad}){after}{end}")
         else:
-            out.append(f"{start}(?P<v>{bad}){after}")
+            out.append(f"{start}(?P<v>{bad}){after}{end}")
     worked, nothing = w.bounded("worked"), w.bounded("for_nothing")
     if worked and nothing:  # thanks for nothing: a polite word turned against the answer
-        out.append(f"{_complaint(table)}(?P<v>{worked}\\W*{nothing})")
+        out.append(f"{w.opening()}(?P<v>{worked}\\W*{nothing}){end}")
     missing = w.words("missing")
     if missing:
         out.append(f"{w.opening()}{_not_question(table, 'turn')}[^{_END}]*?(?P<v>{w.b}{missing})")
     return out
 
 
-def _complaint(table: Mapping[str, object]) -> str:
-    """The start of a clause that can be a complaint: it opens with no question word, does
-    not end with a question mark, and no later clause opens with a question word — a
-    problem of the user's own and a question about it ("my card payment didn't work, what
-    other methods …", "wrong item delivered, how do I send it back": users leave the
-    question mark out)."""
+def _no_question(table: Mapping[str, object]) -> str:
+    """After a verdict, what makes its clause a complaint: the clause does not end with a
+    question mark, and no later clause opens with a question word — a problem of the user's
+    own and a question about it ("my card payment didn't work, what other methods …",
+    "wrong item delivered, how do I send it back": users leave the question mark out)."""
     questions = _Words(table).bounded("questions")
     later = rf"(?!.*[{_END}]\s*[¿¡]?{questions})" if questions else ""
-    return _Words(table).opening() + _not_question(table, "clause") + later
+    return _not_question(table, "clause") + later
 
 
-def in_clause(table: Mapping[str, object], pattern: str) -> str:
-    """A complaint the language lists whole, found in a clause that can be a complaint (a
-    clause pattern: "perché … non funziona su linux" is a question)."""
-    return f"{_complaint(table)}[^{_END}]*?(?P<v>{pattern})"
+def asked_after(table: Mapping[str, object]) -> str:
+    """What must not follow a complaint the language lists whole (searched for, not matched
+    at a clause's start): ``_no_question``. That its own clause opens with no question word
+    is looked at where one matched (``asks``)."""
+    return _no_question(table)
 
 
 def escalation(table: Mapping[str, object]) -> list[str]:

@@ -83,6 +83,8 @@ class Gated(NamedTuple):
     pattern: re.Pattern[str]
     cues: frozenset[str] | None
     clause: bool = False  # matched at the start of each clause, not searched
+    # a searched complaint's clause must not open with one of these question words
+    asks: re.Pattern[str] | None = None
 
 
 class Language(NamedTuple):
@@ -102,10 +104,14 @@ class Language(NamedTuple):
     asks: re.Pattern[str] | None = None  # a clause that opens with a question word
 
 
-def _gates_of(patterns: Iterable[str], clauses: Iterable[str] = ()) -> tuple[Gated, ...]:
+def _gates_of(
+    patterns: Iterable[str], clauses: Iterable[str] = (), asks: re.Pattern[str] | None = None
+) -> tuple[Gated, ...]:
     """Each pattern compiled with its own gate: a common literal one pattern needs opens that
-    pattern only. ``clauses``: patterns matched at each clause's start."""
-    searched = [Gated(c, required(c)) for c in (re.compile(p, _FLAGS) for p in patterns)]
+    pattern only. ``clauses``: patterns matched at each clause's start; ``asks``: the
+    question words a searched pattern's clause must not open with."""
+    compiled = (re.compile(p, _FLAGS) for p in patterns)
+    searched = [Gated(c, required(c), False, asks) for c in compiled]
     anchored = [Gated(c, required(c), True) for c in (re.compile(p, _FLAGS) for p in clauses)]
     return (*searched, *anchored)
 
@@ -139,14 +145,15 @@ def languages() -> tuple[Language, ...]:
         stop = _stop_words(code) | {w.lower() for w in said}
         unspaced = sorted((w for w in stop if _PAIRED.fullmatch(w)), key=len, reverse=True)
         made = grammar.composed(table)
+        asks = re.compile(grammar.asks(table), _FLAGS) if table.get("questions") else None
         found.append(
             Language(
                 code=code,
                 escalation=_gates_of(data.get("escalation", ()), made["escalation"]),
                 negative=_gates_of(
-                    (),
-                    [grammar.in_clause(table, p) for p in data.get("negative", ())]
-                    + made["negative"],
+                    [f"(?P<v>{p}){grammar.asked_after(table)}" for p in data.get("negative", ())],
+                    made["negative"],
+                    asks,
                 ),
                 positive=_gates_of(data.get("positive", ()), made["positive"]),
                 openers=re.compile(openers, _FLAGS) if openers else None,
@@ -161,7 +168,7 @@ def languages() -> tuple[Language, ...]:
                     if n > 1 or form not in stop  # "une fois", "een keer": an article
                 },
                 in_advance=grammar.in_advance(table),
-                asks=re.compile(grammar.asks(table), _FLAGS) if table.get("questions") else None,
+                asks=asks,
             )
         )
     return tuple(found)
@@ -400,23 +407,60 @@ def _any(
             rank = _rank()
             langs = tuple(_by_code()[c] for c in sorted(opened_here, key=rank.__getitem__))
     for lang in langs:
-        places: Iterable[int] | None
+        places: tuple[int, ...] | None
         if opened_here is None:
-            places = range(len(_gated(lang, kind)))
+            places = tuple(range(len(_gated(lang, kind))))
         else:
             places = opened_here.get(lang.code)
             if places is None:
                 continue
-        gates = _gated(lang, kind)
-        best: re.Match[str] | None = None
-        for i in places:
-            gate = gates[i]
-            m = gate.pattern.search(text) if not gate.clause else _at_clause(gate.pattern, text)
+        searched, clause, asks = _joined(lang.code, kind, places)
+        best = _at_clause(clause, text) if clause is not None else None
+        if searched is not None:
+            m = searched.search(text)
+            while m is not None and asks is not None:  # a complaint's clause: no question
+                opened = max(s for s in grammar.clauses(text) if s <= m.start())
+                if not asks.match(text, opened):  # "why does … not work" asks
+                    break
+                m = searched.search(text, m.start() + 1)
             if m is not None and (best is None or m.start() < best.start()):
                 best = m
         if best is not None:
             return best
     return None
+
+
+Joined = tuple[re.Pattern[str] | None, re.Pattern[str] | None, re.Pattern[str] | None]
+
+
+@lru_cache(maxsize=4096)
+def _joined(code: str, kind: int, places: tuple[int, ...]) -> Joined:
+    """A language's opened patterns of a kind joined: the searched ones in one alternation,
+    the clause ones in another (the leftmost match, the first pattern's on a tie, as each
+    run alone and the leftmost kept: one attempt where there were as many as patterns), and
+    the question words a searched complaint's clause must not open with. Kept: few sets of
+    opened patterns recur."""
+    gates = _gated(_by_code()[code], kind)
+    searched = [gates[i] for i in places if not gates[i].clause]
+    clause = [gates[i] for i in places if gates[i].clause]
+    asks = next((g.asks for g in searched if g.asks is not None), None)
+    return _join(searched), _join(clause), asks
+
+
+def _join(gates: list[Gated]) -> re.Pattern[str] | None:
+    """Patterns in one alternation, each one's verdict group named apart (``v0``, ``v1``)."""
+    if len(gates) <= 1:
+        return gates[0].pattern if gates else None
+    parts = (g.pattern.pattern.replace("(?P<v>", f"(?P<v{j}>") for j, g in enumerate(gates))
+    return re.compile("|".join(f"(?:{p})" for p in parts), _FLAGS)
+
+
+def _verdict(match: re.Match[str]) -> tuple[int, int]:
+    """Where a complaint's verdict is in its match (its ``v`` group), else the match."""
+    for name in match.re.groupindex:
+        if name[0] == "v" and match.start(name) >= 0:
+            return match.span(name)
+    return match.span()
 
 
 @cache
@@ -500,6 +544,7 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     return not (a_only and b_only and matching.opposed(a_only, b_only, pairs))
 
 
+@lru_cache(maxsize=1024)
 def _characters(pairs: frozenset[str]) -> frozenset[str]:
     """The characters of a question's character pairs, hiragana aside (Japanese grammar:
     particles, verb endings), and its words in other scripts whole ("csv")."""
@@ -602,13 +647,12 @@ def _complaint_ahead(
     if not _alike(a, b):
         return None
     for start in starts[1:]:
+        head = text[:start]
+        if (found := _any(head, 1, langs, open_)) is None:
+            continue
         tail = _prepared(text[start:])
         if tail.text and is_rephrase(a, tail):
-            head = text[:start]
-            found = _any(head, 1, langs, open_)
-            if found is None:
-                return None
-            start_v, end_v = found.span("v") if "v" in found.re.groupindex else found.span()
+            start_v, end_v = _verdict(found)
             rest = head[:start_v] + " " + head[end_v:]
             return found if _about_the_answer(rest, a, b) else None
     return None
@@ -640,18 +684,32 @@ def _in_advance() -> re.Pattern[str] | None:
     return re.compile("|".join(words), _FLAGS) if words else None
 
 
-def _asks_next(text: str, after: int, langs: tuple[Language, ...]) -> bool:
+_CLAUSE_END = re.compile(rf"[{grammar.END}]")
+
+
+@cache
+def _next_question() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Every language's next-question openers, and every language's clause that opens with
+    a question word: two alternations, one attempt each a clause."""
+    openers = [lang.openers.pattern for lang in languages() if lang.openers is not None]
+    asks = [lang.asks.pattern for lang in languages() if lang.asks is not None]
+    joined = ("|".join(f"(?:{p})" for p in ps) for ps in (openers, asks))
+    return re.compile(next(joined), _FLAGS), re.compile(next(joined), _FLAGS)
+
+
+def _asks_next(text: str, after: int) -> bool:
     """Whether a clause after ``after`` (or the rest of the thank-you's own) opens with a
     question word, behind a next question's opener if any ("thanks! and where do I find the
     API key", "merci, et où …": users leave the question mark out)."""
-    starts = [after, *(s for s in grammar.clauses(text) if s > after)]
-    for start in starts:
-        for lang in langs:
-            if lang.asks is None:
-                continue
-            clause = text[start:]  # the openers are anchored at the string's start
-            opened = lang.openers.match(clause) if lang.openers is not None else None
-            if lang.asks.match(clause, opened.end() if opened is not None else 0):
+    openers, asks = _next_question()
+    for start in (after, *(s for s in grammar.clauses(text) if s > after)):
+        clause = text[start:]  # the openers are anchored at the string's start
+        if (opened := openers.match(clause)) is None:
+            if asks.match(clause):
+                return True
+        else:  # behind an opener, the question word anywhere in the clause ("peki … nasıl")
+            end = _CLAUSE_END.search(clause, opened.end())
+            if asks.search(clause, opened.end(), len(clause) if end is None else end.start()):
                 return True
     return False
 
@@ -663,7 +721,7 @@ def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
         return False
     if (ahead := _in_advance()) is not None and ahead.search(text):
         return False
-    if _asks_next(text, match.end(), _speakers(b)):
+    if _asks_next(text, match.end()):
         return False
     rest = (text[: match.start()] + " " + text[match.end() :]).strip()
     lang = _tally(text, b.counts, b.unspaced)[0]
