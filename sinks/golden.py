@@ -22,7 +22,8 @@ from monitor.golden.rows import (
     row_id,
 )
 from monitor.golden.session_rows import build_session_row
-from monitor.golden.stored import PREFIX, load_rows
+from monitor.golden.stored import PREFIX, own_rows
+from monitor.golden.stored import load_rows as load_rows  # every writer's rows, read back
 from sinks import SinkBase
 from sinks.segments import SegmentWriter
 
@@ -115,11 +116,12 @@ class GoldenRowSink(SinkBase):
         self.rows_written = 0
 
     def start(self) -> None:
-        """Open the segment directory and the topic, and read the rows already written."""
+        """Open the segment directory and the topic, and read the rows already written there
+        (its own: not those of a worker's directory in it, `run --workers`)."""
         for writer in self.writers:
             writer.start()
         if self.directory is not None:
-            for rid, row in load_rows(self.directory).items():
+            for rid, row in own_rows(self.directory).items():
                 self._remember(rid, row)
 
     def _put(self, row: GoldenRow) -> None:

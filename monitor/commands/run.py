@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def _run_metrics(settings: config_mod.Settings, stderr: TextIO) -> Metrics | None:
     """The daemon's metrics, with review precision and the judge calibration record."""
     metrics = registry.build_metrics(CollectorRegistry())
-    registry.watch_reviews(settings, metrics)
+    registry.watch_reviews(settings, metrics.registry)
     try:
         record = registry.calibration(settings)
     except ConfigError as exc:

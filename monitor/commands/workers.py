@@ -16,13 +16,17 @@ with backoff, and stops every worker on SIGTERM. It serves the one ``/metrics``,
 
 What the workers share and what they do not: the Kafka group shares the partitions; the
 judge's budget is already the group's (each member takes its partition share of it, so a
-budget of 60 calls a minute stays at most 60 for any number of workers); a file output is one file
-per worker (``evaluations.jsonl`` → ``evaluations.worker-0.jsonl``, …), since appending
-processes would interleave lines; a static group member id gets the worker's index. Parts that
-one process must own — the golden directory and its review page, the daemon's own probes,
-batch mode's outbox, conversations paired in memory — are refused with more than one worker,
-as are sources a group cannot share. Each worker is a replica of the group: what several
-replicas need holds (OTLP spans keyed by trace id, ``sessions.topic`` for conversations).
+budget of 60 calls a minute stays at most 60 for any number of workers); a file output is one
+file per worker (``evaluations.jsonl`` → ``evaluations.worker-0.jsonl``, …), since appending
+processes would interleave lines; the candidate golden rows are a directory per worker in
+``golden.dir`` (``worker-0/``, …), which every reader of the golden dir reads as one, a row two
+workers hold with the occurrences of both (``monitor.golden.stored``), while the review log
+and the reviewed precision stay the golden dir's own (the parent exports the precision); a
+static group member id gets the worker's index. Parts that one process must own — the review
+page served by the daemon, the daemon's own probes, batch mode's outbox, conversations paired
+in memory — are refused with more than one worker, as are sources a group cannot share. Each
+worker is a replica of the group: what several replicas need holds (OTLP spans keyed by trace
+id, ``sessions.topic`` for conversations).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from monitor import config as config_mod
 from monitor.commands.server import MetricsServer
 from monitor.core import logwriter
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
+from monitor.golden.stored import worker_dir
 from monitor.sources.kafka_config import KafkaSourceConfig
 from sinks.store import StoreConfig
 
@@ -73,8 +78,8 @@ def refusal(settings: config_mod.Settings, workers: int, config: Path | None = N
         )
     g, judge = settings.golden, settings.judge
     owned = [f"{key}: {why}" for on, key, why in (
-        (g.dir is not None, "golden.dir", "one process writes the rows and the review log; "
-         "use golden.topic"),
+        (g.dir is not None and g.review_port is not None, "golden.review_port",
+         "one process serves the review page; run `ragmon review` beside the workers"),
         (settings.probes.endpoint is not None, "probes.endpoint",
          "every worker would send the probes"),
         (judge.backend != "none" and judge.batch.enabled, "judge.batch.enabled",
@@ -108,6 +113,9 @@ def worker_env(settings: config_mod.Settings, index: int, port: int) -> dict[str
     store = settings.of(StoreConfig).path  # one writer a file: each worker its own store
     if store is not None:
         env["RAGMON_STORE__PATH"] = str(worker_path(store, index))
+    golden = settings.golden.dir  # one writer a directory: each worker its own in it
+    if golden is not None:
+        env["RAGMON_GOLDEN__DIR"] = str(worker_dir(golden, index))
     member = settings.of(KafkaSourceConfig).group_instance_id
     if member is not None:
         env["RAGMON_SOURCE__KAFKA__GROUP_INSTANCE_ID"] = f"{member}-{index}"
@@ -385,7 +393,10 @@ def run_workers(
     if why is not None:
         print(f"ragmon run: {why}", file=stderr)
         return EXIT_USAGE
+    from monitor import registry as components
+
     registry = CollectorRegistry()
+    components.watch_reviews(settings, registry)  # the golden dir's, once (not a worker's)
     supervisor = Supervisor(settings, count, config, log, registry)
     m = settings.metrics
     try:

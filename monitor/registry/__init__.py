@@ -206,15 +206,20 @@ def build_probe_loop(settings: Settings, metrics: Metrics) -> ProbeLoop | None:
     return ProbeLoop.from_config(settings.probes, settings.golden.set_path, metrics)
 
 
-def watch_reviews(settings: Settings, metrics: Metrics) -> None:
-    """Exports the checks' reviewed precision from golden.dir's decision log, if any."""
-    if settings.golden.dir is None:
+def watch_reviews(settings: Settings, registry: CollectorRegistry) -> None:
+    """Exports the checks' reviewed precision from golden.dir's decision log, if any, on
+    ``registry``. Not from a worker of ``run --workers``, whose golden.dir is its own
+    directory in the golden dir: the parent exports the golden dir's, once."""
+    from monitor.golden.stored import is_worker_dir
+
+    directory = settings.golden.dir
+    if directory is None or is_worker_dir(directory):
         return
     from monitor.golden.precision import PrecisionCollector
     from monitor.golden.review import ReviewLog
 
     routes = LabelLimiter(settings.metrics.routes, settings.metrics.max_label_values)
-    metrics.registry.register(PrecisionCollector(ReviewLog(settings.golden.dir), routes))
+    registry.register(PrecisionCollector(ReviewLog(directory), routes))
 
 
 def build_sessions(

@@ -27,7 +27,7 @@ def test_only_a_consumer_group_is_shared() -> None:
 @pytest.mark.parametrize(
     ("given", "key"),
     [
-        ({"golden": {"dir": "g"}}, "golden.dir"),
+        ({"golden": {"dir": "g", "review_port": 8081}}, "golden.review_port"),
         (
             {
                 "golden": {"set_path": "s.jsonl"},
@@ -47,16 +47,25 @@ def test_parts_one_process_owns_are_refused(given: dict[str, object], key: str) 
 
 
 def test_every_reason_is_named_at_once(tmp_path: Path) -> None:
-    """A demo source, a golden directory, the probes and a config that is not a regular
-    file: one line names all four (it used to name the first, one run at a time)."""
-    given = {"source": {"type": "demo"}, "golden": {"dir": "g", "set_path": "s.jsonl"},
+    """A demo source, the daemon's review page, the probes and a config that is not a
+    regular file: one line names all four (it used to name the first, one run at a time)."""
+    given = {"source": {"type": "demo"},
+             "golden": {"dir": "g", "set_path": "s.jsonl", "review_port": 8081},
              "probes": {"endpoint": "http://127.0.0.1:9/ask", "request_template": "t.json"},
              "sessions": {"enabled": False}}  # fmt: skip
     said = refusal(Settings.model_validate(given), 2, tmp_path)
     assert said is not None and "\n" not in said
-    for reason in ("needs source.type kafka", "with golden.dir: ", "with probes.endpoint: ",
+    for reason in ("needs source.type kafka", "with golden.review_port: ", "probes.endpoint: ",
                    f"--config {tmp_path}: "):  # fmt: skip
         assert reason in said, reason
+
+
+def test_a_golden_dir_is_shared_a_directory_a_worker() -> None:
+    """golden.dir runs under workers (issue 71: the example local config could not): each
+    worker writes its own directory in it, read back as one by every reader."""
+    settings = Settings.model_validate({**KAFKA, "golden": {"dir": "var/golden"}})
+    assert refusal(settings, 2) is None
+    assert worker_env(settings, 1, 1)["RAGMON_GOLDEN__DIR"] == str(Path("var/golden/worker-1"))
 
 
 def test_each_worker_has_its_own_endpoint_files_and_member_id() -> None:
@@ -116,3 +125,14 @@ def test_the_workers_series_merge_into_one_exposition_each_once() -> None:
     one = {k for k in samples if ("worker", "0") in k[1]}
     assert len(samples) == 2 * len(one)  # no sample lost or doubled
     assert merged([]) == b""
+
+
+def test_the_example_local_config_runs_with_two_workers() -> None:
+    """deploy/ragmon.local.yaml (a golden dir, conversations on their topic) is not refused
+    by ``run --workers 2`` (issue 71)."""
+    from monitor.config import load
+
+    config = Path(__file__).resolve().parents[2] / "deploy" / "ragmon.local.yaml"
+    settings = load(config)
+    assert settings.golden.dir is not None
+    assert refusal(settings, 2, config) is None
