@@ -113,7 +113,7 @@ _NOTHING = re.compile(
 _LISTS = ("documents", "results", "passages", "chunks", "hits")
 
 
-def _structured(raw: str) -> Any:
+def _structured(raw: str) -> object:
     """A tool result's value: its JSON, or — a framework that hands the model ``str()`` of
     the list or dict its tool returned — the Python repr of one (read by ``pyrepr``, never
     evaluated); else the text itself."""
