@@ -23,7 +23,7 @@ _LIST_SPLIT = re.compile(r"[ \t]*[,;][ \t]*")
 PREFIXED = re.compile(
     r"^(?:(?:source|src|doc|document|ref|reference|passage|context|excerpt|chunk|snippet|file"
     r"|citation|cite)s?|(?:doc|document|chunk|passage)[_ ]?id|ids?)"
-    r"[ \t]*(?::|#|[ \t])[ \t]*(.+)$",
+    r"\.?[ \t]*(?::|#|[ \t])[ \t]*(.+)$",
     re.IGNORECASE,
 )
 INDEX = re.compile(r"^#?(\d{1,3})(?:[ \t]*(?:-|–|—|to)[ \t]*(\d{1,3}))?$")

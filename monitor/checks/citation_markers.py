@@ -36,7 +36,7 @@ _NUMBER = re.compile(r"^[+\-−]?\d+(?:[.,]\d+)?$")
 _EXPLICIT_CUES = frozenset("source sources src ref refs reference references citing".split())
 _PAREN = re.compile(
     r"\((?:(?P<cue>sources?|src|refs?|references?|see|cf\.?|per|via|from|citing|cited in)"
-    r"\b[ \t]*:?[ \t]*)?(?P<inner>[^()\n]{1,80})\)",
+    r"\b\.?[ \t]*:?[ \t]*)?(?P<inner>[^()\n]{1,80})\)",
     re.IGNORECASE,
 )
 _TEXTUAL = re.compile(
@@ -56,7 +56,7 @@ _VALUE_WORDS = frozenset(
 _CITING_TO = ("according to", "refer to", "referring to")
 _RANGE_WORDS = frozenset(
     "range ranges interval intervals between bound bounds domain clamp clamped values value "
-    "scale from".split()
+    "scale from ∈".split()
 )
 # Nouns and verbs a bracketed number right after belongs to: "Table [4]", "Section [2]",
 # "option [3]", "press [5]" number the table, the section, the key, not a passage.
@@ -64,10 +64,20 @@ _NUMBERED = frozenset(
     "table tables figure figures fig section sections chapter chapters page pages option "
     "options question questions line lines column columns appendix exhibit equation eq "
     "clause article rule level tier slot key button press type enter dial tap select choose "
-    "pick".split()
+    "pick paragraph paragraphs para annex schedule".split()
 )
 # A year or a decade in brackets ("[2019]", "[1990s]"): a date, unless it names a passage.
 _YEAR = re.compile(r"^(?:1[5-9]|20)\d\d(?:s|'s)?$")
+_PLACE = re.compile(r"^(\d{1,3}):(?!\d\d$)\d{1,4}$")  # "[1:4]": a passage and a place in it
+# A clock time or a date in brackets ("[10:32]", "[00:01:23]", "[12/03/2024]"): a stamp
+_STAMP = re.compile(r"^\d{1,2}:\d\d(?::\d\d)?$|^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}$")
+# A count right after the bracket ("has [12] rooms", "[4] items remain"): a plural noun that
+# is not a verb a citation is the subject of ("[4] shows", "[2] states")
+_COUNTED_AFTER = re.compile(
+    r"[ \t]+(?!(?:says|shows|states|suggests|notes|mentions|explains|describes|lists|covers"
+    r"|confirms|indicates|reports|has|was|is|does|gives|provides|claims|contains|includes"
+    r"|adds|applies|requires|allows|as|its|this|thus|also|plus|yes|us|whereas)\b)[a-z]{3,}s\b"
+)
 _VALUE_AFTER = re.compile(r"^[ \t]*(?:as an? )?(?:json|array|list|tuple|vector)\b", re.IGNORECASE)
 _CODE_NAMES = frozenset(
     "arr array items item list data matrix row rows col cols values args argv result results "
@@ -196,6 +206,10 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
                 or (word in _VALUE_WORDS and not before.lower().endswith(_CITING_TO))
                 or int(inner) > bound
                 or (word.rstrip(".") in _NUMBERED and _numbers_noun(text, before, m.end()))
+                or (
+                    (before[-1:].isalnum() or before.endswith(":"))
+                    and _COUNTED_AFTER.match(text, m.end()) is not None
+                )
                 or _in_url(text, m.start())
                 or _indexing(text, m.start(), skipped)
                 or _VALUE_AFTER.match(text, m.end())
@@ -223,8 +237,15 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             continue  # "items[0]", "a[2][3]": indexing in prose
         if _AMOUNT.search(inner):
             continue  # "[€5]", "[10%]"
+        if _STAMP.match(inner):
+            continue  # "[00:01:23] Connection reset": a time or a date, not a passage
         if _YEAR.match(inner) and not cites.names_passage(inner):
             continue  # "In [2020], revenue grew": a year, not a passage
+        place = _PLACE.match(inner)
+        if place is not None and not cites.names_passage(inner):
+            if int(place.group(1)) <= bound:
+                cites.index(int(place.group(1)))  # "[1:4]": passage 1, at its line or verse 4
+            continue
         if footnote:
             inner = inner.rstrip("^")  # "[^1^]"
             label = inner.lower()

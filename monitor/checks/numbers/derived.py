@@ -40,7 +40,7 @@ from monitor.checks.numbers.forms import (
     ordinal_words,
     quantity,
 )
-from monitor.checks.numbers.measures import area, compound, data_size
+from monitor.checks.numbers.measures import area, compound, data_size, pence
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
 from monitor.checks.numbers.patterns import SENTENCE, SPELLED
 from monitor.checks.numbers.quantities import (
@@ -461,6 +461,6 @@ class Derivation:
 _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = (
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
     converted, elapsed, across_systems, temperature, per_period, compound, data_size, area,
-    Derivation._version,
+    pence, Derivation._version,
     Derivation._decade, Derivation._century, Derivation._age, Derivation._multiple, hedged,
 )  # fmt: skip

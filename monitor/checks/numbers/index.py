@@ -306,7 +306,7 @@ class NumberLookup:
     def _supports(self, mention: Mention) -> bool:
         if not self.text:
             return False
-        if mention.kind == "time" and self._dotted_time(mention):
+        if mention.kind == "time" and (self._dotted_time(mention) or self._named_time(mention)):
             return True
         if mention.kind == "number":
             if _bounded(self.text, mention.raw):
@@ -329,6 +329,13 @@ class NumberLookup:
         ):
             return True
         return self.index.supports(mention) or self._range_end(mention)
+
+    def _named_time(self, mention: Mention) -> bool:
+        """Noon (12:00) or midnight (00:00) the text names in words."""
+        minutes = mention.readings[0].value if mention.readings else -1
+        if minutes == 720:
+            return _has_word(self.lower, b"noon") or _has_word(self.lower, b"midday")
+        return minutes in (0, 1440) and _has_word(self.lower, b"midnight")
 
     def _dotted_time(self, mention: Mention) -> bool:
         """A time the text writes on the 24-hour clock with a point ("23.15" for 11:15 pm,

@@ -3,8 +3,9 @@ duration in hours and minutes ("2 hours 15 minutes" for 135 minutes, either way 
 data size in another unit (1.5 GB for 1,500 MB: a kilobyte is 1,000 bytes or 1,024, and a
 figure right under either reading is backed), and an area between square metres and square
 feet (215 square feet for 20 square metres, rounded to the answer's precision and within
-5 %, as other metric and imperial conversions). Each returns how the figure follows, or
-None; they take the derivation as ``quantities`` does.
+5 %, as other metric and imperial conversions), and pence written as pounds (£1.35 for
+135p). Each returns how the figure follows, or None; they take the derivation as
+``quantities`` does.
 """
 
 from __future__ import annotations
@@ -122,4 +123,26 @@ def area(d: Derivation, mention: Mention, value: float, around: Around) -> str |
         gap = abs(converted - value)
         if gap <= step / 2 + 1e-9 and gap <= 0.05 * value:
             return m.group(0)
+    return None
+
+
+_PENCE = re.compile(r"(?<![\d.,])(\d{1,4})p(?![\w])")
+_POUNDS = re.compile(r"£\s?(\d+\.\d\d)(?![\d])")
+
+
+def pence(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """An amount in pence written in pounds, or the other way ("£1.35" for 135p, "85p"
+    for £0.85)."""
+    raw = mention.raw
+    if raw.endswith("p") and raw[:-1].isdigit():
+        for m in _POUNDS.finditer(d.context):
+            if round(num(m.group(1)) * 100) == value:
+                return m.group(0)
+    elif raw.startswith("£") and "." in raw and not raw[-1].isalpha():
+        pennies = round(value * 100)
+        if abs(value * 100 - pennies) > 1e-6:
+            return None  # "£1.355" is no whole number of pence
+        for m in _PENCE.finditer(d.context):
+            if int(m.group(1)) == pennies:
+                return m.group(0)
     return None
