@@ -1,7 +1,9 @@
 """The agent readers on spans of frameworks the readers were not written against (the blind
-agent corpus, ``tests/otel_corpus/blind/open``, issue 73): LlamaIndex's ``FunctionAgent``,
+agent corpora, issue 73: ``tests/otel_corpus/blind/open``, LlamaIndex's ``FunctionAgent``,
 AutoGen AgentChat's ``AssistantAgent``, Agno's ``Agent`` and Haystack's ``Agent`` under their
-OpenInference instrumentations. The sealed part is never read here."""
+OpenInference instrumentations; ``blind2/open``, LangGraph's prebuilt ReAct agent, CrewAI,
+PydanticAI, smolagents, Strands and Semantic Kernel on other apps). The sealed parts are
+never read here."""
 
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ from tests.otel_corpus import FORMATS, HERE, converted, differences, truth
 OPEN = HERE / "blind" / "open"
 READ = ("llamaindex-agent-openinference", "autogen-agentchat-openinference",
         "agno-openinference", "haystack-agent-openinference")  # fmt: skip
+OPEN2 = HERE / "blind2" / "open"
+READ2 = ("langgraph-react-openinference", "crewai-openinference", "pydantic-ai-genai",
+         "smolagents-openinference", "strands-genai")  # fmt: skip
 
 
 def test_llamaindex_tool_output_is_read_through_to_its_content() -> None:
@@ -63,6 +68,30 @@ def test_the_open_blind_traces_are_read_exactly(stack: str, fmt: str) -> None:
         e["case"]: p for t, e in truth(stack, OPEN).items() if (p := differences(e, got.get(t)))
     }
     assert not wrong
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize("stack", READ2)
+def test_the_second_corpus_open_traces_are_read_exactly(stack: str, fmt: str) -> None:
+    got = converted(stack, fmt, OPEN2)
+    wrong = {
+        e["case"]: p for t, e in truth(stack, OPEN2).items() if (p := differences(e, got.get(t)))
+    }
+    assert not wrong
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_semantic_kernel_without_content_is_counted_missing(fmt: str) -> None:
+    """Semantic Kernel's default diagnostics put no message, argument or result on a span:
+    every trace is counted ``content_missing``, none evaluated on a guess."""
+    from monitor.ingest import conversion
+    from monitor.sources import framing
+
+    stack = "semantic-kernel-genai"
+    data = (OPEN2 / f"{stack}{FORMATS[fmt]}").read_bytes()
+    result = conversion.convert(list(framing.read_messages(data, fmt)), fmt.replace("-", "_"))
+    assert not result.traces
+    assert result.count("content_missing") == len(truth(stack, OPEN2))
 
 
 def test_a_tool_that_raised_gives_the_model_its_error_text_as_a_passage() -> None:
