@@ -44,7 +44,7 @@ MAX_CLAUSES: Final = 8
 _NOT_QUESTION: Final = rf"(?![^{_END}]*[?？])"  # a clause that does not end with "?"
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def clauses(text: str) -> tuple[int, ...]:
     """Where the first ``MAX_CLAUSES`` clauses of ``text`` start: at 0 and after each run
     of punctuation (kept: the patterns of a turn ask for it in turn)."""

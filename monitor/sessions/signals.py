@@ -37,6 +37,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from importlib import resources
+from itertools import repeat
 from typing import Final, NamedTuple
 
 import ahocorasick
@@ -217,14 +218,14 @@ def _stop_index() -> dict[str, tuple[int, ...]]:
     return {word: tuple(places) for word, places in index.items()}
 
 
-def _counts(words: list[str]) -> list[int]:
+def _counts(words: list[str]) -> tuple[int, ...]:
     """Per language (in ``languages()`` order), how many of ``words`` are its stop words."""
     index = _stop_index()
     counts = [0] * len(languages())
     for word in words:
         for i in index.get(word, ()):
             counts[i] += 1
-    return counts
+    return tuple(counts)
 
 
 def _tally(
@@ -243,7 +244,7 @@ def _tally(
     return _ranked(counts)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=8192)
 def _ranked(counts: tuple[int, ...]) -> tuple[Language, tuple[Language, ...]]:
     """``_tally`` of a text written with spaces, by its stop words' counts alone (kept: few
     count vectors recur, whatever the words)."""
@@ -308,7 +309,7 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
         # ("doğrulamayı" -> "doğrulama"; "dogrulamayi" it leaves whole)
         kept = [w for w in kept if w.translate(_FOLD) not in skipped]
         stems = map(stemmer, kept) if stemmer is not None else kept
-        return frozenset(w.translate(_FOLD) for w in stems)
+        return frozenset(map(str.translate, stems, repeat(_FOLD)))
     out: set[str] = set()
     for word in words:
         for run in _PAIRED.findall(word):
@@ -331,6 +332,7 @@ def _content_of(text: str, code: str) -> frozenset[str]:
 
 
 _KINDS = 3  # escalation, negative, positive: their places in ``_gated``
+_SECOND = operator.itemgetter(1)
 Opened = frozenset[tuple[str, int, int]]  # (language, kind, the pattern's place)
 
 
@@ -385,7 +387,7 @@ def _plan_of(found: frozenset[Opened]) -> _Plan | None:
 
 def _plan(text: str) -> _Plan | None:
     """The patterns the gates' literals found in ``text`` open, per kind (``_plan_of``)."""
-    return _plan_of(frozenset(opens for _, opens in _automaton().iter(text)))
+    return _plan_of(frozenset(map(_SECOND, _automaton().iter(text))))
 
 
 def _any(
@@ -574,7 +576,7 @@ def _prepared(query: str) -> _Turn:
     text = normalise(query)
     words = _words(text)
     unspaced = _UNSPACED.search(text) is not None
-    return _Turn(text, words, tuple(_counts(words)), unspaced)
+    return _Turn(text, words, _counts(words), unspaced)
 
 
 def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
