@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.otel_corpus import FORMATS, HERE, converted, differences, truth
 
@@ -331,3 +333,26 @@ def test_the_question_is_what_the_user_typed_not_the_frameworks_template(
     assert _question(root, templated) == "and the fee"
     empty = Span("e" * 32, "1" * 16, "", "agent", 0, 1, {"input.value": '{"messages": []}'})
     assert _question(empty, templated) == "\nCurrent Task: and the fee"
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12)
+    | st.sampled_from(["user", "assistant", "tool", "ChatMessage(", "search_help", "c1"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["role", "content", "tool_calls", "tool_call_id", "name", "function",
+                         "arguments", "id", "type", "messages", "text"]), inner, max_size=5),
+    max_leaves=25,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(messages=st.lists(_json, max_size=6))
+def test_any_recorded_messages_map_or_are_declined_never_raise(messages: list[object]) -> None:
+    """An agent span's recorded ``messages`` of any shape: a trace or an outcome, no error."""
+    from monitor.ingest.conventions import map_spans
+    from monitor.ingest.otlp import Span
+
+    output = json.dumps({"messages": messages})
+    spans = [Span("f" * 32, "1" * 16, "", "agent", 0, 9,
+                  {"openinference.span.kind": "AGENT", "output.value": output})]  # fmt: skip
+    map_spans(spans)
