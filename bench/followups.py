@@ -5,14 +5,15 @@ written for this project; any file in its format works: language, A, B, signals)
     .venv/bin/python bench/followups.py [FILE]
     .venv/bin/python bench/followups.py OPEN SEALED   # two sets side by side
     .venv/bin/python bench/followups.py --blind       # the blind set's open and sealed parts
+    .venv/bin/python bench/followups.py --blind2      # the second blind set's, the same way
 
 A pair counts once per signal: a true positive when B carries the signal and the label says
 so, a false positive when only ``read`` says so, a false negative when only the label does.
 One file: its figures and every miss by name. Two files (a set's open part, then the part
-held out, as ``--blind`` names them): their figures side by side and the second's drop from
-the first, flagged past 0.05 (the patterns fitted to the first) — no line of either is
-printed, so the held-out part can be scored without being read. Also prints the cost of
-reading one pair (the session stage's share of a trace's cost), on the first file.
+held out, as ``--blind`` and ``--blind2`` name them): their figures side by side and the
+second's drop from the first, flagged past 0.05 (the patterns fitted to the first) — no line
+of either is printed, so the held-out part can be scored without being read. Also prints the
+cost of reading one pair (the session stage's share of a trace's cost), on the first file.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from monitor.sessions.signals import SIGNALS, _content_of, _prepared, read
 SETS = Path(__file__).resolve().parent.parent / "tests" / "sessions"
 DEFAULT = SETS / "followups.tsv"
 BLIND = (SETS / "followups_blind_open.tsv", SETS / "followups_blind_sealed.tsv")
+BLIND2 = (SETS / "followups_blind2_open.tsv", SETS / "followups_blind2_sealed.tsv")
+NAMED = {"--blind": BLIND, "--blind2": BLIND2}  # a set's open and sealed parts, by option
 GAP = 0.05  # a held-out figure this far below the open one: fitted to the open part
 
 
@@ -147,11 +150,15 @@ def main(argv: list[str]) -> int:
     if any(a in ("-h", "--help") for a in argv):
         print(__doc__)
         return 0
-    missing = [a for a in argv if a != "--blind" and not Path(a).is_file()]
+    missing = [a for a in argv if a not in NAMED and not Path(a).is_file()]
     if missing:
         print(f"no such file: {missing[0]}", file=sys.stderr)
         return 2
-    paths = list(BLIND) if argv == ["--blind"] else [Path(a) for a in argv] or [DEFAULT]
+    if any(a in NAMED for a in argv) and len(argv) > 1:
+        print(f"{' or '.join(NAMED)} alone: it names both files", file=sys.stderr)
+        return 2
+    paths = list(NAMED[argv[0]]) if argv and argv[0] in NAMED else [Path(a) for a in argv]
+    paths = paths or [DEFAULT]
     if len(paths) > 2:
         print("at most two files: a set's open part, then its held-out part", file=sys.stderr)
         return 2
