@@ -8,12 +8,15 @@ HaluEval's question-answering files (``RUCAIBox/HaluEval`` on GitHub:
 line with ``knowledge``, ``question``, ``right_answer``, ``hallucinated_answer``): short-form
 QA, each line two traces with the knowledge as the one passage, the right answer (faithful)
 and the hallucinated one. ``--frank`` adds summaries: FRANK's human judgements
-(``artidoro/frank`` on GitHub, ``data/human_annotations.json``) of the XSum (``bbc``) system
-summaries, with the folder of their articles (see ``bench/summaries.py``): a summary is
+(``artidoro/frank`` on GitHub, ``data/human_annotations.json``) of system summaries, with the
+folder of their articles (see ``bench/summaries.py``), as two sets: XSum's (``bbc``, one
+sentence each) and CNN/DM's (several sentences each, the long-form set); a summary is
 unfaithful when its ``Factuality`` is below 1 (some sentence has an error), the article is
-the one passage. Nothing of either is committed here. Each set is measured on
-its own. The traces are subsampled to a hallucination rate of ``--rate`` (10 %) and
-every sampler is given the same expected budget, ``--budget`` (10 %) of the traces:
+the one passage. ``--frank-split FILE`` keeps the articles FRANK's split file lists
+(``data/validation_split.txt``, to develop on, or ``data/test_split.txt``). Nothing of either
+is committed here. Each set is measured on its own. The traces are subsampled to a
+hallucination rate of ``--rate`` (10 %) and every sampler is given the same expected budget,
+``--budget`` (10 %) of the traces:
 
 * uniform: every trace at the budget;
 * flag boosting (the cascade before risk): a flagged trace ``--boost`` (10) times as likely
@@ -48,6 +51,7 @@ import json
 import random
 import re
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -80,18 +84,28 @@ def load(paths: list[Path]) -> list[tuple[RagTrace, bool]]:
     return out
 
 
-def load_frank(annotations: Path, articles: Path) -> list[tuple[RagTrace, bool]]:
-    """(trace, unfaithful) for every XSum summary FRANK's annotators judged whose article
-    is in ``articles`` (``bench.summaries.frank``; the CNN/DM ones have no article there)."""
-    out = []
+_FRANK_QUERIES = {
+    "frank-bbc": "Summarise the article in one sentence.",
+    "frank-cnndm": "Summarise the article.",
+}
+
+
+def load_frank(
+    annotations: Path, articles: Path, only: set[str] | None = None
+) -> dict[str, list[tuple[RagTrace, bool]]]:
+    """(trace, unfaithful) for every summary FRANK's annotators judged whose article is in
+    ``articles`` (``bench.summaries.frank``), by set: ``XSum`` (the BBC articles' one-sentence
+    summaries) and ``CNN/DM`` (summaries of several sentences); with ``only``, of the
+    articles whose hash it holds (FRANK's ``data/validation_split.txt`` or ``test_split.txt``)."""
+    out: dict[str, list[tuple[RagTrace, bool]]] = {"XSum": [], "CNN/DM": []}
     for n, item in enumerate(frank(annotations, articles), 1):
-        if item.source != "frank-bbc":
+        if only is not None and item.article_id not in only:
             continue
         trace = RagTrace.from_data({
-            "trace_id": f"{n:032x}", "query": "Summarise the article in one sentence.",
+            "trace_id": f"{n:032x}", "query": _FRANK_QUERIES[item.source],
             "answer": item.summary, "context": [{"doc_id": "article", "text": item.article}],
         })  # fmt: skip
-        out.append((trace, item.hallucinated))
+        out["XSum" if item.source == "frank-bbc" else "CNN/DM"].append((trace, item.hallucinated))
     return out
 
 
@@ -220,6 +234,12 @@ def main() -> None:
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--frank", nargs=2, type=Path, metavar=("ANNOTATIONS", "ARTICLES"))
     parser.add_argument(
+        "--frank-split",
+        type=Path,
+        metavar="FILE",
+        help="only FRANK's articles whose hashes FILE lists (its validation or test split)",
+    )
+    parser.add_argument(
         "--ragtruth",
         type=Path,
         metavar="DIR",
@@ -246,11 +266,39 @@ def main() -> None:
     if args.files:
         measure(f"HaluEval QA ({', '.join(p.name for p in args.files)})", load(args.files), args)
     if args.frank:
-        measure("FRANK XSum summaries", load_frank(*args.frank), args)
+        only = None
+        if args.frank_split:
+            only = set(args.frank_split.read_text(encoding="utf-8").split())
+        part = f", {args.frank_split.stem}" if args.frank_split else ""
+        for name, data in load_frank(*args.frank, only).items():
+            if data:
+                measure(f"FRANK {name} summaries{part}", data, args)
     if args.ragtruth:
         for task, data in load_ragtruth(args.ragtruth, args.ragtruth_split).items():
             if data:
                 measure(f"RAGTruth {task} ({args.ragtruth_split})", data, args)
+
+
+REPEATS = 5
+
+
+def cost(data: list[tuple[RagTrace, bool]], suite: CheckSuite) -> tuple[float, float]:
+    """Microseconds per trace for the checks (a fresh view each) and for the risk after
+    them (a fresh view with the checks' results: what the daemon spends), the best of
+    ``REPEATS`` passes each."""
+    best = [float("inf"), float("inf")]
+    for _ in range(REPEATS):
+        spent = [0.0, 0.0]
+        for trace, _bad in data:
+            start = time.perf_counter()
+            view = suite.view(trace)
+            result = suite(trace, view)
+            middle = time.perf_counter()
+            risk(result, view)
+            spent[0] += middle - start
+            spent[1] += time.perf_counter() - middle
+        best = [min(b, x) for b, x in zip(best, spent, strict=True)]
+    return best[0] / len(data) * 1e6, best[1] / len(data) * 1e6
 
 
 def measure(title: str, data: list[tuple[RagTrace, bool]], args: argparse.Namespace) -> None:
@@ -272,6 +320,9 @@ def measure(title: str, data: list[tuple[RagTrace, bool]], args: argparse.Namesp
                        1.0 if flagged else 0.0, bad))  # fmt: skip
     labels = [row[-1] for row in scored]
     share = sum(labels) / len(labels)
+    checks_us, risk_us = cost(data, suite)
+    print(f"\n{title}: cost per trace, best of {REPEATS}: checks {checks_us:.0f} us, risk "
+          f"{risk_us:.1f} us (views built anew each time, this machine)")  # fmt: skip
     features = [learner.features(result, view) for result, view in views]
     for name in args.drop:
         for x in features:

@@ -41,6 +41,7 @@ class Summary:
     summary: str
     hallucinated: bool
     spans: list[tuple[int, int]] = field(default_factory=list)  # [start, end) in ``summary``
+    article_id: str = ""  # FRANK's hash of the article (its split files list them)
 
 
 def _articles(articles_dir: Path) -> dict[str, dict[str, object]]:
@@ -101,4 +102,5 @@ def frank(annotations_json: Path, articles_dir: Path) -> Iterator[Summary]:
             str(article["article"]),
             str(article[row["model_name"]]),
             float(row["Factuality"]) < 1.0,
+            article_id=str(row["hash"]),
         )
