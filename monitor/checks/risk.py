@@ -17,6 +17,14 @@ combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
   on the words it has: a short right answer is a name or a figure the context holds, a short
   wrong one usually is not (risk/1 left them at 0, and ranked short-answer QA below a naive
   lexical novelty);
+* new phrasing (risk/4): the share of the answer's word trigrams (three words in a row,
+  case and punctuation ignored) found neither in the context nor in the question, scaled by
+  0.25. An answer can reuse the context's words while stating what it does not say (who
+  resigned and who was appointed, swapped); word sequences the context never has tell such
+  recombined or invented statements where single words do not, most of all in long
+  answers, nearly all of whose words are somewhere in the context (risk/2 ranked FRANK's
+  multi-sentence CNN/DM summaries below a naive lexical novelty). Fewer than three words
+  add nothing here;
 * unsupported figures (``unsupported_numbers`` flagged): 0.6;
 * an answer over an empty context (``empty_context`` flagged): 0.5;
 * conflicting passages (``context_conflict`` flagged): 0.3;
@@ -27,19 +35,25 @@ the context by nature): its risk is 0.3, the chance it is a false refusal, which
 tells (``judge_false_refusal``). A check that did not run adds nothing, nor a flag check
 that did not apply.
 The weights, the grounding scale among them, are chosen, not fitted (public data with every
-kind labelled is not at hand); ``bench/risk.py`` measures how the result ranks and samples.
+kind labelled is not at hand; the phrasing scale was chosen among a few on FRANK's
+validation articles and HaluEval); ``bench/risk.py`` measures how the result ranks and
+samples.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from monitor.checks.context import content_words, missing_words
+from monitor.checks.memo import lowered
 from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
 
-RISK_VERSION = "risk/2"
+RISK_VERSION = "risk/4"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
 GROUNDING_SCALE = 0.85
+PHRASING_SCALE = 0.25
+MAX_TRIGRAMS = 64  # a longer answer is read in at most this many trigrams (bounded work)
 FLAG_CHANCES: Mapping[str, float] = {
     "unsupported_numbers": 0.6,
     "empty_context": 0.5,
@@ -58,6 +72,9 @@ def risk(checks: Mapping[str, CheckResult], view: TraceView) -> float:
     gap = _grounding_gap(checks.get("grounding_overlap"), view)
     if gap:
         keep *= 1.0 - GROUNDING_SCALE * gap
+    novel = _new_phrasing(checks.get("grounding_overlap"), view)
+    if novel:
+        keep *= 1.0 - PHRASING_SCALE * novel
     for name, chance in FLAG_CHANCES.items():
         result = checks.get(name)
         if result is not None and result.flagged:
@@ -75,3 +92,38 @@ def _grounding_gap(grounding: CheckResult | None, view: TraceView) -> float | No
         return None if grounding.score is None else 1.0 - grounding.score
     words = content_words(view.answer)
     return len(missing_words(view, words)) / len(words) if words else None
+
+
+# ASCII letters and digits, and every byte of a multi-byte character, are word bytes; the
+# rest of ASCII separates words, as does the General Punctuation block (dashes, curly
+# quotes, ellipsis: U+2000-U+206F, UTF-8 E2 80-81 xx) that the answer's own folding misses.
+_WORD_BYTES = bytes(
+    c if (chr(c).isascii() and chr(c).isalnum()) or c >= 0x80 else 0x20 for c in range(256)
+)
+_PUNCTUATION = re.compile(rb"\xe2[\x80\x81][\x80-\xbf]")
+_SPACES = re.compile(rb"  +")
+
+
+def _words_of(lower: bytes) -> bytes:
+    """``lower`` (lower-cased UTF-8) with every run of separators one space."""
+    if b"\xe2" in lower:
+        lower = _PUNCTUATION.sub(b" ", lower)
+    return _SPACES.sub(b" ", lower.translate(_WORD_BYTES))
+
+
+def _new_phrasing(grounding: CheckResult | None, view: TraceView) -> float | None:
+    """The share of the answer's word trigrams found in neither the context nor the question
+    (a trigram's last word may be the start of a longer one: "refund" in "refunds", as the
+    grounding check reads words); None when the grounding check did not run (the risk reads
+    the words only where it does) or the answer has fewer than three words. A long answer
+    is read in at most ``MAX_TRIGRAMS`` trigrams spread evenly over it (bounded work)."""
+    if grounding is None:
+        return None
+    words = _words_of(lowered(view.answer)).split()
+    if len(words) < 3:
+        return None
+    count = len(words) - 2
+    step = -(-count // MAX_TRIGRAMS)  # ceiling: at most MAX_TRIGRAMS, evenly spread
+    known = b" " + _words_of(view.context_lower + b" " + lowered(view.trace.query))
+    trigrams = [b" " + b" ".join(words[i : i + 3]) for i in range(0, count, step)]
+    return sum(1 for t in trigrams if t not in known) / len(trigrams)

@@ -1,7 +1,7 @@
 """A risk learned from the judge's verdicts (``risk/3``): a weighted logistic regression over
 the checks' evidence, trained online on the judged traces with their 1/p weights.
 
-The static risk (``monitor.checks.risk``, ``risk/2``) is a noisy-or of chosen weights. The
+The static risk (``monitor.checks.risk``, ``risk/4``) is a noisy-or of chosen weights. The
 judge already labels a weighted sample of the stream; :class:`LearnedRisk` fits its features
 to those labels, one verdict at a time, and until it has seen ``min_verdicts`` verdicts it
 answers the static risk unchanged (its prior). The features (:data:`FEATURES`):
@@ -23,8 +23,9 @@ evaluation; not measured on labelled data here). No model file, no third-party l
 regression is a few lines of numpy (Adagrad steps on the weighted log-loss with a small L2
 penalty); the word counts are a fixed array of hashed buckets, so memory is bounded whatever
 the stream says. :meth:`save` and :meth:`load` keep the whole state in one ``.npz`` file
-(beside the judge's verdict cache); a file of another version or shape is not read (the
-scorer starts again from its prior). No method raises on any trace.
+(beside the judge's verdict cache); a file of another version or shape, or learned over
+another static risk (its weights are corrections to that prior), is not read (the scorer
+starts again from its prior). No method raises on any trace.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from monitor.checks.context import content_words, missing_words
+from monitor.checks.risk import RISK_VERSION
 from monitor.checks.risk import risk as static_risk
 from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
@@ -187,6 +189,7 @@ class LearnedRisk:
             np.savez_compressed(
                 fh,
                 version=np.array(RISK3_VERSION),
+                prior=np.array(RISK_VERSION),
                 features=np.array(FEATURES),
                 weights=self.weights,
                 squares=self.squares,
@@ -205,6 +208,8 @@ class LearnedRisk:
             with np.load(path, allow_pickle=False) as data:
                 if str(data["version"]) != RISK3_VERSION:
                     return scorer
+                if "prior" not in data.files or str(data["prior"]) != RISK_VERSION:
+                    return scorer  # learned as corrections to another static risk
                 if tuple(str(f) for f in data["features"]) != FEATURES:
                     return scorer
                 df = data["df"]

@@ -137,6 +137,21 @@ def test_a_damaged_or_foreign_file_starts_from_the_prior(tmp_path: Path) -> None
     assert LearnedRisk.load(foreign).verdicts == 0
 
 
+def test_a_file_learned_over_another_static_risk_starts_from_the_prior(tmp_path: Path) -> None:
+    """Its weights are corrections to the static risk it was trained beside: a file saved
+    over another static risk's version is not read."""
+    scorer = LearnedRisk(min_verdicts=1)
+    x, _ = _scored(scorer, _trace(0, "The plan includes 9 llamas.", ["The plan has 4 seats."]))
+    scorer.learn(x, True)
+    path = tmp_path / "risk.npz"
+    scorer.save(path)
+    assert LearnedRisk.load(path).verdicts == 1
+    with np.load(path) as data:
+        fields = {name: data[name] for name in data.files}
+    np.savez(path, **{**fields, "prior": np.array("risk/2")})
+    assert LearnedRisk.load(path).verdicts == 0
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     answer=st.text(max_size=300),

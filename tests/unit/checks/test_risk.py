@@ -10,8 +10,8 @@ from monitor.core.model import RagTrace
 CONTEXT = "The Pro plan costs $20 a month and includes five seats and email support."
 
 
-def risk_of(answer: str, context: str = CONTEXT) -> float:
-    trace = RagTrace.from_data({"trace_id": "c" * 32, "query": "How much is the Pro plan?",
+def risk_of(answer: str, context: str = CONTEXT, query: str = "How much is the Pro plan?") -> float:
+    trace = RagTrace.from_data({"trace_id": "c" * 32, "query": query,
                                      "answer": answer, "context": [{"text": context}]})  # fmt: skip
     suite = CheckSuite()
     view = suite.view(trace)
@@ -55,3 +55,32 @@ def test_a_short_answer_is_measured_by_the_words_it_has() -> None:
     assert invented >= held + 0.3  # 'ten' missing: half the words
     assert absent >= held + 0.6  # neither word in the context
     assert risk_of("") <= uncited  # no word, nothing measured
+
+
+ARTICLE = (
+    "The minister resigned on Monday after the report was published. "
+    "Her deputy was appointed to lead the inquiry into the contract."
+)
+UNCITED = 0.15  # an answer without citations: the citation check's chance alone
+
+
+def test_words_of_the_context_put_together_anew_raise_it() -> None:
+    """risk/4: two answers of the same words, all of them in the context, one in the
+    context's own phrasing and one stating what it does not say: the recombined one is
+    riskier (the grounding gap alone cannot tell them apart)."""
+    faithful = risk_of("The minister resigned on Monday after the report was published.", ARTICLE)
+    recombined = risk_of("The report resigned on Monday after the minister was published.", ARTICLE)
+    assert faithful == UNCITED  # every trigram is the context's
+    assert recombined >= faithful + 0.1
+
+
+def test_phrasing_ignores_case_punctuation_and_the_question_restated() -> None:
+    """Case, commas, dashes and curly quotes do not make a trigram new, nor does repeating
+    the question's own words."""
+    context = "The Pro plan – our “team” offer – costs $20 a month, billed yearly."
+    assert risk_of("the pro plan, our team offer, costs $20 a month billed yearly", context) == (
+        UNCITED
+    )
+    assert risk_of("The Pro plan – our “team” offer – costs $20 a month.", context) == UNCITED
+    assert risk_of("How much is the Pro plan", context) == UNCITED
+    assert risk_of("How much is the Pro plan", context, query="Tell me the price.") > UNCITED
