@@ -169,7 +169,7 @@ def _answer_value(value: object) -> str:
     (``<generator object>``) is no answer."""
     value = _loads(value)
     if isinstance(value, dict):
-        for key in ("answer", "output", "outputs", "result", "response", "content", "text"):
+        for key in ("answer", "output", "outputs", "result", "response", "content", "text", "raw"):
             if isinstance(value.get(key), str):
                 return _answer_value(value[key])
         return ""
