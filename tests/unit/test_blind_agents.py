@@ -358,3 +358,41 @@ def test_any_recorded_messages_map_or_are_declined_never_raise(messages: list[ob
     spans = [Span("f" * 32, "1" * 16, "", "agent", 0, 9,
                   {"openinference.span.kind": "AGENT", "output.value": output})]  # fmt: skip
     map_spans(spans)
+
+
+def test_smolagents_failed_call_is_its_error_observation_of_this_turn() -> None:
+    """smolagents hands a failed call back as a ``tool-response`` message ("Error:\\n…") that
+    no TOOL span recorded (the tool's span failed, no output), while its ``final_answer``
+    TOOL span has one: the error text is this turn's result (it was read as history when
+    the search for known results inside the message clobbered the message's index)."""
+    from monitor.core.model import AGENT_INPUTS
+    from monitor.ingest.conventions import map_spans
+    from monitor.ingest.otlp import Span
+
+    def span(sid: str, parent: str, start: int, kind: str, error: bool = False,
+             **attrs: object) -> Span:  # fmt: skip
+        return Span("9" * 32, sid * 16, parent * 16 if parent else "", sid, start, start + 1,
+                    {"openinference.span.kind": kind, **attrs}, error=error)  # fmt: skip
+
+    def said(i: int, role: str, text: str) -> dict[str, object]:
+        head = f"llm.input_messages.{i}.message."
+        return {f"{head}role": role, f"{head}contents.0.message_content.text": text}
+
+    error = "Error executing tool 'search_help': RuntimeError: index down"
+    answer = "I could not search the help centre."
+    asked = {**said(0, "system", "You are an expert assistant."),
+             **said(1, "user", "New task:\nis my order eligible")}  # fmt: skip
+    spans = [
+        span("1", "", 0, "AGENT", **{"input.value": '{"task": "is my order eligible"}',
+                                     "output.value": answer}),
+        span("2", "1", 1, "LLM", **asked, **{"llm.model_name": "m"}),
+        span("3", "1", 3, "TOOL", error=True, **{"tool.name": "search_help"}),
+        span("4", "1", 5, "LLM", **asked, **said(2, "tool-response", "Error:\n" + error),
+             **{"llm.model_name": "m"}),
+        span("5", "1", 7, "TOOL", **{"tool.name": "final_answer", "output.value": answer}),
+    ]  # fmt: skip
+    trace = map_spans(spans).trace
+    assert trace is not None
+    assert trace.query == "is my order eligible"
+    assert [(p.doc_id, p.text) for p in trace.context] == [(None, error)]
+    assert trace.attributes[AGENT_INPUTS["tool_errors"]] == 1

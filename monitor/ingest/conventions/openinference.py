@@ -338,7 +338,7 @@ def _given(
         if whole is not None:
             out.append(ToolResult(call, whole, True))
             continue
-        inside = sorted((i, k) for k in known if len(k) >= _SHORTEST and (i := text.find(k)) >= 0)
+        inside = sorted((at, k) for k in known if len(k) >= _SHORTEST and (at := text.find(k)) >= 0)
         if inside:
             out += [ToolResult(None, k, True) for _, k in inside]
             continue
