@@ -220,7 +220,10 @@ def _kafka_setup(settings: Configured) -> KafkaSourceSetup | None:
         return None
     s = settings.sessions
     also = (s.topic,) if s.enabled and s.topic is not None else ()
-    return KafkaSourceSetup(section, settings.kafka, also)
+    outputs = (("output.dead_letters_topic", settings.output.dead_letters_topic),
+               ("golden.topic", settings.golden.topic))  # fmt: skip
+    written = tuple((key, t) for key, t in outputs if t is not None)
+    return KafkaSourceSetup(section, settings.kafka, also, written)
 
 
 def _kafka_source() -> Make[KafkaSourceSetup, Source]:

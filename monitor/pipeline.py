@@ -134,7 +134,9 @@ class Pipeline:
         """Start downstream first: sinks, then the source. Whatever a start raises (a file
         or socket that cannot be opened, a library's own error such as ``sqlite3.Error``)
         is a ``SinkError`` / ``SourceError`` with one line for people, never a traceback;
-        a ``StartupError`` of the component's own passes as it is."""
+        a ``StartupError`` of the component's own passes as it is. The source's checks come
+        before all (every missing topic named at once, not the first output's)."""
+        self.source.check()
         for sink in self.sinks:
             try:
                 sink.start()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from kafka import KafkaProducer
-from kafka.errors import KafkaError
+from kafka import KafkaConsumer, KafkaProducer
+from kafka.errors import KafkaError, KafkaTimeoutError
 from kafka.producer.future import FutureRecordMetadata
 
 from monitor.core.errors import SinkError
@@ -26,17 +26,36 @@ class Producer:
         connection: KafkaConnection,
         flush_timeout_seconds: float,
         factory: Callable[..., KafkaProducer] | None = None,
+        topics: Callable[[], set[str]] | None = None,
     ) -> None:
         self.topic = topic
         self.connection = connection
         self.flush_timeout_seconds = flush_timeout_seconds
         self._factory = factory if factory is not None else KafkaProducer
+        # the cluster's topics, asked at start; the real cluster's with the real producer
+        self._topics = topics if topics is not None or factory is not None else self._listed
         self._producer: KafkaProducer | None = None
         self._pending: list[tuple[Message, FutureRecordMetadata | None]] = []
         self._retry: list[Message] = []
+        # a send found no metadata for the topic (deleted, or the broker gone): the rest of
+        # the batch is kept for the next flush instead of each waiting max_block_ms in turn
+        self._no_metadata = False
+
+    def _listed(self) -> set[str]:
+        """The cluster's topics, through a consumer in no group."""
+        consumer = KafkaConsumer(
+            **self.connection.client_kwargs(),
+            bootstrap_timeout_ms=int(self.connection.bootstrap_timeout_seconds * 1000),
+            request_timeout_ms=self.connection.request_timeout_ms,
+        )
+        try:
+            return set(consumer.topics())
+        finally:
+            consumer.close(autocommit=False)
 
     def start(self) -> None:
-        """Connect (an unreachable broker is a ``SinkError``)."""
+        """Connect and check the topic exists (an unreachable broker or a missing topic is a
+        ``SinkError``: a producer would otherwise wait on the topic's metadata at each send)."""
         try:
             with held_logs("kafka"):  # its retries, while the reason is not known yet
                 self._producer = self._factory(
@@ -49,6 +68,20 @@ class Producer:
                 )
         except KafkaError as exc:
             raise SinkError(f"producer for {self.topic} cannot reach Kafka: {exc}") from exc
+        if self._topics is None:
+            return
+        try:
+            with held_logs("kafka"):
+                existing = self._topics()
+        except KafkaError as exc:
+            self.close()
+            raise SinkError(f"producer for {self.topic} cannot list topics: {exc}") from exc
+        if self.topic not in existing:
+            self.close()
+            raise SinkError(
+                f"topic {self.topic} does not exist on "
+                f"{', '.join(self.connection.bootstrap_servers)} (ragmon does not create topics)"
+            )
 
     def _client(self) -> KafkaProducer:
         if self._producer is None:
@@ -61,16 +94,26 @@ class Producer:
 
     def _send(self, message: Message) -> FutureRecordMetadata | None:
         value, key, headers = message
+        if self._no_metadata:
+            return None  # resent by the next flush, which tries once more
         try:
             return self._client().send(self.topic, value=value, key=key, headers=headers)
+        except KafkaTimeoutError:
+            self._no_metadata = True  # no metadata within max_block_ms: deleted, broker down
+            return None
         except KafkaError:
-            return None  # no metadata within max_block_ms (broker down): resent by flush()
+            return None  # resent by flush()
 
     def flush(self) -> None:
         """Wait for every message sent (and resend what failed before); raise ``SinkError``
         when any is undelivered."""
         # What failed last time is sent again first, then everything is waited for.
-        self._pending += [(msg, self._send(msg)) for msg in self._retry]
+        # what was never sent (no metadata) is sent now, with what failed last time; one
+        # send of this flush may wait for the topic's metadata again
+        unsent = [msg for msg, fut in self._pending if fut is None]
+        self._pending = [(msg, fut) for msg, fut in self._pending if fut is not None]
+        self._no_metadata = False
+        self._pending += [(msg, self._send(msg)) for msg in [*self._retry, *unsent]]
         self._retry = []
         if not self._pending:
             return
@@ -80,7 +123,9 @@ class Producer:
         self._pending = []
         if failed:
             self._retry = failed
-            raise SinkError(f"{len(failed)} messages not delivered to {self.topic}")
+            why = " (no metadata for the topic: deleted, or the broker unreachable)"
+            raise SinkError(f"{len(failed)} messages not delivered to {self.topic}"
+                            f"{why if self._no_metadata else ''}")  # fmt: skip
 
     def close(self) -> None:
         """Release the producer, waiting only for what is worth waiting for."""
@@ -90,5 +135,5 @@ class Producer:
             # flush (this output's or another sink's: the pipeline then flushes no more)
             # nothing undelivered was committed, so a restart sends it again: waiting for a
             # broker that is down would only delay the exit.
-            wait = self._pending and not self._retry
+            wait = self._pending and not self._retry and not self._no_metadata
             producer.close(timeout=self.flush_timeout_seconds if wait else 0)

@@ -154,6 +154,12 @@ class Source(Protocol):
         library's own error), which the pipeline turns into one line naming the source."""
         ...
 
+    def check(self) -> None:
+        """What can be checked before anything starts (Kafka: the cluster reached, every
+        topic the daemon reads or writes there), so that the outputs do not start first and
+        fail one at a time; raises ``SourceError`` as ``start`` does."""
+        ...
+
     def ready(self) -> bool:
         """Records can flow: for Kafka, partitions assigned and their positions known."""
         ...
@@ -208,14 +214,17 @@ class SourceDefaults:
     """The protocol's defaults, to inherit from, so a new source writes only what it does:
     no partitions to tell about (``listen``), always ``ready``, never ``exhausted``, no
     record time (``progress``), nothing to ``commit`` or to stop taking, re-read after a
-    restart (``replays_unfinished``), nothing to ``hold`` or ``close``. ``name``, ``start`` and
-    ``poll`` are the source's own."""
+    restart (``replays_unfinished``), nothing to ``check``, ``hold`` or ``close``. ``name``,
+    ``start`` and ``poll`` are the source's own."""
 
     name: str
     replays_unfinished = True
 
     def listen(self, listener: SourceListener) -> None:
         """No partitions move: nothing to tell."""
+
+    def check(self) -> None:
+        """Nothing to check before the start."""
 
     def ready(self) -> bool:
         """Records can flow as soon as it started."""

@@ -101,7 +101,8 @@ class KafkaSource:
     def from_config(cls, config: KafkaSourceSetup, metrics: Metrics | None = None) -> KafkaSource:
         """``source.kafka`` on the ``kafka`` connection, and the topics the group reads
         besides (the conversations' repartition topic); ``metrics`` hears commits and lag."""
-        return cls(config.section, config.connection, observer=metrics, also=config.also)
+        return cls(config.section, config.connection, observer=metrics, also=config.also,
+                   written=config.written)  # fmt: skip
 
     def __init__(
         self,
@@ -112,11 +113,18 @@ class KafkaSource:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         also: tuple[str, ...] = (),
+        written: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.config = config
         # the topics read: the configured ones, then ragmon's own (the sessions' repartition
         # topic), read by the same group
         self.topics = [*config.topics, *(t for t in also if t not in config.topics)]
+        # every topic checked at start, with the setting that names it: those read, and
+        # those the daemon writes (dead letters, golden rows)
+        self.settings_of: dict[str, str] = {t: "source.kafka.topics" for t in config.topics}
+        self.settings_of |= {t: "sessions.topic" for t in also if t not in config.topics}
+        for setting, topic in written:
+            self.settings_of.setdefault(topic, setting)
         self.connection = connection
         self.observer = observer
         self._factory = consumer_factory
@@ -197,7 +205,9 @@ class KafkaSource:
         except KafkaError as exc:
             consumer.close(autocommit=False)
             raise SourceError(f"cannot list topics: {exc}") from exc
-        missing = [t for t in self.topics if t not in existing]
+        # the source's own topics by name, the others with the setting that names them
+        missing = [t if key == "source.kafka.topics" else f"{t} ({key})"
+                   for t, key in self.settings_of.items() if t not in existing]  # fmt: skip
         if missing:
             consumer.close(autocommit=False)
             raise SourceError(

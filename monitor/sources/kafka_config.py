@@ -53,9 +53,12 @@ class KafkaSourceConfig(SourceSection):
 
 @dataclass(frozen=True)
 class KafkaSourceSetup:
-    """The Kafka source's configuration: its section, the shared ``kafka`` connection, and
-    the topics the group reads besides its own (the conversations' repartition topic)."""
+    """The Kafka source's configuration: its section, the shared ``kafka`` connection, the
+    topics the group reads besides its own (the conversations' repartition topic), and the
+    topics the daemon writes, each with the setting that names it (checked at start with the
+    topics read: a missing one is a start-up error, not a producer waiting on it)."""
 
     section: KafkaSourceConfig
     connection: KafkaConnection
     also: tuple[str, ...] = ()
+    written: tuple[tuple[str, str], ...] = ()  # (setting, topic)
