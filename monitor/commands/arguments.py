@@ -371,7 +371,8 @@ def add_explain(sub: Commands) -> None:
         "--top",
         type=non_negative,
         default=3,
-        help="segments shown per rate and dimension in the table (default 3)",
+        help="segments shown per rate and dimension in the table (default 3; inputs: at "
+        "least 3); every cause and follower is printed whatever N",
     )
     ex.add_argument(
         "--output-json",

@@ -135,8 +135,9 @@ def _table(rates: dict[str, RateChange], shifts: list[InputShift], top: int, out
             print(f"{head}: no significant change", file=out)
             continue
         print(head, file=out)
+        # every cause, whatever --top (a follower names its cause: it must be printed)
         causes = [c for c in change.causes if c.explained_by is None]
-        for c in causes[:top]:
+        for c in causes:
             print(f"  cause: {_cause(c)}", file=out)
         followers: dict[tuple[str, str], list[Cause]] = {}
         for c in change.causes:

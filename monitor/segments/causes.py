@@ -42,10 +42,10 @@ and one source after, are compared on the few that were of one source before, wh
 nothing of the rest.
 
 The shares of one dimension add up to one, so one share's move is every other segment's
-move the other way: per dimension, the share move (``mix`` or ``applicability``) that
-contributes most is the cause and a ``mix`` candidate of that dimension whose share moved
-the other way is its **counterpart** (the old release's shrinking share beside the new
-one's), never a second cause.
+move too: per dimension, the share move (``mix`` or ``applicability``) that contributes most
+is the cause and every other ``mix`` candidate of that dimension is its **counterpart** (the
+old release's shrinking share beside the new one's; help-center's rise beside faq's, both
+taking billing's traces from mixed), never a second cause.
 
 A segment counts as a cause only with a move of its own: its raw effect (the same statistic
 over all traffic) has an interval that excludes 0. Every segment of an unrelated dimension
@@ -253,9 +253,10 @@ def _kind(change: SegmentChange) -> str | None:
 
 def _counterparts(candidates: Sequence[Cause]) -> dict[str, Cause]:
     """The shares of one dimension add up to one: when a segment's share moves, the others'
-    move the other way. Per dimension, the share move (``mix`` or ``applicability``) that
-    contributes most is the cause; a ``mix`` candidate of the same dimension whose share moved
-    the other way is its counterpart (the same move seen from the other side)."""
+    move too. Per dimension, the share move (``mix`` or ``applicability``) that contributes
+    most is the cause; every other ``mix`` candidate of the same dimension is its
+    counterpart (the same move seen from another segment: the old release's shrinking share,
+    or help-center's rise beside faq's when both took billing's traces from mixed)."""
     out: dict[str, Cause] = {}
     primaries: dict[str, Cause] = {}
     for c in candidates:  # most contributing first
@@ -263,9 +264,7 @@ def _counterparts(candidates: Sequence[Cause]) -> dict[str, Cause]:
             primaries.setdefault(c.dimension, c)
     for c in candidates:
         first = primaries.get(c.dimension)
-        if first is None or c is first or c.kind != "mix":
-            continue
-        if (c.share_after - c.share_before) * (first.share_after - first.share_before) < 0:
+        if first is not None and c is not first and c.kind == "mix":
             out[c.name] = first
     return out
 

@@ -237,3 +237,118 @@ def test_the_table_says_how_each_follower_follows(tmp_path: Path) -> None:
     for line in text.splitlines():
         if line.startswith("  follows") and "no move of its own" in line:
             assert "route=billing" not in line.split(":", 1)[1]
+
+
+def test_two_shares_that_rise_together_in_one_dimension_are_one_cause() -> None:
+    """Billing cut to one passage: its traces move from mixed to faq and to help-center, and
+    both rising shares are significant. One dimension, one share move: faq (the larger) is the
+    cause, help-center and mixed follow it as counterparts (before: faq 5 % -> 27 % and
+    help-center 0 % -> 14 % were two mix causes of data_source)."""
+
+    def rate(s: Segments) -> float:
+        return {"faq": 0.6, "help-center": 0.35}.get(s["data_source"], 0.05)
+
+    before = _lines(15, 3000, _routes(cut=False), rate)
+    after = _lines(16, 3000, _routes(cut=True), rate)
+    causes = _causes(before, after)
+    named = [c for c in causes if "explained_by" not in c]
+    shares = [c["segment"] for c in named if c["dimension"] == "data_source"]
+    assert shares == ["faq"]
+    others = {c["segment"]: c for c in causes if c["dimension"] == "data_source"}
+    assert others["help-center"]["explained_by"] == "data_source=faq"
+    assert others["help-center"]["relation"] == "counterpart"
+    # at most one share cause per dimension, in every dimension
+    for dimension in {c["dimension"] for c in named}:
+        kinds = [c["kind"] for c in named if c["dimension"] == dimension]
+        assert kinds.count("mix") + kinds.count("applicability") <= 1, dimension
+
+
+def _printed_names(text: str) -> tuple[set[str], list[str]]:
+    """The segments a text report prints (as a cause or a follower), and the causes its
+    follower lines name."""
+    printed: set[str] = set()
+    referred: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("  cause: "):
+            printed.add(line[len("  cause: ") :].split(":", 1)[0])
+        elif line.startswith(("  follows ", "  the other side of ")):
+            head, names = line.split("): ", 1)
+            printed.update(n.strip() for n in names.split(","))
+            cause = head.split(" ")[3] if head.startswith("  follows") else head.split(" ")[6]
+            referred.append(cause.rstrip(",").removesuffix("'s"))
+    return printed, referred
+
+
+def test_every_cause_is_printed_whatever_top(tmp_path: Path) -> None:
+    """With --top 1 the table shows one segment per dimension, but every cause of the JSON
+    has its "cause:" line, and a follower line never names a segment the report does not
+    print (before: causes were cut at --top, and "the other side of data_source=mixed's
+    share" named a cause left out)."""
+
+    def rate(s: Segments) -> float:
+        return {"faq": 0.6, "help-center": 0.35}.get(s["data_source"], 0.05)
+
+    before = _write(tmp_path / "b.jsonl", _lines(15, 3000, _routes(cut=False), rate))
+    after = _write(tmp_path / "a.jsonl", _lines(16, 3000, _routes(cut=True), rate))
+    out, err = io.StringIO(), io.StringIO()
+    report = tmp_path / "r.json"
+    argv = ["explain", str(before), str(after), "--top", "1", "--output-json", str(report)]
+    assert run(argv, out, err) == 0, err.getvalue()
+    causes = json.loads(report.read_text())["checks"]["refusal"]["causes"]
+    named = _named(causes)
+    assert len(named) > 1
+    printed, referred = _printed_names(out.getvalue())
+    assert set(named) <= printed
+    assert referred and set(referred) <= printed
+
+
+def _walk_day(day: int, count: int, path: Path) -> Path:
+    """The walker's recipe: a day of ``ragmon demo`` traces (seed = day), spread over the
+    day; on day two a release on the billing route packs only the first passage."""
+    from monitor.sources import demo
+
+    lines = []
+    for i in range(count):
+        trace = json.loads(demo.generate_bytes(i, day))
+        second = i * 86400 // count
+        trace["timestamp"] = f"2024-11-0{day}T{second // 3600:02d}:{second // 60 % 60:02d}:00Z"
+        if day == 2 and trace["route"] == "billing":
+            trace["release"] = "2024.12.0"
+            trace["context"], trace["retrieved"] = trace["context"][:1], trace["retrieved"][:1]
+        lines.append(trace)
+    return _write(path, lines)
+
+
+def test_the_walkers_planted_release_names_one_share_cause_per_dimension(tmp_path: Path) -> None:
+    """Demo traces of two days, the billing route cut to one passage on a new release on day
+    two, replayed into evaluation lines, then explained: on citation, data_source=faq's share
+    is the cause and help-center's rise follows it (before: faq 5.2 % -> 27.0 % and
+    help-center 0.0 % -> 13.8 % were two mix causes); no rate has two share causes in one
+    dimension; the conflict check's fall is billing's applicability; every cause is printed
+    and every follower names a printed one."""
+    evaluated = []
+    for day in (1, 2):
+        traces = _walk_day(day, 3000, tmp_path / f"day{day}.jsonl")
+        lines = tmp_path / f"evaluations{day}.jsonl"
+        out, err = io.StringIO(), io.StringIO()
+        assert run(["replay", str(traces), "--output-jsonl", str(lines)], out, err) == 0
+        evaluated.append(str(lines))
+    out, err = io.StringIO(), io.StringIO()
+    report = tmp_path / "report.json"
+    assert run(["explain", *evaluated, "--output-json", str(report)], out, err) == 0
+    checks = json.loads(report.read_text())["checks"]
+    citation = {f"{c['dimension']}={c['segment']}": c for c in checks["citation"]["causes"]}
+    assert "explained_by" not in citation["data_source=faq"]
+    assert citation["data_source=faq"]["kind"] == "mix"
+    assert citation["data_source=help-center"]["explained_by"] == "data_source=faq"
+    for name, check in checks.items():
+        named = [c for c in check.get("causes", []) if "explained_by" not in c]
+        for dimension in {c["dimension"] for c in named}:
+            shares = [c for c in named if c["dimension"] == dimension
+                      and c["kind"] in ("mix", "applicability")]  # fmt: skip
+            assert len(shares) <= 1, (name, dimension)
+    conflict = [c for c in checks["context_conflict"]["causes"] if "explained_by" not in c]
+    assert [(c["segment"], c["kind"]) for c in conflict] == [("billing", "applicability")]
+    printed, referred = _printed_names(out.getvalue())
+    assert {f"{c['dimension']}={c['segment']}" for c in checks["citation"]["causes"]} <= printed
+    assert set(referred) <= printed
