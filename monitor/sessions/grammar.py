@@ -73,15 +73,18 @@ class _Words:
         self.word = r"[^\W_]+(?:['’-][^\W_]+)*[\s,]+" if spaced else rf"[^\s{_END}]"
         self.width = 4 if spaced else 8
 
-    def words(self, key: str) -> str | None:
+    def words(self, key: str, but: str | None = None) -> str | None:
+        """The role's words as one alternation (less those of the role ``but``)."""
         got = self.table.get(key)
         if not got:
             return None
         assert isinstance(got, list)
-        return _alt([str(w) for w in got])
+        left = set(self.table.get(but) or ()) if but else set()  # type: ignore[call-overload]
+        kept = [str(w) for w in got if w not in left]
+        return _alt(kept) if kept else None
 
-    def bounded(self, key: str) -> str | None:
-        words = self.words(key)
+    def bounded(self, key: str, but: str | None = None) -> str | None:
+        words = self.words(key, but)
         return None if words is None else f"{self.b}{words}{self.b}"
 
     def gap(self, n: int) -> str:
@@ -117,6 +120,8 @@ def negative(table: Mapping[str, object]) -> list[str]:
     not at each clause's start."""
     w = _Words(table)
     start, end = w.opening() + w.own(), _no_question(table)
+    if table.get("question_end"):  # a question's ending may be on the verdict's word
+        start = w.opening() + _not_question(table, "clause") + w.own()  # (잘못인가요)
     out: list[str] = []
     neg, good = w.bounded("negators"), w.bounded("good")
     if neg and good:
@@ -125,7 +130,10 @@ def negative(table: Mapping[str, object]) -> list[str]:
         out.append(f"{start}(?P<v>{neg}\\s*{w.gap(2)}{clitic}{good}){end}")
         if table.get("good_first"):
             out.append(f"{start}(?P<v>{clitic}{good}\\s*{w.gap(2)}{neg}){end}")
-    bad = w.bounded("bad")
+    no = w.bounded("no")
+    if no:  # a bare "no" only on its own: "no, …", not "no bot" (a human, not a bot)
+        out.append(f"{start}(?P<v>{no})(?=\\s*+(?:$|[{_END}])){end}")
+    bad = w.bounded("bad", but="no")
     if bad:  # on its own, or on the answer ("useless bot"), never on a thing ("wrong card")
         answer = w.bounded("answer")
         after = rf"(?=\s*+(?:$|[{_END}]|[^\w\s]" + (f"|{answer}" if answer else "") + "))"
@@ -150,7 +158,10 @@ def _no_question(table: Mapping[str, object]) -> str:
     own and a question about it ("my card payment didn't work, what other methods …",
     "wrong item delivered, how do I send it back": users leave the question mark out)."""
     questions = _Words(table).bounded("questions")
-    later = rf"(?!.*[{_END}]\s*[¿¡]?{questions})" if questions else ""
+    # where question words stay in place (Chinese, Japanese, Korean, Turkish), anywhere in
+    # a later clause: "没成功，还有什么别的付款方式"
+    within = f"[^{_END}]*?" if table.get("wh_in_situ") else r"\s*[¿¡]?"
+    later = rf"(?!.*[{_END}]{within}{questions})" if questions else ""
     return _not_question(table, "clause") + later
 
 
@@ -207,8 +218,16 @@ def positive(table: Mapping[str, object]) -> list[str]:
 
 
 def asks(table: Mapping[str, object]) -> str:
-    """A clause that opens with one of the language's question words."""
-    return rf"[^\w{_END}]*[{_END}]*\s*[¿¡]?{_Words(table).bounded('questions')}"
+    """A clause that opens with one of the language's question words (where they stay in
+    place, ``wh_in_situ``: that holds one anywhere)."""
+    within = f"[^{_END}]*?" if table.get("wh_in_situ") else r"\s*[¿¡]?"
+    return rf"[^\w{_END}]*[{_END}]*{within}{_Words(table).bounded('questions')}"
+
+
+def or_not(table: Mapping[str, object]) -> str | None:
+    """The language's "… or not" ("yes or no", "oder nicht"): a negation in a clause with one
+    of these is the question's, not a verdict on the answer."""
+    return _Words(table).bounded("or_not")
 
 
 def in_advance(table: Mapping[str, object]) -> str | None:

@@ -21,6 +21,7 @@ _SIMILAR = 0.8  # normalised similarity of two words one slip apart ("exprot"/"e
 _MIN_FUZZY = 4  # shorter words are told apart by one letter ("plan"/"plus" aside)
 _MIN_PREFIX = 3  # "auth" for "authentication", "2fa" aside
 _STEM = 4  # the first letters two forms of a word share, where the stemmer left them apart
+_ENDING = 4  # the letters each form has past them: more is another word joined on
 
 
 class Antonyms(NamedTuple):
@@ -44,7 +45,10 @@ def _close(x: str, y: str) -> bool:
     if len(short) < _MIN_FUZZY:
         return False
     if x[:_STEM] == y[:_STEM] and len(short) > _STEM:  # one stem, two forms: "disdetta"/"disdico"
-        return True
+        # but not a compound's first part with two others ("bezorgmoment"/"bezorgadres")
+        same = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), len(short))
+        if len(x) - same <= _ENDING and len(y) - same <= _ENDING:
+            return True
     return Indel.normalized_similarity(x, y) >= _SIMILAR
 
 
@@ -146,6 +150,17 @@ def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
                     found.append({run + chr(inner[0][1])})
                     run = ""
                     continue
+            if run and op is sre.BRANCH:  # "n" the parser took out of "nein|nee|nö": kept
+                heads = []  # on each branch's leading letters ("nein", "nee", "nö")
+                for branch in arg[1]:  # type: ignore[index]
+                    lead = ""
+                    for o, a in branch:
+                        if o is not sre.LITERAL:
+                            break
+                        lead += chr(a)
+                    heads.append(run + lead)
+                found.append(set(heads))
+                run = ""
             if run:
                 found.append({run})
                 run = ""

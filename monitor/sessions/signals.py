@@ -71,7 +71,11 @@ _PLAIN_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")  # the same, faster, on ASCII 
 # the patterns read the turn lower-cased (``normalise``): matched as written, three times
 # cheaper than with IGNORECASE, whose case folding runs on every character tried
 _FLAGS = re.NOFLAG
-_REPEATED = re.compile(r"([^\W\d_])\1{2,}")  # a letter typed three times or more: "daaanke"
+# a letter typed three times or more: "daaanke" (not a character of Chinese, Japanese or
+# Korean, which say words twice: "谢谢谢谢")
+_REPEATED = re.compile(r"([^\W\d_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])\1{2,}")
+# Korean's compatibility jamo as NFKC makes them (the language files write "ㄱㅅ")
+_JAMO = {c: unicodedata.normalize("NFKC", chr(c)) for c in range(0x3131, 0x318F)}
 _TRIPLE = re.compile(r"(.)\1\1")  # any character three times: where _REPEATED may be
 
 
@@ -102,6 +106,7 @@ class Language(NamedTuple):
     antonyms: matching.Antonyms = matching.Antonyms((), None, frozenset())
     numerals: dict[str, str] = {}  # noqa: RUF012 (never changed) a number's word -> its digits
     in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
+    or_not: str | None = None  # a question asked as "… or not": no negation of the answer
     asks: re.Pattern[str] | None = None  # a clause that opens with a question word
 
 
@@ -136,11 +141,13 @@ def languages() -> tuple[Language, ...]:
     for entry in sorted(folder.iterdir(), key=lambda e: (e.name != "en.toml", e.name)):
         if not entry.name.endswith(".toml"):
             continue
-        data = tomllib.loads(entry.read_text(encoding="utf-8"))
+        # as normalise reads a turn: NFKC makes Korean's compatibility jamo ("ㄱㅅ") others
+        data = tomllib.loads(entry.read_text(encoding="utf-8").translate(_JAMO))
         code = data["code"]
         openers = data.get("openers")
         table = data.get("grammar", {})
-        said = [*data.get("generic", ()), *table.get("meta", ())]
+        # a verb "to be" asks about nothing either ("tá errado", "c'est faux")
+        said = [*data.get("generic", ()), *table.get("meta", ()), *table.get("copulas", ())]
         if table.get("spaced", True):  # polite words ask nothing either ("porfa", "aub")
             said += [w for f in table.get("fillers", ()) for w in f.split() if w.isalpha()]
         stop = _stop_words(code) | {w.lower() for w in said}
@@ -169,6 +176,7 @@ def languages() -> tuple[Language, ...]:
                     if n > 1 or form not in stop  # "une fois", "een keer": an article
                 },
                 in_advance=grammar.in_advance(table),
+                or_not=grammar.or_not(table),
                 asks=asks,
             )
         )
@@ -536,7 +544,7 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     for lg in (lang,) if lang is english else (lang, english):
         if lg.openers is not None and lg.openers.search(b.text):
             return False  # a next question that narrows ("and for the Team plan?")
-    if paired and matching.swapped(ca - cb, cb - ca):
+    if paired and (matching.swapped(ca - cb, cb - ca) or _replaced(ca, cb)):
         return False
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
     # opposites are among the words one turn has and the other lacks ("on" / "off")
@@ -544,6 +552,20 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     a_only = " ".join(w for w in a.words if w not in in_b)
     b_only = " ".join(w for w in b.words if w not in in_a)
     return not (a_only and b_only and matching.opposed(a_only, b_only, pairs))
+
+
+def _replaced(ca: frozenset[str], cb: frozenset[str]) -> bool:
+    """Whether a question written without spaces names another thing in the place of one
+    (手机号 -> 邮箱, 포인트 -> 쿠폰): a character pair of each that shares no character
+    with the other question (hiragana, grammar, aside)."""
+    in_a, in_b = _characters(ca), _characters(cb)
+
+    def foreign(pairs: frozenset[str], other: frozenset[str]) -> bool:
+        return any(
+            not p.isascii() and not _KANA.fullmatch(p) and other.isdisjoint(p) for p in pairs
+        )
+
+    return foreign(cb - ca, in_a) and foreign(ca - cb, in_b)
 
 
 @lru_cache(maxsize=1024)
@@ -592,6 +614,8 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     text = b.text
     escalation = _any(text, 0, langs, open_)
     negative = _any(text, 1, langs, open_)
+    if negative is not None and _or_not(text, negative):
+        negative = None  # "swish works or not", "yes or no": a question
     # the question asked again beside a complaint or a request for a person ("not what I
     # asked. <the question>", "<the question>? or get me a human"): read without them
     rephrase = bool(b.text) and is_rephrase(a, b)
@@ -654,10 +678,19 @@ def _complaint_ahead(
             continue
         tail = _prepared(text[start:])
         if tail.text and is_rephrase(a, tail):
-            start_v, end_v = _verdict(found)
-            rest = head[:start_v] + " " + head[end_v:]
-            return found if _about_the_answer(rest, a, b) else None
+            return found if _about_the_answer(_around(head, found), a, b) else None
     return None
+
+
+def _around(text: str, complaint: re.Match[str]) -> str:
+    """The words of a complaint's clause around its verdict (whole words: the verdict may
+    end inside one, "değil" in "değildi")."""
+    start, end = _verdict(complaint)
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    opened = max(s for s in grammar.clauses(text) if s <= start)
+    closed = _CLAUSE_END.search(text, end)
+    return text[opened:start] + " " + text[end : len(text) if closed is None else closed.start()]
 
 
 _KANA = re.compile(r"[\u3041-\u309f]+")  # hiragana: Japanese grammar, not a thing named
@@ -677,6 +710,24 @@ def _about_the_answer(head: str, a: _Turn, b: _Turn) -> bool:
 def _emoji(match: re.Match[str]) -> bool:
     """Whether a match holds no letter: an emoji, a sign."""
     return not any(c.isalpha() for c in match.group())
+
+
+@cache
+def _or_nots() -> re.Pattern[str] | None:
+    """Every language's "… or not" ("oder nicht", "eller inte", "还是不")."""
+    words = [lang.or_not for lang in languages() if lang.or_not]
+    return re.compile("|".join(words), _FLAGS) if words else None
+
+
+def _or_not(text: str, complaint: re.Match[str]) -> bool:
+    """Whether a complaint's clause asks "… or not": its negation is the question's."""
+    found = _or_nots()
+    if found is None:
+        return False
+    start, end = _verdict(complaint)
+    opened = max(s for s in grammar.clauses(text) if s <= start)
+    closed = _CLAUSE_END.search(text, end)
+    return found.search(text, opened, len(text) if closed is None else closed.start()) is not None
 
 
 @cache

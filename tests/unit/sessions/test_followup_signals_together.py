@@ -136,3 +136,45 @@ def test_thanks_for_nothing_is_a_complaint(b: str) -> None:
 )
 def test_a_verdict_after_its_noun_is_one_on_the_answer_only(b: str, want: list[str]) -> None:
     assert read(PRO, b) == want
+
+
+@pytest.mark.parametrize(
+    ("b", "want"),
+    [
+        ("does the export work or not", []),
+        ("geht der export jetzt oder nicht", []),
+        ("a human please, not a bot", ["escalation"]),
+        ("no, that's not it", ["negative_feedback"]),
+    ],
+)
+def test_or_not_is_a_question_and_a_bare_no_stands_alone(b: str, want: list[str]) -> None:
+    assert read(PRO, b) == want
+
+
+@pytest.mark.parametrize(
+    ("b", "want"),
+    [
+        ("谢谢谢谢", ["positive_feedback"]),  # a word said twice is no letter held down
+        ("ㄱㅅ", ["positive_feedback"]),  # compatibility jamo, as NFKC makes them
+        ("你的回答什么也没解决", ["negative_feedback"]),  # 什么也: nothing, no question
+        ("비밀번호 공유하는 거 잘못인가요", []),  # a question's ending on the verdict's word
+    ],
+)
+def test_chinese_and_korean_forms(b: str, want: list[str]) -> None:
+    assert read(PRO, b) == want
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Kan ik het bezorgmoment wijzigen?", "kan ik het bezorgadres wijzigen?"),
+        ("怎么修改绑定的手机号", "怎么修改绑定的邮箱"),
+    ],
+)
+def test_another_thing_in_the_place_of_one_is_no_rephrase(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
+
+
+def test_the_opposite_of_what_the_answer_said_is_a_complaint() -> None:
+    assert read(PRO, "das ist genau andersrum") == ["negative_feedback"]
+    assert read(PRO, "è esattamente il contrario") == ["negative_feedback"]
