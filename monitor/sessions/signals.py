@@ -298,14 +298,18 @@ def _fold_table() -> dict[int, str]:
 _FOLD: Final = _fold_table()
 
 
-def content(text: str, lang: Language, words: list[str] | None = None) -> frozenset[str]:
+def content(
+    text: str, lang: Language, words: list[str] | None = None, unspaced: bool | None = None
+) -> frozenset[str]:
     """What a turn asks about: its words (``words``, if already split) less the language's
-    stop words and English's generic ones, stemmed; runs of Chinese, Japanese or Korean as
-    character pairs."""
+    stop words and English's generic ones, stemmed; runs of Chinese, Japanese or Korean
+    (``unspaced``, if already known) as character pairs."""
     skipped = _skipped(lang.code)
     stemmer = _stemmer(lang.code)
     words = _words(text) if words is None else words
-    if not _UNSPACED.search(text):  # the common case: words and nothing else
+    if unspaced is None:
+        unspaced = _UNSPACED.search(text) is not None
+    if not unspaced:  # the common case: words and nothing else
         # numbers as digits ("deux fois": 2, though "deux" is a stop word) and words read
         # without accents ("suscripcion", "nasil")
         if not lang.numerals.keys().isdisjoint(words):
@@ -332,11 +336,13 @@ def content(text: str, lang: Language, words: list[str] | None = None) -> frozen
     return frozenset(w for w in out if w not in lang.stop)
 
 
-@lru_cache(maxsize=4096)
-def _content_of(text: str, code: str) -> frozenset[str]:
-    """``content`` of a normalised turn in a language, kept: the B of one pair is the A of
+def _content_of(turn: _Turn, code: str) -> frozenset[str]:
+    """``content`` of a turn in a language, kept on the turn: the B of one pair is the A of
     the next, read in the same language as a rule."""
-    return content(text, _by_code()[code])
+    got = turn.contents.get(code)
+    if got is None:
+        got = turn.contents[code] = content(turn.text, _by_code()[code], turn.words, turn.unspaced)
+    return got
 
 
 _KINDS = 3  # escalation, negative, positive: their places in ``_gated``
@@ -524,8 +530,8 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
         return False  # no word begun alike: nothing asked again ("thanks", "agent")
     lang = _first_language(a, b)
     english = languages()[0]
-    cb = _content_of(b.text, lang.code)
-    if not cb or not (ca := _content_of(a.text, lang.code)):
+    cb = _content_of(b, lang.code)
+    if not cb or not (ca := _content_of(a, lang.code)):
         return False
     exact, paired = len(ca & cb), a.unspaced or b.unspaced
     if paired and not _kept(exact, len(ca), len(cb), True):
@@ -589,6 +595,7 @@ class _Turn(NamedTuple):
     words: list[str]  # shared between the pairs a turn is in: never changed
     counts: tuple[int, ...]
     unspaced: bool
+    contents: dict[str, frozenset[str]]  # its content words by language, once read
 
 
 @lru_cache(maxsize=4096)
@@ -598,7 +605,7 @@ def _prepared(query: str) -> _Turn:
     text = normalise(query)
     words = _words(text)
     unspaced = _UNSPACED.search(text) is not None
-    return _Turn(text, words, _counts(words), unspaced)
+    return _Turn(text, words, _counts(words), unspaced, {})
 
 
 def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
@@ -703,7 +710,7 @@ def _about_the_answer(head: str, a: _Turn, b: _Turn) -> bool:
     payment methods …"). In Japanese, character pairs of hiragana alone are grammar, not a
     thing named."""
     lang = _first_language(a, b)
-    new = content(head, lang) - _content_of(a.text, lang.code)
+    new = content(head, lang) - _content_of(a, lang.code)
     return all(_KANA.fullmatch(w) for w in new)
 
 
