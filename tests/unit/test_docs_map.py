@@ -4,9 +4,11 @@ navigation, and the development page's tree names every package of the code."""
 from __future__ import annotations
 
 import re
+import typing
 from pathlib import Path
 
 import yaml
+from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -161,3 +163,52 @@ def test_the_readme_lists_every_page_a_newcomer_reads() -> None:
     where = text[text.index("## Where to go next") :]
     linked = set(re.findall(r"\]\(docs/([^)#]+\.md)", where))
     assert sorted(pages - linked) == []
+
+
+def _keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Every leaf key of a settings model (``judge.sampling.base_rate``), sections walked."""
+    out = []
+    for name, field in model.model_fields.items():
+        sections = [t for t in (field.annotation, *typing.get_args(field.annotation))
+                    if isinstance(t, type) and issubclass(t, BaseModel)]  # fmt: skip
+        if sections:
+            out += _keys(sections[0], f"{prefix}{name}.")
+        else:
+            out.append(f"{prefix}{name}")
+    return out
+
+
+def _named_in(cell: str) -> list[str]:
+    """The keys a table row's first cell names: ``a.b`` in full, and each ``c`` after it
+    (``a.b`` / ``c``: ``a.c``); ``*`` and ``<type>`` as wildcards."""
+    out: list[str] = []
+    prefix = ""
+    for name in re.findall(r"`([^`]+)`", cell):
+        if "." in name:
+            prefix = name.rpartition(".")[0] + "."
+            out.append(name)
+        else:  # after a dotted key, a key of its section; first, a top-level key
+            out.append(prefix + name)
+    return out
+
+
+def test_the_configuration_table_has_a_row_for_every_key() -> None:
+    """Every key of the settings (not only every section) is in the configuration page's
+    table, by its own name, under a section a row names as a whole (``shadow.judge``: the
+    judge's settings), or by a wildcard (``kafka.sasl_*``, ``source.<type>.…``); the walker
+    found golden.set_path, the judge's breaker and drain, the Kafka client's timeouts and
+    others in no row."""
+    from monitor.config import Settings
+
+    table = [
+        line.split("|")[1]
+        for line in (ROOT / "docs/configuration.md").read_text().splitlines()
+        if line.startswith("| `")
+    ]
+    named = [n for cell in table for n in _named_in(cell)]
+    patterns = [
+        re.compile(re.escape(n).replace(r"\*", "[^.]*").replace("<type>", "[^.]+") + r"(\..*)?$")
+        for n in named
+    ]
+    missing = [k for k in _keys(Settings) if not any(p.match(k) for p in patterns)]
+    assert missing == []
