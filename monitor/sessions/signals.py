@@ -519,7 +519,7 @@ def _alike(a: _Turn, b: _Turn) -> bool:
     written without spaces: a rephrase needs one."""
     if a.unspaced or b.unspaced:
         return True
-    return not {w[:4] for w in a.words}.isdisjoint(w[:4] for w in b.words)
+    return not a.starts.isdisjoint(b.starts)
 
 
 def is_rephrase(a: _Turn, b: _Turn) -> bool:
@@ -596,6 +596,7 @@ class _Turn(NamedTuple):
     counts: tuple[int, ...]
     unspaced: bool
     contents: dict[str, frozenset[str]]  # its content words by language, once read
+    starts: frozenset[str]  # its words' first four letters
 
 
 @lru_cache(maxsize=4096)
@@ -605,7 +606,7 @@ def _prepared(query: str) -> _Turn:
     text = normalise(query)
     words = _words(text)
     unspaced = _UNSPACED.search(text) is not None
-    return _Turn(text, words, _counts(words), unspaced, {})
+    return _Turn(text, words, _counts(words), unspaced, {}, frozenset(w[:4] for w in words))
 
 
 def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
