@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.risk import auroc, load_ragtruth
+from bench.risk import auroc, load_frank, load_ragtruth
 
 SOURCES = [
     {
@@ -77,3 +77,24 @@ def test_auroc_counts_ties_as_half() -> None:
     assert auroc([0.1, 0.2, 0.8, 0.9], labels) == 1.0
     assert auroc([0.9, 0.8, 0.2, 0.1], labels) == 0.0
     assert auroc([0.5, 0.5, 0.5, 0.5], labels) == 0.5
+
+
+def test_frank_is_read_as_two_sets_and_by_split(tmp_path: Path) -> None:
+    """FRANK's BBC summaries are the XSum set and its CNN/DM ones the long-form set; a split
+    file keeps the articles it lists."""
+    articles = tmp_path / "articles"
+    articles.mkdir()
+    judged = []
+    for key, dataset in (("101", "bbc"), ("102", "bbc"), ("a" * 40, "cnndm")):
+        (articles / f"{key}.json").write_text(
+            json.dumps({"hash": key, "article": "The council met.", "BERTS2S": "It met."}),
+            encoding="utf-8",
+        )
+        judged.append({"hash": key, "model_name": "BERTS2S", "dataset": dataset, "Factuality": 0.5})
+    annotations = tmp_path / "human_annotations.json"
+    annotations.write_text(json.dumps(judged), encoding="utf-8")
+    sets = load_frank(annotations, articles)
+    assert [len(sets["XSum"]), len(sets["CNN/DM"])] == [2, 1]
+    assert all(bad for _, bad in sets["CNN/DM"])
+    only = load_frank(annotations, articles, {"102", "a" * 40})
+    assert [len(only["XSum"]), len(only["CNN/DM"])] == [1, 1]
