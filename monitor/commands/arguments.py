@@ -5,12 +5,29 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeAlias
 
 from monitor.sources import demo
+from monitor.sources.framing import spelled_format
 
 TRAP_CATEGORIES = ("answerable", "unanswerable", "near_miss", "multi_hop", "stale_policy")
+
+
+def record_format(*names: str) -> Callable[[str], str]:
+    """An argparse type for a record format: the one of ``names`` (the command's own) the
+    text names, written either way (``otlp-json`` or ``otlp_json``, any case; the help
+    shows the config's spelling, ``otlp_json``)."""
+
+    def pick(text: str) -> str:
+        for name in names:
+            if spelled_format(name) == spelled_format(text):
+                return name
+        shown = ", ".join(str(spelled_format(n)) for n in names)
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {shown})")
+
+    return pick
 
 
 def non_negative(text: str) -> int:
@@ -129,11 +146,12 @@ def add_replay(sub: Commands) -> None:
     _replay_outputs(replay)
     replay.add_argument(
         "--format",
-        choices=("auto", "native", "otlp-json", "otlp-proto"),
+        type=record_format("auto", "native", "otlp-json", "otlp-proto"),
+        metavar="{auto,native,otlp_json,otlp_proto}",
         default="auto",
         help="auto (default): told apart by each file's first bytes; native: ragmon.trace/v1 "
-        "JSONL; otlp-json: one OTLP/JSON "
-        "ExportTraceServiceRequest per line; otlp-proto: 4-byte big-endian length + "
+        "JSONL; otlp_json: one OTLP/JSON "
+        "ExportTraceServiceRequest per line; otlp_proto: 4-byte big-endian length + "
         "ExportTraceServiceRequest, repeated (OpenInference spans are assembled per trace)",
     )
     replay.add_argument(
@@ -166,6 +184,7 @@ def _replay_outputs(replay: argparse.ArgumentParser) -> None:
     rows, the evaluation store."""
     replay.add_argument(
         "--output-jsonl",
+        "-o",
         type=Path,
         help="write one evaluation line per trace to this file, overwriting it ('-': stdout, "
         "and the summary goes to stderr)",
@@ -289,7 +308,8 @@ def add_convert(sub: Commands) -> None:
     conv.add_argument("file", type=Path, metavar="FILE",
                       help="the OTLP file; '-' is standard input; gzip is unpacked")  # fmt: skip
     conv.add_argument("--from", "--format", dest="fmt", default="auto",
-                      choices=("auto", "otlp-json", "otlp-proto"),
+                      type=record_format("auto", "otlp-json", "otlp-proto"),
+                      metavar="{auto,otlp_json,otlp_proto}",
                       help="auto (default): told from the file's first bytes, as replay "
                       "tells it")  # fmt: skip
     conv.add_argument("--output-jsonl", "-o", type=Path, default=Path("-"),
@@ -411,7 +431,8 @@ def add_rescore(sub: Commands) -> None:
     )
     rs.add_argument(
         "--format",
-        choices=("native", "otlp_proto", "otlp_json"),
+        type=record_format("native", "otlp_proto", "otlp_json"),
+        metavar="{native,otlp_proto,otlp_json}",
         help="record encoding (default source.kafka.format)",
     )
     rs.add_argument(

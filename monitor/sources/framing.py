@@ -10,6 +10,13 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 
+def spelled_format(text: object) -> object:
+    """A record format as a person may write it, in its one documented spelling (the
+    config's, the Collector's kafkaexporter's): ``otlp-json``, ``OTLP_JSON`` and
+    ``otlp_json`` are ``otlp_json``. Anything but text is returned as it is."""
+    return text.strip().lower().replace("-", "_") if isinstance(text, str) else text
+
+
 def read_messages(data: bytes, fmt: str) -> Iterator[bytes]:
     """Messages of an OTLP file held in memory (``stream_messages``)."""
     return stream_messages(io.BytesIO(data), fmt)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from monitor.core.model import KafkaConnection
+from monitor.sources.framing import spelled_format
 from monitor.sources.section import RecordFormat, SourceSection
 
 
@@ -45,6 +46,8 @@ class KafkaSourceConfig(SourceSection):
         "as the OTel Collector kafkaexporter writes them ('otlp_proto' is its default; its "
         "topic is 'otlp_spans'). OTLP spans are assembled into traces (see 'assembly').",
     )
+
+    _spelled = field_validator("format", mode="before")(spelled_format)  # otlp-json too
 
     def record_format(self) -> RecordFormat:
         """``format``: native records or OTLP messages."""
