@@ -39,6 +39,8 @@ def test_only_a_consumer_group_is_shared() -> None:
             {"judge": {"backend": "anthropic", "batch": {"enabled": True, "dir": "o"}}},
             "judge.batch.enabled",
         ),
+        ({"golden": {"topic": "candidates"}}, "golden.topic"),
+        ({"golden": {"dir": "g", "topic": "candidates"}}, "golden.topic"),
     ],
 )
 def test_parts_one_process_owns_are_refused(given: dict[str, object], key: str) -> None:
