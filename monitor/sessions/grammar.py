@@ -230,6 +230,12 @@ def or_not(table: Mapping[str, object]) -> str | None:
     return _Words(table).bounded("or_not")
 
 
+def others(table: Mapping[str, object]) -> str | None:
+    """The language's words for another one ("other", "andere", "其他"): a question that
+    asks about another one is not the question asked again."""
+    return _Words(table).bounded("others")
+
+
 def in_advance(table: Mapping[str, object]) -> str | None:
     """The language's thanks for an answer not given yet ("thanks in advance"): a thank-you
     with one of these words is not feedback."""

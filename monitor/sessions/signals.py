@@ -107,6 +107,7 @@ class Language(NamedTuple):
     numerals: dict[str, str] = {}  # noqa: RUF012 (never changed) a number's word -> its digits
     in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
     or_not: str | None = None  # a question asked as "… or not": no negation of the answer
+    others: re.Pattern[str] | None = None  # "other", "andere": a question about another one
     asks: re.Pattern[str] | None = None  # a clause that opens with a question word
 
 
@@ -148,6 +149,7 @@ def languages() -> tuple[Language, ...]:
         table = data.get("grammar", {})
         # a verb "to be" asks about nothing either ("tá errado", "c'est faux")
         said = [*data.get("generic", ()), *table.get("meta", ()), *table.get("copulas", ())]
+        said += [w for phrase in table.get("or_not", ()) for w in phrase.split()]  # "o no"
         if table.get("spaced", True):  # polite words ask nothing either ("porfa", "aub")
             said += [w for f in table.get("fillers", ()) for w in f.split() if w.isalpha()]
         stop = _stop_words(code) | {w.lower() for w in said}
@@ -177,6 +179,7 @@ def languages() -> tuple[Language, ...]:
                 },
                 in_advance=grammar.in_advance(table),
                 or_not=grammar.or_not(table),
+                others=re.compile(o, _FLAGS) if (o := grammar.others(table)) else None,
                 asks=asks,
             )
         )
@@ -552,6 +555,9 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
             return False  # a next question that narrows ("and for the Team plan?")
     if paired and (matching.swapped(ca - cb, cb - ca) or _replaced(ca, cb)):
         return False
+    for lg in (lang,) if lang is english else (lang, english):
+        if lg.others is not None and _other(lg.others, a.text, b.text):
+            return False  # what other payment methods are there: not the same ones
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
     # opposites are among the words one turn has and the other lacks ("on" / "off")
     in_a, in_b = set(a.words), set(b.words)
@@ -572,6 +578,12 @@ def _replaced(ca: frozenset[str], cb: frozenset[str]) -> bool:
         )
 
     return foreign(cb - ca, in_a) and foreign(ca - cb, in_b)
+
+
+@lru_cache(maxsize=1024)
+def _other(others: re.Pattern[str], a: str, b: str) -> bool:
+    """Whether B asks about another one where A did not ("what other methods …")."""
+    return others.search(b) is not None and others.search(a) is None
 
 
 @lru_cache(maxsize=1024)
@@ -617,7 +629,7 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if gated:
         open_ = _plan(b.text)
         if open_ is None:  # no literal any pattern requires: none can match
-            return [REPHRASE] if b.text and is_rephrase(a, b) else []
+            return [REPHRASE] if b.text and _asked_again(a, b) else []
     langs = _speakers(b)
     text = b.text
     escalation = _any(text, 0, langs, open_)
@@ -626,7 +638,7 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
         negative = None  # "swish works or not", "yes or no": a question
     # the question asked again beside a complaint or a request for a person ("not what I
     # asked. <the question>", "<the question>? or get me a human"): read without them
-    rephrase = bool(b.text) and is_rephrase(a, b)
+    rephrase = bool(b.text) and _asked_again(a, b)
     if negative is None and (open_ is None or open_[1]):
         negative = _complaint_ahead(a, b, escalation, langs, open_)
         rephrase = rephrase or (negative is not None and escalation is None)
@@ -653,6 +665,35 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if positive:
         found.append(POSITIVE)
     return found
+
+
+def _asked_again(a: _Turn, b: _Turn) -> bool:
+    """Whether B asks A again, whole or in a part with words of its own around it ("hola??
+    <the question>", "<the question>. I asked an hour ago", "wrong, there is no cancel
+    option. <the question>"): B's clauses from its start, or to its end, that ask (open with
+    a question word or end with a question mark)."""
+    if is_rephrase(a, b):
+        return True
+    starts = grammar.clauses(b.text)
+    if len(starts) < 2 or not _alike(a, b):
+        return False
+    code = _first_language(a, b).code
+    if len(_content_of(a, code) & _content_of(b, code)) < 2:
+        return False  # a part asks again with two words of A's at least (below)
+    openers, asks = _next_question()
+    if openers.match(b.text):
+        return False  # a next question that narrows ("e a devolução, como rastreio?")
+    for start in starts[1:]:
+        for part in (b.text[start:], b.text[:start].rstrip()):
+            if not (asks.match(part) or part.endswith(("?", "？"))):
+                continue
+            turn = _prepared(part)
+            # a question of its own: two words of what it asks about at least (not one,
+            # "…, dass ich Student bin?"), hiragana (grammar) aside
+            named = [w for w in _content_of(turn, code) if not _KANA.fullmatch(w)]
+            if len(named) >= 2 and is_rephrase(a, turn):
+                return True
+    return False
 
 
 def _complaint_ahead(

@@ -178,3 +178,28 @@ def test_another_thing_in_the_place_of_one_is_no_rephrase(a: str, b: str) -> Non
 def test_the_opposite_of_what_the_answer_said_is_a_complaint() -> None:
     assert read(PRO, "das ist genau andersrum") == ["negative_feedback"]
     assert read(PRO, "è esattamente il contrario") == ["negative_feedback"]
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "hello?? how much is the pro plan",
+        "how much is the pro plan. asked this ten minutes ago",
+        "wrong, there is no price page. how much is the pro plan?",
+    ],
+)
+def test_the_question_asked_again_in_a_part_of_the_turn(b: str) -> None:
+    assert "rephrase" in read(PRO, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (PAYMENT, "my card was declined, which other payment methods do you take?"),
+        ("Welche Zahlungsarten gibt es?", "welche anderen Zahlungsarten gibt es?"),
+        (PRO, "and the team one, how much is the pro plan compared to it?"),
+        ("Is there a student discount?", "what do I send, that I am a student?"),
+    ],
+)
+def test_another_one_or_a_narrower_part_is_no_rephrase(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
