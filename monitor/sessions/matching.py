@@ -21,6 +21,7 @@ _SIMILAR = 0.8  # normalised similarity of two words one slip apart ("exprot"/"e
 _MIN_FUZZY = 4  # shorter words are told apart by one letter ("plan"/"plus" aside)
 _MIN_PREFIX = 3  # "auth" for "authentication", "2fa" aside
 _STEM = 4  # the first letters two forms of a word share, where the stemmer left them apart
+_DOUBLED = re.compile(r"(.)\1")
 _ENDING = 4  # the letters each form has past them: more is another word joined on
 
 
@@ -42,6 +43,8 @@ def _close(x: str, y: str) -> bool:
         return True
     if len(x) == len(y) and sorted(x) == sorted(y):  # two letters swapped: "pfd", "kotna"
         return sum(p != q for p, q in zip(x, y, strict=True)) == 2
+    if _DOUBLED.sub(r"\1", x) == _DOUBLED.sub(r"\1", y):  # a letter typed twice: "abbo"
+        return True
     if len(short) < _MIN_FUZZY:
         return False
     if x[:_STEM] == y[:_STEM] and len(short) > _STEM:  # one stem, two forms: "disdetta"/"disdico"

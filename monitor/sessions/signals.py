@@ -550,9 +550,12 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
             return False
         if not _kept(matching.shared(ca, cb), len(ca), len(cb), paired):
             return False
-    for lg in (lang,) if lang is english else (lang, english):
-        if lg.openers is not None and lg.openers.search(b.text):
-            return False  # a next question that narrows ("and for the Team plan?")
+    # a next question that narrows or moves on names what it moves to ("and for the Team
+    # plan?"); one that names nothing new asks again ("entonces … o no")
+    if not cb <= ca:
+        for lg in (lang,) if lang is english else (lang, english):
+            if lg.openers is not None and lg.openers.search(b.text):
+                return False
     if paired and (matching.swapped(ca - cb, cb - ca) or _replaced(ca, cb)):
         return False
     for lg in (lang,) if lang is english else (lang, english):

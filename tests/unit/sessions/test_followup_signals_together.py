@@ -203,3 +203,10 @@ def test_the_question_asked_again_in_a_part_of_the_turn(b: str) -> None:
 )
 def test_another_one_or_a_narrower_part_is_no_rephrase(a: str, b: str) -> None:
     assert "rephrase" not in read(a, b)
+
+
+def test_an_opener_that_names_nothing_new_asks_again() -> None:
+    a = "¿Puedo pagar con tarjeta de crédito?"
+    assert read(a, "entonces puedo pagar con tarjeta de crédito o no") == ["rephrase"]
+    assert read(a, "entonces y con tarjeta de débito?") == []
+    assert read("Wie kündige ich mein Abo?", "wie kündige ich mein abbo") == ["rephrase"]
