@@ -369,8 +369,8 @@ def test_smolagents_failed_call_is_its_error_observation_of_this_turn() -> None:
     from monitor.ingest.conventions import map_spans
     from monitor.ingest.otlp import Span
 
-    def span(sid: str, parent: str, start: int, kind: str, error: bool = False,
-             **attrs: object) -> Span:  # fmt: skip
+    def span(sid: str, parent: str, start: int, kind: str, attrs: dict[str, object],
+             error: bool = False) -> Span:  # fmt: skip
         return Span("9" * 32, sid * 16, parent * 16 if parent else "", sid, start, start + 1,
                     {"openinference.span.kind": kind, **attrs}, error=error)  # fmt: skip
 
@@ -380,16 +380,15 @@ def test_smolagents_failed_call_is_its_error_observation_of_this_turn() -> None:
 
     error = "Error executing tool 'search_help': RuntimeError: index down"
     answer = "I could not search the help centre."
-    asked = {**said(0, "system", "You are an expert assistant."),
+    asked = {**said(0, "system", "You are an expert assistant."), "llm.model_name": "m",
              **said(1, "user", "New task:\nis my order eligible")}  # fmt: skip
     spans = [
-        span("1", "", 0, "AGENT", **{"input.value": '{"task": "is my order eligible"}',
-                                     "output.value": answer}),
-        span("2", "1", 1, "LLM", **asked, **{"llm.model_name": "m"}),
-        span("3", "1", 3, "TOOL", error=True, **{"tool.name": "search_help"}),
-        span("4", "1", 5, "LLM", **asked, **said(2, "tool-response", "Error:\n" + error),
-             **{"llm.model_name": "m"}),
-        span("5", "1", 7, "TOOL", **{"tool.name": "final_answer", "output.value": answer}),
+        span("1", "", 0, "AGENT", {"input.value": '{"task": "is my order eligible"}',
+                                   "output.value": answer}),
+        span("2", "1", 1, "LLM", asked),
+        span("3", "1", 3, "TOOL", {"tool.name": "search_help"}, error=True),
+        span("4", "1", 5, "LLM", {**asked, **said(2, "tool-response", "Error:\n" + error)}),
+        span("5", "1", 7, "TOOL", {"tool.name": "final_answer", "output.value": answer}),
     ]  # fmt: skip
     trace = map_spans(spans).trace
     assert trace is not None
