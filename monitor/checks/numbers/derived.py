@@ -126,6 +126,7 @@ class Derivation:
         self._years: list[tuple[float, str]] | None = None
         self._times: list[list[Figure]] | None = None
         self._values: frozenset[float] | None = None
+        self._context_figures: list[tuple[Mention, float, str]] | None = None
 
     @property
     def lower(self) -> str:
@@ -441,7 +442,14 @@ class Derivation:
         return found.group(0) if found is not None else None
 
     def context_figures(self) -> Iterator[tuple[Mention, float, str]]:
-        """(figure, value, the word after it) of every plain number of the context."""
+        """(figure, value, the word after it) of every plain number of the context: read
+        once a trace (each figure's steps ask in turn: the scan was a derivation's main
+        cost)."""
+        if self._context_figures is None:
+            self._context_figures = list(self._read_context_figures())
+        return iter(self._context_figures)
+
+    def _read_context_figures(self) -> Iterator[tuple[Mention, float, str]]:
         for m in scan(self.context, self._locale):
             if m.kind != "number":
                 continue

@@ -7,6 +7,7 @@ the derivation (the context read once) and returns how the figure follows, or No
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Protocol
@@ -85,8 +86,11 @@ _TEMPERATURE = re.compile(
 # year.
 _PERIOD_WORDS = r"(week|wk|month|mo|year|yr|annum)"
 
+# (a price per head between them: "$49 per user per month", "$5 a seat a month")
+_PER_HEAD = r"(?:(?:per|a|an|each)\s+(?:user|seat|person|head|member|licen[cs]e)\s+|/\s?user\s?)?"
 _PERIOD_AFTER = re.compile(
-    rf"\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b|\s*(weekly|monthly|yearly|annually)\b"
+    rf"\s*{_PER_HEAD}(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b"
+    rf"|\s*{_PER_HEAD}(weekly|monthly|yearly|annually)\b"
 )
 
 # Or said before it in the answer's sentence: "Over a year, Pro costs $1,188", "the annual
@@ -94,15 +98,17 @@ _PERIOD_AFTER = re.compile(
 _PERIOD_BEFORE = re.compile(
     rf"\b(?:(?:over|for|in|across|per|each|every)\s+(?:a|an|one|the|a\s+full|a\s+whole"
     rf"|the\s+whole|the\s+full)?\s*{_PERIOD_WORDS}|(annual|weekly|monthly|yearly|annually))\b"
-    r"(?!\s*(?:of|on|after|before|later|ago|from)\b)[^.;:!?]*$"
+    r"(?!\s*(?:of|on|after|before|later|ago|from)\b)[^.;:!?\d]*$"
 )
 
 _PERIOD = re.compile(
-    rf"([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*(?:(?:per|a|an|each|every)\s+|/\s?){_PERIOD_WORDS}\b"
-    r"|([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*(weekly|monthly|yearly|annually)\b",
+    rf"([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*{_PER_HEAD}(?:(?:per|a|an|each|every)\s+|/\s?)"
+    rf"{_PERIOD_WORDS}\b|([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*{_PER_HEAD}(weekly|monthly|yearly"
+    r"|annually)\b",
     re.IGNORECASE,
 )
 
+_CURRENCY = frozenset("$€£¥₹")
 _PER_YEAR = {"we": 52.0, "wk": 52.0, "mo": 12.0, "ye": 1.0, "yr": 1.0, "an": 1.0}
 
 # Nouns of persons (their "s" dropped): "people" counts respondents, members, ...
@@ -212,21 +218,48 @@ def temperature(d: Derivation, mention: Mention, value: float, around: Around) -
 def per_period(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
     """An amount per week, month or year restated per another ("$300 a year" for $25 a
     month; weeks as 52 a year), to the answer's last digit."""
-    m = _PERIOD_AFTER.match(d.rest(mention)) or _PERIOD_BEFORE.search(around[0])
+    m = _PERIOD_AFTER.match(d.rest(mention))
+    before = around[0]
+    if m is None and mention.raw[:1] in _CURRENCY and not any(c.isdigit() for c in before):
+        m = _PERIOD_BEFORE.search(before[-48:])  # "Over a year, Pro costs $1,188"
     if m is None:
         return None
     mine = _PER_YEAR[(m.group(1) or m.group(2))[:2]]
     precision = mention.readings[0].precision or 1.0
-    for c in _PERIOD.finditer(d.context):
-        # (amount, period) are groups 1 and 2 of "$25 a month", 3 and 4 of "$25 monthly"
-        amount, period = (c.group(1), c.group(2)) if c.group(1) else (c.group(3), c.group(4))
-        theirs = _PER_YEAR[period.lower()[:2]]
+    for amount, theirs, written in _amounts_per_period(d.context):
         if theirs == mine:
             continue
-        restated = num(amount) * theirs / mine
+        restated = amount * theirs / mine
         if abs(restated - value) <= precision / 2 + 1e-9 and restated > 0:
-            return c.group(0).strip()
+            return written
     return None
+
+
+# The words a period is written with in a context ("/mo" and "/yr" after their slash): the
+# amount is looked for only in a window before each (the pattern run over a whole 5 KB
+# context cost ~370 us, on every figure a period was said of)
+_PERIOD_CUES = ("week", "month", "year", "annum", "annual", "/mo", "/ mo", "/wk", "/yr")
+
+
+@functools.lru_cache(maxsize=16)
+def _amounts_per_period(context: str) -> tuple[tuple[float, float, str], ...]:
+    """(amount, periods a year, as written) of every amount a context states per week,
+    month or year ("$25 a month", "$49 per user per month", "$300 annually")."""
+    low = context.lower()
+    out: dict[int, tuple[float, float, str]] = {}
+    for cue in _PERIOD_CUES:
+        i = low.find(cue)
+        while i >= 0:
+            for c in _PERIOD.finditer(context, max(0, i - 64), i + len(cue) + 6):
+                if c.start() in out:
+                    continue
+                # (amount, period): groups 1 and 2 of "$25 a month", 3 and 4 of "$25 monthly"
+                amount, period = (
+                    (c.group(1), c.group(2)) if c.group(1) else (c.group(3), c.group(4))
+                )
+                out[c.start()] = (num(amount), _PER_YEAR[period.lower()[:2]], c.group(0).strip())
+            i = low.find(cue, i + len(cue))
+    return tuple(out.values())
 
 
 def figure_with_unit(d: Derivation, figure: str, units: frozenset[str]) -> str | None:
