@@ -12,6 +12,7 @@ import json
 import os
 import re
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
@@ -328,6 +329,9 @@ def _is_str_list(annotation: Any) -> bool:
     return False
 
 
+YAML_NULLS = frozenset({"null", "Null", "NULL", "~"})  # what YAML reads as none
+
+
 class _EnvFormError(Exception):
     """A ``RAGMON_*`` value that is not in the form its key takes (not a ValueError, which
     pydantic-settings would turn into a traceback of its own)."""
@@ -337,6 +341,17 @@ class _Environment(EnvSettingsSource):
     """``RAGMON_*`` variables, lists and mappings in the forms people type: a list of strings
     as JSON or comma-separated (``RAGMON_SOURCE__KAFKA__TOPICS=a,b``, as the Kafka and OTel
     tools' own variables take lists); anything else of a list or mapping key as JSON."""
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        """As YAML reads a value: ``null``, ``Null``, ``NULL`` and ``~`` are none; a value
+        of whitespace only is as empty (not set)."""
+        loaded = dict(super()._load_env_vars())
+        for key, value in list(loaded.items()):
+            if isinstance(value, str) and not value.strip():
+                del loaded[key]  # env_ignore_empty
+            elif isinstance(value, str) and value.strip() in YAML_NULLS:
+                loaded[key] = None
+        return loaded
 
     def decode_complex_value(self, field_name: str, field: FieldInfo | None, value: Any) -> Any:
         try:
@@ -451,6 +466,14 @@ _SERVICE_LINK = re.compile(
 )
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """A YAML error in one line: what, and where (line and column, from 1)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{problem}{where}"
+
+
 def load(path: Path | str | None = None) -> Settings:
     """Read the YAML file (if any), apply ``RAGMON_*`` overrides, validate. Raises ConfigError."""
     env = os.environ
@@ -469,7 +492,8 @@ def load(path: Path | str | None = None) -> Settings:
                 f"config file {path} is not UTF-8 text (byte {exc.start}): is it the right file?"
             ) from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+            problem = _yaml_problem(exc)
+            raise ConfigError(f"config file {path} is not valid YAML: {problem}") from exc
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

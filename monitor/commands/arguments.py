@@ -274,8 +274,10 @@ def add_calibrate(sub: Commands) -> None:
         description="Run the judge over labelled traces (JSONL: a native trace plus 'label': "
         "pass | fail | hard_fail | not_applicable) and print agreement, Cohen's kappa, the "
         "confusion matrix and hard-fail sensitivity/specificity with 95% Wilson intervals. "
-        "--output writes the calibration record that `ragmon run` exports as "
-        "ragmon_judge_calibration_* (judge.calibration_file).",
+        "Traces the daemon never judges (no answer or no context text, content redacted, "
+        "assembled incomplete: not_judgeable) are left out of the measure and counted by "
+        "label in the report. --output writes the calibration record that `ragmon run` "
+        "exports as ragmon_judge_calibration_* (judge.calibration_file).",
     )
     cal.add_argument("--labels", type=Path, required=True, help="labelled traces (JSONL)")
     cal.add_argument("--judge", choices=("heuristic", "anthropic", "openai"),

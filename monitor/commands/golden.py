@@ -100,7 +100,7 @@ def _golden_review(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
     row = load_rows(args.dir).get(args.row)
     if row is None:
         print(f"ragmon golden review: no candidate row {args.row!r} in {args.dir}", file=stderr)
-        return EXIT_USAGE
+        return EXIT_FAIL  # as inspect's unknown id: asked, and not there
     if not args.reviewer:
         print("ragmon golden review: --reviewer is required (or set RAGMON_REVIEWER)",
               file=stderr)  # fmt: skip

@@ -288,6 +288,9 @@ def _why_nothing(heads: list[bytes], fmt: str, flag: str = "drop --format, or na
     other = sorted(str(f) for f in looks if f != fmt)
     if other:
         return f": read as {fmt}, but the input looks like {other[0]} ({flag})"
+    if all(framing.plain_text(h) for h in heads if h.strip()):
+        return (": the input is text of no known format (neither JSON lines, native or "
+                "OTLP/JSON, nor length-prefixed OTLP protobuf)")  # fmt: skip
     return f": nothing in the input is a trace this reader understands ({fmt})"
 
 

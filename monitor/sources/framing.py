@@ -42,6 +42,22 @@ def stream_messages(stream: BinaryIO, fmt: str) -> Iterator[bytes]:
             return
 
 
+def plain_text(head: bytes) -> bool:
+    """The first bytes are text of no format ragmon reads: UTF-8 with no control character
+    but whitespace, not JSON (a length prefix of protobuf would start with a zero byte
+    unless its message is 16 MiB or more)."""
+    text = head.lstrip()
+    if not text or text[:1] in (b"{", b"["):
+        return False
+    try:
+        decoded = text.decode()
+    except UnicodeDecodeError as exc:
+        if exc.start < len(text) - 3:  # not only a character cut at the end of the head
+            return False
+        decoded = text[: exc.start].decode()
+    return all(c.isprintable() or c.isspace() for c in decoded)
+
+
 def sniff_format(head: bytes) -> str | None:
     """``native``, ``otlp-json`` or ``otlp-proto`` from a file's first bytes (``Input.head``);
     None when they are nothing but whitespace. JSON lines that name ``resourceSpans`` are

@@ -132,7 +132,14 @@ def parse_time(text: str, now: Callable[[], float] = time.time) -> float:
         return float(text)
     except ValueError:
         pass
-    stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    try:
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a time: give an RFC 3339 time with its zone "
+            "(2026-12-01T00:00:00Z), Unix seconds (1764547200) or a duration before now "
+            "(30m, 2h, 7d)"
+        ) from None
     if stamp.tzinfo is None:
         raise ValueError(f"{text}: give a time zone (Z or +hh:mm)")
     return stamp.timestamp()
