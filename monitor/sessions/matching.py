@@ -70,16 +70,23 @@ def shared(earlier: frozenset[str], later: frozenset[str]) -> int:
     return count
 
 
-def swapped(earlier_only: Iterable[str], later_only: Iterable[str]) -> bool:
+def swapped(
+    earlier_only: Iterable[str], later_only: Iterable[str], earlier: Iterable[str] = ()
+) -> bool:
     """Whether a question written without spaces asks the same about something else: a
     Latin-script word of one ("CSV") where the other has another ("PDF"), or a character
-    pair of one where the other has a pair with one character changed (年度 / 月度, 日曜 /
-    土曜). A reordered question (密码重置 / 重置密码) changes pairs, not characters in them."""
+    pair of one where the other has a pair with one character changed to one the earlier
+    question does not hold (年度 / 月度, 日曜 / 土曜; ``earlier``: its character pairs). A
+    reordered or shortened question (密码重置 / 重置密码, 往团队里加成员 / 团队加成员)
+    changes pairs, not the characters in them."""
     first, second = list(earlier_only), list(later_only)
     if any(w.isascii() for w in first) and any(w.isascii() for w in second):
         return True
+    held = {c for pair in earlier for c in pair}
     return any(
-        len(p) == len(q) == 2 and (p[0] == q[0]) != (p[1] == q[1])
+        len(p) == len(q) == 2
+        and (p[0] == q[0]) != (p[1] == q[1])
+        and (q[1] if p[0] == q[0] else q[0]) not in held
         for p in first
         if not p.isascii()
         for q in second

@@ -556,7 +556,7 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
         for lg in (lang,) if lang is english else (lang, english):
             if lg.openers is not None and lg.openers.search(b.text):
                 return False
-    if paired and (matching.swapped(ca - cb, cb - ca) or _replaced(ca, cb)):
+    if paired and (matching.swapped(ca - cb, cb - ca, ca) or _replaced(ca, cb)):
         return False
     for lg in (lang,) if lang is english else (lang, english):
         if lg.others is not None and _other(lg.others, a.text, b.text):

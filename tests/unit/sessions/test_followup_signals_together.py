@@ -210,3 +210,8 @@ def test_an_opener_that_names_nothing_new_asks_again() -> None:
     assert read(a, "entonces puedo pagar con tarjeta de crédito o no") == ["rephrase"]
     assert read(a, "entonces y con tarjeta de débito?") == []
     assert read("Wie kündige ich mein Abo?", "wie kündige ich mein abbo") == ["rephrase"]
+
+
+def test_a_shortened_question_without_spaces_is_no_swap() -> None:
+    assert read("怎么往购物车里加商品", "购物车加商品") == ["rephrase"]
+    assert read("周六营业时间是几点？", "周日营业时间是几点？") == []
