@@ -24,6 +24,8 @@ def _keys(ident: str, cited: bool = True) -> frozenset[str]:
     if "/" in low and "?" in low:
         low = low.split("?", 1)[0]  # a URL's query: "…/refunds-2024?lang=en"
     low = low.rstrip("/")
+    if "/" in low and _INDEX_PAGE.search(low):
+        low = low.rsplit("/", 1)[0]  # ".../refunds-2024/index.html" is the page refunds-2024
     name = low.rsplit("/", 1)[1] if "/" in low else low
     dot = name.rfind(".")
     ext = name[dot + 1 :] if dot > 0 else ""
@@ -41,6 +43,7 @@ def _keys(ident: str, cited: bool = True) -> frozenset[str]:
     return frozenset(keys)
 
 
+_INDEX_PAGE = re.compile(r"[^/]/(?:index|default)\.(?:html?|php|aspx?)$")
 _DIGIT_RUNS = re.compile(r"\d+")
 _ZEROS = re.compile(r"(?<!\d)0+(?=\d)")  # the leading zeros of a number
 _FOLD = re.compile(r"[-_\s]")
