@@ -492,9 +492,32 @@ def _history_file() -> Make[HistoryOutput, Sink]:
     return make
 
 
+@dataclass(frozen=True)
+class JudgeEstimateOutput:
+    """What the judge would take of the evaluations (``rescore --dry-run``), read in this
+    process: the judge's section and the sampling rates its stage would use."""
+
+    judge: JudgeConfig
+    base_rate: float
+    flagged_rate: float
+
+
+def _judge_estimate() -> Make[JudgeEstimateOutput, Sink]:
+    from monitor.judge.estimate import JudgeEstimate
+    from sinks.tap import TapSink
+
+    def make(config: JudgeEstimateOutput, metrics: Metrics | None) -> Sink:
+        return TapSink(JudgeEstimate(config.judge, config.base_rate, config.flagged_rate))
+
+    return make
+
+
+# A command's own rows; ``tests/unit/test_component_rows.py`` reads from each row's factory
+# the classes it builds, so a command's part without a row here is found.
 COMMAND: tuple[Component[Any, Any], ...] = (
     Component("source", "files", FileInput, _asked, _files, False),
     Component("source", "history_window", HistoryWindow, _asked, _history_window, False),
     Component("sink", "summary", SummaryOutput, _asked, _summary, False),
     Component("sink", "openmetrics_history", HistoryOutput, _asked, _history_file),
+    Component("sink", "judge_estimate", JudgeEstimateOutput, _asked, _judge_estimate, False),
 )

@@ -13,47 +13,10 @@ from prometheus_client import CollectorRegistry
 from monitor import registry
 from monitor.commands.common import _settings, _writable, is_stdout
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
-from monitor.core.model import Evaluation
-from monitor.judge.rubric import estimate_input_tokens
-from monitor.judge.sampler import HashSampler, SamplingRules
-from monitor.registry.judges import sampling_rates
 from monitor.sources.kafka_config import KafkaSourceConfig
-from sinks import SinkBase
 
 if TYPE_CHECKING:
     from monitor.config import Settings
-
-
-class _WouldJudge(SinkBase):
-    """What the judge would take of the window (``--dry-run``): the configured sampling
-    decided on each evaluation, its estimated input tokens and cost (at batch price in
-    batch mode)."""
-
-    name = "would_judge"
-
-    def __init__(self, settings: Settings) -> None:
-        cfg = settings.judge
-        s = cfg.sampling
-        base, flagged = sampling_rates(settings)
-        self.sampler = HashSampler(
-            SamplingRules(base, flagged, s.routes, s.releases, s.golden_always, s.by), salt=s.salt
-        )
-        self.prices = cfg.prices.as_prices()
-        self.output_tokens = s.expected_output_tokens
-        self.discount = cfg.batch.discount if cfg.batch.enabled else 1.0
-        self.traces = self.judged = self.input_tokens = 0
-        self.usd = 0.0
-
-    def write(self, evaluation: Evaluation) -> None:
-        """Decide, as the judge stage would, and add the call's estimate."""
-        self._check_open()
-        self.traces += 1
-        if not self.sampler.decide(evaluation).sampled:
-            return
-        tokens = estimate_input_tokens(evaluation.trace)
-        self.judged += 1
-        self.input_tokens += tokens
-        self.usd += self.discount * self.prices.cost(tokens, self.output_tokens, 0, 0)
 
 
 def _window_settings(settings: Settings) -> Settings:
@@ -96,9 +59,9 @@ def _asked_window(args: argparse.Namespace, stderr: TextIO) -> tuple[float, floa
 
 def _rescore_outputs(args: argparse.Namespace) -> registry.Outputs:
     """The window's outputs: the evaluation lines and the OpenMetrics history asked for
-    (none with ``--dry-run``: only the judge's estimate, a sink of the command's own)."""
+    (with ``--dry-run``, only what the judge would take of the window)."""
     if args.dry_run:
-        return registry.Outputs()
+        return registry.Outputs(judge_estimate=True)
     return registry.Outputs(args.output_jsonl, openmetrics=args.openmetrics,
                             step_seconds=args.step)  # fmt: skip
 
@@ -114,18 +77,16 @@ def cmd_rescore(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     topics = args.topic or kafka.topics
     fmt = args.format or kafka.format
     metrics = registry.build_metrics(CollectorRegistry())
-    estimate = _WouldJudge(settings) if args.dry_run else None
     window = registry.HistoryWindow(tuple(topics), fmt, settings.kafka, since, until)
     try:
         run = registry.build_command(
-            _window_settings(settings), metrics, window, _rescore_outputs(args),
-            extra_sinks=[estimate] if estimate is not None else [],
-        )  # fmt: skip
+            _window_settings(settings), metrics, window, _rescore_outputs(args)
+        )
         run.pipeline.start()
     except StartupError as exc:
         print(f"ragmon rescore: {exc}", file=stderr)
         return EXIT_USAGE
-    pipeline, history = run.pipeline, run.history
+    pipeline, history, estimate = run.pipeline, run.history, run.estimate
     said = stderr if is_stdout(args.output_jsonl) else stdout
     try:
         stats = pipeline.run(threading.Event())

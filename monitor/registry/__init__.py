@@ -28,6 +28,7 @@ from monitor.components import (
     SOURCES,
     Component,
     HistoryOutput,
+    JudgeEstimateOutput,
     SummaryOutput,
     configured,
 )
@@ -68,9 +69,11 @@ from sinks import Sink
 
 if TYPE_CHECKING:
     from monitor.golden.probe_client import ProbeLoop
+    from monitor.judge.estimate import JudgeEstimate
     from sinks.golden import GoldenRowSink
     from sinks.openmetrics import OpenMetricsHistorySink
     from sinks.summary import SummarySink
+    from sinks.tap import TapSink
 
 __all__ = [
     "CHECKS",
@@ -330,13 +333,11 @@ def build_command(
     source: FileInput | HistoryWindow,
     outputs: Outputs,
     judge_stage: JudgeStage | None = None,
-    extra_sinks: Sequence[Sink] = (),
 ) -> CommandRun:
-    """The pipeline of a command that reads ``source`` and writes ``outputs`` (and
-    ``extra_sinks``, a command's own), the rest as the daemon's: its checks, segments,
-    conversations (in memory, closed on the input's time), the in-process sinks (the
-    metrics), ``judge_stage`` (None: the settings' own, none with ``judge.backend: none``) and
-    the decoder of the source's format."""
+    """The pipeline of a command that reads ``source`` and writes ``outputs``, the rest as
+    the daemon's: its checks, segments, conversations (in memory, closed on the input's
+    time), the in-process sinks (the metrics), ``judge_stage`` (None: the settings' own, none
+    with ``judge.backend: none``) and the decoder of the source's format."""
     own = {row.config: row for row in COMMAND}
     read = own[type(source)].made(source, metrics)
     decoder = build_decoder(settings, metrics, fmt=source.format.replace("-", "_"))
@@ -351,11 +352,17 @@ def build_command(
         history = own[HistoryOutput].made(
             HistoryOutput(outputs.openmetrics, outputs.step_seconds, settings.metrics), metrics
         )
-    sinks = [s for s in (summary, *named.values(), history, *extra_sinks) if s is not None]
+    estimate = None
+    if outputs.judge_estimate:  # the settings' judge and sampling, whatever runs
+        rates = sampling_rates(settings)
+        estimate = own[JudgeEstimateOutput].made(JudgeEstimateOutput(settings.judge, *rates),
+                                                 metrics)  # fmt: skip
+    sinks = [s for s in (summary, *named.values(), history, estimate) if s is not None]
     pipeline = build_pipeline(settings, metrics, source=read, extra_sinks=sinks,
                               judge_stage=judge_stage, decoder=decoder, outputs=False)  # fmt: skip
     return CommandRun(
         pipeline, read, decoder, cast("SummarySink | None", summary),
         cast("GoldenRowSink | None", named.get("golden_rows")),
         cast("OpenMetricsHistorySink | None", history),
+        None if estimate is None else cast("JudgeEstimate", cast("TapSink", estimate).reader),
     )  # fmt: skip

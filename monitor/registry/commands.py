@@ -25,6 +25,7 @@ from monitor.sources import Source
 from sinks.store import StoreConfig
 
 if TYPE_CHECKING:
+    from monitor.judge.estimate import JudgeEstimate
     from sinks.golden import GoldenRowSink
     from sinks.openmetrics import OpenMetricsHistorySink
     from sinks.summary import SummarySink
@@ -37,7 +38,8 @@ class Outputs:
     """What a command may write, each where (None: not written). The daemon's outputs at the
     command's paths — ``evaluations`` (``-``: standard output), ``golden_dir``, ``store`` —
     and its own: a ``summary`` table (of the checks that run), an ``openmetrics`` history of
-    ``step_seconds`` steps."""
+    ``step_seconds`` steps, the ``judge_estimate`` (what the settings' judge would take of
+    the evaluations, read in this process)."""
 
     evaluations: Path | None = None
     golden_dir: Path | None = None
@@ -45,6 +47,7 @@ class Outputs:
     summary: bool = False
     openmetrics: Path | None = None
     step_seconds: float = 60.0
+    judge_estimate: bool = False
 
     def rows(self) -> tuple[str, ...]:
         """The daemon's sink rows (``SINKS``) these outputs write, by name."""
@@ -63,6 +66,7 @@ class CommandRun:
     summary: SummarySink | None
     golden: GoldenRowSink | None
     history: OpenMetricsHistorySink | None
+    estimate: JudgeEstimate | None = None
 
     @property
     def read_errors(self) -> list[str]:

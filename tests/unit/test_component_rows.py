@@ -1,9 +1,10 @@
 """No silent omission: every check, source and sink the component packages define has its
 row in the component table (``monitor.components``; a check's row is derived from
-``CHECK_TYPES``, the checks' own list), or is named below as a part that commands and tests
-build themselves, with the reason; and every configuration section a source or sink module
-defines is a row's, so the settings mount it. Before, a check left out of ``CHECK_TYPES`` or a
-sink left out of its row passed every test and silently never ran."""
+``CHECK_TYPES``, the checks' own list) — a command's own part a row of ``COMMAND``, read from
+the classes its factory builds — or is one of the two test doubles named below; and every
+configuration section a source or sink module defines is a row's, so the settings mount it.
+Before, a check left out of ``CHECK_TYPES`` or a sink left out of its row passed every test
+and silently never ran."""
 
 from __future__ import annotations
 
@@ -22,16 +23,11 @@ from monitor.checks import CHECK_TYPES
 from monitor.core.model import ConfigSection
 from monitor.sources.section import SourceSection
 
-# Built by a command or a test, never by the daemon from its config: no row, on purpose.
-COMMAND_SOURCES = {
+# Built by the tests only, never by the daemon or a command: no row, on purpose. A command's
+# own parts are not listed here: they are the rows of ``components.COMMAND``.
+TEST_DOUBLES = {
     "monitor.sources.files:ListSource": "the test double of every pipeline test",
-    "monitor.sources.files:OtlpFileSource": "replay and convert read OTLP files with it",
-    "monitor.sources.history:KafkaWindow": "rescore reads a window of a topic with it",
-}
-COMMAND_SINKS = {
     "sinks.memory:InMemorySink": "the test double of every pipeline test",
-    "sinks.summary:SummarySink": "replay's summary table",
-    "sinks.openmetrics:OpenMetricsHistorySink": "rescore's OpenMetrics file",
 }
 
 
@@ -86,22 +82,32 @@ def missing_checks(modules: list[ModuleType]) -> list[str]:
 
 def built_by(rows: tuple[registry.Component[Any, Any], ...]) -> set[str]:
     """The ``module:Class`` each row builds: the class whose ``from_config`` its factory is
-    (the row's own ``load``, which imports the component's module)."""
+    (the row's own ``load``, which imports the component's module), or, for a factory of a
+    command's part (a function ``load`` returns), the classes it holds, which ``load``
+    imported for it."""
     out = set()
     for row in rows:
-        cls = getattr(row.load(), "__self__", None)
-        assert inspect.isclass(cls), f"{row.name}: its factory is not a class's from_config"
-        out.add(f"{cls.__module__}:{cls.__name__}")
+        factory = row.load()
+        owner = getattr(factory, "__self__", None)
+        held = [c.cell_contents for c in getattr(factory, "__closure__", None) or ()]
+        classes = [owner] if inspect.isclass(owner) else [c for c in held if inspect.isclass(c)]
+        assert classes, f"{row.name}: its factory is no class's from_config and holds no class"
+        out |= {f"{cls.__module__}:{cls.__name__}" for cls in classes}
     return out
 
 
+def command_parts() -> set[str]:
+    """What the rows of ``components.COMMAND`` build, and the test doubles."""
+    return built_by(components.COMMAND) | set(TEST_DOUBLES)
+
+
 def missing_sources(modules: list[ModuleType]) -> list[str]:
-    rows = built_by(registry.SOURCES) | set(COMMAND_SOURCES)
+    rows = built_by(registry.SOURCES) | command_parts()
     return [path for path, cls in _defined(modules) if is_source(cls) and path not in rows]
 
 
 def missing_sinks(modules: list[ModuleType]) -> list[str]:
-    rows = built_by(registry.SINKS) | set(COMMAND_SINKS)
+    rows = built_by(registry.SINKS) | command_parts()
     return [path for path, cls in _defined(modules) if is_sink(cls) and path not in rows]
 
 
@@ -142,11 +148,26 @@ def test_a_section_without_a_row_is_found(tmp_path: Path) -> None:
 
 
 def test_every_named_exception_still_exists() -> None:
-    """The lists of command-built parts name classes that exist (a rename would otherwise
-    leave a stale exception and hide the renamed class's missing row)."""
-    for path in (*COMMAND_SOURCES, *COMMAND_SINKS):
+    """The test doubles name classes that exist (a rename would otherwise leave a stale
+    exception and hide the renamed class's missing row)."""
+    for path in TEST_DOUBLES:
         module, _, name = path.partition(":")
         assert inspect.isclass(getattr(importlib.import_module(module), name, None)), path
+
+
+def test_the_command_rows_name_their_parts() -> None:
+    """Read from ``COMMAND``'s factories: each command's own source and sink."""
+    assert {"monitor.sources.files:JsonlSource", "monitor.sources.files:OtlpFileSource",
+            "monitor.sources.history:KafkaWindow", "sinks.summary:SummarySink",
+            "sinks.openmetrics:OpenMetricsHistorySink", "sinks.tap:TapSink",
+            "monitor.judge.estimate:JudgeEstimate"} <= built_by(components.COMMAND)  # fmt: skip
+
+
+def test_a_command_part_without_a_row_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command's sink whose ``COMMAND`` row is gone (as if never written) is found."""
+    kept = tuple(row for row in components.COMMAND if row.name != "summary")
+    monkeypatch.setattr(components, "COMMAND", kept)
+    assert missing_sinks(_modules("sinks")) == ["sinks.summary:SummarySink"]
 
 
 @pytest.mark.parametrize("kind", ["check", "source", "sink"])

@@ -133,6 +133,15 @@ def summary(tmp_path: Path) -> Case:
     return Case(sink, lambda: sink.traces)
 
 
+def tap(tmp_path: Path) -> Case:
+    from monitor.judge.config import JudgeConfig
+    from monitor.judge.estimate import JudgeEstimate
+    from sinks.tap import TapSink
+
+    estimate = JudgeEstimate(JudgeConfig(), 1.0, 1.0)  # every trace: what it was handed
+    return Case(TapSink(estimate), lambda: estimate.traces)
+
+
 def otel(tmp_path: Path) -> Case:
     exporter = InMemoryLogRecordExporter()
     sink = OtelEventSink("http://127.0.0.1:9/v1/logs", exporter=exporter, include_passed=False,
@@ -215,7 +224,7 @@ def _texts(*paths: Path) -> str:
 
 
 SINKS = [prometheus, jsonl_file, jsonl_stream, golden, memory, summary, otel, probes, openmetrics,
-         store]  # fmt: skip
+         store, tap]  # fmt: skip
 
 
 def expected(name: str, evs: list[Evaluation]) -> int:
