@@ -9,8 +9,12 @@ the same in every language:
   ``good``: "not helpful", "doesn't help me", "hilft mir nicht", "役に立ちません"), in either
   order within two words (``good_first``: the languages that negate after the verb), a
   verdict word (``bad``: "wrong", "useless") on its own or before a word for the answer
-  (``answer``: "useless bot"), and the answer contradicted (``missing``: "there is no such
-  button", "gibt es nicht");
+  (``answer``: "useless bot"; where adjectives follow their noun, ``copulas``, only after
+  a verb "to be": "la respuesta es incorrecta", not "contraseña incorrecta"), a bare no on
+  its own (``no``: "no, …", not "no bot"), thanks for nothing (``worked`` ×
+  ``for_nothing``), and the answer contradicted (``missing``: "there is no such button",
+  "gibt es nicht", "genau andersrum"); a negation in a clause that asks "… or not"
+  (``or_not``, read in ``signals``) is the question's;
 * escalation: a request verb with a person, team or channel within three words
   (``request`` × ``persons``, in either order with ``person_first``), a wish for a person
   ("I want a live agent": ``want`` and at most two words of ``fillers`` before the person),
@@ -21,7 +25,11 @@ the same in every language:
 
 Each rule reads one clause (the text between punctuation) that is not a question: it opens
 with none of the language's question words (``questions``) and, for the two feedback
-signals, does not end with a question mark. A feedback clause may open with up to four
+signals, does not end with a question mark; a complaint is also followed by no clause that
+opens with a question word, question mark or not (where question words stay in place,
+``wh_in_situ``: Chinese, Japanese, Korean, Turkish, one anywhere in it). The group ``v`` of
+each complaint pattern is its verdict, without the words before it. A feedback clause may
+open with up to four
 words of its own before the verdict ("the tracking link doesn't work"), none of them the
 user's own (``mine``: "my login doesn't work" is a question about the user's login).
 Languages written without spaces (``spaced = false``) count characters instead of words.

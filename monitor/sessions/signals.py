@@ -10,8 +10,10 @@ carries, in ``SIGNALS`` order:
   pronouns, auxiliaries — the language's stop words and ``generic`` list) are dropped,
   stemmed (Snowball) or, in Chinese, Japanese and Korean, as character pairs. B is a
   rephrase when every content word of B was in A and it keeps at least half of A's, or
-  when it keeps three in five of A's and adds at most one in four of its own; never when
-  B opens as a next question ("and for the Team plan?", ``openers``).
+  when it keeps three in five of A's and adds at most one in four of its own, whole or in
+  a run of its clauses that asks ("hola?? <the question>"); never when B opens as a next
+  question and names something new ("and for the Team plan?", ``openers``), asks about
+  another one ("what other methods", ``others``) or the opposite (``antonyms``).
 * ``escalation`` — B asks for a person: a human, an agent, a call back, live chat. Asking
   *how* to contact support is a question, not an escalation: the patterns name a person.
 * ``negative_feedback`` — B says A was wrong, useless, not what was asked, did not work.
@@ -22,9 +24,10 @@ carries, in ``SIGNALS`` order:
   Negative feedback wins over a polite word ("thanks for nothing").
 
 The patterns are data: one TOML file per language in ``languages/`` (the languages the
-refusal check covers), each with ``escalation``, ``negative`` and ``positive`` (lists of
-regular expressions, matched against the lower-cased turn with whitespace collapsed),
-``openers`` (one regular expression) and ``generic`` (words). Every language's patterns run
+refusal check covers, and Swedish), each with ``escalation``, ``negative`` and ``positive``
+(lists of regular expressions, matched against the lower-cased turn with whitespace
+collapsed), ``openers`` (one regular expression), ``generic`` (words) and its word roles
+(``grammar``: see ``grammar.py``). Every language's patterns run
 on every turn: users switch language and type English words into others ("human pls").
 """
 
