@@ -4,6 +4,7 @@ so that the Kafka client is imported only when a Kafka output is built."""
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 
 from kafka import KafkaConsumer, KafkaProducer
@@ -15,6 +16,7 @@ from monitor.core.log import held_logs
 from monitor.core.model import KafkaConnection
 
 Message = tuple[bytes, bytes, list[tuple[str, bytes]]]  # value, key, headers
+_SLICE_SECONDS = 0.5  # a flush looks at the topic's metadata this often while it waits
 
 
 class Producer:
@@ -40,6 +42,7 @@ class Producer:
         # a send found no metadata for the topic (deleted, or the broker gone): the rest of
         # the batch is kept for the next flush instead of each waiting max_block_ms in turn
         self._no_metadata = False
+        self._gone = False  # the topic was deleted while running (``_vanished``)
 
     def _listed(self) -> set[str]:
         """The cluster's topics, through a consumer in no group."""
@@ -94,8 +97,9 @@ class Producer:
 
     def _send(self, message: Message) -> FutureRecordMetadata | None:
         value, key, headers = message
-        if self._no_metadata:
+        if self._no_metadata or (self._gone and self._vanished()):
             return None  # resent by the next flush, which tries once more
+        self._gone = False
         try:
             return self._client().send(self.topic, value=value, key=key, headers=headers)
         except KafkaTimeoutError:
@@ -104,10 +108,16 @@ class Producer:
         except KafkaError:
             return None  # resent by flush()
 
+    def _vanished(self) -> bool:
+        """The topic is no longer in the cluster's metadata as the client last read it
+        (deleted while running): what is sent to it would be retried until the producer's
+        delivery timeout, two minutes, past any stop's budget."""
+        metadata = getattr(self._producer, "_metadata", None)  # kafka-python's ClusterMetadata
+        return metadata is not None and metadata.partitions_for_topic(self.topic) is None
+
     def flush(self) -> None:
         """Wait for every message sent (and resend what failed before); raise ``SinkError``
         when any is undelivered."""
-        # What failed last time is sent again first, then everything is waited for.
         # what was never sent (no metadata) is sent now, with what failed last time; one
         # send of this flush may wait for the topic's metadata again
         unsent = [msg for msg, fut in self._pending if fut is None]
@@ -117,15 +127,30 @@ class Producer:
         self._retry = []
         if not self._pending:
             return
-        with contextlib.suppress(KafkaError):  # judged per message below
-            self._client().flush(timeout=self.flush_timeout_seconds)
+        self._wait()
         failed = [msg for msg, fut in self._pending if fut is None or not fut.succeeded()]
         self._pending = []
         if failed:
             self._retry = failed
-            why = " (no metadata for the topic: deleted, or the broker unreachable)"
-            raise SinkError(f"{len(failed)} messages not delivered to {self.topic}"
-                            f"{why if self._no_metadata else ''}")  # fmt: skip
+            why = (" (no metadata for the topic: deleted, or the broker unreachable)"
+                   if self._no_metadata else
+                   f": the topic no longer exists on {', '.join(self.connection.bootstrap_servers)}"
+                   if self._gone else "")  # fmt: skip
+            raise SinkError(f"{len(failed)} messages not delivered to {self.topic}{why}")
+
+    def _wait(self) -> None:
+        """Wait for the messages sent, up to ``flush_timeout_seconds``, in slices: a topic
+        deleted meanwhile ends the wait at once (``_gone``) instead of at the timeout."""
+        deadline = time.monotonic() + self.flush_timeout_seconds
+        while any(fut is not None and not fut.is_done for _, fut in self._pending):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            with contextlib.suppress(KafkaError):  # judged per message by the caller
+                self._client().flush(timeout=min(_SLICE_SECONDS, left))
+            if self._vanished():
+                self._gone = True
+                return
 
     def close(self) -> None:
         """Release the producer, waiting only for what is worth waiting for."""
@@ -135,5 +160,19 @@ class Producer:
             # flush (this output's or another sink's: the pipeline then flushes no more)
             # nothing undelivered was committed, so a restart sends it again: waiting for a
             # broker that is down would only delay the exit.
-            wait = self._pending and not self._retry and not self._no_metadata
-            producer.close(timeout=self.flush_timeout_seconds if wait else 0)
+            wait = self._pending and not self._retry and not self._no_metadata and not self._gone
+            try:
+                producer.close(timeout=self.flush_timeout_seconds if wait else 0)
+            except KafkaError:
+                _force_closed(producer)
+
+
+def _force_closed(producer: KafkaProducer) -> None:
+    """What kafka-python's close does after its flush, when that flush timed out (it raises
+    before it stops its sender thread, and closes again, with a traceback, when collected):
+    the sender stopped at once, the producer marked closed. What was not delivered was not
+    committed either: a restart sends it again."""
+    sender = getattr(producer, "_sender", None)
+    if sender is not None:
+        sender.force_close()
+    producer._closed = True  # its own close's last step

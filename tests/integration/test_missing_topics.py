@@ -5,10 +5,19 @@ exit 1 after some 36 s with a traceback)."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
-from tests.integration.kafka_support import Daemon, bootstrap, create_topic
+from kafka import KafkaAdminClient
+
+from tests.integration.kafka_support import (
+    Daemon,
+    bootstrap,
+    create_topic,
+    end_offsets,
+    produce,
+)
 
 
 def _ended(daemon: Daemon, timeout: float) -> tuple[int, list[str], float]:
@@ -53,3 +62,44 @@ def test_a_missing_dead_letter_topic_alone_is_named(tmp_path: Path) -> None:
         f"{bootstrap()} (ragmon does not create topics)"
     )
     assert took < 15
+
+
+def test_a_dead_letter_topic_deleted_while_running_ends_the_daemon_at_once(
+    tmp_path: Path,
+) -> None:
+    """The dead-letter topic is deleted under a running daemon, then bad records come: the
+    flush sees the topic gone from the cluster's metadata and fails at once, naming it; the
+    daemon exits 1 within seconds, its producer closed without a traceback (before: each
+    flush waited its 30 s for messages the client retries for two minutes, so SIGTERM then
+    overran the 20 s budget: shutdown_budget_exceeded, nothing said of the topic)."""
+    topic, dlq = create_topic(1), create_topic(1)
+    daemon = Daemon(tmp_path, topic, "g-vanish", RAGMON_OUTPUT__DEAD_LETTERS_TOPIC=dlq).start()
+    produce(topic, 50, bad_every=5)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(end_offsets_of(dlq)) == 0:
+        time.sleep(0.5)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap())
+    admin.delete_topics([dlq])
+    admin.close()
+    time.sleep(2)
+    produce(topic, 50, start=50, bad_every=5)
+    t0 = time.monotonic()
+    assert daemon.proc is not None
+    daemon.proc.wait(timeout=30)
+    took = time.monotonic() - t0
+    daemon._reap(5)
+    log = daemon.stderr[-1]
+    print(f"\ndead-letter topic deleted: exit {daemon.proc.returncode} {took:.1f} s after the "
+          "bad records")  # fmt: skip
+    assert daemon.proc.returncode == 1
+    failed = [json.loads(x) for x in log.splitlines() if '"pipeline_failed"' in x]
+    assert (
+        failed and f"not delivered to {dlq}: the topic no longer exists" in failed[0]["exception"]
+    )
+    assert '"sink_close_failed"' not in log and '"shutdown_budget_exceeded"' not in log
+    assert took < 15
+
+
+def end_offsets_of(topic: str) -> dict[int, int]:
+    """The topic's end offsets that are past 0 (dead letters written)."""
+    return {p: o for p, o in end_offsets(topic).items() if o > 0}

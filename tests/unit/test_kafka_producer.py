@@ -62,3 +62,56 @@ def test_a_vanished_topic_costs_one_wait_per_flush() -> None:
     assert client.sends == 3
     producer.close()
     assert client.closed_with == 0
+
+
+class _Pending:
+    is_done = False
+
+    def succeeded(self) -> bool:
+        return False
+
+
+class _Metadata:
+    def __init__(self) -> None:
+        self.known = True
+
+    def partitions_for_topic(self, topic: str) -> set[int] | None:
+        return {0} if self.known else None
+
+
+class _Deleted:
+    """A client whose messages never complete (the broker retries them for minutes) and
+    whose metadata loses the topic at the first flush."""
+
+    def __init__(self) -> None:
+        self._metadata = _Metadata()
+        self.flushes = 0
+
+    def send(self, topic: str, **message: Any) -> _Pending:
+        return _Pending()
+
+    def flush(self, timeout: float | None = None) -> None:
+        self.flushes += 1
+        self._metadata.known = False
+        raise KafkaTimeoutError("Timeout waiting for future")
+
+    def close(self, timeout: float | None = None) -> None:
+        raise KafkaTimeoutError("Timeout waiting for future")  # kafka-python 3 flushes first
+
+
+def test_a_deleted_topic_ends_the_flush_at_once() -> None:
+    """The topic leaves the cluster's metadata while the flush waits: it stops waiting
+    after one slice (not its whole timeout), names the topic gone, sends nothing more to it
+    while it stays gone, and close does not raise."""
+    client = _Deleted()
+    producer = Producer("dlq", KafkaConnection(), 60.0, factory=lambda **kw: client,
+                        topics=lambda: {"dlq"})  # fmt: skip
+    producer.start()
+    producer.send((b"v", b"k", []))
+    with pytest.raises(SinkError, match="1 messages not delivered to dlq: the topic no longer"):
+        producer.flush()
+    assert client.flushes == 1
+    with pytest.raises(SinkError, match="no longer exists"):
+        producer.flush()
+    assert client.flushes == 1  # nothing sent: nothing waited for
+    producer.close()
