@@ -85,6 +85,9 @@ _CHANGE_BEFORE = re.compile(
 _CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b")
 # "save 20%", "savings of 20%", "a discount of 20%": cheaper, before the figure
 _SAVE_BEFORE = re.compile(r"\b(?:save|saves|saving|savings\s+of|discount\s+of|reduction\s+of)\s*$")
+# "$15 cheaper" (an amount, no "than"): a difference of two prices
+_PRICE_GAP_AFTER = re.compile(r"^\s*(?:cheaper|dearer|pricier|more\s+expensive)\b")
+_MERIDIEM = re.compile(r"\b([aApP])\.[mM]\.")
 _CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
 # (not "double", "triple": adjectives too, "a double room"; not a bare "half": "the first
 # half of the year")
@@ -273,7 +276,11 @@ class Derivation:
         before, sentence, _ = around
         rest = self.rest(mention)
         add = _SUM_BEFORE.search(before.rstrip(" $€£¥₹")) or _SUM_AFTER.match(rest)
-        sub = _DIFF_BEFORE.search(before.rstrip(" $€£¥₹")) or _DIFF_AFTER.match(rest)
+        sub = (
+            _DIFF_BEFORE.search(before.rstrip(" $€£¥₹"))
+            or _DIFF_AFTER.match(rest)
+            or (_PRICE_GAP_AFTER.match(rest) if mention.raw[:1] in "$€£¥₹" else None)
+        )
         stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
         if sub is None and stated:
             sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
@@ -413,8 +420,11 @@ class Derivation:
         """Each context sentence's clock times as (as written, minutes since midnight)."""
         if self._times is None:
             has = _CLOCK.search(self.context) is not None  # (most contexts have none)
+            # (the points of "7 p.m." end no sentence: "from 7 p.m. to 10 p.m." is one)
+            text = _MERIDIEM.sub(r"\1m", self.context) if has and ".m." in self.lower else ""
+            sentences = [s for s in SENTENCE.findall(text) if s.strip()] if text else self.sentences
             self._times = (
-                [figures_of(s, "time") for s in self.sentences if _CLOCK.search(s)] if has else []
+                [figures_of(s, "time") for s in sentences if _CLOCK.search(s)] if has else []
             )
         return self._times
 

@@ -210,6 +210,18 @@ def _code_spellings(raw: str) -> tuple[str, ...]:
     )
 
 
+_EXPIRY = re.compile(r"(0[1-9]|1[0-2])/(?:20)?(\d\d)")
+
+
+def _expiry_spellings(raw: str) -> tuple[str, ...]:
+    """A month and year written with the year's two digits or four ("09/27", "09/2027")."""
+    m = _EXPIRY.fullmatch(raw)
+    if m is None:
+        return ()
+    month, year = m.groups()
+    return tuple(v for v in (f"{month}/{year}", f"{month}/20{year}") if v != raw)
+
+
 def _whole(text: str, token: str) -> bool:
     """``token`` occurs in ``text`` as a whole token: "HR-5510" is not in "HR-55102", nor
     "555-0123" in "1-555-01234"."""
@@ -322,6 +334,10 @@ class NumberLookup:
                 # Without scale words every figure that equals or rounds to 45 writes "45"
                 # or "44" (with or without separators): parse only those places.
                 return any(self._near(r) for r in mention.readings) or self._range_end(mention)
+        elif mention.kind == "fraction" and any(
+            _whole(self.text, v) for v in _expiry_spellings(mention.raw)
+        ):
+            return True  # "09/2027" for a card's "09/27"
         elif mention.kind == "ident" and (
             _whole(self.text, mention.raw)  # phone and order numbers: the same digits and groups
             or self._same_digits(mention.raw)  # or the same digits written otherwise
