@@ -42,9 +42,9 @@ samples.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
+from monitor.checks import kernels
 from monitor.checks.context import content_words, missing_words
 from monitor.checks.memo import lowered
 from monitor.checks.view import TraceView
@@ -94,36 +94,17 @@ def _grounding_gap(grounding: CheckResult | None, view: TraceView) -> float | No
     return len(missing_words(view, words)) / len(words) if words else None
 
 
-# ASCII letters and digits, and every byte of a multi-byte character, are word bytes; the
-# rest of ASCII separates words, as does the General Punctuation block (dashes, curly
-# quotes, ellipsis: U+2000-U+206F, UTF-8 E2 80-81 xx) that the answer's own folding misses.
-_WORD_BYTES = bytes(
-    c if (chr(c).isascii() and chr(c).isalnum()) or c >= 0x80 else 0x20 for c in range(256)
-)
-_PUNCTUATION = re.compile(rb"\xe2[\x80\x81][\x80-\xbf]")
-_SPACES = re.compile(rb"  +")
-
-
-def _words_of(lower: bytes) -> bytes:
-    """``lower`` (lower-cased UTF-8) with every run of separators one space."""
-    if b"\xe2" in lower:
-        lower = _PUNCTUATION.sub(b" ", lower)
-    return _SPACES.sub(b" ", lower.translate(_WORD_BYTES))
-
-
 def _new_phrasing(grounding: CheckResult | None, view: TraceView) -> float | None:
     """The share of the answer's word trigrams found in neither the context nor the question
-    (a trigram's last word may be the start of a longer one: "refund" in "refunds", as the
-    grounding check reads words); None when the grounding check did not run (the risk reads
-    the words only where it does) or the answer has fewer than three words. A long answer
-    is read in at most ``MAX_TRIGRAMS`` trigrams spread evenly over it (bounded work)."""
+    (case and punctuation ignored, dashes and curly quotes too; a trigram's last word may be
+    the start of a longer one: "refund" in "refunds", as the grounding check reads words);
+    None when the grounding check did not run (the risk reads the words only where it does)
+    or the answer has fewer than three words. A long answer is read in at most
+    ``MAX_TRIGRAMS`` trigrams spread evenly over it (bounded work). Counted by
+    ``kernels.phrasing``: C in the compiled build."""
     if grounding is None:
         return None
-    words = _words_of(lowered(view.answer)).split()
-    if len(words) < 3:
-        return None
-    count = len(words) - 2
-    step = -(-count // MAX_TRIGRAMS)  # ceiling: at most MAX_TRIGRAMS, evenly spread
-    known = b" " + _words_of(view.context_lower + b" " + lowered(view.trace.query))
-    trigrams = [b" " + b" ".join(words[i : i + 3]) for i in range(0, count, step)]
-    return sum(1 for t in trigrams if t not in known) / len(trigrams)
+    novel, looked = kernels.phrasing(
+        lowered(view.answer), view.context_lower, lowered(view.trace.query), MAX_TRIGRAMS
+    )
+    return novel / looked if looked else None

@@ -34,6 +34,9 @@ for _ in range(int(sys.argv[3])):
     assert c.count(ka) == kernels.count(kernels.keys(a)), a
     assert c.shares(ka, kb) == kernels.shares(kernels.keys(a), kernels.keys(b)), (a, b)
     assert c.contains(a, b[:4]) == kernels.contains(a, b[:4]), (a, b)
+    for answer in (a[:12], b[:5] + a[:9]):  # from the context in part, or not
+        assert c.phrasing(answer, b, a[:3], 1 + len(a) % 4) == kernels.phrasing(
+            answer, b, a[:3], 1 + len(a) % 4), (answer, b)
 print("ok")
 """
 

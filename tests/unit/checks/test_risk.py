@@ -3,7 +3,14 @@ as a possible false refusal, never by its words."""
 
 from __future__ import annotations
 
-from monitor.checks import CheckSuite
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from monitor.checks import CheckSuite, kernels
+from monitor.checks.memo import lowered
 from monitor.checks.risk import REFUSAL_CHANCE, risk
 from monitor.core.model import RagTrace
 
@@ -84,3 +91,59 @@ def test_phrasing_ignores_case_punctuation_and_the_question_restated() -> None:
     assert risk_of("The Pro plan – our “team” offer – costs $20 a month.", context) == UNCITED
     assert risk_of("How much is the Pro plan", context) == UNCITED
     assert risk_of("How much is the Pro plan", context, query="Tell me the price.") > UNCITED
+
+
+# Words, separators and characters that fold or do not: dashes, curly quotes and the
+# ellipsis separate words (General Punctuation), the euro sign, accents and a no-break space
+# are word bytes, and a word may be the start of a longer one ("refund", "refunds").
+_TOKEN = st.sampled_from([
+    "refund", "refunds", "the", "plan", "pro", "30", "days", "€5", "café", "a", "RÉSUMÉ",
+    " ", " ", ", ", ". ", "\n\n", "\t", "–", "—", "“", "”", "’", "…", "\u00a0", "$", "'s", "-",
+])  # fmt: skip
+_TEXT = st.lists(_TOKEN, max_size=40).map("".join)
+
+
+def spec_new_trigrams(answer: str, context: str, question: str, most: int) -> tuple[int, int]:
+    """The definition, on word lists: a trigram is known where the context's words followed
+    by the question's hold its first two words in a row and then a word its third starts."""
+
+    def words(text: str) -> list[bytes]:
+        spaced = re.sub(rb"\xe2[\x80\x81][\x80-\xbf]", b" ", lowered(text))
+        return re.findall(rb"[a-z0-9\x80-\xff]+", spaced)
+
+    said, known = words(answer), words(context) + words(question)
+    if len(said) < 3:
+        return 0, 0
+    count = len(said) - 2
+    step = -(-count // most)
+    looked = range(0, count, step)
+    novel = sum(
+        not any(
+            known[j] == said[i] and known[j + 1] == said[i + 1]
+            and known[j + 2].startswith(said[i + 2])
+            for j in range(len(known) - 2)
+        )
+        for i in looked
+    )  # fmt: skip
+    return novel, len(looked)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXT, _TEXT, _TEXT, st.integers(1, 6))
+def test_new_trigrams_are_counted_as_defined(
+    answer: str, context: str, question: str, most: int
+) -> None:
+    """``kernels.phrasing`` (the build's: C when compiled, else the Python reference) counts
+    what the word-list definition counts, and so does the Python reference in either build."""
+    expected = spec_new_trigrams(answer, context, question, most)
+    args = (lowered(answer), lowered(context), lowered(question), most)
+    assert kernels.phrasing(*args) == expected
+    assert kernels._phrasing(*args) == expected
+
+
+def test_a_long_answer_is_read_in_at_most_so_many_trigrams() -> None:
+    answer = lowered(" ".join(f"w{i}" for i in range(202)))  # 200 trigrams
+    assert kernels.phrasing(answer, b"", b"", 64) == (50, 50)  # every fourth: 0, 4, ... 196
+    assert kernels.phrasing(answer, answer, b"", 64) == (0, 50)
+    with pytest.raises(ValueError, match="at least 1"):
+        kernels.phrasing(answer, b"", b"", 0)
