@@ -323,6 +323,14 @@ _ONE_HEDGED = re.compile(
     r"(?:more than|less than|fewer than|over|under|up to|at least|at most|about|around"
     r"|nearly|almost|roughly|approximately|no|any|every|each|per|than|at|the)\s+$"
 )
+# Words that say one of a unit ("an annual plan" is a one-year plan)
+_ONE_UNIT_WORDS = {
+    "hour": ("hourly",),
+    "day": ("daily", "next[ -]day", "same[ -]day"),
+    "week": ("weekly",),
+    "month": ("monthly",),
+    "year": ("annual", "annually", "yearly", "per annum"),
+}
 # A duration the context states (a figure or a spelled number before a unit of time).
 _SPAN = re.compile(
     r"(?<![\w.,])(?:\d[\d,.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
@@ -351,6 +359,8 @@ def one_unit(d: Derivation, unit: str) -> str:
     low = d.lower
     if re.search(rf"(?<![\w.,])(?:one|1|an?)[ -]?{unit}(?![\w])", low):
         return "backed"
+    if any(re.search(rf"\b{w}\b", low) for w in _ONE_UNIT_WORDS.get(unit, ())):
+        return "backed"  # "a one-year plan" beside "an annual plan"
     dim, size = unit_of(unit) or ("", 0.0)
     for other, words in SIZES_OF.get(dim, ()):
         if other != size:
