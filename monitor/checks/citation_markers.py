@@ -50,7 +50,7 @@ _AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+\.\d+$")
 # "limit is [10]"), or an interval ("in the range [1, 100]").
 _VALUE_WORDS = frozenset(
     "is are was were be returns return returned equals equal yields yield outputs output prints "
-    "print becomes become to at array list vector tuple value values".split()
+    "print becomes become to at array list vector tuple value values like".split()
 )
 # "according to [3]": a citation, though "to [3]" is a value elsewhere ("set to [3]")
 _CITING_TO = ("according to", "refer to", "referring to")
@@ -64,7 +64,8 @@ _NUMBERED = frozenset(
     "table tables figure figures fig section sections chapter chapters page pages option "
     "options question questions line lines column columns appendix exhibit equation eq "
     "clause article rule level tier slot key button press type enter dial tap select choose "
-    "pick paragraph paragraphs para annex schedule".split()
+    "pick paragraph paragraphs para annex schedule index indices element elements position "
+    "offset step steps version plan grade phase stage round floor gate platform".split()
 )
 # A year or a decade in brackets ("[2019]", "[1990s]"): a date, unless it names a passage.
 _YEAR = re.compile(r"^(?:1[5-9]|20)\d\d(?:s|'s)?$")
