@@ -35,321 +35,36 @@ from __future__ import annotations
 
 import operator
 import re
-import tomllib
-import unicodedata
-from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
-from importlib import resources
-from itertools import repeat
-from typing import Final, NamedTuple
+from typing import Final
 
 import ahocorasick
 
 from monitor.core.model import FOLLOWUP_SIGNALS
-from monitor.sessions import grammar, matching
-from monitor.sessions.matching import required
+from monitor.sessions import grammar
+from monitor.sessions.rephrase import _alike, _asked_again, is_rephrase
+from monitor.sessions.words import (
+    _CLAUSE_END,
+    _FLAGS,
+    _KANA,
+    Gated,
+    Language,
+    _by_code,
+    _content_of,
+    _first_language,
+    _next_question,
+    _prepared,
+    _tally,
+    _Turn,
+    content,
+    languages,
+)
 
 SIGNALS: Final = FOLLOWUP_SIGNALS  # named once, in the model: lines, metrics, explain read it
 REPHRASE, ESCALATION, NEGATIVE, POSITIVE = SIGNALS
 
-MAX_CHARS = 1000  # of a turn, read for its signals (a pasted document is not a question)
 _FEW_WORDS = 3  # a turn this short is read by every language's patterns
 _MAX_OWN_WORDS = 4  # a thank-you with more words of its own says something else too
-
-# Snowball's stemmers by language code (Chinese, Japanese and Korean: character pairs)
-_STEMMERS = {
-    "ar": "arabic", "de": "german", "en": "english", "es": "spanish", "fr": "french",
-    "hi": "hindi", "it": "italian", "nl": "dutch", "pl": "polish", "pt": "portuguese",
-    "ru": "russian", "sv": "swedish",
-}  # fmt: skip
-# Turkish words by their first five letters: its suffixes pile up ("bağlarım", "bağlanır",
-# "bağlama"), where Snowball's Turkish stemmer leaves them apart or cuts them to nothing
-_PREFIXED = {"tr": 5}
-_PAIRED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
-# a word: letters and the marks written on them (Devanagari's vowel signs, Arabic's short
-# vowels: not letters to ``\w``, so "कीमत" would fall apart into "क" and "मत")
-_MARKS = "\u0300-\u036f\u064b-\u065f\u0670\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963"
-_WORD = re.compile(rf"[^\W_](?:[^\W_]+|[{_MARKS}]+)*(?:['’][^\W_]+)*")
-_PLAIN_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")  # the same, faster, on ASCII text
-# the patterns read the turn lower-cased (``normalise``): matched as written, three times
-# cheaper than with IGNORECASE, whose case folding runs on every character tried
-_FLAGS = re.NOFLAG
-# a letter typed three times or more: "daaanke" (not a character of Chinese, Japanese or
-# Korean, which say words twice: "谢谢谢谢")
-_REPEATED = re.compile(r"([^\W\d_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])\1{2,}")
-# Korean's compatibility jamo as NFKC makes them (the language files write "ㄱㅅ")
-_JAMO = {c: unicodedata.normalize("NFKC", chr(c)) for c in range(0x3131, 0x318F)}
-_TRIPLE = re.compile(r"(.)\1\1")  # any character three times: where _REPEATED may be
-
-
-class Gated(NamedTuple):
-    """One pattern of a signal in one language, and the literals one of which every match
-    contains (``cues``; None: no such set, the pattern always runs). A ``clause`` pattern
-    (composed by ``grammar``) is matched at each clause's start instead of searched for:
-    anchored, it costs one attempt a clause where a search tries every character."""
-
-    pattern: re.Pattern[str]
-    cues: frozenset[str] | None
-    clause: bool = False  # matched at the start of each clause, not searched
-    # a searched complaint's clause must not open with one of these question words
-    asks: re.Pattern[str] | None = None
-
-
-class Language(NamedTuple):
-    """One language's follow-up patterns and its words that only say how a thing is asked
-    (``stop``; in scripts written without spaces, ``unspaced`` finds them inside a run)."""
-
-    code: str
-    escalation: tuple[Gated, ...]
-    negative: tuple[Gated, ...]
-    positive: tuple[Gated, ...]
-    openers: re.Pattern[str] | None
-    stop: frozenset[str]
-    unspaced: re.Pattern[str] | None = None
-    antonyms: matching.Antonyms = matching.Antonyms((), None, frozenset())
-    numerals: dict[str, str] = {}  # noqa: RUF012 (never changed) a number's word -> its digits
-    in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
-    or_not: str | None = None  # a question asked as "… or not": no negation of the answer
-    others: re.Pattern[str] | None = None  # "other", "andere": a question about another one
-    asks: re.Pattern[str] | None = None  # a clause that opens with a question word
-
-
-def _gates_of(
-    patterns: Iterable[str], clauses: Iterable[str] = (), asks: re.Pattern[str] | None = None
-) -> tuple[Gated, ...]:
-    """Each pattern compiled with its own gate: a common literal one pattern needs opens that
-    pattern only. ``clauses``: patterns matched at each clause's start; ``asks``: the
-    question words a searched pattern's clause must not open with."""
-    compiled = (re.compile(p, _FLAGS) for p in patterns)
-    searched = [Gated(c, required(c), False, asks) for c in compiled]
-    anchored = [Gated(c, required(c), True) for c in (re.compile(p, _FLAGS) for p in clauses)]
-    return (*searched, *anchored)
-
-
-def _stop_words(code: str) -> frozenset[str]:
-    """The language's stop words (the stop-words package), English excepted: its list holds
-    a thousand words, many of them what users ask about ("pro", "system"); English uses the
-    ``generic`` list alone."""
-    if code == "en":
-        return frozenset()
-    from stop_words import get_stop_words
-
-    return frozenset(w.lower() for w in get_stop_words(code))
-
-
-@cache
-def languages() -> tuple[Language, ...]:
-    """Every language's patterns, loaded once: English first, then by code."""
-    folder = resources.files("monitor.sessions") / "languages"
-    found = []
-    for entry in sorted(folder.iterdir(), key=lambda e: (e.name != "en.toml", e.name)):
-        if not entry.name.endswith(".toml"):
-            continue
-        # as normalise reads a turn: NFKC makes Korean's compatibility jamo ("ㄱㅅ") others
-        data = tomllib.loads(entry.read_text(encoding="utf-8").translate(_JAMO))
-        code = data["code"]
-        openers = data.get("openers")
-        table = data.get("grammar", {})
-        # a verb "to be" asks about nothing either ("tá errado", "c'est faux")
-        said = [*data.get("generic", ()), *table.get("meta", ()), *table.get("copulas", ())]
-        said += [w for phrase in table.get("or_not", ()) for w in phrase.split()]  # "o no"
-        if table.get("spaced", True):  # polite words ask nothing either ("porfa", "aub")
-            said += [w for f in table.get("fillers", ()) for w in f.split() if w.isalpha()]
-        stop = _stop_words(code) | {w.lower() for w in said}
-        unspaced = sorted((w for w in stop if _PAIRED.fullmatch(w)), key=len, reverse=True)
-        made = grammar.composed(table)
-        asks = re.compile(grammar.asks(table), _FLAGS) if table.get("questions") else None
-        found.append(
-            Language(
-                code=code,
-                escalation=_gates_of(data.get("escalation", ()), made["escalation"]),
-                negative=_gates_of(
-                    [f"(?P<v>{p}){grammar.asked_after(table)}" for p in data.get("negative", ())],
-                    made["negative"],
-                    asks,
-                ),
-                positive=_gates_of(data.get("positive", ()), made["positive"]),
-                openers=re.compile(openers, _FLAGS) if openers else None,
-                stop=stop,
-                unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
-                antonyms=matching.antonyms(table.get("antonyms", ())),
-                numerals={
-                    form: str(n)
-                    for n, ws in enumerate(table.get("numerals", ()))
-                    for w in ws.split("|")
-                    for form in (w, w.translate(_FOLD))
-                    if n > 1 or form not in stop  # "une fois", "een keer": an article
-                },
-                in_advance=grammar.in_advance(table),
-                or_not=grammar.or_not(table),
-                others=re.compile(o, _FLAGS) if (o := grammar.others(table)) else None,
-                asks=asks,
-            )
-        )
-    return tuple(found)
-
-
-@cache
-def _stemmer(code: str) -> Callable[[str], str] | None:
-    if (n := _PREFIXED.get(code)) is not None:
-        return operator.itemgetter(slice(n))
-    name = _STEMMERS.get(code)
-    if name is None:
-        return None
-    import Stemmer
-
-    stem: Callable[[str], str] = Stemmer.Stemmer(name, 10_000).stemWord  # caches 10,000 words
-    return stem
-
-
-def normalise(text: str) -> str:
-    """The turn as the patterns read it: NFKC, lower case, one kind of apostrophe, spaces
-    collapsed, cut to ``MAX_CHARS``."""
-    text = unicodedata.normalize("NFKC", text[:MAX_CHARS]).lower().replace("’", "'")
-    if "\u0307" in text:  # Turkish "İ" lower-cased: "i" and a combining dot
-        text = text.replace("i\u0307", "i")
-    if _TRIPLE.search(text):  # rare, and five times cheaper to look for than to replace
-        text = _REPEATED.sub(r"\1", text)
-    return " ".join(text.split())
-
-
-def _words(text: str) -> list[str]:
-    return (_PLAIN_WORD if text.isascii() else _WORD).findall(text)
-
-
-_SCRIPTS = (("ko", re.compile(r"[\uac00-\ud7af]")), ("ja", re.compile(r"[\u3040-\u30ff]")),
-            ("zh", re.compile(r"[\u3400-\u9fff]")))  # fmt: skip
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-
-
-@cache
-def _stop_index() -> dict[str, tuple[int, ...]]:
-    """Stop word -> the languages (their places in ``languages()``) whose list holds it."""
-    index: dict[str, list[int]] = {}
-    for i, lang in enumerate(languages()):
-        for word in lang.stop:
-            index.setdefault(word, []).append(i)
-    return {word: tuple(places) for word, places in index.items()}
-
-
-def _counts(words: list[str]) -> tuple[int, ...]:
-    """Per language (in ``languages()`` order), how many of ``words`` are its stop words."""
-    index = _stop_index()
-    counts = [0] * len(languages())
-    for word in words:
-        for i in index.get(word, ()):
-            counts[i] += 1
-    return tuple(counts)
-
-
-def _tally(
-    text: str, counts: tuple[int, ...], unspaced: bool
-) -> tuple[Language, tuple[Language, ...]]:
-    """The language of ``text`` and the languages whose patterns read it: for Korean,
-    Japanese and Chinese (``unspaced``: the text holds their script), their script; else the
-    languages whose stop words ``text`` uses most (``counts``; English first on a tie), and
-    every language when it uses none."""
-    if unspaced:
-        for code, script in _SCRIPTS:
-            if script.search(text) and (lang := _by_code().get(code)) is not None:
-                if code == "zh" and (ja := _by_code().get("ja")) is not None:
-                    return lang, (languages()[0], lang, ja)  # kanji alone: "担当者"
-                return lang, (languages()[0], lang)
-    return _ranked(counts)
-
-
-@lru_cache(maxsize=8192)
-def _ranked(counts: tuple[int, ...]) -> tuple[Language, tuple[Language, ...]]:
-    """``_tally`` of a text written with spaces, by its stop words' counts alone (kept: few
-    count vectors recur, whatever the words)."""
-    langs = languages()
-    top = max(counts)
-    if top == 0:
-        return langs[0], langs
-    tied = tuple(lang for lang, n in zip(langs, counts, strict=True) if n == top)
-    return tied[0], tied if tied[0] is langs[0] else (langs[0], *tied)
-
-
-def _first_language(a: _Turn, b: _Turn) -> Language:
-    """``_tally``'s language of the two turns together."""
-    counts = tuple(map(operator.add, a.counts, b.counts))
-    if a.unspaced or b.unspaced:
-        return _tally(f"{a.text} {b.text}", counts, True)[0]
-    return _ranked(counts)[0]
-
-
-@cache
-def _by_code() -> dict[str, Language]:
-    return {lang.code: lang for lang in languages()}
-
-
-@cache
-def _skipped(code: str) -> frozenset[str]:
-    """The words ``content`` leaves out in ``code``: its stop words and English's, as typed
-    and without their accents."""
-    stop = _by_code()[code].stop | languages()[0].stop
-    return stop | {w.translate(_FOLD) for w in stop}
-
-
-def _fold_table() -> dict[int, str]:
-    """Latin letters with a mark -> the letter alone ("ó" -> "o", "ş" -> "s", "ı" -> "i")."""
-    table = {ord(c): b for c, b in (("ı", "i"), ("ł", "l"), ("ø", "o"), ("ß", "ss"), ("đ", "d"))}
-    for code in range(0xC0, 0x250):
-        base = unicodedata.normalize("NFKD", chr(code))[:1]
-        if base.isascii() and base.isalpha() and base != chr(code):
-            table[code] = base.lower() if chr(code).islower() else base
-    return table
-
-
-_FOLD: Final = _fold_table()
-
-
-def content(
-    text: str, lang: Language, words: list[str] | None = None, unspaced: bool | None = None
-) -> frozenset[str]:
-    """What a turn asks about: its words (``words``, if already split) less the language's
-    stop words and English's generic ones, stemmed; runs of Chinese, Japanese or Korean
-    (``unspaced``, if already known) as character pairs."""
-    skipped = _skipped(lang.code)
-    stemmer = _stemmer(lang.code)
-    words = _words(text) if words is None else words
-    if unspaced is None:
-        unspaced = _UNSPACED.search(text) is not None
-    if not unspaced:  # the common case: words and nothing else
-        # numbers as digits ("deux fois": 2, though "deux" is a stop word) and words read
-        # without accents ("suscripcion", "nasil")
-        if not lang.numerals.keys().isdisjoint(words):
-            words = [lang.numerals.get(w, w) for w in words]
-        kept = [w for w in words if w not in skipped]
-        if text.isascii():
-            return frozenset(map(stemmer, kept) if stemmer is not None else kept)
-        # stemmed as typed, then without accents: the stemmer knows the language's letters
-        # ("doğrulamayı" -> "doğrulama"; "dogrulamayi" it leaves whole)
-        kept = [w for w in kept if w.translate(_FOLD) not in skipped]
-        stems = map(stemmer, kept) if stemmer is not None else kept
-        return frozenset(map(str.translate, stems, repeat(_FOLD)))
-    out: set[str] = set()
-    for word in words:
-        for run in _PAIRED.findall(word):
-            pieces = lang.unspaced.sub(" ", run).split() if lang.unspaced else [run]
-            for piece in pieces:
-                out.update(piece[i : i + 2] for i in range(max(1, len(piece) - 1)))
-        rest = _PAIRED.sub(" ", word).split() if _PAIRED.search(word) else [word]
-        for w in rest:
-            if w not in skipped:
-                out.add(stemmer(w) if stemmer is not None else w)
-    # pairs that are all stop words (Chinese particles: "的是") say nothing either
-    return frozenset(w for w in out if w not in lang.stop)
-
-
-def _content_of(turn: _Turn, code: str) -> frozenset[str]:
-    """``content`` of a turn in a language, kept on the turn: the B of one pair is the A of
-    the next, read in the same language as a rule."""
-    got = turn.contents.get(code)
-    if got is None:
-        got = turn.contents[code] = content(turn.text, _by_code()[code], turn.words, turn.unspaced)
-    return got
-
 
 _KINDS = 3  # escalation, negative, positive: their places in ``_gated``
 _SECOND = operator.itemgetter(1)
@@ -508,125 +223,6 @@ def _speakers(b: _Turn) -> tuple[Language, ...]:
     return _tally(b.text, b.counts, b.unspaced)[1]
 
 
-def _kept(shared: int, in_a: int, in_b: int, pairs: bool = False) -> bool:
-    """Whether B, sharing ``shared`` of A's ``in_a`` content words with ``in_b`` of its own,
-    asks what A asked: all of B's words were A's and it keeps half of A's, or it keeps all of
-    A's and adds at most one in four — a word of A's swapped for another is the same
-    question about something else ("annual" -> "monthly"). Read as character pairs
-    (``pairs``), where one changed word changes two pairs, three in five of A's are enough
-    (``matching.swapped`` tells the swaps)."""
-    kept, own = shared / in_a, 1 - shared / in_b
-    enough = 0.6 if pairs else 1
-    return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= enough and own <= 0.25)
-
-
-def _alike(a: _Turn, b: _Turn) -> bool:
-    """Whether a word of B begins as one of A (their first four letters), or either is
-    written without spaces: a rephrase needs one."""
-    if a.unspaced or b.unspaced:
-        return True
-    return not a.starts.isdisjoint(b.starts)
-
-
-def is_rephrase(a: _Turn, b: _Turn) -> bool:
-    """Whether B asks again for what A asked (see the module)."""
-    if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
-        return True
-    if not _alike(a, b):
-        return False  # no word begun alike: nothing asked again ("thanks", "agent")
-    lang = _first_language(a, b)
-    english = languages()[0]
-    cb = _content_of(b, lang.code)
-    if not cb or not (ca := _content_of(a, lang.code)):
-        return False
-    exact, paired = len(ca & cb), a.unspaced or b.unspaced
-    if paired and not _kept(exact, len(ca), len(cb), True):
-        # reordered ("密码重置" / "重置密码") or cut short, a question written without
-        # spaces changes its character pairs, not its characters: B's all A's, and three
-        # in five of A's
-        chars_a, chars_b = _characters(ca), _characters(cb)
-        if not chars_b or not chars_b <= chars_a or len(chars_b) < 0.6 * len(chars_a):
-            return False
-    elif not _kept(exact, len(ca), len(cb), paired):
-        # words typed with a slip or cut short: looked for only when they can decide
-        if not _kept(min(len(ca), len(cb)), len(ca), len(cb), paired):
-            return False
-        if not _kept(matching.shared(ca, cb), len(ca), len(cb), paired):
-            return False
-    # a next question that narrows or moves on names what it moves to ("and for the Team
-    # plan?"); one that names nothing new asks again ("entonces … o no")
-    if not cb <= ca:
-        for lg in (lang,) if lang is english else (lang, english):
-            if lg.openers is not None and lg.openers.search(b.text):
-                return False
-    if paired and (matching.swapped(ca - cb, cb - ca, ca) or _replaced(ca, cb)):
-        return False
-    for lg in (lang,) if lang is english else (lang, english):
-        if lg.others is not None and _other(lg.others, a.text, b.text):
-            return False  # what other payment methods are there: not the same ones
-    pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
-    # opposites are among the words one turn has and the other lacks ("on" / "off")
-    in_a, in_b = set(a.words), set(b.words)
-    a_only = " ".join(w for w in a.words if w not in in_b)
-    b_only = " ".join(w for w in b.words if w not in in_a)
-    return not (a_only and b_only and matching.opposed(a_only, b_only, pairs))
-
-
-def _replaced(ca: frozenset[str], cb: frozenset[str]) -> bool:
-    """Whether a question written without spaces names another thing in the place of one
-    (手机号 -> 邮箱, 포인트 -> 쿠폰): a character pair of each that shares no character
-    with the other question (hiragana, grammar, aside)."""
-    in_a, in_b = _characters(ca), _characters(cb)
-
-    def foreign(pairs: frozenset[str], other: frozenset[str]) -> bool:
-        return any(
-            not p.isascii() and not _KANA.fullmatch(p) and other.isdisjoint(p) for p in pairs
-        )
-
-    return foreign(cb - ca, in_a) and foreign(ca - cb, in_b)
-
-
-@lru_cache(maxsize=1024)
-def _other(others: re.Pattern[str], a: str, b: str) -> bool:
-    """Whether B asks about another one where A did not ("what other methods …")."""
-    return others.search(b) is not None and others.search(a) is None
-
-
-@lru_cache(maxsize=1024)
-def _characters(pairs: frozenset[str]) -> frozenset[str]:
-    """The characters of a question's character pairs, hiragana aside (Japanese grammar:
-    particles, verb endings), and its words in other scripts whole ("csv")."""
-    out: set[str] = set()
-    for pair in pairs:
-        if pair.isascii() or not _PAIRED.fullmatch(pair):
-            out.add(pair)
-        else:
-            out.update(c for c in pair if not _KANA.fullmatch(c))
-    return frozenset(out)
-
-
-class _Turn(NamedTuple):
-    """A turn as the signals read it: normalised, its words, its stop words' counts per
-    language, and whether it holds Chinese, Japanese or Korean script."""
-
-    text: str
-    words: list[str]  # shared between the pairs a turn is in: never changed
-    counts: tuple[int, ...]
-    unspaced: bool
-    contents: dict[str, frozenset[str]]  # its content words by language, once read
-    starts: frozenset[str]  # its words' first four letters
-
-
-@lru_cache(maxsize=4096)
-def _prepared(query: str) -> _Turn:
-    """A turn read once: every turn but a session's first and last is the B of one pair and
-    the A of the next."""
-    text = normalise(query)
-    words = _words(text)
-    unspaced = _UNSPACED.search(text) is not None
-    return _Turn(text, words, _counts(words), unspaced, {}, frozenset(w[:4] for w in words))
-
-
 def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     """The signals B carries about the answer to A, in ``SIGNALS`` order (empty: none).
     Without ``gated``, every pattern runs (the reference the gates are tested against)."""
@@ -671,35 +267,6 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if positive:
         found.append(POSITIVE)
     return found
-
-
-def _asked_again(a: _Turn, b: _Turn) -> bool:
-    """Whether B asks A again, whole or in a part with words of its own around it ("hola??
-    <the question>", "<the question>. I asked an hour ago", "wrong, there is no cancel
-    option. <the question>"): B's clauses from its start, or to its end, that ask (open with
-    a question word or end with a question mark)."""
-    if is_rephrase(a, b):
-        return True
-    starts = grammar.clauses(b.text)
-    if len(starts) < 2 or not _alike(a, b):
-        return False
-    code = _first_language(a, b).code
-    if len(_content_of(a, code) & _content_of(b, code)) < 2:
-        return False  # a part asks again with two words of A's at least (below)
-    openers, asks = _next_question()
-    if openers.match(b.text):
-        return False  # a next question that narrows ("e a devolução, como rastreio?")
-    for start in starts[1:]:
-        for part in (b.text[start:], b.text[:start].rstrip()):
-            if not (asks.match(part) or part.endswith(("?", "？"))):
-                continue
-            turn = _prepared(part)
-            # a question of its own: two words of what it asks about at least (not one,
-            # "…, dass ich Student bin?"), hiragana (grammar) aside
-            named = [w for w in _content_of(turn, code) if not _KANA.fullmatch(w)]
-            if len(named) >= 2 and is_rephrase(a, turn):
-                return True
-    return False
 
 
 def _complaint_ahead(
@@ -748,9 +315,6 @@ def _around(text: str, complaint: re.Match[str]) -> str:
     return text[opened:start] + " " + text[end : len(text) if closed is None else closed.start()]
 
 
-_KANA = re.compile(r"[\u3041-\u309f]+")  # hiragana: Japanese grammar, not a thing named
-
-
 def _about_the_answer(head: str, a: _Turn, b: _Turn) -> bool:
     """Whether the words around a complaint before the question asked again (``head``, the
     complaint taken out) name nothing A did not ("no, not what I asked"), unlike a problem
@@ -790,19 +354,6 @@ def _in_advance() -> re.Pattern[str] | None:
     """Every language's thanks for an answer not given yet ("thanks in advance")."""
     words = [lang.in_advance for lang in languages() if lang.in_advance]
     return re.compile("|".join(words), _FLAGS) if words else None
-
-
-_CLAUSE_END = re.compile(rf"[{grammar.END}]")
-
-
-@cache
-def _next_question() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Every language's next-question openers, and every language's clause that opens with
-    a question word: two alternations, one attempt each a clause."""
-    openers = [lang.openers.pattern for lang in languages() if lang.openers is not None]
-    asks = [lang.asks.pattern for lang in languages() if lang.asks is not None]
-    joined = ("|".join(f"(?:{p})" for p in ps) for ps in (openers, asks))
-    return re.compile(next(joined), _FLAGS), re.compile(next(joined), _FLAGS)
 
 
 def _asks_next(text: str, after: int) -> bool:

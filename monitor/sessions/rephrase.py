@@ -1,0 +1,145 @@
+"""Whether a turn asks again what the turn before it asked: the ``rephrase`` signal of
+``signals`` (see its module for what counts), read on the two turns' content words
+(``words``)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from monitor.sessions import grammar, matching
+from monitor.sessions.words import (
+    _KANA,
+    _PAIRED,
+    _content_of,
+    _first_language,
+    _next_question,
+    _prepared,
+    _Turn,
+    languages,
+)
+
+
+def _kept(shared: int, in_a: int, in_b: int, pairs: bool = False) -> bool:
+    """Whether B, sharing ``shared`` of A's ``in_a`` content words with ``in_b`` of its own,
+    asks what A asked: all of B's words were A's and it keeps half of A's, or it keeps all of
+    A's and adds at most one in four — a word of A's swapped for another is the same
+    question about something else ("annual" -> "monthly"). Read as character pairs
+    (``pairs``), where one changed word changes two pairs, three in five of A's are enough
+    (``matching.swapped`` tells the swaps)."""
+    kept, own = shared / in_a, 1 - shared / in_b
+    enough = 0.6 if pairs else 1
+    return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= enough and own <= 0.25)
+
+
+def _alike(a: _Turn, b: _Turn) -> bool:
+    """Whether a word of B begins as one of A (their first four letters), or either is
+    written without spaces: a rephrase needs one."""
+    if a.unspaced or b.unspaced:
+        return True
+    return not a.starts.isdisjoint(b.starts)
+
+
+def is_rephrase(a: _Turn, b: _Turn) -> bool:
+    """Whether B asks again for what A asked (see the module)."""
+    if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
+        return True
+    if not _alike(a, b):
+        return False  # no word begun alike: nothing asked again ("thanks", "agent")
+    lang = _first_language(a, b)
+    english = languages()[0]
+    cb = _content_of(b, lang.code)
+    if not cb or not (ca := _content_of(a, lang.code)):
+        return False
+    exact, paired = len(ca & cb), a.unspaced or b.unspaced
+    if paired and not _kept(exact, len(ca), len(cb), True):
+        # reordered ("密码重置" / "重置密码") or cut short, a question written without
+        # spaces changes its character pairs, not its characters: B's all A's, and three
+        # in five of A's
+        chars_a, chars_b = _characters(ca), _characters(cb)
+        if not chars_b or not chars_b <= chars_a or len(chars_b) < 0.6 * len(chars_a):
+            return False
+    elif not _kept(exact, len(ca), len(cb), paired):
+        # words typed with a slip or cut short: looked for only when they can decide
+        if not _kept(min(len(ca), len(cb)), len(ca), len(cb), paired):
+            return False
+        if not _kept(matching.shared(ca, cb), len(ca), len(cb), paired):
+            return False
+    # a next question that narrows or moves on names what it moves to ("and for the Team
+    # plan?"); one that names nothing new asks again ("entonces … o no")
+    if not cb <= ca:
+        for lg in (lang,) if lang is english else (lang, english):
+            if lg.openers is not None and lg.openers.search(b.text):
+                return False
+    if paired and (matching.swapped(ca - cb, cb - ca, ca) or _replaced(ca, cb)):
+        return False
+    for lg in (lang,) if lang is english else (lang, english):
+        if lg.others is not None and _other(lg.others, a.text, b.text):
+            return False  # what other payment methods are there: not the same ones
+    pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
+    # opposites are among the words one turn has and the other lacks ("on" / "off")
+    in_a, in_b = set(a.words), set(b.words)
+    a_only = " ".join(w for w in a.words if w not in in_b)
+    b_only = " ".join(w for w in b.words if w not in in_a)
+    return not (a_only and b_only and matching.opposed(a_only, b_only, pairs))
+
+
+def _replaced(ca: frozenset[str], cb: frozenset[str]) -> bool:
+    """Whether a question written without spaces names another thing in the place of one
+    (手机号 -> 邮箱, 포인트 -> 쿠폰): a character pair of each that shares no character
+    with the other question (hiragana, grammar, aside)."""
+    in_a, in_b = _characters(ca), _characters(cb)
+
+    def foreign(pairs: frozenset[str], other: frozenset[str]) -> bool:
+        return any(
+            not p.isascii() and not _KANA.fullmatch(p) and other.isdisjoint(p) for p in pairs
+        )
+
+    return foreign(cb - ca, in_a) and foreign(ca - cb, in_b)
+
+
+def _other(others: re.Pattern[str], a: str, b: str) -> bool:
+    """Whether B asks about another one where A did not ("what other methods …")."""
+    return others.search(b) is not None and others.search(a) is None
+
+
+@lru_cache(maxsize=1024)
+def _characters(pairs: frozenset[str]) -> frozenset[str]:
+    """The characters of a question's character pairs, hiragana aside (Japanese grammar:
+    particles, verb endings), and its words in other scripts whole ("csv")."""
+    out: set[str] = set()
+    for pair in pairs:
+        if pair.isascii() or not _PAIRED.fullmatch(pair):
+            out.add(pair)
+        else:
+            out.update(c for c in pair if not _KANA.fullmatch(c))
+    return frozenset(out)
+
+
+def _asked_again(a: _Turn, b: _Turn) -> bool:
+    """Whether B asks A again, whole or in a part with words of its own around it ("hola??
+    <the question>", "<the question>. I asked an hour ago", "wrong, there is no cancel
+    option. <the question>"): B's clauses from its start, or to its end, that ask (open with
+    a question word or end with a question mark)."""
+    if is_rephrase(a, b):
+        return True
+    starts = grammar.clauses(b.text)
+    if len(starts) < 2 or not _alike(a, b):
+        return False
+    code = _first_language(a, b).code
+    if len(_content_of(a, code) & _content_of(b, code)) < 2:
+        return False  # a part asks again with two words of A's at least (below)
+    openers, asks = _next_question()
+    if openers.match(b.text):
+        return False  # a next question that narrows ("e a devolução, como rastreio?")
+    for start in starts[1:]:
+        for part in (b.text[start:], b.text[:start].rstrip()):
+            if not (asks.match(part) or part.endswith(("?", "？"))):
+                continue
+            turn = _prepared(part)
+            # a question of its own: two words of what it asks about at least (not one,
+            # "…, dass ich Student bin?"), hiragana (grammar) aside
+            named = [w for w in _content_of(turn, code) if not _KANA.fullmatch(w)]
+            if len(named) >= 2 and is_rephrase(a, turn):
+                return True
+    return False
