@@ -2,7 +2,10 @@
 
 Run: ``python bench/store.py --traces 5000 --rows 1000000`` (``--reuse zipf:S --chunks C``:
 passages drawn from a corpus of C chunks, as a knowledge base's recur; default: every passage
-new, the store's worst case, since it redacts and writes each distinct passage once).
+new, the store's worst case, since it redacts and writes each distinct passage once;
+``--jsonl``: every pipeline writes its evaluation lines to a file too, whose line the store
+takes instead of making its own; ``--alone``: the store sink alone over the pipeline's
+evaluations, CPU time, with no pipeline around it).
 
 * Cost per trace: the pipeline as ``ragmon run`` builds it from a ``ListSource`` on the
   benchmark corpus (~5.8 KB native traces, no judge), without and with the store sink
@@ -36,30 +39,39 @@ from bench.checks import pin_one_core
 from bench.corpus import Reuse, add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.config import Settings
+from monitor.core.model import Evaluation
+from monitor.core.pii import Redactor
 from monitor.core.store import open_for_writing
 from monitor.golden.traces import EvaluationStore, Search
 from monitor.sources import ListSource
+from sinks import SinkBase
+from sinks.store import StoreSink
 
 DAY = 86_400.0
 
 
 def pipeline_seconds(
-    records: list[bytes], store: Path | None, redact: bool = True
+    records: list[bytes], store: Path | None, redact: bool = True, lines: Path | None = None
 ) -> Callable[[], tuple[float, float]]:
     """A run of the daemon's pipeline over ``records`` (with the store at ``store``, made
-    anew each run, when given; its text PII-redacted when ``redact``): its elapsed and CPU
-    seconds, from its start (which opens the store) to its close (which flushes the last
-    batch)."""
+    anew each run, when given; the evaluation lines written to ``lines`` too, when given; the
+    text PII-redacted when ``redact``): its elapsed and CPU seconds, from its start (which
+    opens the store) to its close (which flushes the last batch)."""
     given: dict[str, object] = {"judge": {"backend": "none"}}
+    output: dict[str, object] = {"redact_pii": redact}
+    if lines is not None:
+        output["evaluations_jsonl"] = str(lines)
+    given["output"] = output
     if store is not None:
         given["store"] = {"path": str(store)}
-        given["output"] = {"redact_pii": redact}
     settings = Settings.model_validate(given)
 
     def run() -> tuple[float, float]:
         if store is not None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{store}{suffix}").unlink(missing_ok=True)
+        if lines is not None:
+            lines.unlink(missing_ok=True)
         metrics = registry.build_metrics(CollectorRegistry())
         pipeline = registry.build_pipeline(settings, metrics, source=ListSource(records))
         pipeline.start()  # opens the store: once in a daemon's life, so not timed
@@ -74,30 +86,88 @@ def pipeline_seconds(
     return run
 
 
-def cost(traces: int, repeats: int, where: Path, reuse: Reuse) -> None:
+def cost(traces: int, repeats: int, where: Path, reuse: Reuse, jsonl: bool = False) -> None:
     records = bench_records(traces, reuse=reuse)
-    base = pipeline_seconds(records, None)
+    lines = where / "lines.jsonl" if jsonl else None
     runs = {
-        "pipeline": base,
-        "+ store, redacted": pipeline_seconds(records, where / "cost.db"),
-        "+ store, as is": pipeline_seconds(records, where / "cost.db", redact=False),
+        "pipeline": pipeline_seconds(records, None, lines=lines),
+        "+ store, redacted": pipeline_seconds(records, where / "cost.db", lines=lines),
+        "+ store, as is": pipeline_seconds(records, where / "cost.db", False, lines),
     }
+    if jsonl:  # the pipeline without the store writes its lines redacted, as by default
+        runs["pipeline, lines as is"] = pipeline_seconds(records, None, False, lines)
     best = {name: [float("inf"), float("inf")] for name in runs}
     for _ in range(repeats):  # interleaved: all see the same machine
         for name, run in runs.items():
             for i, seconds in enumerate(run()):
                 best[name][i] = min(best[name][i], seconds)
-    print(f"cost per trace, {traces:,} traces of ~5.8 KB ({reuse}), best of {repeats}, one core:")
+    also = ", the evaluation lines written to a file too" if jsonl else ""
+    print(f"cost per trace, {traces:,} traces of ~5.8 KB ({reuse}){also}, best of {repeats}, "
+          "one core:")  # fmt: skip
     for i, clock in enumerate(("elapsed", "CPU")):
         print(f" {clock}:")
-        base_seconds = best["pipeline"][i]
         for name, times in best.items():
             seconds = times[i]
+            base_seconds = best["pipeline, lines as is" if "as is" in name and jsonl
+                                else "pipeline"][i]  # fmt: skip
             extra = seconds - base_seconds
             share = f"  store {extra / traces * 1e6:7.1f} us = {extra / base_seconds:6.1%}"
             rate = f"{traces / seconds:8,.0f}/s"
-            said = f"  {name:<18} {seconds / traces * 1e6:8.1f} us/trace  {rate}"
-            print(said + ("" if name == "pipeline" else share))
+            said = f"  {name:<21} {seconds / traces * 1e6:8.1f} us/trace  {rate}"
+            print(said + ("" if name.startswith("pipeline") else share))
+
+
+class _Kept(SinkBase):
+    """Keeps every evaluation it is given."""
+
+    name = "kept"
+
+    def __init__(self) -> None:
+        self.evaluations: list[Evaluation] = []
+
+    def write(self, evaluation: Evaluation) -> None:
+        self.evaluations.append(evaluation)
+
+
+def alone(traces: int, repeats: int, where: Path, reuse: Reuse) -> None:
+    """The store sink alone (no pipeline around it) over the pipeline's evaluations of the
+    benchmark's traces, flushed every 500, redacted and as is, interleaved, CPU time: what
+    the sink itself costs, without the pipeline's noise around it."""
+    kept = _Kept()
+    settings = Settings.model_validate({"judge": {"backend": "none"}})
+    pipeline = registry.build_pipeline(
+        settings,
+        registry.build_metrics(CollectorRegistry()),
+        source=ListSource(bench_records(traces, reuse=reuse)),
+    )
+    pipeline.sinks.append(kept)
+    pipeline.start()
+    pipeline.run(threading.Event())
+    pipeline.close()
+    path = where / "alone.db"
+
+    def run(redactor: Redactor | None) -> float:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        sink = StoreSink(path, redactor, retention_interval_seconds=3600)
+        sink.start()
+        cpu = time.process_time()
+        for i, evaluation in enumerate(kept.evaluations, 1):
+            sink.write(evaluation)
+            if i % 500 == 0:
+                sink.flush()
+        sink.flush()
+        cpu = time.process_time() - cpu
+        sink.close()
+        return cpu
+
+    best = {"redacted": float("inf"), "as is": float("inf")}
+    for _ in range(repeats):
+        best["redacted"] = min(best["redacted"], run(Redactor()))
+        best["as is"] = min(best["as is"], run(None))
+    print(f"the store sink alone, {traces:,} evaluations ({reuse}), best of {repeats}, CPU:")
+    for name, seconds in best.items():
+        print(f"  {name:<10} {seconds / traces * 1e6:8.1f} us/trace")
 
 
 def fill(path: Path, rows: int, seed: int = 1) -> None:
@@ -206,16 +276,27 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="every pipeline writes its evaluation lines to a file too (output."
+        "evaluations_jsonl): the store's cost beside a sink that makes the same line",
+    )
     parser.add_argument("--dir", type=Path, default=None, help="where the stores go")
     parser.add_argument(
         "--keep", type=Path, default=None, help="the search's store: filled if missing, kept"
+    )
+    parser.add_argument(
+        "--alone", action="store_true", help="time the store sink alone (CPU), not the pipeline"
     )
     add_reuse_arguments(parser)
     args = parser.parse_args()
     pin_one_core()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        if args.traces:
-            cost(args.traces, args.repeats, Path(tmp), reuse_of(args))
+        if args.traces and args.alone:
+            alone(args.traces, args.repeats, Path(tmp), reuse_of(args))
+        elif args.traces:
+            cost(args.traces, args.repeats, Path(tmp), reuse_of(args), args.jsonl)
         if args.rows:
             search(args.rows, Path(tmp), args.keep)
 

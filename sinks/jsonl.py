@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from monitor.core.lines import EvaluationLine, map_strings
+from monitor.core.lines import EvaluationLine
 from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from sinks import SinkBase
@@ -88,10 +88,7 @@ class JsonlSink(SinkBase):
         """Write the evaluation line (PII redacted when configured)."""
         self._check_open()
         if self._eval is not None:
-            line = evaluation.to_line()
-            if self._redactor is not None:
-                trace = evaluation.trace
-                line = redact_line(line, self._redactor, (trace.answer, trace.query))
+            line = written_line(evaluation, self._redactor).line
             self._eval.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def write_followup(self, followup: Followup) -> None:
@@ -134,6 +131,47 @@ class JsonlSink(SinkBase):
                     fh.close()
 
 
+@dataclass(frozen=True)
+class WrittenLine:
+    """An evaluation's line as the sinks write it, with the trace's question and answer as
+    they are written beside it (all three redacted when the output redacts). Shared: a sink
+    reads it and never changes it."""
+
+    line: EvaluationLine
+    query: str
+    answer: str
+
+
+# The last line made: (the evaluation, the redactor, its line). The pipeline hands each
+# evaluation to its sinks in turn, so the JSONL sink and the store (and any sink that writes
+# the line) make and redact it once between them; a sink holds no state of its own for it,
+# and a thread that finds another's evaluation here makes its own.
+_last: tuple[Evaluation, Redactor | None, WrittenLine] | None = None
+
+
+def written_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLine:
+    """The evaluation's line, PII-redacted by ``redactor`` (None: as it is), with the trace's
+    question and answer likewise; made once for every sink that writes it (the last one made
+    is kept while its evaluation is the one asked for, by a redactor of the same detectors)."""
+    global _last
+    last = _last
+    if last is not None and last[0] is evaluation:
+        made_by = last[1]
+        if made_by is redactor or (
+            made_by is not None and redactor is not None and made_by.detectors == redactor.detectors
+        ):
+            return last[2]
+    trace = evaluation.trace
+    line = evaluation.to_line()
+    if redactor is None:
+        made = WrittenLine(line, trace.query, trace.answer)
+    else:
+        line, (answer, query) = _redacted(line, redactor, (trace.answer, trace.query))
+        made = WrittenLine(line, query, answer)
+    _last = (evaluation, redactor, made)
+    return made
+
+
 def redact_line(
     line: EvaluationLine, redactor: Redactor, sources: tuple[str, ...] = ()
 ) -> EvaluationLine:
@@ -142,28 +180,75 @@ def redact_line(
     Evidence can quote a piece of an item (a figure "4111" read out of a card number): a
     quoted piece that occurs in ``sources`` (the answer, the question) but no longer once
     their PII is redacted came only from inside an item, and is redacted as that item."""
-    texts = [t for t in sources if t]
-    clean_texts = [redactor.redact(t) for t in texts]
-    items = [found for t in texts for found in redactor.found(t)]
+    return _redacted(line, redactor, sources)[0]
 
-    def inside_item(piece: str) -> str | None:
-        if not piece or not any(
-            piece in t and piece not in c for t, c in zip(texts, clean_texts, strict=True)
-        ):
-            return None
-        return next((kind for kind, item in items if piece in item), None)
+
+def _redacted(
+    line: EvaluationLine, redactor: Redactor, sources: tuple[str, ...]
+) -> tuple[EvaluationLine, list[str]]:
+    """``redact_line``'s line, and each of ``sources`` redacted."""
+    clean_sources = [redactor.redact(t) for t in sources]
+    # the sources redaction changed: only a piece of one of those can be inside an item
+    changed = [(t, c) for t, c in zip(sources, clean_sources, strict=True) if t != c]
+    items: list[tuple[str, str]] | None = None
+    short = _short_strings(redactor)
 
     def clean(value: str) -> str:
-        kind = inside_item(value.strip())
-        return f"[REDACTED:{kind}]" if kind else redactor.redact(value)
+        nonlocal items
+        piece = value.strip()
+        if changed and piece and any(piece in t and piece not in c for t, c in changed):
+            if items is None:
+                items = [found for t, _ in changed for found in redactor.found(t)]
+            kind = next((kind for kind, item in items if piece in item), None)
+            if kind:
+                return f"[REDACTED:{kind}]"
+        if len(value) > _SHORT:
+            return redactor.redact(value)
+        done = short.get(value)
+        if done is None:
+            if len(short) >= _SHORT_KEPT:
+                short.clear()
+            done = short[value] = redactor.redact(value)
+        return done
+
+    def walk(value: object) -> object:  # map_strings's walk, its common cases inlined
+        if isinstance(value, str):
+            return clean(value)
+        if isinstance(value, list):
+            return [clean(v) if isinstance(v, str) else walk(v)
+                    if isinstance(v, list | dict) else v for v in value]  # fmt: skip
+        if isinstance(value, dict):
+            return walk_object(value)
+        return value
+
+    def walk_object(value: dict[str, object]) -> dict[str, object]:
+        return {k: clean(v) if isinstance(v, str) else walk(v)
+                if isinstance(v, list | dict) else v for k, v in value.items()}  # fmt: skip
 
     out = line.copy()
     out["checks"] = {
-        name: {**result, "evidence": map_strings(result.get("evidence", {}), clean)}
+        name: {**result, "evidence": walk_object(result.get("evidence", {}))}
         for name, result in line["checks"].items()
     }
     judge = line.get("judge")
     if isinstance(judge, dict) and "claims" in judge:
         out["judge"] = {**judge, "claims": [{**c, "text": redactor.redact(c.get("text", ""))}
                                             for c in judge["claims"]]}  # fmt: skip
-    return out
+    return out, clean_sources
+
+
+# Evidence quotes short pieces (a figure, a word, a chunk's id) that recur from trace to trace:
+# their redaction is kept, per redactor, up to _SHORT_KEPT of them (then forgotten at once).
+_SHORT = 64
+_SHORT_KEPT = 4096
+_short_done: dict[int, tuple[Redactor, dict[str, str]]] = {}
+
+
+def _short_strings(redactor: Redactor) -> dict[str, str]:
+    """The short strings ``redactor`` redacted, with their redaction."""
+    kept = _short_done.get(id(redactor))
+    if kept is None or kept[0] is not redactor:
+        if len(_short_done) >= 16:
+            _short_done.clear()
+        kept = _short_done[id(redactor)] = (redactor, {})
+    return kept[1]

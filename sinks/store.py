@@ -29,7 +29,7 @@ from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutco
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, check_outcome, open_for_writing
 from sinks import SinkBase
-from sinks.jsonl import redact_line
+from sinks.jsonl import WrittenLine, written_line
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
@@ -177,14 +177,13 @@ class StoreSink(SinkBase):
         """Take the evaluation's line and its trace (PII-redacted when configured)."""
         self._check_open()
         trace = evaluation.trace
-        line = evaluation.to_line()
-        if self._redactor is not None:
-            line = redact_line(line, self._redactor, (trace.answer, trace.query))
+        written = written_line(evaluation, self._redactor)  # the JSONL sink's, when it has one
+        line = written.line
         now = self._clock()
         stamp = now if trace.timestamp is None else min(trace.timestamp.timestamp(), now)
         row = (trace.trace_id, stamp, trace.session_id, trace.app, trace.route, trace.release,
                int(evaluation.any_flagged), evaluation.risk, now,
-               _json(line), _json(self._record(evaluation, now)))  # fmt: skip
+               _json(line), _json(self._record(evaluation, written, now)))  # fmt: skip
         b = self._batch
         if evaluation.judge_only:  # a verdict that came after the checks: it joins their row
             b.judged.append((trace.trace_id, _json(line.get("judge")), row))
@@ -197,18 +196,17 @@ class StoreSink(SinkBase):
                 b.checks.append((tid, name, outcome, stamp))
         b.segments.extend((dim, value, stamp, tid) for dim, value in evaluation.segments.items())
 
-    def _record(self, evaluation: Evaluation, now: float) -> JsonObject:
+    def _record(self, evaluation: Evaluation, written: WrittenLine, now: float) -> JsonObject:
         """What the trace page shows of the trace: its question, packed context (each
         passage by the hash of its text, kept once in ``passages``), answer, retrieved ids and
         ragmon's own attributes (an agent's steps), text redacted."""
         t = evaluation.trace
-        clean = self._redactor.redact if self._redactor is not None else _same
         return {
             "trace_id": t.trace_id,
             "timestamp": t.timestamp.isoformat() if t.timestamp is not None else None,
             "app": t.app, "route": t.route, "release": t.release, "model": t.model,
             "session_id": t.session_id, "golden_id": t.golden_id,
-            "query": clean(t.query), "answer": clean(t.answer),
+            "query": written.query, "answer": written.answer,
             "context": [{"doc_id": p.doc_id, "chunk_id": p.chunk_id, "data_source": p.data_source,
                          "hash": self._passage(p.text, now)} for p in t.context],
             "retrieved": [{"doc_id": d.doc_id, "chunk_id": d.chunk_id, "score": d.score,
@@ -414,7 +412,3 @@ _ENCODE = msgspec.json.Encoder()
 
 def _json(value: object) -> str:
     return _ENCODE.encode(value).decode()
-
-
-def _same(text: str) -> str:
-    return text

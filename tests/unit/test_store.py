@@ -345,3 +345,74 @@ def test_the_pages_say_in_one_line_that_the_store_is_missing_or_damaged(tmp_path
     got = damaged.get("/search")
     assert got.status_code == 503 and "is not a store" in got.text
     assert TestClient(build_app(tmp_path)).get("/search").status_code == 404  # no store set
+
+
+def test_the_line_is_made_once_for_the_jsonl_sink_and_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The JSONL sink and the store, each with its own redactor of the same detectors, make
+    and redact an evaluation's line once between them and write the same line; a store whose
+    redactor has other patterns (or none) makes its own."""
+    from sinks.jsonl import JsonlSink
+
+    made = 0
+    to_line = Evaluation.to_line
+
+    def counted(self: Evaluation) -> object:
+        nonlocal made
+        made += 1
+        return to_line(self)
+
+    monkeypatch.setattr(Evaluation, "to_line", counted)
+    lines = tmp_path / "lines.jsonl"
+    jsonl = JsonlSink(lines, redactor=Redactor())
+    same = StoreSink(tmp_path / "same.db", redactor=Redactor(), clock=Clock())
+    other = StoreSink(tmp_path / "other.db", redactor=Redactor({"ticket": r"T-\d{4}"}),
+                      clock=Clock())  # fmt: skip
+    plain = StoreSink(tmp_path / "plain.db", clock=Clock())
+    for sink in (jsonl, same, other, plain):
+        sink.start()
+    t = trace(7, query="Mail jane.doe@example.com about T-1234?",
+              answer="The refund fee is 25 euros, jane.doe@example.com (T-1234).")  # fmt: skip
+    ev = evaluate(t)
+    for sink in (jsonl, same):
+        sink.write(ev)
+    assert made == 1
+    other.write(ev)
+    plain.write(ev)
+    assert made == 3
+    for sink in (jsonl, same, other, plain):
+        sink.close()
+    written = json.loads(lines.read_text())
+    stored = json.loads(str(rows(tmp_path / "same.db", "SELECT line FROM bodies")[0][0]))
+    assert stored == written
+    body = str(rows(tmp_path / "same.db", "SELECT line || trace FROM bodies")[0][0])
+    assert "jane.doe@example.com" not in body and "T-1234" in body
+    body = str(rows(tmp_path / "other.db", "SELECT line || trace FROM bodies")[0][0])
+    assert "jane.doe@example.com" not in body and "T-1234" not in body
+    body = str(rows(tmp_path / "plain.db", "SELECT line || trace FROM bodies")[0][0])
+    assert "jane.doe@example.com" in body
+
+
+def test_a_short_piece_of_evidence_is_redacted_in_every_trace(tmp_path: Path) -> None:
+    """Evidence quotes short pieces that recur (their redaction is kept): an e-mail address
+    quoted again by a later trace, or by a trace redacted with other patterns, is redacted
+    each time."""
+    first = StoreSink(tmp_path / "a.db", redactor=Redactor(), clock=Clock())
+    second = StoreSink(tmp_path / "b.db", redactor=Redactor({"money": r"euros"}), clock=Clock())
+    for sink in (first, second):
+        sink.start()
+    for i in range(3):
+        t = trace(60 + i, answer="The refund fee is 25 euros [jane.doe@example.com].",
+                  context=[{"doc_id": "fees", "text": "The refund fee is 15 euros."}])  # fmt: skip
+        ev = evaluate(t)
+        first.write(ev)
+        second.write(ev)
+    for sink in (first, second):
+        sink.close()
+    raw = "".join(str(r[0]) for r in rows(tmp_path / "a.db", "SELECT line FROM bodies"))
+    assert "jane.doe@example.com" not in raw
+    assert raw.count('"numbers":["25 euros"]') == 3
+    raw = "".join(str(r[0]) for r in rows(tmp_path / "b.db", "SELECT line FROM bodies"))
+    assert "jane.doe@example.com" not in raw
+    assert raw.count('"numbers":["25 [REDACTED:MONEY]"]') == 3
