@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -57,6 +57,14 @@ class RowWriter(Protocol):
         """Deliver what is left and release."""
 
 
+class TopicRowWriter(RowWriter, Protocol):
+    """A writer whose records carry only the occurrences its own process counted
+    (``golden.topic``, keyed by row and writer)."""
+
+    def resume(self, rows: Iterable[GoldenRow]) -> None:
+        """The rows read back at start, counted by earlier processes."""
+
+
 _MAX_SEEN = 10_000
 
 
@@ -75,9 +83,13 @@ class GoldenRowSink(SinkBase):
     def from_config(cls, config: GoldenOutput, metrics: Metrics | None = None) -> GoldenRowSink:
         """Rows to segments in ``golden.dir`` and/or to ``golden.topic``."""
         golden = config.golden
-        from sinks.kafka_sink import KafkaRowWriter  # the Kafka client, only when used
+        from sinks.kafka_sink import KafkaRowWriter, writer_identity  # only when used
 
-        topic = [KafkaRowWriter(golden.topic, config.connection)] if golden.topic else []
+        topic = (
+            [KafkaRowWriter(golden.topic, config.connection, writer_identity())]
+            if golden.topic
+            else []
+        )
         return cls(
             golden.dir,
             config.redactor,
@@ -98,7 +110,7 @@ class GoldenRowSink(SinkBase):
         max_examples: int = 5,
         segment_max_bytes: int = 8 << 20,
         segment_max_age_seconds: float = 3600.0,
-        extra_writers: Sequence[RowWriter] = (),
+        extra_writers: Sequence[TopicRowWriter] = (),
     ) -> None:
         self.directory = directory
         self.redactor = redactor or Redactor()
@@ -111,6 +123,7 @@ class GoldenRowSink(SinkBase):
                 SegmentWriter(directory, PREFIX, segment_max_bytes, segment_max_age_seconds)
             )
         self.writers.extend(extra_writers)
+        self._topics = list(extra_writers)
         self._rows: OrderedDict[str, GoldenRow] = OrderedDict()
         self._seen: dict[str, set[str]] = {}
         self.rows_written = 0
@@ -123,6 +136,8 @@ class GoldenRowSink(SinkBase):
         if self.directory is not None:
             for rid, row in own_rows(self.directory).items():
                 self._remember(rid, row)
+        for topic in self._topics:  # their counts are on the earlier processes' keys
+            topic.resume(self._rows.values())
 
     def _put(self, row: GoldenRow) -> None:
         for writer in self.writers:

@@ -1,4 +1,4 @@
-"""Kafka outputs: dead letters, and golden rows keyed by row id.
+"""Kafka outputs: dead letters, and golden rows keyed by row id and writer.
 
 Both use an idempotent producer with ``acks=all`` and the same rule: ``flush`` raises if
 anything is undelivered, so the pipeline never commits offsets past records whose output did
@@ -8,7 +8,10 @@ not reach the topic; undelivered messages are sent again on the next flush.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+import socket
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
@@ -105,24 +108,67 @@ class KafkaDeadLetterSink(_KafkaOutput, SinkBase):
             super().close()
 
 
+def writer_identity(clock: Callable[[], float] = time.time) -> str:
+    """This process's name on ``golden.topic``: host, process id and start time in
+    milliseconds, so that no two processes — replicas, workers, a process and its restart —
+    share a record key."""
+    return f"{socket.gethostname()}-{os.getpid()}-{int(clock() * 1000)}"
+
+
 class KafkaRowWriter(_KafkaOutput):
-    """Golden rows to a topic keyed by row id (use a compacted topic: the latest state of
-    each row is what remains). Rows put between flushes are sent once, in their last state."""
+    """Golden rows to a compacted topic, one key a row and writer: ``<row id>/<writer>``.
+
+    Each writing process (a replica of the group, a worker, a process started again) counts
+    only the occurrences it saw, so the key carries the writer: on one key per row, the
+    compaction would keep one writer's partial count and drop the others' (and a restarted
+    process, counting from zero, would overwrite its predecessor's higher count). A reader
+    takes the latest record of each key and, per row id, sums the writers' counts
+    (``monitor.golden.stored.topic_rows``). Rows put between flushes are sent once, in their
+    last state."""
 
     def __init__(
-        self, topic: str, connection: KafkaConnection, **options: Unpack[_OutputOptions]
+        self,
+        topic: str,
+        connection: KafkaConnection,
+        writer: str,
+        **options: Unpack[_OutputOptions],
     ) -> None:
         super().__init__(topic, connection, **options)
+        if "/" in writer:
+            raise ValueError(f"a golden.topic writer has no '/' (the key's separator): {writer!r}")
+        self.writer = writer
         self._rows: dict[str, GoldenRow] = {}
+        # rows read back from golden.dir at start, and their count then: earlier processes
+        # counted those occurrences, on keys of their own; this writer's count starts there.
+        # Held by the row's ragmon block itself: a row evicted and made again is a new block,
+        # counted from its own start.
+        self._before: dict[str, tuple[object, int]] = {}
+
+    def resume(self, rows: Iterable[GoldenRow]) -> None:
+        """The rows the sink read back at start: their occurrences so far are not this
+        writer's (they are on the keys of the processes that counted them)."""
+        self._before = {row["id"]: (row["ragmon"], row["ragmon"]["count"]) for row in rows}
 
     def put(self, row: GoldenRow) -> None:
-        """Produce the row, keyed by its id (the topic is compacted)."""
+        """Take the row's latest state, produced at the next flush."""
         self._rows[row["id"]] = row
+
+    def value(self, row: GoldenRow) -> dict[str, object]:
+        """The record's value: the row naming its writer, with this writer's own count."""
+        count = row["ragmon"]["count"]
+        before = self._before.get(row["id"])
+        if before is not None and before[0] is row["ragmon"]:
+            count -= before[1]
+        elif before is not None:  # evicted and made again: counted from its new start
+            del self._before[row["id"]]
+        meta = {**row["ragmon"], "count": count, "writer": self.writer}
+        return {**row, "ragmon": meta}
 
     def flush(self) -> None:
         """Wait until the broker acknowledged every row."""
         for rid, row in self._rows.items():
-            value = json.dumps(row, ensure_ascii=False).encode("utf-8")
-            self._producer.send((value, rid.encode(), [("ragmon.schema", b"ragmon.golden/v1")]))
+            value = json.dumps(self.value(row), ensure_ascii=False).encode("utf-8")
+            key = f"{rid}/{self.writer}".encode()
+            self._producer.send((value, key, [("ragmon.schema", b"ragmon.golden/v1")]))
         self._rows = {}
         self._producer.flush()

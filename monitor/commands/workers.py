@@ -24,10 +24,10 @@ workers hold with the occurrences of both (``monitor.golden.stored``), while the
 and the reviewed precision stay the golden dir's own (the parent exports the precision); a
 static group member id gets the worker's index. Parts that one process must own — the review
 page served by the daemon, the daemon's own probes, batch mode's outbox, conversations paired
-in memory, the rows' compacted ``golden.topic`` (one key a row: each worker's count would hide
-the others') — are refused with more than one worker, as are sources a group cannot share. Each
+in memory — are refused with more than one worker, as are sources a group cannot share. Each
 worker is a replica of the group: what several replicas need holds (OTLP spans keyed by trace
-id, ``sessions.topic`` for conversations).
+id, ``sessions.topic`` for conversations, ``golden.topic`` keyed by row and writer, each
+worker's count on a key of its own).
 """
 
 from __future__ import annotations
@@ -85,10 +85,6 @@ def refusal(settings: config_mod.Settings, workers: int, config: Path | None = N
          "every worker would send the probes"),
         (judge.backend != "none" and judge.batch.enabled, "judge.batch.enabled",
          "the outbox belongs to one process"),
-        (g.topic is not None, "golden.topic",
-         "each worker would produce its own count of a row under the row's one key of the "
-         "compacted topic, the last hiding the others; set golden.dir (a directory per "
-         "worker, read as one)"),
         (settings.sessions.enabled and settings.sessions.topic is None, "sessions in memory",
          "the turns of a conversation would meet only on one worker; set sessions.topic "
          "(the conversations' repartition topic) or sessions.enabled false"),

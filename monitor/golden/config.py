@@ -19,7 +19,10 @@ class GoldenConfig(_Section):
     dir: Path | None = Field(default=None, description="Directory of row segments; None: off.")
     topic: str | None = Field(
         default=None,
-        description="Kafka topic for rows keyed by row id (compacted); uses the kafka connection.",
+        description=(
+            "Kafka topic (compacted) for rows keyed by row id and writer; uses the kafka "
+            "connection."
+        ),
     )
     reasons: list[str] = Field(
         default_factory=lambda: list(DEFAULT_REASONS),

@@ -12,7 +12,7 @@ up."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from monitor.core.lines import GoldenRow
@@ -52,13 +52,16 @@ def load_rows(directory: Path) -> dict[str, GoldenRow]:
     return rows
 
 
-def joined(a: GoldenRow, b: GoldenRow) -> GoldenRow:
+def joined(a: GoldenRow, b: GoldenRow, latest: bool = False) -> GoldenRow:
     """One row as two writers hold it (each counted its own occurrences): the newer state
-    (a reviewer's edit first) with both writers' counts added, the earliest first and
-    latest last sighting, and the examples and recent traces of both."""
+    (a reviewer's edit first; then the higher count, or with ``latest`` the later last
+    sighting) with both writers' counts added, the earliest first and latest last sighting,
+    and the examples and recent traces of both."""
     sa, sb = a["ragmon"].get("status"), b["ragmon"].get("status")
     if sa != sb and _MACHINE in (sa, sb):  # a reviewer's edit wins over the machine's copy
         newer, other = (b, a) if sa == _MACHINE else (a, b)
+    elif latest:
+        newer, other = (a, b) if a["ragmon"]["last_seen"] >= b["ragmon"]["last_seen"] else (b, a)
     else:
         newer, other = (a, b) if _newer(a, b) else (b, a)
     row: GoldenRow = json.loads(json.dumps(newer))
@@ -71,6 +74,23 @@ def joined(a: GoldenRow, b: GoldenRow) -> GoldenRow:
     recent += [t for t in o.get("recent_trace_ids", []) if t not in recent]
     r["recent_trace_ids"] = recent[-_RECENT:]
     return row
+
+
+def topic_rows(values: Iterable[GoldenRow]) -> dict[str, GoldenRow]:
+    """The rows of ``golden.topic`` from its record values in the order read (one partition's
+    records in offset order): each writer's latest state of a row (the record key is
+    ``<row id>/<writer>``, the value names both), and a row several writers hold as one: the
+    sum of their counts, the state of the writer that saw it last (``joined``)."""
+    latest: dict[tuple[str, str], GoldenRow] = {}
+    for value in values:
+        latest[(value["id"], str(value["ragmon"].get("writer", "")))] = value
+    rows: dict[str, GoldenRow] = {}
+    for (rid, _), row in latest.items():
+        old = rows.get(rid)
+        rows[rid] = json.loads(json.dumps(row)) if old is None else joined(old, row, latest=True)
+    for row in rows.values():  # a copy: the values read stay as they were
+        row["ragmon"].pop("writer", None)  # type: ignore[typeddict-item]  # the record's
+    return rows
 
 
 def own_rows(directory: Path) -> dict[str, GoldenRow]:

@@ -221,9 +221,9 @@ def test_sink_that_cannot_persist_stops_the_daemon_uncommitted(tmp_path: Path) -
     assert committed_offsets("g-full", topic) == {}
 
 
-def test_golden_rows_reach_the_topic_keyed_by_row_id(tmp_path: Path) -> None:
-    """With golden.topic set, every candidate row is on the topic under its row id, in the
-    same final state as in the segment files."""
+def test_golden_rows_reach_the_topic_keyed_by_row_and_writer(tmp_path: Path) -> None:
+    """With golden.topic set, every candidate row is on the topic under its row id and the
+    process's writer identity, in the same final state as in the segment files."""
     topic = create_topic(2)
     rows_topic = create_topic(1)
     produce(topic, 600)
@@ -234,16 +234,18 @@ def test_golden_rows_reach_the_topic_keyed_by_row_id(tmp_path: Path) -> None:
         wait_until(lambda: all_committed("g-golden", topic), 90, "all offsets committed")
     finally:
         daemon.terminate()
-    from monitor.golden.stored import load_rows
+    from monitor.golden.stored import load_rows, topic_rows
 
     on_disk = load_rows(golden_dir)
     assert on_disk
     consumer = KafkaConsumer(rows_topic, bootstrap_servers=bootstrap(),
                              auto_offset_reset="earliest", consumer_timeout_ms=5000)  # fmt: skip
-    latest: dict[str, dict[str, object]] = {}
+    values, writers = [], set()
     for record in consumer:
         row = json.loads(record.value)
-        assert record.key.decode() == row["id"]
-        latest[row["id"]] = row
+        assert record.key.decode() == f"{row['id']}/{row['ragmon']['writer']}"
+        writers.add(row["ragmon"]["writer"])
+        values.append(row)
     consumer.close()
-    assert latest == on_disk
+    assert len(writers) == 1  # one process
+    assert topic_rows(values) == on_disk

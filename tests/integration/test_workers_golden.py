@@ -9,13 +9,15 @@ import json
 from pathlib import Path
 
 import pytest
+from kafka import KafkaConsumer
 
-from monitor.golden.stored import load_rows, own_rows, worker_dir
+from monitor.golden.stored import load_rows, own_rows, topic_rows, worker_dir
 from monitor.sources import demo
 from tests.integration.conftest import ragmon
 from tests.integration.kafka_support import (
     Daemon,
     all_committed,
+    bootstrap,
     create_topic,
     produce,
     wait_until,
@@ -26,10 +28,13 @@ pytestmark = pytest.mark.integration
 
 
 def test_two_workers_write_golden_rows_nothing_lost_or_doubled(tmp_path: Path) -> None:
-    topic, group = create_topic(4), "g-workers-golden"
+    """The golden dir and golden.topic both: the topic's records summed per row (each
+    worker on keys of its own) hold the counts of one process too."""
+    topic, group, rows_topic = create_topic(4), "g-workers-golden", create_topic(1)
     golden = tmp_path / "golden"
     daemon = Daemon(tmp_path, topic, group, name="wg", args=("--workers", "2"),
-                    RAGMON_GOLDEN__DIR=str(golden), **NO_SESSIONS).start()  # fmt: skip
+                    RAGMON_GOLDEN__DIR=str(golden), RAGMON_GOLDEN__TOPIC=rows_topic,
+                    **NO_SESSIONS).start()  # fmt: skip
     try:
         wait_until(lambda: _get(daemon.port, "/readyz")[0] == 200, 90, "every worker ready")
         sent = produce(topic, 600, seed=11)
@@ -53,5 +58,16 @@ def test_two_workers_write_golden_rows_nothing_lost_or_doubled(tmp_path: Path) -
     )
     assert set(both) == set(one)
     assert {k: r["ragmon"]["count"] for k, r in both.items()} == {
+        k: r["ragmon"]["count"] for k, r in one.items()
+    }
+    consumer = KafkaConsumer(rows_topic, bootstrap_servers=bootstrap(),
+                             auto_offset_reset="earliest", consumer_timeout_ms=5000)  # fmt: skip
+    values = [json.loads(record.value) for record in consumer]
+    consumer.close()
+    writers = {v["ragmon"]["writer"] for v in values}
+    on_topic = topic_rows(values)
+    print(f"topic: {len(values)} records, {len(writers)} writers, {len(on_topic)} rows")
+    assert len(writers) == 2
+    assert {k: r["ragmon"]["count"] for k, r in on_topic.items()} == {
         k: r["ragmon"]["count"] for k, r in one.items()
     }

@@ -63,7 +63,7 @@ def test_undelivered_rows_block_the_commit_and_are_resent() -> None:
     """Broker down: the row writer's flush fails, the pipeline commits nothing and stops;
     the rows are sent again on the next flush."""
     producer = FakeProducer()
-    writer = KafkaRowWriter("rows", KafkaConnection(), producer_factory=lambda **kw: producer)
+    writer = KafkaRowWriter("rows", KafkaConnection(), "w", producer_factory=lambda **kw: producer)
     golden = GoldenRowSink(None, extra_writers=[writer])
     values = [demo.generate_bytes(i) for i in range(60)]
     source = ListSource(values)
@@ -108,7 +108,7 @@ def test_close_waits_only_for_messages_sent_since_the_last_good_flush() -> None:
         assert made[-1].close_timeout == want, case
     # golden rows are produced at the flush: rows put after the last one (the pipeline
     # failed in another sink, so no flush came) leave nothing to wait for
-    writer = KafkaRowWriter("golden", KafkaConnection(), flush_timeout_seconds=30.0,
+    writer = KafkaRowWriter("golden", KafkaConnection(), "w", flush_timeout_seconds=30.0,
                             producer_factory=lambda **kw: made.append(FakeProducer(**kw))
                             or made[-1])  # fmt: skip
     writer.start()
