@@ -51,10 +51,16 @@ class SegmentWriter:
         self._new_segment()
 
     def _new_segment(self) -> None:
-        self._seq += 1
+        """Name the next segment: a name no file in the directory holds, so a process that
+        starts with the pid and the second of an earlier one (a container restarted as pid 1)
+        writes beside that one's segments, never over them."""
         self._opened = self._clock()
         stamp = datetime.fromtimestamp(self._opened, UTC).strftime("%Y%m%dT%H%M%S")
-        self._name = f"{self.prefix}-{stamp}-{os.getpid()}-{self._seq:04d}.jsonl"
+        while True:
+            self._seq += 1
+            self._name = f"{self.prefix}-{stamp}-{os.getpid()}-{self._seq:04d}.jsonl"
+            if not (self.directory / self._name).exists():
+                break
         self._rows = {}
 
     def put(self, row: GoldenRow) -> None:
