@@ -8,7 +8,8 @@ turn (so a drift of the machine's speed does not land on one row). Not a test: t
 are reported, not asserted.
 
 A shadow candidate (``shadow``: every check again, with other options, on the live suite's
-view) is timed beside the suite: its cost per trace is printed.
+view) is timed beside the suite: its cost per trace is printed; so is the risk's
+(``monitor.checks.risk``: the suite, then the risk on its results and view).
 
 ``--reuse zipf:S --chunks C --per-trace K`` draws the passages from a skewed corpus
 (``bench.corpus.Reuse``). The full suite runs as the daemon builds it (default: no passage
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.corpus import add_reuse_arguments, bench_records, reuse_of
 from monitor import registry
 from monitor.checks import CheckSuite, PassageMemo, TraceView, UnsupportedNumbers, native
+from monitor.checks.risk import risk
 from monitor.config import Settings
 from monitor.core.heap import freeze_startup_heap
 from monitor.core.model import RagTrace
@@ -204,6 +206,11 @@ def main() -> None:
             bare(t, view)
             shadow(view)
 
+    def run_risked() -> None:
+        for t in traces:
+            view = bare.view(t)
+            risk(bare(t, view), view)
+
     def run_decode_and_suite() -> None:
         for rec in positioned:
             item = decode(rec)
@@ -215,9 +222,10 @@ def main() -> None:
         "naive": (run_naive, None), "numbers": (run_unsupported, None),
         "full": (run_suite, lambda: memos.warmed(suite)), "without": (run_bare, None),
         "shadow": (run_shadowed, None), "e2e": (run_decode_and_suite, None),
+        "risk": (run_risked, None),
     }, n, k)  # fmt: skip
     naive, numbers, full = got["naive"], got["numbers"], got["full"]
-    without, with_shadow, e2e = got["without"], got["shadow"], got["e2e"]
+    without, with_shadow, e2e, risked = got["without"], got["shadow"], got["e2e"], got["risk"]
     hit_rate = statistics.mean(memos.rates or [0.0])
     warm_rate = statistics.mean(memos.warm_rates or [0.0])
     memo = memos.memo
@@ -241,6 +249,10 @@ def main() -> None:
     print(f"{'full check suite (6 checks)':<38} {without:>10,.0f} {without / naive:>8.2f}x")
     print(f"{'full check suite with the passage memo':<38} {full:>10,.0f} {full / naive:>8.2f}x")
     print(f"{'decode JSON + validate + full suite':<38} {e2e:>10,.0f} {e2e / naive:>8.2f}x")
+    print(
+        f"{'full suite + the risk':<38} {risked:>10,.0f} {risked / naive:>8.2f}x"
+        f"  (the risk's cost: {1e6 / risked - 1e6 / without:.1f} µs per trace)"
+    )
     print(
         f"{'full suite + a shadow candidate':<38} {with_shadow:>10,.0f} "
         f"{with_shadow / naive:>8.2f}x"
