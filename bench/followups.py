@@ -14,17 +14,40 @@ held out, as ``--blind`` and ``--blind2`` name them): their figures side by side
 second's drop from the first, flagged past 0.05 (the patterns fitted to the first) — no line
 of either is printed, so the held-out part can be scored without being read. Also prints the
 cost of reading one pair (the session stage's share of a trace's cost), on the first file.
+
+Rephrase recall is also broken down by kind, for every set scored: each pair labelled
+``rephrase`` is put in a kind by its own text (``kind``, a rule of this bench's, not the
+code under test's reading):
+
+* a turn's content words: NFKC, lower case, accents and letters typed three times or more
+  dropped ("Suscripción" and "suscripcioon" alike), split into runs of letters and digits;
+  words of the language's and English's lists of the stop-words package and one-letter
+  words left out; in Chinese, Japanese and Korean script, each character (hiragana, which is
+  grammar, left out) is a word;
+* ``exact``: A's and B's content words are the same set;
+* ``partial``: one's content words are all among the other's, or they share at least half
+  of the two together, two words matching when they are equal, one begins the other (four
+  letters at least: "cancel", "cancelled"), or, of five letters at least, they begin with
+  the same five ("değiştirebilir", "değişir") or differ by one letter changed, added,
+  dropped or two swapped ("exprot", "export");
+* ``reworded``: the rest (few words or none in common).
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sys
 import time
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from monitor.sessions.signals import SIGNALS, _prepared, read
+
+REPHRASE = SIGNALS[0]
+KINDS = ("exact", "partial", "reworded")  # of a rephrase, told by ``kind``
 
 SETS = Path(__file__).resolve().parent.parent / "tests" / "sessions"
 DEFAULT = SETS / "followups.tsv"
@@ -45,6 +68,84 @@ def load(path: Path) -> list[tuple[str, str, str, frozenset[str]]]:
     return rows
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+_RUN = re.compile(r"[^\W_]+")
+_TYPED_ON = re.compile(r"(\w)\1{2,}")
+
+
+def _plain(text: str) -> str:
+    """NFKC, lower case, accents off, a letter typed three times or more once."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return _TYPED_ON.sub(r"\1", unicodedata.normalize("NFC", text))
+
+
+_STOP: dict[str, frozenset[str]] = {}
+
+
+def _stop(lang: str) -> frozenset[str]:
+    """The stop-words package's list for ``lang`` and for English, plain (empty if none)."""
+    if lang not in _STOP:
+        from stop_words import get_stop_words
+
+        words: set[str] = set()
+        for code in {lang, "en"}:
+            with contextlib.suppress(Exception):  # a language the package has no list for
+                words.update(_plain(w) for w in get_stop_words(code))
+        _STOP[lang] = frozenset(words)
+    return _STOP[lang]
+
+
+def content_words(text: str, lang: str) -> frozenset[str]:
+    """A turn's content words by the bench's rule (the module's docstring)."""
+    stop, out = _stop(lang), set[str]()
+    for run in _RUN.findall(_plain(text)):
+        if _CJK.search(run):
+            out.update(c for c in run if _CJK.match(c) and not _HIRAGANA.match(c))
+            rest = _CJK.sub(" ", run).split()
+        else:
+            rest = [run]
+        out.update(w for w in rest if len(w) > 1 and w not in stop)
+    return frozenset(out)
+
+
+def _one_edit(x: str, y: str) -> bool:
+    """Whether ``x`` and ``y`` differ by one letter changed, added or dropped (or two
+    neighbours swapped)."""
+    if abs(len(x) - len(y)) > 1:
+        return False
+    if len(x) == len(y):
+        diff = [i for i in range(len(x)) if x[i] != y[i]]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and x[diff[0]] == y[diff[1]]
+        return len(diff) <= 1 or (swapped and x[diff[1]] == y[diff[0]])
+    short, long_ = sorted((x, y), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def _match(x: str, y: str) -> bool:
+    if x == y:
+        return True
+    short, long_ = sorted((x, y), key=len)
+    if len(short) >= 4 and long_.startswith(short):
+        return True
+    return len(short) >= 5 and (short[:5] == long_[:5] or _one_edit(x, y))
+
+
+def kind(lang: str, a: str, b: str) -> str:
+    """A rephrase's kind by its text alone: exact, partial or reworded (module docstring)."""
+    ca, cb = content_words(a, lang), content_words(b, lang)
+    if ca == cb:
+        return "exact"
+    in_a = {x for x in ca if any(_match(x, y) for y in cb)}
+    in_b = {y for y in cb if any(_match(x, y) for x in ca)}
+    if in_a and (in_a == ca or in_b == cb):
+        return "partial"
+    shared = (len(in_a) + len(in_b)) / 2  # words of one matched in the other, both ways
+    union = len(ca) + len(cb) - shared
+    return "partial" if shared and shared >= 0.5 * union else "reworded"
+
+
 @dataclass
 class Score:
     """One set's counts per (signal, language), and the pairs read wrong."""
@@ -55,6 +156,9 @@ class Score:
     fp: Counter[tuple[str, str]] = field(default_factory=Counter)
     fn: Counter[tuple[str, str]] = field(default_factory=Counter)
     wrong: list[tuple[str, str, list[str], list[str]]] = field(default_factory=list)
+    # per kind of rephrase (``kind``): how many labelled, how many read
+    kinds: Counter[str] = field(default_factory=Counter)
+    kinds_read: Counter[str] = field(default_factory=Counter)
 
     def total(self, counts: Counter[tuple[str, str]], signal: str) -> int:
         return sum(v for (s, _), v in counts.items() if s == signal)
@@ -84,6 +188,10 @@ def score(rows: list[tuple[str, str, str, frozenset[str]]]) -> Score:
                 out.fp[key] += 1
             elif signal in labels:
                 out.fn[key] += 1
+        if REPHRASE in labels:
+            k = kind(lang, a, b)
+            out.kinds[k] += 1
+            out.kinds_read[k] += REPHRASE in got
         if got != labels:
             out.wrong.append((lang, b, sorted(labels), sorted(got)))
     return out
@@ -91,6 +199,14 @@ def score(rows: list[tuple[str, str, str, frozenset[str]]]) -> Score:
 
 def _ratio(x: float | None) -> str:
     return f"{x:.3f}" if x is not None else "  -  "
+
+
+def by_kind(s: Score) -> str:
+    """Rephrase recall per kind: R (read/labelled)."""
+    return " ".join(
+        f"{k}={_ratio(s.kinds_read[k] / n if (n := s.kinds[k]) else None)} ({s.kinds_read[k]}/{n})"
+        for k in KINDS
+    )
 
 
 def report(s: Score) -> None:
@@ -104,6 +220,7 @@ def report(s: Score) -> None:
         )
         p, r = _ratio(s.precision(signal)), _ratio(s.recall(signal))
         print(f"{signal:20} {p:>6} {r:>6} {t:4} {f:4} {n:4}  {by_lang}")
+    print(f"rephrase recall by kind: {by_kind(s)}")
     for lang, b, want, got in s.wrong:
         print(f"  miss [{lang}] {b!r}: labelled {want}, read {got}")
 
@@ -125,6 +242,8 @@ def side_by_side(names: tuple[str, str], first: Score, second: Score) -> None:
         drop = " ".join(f"{d:+.3f}" for d in drops)
         print(f"{signal:20} {_ratio(p1):>6} {_ratio(p2):>6} {_ratio(r1):>6} {_ratio(r2):>6}"
               f"  {drop:>13}{flag}  {lows[0]} / {lows[1]}")  # fmt: skip
+    for name, s in zip(names, (first, second), strict=True):
+        print(f"rephrase recall by kind, {name}: {by_kind(s)}")
     print(f"(P2, R2: {names[1]}; FITTED: a drop over {GAP} from {names[0]})")
 
 
