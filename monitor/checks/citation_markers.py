@@ -95,6 +95,19 @@ _BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
 _GENERIC_LABEL = frozenset({"source", "sources", "file", "doc", "document", "来源", "出典"})
 _RESULT = re.compile(r"\s*\d{1,4}:(\d{1,3})\s*$")  # "4:0": message 4, result 0
 _LINES = re.compile(r"L\d+(?:-L\d+)?")  # "L1-L5": lines of the cited result
+# A version or a name with a version number in brackets ("[v2]", "[v2.1]", "[GPT-4o]",
+# "[Llama-3.1]", "[Claude 3]"): not a citation unless the passages' ids have its form; the
+# words a citation puts before its number are not names ("[Doc-3]", "[Source 2]", "[KB-15]")
+_VERSIONED = re.compile(
+    r"[vV]\d{1,3}(?:\.\d+)*"
+    r"|(?!(?:sources?|src|docs?|documents?|refs?|references?|passages?|context|excerpts?"
+    r"|chunks?|snippets?|files?|citations?|cite|kb|notes?|footnotes?|items?|results?|pages?"
+    r"|sections?|parts?|ids?)[- ])"
+    r"[A-Za-z]{2,12}[- ]\d{1,2}(?:\.\d+)*[A-Za-z]?",
+    re.IGNORECASE,
+)
+_VERSION_WORD = re.compile(r"[A-Za-z]+")
+_ID_NUMBER = re.compile(r"[-_ ]?\d")
 
 
 def _blank(text: str, pattern: re.Pattern[str]) -> str:
@@ -226,10 +239,11 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
         last = before.rsplit(None, 1)[-1].lower() if before else ""
         if (
             before.endswith(("=", '":', "':"))
-            or last in _VALUE_WORDS
+            or (last in _VALUE_WORDS and not cites.names_passage(inner))
             or any(c in inner for c in '"{}')
         ):
-            continue  # code-like, a JSON array or a value ("set to [1, 2]", "returns [3]")
+            continue  # code-like, a JSON array or a value ("set to [1, 2]", "returns [3]");
+            # a passage's id is cited after any word ("fees are not returned [fees]")
         footnote = inner.startswith("^")  # "UTC[^1][^2]", "fee[^a]": never indexing
         if not footnote and (
             _VALUE_AFTER.match(text, m.end()) or _indexing(text, m.start(), skipped)
@@ -266,6 +280,8 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             if cites.names_passage(inner):
                 cites.ident(inner)
             continue  # a bare link that names no passage cites nothing
+        if _VERSIONED.fullmatch(inner) is not None and not _id_form(inner, cites):
+            continue  # "[v2]", "[GPT-4]": a version or a model, not an id the passages use
         parts = [p for p in SPLIT.split(inner) if p]
         if all(_NUMBER.match(p) for p in parts) and not all(p.isdigit() for p in parts):
             continue  # "[0.5, 0.5]", "[-1, 1]": values, not passage indices
@@ -275,6 +291,19 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
         for part in parts:
             if not cite_part(part, cites):
                 break  # "[5 users max]", "[sic]": a note, not a citation
+
+
+def _id_form(inner: str, cites: Citations) -> bool:
+    """A bracketed version or name with a version number ("v2", "GPT-4") has the form of
+    the passages' ids: it names one, or an id is the same word before a number ("v1",
+    "gpt-3")."""
+    if cites.names_passage(inner):
+        return True
+    word = _VERSION_WORD.match(inner)
+    head = word.group(0).lower() if word is not None else ""
+    return any(
+        i.lower().startswith(head) and _ID_NUMBER.match(i, len(head)) is not None for i in cites.ids
+    )
 
 
 def _file_search(inner: str, cites: Citations) -> None:

@@ -18,6 +18,7 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, judge
 from monitor.checks.numbers.derived import Derivation
+from monitor.checks.numbers.measures import durations, in_duration
 from monitor.checks.numbers.quantities import one_unit, one_unit_claims
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
@@ -43,6 +44,22 @@ def _all_supported(checked: int) -> CheckResult:
     return CheckResult(
         name=UnsupportedNumbers.name, flagged=False, evidence=NumbersEvidence((), checked)
     )
+
+
+def _whole_durations(unsupported: list[str], answer: str) -> list[str]:
+    """``unsupported`` with the figures of a duration in hours and minutes ("1 hour 50
+    minutes") reported once, as the whole duration: it is one figure."""
+    found = durations(answer)
+    if not found:
+        return unsupported
+    out: list[str] = []
+    for raw in unsupported:
+        whole = next((d[0] for d in found if in_duration(raw, answer, d)), None)
+        if whole is None:
+            out.append(raw)
+        elif whole not in out:
+            out.append(whole)
+    return out
 
 
 def _sentences(text: str) -> list[str]:
@@ -110,6 +127,8 @@ class UnsupportedNumbers:
                     unsupported.append("one")
                 elif verdict == "unjudged":
                     unjudged.append("one")
+        if unsupported:
+            unsupported = _whole_durations(unsupported, view.answer)
         if not unsupported and not derived and not unjudged:
             return _all_supported(checked)
         return CheckResult(

@@ -41,6 +41,19 @@ PEOPLE = frozenset({"people", "person", "individual"})
 _PERSON_WORDS = frozenset(
     "man men woman women boy boys girl girls child children adult adults teenager teenagers "
     "baby babies toddler toddlers person people pensioner pensioners".split()
+) | frozenset(  # roles a list of persons names them by ("a head chef, two sous chefs")
+    w + e
+    for w in (
+        "chef cook waiter waitress nurse doctor surgeon dentist teacher student pupil engineer "
+        "developer designer manager director officer driver pilot guest worker employee "
+        "volunteer player coach referee lawyer clerk assistant analyst accountant cleaner "
+        "porter receptionist technician mechanic paramedic firefighter soldier guard agent "
+        "member partner founder author writer artist singer musician actor actress customer "
+        "client patient resident tenant visitor tourist friend brother sister son daughter "
+        "father mother husband wife parent grandparent uncle aunt cousin nephew niece "
+        "colleague intern trainee apprentice supervisor"
+    ).split()
+    for e in ("", "s")
 )
 _WORD = re.compile(r"[a-z]{4,}")
 _STOP = frozenset("that this with from were have there their they them than then what when".split())

@@ -53,7 +53,8 @@ from monitor.checks.numbers.quantities import (
     temperature,
 )
 
-_AFTER = re.compile(r"[ \t-]?([A-Za-z]+)")
+_AFTER = re.compile(r"[ \t-]?([A-Za-zµμ]+)")  # (µ: "500 µg")
+_US_UNIT = re.compile(r"(?:US|U\.S\.)[ \t]+([A-Za-z]+)")
 
 # Cues right before ("a total of 45", "rose by 5") or after ("45 in total", "9 more games
 # than") the figure that say the answer states a sum or a difference.
@@ -467,6 +468,9 @@ class Derivation:
             i = self.context.find(m.raw)
             after = _AFTER.match(self.context, i + len(m.raw)) if i >= 0 and not glued else None
             word = after.group(1) if after else ""
+            if word in ("US", "U") and after is not None:  # "10 US gallons", "10 U.S. gallons"
+                us = _US_UNIT.match(self.context, after.start(1))
+                word = us.group(1) if us is not None else word
             if (word == "km" or word == "m") and after is not None:
                 end = after.end()
                 if self.context[end : end + 1] == "/":

@@ -26,7 +26,7 @@ UNITS: dict[str, tuple[str, float]] = {
     "millisecond": ("time", 0.001), "ms": ("time", 0.001),
     "second": ("time", 1), "sec": ("time", 1), "s": ("time", 1), "minute": ("time", 60),
     "min": ("time", 60),
-    "hour": ("time", 3600), "hr": ("time", 3600), "day": ("time", 86400),
+    "hour": ("time", 3600), "hr": ("time", 3600), "h": ("time", 3600), "day": ("time", 86400),
     "week": ("time", 604800), "fortnight": ("time", 1209600),
     "month": ("month", 1), "year": ("month", 12), "decade": ("month", 120),
     "metre": ("length", 1), "meter": ("length", 1), "m": ("length", 1),
@@ -34,9 +34,13 @@ UNITS: dict[str, tuple[str, float]] = {
     "millimetre": ("length", 0.001), "millimeter": ("length", 0.001), "mm": ("length", 0.001),
     "centimetre": ("length", 0.01), "centimeter": ("length", 0.01), "cm": ("length", 0.01),
     "milligram": ("mass", 0.001), "mg": ("mass", 0.001),
-    "gram": ("mass", 1), "g": ("mass", 1), "kilogram": ("mass", 1000), "kg": ("mass", 1000),
-    "tonne": ("mass", 1e6),
+    "microgram": ("mass", 1e-6), "mcg": ("mass", 1e-6), "µg": ("mass", 1e-6),
+    "μg": ("mass", 1e-6),
+    "gram": ("mass", 1), "gramme": ("mass", 1), "g": ("mass", 1), "kilogram": ("mass", 1000),
+    "kg": ("mass", 1000), "kilo": ("mass", 1000), "tonne": ("mass", 1e6), "t": ("mass", 1e6),
     "millilitre": ("volume", 0.001), "milliliter": ("volume", 0.001), "ml": ("volume", 0.001),
+    "centilitre": ("volume", 0.01), "centiliter": ("volume", 0.01), "cl": ("volume", 0.01),
+    "decilitre": ("volume", 0.1), "deciliter": ("volume", 0.1), "dl": ("volume", 0.1),
     "litre": ("volume", 1), "liter": ("volume", 1), "l": ("volume", 1),
     # imperial units: a figure converted to or from them is rounded (62 miles for 100 km)
     "mile": ("length", 1609.344), "mi": ("length", 1609.344), "yard": ("length", 0.9144),
@@ -44,6 +48,9 @@ UNITS: dict[str, tuple[str, float]] = {
     "ft": ("length", 0.3048), "lb": ("mass", 453.59237), "lbs": ("mass", 453.59237),
     "ounce": ("mass", 28.349523125), "oz": ("mass", 28.349523125),
     "inch": ("length", 0.0254), "inches": ("length", 0.0254),
+    # the US liquid gallon and quart (the imperial gallon, 4.546 litres, is not read)
+    "gallon": ("volume", 3.785411784), "gal": ("volume", 3.785411784),
+    "quart": ("volume", 0.946352946), "qt": ("volume", 0.946352946),
     # (a "pound" of money is never converted: only a figure with a mass unit backs it)
     "pound": ("mass", 453.59237),
     # speed in metres a second; area in square metres (full words only: "ha" is a word)
@@ -52,7 +59,8 @@ UNITS: dict[str, tuple[str, float]] = {
     "hectare": ("area", 1e4), "acre": ("area", 4046.8564224),
 }  # fmt: skip
 IMPERIAL = frozenset({"mile", "mi", "yard", "yd", "foot", "feet", "ft", "lb", "lbs", "ounce", "oz",
-                      "inch", "inches", "pound", "mph", "acre"})  # fmt: skip
+                      "inch", "inches", "pound", "mph", "acre", "gallon", "gal", "quart",
+                      "qt"})  # fmt: skip
 WORDS_FOR: dict[int, tuple[str, ...]] = {}
 for _name, _v in SPELLED.items():
     WORDS_FOR[_v] = (*WORDS_FOR.get(_v, ()), _name)
@@ -97,6 +105,7 @@ def imperial(word: str) -> bool:
 def spellings(e: float) -> tuple[str, ...]:
     """How a context may write the figure ``e`` before a unit: its digits ("120", "1,200",
     "2.5"), and small whole numbers and halves spelled out ("two", "half a")."""
+    e = round(e, 9)  # (2 ft in inches is 24.000000000000004)
     if e <= 0 or e >= 1e12 or not (e * 100).is_integer():
         return ()  # a conversion a text would not write ("12.857 weeks")
     out = [f"{e:g}"] if e < 1e6 else []
@@ -107,6 +116,8 @@ def spellings(e: float) -> tuple[str, ...]:
         out += WORDS_FOR.get(int(e), ()) if e <= 100 else ()
     elif e == 0.5:
         out += ["half a", "half an"]
+    elif e % 1 == 0.5 and e < 20:  # "one and a half hours"
+        out += [f"{w} and a half" for w in WORDS_FOR.get(int(e), ())]
     return tuple(out)
 
 

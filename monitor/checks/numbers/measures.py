@@ -55,6 +55,33 @@ def _compounds(low: str) -> list[tuple[int, int, str]]:
     return out
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def durations(text: str) -> list[tuple[str, int, int]]:
+    """(as written, where its hours figure starts, where its minutes figure starts) of each
+    duration in hours and minutes of ``text`` ("1 hour 50 minutes", "1h 50m", "an hour and
+    50 minutes"): one figure, which the check reports whole."""
+    low = text.translate(_ASCII_LOWER)  # (the offsets of ``text``)
+    out: list[tuple[str, int, int]] = []
+    for m in _COMPOUND_TAIL.finditer(low):
+        head = _COMPOUND_HEAD.search(low, max(0, m.start() - 5), m.start())
+        if head is not None:
+            out.append((text[head.start() : m.end()], head.start(), m.start(1)))
+    return out
+
+
+def in_duration(raw: str, text: str, found: tuple[str, int, int]) -> bool:
+    """Whether the figure ``raw`` is the hours or the minutes figure of the duration
+    ``found`` (of ``durations(text)``)."""
+    raw = raw.lower()
+    for start in found[1:]:
+        end = start + len(raw)
+        if text[start:end].lower() == raw and not text[end : end + 1].isdigit():
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=16)
 def _context_compounds(low: str) -> tuple[tuple[int, str], ...]:
     """(minutes, as written) of every duration in hours and minutes of a context (ASCII

@@ -125,7 +125,10 @@ MEASURES = frozenset(
     "times percent cent dollars euros pounds miles kilometres kilometers metres meters feet "
     "tonnes tons decades centuries quarters nights years' days' weeks' months' points goals "
     "runs wickets laps votes games matches rounds seasons terms shots strokes sets "
-    "innings".split()
+    "innings grams kilograms milligrams micrograms kilos litres liters millilitres milliliters "
+    "centilitres centiliters centimetres centimeters millimetres millimeters inches yards ounces "
+    "lbs gallons quarts pints acres hectares bytes kilobytes megabytes gigabytes terabytes "
+    "degrees fortnights milliseconds hrs mins secs pence cents rupees yen francs".split()
 )
 # A sentence of a context: up to a full stop that is not a decimal point, or a line's end.
 # (a decimal point is inside a sentence: "from 4.2% to 4.5%" is one sentence)

@@ -55,7 +55,8 @@ class Derivation(Protocol):
         ...
 
 
-_UNIT_AFTER = re.compile(r"[ \t-]?([a-z]+)\b")
+_UNIT_AFTER = re.compile(r"[ \t-]?([a-zµμ]+)\b")
+_US_AFTER = re.compile(r"\s(?:us|u\.s\.)[ \t]+([a-z]+)")  # "10 us gallons" (lower-cased)
 
 # Hedges and what they let a context figure ``c`` be for an answer's ``v``: "round" (``v`` is
 # ``c`` rounded at ``v``'s own precision, "about 78,000" for 77,812), "round_below" (so, and
@@ -128,6 +129,9 @@ def answer_unit(mention: Mention, around: Around) -> str:
     if figure[:1].isdigit() and glued.replace("/", "").isalpha():
         return glued
     word = around[2]
+    if word.lower() in ("us", "u"):  # "10 US gallons": the unit after it
+        us = _US_AFTER.search(around[1], around[1].find(mention.raw.lower()) + 1)
+        return us.group(1) if us is not None else word
     if word.lower() in ("km", "m"):  # "100 km/h", "3 m/s": the word and its "/h"
         spaced = f"{mention.raw.lower()} {word.lower()}/"
         i = around[1].find(spaced)
@@ -168,7 +172,22 @@ def converted(d: Derivation, mention: Mention, value: float, around: Around) -> 
             found = figure_with_unit(d, spelled, words)
             if found is not None:
                 return found
+        if abs(value * size / other - 1.5) < 1e-9 and "and a half" in d.lower:
+            found = _one_and_a_half(d, words)  # "an hour and a half" for 90 minutes
+            if found is not None:
+                return found
     return None
+
+
+def _one_and_a_half(d: Derivation, units: frozenset[str]) -> str | None:
+    """ "an hour and a half", "a day and a half": one and a half of one of ``units``."""
+    for m in _AND_A_HALF.finditer(d.lower):
+        if m.group(1) in units:
+            return d.context[m.start() : m.end()]
+    return None
+
+
+_AND_A_HALF = re.compile(r"(?<![\w])an? ([a-z]+) and a half\b")
 
 
 def across_systems(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:

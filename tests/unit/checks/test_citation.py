@@ -104,3 +104,46 @@ def test_a_bracketed_superscript_digit_is_read_not_raised(answer: str) -> None:
     one used to raise ValueError (the check then became "not applicable" on that trace)."""
     result = check(view(answer, CTX))
     assert result.applicable
+
+
+def _cited(answer: str, docs: list[str]) -> dict[str, object]:
+    from monitor.checks import TraceView
+    from monitor.core.model import RagTrace
+
+    context = [{"doc_id": d, "text": f"Passage {i} of {d}."} for i, d in enumerate(docs, 1)]
+    data = {"trace_id": "ab" * 16, "query": "", "answer": answer, "context": context}
+    line: dict[str, object] = check(TraceView(RagTrace.from_data(data))).evidence.to_line()
+    return line
+
+
+@pytest.mark.parametrize(
+    ("answer", "docs", "cited", "invalid"),
+    [
+        ("The API changed in [v2]; refunds take 5 days [1].", ["d1", "d2"], ["1"], []),
+        ("Drafted with [GPT-4]; refunds take 5 days [1].", ["d1", "d2"], ["1"], []),
+        ("See [gpt-4o], [Llama-3.1] and [v2.1] [1].", ["d1", "d2"], ["1"], []),
+        ("Limits rose in [v2] [rate-limits-v2].", ["rate-limits-v2"], ["rate-limits-v2"], []),
+        ("The old limits are in [v2].", ["v1", "v3"], ["v2"], ["v2"]),
+        ("The notes are in [GPT-4].", ["gpt-3", "gpt-5"], ["GPT-4"], ["GPT-4"]),
+        ("Refunds take 5 days [Doc-3].", ["refunds-2024"], ["Doc-3"], ["Doc-3"]),
+        ("Refunds take 5 days [KB-15].", ["refunds-2024"], ["KB-15"], ["KB-15"]),
+        ("Refunds take 5 days [pricing-v2].", ["refunds-2024"], ["pricing-v2"], ["pricing-v2"]),
+    ],
+)
+def test_a_bracketed_version_or_model_is_a_citation_only_in_the_ids_form(
+    answer: str, docs: list[str], cited: list[str], invalid: list[str]
+) -> None:
+    """ "[v2]" and "[GPT-4]" are a version and a model's name, not invalid citations, unless
+    the passages' ids are that word before a number ("v1", "gpt-3"); citation words before a
+    number ("Doc-3", "KB-15") and longer ids stay citations."""
+    ev = _cited(answer, docs)
+    assert (ev["cited"], ev["invalid"]) == (cited, invalid)
+
+
+def test_a_passage_id_after_a_value_word_is_cited() -> None:
+    """ "not returned [fees]": a bracket naming a passage's id is a citation after any word
+    (a number after "returned" is still a value)."""
+    ev = _cited("Card fees are not returned [fees].", ["refunds-2024", "fees"])
+    assert (ev["cited"], ev["invalid"]) == (["fees"], [])
+    ev = _cited("The call returned [3] rows.", ["refunds-2024", "fees"])
+    assert ev["cited"] == []

@@ -192,3 +192,92 @@ def test_a_page_without_full_stops_is_read_in_bounded_time() -> None:
         result = check(view("Four people were picked up.", [page]))
         assert time.process_time() - t0 < 1.0
         assert not result.flagged
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The flight takes 1.5 h.", "The flight takes 90 minutes.", []),
+        ("The flight takes 1.5h.", "The flight takes 90 minutes.", []),
+        ("The flight takes 2 h.", "The flight takes 90 minutes.", ["2"]),
+        ("The class runs 90 minutes.", "The class runs an hour and a half.", []),
+        ("The class runs 90 minutes.", "The class runs one and a half hours.", []),
+        ("The class runs 80 minutes.", "The class runs an hour and a half.", ["80"]),
+        ("The parcel weighs 2 kilos.", "The parcel weighs 2000 grams.", []),
+        ("The load is 2 t.", "The load is 2,000 kg.", []),
+        ("The load is 3 t.", "The load is 2,000 kg.", ["3"]),
+        ("The bottle holds 150 cl.", "The bottle holds 1.5 litres.", []),
+        ("The dose is 500 µg.", "The dose is 0.5 mg.", []),
+        ("The dose is 0.5 mg.", "The dose is 500 mcg.", []),
+        ("The dose is 400 mcg.", "The dose is 0.5 mg.", ["400"]),
+        ("The shelf is 2 ft deep.", "The shelf is 24 inches deep.", []),
+        ("The box weighs 32 oz.", "The box weighs 2 lb.", []),
+    ],
+)
+def test_an_exact_conversion_in_another_unit_is_supported(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """The same quantity in another unit, written with a short form or another name of a
+    unit (h, kilos, t, cl, µg, mcg) or a half in words, is supported; a wrong one is not.
+    (Before: "1.5 h", "2 kilos", "150 cl", "500 µg" were flagged, "2 ft" for 24 inches too,
+    by a float's last bit.)"""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The tank holds 10 gallons.", "The tank holds 38 litres.", []),
+        ("The tank holds 10 gal.", "The tank holds 37.9 L.", []),
+        ("The tank holds 38 litres.", "The tank holds 10 US gallons.", []),
+        ("The tank holds 10 US gallons.", "The tank holds 38 litres.", []),
+        ("The jug holds 4 quarts.", "The jug holds 1 gallon.", []),
+        ("The tank holds 12 gallons.", "The tank holds 38 litres.", ["12"]),
+        ("The tank holds 10 gallons.", "The tank holds 45 litres.", ["10"]),  # imperial's
+    ],
+)
+def test_gallons_are_us_liquid_gallons(answer: str, context: str, expected: list[str]) -> None:
+    """A gallon is the US liquid gallon (3.785 litres), rounded to the answer's precision
+    and within 5 % as other imperial conversions; the imperial gallon's figure is flagged."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("It takes 1 hour 50 minutes.", "It takes 105 minutes.", ["1 hour 50 minutes"]),
+        ("It takes 1h 50m.", "It takes 105 minutes.", ["1h 50m"]),
+        ("It takes 2 hrs and 15 mins.", "It takes 105 minutes.", ["2 hrs and 15 mins"]),
+        ("It takes an hour and 50 minutes.", "It takes 105 minutes.", ["an hour and 50 minutes"]),
+        ("It takes 1 Hour 50 Minutes.", "It takes 1 hour 45 minutes.", ["1 Hour 50 Minutes"]),
+        ("It takes 1 hour 45 minutes.", "It takes 105 minutes.", []),
+        (
+            "It takes 11 hours 5 minutes and costs $1.",
+            "It takes 105 minutes.",
+            ["11 hours 5 minutes", "$1"],
+        ),
+    ],
+)
+def test_a_wrong_duration_in_hours_and_minutes_is_one_figure(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A duration in hours and minutes is reported once, whole, as written: not its hours
+    and its minutes as two unsupported figures (before: ["1", "50"])."""
+    assert unsupported(answer, context) == expected
+
+
+def test_a_spelled_measure_is_not_a_count_of_things() -> None:
+    """ "twelve kilograms" is a quantity: flagged against 8 kg, not left unjudged as a count
+    of things the context never counts."""
+    assert unsupported("The limit is twelve kilograms.", "Hand luggage may weigh up to 8 kg.") == [
+        "twelve"
+    ]
+    assert unsupported("The limit is eight kilograms.", "Hand luggage may weigh up to 8 kg.") == []
+
+
+def test_a_list_of_persons_by_their_roles_adds_up() -> None:
+    """ "four people" beside "a head chef, two sous chefs and a pastry chef": persons named
+    by their roles add up as men and women do; a wrong count stays flagged."""
+    context = "The kitchen team is made up of a head chef, two sous chefs and a pastry chef."
+    assert unsupported("The kitchen team has four people.", context) == []
+    assert unsupported("The kitchen team has five people.", context) == ["five"]
