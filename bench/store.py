@@ -183,6 +183,7 @@ def fill(path: Path, rows: int, seed: int = 1) -> None:
     rates = {"unsupported_numbers": 0.08, "refusal": 0.05, "citation": 0.3,
              "empty_context": 0.02, "context_conflict": 0.03, "grounding_overlap": 0.1}  # fmt: skip
     batch = 20_000
+    sets: dict[str, int] = {}  # a combination of segments -> its id, as the sink keeps them
     for start in range(0, rows, batch):
         ev, bodies, ch, sg = [], [], [], []
         for i in range(start, min(start + batch, rows)):
@@ -192,11 +193,16 @@ def fill(path: Path, rows: int, seed: int = 1) -> None:
             route, release = rng.choice(routes), rng.choice(releases)
             flagged = {c for c, p in rates.items() if rng.random() < p}
             language = rng.choice(("en", "de", "fr", "ja"))
-            segments = (("language", language), ("route", route), ("release", release))
+            segments = {"language": language, "release": release, "route": route}
+            combination = json.dumps(segments, separators=(",", ":"))
+            if combination not in sets:
+                sets[combination] = len(sets) + 1
+                sg.append((sets[combination], combination))
             line = json.dumps(
                 {
                     "trace_id": tid,
                     "route": route,
+                    "segments": segments,
                     "checks": {
                         c: {"flagged": c in flagged, "applicable": True, "evidence": {}}
                         for c in rates
@@ -212,16 +218,16 @@ def fill(path: Path, rows: int, seed: int = 1) -> None:
                 }
             )
             session = f"s{i // 4}" if i % 3 == 0 else None
-            ev.append((tid, when, session, "support", route, release, int(bool(flagged)),
-                       rng.random(), now))  # fmt: skip
-            bodies.append((tid, line, record))
+            ev.append((i + 1, tid, when, session, "support", route, release, sets[combination],
+                       int(bool(flagged)), rng.random(), now))  # fmt: skip
+            bodies.append((i + 1, line, record))
             ch.extend((tid, c, "flagged", when) for c in flagged)  # as the sink: flagged only
-            sg.extend((d, v, when, tid) for d, v in segments)
         db.execute("BEGIN")
-        db.executemany("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)", ev)
+        db.executemany("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?,?,?)", ev)
         db.executemany("INSERT INTO bodies VALUES (?,?,?)", bodies)
         db.executemany("INSERT INTO checks VALUES (?,?,?,?)", ch)
-        db.executemany("INSERT INTO segments VALUES (?,?,?,?)", sg)
+        db.executemany("INSERT INTO segment_sets VALUES (?,?)", sg)
+        db.executemany("INSERT INTO segment_values SELECT key, value, ? FROM json_each(?)", sg)
         db.execute("COMMIT")
     db.execute("ANALYZE")
     db.close()

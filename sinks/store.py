@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 _LOG = structlog.get_logger("ragmon.store")
 _DAY = 86_400.0
 _KNOWN_PASSAGES = 200_000  # passage hashes remembered as written today (then forgotten)
+_COMBINATIONS = 10_000  # traces' segments remembered with their combination's text
+_MARKS = ",".join("?" * 11)  # an evaluations row
 
 
 class StoreConfig(ConfigSection):
@@ -75,11 +77,11 @@ _Row = tuple[Any, ...]
 
 @dataclass
 class _Batch:
-    """What was written since the last flush, as the rows the tables take."""
+    """What was written since the last flush, as the rows the tables take. A trace's row
+    (``_trace_row``) carries its combination of segments as text and its checks' outcomes;
+    the combination's id and the row's id are given at the commit."""
 
     evaluations: list[_Row]
-    checks: list[_Row]
-    segments: list[_Row]
     judged: list[tuple[str, str, _Row]]  # a later verdict: trace id, its judge JSON, the row
     followups: list[_Row]
     sessions: list[_Row]
@@ -87,7 +89,7 @@ class _Batch:
 
     @classmethod
     def empty(cls) -> _Batch:
-        return cls([], [], [], [], [], [], [])
+        return cls([], [], [], [], [])
 
     def __bool__(self) -> bool:
         return any((self.evaluations, self.judged, self.followups, self.sessions))
@@ -128,6 +130,9 @@ class StoreSink(SinkBase):
         self._batch = _Batch.empty()
         self._retained_at: float | None = None
         self._known: dict[str, int] = {}  # passage hash -> the day it was last written
+        # a trace's segments (as the segmenter orders them) -> their combination as text
+        self._combinations: dict[tuple[tuple[str, str], ...], str] = {}
+        self._sets: dict[str, int] | None = None  # a combination -> its id in the file
         self.moved_aside: list[Path] = []  # damaged files moved out of the way
         self.deleted: dict[str, int] = {"age": 0, "size": 0}  # evaluations deleted by retention
 
@@ -181,20 +186,30 @@ class StoreSink(SinkBase):
         line = written.line
         now = self._clock()
         stamp = now if trace.timestamp is None else min(trace.timestamp.timestamp(), now)
-        row = (trace.trace_id, stamp, trace.session_id, trace.app, trace.route, trace.release,
-               int(evaluation.any_flagged), evaluation.risk, now,
-               _json(line), _json(self._record(evaluation, written, now)))  # fmt: skip
-        b = self._batch
-        if evaluation.judge_only:  # a verdict that came after the checks: it joins their row
-            b.judged.append((trace.trace_id, _json(line.get("judge")), row))
-            return
-        b.evaluations.append(row)
-        tid = trace.trace_id
+        outcomes = []
         for name, r in evaluation.checks.items():
             outcome = check_outcome(r.flagged, r.error is not None)
             if outcome is not None:
-                b.checks.append((tid, name, outcome, stamp))
-        b.segments.extend((dim, value, stamp, tid) for dim, value in evaluation.segments.items())
+                outcomes.append((name, outcome))
+        row = (trace.trace_id, stamp, trace.session_id, trace.app, trace.route, trace.release,
+               self._combination(evaluation.segments), int(evaluation.any_flagged),
+               evaluation.risk, now, _json(line), _json(self._record(evaluation, written, now)),
+               outcomes)  # fmt: skip
+        if evaluation.judge_only:  # a verdict that came after the checks: it joins their row
+            self._batch.judged.append((trace.trace_id, _json(line.get("judge")), row))
+        else:
+            self._batch.evaluations.append(row)
+
+    def _combination(self, segments: Mapping[str, str]) -> str:
+        """The trace's segments as the text its combination is kept under (a JSON object,
+        keys in order): one row a combination in the file, not one row a segment a trace."""
+        items = tuple(segments.items())
+        found = self._combinations.get(items)
+        if found is None:
+            if len(self._combinations) >= _COMBINATIONS:
+                self._combinations.clear()
+            found = self._combinations[items] = _json(dict(sorted(items)))
+        return found
 
     def _record(self, evaluation: Evaluation, written: WrittenLine, now: float) -> JsonObject:
         """What the trace page shows of the trace: its question, packed context (each
@@ -274,58 +289,82 @@ class StoreSink(SinkBase):
         if self._db is not None:
             self._db.close()
         self._known.clear()  # the new file has no passage yet
+        self._sets = None  # nor any combination of segments
         self._db = self._open()
 
     def _commit(self, b: _Batch) -> None:
         db = self._connection()
         db.execute("BEGIN IMMEDIATE")
         try:
-            self._forget([row[0] for row in b.evaluations])
-            db.executemany("INSERT OR REPLACE INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)",
-                           [r[:9] for r in b.evaluations])  # fmt: skip
-            db.executemany("INSERT OR REPLACE INTO bodies VALUES (?,?,?)",
-                           [(r[0], r[9], r[10]) for r in b.evaluations])  # fmt: skip
-            db.executemany("INSERT OR REPLACE INTO checks VALUES (?,?,?,?)", b.checks)
-            db.executemany("INSERT OR REPLACE INTO segments VALUES (?,?,?,?)", b.segments)
+            latest = {row[0]: row for row in b.evaluations}  # a trace twice: its last row
+            self._forget(list(latest))
+            last = int(db.execute("SELECT coalesce(max(id), 0) FROM evaluations").fetchone()[0])
+            rows: list[_Row] = []
+            bodies: list[_Row] = []
+            checks: list[_Row] = []
+            for at, row in enumerate(latest.values(), last + 1):  # ids in the order written
+                rows.append((at, *row[:6], self._set(row[6]), *row[7:10]))
+                bodies.append((at, row[10], row[11]))
+                checks.extend((row[0], name, outcome, row[1]) for name, outcome in row[12])
+            at = last + len(rows)
+            db.executemany(f"INSERT INTO evaluations VALUES ({_MARKS})", rows)
+            db.executemany("INSERT INTO bodies VALUES (?,?,?)", bodies)
+            db.executemany("INSERT INTO checks VALUES (?,?,?,?)", checks)
             for tid, judge, row in b.judged:
                 done = db.execute(
                     "UPDATE bodies SET line = json_set(line, '$.judge', json(?)) "
-                    "WHERE trace_id = ?", (judge, tid),
+                    "WHERE id = (SELECT id FROM evaluations WHERE trace_id = ?)", (judge, tid),
                 )  # fmt: skip
                 if done.rowcount == 0:  # its checks' line is not (or no longer) stored
-                    db.execute("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)", row[:9])
-                    db.execute("INSERT INTO bodies VALUES (?,?,?)", (row[0], row[9], row[10]))
+                    at += 1
+                    db.execute(f"INSERT INTO evaluations VALUES ({_MARKS})",
+                               (at, *row[:6], self._set(row[6]), *row[7:10]))  # fmt: skip
+                    db.execute("INSERT INTO bodies VALUES (?,?,?)", (at, row[10], row[11]))
             db.executemany("INSERT INTO passages VALUES (?,?,?) ON CONFLICT (hash) DO UPDATE "
                            "SET last = excluded.last", b.passages)  # fmt: skip
             db.executemany("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?)", b.followups)
             db.executemany("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?)", b.sessions)
             db.execute("COMMIT")
         except BaseException:
+            self._sets = None  # combinations added in the transaction may not be in the file
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
 
+    def _set(self, combination: str) -> int:
+        """The id of the combination of segments ``combination`` in the file, added (with a
+        row for each of its segments, what a search by segment reads) when it is new. Inside
+        the caller's transaction."""
+        db = self._connection()
+        if self._sets is None:
+            self._sets = {str(k): int(i) for k, i in db.execute("SELECT segments, id FROM "
+                                                                  "segment_sets")}  # fmt: skip
+        found = self._sets.get(combination)
+        if found is None:
+            cursor = db.execute("INSERT INTO segment_sets (segments) VALUES (?)", (combination,))
+            found = self._sets[combination] = int(cursor.lastrowid or 0)
+            db.executemany(
+                "INSERT INTO segment_values VALUES (?,?,?)",
+                [(k, str(v), found) for k, v in msgspec.json.decode(combination).items()],
+            )
+        return found
+
     def _forget(self, trace_ids: list[str]) -> None:
-        """Delete the check and segment rows of the traces of ``trace_ids`` that are stored
-        already (a replay: their rows are about to be replaced); their segment rows are found
-        from their stored lines. Inside the caller's transaction."""
+        """Delete the rows of the traces of ``trace_ids`` that are stored already (a replay:
+        they are about to be written again), with their bodies and check rows. Inside the
+        caller's transaction."""
         db = self._connection()
         for at in range(0, len(trace_ids), 500):
             chunk = trace_ids[at : at + 500]
             marks = ",".join("?" * len(chunk))
-            found = db.execute(
-                f"SELECT trace_id FROM evaluations WHERE trace_id IN ({marks})", chunk
-            )
-            old = [r[0] for r in found]
+            old = db.execute(
+                f"SELECT id, trace_id FROM evaluations WHERE trace_id IN ({marks})", chunk
+            ).fetchall()
             if not old:
                 continue
-            db.executemany("DELETE FROM checks WHERE trace_id = ?", [(t,) for t in old])
-            db.execute(
-                "DELETE FROM segments WHERE (dimension, value, time, trace_id) IN (SELECT j.key,"
-                " j.value, e.time, e.trace_id FROM evaluations e JOIN bodies b USING (trace_id),"
-                " json_each(b.line, '$.segments') j WHERE e.trace_id IN"
-                f" ({','.join('?' * len(old))}))", old,
-            )  # fmt: skip
+            db.executemany("DELETE FROM checks WHERE trace_id = ?", [(t,) for _, t in old])
+            db.executemany("DELETE FROM bodies WHERE id = ?", [(i,) for i, _ in old])
+            db.executemany("DELETE FROM evaluations WHERE id = ?", [(i,) for i, _ in old])
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
@@ -337,6 +376,7 @@ class StoreSink(SinkBase):
         while the store's pages in use exceed its maximum size; the freed pages go back to
         the file system (incremental vacuum)."""
         db = self._connection()
+        self._sets = None  # retention deletes the combinations no trace has any more
         self._count("age", self._delete_before(db, now - self._max_age))
         for _ in range(20):  # each round deletes a share of the rows sized to the excess
             used = self._used_bytes(db)
@@ -359,19 +399,21 @@ class StoreSink(SinkBase):
     @staticmethod
     def _delete_before(db: sqlite3.Connection, cutoff: float, inclusive: bool = False) -> int:
         """Delete every row written before ``cutoff`` (at it too when ``inclusive``), a
-        trace's check and segment rows with it, in one transaction; how many traces."""
+        trace's body and check rows with it, and the combinations of segments no trace has
+        any more, in one transaction; how many traces."""
         op = "<=" if inclusive else "<"
-        old = f"SELECT trace_id FROM evaluations WHERE stored {op} ?"
+        old = f"SELECT {{}} FROM evaluations WHERE stored {op} ?"
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute(
-                "DELETE FROM segments WHERE (dimension, value, time, trace_id) IN (SELECT j.key,"
-                " j.value, e.time, e.trace_id FROM evaluations e JOIN bodies b USING (trace_id),"
-                f" json_each(b.line, '$.segments') j WHERE e.stored {op} ?)", (cutoff,),
-            )  # fmt: skip
-            db.execute(f"DELETE FROM checks WHERE trace_id IN ({old})", (cutoff,))
-            db.execute(f"DELETE FROM bodies WHERE trace_id IN ({old})", (cutoff,))
+            db.execute(f"DELETE FROM checks WHERE trace_id IN ({old.format('trace_id')})",
+                       (cutoff,))  # fmt: skip
+            db.execute(f"DELETE FROM bodies WHERE id IN ({old.format('id')})", (cutoff,))
             gone = db.execute(f"DELETE FROM evaluations WHERE stored {op} ?", (cutoff,)).rowcount
+            # a combination of segments goes with its last trace (one index probe each)
+            db.execute("DELETE FROM segment_sets WHERE NOT EXISTS (SELECT 1 FROM evaluations e "
+                       "WHERE e.segments = segment_sets.id)")  # fmt: skip
+            db.execute("DELETE FROM segment_values WHERE segments NOT IN (SELECT id FROM "
+                       "segment_sets)")  # fmt: skip
             for table in ("followups", "sessions"):
                 db.execute(f"DELETE FROM {table} WHERE stored {op} ?", (cutoff,))
             # a day's slack: a passage's time is refreshed once a day at most

@@ -26,22 +26,24 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS evaluations (
-    trace_id TEXT PRIMARY KEY,
+    id INTEGER PRIMARY KEY,
+    trace_id TEXT NOT NULL UNIQUE,
     time REAL NOT NULL,
     session_id TEXT,
     app TEXT,
     route TEXT,
     release TEXT,
+    segments INTEGER NOT NULL,
     flagged INTEGER NOT NULL,
     risk REAL,
     stored REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS bodies (
-    trace_id TEXT PRIMARY KEY,
+    id INTEGER PRIMARY KEY,
     line TEXT NOT NULL,
     trace TEXT NOT NULL
 );
@@ -51,6 +53,17 @@ CREATE INDEX IF NOT EXISTS evaluations_session ON evaluations (session_id, time)
     WHERE session_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS evaluations_route ON evaluations (route, time);
 CREATE INDEX IF NOT EXISTS evaluations_release ON evaluations (release, time);
+CREATE INDEX IF NOT EXISTS evaluations_segments ON evaluations (segments, time);
+CREATE TABLE IF NOT EXISTS segment_sets (
+    id INTEGER PRIMARY KEY,
+    segments TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS segment_values (
+    dimension TEXT NOT NULL,
+    value TEXT NOT NULL,
+    segments INTEGER NOT NULL,
+    PRIMARY KEY (dimension, value, segments)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS checks (
     trace_id TEXT NOT NULL,
     name TEXT NOT NULL,
@@ -59,13 +72,6 @@ CREATE TABLE IF NOT EXISTS checks (
     PRIMARY KEY (trace_id, name)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS checks_outcome ON checks (name, outcome, time);
-CREATE TABLE IF NOT EXISTS segments (
-    dimension TEXT NOT NULL,
-    value TEXT NOT NULL,
-    time REAL NOT NULL,
-    trace_id TEXT NOT NULL,
-    PRIMARY KEY (dimension, value, time, trace_id)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS followups (
     trace_id TEXT PRIMARY KEY,
     session_id TEXT NOT NULL,
@@ -93,6 +99,35 @@ CREATE TABLE IF NOT EXISTS passages (
 CREATE INDEX IF NOT EXISTS passages_last ON passages (last);
 """
 
+# Version 1 to 2, in one transaction: a trace's nine-odd segment rows become the id of its
+# combination of segments (read from its stored line), its two rows keyed by the trace id's
+# text become rows keyed by an integer, written in the order they were stored
+_MIGRATE_1 = """
+DROP INDEX evaluations_time;
+DROP INDEX evaluations_stored;
+DROP INDEX evaluations_session;
+DROP INDEX evaluations_route;
+DROP INDEX evaluations_release;
+ALTER TABLE evaluations RENAME TO evaluations_1;
+ALTER TABLE bodies RENAME TO bodies_1;
+DROP TABLE segments;
+{schema}
+CREATE TEMP TABLE sets_1 AS SELECT e.trace_id, (SELECT json_group_object(key, value) FROM
+    (SELECT key, value FROM json_each(b.line, '$.segments') ORDER BY key)) AS segments
+    FROM evaluations_1 e JOIN bodies_1 b USING (trace_id);
+INSERT OR IGNORE INTO segment_sets (segments) SELECT DISTINCT segments FROM sets_1;
+INSERT OR IGNORE INTO segment_values SELECT j.key, j.value, s.id
+    FROM segment_sets s, json_each(s.segments) j;
+INSERT INTO evaluations (trace_id, time, session_id, app, route, release, segments, flagged,
+    risk, stored) SELECT e.trace_id, e.time, e.session_id, e.app, e.route, e.release, s.id,
+    e.flagged, e.risk, e.stored FROM evaluations_1 e JOIN sets_1 c USING (trace_id)
+    JOIN segment_sets s ON s.segments = c.segments ORDER BY e.stored, e.trace_id;
+INSERT INTO bodies SELECT e.id, b.line, b.trace FROM evaluations e JOIN bodies_1 b USING (trace_id);
+DROP TABLE evaluations_1;
+DROP TABLE bodies_1;
+DROP TABLE sets_1;
+"""
+
 # Outcomes of a check the ``checks`` table holds (the search's check filter): a check that
 # passed or did not apply has no row (most results: a row each would cost every trace more)
 CHECK_OUTCOMES = ("flagged", "error")
@@ -111,22 +146,38 @@ def check_outcome(flagged: bool, error: bool) -> str | None:
 
 
 def open_for_writing(path: Path) -> sqlite3.Connection:
-    """The store at ``path``, created with its tables when new (its directory too); raises
-    ``StoreUnreadable`` when the file is not a store, ``OSError``/``sqlite3.Error`` when it
-    cannot be opened. WAL mode; ``synchronous=FULL``: a commit is on disk when it returns."""
+    """The store at ``path``, created with its tables when new (its directory too), a store
+    of version 1 brought to this version; raises ``StoreUnreadable`` when the file is not a
+    store, ``OSError``/``sqlite3.Error`` when it cannot be opened. WAL mode;
+    ``synchronous=FULL``: a commit is on disk when it returns."""
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
-        _check(db, path, allow_empty=True)
+        version = _check(db, path, allow_empty=True, migrates=(1,))
         db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # takes effect on a new file only
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = FULL")
-        db.executescript(SCHEMA)
+        if version == 1:
+            _migrate(db, _MIGRATE_1.format(schema=SCHEMA))
+        else:
+            db.executescript(SCHEMA)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _migrate(db: sqlite3.Connection, script: str) -> None:
+    """Run ``script`` and set this version, in one transaction (all or nothing)."""
+    try:
+        db.executescript(
+            f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
+        )
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
 
 
 def open_for_reading(path: Path) -> sqlite3.Connection:
@@ -147,19 +198,28 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _check(db: sqlite3.Connection, path: Path, allow_empty: bool) -> None:
-    """Raise ``StoreUnreadable`` unless ``path`` is a store of this version (or, when
-    ``allow_empty``, an empty file or database to make one in)."""
+def _check(
+    db: sqlite3.Connection, path: Path, allow_empty: bool, migrates: tuple[int, ...] = ()
+) -> int:
+    """The store's version; raise ``StoreUnreadable`` unless ``path`` is a store of this
+    version or of one of ``migrates`` (or, when ``allow_empty``, an empty file or database to
+    make one in: version 0)."""
     try:
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as exc:
         raise StoreUnreadable(f"{path} is not a store ({exc}): a damaged file?") from None
     if version == 0 and not tables and allow_empty:
-        return
-    if version != SCHEMA_VERSION or "evaluations" not in tables:
-        what = f"version {version}" if version else "another SQLite database"
+        return 0
+    if "evaluations" in tables and version in (SCHEMA_VERSION, *migrates):
+        return version
+    if "evaluations" in tables and 0 < version < SCHEMA_VERSION:
         raise StoreUnreadable(
-            f"{path} is not a store of this ragmon ({what}; this one reads version "
-            f"{SCHEMA_VERSION})"
+            f"{path} is a store of version {version}, this ragmon reads version "
+            f"{SCHEMA_VERSION}: the daemon or ragmon replay --store brings it up to date when "
+            "it next opens it"
         )
+    what = f"version {version}" if version else "another SQLite database"
+    raise StoreUnreadable(
+        f"{path} is not a store of this ragmon ({what}; this one reads version {SCHEMA_VERSION})"
+    )

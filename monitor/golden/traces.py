@@ -104,7 +104,7 @@ class EvaluationStore:
         """The stored trace ``trace_id`` (lower-case hex), or None."""
         row = self._db.execute(
             "SELECT e.trace_id, e.time, b.line, b.trace, e.session_id FROM evaluations e "
-            "JOIN bodies b USING (trace_id) WHERE e.trace_id = ?",
+            "JOIN bodies b USING (id) WHERE e.trace_id = ?",
             (trace_id.lower(),),
         ).fetchone()
         if row is None:
@@ -140,7 +140,7 @@ class EvaluationStore:
             self._stored(r)
             for r in self._db.execute(
                 "SELECT e.trace_id, e.time, b.line, b.trace FROM evaluations e JOIN bodies b "
-                "USING (trace_id) WHERE e.session_id = ? "
+                "USING (id) WHERE e.session_id = ? "
                 "ORDER BY time, trace_id", (session_id,),
             ).fetchall()
         )  # fmt: skip
@@ -156,7 +156,7 @@ class EvaluationStore:
 
     def search(self, s: Search) -> SearchResult:
         """The traces that match ``s``: their count, each check's flagged count among them,
-        and the newest ``s.limit``. A search by one check or one segment (and a window) is
+        and the newest ``s.limit``. A search by one check (and a window) is
         answered from that table's index alone; other filters join the narrow trace rows."""
         where, args = self._where(s)
         one = _one_index(s)
@@ -212,11 +212,11 @@ class EvaluationStore:
             clauses.append("e.trace_id IN (SELECT trace_id FROM checks WHERE name = ? AND "
                            f"outcome = ?{window})")  # fmt: skip
             args += [s.check, outcome, *window_args]
-        if s.segment:
+        if s.segment:  # the combinations of segments that hold it
             dimension, _, value = s.segment.partition("=")
-            clauses.append("e.trace_id IN (SELECT trace_id FROM segments WHERE dimension = ? "
-                           f"AND value = ?{window})")  # fmt: skip
-            args += [dimension, value, *window_args]
+            clauses.append("e.segments IN (SELECT segments FROM segment_values WHERE "
+                           "dimension = ? AND value = ?)")  # fmt: skip
+            args += [dimension, value]
         if window:
             clauses.append(window.removeprefix(" AND ").replace("time", "e.time"))
             args += window_args
@@ -231,7 +231,7 @@ class EvaluationStore:
     ) -> dict[str, int]:
         """Each check's flagged count among the traces ``where`` selects: from the checks'
         own index when only a time window is given, from the one index a search by one check
-        or segment reads, else joined from the selected traces (CROSS JOIN: SQLite's planner
+        reads, else joined from the selected traces (CROSS JOIN: SQLite's planner
         otherwise walks every check row and looks each trace up, 2 s over a million)."""
         if not (s.route or s.release or s.check or s.segment):
             window, bounds = _window(s, "time")
@@ -276,7 +276,7 @@ class EvaluationStore:
         at = ("", "")
         while len(segments) < limit:
             found = self._db.execute(
-                "SELECT dimension, value FROM segments WHERE (dimension, value) > (?, ?) "
+                "SELECT dimension, value FROM segment_values WHERE (dimension, value) > (?, ?) "
                 "ORDER BY dimension, value LIMIT 1", at,
             ).fetchone()  # fmt: skip
             if found is None:
@@ -302,13 +302,11 @@ def _window(s: Search, column: str) -> tuple[str, list[object]]:
 
 
 def _one_index(s: Search) -> tuple[str, str, tuple[object, ...]] | None:
-    """A search by one check or by one segment (with a window or not), and nothing else: its
-    table, the condition on it (rows ``f``) and its arguments; else None."""
-    if s.route or s.release or bool(s.check) == bool(s.segment):
+    """A search by one check (with a window or not), and nothing else: its table, the
+    condition on it (rows ``f``) and its arguments; else None. (A search by one segment reads
+    the trace rows' index of their combination of segments.)"""
+    if s.route or s.release or s.segment or not s.check:
         return None
     window, bounds = _window(s, "f.time")
-    if s.check:
-        outcome = s.outcome if s.outcome in CHECK_OUTCOMES else "flagged"
-        return "checks", f"f.name = ? AND f.outcome = ?{window}", (s.check, outcome, *bounds)
-    dimension, _, value = str(s.segment).partition("=")
-    return "segments", f"f.dimension = ? AND f.value = ?{window}", (dimension, value, *bounds)
+    outcome = s.outcome if s.outcome in CHECK_OUTCOMES else "flagged"
+    return "checks", f"f.name = ? AND f.outcome = ?{window}", (s.check, outcome, *bounds)

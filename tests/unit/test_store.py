@@ -53,6 +53,11 @@ def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
         return list(db.execute(sql))
 
 
+# each stored trace's segments, read through its combination of segments
+SEGMENTS = ("SELECT e.trace_id, v.dimension, v.value FROM evaluations e JOIN segment_values v "
+            "USING (segments) ORDER BY e.trace_id, v.dimension")  # fmt: skip
+
+
 def test_a_replayed_trace_replaces_its_row(tmp_path: Path) -> None:
     """The same trace written twice (a crash's replay) is one row, one row per check."""
     path = tmp_path / "s.db"
@@ -64,8 +69,9 @@ def test_a_replayed_trace_replaces_its_row(tmp_path: Path) -> None:
         sink.flush()
     sink.close()
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+    assert rows(path, "SELECT count(*) FROM bodies") == [(1,)]
     assert rows(path, "SELECT count(*) FROM checks") == [(len(ev.flagged),)]  # the flagged
-    assert rows(path, "SELECT dimension, value FROM segments") == [("route", "billing")]
+    assert rows(path, SEGMENTS) == [(f"{1:032x}", "route", "billing")]
     assert rows(path, "SELECT outcome FROM checks WHERE name = 'unsupported_numbers'") == [
         ("flagged",)
     ]
@@ -108,7 +114,25 @@ def test_a_replay_with_other_results_leaves_none_of_the_old(tmp_path: Path) -> N
     sink.write(Evaluation(trace=ev.trace, checks={}, segments={"route": "other"}))
     sink.close()
     assert rows(path, "SELECT count(*) FROM checks") == [(0,)]
-    assert rows(path, "SELECT dimension, value FROM segments") == [("route", "other")]
+    assert rows(path, "SELECT count(*) FROM bodies") == [(1,)]
+    assert rows(path, SEGMENTS) == [(f"{7:032x}", "route", "other")]
+
+
+def test_a_trace_twice_in_one_batch_is_one_row_with_its_last_results(tmp_path: Path) -> None:
+    """A trace evaluated twice between two flushes (a rescore): its last evaluation is
+    stored, once, and its first leaves no check row behind."""
+    path = tmp_path / "s.db"
+    sink = StoreSink(path, clock=Clock())
+    sink.start()
+    ev = evaluate(trace(8))
+    assert ev.flagged
+    sink.write(ev)
+    sink.write(Evaluation(trace=ev.trace, checks={}, segments={"route": "other"}))
+    sink.close()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+    assert rows(path, "SELECT count(*) FROM bodies") == [(1,)]
+    assert rows(path, "SELECT count(*) FROM checks") == [(0,)]
+    assert rows(path, SEGMENTS) == [(f"{8:032x}", "route", "other")]
 
 
 def test_a_later_verdict_joins_the_checks_row(tmp_path: Path) -> None:
@@ -176,7 +200,7 @@ def test_no_planted_item_reaches_the_file(tmp_path: Path) -> None:
         sink.flush()
     sink.close()
     raw = b"".join(p.read_bytes() for p in tmp_path.iterdir())
-    assert len(rows(path, "SELECT trace_id FROM bodies")) == 3
+    assert len(rows(path, "SELECT id FROM bodies")) == 3
     for item, kind in PLANTED.items():
         assert item.encode() not in raw, kind
         assert f"[REDACTED:{kind}]".encode() in raw
@@ -211,7 +235,7 @@ def test_retention_deletes_what_was_written_too_long_ago(tmp_path: Path) -> None
     sink = StoreSink(path, max_age_seconds=3600, retention_interval_seconds=0, clock=clock,
                      metrics=metrics)  # fmt: skip
     sink.start()
-    sink.write(evaluate(trace(4, timestamp="2020-01-01T00:00:00Z")))
+    sink.write(evaluate(trace(4, timestamp="2020-01-01T00:00:00Z", route="fees")))
     sink.flush()
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
     clock.now += 1800
@@ -222,7 +246,10 @@ def test_retention_deletes_what_was_written_too_long_ago(tmp_path: Path) -> None
     sink.close()
     assert rows(path, "SELECT trace_id FROM evaluations") == [(f"{5:032x}",)]
     assert rows(path, "SELECT DISTINCT trace_id FROM checks") == [(f"{5:032x}",)]
-    assert rows(path, "SELECT DISTINCT trace_id FROM segments") == [(f"{5:032x}",)]
+    assert rows(path, SEGMENTS) == [(f"{5:032x}", "route", "billing")]
+    assert rows(path, "SELECT count(*) FROM bodies") == [(1,)]
+    # the first trace's combination of segments went with it
+    assert rows(path, "SELECT dimension, value FROM segment_values") == [("route", "billing")]
     assert sink.deleted["age"] == 1
     deleted = metrics.registry.get_sample_value("ragmon_store_deleted_total", {"reason": "age"})
     assert deleted == 1
@@ -416,3 +443,130 @@ def test_a_short_piece_of_evidence_is_redacted_in_every_trace(tmp_path: Path) ->
     raw = "".join(str(r[0]) for r in rows(tmp_path / "b.db", "SELECT line FROM bodies"))
     assert "jane.doe@example.com" not in raw
     assert raw.count('"numbers":["25 [REDACTED:MONEY]"]') == 3
+
+
+# The tables of a store of version 1 (a row a segment a trace, rows keyed by the trace id's
+# text), as that version made them: the file a store of version 2 is migrated from
+V1_SCHEMA = """
+CREATE TABLE IF NOT EXISTS evaluations (
+    trace_id TEXT PRIMARY KEY,
+    time REAL NOT NULL,
+    session_id TEXT,
+    app TEXT,
+    route TEXT,
+    release TEXT,
+    flagged INTEGER NOT NULL,
+    risk REAL,
+    stored REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bodies (
+    trace_id TEXT PRIMARY KEY,
+    line TEXT NOT NULL,
+    trace TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS evaluations_time ON evaluations (time);
+CREATE INDEX IF NOT EXISTS evaluations_stored ON evaluations (stored);
+CREATE INDEX IF NOT EXISTS evaluations_session ON evaluations (session_id, time)
+    WHERE session_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS evaluations_route ON evaluations (route, time);
+CREATE INDEX IF NOT EXISTS evaluations_release ON evaluations (release, time);
+CREATE TABLE IF NOT EXISTS checks (
+    trace_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    time REAL NOT NULL,
+    PRIMARY KEY (trace_id, name)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS checks_outcome ON checks (name, outcome, time);
+CREATE TABLE IF NOT EXISTS segments (
+    dimension TEXT NOT NULL,
+    value TEXT NOT NULL,
+    time REAL NOT NULL,
+    trace_id TEXT NOT NULL,
+    PRIMARY KEY (dimension, value, time, trace_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS followups (
+    trace_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    time REAL NOT NULL,
+    line TEXT NOT NULL,
+    stored REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS followups_session ON followups (session_id);
+CREATE INDEX IF NOT EXISTS followups_stored ON followups (stored);
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id TEXT NOT NULL,
+    first_trace TEXT NOT NULL,
+    time REAL NOT NULL,
+    outcome TEXT NOT NULL,
+    line TEXT NOT NULL,
+    stored REAL NOT NULL,
+    PRIMARY KEY (session_id, first_trace)
+);
+CREATE INDEX IF NOT EXISTS sessions_stored ON sessions (stored);
+CREATE TABLE IF NOT EXISTS passages (
+    hash TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    last REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passages_last ON passages (last);
+PRAGMA user_version = 1;
+"""
+
+
+def _v1_store(path: Path) -> None:
+    """A store of version 1 holding two traces (one in a session) with their segments."""
+    with sqlite3.connect(path) as db:
+        db.executescript(V1_SCHEMA)
+        for i, route, session in ((1, "billing", "s1"), (2, "fees", None)):
+            tid = f"{i:032x}"
+            segments = {"route": route, "language": "en"}
+            line = {"trace_id": tid, "segments": segments,
+                    "checks": {"refusal": {"flagged": i == 2}}}  # fmt: skip
+            record = {"trace_id": tid, "context": []}
+            row = (tid, NOW - 10 * i, session, "app", route, "r1", i == 2, 0.5, NOW)
+            db.execute("INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)", row)
+            db.execute("INSERT INTO bodies VALUES (?,?,?)",
+                       (tid, json.dumps(line), json.dumps(record)))  # fmt: skip
+            if i == 2:
+                db.execute("INSERT INTO checks VALUES (?, 'refusal', 'flagged', ?)",
+                           (tid, NOW - 20))  # fmt: skip
+            db.executemany("INSERT INTO segments VALUES (?,?,?,?)",
+                           [(k, v, NOW - 10 * i, tid) for k, v in segments.items()])  # fmt: skip
+
+
+def test_a_store_of_version_1_is_migrated_when_the_writer_opens_it(tmp_path: Path) -> None:
+    """The daemon (or replay --store) opening a store of the first version brings it to
+    this one: every trace found by id, session, check and segment as before, the segment
+    rows become combinations; until then a reader says in one line what to do."""
+    from monitor.golden.traces import EvaluationStore, Search
+
+    path = tmp_path / "s.db"
+    _v1_store(path)
+    with pytest.raises(StoreUnreadable, match=r"store of version 1, .* brings it up to date"):
+        open_for_reading(path)
+    sink = StoreSink(path, clock=Clock())
+    sink.start()
+    sink.write(evaluate(trace(3, route="login")))
+    sink.close()
+    assert sink.moved_aside == []
+    assert rows(path, "PRAGMA user_version") == [(2,)]
+    assert "segments" not in {str(r[0]) for r in rows(path, "SELECT name FROM sqlite_master")}
+    assert rows(path, "SELECT trace_id FROM evaluations ORDER BY id") == [
+        (f"{i:032x}",) for i in (1, 2, 3)
+    ]
+    store = EvaluationStore(path)
+    try:
+        old = store.trace(f"{2:032x}")
+        assert old is not None and old.line["segments"] == {"route": "fees", "language": "en"}
+        assert old.flagged == ["refusal"]
+        session = store.session("s1")
+        assert session is not None and [t.trace_id for t in session.turns] == [f"{1:032x}"]
+        assert store.search(Search(segment="language=en")).total == 2
+        fees = store.search(Search(segment="route=fees"))
+        assert [f.trace_id for f in fees.traces] == [f"{2:032x}"]
+        assert store.search(Search(check="refusal")).total == 1
+        assert store.options()["segment"] == ["language=en", "route=billing", "route=fees",
+                                              "route=login"]  # fmt: skip
+    finally:
+        store.close()
