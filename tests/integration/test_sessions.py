@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import threading
 import time
 import urllib.request
@@ -28,6 +29,12 @@ pytestmark = pytest.mark.integration
 PARTITIONS = 4
 CONVERSATIONS = 2000
 LATENESS = "15"  # above the test daemons' 10 s session timeout (the config refuses less)
+# With a replica killed, a turn of its partitions reaches the turns topic only once the group
+# has noticed (the 10 s session timeout) and a replica has caught up on what piled up; its
+# neighbours arrived up to 4 s before it (the traffic's jitter). Lateness must cover all of
+# it (docs, "When a pair is final"): 11 s lost 379 turns as `late` here, 15 s lost some on a
+# slower machine, 25 s leaves ~10 s for the catch-up.
+KILL9_LATENESS = "25"
 QUERIES = ["How much is the Pro plan?", "how much is the pro plan??", "let me talk to a person",
            "thanks!", "that's wrong", "Does it include SSO?", "What is the refund?"]  # fmt: skip
 
@@ -114,7 +121,8 @@ def test_every_consecutive_pair_gets_its_line_across_two_replicas(
     seed = 3 if stop == "none" else 4
     traces, turns = create_topic(PARTITIONS), create_topic(PARTITIONS)
     group = f"g-sessions-{stop}"
-    env = {"RAGMON_SESSIONS__TOPIC": turns, "RAGMON_SESSIONS__LATENESS_SECONDS": LATENESS,
+    lateness = KILL9_LATENESS if stop == "kill9" else LATENESS
+    env = {"RAGMON_SESSIONS__TOPIC": turns, "RAGMON_SESSIONS__LATENESS_SECONDS": lateness,
            "RAGMON_JUDGE__BACKEND": "none"}  # fmt: skip
     convs = conversations(seed)
     want = expected_pairs(convs)
@@ -130,13 +138,17 @@ def test_every_consecutive_pair_gets_its_line_across_two_replicas(
         two.start()
     assert traffic.done.wait(120)
     daemons = [one, two]
+    outcomes: dict[str, float] = {}
     try:
         wait_until(lambda: set(followups(daemons)[0]) >= want, 180, "every pair's line")
         time.sleep(3)  # a pair written twice would show by now
     finally:
         for daemon in daemons:
             if daemon.alive():
+                for outcome, n in turn_outcomes(daemon).items():
+                    outcomes[outcome] = outcomes.get(outcome, 0) + n
                 daemon.terminate()
+        print(f"\nturn outcomes of the live runs ({stop}): {outcomes}")
     got, torn = followups(daemons)
     wrong = set(got) - want
     duplicates = len(got) - len(set(got))
@@ -145,6 +157,7 @@ def test_every_consecutive_pair_gets_its_line_across_two_replicas(
           f"duplicate lines, {torn} torn")  # fmt: skip
     assert want - set(got) == set()
     assert wrong == set()
+    assert outcomes.get("late", 0) == 0  # (the killed run's own counts died with it)
     if stop == "none":
         assert duplicates == 0
 
@@ -152,6 +165,17 @@ def test_every_consecutive_pair_gets_its_line_across_two_replicas(
 def scrape(daemon: Daemon, path: str) -> str:
     with urllib.request.urlopen(f"http://127.0.0.1:{daemon.port}{path}", timeout=5) as resp:
         return str(resp.read().decode())
+
+
+def turn_outcomes(daemon: Daemon) -> dict[str, float]:
+    """``ragmon_session_turns_total`` of a live daemon by outcome (what a failure needs to
+    tell a turn too late from one never read)."""
+    out = {}
+    for line in scrape(daemon, "/metrics").splitlines():
+        found = re.match(r'ragmon_session_turns_total\{outcome="(\w+)"\} (\S+)', line)
+        if found:
+            out[found[1]] = float(found[2])
+    return out
 
 
 def sample(text: str, name: str) -> float:
