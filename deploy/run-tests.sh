@@ -32,7 +32,7 @@ if [ "$#" -eq 0 ]; then
     interpreted=$?
     [ "$code" -eq 0 ] && code=$interpreted
   fi
-  pytest --ignore=tests/unit
+  pytest --ignore=tests/unit --durations=30  # the slowest, for whoever trims the tier
   rest=$?
   [ "$code" -eq 0 ] && code=$rest
 else
