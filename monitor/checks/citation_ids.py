@@ -57,9 +57,24 @@ class Citations:
     ids: list[str]  # the passages' doc and chunk ids
     texts: list[str] = field(default_factory=list)  # the passages' texts (for titles)
     found: list[tuple[str, str]] = field(default_factory=list)  # (kind, value)
+    at: int = 0  # where in the answer the marker being read starts (its citations' place)
 
     def __post_init__(self) -> None:
         self._keys: tuple[set[str], set[str]] | None = None  # built by _index on first use
+        self._places: list[int] = []  # each found citation's ``at``
+
+    def _add(self, kind: str, value: str) -> None:
+        self.found.append((kind, value))
+        self._places.append(self.at)
+
+    def in_order(self) -> None:
+        """Put ``found`` in the order of the answer (the markers are read kind by kind:
+        "free¹ and 5 days[^2]" cites 1 first); those read before any marker (a reference
+        list's entries) keep their place."""
+        if any(a > b for a, b in zip(self._places, self._places[1:], strict=False)):
+            order = sorted(range(len(self.found)), key=self._places.__getitem__)
+            self.found = [self.found[i] for i in order]
+            self._places = [self._places[i] for i in order]
 
     @property
     def _index(self) -> tuple[set[str], set[str]]:
@@ -119,9 +134,9 @@ class Citations:
         if word and not 1 <= i <= self.n_passages:
             named = self._spelled_id(word.lower(), i)
             if named is not None:
-                self.found.append(("id", named))
+                self._add("id", named)
                 return
-        self.found.append(("index", str(i)))
+        self._add("index", str(i))
 
     def _spelled_id(self, word: str, i: int) -> str | None:
         """The passage id that ``word`` and number ``i`` spell ("doc-7", "doc_7", "doc7",
@@ -138,11 +153,11 @@ class Citations:
         """The answer cites the id ``value``."""
         value = value.strip().strip(" .,;*_\"'`<>")
         if value:
-            self.found.append(("id", value))
+            self._add("id", value)
 
     def title(self, value: str) -> None:
         """The answer cites a source by the title or label ``value`` (valid if it names one)."""
-        self.found.append(("title", value.strip()))
+        self._add("title", value.strip())
 
     def valid(self, kind: str, value: str) -> bool | None:
         """True or False; None for a title that may name a passage (it cannot be told)."""

@@ -125,8 +125,10 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
         text = text.replace("\\[", " [").replace("\\]", "] ")  # escaped markdown "\[1\]"
     if "<sup>" in text:
         for m in _HTML_SUP.finditer(text):
+            cites.at = m.start()
             cites.index(int(m.group(1)))
     lower = text.lower()
+    cites.at = -1  # a reference list's entries come first, as they always did
     labels = definitions(text, lower, cites)
     if labels and "]:" in text:
         text = LABEL_DEF.sub(blank_named_label, _blank(text, FOOTNOTE_DEF))
@@ -141,6 +143,7 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
         for m in URL.finditer(text):
             url = m.group(0).rstrip(".,;:!?")
             if cites.names_passage(url):
+                cites.at = m.start()
                 cites.ident(url)
     for m in SUPERSCRIPTS.finditer(text) if not text.isascii() else ():
         # A footnote follows a word or punctuation: "days¹", "days.²" (not "m ²", "40 m²").
@@ -148,11 +151,14 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
             word = text[: m.start()].rsplit(None, 1)[-1] if text[: m.start()].strip() else ""
             if word.lower() in _UNIT_BEFORE_SUPERSCRIPT or word.isdigit():
                 continue
+            cites.at = m.start()
             cites.index(int(m.group(0).translate(SUPERSCRIPT_DIGITS)))
     if "." in text and any("." in i for i in ids):
         for m in _FILE_NAME.finditer(text):
             if cites.names_passage(m.group(0)):
+                cites.at = m.start()
                 cites.ident(m.group(0))
+    cites.in_order()
     return cites
 
 
@@ -205,6 +211,7 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
     bound = max(20, 2 * cites.n_passages)
     skipped = -1
     for m in _BRACKET.finditer(text):
+        cites.at = m.start()
         if m.group(2) is not None:
             _file_search(m.group(2), cites)
             continue
@@ -327,6 +334,7 @@ def _file_search(inner: str, cites: Citations) -> None:
 
 def _parentheses(text: str, cites: Citations) -> None:
     for m in _PAREN.finditer(text):
+        cites.at = m.start()
         # "(see [1])": the bracket is read as a bracket; what is left of the parentheses
         inner = _BRACKETED.sub(" ", m.group("inner")).strip(" \t,;")
         if not inner:
@@ -380,6 +388,7 @@ def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
             if not (before.isalnum() or before in "-_/#[(") and not (
                 after.isalnum() or after in "-_/#])"
             ):
+                cites.at = i
                 cites.ident(text[i:j])
                 break
             i = lower.find(key, i + 1)
@@ -388,6 +397,7 @@ def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
 def _textual(text: str, cites: Citations) -> None:
     """ "according to passage 2", "(see Document 3)", "sources 1 and 3"."""
     for m in _TEXTUAL.finditer(text):
+        cites.at = m.start()
         word = m.group(0).split(None, 1)[0].rstrip("#")
         lo = int(m.group(1))
         hi = int(m.group(2)) if m.group(2) else lo

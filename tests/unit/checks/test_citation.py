@@ -147,3 +147,19 @@ def test_a_passage_id_after_a_value_word_is_cited() -> None:
     assert (ev["cited"], ev["invalid"]) == (["fees"], [])
     ev = _cited("The call returned [3] rows.", ["refunds-2024", "fees"])
     assert ev["cited"] == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "cited"),
+    [
+        ("Exchanges are free¹ and refunds take 5 days [2].", ["1", "2"]),
+        ("According to passage 2 refunds take 5 days [1].", ["2", "1"]),
+        ("Fees apply (see Document 3) and refunds take 5 days [1].", ["3", "1"]),
+        ("Refunds take 5 days [2] and fees apply¹.", ["2", "1"]),
+    ],
+)
+def test_cited_ids_are_listed_in_the_answers_order(answer: str, cited: list[str]) -> None:
+    """The evidence lists each cited id in the order the answer cites it, whatever the
+    markers' kinds (before: brackets first, then parentheses, textual references and
+    superscripts)."""
+    assert evidence(answer)[1]["cited"] == cited
