@@ -4,14 +4,18 @@ evaluation store"). The store sink (``sinks/store.py``) writes it; the trace pag
 library, in WAL mode: one writer, readers in other processes while it writes.
 
 One row per trace in ``evaluations``, narrow (what a search filters on: time, session, app,
-route, release, flagged, risk), and in ``bodies`` (its evaluation line and its trace record as
-JSON, both PII-redacted as the evaluation lines are; a packed passage's text is kept once in
-``passages``, by the hash of its text, and the record names it): a search reads the narrow
-rows only, never the kilobytes beside them. Two more narrow tables carry the trace's time
-(``checks``: each check that flagged the trace or failed on it; ``segments``: each segment),
-so that a search by check or segment within a time window reads an index and nothing else
-(``segments`` is that index alone: a trace's rows are found again from its line's segments
-when it is replaced or deleted, so a segment costs one B-tree, not two). A follow-up is keyed
+route, release, its combination of segments, flagged, risk), keyed by an integer given in the
+order the rows are written (the trace id a unique column), and one in ``bodies`` under the
+same integer (its evaluation line and its trace record as JSON, both PII-redacted as the
+evaluation lines are; a packed passage's text is kept once in ``passages``, by the hash of its
+text, and the record names it): a search reads the narrow rows only, never the kilobytes
+beside them. ``checks`` carries the trace's time with each check that flagged it or failed on
+it, so that a search by check within a time window reads that index and nothing else. A
+trace's segments (nine dimensions by default) are one integer of its row, the id of their
+combination in ``segment_sets``; ``segment_values`` lists each combination's segments (what
+a search by segment and the search form read): the distinct combinations are few, so a trace
+writes one column instead of nine rows. Version 2; a store of version 1 (a segment row a
+trace) is migrated in one transaction when the writer opens it. A follow-up is keyed
 by the turn it is about, a session's outcome by the session and the first trace of its
 opening: a replay replaces a row, never adds one.
 ``time`` is the trace's own (what a search's window reads; the time of writing when the

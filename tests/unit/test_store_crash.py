@@ -36,12 +36,14 @@ CHILD = textwrap.dedent(
 )
 
 
-def _count(path: Path) -> tuple[int, int, str]:
+def _count(path: Path) -> tuple[int, int, int, str]:
     with sqlite3.connect(path) as db:
         evaluations = int(db.execute("SELECT count(*) FROM evaluations").fetchone()[0])
+        bodies = int(db.execute("SELECT count(*) FROM bodies JOIN evaluations USING (id)")
+                     .fetchone()[0])  # fmt: skip
         checks = int(db.execute("SELECT count(DISTINCT trace_id) FROM checks").fetchone()[0])
         integrity = str(db.execute("PRAGMA integrity_check").fetchone()[0])
-    return evaluations, checks, integrity
+    return evaluations, bodies, checks, integrity
 
 
 def test_a_kill_during_writes_loses_nothing_committed(tmp_path: Path) -> None:
@@ -57,9 +59,9 @@ def test_a_kill_during_writes_loses_nothing_committed(tmp_path: Path) -> None:
         out, _ = child.communicate(timeout=10)
         said += [int(x) for x in out.split()]
         committed = said[-1]  # the last flush it returned from
-        evaluations, checks, integrity = _count(path)
+        evaluations, bodies, checks, integrity = _count(path)
         assert integrity == "ok"
         assert evaluations >= committed  # nothing committed is lost
         assert evaluations % 25 == 0  # and no batch is there in part
-        assert checks == evaluations  # a trace's rows all or none
+        assert checks == evaluations == bodies  # a trace's rows all or none
         start = evaluations  # the next run goes on from there
