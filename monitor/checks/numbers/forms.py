@@ -51,6 +51,7 @@ UNITS: dict[str, tuple[str, float]] = {
     # the US liquid gallon and quart (the imperial gallon, 4.546 litres, is not read)
     "gallon": ("volume", 3.785411784), "gal": ("volume", 3.785411784),
     "quart": ("volume", 0.946352946), "qt": ("volume", 0.946352946),
+    "fl": ("volume", 0.0295735295625),  # "16 fl oz": the US fluid ounce
     # (a "pound" of money is never converted: only a figure with a mass unit backs it)
     "pound": ("mass", 453.59237),
     # speed in metres a second; area in square metres (full words only: "ha" is a word)
@@ -60,7 +61,7 @@ UNITS: dict[str, tuple[str, float]] = {
 }  # fmt: skip
 IMPERIAL = frozenset({"mile", "mi", "yard", "yd", "foot", "feet", "ft", "lb", "lbs", "ounce", "oz",
                       "inch", "inches", "pound", "mph", "acre", "gallon", "gal", "quart",
-                      "qt"})  # fmt: skip
+                      "qt", "fl"})  # fmt: skip
 WORDS_FOR: dict[int, tuple[str, ...]] = {}
 for _name, _v in SPELLED.items():
     WORDS_FOR[_v] = (*WORDS_FOR.get(_v, ()), _name)

@@ -172,22 +172,34 @@ def converted(d: Derivation, mention: Mention, value: float, around: Around) -> 
             found = figure_with_unit(d, spelled, words)
             if found is not None:
                 return found
-        if abs(value * size / other - 1.5) < 1e-9 and "and a half" in d.lower:
-            found = _one_and_a_half(d, words)  # "an hour and a half" for 90 minutes
+        times = value * size / other
+        if abs(times - 1.5) < 1e-9 and "and a half" in d.lower:
+            found = _one_of(d, words, _AND_A_HALF)  # "an hour and a half" for 90 minutes
+            if found is not None:
+                return found
+        if abs(times - 1) < 1e-9:
+            found = _one_of(d, words, _A_UNIT)  # "an hour" for 60 minutes
             if found is not None:
                 return found
     return None
 
 
-def _one_and_a_half(d: Derivation, units: frozenset[str]) -> str | None:
-    """ "an hour and a half", "a day and a half": one and a half of one of ``units``."""
-    for m in _AND_A_HALF.finditer(d.lower):
-        if m.group(1) in units:
+def _one_of(d: Derivation, units: frozenset[str], pattern: re.Pattern[str]) -> str | None:
+    """One (or one and a half) of one of ``units``, written with "a", "an" or "one" ("an
+    hour", "a day and a half"); not a rate ("twice a week", "$10 a month", "per a year")."""
+    low = d.lower
+    for m in pattern.finditer(low):
+        if (
+            m.group(1) in units
+            and _RATE_BEFORE.search(low, max(0, m.start() - 12), m.start()) is None
+        ):
             return d.context[m.start() : m.end()]
     return None
 
 
 _AND_A_HALF = re.compile(r"(?<![\w])an? ([a-z]+) and a half\b")
+_A_UNIT = re.compile(r"(?<![\w-])(?:an?|one) ([a-z]+)\b(?!-)")
+_RATE_BEFORE = re.compile(r"(?:\d|\b(?:once|twice|thrice|times|per|every|each))[ \t]*$")
 
 
 def across_systems(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
