@@ -46,6 +46,16 @@ def _all_supported(checked: int) -> CheckResult:
     )
 
 
+def _spaced_code(answer: str, mention: Mention) -> Mention | None:
+    """The code the answer writes with a space ("LH 4521": two to five capitals, three or
+    more digits) whose digits are ``mention``, as one identifier, or None."""
+    raw = mention.raw
+    if mention.kind != "number" or not raw.isdigit() or len(raw) < 3:
+        return None
+    found = re.search(rf"(?<![\w-])[A-Z]{{2,5}} {raw}(?![\w-]|[.,]\d)", answer)
+    return Mention(found.group(0), "ident") if found is not None else None
+
+
 def _whole_durations(unsupported: list[str], answer: str) -> list[str]:
     """``unsupported`` with the figures of a duration in hours and minutes ("1 hour 50
     minutes") reported once, as the whole duration: it is one figure."""
@@ -95,6 +105,9 @@ class UnsupportedNumbers:
                 continue
             if view.query_numbers.supports(m) and not self._accepted_premise(view, m):
                 continue
+            code = _spaced_code(view.answer, m)
+            if code is not None and view.context_numbers.supports(code):
+                continue  # "LH 4521" for the context's code "LH4521" or "LH-4521"
             if view.trace.context:
                 derivation = derivation or Derivation(
                     view.context_text, view.answer, lambda: view.context_lower,

@@ -222,6 +222,17 @@ def _expiry_spellings(raw: str) -> tuple[str, ...]:
     return tuple(v for v in (f"{month}/{year}", f"{month}/20{year}") if v != raw)
 
 
+def _day_month(raw: str) -> Mention:
+    """ "31/12" or "12/31" read as a day and a month without a year (both orders kept, as for
+    a full date): a date that no reading makes has none, and backs nothing."""
+    a, _, b = raw.partition("/")
+    if not (a.isdigit() and b.isdigit() and len(a) <= 2 and len(b) <= 2):
+        return Mention(raw, "date")
+    x, y = int(a), int(b)
+    dates = tuple((None, mo, d) for d, mo in ((x, y), (y, x)) if 1 <= mo <= 12 and 1 <= d <= 31)
+    return Mention(raw, "date", dates=dates)
+
+
 def _whole(text: str, token: str) -> bool:
     """``token`` occurs in ``text`` as a whole token: "HR-5510" is not in "HR-55102", nor
     "555-0123" in "1-555-01234"."""
@@ -334,10 +345,11 @@ class NumberLookup:
                 # Without scale words every figure that equals or rounds to 45 writes "45"
                 # or "44" (with or without separators): parse only those places.
                 return any(self._near(r) for r in mention.readings) or self._range_end(mention)
-        elif mention.kind == "fraction" and any(
-            _whole(self.text, v) for v in _expiry_spellings(mention.raw)
+        elif mention.kind == "fraction" and (
+            any(_whole(self.text, v) for v in _expiry_spellings(mention.raw))
+            or self.index.supports(_day_month(mention.raw))
         ):
-            return True  # "09/2027" for a card's "09/27"
+            return True  # "09/2027" for a card's "09/27"; "December 31" for "31/12"
         elif mention.kind == "ident" and (
             _whole(self.text, mention.raw)  # phone and order numbers: the same digits and groups
             or self._same_digits(mention.raw)  # or the same digits written otherwise

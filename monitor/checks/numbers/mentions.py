@@ -136,6 +136,9 @@ def _month(name: str) -> int:
     return MONTHS[name[:3].lower()]
 
 
+_FULL_SHORT = frozenset({"may", "june", "july"})  # month names of four letters or fewer
+
+
 def _date(m: re.Match[str], kind: str) -> Mention | None:
     g = m.group
     raw = m.group(0)
@@ -154,8 +157,8 @@ def _date(m: re.Match[str], kind: str) -> Mention | None:
         if not 1 <= day <= 31:
             return None
         parts = (float(day),) + ((float(year),) if year else ())
-        if raw.endswith(".") and len(g(f"{p}_m")) > 4:
-            raw = raw[:-1]  # "16 January." ends a sentence; "16 Jan." keeps its dot
+        if raw.endswith(".") and (len(g(f"{p}_m")) > 4 or g(f"{p}_m").lower() in _FULL_SHORT):
+            raw = raw[:-1]  # "16 January.", "3 May." end a sentence; "16 Jan." keeps its dot
         return Mention(raw, "date", dates=((year, _month(g(f"{p}_m")), day),), parts=parts)
     y = int(g("my_y"))
     return Mention(raw, "date", dates=((y, _month(g("my_m")), None),), parts=(y,))

@@ -303,3 +303,26 @@ def test_one_of_a_unit_in_words_backs_the_same_span(
     """ "an hour" backs 60 minutes and "a week" 7 days (a rate, "twice a week", backs no
     span); a US fluid ounce converts to millilitres. (Before: each was flagged.)"""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Flight LH 4521 leaves at 6 pm.", "Flight LH4521 leaves at 18:00.", []),
+        ("Flight BA 117 leaves at 6 pm.", "Flight BA-117 leaves at 18:00.", []),
+        ("Flight LH 4522 leaves at 6 pm.", "Flight LH4521 leaves at 18:00.", ["4522"]),
+        ("The offer ends on 31/12.", "The offer ends on 31 December.", []),
+        ("The offer ends on 12/31.", "The offer ends on December 31.", []),
+        ("The offer ends on 31/12.", "The offer ends on 31/12/2025.", []),
+        ("The offer ends on 30/12.", "The offer ends on December 31.", ["30/12"]),
+        ("The meeting is on 3 May.", "The meeting is on May 4.", ["3 May"]),
+        ("The meeting is on 3 June.", "The meeting is on May 4.", ["3 June"]),
+    ],
+)
+def test_spaced_codes_yearless_dates_and_a_dates_full_stop(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A code the answer writes with a space is the context's glued or hyphenated one; a day
+    and month with a slash is the date the context names; a short month name's full stop
+    ends the sentence, not the figure. (Before: flagged, and "3 May." reported with it.)"""
+    assert unsupported(answer, context) == expected
