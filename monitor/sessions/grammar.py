@@ -76,9 +76,9 @@ class _Words:
         spaced = bool(table.get("spaced", True))
         self.b = r"\b" if spaced else ""
         # a word (its parts joined by an apostrophe or a hyphen: "qu'un", "a-t-il") and the
-        # space after it; without spaces, a character that is no punctuation (NFKC makes a
-        # full-width comma an ASCII one)
-        self.word = r"[^\W_]+(?:['’-][^\W_]+)*[\s,]+" if spaced else rf"[^\s{_END}]"
+        # space after it (or a sign that joins two words: "track & trace"); without spaces,
+        # a character that is no punctuation (NFKC makes a full-width comma an ASCII one)
+        self.word = r"[^\W_]+(?:['’-][^\W_]+)*[\s,&/+]+" if spaced else rf"[^\s{_END}]"
         self.width = 4 if spaced else 8
 
     def words(self, key: str, but: str | None = None) -> str | None:
@@ -215,14 +215,30 @@ def positive(table: Mapping[str, object]) -> list[str]:
     worked = w.bounded("worked")
     if not worked:
         return []
+    if w.b:  # its last letter typed twice or more ("graziee", "dankjewell")
+        listed = [str(x) for x in table["worked"]]  # type: ignore[attr-defined]
+        worked = rf"\b{_alt([_held(x) for x in listed])}\b"
     fillers = w.bounded("fillers")
     lead = f"(?:{fillers}\\W*+){{0,2}}" if fillers else ""
     # and at most two words after it in its clause: "works perfectly", not "works the app
-    # offline" (a question typed without its mark)
+    # offline" (a question typed without its mark); after thanks, what they are for
+    # (``thanks_for``: "danke für die schnelle hilfe", three words more)
     rest = rf"[^\w{_END}]*+"
-    tail = rf"(?:{rest}[^\W_]+){{0,2}}{rest}" if w.b else rf"[^{_END}]{{0,8}}"
+    word = r"[^\W_]+(?:'[^\W_]+)?"  # "j'ai trouvé": two words
+    tail = rf"(?:{rest}{word}){{0,2}}{rest}" if w.b else rf"[^{_END}]{{0,8}}"
+    thanks_for = w.bounded("thanks_for")
+    if thanks_for and w.b:
+        tail = rf"(?:{rest}{thanks_for}(?:{rest}{word}){{1,3}}{rest}|{tail})"
     end = rf"(?:$|(?=[{_END}]))"
     return [f"{w.opening()}{_not_question(table, 'clause')}{lead}{worked}{tail}{end}"]
+
+
+def _held(word: str) -> str:
+    """A word of ``worked`` with its last letter typed once or more ("graziee"), when it
+    ends with a letter (not with an expression's class or escape)."""
+    if word[-1:].isalpha() and word[-2:-1] != "\\":
+        return word + "+"
+    return word
 
 
 def asks(table: Mapping[str, object]) -> str:

@@ -55,6 +55,18 @@ def _close(x: str, y: str) -> bool:
     return Indel.normalized_similarity(x, y) >= _SIMILAR
 
 
+def slipped(x: str, y: str) -> bool:
+    """Whether ``x`` is ``y`` typed with a slip ("coment", "säjer"): a letter doubled or
+    not, or one changed, added or dropped in a word of five letters at least, the last
+    letter the same (not one cut short, nor another form of it: "quantas" is no slip for
+    "quantos")."""
+    if x[-1:] != y[-1:]:
+        return False
+    if set(x) == set(y) and _DOUBLED.sub(r"\1", x) == _DOUBLED.sub(r"\1", y):
+        return True
+    return min(len(x), len(y)) >= 5 and Indel.normalized_similarity(x, y) >= _SIMILAR
+
+
 @lru_cache(maxsize=4096)
 def shared(earlier: frozenset[str], later: frozenset[str]) -> int:
     """How many words of ``later`` stand in ``earlier``, each word of ``earlier`` counted

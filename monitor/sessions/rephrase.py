@@ -5,17 +5,20 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from monitor.sessions import grammar, matching
 from monitor.sessions.words import (
     _KANA,
     _PAIRED,
+    Language,
+    _by_code,
     _content_of,
     _first_language,
     _next_question,
     _prepared,
     _Turn,
+    content,
     languages,
 )
 
@@ -30,6 +33,57 @@ def _kept(shared: int, in_a: int, in_b: int, pairs: bool = False) -> bool:
     kept, own = shared / in_a, 1 - shared / in_b
     enough = 0.6 if pairs else 1
     return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= enough and own <= 0.25)
+
+
+_SLIPS = 2  # words of B's own at most that may be stop words typed with a slip
+_FRAGMENT = 3  # words at most of a turn that is a question cut to its words ("urlaubstage???")
+
+
+def _fragment(b: _Turn, in_b: int, shared: int) -> bool:
+    """Whether B is the earlier question cut to a few of its words ("betaalmethodes?",
+    "segunda via boleto", "revolut?"): at most ``_FRAGMENT`` words, every content word of
+    B's (``in_b``) among A's (``shared``)."""
+    return 0 < in_b == shared and len(b.words) <= _FRAGMENT
+
+
+def _spaced_kept(ca: frozenset[str], cb: frozenset[str], b: _Turn, exact: int) -> bool:
+    """``_kept`` or ``_fragment`` of a question written with spaces (``exact``: the words
+    B and A share as they are), words typed with a slip or cut short looked for only when
+    they can decide."""
+    if _kept(exact, len(ca), len(cb)) or _fragment(b, len(cb), exact):
+        return True
+    if not _kept(min(len(ca), len(cb)), len(ca), len(cb)) and not _fragment(b, len(cb), len(cb)):
+        return False
+    shared = matching.shared(ca, cb)
+    return _kept(shared, len(ca), len(cb)) or _fragment(b, len(cb), shared)
+
+
+def _unslipped(b: _Turn, lang: Language, cb: frozenset[str]) -> frozenset[str]:
+    """B's content words less those typed for a stop word with a slip: a word of four
+    letters at least that is none, begins as one and is one slip from it ("coment" for
+    "comment", "säjer" for "säger": ``matching.slipped``)."""
+    ends = _stop_by_ends(lang.code)
+    slipped = [
+        w for w in b.words
+        if len(w) >= 4 and w not in lang.stop and any(
+            abs(len(s) - len(w)) <= 1 and matching.slipped(w, s) for s in ends.get(w[0] + w[-1], ())
+        )
+    ]  # fmt: skip
+    if not slipped:
+        return cb
+    kept = [w for w in b.words if w not in slipped]
+    return content(" ".join(kept), lang, kept, False)
+
+
+@cache
+def _stop_by_ends(code: str) -> dict[str, tuple[str, ...]]:
+    """A language's stop words of three letters or more by their first and last letters
+    (a slip keeps both: ``matching.slipped``)."""
+    out: dict[str, list[str]] = {}
+    for word in _by_code()[code].stop:
+        if len(word) >= 3:
+            out.setdefault(word[0] + word[-1], []).append(word)
+    return {ends: tuple(words) for ends, words in out.items()}
 
 
 def _alike(a: _Turn, b: _Turn) -> bool:
@@ -59,11 +113,19 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
         chars_a, chars_b = _characters(ca), _characters(cb)
         if not chars_b or not chars_b <= chars_a or len(chars_b) < 0.6 * len(chars_a):
             return False
-    elif not _kept(exact, len(ca), len(cb), paired):
-        # words typed with a slip or cut short: looked for only when they can decide
-        if not _kept(min(len(ca), len(cb)), len(ca), len(cb), paired):
+    elif not paired and not _spaced_kept(ca, cb, b, exact):
+        # a question word or the like typed with a slip ("coment", "säjer") is no word of
+        # B's own: looked for only when it can decide
+        # (it leaves A's words kept as they are: only where they are kept enough)
+        shared = matching.shared(ca, cb)
+        if (
+            not shared
+            or len(cb) - shared > _SLIPS
+            or (len(b.words) > _FRAGMENT and 2 * shared < len(ca))
+        ):
             return False
-        if not _kept(matching.shared(ca, cb), len(ca), len(cb), paired):
+        cb = _unslipped(b, lang, cb)
+        if not cb or not _spaced_kept(ca, cb, b, len(ca & cb)):
             return False
     # a next question that narrows or moves on names what it moves to ("and for the Team
     # plan?"); one that names nothing new asks again ("entonces … o no")

@@ -54,6 +54,7 @@ from monitor.sessions.words import (
     _first_language,
     _next_question,
     _prepared,
+    _ranked,
     _tally,
     _Turn,
     content,
@@ -65,6 +66,8 @@ REPHRASE, ESCALATION, NEGATIVE, POSITIVE = SIGNALS
 
 _FEW_WORDS = 3  # a turn this short is read by every language's patterns
 _MAX_OWN_WORDS = 4  # a thank-you with more words of its own says something else too
+_MAX_CODES = 1024  # language tuples whose codes (``_key``) and unions (``_with``) are kept
+_MORE_THANKS = 2  # the other thanks of a thank-you taken out before its own words are counted
 
 _KINDS = 3  # escalation, negative, positive: their places in ``_gated``
 _SECOND = operator.itemgetter(1)
@@ -214,13 +217,38 @@ def _at_clause(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return None
 
 
-def _speakers(b: _Turn) -> tuple[Language, ...]:
+def _speakers(a: _Turn, b: _Turn) -> tuple[Language, ...]:
     """The languages whose patterns read B: English (typed into any other: "human pls") and
-    every language whose stop words B uses most (all of them on a tie); every language when
-    nothing in B tells ("humano", an emoji)."""
+    every language whose stop words B uses most (all of them on a tie), and those of the
+    two turns together (a short B's words may be another language's too: "me transfere pro
+    sac" reads as Spanish alone); every language when nothing in B tells ("humano", an
+    emoji)."""
     if len(b.words) <= _FEW_WORDS and not b.unspaced:
         return languages()  # "thx", "grx!", "show obg": too few words to tell
-    return _tally(b.text, b.counts, b.unspaced)[1]
+    own = _tally(b.text, b.counts, b.unspaced)[1]
+    if b.unspaced or not any(a.counts):  # A tells no language ("", a first turn)
+        return own
+    return _with(own, _ranked(tuple(map(operator.add, a.counts, b.counts)))[1])
+
+
+def _with(own: tuple[Language, ...], more: tuple[Language, ...]) -> tuple[Language, ...]:
+    """``own`` and then the languages of ``more`` it lacks (kept by the two tuples' ids,
+    with the tuples: few pairs of them recur)."""
+    if more is own:
+        return own
+    known = _JOINED.get((id(own), id(more)))
+    if known is not None and known[0] is own and known[1] is more:
+        return known[2]
+    extra = tuple(lang for lang in more if all(lang is not o for o in own))
+    joined = (*own, *extra) if extra else own
+    if len(_JOINED) >= _MAX_CODES:
+        _JOINED.clear()
+    _JOINED[(id(own), id(more))] = (own, more, joined)
+    return joined
+
+
+_Langs = tuple[Language, ...]
+_JOINED: dict[tuple[int, int], tuple[_Langs, _Langs, _Langs]] = {}  # ``_with``'s, kept
 
 
 def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
@@ -232,12 +260,9 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
         open_ = _plan(b.text)
         if open_ is None:  # no literal any pattern requires: none can match
             return [REPHRASE] if b.text and _asked_again(a, b) else []
-    langs = _speakers(b)
+    langs = _speakers(a, b)
     text = b.text
-    escalation = _any(text, 0, langs, open_)
-    negative = _any(text, 1, langs, open_)
-    if negative is not None and _or_not(text, negative):
-        negative = None  # "swish works or not", "yes or no": a question
+    escalation, negative = _said(b, langs, open_)
     # the question asked again beside a complaint or a request for a person ("not what I
     # asked. <the question>", "<the question>? or get me a human"): read without them
     rephrase = bool(b.text) and _asked_again(a, b)
@@ -249,15 +274,13 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
         rephrase = bool(rest.text) and is_rephrase(a, rest)
     positive = False
     if negative is None and escalation is None:  # a request for a person is no thanks ("🙏")
-        m = _any(text, 2, langs, open_)
-        said_by = b
-        if m is not None and _emoji(m):  # thanks in words beside it read first ("danke 🙏")
-            said_by = _prepared(text[: m.start()] + " " + text[m.end() :])
-            worded = _any(said_by.text, 2, langs, _plan(said_by.text))
-            m, said_by = (m, b) if worded is None else (worded, said_by)
+        m, only = _thanked(b, langs, open_)
         # thanks in words asks nothing more ("merged, thanks!" is not the question again);
         # an emoji beside a question asked again is a plea, not thanks
-        positive = m is not None and _only_thanks(said_by, m) and not (rephrase and _emoji(m))
+        # thanks after the question asked again are its polite end ("comment obtenir un rib
+        # merci"), not thanks for the answer
+        plea = rephrase and m is not None and (_emoji(m) or _asks_before(text, m.start()))
+        positive = only and not plea
         rephrase = rephrase and not positive
     found = [REPHRASE] if rephrase else []
     if escalation is not None:
@@ -267,6 +290,61 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if positive:
         found.append(POSITIVE)
     return found
+
+
+def _key(langs: tuple[Language, ...], open_: _Plan | None) -> tuple[str, ...]:
+    """What B's own readings (``_said``, ``_thanked``) depend on besides B: the languages
+    read, and whether the gates ran."""
+    known = _CODES.get(id(langs))
+    if known is not None and known[0] is langs:
+        codes = known[1]
+    else:
+        codes = ("*",) if langs is languages() else tuple(lang.code for lang in langs)
+        if len(_CODES) >= _MAX_CODES:
+            _CODES.clear()
+        _CODES[id(langs)] = (langs, codes)  # the tuple kept: its id stays its own
+    return codes if open_ is not None else ("-", *codes)
+
+
+# the codes of the language tuples read lately, by the tuple's id (``_key``)
+_CODES: dict[int, tuple[tuple[Language, ...], tuple[str, ...]]] = {}
+
+
+def _said(
+    b: _Turn, langs: tuple[Language, ...], open_: _Plan | None
+) -> tuple[re.Match[str] | None, re.Match[str] | None]:
+    """B's request for a person and B's complaint on their own (a complaint in a clause
+    that asks "… or not" is none), kept on the turn: a turn recurs ("thanks!", "human
+    pls"), and each is the B of one pair and the A of the next."""
+    key = _key(langs, open_)
+    got = b.said.get(key)
+    if got is None:
+        text = b.text
+        escalation = _any(text, 0, langs, open_)
+        negative = _any(text, 1, langs, open_)
+        if negative is not None and _or_not(text, negative):
+            negative = None  # "swish works or not", "yes or no": a question
+        got = b.said[key] = (escalation, negative)
+    return got  # type: ignore[return-value]
+
+
+def _thanked(
+    b: _Turn, langs: tuple[Language, ...], open_: _Plan | None
+) -> tuple[re.Match[str] | None, bool]:
+    """B's thanks (in words where there are words beside an emoji: "danke 🙏"), and whether
+    it asks nothing more (``_only_thanks``); kept on the turn as ``_said``."""
+    key = ("+", *_key(langs, open_))
+    got = b.said.get(key)
+    if got is None:
+        text = b.text
+        m = _any(text, 2, langs, open_)
+        said_by = b
+        if m is not None and _emoji(m):  # thanks in words beside it read first ("danke 🙏")
+            said_by = _prepared(text[: m.start()] + " " + text[m.end() :])
+            worded = _any(said_by.text, 2, langs, _plan(said_by.text))
+            m, said_by = (m, b) if worded is None else (worded, said_by)
+        got = b.said[key] = (m, m is not None and _only_thanks(said_by, m))
+    return got  # type: ignore[return-value]
 
 
 def _complaint_ahead(
@@ -373,6 +451,12 @@ def _asks_next(text: str, after: int) -> bool:
     return False
 
 
+def _asks_before(text: str, end: int) -> bool:
+    """Whether ``text`` before ``end`` holds a question word (where it opens a clause, or
+    after words of greeting: "bonjour comment …")."""
+    return _next_question()[1].search(text, 0, end) is not None
+
+
 def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
     """A thank-you that asks nothing more: no question mark, and few words of its own."""
     text = b.text
@@ -388,4 +472,11 @@ def _only_thanks(b: _Turn, match: re.Match[str]) -> bool:
     # plea ("daten download bitte 🙏"). Without spaces, content is read as character pairs:
     # about three a word
     own = 0 if _emoji(match) else _MAX_OWN_WORDS * (3 if b.unspaced else 1)
+    for _ in range(_MORE_THANKS):
+        if len(content(rest, lang)) <= own:
+            return True
+        # thanks said twice are no words of their own ("super, vielen dank für die hilfe")
+        if (more := _any(rest, 2, languages(), _plan(rest))) is None or not more.group().strip():
+            return False
+        rest = (rest[: more.start()] + " " + rest[more.end() :]).strip()
     return len(content(rest, lang)) <= own

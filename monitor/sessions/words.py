@@ -323,7 +323,10 @@ class _Turn(NamedTuple):
     counts: tuple[int, ...]
     unspaced: bool
     contents: dict[str, frozenset[str]]  # its content words by language, once read
-    starts: frozenset[str]  # its words' first four letters
+    starts: frozenset[str]  # its words' first four letters, as typed and without accents
+    # what it says on its own, by the languages read (``signals``: a request for a person, a
+    # complaint, thanks), once read
+    said: dict[tuple[str, ...], tuple[object, object]]
 
 
 @lru_cache(maxsize=4096)
@@ -333,7 +336,10 @@ def _prepared(query: str) -> _Turn:
     text = normalise(query)
     words = _words(text)
     unspaced = _UNSPACED.search(text) is not None
-    return _Turn(text, words, _counts(words), unspaced, {}, frozenset(w[:4] for w in words))
+    starts = frozenset(w[:4] for w in words)
+    if not text.isascii():  # and without accents: "şifremi" typed "sifremi"
+        starts |= {w.translate(_FOLD) for w in starts if not w.isascii()}
+    return _Turn(text, words, _counts(words), unspaced, {}, starts, {})
 
 
 _KANA = re.compile(r"[\u3041-\u309f]+")  # hiragana: Japanese grammar, not a thing named
