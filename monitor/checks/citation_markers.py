@@ -107,6 +107,12 @@ _VERSIONED = re.compile(
     re.IGNORECASE,
 )
 _VERSION_WORD = re.compile(r"[A-Za-z]+")
+# A place in a passage after its id or index ("refunds-2024, §3", "1, p. 4", "kb-12 line 7")
+_LOCATOR = re.compile(
+    r"(?:[ \t]*,[ \t]*|[ \t]+)(?:§{1,2}[ \t]?|pp?\.[ \t]?|para(?:graph)?\.?[ \t]"
+    r"|sec(?:tion)?\.?[ \t]|lines?[ \t]|ch(?:apter)?\.?[ \t])\d+(?:[ \t]?[-–][ \t]?\d+)?[ \t]*$",
+    re.IGNORECASE,
+)
 _ID_NUMBER = re.compile(r"[-_ ]?\d")
 
 
@@ -289,6 +295,8 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             continue  # a bare link that names no passage cites nothing
         if _VERSIONED.fullmatch(inner) is not None and not _id_form(inner, cites):
             continue  # "[v2]", "[GPT-4]": a version or a model, not an id the passages use
+        if "§" in inner or "." in inner or " " in inner:
+            inner = _LOCATOR.sub("", inner) or inner  # "[refunds-2024 §2]": the passage
         parts = [p for p in SPLIT.split(inner) if p]
         if all(_NUMBER.match(p) for p in parts) and not all(p.isdigit() for p in parts):
             continue  # "[0.5, 0.5]", "[-1, 1]": values, not passage indices
@@ -337,6 +345,8 @@ def _parentheses(text: str, cites: Citations) -> None:
         cites.at = m.start()
         # "(see [1])": the bracket is read as a bracket; what is left of the parentheses
         inner = _BRACKETED.sub(" ", m.group("inner")).strip(" \t,;")
+        if "§" in inner or "." in inner or " " in inner:
+            inner = _LOCATOR.sub("", inner) or inner  # "(refunds-2024, §3)": the passage
         if not inner:
             continue
         if m.group("cue"):

@@ -163,3 +163,28 @@ def test_cited_ids_are_listed_in_the_answers_order(answer: str, cited: list[str]
     markers' kinds (before: brackets first, then parentheses, textual references and
     superscripts)."""
     assert evidence(answer)[1]["cited"] == cited
+
+
+@pytest.mark.parametrize(
+    ("answer", "docs", "cited", "invalid"),
+    [
+        ("Refunds take 5 days (refunds-2024, §3).", ["refunds-2024", "fees"], ["refunds-2024"], []),
+        ("Refunds take 5 days [refunds-2024 §2].", ["refunds-2024", "fees"], ["refunds-2024"], []),
+        ("Refunds take 5 days (kb-12, pp. 3-4).", ["kb-12", "kb-13"], ["kb-12"], []),
+        ("Refunds take 5 days (kb-14, pp. 3-4).", ["kb-12", "kb-13"], ["kb-14"], ["kb-14"]),
+        (
+            "Refunds take 5 days [refunds-2023 §2].",
+            ["refunds-2024"],
+            ["refunds-2023"],
+            ["refunds-2023"],
+        ),
+        ("The fee is small (see p. 4).", ["refunds-2024"], [], []),
+    ],
+)
+def test_a_place_in_a_passage_after_its_id_is_set_aside(
+    answer: str, docs: list[str], cited: list[str], invalid: list[str]
+) -> None:
+    """ "(refunds-2024, §3)" cites refunds-2024 (before: nothing, the section sign made the
+    parentheses a note); a page alone cites nothing."""
+    ev = _cited(answer, docs)
+    assert (ev["cited"], ev["invalid"]) == (cited, invalid)
