@@ -98,3 +98,29 @@ def test_frank_is_read_as_two_sets_and_by_split(tmp_path: Path) -> None:
     assert all(bad for _, bad in sets["CNN/DM"])
     only = load_frank(annotations, articles, {"102", "a" * 40})
     assert [len(only["XSum"]), len(only["CNN/DM"])] == [1, 1]
+
+
+def test_the_risk_candidates_read_what_they_say(capsys: object) -> None:
+    """bench/risk_candidates.py: a summariser's loop is a repeat, a sentence of new words is
+    new trigrams, and the table prints every candidate beside the static risk."""
+    from bench import risk_candidates as rc
+    from monitor.checks import CheckSuite
+    from monitor.core.model import RagTrace
+
+    def trace(answer: str, n: int) -> RagTrace:
+        context = [{"doc_id": "a", "text": "Gloucester beat Bath 20-10 at Kingsholm on Friday."}]
+        data = {"trace_id": f"{n:032x}", "query": "", "answer": answer, "context": context}
+        return RagTrace.from_data(data)
+
+    suite = CheckSuite()
+    looped = trace("Gloucester beat Gloucester at Kingsholm.", 1)
+    view = suite.view(looped)
+    row = (suite(looped, view), view)
+    assert rc._sentence_repeats(row) == 1.0
+    # "gloucester beat gloucester", "beat gloucester at", "gloucester at kingsholm"
+    assert rc._novel_trigrams(row) == 3.0
+    faithful = [trace("Gloucester beat Bath at Kingsholm.", i) for i in range(2, 6)]
+    wrong = [trace("Leicester lost to Exeter in the rain.", i) for i in range(6, 10)]
+    rc.measure({"toy": [(t, False) for t in faithful] + [(t, True) for t in wrong]})
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "static risk" in out and all(c in out for c in rc.CANDIDATES)
