@@ -55,6 +55,12 @@ def _close(x: str, y: str) -> bool:
     return Indel.normalized_similarity(x, y) >= _SIMILAR
 
 
+def close(x: str, y: str) -> bool:
+    """Whether two words are one typed for the other, cut short, or two forms of one stem
+    (as ``shared`` matches them)."""
+    return _close(x, y)
+
+
 def slipped(x: str, y: str) -> bool:
     """Whether ``x`` is ``y`` typed with a slip ("coment", "säjer"): a letter doubled or
     not, or one changed, added or dropped in a word of five letters at least, the last

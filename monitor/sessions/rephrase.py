@@ -35,6 +35,8 @@ def _kept(shared: int, in_a: int, in_b: int, pairs: bool = False) -> bool:
     return (own == 0 and kept >= 0.5) or (shared >= 2 and kept >= enough and own <= 0.25)
 
 
+_SHORT = 16  # characters of a turn written without spaces that may be a question cut short
+_CUT = 0.35  # of A's characters a short turn written without spaces keeps, at least
 _SLIPS = 2  # words of B's own at most that may be stop words typed with a slip
 _FRAGMENT = 3  # words at most of a turn that is a question cut to its words ("urlaubstage???")
 
@@ -58,16 +60,18 @@ def _spaced_kept(ca: frozenset[str], cb: frozenset[str], b: _Turn, exact: int) -
     return _kept(shared, len(ca), len(cb)) or _fragment(b, len(cb), shared)
 
 
-def _unslipped(b: _Turn, lang: Language, cb: frozenset[str]) -> frozenset[str]:
-    """B's content words less those typed for a stop word with a slip: a word of four
-    letters at least that is none, begins as one and is one slip from it ("coment" for
-    "comment", "säjer" for "säger": ``matching.slipped``)."""
+def _unslipped(a: _Turn, b: _Turn, lang: Language, cb: frozenset[str]) -> frozenset[str]:
+    """B's content words less those typed for a stop word with a slip (a word of four
+    letters at least that is none, begins as one and is one slip from it: "coment" for
+    "comment", "säjer" for "säger", ``matching.slipped``) and those that are another form
+    of a stop word A says ("cómo agrego …" / "agregar …": the stop list holds one form)."""
     ends = _stop_by_ends(lang.code)
+    said = [w for w in a.words if w in lang.stop and len(w) >= 4]
     slipped = [
         w for w in b.words
-        if len(w) >= 4 and w not in lang.stop and any(
+        if len(w) >= 4 and w not in lang.stop and (any(
             abs(len(s) - len(w)) <= 1 and matching.slipped(w, s) for s in ends.get(w[0] + w[-1], ())
-        )
+        ) or any(w[:4] == s[:4] and matching.close(w, s) for s in said))
     ]  # fmt: skip
     if not slipped:
         return cb
@@ -111,7 +115,11 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
         # spaces changes its character pairs, not its characters: B's all A's, and three
         # in five of A's
         chars_a, chars_b = _characters(ca), _characters(cb)
-        if not chars_b or not chars_b <= chars_a or len(chars_b) < 0.6 * len(chars_a):
+        if not chars_b or not chars_b <= chars_a:
+            return False
+        # or, a short turn, cut to some of them ("サブスク 解約", "androidアプリどこ")
+        cut = len(b.text) <= _SHORT and len(chars_b) >= max(2, _CUT * len(chars_a))
+        if len(chars_b) < 0.6 * len(chars_a) and not cut:
             return False
     elif not paired and not _spaced_kept(ca, cb, b, exact):
         # a question word or the like typed with a slip ("coment", "säjer") is no word of
@@ -124,7 +132,7 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
             or (len(b.words) > _FRAGMENT and 2 * shared < len(ca))
         ):
             return False
-        cb = _unslipped(b, lang, cb)
+        cb = _unslipped(a, b, lang, cb)
         if not cb or not _spaced_kept(ca, cb, b, len(ca & cb)):
             return False
     # a next question that narrows or moves on names what it moves to ("and for the Team
@@ -182,7 +190,8 @@ def _asked_again(a: _Turn, b: _Turn) -> bool:
     """Whether B asks A again, whole or in a part with words of its own around it ("hola??
     <the question>", "<the question>. I asked an hour ago", "wrong, there is no cancel
     option. <the question>"): B's clauses from its start, or to its end, that ask (open with
-    a question word or end with a question mark)."""
+    a question word or end with a question mark) or name every word A asked about ("nochmal
+    ganz langsam: kann ich … kündigen oder nicht")."""
     if is_rephrase(a, b):
         return True
     starts = grammar.clauses(b.text)
@@ -194,11 +203,15 @@ def _asked_again(a: _Turn, b: _Turn) -> bool:
     openers, asks = _next_question()
     if openers.match(b.text):
         return False  # a next question that narrows ("e a devolução, como rastreio?")
+    ca = _content_of(a, code)
     for start in starts[1:]:
         for part in (b.text[start:], b.text[:start].rstrip()):
-            if not (asks.match(part) or part.endswith(("?", "？"))):
-                continue
+            asked = asks.match(part) or part.endswith(("?", "？"))
+            if not asked and not ca <= _content_of(b, code):
+                continue  # nor does B name all A asked about
             turn = _prepared(part)
+            if not asked and not ca <= _content_of(turn, code):
+                continue  # a part that does not ask names all A asked about
             # a question of its own: two words of what it asks about at least (not one,
             # "…, dass ich Student bin?"), hiragana (grammar) aside
             named = [w for w in _content_of(turn, code) if not _KANA.fullmatch(w)]
