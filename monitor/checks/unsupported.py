@@ -18,7 +18,7 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, judge
 from monitor.checks.numbers.derived import Derivation
-from monitor.checks.numbers.measures import durations, in_duration
+from monitor.checks.numbers.measures import durations, in_duration, in_other_unit
 from monitor.checks.numbers.quantities import one_unit, one_unit_claims
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
@@ -101,8 +101,12 @@ class UnsupportedNumbers:
         unjudged: list[str] = []  # counts of things the context neither states nor presents
         derivation: Derivation | None = None
         for m in mentions:
-            if m.raw in unsupported or view.context_numbers.supports(m):
+            if m.raw in unsupported:
                 continue
+            if view.context_numbers.supports(m) and not (
+                m.kind == "number" and in_other_unit(m.raw, view.answer, view.context_lower)
+            ):
+                continue  # ("100 km" for "100 miles" is not the same figure)
             if view.query_numbers.supports(m) and not self._accepted_premise(view, m):
                 continue
             code = _spaced_code(view.answer, m)

@@ -71,6 +71,46 @@ def durations(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+_ANSWER_UNIT = re.compile(r"[ \t-]?([A-Za-zµμ]+(?:/h)?)")
+_CONTEXT_UNIT = re.compile(rb"[ \t-]?([a-z]+(?:/h)?)")
+_FIGURE_DIGITS = re.compile(r"[$€£¥₹]?\s?(\d[\d,]*(?:\.\d+)?)([A-Za-zµμ]*(?:/h)?)$")
+
+
+def in_other_unit(raw: str, answer: str, context_lower: bytes) -> bool:
+    """Whether the figure ``raw`` of ``answer``, written with a unit ("100 km"), is written in
+    the context only with another unit of the same kind ("100 miles"): each time the context
+    writes its digits, another unit follows. A figure the context writes anywhere else (with
+    the same unit, with no unit, or before any other word) is not."""
+    figure = _FIGURE_DIGITS.match(raw)
+    if figure is None:
+        return False
+    digits, glued = figure.groups()
+    if not glued:
+        i = answer.find(raw)
+        after = _ANSWER_UNIT.match(answer, i + len(raw)) if i >= 0 else None
+        glued = after.group(1) if after is not None else ""
+    mine = unit_of(glued)
+    if mine is None:
+        return False  # (most figures: no unit, or one that does not convert)
+    needle = digits.encode()
+    seen = False
+    i = context_lower.find(needle)
+    while i >= 0:
+        j = i + len(needle)
+        before = context_lower[i - 1 : i]
+        after_ = context_lower[j : j + 2]
+        if not (before.isdigit() or before in (b".", b",")) and not (
+            after_[:1].isdigit() or (after_[:1] in (b".", b",") and after_[1:].isdigit())
+        ):
+            m = _CONTEXT_UNIT.match(context_lower, j)
+            theirs = unit_of(m.group(1).decode()) if m is not None else None
+            if theirs is None or theirs[0] != mine[0] or theirs[1] == mine[1]:
+                return False  # written elsewhere, or with this unit
+            seen = True
+        i = context_lower.find(needle, j)
+    return seen
+
+
 def in_duration(raw: str, text: str, found: tuple[str, int, int]) -> bool:
     """Whether the figure ``raw`` is the hours or the minutes figure of the duration
     ``found`` (of ``durations(text)``)."""

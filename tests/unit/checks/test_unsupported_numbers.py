@@ -326,3 +326,27 @@ def test_spaced_codes_yearless_dates_and_a_dates_full_stop(
     and month with a slash is the date the context names; a short month name's full stop
     ends the sentence, not the figure. (Before: flagged, and "3 May." reported with it.)"""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The route is 100 km.", "The scenic route is 100 miles from end to end.", ["100"]),
+        ("The route is 100km.", "The scenic route is 100-mile long.", ["100km"]),
+        ("The code is valid for 30 days.", "The code is valid for 30 minutes.", ["30"]),
+        ("It weighs 5 kg.", "It weighs 5 lb.", ["5"]),
+        ("It is 12 months.", "It lasts 12 years.", ["12"]),
+        ("The code is valid for 30 days.", "Valid 30 minutes; refunds within 30 days.", []),
+        ("The route is 100 km.", "It is 100 miles; the bus does 100 km of it.", []),
+        ("It takes 10 minutes.", "It takes 10 to 15 minutes.", []),
+        ("It weighs 5 kg.", "It weighs 5 kilograms.", []),
+        ("Revenue was £100m.", "Revenue was £100 million.", []),
+    ],
+)
+def test_the_same_digits_in_another_unit_are_another_figure(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "100 km" is not backed by "100 miles" when the context writes 100 nowhere else (was
+    the known miss unit_conversion:424); written elsewhere, with the unit or without one, it
+    is."""
+    assert unsupported(answer, context) == expected
