@@ -104,7 +104,7 @@ class UnsupportedNumbers:
             if m.raw in unsupported:
                 continue
             if view.context_numbers.supports(m) and not (
-                m.kind == "number" and in_other_unit(m.raw, view.answer, view.context_lower)
+                m.kind == "number" and in_other_unit(m.raw, view.answer, view.context_text)
             ):
                 continue  # ("100 km" for "100 miles" is not the same figure)
             if view.query_numbers.supports(m) and not self._accepted_premise(view, m):

@@ -72,15 +72,15 @@ def durations(text: str) -> list[tuple[str, int, int]]:
 
 
 _ANSWER_UNIT = re.compile(r"[ \t-]?([A-Za-zµμ]+(?:/h)?)")
-_CONTEXT_UNIT = re.compile(rb"[ \t-]?([a-z]+(?:/h)?)")
 _FIGURE_DIGITS = re.compile(r"[$€£¥₹]?\s?(\d[\d,]*(?:\.\d+)?)([A-Za-zµμ]*(?:/h)?)$")
 
 
-def in_other_unit(raw: str, answer: str, context_lower: bytes) -> bool:
+def in_other_unit(raw: str, answer: str, context: str) -> bool:
     """Whether the figure ``raw`` of ``answer``, written with a unit ("100 km"), is written in
-    the context only with another unit of the same kind ("100 miles"): each time the context
-    writes its digits, another unit follows. A figure the context writes anywhere else (with
-    the same unit, with no unit, or before any other word) is not."""
+    the ``context`` only with another unit of the same kind ("100 miles"): each time the
+    context writes its digits, another unit follows. A figure the context writes anywhere
+    else (with the same unit, with no unit, or before any other word) is not. (The context
+    as written: lower-casing a whole context for this cost more than the rest of it.)"""
     figure = _FIGURE_DIGITS.match(raw)
     if figure is None:
         return False
@@ -92,22 +92,27 @@ def in_other_unit(raw: str, answer: str, context_lower: bytes) -> bool:
     mine = unit_of(glued)
     if mine is None:
         return False  # (most figures: no unit, or one that does not convert)
-    needle = digits.encode()
-    seen = False
-    i = context_lower.find(needle)
+    same = f"{digits} {glued}"  # the common case: "2 hours" as the answer writes it
+    i = context.find(same)
     while i >= 0:
-        j = i + len(needle)
-        before = context_lower[i - 1 : i]
-        after_ = context_lower[j : j + 2]
-        if not (before.isdigit() or before in (b".", b",")) and not (
-            after_[:1].isdigit() or (after_[:1] in (b".", b",") and after_[1:].isdigit())
+        if not (context[i - 1 : i].isdigit() or context[i - 1 : i] in (".", ",")):
+            return False
+        i = context.find(same, i + 1)
+    seen = False
+    i = context.find(digits)
+    while i >= 0:
+        j = i + len(digits)
+        before = context[i - 1 : i]
+        after_ = context[j : j + 2]
+        if not (before.isdigit() or before in (".", ",")) and not (
+            after_[:1].isdigit() or (after_[:1] in (".", ",") and after_[1:].isdigit())
         ):
-            m = _CONTEXT_UNIT.match(context_lower, j)
-            theirs = unit_of(m.group(1).decode()) if m is not None else None
+            m = _ANSWER_UNIT.match(context, j)
+            theirs = unit_of(m.group(1)) if m is not None else None
             if theirs is None or theirs[0] != mine[0] or theirs[1] == mine[1]:
                 return False  # written elsewhere, or with this unit
             seen = True
-        i = context_lower.find(needle, j)
+        i = context.find(digits, j)
     return seen
 
 
