@@ -17,6 +17,7 @@ from monitor.sessions.words import (
     _first_language,
     _next_question,
     _prepared,
+    _skipped,
     _Turn,
     content,
     languages,
@@ -66,7 +67,8 @@ def _unslipped(a: _Turn, b: _Turn, lang: Language, cb: frozenset[str]) -> frozen
     "comment", "säjer" for "säger", ``matching.slipped``) and those that are another form
     of a stop word A says ("cómo agrego …" / "agregar …": the stop list holds one form)."""
     ends = _stop_by_ends(lang.code)
-    said = [w for w in a.words if w in lang.stop and len(w) >= 4]
+    skipped = _skipped(lang.code)  # as typed and without accents ("agregó": "agrego")
+    said = [w for w in a.words if len(w) >= 4 and w in skipped]
     slipped = [
         w for w in b.words
         if len(w) >= 4 and w not in lang.stop and (any(
