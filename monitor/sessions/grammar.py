@@ -260,6 +260,13 @@ def others(table: Mapping[str, object]) -> str | None:
     return _Words(table).bounded("others")
 
 
+def features(table: Mapping[str, object]) -> str | None:
+    """The language's words for a part of the product ("button", "settings", "widget",
+    "included"): a request for a call or a chat in a clause with one of these is about the
+    feature ("where is the callback button"), not for a person."""
+    return _Words(table).bounded("features")
+
+
 def in_advance(table: Mapping[str, object]) -> str | None:
     """The language's thanks for an answer not given yet ("thanks in advance"): a thank-you
     with one of these words is not feedback."""

@@ -321,11 +321,33 @@ def _said(
     if got is None:
         text = b.text
         escalation = _any(text, 0, langs, open_)
+        if escalation is not None and _on_a_feature(text, escalation):
+            escalation = None  # "where is the callback button", "is live chat included"
         negative = _any(text, 1, langs, open_)
         if negative is not None and _or_not(text, negative):
             negative = None  # "swish works or not", "yes or no": a question
         got = b.said[key] = (escalation, negative)
     return got  # type: ignore[return-value]
+
+
+@cache
+def _features() -> re.Pattern[str] | None:
+    """Every language's words for a part of the product, in one alternation."""
+    words = [lang.features for lang in languages() if lang.features]
+    return re.compile("|".join(f"(?:{w})" for w in words), _FLAGS) if words else None
+
+
+def _on_a_feature(text: str, request: re.Match[str]) -> bool:
+    """Whether the clause of a request for a person names a part of the product: the
+    request is then the feature's name ("the callback button", "live chat included")."""
+    features = _features()
+    if features is None:
+        return False
+    opened = max(s for s in grammar.clauses(text) if s <= request.start())
+    closed = _CLAUSE_END.search(text, request.end())
+    return (
+        features.search(text, opened, len(text) if closed is None else closed.start()) is not None
+    )
 
 
 def _thanked(

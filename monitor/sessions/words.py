@@ -74,6 +74,7 @@ class Language(NamedTuple):
     in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
     or_not: str | None = None  # a question asked as "… or not": no negation of the answer
     others: re.Pattern[str] | None = None  # "other", "andere": a question about another one
+    features: str | None = None  # "button", "settings": a request in a clause with one is none
     asks: re.Pattern[str] | None = None  # a clause that opens with a question word
 
 
@@ -146,6 +147,7 @@ def languages() -> tuple[Language, ...]:
                 in_advance=grammar.in_advance(table),
                 or_not=grammar.or_not(table),
                 others=re.compile(o, _FLAGS) if (o := grammar.others(table)) else None,
+                features=grammar.features(table),
                 asks=asks,
             )
         )

@@ -92,6 +92,10 @@ def test_a_class_of_miss_is_read(a: str, b: str, signal: str) -> None:
     ("a", "b"),
     [
         ("Wie kündige ich?", "wo finde ich den rückruf-button in den einstellungen"),
+        ("How do I cancel?", "where is the call me back button in the widget"),
+        ("Como cancelo?", "onde ativo o botão me ligue no site"),
+        ("Nasıl iptal ederim?", "sitemdeki geri arama butonu çalışıyor mu"),
+        ("How much is Pro?", "is live chat with an agent included in the basic plan"),
         ("How do I log in?", "is the reason for the outage known?"),
         ("Jak anulować?", "czy czat wsparcia działa w niedzielę?"),
         ("How do I cancel?", "thanks for the answer, and how do I export my data?"),
