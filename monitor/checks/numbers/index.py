@@ -463,6 +463,10 @@ class NumberLookup:
                 if n == 1:
                     return b"a " + word in self.lower or b"one " + word in self.lower
                 return any(_has_word(self.lower, w + b" " + word) for w in _spelled(n))
+            if n % 1 == 0.5 and 1 < n < 100 and b" and a half " + word in self.lower:
+                # "one and a half million" for 1.5 million, "two and a half thousand"
+                whole = _spelled(n - 0.5) + ((b"a",) if n == 1.5 else ())
+                return any(_has_word(self.lower, w + b" and a half " + word) for w in whole)
         return False
 
     def _spelled_in_text(self, value: float) -> bool:

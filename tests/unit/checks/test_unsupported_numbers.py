@@ -350,3 +350,19 @@ def test_the_same_digits_in_another_unit_are_another_figure(
     the known miss unit_conversion:424); written elsewhere, with the unit or without one, it
     is."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("It has 1.5 million users.", "It has one and a half million users.", []),
+        ("It has 2.5 million users.", "It has two and a half million users.", []),
+        ("It has 2,500 staff.", "It has two and a half thousand staff.", []),
+        ("It has 3.5 million users.", "It has two and a half million users.", ["3.5 million"]),
+    ],
+)
+def test_a_spelled_half_with_a_scale_word_backs_the_figure(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "one and a half million" backs 1.5 million (before: flagged); another half does not."""
+    assert unsupported(answer, context) == expected
