@@ -207,6 +207,14 @@ def _replay_outputs(replay: argparse.ArgumentParser) -> None:
     )
 
 
+STORE_PATHS_HELP = (
+    "the store's file; also the files of run --workers beside it, <stem>.worker-<i><suffix> "
+    "(evaluations.db: evaluations.worker-0.db, evaluations.worker-1.db, ...), read with it, "
+    "or instead of it when it is absent; give --store more than once to read several stores "
+    "as one"
+)
+
+
 def add_inspect(sub: Commands) -> None:
     """The arguments of ``ragmon inspect``."""
     ins = sub.add_parser(
@@ -216,10 +224,14 @@ def add_inspect(sub: Commands) -> None:
         "trace: its question, packed context, answer, each check's result, the judge's "
         "verdict and claims, its risk, an agent's steps, the follow-up it got and its "
         "session's outcome; or, with --session, the session's turns in order. Exits 1 with "
-        "one line when the store has no such id, 2 when the store cannot be read.",
+        "one line when the store has no such id, 2 when the store cannot be read. Several "
+        "stores are read as one (the trace written last of one held twice; a session's turns, "
+        "follow-ups and outcomes from all); one of them missing or damaged is one line on "
+        "stderr and the others are read.",
     )
     ins.add_argument("trace_id", nargs="?", metavar="TRACE_ID")
-    ins.add_argument("--store", type=Path, required=True, help="the store's file")
+    ins.add_argument("--store", type=Path, required=True, action="append", metavar="PATH",
+                     help=STORE_PATHS_HELP)  # fmt: skip
     ins.add_argument("--session", metavar="ID", help="a session's turns instead of a trace")
     ins.add_argument(
         "--json",

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from monitor.commands.arguments import (
+    STORE_PATHS_HELP,
     TRAP_CATEGORIES,
     Commands,
     add_config_arg,
@@ -151,8 +152,10 @@ def add_review(sub: Commands) -> None:
     rev.add_argument("--port", type=int, default=8900, help="port (default 8900)")
     rev.add_argument("--tls-cert", type=Path, help="PEM certificate (chain): serve HTTPS")
     rev.add_argument("--tls-key", type=Path, help="PEM private key of --tls-cert")
-    rev.add_argument("--store", type=Path, help="the evaluation store the trace, session and "
-                     "search pages read (default: the config's store.path)")  # fmt: skip
+    rev.add_argument("--store", type=Path, action="append", metavar="PATH",
+                     help="the evaluation store the trace, session and search pages read "
+                     "(default: the config's store.path, its workers' files too); "
+                     + STORE_PATHS_HELP)  # fmt: skip
     add_config_arg(rev)
 
 

@@ -1,5 +1,8 @@
 """``ragmon inspect``: a stored trace's evidence (or a session's turns) from the evaluation
-store, for a terminal; ``--json`` prints the stored lines instead."""
+store, for a terminal; ``--json`` prints the stored lines instead. Several stores (``--store``
+more than once, a group's workers' files beside the path given) are read as one
+(``monitor.golden.stores``); one that is missing or damaged is one line on stderr, the others
+still read."""
 
 from __future__ import annotations
 
@@ -14,14 +17,15 @@ from monitor.checks import evidence_of
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from monitor.core.lines import JsonObject
 from monitor.core.store import StoreUnreadable
-from monitor.golden.traces import EvaluationStore, StoredSession, StoredTrace
+from monitor.golden.stores import EvaluationStores
+from monitor.golden.traces import StoredSession, StoredTrace
 
 _TRACE_ID = re.compile(r"[0-9a-fA-F]{32}")
 
 
 def cmd_inspect(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    """Print the trace (or ``--session``) from ``--store``; 1 when the store has no such
-    id, 2 when the store cannot be read or the arguments are wrong."""
+    """Print the trace (or ``--session``) from the ``--store`` stores; 1 when no store has
+    such an id, 2 when no store can be read or the arguments are wrong."""
     if (args.trace_id is None) == (args.session is None):
         print("ragmon inspect: give a TRACE_ID or --session ID (one of them)", file=stderr)
         return EXIT_USAGE
@@ -30,26 +34,35 @@ def cmd_inspect(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
               file=stderr)  # fmt: skip
         return EXIT_USAGE
     try:
-        store = EvaluationStore(args.store)
+        store = EvaluationStores(args.store)
     except StoreUnreadable as exc:
         print(f"ragmon inspect: {exc}", file=stderr)
         return EXIT_USAGE
+    where = ", ".join(str(p) for p in store.paths)
+    session: StoredSession | None = None
+    trace: StoredTrace | None = None
     try:
         if args.session is not None:
             session = store.session(args.session)
-            if session is None:
-                print(f"ragmon inspect: no session {args.session!r} in {args.store}", file=stderr)
-                return EXIT_FAIL
-            _print(session.lines(), args.json, lambda: _session_text(session), stdout)
         else:
             trace = store.trace(args.trace_id)
-            if trace is None:
-                print(f"ragmon inspect: no trace {args.trace_id.lower()} in {args.store}",
-                      file=stderr)  # fmt: skip
-                return EXIT_FAIL
-            _print(trace.lines(), args.json, lambda: _trace_text(trace), stdout)
+    except StoreUnreadable as exc:  # every store failed while read
+        print(f"ragmon inspect: {exc}", file=stderr)
+        return EXIT_USAGE
     finally:
         store.close()
+    for problem in store.problems:
+        print(f"ragmon inspect: {problem}; the other stores are read", file=stderr)
+    if args.session is not None:
+        if session is None:
+            print(f"ragmon inspect: no session {args.session!r} in {where}", file=stderr)
+            return EXIT_FAIL
+        _print(session.lines(), args.json, lambda: _session_text(session), stdout)
+    else:
+        if trace is None:
+            print(f"ragmon inspect: no trace {args.trace_id.lower()} in {where}", file=stderr)
+            return EXIT_FAIL
+        _print(trace.lines(), args.json, lambda: _trace_text(trace), stdout)
     return EXIT_OK
 
 

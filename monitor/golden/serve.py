@@ -4,6 +4,7 @@ rules (a token beyond loopback, TLS), and ``Background``, which ``ragmon review`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
@@ -71,7 +72,7 @@ class Background:
         port: int,
         token: str | None,
         tls: TLS | None = None,
-        store: Path | None = None,
+        store: Path | Sequence[Path] | None = None,
     ) -> None:
         import socket
         import threading

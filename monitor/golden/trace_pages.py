@@ -1,17 +1,21 @@
 """The trace pages of the review page's server, over the evaluation store (``store.path``):
 ``/trace/<id>`` (any stored trace with its evidence marked in the answer and in the packed
 context), ``/session/<id>`` (the turns in order with their signals and the outcome) and
-``/search`` (by route, release, check, segment and time window, with counts). Same login,
+``/search`` (by route, release, check, segment and time window, with counts). Several
+stores (a group's workers' files, several ``--store``) are read as one
+(``monitor.golden.stores``); one that is missing or damaged is a line on the page, the
+others still shown. Same login,
 CSP, CSRF and TLS as the review page: the routes are the review site's own. Everything shown
 is untrusted text, escaped by the templates."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,9 +33,11 @@ from monitor.golden.page import (
     mark_answer,
     mark_occurrences,
 )
-from monitor.golden.traces import EvaluationStore, Search, StoredTrace
+from monitor.golden.stores import EvaluationStores
+from monitor.golden.traces import Search, StoredTrace
 
 _FIGURE = re.compile(r"[$€£]?\d[\d,.]*(?:\s?%)?")
+_T = TypeVar("_T")
 SEARCH_KEYS = ("route", "release", "check", "outcome", "segment", "since", "until")
 
 
@@ -113,34 +119,43 @@ def seconds_when(value: float) -> str:
 
 
 class TracePages:
-    """The handlers; ``page`` renders a template as the review site does, ``row_of`` names
-    the candidate row a trace went into (or None)."""
+    """The handlers over the stores ``stores`` name (each with its workers' files beside it,
+    looked for at each request); ``page`` renders a template as the review site does,
+    ``row_of`` names the candidate row a trace went into (or None)."""
 
     def __init__(
         self,
-        store: Path,
+        stores: Sequence[Path],
         page: Callable[..., Response],
         row_of: Callable[[str], str | None],
     ) -> None:
-        self.store = store
+        self.stores = tuple(stores)
         self.page = page
         self.row_of = row_of
 
-    def _open(self) -> EvaluationStore | Response:
+    def _read(self, read: Callable[[EvaluationStores], _T]) -> tuple[_T, list[str]] | Response:
+        """``read`` of the stores and the problems met (one line each), or the page that
+        says that no store can be read."""
         try:
-            return EvaluationStore(self.store)
+            stores = EvaluationStores(self.stores)
         except StoreUnreadable as exc:
-            return self.page("message.html", 503, title="No evaluation store", message=str(exc))
+            return self._unreadable(exc)
+        try:
+            return read(stores), stores.problems
+        except StoreUnreadable as exc:
+            return self._unreadable(exc)
+        finally:
+            stores.close()
+
+    def _unreadable(self, exc: StoreUnreadable) -> Response:
+        return self.page("message.html", 503, title="No evaluation store", message=str(exc))
 
     def trace(self, trace_id: str) -> Response | None:
-        """The trace's page, or None when the store does not hold it."""
-        store = self._open()
-        if isinstance(store, Response):
-            return store
-        try:
-            found = store.trace(trace_id)
-        finally:
-            store.close()
+        """The trace's page, or None when no store holds it."""
+        read = self._read(lambda s: s.trace(trace_id))
+        if isinstance(read, Response):
+            return read
+        found, problems = read
         if found is None:
             return None
         line, record = found.line, found.record
@@ -155,42 +170,36 @@ class TracePages:
             answer=mark_answer(str(record.get("answer") or ""), checks),
             passages=passage_views(found), checks=check_views(checks),
             pairs=conflict_pairs(checks, texts), judge=judge, claims=judge.get("claims") or [],
-            agent=agent, row=self.row_of(found.trace_id),
+            agent=agent, row=self.row_of(found.trace_id), problems=problems,
         )  # fmt: skip
 
     def session(self, request: Request) -> Response:
         """A session's turns in order, each with its checks and what the next turn said, and
         the session's outcome."""
         sid = str(request.path_params["session_id"])
-        store = self._open()
-        if isinstance(store, Response):
-            return store
-        try:
-            found = store.session(sid)
-        finally:
-            store.close()
+        read = self._read(lambda s: s.session(sid))
+        if isinstance(read, Response):
+            return read
+        found, problems = read
         if found is None:
             return self.page("message.html", 404, title="No such session",
-                             message=f"The store holds no session {sid}.")  # fmt: skip
+                             message=f"The store holds no session {sid}.",
+                             problems=problems)  # fmt: skip
         turns = [(t, seconds_when(t.time)) for t in found.turns]
-        return self.page("session.html", s=found, turns=turns)
+        return self.page("session.html", s=found, turns=turns, problems=problems)
 
     def search(self, request: Request) -> Response:
         """The traces that match the filters: their count, each check's count among them,
         the newest fifty."""
         given = {k: request.query_params.get(k, "") for k in SEARCH_KEYS}
-        store = self._open()
-        if isinstance(store, Response):
-            return store
-        try:
-            wanted = Search(route=given["route"] or None, release=given["release"] or None,
-                            check=given["check"] or None, outcome=given["outcome"] or "flagged",
-                            segment=given["segment"] or None, since=_time(given["since"]),
-                            until=_time(given["until"]))  # fmt: skip
-            result = store.search(wanted)
-            options = store.options()
-        finally:
-            store.close()
+        wanted = Search(route=given["route"] or None, release=given["release"] or None,
+                        check=given["check"] or None, outcome=given["outcome"] or "flagged",
+                        segment=given["segment"] or None, since=_time(given["since"]),
+                        until=_time(given["until"]))  # fmt: skip
+        read = self._read(lambda s: (s.search(wanted), s.options()))
+        if isinstance(read, Response):
+            return read
+        (result, options), problems = read
         found = [(f, seconds_when(f.time)) for f in result.traces]
         return self.page("search.html", given=given, result=result, found=found,
-                         options=options)  # fmt: skip
+                         options=options, problems=problems)  # fmt: skip

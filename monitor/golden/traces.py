@@ -17,7 +17,8 @@ from monitor.core.store import CHECK_OUTCOMES, open_for_reading
 @dataclass(frozen=True)
 class StoredTrace:
     """A stored trace: its evaluation line, its trace record (redacted as stored), the
-    follow-up its answer got and the outcome lines of its session."""
+    follow-up its answer got, the outcome lines of its session and when the store wrote it
+    (of two stores that hold a trace, the later evaluation is the one shown)."""
 
     trace_id: str
     time: float
@@ -25,6 +26,7 @@ class StoredTrace:
     record: dict[str, Any]
     followup: dict[str, Any] | None = None
     sessions: tuple[dict[str, Any], ...] = ()
+    written: float = 0.0
 
     def lines(self) -> list[JsonObject]:
         """The stored lines, as the evaluation-lines file has them."""
@@ -49,6 +51,17 @@ class StoredSession:
         return [x for t in self.turns for x in (t.line, *([t.followup] if t.followup else []))] + [
             *self.outcomes
         ]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A session's stored outcome line: the first trace of its opening (the key a replay
+    replaces), the time of its last turn and when the store wrote it."""
+
+    first_trace: str
+    time: float
+    written: float
+    line: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -88,6 +101,10 @@ class SearchResult:
     traces: tuple[Found, ...] = ()
 
 
+# a stored trace's row as ``_stored`` reads it
+_TRACE_COLUMNS = "e.trace_id, e.time, b.line, b.trace, e.stored, e.session_id"
+
+
 class EvaluationStore:
     """The store at ``path``, read-only; ``StoreUnreadable`` (one line) when it is missing or
     not a store."""
@@ -103,27 +120,43 @@ class EvaluationStore:
     def trace(self, trace_id: str) -> StoredTrace | None:
         """The stored trace ``trace_id`` (lower-case hex), or None."""
         row = self._db.execute(
-            "SELECT e.trace_id, e.time, b.line, b.trace, e.session_id FROM evaluations e "
-            "JOIN bodies b USING (id) WHERE e.trace_id = ?",
+            f"SELECT {_TRACE_COLUMNS} FROM evaluations e JOIN bodies b USING (id) "
+            "WHERE e.trace_id = ?",
             (trace_id.lower(),),
         ).fetchone()
         if row is None:
             return None
-        sessions = ()
-        if row[4] is not None:
-            sessions = tuple(
-                json.loads(x)
-                for (x,) in self._db.execute(
-                    "SELECT line FROM sessions WHERE session_id = ? ORDER BY time", (row[4],)
-                )
-            )
+        sessions: tuple[dict[str, Any], ...] = ()
+        if row[5] is not None:
+            sessions = tuple(o.line for o in self.outcomes(str(row[5])))
         return self._stored(row, sessions)
 
-    def _stored(
-        self, row: tuple[str, float, str, str], sessions: tuple[dict[str, object], ...] = ()
-    ) -> StoredTrace:
-        follow = self._db.execute("SELECT line FROM followups WHERE trace_id = ?",
-                                  (row[0],)).fetchone()  # fmt: skip
+    def followup(self, trace_id: str) -> tuple[float, dict[str, Any]] | None:
+        """The follow-up line the answer of ``trace_id`` got and when it was written, or
+        None."""
+        found = self._db.execute("SELECT stored, line FROM followups WHERE trace_id = ?",
+                                 (trace_id.lower(),)).fetchone()  # fmt: skip
+        return (float(found[0]), json.loads(found[1])) if found else None
+
+    def followups(self, session_id: str) -> dict[str, tuple[float, dict[str, Any]]]:
+        """The follow-up lines of the session's turns, by the turn's trace id, with when each
+        was written."""
+        rows = self._db.execute(
+            "SELECT trace_id, stored, line FROM followups WHERE session_id = ?", (session_id,)
+        )
+        return {str(t): (float(w), json.loads(x)) for t, w, x in rows}
+
+    def outcomes(self, session_id: str) -> list[Outcome]:
+        """The session's outcome lines (one per opening), oldest first."""
+        rows = self._db.execute(
+            "SELECT first_trace, time, stored, line FROM sessions WHERE session_id = ? "
+            "ORDER BY time", (session_id,),
+        )  # fmt: skip
+        return [Outcome(str(f), float(t), float(w), json.loads(x)) for f, t, w, x in rows]
+
+    def _stored(self, row: tuple[Any, ...], sessions: tuple[dict[str, object], ...] = ()
+                ) -> StoredTrace:  # fmt: skip
+        follow = self.followup(str(row[0]))
         record = json.loads(row[3])
         for passage in record.get("context") or []:  # each passage's text, kept once by hash
             if "text" not in passage:
@@ -131,7 +164,7 @@ class EvaluationStore:
                                          (passage.get("hash"),)).fetchone()  # fmt: skip
                 passage["text"] = found[0] if found else "(the passage's text is not stored)"
         return StoredTrace(str(row[0]), float(row[1]), json.loads(row[2]), record,
-                           json.loads(follow[0]) if follow else None, sessions)  # fmt: skip
+                           follow[1] if follow else None, sessions, float(row[4]))  # fmt: skip
 
     def session(self, session_id: str) -> StoredSession | None:
         """The session's stored turns in time order and its outcomes, or None when the
@@ -139,17 +172,11 @@ class EvaluationStore:
         turns = tuple(
             self._stored(r)
             for r in self._db.execute(
-                "SELECT e.trace_id, e.time, b.line, b.trace FROM evaluations e JOIN bodies b "
-                "USING (id) WHERE e.session_id = ? "
-                "ORDER BY time, trace_id", (session_id,),
+                f"SELECT {_TRACE_COLUMNS} FROM evaluations e JOIN bodies b USING (id) "
+                "WHERE e.session_id = ? ORDER BY time, trace_id", (session_id,),
             ).fetchall()
         )  # fmt: skip
-        outcomes = tuple(
-            json.loads(x)
-            for (x,) in self._db.execute(
-                "SELECT line FROM sessions WHERE session_id = ? ORDER BY time", (session_id,)
-            )
-        )
+        outcomes = tuple(o.line for o in self.outcomes(session_id))
         if not turns and not outcomes:
             return None
         return StoredSession(session_id, turns, outcomes)

@@ -25,7 +25,7 @@ import hmac
 import json
 import re
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -76,7 +76,7 @@ class ReviewSite:
         golden_dir: Path,
         token: str | None = None,
         secure: bool = False,
-        store: Path | None = None,
+        store: Path | Sequence[Path] | None = None,
     ) -> None:
         self.golden_dir = golden_dir
         self.log = review.ReviewLog(golden_dir)
@@ -92,8 +92,10 @@ class ReviewSite:
             undefined=jinja2.StrictUndefined,
         )
         self.templates.filters["when"] = when
-        # the evaluation store's pages (/trace, /session, /search) when a store is given
-        self.traces = None if store is None else TracePages(store, self.page, self._row_of)
+        # the evaluation store's pages (/trace, /session, /search) when a store is given (or
+        # several, read as one)
+        stores = (store,) if isinstance(store, Path) else tuple(store or ())
+        self.traces = TracePages(stores, self.page, self._row_of) if stores else None
 
     def _mac(self, what: str) -> str:
         return hmac.new(self._secret, what.encode(), hashlib.sha256).hexdigest()
@@ -369,10 +371,14 @@ class _Guard(BaseHTTPMiddleware):
 
 
 def build_app(
-    golden_dir: Path, token: str | None = None, secure: bool = False, store: Path | None = None
+    golden_dir: Path,
+    token: str | None = None,
+    secure: bool = False,
+    store: Path | Sequence[Path] | None = None,
 ) -> Starlette:
     """The review page's Starlette app over ``golden_dir`` (and the evaluation store's trace
-    pages over ``store``, when given)."""
+    pages over ``store``, when given: one path or several, each read with its workers' files
+    beside it, ``monitor.golden.stores``)."""
     site = ReviewSite(golden_dir, token, secure, store)
     routes = [
         Route("/", site.queue),
