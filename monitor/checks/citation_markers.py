@@ -107,10 +107,16 @@ _VERSIONED = re.compile(
     re.IGNORECASE,
 )
 _VERSION_WORD = re.compile(r"[A-Za-z]+")
+# One more number of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after "1, 2")
+_LIST_MORE = re.compile(
+    r"[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+|&[ \t]*)(\d{1,2})(?![.,]\d)"
+    r"(?=[ \t]*(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
+)
 # A place in a passage after its id or index ("refunds-2024, §3", "1, p. 4", "kb-12 line 7")
 _LOCATOR = re.compile(
     r"(?:[ \t]*,[ \t]*|[ \t]+)(?:§{1,2}[ \t]?|pp?\.[ \t]?|para(?:graph)?\.?[ \t]"
-    r"|sec(?:tion)?\.?[ \t]|lines?[ \t]|ch(?:apter)?\.?[ \t])\d+(?:[ \t]?[-–][ \t]?\d+)?[ \t]*$",
+    r"|sec(?:tion)?\.?[ \t]|lines?[ \t]|ch(?:apter)?\.?[ \t])\d+(?:[ \t]?[-–][ \t]?\d+)?[ \t]*$"
+    r"|(?:[ \t]*,[ \t]*|[ \t]+)L\d+(?:[-–]L\d+)?[ \t]*$",
     re.IGNORECASE,
 )
 _ID_NUMBER = re.compile(r"[-_ ]?\d")
@@ -420,3 +426,7 @@ def _textual(text: str, cites: Citations) -> None:
         cites.index(lo, word)
         if m.group(2):
             cites.index(hi, word)
+            end = m.end()
+            while (more := _LIST_MORE.match(text, end)) is not None:  # "passages 1, 2 and 3"
+                cites.index(int(more.group(1)), word)
+                end = more.end()

@@ -188,3 +188,22 @@ def test_a_place_in_a_passage_after_its_id_is_set_aside(
     parentheses a note); a page alone cites nothing."""
     ev = _cited(answer, docs)
     assert (ev["cited"], ev["invalid"]) == (cited, invalid)
+
+
+@pytest.mark.parametrize(
+    ("answer", "docs", "cited", "invalid"),
+    [
+        ("Refunds take 5 days (passages 1, 2 and 3).", ["d1", "d2"], ["1", "2", "3"], ["3"]),
+        ("See sources 1, 2, 3 and 4.", ["d1", "d2", "d3", "d4"], ["1", "2", "3", "4"], []),
+        ("Passages 1 and 2, 30 days apply.", ["d1", "d2"], ["1", "2"], []),
+        ("Refunds take 5 days [refunds.md, L4-L9].", ["refunds.md", "fees.md"], ["refunds.md"], []),
+    ],
+)
+def test_a_textual_list_and_a_line_range(
+    answer: str, docs: list[str], cited: list[str], invalid: list[str]
+) -> None:
+    """ "passages 1, 2 and 3" cites each (before: the third was dropped, an invalid one
+    unseen), a quantity after the list is not one of them; a file-search line range after an
+    id is a place in it (before: "L4-L9" was an invalid id)."""
+    ev = _cited(answer, docs)
+    assert (ev["cited"], ev["invalid"]) == (cited, invalid)
