@@ -84,6 +84,65 @@ def shape(text: str) -> bytes:
     return text.encode("ascii", "replace").translate(_SHAPE_TABLE, _SHAPE_DROPPED)
 
 
+# The gates: which of the built-in detectors can match in a text at all, a bit each in
+# ``gates(text)``, every one computed in a few C-level passes and searches. A gate only skips
+# a scan that could not match (a match holds what its gate looks for), never a match: the
+# redaction is the one of the patterns alone. Each literal a pattern needs is looked for
+# behind a memchr of its rarest character (most prose holds no 'J', so no 'eyJ' search), and
+# by a regular expression that starts with that character where the engine's scan for a
+# first character beats the str search's; the patterns of numbers read the text's shape,
+# and their runs of digits its shape squeezed (separators ' -./' dropped too: a card's
+# thirteen digits are thirteen '0's in a row there, a phone's 000-000 six).
+_EMAIL, _BEARER, _JWT, _KEY, _IBAN, _CARD, _IPV4, _IPV6, _PHONE = (1 << i for i in range(9))
+_DASH_KEYS = re.compile(r"-(?:(?<=sk-)|(?<=glpat-))")  # sk- and glpat-, found at the '-'
+_XOX = re.compile(r"xox")
+_A_KEYS = re.compile(r"A(?:KIA|SIA|Iza)")
+_IBAN_SHAPE = re.compile(rb"AA00")  # [A-Z]{2}\d{2}
+_CARD_SHAPE = re.compile(rb"0(?:[ -]?0){12}")  # 13 digits, one separator at most between
+_CARD_RUN = b"0" * 13  # the same squeezed
+_IPV4_SHAPE = re.compile(rb"0\.0{1,3}\.0{1,3}\.0")
+_PHONE_DIGITS = re.compile(rb"000[ ./-]000")  # \d{3}[.-]\d{3}; 0\d{2,4}[ /-]\d{3}
+_PHONE_RUN = b"000000"  # the same squeezed
+
+
+def gates(text: str) -> int:
+    """The bits of the built-in detectors (``Detector.gate``) that may match in ``text``."""
+    bits = 0
+    if "@" in text:
+        bits |= _EMAIL
+    # re's case-insensitive 'bearer' matches exactly the texts whose lower() holds 'bearer',
+    # and so do the ASCII bytes lower-cased: no other character folds to a b, e, a or r
+    encoded = text.encode("ascii", "replace")
+    if b"bearer" in encoded.lower():
+        bits |= _BEARER
+    if "J" in text and "eyJ" in text:
+        bits |= _JWT
+    if (
+        "_" in text  # sk_, rk_, gh?_, github_pat_
+        or ("-" in text and _DASH_KEYS.search(text) is not None)
+        or ("x" in text and _XOX.search(text) is not None)
+        or ("A" in text and _A_KEYS.search(text) is not None)  # AKIA, ASIA, AIza
+    ):
+        bits |= _KEY
+    if ":" in text:
+        bits |= _IPV6
+    text_shape = encoded.translate(_SHAPE_TABLE, _SHAPE_DROPPED)  # shape(text)
+    if _IBAN_SHAPE.search(text_shape) is not None:
+        bits |= _IBAN
+    if _IPV4_SHAPE.search(text_shape) is not None:
+        bits |= _IPV4
+    squeezed = text_shape.translate(None, b" -./")
+    if _CARD_RUN in squeezed and _CARD_SHAPE.search(text_shape) is not None:
+        bits |= _CARD
+    if (
+        (b"+" in text_shape and b"+0" in text_shape)  # +\d
+        or (b"(" in text_shape and b"(000)" in text_shape)  # (\d{3})
+        or (_PHONE_RUN in squeezed and _PHONE_DIGITS.search(text_shape) is not None)
+    ):
+        bits |= _PHONE
+    return bits
+
+
 @dataclass(frozen=True)
 class Detector:
     """One kind of PII: its pattern, an optional validator of matches, the group replaced."""
@@ -92,31 +151,12 @@ class Detector:
     pattern: re.Pattern[str]
     valid: Callable[[str], bool] | None = None
     group: int = 0  # which group to replace (0: the whole match)
-    # Literals one of which every match contains (in the lower-cased text when ``folded``):
-    # a text with none is not scanned. Empty: always scanned. A gate, never a filter.
-    needs: tuple[str, ...] = ()
-    folded: bool = False
-    # A pattern the shape of every match holds (see ``shape``): a text whose shape does not
-    # hold it is not scanned. None: no such gate. A gate, never a filter.
-    shaped: re.Pattern[bytes] | None = None
+    # Its bit in ``gates(text)``: a text without it is not scanned. 0: always scanned.
+    gate: int = 0
 
-    def may_match(
-        self, text: str, text_shape: bytes | None = None, lowered: str | None = None
-    ) -> bool:
-        """Whether ``pattern`` can match in ``text`` at all (False: it cannot);
-        ``text_shape`` and ``lowered``: ``shape(text)`` and ``text.lower()`` when known."""
-        if self.needs:
-            seen = text
-            if self.folded:
-                seen = text.lower() if lowered is None else lowered
-            for literal in self.needs:  # a loop, not any(): most short texts hold none
-                if literal in seen:
-                    break
-            else:
-                return False
-        if self.shaped is None:
-            return True
-        return self.shaped.search(shape(text) if text_shape is None else text_shape) is not None
+    def may_match(self, text: str) -> bool:
+        """Whether ``pattern`` can match in ``text`` at all (False: it cannot)."""
+        return not self.gate or bool(gates(text) & self.gate)
 
 
 # Order matters: secrets and structured numbers before the looser phone pattern.
@@ -126,19 +166,18 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(
             r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}\b"
         ),
-        needs=("@",),
+        gate=_EMAIL,
     ),
     Detector(
         "BEARER_TOKEN",
         re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)"),
         group=1,
-        needs=("bearer",),
-        folded=True,
+        gate=_BEARER,
     ),
     Detector(
         "JWT",
         re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        needs=("eyJ",),
+        gate=_JWT,
     ),
     Detector(
         "API_KEY",
@@ -151,26 +190,25 @@ DETECTORS: tuple[Detector, ...] = (
             r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # Slack
             r"|AIza[A-Za-z0-9_-]{35})"  # Google
         ),
-        # '_' stands for sk_, rk_, gh?_ and github_pat_: a one-character literal is a memchr
-        needs=("_", "sk-", "glpat-", "xox", "AKIA", "ASIA", "AIza"),
+        gate=_KEY,
     ),
     Detector(
         "IBAN",
         re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b"),
         _iban_ok,
-        shaped=re.compile(rb"AA00"),  # [A-Z]{2}\d{2}
+        gate=_IBAN,
     ),
     Detector(
         "CARD",
         re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"),
         _card_ok,
-        shaped=re.compile(rb"0(?:[ -]?0){12}"),  # 13 digits, one separator at most between
+        gate=_CARD,
     ),
     Detector(
         "IP",
         re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])"),
         _ipv4_ok,
-        shaped=re.compile(rb"0\.0{1,3}\.0{1,3}\.0"),
+        gate=_IPV4,
     ),
     Detector(
         "IP",
@@ -178,7 +216,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){1,7}[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{1,4}){0,6}(?![\w:])"
         ),
         _ipv6_ok,
-        needs=(":",),
+        gate=_IPV6,
     ),
     Detector(
         "PHONE",
@@ -189,8 +227,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"|(?<![\w.-])0\d{2,4}[ /-]\d{3,8}(?:[ -]\d{2,5})?(?![\w.-])"  # 030 1234567, 0171-1234567
         ),
         _phone_ok,
-        # +\d; (\d{3}); \d{3}[.-]\d{3}; 0\d{2,4}[ /-]\d{3}
-        shaped=re.compile(rb"\+0|\(000\)|000[ ./-]000"),
+        gate=_PHONE,
     ),
 )
 
@@ -198,42 +235,49 @@ KINDS = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 
 
 class Redactor:
-    """Replaces PII with typed placeholders; ``extra`` adds named patterns (from config)."""
+    """Replaces PII with typed placeholders; ``extra`` adds named patterns (from config),
+    scanned first and on every text; ``builtin``: the detectors after them."""
 
-    def __init__(self, extra: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, extra: Mapping[str, str] | None = None, builtin: tuple[Detector, ...] = DETECTORS
+    ) -> None:
         custom = tuple(
             Detector(name.upper(), re.compile(pattern)) for name, pattern in (extra or {}).items()
         )
-        self.detectors = custom + DETECTORS
+        self.detectors = custom + builtin
+        # every detector gated: a text that opens no gate is returned at once
+        self._gated = all(d.gate for d in self.detectors)
 
     def redact(self, text: str, counts: dict[str, int] | None = None) -> str:
         """``text`` with every detected item replaced; ``counts`` (if given) is updated."""
         if not text:
             return text
-        # what the gates read, made when one first does and again after a replacement
-        text_shape: bytes | None = None
-        lowered: str | None = None
+        # the gates' bits, read when a detector first needs them and again after a replacement
+        open_: int | None = None
+        if self._gated:
+            open_ = gates(text)
+            if not open_:
+                return text  # no detector can match: most passages
         for det in self.detectors:
-            if det.shaped is not None and text_shape is None:
-                text_shape = shape(text)
-            if det.folded and lowered is None:
-                lowered = text.lower()
-            # most texts hold no '@', no 'eyJ', no 13 digits in a row, ...: not scanned
-            if det.may_match(text, text_shape, lowered):
-                text, n = det.pattern.subn(
-                    functools.partial(self._replace, det=det, counts=counts), text
-                )
-                if n:
-                    text_shape = lowered = None
+            if det.gate:
+                if open_ is None:
+                    open_ = gates(text)
+                # most texts hold no '@', no 'eyJ', no 13 digits in a row, ...: not scanned
+                if not open_ & det.gate:
+                    continue
+            text, n = det.pattern.subn(
+                functools.partial(self._replace, det=det, counts=counts), text
+            )
+            if n:
+                open_ = None
         return text
 
     def found(self, text: str) -> list[tuple[str, str]]:
         """(kind, text) of every item ``redact`` would replace in ``text``."""
         out: list[tuple[str, str]] = []
-        text_shape = shape(text)
-        lowered = text.lower()
+        open_ = gates(text)
         for det in self.detectors:
-            if not det.may_match(text, text_shape, lowered):
+            if det.gate and not open_ & det.gate:
                 continue
             for m in det.pattern.finditer(text):
                 item = m.group(det.group)
