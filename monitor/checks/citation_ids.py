@@ -71,7 +71,8 @@ class Citations:
         """Put ``found`` in the order of the answer (the markers are read kind by kind:
         "free¹ and 5 days[^2]" cites 1 first); those read before any marker (a reference
         list's entries) keep their place."""
-        if any(a > b for a, b in zip(self._places, self._places[1:], strict=False)):
+        places = self._places
+        if len(places) > 1 and places != sorted(places):
             order = sorted(range(len(self.found)), key=self._places.__getitem__)
             self.found = [self.found[i] for i in order]
             self._places = [self._places[i] for i in order]
