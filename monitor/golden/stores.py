@@ -26,8 +26,9 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from monitor.core.lines import JsonObject
 from monitor.core.store import StoreUnreadable
 from monitor.golden.traces import (
     EvaluationStore,
@@ -132,7 +133,7 @@ class EvaluationStores:
             for t in found.turns if found is not None else ():
                 if t.trace_id not in turns or t.written > turns[t.trace_id].written:
                     turns[t.trace_id] = t
-        follows: dict[str, tuple[float, dict[str, Any]]] = {}
+        follows: dict[str, tuple[float, JsonObject]] = {}
         for some in self._each(lambda s: s.followups(session_id)):
             for tid, written in some.items():
                 if tid not in follows or written[0] > follows[tid][0]:

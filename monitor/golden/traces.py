@@ -103,6 +103,7 @@ class SearchResult:
 
 # a stored trace's row as ``_stored`` reads it
 _TRACE_COLUMNS = "e.trace_id, e.time, b.line, b.trace, e.stored, e.session_id"
+_TraceRow = tuple[str, float, str, str, float, str | None]
 
 
 class EvaluationStore:
@@ -131,14 +132,14 @@ class EvaluationStore:
             sessions = tuple(o.line for o in self.outcomes(str(row[5])))
         return self._stored(row, sessions)
 
-    def followup(self, trace_id: str) -> tuple[float, dict[str, Any]] | None:
+    def followup(self, trace_id: str) -> tuple[float, JsonObject] | None:
         """The follow-up line the answer of ``trace_id`` got and when it was written, or
         None."""
         found = self._db.execute("SELECT stored, line FROM followups WHERE trace_id = ?",
                                  (trace_id.lower(),)).fetchone()  # fmt: skip
         return (float(found[0]), json.loads(found[1])) if found else None
 
-    def followups(self, session_id: str) -> dict[str, tuple[float, dict[str, Any]]]:
+    def followups(self, session_id: str) -> dict[str, tuple[float, JsonObject]]:
         """The follow-up lines of the session's turns, by the turn's trace id, with when each
         was written."""
         rows = self._db.execute(
@@ -154,8 +155,7 @@ class EvaluationStore:
         )  # fmt: skip
         return [Outcome(str(f), float(t), float(w), json.loads(x)) for f, t, w, x in rows]
 
-    def _stored(self, row: tuple[Any, ...], sessions: tuple[dict[str, object], ...] = ()
-                ) -> StoredTrace:  # fmt: skip
+    def _stored(self, row: _TraceRow, sessions: tuple[JsonObject, ...] = ()) -> StoredTrace:
         follow = self.followup(str(row[0]))
         record = json.loads(row[3])
         for passage in record.get("context") or []:  # each passage's text, kept once by hash
