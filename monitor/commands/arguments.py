@@ -208,10 +208,9 @@ def _replay_outputs(replay: argparse.ArgumentParser) -> None:
 
 
 STORE_PATHS_HELP = (
-    "the store's file; also the files of run --workers beside it, <stem>.worker-<i><suffix> "
-    "(evaluations.db: evaluations.worker-0.db, evaluations.worker-1.db, ...), read with it, "
-    "or instead of it when it is absent; give --store more than once to read several stores "
-    "as one"
+    "PATH itself when it exists, and the files of run --workers beside it, <stem>.worker-<i>"
+    "<suffix> (evaluations.db: evaluations.worker-0.db, evaluations.worker-1.db, ...), read "
+    "as one store; --store more than once reads several stores as one"
 )
 
 
@@ -231,7 +230,7 @@ def add_inspect(sub: Commands) -> None:
     )
     ins.add_argument("trace_id", nargs="?", metavar="TRACE_ID")
     ins.add_argument("--store", type=Path, required=True, action="append", metavar="PATH",
-                     help=STORE_PATHS_HELP)  # fmt: skip
+                     help="the store to read: " + STORE_PATHS_HELP)  # fmt: skip
     ins.add_argument("--session", metavar="ID", help="a session's turns instead of a trace")
     ins.add_argument(
         "--json",

@@ -154,7 +154,7 @@ def add_review(sub: Commands) -> None:
     rev.add_argument("--tls-key", type=Path, help="PEM private key of --tls-cert")
     rev.add_argument("--store", type=Path, action="append", metavar="PATH",
                      help="the evaluation store the trace, session and search pages read "
-                     "(default: the config's store.path, its workers' files too); "
+                     "(default: the config's store.path), looked for at each request: "
                      + STORE_PATHS_HELP)  # fmt: skip
     add_config_arg(rev)
 
