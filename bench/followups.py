@@ -1,11 +1,14 @@
 """Precision and recall of the follow-up signals (monitor/sessions/signals.py), per signal and
 per language, on a labelled set of consecutive turns (default: tests/sessions/followups.tsv,
-written for this project; any file in its format works: language, A, B, signals).
+written for this project; any file in its format works: language, A, B, signals, and an
+optional 5th column, the kind of rephrase as the set's author labelled it: exact, partial,
+reworded, or ``-``).
 
     .venv/bin/python bench/followups.py [FILE]
     .venv/bin/python bench/followups.py OPEN SEALED   # two sets side by side
     .venv/bin/python bench/followups.py --blind       # the blind set's open and sealed parts
     .venv/bin/python bench/followups.py --blind2      # the second blind set's, the same way
+    .venv/bin/python bench/followups.py --blind3      # the third blind set's, the same way
 
 A pair counts once per signal: a true positive when B carries the signal and the label says
 so, a false positive when only ``read`` says so, a false negative when only the label does.
@@ -31,6 +34,9 @@ code under test's reading):
   the same five ("değiştirebilir", "değişir") or differ by one letter changed, added,
   dropped or two swapped ("exprot", "export");
 * ``reworded``: the rest (few words or none in common).
+
+When a file has the 5th column, rephrase recall is also printed by the kind its author
+labelled, beside the bench's own rule (the two may put a pair in different kinds).
 """
 
 from __future__ import annotations
@@ -53,19 +59,36 @@ SETS = Path(__file__).resolve().parent.parent / "tests" / "sessions"
 DEFAULT = SETS / "followups.tsv"
 BLIND = (SETS / "followups_blind_open.tsv", SETS / "followups_blind_sealed.tsv")
 BLIND2 = (SETS / "followups_blind2_open.tsv", SETS / "followups_blind2_sealed.tsv")
-NAMED = {"--blind": BLIND, "--blind2": BLIND2}  # a set's open and sealed parts, by option
+BLIND3 = (SETS / "followups_blind3_open.tsv", SETS / "followups_blind3_sealed.tsv")
+# a set's open and sealed parts, by option
+NAMED = {"--blind": BLIND, "--blind2": BLIND2, "--blind3": BLIND3}
 GAP = 0.05  # a held-out figure this far below the open one: fitted to the open part
 
 
+def _lines(path: Path) -> list[list[str]]:
+    """A labelled file's lines, split in columns (comments and blank lines left out)."""
+    return [
+        line.split("\t")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+
+
 def load(path: Path) -> list[tuple[str, str, str, frozenset[str]]]:
-    """(language, A, B, signals) per labelled line."""
+    """(language, A, B, signals) per labelled line (a 5th column, ``labelled_kinds``'s, aside)."""
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        lang, a, b, labels = line.split("\t")
+    for lang, a, b, labels, *_ in _lines(path):
         rows.append((lang, a, b, frozenset() if labels == "-" else frozenset(labels.split(","))))
     return rows
+
+
+def labelled_kinds(path: Path) -> list[str] | None:
+    """The 5th column per labelled line (the kind of rephrase its author gave, ``-`` for a
+    pair that is none), or None when the file has no 5th column."""
+    lines = _lines(path)
+    if not lines or any(len(cols) < 5 for cols in lines):
+        return None
+    return [cols[4].strip() for cols in lines]
 
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -159,6 +182,9 @@ class Score:
     # per kind of rephrase (``kind``): how many labelled, how many read
     kinds: Counter[str] = field(default_factory=Counter)
     kinds_read: Counter[str] = field(default_factory=Counter)
+    # the same by the kind the set's author labelled (a 5th column), when it has one
+    labelled: Counter[str] = field(default_factory=Counter)
+    labelled_read: Counter[str] = field(default_factory=Counter)
 
     def total(self, counts: Counter[tuple[str, str]], signal: str) -> int:
         return sum(v for (s, _), v in counts.items() if s == signal)
@@ -175,10 +201,13 @@ class Score:
         return t / (t + n) if t + n else None
 
 
-def score(rows: list[tuple[str, str, str, frozenset[str]]]) -> Score:
-    """``read`` on every labelled pair, counted."""
+def score(
+    rows: list[tuple[str, str, str, frozenset[str]]], given: list[str] | None = None
+) -> Score:
+    """``read`` on every labelled pair, counted; ``given``: the kind of rephrase each pair's
+    author labelled (``labelled_kinds``), if the set has one."""
     out = Score(pairs=len(rows), langs=sorted({r[0] for r in rows}))
-    for lang, a, b, labels in rows:
+    for i, (lang, a, b, labels) in enumerate(rows):
         got = frozenset(read(a, b))
         for signal in SIGNALS:
             key = (signal, lang)
@@ -192,6 +221,9 @@ def score(rows: list[tuple[str, str, str, frozenset[str]]]) -> Score:
             k = kind(lang, a, b)
             out.kinds[k] += 1
             out.kinds_read[k] += REPHRASE in got
+            if given is not None:
+                out.labelled[given[i]] += 1
+                out.labelled_read[given[i]] += REPHRASE in got
         if got != labels:
             out.wrong.append((lang, b, sorted(labels), sorted(got)))
     return out
@@ -202,11 +234,21 @@ def _ratio(x: float | None) -> str:
 
 
 def by_kind(s: Score) -> str:
-    """Rephrase recall per kind: R (read/labelled)."""
-    return " ".join(
-        f"{k}={_ratio(s.kinds_read[k] / n if (n := s.kinds[k]) else None)} ({s.kinds_read[k]}/{n})"
-        for k in KINDS
-    )
+    """Rephrase recall per kind: R (read/labelled), by the bench's rule and, when the set
+    labels kinds, by its author's."""
+    out = []
+    for name, counts, read_ in (
+        ("bench rule", s.kinds, s.kinds_read),
+        ("labelled", s.labelled, s.labelled_read),
+    ):
+        if not counts:
+            continue
+        kinds = list(KINDS) + sorted(set(counts) - set(KINDS))  # any other label shown as is
+        out.append(f"{name}: " + " ".join(
+            f"{k}={_ratio(read_[k] / n if (n := counts[k]) else None)} ({read_[k]}/{n})"
+            for k in kinds
+        ))  # fmt: skip
+    return "; ".join(out)
 
 
 def report(s: Score) -> None:
@@ -281,10 +323,11 @@ def main(argv: list[str]) -> int:
         print("at most two files: a set's open part, then its held-out part", file=sys.stderr)
         return 2
     sets = [load(p) for p in paths]
+    scores = [score(rows, labelled_kinds(p)) for rows, p in zip(sets, paths, strict=True)]
     if len(sets) == 1:
-        report(score(sets[0]))
+        report(scores[0])
     else:
-        side_by_side((paths[0].name, paths[1].name), score(sets[0]), score(sets[1]))
+        side_by_side((paths[0].name, paths[1].name), scores[0], scores[1])
     each = cost(sets[0])
     print(f"read: {each * 1e6:.1f} µs a pair (mean over {20 * len(sets[0])}, no turn read twice)")
     return 0

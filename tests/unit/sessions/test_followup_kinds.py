@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench.followups import kind, score
@@ -36,3 +38,32 @@ def test_recall_is_counted_per_kind() -> None:
     got = score(rows)
     assert got.kinds == {"exact": 1, "reworded": 1}
     assert got.kinds_read["exact"] == 1  # an exact repeat is read
+
+
+def test_a_fifth_column_is_counted_as_the_labelled_kind(tmp_path: Path) -> None:
+    from bench.followups import by_kind, labelled_kinds, load
+
+    path = tmp_path / "set.tsv"
+    path.write_text(
+        "# comment\n"
+        "en\thow do I export my invoices\thow do I export my invoices\trephrase\texact\n"
+        "en\thow do I cancel my plan\ti want to end my plan, how\trephrase\treworded\n"
+        "en\thow do I export my invoices\tthanks\tpositive_feedback\t-\n",
+        encoding="utf-8",
+    )
+    rows, given = load(path), labelled_kinds(path)
+    assert given == ["exact", "reworded", "-"]
+    got = score(rows, given)
+    assert got.labelled == {"exact": 1, "reworded": 1}
+    assert got.labelled_read["exact"] == 1 and got.labelled_read["reworded"] == 0
+    assert "labelled: exact=1.000 (1/1)" in by_kind(got)
+
+
+def test_a_file_without_a_fifth_column_has_no_labelled_kind(tmp_path: Path) -> None:
+    from bench.followups import by_kind, labelled_kinds, load
+
+    path = tmp_path / "set.tsv"
+    path.write_text("en\thow do I export\thow do I export\trephrase\n", encoding="utf-8")
+    assert labelled_kinds(path) is None
+    got = score(load(path), labelled_kinds(path))
+    assert not got.labelled and "labelled" not in by_kind(got)
