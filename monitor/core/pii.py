@@ -96,6 +96,7 @@ def shape(text: str) -> bytes:
 _EMAIL, _BEARER, _JWT, _KEY, _IBAN, _CARD, _IPV4, _IPV6, _PHONE = (1 << i for i in range(9))
 _DASH_KEYS = re.compile(r"-(?:(?<=sk-)|(?<=glpat-))")  # sk- and glpat-, found at the '-'
 _XOX = re.compile(r"xox")
+_BEARER_FOLDED = re.compile(rb"bearer")
 _A_KEYS = re.compile(r"A(?:KIA|SIA|Iza)")
 _IBAN_SHAPE = re.compile(rb"AA00")  # [A-Z]{2}\d{2}
 _CARD_SHAPE = re.compile(rb"0(?:[ -]?0){12}")  # 13 digits, one separator at most between
@@ -113,7 +114,7 @@ def gates(text: str) -> int:
     # re's case-insensitive 'bearer' matches exactly the texts whose lower() holds 'bearer',
     # and so do the ASCII bytes lower-cased: no other character folds to a b, e, a or r
     encoded = text.encode("ascii", "replace")
-    if b"bearer" in encoded.lower():
+    if _BEARER_FOLDED.search(encoded.lower()) is not None:
         bits |= _BEARER
     if "J" in text and "eyJ" in text:
         bits |= _JWT
