@@ -44,7 +44,8 @@ from typing import Final
 
 _END: Final = r".,;:!?。、，！？…"
 END: Final = _END  # the characters that end a clause
-_START: Final = r"\s*"  # the start of a clause: the patterns are matched at each (clauses)
+_START: Final = r"[\s¿¡]*"  # the start of a clause (Spanish opens one with ¿ or ¡): the
+# patterns are matched at each (clauses)
 _CLAUSE: Final = re.compile(rf"[{_END}]+\s*")
 # the clauses of a turn read: a turn of more is a pasted text (and each clause read costs a
 # pass over the rest of the turn: "a,a,a,…" took a second before this bound)
@@ -156,7 +157,13 @@ def negative(table: Mapping[str, object]) -> list[str]:
         out.append(f"{w.opening()}(?P<v>{worked}\\W*{nothing}){end}")
     missing = w.words("missing")
     if missing:
-        out.append(f"{w.opening()}{_not_question(table, 'turn')}[^{_END}]*?(?P<v>{w.b}{missing})")
+        # where question words stay in place, none in the clause ("周日几点关门": when do
+        # you close, not "you are closed")
+        questions = w.bounded("questions") if table.get("wh_in_situ") else None
+        asks = f"(?![^{_END}]*{questions})" if questions else ""
+        out.append(
+            f"{w.opening()}{asks}{_not_question(table, 'turn')}[^{_END}]*?(?P<v>{w.b}{missing})"
+        )
     return out
 
 

@@ -225,10 +225,25 @@ def _speakers(a: _Turn, b: _Turn) -> tuple[Language, ...]:
     emoji)."""
     if len(b.words) <= _FEW_WORDS and not b.unspaced:
         return languages()  # "thx", "grx!", "show obg": too few words to tell
-    own = _tally(b.text, b.counts, b.unspaced)[1]
-    if b.unspaced or not any(a.counts):  # A tells no language ("", a first turn)
+    if b.unspaced:
+        return _tally(b.text, b.counts, b.unspaced)[1]
+    own = _near(b.counts)
+    if not any(a.counts):  # A tells no language ("", a first turn)
         return own
-    return _with(own, _ranked(tuple(map(operator.add, a.counts, b.counts)))[1])
+    return _with(own, _near(tuple(map(operator.add, a.counts, b.counts))))
+
+
+@lru_cache(maxsize=8192)
+def _near(counts: tuple[int, ...]) -> tuple[Language, ...]:
+    """``_ranked``'s languages of the two turns together and those one stop word short of
+    the most (close languages share many: Portuguese read as Spanish by one more 'me',
+    'por' or 'que' of theirs, "me transfere pro atendimento")."""
+    top = max(counts)
+    if top < 2:
+        return _ranked(counts)[1]
+    langs = languages()
+    near = tuple(lang for lang, n in zip(langs, counts, strict=True) if n >= top - 1)
+    return near if near[0] is langs[0] else (langs[0], *near)
 
 
 def _with(own: tuple[Language, ...], more: tuple[Language, ...]) -> tuple[Language, ...]:

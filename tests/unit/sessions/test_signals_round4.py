@@ -1,0 +1,108 @@
+"""The follow-up signals' fourth round (issue 74), from the third blind set's open part: each
+case is a class of miss written here in other words (not taken from a labelled set), beside
+the hard negative that keeps the rule from reading too much."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+ASKED = {
+    "en": "how do I reset my thermostat schedule",
+    "es": "¿cómo cambio la dirección de entrega?",
+    "pt": "qual é o prazo de entrega para o Porto",
+    "it": "come cambio l'indirizzo di consegna",
+    "fr": "comment changer mon adresse de livraison",
+    "de": "wie ändere ich meine Lieferadresse",
+    "nl": "hoe wijzig ik mijn bezorgadres",
+    "pl": "jak zmienić adres dostawy",
+    "sv": "hur ändrar jag leveransadressen",
+    "tr": "teslimat adresimi nasıl değiştiririm",
+    "ja": "配送先の住所を変更するには",
+    "zh": "怎么修改收货地址",
+    "ko": "배송지 주소를 어떻게 바꾸나요",
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        # a person named by what they do, said to be real
+        ("es", "¿me pones en contacto con un veterinario de verdad?"),
+        ("pl", "połączcie mnie z prawdziwym lekarzem"),
+        ("sv", "låt mig prata med en riktig läkare"),
+        ("tr", "beni gerçek bir doktorla görüştürün"),
+        ("ko", "진짜 의사님이랑 통화하게 해주세요"),
+        ("en", "I need to talk to a real electrician"),
+        # request and call-back forms
+        ("nl", "zet me even door naar de klantenservice"),
+        ("it", "mi potete richiamare stasera?"),
+        ("sv", "jag vill att ni ringer upp mig ikväll"),
+        ("en", "could someone give me a ring later"),
+    ],
+)
+def test_a_request_for_a_person_in_these_forms_is_escalation(lang: str, b: str) -> None:
+    assert "escalation" in read(ASKED[lang], b)
+
+
+def test_a_turn_one_stop_word_short_of_another_language_is_read_in_both() -> None:
+    """Portuguese with one Spanish stop word more ('me', 'por', 'que' are both's) is read
+    by Portuguese's patterns too ('atendimento' is Portuguese's)."""
+    a = "por que a internet cai toda noite"
+    assert read(a, "me transfere pro atendimento por favor") == ["escalation"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        ("en", "can we talk about the real price of the pro plan"),
+        ("en", "send me the actual invoice"),
+        ("es", "quiero hablar del precio real"),
+        ("sv", "jag vill prata om det riktiga priset"),
+        ("pl", "chcę porozmawiać o prawdziwym koszcie"),
+    ],
+)
+def test_a_real_thing_talked_about_is_no_person(lang: str, b: str) -> None:
+    assert "escalation" not in read(ASKED[lang], b)
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        # the answer changed nothing
+        ("es", "todo sigue igual"),
+        ("pl", "nadal to samo, nic się nie zmieniło"),
+        ("zh", "还是一样"),
+        ("ko", "여전히 똑같아요"),
+        ("it", "niente da fare, tutto uguale"),
+        ("sv", "ingen skillnad tyvärr"),
+        # you are of no use
+        ("fr", "vous ne me servez à rien"),
+        ("es", "no sirves de nada"),
+        # what the answer gave does not work, or is nowhere
+        ("en", "the steps you sent me don't work"),
+        ("de", "den Knopf gibt es dort nicht"),
+        ("ko", "버튼이 안 눌려요"),
+        ("ja", "その設定はどこにもない"),
+        ("ko", "안 됐네요"),
+        ("ko", "아닙니다."),
+    ],
+)
+def test_these_are_negative_feedback(lang: str, b: str) -> None:
+    got = read(ASKED[lang], b)
+    assert "negative_feedback" in got
+    assert "positive_feedback" not in got
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        ("zh", "健身房周六几点关门"),  # when do you close: a question, not "you are closed"
+        ("es", "¿el precio es igual para todos los planes?"),
+        ("it", "il costo è uguale per tutti i piani?"),
+        ("ko", "잘 됐어요 감사합니다"),
+    ],
+)
+def test_these_are_no_negative_feedback(lang: str, b: str) -> None:
+    assert "negative_feedback" not in read(ASKED[lang], b)
