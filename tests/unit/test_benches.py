@@ -38,6 +38,7 @@ def run_bench(*args: str) -> str:
         (("bench/otlp.py", "--traces", "50", "--repeats", "1"), "traces/s"),
         (("bench/explain.py", "--lines", "2000"), "unsupported_numbers"),
         (("bench/pii.py",), "answers/s"),
+        (("bench/redaction.py", "--traces", "40", "--repeats", "1"), "the gates alone"),
         (("bench/quality.py",), "ALL"),
         (
             ("bench/store.py", "--traces", "100", "--repeats", "1", "--rows", "3000"),
