@@ -61,6 +61,17 @@ def _spaced_kept(ca: frozenset[str], cb: frozenset[str], b: _Turn, exact: int) -
     return _kept(shared, len(ca), len(cb)) or _fragment(b, len(cb), shared)
 
 
+def _names_off(a: _Turn, lang: Language, ca: frozenset[str], cb: frozenset[str]) -> bool:
+    """Whether B is A with the names A typed left out ("wie stelle ich beim Heizprofi
+    Thermostat den Urlaubsmodus ein" -> "wie stelle ich den Urlaubsmodus ein"): every word of
+    B's is A's, and B keeps two at least and half of A's other words."""
+    if not a.names or not cb <= ca:
+        return False
+    named = content(" ".join(sorted(a.names)), lang) - cb
+    rest = ca - named
+    return bool(named & ca) and len(cb) >= 2 and 2 * len(cb) >= len(rest)
+
+
 def _unslipped(a: _Turn, b: _Turn, lang: Language, cb: frozenset[str]) -> frozenset[str]:
     """B's content words less those typed for a stop word with a slip (a word of four
     letters at least that is none, begins as one and is one slip from it: "coment" for
@@ -123,7 +134,7 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
         cut = len(b.text) <= _SHORT and len(chars_b) >= max(2, _CUT * len(chars_a))
         if len(chars_b) < 0.6 * len(chars_a) and not cut:
             return False
-    elif not paired and not _spaced_kept(ca, cb, b, exact):
+    elif not paired and not _spaced_kept(ca, cb, b, exact) and not _names_off(a, lang, ca, cb):
         # a question word or the like typed with a slip ("coment", "säjer") is no word of
         # B's own: looked for only when it can decide
         # (it leaves A's words kept as they are: only where they are kept enough)

@@ -329,6 +329,28 @@ class _Turn(NamedTuple):
     # what it says on its own, by the languages read (``signals``: a request for a person, a
     # complaint, thanks), once read
     said: dict[tuple[str, ...], tuple[object, object]]
+    names: frozenset[str]  # words typed as names (``_names``), normalised
+
+
+_RAW_WORD = re.compile(r"[^\W_]+")
+_CLAUSE_END = re.compile(r"[.,;:!?。、，！？…]\s*$")
+
+
+def _names(query: str) -> frozenset[str]:
+    """The words of a turn typed as names: a capital inside a word ("KinoGo"), or a word
+    begun with one that does not open the turn or a clause ("… bei Banken Tall")."""
+    if query[1:].islower() or not any(c.isupper() for c in query[1:]):
+        return frozenset()  # the common case: nothing named so
+    out = set()
+    for m in _RAW_WORD.finditer(query):
+        word = m.group()
+        inner = any(c.isupper() for c in word[1:]) and not word.isupper()
+        if not inner and (
+            not word[0].isupper() or m.start() == 0 or _CLAUSE_END.search(query, 0, m.start())
+        ):
+            continue
+        out.add(normalise(word))
+    return frozenset(out)
 
 
 @lru_cache(maxsize=4096)
@@ -341,7 +363,7 @@ def _prepared(query: str) -> _Turn:
     starts = frozenset(w[:4] for w in words)
     if not text.isascii():  # and without accents: "şifremi" typed "sifremi"
         starts |= {w.translate(_FOLD) for w in starts if not w.isascii()}
-    return _Turn(text, words, _counts(words), unspaced, {}, starts, {})
+    return _Turn(text, words, _counts(words), unspaced, {}, starts, {}, _names(query))
 
 
 _KANA = re.compile(r"[\u3041-\u309f]+")  # hiragana: Japanese grammar, not a thing named

@@ -106,3 +106,55 @@ def test_these_are_negative_feedback(lang: str, b: str) -> None:
 )
 def test_these_are_no_negative_feedback(lang: str, b: str) -> None:
     assert "negative_feedback" not in read(ASKED[lang], b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the question asked again with the names A typed left out
+        ("how do I pause deliveries in the Crumbly Bakes app", "how do I pause deliveries"),
+        (
+            "wie stelle ich beim Wärmewerk Thermostat die Nachtabsenkung ein",
+            "nein, das meinte ich nicht. wie stelle ich die Nachtabsenkung ein",
+        ),
+        (
+            "hur sänker jag månadsavgiften för gymmet hos Friskis Norr",
+            "hur sänker jag månadsavgiften",
+        ),
+        (
+            "come sposto la prenotazione della sala Aurora da CoSpazio",
+            "come sposto la prenotazione",
+        ),
+    ],
+)
+def test_a_question_asked_again_without_its_names_is_a_rephrase(a: str, b: str) -> None:
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # a word of B's own: another question
+        ("how do I pause deliveries in the Crumbly Bakes app", "how do I pause payments"),
+    ],
+)
+def test_names_left_out_need_the_rest_asked_again(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("lang", "b", "expected"),
+    [
+        ("it", "mi è stato davvero utile", ["positive_feedback"]),
+        ("nl", "dat heeft me heel erg geholpen", ["positive_feedback"]),
+        # Korean: 'if it does not work' asks, 'it did not work, and …' goes on to a question
+        (
+            "ko",
+            "배송지 주소를 어떻게 바꾸나요?? 안 되면 상담원 연결해 주세요",
+            ["rephrase", "escalation"],
+        ),
+        ("ko", "카드 결제가 안 됐는데 다른 결제 방법은 뭐가 있어요", []),
+    ],
+)
+def test_these_turns_read_so(lang: str, b: str, expected: list[str]) -> None:
+    assert read(ASKED[lang], b) == expected
