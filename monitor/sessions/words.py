@@ -329,14 +329,15 @@ class _Turn(NamedTuple):
     # what it says on its own, by the languages read (``signals``: a request for a person, a
     # complaint, thanks), once read
     said: dict[tuple[str, ...], tuple[object, object]]
-    names: frozenset[str]  # words typed as names (``_names``), normalised
+    query: str  # as typed (``names`` reads it, where a rephrase needs it)
 
 
 _RAW_WORD = re.compile(r"[^\W_]+")
 _CLAUSE_END = re.compile(r"[.,;:!?。、，！？…]\s*$")
 
 
-def _names(query: str) -> frozenset[str]:
+@lru_cache(maxsize=1024)
+def names(query: str) -> frozenset[str]:
     """The words of a turn typed as names: a capital inside a word ("KinoGo"), or a word
     begun with one that does not open the turn or a clause ("… bei Banken Tall")."""
     if query[1:].islower() or not any(c.isupper() for c in query[1:]):
@@ -363,7 +364,7 @@ def _prepared(query: str) -> _Turn:
     starts = frozenset(w[:4] for w in words)
     if not text.isascii():  # and without accents: "şifremi" typed "sifremi"
         starts |= {w.translate(_FOLD) for w in starts if not w.isascii()}
-    return _Turn(text, words, _counts(words), unspaced, {}, starts, {}, _names(query))
+    return _Turn(text, words, _counts(words), unspaced, {}, starts, {}, query)
 
 
 _KANA = re.compile(r"[\u3041-\u309f]+")  # hiragana: Japanese grammar, not a thing named
