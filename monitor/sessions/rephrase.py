@@ -160,6 +160,8 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     for lg in (lang,) if lang is english else (lang, english):
         if lg.others is not None and _other(lg.others, a.text, b.text):
             return False  # what other payment methods are there: not the same ones
+        if lg.towards is not None and _turned(lg.towards, a.text, b.text):
+            return False  # from individual to family, then from family to individual
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
     # opposites are among the words one turn has and the other lacks ("on" / "off")
     in_a, in_b = set(a.words), set(b.words)
@@ -180,6 +182,19 @@ def _replaced(ca: frozenset[str], cb: frozenset[str]) -> bool:
         )
 
     return foreign(cb - ca, in_a) and foreign(ca - cb, in_b)
+
+
+def _turned(towards: re.Pattern[str], a: str, b: str) -> bool:
+    """Whether B asks for the change A asked for the other way round: where B's change goes
+    (``towards``, by its first four letters) A named but not as where its change goes, and
+    where A's goes B names but not so ("cambio el plan familiar a individual" -> "cambio
+    el plan individual a familiar", "家庭套餐怎么改成个人套餐" -> "个人套餐怎么改成家庭套餐")."""
+    to_a = {m[:4] for m in towards.findall(a)}
+    if not to_a:
+        return False
+    to_b = {m[:4] for m in towards.findall(b)}
+    new, old = to_b - to_a, to_a - to_b
+    return bool(new and old) and all(w in a for w in new) and all(w in b for w in old)
 
 
 def _other(others: re.Pattern[str], a: str, b: str) -> bool:

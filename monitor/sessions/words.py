@@ -76,6 +76,8 @@ class Language(NamedTuple):
     others: re.Pattern[str] | None = None  # "other", "andere": a question about another one
     features: str | None = None  # "button", "settings": a request in a clause with one is none
     asks: re.Pattern[str] | None = None  # a clause that opens with a question word
+    # where a change goes ("to annual", "a individual", "改成个人套餐"): group 1
+    towards: re.Pattern[str] | None = None
 
 
 def _gates_of(
@@ -149,6 +151,7 @@ def languages() -> tuple[Language, ...]:
                 others=re.compile(o, _FLAGS) if (o := grammar.others(table)) else None,
                 features=grammar.features(table),
                 asks=asks,
+                towards=re.compile(t, _FLAGS) if (t := table.get("towards")) else None,
             )
         )
     return tuple(found)

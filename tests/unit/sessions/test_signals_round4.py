@@ -158,3 +158,45 @@ def test_names_left_out_need_the_rest_asked_again(a: str, b: str) -> None:
 )
 def test_these_turns_read_so(lang: str, b: str, expected: list[str]) -> None:
     assert read(ASKED[lang], b) == expected
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the change asked for the other way round: where it goes is where it came from
+        (
+            "how do I switch from the monthly plan to annual",
+            "how do I switch from annual to monthly",
+        ),
+        ("cómo paso mi cuenta de personal a empresa", "cómo paso mi cuenta de empresa a personal"),
+        (
+            "come sposto l'appuntamento da lunedì a venerdì",
+            "come sposto l'appuntamento da venerdì a lunedì",
+        ),
+        (
+            "hur flyttar jag bokningen från fredag till måndag",
+            "hur flyttar jag bokningen från måndag till fredag",
+        ),
+        ("como mudo meu plano anual para mensal", "como mudo meu plano mensal para anual"),
+        ("怎么把年付改成月付", "怎么把月付改成年付"),
+        # opposite verbs
+        (
+            "comment synchroniser ma montre avec l'appli",
+            "comment désynchroniser ma montre de l'appli",
+        ),
+    ],
+)
+def test_the_change_the_other_way_round_is_no_rephrase(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("how do I switch to the annual plan", "how to switch to annual"),
+        ("how do I move my photos to the archive", "how to move photos to archive??"),
+        ("como mudo meu plano anual para mensal", "como mudo meu plano anual para mensal??"),
+    ],
+)
+def test_the_same_change_asked_again_is_a_rephrase(a: str, b: str) -> None:
+    assert "rephrase" in read(a, b)
