@@ -73,6 +73,12 @@ class PrometheusSink(SinkBase):
         self._shadow_cost = 0.0
         self._followup_pairs: dict[tuple[str, str], int] = {}  # after, language
         self._followups: dict[tuple[str, str, str], int] = {}  # signal, after, language
+        # closed sessions: by outcome, what closed them and route; by language and outcome;
+        # their seconds to the outcome and their turns, by outcome and route
+        self._sessions: dict[tuple[str, str, str], int] = {}
+        self._session_languages: dict[tuple[str, str], int] = {}
+        self._session_seconds: dict[tuple[str, str], list[float]] = {}
+        self._session_turns: dict[tuple[str, str], int] = {}
         self._tools: dict[str, list[float]] = {}  # tool: calls, errors, seconds, repeats
 
     def write(self, evaluation: Evaluation) -> None:
@@ -170,6 +176,7 @@ class PrometheusSink(SinkBase):
         for signalled, n in self._followups.items():
             m.followups.labels(*signalled).inc(n)
         self._followup_pairs, self._followups = {}, {}
+        self._publish_sessions()
         m.add_tools(self._tools)
         self._tools = {}
         self._publish_segments()
@@ -220,17 +227,35 @@ class PrometheusSink(SinkBase):
                 signals[key] = signals.get(key, 0) + 1
 
     def write_session(self, outcome: SessionOutcome) -> None:
-        """Count the closed session by outcome, what closed it, route and language; its
-        time to the outcome in the histogram (one session, not one trace: counted now)."""
+        """Count the closed session by outcome, what closed it, route and language, its
+        time to the outcome and its turns; published on flush, as the follow-ups are (a
+        labelled series' increment takes a lock: plain counts here, one increment per label
+        set at flush)."""
         self._check_open()
-        m = self.metrics
         route = self._routes(outcome.route)
-        m.session_outcomes.labels(outcome.outcome, outcome.closed_by, route).inc()
-        m.segment_session_outcomes.labels("language", outcome.language, outcome.outcome).inc()
-        m.session_seconds_to_outcome.labels(outcome.outcome, route).observe(
-            outcome.seconds_to_outcome
-        )
-        m.session_outcome_turns.labels(outcome.outcome, route).inc(outcome.turns)
+        ended = outcome.outcome
+        key = (ended, outcome.closed_by, route)
+        self._sessions[key] = self._sessions.get(key, 0) + 1
+        spoken = (outcome.language, ended)
+        self._session_languages[spoken] = self._session_languages.get(spoken, 0) + 1
+        where = (ended, route)
+        self._session_seconds.setdefault(where, []).append(outcome.seconds_to_outcome)
+        self._session_turns[where] = self._session_turns.get(where, 0) + outcome.turns
+
+    def _publish_sessions(self) -> None:
+        m = self.metrics
+        for key, n in self._sessions.items():
+            m.session_outcomes.labels(*key).inc(n)
+        for (language, ended), n in self._session_languages.items():
+            m.segment_session_outcomes.labels("language", language, ended).inc(n)
+        for where, seconds in self._session_seconds.items():
+            child = m.session_seconds_to_outcome.labels(*where)
+            for value in seconds:
+                child.observe(value)
+        for where, n in self._session_turns.items():
+            m.session_outcome_turns.labels(*where).inc(n)
+        self._sessions, self._session_languages = {}, {}
+        self._session_seconds, self._session_turns = {}, {}
 
     def write_dead_letter(self, letter: DeadLetter) -> None:
         """Count the dead letter by reason."""
