@@ -200,7 +200,7 @@ def escalation(table: Mapping[str, object]) -> list[str]:
             out.append(f"{start}{lead}{persons}\\W*{w.gap(4)}{request}")
     want, fillers = w.bounded("want"), w.bounded("fillers")
     if want and persons:
-        fill = f"(?:{fillers}\\s*){{0,2}}" if fillers else ""
+        fill = f"(?:{fillers}\\s*){{0,3}}" if fillers else ""
         out.append(f"{start}{lead}{want}\\s*{fill}{persons}")
         that = w.bounded("that")  # "I want a person to do it", "quiero que una persona …"
         if that:

@@ -200,3 +200,10 @@ def test_the_change_the_other_way_round_is_no_rephrase(a: str, b: str) -> None:
 )
 def test_the_same_change_asked_again_is_a_rephrase(a: str, b: str) -> None:
     assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    "b", ["gebt mir endlich mal einen Menschen", "ich brauche jetzt sofort einen Menschen"]
+)
+def test_a_wish_for_a_person_takes_three_filler_words(b: str) -> None:
+    assert read(ASKED["de"], b) == ["escalation"]
