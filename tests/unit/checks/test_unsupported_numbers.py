@@ -74,6 +74,8 @@ CASES = [
     ("spelled count of people, stated otherwise", "The table seats seven people.", "The table seats six people.", "", ["seven"]),
     ("phone with country code and area code in brackets", "Call +1 (800) 555-0199.", "Call 1-800-555-0199 for support.", "", []),
     ("phone with country code, one digit off", "Call +1 (800) 555-0198.", "Call 1-800-555-0199 for support.", "", ["+1 (800) 555-0198"]),
+    ("country code before a one-digit area code", "From abroad dial +353 1 555 0142.", "Dublin office: 01 555 0142.", "", []),
+    ("one-digit area code, one digit off", "From abroad dial +353 1 555 0143.", "Dublin office: 01 555 0142.", "", ["+353 1 555 0143"]),
     ("card expiry before a bracket", "The card (exp. 09/27) is valid.", "Visa ending 4242, expiry 09/27.", "", []),
     ("card expiry before a bracket, wrong", "The card (exp. 09/27) is valid.", "Visa ending 4242, expiry 10/27.", "", ["09/27"]),
     ("duration between two clock times", "The flight takes 95 minutes, from 09:12 to 10:47.", "Departure 09:12, arrival 10:47.", "", []),
