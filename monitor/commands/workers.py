@@ -57,6 +57,7 @@ from monitor.commands.server import MetricsServer
 from monitor.core import logwriter
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
 from monitor.golden.stored import worker_dir
+from monitor.golden.stores import WORKER_INFIX
 from monitor.sources.kafka_config import KafkaSourceConfig
 from sinks.store import StoreConfig
 
@@ -99,7 +100,7 @@ def refusal(settings: config_mod.Settings, workers: int, config: Path | None = N
 
 def worker_path(path: Path, index: int) -> Path:
     """A worker's own file beside ``path``: ``a.jsonl`` → ``a.worker-0.jsonl``."""
-    return path.with_name(f"{path.stem}.worker-{index}{path.suffix}")
+    return path.with_name(f"{path.stem}{WORKER_INFIX}{index}{path.suffix}")
 
 
 def worker_env(settings: config_mod.Settings, index: int, port: int) -> dict[str, str]:

@@ -39,7 +39,9 @@ from monitor.golden.traces import (
     StoredTrace,
 )
 
-WORKER_INFIX = ".worker-"  # run --workers: a.db -> a.worker-0.db (commands.workers.worker_path)
+# run --workers names a worker's files with it (commands.workers.worker_path: a.db ->
+# a.worker-0.db), and this reads them back by it: one spelling for both sides
+WORKER_INFIX = ".worker-"
 _T = TypeVar("_T")
 
 
