@@ -303,8 +303,9 @@ class StoreSink(SinkBase):
             bodies: list[_Row] = []
             checks: list[_Row] = []
             for at, row in enumerate(latest.values(), last + 1):  # ids in the order written
-                rows.append((at, *row[:6], self._set(row[6]), *row[7:10]))
-                bodies.append((at, row[10], row[11]))
+                evaluation, body = self._rows(at, row)
+                rows.append(evaluation)
+                bodies.append(body)
                 checks.extend((row[0], name, outcome, row[1]) for name, outcome in row[12])
             at = last + len(rows)
             db.executemany(f"INSERT INTO evaluations VALUES ({_MARKS})", rows)
@@ -317,9 +318,9 @@ class StoreSink(SinkBase):
                 )  # fmt: skip
                 if done.rowcount == 0:  # its checks' line is not (or no longer) stored
                     at += 1
-                    db.execute(f"INSERT INTO evaluations VALUES ({_MARKS})",
-                               (at, *row[:6], self._set(row[6]), *row[7:10]))  # fmt: skip
-                    db.execute("INSERT INTO bodies VALUES (?,?,?)", (at, row[10], row[11]))
+                    evaluation, body = self._rows(at, row)
+                    db.execute(f"INSERT INTO evaluations VALUES ({_MARKS})", evaluation)
+                    db.execute("INSERT INTO bodies VALUES (?,?,?)", body)
             db.executemany("INSERT INTO passages VALUES (?,?,?) ON CONFLICT (hash) DO UPDATE "
                            "SET last = excluded.last", b.passages)  # fmt: skip
             db.executemany("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?)", b.followups)
@@ -330,6 +331,11 @@ class StoreSink(SinkBase):
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+
+    def _rows(self, at: int, row: _Row) -> tuple[_Row, _Row]:
+        """A batch's trace row (``write``) as the file's evaluations row and body row under
+        the id ``at``, its combination of segments by its id."""
+        return (at, *row[:6], self._set(row[6]), *row[7:10]), (at, row[10], row[11])
 
     def _set(self, combination: str) -> int:
         """The id of the combination of segments ``combination`` in the file, added (with a
