@@ -35,7 +35,7 @@ def _stored(path: Path) -> list[str]:
 def test_a_killed_daemon_loses_no_committed_trace_and_stores_each_once(tmp_path: Path) -> None:
     rng = random.Random(8)
     topic = create_topic(4)
-    produced = produce(topic, 6000, bad_every=101)
+    produced = produce(topic, 20_000, bad_every=101)  # three kills mid-stream on a fast machine
     store = tmp_path / "store.db"
     daemon = Daemon(tmp_path, topic, "g-store", RAGMON_STORE__PATH=str(store),
                     RAGMON_SOURCE__KAFKA__GROUP_INSTANCE_ID="store-1")  # fmt: skip
