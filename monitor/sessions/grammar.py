@@ -99,9 +99,9 @@ class _Words:
     def gap(self, n: int) -> str:
         return f"(?:{self.word}){{0,{n}}}?" if self.b else f"{self.word}{{0,{2 * n}}}?"
 
-    def opening(self) -> str:
-        """The start of a clause that opens with no question word."""
-        questions = self.bounded("questions")
+    def opening(self, but: str | None = None) -> str:
+        """The start of a clause that opens with no question word (but those of ``but``)."""
+        questions = self.bounded("questions", but)
         return _START + (f"(?!{questions})" if questions else "")
 
     def own(self) -> str:
@@ -190,7 +190,7 @@ def asked_after(table: Mapping[str, object]) -> str:
 def escalation(table: Mapping[str, object]) -> list[str]:
     """A request × a person, a wish for a person, a call asked for, a person alone."""
     w = _Words(table)
-    start = w.opening()
+    start = w.opening("asking")  # "est-ce que quelqu'un peut m'appeler" asks for a person
     lead = f"(?:{w.word}){{0,{2 * w.width}}}?"
     out: list[str] = []
     request, persons = w.bounded("request"), w.bounded("persons")

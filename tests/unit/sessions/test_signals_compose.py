@@ -1,0 +1,70 @@
+"""The follow-up signals' rules that compose (issue 74, round four, second part): a request
+form, a person and a channel read together whatever the words between them, each case a class
+written here in other words (not taken from a labelled set), beside the hard negatives that
+keep the rule from reading too much."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+ASKED = {
+    "en": "how do I reset my thermostat schedule",
+    "fr": "comment changer mon adresse de livraison",
+    "it": "come cambio l'indirizzo di consegna",
+    "es": "¿cómo cambio la dirección de entrega?",
+    "sv": "hur ändrar jag leveransadressen",
+    "nl": "hoe wijzig ik mijn bezorgadres",
+    "pl": "jak zmienić adres dostawy",
+    "ja": "配送先の住所を変更するには",
+    "zh": "怎么修改收货地址",
+    "ko": "배송지 주소를 어떻게 바꾸나요",
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        # a rude word between the wish and the person
+        ("en", "just give me a damn person"),
+        ("en", "get me a f**king agent already"),
+        ("sv", "ge mig en jäkla handläggare"),
+        ("es", "quiero un maldito agente"),
+        ("nl", "geef me een verdomde medewerker"),
+        ("pl", "daj mi cholernego konsultanta"),
+        # 'est-ce que' asks for something as 'can you' does, it is no question word
+        ("fr", "est-ce que quelqu'un du support peut me rappeler demain ?"),
+        # 'qu'on me rappelle': someone unnamed asked to call
+        ("fr", "je voudrais qu'on me recontacte par téléphone"),
+        # Italian polite and plural imperatives of a hand-off
+        ("it", "mi trasferisca a un operatore, grazie"),
+        ("it", "mi mettete in contatto con un consulente?"),
+        # Japanese: 誰か is someone, not 'who'; 出せ and 話を as request forms
+        ("ja", "誰かに代わってもらえますか"),
+        ("ja", "オペレーター出せ"),
+        ("ja", "本物の医者さんと話をさせて"),
+        # Chinese: a real one named by what they do, '跟我说' as the channel
+        ("zh", "让真正的律师跟我聊"),
+        # Korean: 누군가 (someone), and 누구랑 before 'can I talk'
+        ("ko", "누군가랑 통화하고 싶어요"),
+        ("ko", "누구랑 대화할 수 있을까요"),
+    ],
+)
+def test_escalation_composed(lang: str, b: str) -> None:
+    assert "escalation" in read(ASKED[lang], b)
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        ("fr", "est-ce que le service client est ouvert le dimanche ?"),
+        ("ja", "誰が担当ですか"),
+        ("ko", "누구한테 물어봐야 하나요"),
+        ("zh", "真正的原因是什么"),
+        ("en", "damn, the schedule reset itself again"),
+        ("it", "come trasferisco il dominio a un altro account"),
+    ],
+)
+def test_escalation_not_read(lang: str, b: str) -> None:
+    assert "escalation" not in read(ASKED[lang], b)
