@@ -66,8 +66,10 @@ def _names_off(a: _Turn, lang: Language, ca: frozenset[str], cb: frozenset[str])
     """Whether B is A with the names A typed left out ("wie stelle ich beim Heizprofi
     Thermostat den Urlaubsmodus ein" -> "wie stelle ich den Urlaubsmodus ein"): every word of
     B's is A's, and B keeps two at least and half of A's other words."""
-    if not cb <= ca or len(cb) < 2 or not (typed := names(a.query)):
+    if len(cb) < 2 or not (typed := names(a.query)):
         return False
+    if not cb <= ca and matching.shared(ca, cb) < len(cb):
+        return False  # a word of B's own, not another form of one of A's ("zawieszenie")
     named = content(" ".join(sorted(typed)), lang) - cb
     rest = ca - named
     return bool(named & ca) and len(cb) >= 2 and 2 * len(cb) >= len(rest)

@@ -68,3 +68,34 @@ def test_escalation_composed(lang: str, b: str) -> None:
 )
 def test_escalation_not_read(lang: str, b: str) -> None:
     assert "escalation" not in read(ASKED[lang], b)
+
+
+@pytest.mark.parametrize(
+    ("lang", "a", "b"),
+    [
+        # the name A typed left out, words of A's in another form, words that say the turn
+        # is asked again or urgent, or call out, around them (they ask nothing)
+        ("pl", "jak zawiesić subskrypcję w AptekaPlus", "halo?? zawieszenie subskrypcji"),
+        ("pl", "jak zawiesić subskrypcję w AptekaPlus", "zawieszenie subskrypcji, pytam drugi raz"),
+        ("sv", "hur flyttar jag min bokning hos Frisören Sax", "flytta bokning, bråttom"),
+        ("en", "how do I export my invoices from Ledgerly", "export invoices, asking twice"),
+        ("tr", "Kargom nereye gitti TezKargo", "kargom nerede, alo"),
+    ],
+)
+def test_rephrase_fragment(lang: str, a: str, b: str) -> None:
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # 'already' and 'yet' say which parcel: another question
+        (
+            "how do I change the address for a parcel that's already shipped",
+            "how do I change the address for a parcel that hasn't shipped yet",
+        ),
+        ("jak zawiesić subskrypcję w AptekaPlus", "jak wznowić subskrypcję"),
+    ],
+)
+def test_rephrase_not_read(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
