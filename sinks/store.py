@@ -14,22 +14,23 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import msgspec
 import structlog
 from pydantic import Field
 
 from monitor.core.errors import SinkError
-from monitor.core.lines import JsonObject
+from monitor.core.lines import EvaluationLine, JsonObject
 from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, check_outcome, open_for_writing
 from sinks import SinkBase
 from sinks.jsonl import WrittenLine, written_line
+from sinks.jsonl import _redacted as redacted_with
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
@@ -61,6 +62,16 @@ class StoreConfig(ConfigSection):
     retention_interval_seconds: float = Field(
         default=300.0, ge=0, description="How often (at most) retention runs after a flush."
     )
+    writer: Literal["process", "inline"] = Field(
+        default="process",
+        description="process: a writer process of the daemon's redacts, makes the JSON and "
+        "writes the file on a core of its own (the pipeline only hands it each evaluation); "
+        "inline: the pipeline does all of it (one process, one core).",
+    )
+    writer_timeout_seconds: float = Field(
+        default=120.0, gt=0,
+        description="How long a flush waits for the writer process's commit before it fails.",
+    )
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,62 @@ class StoreOutput:
 
 
 _Row = tuple[Any, ...]
+Segments = tuple[tuple[str, str], ...]
+
+
+class Captured(msgspec.Struct, array_like=True, frozen=True):
+    """What the store keeps of an evaluation, taken from it in the daemon's pipeline (cheap:
+    no redaction, no JSON) and made into its rows by ``StoreSink.take`` (in the writer
+    process, or in the daemon's when the store is written inline). Its text as the trace has
+    it unless the caller says it is redacted."""
+
+    trace_id: str
+    timestamp: float | None  # the trace's own time (POSIX), or None
+    iso: str | None  # the same as ISO 8601, as the record shows it
+    session_id: str | None
+    app: str | None
+    route: str | None
+    release: str | None
+    model: str | None
+    golden_id: str | None
+    query: str
+    answer: str
+    line: dict[str, Any]
+    context: list[tuple[str | None, str | None, str | None, str]]  # doc, chunk, source, text
+    retrieved: list[tuple[str | None, str | None, float | None, int | None]]
+    attributes: dict[str, Any]  # ragmon's own (an agent's steps)
+    segments: Segments
+    outcomes: list[tuple[str, str]]  # the checks that flagged or failed, with which
+    flagged: bool
+    risk: float | None
+    judge_only: bool
+    now: float  # when the daemon took it
+
+
+def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = None) -> Captured:
+    """The evaluation as the store takes it, its line and texts from ``written`` (the line
+    the sinks write, redacted) or, when None, as they are (to be redacted by the writer)."""
+    t = evaluation.trace
+    if written is None:
+        line, query, answer = evaluation.to_line(), t.query, t.answer
+    else:
+        line, query, answer = written.line, written.query, written.answer
+    outcomes = []
+    for name, r in evaluation.checks.items():
+        outcome = check_outcome(r.flagged, r.error is not None)
+        if outcome is not None:
+            outcomes.append((name, outcome))
+    stamp = t.timestamp
+    return Captured(
+        t.trace_id, None if stamp is None else stamp.timestamp(),
+        None if stamp is None else stamp.isoformat(), t.session_id, t.app, t.route, t.release,
+        t.model, t.golden_id, query, answer, cast("dict[str, Any]", line),
+        [(p.doc_id, p.chunk_id, p.data_source, p.text) for p in t.context],
+        [(d.doc_id, d.chunk_id, d.score, d.rank) for d in t.retrieved],
+        {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
+        tuple(evaluation.segments.items()), outcomes, evaluation.any_flagged, evaluation.risk,
+        evaluation.judge_only, now,
+    )  # fmt: skip
 
 
 @dataclass
@@ -133,6 +200,7 @@ class StoreSink(SinkBase):
         # a trace's segments (as the segmenter orders them) -> their combination as text
         self._combinations: dict[tuple[tuple[str, str], ...], str] = {}
         self._sets: dict[str, int] | None = None  # a combination -> its id in the file
+        self.log: Any = _LOG  # the writer process collects its lines for the daemon
         self.moved_aside: list[Path] = []  # damaged files moved out of the way
         self.deleted: dict[str, int] = {"age": 0, "size": 0}  # evaluations deleted by retention
 
@@ -164,7 +232,7 @@ class StoreSink(SinkBase):
                     extra.rename(aside.with_name(aside.name + suffix))
         except OSError:
             return None
-        _LOG.warning(
+        self.log.warning(
             "store_damaged",
             path=str(self.path),
             moved_to=str(aside),
@@ -181,53 +249,47 @@ class StoreSink(SinkBase):
     def write(self, evaluation: Evaluation) -> None:
         """Take the evaluation's line and its trace (PII-redacted when configured)."""
         self._check_open()
-        trace = evaluation.trace
         written = written_line(evaluation, self._redactor)  # the JSONL sink's, when it has one
-        line = written.line
-        now = self._clock()
-        stamp = now if trace.timestamp is None else min(trace.timestamp.timestamp(), now)
-        outcomes = []
-        for name, r in evaluation.checks.items():
-            outcome = check_outcome(r.flagged, r.error is not None)
-            if outcome is not None:
-                outcomes.append((name, outcome))
-        row = (trace.trace_id, stamp, trace.session_id, trace.app, trace.route, trace.release,
-               self._combination(evaluation.segments), int(evaluation.any_flagged),
-               evaluation.risk, now, _json(line), _json(self._record(evaluation, written, now)),
-               outcomes)  # fmt: skip
-        if evaluation.judge_only:  # a verdict that came after the checks: it joins their row
-            self._batch.judged.append((trace.trace_id, _json(line.get("judge")), row))
+        self.take(capture(evaluation, self._clock(), written), redacted=True)
+
+    def take(self, c: Captured, redacted: bool = False) -> None:
+        """Take a captured evaluation (``capture``): its line, question and answer redacted
+        here unless ``redacted`` (they are already), its trace's record made, its new passages
+        redacted and kept. What the writer process does with what the daemon sends it."""
+        line, query, answer = cast("EvaluationLine", c.line), c.query, c.answer
+        if not redacted and self._redactor is not None:
+            line, (answer, query) = redacted_with(line, self._redactor, (answer, query))
+        now = c.now
+        stamp = now if c.timestamp is None else min(c.timestamp, now)
+        record: JsonObject = {
+            "trace_id": c.trace_id, "timestamp": c.iso,
+            "app": c.app, "route": c.route, "release": c.release, "model": c.model,
+            "session_id": c.session_id, "golden_id": c.golden_id,
+            "query": query, "answer": answer,
+            "context": [{"doc_id": d, "chunk_id": k, "data_source": s,
+                         "hash": self._passage(text, now)} for d, k, s, text in c.context],
+            "retrieved": [{"doc_id": d, "chunk_id": k, "score": s, "rank": r}
+                          for d, k, s, r in c.retrieved],
+            "attributes": c.attributes,
+        }  # fmt: skip
+        row = (c.trace_id, stamp, c.session_id, c.app, c.route, c.release,
+               self._combination(c.segments), int(c.flagged), c.risk, now, _json(line),
+               _json(record), c.outcomes)  # fmt: skip
+        if c.judge_only:  # a verdict that came after the checks: it joins their row
+            self._batch.judged.append((c.trace_id, _json(line.get("judge")), row))
         else:
             self._batch.evaluations.append(row)
 
-    def _combination(self, segments: Mapping[str, str]) -> str:
+    def _combination(self, segments: Segments) -> str:
         """The trace's segments as the text its combination is kept under (a JSON object,
         keys in order): one row a combination in the file, not one row a segment a trace."""
-        items = tuple(segments.items())
+        items = tuple(segments)
         found = self._combinations.get(items)
         if found is None:
             if len(self._combinations) >= _COMBINATIONS:
                 self._combinations.clear()
             found = self._combinations[items] = _json(dict(sorted(items)))
         return found
-
-    def _record(self, evaluation: Evaluation, written: WrittenLine, now: float) -> JsonObject:
-        """What the trace page shows of the trace: its question, packed context (each
-        passage by the hash of its text, kept once in ``passages``), answer, retrieved ids and
-        ragmon's own attributes (an agent's steps), text redacted."""
-        t = evaluation.trace
-        return {
-            "trace_id": t.trace_id,
-            "timestamp": t.timestamp.isoformat() if t.timestamp is not None else None,
-            "app": t.app, "route": t.route, "release": t.release, "model": t.model,
-            "session_id": t.session_id, "golden_id": t.golden_id,
-            "query": written.query, "answer": written.answer,
-            "context": [{"doc_id": p.doc_id, "chunk_id": p.chunk_id, "data_source": p.data_source,
-                         "hash": self._passage(p.text, now)} for p in t.context],
-            "retrieved": [{"doc_id": d.doc_id, "chunk_id": d.chunk_id, "score": d.score,
-                           "rank": d.rank} for d in t.retrieved],
-            "attributes": {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
-        }  # fmt: skip
 
     def _passage(self, text: str, now: float) -> str:
         """The hash a passage's text is stored under; its (redacted) text is written unless
@@ -245,17 +307,17 @@ class StoreSink(SinkBase):
     def write_followup(self, followup: Followup) -> None:
         """Take the follow-up line (ids and signals: no text of the turns)."""
         self._check_open()
-        a = followup.turn
-        self._batch.followups.append((a.trace_id, a.session, a.time, _json(followup.to_line()),
-                                      self._clock()))  # fmt: skip
+        self._batch.followups.append(followup_row(followup, self._clock()))
 
     def write_session(self, outcome: SessionOutcome) -> None:
         """Take the session's outcome line (ids and counts: no text of the turns)."""
         self._check_open()
-        now = self._clock()
-        stamp = outcome.kept[-1].time if outcome.kept else now
-        self._batch.sessions.append((outcome.session, outcome.first_trace, stamp,
-                                     outcome.outcome, _json(outcome.to_line()), now))  # fmt: skip
+        self._batch.sessions.append(session_row(outcome, self._clock()))
+
+    def take_rows(self, followups: list[_Row], sessions: list[_Row]) -> None:
+        """Take follow-up and session rows (``followup_row``, ``session_row``)."""
+        self._batch.followups.extend(followups)
+        self._batch.sessions.extend(sessions)
 
     # --- delivering
 
@@ -283,7 +345,7 @@ class StoreSink(SinkBase):
             try:
                 self.retain(now)
             except sqlite3.Error as exc:
-                _LOG.warning("store_retention_failed", path=str(self.path), error=str(exc))
+                self.log.warning("store_retention_failed", path=str(self.path), error=str(exc))
 
     def _reopen(self) -> None:
         if self._db is not None:
@@ -402,8 +464,9 @@ class StoreSink(SinkBase):
         if deleted and self._metrics is not None:
             self._metrics.on_store_deleted(reason, deleted)
 
-    @staticmethod
-    def _delete_before(db: sqlite3.Connection, cutoff: float, inclusive: bool = False) -> int:
+    def _delete_before(
+        self, db: sqlite3.Connection, cutoff: float, inclusive: bool = False
+    ) -> int:
         """Delete every row written before ``cutoff`` (at it too when ``inclusive``), a
         trace's body and check rows with it, and the combinations of segments no trace has
         any more, in one transaction; how many traces."""
@@ -430,7 +493,7 @@ class StoreSink(SinkBase):
                 db.execute("ROLLBACK")
             raise
         if gone:
-            _LOG.info("store_retention", deleted=gone, written_before=cutoff)
+            self.log.info("store_retention", deleted=gone, written_before=cutoff)
         return int(gone)
 
     @staticmethod
@@ -439,6 +502,14 @@ class StoreSink(SinkBase):
         free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
         size = int(db.execute("PRAGMA page_size").fetchone()[0])
         return (pages - free) * size
+
+    def abandon(self) -> None:
+        """Close the file without committing what was taken (the daemon that sent it is gone
+        and replays it)."""
+        self._closing()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
     def close(self) -> None:
         """Commit what is left and close the file; a second call does nothing."""
@@ -453,6 +524,19 @@ class StoreSink(SinkBase):
         finally:
             self._db.close()
             self._db = None
+
+
+def followup_row(followup: Followup, now: float) -> _Row:
+    """A follow-up's row (ids and signals: no text of the turns)."""
+    a = followup.turn
+    return (a.trace_id, a.session, a.time, _json(followup.to_line()), now)
+
+
+def session_row(outcome: SessionOutcome, now: float) -> _Row:
+    """A session outcome's row (ids and counts: no text of the turns)."""
+    stamp = outcome.kept[-1].time if outcome.kept else now
+    return (outcome.session, outcome.first_trace, stamp, outcome.outcome,
+            _json(outcome.to_line()), now)  # fmt: skip
 
 
 _ENCODE = msgspec.json.Encoder()

@@ -1,0 +1,297 @@
+"""``StoreWriterSink``: the evaluation store written by a process of its own (docs, "The
+evaluation store"), so that the store's work runs on another core, not on the pipeline's.
+
+The sink takes each evaluation as a compact record (``sinks.store.Captured``: its line,
+texts as they are, ids), sends them in batches through a pipe (msgpack) to a writer process
+it starts (``spawn``: the daemon has threads, never fork) and that process redacts the text,
+makes the JSON and writes SQLite exactly as the inline ``StoreSink`` does (it runs one).
+``flush`` sends a mark and waits for the writer's answer after its COMMIT: flush is still
+"delivered", and the offsets commit after the store's commit. The writer's death is a
+``SinkError`` at the next flush (and every one after: what it had taken is lost to it, and
+the source replays it) with one log line; an answer is never waited for longer than
+``writer_timeout_seconds``. The writer ignores SIGINT and SIGTERM (the daemon closes it, and
+it finishes what it was sent) and exits when its pipe closes: a daemon killed with kill -9
+leaves no writer holding the file.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import structlog
+
+from monitor.core.errors import SinkError
+from monitor.core.model import Evaluation, Followup, SessionOutcome
+from monitor.core.pii import Redactor
+from sinks import SinkBase
+from sinks.store import _DAY, Captured, StoreOutput, StoreSink, capture, followup_row, session_row
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+
+    from monitor.telemetry import Metrics
+
+_LOG = structlog.get_logger("ragmon.store")
+_BATCH = 64  # evaluations sent to the writer in one message
+_EVALUATION, _FOLLOWUP, _SESSION = 0, 1, 2
+_NONE, _FLUSH, _CLOSE = 0, 1, 2
+
+
+class _Message(msgspec.Struct, array_like=True):
+    """The daemon to its writer: what was taken, then what to do (nothing, flush, close)."""
+
+    evaluations: list[Captured]
+    followups: list[tuple[Any, ...]]
+    sessions: list[tuple[Any, ...]]
+    then: int = _NONE
+
+
+class _Answer(msgspec.Struct, array_like=True):
+    """The writer to the daemon, after a start, a flush or a close: the error (None: done),
+    what retention deleted and the files moved aside since the last answer, its log lines."""
+
+    error: str | None
+    deleted: dict[str, int]
+    moved_aside: list[str]
+    logs: list[tuple[str, str, dict[str, Any]]]
+
+
+class _Logs:
+    """The writer's log lines, kept for its next answer: the daemon logs them as its own."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str, dict[str, Any]]] = []
+
+    def info(self, event: str, **kw: Any) -> None:
+        self.lines.append(("info", event, kw))
+
+    def warning(self, event: str, **kw: Any) -> None:
+        self.lines.append(("warning", event, kw))
+
+
+def serve(conn: Connection, path: str, redactor: Redactor | None, max_age: float,
+          max_bytes: int, interval: float) -> None:  # fmt: skip
+    """The writer process: a ``StoreSink`` fed from ``conn`` until a close or the pipe's end."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    logs = _Logs()
+    sink = StoreSink(Path(path), redactor, max_age, max_bytes, interval)
+    sink.log = logs
+    seen_deleted = dict(sink.deleted)
+    seen_aside = 0
+    encode = msgspec.msgpack.Encoder().encode
+    decode = msgspec.msgpack.Decoder(_Message).decode
+
+    def answer(error: str | None) -> None:
+        nonlocal seen_aside
+        deleted = {k: v - seen_deleted[k] for k, v in sink.deleted.items()}
+        seen_deleted.update(sink.deleted)
+        aside = [str(p) for p in sink.moved_aside[seen_aside:]]
+        seen_aside = len(sink.moved_aside)
+        conn.send_bytes(encode(_Answer(error, deleted, aside, logs.lines)))
+        logs.lines = []
+
+    try:
+        sink.start()
+    except SinkError as exc:
+        answer(str(exc))
+        return
+    answer(None)
+    while True:
+        try:
+            message = decode(conn.recv_bytes())
+        except (EOFError, OSError):  # the daemon is gone: what was not flushed is replayed
+            sink.abandon()
+            return
+        for c in message.evaluations:
+            sink.take(c)
+        sink.take_rows(message.followups, message.sessions)
+        if message.then == _FLUSH:
+            try:
+                sink.flush()
+            except Exception as exc:  # said to the daemon, which raises it
+                answer(str(exc) or type(exc).__name__)
+                continue
+            answer(None)
+        elif message.then == _CLOSE:
+            try:
+                sink.close()
+            except Exception as exc:
+                answer(str(exc) or type(exc).__name__)
+                return
+            answer(None)
+            return
+
+
+class StoreWriterSink(SinkBase):
+    """The store at ``path`` written by a writer process (see the module)."""
+
+    name = "store"
+
+    @classmethod
+    def from_config(
+        cls, config: StoreOutput, metrics: Metrics | None = None
+    ) -> StoreWriterSink | StoreSink:
+        """The store of ``config.section``: written by a writer process, or inline by a
+        ``StoreSink`` when ``store.writer`` says so."""
+        s = config.section
+        if s.writer == "inline":
+            return StoreSink.from_config(config, metrics)
+        if s.path is None:
+            raise ValueError("the store sink needs store.path")
+        return cls(s.path, config.redactor, s.max_age_days * _DAY, s.max_bytes,
+                   s.retention_interval_seconds, s.writer_timeout_seconds,
+                   metrics=metrics)  # fmt: skip
+
+    def __init__(
+        self,
+        path: Path,
+        redactor: Redactor | None = None,
+        max_age_seconds: float = 14 * _DAY,
+        max_bytes: int = 2 * 1024**3,
+        retention_interval_seconds: float = 300.0,
+        timeout_seconds: float = 120.0,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.path = path
+        self._args = (str(path), redactor, max_age_seconds, max_bytes, retention_interval_seconds)
+        self._timeout = timeout_seconds
+        self._metrics = metrics
+        self._conn: Connection | None = None
+        self._process: BaseProcess | None = None
+        self._message = _Message([], [], [])
+        self._encode = msgspec.msgpack.Encoder().encode
+        self._decode = msgspec.msgpack.Decoder(_Answer).decode
+        self._failed: str | None = None  # why the writer is gone (every flush raises it)
+        self.moved_aside: list[Path] = []
+        self.deleted: dict[str, int] = {"age": 0, "size": 0}
+
+    @property
+    def writer_pid(self) -> int | None:
+        """The writer process's id (None before start)."""
+        return None if self._process is None else self._process.pid
+
+    def start(self) -> None:
+        """Start the writer and wait for it to open the store (``SinkError`` when it cannot)."""
+        context = multiprocessing.get_context("spawn")
+        mine, theirs = context.Pipe()
+        process = context.Process(target=serve, args=(theirs, *self._args), daemon=True,
+                                  name="ragmon-store-writer")  # fmt: skip
+        process.start()
+        theirs.close()  # the writer's end lives in the writer only: its EOF is our exit
+        self._conn, self._process = mine, process
+        self._wait("start")
+
+    # --- taking lines
+
+    def write(self, evaluation: Evaluation) -> None:
+        """Take the evaluation (its text as it is: the writer redacts it)."""
+        self._check_open()
+        self._message.evaluations.append(capture(evaluation, time.time()))
+        if len(self._message.evaluations) >= _BATCH:
+            self._send(_NONE)
+
+    def write_followup(self, followup: Followup) -> None:
+        """Take the follow-up line (ids and signals: no text of the turns)."""
+        self._check_open()
+        self._message.followups.append(followup_row(followup, time.time()))
+
+    def write_session(self, outcome: SessionOutcome) -> None:
+        """Take the session's outcome line (ids and counts: no text of the turns)."""
+        self._check_open()
+        self._message.sessions.append(session_row(outcome, time.time()))
+
+    # --- delivering
+
+    def flush(self) -> None:
+        """Send what is left and wait until the writer has committed it (``SinkError`` when
+        it cannot, when it is gone, or after ``timeout_seconds``)."""
+        self._check_open()
+        self._send(_FLUSH)
+        self._wait("flush")
+
+    def close(self) -> None:
+        """Send what is left, have the writer commit it and close the file, and wait for it
+        to exit; a second call does nothing."""
+        if not self._closing() or self._process is None:
+            return
+        try:
+            if self._failed is None:
+                self._send(_CLOSE)
+                self._wait("close")
+        finally:
+            self._stop()
+
+    def _send(self, then: int) -> None:
+        if self._failed is not None:
+            raise SinkError(self._failed)
+        message, self._message = self._message, _Message([], [], [])
+        message.then = then
+        try:
+            self._connection().send_bytes(self._encode(message))
+        except OSError as exc:  # the writer is gone
+            self._fail(f"the store's writer process is gone ({exc})")
+
+    def _wait(self, what: str) -> None:
+        """The writer's answer to the last start, flush or close, within the timeout."""
+        if self._failed is not None:
+            raise SinkError(self._failed)
+        conn, process = self._connection(), self._process
+        assert process is not None
+        deadline = time.monotonic() + self._timeout
+        while not conn.poll(0.2):
+            if not process.is_alive() and not conn.poll():
+                self._fail(f"the store's writer process exited (code {process.exitcode}) "
+                           f"before its {what}")  # fmt: skip
+            if time.monotonic() > deadline:
+                self._fail(f"the store's writer process did not answer its {what} within "
+                           f"{self._timeout:g} s")  # fmt: skip
+        try:
+            answer = self._decode(conn.recv_bytes())
+        except (EOFError, OSError):
+            self._fail(f"the store's writer process exited (code {process.exitcode}) "
+                       f"before its {what}")  # fmt: skip
+        for level, event, kw in answer.logs:
+            getattr(_LOG, level)(event, **kw)
+        for reason, n in answer.deleted.items():
+            self.deleted[reason] += n
+            if n and self._metrics is not None:
+                self._metrics.on_store_deleted(reason, n)
+        for aside in answer.moved_aside:
+            self.moved_aside.append(Path(aside))
+            if self._metrics is not None:
+                self._metrics.on_store_damaged()
+        if answer.error is not None:
+            raise SinkError(answer.error if answer.error.startswith("store") else
+                            f"store {self.path}: {answer.error}")  # fmt: skip
+
+    def _fail(self, why: str) -> None:
+        """The writer is gone or stuck: one log line, stopped, and every flush raises."""
+        self._failed = f"store {self.path}: {why}; what it had not committed is replayed"
+        _LOG.error("store_writer_failed", path=str(self.path), reason=why,
+                   hint="the flush fails; the source replays what was not committed")  # fmt: skip
+        self._stop(wait=0)
+        raise SinkError(self._failed)
+
+    def _stop(self, wait: float = 10) -> None:
+        """Close the pipe (the writer's EOF: it exits) and wait ``wait`` seconds for it, then
+        kill it (a stuck writer must not keep the file)."""
+        if self._conn is not None:
+            self._conn.close()
+        process = self._process
+        if process is not None:
+            process.join(timeout=wait)
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=5)
+
+    def _connection(self) -> Connection:
+        if self._conn is None:
+            raise SinkError(f"store {self.path}: written before start")
+        return self._conn

@@ -1,0 +1,179 @@
+"""The evaluation store written by a writer process: the same rows as inline (redacted in
+the writer), flush returns after the writer's commit, a damaged file moved aside with its
+metric and log line, the writer's death a SinkError at the next flush (never a hang), and a
+daemon killed with kill -9 leaves no writer holding the file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+from monitor.core.errors import SinkError
+from monitor.core.model import Followup, SessionOutcome, SessionTurn, Turn
+from monitor.core.pii import Redactor
+from monitor.telemetry import Metrics
+from sinks.store import StoreSink
+from sinks.store_writer import StoreWriterSink
+from tests.unit.test_store import SEGMENTS, evaluate, rows, trace
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z")
+
+
+def test_the_writer_stores_what_the_inline_sink_stores(tmp_path: Path) -> None:
+    """The same evaluations, follow-up and session outcome, written inline and by the
+    writer process, make the same rows (text redacted by the writer); each flush is a commit
+    a reader sees at once."""
+    turn = SessionTurn("b" * 32, "human", "clean", False, ("escalation",), 2.0)
+    outcome = SessionOutcome("s1", "escalated", "idle", 2, 0, 1.0, "billing", "en", "a" * 32,
+                             (turn,))  # fmt: skip
+    follow = Followup(Turn("s1", "a" * 32, 1.0, "q", "refusal"),
+                      Turn("s1", "b" * 32, 2.0, "human", "clean"), ("escalation",))  # fmt: skip
+    planted = trace(2, query="Refund for jane.doe@example.com please")
+    found = {}
+    for name, cls in (("inline", StoreSink), ("writer", StoreWriterSink)):
+        path = tmp_path / f"{name}.db"
+        sink = cls(path, Redactor())
+        sink.start()
+        for i in (1, 2, 3):
+            sink.write(evaluate(trace(i) if i != 2 else planted))
+        sink.write(evaluate(trace(1)))  # a replay in the same batch: one row
+        sink.write_followup(follow)
+        sink.write_session(outcome)
+        sink.flush()
+        assert rows(path, "SELECT count(*) FROM evaluations") == [(3,)]  # committed: flushed
+        sink.close()
+        found[name] = [
+            rows(path, "SELECT trace_id, route, flagged FROM evaluations ORDER BY id"),
+            rows(path, "SELECT line, trace FROM bodies ORDER BY id"),
+            rows(path, SEGMENTS),
+            rows(path, "SELECT trace_id, name, outcome FROM checks ORDER BY 1, 2"),
+            rows(path, "SELECT hash, text FROM passages"),
+            rows(path, "SELECT trace_id, session_id, line FROM followups"),
+            rows(path, "SELECT session_id, outcome, line FROM sessions"),
+        ]
+    assert found["writer"] == found["inline"]
+    raw = str(found["writer"][1])
+    assert "jane.doe@example.com" not in raw and "[REDACTED:EMAIL]" in raw
+
+
+def test_a_damaged_file_is_moved_aside_by_the_writer_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    path.write_bytes(b"this is not a database" * 100)
+    metrics = Metrics(CollectorRegistry())
+    sink = StoreWriterSink(path, metrics=metrics)
+    sink.start()
+    sink.write(evaluate(trace(6)))
+    sink.close()
+    assert next(p.name for p in sink.moved_aside).startswith("s.db.damaged-")
+    assert metrics.registry.get_sample_value("ragmon_store_damaged_total") == 1
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+
+
+def test_the_writers_death_is_a_sink_error_at_the_next_flush(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Killed between flushes: the next flush (and every one after) raises at once with one
+    line naming the writer, never waits; what was committed before stays."""
+    path = tmp_path / "s.db"
+    sink = StoreWriterSink(path, timeout_seconds=30)
+    sink.start()
+    sink.write(evaluate(trace(1)))
+    sink.flush()
+    pid = sink.writer_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    sink.write(evaluate(trace(2)))
+    began = time.monotonic()
+    for _ in range(2):
+        with pytest.raises(SinkError, match="writer process"):
+            sink.flush()
+    assert time.monotonic() - began < 10
+    sink.close()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+    logged = [line for line in capsys.readouterr().out.splitlines() + capsys.readouterr().err
+              .splitlines() if "store_writer_failed" in line]  # fmt: skip
+    assert len(logged) <= 1  # one line (when structlog prints to the captured streams)
+
+
+def test_a_stuck_writer_fails_the_flush_after_the_timeout(tmp_path: Path) -> None:
+    sink = StoreWriterSink(tmp_path / "s.db", timeout_seconds=1)
+    sink.start()
+    pid = sink.writer_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        with pytest.raises(SinkError, match="did not answer its flush within 1 s"):
+            sink.flush()
+        assert time.monotonic() - began < 10
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGCONT)
+    sink.close()
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def test_sigterm_leaves_the_writer_to_finish_what_it_was_sent(tmp_path: Path) -> None:
+    """The writer ignores SIGTERM (a service manager sends it to every process of the
+    daemon): the daemon's close still has it commit what was taken."""
+    path = tmp_path / "s.db"
+    sink = StoreWriterSink(path)
+    sink.start()
+    pid = sink.writer_pid
+    assert pid is not None
+    for i in range(1, 6):
+        sink.write(evaluate(trace(i)))
+    os.kill(pid, signal.SIGTERM)
+    sink.close()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(5,)]
+
+
+def test_a_daemon_killed_with_kill_9_leaves_no_writer(tmp_path: Path) -> None:
+    """A process holding a writer sink is killed with SIGKILL: its writer sees the pipe's
+    end and exits, the file closed; what was flushed is in it."""
+    path = tmp_path / "s.db"
+    script = textwrap.dedent(f"""
+        import sys, time
+        from sinks.store_writer import StoreWriterSink
+        from tests.unit.test_store import evaluate, trace
+        from pathlib import Path
+        sink = StoreWriterSink(Path({str(path)!r}))
+        sink.start()
+        sink.write(evaluate(trace(1)))
+        sink.flush()
+        sink.write(evaluate(trace(2)))
+        print(sink.writer_pid, flush=True)
+        time.sleep(60)
+    """)
+    root = Path(__file__).resolve().parents[2]
+    daemon = subprocess.Popen([sys.executable, "-c", script], cwd=root, stdout=subprocess.PIPE,
+                              text=True)  # fmt: skip
+    assert daemon.stdout is not None
+    pid = int(daemon.stdout.readline())
+    assert _alive(pid)
+    daemon.kill()
+    daemon.wait()
+    daemon.stdout.close()
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "the writer outlived the daemon"
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
