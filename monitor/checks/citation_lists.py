@@ -10,6 +10,8 @@ from monitor.checks.citation_ids import ID_SHAPE, Citations
 
 FOOTNOTE_DEF = re.compile(r"(?m)^[ \t]*\[\^([^\]\n]{1,40})\]:[ \t]*(.+)$")
 LABEL_DEF = re.compile(r"(?m)^[ \t]*\[([^\^\]\n][^\]\n]{0,39})\]:[ \t]*(.+)$")
+# A superscript footnote's definition line ("¹ refunds-2024", "²: faq.md", "³. https://…")
+SUPERSCRIPT_DEF = re.compile(r"(?m)^[ \t]*([¹²³⁴⁵⁶⁷⁸⁹⁰]{1,3})[ \t]*[:.)]?[ \t]*(\S[^\n]*)$")
 _LIST_HEADER = re.compile(
     r"(?im)^[ \t#*_>]*(?:sources?|references?|citations?|cited(?: sources)?|bibliography|"
     r"fuentes|quellen|références)[ \t*_]*(?::[ \t*_]*(?P<rest>.*)|[ \t*_]*)$"
@@ -66,6 +68,9 @@ def definitions(text: str, lower: str, cites: Citations) -> dict[str, str]:
         for m in LABEL_DEF.finditer(text):
             if not m.group(1).strip().isdecimal():
                 labels[m.group(1).strip().lower()] = m.group(2).strip()
+    if not text.isascii():  # "¹ refunds-2024": what every "¹" of the text cites
+        for m in SUPERSCRIPT_DEF.finditer(text):
+            labels["sup:" + m.group(1)] = m.group(2).strip()
     if _LIST_WORDS.search(lower) is None:
         return labels
     for m in _LIST_HEADER.finditer(text):

@@ -15,6 +15,7 @@ from monitor.checks.citation_lists import (
     LABEL_DEF,
     PREFIXED,
     SPLIT,
+    SUPERSCRIPT_DEF,
     URL,
     blank_named_label,
     cite_part,
@@ -107,6 +108,13 @@ _VERSIONED = re.compile(
     re.IGNORECASE,
 )
 _VERSION_WORD = re.compile(r"[A-Za-z]+")
+# A quarter, a half or a fiscal year ("[Q3]", "[H2]", "[FY24]"), a standard or format with a
+# dotted number ("[H.264]", "[X.509]"), a figure with a unit or size glued ("[4K]", "[1080p]",
+# "[5G]", "[8GB]"): a label, not a citation, unless it names a passage or the ids have its form
+_LABEL = re.compile(
+    r"(?:[QH][1-4]|FY)(?:[ '’]?\d{2,4})?|[A-Za-z]{1,3}\.\d{2,4}"
+    r"|\d{1,4}(?:\.\d)?(?:[kKpPG]|GB|MB|TB|KB|fps|Hz|MP|px|mm|cm|km|kg|ml)",
+)
 # One more number of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after "1, 2")
 _LIST_MORE = re.compile(
     r"[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+|&[ \t]*)(\d{1,2})(?![.,]\d)"
@@ -144,6 +152,9 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
     labels = definitions(text, lower, cites)
     if labels and "]:" in text:
         text = LABEL_DEF.sub(blank_named_label, _blank(text, FOOTNOTE_DEF))
+    sup_defs = labels and any(k.startswith("sup:") for k in labels)
+    if sup_defs:
+        text = _blank(text, SUPERSCRIPT_DEF)  # their definition lines are read
     if "[" in text or "【" in text:
         _brackets(text, cites, labels)
     if "(" in text:
@@ -164,7 +175,11 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
             if word.lower() in _UNIT_BEFORE_SUPERSCRIPT or word.isdigit():
                 continue
             cites.at = m.start()
-            cites.index(int(m.group(0).translate(SUPERSCRIPT_DIGITS)))
+            target = labels.get("sup:" + m.group(0)) if sup_defs else None
+            if target is not None:
+                cite_target(target, cites)
+            else:
+                cites.index(int(m.group(0).translate(SUPERSCRIPT_DIGITS)))
     if "." in text and any("." in i for i in ids):
         for m in _FILE_NAME.finditer(text):
             if cites.names_passage(m.group(0)):
@@ -301,6 +316,10 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             continue  # a bare link that names no passage cites nothing
         if _VERSIONED.fullmatch(inner) is not None and not _id_form(inner, cites):
             continue  # "[v2]", "[GPT-4]": a version or a model, not an id the passages use
+        if _LABEL.fullmatch(inner) is not None and not (
+            cites.names_passage(inner) or (inner[0].isalpha() and _id_form(inner, cites))
+        ):
+            continue  # "[Q3]", "[H.264]", "[4K]": a quarter, a format, a size
         if "§" in inner or "." in inner or " " in inner:
             inner = _LOCATOR.sub("", inner) or inner  # "[refunds-2024 §2]": the passage
         parts = [p for p in SPLIT.split(inner) if p]

@@ -101,6 +101,16 @@ _HALF_WORDS = re.compile(
     r"\b(?:halved|halving|by half|half[- ]price|half off"
     r"|(?<!first )(?<!second )(?<!last )(?<!other )half of (?:all|the|its|their|our|your))\b"
 )
+# A share the context says as a fraction in words ("three quarters of the staff" for 75%):
+# the percentages, as an answer rounds them, each fraction backs
+_FRACTION_WORDS = {
+    25.0: re.compile(r"\b(?:a|one)[- ]quarter of\b"),
+    75.0: re.compile(r"\bthree[- ]quarters of\b"),
+    33.0: re.compile(r"\b(?:a|one)[- ]third of\b"),
+    33.3: re.compile(r"\b(?:a|one)[- ]third of\b"),
+    67.0: re.compile(r"\btwo[- ]thirds of\b"),
+    66.7: re.compile(r"\btwo[- ]thirds of\b"),
+}
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
 _AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
@@ -329,12 +339,15 @@ class Derivation:
 
     def _multiple(self, mention: Mention, value: float, around: Around) -> str | None:
         """A multiple or a half the context says in words: "3x" for "tripled" or "three
-        times", "2x" for "doubled" or "twice", "50%" for "half" or "halved"."""
+        times", "2x" for "doubled" or "twice", "50%" for "half" or "halved", "75%" for "three
+        quarters of"."""
         raw = mention.raw.lower()
         if raw.endswith("x") and value in _MULTIPLE_WORDS:
             words = _MULTIPLE_WORDS[value]
         elif raw.endswith(("%", "percent", "per cent")) and value == 50:
             words = _HALF_WORDS
+        elif raw.endswith(("%", "percent", "per cent")) and value in _FRACTION_WORDS:
+            words = _FRACTION_WORDS[value]
         else:
             return None
         found = words.search(self.lower)

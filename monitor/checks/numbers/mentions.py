@@ -344,29 +344,49 @@ _HUNDRED_AND = re.compile(
 )
 
 
+# A fraction of a whole in words ("three quarters of the members", "two thirds of"): a share,
+# the percentage it equals, not a count; "three quarters of an hour" is a span, not judged
+_FRACTION_NOUNS = {"quarters": 25.0, "thirds": 100.0 / 3, "fifths": 20.0}
+_FRACTION_OF = re.compile(
+    r"[ \t]+of\b(?![ \t]+(?:\d|(?:an?|one|the)[ \t]+(?:hour|minute|day|week|month|year|mile)))"
+)
+
+
 def _spelled_claims(text: str) -> list[Mention]:
     low = text.lower()
+    # the claim as written ("Five seats"); lower-casing may change a text's length, rarely
+    shown = text if len(text) == len(low) else low
     out: list[Mention] = []
     for m in SPELLED_CLAIM_RE.finditer(low):
         i = m.start()
         if i and low[i - 1].isalpha():
             continue
-        word = m.group("word")
-        if word in NOT_COUNTS and not m.group("unit"):
+        word = shown[m.start("word") : m.end("word")]
+        key = m.group("word")
+        last = m.group(0).rsplit(None, 1)[-1]
+        if last in _FRACTION_NOUNS and not m.group("ones") and not m.group("scale"):
+            if _FRACTION_OF.match(low, m.end()) is not None and key in SPELLED:
+                share = SPELLED[key] * _FRACTION_NOUNS[last]
+                if share < 100:
+                    raw = shown[i : m.end()]
+                    out.append(
+                        Mention(raw, "number", readings=(Reading(float(round(share)), 1.0),))
+                    )
+            continue  # "three quarters of 2024", "two thirds of an hour": not judged
+        if key in NOT_COUNTS and not m.group("unit"):
             continue
         if not m.group("unit") and low[max(0, i - 6) : i].rstrip().endswith(_DEFINITE):
             continue  # "the two bids": things already named, not a count claimed
-        value = float(SPELLED[word])
+        value = float(SPELLED[key])
         if m.group("ones") and value in (20, 30, 40, 50, 60, 70, 80, 90):
             value += SPELLED[m.group("ones")]
-            word = low[i : m.end("ones")]  # as written: "twenty-five", "twenty five"
+            word = shown[i : m.end("ones")]  # as written: "twenty-five", "twenty five"
         hundreds = _HUNDRED_AND.search(low, max(0, i - 24), i)
         if hundreds is not None and value < 100:  # "a hundred and fifty pieces": 150
             k = hundreds.group(1)
             value += 100.0 * (1 if k in ("a", "one") else SPELLED[k])
             i = hundreds.start()
-            word = low[i : m.end("ones") if m.group("ones") else m.end("word")]
-        last = m.group(0).rsplit(None, 1)[-1]
+            word = shown[i : m.end("ones") if m.group("ones") else m.end("word")]
         noun = "" if last in MEASURES else last  # "two days" measures, "two films" counts
         precision, scale = 1.0, m.group("scale")
         if scale:  # "twenty-five thousand copies": an amount, not things to count one by one

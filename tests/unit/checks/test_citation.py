@@ -207,3 +207,47 @@ def test_a_textual_list_and_a_line_range(
     id is a place in it (before: "L4-L9" was an invalid id)."""
     ev = _cited(answer, docs)
     assert (ev["cited"], ev["invalid"]) == (cited, invalid)
+
+
+@pytest.mark.parametrize(
+    ("answer", "docs", "cited", "invalid"),
+    [
+        ("Revenue grew in [Q3] [1].", ["doc-1", "doc-2"], ["1"], []),
+        ("The codec is [H.264] at [4K] [2].", ["doc-1", "doc-2"], ["2"], []),
+        ("Targets for [FY24] and [H2] [1].", ["doc-1", "doc-2"], ["1"], []),
+        ("Streams in [1080p] or [5G] [1].", ["doc-1", "doc-2"], ["1"], []),
+        ("Revenue grew in [Q3] [1].", ["q1", "q2"], ["Q3", "1"], ["Q3"]),
+        ("Revenue grew [Q3].", ["q3", "q4"], ["Q3"], []),
+    ],
+)
+def test_a_quarter_a_format_or_a_size_in_brackets_is_not_a_citation(
+    answer: str, docs: list[str], cited: list[str], invalid: list[str]
+) -> None:
+    """ "[Q3]", "[H.264]", "[4K]" were read as invalid ids; they cite only when they name a
+    passage or the passages' ids have their form."""
+    line = _cited(answer, docs)
+    assert line.get("cited", []) == cited
+    assert line.get("invalid", []) == invalid
+
+
+@pytest.mark.parametrize(
+    ("answer", "cited", "invalid"),
+    [
+        ("Refunds take 5 days¹.\n\n¹ refunds-2024", ["refunds-2024"], []),
+        ("Refunds take 5 days¹.\n\n¹ refunds-2023", ["refunds-2023"], ["refunds-2023"]),
+        (
+            "Refunds take 5 days¹, shipping is free².\n\n¹: refunds-2024\n²: shipping",
+            ["refunds-2024", "shipping"],
+            [],
+        ),
+        ("Refunds take 5 days¹.", ["1"], []),
+    ],
+)
+def test_a_superscript_footnotes_definition_decides_what_it_cites(
+    answer: str, cited: list[str], invalid: list[str]
+) -> None:
+    """ "¹ refunds-2024" defines what "¹" cites, as "[^1]: refunds-2024" does for "[^1]" (the
+    superscript was read as index 1 beside the id)."""
+    line = _cited(answer, ["refunds-2024", "shipping"])
+    assert line.get("cited", []) == cited
+    assert line.get("invalid", []) == invalid

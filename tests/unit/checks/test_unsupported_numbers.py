@@ -368,3 +368,26 @@ def test_a_spelled_half_with_a_scale_word_backs_the_figure(
 ) -> None:
     """ "one and a half million" backs 1.5 million (before: flagged); another half does not."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Five seats are left.", "4 seats are left.", ["Five"]),
+        ("Twenty-five seats are left.", "24 seats are left.", ["Twenty-five"]),
+        ("Three quarters of the members voted yes.", "75% of the members voted yes.", []),
+        ("About three quarters of staff work remotely.", "75 % of staff work remotely.", []),
+        ("75% of the members voted yes.", "Three quarters of the members voted yes.", []),
+        ("67% of the members voted yes.", "Two thirds of the members voted yes.", []),
+        ("Two thirds of the members voted yes.", "75% of the members voted yes.", ["Two thirds"]),
+        ("60% of the members voted yes.", "Three-quarters of the members voted yes.", ["60%"]),
+        ("It took three quarters of an hour.", "It took 30 minutes.", []),
+        ("Growth held for three quarters of 2024.", "Growth held for most of 2024.", []),
+    ],
+)
+def test_a_spelled_figure_as_written_and_a_fraction_in_words(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "Five seats" is reported with its capital (was "five"); "three quarters of" is a share
+    of 75%, not a count of three (was flagged "three"), and backs or is backed by 75%."""
+    assert unsupported(answer, context) == expected
