@@ -383,9 +383,10 @@ class Derivation:
     def _percentage(self, mention: Mention, value: float, around: Around) -> str | None:
         """A percentage computed from two figures of one context sentence, when the answer's
         sentence says which: a share ("25% of the seats" beside "10 of the 40 seats") or a
-        change ("grew 20%" beside "from $50 million to $60 million"), to the answer's last
-        digit. A sentence with more than eight figures is not searched (its pairs would back
-        almost any percentage)."""
+        change ("grew 20%" beside "from $50 million to $60 million", or from 40% to 30%;
+        the operands may be written in the answer's sentence, each stated by the context),
+        to the answer's last digit. A sentence with more than eight figures is not searched
+        (its pairs would back almost any percentage)."""
         rest = self.rest(mention)
         worded = _PERCENT_WORD.match(rest)
         raw = mention.raw.lower()
@@ -398,17 +399,33 @@ class Derivation:
         if not (share or change):
             return self._cheaper(mention, value, precision, rest, before, sentence)
         tolerance = precision / 2 + 1e-9
-        for values in self.sentence_figures:
+        # the operands of a change may be the answer's own, each a figure of the context
+        # ("up 20% from 50 to 60" beside "50 in May" and "60 in June")
+        ours = self.answer_figures(mention, sentence, "number") if change else []
+        for values in (ours, *self.sentence_figures) if ours else self.sentence_figures:
             if len(values) > 8:
                 continue
             for i, (ra, a) in enumerate(values):
                 for j, (rb, b) in enumerate(values):
-                    if a <= 0 or b <= 0 or a == b or ra.endswith("%") or rb.endswith("%"):
+                    if a <= 0 or b <= 0 or a == b:
                         continue
-                    if share and a < b and abs(100 * a / b - value) <= tolerance:
+                    # (a change between two percentages is relative: "fell 25%" for 40% to
+                    # 30%; a share is never of a percentage)
+                    pct_a, pct_b = ra.endswith("%"), rb.endswith("%")
+                    if (
+                        share
+                        and not (pct_a or pct_b)
+                        and a < b
+                        and abs(100 * a / b - value) <= tolerance
+                    ):
                         return f"{ra} / {rb}"
                     # a change is from the figure written first ("from 8,000 to 7,000")
-                    if change and i < j and abs(100 * abs(b - a) / a - value) <= tolerance:
+                    if (
+                        change
+                        and i < j
+                        and pct_a == pct_b
+                        and abs(100 * abs(b - a) / a - value) <= tolerance
+                    ):
                         return f"({rb} - {ra}) / {ra}"
         return None
 

@@ -391,3 +391,25 @@ def test_a_spelled_figure_as_written_and_a_fraction_in_words(
     """ "Five seats" is reported with its capital (was "five"); "three quarters of" is a share
     of 75%, not a count of three (was flagged "three"), and backs or is backed by 75%."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Sales were up 20 % from 50 to 60.", "Sales were 50 in May. In June they were 60.", []),
+        (
+            "Sales were up 25 % from 50 to 60.",
+            "Sales were 50 in May. In June they were 60.",
+            ["25 %"],
+        ),
+        ("It fell 25%.", "The vote share fell from 40% to 30%.", []),
+        ("The rate fell 12% over the year.", "The rate fell from 5.8% to 5.1% over the year.", []),
+        ("It fell 20%.", "The vote share fell from 40% to 30%.", ["20%"]),
+    ],
+)
+def test_a_relative_change_from_the_answers_operands_or_two_percentages(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A change whose operands the answer writes (each a figure of the context, in two of its
+    sentences), or between two percentages, is computed (both were flagged)."""
+    assert unsupported(answer, context) == expected
