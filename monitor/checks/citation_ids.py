@@ -151,8 +151,13 @@ class Citations:
         return None
 
     def ident(self, value: str) -> None:
-        """The answer cites the id ``value``."""
+        """The answer cites the id ``value``, an anchor in it set aside."""
         value = value.strip().strip(" .,;*_\"'`<>")
+        if "#" in value:  # "refunds.md#returns" cites refunds.md (a chunk, "#7", stays)
+            base, _, anchor = value.partition("#")
+            plain = base and anchor and _CHUNK.fullmatch(anchor) is None
+            if plain and _keys(value).isdisjoint(self._index[0]):  # (not an id as written)
+                value = base
         if value:
             self._add("id", value)
 

@@ -251,3 +251,21 @@ def test_a_superscript_footnotes_definition_decides_what_it_cites(
     line = _cited(answer, ["refunds-2024", "shipping"])
     assert line.get("cited", []) == cited
     assert line.get("invalid", []) == invalid
+
+
+@pytest.mark.parametrize(
+    ("answer", "cited", "invalid"),
+    [
+        ("Enterprise is billed yearly [pricing.md#enterprise].", ["pricing.md"], []),
+        ("Invoices go out on the 1st [faq.md#billing].", ["faq.md"], ["faq.md"]),
+        ("Refunds take 5 days [refunds.md#7].", ["refunds.md#7"], ["refunds.md#7"]),
+    ],
+)
+def test_an_anchor_is_set_aside_from_the_cited_id(
+    answer: str, cited: list[str], invalid: list[str]
+) -> None:
+    """ "[pricing.md#enterprise]" cites and lists pricing.md (it was listed with its anchor);
+    a chunk ("#7") stays part of the id."""
+    line = _cited(answer, ["pricing.md", "refunds.md"])
+    assert line.get("cited", []) == cited
+    assert line.get("invalid", []) == invalid
