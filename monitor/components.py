@@ -43,8 +43,7 @@ from sinks.jsonl import JsonlOutput, JsonlSink
 from sinks.kafka_sink import DeadLetterTopic, KafkaDeadLetterSink
 from sinks.otel_config import OtelConfig, OtelOutput
 from sinks.probes import ProbeScoring, ProbeSink
-from sinks.store import StoreConfig, StoreOutput
-from sinks.store_writer import StoreWriterSink
+from sinks.store import StoreConfig, StoreOutput, StoreSink
 
 Kind = Literal["check", "source", "sink", "judge"]
 C = TypeVar("C")
@@ -320,7 +319,7 @@ SINKS: tuple[Component[Any, Sink], ...] = (
               section=OtelConfig, key="otel"),
     Component("sink", "probe_scores", ProbeScoring, _probe_scoring,
               lambda: ProbeSink.from_config),
-    Component("sink", "store", StoreOutput, _store_output, lambda: StoreWriterSink.from_config,
+    Component("sink", "store", StoreOutput, _store_output, lambda: StoreSink.from_config,
               section=StoreConfig, key="store"),
 )  # fmt: skip
 

@@ -7,6 +7,9 @@ replayed trace replaces its row. Trace text is PII-redacted as the evaluation li
 (``output.redact_pii``). Retention by age and by size runs after a flush, at most once per
 ``retention_interval_seconds``. A store file that is not a store (damaged, another
 database) is moved aside with one log line and a new one is started: the daemon goes on.
+With ``store.writer: process`` (the default) all of it runs in a writer process of the sink's
+on another core (``sinks.store_writer``); the pipeline only takes each evaluation's record
+(``sinks.store_record``) and hands it over, and a flush returns after the writer's commit.
 """
 
 from __future__ import annotations
@@ -27,13 +30,15 @@ from monitor.core.errors import SinkError
 from monitor.core.lines import EvaluationLine, JsonObject
 from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
-from monitor.core.store import StoreUnreadable, check_outcome, open_for_writing
+from monitor.core.store import StoreUnreadable, open_for_writing
 from sinks import SinkBase
-from sinks.jsonl import WrittenLine, written_line
 from sinks.jsonl import _redacted as redacted_with
+from sinks.jsonl import written_line
+from sinks.store_record import Captured, Segments, capture, followup_row, session_row
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
+    from sinks.store_writer import WriterProcess
 
 _LOG = structlog.get_logger("ragmon.store")
 _DAY = 86_400.0
@@ -84,62 +89,6 @@ class StoreOutput:
 
 
 _Row = tuple[Any, ...]
-Segments = tuple[tuple[str, str], ...]
-
-
-class Captured(msgspec.Struct, array_like=True, frozen=True):
-    """What the store keeps of an evaluation, taken from it in the daemon's pipeline (cheap:
-    no redaction, no JSON) and made into its rows by ``StoreSink.take`` (in the writer
-    process, or in the daemon's when the store is written inline). Its text as the trace has
-    it unless the caller says it is redacted."""
-
-    trace_id: str
-    timestamp: float | None  # the trace's own time (POSIX), or None
-    iso: str | None  # the same as ISO 8601, as the record shows it
-    session_id: str | None
-    app: str | None
-    route: str | None
-    release: str | None
-    model: str | None
-    golden_id: str | None
-    query: str
-    answer: str
-    line: dict[str, Any]
-    context: list[tuple[str | None, str | None, str | None, str]]  # doc, chunk, source, text
-    retrieved: list[tuple[str | None, str | None, float | None, int | None]]
-    attributes: dict[str, Any]  # ragmon's own (an agent's steps)
-    segments: Segments
-    outcomes: list[tuple[str, str]]  # the checks that flagged or failed, with which
-    flagged: bool
-    risk: float | None
-    judge_only: bool
-    now: float  # when the daemon took it
-
-
-def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = None) -> Captured:
-    """The evaluation as the store takes it, its line and texts from ``written`` (the line
-    the sinks write, redacted) or, when None, as they are (to be redacted by the writer)."""
-    t = evaluation.trace
-    if written is None:
-        line, query, answer = evaluation.to_line(), t.query, t.answer
-    else:
-        line, query, answer = written.line, written.query, written.answer
-    outcomes = []
-    for name, r in evaluation.checks.items():
-        outcome = check_outcome(r.flagged, r.error is not None)
-        if outcome is not None:
-            outcomes.append((name, outcome))
-    stamp = t.timestamp
-    return Captured(
-        t.trace_id, None if stamp is None else stamp.timestamp(),
-        None if stamp is None else stamp.isoformat(), t.session_id, t.app, t.route, t.release,
-        t.model, t.golden_id, query, answer, cast("dict[str, Any]", line),
-        [(p.doc_id, p.chunk_id, p.data_source, p.text) for p in t.context],
-        [(d.doc_id, d.chunk_id, d.score, d.rank) for d in t.retrieved],
-        {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
-        tuple(evaluation.segments.items()), outcomes, evaluation.any_flagged, evaluation.risk,
-        evaluation.judge_only, now,
-    )  # fmt: skip
 
 
 @dataclass
@@ -174,7 +123,8 @@ class StoreSink(SinkBase):
         if s.path is None:
             raise ValueError("the store sink needs store.path")
         return cls(s.path, config.redactor, s.max_age_days * _DAY, s.max_bytes,
-                   s.retention_interval_seconds, metrics=metrics)  # fmt: skip
+                   s.retention_interval_seconds, metrics=metrics, writer=s.writer,
+                   writer_timeout_seconds=s.writer_timeout_seconds)  # fmt: skip
 
     def __init__(
         self,
@@ -185,6 +135,8 @@ class StoreSink(SinkBase):
         retention_interval_seconds: float = 300.0,
         clock: Callable[[], float] = time.time,
         metrics: Metrics | None = None,
+        writer: Literal["process", "inline"] = "inline",
+        writer_timeout_seconds: float = 120.0,
     ) -> None:
         self.path = path
         self._metrics = metrics
@@ -203,9 +155,24 @@ class StoreSink(SinkBase):
         self.log: Any = _LOG  # the writer process collects its lines for the daemon
         self.moved_aside: list[Path] = []  # damaged files moved out of the way
         self.deleted: dict[str, int] = {"age": 0, "size": 0}  # evaluations deleted by retention
+        self._remote: WriterProcess | None = None  # the writer process doing the work
+        if writer == "process":
+            from sinks.store_writer import WriterProcess
+
+            args = (str(path), redactor, max_age_seconds, max_bytes, retention_interval_seconds)
+            self._remote = WriterProcess(self, args, writer_timeout_seconds, metrics)
+
+    @property
+    def writer_pid(self) -> int | None:
+        """The writer process's id (None: inline, or not started)."""
+        return None if self._remote is None else self._remote.writer_pid
 
     def start(self) -> None:
-        """Open the store (created if missing); a file that is not a store is moved aside."""
+        """Open the store (created if missing); a file that is not a store is moved aside.
+        With a writer process: start it, and it does so."""
+        if self._remote is not None:
+            self._remote.start()
+            return
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -249,6 +216,9 @@ class StoreSink(SinkBase):
     def write(self, evaluation: Evaluation) -> None:
         """Take the evaluation's line and its trace (PII-redacted when configured)."""
         self._check_open()
+        if self._remote is not None:
+            self._remote.write(evaluation)
+            return
         written = written_line(evaluation, self._redactor)  # the JSONL sink's, when it has one
         self.take(capture(evaluation, self._clock(), written), redacted=True)
 
@@ -307,11 +277,17 @@ class StoreSink(SinkBase):
     def write_followup(self, followup: Followup) -> None:
         """Take the follow-up line (ids and signals: no text of the turns)."""
         self._check_open()
+        if self._remote is not None:
+            self._remote.write_followup(followup)
+            return
         self._batch.followups.append(followup_row(followup, self._clock()))
 
     def write_session(self, outcome: SessionOutcome) -> None:
         """Take the session's outcome line (ids and counts: no text of the turns)."""
         self._check_open()
+        if self._remote is not None:
+            self._remote.write_session(outcome)
+            return
         self._batch.sessions.append(session_row(outcome, self._clock()))
 
     def take_rows(self, followups: list[_Row], sessions: list[_Row]) -> None:
@@ -323,8 +299,12 @@ class StoreSink(SinkBase):
 
     def flush(self) -> None:
         """Commit everything taken so far in one transaction (raises ``SinkError`` when it
-        cannot); then retention, when it is due."""
+        cannot); then retention, when it is due. With a writer process: it does so, and this
+        returns after its commit."""
         self._check_open()
+        if self._remote is not None:
+            self._remote.flush()
+            return
         self._deliver()
 
     def _deliver(self) -> None:
@@ -515,6 +495,9 @@ class StoreSink(SinkBase):
         """Commit what is left and close the file; a second call does nothing."""
         if not self._closing():
             return
+        if self._remote is not None:
+            self._remote.close()
+            return
         if self._db is None:
             return
         try:
@@ -524,19 +507,6 @@ class StoreSink(SinkBase):
         finally:
             self._db.close()
             self._db = None
-
-
-def followup_row(followup: Followup, now: float) -> _Row:
-    """A follow-up's row (ids and signals: no text of the turns)."""
-    a = followup.turn
-    return (a.trace_id, a.session, a.time, _json(followup.to_line()), now)
-
-
-def session_row(outcome: SessionOutcome, now: float) -> _Row:
-    """A session outcome's row (ids and counts: no text of the turns)."""
-    stamp = outcome.kept[-1].time if outcome.kept else now
-    return (outcome.session, outcome.first_trace, stamp, outcome.outcome,
-            _json(outcome.to_line()), now)  # fmt: skip
 
 
 _ENCODE = msgspec.json.Encoder()

@@ -1,7 +1,8 @@
-"""``StoreWriterSink``: the evaluation store written by a process of its own (docs, "The
-evaluation store"), so that the store's work runs on another core, not on the pipeline's.
+"""``WriterProcess``: the evaluation store written by a process of its own (docs, "The
+evaluation store"), so that the store's work runs on another core, not on the pipeline's;
+what the store sink (``sinks.store``) hands its work to under ``store.writer: process``.
 
-The sink takes each evaluation as a compact record (``sinks.store.Captured``: its line,
+The sink takes each evaluation as a compact record (``sinks.store_record.Captured``: its line,
 texts as they are, ids), sends them in batches through a pipe (msgpack) to a writer process
 it starts (``spawn``: the daemon has threads, never fork) and that process redacts the text,
 makes the JSON and writes SQLite exactly as the inline ``StoreSink`` does (it runs one).
@@ -29,13 +30,13 @@ import structlog
 from monitor.core.errors import SinkError
 from monitor.core.model import Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
-from sinks import SinkBase
-from sinks.store import _DAY, Captured, StoreOutput, StoreSink, capture, followup_row, session_row
+from sinks.store_record import Captured, Row, capture, followup_row, session_row
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
     from monitor.telemetry import Metrics
+    from sinks.store import StoreSink
 
 _LOG = structlog.get_logger("ragmon.store")
 _BATCH = 64  # evaluations sent to the writer in one message
@@ -47,8 +48,8 @@ class _Message(msgspec.Struct, array_like=True):
     """The daemon to its writer: what was taken, then what to do (nothing, flush, close)."""
 
     evaluations: list[Captured]
-    followups: list[tuple[Any, ...]]
-    sessions: list[tuple[Any, ...]]
+    followups: list[Row]
+    sessions: list[Row]
     then: int = _NONE
 
 
@@ -68,16 +69,18 @@ class _Logs:
     def __init__(self) -> None:
         self.lines: list[tuple[str, str, dict[str, Any]]] = []
 
-    def info(self, event: str, **kw: Any) -> None:
+    def info(self, event: str, **kw: object) -> None:
         self.lines.append(("info", event, kw))
 
-    def warning(self, event: str, **kw: Any) -> None:
+    def warning(self, event: str, **kw: object) -> None:
         self.lines.append(("warning", event, kw))
 
 
 def serve(conn: Connection, path: str, redactor: Redactor | None, max_age: float,
           max_bytes: int, interval: float) -> None:  # fmt: skip
     """The writer process: a ``StoreSink`` fed from ``conn`` until a close or the pipe's end."""
+    from sinks.store import StoreSink
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logs = _Logs()
@@ -129,38 +132,20 @@ def serve(conn: Connection, path: str, redactor: Redactor | None, max_age: float
             return
 
 
-class StoreWriterSink(SinkBase):
-    """The store at ``path`` written by a writer process (see the module)."""
-
-    name = "store"
-
-    @classmethod
-    def from_config(
-        cls, config: StoreOutput, metrics: Metrics | None = None
-    ) -> StoreWriterSink | StoreSink:
-        """The store of ``config.section``: written by a writer process, or inline by a
-        ``StoreSink`` when ``store.writer`` says so."""
-        s = config.section
-        if s.writer == "inline":
-            return StoreSink.from_config(config, metrics)
-        if s.path is None:
-            raise ValueError("the store sink needs store.path")
-        return cls(s.path, config.redactor, s.max_age_days * _DAY, s.max_bytes,
-                   s.retention_interval_seconds, s.writer_timeout_seconds,
-                   metrics=metrics)  # fmt: skip
+class WriterProcess:
+    """The writer process of the store at ``path`` and the daemon's end of its pipe (see the
+    module); what it learns from the writer (files moved aside, rows deleted) goes to the
+    sink's ``moved_aside`` and ``deleted``."""
 
     def __init__(
         self,
-        path: Path,
-        redactor: Redactor | None = None,
-        max_age_seconds: float = 14 * _DAY,
-        max_bytes: int = 2 * 1024**3,
-        retention_interval_seconds: float = 300.0,
-        timeout_seconds: float = 120.0,
-        metrics: Metrics | None = None,
+        sink: StoreSink,
+        args: tuple[str, Redactor | None, float, int, float],
+        timeout_seconds: float,
+        metrics: Metrics | None,
     ) -> None:
-        self.path = path
-        self._args = (str(path), redactor, max_age_seconds, max_bytes, retention_interval_seconds)
+        self.path = sink.path
+        self._args = args
         self._timeout = timeout_seconds
         self._metrics = metrics
         self._conn: Connection | None = None
@@ -169,8 +154,8 @@ class StoreWriterSink(SinkBase):
         self._encode = msgspec.msgpack.Encoder().encode
         self._decode = msgspec.msgpack.Decoder(_Answer).decode
         self._failed: str | None = None  # why the writer is gone (every flush raises it)
-        self.moved_aside: list[Path] = []
-        self.deleted: dict[str, int] = {"age": 0, "size": 0}
+        self.moved_aside = sink.moved_aside
+        self.deleted = sink.deleted
 
     @property
     def writer_pid(self) -> int | None:
@@ -192,19 +177,16 @@ class StoreWriterSink(SinkBase):
 
     def write(self, evaluation: Evaluation) -> None:
         """Take the evaluation (its text as it is: the writer redacts it)."""
-        self._check_open()
         self._message.evaluations.append(capture(evaluation, time.time()))
         if len(self._message.evaluations) >= _BATCH:
             self._send(_NONE)
 
     def write_followup(self, followup: Followup) -> None:
         """Take the follow-up line (ids and signals: no text of the turns)."""
-        self._check_open()
         self._message.followups.append(followup_row(followup, time.time()))
 
     def write_session(self, outcome: SessionOutcome) -> None:
         """Take the session's outcome line (ids and counts: no text of the turns)."""
-        self._check_open()
         self._message.sessions.append(session_row(outcome, time.time()))
 
     # --- delivering
@@ -212,14 +194,13 @@ class StoreWriterSink(SinkBase):
     def flush(self) -> None:
         """Send what is left and wait until the writer has committed it (``SinkError`` when
         it cannot, when it is gone, or after ``timeout_seconds``)."""
-        self._check_open()
         self._send(_FLUSH)
         self._wait("flush")
 
     def close(self) -> None:
         """Send what is left, have the writer commit it and close the file, and wait for it
-        to exit; a second call does nothing."""
-        if not self._closing() or self._process is None:
+        to exit."""
+        if self._process is None:
             return
         try:
             if self._failed is None:

@@ -21,7 +21,6 @@ from monitor.core.model import Followup, SessionOutcome, SessionTurn, Turn
 from monitor.core.pii import Redactor
 from monitor.telemetry import Metrics
 from sinks.store import StoreSink
-from sinks.store_writer import StoreWriterSink
 from tests.unit.test_store import SEGMENTS, evaluate, rows, trace
 
 
@@ -45,9 +44,9 @@ def test_the_writer_stores_what_the_inline_sink_stores(tmp_path: Path) -> None:
                       Turn("s1", "b" * 32, 2.0, "human", "clean"), ("escalation",))  # fmt: skip
     planted = trace(2, query="Refund for jane.doe@example.com please")
     found = {}
-    for name, cls in (("inline", StoreSink), ("writer", StoreWriterSink)):
+    for name in ("inline", "process"):
         path = tmp_path / f"{name}.db"
-        sink = cls(path, Redactor())
+        sink = StoreSink(path, Redactor(), writer=name)
         sink.start()
         for i in (1, 2, 3):
             sink.write(evaluate(trace(i) if i != 2 else planted))
@@ -66,8 +65,8 @@ def test_the_writer_stores_what_the_inline_sink_stores(tmp_path: Path) -> None:
             rows(path, "SELECT trace_id, session_id, line FROM followups"),
             rows(path, "SELECT session_id, outcome, line FROM sessions"),
         ]
-    assert found["writer"] == found["inline"]
-    raw = str(found["writer"][1])
+    assert found["process"] == found["inline"]
+    raw = str(found["process"][1])
     assert "jane.doe@example.com" not in raw and "[REDACTED:EMAIL]" in raw
 
 
@@ -75,7 +74,7 @@ def test_a_damaged_file_is_moved_aside_by_the_writer_and_counted(tmp_path: Path)
     path = tmp_path / "s.db"
     path.write_bytes(b"this is not a database" * 100)
     metrics = Metrics(CollectorRegistry())
-    sink = StoreWriterSink(path, metrics=metrics)
+    sink = StoreSink(path, metrics=metrics, writer="process")
     sink.start()
     sink.write(evaluate(trace(6)))
     sink.close()
@@ -90,7 +89,7 @@ def test_the_writers_death_is_a_sink_error_at_the_next_flush(
     """Killed between flushes: the next flush (and every one after) raises at once with one
     line naming the writer, never waits; what was committed before stays."""
     path = tmp_path / "s.db"
-    sink = StoreWriterSink(path, timeout_seconds=30)
+    sink = StoreSink(path, writer="process", writer_timeout_seconds=30)
     sink.start()
     sink.write(evaluate(trace(1)))
     sink.flush()
@@ -111,7 +110,7 @@ def test_the_writers_death_is_a_sink_error_at_the_next_flush(
 
 
 def test_a_stuck_writer_fails_the_flush_after_the_timeout(tmp_path: Path) -> None:
-    sink = StoreWriterSink(tmp_path / "s.db", timeout_seconds=1)
+    sink = StoreSink(tmp_path / "s.db", writer="process", writer_timeout_seconds=1)
     sink.start()
     pid = sink.writer_pid
     assert pid is not None
@@ -135,7 +134,7 @@ def test_sigterm_leaves_the_writer_to_finish_what_it_was_sent(tmp_path: Path) ->
     """The writer ignores SIGTERM (a service manager sends it to every process of the
     daemon): the daemon's close still has it commit what was taken."""
     path = tmp_path / "s.db"
-    sink = StoreWriterSink(path)
+    sink = StoreSink(path, writer="process")
     sink.start()
     pid = sink.writer_pid
     assert pid is not None
@@ -152,10 +151,10 @@ def test_a_daemon_killed_with_kill_9_leaves_no_writer(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     script = textwrap.dedent(f"""
         import sys, time
-        from sinks.store_writer import StoreWriterSink
+        from sinks.store import StoreSink
         from tests.unit.test_store import evaluate, trace
         from pathlib import Path
-        sink = StoreWriterSink(Path({str(path)!r}))
+        sink = StoreSink(Path({str(path)!r}), writer="process")
         sink.start()
         sink.write(evaluate(trace(1)))
         sink.flush()
