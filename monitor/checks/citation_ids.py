@@ -34,9 +34,10 @@ def _keys(ident: str, cited: bool = True) -> frozenset[str]:
     # a citation without extension looks for ids with one, and the other way round
     tag = "with-ext:" if has_ext != cited else "no-ext:"
     keys = {low, name, tag + stem}
-    if any(c.isdigit() for c in name) or "_" in name:
+    if any(c.isdigit() for c in name) or "_" in name or "-" in name:
         # the same id with its number zero-padded or its words joined otherwise ("KB-0042"
-        # for kb-42, "doc7" or "doc_7" for doc-7, "refunds_2024" for refunds-2024)
+        # for kb-42, "doc7" or "doc_7" for doc-7, "refunds_2024" for refunds-2024,
+        # "returns_policy" for returns-policy)
         keys.add("folded:" + _FOLD.sub("", _ZEROS.sub("", name)))
         keys.add(tag + "folded:" + _FOLD.sub("", _ZEROS.sub("", stem)))
     keys.discard("")

@@ -128,6 +128,8 @@ _LOCATOR = re.compile(
     re.IGNORECASE,
 )
 _ID_NUMBER = re.compile(r"[-_ ]?\d")
+# A word with an id's shape in prose: letters, a separator, digits ("warranty-2024")
+_ID_WORD = re.compile(r"(?<![\w/.#-])[a-z][a-z]{2,}(?:[-_][a-z]+)*[-_]\d+(?![\w-]|\.\w)")
 
 
 def _blank(text: str, pattern: re.Pattern[str]) -> str:
@@ -196,7 +198,8 @@ def _indexing(text: str, start: int, skipped: int) -> bool:
     if start == skipped:
         return True
     i = start
-    while i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
+    # (a name is ASCII: Chinese or Japanese text glues its markers, "可能です[1]。")
+    while i > 0 and ((text[i - 1].isascii() and text[i - 1].isalnum()) or text[i - 1] == "_"):
         i -= 1
     word = text[i:start]
     if not word:
@@ -236,6 +239,8 @@ def _in_url(text: str, start: int) -> bool:
 
 def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
     bound = max(20, 2 * cites.n_passages)
+    if cites.ids and all(i.isdecimal() and len(i) <= 3 for i in cites.ids):
+        bound = 999  # the passages' ids are numbers: "[31]" names one, "[40]" none
     skipped = -1
     for m in _BRACKET.finditer(text):
         cites.at = m.start()
@@ -404,7 +409,16 @@ def _id_in_parentheses(part: str, cites: Citations) -> bool:
 
 def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
     """Passage ids written in the prose ("see returns-2023"): only ids with a digit or an id
-    separator, so that a plain-word id ("fees") is not read into every sentence."""
+    separator, so that a plain-word id ("fees") is not read into every sentence; and words
+    with a passage id's stem and shape, other digits ("warranty-2024" beside warranty-2025:
+    cited, invalid)."""
+    if cites.ids and any(c.isdigit() for c in lower):
+        for m in _ID_WORD.finditer(lower):
+            word = m.group(0)
+            shaped = stem(word) in cites.stems and cites.shaped_like_id(word)
+            if shaped and not cites.names_passage(word):
+                cites.at = m.start()
+                cites.ident(text[m.start() : m.end()])
     absent: tuple[str, ...] = ()
     for ident in cites.ids:
         key = ident.lower()

@@ -269,3 +269,34 @@ def test_an_anchor_is_set_aside_from_the_cited_id(
     line = _cited(answer, ["pricing.md", "refunds.md"])
     assert line.get("cited", []) == cited
     assert line.get("invalid", []) == invalid
+
+
+@pytest.mark.parametrize(
+    ("answer", "docs", "cited", "invalid"),
+    [
+        ("返品は30日以内に可能です[1]。", ["returns-policy", "warranty-2025"], ["1"], []),
+        (
+            "Sale items cannot be returned [returns_policy].",
+            ["returns-policy"],
+            ["returns_policy"],
+            [],
+        ),
+        ("Pets stay free [31].", ["7", "12", "31"], ["31"], []),
+        ("Pets stay free [40].", ["7", "12", "31"], ["40"], ["40"]),
+        (
+            "The old terms are in warranty-2024.",
+            ["returns-policy", "warranty-2025"],
+            ["warranty-2024"],
+            ["warranty-2024"],
+        ),
+        ("It runs on covid-19 rules [1].", ["returns-policy", "warranty-2025"], ["1"], []),
+    ],
+)
+def test_cjk_markers_numeric_ids_joined_words_and_shaped_ids_in_prose(
+    answer: str, docs: list[str], cited: list[str], invalid: list[str]
+) -> None:
+    """A marker glued to Japanese text, a number among numeric ids, an id with its words
+    joined by "_", an id's stem and shape in the prose: each cited nothing before."""
+    line = _cited(answer, docs)
+    assert line.get("cited", []) == cited
+    assert line.get("invalid", []) == invalid
