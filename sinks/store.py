@@ -74,7 +74,8 @@ class StoreConfig(ConfigSection):
         "inline: the pipeline does all of it (one process, one core).",
     )
     writer_timeout_seconds: float = Field(
-        default=120.0, gt=0,
+        default=120.0,
+        gt=0,
         description="How long a flush waits for the writer process's commit before it fails.",
     )
 
@@ -444,9 +445,7 @@ class StoreSink(SinkBase):
         if deleted and self._metrics is not None:
             self._metrics.on_store_deleted(reason, deleted)
 
-    def _delete_before(
-        self, db: sqlite3.Connection, cutoff: float, inclusive: bool = False
-    ) -> int:
+    def _delete_before(self, db: sqlite3.Connection, cutoff: float, inclusive: bool = False) -> int:
         """Delete every row written before ``cutoff`` (at it too when ``inclusive``), a
         trace's body and check rows with it, and the combinations of segments no trace has
         any more, in one transaction; how many traces."""

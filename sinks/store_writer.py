@@ -17,8 +17,12 @@ leaves no writer holding the file.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import signal
+import socket
+import struct
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -170,16 +174,21 @@ class WriterProcess:
                                   name="ragmon-store-writer")  # fmt: skip
         process.start()
         theirs.close()  # the writer's end lives in the writer only: its EOF is our exit
+        _send_timeout(mine, self._timeout)
         self._conn, self._process = mine, process
         self._wait("start")
 
     # --- taking lines
 
     def write(self, evaluation: Evaluation) -> None:
-        """Take the evaluation (its text as it is: the writer redacts it)."""
+        """Take the evaluation (its text as it is: the writer redacts it). When the writer is
+        gone, nothing: the next flush raises."""
+        if self._failed is not None:
+            return
         self._message.evaluations.append(capture(evaluation, time.time()))
         if len(self._message.evaluations) >= _BATCH:
-            self._send(_NONE)
+            with contextlib.suppress(SinkError):  # said once in the log; the flush raises it
+                self._send(_NONE)
 
     def write_followup(self, followup: Followup) -> None:
         """Take the follow-up line (ids and signals: no text of the turns)."""
@@ -216,6 +225,8 @@ class WriterProcess:
         message.then = then
         try:
             self._connection().send_bytes(self._encode(message))
+        except BlockingIOError:  # the writer has not read for the timeout (the socket's)
+            self._fail(f"the store's writer process did not read for {self._timeout:g} s")
         except OSError as exc:  # the writer is gone
             self._fail(f"the store's writer process is gone ({exc})")
 
@@ -276,3 +287,13 @@ class WriterProcess:
         if self._conn is None:
             raise SinkError(f"store {self.path}: written before start")
         return self._conn
+
+
+def _send_timeout(conn: Connection, seconds: float) -> None:
+    """A send on ``conn`` (a socket pair's end) fails with ``BlockingIOError`` when the other
+    end has read nothing for ``seconds`` (SO_SNDTIMEO): a writer that stopped reading does
+    not hang the pipeline's write."""
+    with socket.socket(fileno=os.dup(conn.fileno())) as sock:  # the option is the socket's
+        whole = int(seconds)
+        value = struct.pack("ll", whole, int((seconds - whole) * 1e6))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)

@@ -130,6 +130,32 @@ def test_a_stuck_writer_fails_the_flush_after_the_timeout(tmp_path: Path) -> Non
     assert not _alive(pid)
 
 
+def test_a_writer_that_stops_reading_does_not_hang_the_writes(tmp_path: Path) -> None:
+    """A stopped writer (SIGSTOP) with megabytes sent to it: the sends give up after the
+    timeout, the writes return, and the flush raises; the writer is killed."""
+    sink = StoreSink(tmp_path / "s.db", writer="process", writer_timeout_seconds=1)
+    sink.start()
+    pid = sink.writer_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        ev = evaluate(trace(7, context=[{"doc_id": "d", "text": "fee 15 euros. " * 2000}]))
+        for _ in range(300):  # ~9 MB, far more than the socket holds
+            sink.write(ev)
+        with pytest.raises(SinkError, match="writer process"):
+            sink.flush()
+        assert time.monotonic() - began < 15
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGCONT)
+    sink.close()
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
 def test_sigterm_leaves_the_writer_to_finish_what_it_was_sent(tmp_path: Path) -> None:
     """The writer ignores SIGTERM (a service manager sends it to every process of the
     daemon): the daemon's close still has it commit what was taken."""
