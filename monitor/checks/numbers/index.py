@@ -456,13 +456,21 @@ class NumberLookup:
 
     def _spelled_scaled(self, value: float) -> bool:
         """The figure spelled with its scale word ("two million" for 2 million, "twenty-five
-        thousand" for 25,000; "a million" and "one million" for 1,000,000)."""
+        thousand" for 25,000; "a million" and "one million" for 1,000,000; "two hundred
+        thousand" for 200,000)."""
         for scale, word in _SCALED_WORDS:
             n = value / scale
             if n.is_integer() and 1 <= n < 100:
                 if n == 1:
                     return b"a " + word in self.lower or b"one " + word in self.lower
                 return any(_has_word(self.lower, w + b" " + word) for w in _spelled(n))
+            # "two hundred thousand" for 200,000, "a hundred million"
+            hundreds = n.is_integer() and 100 <= n < 1000 and not n % 100 and word != b"hundred"
+            if hundreds and b" hundred " + word in self.lower:
+                k = n // 100
+                heads = _spelled(k) + ((b"a", b"one") if k == 1 else ())
+                if any(_has_word(self.lower, w + b" hundred " + word) for w in heads):
+                    return True
             if n % 1 == 0.5 and 1 < n < 100 and b" and a half " + word in self.lower:
                 # "one and a half million" for 1.5 million, "two and a half thousand"
                 whole = _spelled(n - 0.5) + ((b"a",) if n == 1.5 else ())

@@ -413,3 +413,18 @@ def test_a_relative_change_from_the_answers_operands_or_two_percentages(
     """A change whose operands the answer writes (each a figure of the context, in two of its
     sentences), or between two percentages, is computed (both were flagged)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("It drew 200,000 visitors.", "It drew about two hundred thousand visitors.", []),
+        ("It drew 300,000 visitors.", "It drew about two hundred thousand visitors.", ["300,000"]),
+        ("It drew 200,000 visitors.", "It drew 200 visitors and two thousand cars.", ["200,000"]),
+    ],
+)
+def test_a_double_scale_word_in_the_context_backs_the_figure(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "two hundred thousand" in the context backs 200,000 (it was flagged)."""
+    assert unsupported(answer, context) == expected
