@@ -20,6 +20,7 @@ ASKED = {
     "ja": "配送先の住所を変更するには",
     "zh": "怎么修改收货地址",
     "ko": "배송지 주소를 어떻게 바꾸나요",
+    "tr": "teslimat adresimi nasıl değiştiririm",
 }
 
 
@@ -99,3 +100,18 @@ def test_rephrase_fragment(lang: str, a: str, b: str) -> None:
 )
 def test_rephrase_not_read(a: str, b: str) -> None:
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("lang", "b", "signal"),
+    [
+        # 'it was of use to me' / 'it helped a great deal' as thanks
+        ("tr", "çok işime yaradı", "positive_feedback"),
+        ("zh", "帮了我大忙", "positive_feedback"),
+        # 'that is not what I asked' and 'still broken' as verdicts on the answer
+        ("ko", "물어본 게 아니라고요, 주소 변경 어떻게 해요", "negative_feedback"),
+        ("fr", "c'est toujours en panne", "negative_feedback"),
+    ],
+)
+def test_short_verdicts(lang: str, b: str, signal: str) -> None:
+    assert signal in read(ASKED[lang], b)
