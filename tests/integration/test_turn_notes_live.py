@@ -51,12 +51,18 @@ def test_a_group_started_again_over_thousands_of_open_sessions_writes_no_line_tw
         assert len(first) == len(set(first)) == len(want)
         for daemon in daemons:
             daemon.terminate()
+        stopped = time.monotonic()  # every turn arrived before this
         one.start()  # the group again: one replica, then a second during its catch-up
         wait_until(one.assigned, 60, "the first replica assigned")
         time.sleep(1)
         two.start()
         wait_until(two.assigned, 60, "the second replica assigned")
-        time.sleep(float(LATENESS) + 10)  # a pair paired again would be final by now
+        # A pair paired again holds two turns that arrived before the stop: it is final once
+        # the clock of the turns' partition is LATENESS past the stop, which it is when the
+        # owner has caught up, within seconds of the last rebalance. Wait for both, with
+        # 10 s to spare on each (the restarts above took part of the first already).
+        settled = max(stopped + float(LATENESS), time.monotonic()) + 10
+        time.sleep(settled - time.monotonic())
     finally:
         for daemon in daemons:
             if daemon.alive():
