@@ -6,8 +6,11 @@ optionally on human-labelled model summaries for ``unsupported_numbers``::
     python bench/quality.py --xsum-spans ANNOTATIONS.csv --frank HUMAN_ANNOTATIONS.json \\
         --articles ARTICLES_DIR
 
-(see ``bench/summaries.py`` for where those public files come from). Figures are printed,
-not asserted: the tests assert every case; this script shows where the checks stand.
+(see ``bench/summaries.py`` for where those public files come from). ``--blind`` scores
+issue 75's blind rounds' files (numbers exact; citations exact, invalid and cited ids P/R),
+leaving out round four's sealed part, which ``--blind4-sealed`` scores once, at the end of
+its round. Figures are printed, not asserted: the tests assert every case; this script shows
+where the checks stand.
 
 Baselines, measured in the same run:
 
@@ -235,6 +238,57 @@ def citation_report() -> None:
     )
 
 
+# Issue 75's blind rounds (tests/quality/BLIND*.md): the case files each round's hand wrote.
+# Round four's sealed part is scored once, at the end of its round (``--blind4-sealed``).
+BLIND_SETS = tuple(
+    f"{kind}_{round_}_{part}"
+    for round_ in ("blind", "blind2", "blind3", "blind4")
+    for part in ("open", "sealed")
+    for kind in ("numbers", "citation")
+)
+SEALED_LAST = ("numbers_blind4_sealed", "citation_blind4_sealed")
+
+
+def blind_report(names: Iterable[str]) -> None:
+    """Per blind file: numbers exact; citations exact (ids cited and invalid both right),
+    invalid ids and cited ids P/R. A file not written yet is skipped."""
+    citation = Citation()
+    print("\nblind sets (tests/quality/BLIND*.md)")
+    for name in names:
+        if not (Path(__file__).parent.parent / "tests" / "quality" / f"{name}.jsonl").exists():
+            continue
+        cases = load_cases(name)
+        if name.startswith("numbers"):
+            exact = 0
+            for c in cases:
+                found = {
+                    raw for raw, _ in ragmon_numbers(c.answer, "\n\n".join(c.context), c.query)
+                }
+                exact += found == set(c.expected["unsupported"])
+            print(f"  {name:<26} exact {exact}/{len(cases)}")
+            continue
+        exact, inv, cit = 0, [0, 0, 0], [0, 0, 0]
+        for c in cases:
+            line: dict[str, Any] = citation(
+                TraceView(_trace(c.answer, c.passages()))
+            ).evidence.to_line()
+            got_i, want_i = set(line.get("invalid", [])), set(c.expected["invalid"])
+            got_c, want_c = set(line.get("cited", [])), set(c.expected["cited"])
+            for acc, got, want in ((inv, got_i, want_i), (cit, got_c, want_c)):
+                acc[0] += len(got & want)
+                acc[1] += len(got - want)
+                acc[2] += len(want - got)
+            exact += got_i == want_i and got_c == want_c
+
+        def pr(tp: int, fp: int, fn: int) -> str:
+            p = f"{tp / (tp + fp):.3f}" if tp + fp else "-"
+            r = f"{tp / (tp + fn):.3f}" if tp + fn else "-"
+            return f"{p}/{r}"
+
+        print(f"  {name:<26} exact {exact}/{len(cases)}  invalid P/R {pr(*inv)}"
+              f"  cited P/R {pr(*cit)}")  # fmt: skip
+
+
 def conflict_report(extra: list[PassageSet]) -> None:
     """``context_conflict`` per class, on the case file and any ConflictNQ pairs."""
     sets = [PassageSet(c.cls, tuple(c.context), c.expected["conflict"])
@@ -265,7 +319,15 @@ def main() -> None:
                         help="skip the case files")  # fmt: skip
     parser.add_argument("--conflict-nq", type=Path, action="append", default=[],
                         help="a ConflictNQ JSON-lines file (repeatable)")  # fmt: skip
+    parser.add_argument("--blind", action="store_true",
+                        help="score the blind rounds' files (not round 4's sealed)")  # fmt: skip
+    parser.add_argument("--blind4-sealed", action="store_true",
+                        help="score round 4's sealed files, once, at the end")  # fmt: skip
     args = parser.parse_args()
+    if args.blind or args.blind4_sealed:
+        names = [n for n in BLIND_SETS if n not in SEALED_LAST] if args.blind else []
+        blind_report(names + (list(SEALED_LAST) if args.blind4_sealed else []))
+        return
     if not args.only_summaries:
         numbers_report()
         refusal_report()
