@@ -111,6 +111,14 @@ def test_rephrase_not_read(a: str, b: str) -> None:
         # 'that is not what I asked' and 'still broken' as verdicts on the answer
         ("ko", "물어본 게 아니라고요, 주소 변경 어떻게 해요", "negative_feedback"),
         ("fr", "c'est toujours en panne", "negative_feedback"),
+        # the polite and plural thanks, 'again / still does not open' (Turkish)
+        ("tr", "yardımcı oldunuz", "positive_feedback"),
+        ("tr", "uygulama hala yüklenmiyor", "negative_feedback"),
+        # Spanish formal and plural imperatives with the enclitic 'me'
+        ("es", "comuníquenme con un asesor", "escalation"),
+        ("es", "páseme con soporte, por favor", "escalation"),
+        # Japanese: talking on the phone asked for, no person named
+        ("ja", "電話で相談したいのですが", "escalation"),
     ],
 )
 def test_short_verdicts(lang: str, b: str, signal: str) -> None:
