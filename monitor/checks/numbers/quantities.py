@@ -306,9 +306,24 @@ def figure_with_unit(d: Derivation, figure: str, units: frozenset[str]) -> str |
             m = _UNIT_AFTER.match(low, j)
             word = m.group(1) if m is not None else ""
             if word in units or (len(word) > 2 and word[-1] == "s" and word[:-1] in units):
-                return d.context[i : j + len(m.group(0)) if m else j]
+                end = j + len(m.group(0)) if m else j
+                # (the hours of "7 hours 20 minutes" are part of one span, not a figure)
+                if _PART_AFTER.match(low, end) is None and (
+                    _PART_BEFORE.search(low, max(0, i - 24), i) is None
+                ):
+                    return d.context[i:end]
         i = low.find(figure, j)
     return None
+
+
+# The next or the previous part of a span in two units ("7 hours 20 minutes", "2 days and 3
+# hours")
+_PART_AFTER = re.compile(
+    r"[ \t]*(?:,[ \t]*|and[ \t]+)?\d+[ \t]*(?:minutes?|mins?|seconds?|secs?|hours?|hrs?)\b"
+)
+_PART_BEFORE = re.compile(
+    r"\d[ \t]*(?:days?|hours?|hrs?|minutes?|mins?)[ \t]*(?:,[ \t]*|and[ \t]+)?$"
+)
 
 
 def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:

@@ -428,3 +428,19 @@ def test_a_double_scale_word_in_the_context_backs_the_figure(
 ) -> None:
     """ "two hundred thousand" in the context backs 200,000 (it was flagged)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("It runs 420 minutes.", "The audiobook runs 7 hours 20 minutes.", ["420"]),
+        ("It runs 440 minutes.", "The audiobook runs 7 hours 20 minutes.", []),
+        ("It runs 420 minutes.", "The audiobook runs 7 hours.", []),
+        ("It runs 180 minutes.", "It runs 2 days and 3 hours.", ["180"]),
+    ],
+)
+def test_the_hours_of_a_span_in_two_units_convert_to_nothing(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "7 hours 20 minutes" is one span: its 7 hours do not back 420 minutes (they did)."""
+    assert unsupported(answer, context) == expected
