@@ -160,7 +160,8 @@ class StoreSink(SinkBase):
         if writer == "process":
             from sinks.store_writer import WriterProcess
 
-            args = (str(path), redactor, max_age_seconds, max_bytes, retention_interval_seconds)
+            args = (type(self), str(path), redactor, max_age_seconds, max_bytes,
+                    retention_interval_seconds)  # fmt: skip
             self._remote = WriterProcess(self, args, writer_timeout_seconds, metrics)
 
     @property

@@ -24,9 +24,10 @@ import signal
 import socket
 import struct
 import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 import structlog
@@ -40,12 +41,12 @@ if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
     from monitor.telemetry import Metrics
-    from sinks.store import StoreSink
 
 _LOG = structlog.get_logger("ragmon.store")
 _BATCH = 64  # evaluations sent to the writer in one message
 _EVALUATION, _FOLLOWUP, _SESSION = 0, 1, 2
 _NONE, _FLUSH, _CLOSE = 0, 1, 2
+_START_SECONDS = 120.0  # the writer's start at least (a new interpreter importing ragmon)
 
 
 class _Message(msgspec.Struct, array_like=True):
@@ -80,15 +81,45 @@ class _Logs:
         self.lines.append(("warning", event, kw))
 
 
-def serve(conn: Connection, path: str, redactor: Redactor | None, max_age: float,
-          max_bytes: int, interval: float) -> None:  # fmt: skip
-    """The writer process: a ``StoreSink`` fed from ``conn`` until a close or the pipe's end."""
-    from sinks.store import StoreSink
+class Writer(Protocol):
+    """What the writer process runs: the inline store sink (``sinks.store.StoreSink``)."""
 
+    log: object
+    deleted: dict[str, int]
+    moved_aside: list[Path]
+
+    def start(self) -> None:
+        """Open the store."""
+
+    def take(self, c: Captured, redacted: bool = False) -> None:
+        """Take an evaluation's record."""
+
+    def take_rows(self, followups: list[Row], sessions: list[Row]) -> None:
+        """Take follow-up and session rows."""
+
+    def flush(self) -> None:
+        """Commit what was taken."""
+
+    def close(self) -> None:
+        """Commit what was taken and close the store."""
+
+    def abandon(self) -> None:
+        """Close the store without committing."""
+
+
+# how the writer process makes its ``Writer`` (the store sink's class): path, redactor,
+# maximum age, maximum size, retention interval
+Make = Callable[[Path, Redactor | None, float, int, float], Writer]
+
+
+def serve(conn: Connection, make: Make, path: str, redactor: Redactor | None, max_age: float,
+          max_bytes: int, interval: float) -> None:  # fmt: skip
+    """The writer process: a ``StoreSink`` (``make``) fed from ``conn`` until a close or the
+    pipe's end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logs = _Logs()
-    sink = StoreSink(Path(path), redactor, max_age, max_bytes, interval)
+    sink = make(Path(path), redactor, max_age, max_bytes, interval)
     sink.log = logs
     seen_deleted = dict(sink.deleted)
     seen_aside = 0
@@ -143,12 +174,12 @@ class WriterProcess:
 
     def __init__(
         self,
-        sink: StoreSink,
-        args: tuple[str, Redactor | None, float, int, float],
+        sink: Writer,
+        args: tuple[Make, str, Redactor | None, float, int, float],
         timeout_seconds: float,
         metrics: Metrics | None,
     ) -> None:
-        self.path = sink.path
+        self.path = args[1]
         self._args = args
         self._timeout = timeout_seconds
         self._metrics = metrics
@@ -176,7 +207,7 @@ class WriterProcess:
         theirs.close()  # the writer's end lives in the writer only: its EOF is our exit
         _send_timeout(mine, self._timeout)
         self._conn, self._process = mine, process
-        self._wait("start")
+        self._wait("start", max(self._timeout, _START_SECONDS))
 
     # --- taking lines
 
@@ -230,20 +261,21 @@ class WriterProcess:
         except OSError as exc:  # the writer is gone
             self._fail(f"the store's writer process is gone ({exc})")
 
-    def _wait(self, what: str) -> None:
+    def _wait(self, what: str, seconds: float | None = None) -> None:
         """The writer's answer to the last start, flush or close, within the timeout."""
         if self._failed is not None:
             raise SinkError(self._failed)
         conn, process = self._connection(), self._process
         assert process is not None
-        deadline = time.monotonic() + self._timeout
+        seconds = self._timeout if seconds is None else seconds
+        deadline = time.monotonic() + seconds
         while not conn.poll(0.2):
             if not process.is_alive() and not conn.poll():
                 self._fail(f"the store's writer process exited (code {process.exitcode}) "
                            f"before its {what}")  # fmt: skip
             if time.monotonic() > deadline:
                 self._fail(f"the store's writer process did not answer its {what} within "
-                           f"{self._timeout:g} s")  # fmt: skip
+                           f"{seconds:g} s")  # fmt: skip
         try:
             answer = self._decode(conn.recv_bytes())
         except (EOFError, OSError):
