@@ -133,8 +133,9 @@ def test_sigterm_commits_and_restart_repeats_nothing(tmp_path: Path) -> None:
 def test_broker_outage_recovers_without_restart(tmp_path: Path) -> None:
     """The broker goes away for ~15 s mid-stream and comes back: the same daemon process
     resumes and every trace, before and after the outage, is evaluated. 15 s (besides the
-    broker's own stop and start) outlast the daemon's commit timeout (10 s) and request
-    timeout (5 s): its commits and fetches fail while the broker is away."""
+    broker's own stop and start) outlast the daemon's request timeout (5 s) and its commit
+    and session timeouts (10 s): the group's coordinator is marked dead and looked for again,
+    with a growing backoff, until the broker is back."""
     topic = create_topic(2)
     first = produce(topic, 1000)
     daemon = Daemon(tmp_path, topic, "g-outage").start()
