@@ -163,6 +163,7 @@ def _glued(c: str) -> bool:
     return c.isdecimal() or (c.isascii() and (c.isalpha() or c == "_"))
 
 
+_POINTED = re.compile(r"([01]?\d|2[0-3])\.([0-5]\d)")  # "21.00": a time, maybe
 _CLOCK_MINUTES = re.compile(r"[0-5]\d(?!\d|[.,:]\d)")
 
 
@@ -334,6 +335,8 @@ class NumberLookup:
         if mention.kind == "number":
             if _bounded(self.text, mention.raw):
                 return True  # written the same way ("$49", "07")
+            if self._pointed_time(mention.raw):
+                return True  # "21.00" for "9 pm", a time on the 24-hour clock
             for r in mention.readings:
                 if any(_bounded(self.text, p) for p in _probes(r, self._separators)):
                     return True
@@ -364,6 +367,18 @@ class NumberLookup:
         if minutes == 720:
             return _has_word(self.lower, b"noon") or _has_word(self.lower, b"midday")
         return minutes in (0, 1440) and _has_word(self.lower, b"midnight")
+
+    def _pointed_time(self, raw: str) -> bool:
+        """An answer's 24-hour time written with a point ("21.00", "07.45"), which reads as
+        a decimal number, backed by the same clock time in the text ("9 pm", "21:00")."""
+        m = _POINTED.fullmatch(raw)
+        if m is None:
+            return False
+        h, mi = int(m.group(1)), int(m.group(2))
+        if h > 23 or mi > 59:
+            return False
+        time = Mention(f"{h:02d}:{mi:02d}", "time", readings=(Reading(float(h * 60 + mi), 1.0),))
+        return self.index.supports(time) or self._named_time(time)
 
     def _dotted_time(self, mention: Mention) -> bool:
         """A time the text writes on the 24-hour clock with a point ("23.15" for 11:15 pm,

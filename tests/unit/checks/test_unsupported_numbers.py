@@ -444,3 +444,21 @@ def test_the_hours_of_a_span_in_two_units_convert_to_nothing(
 ) -> None:
     """ "7 hours 20 minutes" is one span: its 7 hours do not back 420 minutes (they did)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The pool closes at 21.00.", "It opens at 6:30 am and closes at 9 pm.", []),
+        ("The pool closes at 22.00.", "It opens at 6:30 am and closes at 9 pm.", ["22.00"]),
+        ("The pool closes at 21.30.", "The pool closes at 21:30.", []),
+        ("Ring 0044 20 7946 0321.", "Call us on 020 7946 0321.", []),
+        ("Ring 0044 20 7946 0322.", "Call us on 020 7946 0321.", ["0044 20 7946 0322"]),
+    ],
+)
+def test_a_pointed_time_in_the_answer_and_a_phone_number_with_00(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "21.00" is a time, backed by "9 pm" (it was read as the decimal 21.00); "0044 20 ..."
+    is one phone number, the country code after "00" (it was read as 0044 and 20)."""
+    assert unsupported(answer, context) == expected
