@@ -4,7 +4,9 @@ what the store sink (``sinks.store``) hands its work to under ``store.writer: pr
 
 The sink takes each evaluation as a compact record (``sinks.store_record.Captured``: its line,
 texts as they are, ids), sends them in batches through a pipe (msgpack) to a writer process
-it starts (``spawn``: the daemon has threads, never fork) and that process redacts the text,
+it starts (a new interpreter running this module, never a fork: the daemon has threads; and
+not ``multiprocessing``'s spawn, which imports the daemon's main script again), and that
+process redacts the text,
 makes the JSON and writes SQLite exactly as the inline ``StoreSink`` does (it runs one).
 ``flush`` sends a mark and waits for the writer's answer after its COMMIT: flush is still
 "delivered", and the offsets commit after the store's commit. The writer's death is a
@@ -18,11 +20,13 @@ leaves no writer holding the file.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
+import pickle
 import signal
 import socket
 import struct
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -38,8 +42,6 @@ from monitor.core.pii import Redactor
 from sinks.store_record import Captured, Row, capture, followup_row, session_row
 
 if TYPE_CHECKING:
-    from multiprocessing.process import BaseProcess
-
     from monitor.telemetry import Metrics
 
 _LOG = structlog.get_logger("ragmon.store")
@@ -184,7 +186,7 @@ class WriterProcess:
         self._timeout = timeout_seconds
         self._metrics = metrics
         self._conn: Connection | None = None
-        self._process: BaseProcess | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._message = _Message([], [], [])
         self._encode = msgspec.msgpack.Encoder().encode
         self._decode = msgspec.msgpack.Decoder(_Answer).decode
@@ -199,14 +201,24 @@ class WriterProcess:
 
     def start(self) -> None:
         """Start the writer and wait for it to open the store (``SinkError`` when it cannot)."""
-        context = multiprocessing.get_context("spawn")
-        mine, theirs = context.Pipe()
-        process = context.Process(target=serve, args=(theirs, *self._args), daemon=True,
-                                  name="ragmon-store-writer")  # fmt: skip
-        process.start()
-        theirs.close()  # the writer's end lives in the writer only: its EOF is our exit
-        _send_timeout(mine, self._timeout)
-        self._conn, self._process = mine, process
+        mine, theirs = socket.socketpair()
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "sinks.store_writer", str(theirs.fileno())],
+                stdin=subprocess.PIPE, pass_fds=(theirs.fileno(),), env=env,
+            )  # fmt: skip
+        except OSError as exc:
+            mine.close()
+            raise SinkError(f"store {self.path}: cannot start its writer process: {exc}") from None
+        finally:
+            theirs.close()  # the writer's end lives in the writer only: its EOF is our exit
+        assert process.stdin is not None
+        with process.stdin:
+            process.stdin.write(pickle.dumps(self._args))
+        conn = Connection(mine.detach())
+        _send_timeout(conn, self._timeout)
+        self._conn, self._process = conn, process
         self._wait("start", max(self._timeout, _START_SECONDS))
 
     # --- taking lines
@@ -270,8 +282,8 @@ class WriterProcess:
         seconds = self._timeout if seconds is None else seconds
         deadline = time.monotonic() + seconds
         while not conn.poll(0.2):
-            if not process.is_alive() and not conn.poll():
-                self._fail(f"the store's writer process exited (code {process.exitcode}) "
+            if process.poll() is not None and not conn.poll():
+                self._fail(f"the store's writer process exited (code {process.returncode}) "
                            f"before its {what}")  # fmt: skip
             if time.monotonic() > deadline:
                 self._fail(f"the store's writer process did not answer its {what} within "
@@ -279,7 +291,7 @@ class WriterProcess:
         try:
             answer = self._decode(conn.recv_bytes())
         except (EOFError, OSError):
-            self._fail(f"the store's writer process exited (code {process.exitcode}) "
+            self._fail(f"the store's writer process exited (code {process.poll()}) "
                        f"before its {what}")  # fmt: skip
         for level, event, kw in answer.logs:
             getattr(_LOG, level)(event, **kw)
@@ -310,10 +322,11 @@ class WriterProcess:
             self._conn.close()
         process = self._process
         if process is not None:
-            process.join(timeout=wait)
-            if process.is_alive():
+            try:
+                process.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
                 process.kill()
-                process.join(timeout=5)
+                process.wait(timeout=5)
 
     def _connection(self) -> Connection:
         if self._conn is None:
@@ -329,3 +342,7 @@ def _send_timeout(conn: Connection, seconds: float) -> None:
         whole = int(seconds)
         value = struct.pack("ll", whole, int((seconds - whole) * 1e6))
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+
+
+if __name__ == "__main__":  # the writer process: its end of the pipe, then what to make
+    serve(Connection(int(sys.argv[1])), *pickle.load(sys.stdin.buffer))

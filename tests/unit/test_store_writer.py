@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+import structlog.testing
 from prometheus_client import CollectorRegistry
 
 from monitor.core.errors import SinkError
@@ -83,9 +84,7 @@ def test_a_damaged_file_is_moved_aside_by_the_writer_and_counted(tmp_path: Path)
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
 
 
-def test_the_writers_death_is_a_sink_error_at_the_next_flush(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_writers_death_is_a_sink_error_at_the_next_flush(tmp_path: Path) -> None:
     """Killed between flushes: the next flush (and every one after) raises at once with one
     line naming the writer, never waits; what was committed before stays."""
     path = tmp_path / "s.db"
@@ -98,15 +97,15 @@ def test_the_writers_death_is_a_sink_error_at_the_next_flush(
     os.kill(pid, signal.SIGKILL)
     sink.write(evaluate(trace(2)))
     began = time.monotonic()
-    for _ in range(2):
-        with pytest.raises(SinkError, match="writer process"):
-            sink.flush()
+    with structlog.testing.capture_logs() as logged:
+        for _ in range(2):
+            with pytest.raises(SinkError, match="writer process exited"):
+                sink.flush()
+        sink.write(evaluate(trace(3)))  # taken and dropped: the flush says it
+        sink.close()
     assert time.monotonic() - began < 10
-    sink.close()
+    assert [e["event"] for e in logged] == ["store_writer_failed"]  # one line
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
-    logged = [line for line in capsys.readouterr().out.splitlines() + capsys.readouterr().err
-              .splitlines() if "store_writer_failed" in line]  # fmt: skip
-    assert len(logged) <= 1  # one line (when structlog prints to the captured streams)
 
 
 def test_a_stuck_writer_fails_the_flush_after_the_timeout(tmp_path: Path) -> None:
@@ -201,4 +200,33 @@ def test_a_daemon_killed_with_kill_9_leaves_no_writer(tmp_path: Path) -> None:
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(pid), "the writer outlived the daemon"
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+
+
+def test_a_script_without_a_main_guard_that_exits_without_close(tmp_path: Path) -> None:
+    """The writer is a new interpreter running its own module: a daemon's main script is not
+    imported again in it (multiprocessing's spawn would), and an exit without close ends it
+    (its pipe's end); what was flushed is in the file."""
+    path = tmp_path / "s.db"
+    script = tmp_path / "daemon.py"
+    script.write_text(
+        "from pathlib import Path\n"
+        "from sinks.store import StoreSink\n"
+        "from tests.unit.test_store import evaluate, trace\n"
+        f"sink = StoreSink(Path({str(path)!r}), writer='process')\n"
+        "sink.start()\n"
+        "sink.write(evaluate(trace(1)))\n"
+        "sink.flush()\n"
+        "print(sink.writer_pid, flush=True)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True,
+                          text=True, timeout=60, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
