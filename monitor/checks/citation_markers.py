@@ -119,6 +119,8 @@ _LABEL = re.compile(
 _LIST_MORE = re.compile(
     r"[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+|&[ \t]*)(\d{1,2})(?![.,]\d)"
     r"(?=[ \t]*(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
+    # the last after "and", a verb after it ("Passages 1, 2 and 4 agree")
+    r"|[ \t]*,?[ \t]*(?:and|&)[ \t]+(\d{1,2})(?![.,]\d)(?=[ \t]+[a-z]+(?<!s)\b)"
 )
 # A place in a passage after its id or index ("refunds-2024, §3", "1, p. 4", "kb-12 line 7")
 _LOCATOR = re.compile(
@@ -461,5 +463,7 @@ def _textual(text: str, cites: Citations) -> None:
             cites.index(hi, word)
             end = m.end()
             while (more := _LIST_MORE.match(text, end)) is not None:  # "passages 1, 2 and 3"
-                cites.index(int(more.group(1)), word)
+                cites.index(int(more.group(1) or more.group(2)), word)
                 end = more.end()
+                if more.group(2):
+                    break  # (the last of the list)

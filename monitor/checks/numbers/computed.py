@@ -40,7 +40,8 @@ MINUTES_A_DAY = 24 * 60
 PEOPLE = frozenset({"people", "person", "individual"})
 _PERSON_WORDS = frozenset(
     "man men woman women boy boys girl girls child children adult adults teenager teenagers "
-    "baby babies toddler toddlers person people pensioner pensioners".split()
+    "baby babies toddler toddlers person people pensioner pensioners fisherman fishermen "
+    "policeman policemen sportsman sportsmen".split()
 ) | frozenset(  # roles a list of persons names them by ("a head chef, two sous chefs")
     w + e
     for w in (
@@ -51,7 +52,8 @@ _PERSON_WORDS = frozenset(
         "member partner founder author writer artist singer musician actor actress customer "
         "client patient resident tenant visitor tourist friend brother sister son daughter "
         "father mother husband wife parent grandparent uncle aunt cousin nephew niece "
-        "colleague intern trainee apprentice supervisor"
+        "colleague intern trainee apprentice supervisor kayaker swimmer surfer diver sailor "
+        "hiker climber walker runner cyclist skier rower canoeist"
     ).split()
     for e in ("", "s")
 )

@@ -300,3 +300,12 @@ def test_cjk_markers_numeric_ids_joined_words_and_shaped_ids_in_prose(
     line = _cited(answer, docs)
     assert line.get("cited", []) == cited
     assert line.get("invalid", []) == invalid
+
+
+def test_the_last_of_a_textual_list_before_a_verb_is_cited() -> None:
+    """ "Passages 1, 2 and 4 agree": 4 is one of the list (it was dropped), invalid among
+    three passages; "Passages 1 and 2, 30 days apply" still cites two."""
+    line = _cited("Passages 1, 2 and 4 agree that admins manage this.", ["a", "b", "c"])
+    assert line.get("cited") == ["1", "2", "4"]
+    assert line.get("invalid") == ["4"]
+    assert _cited("Passages 1 and 2, 30 days apply.", ["a", "b", "c"]).get("cited") == ["1", "2"]

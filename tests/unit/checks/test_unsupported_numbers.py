@@ -462,3 +462,16 @@ def test_a_pointed_time_in_the_answer_and_a_phone_number_with_00(
     """ "21.00" is a time, backed by "9 pm" (it was read as the decimal 21.00); "0044 20 ..."
     is one phone number, the country code after "00" (it was read as 0044 and 20)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("The boat picked up four people near the pier.", []),
+        ("The boat picked up five people near the pier.", ["five"]),
+    ],
+)
+def test_persons_named_by_what_they_were_doing_add_up(answer: str, expected: list[str]) -> None:
+    """A fisherman, kayakers and a swimmer are persons (the count was unjudged)."""
+    context = "The rescue boat picked up a fisherman, two kayakers and a swimmer near the pier."
+    assert unsupported(answer, context) == expected
