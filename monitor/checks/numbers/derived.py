@@ -103,13 +103,12 @@ _HALF_WORDS = re.compile(
 )
 # A share the context says as a fraction in words ("three quarters of the staff" for 75%):
 # the percentages, as an answer rounds them, each fraction backs
+_THIRDS = (re.compile(r"\b(?:a|one)[- ]third of\b"), re.compile(r"\btwo[- ]thirds of\b"))
 _FRACTION_WORDS = {
     25.0: re.compile(r"\b(?:a|one)[- ]quarter of\b"),
     75.0: re.compile(r"\bthree[- ]quarters of\b"),
-    33.0: re.compile(r"\b(?:a|one)[- ]third of\b"),
-    33.3: re.compile(r"\b(?:a|one)[- ]third of\b"),
-    67.0: re.compile(r"\btwo[- ]thirds of\b"),
-    66.7: re.compile(r"\btwo[- ]thirds of\b"),
+    **dict.fromkeys((33.0, 33.3), _THIRDS[0]),
+    **dict.fromkeys((67.0, 66.7), _THIRDS[1]),
 }
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
