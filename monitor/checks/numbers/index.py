@@ -254,7 +254,15 @@ _IDENT_DIGITS = 7  # fewer digits than a phone or reference number: compared as 
 _DIGITS_ONLY = re.compile(r"\D")
 # A phone or reference number written in groups: digits separated by single spaces, dashes,
 # dots, slashes or parentheses, "+" or "(" before it.
-_IDENT_RUN = re.compile(r"(?<![\w.,])[+(]?\d+(?:[ .\-/]?\(?\d+\)?)+(?![\w]|[.,]\d)")
+# A run of digit groups ("+1 (800) 555-0199", "0044 20 7946 0321"). Each group after the first
+# starts with a separator, a "(" or follows a ")": never bare digits after digits, which made
+# the run's split ambiguous and its matching exponential in the digits (30 digits and a letter
+# took a minute). The same matches as the ambiguous form it replaced
+# (tests/unit/checks/test_ident_run.py compares the two).
+_IDENT_GROUP = r"(?:[ .\-/]\(?|\(|(?<=\)))\d+\)?"
+_IDENT_RUN = re.compile(
+    rf"(?<![\w.,])[+(]?\d(?:\d+\)?(?:{_IDENT_GROUP})*|(?:{_IDENT_GROUP})+)(?![\w]|[.,]\d)"
+)
 
 
 def _national(raw: str) -> set[str]:
