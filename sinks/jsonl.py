@@ -166,7 +166,7 @@ def written_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLi
     if redactor is None:
         made = WrittenLine(line, trace.query, trace.answer)
     else:
-        line, (answer, query) = _redacted(line, redactor, (trace.answer, trace.query))
+        line, (answer, query) = redacted(line, redactor, (trace.answer, trace.query))
         made = WrittenLine(line, query, answer)
     _last = (evaluation, redactor, made)
     return made
@@ -180,10 +180,10 @@ def redact_line(
     Evidence can quote a piece of an item (a figure "4111" read out of a card number): a
     quoted piece that occurs in ``sources`` (the answer, the question) but no longer once
     their PII is redacted came only from inside an item, and is redacted as that item."""
-    return _redacted(line, redactor, sources)[0]
+    return redacted(line, redactor, sources)[0]
 
 
-def _redacted(
+def redacted(
     line: EvaluationLine, redactor: Redactor, sources: tuple[str, ...]
 ) -> tuple[EvaluationLine, list[str]]:
     """``redact_line``'s line, and each of ``sources`` redacted."""

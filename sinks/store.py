@@ -32,9 +32,9 @@ from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutco
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, open_for_writing
 from sinks import SinkBase
-from sinks.jsonl import _redacted as redacted_with
+from sinks.jsonl import redacted as redacted_with
 from sinks.jsonl import written_line
-from sinks.store_record import Captured, Segments, capture, followup_row, session_row
+from sinks.store_record import Captured, Segments, capture, followup_row, json_text, session_row
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
@@ -245,10 +245,10 @@ class StoreSink(SinkBase):
             "attributes": c.attributes,
         }  # fmt: skip
         row = (c.trace_id, stamp, c.session_id, c.app, c.route, c.release,
-               self._combination(c.segments), int(c.flagged), c.risk, now, _json(line),
-               _json(record), c.outcomes)  # fmt: skip
+               self._combination(c.segments), int(c.flagged), c.risk, now, json_text(line),
+               json_text(record), c.outcomes)  # fmt: skip
         if c.judge_only:  # a verdict that came after the checks: it joins their row
-            self._batch.judged.append((c.trace_id, _json(line.get("judge")), row))
+            self._batch.judged.append((c.trace_id, json_text(line.get("judge")), row))
         else:
             self._batch.evaluations.append(row)
 
@@ -260,7 +260,7 @@ class StoreSink(SinkBase):
         if found is None:
             if len(self._combinations) >= _COMBINATIONS:
                 self._combinations.clear()
-            found = self._combinations[items] = _json(dict(sorted(items)))
+            found = self._combinations[items] = json_text(dict(sorted(items)))
         return found
 
     def _passage(self, text: str, now: float) -> str:
@@ -507,10 +507,3 @@ class StoreSink(SinkBase):
         finally:
             self._db.close()
             self._db = None
-
-
-_ENCODE = msgspec.json.Encoder()
-
-
-def _json(value: object) -> str:
-    return _ENCODE.encode(value).decode()

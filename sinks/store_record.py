@@ -74,18 +74,19 @@ def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = No
 def followup_row(followup: Followup, now: float) -> Row:
     """A follow-up's row (ids and signals: no text of the turns)."""
     a = followup.turn
-    return (a.trace_id, a.session, a.time, _json(followup.to_line()), now)
+    return (a.trace_id, a.session, a.time, json_text(followup.to_line()), now)
 
 
 def session_row(outcome: SessionOutcome, now: float) -> Row:
     """A session outcome's row (ids and counts: no text of the turns)."""
     stamp = outcome.kept[-1].time if outcome.kept else now
     return (outcome.session, outcome.first_trace, stamp, outcome.outcome,
-            _json(outcome.to_line()), now)  # fmt: skip
+            json_text(outcome.to_line()), now)  # fmt: skip
 
 
 _ENCODE = msgspec.json.Encoder()
 
 
-def _json(value: object) -> str:
+def json_text(value: object) -> str:
+    """``value`` as compact JSON text, as the store's rows keep it."""
     return _ENCODE.encode(value).decode()
