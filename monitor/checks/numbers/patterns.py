@@ -16,6 +16,10 @@ MONTHS = {
 _MONTH = (
     r"(?i:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+    # a month ends its word ("12 market stalls", "5 novels", "3 decades" name none), or goes
+    # on as another language's name of it ("mars", "marzo", "octobre", "Juni", "janeiro")
+    r"(?=(?i:s|zo|ço|uar|ruar|rero|braio|eiro|vier|ile|io|ho|i|o|embre|embro|iembre|obre|ubre"
+    r"|ustus)?(?![^\W\d_]))"
 )
 # After a day ("30 may"), a lower-case "may" is the verb ("returns over 30 may be refused");
 # lower-cased text (common in scraped news) writes every other month in lower case too.
