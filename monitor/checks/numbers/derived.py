@@ -42,7 +42,7 @@ from monitor.checks.numbers.forms import (
 )
 from monitor.checks.numbers.measures import area, compound, data_size, pence
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
-from monitor.checks.numbers.patterns import SENTENCE, SPELLED
+from monitor.checks.numbers.patterns import PERCENT_RAW, SENTENCE, SPELLED, fraction_shares
 from monitor.checks.numbers.quantities import (
     Around,
     across_systems,
@@ -101,15 +101,8 @@ _HALF_WORDS = re.compile(
     r"\b(?:halved|halving|by half|half[- ]price|half off"
     r"|(?<!first )(?<!second )(?<!last )(?<!other )half of (?:all|the|its|their|our|your))\b"
 )
-# A share the context says as a fraction in words ("three quarters of the staff" for 75%):
-# the percentages, as an answer rounds them, each fraction backs
-_THIRDS = (re.compile(r"\b(?:a|one)[- ]third of\b"), re.compile(r"\btwo[- ]thirds of\b"))
-_FRACTION_WORDS = {
-    25.0: re.compile(r"\b(?:a|one)[- ]quarter of\b"),
-    75.0: re.compile(r"\bthree[- ]quarters of\b"),
-    **dict.fromkeys((33.0, 33.3), _THIRDS[0]),
-    **dict.fromkeys((67.0, 66.7), _THIRDS[1]),
-}
+# A share the context says as a fraction in words ("three quarters of the staff" for 75%)
+_FRACTION_WORDS = fraction_shares()
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
 _AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
@@ -292,6 +285,8 @@ class Derivation:
             or (_PRICE_GAP_AFTER.match(rest) if mention.raw[:1] in "$€£¥₹" else None)
         )
         stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
+        # a percentage is a sum or difference of percentages only, never of prices or counts
+        pct = PERCENT_RAW.search(mention.raw) is not None
         if sub is None and stated:
             sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
         if add is None and sub is None:
@@ -299,12 +294,13 @@ class Derivation:
         # the operands the answer writes beside the figure, each a figure of the context,
         # when it names them as operands ("(50 vs 10)"; not "3-1 ... by 5 points with 6")
         if stated:
-            found = operands(self.answer_figures(mention, sentence, "number"), value,
-                             add is not None, sub is not None)  # fmt: skip
+            ours = [f for f in self.answer_figures(mention, sentence, "number")
+                    if not pct or PERCENT_RAW.search(f[0])]  # fmt: skip
+            found = operands(ours, value, add is not None, sub is not None)
             if found is not None:
                 return found
         for figures in self.sentence_figures:
-            values = figures[:12]
+            values = [f for f in figures[:12] if not pct or PERCENT_RAW.search(f[0])]
             for i, (ra, a) in enumerate(values):
                 for rb, b in values[i + 1 :]:
                     if add is not None and abs(a + b - value) < 1e-9:

@@ -21,6 +21,8 @@ from monitor.checks.numbers.mentions import (
 )
 from monitor.checks.numbers.patterns import (
     DIGITS,
+    PERCENT_RAW,
+    PERCENTS,
     SCALED,
     SPELLED,
     SPELLED_SCALES,
@@ -291,9 +293,11 @@ class NumberLookup:
     both fail is the text parsed into a ``NumberIndex`` (dates, rounding, scale words), once.
     """
 
-    def __init__(self, text: str, spelled: bool = True) -> None:
+    def __init__(self, text: str, spelled: bool = True, percents: bool = False) -> None:
         self.text = text
         self._spelled = spelled
+        self._of_percents = percents  # the text is a text's percentages (see percentages)
+        self._percents: NumberLookup | None = None
         self._lower: bytes | None = None
         self._scaled: bool | None = None
         self._ranges: frozenset[float] | None = None
@@ -321,10 +325,22 @@ class NumberLookup:
             self._index = NumberIndex.of(self.text, self.locale)
         return self._index
 
+    @property
+    def percentages(self) -> NumberLookup:
+        """A look-up of the figures the text writes as percentages, built on first use."""
+        if self._percents is None:
+            spans = "\n".join(m.group(0) for m in PERCENTS.finditer(self.text))
+            self._percents = NumberLookup(spans, self._spelled, percents=True)
+            self._percents.locale = self.locale  # (read with the whole text's decimals)
+        return self._percents
+
     def supports(self, mention: Mention) -> bool:
         """Whether the text states ``mention``'s figure; tokenised text ("5 , 000") is read
         as the figures it spells, but only after the plain reading failed (joining costs a
-        scan of the whole text)."""
+        scan of the whole text). A percentage needs a percentage."""
+        if (not self._of_percents and mention.kind == "number"
+                and PERCENT_RAW.search(mention.raw) is not None):  # fmt: skip
+            return self.percentages.supports(mention)
         if self._supports(mention):
             return True
         if mention.kind == "number" and all(r.precision <= 1 for r in mention.readings):

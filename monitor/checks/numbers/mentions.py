@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from monitor.checks.numbers.patterns import (
+    FRACTION_PARTS,
     GLUED_UNITS,
     MEASURES,
     MONTH_FIRST,
@@ -346,7 +347,7 @@ _HUNDRED_AND = re.compile(
 
 # A fraction of a whole in words ("three quarters of the members", "two thirds of"): a share,
 # the percentage it equals, not a count; "three quarters of an hour" is a span, not judged
-_FRACTION_NOUNS = {"quarters": 25.0, "thirds": 100.0 / 3, "fifths": 20.0}
+_FRACTION_NOUNS = {f"{part}s": 100.0 / whole for part, whole in FRACTION_PARTS.items()}
 _FRACTION_OF = re.compile(
     r"[ \t]+of\b(?![ \t]+(?:\d|(?:an?|one|the)[ \t]+(?:hour|minute|day|week|month|year|mile)))"
 )

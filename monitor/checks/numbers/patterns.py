@@ -5,6 +5,7 @@ and citation markers, URLs, addresses, versions) and tokeniser spaces inside fig
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 from monitor.checks.text import NUMBER_SKIP_MAX, SUPERSCRIPTS
@@ -245,3 +246,41 @@ def _join_figure(m: re.Match[str]) -> str:
     if sep == "," and len(m.group(2)) != 3:
         return m.group(0)
     return f"{m.group(1)}{sep}{m.group(2)}"
+
+
+# A figure written as a percentage ("30%", "3,5 %", "12 per cent"): backed by a percentage
+PERCENT_RAW = re.compile(r"(?:%|percent|per\s?cent)$", re.IGNORECASE)
+
+# A percentage is backed by a percentage only ("30% cheaper" is not the "$30" of a price):
+# the figures a text writes as one, with "%", "percent", "percentage points" or another
+# language's word, and the first figure of a range ("20-30%"), spelled ("thirty percent") too
+_PERCENT_FIGURE = r"(?:\d{1,3}(?:[,.'\u00a0\u202f\u2009 ]\d{3})+(?:[.,]\d+)?|\d+(?:\s?[.,]\s?\d+)?)"
+PERCENTS = re.compile(
+    rf"(?<![\d.,])(?:{_PERCENT_FIGURE}\s?(?:-|–|—|to)\s?)?"
+    rf"(?:{_PERCENT_FIGURE}|(?<![A-Za-z])[A-Za-z]+(?:[- ][a-z]+)?)"
+    r"\s?(?:%|percent\b|per\s?cent\b|pct\b|percentage\s+points?\b|prozent\b|pour\s?cent\b"
+    r"|por\s?ciento\b|por\s?cento\b|per\s?cento\b|procent\w*)",
+    re.IGNORECASE,
+)
+
+# Fractions in words, one table for both sides: the denominator each part's name says. An
+# answer's "three quarters of the members" claims 75% (``mentions``); a context's "a fifth
+# of" backs 20% (``derived``).
+FRACTION_PARTS = {"quarter": 4, "third": 3, "fifth": 5}
+
+
+def fraction_shares() -> dict[float, re.Pattern[str]]:
+    """The percentages, as an answer rounds them (33% or 33.3%), each fraction in words of
+    ``FRACTION_PARTS`` backs before "of" ("a quarter of", "two thirds of"; halves are
+    read apart), to the pattern that finds it."""
+    names = {v: k for k, v in SPELLED.items() if v < 10}
+    out: dict[float, re.Pattern[str]] = {}
+    for part, whole in FRACTION_PARTS.items():
+        for k in range(1, whole):
+            if math.gcd(k, whole) > 1:
+                continue  # "two quarters" is a half
+            words = rf"(?:a|one)[- ]{part}" if k == 1 else rf"{names[k]}[- ]{part}s"
+            pattern = re.compile(rf"\b{words} of\b")
+            for share in (round(100 * k / whole), round(100 * k / whole, 1)):
+                out[float(share)] = pattern
+    return out

@@ -23,6 +23,7 @@ from monitor.checks.numbers.forms import (
     unit_of,
 )
 from monitor.checks.numbers.mentions import Mention
+from monitor.checks.numbers.patterns import PERCENT_RAW
 
 Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 
@@ -335,7 +336,10 @@ def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str
             continue
         step = rounding_step(value, mention.readings[0].precision)
         unit = unit.lower().rstrip("s")
+        pct = PERCENT_RAW.search(mention.raw) is not None  # a percentage: around a percentage
         for m, c, other in d.context_figures():
+            if pct and PERCENT_RAW.search(m.raw) is None:
+                continue
             other = other.lower().rstrip("s")
             if (
                 unit

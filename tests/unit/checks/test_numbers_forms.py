@@ -32,3 +32,43 @@ def test_a_month_name_ends_its_word(answer: str, context: str, expected: list[st
     """ "48 market" is a figure, not the 48th of March (dropped, so no share was computed),
     and "5 novels" is not the fifth of November; "12 mars" is still a date."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The Pro plan is 30% cheaper.", "Basic costs $30 a month; Pro costs $90.", ["30%"]),
+        ("The Pro plan is about 30% cheaper.", "Pro costs $31 and Basic $90.", ["30%"]),
+        ("The fee is 3%.", "See doc-3 for the fee schedule.", ["3%"]),
+        ("Fees rose by 40% in total.", "Fees were 10 and then 50.", ["40%"]),
+        ("The Pro plan is 30% cheaper.", "Pro is 30 percent cheaper than Team.", []),
+        ("Discounts reach 20%.", "Discounts of 20-30% apply to annual plans.", []),
+        ("VAT is 3.5%.", "Die Mehrwertsteuer beträgt 3,5 Prozent.", []),
+        ("It fell by 12%.", "It fell by 12.4 per cent.", []),
+        ("Pro is 67% cheaper.", "Basic costs $30 a month; Pro costs $10.", []),
+    ],
+)
+def test_a_percentage_needs_a_percentage(answer: str, context: str, expected: list[str]) -> None:
+    """A percentage is backed by a percentage or one computed, never by a plain figure that
+    has its digits (a price, a count, an id's digits backed it)."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("40% of the staff work remotely.", "Two fifths of the staff work remotely.", []),
+        ("20% of the staff work remotely.", "A fifth of the staff work remotely.", []),
+        ("30% of the staff work remotely.", "A fifth of the staff work remotely.", ["30%"]),
+        ("Two fifths of the staff work remotely.", "40% of the staff work remotely.", []),
+        (
+            "Three fifths of the staff work remotely.",
+            "40% of the staff work remotely.",
+            ["Three fifths"],
+        ),
+    ],
+)
+def test_fifths_on_both_sides(answer: str, context: str, expected: list[str]) -> None:
+    """One table of fractions in words: the context's "two fifths of" backs 40% (only the
+    answer's side read fifths)."""
+    assert unsupported(answer, context) == expected
