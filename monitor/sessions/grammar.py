@@ -267,6 +267,20 @@ def others(table: Mapping[str, object]) -> str | None:
     return _Words(table).bounded("others")
 
 
+def prices(table: Mapping[str, object]) -> str | None:
+    """The language's words that ask for a price ("how much", "kostet", "多少钱"): a
+    question that asks what a thing costs where the other asked whether it is there or
+    how it is done is another question ("are there cabins for pets" / "how much is the
+    cabin for pets")."""
+    return _Words(table).bounded("prices")
+
+
+def amounts(table: Mapping[str, object]) -> str | None:
+    """The language's words that ask how much ("how much", "quanto", "ne kadar"): of a
+    price or of anything else ("how much luggage"), so a turn with one may ask a price."""
+    return _Words(table).bounded("amounts")
+
+
 def features(table: Mapping[str, object]) -> str | None:
     """The language's words for a part of the product ("button", "settings", "widget",
     "included"): a request for a call or a chat in a clause with one of these is about the

@@ -22,6 +22,9 @@ _MIN_FUZZY = 4  # shorter words are told apart by one letter ("plan"/"plus" asid
 _MIN_PREFIX = 3  # "auth" for "authentication", "2fa" aside
 _STEM = 4  # the first letters two forms of a word share, where the stemmer left them apart
 _DOUBLED = re.compile(r"(.)\1")
+# hiragana: Japanese grammar (particles, verb endings); a pair holding it names no thing
+# ("したい" / "する": the same question asked as a wish)
+_HIRAGANA = re.compile(r"[\u3041-\u309f]")
 _ENDING = 4  # the letters each form has past them: more is another word joined on
 
 
@@ -106,9 +109,9 @@ def swapped(
         and (p[0] == q[0]) != (p[1] == q[1])
         and (q[1] if p[0] == q[0] else q[0]) not in held
         for p in first
-        if not p.isascii()
+        if not p.isascii() and not _HIRAGANA.search(p)
         for q in second
-        if not q.isascii()
+        if not q.isascii() and not _HIRAGANA.search(q)
     )
 
 

@@ -50,6 +50,19 @@ def _fragment(b: _Turn, in_b: int, shared: int) -> bool:
     return 0 < in_b == shared and len(b.words) <= _FRAGMENT
 
 
+def _asked_out(a: _Turn, b: _Turn, ca: frozenset[str], cb: frozenset[str], shared: int) -> bool:
+    """Whether B asks in full what A asked as a fragment ("battery stats?" -> "where do i
+    see battery stats", "statystyki baterii?" -> "gdzie widzę statystyki baterii"): A is at
+    most ``_FRAGMENT`` words and opens with no question word, B keeps every content word of
+    A's (two at least), opens with a question word and adds one content word at most (the
+    verb the question is asked with). A question that adds a thing of its own ("cabins for
+    pets?" -> "how much does the cabin for pets cost and is food included") adds more."""
+    if len(a.words) > _FRAGMENT or shared < len(ca) or len(ca) < 2 or len(cb) - shared > 1:
+        return False
+    asks = _next_question()[1]
+    return asks.match(b.text) is not None and asks.match(a.text) is None
+
+
 def _spaced_kept(ca: frozenset[str], cb: frozenset[str], b: _Turn, exact: int) -> bool:
     """``_kept`` or ``_fragment`` of a question written with spaces (``exact``: the words
     B and A share as they are), words typed with a slip or cut short looked for only when
@@ -137,7 +150,12 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
         cut = len(b.text) <= _SHORT and len(chars_b) >= max(2, _CUT * len(chars_a))
         if len(chars_b) < 0.6 * len(chars_a) and not cut:
             return False
-    elif not paired and not _spaced_kept(ca, cb, b, exact) and not _names_off(a, lang, ca, cb):
+    elif (
+        not paired
+        and not _spaced_kept(ca, cb, b, exact)
+        and not _names_off(a, lang, ca, cb)
+        and not (len(a.words) <= _FRAGMENT and _asked_out(a, b, ca, cb, matching.shared(cb, ca)))
+    ):
         # a question word or the like typed with a slip ("coment", "säjer") is no word of
         # B's own: looked for only when it can decide
         # (it leaves A's words kept as they are: only where they are kept enough)
@@ -162,6 +180,8 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     for lg in (lang,) if lang is english else (lang, english):
         if lg.others is not None and _other(lg.others, a.text, b.text):
             return False  # what other payment methods are there: not the same ones
+        if lg.prices is not None and _priced(lg.prices, lg.amounts, a.text, b.text):
+            return False  # is there one / how much is it: not the same question
         if lg.towards is not None and _turned(lg.towards, a.text, b.text):
             return False  # from individual to family, then from family to individual
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
@@ -197,6 +217,18 @@ def _turned(towards: re.Pattern[str], a: str, b: str) -> bool:
     to_b = {m[:4] for m in towards.findall(b)}
     new, old = to_b - to_a, to_a - to_b
     return bool(new and old) and all(w in a for w in new) and all(w in b for w in old)
+
+
+def _priced(prices: re.Pattern[str], amounts: re.Pattern[str] | None, a: str, b: str) -> bool:
+    """Whether one turn asks for a price (``prices``) and the other neither does nor asks
+    how much (``amounts``: "pro plan ne kadar?" / "pro plan fiyatı" is one question): "do
+    you ship to Canada" / "how much is shipping to Canada", "kan jag pausa" / "kostar
+    pausen något"."""
+    in_a, in_b = prices.search(a) is not None, prices.search(b) is not None
+    if in_a == in_b:
+        return False
+    other = b if in_a else a
+    return amounts is None or amounts.search(other) is None
 
 
 def _other(others: re.Pattern[str], a: str, b: str) -> bool:

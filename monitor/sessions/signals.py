@@ -11,9 +11,12 @@ carries, in ``SIGNALS`` order:
   stemmed (Snowball) or, in Chinese, Japanese and Korean, as character pairs. B is a
   rephrase when every content word of B was in A and it keeps at least half of A's, or
   when it keeps three in five of A's and adds at most one in four of its own, whole or in
-  a run of its clauses that asks ("hola?? <the question>"); never when B opens as a next
-  question and names something new ("and for the Team plan?", ``openers``), asks about
-  another one ("what other methods", ``others``) or the opposite (``antonyms``).
+  a run of its clauses that asks ("hola?? <the question>"), or when A was a fragment of a
+  few words and B asks it in full with one word more ("battery stats?" -> "where do i
+  see battery stats"); never when B opens as a next question and names something new
+  ("and for the Team plan?", ``openers``), asks about another one ("what other methods",
+  ``others``), the opposite (``antonyms``), or a price where A asked something else
+  (``prices``, ``amounts``: "do you ship to Canada" / "how much is shipping to Canada").
 * ``escalation`` — B asks for a person: a human, an agent, a call back, live chat. Asking
   *how* to contact support is a question, not an escalation: the patterns name a person.
 * ``negative_feedback`` — B says A was wrong, useless, not what was asked, did not work.

@@ -74,6 +74,8 @@ class Language(NamedTuple):
     in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
     or_not: str | None = None  # a question asked as "… or not": no negation of the answer
     others: re.Pattern[str] | None = None  # "other", "andere": a question about another one
+    prices: re.Pattern[str] | None = None  # "price", "kostet": a question about a price
+    amounts: re.Pattern[str] | None = None  # "how much", "quanto": one that may be
     features: str | None = None  # "button", "settings": a request in a clause with one is none
     asks: re.Pattern[str] | None = None  # a clause that opens with a question word
     # where a change goes ("to annual", "a individual", "改成个人套餐"): group 1
@@ -149,6 +151,8 @@ def languages() -> tuple[Language, ...]:
                 in_advance=grammar.in_advance(table),
                 or_not=grammar.or_not(table),
                 others=re.compile(o, _FLAGS) if (o := grammar.others(table)) else None,
+                prices=re.compile(p, _FLAGS) if (p := grammar.prices(table)) else None,
+                amounts=re.compile(m, _FLAGS) if (m := grammar.amounts(table)) else None,
                 features=grammar.features(table),
                 asks=asks,
                 towards=re.compile(t, _FLAGS) if (t := table.get("towards")) else None,

@@ -1,0 +1,117 @@
+"""The follow-up signals' fifth round (issue 74): partial repeats (a fragment asked again as
+a full question, questions written without spaces cut to their words with kana grammar
+around them), the opposite asked with a prefix or a particle, a price asked where the other
+turn asked something else; each case a class written here in other words (not taken from
+a labelled set), beside the hard negative that keeps the rule from reading too much."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("ladezeit anzeige?", "wo finde ich die ladezeit anzeige"),
+        ("route history?", "where can i find route history"),
+        ("historique trajets ?", "où je trouve l'historique des trajets"),
+        ("historial rutas?", "dónde encuentro el historial de rutas"),
+        ("historia przejazdów?", "gdzie znajdę historię przejazdów"),
+        ("ritgeschiedenis overzicht?", "waar vind ik het ritgeschiedenis overzicht"),
+    ],
+)
+def test_a_fragment_asked_again_as_a_full_question_is_a_rephrase(a: str, b: str) -> None:
+    """A of a few words and no question word; B keeps all its words, opens with a question
+    word and adds one word (the verb it asks with)."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the fragment followed by a question about another thing of its own
+        ("route history?", "where can i export route history to excel"),
+        # a fragment of one word: too little to tell
+        ("history?", "where do i delete history"),
+        # a next question that names a thing of its own, no question word
+        ("route history?", "route history for the kids account"),
+    ],
+)
+def test_a_fragment_then_another_question_is_no_rephrase(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # kana grammar changed around the same kanji: a wish for the thing asked how to do
+        ("アプリで通知音を変更するには", "通知音 変更したい"),
+        ("ポイントの有効期限を延長するにはどうすればいいですか", "ポイント有効期限 延長したい"),
+        # chat words in front, then the question cut to its words
+        ("アプリで自動更新を停止するには", "すみません？？自動更新 停止"),
+        # 'I ask again' as a meta word
+        ("アプリで自動更新を停止したい、どうすればいい", "もう一度聞きます、自動更新の停止方法"),
+        # 咋 is a colloquial 'how'
+        ("会员卡怎么办理挂失", "会员卡咋办理挂失"),
+    ],
+)
+def test_a_question_without_spaces_cut_to_its_words_is_a_rephrase(a: str, b: str) -> None:
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the same question about another thing (a kanji pair changed)
+        ("通知音を変更するには", "着信音 変更したい"),
+        # the opposite with a particle: connect / release the connection
+        ("プリンターを接続するには", "プリンターの接続を解除するには"),
+        ("프린터 연결은 어떻게 하나요", "프린터 연결을 해제하려면 어떻게 하나요"),
+    ],
+)
+def test_another_thing_or_the_opposite_without_spaces_is_no_rephrase(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("come collego la stampante", "come scollego la stampante"),  # every person's form
+        ("jak podłączyć drukarkę", "jak odłączyć drukarkę"),  # 'od' inside 'podłącz'
+        ("jak podlaczyc drukarke", "jak odlaczyc drukarke"),  # typed without accents
+        ("hur bokar jag om min tvättid", "hur avbokar jag min tvättid"),  # rebook / cancel
+    ],
+)
+def test_the_opposite_with_a_prefix_is_no_rephrase(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("gibt es einen Parkplatz am Hotel", "was kostet der Parkplatz am Hotel"),
+        ("do you deliver to Norway?", "how much is delivery to Norway?"),
+        ("c'è il parcheggio in hotel", "quanto costa il parcheggio in hotel"),
+        ("kan jag frysa mitt medlemskap", "kostar frysningen av medlemskap något"),
+    ],
+)
+def test_a_price_asked_where_the_other_asked_something_else_is_no_rephrase(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # 'how much' with no price word is a price asked the other way
+        ("premium üyelik ne kadar", "premium üyelik fiyatı?"),
+        ("quanto custa a entrega expressa", "entrega expressa quanto"),
+        # how much of another thing, neither a price: still the question asked again
+        ("cuánto tarda en llegar el pedido", "tarda mucho en llegar el pedido?"),
+        # a price in both
+        ("what does the family plan cost", "family plan price??"),
+    ],
+)
+def test_a_price_asked_again_in_other_words_is_still_a_rephrase(a: str, b: str) -> None:
+    assert "rephrase" in read(a, b)
