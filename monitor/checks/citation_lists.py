@@ -144,7 +144,11 @@ def cite_part(part: str, cites: Citations, loose: bool = True) -> bool:
     word = ""
     glued = GLUED.match(part) if idx is None and pre is None else None
     if (
-        glued is not None and 1 <= int(glued.group(2)) <= cites.n_passages and not cites.is_id(part)
+        glued is not None
+        and 1 <= int(glued.group(2)) <= cites.n_passages
+        and not cites.is_id(part)
+        # a zero-padded number is an id's, not an index ("[doc-03]" beside doc-3)
+        and not (glued.group(2)[0] == "0" and cites.names_passage(part))
     ):  # beyond the passages, "doc_19" is read as the id it looks like (and is invalid)
         cites.index(int(glued.group(2)), glued.group(1))
         return True

@@ -30,7 +30,8 @@ _BRACKET = re.compile(rf"\[([^\[\]\n]{{1,{MARKER_MAX}}})\](?![(:])|【([^】\n]{
 # Editors' notes in brackets: "[citation needed]", "[emphasis added]", "[when?]", "[sic]".
 _EDITORIAL = re.compile(
     r"\b(?:needed|added|sic|emphasis|clarification|dubious|discuss|verify|verification|"
-    r"translated|translation|omitted|redacted|paraphrased|edited|whom)\b|\?[ \t]*$",
+    r"translated|translation|omitted|redacted|paraphrased|edited|whom|ibid|ibidem|op\.?[ \t]?cit"
+    r"|loc\.?[ \t]?cit)\b|\?[ \t]*$|^[Ii]d\.$",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"^[+\-−]?\d+(?:[.,]\d+)?$")
@@ -111,9 +112,14 @@ _VERSION_WORD = re.compile(r"[A-Za-z]+")
 # A quarter, a half or a fiscal year ("[Q3]", "[H2]", "[FY24]"), a standard or format with a
 # dotted number ("[H.264]", "[X.509]"), a figure with a unit or size glued ("[4K]", "[1080p]",
 # "[5G]", "[8GB]"): a label, not a citation, unless it names a passage or the ids have its form
+# ; a product, format or standard in capitals ("[PS5]", "[MP4]", "[ES2015]", "[SHA-256]",
+# "[USB-C]"; not a citation's word, "[KB-15]", "[S4]"), a fraction ("[1/2]"), "[N/A]" and a
+# placeholder ("[YOUR_API_KEY]") are not either
 _LABEL = re.compile(
     r"(?:[QH][1-4]|FY)(?:[ '’]?\d{2,4})?|[A-Za-z]{1,3}\.\d{2,4}"
-    r"|\d{1,4}(?:\.\d)?(?:[kKpPG]|GB|MB|TB|KB|fps|Hz|MP|px|mm|cm|km|kg|ml)",
+    r"|\d{1,4}(?:\.\d)?(?:[kKpPG]|GB|MB|TB|KB|fps|Hz|MP|px|mm|cm|km|kg|ml)"
+    r"|(?!(?:KB|DOC|SRC|REF|IDS?|SEC)-?\d)[A-Z]{2,5}(?:\d{1,4}|-(?:\d{1,3}|[A-Z]))[a-z]?"
+    r"|\d{1,2}/\d{1,2}|[Nn]/[Aa]|[A-Z]+(?:_[A-Z]+)+",
 )
 # One more number of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after "1, 2")
 _LIST_MORE = re.compile(
@@ -254,6 +260,11 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             _file_search(inner, cites)
             continue
         before = text[max(0, m.start() - 30) : m.start()].rstrip()
+        after = text[m.end() : m.end() + 1]
+        if (
+            (before.endswith("[") and after == ",") or (before.endswith("],") and after == "]")
+        ) and all(_NUMBER.match(p) for p in SPLIT.split(inner) if p):
+            continue  # "[[1, 2], [3, 4]]": a nested array of values
         if inner.isdecimal() and len(inner) <= 3:  # "[2]", the common case
             word = before.rsplit(None, 1)[-1].lower() if before else ""
             if not (

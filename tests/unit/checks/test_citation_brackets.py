@@ -1,0 +1,110 @@
+"""citation: bracketed text that is not a citation, as it occurs in real answers, each beside
+real citations and invalid ids written in the same styles (which must stay cited)."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.checks import Citation, TraceView
+from monitor.core.model import RagTrace
+
+check = Citation()
+IDS = ["refunds-2024", "shipping-policy", "fees"]
+
+
+def cited(answer: str, ids: list[str] = IDS) -> tuple[list[str], list[str]]:
+    trace = RagTrace.from_data(
+        {
+            "trace_id": "0" * 31 + "1",
+            "answer": answer,
+            "context": [{"doc_id": i, "text": f"Text of {i}."} for i in ids],
+        }
+    )
+    line = check(TraceView(trace)).evidence.to_line()
+    return line.get("cited", []), line.get("invalid", [])
+
+
+# (answer, cited, invalid): what each marker cites, with three passages
+NOT_CITATIONS = [
+    ("- [x] Refunds take 5 days [1].", ["1"], []),
+    ("- [ ] Keep the receipt [2].", ["2"], []),
+    ("See [the refund page](https://example.com/refunds) [1].", ["1"], []),
+    ("Refunds take 5 days [1]. Details [...] follow.", ["1"], []),
+    ('He "wrote [sic] the policy" [1].', ["1"], []),
+    ("Refunds take 5 days [citation needed].", [], []),
+    ("The name was [redacted] in the passage [1].", ["1"], []),
+    ("The transcript says [Music] then [Applause] [2].", ["2"], []),
+    ("In Python, items[0] and a[1] index lists [1].", ["1"], []),
+    ("Shipping date: [TBD] [2].", ["2"], []),
+    ("Install [v2.3.1] of the tool [1].", ["1"], []),
+    ("Built with [GPT-4o] on [iOS 17] [1].", ["1"], []),
+    ("Roughly [1/2] of refunds are fast [1].", ["1"], []),
+    ("Refunds take 5 days [3/4].", [], []),
+    ("Runs on [PS5] and stores [MP4] files [1].", ["1"], []),
+    ("Runs [ES2015] code [1].", ["1"], []),
+    ("Uses [SHA-256] hashes and [UTF-8] text [1].", ["1"], []),
+    ("Charges over [USB-C] [1].", ["1"], []),
+    ("Refunds take 5 days [N/A] [1].", ["1"], []),
+    ("Replace [YOUR_API_KEY] with your key [1].", ["1"], []),
+    ("Refunds take 5 days [ibid.] [1].", ["1"], []),
+    ("Refunds take 5 days [Ibid., p. 4] [1].", ["1"], []),
+    ("Refunds take 5 days [Id.] [1].", ["1"], []),
+    ("The matrix [[1, 2], [3, 4]] is small [1].", ["1"], []),
+    # real citations in the same places
+    ("Refunds take 5 days [1-3].", ["1", "2", "3"], []),
+    ("Refunds take 5 days [1, 2].", ["1", "2"], []),
+    ("Refunds take 5 days [[1]].", ["1"], []),
+    ("Refunds take 5 days.\n\nSources: [1], [3]", ["1", "3"], []),
+    # hard negatives: invalid ids in the same styles stay invalid
+    ("Refunds take 5 days [4].", ["4"], ["4"]),
+    ("Refunds take 5 days [2, 5].", ["2", "5"], ["5"]),
+    ("Refunds take 5 days [1-5].", ["1", "2", "3", "4", "5"], ["4", "5"]),
+    ("Refunds take 5 days [S4].", ["S4"], ["S4"]),
+    ("Refunds take 5 days [KB-15].", ["KB-15"], ["KB-15"]),
+    ("Refunds take 5 days [DOC-9].", ["DOC-9"], ["DOC-9"]),
+    ("Refunds take 5 days [refunds-2023].", ["refunds-2023"], ["refunds-2023"]),
+    ("Refunds take 5 days [[1, 4]].", ["1", "4"], ["4"]),
+]
+
+
+@pytest.mark.parametrize(("answer", "want_cited", "want_invalid"), NOT_CITATIONS)
+def test_bracketed_text_that_is_not_a_citation(
+    answer: str, want_cited: list[str], want_invalid: list[str]
+) -> None:
+    """Checkboxes, links, editors' notes, placeholders, versions, products, formats,
+    fractions and arrays cite nothing; citations and invalid ids beside them stay."""
+    assert cited(answer) == (want_cited, want_invalid)
+
+
+@pytest.mark.parametrize(
+    ("answer", "ids", "want"),
+    [
+        ("Runs on [PS5] [1].", ["ps4", "faq"], (["PS5", "1"], ["PS5"])),
+        ("Uses [SHA-256] [1].", ["sha-256", "faq"], (["SHA-256", "1"], [])),
+        ("Set [API_KEY] first [1].", ["API_KEY", "faq"], (["API_KEY", "1"], [])),
+        ("Roughly [1/2] of them.", ["1/2", "faq"], (["1/2"], [])),
+    ],
+)
+def test_a_label_that_names_a_passage_or_has_the_ids_form_is_cited(
+    answer: str, ids: list[str], want: tuple[list[str], list[str]]
+) -> None:
+    """A product or placeholder is still cited when it names a passage, or when the ids
+    are the same word before a number ("[PS5]" beside ps4: invalid)."""
+    assert cited(answer, ids) == want
+
+
+@pytest.mark.parametrize(
+    ("answer", "want"),
+    [
+        ("Deposits apply [doc-03].", (["doc-03"], [])),
+        ("Deposits apply [doc-09].", (["doc-09"], ["doc-09"])),
+        ("Deposits apply [doc3].", (["3"], [])),
+        ("Deposits apply [doc-3].", (["doc-3"], [])),
+    ],
+)
+def test_a_zero_padded_label_is_the_id_as_written(
+    answer: str, want: tuple[list[str], list[str]]
+) -> None:
+    """ "[doc-03]" beside doc-3 cites the id doc-03 (it was read as the index 3)."""
+    ids = [f"doc-{i}" for i in range(1, 7)]
+    assert cited(answer, ids) == want
