@@ -147,11 +147,17 @@ def negative(table: Mapping[str, object]) -> list[str]:
         answer = w.bounded("answer")
         after = rf"(?=\s*+(?:$|[{_END}]|[^\w\s]" + (f"|{answer}" if answer else "") + "))"
         copulas = w.bounded("copulas")
+        # negated, it is none ("no está mal", "não é ruim": not bad)
+        unsaid = (
+            f"(?![^{_END}]*?{neg}\\s+" + (f"(?:{copulas}\\s+)?" if copulas else "") + f"{bad})"
+            if neg
+            else ""
+        )
         if copulas:  # the verdict after its noun: only after a verb "to be" or the answer
             lead = f"(?:{w.own()}{copulas}\\s+)?" + (f"(?:{answer}\\s+){{0,2}}" if answer else "")
-            out.append(f"{w.opening()}{lead}(?P<v>{bad}){after}{end}")
+            out.append(f"{w.opening()}{unsaid}{lead}(?P<v>{bad}){after}{end}")
         else:
-            out.append(f"{start}(?P<v>{bad}){after}{end}")
+            out.append(f"{start}{unsaid}(?P<v>{bad}){after}{end}")
     worked, nothing = w.bounded("worked"), w.bounded("for_nothing")
     if worked and nothing:  # thanks for nothing: a polite word turned against the answer
         out.append(f"{w.opening()}(?P<v>{worked}\\W*{nothing}){end}")

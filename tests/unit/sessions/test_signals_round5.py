@@ -115,3 +115,73 @@ def test_a_price_asked_where_the_other_asked_something_else_is_no_rephrase(a: st
 )
 def test_a_price_asked_again_in_other_words_is_still_a_rephrase(a: str, b: str) -> None:
     assert "rephrase" in read(a, b)
+
+
+ASKED = "how do I change my delivery address"
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        # Spanish plural familiar imperatives with the enclitic 'me' (vosotros)
+        ("es", "ponedme con alguien de soporte"),
+        ("es", "pasadme con un operador ya"),
+        ("es", "conectadme con una persona"),
+        ("es", "llamadme a este número: 611 222 333"),
+        ("es", "¿me pasáis con un agente?"),
+        # Polish: a request for a person as a noun ('connection with an employee')
+        ("pl", "poproszę o połączenie z konsultantem"),
+        ("pl", "prosze o przełączenie do człowieka"),
+    ],
+)
+def test_these_request_forms_are_escalation(lang: str, b: str) -> None:
+    assert "escalation" in read(ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "pasadme el enlace de la factura",  # a thing passed on, no person
+        "połączenie z internetem nie działa, co mam zrobić?",  # the internet connection
+    ],
+)
+def test_the_same_forms_without_a_person_are_no_escalation(b: str) -> None:
+    assert "escalation" not in read(ASKED, b)
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        # negated with a pronoun and 'to be' in a compound tense: 'it was of no use to me'
+        ("it", "non mi è stata di aiuto"),
+        ("it", "purtroppo non mi è stato utile"),
+        ("es", "no me ha sido de ayuda"),
+        ("nl", "dat was echt geen hulp"),
+        # the verdict before the answer's noun
+        ("fr", "mauvaise info"),
+        ("es", "mala respuesta"),
+        ("pt", "resposta ruim"),
+        ("de", "schlechte antwort"),
+        ("tr", "kötü cevap"),
+        # 'nothing' as Swedish negation after the verb, and nothing happened
+        ("sv", "det hjälpte ingenting"),
+        ("sv", "ingenting händer när jag trycker"),
+    ],
+)
+def test_these_verdicts_are_negative_feedback(lang: str, b: str) -> None:
+    assert "negative_feedback" in read(ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "no está mal, gracias",  # not bad
+        "a resposta não é ruim",
+        "mauvaise adresse de livraison, comment la changer",  # a thing, not the answer
+        "schlechte verbindung heute",
+        "ingenting hände, vad gör jag nu?",  # a question after it
+        "mi è stato d'aiuto, grazie",  # thanks
+    ],
+)
+def test_these_are_no_negative_feedback(b: str) -> None:
+    assert "negative_feedback" not in read(ASKED, b)
