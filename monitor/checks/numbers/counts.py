@@ -156,7 +156,11 @@ def judge(claim: CountClaim, passages: list[str]) -> CountVerdict:
     for s, related, named, lists in read:
         for m in _STATED.finditer(s):
             stated = _value(m.group(1))
+            # (the word between may be the noun, the plural after it a verb: "12 volunteers
+            # staff the food bank")
             noun = _singular(m.group(3))
+            if m.group(2) and _singular(m.group(2)) == claim.noun:
+                noun = claim.noun
             same = noun == claim.noun or (
                 related and claim.persons and m.group(3).lower() in _PERSONS
             )

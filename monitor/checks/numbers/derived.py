@@ -486,11 +486,14 @@ class Derivation:
         return iter(self._context_figures)
 
     def _read_context_figures(self) -> Iterator[tuple[Mention, float, str]]:
+        at = 0  # (each figure is found after the one before: "2 kg" is not the 2 of "£2.20")
         for m in scan(self.context, self._locale):
+            found = self.context.find(m.raw, at)
+            at = found + len(m.raw) if found >= 0 else at
             if m.kind != "number":
                 continue
             glued = "".join(c for c in m.raw if c.isalpha() or c == "/").lstrip("/")
-            i = self.context.find(m.raw)
+            i = found
             after = _AFTER.match(self.context, i + len(m.raw)) if i >= 0 and not glued else None
             word = after.group(1) if after else ""
             if word in ("US", "U") and after is not None:  # "10 US gallons", "10 U.S. gallons"

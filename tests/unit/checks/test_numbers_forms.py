@@ -72,3 +72,30 @@ def test_fifths_on_both_sides(answer: str, context: str, expected: list[str]) ->
     """One table of fractions in words: the context's "two fifths of" backs 40% (only the
     answer's side read fifths)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Fifteen volunteers staff the food bank on Fridays.", ["Fifteen"]),
+        ("Twelve volunteers staff the food bank on Fridays.", []),
+    ],
+)
+def test_a_stated_count_before_a_verb_that_looks_plural(answer: str, expected: list[str]) -> None:
+    """ "12 volunteers staff the food bank" states 12 volunteers (it was read as 12 staff,
+    and the count left unjudged)."""
+    assert unsupported(answer, "12 volunteers staff the food bank on Fridays.") == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Parcels up to 4.4 pounds go for £2.20.", []),
+        ("Parcels up to 5.5 pounds go for £2.20.", ["5.5"]),
+    ],
+)
+def test_a_context_figures_unit_is_read_at_its_own_place(answer: str, expected: list[str]) -> None:
+    """The "2" of "2 kg" is not looked for inside "£2.20" written before it (its unit was
+    lost, and 4.4 pounds flagged)."""
+    context = "The parcel rate of £2.20 covers parcels up to 2 kg."
+    assert unsupported(answer, context) == expected
