@@ -149,11 +149,9 @@ class WrittenLine:
 _last: tuple[Evaluation, Redactor | None, WrittenLine] | None = None
 
 
-def written_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLine:
-    """The evaluation's line, PII-redacted by ``redactor`` (None: as it is), with the trace's
-    question and answer likewise; made once for every sink that writes it (the last one made
-    is kept while its evaluation is the one asked for, by a redactor of the same detectors)."""
-    global _last
+def made_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLine | None:
+    """The line ``written_line`` made of the evaluation for ``redactor`` (or one of the same
+    detectors) when a sink before has made it, else None (nothing is made)."""
     last = _last
     if last is not None and last[0] is evaluation:
         made_by = last[1]
@@ -161,6 +159,17 @@ def written_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLi
             made_by is not None and redactor is not None and made_by.detectors == redactor.detectors
         ):
             return last[2]
+    return None
+
+
+def written_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLine:
+    """The evaluation's line, PII-redacted by ``redactor`` (None: as it is), with the trace's
+    question and answer likewise; made once for every sink that writes it (the last one made
+    is kept while its evaluation is the one asked for, by a redactor of the same detectors)."""
+    global _last
+    made = made_line(evaluation, redactor)
+    if made is not None:
+        return made
     trace = evaluation.trace
     line = evaluation.to_line()
     if redactor is None:

@@ -162,7 +162,7 @@ class StoreSink(SinkBase):
 
             args = (type(self), str(path), redactor, max_age_seconds, max_bytes,
                     retention_interval_seconds)  # fmt: skip
-            self._remote = WriterProcess(self, args, writer_timeout_seconds, metrics)
+            self._remote = WriterProcess(self, args, writer_timeout_seconds)
 
     @property
     def writer_pid(self) -> int | None:
@@ -208,10 +208,22 @@ class StoreSink(SinkBase):
             reason=why,
             hint="a new store was started; the old one is kept for inspection",
         )
+        self.count_damaged(aside)
+        return aside
+
+    def count_damaged(self, aside: Path) -> None:
+        """A damaged file moved aside to ``aside`` (here, or by the writer process): kept in
+        ``moved_aside`` and counted in the metric."""
         self.moved_aside.append(aside)
         if self._metrics is not None:
             self._metrics.on_store_damaged()
-        return aside
+
+    def count_deleted(self, reason: str, deleted: int) -> None:
+        """Evaluations retention deleted for ``reason`` (here, or by the writer process):
+        kept in ``deleted`` and counted in the metric."""
+        self.deleted[reason] += deleted
+        if deleted and self._metrics is not None:
+            self._metrics.on_store_deleted(reason, deleted)
 
     # --- taking lines
 
@@ -222,14 +234,15 @@ class StoreSink(SinkBase):
             self._remote.write(evaluation)
             return
         written = written_line(evaluation, self._redactor)  # the JSONL sink's, when it has one
-        self.take(capture(evaluation, self._clock(), written), redacted=True)
+        self.take(capture(evaluation, self._clock(), written))
 
-    def take(self, c: Captured, redacted: bool = False) -> None:
+    def take(self, c: Captured) -> None:
         """Take a captured evaluation (``capture``): its line, question and answer redacted
-        here unless ``redacted`` (they are already), its trace's record made, its new passages
-        redacted and kept. What the writer process does with what the daemon sends it."""
+        here unless they are already (``c.redacted``), its trace's record made, its new
+        passages redacted and kept. What the writer process does with what the daemon sends
+        it."""
         line, query, answer = cast("EvaluationLine", c.line), c.query, c.answer
-        if not redacted and self._redactor is not None:
+        if not c.redacted and self._redactor is not None:
             line, (answer, query) = redacted_with(line, self._redactor, (answer, query))
         now = c.now
         stamp = now if c.timestamp is None else min(c.timestamp, now)
@@ -427,7 +440,7 @@ class StoreSink(SinkBase):
         the file system (incremental vacuum)."""
         db = self._connection()
         self._sets = None  # retention deletes the combinations no trace has any more
-        self._count("age", self._delete_before(db, now - self._max_age))
+        self.count_deleted("age", self._delete_before(db, now - self._max_age))
         for _ in range(20):  # each round deletes a share of the rows sized to the excess
             used = self._used_bytes(db)
             if used <= self._max_bytes:
@@ -438,13 +451,8 @@ class StoreSink(SinkBase):
             share = min(1.0, (used - self._max_bytes) / used + 0.05)
             last = db.execute("SELECT stored FROM evaluations ORDER BY stored LIMIT 1 OFFSET ?",
                               (max(1, int(rows * share)) - 1,)).fetchone()  # fmt: skip
-            self._count("size", self._delete_before(db, float(last[0]), inclusive=True))
+            self.count_deleted("size", self._delete_before(db, float(last[0]), inclusive=True))
         db.execute("PRAGMA incremental_vacuum")
-
-    def _count(self, reason: str, deleted: int) -> None:
-        self.deleted[reason] += deleted
-        if deleted and self._metrics is not None:
-            self._metrics.on_store_deleted(reason, deleted)
 
     def _delete_before(self, db: sqlite3.Connection, cutoff: float, inclusive: bool = False) -> int:
         """Delete every row written before ``cutoff`` (at it too when ``inclusive``), a

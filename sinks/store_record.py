@@ -43,11 +43,13 @@ class Captured(msgspec.Struct, array_like=True, frozen=True):
     risk: float | None
     judge_only: bool
     now: float  # when the daemon took it
+    redacted: bool = False  # its line, question and answer are redacted (the sinks' line)
 
 
 def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = None) -> Captured:
     """The evaluation as the store takes it, its line and texts from ``written`` (the line
-    the sinks write, redacted) or, when None, as they are (to be redacted by the writer)."""
+    the sinks write, redacted as they write it: ``redacted``) or, when None, as they are (to
+    be redacted by the writer)."""
     t = evaluation.trace
     if written is None:
         line, query, answer = evaluation.to_line(), t.query, t.answer
@@ -67,7 +69,7 @@ def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = No
         [(d.doc_id, d.chunk_id, d.score, d.rank) for d in t.retrieved],
         {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
         tuple(evaluation.segments.items()), outcomes, evaluation.any_flagged, evaluation.risk,
-        evaluation.judge_only, now,
+        evaluation.judge_only, now, written is not None,
     )  # fmt: skip
 
 

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import msgspec
 import structlog
@@ -39,10 +39,8 @@ import structlog
 from monitor.core.errors import SinkError
 from monitor.core.model import Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
+from sinks.jsonl import made_line
 from sinks.store_record import Captured, Row, capture, followup_row, session_row
-
-if TYPE_CHECKING:
-    from monitor.telemetry import Metrics
 
 _LOG = structlog.get_logger("ragmon.store")
 _BATCH = 64  # evaluations sent to the writer in one message
@@ -52,9 +50,21 @@ _START_SECONDS = 120.0  # the writer's start at least (a new interpreter importi
 
 
 class _Message(msgspec.Struct, array_like=True):
-    """The daemon to its writer: what was taken, then what to do (nothing, flush, close)."""
+    """The daemon to its writer: what was taken, then what to do (nothing, flush, close).
+    The daemon sends each evaluation encoded as it was taken (``_Sent``), the writer reads
+    them as ``Captured``: the same bytes."""
 
     evaluations: list[Captured]
+    followups: list[Row]
+    sessions: list[Row]
+    then: int = _NONE
+
+
+class _Sent(msgspec.Struct, array_like=True):
+    """``_Message`` as the daemon sends it: each evaluation's record encoded when it was
+    taken (bytes: nothing of it is left for the garbage collector to trace or promote)."""
+
+    evaluations: list[msgspec.Raw]
     followups: list[Row]
     sessions: list[Row]
     then: int = _NONE
@@ -93,11 +103,17 @@ class Writer(Protocol):
     def start(self) -> None:
         """Open the store."""
 
-    def take(self, c: Captured, redacted: bool = False) -> None:
+    def take(self, c: Captured) -> None:
         """Take an evaluation's record."""
 
     def take_rows(self, followups: list[Row], sessions: list[Row]) -> None:
         """Take follow-up and session rows."""
+
+    def count_damaged(self, aside: Path) -> None:
+        """A damaged file moved aside: kept and counted."""
+
+    def count_deleted(self, reason: str, deleted: int) -> None:
+        """Evaluations deleted by retention: kept and counted."""
 
     def flush(self) -> None:
         """Commit what was taken."""
@@ -171,28 +187,26 @@ def serve(conn: Connection, make: Make, path: str, redactor: Redactor | None, ma
 
 class WriterProcess:
     """The writer process of the store at ``path`` and the daemon's end of its pipe (see the
-    module); what it learns from the writer (files moved aside, rows deleted) goes to the
-    sink's ``moved_aside`` and ``deleted``."""
+    module); what it learns from the writer (files moved aside, rows deleted) is counted by
+    ``sink`` as its own (``count_damaged``, ``count_deleted``)."""
 
     def __init__(
         self,
         sink: Writer,
         args: tuple[Make, str, Redactor | None, float, int, float],
         timeout_seconds: float,
-        metrics: Metrics | None,
     ) -> None:
         self.path = args[1]
+        self._redactor = args[2]
         self._args = args
         self._timeout = timeout_seconds
-        self._metrics = metrics
         self._conn: Connection | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        self._message = _Message([], [], [])
+        self._message = _Sent([], [], [])
         self._encode = msgspec.msgpack.Encoder().encode
         self._decode = msgspec.msgpack.Decoder(_Answer).decode
         self._failed: str | None = None  # why the writer is gone (every flush raises it)
-        self.moved_aside = sink.moved_aside
-        self.deleted = sink.deleted
+        self._sink = sink
 
     @property
     def writer_pid(self) -> int | None:
@@ -224,11 +238,18 @@ class WriterProcess:
     # --- taking lines
 
     def write(self, evaluation: Evaluation) -> None:
-        """Take the evaluation (its text as it is: the writer redacts it). When the writer is
-        gone, nothing: the next flush raises."""
+        """Take the evaluation (its text as it is: the writer redacts it; or the line, question
+        and answer another sink made of it, redacted). When the writer is gone, nothing: the
+        next flush raises."""
         if self._failed is not None:
             return
-        self._message.evaluations.append(capture(evaluation, time.time()))
+        # encoded now: a record kept as objects until its batch is sent (its line's dicts)
+        # outlived the young generation and cost the daemon full garbage collections
+        # the line a sink before made (the JSONL sink's), redacted as the writer would: taken
+        # as it is, not made again; else the line as it is, which the writer redacts
+        made = made_line(evaluation, self._redactor)
+        record = self._encode(capture(evaluation, time.time(), made))
+        self._message.evaluations.append(msgspec.Raw(record))
         if len(self._message.evaluations) >= _BATCH:
             with contextlib.suppress(SinkError):  # said once in the log; the flush raises it
                 self._send(_NONE)
@@ -264,7 +285,7 @@ class WriterProcess:
     def _send(self, then: int) -> None:
         if self._failed is not None:
             raise SinkError(self._failed)
-        message, self._message = self._message, _Message([], [], [])
+        message, self._message = self._message, _Sent([], [], [])
         message.then = then
         try:
             self._connection().send_bytes(self._encode(message))
@@ -296,13 +317,9 @@ class WriterProcess:
         for level, event, kw in answer.logs:
             getattr(_LOG, level)(event, **kw)
         for reason, n in answer.deleted.items():
-            self.deleted[reason] += n
-            if n and self._metrics is not None:
-                self._metrics.on_store_deleted(reason, n)
+            self._sink.count_deleted(reason, n)
         for aside in answer.moved_aside:
-            self.moved_aside.append(Path(aside))
-            if self._metrics is not None:
-                self._metrics.on_store_damaged()
+            self._sink.count_damaged(Path(aside))
         if answer.error is not None:
             raise SinkError(answer.error if answer.error.startswith("store") else
                             f"store {self.path}: {answer.error}")  # fmt: skip

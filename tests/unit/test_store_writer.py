@@ -5,12 +5,14 @@ daemon killed with kill -9 leaves no writer holding the file."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,9 +20,10 @@ import structlog.testing
 from prometheus_client import CollectorRegistry
 
 from monitor.core.errors import SinkError
-from monitor.core.model import Followup, SessionOutcome, SessionTurn, Turn
+from monitor.core.model import Evaluation, Followup, SessionOutcome, SessionTurn, Turn
 from monitor.core.pii import Redactor
 from monitor.telemetry import Metrics
+from sinks.jsonl import JsonlSink
 from sinks.store import StoreSink
 from tests.unit.test_store import SEGMENTS, evaluate, rows, trace
 
@@ -71,6 +74,56 @@ def test_the_writer_stores_what_the_inline_sink_stores(tmp_path: Path) -> None:
     assert "jane.doe@example.com" not in raw and "[REDACTED:EMAIL]" in raw
 
 
+def test_the_writer_takes_the_line_the_jsonl_sink_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beside a JSONL sink that writes first (as the daemon orders them), the store takes the
+    line it made (redacted) instead of making the evaluation's line again, and stores what
+    the inline sink stores."""
+    made = []
+    to_line = Evaluation.to_line
+
+    def counted(self: Evaluation) -> object:
+        made.append(self.trace_id)
+        return to_line(self)
+
+    evaluations = [evaluate(trace(i, query="Refund for jane.doe@example.com")) for i in (1, 2)]
+    found = {}
+    for name in ("inline", "process"):
+        lines = JsonlSink(tmp_path / f"{name}.jsonl", redactor=Redactor())
+        sink = StoreSink(tmp_path / f"{name}.db", Redactor(), writer=name)
+        lines.start()
+        sink.start()
+        monkeypatch.setattr(Evaluation, "to_line", counted)
+        for ev in evaluations:
+            lines.write(ev)
+            sink.write(ev)
+        monkeypatch.undo()
+        sink.close()
+        lines.close()
+        assert made == [f"{1:032x}", f"{2:032x}"], name  # once each, by the JSONL sink
+        made.clear()
+        found[name] = rows(tmp_path / f"{name}.db", "SELECT line, trace FROM bodies ORDER BY id")
+    assert found["process"] == found["inline"]
+    assert "jane.doe@example.com" not in str(found["process"])
+
+
+def test_what_the_pipeline_keeps_until_a_send_is_bytes(tmp_path: Path) -> None:
+    """The evaluations taken between two sends are kept encoded: nothing of them (the line's
+    dicts) for the daemon's garbage collector to trace, promote and collect again."""
+    sink = StoreSink(tmp_path / "s.db", writer="process")
+    sink.start()
+    evaluations = [evaluate(trace(i)) for i in range(1, 41)]
+    gc.collect()
+    before = len(gc.get_objects())
+    for ev in evaluations:  # fewer than a message's batch: all kept
+        sink.write(ev)
+    kept = len(gc.get_objects()) - before
+    sink.close()
+    assert kept < 10, f"{kept} objects the garbage collector traces kept for 40 evaluations"
+    assert rows(tmp_path / "s.db", "SELECT count(*) FROM evaluations") == [(40,)]
+
+
 def test_a_damaged_file_is_moved_aside_by_the_writer_and_counted(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     path.write_bytes(b"this is not a database" * 100)
@@ -108,17 +161,18 @@ def test_the_writers_death_is_a_sink_error_at_the_next_flush(tmp_path: Path) -> 
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
 
 
-def test_a_stuck_writer_fails_the_flush_after_the_timeout(tmp_path: Path) -> None:
+@pytest.fixture
+def stopped(tmp_path: Path) -> Iterator[StoreSink]:
+    """A store sink whose writer process is stopped (SIGSTOP), with a timeout of 1 s; after
+    the test the writer is let go on and the sink closed, and the writer must be gone (the
+    sink killed it, or it exited)."""
     sink = StoreSink(tmp_path / "s.db", writer="process", writer_timeout_seconds=1)
     sink.start()
     pid = sink.writer_pid
     assert pid is not None
     os.kill(pid, signal.SIGSTOP)
     try:
-        began = time.monotonic()
-        with pytest.raises(SinkError, match="did not answer its flush within 1 s"):
-            sink.flush()
-        assert time.monotonic() - began < 10
+        yield sink
     finally:
         if _alive(pid):
             os.kill(pid, signal.SIGCONT)
@@ -129,30 +183,23 @@ def test_a_stuck_writer_fails_the_flush_after_the_timeout(tmp_path: Path) -> Non
     assert not _alive(pid)
 
 
-def test_a_writer_that_stops_reading_does_not_hang_the_writes(tmp_path: Path) -> None:
+def test_a_stuck_writer_fails_the_flush_after_the_timeout(stopped: StoreSink) -> None:
+    began = time.monotonic()
+    with pytest.raises(SinkError, match="did not answer its flush within 1 s"):
+        stopped.flush()
+    assert time.monotonic() - began < 10
+
+
+def test_a_writer_that_stops_reading_does_not_hang_the_writes(stopped: StoreSink) -> None:
     """A stopped writer (SIGSTOP) with megabytes sent to it: the sends give up after the
     timeout, the writes return, and the flush raises; the writer is killed."""
-    sink = StoreSink(tmp_path / "s.db", writer="process", writer_timeout_seconds=1)
-    sink.start()
-    pid = sink.writer_pid
-    assert pid is not None
-    os.kill(pid, signal.SIGSTOP)
-    try:
-        began = time.monotonic()
-        ev = evaluate(trace(7, context=[{"doc_id": "d", "text": "fee 15 euros. " * 2000}]))
-        for _ in range(300):  # ~9 MB, far more than the socket holds
-            sink.write(ev)
-        with pytest.raises(SinkError, match="writer process"):
-            sink.flush()
-        assert time.monotonic() - began < 15
-    finally:
-        if _alive(pid):
-            os.kill(pid, signal.SIGCONT)
-    sink.close()
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+    began = time.monotonic()
+    ev = evaluate(trace(7, context=[{"doc_id": "d", "text": "fee 15 euros. " * 2000}]))
+    for _ in range(300):  # ~9 MB, far more than the socket holds
+        stopped.write(ev)
+    with pytest.raises(SinkError, match="writer process"):
+        stopped.flush()
+    assert time.monotonic() - began < 15
 
 
 def test_sigterm_leaves_the_writer_to_finish_what_it_was_sent(tmp_path: Path) -> None:
