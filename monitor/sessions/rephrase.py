@@ -221,14 +221,19 @@ def _turned(towards: re.Pattern[str], a: str, b: str) -> bool:
 
 def _priced(prices: re.Pattern[str], amounts: re.Pattern[str] | None, a: str, b: str) -> bool:
     """Whether one turn asks for a price (``prices``) and the other neither does nor asks
-    how much (``amounts``: "pro plan ne kadar?" / "pro plan fiyatı" is one question): "do
-    you ship to Canada" / "how much is shipping to Canada", "kan jag pausa" / "kostar
-    pausen något"."""
-    in_a, in_b = prices.search(a) is not None, prices.search(b) is not None
-    if in_a == in_b:
+    how much (``amounts``: "pro plan ne kadar?" / "pro plan fiyatı" is one question) nor
+    holds the price's word typed with a slip: "do you ship to Canada" / "how much is
+    shipping to Canada", "kan jag pausa" / "kostar pausen något"."""
+    in_a, in_b = prices.search(a), prices.search(b)
+    if (in_a is None) == (in_b is None):
         return False
-    other = b if in_a else a
-    return amounts is None or amounts.search(other) is None
+    asked, other = (in_a, b) if in_a is not None else (in_b, a)
+    assert asked is not None
+    if amounts is not None and amounts.search(other) is not None:
+        return False
+    # the price's word typed with a slip in the other ("kosten" / "kostn") is the same
+    said = asked.group().strip()
+    return " " in said or not any(matching.close(said, w) for w in other.split())
 
 
 def _other(others: re.Pattern[str], a: str, b: str) -> bool:

@@ -93,6 +93,7 @@ def test_the_opposite_with_a_prefix_is_no_rephrase(a: str, b: str) -> None:
     [
         ("gibt es einen Parkplatz am Hotel", "was kostet der Parkplatz am Hotel"),
         ("do you deliver to Norway?", "how much is delivery to Norway?"),
+        ("how do I get delivery to Norway?", "how much is delivery to Norway?"),
         ("c'è il parcheggio in hotel", "quanto costa il parcheggio in hotel"),
         ("kan jag frysa mitt medlemskap", "kostar frysningen av medlemskap något"),
     ],
@@ -111,6 +112,8 @@ def test_a_price_asked_where_the_other_asked_something_else_is_no_rephrase(a: st
         ("cuánto tarda en llegar el pedido", "tarda mucho en llegar el pedido?"),
         # a price in both
         ("what does the family plan cost", "family plan price??"),
+        # the price's word typed with a slip
+        ("wat zijn de kosten van een tweede pas", "wat zijn de kostn van een tweede pas"),
     ],
 )
 def test_a_price_asked_again_in_other_words_is_still_a_rephrase(a: str, b: str) -> None:
