@@ -19,6 +19,25 @@ _LIST_HEADER = re.compile(
 _LIST_ENTRY = re.compile(
     r"^[ \t]*(?:[-*•][ \t]*|\d{1,3}[.)][ \t]+)?(?:\[(\^?[^\]\n]{1,40})\][ \t:]*)?(.*)$"
 )
+# Labels, not citations, unless they name a passage or the ids have their form: a quarter, a
+# half or a fiscal year ("[Q3]", "[H2]", "[FY24]"), a standard or format with a dotted number
+# ("[H.264]"), a figure with a unit, size or factor glued ("[4K]", "[1080p]", "[8GB]",
+# "[12V]", "[2x]", "[x2]"), a product, format or standard in capitals ("[PS5]", "[MP4]",
+# "[SHA-256]", "[USB-C]", "[B2B]", "[IPv6]"; not a citation's word, "[KB-15]", "[S4]"), a
+# fraction ("[1/2]"), a choice ("[Y/n]", "[yes/no]"), "[N/A]", a placeholder
+# ("[YOUR_API_KEY]"), a key ("[F5]", "[Alt+F4]"), an ordinal ("[1st]"), an age ("[18+]"), a
+# character class ("[A-Z]", "[a-z0-9]"), an IPv6 address ("[::1]"), a time zone ("[GMT+1]"),
+# a locale ("[en-US]") and a pre-release version ("[1.2.3-beta]")
+LABEL = re.compile(
+    r"(?:[QH][1-4]|FY)(?:[ '’]?\d{2,4})?|[A-Za-z]{1,3}\.\d{2,4}"
+    r"|\d{1,4}(?:\.\d)?(?:[kKpPG]|GB|MB|TB|KB|fps|Hz|MP|px|mm|cm|km|kg|ml|[xX×VWD]|FA|mAh|Wh)"
+    r"|(?!(?:KB|DOC|SRC|REF|IDS?|SEC)-?\d)[A-Z]{2,5}(?:\d{1,4}|-(?:\d{1,3}|[A-Z]))[a-z]?"
+    r"|\d{1,2}/\d{1,2}|[Nn]/[Aa]|[A-Z]+(?:_[A-Z]+)+|[x×]\d{1,3}(?:\.\d)?|F\d{1,2}|[A-Z]\d[A-Z]"
+    r"|IPv[46]|(?:[A-Za-z]{1,3}|yes|no)/(?:[A-Za-z]{1,3}|yes|no)|\w+(?:\+\w+)+"
+    r"|\d{1,3}(?:st|nd|rd|th|\+)|(?=[^\]]*[A-Za-z])(?:[A-Za-z0-9]-[A-Za-z0-9])+"
+    r"|[0-9A-Fa-f:]*::[0-9A-Fa-f:]*|(?:GMT|UTC)[+−-]\d{1,2}(?::?\d\d)?|[a-z]{2}[-_][A-Z]{2}"
+    r"|\d+(?:\.\d+)+-[A-Za-z]+\.?\d*",
+)
 URL = re.compile(r"https?://[^\s)\]>\"'`]+")
 SPLIT = re.compile(r"[ \t]*[,;][ \t]*|[ \t]+(?:and|&)[ \t]+")
 _LIST_SPLIT = re.compile(r"[ \t]*[,;][ \t]*")

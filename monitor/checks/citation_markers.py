@@ -12,6 +12,7 @@ from monitor.checks.citation_ids import ID_CHARS, ID_SHAPE, Citations, stem
 from monitor.checks.citation_lists import (
     FOOTNOTE_DEF,
     INDEX,
+    LABEL,
     LABEL_DEF,
     PREFIXED,
     SPLIT,
@@ -109,18 +110,6 @@ _VERSIONED = re.compile(
     re.IGNORECASE,
 )
 _VERSION_WORD = re.compile(r"[A-Za-z]+")
-# A quarter, a half or a fiscal year ("[Q3]", "[H2]", "[FY24]"), a standard or format with a
-# dotted number ("[H.264]", "[X.509]"), a figure with a unit or size glued ("[4K]", "[1080p]",
-# "[5G]", "[8GB]"): a label, not a citation, unless it names a passage or the ids have its form
-# ; a product, format or standard in capitals ("[PS5]", "[MP4]", "[ES2015]", "[SHA-256]",
-# "[USB-C]"; not a citation's word, "[KB-15]", "[S4]"), a fraction ("[1/2]"), "[N/A]" and a
-# placeholder ("[YOUR_API_KEY]") are not either
-_LABEL = re.compile(
-    r"(?:[QH][1-4]|FY)(?:[ '’]?\d{2,4})?|[A-Za-z]{1,3}\.\d{2,4}"
-    r"|\d{1,4}(?:\.\d)?(?:[kKpPG]|GB|MB|TB|KB|fps|Hz|MP|px|mm|cm|km|kg|ml)"
-    r"|(?!(?:KB|DOC|SRC|REF|IDS?|SEC)-?\d)[A-Z]{2,5}(?:\d{1,4}|-(?:\d{1,3}|[A-Z]))[a-z]?"
-    r"|\d{1,2}/\d{1,2}|[Nn]/[Aa]|[A-Z]+(?:_[A-Z]+)+",
-)
 # One more number of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after "1, 2")
 _LIST_MORE = re.compile(
     r"[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+|&[ \t]*)(\d{1,2})(?![.,]\d)"
@@ -310,9 +299,9 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             continue  # "In [2020], revenue grew": a year, not a passage
         place = _PLACE.match(inner)
         if place is not None and not cites.names_passage(inner):
-            if int(place.group(1)) <= bound:
+            if int(place.group(1)) <= cites.n_passages:
                 cites.index(int(place.group(1)))  # "[1:4]": passage 1, at its line or verse 4
-            continue
+            continue  # beyond the passages, a ratio ("[16:9]", "[4:3]")
         if footnote:
             inner = inner.rstrip("^")  # "[^1^]"
             label = inner.lower()
@@ -334,7 +323,7 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             continue  # a bare link that names no passage cites nothing
         if _VERSIONED.fullmatch(inner) is not None and not _id_form(inner, cites):
             continue  # "[v2]", "[GPT-4]": a version or a model, not an id the passages use
-        if _LABEL.fullmatch(inner) is not None and not (
+        if LABEL.fullmatch(inner) is not None and not (
             cites.names_passage(inner) or (inner[0].isalpha() and _id_form(inner, cites))
         ):
             continue  # "[Q3]", "[H.264]", "[4K]": a quarter, a format, a size

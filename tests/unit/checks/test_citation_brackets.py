@@ -108,3 +108,31 @@ def test_a_zero_padded_label_is_the_id_as_written(
     """ "[doc-03]" beside doc-3 cites the id doc-03 (it was read as the index 3)."""
     ids = [f"doc-{i}" for i in range(1, 7)]
     assert cited(answer, ids) == want
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["[2x]", "[x2]", "[12V]", "[3D]", "[2FA]", "[B2B]", "[IPv6]", "[Y/n]", "[yes/no]", "[F5]",
+     "[Alt+F4]", "[1st]", "[18+]", "[A-Z]", "[a-z0-9]", "[::1]", "[GMT+1]", "[UTC+05:30]",
+     "[en-US]", "[1.2.3-beta]", "[16:9]", "[4:3]"],
+)  # fmt: skip
+def test_keys_choices_factors_and_ratios_are_labels(label: str) -> None:
+    """Keys, choices, factors, ordinals, character classes, addresses, zones, locales and
+    ratios cite nothing (each was an invalid id or index)."""
+    assert cited(f"Use the {label} option [1].") == (["1"], [])
+
+
+@pytest.mark.parametrize(
+    ("answer", "want"),
+    [
+        ("Refunds take 5 days [2:7].", (["2"], [])),
+        ("Refunds take 5 days [S4] and [Source 4].", (["S4", "4"], ["S4", "4"])),
+        ("Refunds take 5 days [1-3].", (["1", "2", "3"], [])),
+        ("Refunds take 5 days [doc-9].", (["doc-9"], ["doc-9"])),
+    ],
+)
+def test_places_and_invalid_ids_beside_the_labels_stay(
+    answer: str, want: tuple[list[str], list[str]]
+) -> None:
+    """A place in a passage, an invalid label or range is read as before."""
+    assert cited(answer) == want
