@@ -259,7 +259,29 @@ def _asked_again(a: _Turn, b: _Turn) -> bool:
     <the question>", "<the question>. I asked an hour ago", "wrong, there is no cancel
     option. <the question>"): B's clauses from its start, or to its end, that ask (open with
     a question word or end with a question mark) or name every word A asked about ("nochmal
-    ganz langsam: kann ich … kündigen oder nicht")."""
+    ganz langsam: kann ich … kündigen oder nicht"). A may have asked with words of its own
+    around its question too ("<the question>? Thanks in advance for your help!", "yo <the
+    question>"): its part that asks, read so against B."""
+    if _asked_in_part(a, b):
+        return True
+    starts = grammar.clauses(a.text)
+    if len(starts) < 2 or not _alike(a, b):
+        return False
+    asks = _next_question()[1]
+    code = _first_language(a, b).code
+    for start in starts[1:]:
+        for part in (a.text[start:], a.text[:start].rstrip()):
+            if not (asks.match(part) or part.endswith(("?", "？"))):
+                continue
+            turn = _prepared(part)
+            named = [w for w in _content_of(turn, code) if not _KANA.fullmatch(w)]
+            if len(named) >= 2 and _asked_in_part(turn, b):
+                return True
+    return False
+
+
+def _asked_in_part(a: _Turn, b: _Turn) -> bool:
+    """Whether B asks A again, whole or in a part of its own (``_asked_again``)."""
     if is_rephrase(a, b):
         return True
     starts = grammar.clauses(b.text)

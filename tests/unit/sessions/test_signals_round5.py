@@ -188,3 +188,46 @@ def test_these_verdicts_are_negative_feedback(lang: str, b: str) -> None:
 )
 def test_these_are_no_negative_feedback(b: str) -> None:
     assert "negative_feedback" not in read(ASKED, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # A asked with words of its own around its question: its part that asks is read
+        (
+            "Thanks in advance! Where do I find the VAT number in the Ledgerbook app?",
+            "vat number where in app",
+        ),
+        (
+            "Vielen Dank vorab! Wo sehe ich meine Vertragsnummer in der App?",
+            "vertragsnummer wo in der app",
+        ),
+        ("bedankt alvast! waar zie ik mijn klantnummer in de app?", "klantnummer waar in de app"),
+        # chat words say nothing about the topic ("yo", "lol"), nor a Dutch modal
+        (
+            "yo how do i move my tunnel to another region",
+            "how do i move my tunnel to another region lol",
+        ),
+        ("hond meenemen?", "ik vroeg of ik mijn hond mag meenemen!!"),
+    ],
+)
+def test_a_question_asked_with_words_of_its_own_around_it_is_asked_again(a: str, b: str) -> None:
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # A's part that asks, then another question about another thing
+        (
+            "Thanks in advance! Where do I find the VAT number in the app?",
+            "where do I find the invoice number in the app",
+        ),
+        (
+            "danke vorab! wie aktiviere ich die zwei-faktor-anmeldung?",
+            "wie deaktiviere ich die zwei-faktor-anmeldung",
+        ),
+    ],
+)
+def test_a_part_of_a_asked_about_another_thing_is_no_rephrase(a: str, b: str) -> None:
+    assert "rephrase" not in read(a, b)
