@@ -102,7 +102,8 @@ _HALF_WORDS = re.compile(
     r"|(?<!first )(?<!second )(?<!last )(?<!other )half of (?:all|the|its|their|our|your))\b"
 )
 # A share the context says as a fraction in words ("three quarters of the staff" for 75%)
-_FRACTION_WORDS = fraction_shares()
+_FRACTION_WORDS = {**fraction_shares(), 50.0: _HALF_WORDS}
+_TIMES_AFTER = re.compile(r"\s+times\s+(?:as|more|larger|higher|bigger|greater|the)\b")
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
 _AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
@@ -337,10 +338,9 @@ class Derivation:
         times", "2x" for "doubled" or "twice", "50%" for "half" or "halved", "75%" for "three
         quarters of"."""
         raw = mention.raw.lower()
-        if raw.endswith("x") and value in _MULTIPLE_WORDS:
+        times = _TIMES_AFTER.match(self.rest(mention)) is not None  # "3 times as many"
+        if (raw.endswith("x") or times) and value in _MULTIPLE_WORDS:
             words = _MULTIPLE_WORDS[value]
-        elif raw.endswith(("%", "percent", "per cent")) and value == 50:
-            words = _HALF_WORDS
         elif raw.endswith(("%", "percent", "per cent")) and value in _FRACTION_WORDS:
             words = _FRACTION_WORDS[value]
         else:
