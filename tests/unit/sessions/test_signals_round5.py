@@ -231,3 +231,35 @@ def test_a_question_asked_with_words_of_its_own_around_it_is_asked_again(a: str,
 )
 def test_a_part_of_a_asked_about_another_thing_is_no_rephrase(a: str, b: str) -> None:
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        # a department that sells or bills is a person to be put through to
+        ("en", "fine, connect me to sales please"),
+        ("it", "mi passi l'ufficio commerciale"),
+        ("pt", "me transfere pro setor comercial"),
+        ("pl", "proszę połączyć mnie z działem sprzedaży"),
+        ("sv", "koppla mig till säljavdelningen"),
+        ("tr", "beni satış ekibine aktarın"),
+        ("ja", "営業の方につないでください"),
+        ("zh", "帮我转销售吧"),
+        ("ko", "영업팀이랑 연결해 주세요"),
+    ],
+)
+def test_a_department_asked_for_is_escalation(lang: str, b: str) -> None:
+    assert "escalation" in read(ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "switch the chart to sales",  # the figure, not the people
+        "can I connect the app to my sales reports?",
+        "営業時間を教えてください",  # opening hours
+        "连接销售数据怎么弄",  # sales data
+    ],
+)
+def test_sales_as_a_thing_is_no_escalation(b: str) -> None:
+    assert "escalation" not in read(ASKED, b)
