@@ -263,3 +263,40 @@ def test_a_department_asked_for_is_escalation(lang: str, b: str) -> None:
 )
 def test_sales_as_a_thing_is_no_escalation(b: str) -> None:
     assert "escalation" not in read(ASKED, b)
+
+
+@pytest.mark.parametrize(
+    ("lang", "b"),
+    [
+        # what the answer gave does not work
+        ("es", "el enlace que me mandaste no funciona"),
+        ("fr", "le bouton que vous m'avez indiqué ne fonctionne pas"),
+        ("pt", "o link que você me passou não abre"),
+        ("it", "il link che mi avete mandato non funziona"),
+        # the answer does not match what was asked
+        ("es", "eso no corresponde a lo que pregunté"),
+        ("pt", "isso não corresponde ao que eu perguntei"),
+        ("ko", "답변이 제 질문이랑 전혀 상관없어요"),
+        ("de", "das hat gar nichts mit meinem Problem zu tun"),
+        # the thing the answer named is not there
+        ("en", "no export button on the invoices page"),
+        ("de", "im Menü gibt es keinen Eintrag dafür"),
+        ("ko", "그 메뉴 앱 어디에도 없네요"),
+        ("ko", "설정에 해당 항목 자체가 없어요"),
+        ("ko", "화면에 그 버튼이 안 나오는데요"),
+    ],
+)
+def test_these_contradictions_are_negative_feedback(lang: str, b: str) -> None:
+    assert "negative_feedback" in read(ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "el importe no corresponde con mi factura",  # a problem of the user's own
+        "is there no export button?",  # asked
+        "o link que você me passou abre normal, obrigado",
+    ],
+)
+def test_these_are_no_contradiction(b: str) -> None:
+    assert "negative_feedback" not in read(ASKED, b)
