@@ -297,7 +297,10 @@ def content(
             return frozenset(map(stemmer, kept) if stemmer is not None else kept)
         # stemmed as typed, then without accents: the stemmer knows the language's letters
         # ("doğrulamayı" -> "doğrulama"; "dogrulamayi" it leaves whole)
-        kept = [w for w in kept if w.translate(_FOLD) not in skipped]
+        # (not in Swedish, whose å, ä and ö are letters of their own: "ändra", to change,
+        # is no "andra", others)
+        if lang.code != "sv":
+            kept = [w for w in kept if w.translate(_FOLD) not in skipped]
         stems = map(stemmer, kept) if stemmer is not None else kept
         return frozenset(map(str.translate, stems, repeat(_FOLD)))
     out: set[str] = set()

@@ -300,3 +300,22 @@ def test_these_contradictions_are_negative_feedback(lang: str, b: str) -> None:
 )
 def test_these_are_no_contradiction(b: str) -> None:
     assert "negative_feedback" not in read(ASKED, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # Swedish ä is a letter: "ändra" (change) is no "andra" (others), a stop word
+        ("ändra lösenord", "hur ändrar jag lösenord???"),
+        # Korean endings that quote or ask ('if one wants to', 'I asked whether', 'tell me')
+        ("링크몰 교환하려면 어떻게 해요?", "교환 방법"),
+        ("교환 방법", "교환 방법 알려달라고요!! 듣고 있어요?"),
+        ("가족결합 할인", "가족 결합 할인되냐고 물어봤잖아요"),
+    ],
+)
+def test_words_that_only_say_how_it_is_asked_leave_the_question(a: str, b: str) -> None:
+    assert "rephrase" in read(a, b)
+
+
+def test_a_swedish_question_about_others_is_still_no_rephrase() -> None:
+    assert "rephrase" not in read("hur ändrar jag lösenordet", "vilka andra inställningar finns")
