@@ -26,6 +26,7 @@ import os
 import random
 import resource
 import sqlite3
+import statistics
 import sys
 import tempfile
 import threading
@@ -119,9 +120,12 @@ def cost(traces: int, repeats: int, where: Path, reuse: Reuse, jsonl: bool = Fal
     if jsonl:  # the pipeline without the store writes its lines redacted, as by default
         runs["pipeline, lines as is"] = pipeline_seconds(records, None, False, lines)
     best = {name: [float("inf")] * 3 for name in runs}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}  # each repeat's, for the pairs
     for _ in range(repeats):  # interleaved: all see the same machine
         for name, run in runs.items():
-            for i, seconds in enumerate(run()):
+            got = run()
+            cpu[name].append(got[1])
+            for i, seconds in enumerate(got):
                 best[name][i] = min(best[name][i], seconds)
     also = ", the evaluation lines written to a file too" if jsonl else ""
     print(f"cost per trace, {traces:,} traces of ~5.8 KB ({reuse}){also}, best of {repeats}, "
@@ -137,6 +141,18 @@ def cost(traces: int, repeats: int, where: Path, reuse: Reuse, jsonl: bool = Fal
             rate = f"{traces / seconds:8,.0f}/s"
             said = f"  {name:<21} {seconds / traces * 1e6:8.1f} us/trace  {rate}"
             print(said + ("" if name.startswith("pipeline") else share))
+    print(" CPU, the store's share in each repeat's pair (the run with it less the run "
+          "without, the noise of a busy machine shown): median [lowest, highest]")  # fmt: skip
+    for name, each in cpu.items():
+        if name.startswith("pipeline"):
+            continue
+        base = cpu["pipeline, lines as is" if "as is" in name and jsonl else "pipeline"]
+        pairs = sorted((t - b) / traces * 1e6 for t, b in zip(each, base, strict=True))
+        part = statistics.median(pairs) / (statistics.median(base) / traces * 1e6)
+        print(
+            f"  {name:<21} +{statistics.median(pairs):6.1f} us = {part:6.1%}  "
+            f"[{pairs[0]:+.1f}, {pairs[-1]:+.1f}] us over {len(pairs)} pairs"
+        )
     print(" the writer process's own CPU (on another core):")
     for name, times in best.items():
         if times[2] > 0:

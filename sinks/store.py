@@ -34,7 +34,15 @@ from monitor.core.store import StoreUnreadable, open_for_writing
 from sinks import SinkBase
 from sinks.jsonl import redacted as redacted_with
 from sinks.jsonl import written_line
-from sinks.store_record import Captured, Segments, capture, followup_row, json_text, session_row
+from sinks.store_record import (
+    Captured,
+    Segments,
+    capture,
+    checks_line,
+    followup_row,
+    json_text,
+    session_row,
+)
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
@@ -242,6 +250,8 @@ class StoreSink(SinkBase):
         passages redacted and kept. What the writer process does with what the daemon sends
         it."""
         line, query, answer = cast("EvaluationLine", c.line), c.query, c.answer
+        if c.checks is not None:  # its checks' part left to make here
+            line["checks"] = checks_line(c.checks)
         if not c.redacted and self._redactor is not None:
             line, (answer, query) = redacted_with(line, self._redactor, (answer, query))
         now = c.now

@@ -8,6 +8,15 @@ from typing import Any, cast
 
 import msgspec
 
+from monitor.checks.evidence import (
+    CitationEvidence,
+    ConflictEvidence,
+    EmptyContextEvidence,
+    NumbersEvidence,
+    OverlapEvidence,
+    RefusalEvidence,
+)
+from monitor.core.evidence import Evidence, NotApplicable
 from monitor.core.model import Evaluation, Followup, SessionOutcome
 from monitor.core.store import check_outcome
 from sinks.jsonl import WrittenLine
@@ -44,6 +53,9 @@ class Captured(msgspec.Struct, array_like=True, frozen=True):
     judge_only: bool
     now: float  # when the daemon took it
     redacted: bool = False  # its line, question and answer are redacted (the sinks' line)
+    # the check results as msgspec encodes them (their fields), when the line's "checks" is
+    # left for the writer to make (``checks_line``): encoded in C, not made in Python
+    checks: dict[str, Any] | None = None
 
 
 def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = None) -> Captured:
@@ -51,10 +63,14 @@ def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = No
     the sinks write, redacted as they write it: ``redacted``) or, when None, as they are (to
     be redacted by the writer)."""
     t = evaluation.trace
-    if written is None:
-        line, query, answer = evaluation.to_line(), t.query, t.answer
-    else:
+    results: dict[str, Any] | None = None
+    if written is not None:
         line, query, answer = written.line, written.query, written.answer
+    elif all(type(r.evidence) in _PLAIN for r in evaluation.checks.values()):
+        line, query, answer = evaluation.to_line(checks={}), t.query, t.answer
+        results = cast("dict[str, Any]", evaluation.checks)
+    else:  # an evidence type of a plugin's (its own to_line, maybe): the line as it makes it
+        line, query, answer = evaluation.to_line(), t.query, t.answer
     outcomes = []
     for name, r in evaluation.checks.items():
         outcome = check_outcome(r.flagged, r.error is not None)
@@ -69,8 +85,38 @@ def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = No
         [(d.doc_id, d.chunk_id, d.score, d.rank) for d in t.retrieved],
         {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
         tuple(evaluation.segments.items()), outcomes, evaluation.any_flagged, evaluation.risk,
-        evaluation.judge_only, now, written is not None,
+        evaluation.judge_only, now, written is not None, results,
     )  # fmt: skip
+
+
+# The evidence types whose line is their fields, None left out at every level, tuples as
+# lists (``Evidence.to_line``), with no field holding a mapping: what msgspec encodes of them
+# makes the same line (``checks_line``; tests/unit/test_store_writer.py holds it to that).
+_PLAIN = frozenset({NotApplicable, CitationEvidence, EmptyContextEvidence, ConflictEvidence,
+                    OverlapEvidence, RefusalEvidence, NumbersEvidence, Evidence})  # fmt: skip
+
+
+def checks_line(results: dict[str, Any]) -> dict[str, Any]:
+    """The line's "checks" (each ``CheckResult.to_line``) from the results as msgspec encoded
+    them (``Captured.checks``)."""
+    out = {}
+    for name, r in results.items():
+        check = {"flagged": r["flagged"], "applicable": r["applicable"],
+                 "evidence": _without_none(r["evidence"])}  # fmt: skip
+        if r["score"] is not None:
+            check["score"] = r["score"]
+        if r["error"] is not None:
+            check["error"] = r["error"]
+        out[name] = check
+    return out
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
 
 
 def followup_row(followup: Followup, now: float) -> Row:

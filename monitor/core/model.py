@@ -374,13 +374,17 @@ class Evaluation:
                           self.segments, self.inputs, self.evaluators, self.shadow,
                           self.risk)  # fmt: skip
 
-    def to_line(self) -> EvaluationLine:
-        """The stable evaluation-line contract (see the docs, "Evaluation lines")."""
+    def to_line(self, checks: dict[str, CheckLine] | None = None) -> EvaluationLine:
+        """The stable evaluation-line contract (see the docs, "Evaluation lines"). ``checks``:
+        the checks' part as it is given (a sink that makes it elsewhere: the store's writer
+        process), instead of each result's ``to_line``."""
         line: EvaluationLine = {
             "trace_id": self.trace.trace_id,
             "app": self.trace.app,
             "route": self.trace.route,
-            "checks": {name: r.to_line() for name, r in self.checks.items()},
+            "checks": {name: r.to_line() for name, r in self.checks.items()}
+            if checks is None
+            else checks,
             "segments": dict(self.segments),
             "inputs": dict(self.inputs),
         }

@@ -6,6 +6,7 @@ daemon killed with kill -9 leaves no writer holding the file."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import signal
 import subprocess
@@ -15,16 +16,28 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 import structlog.testing
 from prometheus_client import CollectorRegistry
 
+from monitor.checks.evidence import RefusalEvidence
 from monitor.core.errors import SinkError
-from monitor.core.model import Evaluation, Followup, SessionOutcome, SessionTurn, Turn
+from monitor.core.model import (
+    CheckResult,
+    Evaluation,
+    Followup,
+    RagTrace,
+    SessionOutcome,
+    SessionTurn,
+    Turn,
+)
 from monitor.core.pii import Redactor
+from monitor.sources import demo
 from monitor.telemetry import Metrics
 from sinks.jsonl import JsonlSink
 from sinks.store import StoreSink
+from sinks.store_record import Captured, capture, checks_line
 from tests.unit.test_store import SEGMENTS, evaluate, rows, trace
 
 
@@ -106,6 +119,29 @@ def test_the_writer_takes_the_line_the_jsonl_sink_made(
         found[name] = rows(tmp_path / f"{name}.db", "SELECT line, trace FROM bodies ORDER BY id")
     assert found["process"] == found["inline"]
     assert "jane.doe@example.com" not in str(found["process"])
+
+
+def test_the_writer_makes_the_checks_line_the_evaluation_makes() -> None:
+    """What the writer makes of the check results as the daemon encoded them (their fields)
+    is each result's line: on every trace of the checks' labelled sets (each check's
+    evidence flagged and passed, conflicts nested), a score and an error."""
+    texts = [json.dumps(demo.generate(i, 7)) for i in range(600)]  # the demo's traffic
+    for path in sorted((Path(__file__).resolve().parents[1] / "checks").glob("*.jsonl")):
+        texts.extend(path.read_text().splitlines())
+    evaluations = [evaluate(RagTrace.from_json(text)) for text in texts]
+    results = {
+        "scored": CheckResult("scored", False, score=0.25),
+        "failed": CheckResult.failed("failed", ValueError("x")),
+        "refusal": CheckResult("refusal", True, evidence=RefusalEvidence("no", None)),
+    }
+    evaluations.append(Evaluation(trace(1), results))  # fmt: skip
+    flagged = set()
+    for ev in evaluations:
+        c = msgspec.msgpack.decode(msgspec.msgpack.encode(capture(ev, 0.0)), type=Captured)
+        assert c.checks is not None
+        assert checks_line(c.checks) == ev.to_line()["checks"]
+        flagged.update(ev.flagged)
+    assert len(flagged) >= 5, flagged  # each check that flags on them, its evidence
 
 
 def test_what_the_pipeline_keeps_until_a_send_is_bytes(tmp_path: Path) -> None:
