@@ -319,3 +319,9 @@ def test_words_that_only_say_how_it_is_asked_leave_the_question(a: str, b: str) 
 
 def test_a_swedish_question_about_others_is_still_no_rephrase() -> None:
     assert "rephrase" not in read("hur ändrar jag lösenordet", "vilka andra inställningar finns")
+
+
+def test_cade_is_a_question_word_in_portuguese() -> None:
+    """'cadê' (where is) says how it is asked, as 'onde fica' does."""
+    a = 'obrigado. onde fica o botão "fale conosco" no app?'
+    assert "rephrase" in read(a, "cadê o botão fale conosco???")
