@@ -33,7 +33,7 @@ class Captured(msgspec.Struct, array_like=True, frozen=True):
 
     trace_id: str
     timestamp: float | None  # the trace's own time (POSIX), or None
-    iso: str | None  # the same as ISO 8601, as the record shows it
+    iso: str | None  # the same as ISO 8601, as the record shows it (the line's)
     session_id: str | None
     app: str | None
     route: str | None
@@ -63,23 +63,25 @@ def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = No
     the sinks write, redacted as they write it: ``redacted``) or, when None, as they are (to
     be redacted by the writer)."""
     t = evaluation.trace
+    outcomes = []
+    plain = written is None  # every result's evidence one of ours (``_PLAIN``)
+    for name, r in evaluation.checks.items():
+        plain = plain and type(r.evidence) in _PLAIN
+        outcome = check_outcome(r.flagged, r.error is not None)
+        if outcome is not None:
+            outcomes.append((name, outcome))
     results: dict[str, Any] | None = None
     if written is not None:
         line, query, answer = written.line, written.query, written.answer
-    elif all(type(r.evidence) in _PLAIN for r in evaluation.checks.values()):
+    elif plain:
         line, query, answer = evaluation.to_line(checks={}), t.query, t.answer
         results = cast("dict[str, Any]", evaluation.checks)
     else:  # an evidence type of a plugin's (its own to_line, maybe): the line as it makes it
         line, query, answer = evaluation.to_line(), t.query, t.answer
-    outcomes = []
-    for name, r in evaluation.checks.items():
-        outcome = check_outcome(r.flagged, r.error is not None)
-        if outcome is not None:
-            outcomes.append((name, outcome))
     stamp = t.timestamp
     return Captured(
         t.trace_id, None if stamp is None else stamp.timestamp(),
-        None if stamp is None else stamp.isoformat(), t.session_id, t.app, t.route, t.release,
+        line.get("timestamp"), t.session_id, t.app, t.route, t.release,
         t.model, t.golden_id, query, answer, cast("dict[str, Any]", line),
         [(p.doc_id, p.chunk_id, p.data_source, p.text) for p in t.context],
         [(d.doc_id, d.chunk_id, d.score, d.rank) for d in t.retrieved],
