@@ -31,18 +31,10 @@ from monitor.core.lines import EvaluationLine, JsonObject
 from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, open_for_writing
-from sinks import SinkBase
+from sinks import SinkBase, store_record
 from sinks.jsonl import redacted as redacted_with
 from sinks.jsonl import written_line
-from sinks.store_record import (
-    Captured,
-    Segments,
-    capture,
-    checks_line,
-    followup_row,
-    json_text,
-    session_row,
-)
+from sinks.store_record import Captured, Segments, capture, json_text
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
@@ -251,7 +243,7 @@ class StoreSink(SinkBase):
         it."""
         line, query, answer = cast("EvaluationLine", c.line), c.query, c.answer
         if c.checks is not None:  # its checks' part left to make here
-            line["checks"] = checks_line(c.checks)
+            line["checks"] = store_record.checks_line(c.checks)
         if not c.redacted and self._redactor is not None:
             line, (answer, query) = redacted_with(line, self._redactor, (answer, query))
         now = c.now
@@ -305,7 +297,7 @@ class StoreSink(SinkBase):
         if self._remote is not None:
             self._remote.write_followup(followup)
             return
-        self._batch.followups.append(followup_row(followup, self._clock()))
+        self._batch.followups.append(store_record.followup_row(followup, self._clock()))
 
     def write_session(self, outcome: SessionOutcome) -> None:
         """Take the session's outcome line (ids and counts: no text of the turns)."""
@@ -313,7 +305,7 @@ class StoreSink(SinkBase):
         if self._remote is not None:
             self._remote.write_session(outcome)
             return
-        self._batch.sessions.append(session_row(outcome, self._clock()))
+        self._batch.sessions.append(store_record.session_row(outcome, self._clock()))
 
     def take_rows(self, followups: list[_Row], sessions: list[_Row]) -> None:
         """Take follow-up and session rows (``followup_row``, ``session_row``)."""

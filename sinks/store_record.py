@@ -4,6 +4,7 @@ sent as it is to the store's writer process when there is one (``sinks.store_wri
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
 import msgspec
@@ -17,6 +18,7 @@ from monitor.checks.evidence import (
     RefusalEvidence,
 )
 from monitor.core.evidence import Evidence, NotApplicable
+from monitor.core.lines import CheckLine
 from monitor.core.model import Evaluation, Followup, SessionOutcome
 from monitor.core.store import check_outcome
 from sinks.jsonl import WrittenLine
@@ -98,10 +100,10 @@ _PLAIN = frozenset({NotApplicable, CitationEvidence, EmptyContextEvidence, Confl
                     OverlapEvidence, RefusalEvidence, NumbersEvidence, Evidence})  # fmt: skip
 
 
-def checks_line(results: dict[str, Any]) -> dict[str, Any]:
+def checks_line(results: Mapping[str, Mapping[str, object]]) -> dict[str, CheckLine]:
     """The line's "checks" (each ``CheckResult.to_line``) from the results as msgspec encoded
     them (``Captured.checks``)."""
-    out = {}
+    out: dict[str, CheckLine] = {}
     for name, r in results.items():
         check = {"flagged": r["flagged"], "applicable": r["applicable"],
                  "evidence": _without_none(r["evidence"])}  # fmt: skip
@@ -109,11 +111,11 @@ def checks_line(results: dict[str, Any]) -> dict[str, Any]:
             check["score"] = r["score"]
         if r["error"] is not None:
             check["error"] = r["error"]
-        out[name] = check
+        out[name] = cast("CheckLine", check)
     return out
 
 
-def _without_none(value: Any) -> Any:
+def _without_none(value: object) -> object:
     if isinstance(value, dict):
         return {k: _without_none(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
