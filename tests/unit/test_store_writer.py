@@ -188,7 +188,8 @@ def test_the_writers_death_is_a_sink_error_at_the_next_flush(tmp_path: Path) -> 
     began = time.monotonic()
     with structlog.testing.capture_logs() as logged:
         for _ in range(2):
-            with pytest.raises(SinkError, match="writer process exited"):
+            # gone before the flush's send (a broken pipe) or after it (its exit seen)
+            with pytest.raises(SinkError, match=r"writer process (exited|is gone)"):
                 sink.flush()
         sink.write(evaluate(trace(3)))  # taken and dropped: the flush says it
         sink.close()
