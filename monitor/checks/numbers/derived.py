@@ -176,7 +176,7 @@ class Derivation:
             end = min(ends) if ends else len(low)
             if not out or out[-1] != self.context[start:end]:
                 out.append(self.context[start:end])
-            i = low.find(word, end)
+            i = low.find(word, max(end, i + 1))  # (always onward: "" or "." is found anywhere)
         return out
 
     def explain(self, mention: Mention) -> str | None:

@@ -22,11 +22,11 @@ from monitor.checks.numbers.mentions import (
 from monitor.checks.numbers.patterns import (
     DIGITS,
     PERCENT_RAW,
-    PERCENTS,
     SCALED,
     SPELLED,
     SPELLED_SCALES,
     UNITS,
+    percent_spans,
     spaced_pattern,
     untokenise,
 )
@@ -329,8 +329,7 @@ class NumberLookup:
     def percentages(self) -> NumberLookup:
         """A look-up of the figures the text writes as percentages, built on first use."""
         if self._percents is None:
-            spans = "\n".join(m.group(0) for m in PERCENTS.finditer(self.text))
-            self._percents = NumberLookup(spans, self._spelled, percents=True)
+            self._percents = NumberLookup(percent_spans(self.text), self._spelled, percents=True)
             self._percents.locale = self.locale  # (read with the whole text's decimals)
         return self._percents
 

@@ -267,7 +267,7 @@ def scan(text: str, locale: Locale) -> list[Mention]:
         mention = _mention(kind, m, locale)
         if mention is None:
             continue
-        if kind == "num" and len(mention.raw) == 2 and out:
+        if kind == "num" and len(mention.raw) == 2 and mention.raw.isdigit() and out:
             # "2007-11" and "( 2001 -- 07 )": the second year of an abbreviated range.
             year = _range_end(text, m.start(), out[-1])
             if year is not None:

@@ -257,11 +257,30 @@ PERCENT_RAW = re.compile(r"(?:%|percent|per\s?cent)$", re.IGNORECASE)
 _PERCENT_FIGURE = r"(?:\d{1,3}(?:[,.'\u00a0\u202f\u2009 ]\d{3})+(?:[.,]\d+)?|\d+(?:\s?[.,]\s?\d+)?)"
 PERCENTS = re.compile(
     rf"(?<![\d.,])(?:{_PERCENT_FIGURE}\s?(?:-|–|—|to)\s?)?"
-    rf"(?:{_PERCENT_FIGURE}|(?<![A-Za-z])[A-Za-z]+(?:[- ][a-z]+)?)"
+    rf"(?:[$€£¥₹]\s?)?(?:{_PERCENT_FIGURE}(?:\s?(?:thousand|million|billion|trillion|lakhs?|crores?)|[A-Za-z]{{1,4}}(?:/h)?)?"
+    r"|(?<![A-Za-z])[A-Za-z]+(?:[- ][a-z]+)?)"
     r"\s?(?:%|percent\b|per\s?cent\b|pct\b|percentage\s+points?\b|prozent\b|pour\s?cent\b"
     r"|por\s?ciento\b|por\s?cento\b|per\s?cento\b|procent\w*)",
     re.IGNORECASE,
 )
+_PERCENT_MARK = re.compile(
+    r"%|per\s?cent|pct\b|percentage|prozent|pour\s?cent|por\s?cient|por\s?cento|procent",
+    re.IGNORECASE,
+)
+
+
+def percent_spans(text: str) -> str:
+    """The figures ``text`` writes as percentages (``PERCENTS``), one a line: the pattern
+    reads only the words of the 48 characters before each sign or word of a percentage (over
+    the whole text it read every word), from a space on (never from within a figure)."""
+    windows = []
+    for m in _PERCENT_MARK.finditer(text):
+        start = max(0, m.start() - 48)
+        if start:
+            start = text.find(" ", start, m.start()) + 1 or m.start()
+        windows.append(text[start : m.end()])
+    return "\n".join(m.group(0) for w in windows for m in PERCENTS.finditer(w))
+
 
 # Fractions in words, one table for both sides: the denominator each part's name says. An
 # answer's "three quarters of the members" claims 75% (``mentions``); a context's "a fifth
