@@ -107,17 +107,12 @@ def test_a_context_figures_unit_is_read_at_its_own_place(answer: str, expected: 
 @pytest.mark.parametrize(
     ("answer", "context", "expected"),
     [
-        ("Install v2.4.2 to fix it.", "Release 2.4.1 fixes the bug.", ["2.4.2"]),
-        ("Install v2.4.1 to fix it.", "Release 2.4.1 fixes the bug.", []),
         ("We sold 3 times as many.", "Sales tripled.", []),
         ("We sold 4 times as many.", "Sales tripled.", ["4"]),
     ],
 )
-def test_a_version_with_a_v_and_a_multiple_in_times(
-    answer: str, context: str, expected: list[str]
-) -> None:
-    """ "v2.4.2" is the version 2.4.2 (it was not read, so never flagged); "3 times as many"
-    is the multiple "tripled" says (it was flagged)."""
+def test_a_multiple_in_times(answer: str, context: str, expected: list[str]) -> None:
+    """ "3 times as many" is the multiple "tripled" says (it was flagged)."""
     assert unsupported(answer, context) == expected
 
 
