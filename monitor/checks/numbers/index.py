@@ -539,11 +539,13 @@ def _spelled(n: float) -> tuple[bytes, ...]:
 
 def _figures_at(text: str, i: int, locale: Locale) -> Iterator[Mention]:
     """Figures that may cover the digits at ``i``: read from there, from leading zeros
-    ("07"), and from a currency symbol just before ("$0-1-1" reads "$0" as the scanner does)."""
+    ("07"), and from a currency symbol just before, a space between too ("$0-1-1" reads "$0"
+    as the scanner does)."""
     k = i
     while k > 0 and text[k - 1] == "0":
         k -= 1
-    starts = (k - 1, k) if k and text[k - 1] in "$€£¥₹" else (k,)
+    c = k - 1 - (k > 1 and text[k - 1].isspace())  # "$ 5": the scanner's space after a sign
+    starts = (c, k) if k and text[c] in "$€£¥₹" else (k,)
     for start in starts:
         if _starts_figure(text, start):
             yield from scan_at(text, start, locale)
