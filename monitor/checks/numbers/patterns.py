@@ -256,7 +256,7 @@ PERCENT_RAW = re.compile(r"(?:%|percent|per\s?cent)$", re.IGNORECASE)
 # language's word, and the first figure of a range ("20-30%"), spelled ("thirty percent") too
 _PERCENT_FIGURE = r"(?:\d{1,3}(?:[,.'\u00a0\u202f\u2009 ]\d{3})+(?:[.,]\d+)?|\d+(?:\s?[.,]\s?\d+)?)"
 PERCENTS = re.compile(
-    rf"(?<![\d.,])(?:{_PERCENT_FIGURE}\s?(?:-|–|—|to)\s?)?"
+    rf"(?<!\d)(?<!\d[.,])(?:{_PERCENT_FIGURE}\s?(?:-|–|—|to)\s?)?"
     rf"(?:[$€£¥₹]\s?)?(?:{_PERCENT_FIGURE}(?:\s?(?:thousand|million|billion|trillion|lakhs?|crores?)|[A-Za-z]{{1,4}}(?:/h)?)?"
     r"|(?<![A-Za-z])[A-Za-z]+(?:[- ][a-z]+)?)"
     r"\s?(?:%|percent\b|per\s?cent\b|pct\b|percentage\s+points?\b|prozent\b|pour\s?cent\b"
