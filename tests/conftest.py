@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -36,6 +38,16 @@ def make_trace(
 
 def view(answer: str = "", context: list[str] | None = None, query: str = "") -> TraceView:
     return TraceView(make_trace(answer, context, query))
+
+
+def ends_in_time(code: str, seconds: float = 60) -> bool:
+    """Whether Python ``code`` run in a child process ends well within ``seconds``: a test of
+    a pattern or loop that once hung fails on a regression instead of hanging the tier."""
+    try:
+        done = subprocess.run([sys.executable, "-c", code], timeout=seconds, check=False)
+    except subprocess.TimeoutExpired:
+        return False
+    return done.returncode == 0
 
 
 @pytest.fixture
