@@ -141,14 +141,9 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     exact, paired = len(ca & cb), a.unspaced or b.unspaced
     if paired and not _kept(exact, len(ca), len(cb), True):
         # reordered ("密码重置" / "重置密码") or cut short, a question written without
-        # spaces changes its character pairs, not its characters: B's all A's, and three
-        # in five of A's
+        # spaces changes its character pairs, not its characters (``_held``)
         chars_a, chars_b = _characters(ca), _characters(cb)
-        if not chars_b or not chars_b <= chars_a:
-            return False
-        # or, a short turn, cut to some of them ("サブスク 解約", "androidアプリどこ")
-        cut = len(b.text) <= _SHORT and len(chars_b) >= max(2, _CUT * len(chars_a))
-        if len(chars_b) < 0.6 * len(chars_a) and not cut:
+        if not chars_b or not _held(a, b, chars_a, chars_b):
             return False
     elif (
         not paired
@@ -190,6 +185,55 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     a_only = " ".join(w for w in a.words if w not in in_b)
     b_only = " ".join(w for w in b.words if w not in in_a)
     return not (a_only and b_only and matching.opposed(a_only, b_only, pairs))
+
+
+def _held(a: _Turn, b: _Turn, chars_a: frozenset[str], chars_b: frozenset[str]) -> bool:
+    """Whether, written without spaces, B keeps what A asked by its characters (``is_rephrase``
+    reads the pairs first): all of B's are A's, and three in five of A's, or, a short turn,
+    cut to some of them ("サブスク 解約", "androidアプリどこ"); or A is a question cut to
+    its words and B asks it in full around every character of it (``_asked_around``)."""
+    if chars_b <= chars_a:
+        cut = len(b.text) <= _SHORT and len(chars_b) >= max(2, _CUT * len(chars_a))
+        if len(chars_b) >= 0.6 * len(chars_a) or cut:
+            return True
+    return _asked_around(a, b, chars_a, chars_b)
+
+
+# two characters in a row of Chinese script or katakana: a thing named (hangul, which also
+# writes Korean's endings, and hiragana, Japanese grammar, aside)
+_NAMED = re.compile(r"[\u30a1-\u30fa\u3400-\u9fff\uf900-\ufaff]{2}")
+_SWAP = re.compile(r"(?=([\u30a1-\u30fa\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{3}))")
+
+
+def _asked_around(a: _Turn, b: _Turn, chars_a: frozenset[str], chars_b: frozenset[str]) -> bool:
+    """Whether B asks in full, with words of its own around them, what A asked cut to a few
+    characters ("发票怎么开" -> "行程发票在哪里开？？", "해지 어디서" -> "하늘모바일 해지는
+    어디서 하냐구요", "회원권 두달 정지 방법" -> "다시 물어볼게요. 회원권 두 달 정지하려면
+    어떻게 해야 하나요?"): A is short (``_SHORT``) with two characters at least, every one
+    of them in B, B asks (a question mark or a question word) and names nothing new after
+    the last of A's characters: a question about the same thing that moves on names what
+    it moves to there ("怎么下载课程" -> "下载的课程占多少空间"), as does one that swaps a
+    thing ("还车" -> "取车"); a verdict that names A's thing asks nothing ("学割はありますか"
+    -> "違いますよ、FAQには学割があると書いてあります")."""
+    if len(a.text) > _SHORT or len(chars_a) < 2 or not chars_a <= chars_b:
+        return False
+    if "?" not in b.text and "？" not in b.text and _next_question()[1].search(b.text) is None:
+        return False
+    after = b.text[max(b.text.rfind(c) for c in chars_a) + 1 :]
+    if any(m[0][0] not in chars_a and m[0][1] not in chars_a for m in _NAMED.finditer(after)):
+        return False
+    return not _swapped_between(a.text, b.text)
+
+
+def _swapped_between(a: str, b: str) -> bool:
+    """Whether B has a character of its own (Chinese script, katakana, hangul) where A has
+    another between the same two (异地还车 -> 异地取车; a stop word to the content words,
+    such as 还, is still a character in its place)."""
+    for m in _SWAP.finditer(b):
+        left, own, right = m[1][0], m[1][1], m[1][2]
+        if own not in a and re.search(f"{left}[^{own}]{right}", a):
+            return True
+    return False
 
 
 def _replaced(ca: frozenset[str], cb: frozenset[str]) -> bool:

@@ -1,0 +1,51 @@
+"""Rephrase in Chinese, Japanese and Korean by characters (issue 74): a question cut to a
+few characters, asked again in full with words of its own around every one of them (a
+name, "I ask again", a narrower word before the thing), is the same question; beside it
+the hard negatives that keep the rule from reading too much: the same thing with another
+question about it named after it, a thing swapped, the opposite asked, a verdict that
+names the thing. Each case written here (not taken from a labelled set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # Chinese: a name and "I ask again" before the fragment's characters
+        ("退款怎么申请", "我再问一次，星河商城的退款到底怎么申请？"),
+        ("会员怎么续费", "星河视频的年度会员在哪里续费？？"),
+        # Japanese: a name and a narrower word before, the question asked around it
+        ("請求書どこ", "ミドリ電気の今月の請求書はどこで見られますか？"),
+        # Korean: "두달" typed "두 달", endings and a name around the words
+        ("멤버십 두달 일시정지", "다시 여쭤볼게요. 멤버십 두 달 일시정지하려면 어떻게 하나요?"),
+        ("환불 어디서", "별빛쇼핑 환불은 어디서 하냐구요"),
+    ],
+)
+def test_a_fragment_asked_in_full_around_its_characters_is_a_rephrase(a: str, b: str) -> None:
+    """A short, every character of A in B, B asks, nothing new named after A's last."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the same thing, another question about it named after it (how much space)
+        ("怎么备份照片", "备份的照片占多少存储空间？"),
+        ("請求書どこ", "請求書の金額が違うのはなぜですか"),
+        # one thing swapped for another in the same place (pick up / return)
+        ("怎么异地还车", "怎么异地取车？"),
+        # the opposite asked
+        ("怎么开启通知", "怎么开启后再关闭通知？"),
+        ("連携方法", "連携を解除する方法はどこですか？"),
+        # a verdict that names the thing and asks nothing
+        ("学生割引ありますか", "違います、サイトには学生割引があると書いてあります"),
+        ("요금제 변경", "틀렸어요, 요금제 변경 메뉴가 앱에 없어요"),
+    ],
+)
+def test_a_fragment_followed_by_another_question_is_no_rephrase(a: str, b: str) -> None:
+    """Hard negatives: B holds A's characters but asks something else, or nothing."""
+    assert "rephrase" not in read(a, b)
