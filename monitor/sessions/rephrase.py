@@ -192,11 +192,35 @@ def _held(a: _Turn, b: _Turn, chars_a: frozenset[str], chars_b: frozenset[str]) 
     reads the pairs first): all of B's are A's, and three in five of A's, or, a short turn,
     cut to some of them ("サブスク 解約", "androidアプリどこ"); or A is a question cut to
     its words and B asks it in full around every character of it (``_asked_around``)."""
-    if chars_b <= chars_a:
-        cut = len(b.text) <= _SHORT and len(chars_b) >= max(2, _CUT * len(chars_a))
-        if len(chars_b) >= 0.6 * len(chars_a) or cut:
-            return True
+    if chars_b <= chars_a and (len(chars_b) >= 0.6 * len(chars_a) or _cut(a, b, chars_a, chars_b)):
+        return True
     return _asked_around(a, b, chars_a, chars_b)
+
+
+# a word of katakana (a loanword or a name: "ハコブネ"), read as one of A's characters when
+# a turn cut short is measured against A
+_KATAKANA = re.compile(r"[\u30a1-\u30fa\u30fc]{2,}")
+
+
+def _cut(a: _Turn, b: _Turn, chars_a: frozenset[str], chars_b: frozenset[str]) -> bool:
+    """Whether B, every character of it A's, is A cut to some of them: short (``_SHORT``
+    characters) and keeping ``_CUT`` of A's characters at least ("サブスク 解約",
+    "androidアプリどこ"). Or so measured without B's stop and meta words ("잔액증명서 발급
+    절차 알려주세요") and with a word of katakana, a loanword or a name, as one of A's
+    characters ("ハコブネの荷物を返品したい…" -> "返品方法"), when B asks with no question
+    word A had none of: another question about the same thing ("年間プランの返金はできますか"
+    -> "返金までどのくらいかかりますか")."""
+    if len(b.text) <= _SHORT and len(chars_b) >= max(2, _CUT * len(chars_a)):
+        return True
+    if len(b.text) > _SHORT:
+        lang = _first_language(a, b)
+        if lang.unspaced is None or len(lang.unspaced.sub("", b.text)) > _SHORT:
+            return False
+    in_a = len(chars_a) - sum(len(set(w)) - 1 for w in _KATAKANA.findall(a.text))
+    if len(chars_b) < max(2, _CUT * in_a):
+        return False
+    asks = _next_question()[1]
+    return asks.search(b.text) is None or asks.search(a.text) is not None
 
 
 # two characters in a row of Chinese script or katakana: a thing named (hangul, which also

@@ -49,3 +49,39 @@ def test_a_fragment_asked_in_full_around_its_characters_is_a_rephrase(a: str, b:
 def test_a_fragment_followed_by_another_question_is_no_rephrase(a: str, b: str) -> None:
     """Hard negatives: B holds A's characters but asks something else, or nothing."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # a name in katakana is one word, not one character each, against the cut turn
+        (
+            "ヒマワリオンラインストアの注文を取り消したいのですが、どうすればいいですか？",
+            "取消方法",
+        ),
+        # long with its polite end, short without it
+        (
+            "안녕하세요. 하나로카드에서 이용대금명세서를 재발급받으려면 "
+            "어떤 절차가 필요한지 여쭙고 싶습니다.",
+            "이용대금명세서 재발급 절차 알려주세요",
+        ),
+    ],
+)
+def test_a_question_cut_to_its_characters_is_a_rephrase(a: str, b: str) -> None:
+    """Every character of B is A's, and enough of A's, a katakana word counted once and B
+    measured without its stop and meta words."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # cut to the thing, with a question word of its own: how long, until when
+        ("年間プランの解約はできますか？", "解約までどのくらいかかりますか？"),
+        ("ヒマワリオンラインストアで返品できますか？", "返品はいつまでですか"),
+        ("サクラモバイルで端末の下取りはできますか？", "下取りはいつまでですか"),
+    ],
+)
+def test_a_cut_question_with_a_question_word_of_its_own_is_no_rephrase(a: str, b: str) -> None:
+    """Hard negatives: B keeps A's thing but asks another question about it."""
+    assert "rephrase" not in read(a, b)
