@@ -121,6 +121,9 @@ def languages() -> tuple[Language, ...]:
         # a verb "to be" asks about nothing either ("tá errado", "c'est faux")
         said = [*data.get("generic", ()), *table.get("meta", ()), *table.get("copulas", ())]
         said += [w for phrase in table.get("or_not", ()) for w in phrase.split()]  # "o no"
+        # a question word in a script without spaces asks about nothing either, whole: "어디서"
+        # (where), not "어디" and a "서" of B's own
+        said += [w for w in table.get("questions", ()) if w.isalpha() and _PAIRED.fullmatch(w)]
         if table.get("spaced", True):  # polite words ask nothing either ("porfa", "aub")
             said += [w for f in table.get("fillers", ()) for w in f.split() if w.isalpha()]
         stop = _stop_words(code) | {w.lower() for w in said}

@@ -85,3 +85,20 @@ def test_a_question_cut_to_its_characters_is_a_rephrase(a: str, b: str) -> None:
 def test_a_cut_question_with_a_question_word_of_its_own_is_no_rephrase(a: str, b: str) -> None:
     """Hard negatives: B keeps A's thing but asks another question about it."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "again"),
+    [
+        # "어디서" (where) is a question word whole, not "어디" and a "서" of B's own
+        ("멤버십 등급 변경하고 싶어요!!", "등급 변경 어디서", True),
+        ("체크카드 비밀번호 변경하고 싶어요", "비밀번호 변경 어디서", True),
+        # the same question word, another thing done (cancel, not change)
+        ("멤버십 등급 변경하고 싶어요", "등급 해지 어디서", False),
+    ],
+)
+def test_a_question_word_written_without_spaces_asks_about_nothing(
+    a: str, b: str, again: bool
+) -> None:
+    """A question word in a script without spaces is left out whole."""
+    assert ("rephrase" in read(a, b)) is again
