@@ -255,8 +255,13 @@ def _swapped_between(a: str, b: str) -> bool:
     such as 还, is still a character in its place)."""
     for m in _SWAP.finditer(b):
         left, own, right = m[1][0], m[1][1], m[1][2]
-        if own not in a and re.search(f"{left}[^{own}]{right}", a):
-            return True
+        if own in a:
+            continue
+        i = a.find(left)
+        while 0 <= i < len(a) - 2:  # (A's character between is not B's: B's is none of A's)
+            if a[i + 2] == right:
+                return True
+            i = a.find(left, i + 1)
     return False
 
 
@@ -339,11 +344,10 @@ def _asked_again(a: _Turn, b: _Turn) -> bool:
     code = _first_language(a, b).code
     for start in starts[1:]:
         for part in (a.text[start:], a.text[:start].rstrip()):
-            if not (asks.match(part) or part.endswith(("?", "？"))):
+            if not _asks(asks, part):
                 continue
             turn = _prepared(part)
-            named = [w for w in _content_of(turn, code) if not _KANA.fullmatch(w)]
-            if len(named) >= 2 and _asked_in_part(turn, b):
+            if _names_two(turn, code) and _asked_in_part(turn, b):
                 return True
     return False
 
@@ -364,15 +368,24 @@ def _asked_in_part(a: _Turn, b: _Turn) -> bool:
     ca = _content_of(a, code)
     for start in starts[1:]:
         for part in (b.text[start:], b.text[:start].rstrip()):
-            asked = asks.match(part) or part.endswith(("?", "？"))
+            asked = _asks(asks, part)
             if not asked and not ca <= _content_of(b, code):
                 continue  # nor does B name all A asked about
             turn = _prepared(part)
             if not asked and not ca <= _content_of(turn, code):
                 continue  # a part that does not ask names all A asked about
-            # a question of its own: two words of what it asks about at least (not one,
-            # "…, dass ich Student bin?"), hiragana (grammar) aside
-            named = [w for w in _content_of(turn, code) if not _KANA.fullmatch(w)]
-            if len(named) >= 2 and is_rephrase(a, turn):
+            if _names_two(turn, code) and is_rephrase(a, turn):
                 return True
     return False
+
+
+def _asks(asks: re.Pattern[str], part: str) -> bool:
+    """Whether a part of a turn asks: opens with a question word (``asks``) or ends with a
+    question mark."""
+    return asks.match(part) is not None or part.endswith(("?", "？"))
+
+
+def _names_two(turn: _Turn, code: str) -> bool:
+    """Whether a part of a turn is a question of its own: two words of what it asks about
+    at least (not one, "…, dass ich Student bin?"), hiragana (grammar) aside."""
+    return sum(not _KANA.fullmatch(w) for w in _content_of(turn, code)) >= 2

@@ -29,7 +29,8 @@ carries, in ``SIGNALS`` order:
 The patterns are data: one TOML file per language in ``languages/`` (the languages the
 refusal check covers, and Swedish), each with ``escalation``, ``negative`` and ``positive``
 (lists of regular expressions, matched against the lower-cased turn with whitespace
-collapsed), ``openers`` (one regular expression), ``generic`` (words) and its word roles
+collapsed), ``openers`` (one regular expression), ``generic`` (words), ``accents_fold``
+(false where accented letters are letters of their own) and its word roles
 (``grammar``: see ``grammar.py``). Every language's patterns run
 on every turn: users switch language and type English words into others ("human pls").
 """

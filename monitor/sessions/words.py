@@ -73,6 +73,9 @@ class Language(NamedTuple):
     numerals: dict[str, str] = {}  # noqa: RUF012 (never changed) a number's word -> its digits
     in_advance: str | None = None  # thanks for an answer not given yet ("in advance")
     or_not: str | None = None  # a question asked as "… or not": no negation of the answer
+    # whether a word typed without its accents is read as that word ("suscripcion"): not
+    # where they make letters of their own (Swedish "ändra", to change, is no "andra")
+    accents_fold: bool = True
     others: re.Pattern[str] | None = None  # "other", "andere": a question about another one
     prices: re.Pattern[str] | None = None  # "price", "kostet": a question about a price
     amounts: re.Pattern[str] | None = None  # "how much", "quanto": one that may be
@@ -153,6 +156,7 @@ def languages() -> tuple[Language, ...]:
                 },
                 in_advance=grammar.in_advance(table),
                 or_not=grammar.or_not(table),
+                accents_fold=data.get("accents_fold", True),
                 others=re.compile(o, _FLAGS) if (o := grammar.others(table)) else None,
                 prices=re.compile(p, _FLAGS) if (p := grammar.prices(table)) else None,
                 amounts=re.compile(m, _FLAGS) if (m := grammar.amounts(table)) else None,
@@ -300,9 +304,7 @@ def content(
             return frozenset(map(stemmer, kept) if stemmer is not None else kept)
         # stemmed as typed, then without accents: the stemmer knows the language's letters
         # ("doğrulamayı" -> "doğrulama"; "dogrulamayi" it leaves whole)
-        # (not in Swedish, whose å, ä and ö are letters of their own: "ändra", to change,
-        # is no "andra", others)
-        if lang.code != "sv":
+        if lang.accents_fold:
             kept = [w for w in kept if w.translate(_FOLD) not in skipped]
         stems = map(stemmer, kept) if stemmer is not None else kept
         return frozenset(map(str.translate, stems, repeat(_FOLD)))
