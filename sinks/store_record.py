@@ -18,7 +18,7 @@ from monitor.checks.evidence import (
     RefusalEvidence,
 )
 from monitor.core.evidence import Evidence, NotApplicable
-from monitor.core.lines import CheckLine
+from monitor.core.lines import CheckLine, check_line
 from monitor.core.model import Evaluation, Followup, SessionOutcome
 from monitor.core.store import check_outcome
 from sinks.jsonl import WrittenLine
@@ -103,16 +103,12 @@ _PLAIN = frozenset({NotApplicable, CitationEvidence, EmptyContextEvidence, Confl
 def checks_line(results: Mapping[str, Mapping[str, object]]) -> dict[str, CheckLine]:
     """The line's "checks" (each ``CheckResult.to_line``) from the results as msgspec encoded
     them (``Captured.checks``)."""
-    out: dict[str, CheckLine] = {}
-    for name, r in results.items():
-        check = {"flagged": r["flagged"], "applicable": r["applicable"],
-                 "evidence": _without_none(r["evidence"])}  # fmt: skip
-        if r["score"] is not None:
-            check["score"] = r["score"]
-        if r["error"] is not None:
-            check["error"] = r["error"]
-        out[name] = cast("CheckLine", check)
-    return out
+    return {
+        name: check_line(cast("bool", r["flagged"]), cast("bool", r["applicable"]),
+                         cast("dict[str, object]", _without_none(r["evidence"])),
+                         cast("float | None", r["score"]), cast("str | None", r["error"]))
+        for name, r in results.items()
+    }  # fmt: skip
 
 
 def _without_none(value: object) -> object:

@@ -243,10 +243,10 @@ class WriterProcess:
         next flush raises."""
         if self._failed is not None:
             return
-        # encoded now: a record kept as objects until its batch is sent (its line's dicts)
+        # the line a sink before made (the JSONL sink's), redacted as the writer would, is
+        # taken as it is, not made again; else the line as it is, which the writer redacts.
+        # Encoded now: a record kept as objects until its batch is sent (its line's dicts)
         # outlived the young generation and cost the daemon full garbage collections
-        # the line a sink before made (the JSONL sink's), redacted as the writer would: taken
-        # as it is, not made again; else the line as it is, which the writer redacts
         made = made_line(evaluation, self._redactor)
         record = self._encode(capture(evaluation, time.time(), made))
         self._message.evaluations.append(msgspec.Raw(record))

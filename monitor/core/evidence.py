@@ -57,7 +57,7 @@ class Evidence:
     @classmethod
     def from_line(cls, line: Mapping[str, object]) -> Self:
         """The evidence of a stored line; fields it lacks take their defaults."""
-        names = {f.name for f in fields(cls)}
+        names = _field_names(cls)
         return cls(**{k: _frozen(v) for k, v in line.items() if k in names})
 
     def explain(self) -> str:

@@ -38,6 +38,24 @@ class CheckLine(TypedDict, total=False):
     error: str  # the check raised (a bug): "<exception type>: <message>"; applicable is false
 
 
+def check_line(
+    flagged: bool,
+    applicable: bool,
+    evidence: dict[str, object],
+    score: float | None,
+    error: str | None,
+) -> CheckLine:
+    """A check's result as the line writes it, from its parts (``CheckResult.to_line``, and
+    the store's writer process from the results it was sent): ``score`` and ``error`` only
+    when there is one."""
+    line: CheckLine = {"flagged": flagged, "applicable": applicable, "evidence": evidence}
+    if score is not None:
+        line["score"] = score
+    if error is not None:
+        line["error"] = error
+    return line
+
+
 class EvaluationLine(TypedDict, total=False):
     """The evaluation line (docs, "Evaluation lines"): the trace's id, app and route, each
     check's result, and the judge's verdict or why it was not judged."""

@@ -41,7 +41,13 @@ from monitor.core.conversations import (
     TurnRecord,
 )
 from monitor.core.evidence import NO_EVIDENCE, Evidence, NotApplicable
-from monitor.core.lines import CheckLine, DeadLetterLine, EvaluationLine, ShadowLine
+from monitor.core.lines import (
+    CheckLine,
+    DeadLetterLine,
+    EvaluationLine,
+    ShadowLine,
+    check_line,
+)
 from monitor.core.record import TraceRecord, normal_trace_id, parse_timestamp
 from monitor.core.sections import (
     ConfigSection,
@@ -294,16 +300,8 @@ class CheckResult:
 
     def to_line(self) -> CheckLine:
         """The result as written in evaluation lines."""
-        line: CheckLine = {
-            "flagged": self.flagged,
-            "applicable": self.applicable,
-            "evidence": self.evidence.to_line(),
-        }
-        if self.score is not None:
-            line["score"] = self.score
-        if self.error is not None:
-            line["error"] = self.error
-        return line
+        return check_line(self.flagged, self.applicable, self.evidence.to_line(), self.score,
+                          self.error)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
