@@ -42,7 +42,7 @@ from monitor.checks.numbers.forms import (
 )
 from monitor.checks.numbers.measures import area, compound, data_size, pence
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
-from monitor.checks.numbers.patterns import PERCENT_RAW, SENTENCE, SPELLED, fraction_shares
+from monitor.checks.numbers.patterns import SENTENCE, SPELLED, fraction_shares, is_percent
 from monitor.checks.numbers.quantities import (
     Around,
     across_systems,
@@ -287,7 +287,7 @@ class Derivation:
         )
         stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
         # a percentage is a sum or difference of percentages only, never of prices or counts
-        pct = PERCENT_RAW.search(mention.raw) is not None
+        pct = is_percent(mention.raw)
         if sub is None and stated:
             sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
         if add is None and sub is None:
@@ -296,12 +296,12 @@ class Derivation:
         # when it names them as operands ("(50 vs 10)"; not "3-1 ... by 5 points with 6")
         if stated:
             ours = [f for f in self.answer_figures(mention, sentence, "number")
-                    if not pct or PERCENT_RAW.search(f[0])]  # fmt: skip
+                    if not pct or is_percent(f[0])]  # fmt: skip
             found = operands(ours, value, add is not None, sub is not None)
             if found is not None:
                 return found
         for figures in self.sentence_figures:
-            values = [f for f in figures[:12] if not pct or PERCENT_RAW.search(f[0])]
+            values = [f for f in figures[:12] if not pct or is_percent(f[0])]
             for i, (ra, a) in enumerate(values):
                 for rb, b in values[i + 1 :]:
                     if add is not None and abs(a + b - value) < 1e-9:

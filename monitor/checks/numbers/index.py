@@ -21,11 +21,11 @@ from monitor.checks.numbers.mentions import (
 )
 from monitor.checks.numbers.patterns import (
     DIGITS,
-    PERCENT_RAW,
     SCALED,
     SPELLED,
     SPELLED_SCALES,
     UNITS,
+    is_percent,
     percent_spans,
     spaced_pattern,
     untokenise,
@@ -337,8 +337,7 @@ class NumberLookup:
         """Whether the text states ``mention``'s figure; tokenised text ("5 , 000") is read
         as the figures it spells, but only after the plain reading failed (joining costs a
         scan of the whole text). A percentage needs a percentage."""
-        if (not self._of_percents and mention.kind == "number"
-                and PERCENT_RAW.search(mention.raw) is not None):  # fmt: skip
+        if not self._of_percents and mention.kind == "number" and is_percent(mention.raw):
             return self.percentages.supports(mention)
         if self._supports(mention):
             return True

@@ -249,7 +249,14 @@ def _join_figure(m: re.Match[str]) -> str:
 
 
 # A figure written as a percentage ("30%", "3,5 %", "12 per cent"): backed by a percentage
-PERCENT_RAW = re.compile(r"(?:%|percent|per\s?cent)$", re.IGNORECASE)
+_PERCENT_RAW = re.compile(r"(?:%|percent|per\s?cent)$", re.IGNORECASE)
+
+
+def is_percent(raw: str) -> bool:
+    """Whether a figure as written (a mention's ``raw``) is a percentage: backed only by a
+    percentage (``PERCENTS``, or one computed)."""
+    return _PERCENT_RAW.search(raw) is not None
+
 
 # A percentage is backed by a percentage only ("30% cheaper" is not the "$30" of a price):
 # the figures a text writes as one, with "%", "percent", "percentage points" or another

@@ -23,7 +23,7 @@ from monitor.checks.numbers.forms import (
     unit_of,
 )
 from monitor.checks.numbers.mentions import Mention
-from monitor.checks.numbers.patterns import PERCENT_RAW
+from monitor.checks.numbers.patterns import is_percent
 
 Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 
@@ -336,9 +336,9 @@ def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str
             continue
         step = rounding_step(value, mention.readings[0].precision)
         unit = unit.lower().rstrip("s")
-        pct = PERCENT_RAW.search(mention.raw) is not None  # a percentage: around a percentage
+        pct = is_percent(mention.raw)  # a percentage: around a percentage
         for m, c, other in d.context_figures():
-            if pct and PERCENT_RAW.search(m.raw) is None:
+            if pct and not is_percent(m.raw):
                 continue
             other = other.lower().rstrip("s")
             if (
