@@ -231,19 +231,29 @@ def positive(table: Mapping[str, object]) -> list[str]:
     if w.b:  # its last letter typed twice or more ("graziee", "dankjewell")
         listed = [str(x) for x in table["worked"]]  # type: ignore[attr-defined]
         worked = rf"\b{_alt([_held(x) for x in listed])}\b"
-    fillers = w.bounded("fillers")
-    lead = f"(?:{fillers}\\W*+){{0,2}}" if fillers else ""
+    # before it, fillers and the words that make thanks formal (``thanks_lead``: "hartelijk
+    # dank", "herzlichen Dank", "je vous remercie", "la ringrazio")
+    leads = [x for x in (w.bounded("fillers"), w.bounded("thanks_lead")) if x]
+    lead = f"(?:(?:{'|'.join(leads)})\\W*+){{0,2}}" if leads else ""
     # and at most two words after it in its clause: "works perfectly", not "works the app
     # offline" (a question typed without its mark); after thanks, what they are for
-    # (``thanks_for``: "danke für die schnelle hilfe", three words more)
+    # (``thanks_for``: "danke für die schnelle hilfe", three words more, behind one word
+    # that says how much: "la ringrazio molto per la disponibilità")
     rest = rf"[^\w{_END}]*+"
     word = r"[^\W_]+(?:'[^\W_]+)?"  # "j'ai trouvé": two words
     tail = rf"(?:{rest}{word}){{0,2}}{rest}" if w.b else rf"[^{_END}]{{0,8}}"
     thanks_for = w.bounded("thanks_for")
     if thanks_for and w.b:
-        tail = rf"(?:{rest}{thanks_for}(?:{rest}{word}){{1,3}}{rest}|{tail})"
+        tail = rf"(?:(?:{rest}{word})?{rest}{thanks_for}(?:{rest}{word}){{1,3}}{rest}|{tail})"
     end = rf"(?:$|(?=[{_END}]))"
-    return [f"{w.opening()}{_not_question(table, 'clause')}{lead}{worked}{tail}{end}"]
+    out = [f"{w.opening()}{_not_question(table, 'clause')}{lead}{worked}{tail}{end}"]
+    # where the verb comes last, what is thanked for stands before the thanks, one or two
+    # words (``thanked_last``: "친절한 안내 감사드립니다", kind guidance, thank you)
+    last = w.bounded("thanked_last")
+    if last and w.b:
+        thing = rf"(?:{word}{rest}){{1,2}}"
+        out.append(f"{w.opening()}{_not_question(table, 'clause')}{thing}{last}{rest}{end}")
+    return out
 
 
 def _held(word: str) -> str:

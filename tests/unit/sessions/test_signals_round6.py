@@ -1,0 +1,48 @@
+"""The follow-up signals' sixth round (issue 74): classes that compose in the weak languages
+(formal thanks, ...); each case a class written here in other words (not taken from a
+labelled set), beside the hard negative that keeps the rule from reading too much."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+_ASKED = "kunt u mij laten terugbellen door een medewerker"
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "Heel hartelijk dank voor de snelle reactie.",
+        "Ganz herzlichen Dank für Ihre Geduld.",
+        "Nous vous remercions pour votre réponse.",
+        "Vi ringrazio tanto per l'aiuto.",
+        "Se lo agradezco mucho.",
+        "Agradeço muito pela ajuda.",
+        "Serdecznie dziękuję za odpowiedź.",
+        "친절한 설명 감사드립니다",
+        "상세한 안내 감사드려요",
+    ],
+)
+def test_formal_thanks_are_positive(b: str) -> None:
+    """A thanks word behind the words that make it formal (a pronoun and a verb, 'hartelijk',
+    'herzlichen'), what it is for behind a word that says how much; in Korean, what is
+    thanked for stands before the thanks."""
+    assert read(_ASKED, b) == ["positive_feedback"]
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # thanks for an answer not given yet, and a question
+        "미리 감사합니다. 환불은 어떻게 받나요",
+        "Le agradezco de antemano, ¿cómo cambio mi dirección?",
+        # a question that ends with thanks words of its own
+        "환불 방법 알려주시면 감사하겠습니다?",
+        # the formal verb on a request of its own, many words
+        "Je vous remercie de bien vouloir m'envoyer la facture du mois de mars par courrier",
+    ],
+)
+def test_formal_thanks_that_ask_are_not_positive(b: str) -> None:
+    assert "positive_feedback" not in read(_ASKED, b)
