@@ -241,8 +241,10 @@ class KafkaSource:
             # a poll after the assignment has fetched the partitions' positions
             self._settled = self._joined
         if self._share_dirty and self._handler is not None:
-            self._share_dirty = False
-            self._handler.on_share(self._share())
+            share = self._share()
+            if share is not None:  # else asked again next poll
+                self._share_dirty = False
+                self._handler.on_share(share)
         sought: set[Partition] = set()
         if self._unnoted:
             sought = self._resume_notes()
@@ -476,16 +478,20 @@ class KafkaSource:
         if self.observer is not None:
             self.observer.on_rebalance("assigned", partitions)
 
-    def _share(self) -> float:
+    def _share(self) -> float | None:
         """Assigned partitions / all partitions of the configured topics (from metadata;
-        ragmon's own repartition topic aside: the share divides the traces' budget)."""
+        ragmon's own repartition topic aside: the share divides the traces' budget). None
+        while a topic's partitions are not known: a guess of "all" would let a replica
+        that holds half of them pair in memory and spend the whole judge budget."""
         total = 0
         for topic in self.config.topics:
             parts = self._consumer.partitions_for_topic(topic) if self._consumer else None
-            total += len(parts or ())
+            if not parts:
+                return None
+            total += len(parts)
         with self._lock:
             mine = sum(1 for p in self._assigned_parts if p[0] in self.config.topics)
-        return mine / total if total else 1.0
+        return mine / total
 
     def _revoked(self, partitions: list[Partition]) -> None:
         self._remember_positions(partitions)

@@ -1,0 +1,74 @@
+"""A replica's share of the traces' partitions, which divides the judge's budget and tells
+the in-memory conversations whether they may pair: told only once the topics' partitions
+are known. The broker side of the same path runs in
+``tests/integration/test_sessions.py`` (two replicas without a turns topic)."""
+
+from __future__ import annotations
+
+from monitor.core.model import KafkaConnection
+from monitor.sources.kafka import KafkaSource
+from monitor.sources.kafka_config import KafkaSourceConfig
+
+
+class Consumer:
+    """The calls the source makes of kafka-python's ``KafkaConsumer`` on this path; the
+    metadata answers ``None`` for a topic it has not fetched yet, as kafka-python's
+    ``partitions_for_topic`` documents ("None if topic not in metadata")."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, set[int]] = {}
+        self.listener: object = None
+
+    def topics(self) -> set[str]:
+        return {"traces", "more"}
+
+    def subscribe(self, topics: list[str], listener: object) -> None:
+        self.listener = listener
+
+    def poll(self, timeout_ms: int, max_records: int) -> dict[object, list[object]]:
+        return {}
+
+    def partitions_for_topic(self, topic: str) -> set[int] | None:
+        return self.known.get(topic)
+
+    def committed(self, partition: object, metadata: bool, timeout_ms: int) -> None:
+        return None  # "None if there was no prior commit" (kafka-python's docstring)
+
+
+class Heard:
+    def __init__(self) -> None:
+        self.shares: list[float] = []
+
+    def on_share(self, share: float) -> None:
+        self.shares.append(share)
+
+    def on_resumed(self, notes: object) -> None:
+        pass
+
+
+def _source(consumer: Consumer) -> KafkaSource:
+    source = KafkaSource(
+        KafkaSourceConfig(topics=["traces", "more"]),
+        KafkaConnection(),
+        consumer_factory=lambda **_: consumer,
+    )
+    return source
+
+
+def test_the_share_waits_for_every_topics_partitions_instead_of_guessing_all() -> None:
+    consumer = Consumer()
+    source = _source(consumer)
+    heard = Heard()
+    source.listen(heard)  # type: ignore[arg-type]  # only on_share is reached here
+    source.start()
+    source._assigned([("traces", 0), ("traces", 1)])  # the listener's call (IO thread)
+    source.poll(10, 0.0)
+    assert heard.shares == []  # nothing known: not "all of them"
+    consumer.known["traces"] = {0, 1, 2, 3}
+    source.poll(10, 0.0)
+    assert heard.shares == []  # "more" still unknown
+    consumer.known["more"] = {0, 1, 2, 3}
+    source.poll(10, 0.0)
+    assert heard.shares == [0.25]
+    source.poll(10, 0.0)
+    assert heard.shares == [0.25]  # told once per assignment
