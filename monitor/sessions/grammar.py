@@ -212,8 +212,14 @@ def escalation(table: Mapping[str, object]) -> list[str]:
         if that:
             out.append(f"{start}{lead}{want}\\W*{that}\\s*{w.gap(4)}{persons}")
     callback = w.words("callback")
-    if callback:
-        out.append(f"{start}{lead}{w.b}{callback}")
+    if callback:  # a call asked for, not refused ("I do not want to be called"); a
+        # negation that asks "… or not" is the question's ("能不能给我回个电话")
+        neg, either = w.bounded("negators"), w.bounded("or_not")
+        step = f"(?!{neg}){w.word}" if neg else w.word
+        if neg and either:
+            step = f"{either}|{step}"
+        unsaid = f"(?:{step}){{0,{2 * w.width}}}?"
+        out.append(f"{start}{unsaid}{w.b}{callback}")
     if persons:  # a person and polite words alone: "agent", "a human adviser please 🙏"
         gap = rf"[^\w{_END}]*+"  # spaces and emoji, not a clause's end
         pre = f"(?:{fillers}{gap}){{0,3}}" if fillers else ""

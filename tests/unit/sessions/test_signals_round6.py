@@ -46,3 +46,46 @@ def test_formal_thanks_are_positive(b: str) -> None:
 )
 def test_formal_thanks_that_ask_are_not_positive(b: str) -> None:
     assert "positive_feedback" not in read(_ASKED, b)
+
+
+_REFUSED = "la risposta non c'entra nulla"
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "Gradirei essere richiamato da un vostro tecnico.",
+        "Agradecería que alguien me llamara esta tarde.",
+        "Gostaria de ser contatado por um consultor.",
+        "Ich bitte darum, von einem Mitarbeiter zurückgerufen zu werden.",
+        "Ik zou graag teruggebeld worden door een medewerker.",
+        "J'aimerais être recontactée par un conseiller demain.",
+        "Jag vill gärna bli kontaktad av en handläggare.",
+        "I would like to be called back by your team tomorrow.",
+    ],
+)
+def test_a_formal_request_to_be_called_is_escalation(b: str) -> None:
+    """To be contacted or called back, passive or in a subjunctive ('que alguien me
+    llamara'), in every language's forms."""
+    assert "escalation" in read(_REFUSED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # the call refused, not asked for
+        "Non voglio essere contattato telefonicamente, scrivetemi una email.",
+        "Ich möchte nicht angerufen werden.",
+        "I do not want to be contacted by phone.",
+        "不要给我打电话",
+        # asked how one is reached, a question
+        "wie kann ich kontaktiert werden wenn das paket da ist",
+    ],
+)
+def test_a_call_refused_or_asked_about_is_no_escalation(b: str) -> None:
+    assert "escalation" not in read(_REFUSED, b)
+
+
+def test_a_negation_that_asks_or_not_still_asks_for_a_call() -> None:
+    """'能不能' (can or can't) asks; its 不 refuses nothing."""
+    assert "escalation" in read(_REFUSED, "能不能给我回个电话？")
