@@ -106,10 +106,20 @@ class _Words:
 
     def own(self) -> str:
         """Up to four words before a verdict, none of them the user's own nor a question
-        word."""
-        blocked = [w for w in (self.bounded("mine"), self.bounded("questions")) if w]
+        word; the user's question is the answer's ("私の質問の答えになってない", ``asked``:
+        my question, not my thing). Up to eight when the clause opens with the answer as
+        its subject (``the_answer``: "svaret handlar om X och svarar inte på min fråga")."""
+        mine, asked = self.bounded("mine"), self.bounded("asked")
+        if mine and asked:
+            mine = f"{mine}(?!\\W*{asked})"
+        blocked = [w for w in (mine, self.bounded("questions")) if w]
         guard = f"(?!{'|'.join(blocked)})" if blocked else ""
-        return f"(?:{guard}{self.word}){{0,{self.width}}}?"
+        words = f"(?:{guard}{self.word}){{0,{self.width}}}?"
+        subject = self.bounded("the_answer")
+        if subject is None:
+            return words
+        more = f"(?:{guard}{self.word}){{0,{2 * self.width}}}?"
+        return f"(?:{subject}[\\s,]+{more}|{words})"
 
 
 def _not_question(table: Mapping[str, object], scope: str) -> str:

@@ -89,3 +89,44 @@ def test_a_call_refused_or_asked_about_is_no_escalation(b: str) -> None:
 def test_a_negation_that_asks_or_not_still_asks_for_a_call() -> None:
     """'能不能' (can or can't) asks; its 不 refuses nothing."""
     assert "escalation" in read(_REFUSED, "能不能给我回个电话？")
+
+
+_ASKED_PLAN = "how do I change my plan"
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "Je antwoord gaat over iets anders.",
+        "La réponse parle d'autre chose, je voulais changer d'offre.",
+        "Twoja odpowiedź nie dotyczy mojego pytania.",
+        "Die Antwort geht an meiner Frage vorbei.",
+        "La tua risposta non riguarda la mia domanda.",
+        "Su respuesta trata de otra cosa.",
+        "答非所问",
+        "それは質問と全然関係ないです",
+        # the answer as the subject, eight words before the verdict
+        "Ditt svar handlar om fakturor och hjälper inte alls",
+        "Your reply talks about invoices and annual billing and does not help",
+        # the user's question is the answer's, not a thing of the user's
+        "私の質問に答えてない",
+    ],
+)
+def test_the_answer_about_something_else_is_negative(b: str) -> None:
+    assert "negative_feedback" in read(_ASKED_PLAN, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # a thing of the user's that does not match, not the answer
+        "le montant ne correspond pas à ma commande",
+        "my card does not work at the terminal",
+        # the user's own thing after many words, no answer as the subject
+        "we moved offices last week and our printer does not work",
+        # a question about the question
+        "my question: why does my card not work",
+    ],
+)
+def test_a_problem_of_the_users_own_is_not_negative(b: str) -> None:
+    assert "negative_feedback" not in read(_ASKED_PLAN, b)
