@@ -159,6 +159,22 @@ def opposed(a: str, b: str, languages: Iterable[Antonyms]) -> bool:
     return False
 
 
+def told_both(a: str, b: str, languages: Iterable[Antonyms]) -> bool:
+    """Whether B names both sides of a pair where A named one of them: what A asked and its
+    opposite, which the answer explained instead ("you explained again how to turn it on;
+    I asked how to turn it off")."""
+    for found in languages:
+        if not found.sides:
+            continue
+        in_a = _sides(a, found)
+        if not in_a:
+            continue
+        in_b = _sides(b, found)
+        if any(one in in_b and one ^ 1 in in_b and one ^ 1 not in in_a for one in in_a):
+            return True
+    return False
+
+
 def required(pattern: re.Pattern[str]) -> frozenset[str] | None:
     """Literals of which every match of ``pattern`` contains one (lower case), read from its
     parse tree — in a sequence, the element whose literals are longest; in an alternation,

@@ -45,7 +45,7 @@ from typing import Final
 import ahocorasick
 
 from monitor.core.model import FOLLOWUP_SIGNALS
-from monitor.sessions import grammar
+from monitor.sessions import grammar, matching
 from monitor.sessions.rephrase import _alike, _asked_again, is_rephrase
 from monitor.sessions.words import (
     _CLAUSE_END,
@@ -278,7 +278,9 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if gated:
         open_ = _plan(b.text)
         if open_ is None:  # no literal any pattern requires: none can match
-            return [REPHRASE] if b.text and _asked_again(a, b) else []
+            if not (b.text and _asked_again(a, b)):
+                return []
+            return [REPHRASE, NEGATIVE] if _told_opposite(a, b) else [REPHRASE]
     langs = _speakers(a, b)
     text = b.text
     escalation, negative = _said(b, langs, open_)
@@ -291,8 +293,11 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if not rephrase and (said := escalation or negative) is not None and _alike(a, b):
         rest = _prepared(text[: said.start()] + " " + text[said.end() :])
         rephrase = bool(rest.text) and is_rephrase(a, rest)
+    # the question asked again beside its opposite: the answer explained that one instead
+    opposite = rephrase and negative is None and _told_opposite(a, b)
     positive = False
-    if negative is None and escalation is None:  # a request for a person is no thanks ("🙏")
+    if negative is None and escalation is None and not opposite:  # a request for a person
+        # is no thanks ("🙏")
         m, only = _thanked(b, langs, open_)
         # thanks in words asks nothing more ("merged, thanks!" is not the question again);
         # an emoji beside a question asked again is a plea, not thanks
@@ -304,11 +309,20 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     found = [REPHRASE] if rephrase else []
     if escalation is not None:
         found.append(ESCALATION)
-    if negative is not None:
+    if negative is not None or opposite:
         found.append(NEGATIVE)
     if positive:
         found.append(POSITIVE)
     return found
+
+
+def _told_opposite(a: _Turn, b: _Turn) -> bool:
+    """Whether B, asking A again, also names the opposite of what A asked ("vous m'avez
+    encore expliqué comment les activer. comment désactiver …"): in A's and B's language's
+    pairs and English's."""
+    lang, english = _first_language(a, b), languages()[0]
+    pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
+    return matching.told_both(a.text, b.text, pairs)
 
 
 def _key(langs: tuple[Language, ...], open_: _Plan | None) -> tuple[str, ...]:

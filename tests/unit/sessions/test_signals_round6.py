@@ -130,3 +130,46 @@ def test_the_answer_about_something_else_is_negative(b: str) -> None:
 )
 def test_a_problem_of_the_users_own_is_not_negative(b: str) -> None:
     assert "negative_feedback" not in read(_ASKED_PLAN, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "how do I turn off read receipts",
+            "you told me how to turn them on again. how do I turn off read receipts",
+        ),
+        (
+            "wie deaktiviere ich die lesebestätigung",
+            "du hast mir erklärt, wie man sie aktiviert. wie deaktiviere ich die lesebestätigung",
+        ),
+        (
+            "come disattivo le conferme di lettura",
+            "mi hai spiegato come attivarle, io chiedo come disattivo le conferme di lettura",
+        ),
+        (
+            "comment déconnecter ma montre",
+            "encore la procédure pour connecter… comment déconnecter ma montre ?",
+        ),
+        ("既読通知を無効にしたい", "有効にする方法じゃなくて、既読通知を無効にしたい"),
+        ("关闭已读回执", "你说的是怎么开启，我要关闭已读回执"),
+    ],
+)
+def test_the_question_again_beside_its_opposite_is_negative(a: str, b: str) -> None:
+    """B asks A again and names the opposite of what A asked: the answer explained that."""
+    assert {"rephrase", "negative_feedback"} <= set(read(a, b))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the same side typed without its accent is no opposite ('desactiver', 'désactiver')
+        ("comment désactiver les notifications de livraison ?", "desactiver notifs livraison ??"),
+        # the question again, no opposite named
+        ("how do I turn off read receipts", "read receipts off how??"),
+        # both sides in A and B: no side the answer took
+        ("can I turn reminders on and off", "turn reminders on and off?"),
+    ],
+)
+def test_the_question_again_without_its_opposite_is_not_negative(a: str, b: str) -> None:
+    assert "negative_feedback" not in read(a, b)
