@@ -546,6 +546,9 @@ class KafkaSource:
         with self._lock:
             self._settled = False  # until the next assignment has been polled
             self._assigned_parts -= set(partitions)
+            # the eager protocol revokes every partition when a rebalance starts: out of
+            # the group until assigned again (a replica left out stays not ready)
+            self._joined = bool(self._assigned_parts)
             for key in partitions:
                 self._committed.pop(key, None)
                 self._read_to.pop(key, None)

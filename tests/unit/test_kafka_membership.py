@@ -72,3 +72,39 @@ def test_the_share_waits_for_every_topics_partitions_instead_of_guessing_all() -
     assert heard.shares == [0.25]
     source.poll(10, 0.0)
     assert heard.shares == [0.25]  # told once per assignment
+
+
+class Revoking(Heard):
+    def on_revoked(self, partitions: object) -> tuple[dict[object, int], dict[object, object]]:
+        return {}, {}
+
+    def resume_positions(self, partitions: object) -> dict[object, int]:
+        return {}
+
+    def on_lost(self, partitions: object) -> None:
+        pass
+
+
+def test_a_replica_is_not_ready_from_a_revocation_until_it_is_assigned_again() -> None:
+    """``/readyz`` of a replica that a rebalance left out of the group: it said "ready" on
+    the first poll after the revocation, since it had joined once (seen on a CI run: a
+    replica never assigned again answered ready for 33 s)."""
+    consumer = Consumer()
+    consumer.known = {"traces": {0, 1}, "more": {0, 1}}
+    source = _source(consumer)
+    source.listen(Revoking())  # type: ignore[arg-type]
+    source.start()
+    assert not source.ready()
+    source._assigned([("traces", 0)])
+    source.poll(10, 0.0)
+    assert source.ready()
+    for leave in (source._revoked, source._lost):
+        leave([("traces", 0)])  # a rebalance starts (eager: every partition goes)
+        source.poll(10, 0.0)
+        assert not source.ready()
+        source.poll(10, 0.0)
+        assert not source.ready()
+        source._assigned([])  # an empty assignment is a member's too: ready
+        source.poll(10, 0.0)
+        assert source.ready()
+        source._assigned([("traces", 0)])
