@@ -173,3 +173,32 @@ def test_the_question_again_beside_its_opposite_is_negative(a: str, b: str) -> N
 )
 def test_the_question_again_without_its_opposite_is_not_negative(a: str, b: str) -> None:
     assert "negative_feedback" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "ik zou liever een medewerker hebben dan die bot",
+        "jag föredrar en handläggare",
+        "ich hätte lieber einen Berater am Telefon",
+        "wolałbym konsultanta, nie bota",
+        "preferirei un operatore",
+        "je préfère un conseiller",
+    ],
+)
+def test_a_person_preferred_is_escalation(b: str) -> None:
+    """Rather, prefer: a wish for a person as 'I want' is."""
+    assert "escalation" in read(_REFUSED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "I'd rather pay by card",
+        "ik betaal liever met ideal",
+        "ich hätte lieber die Rechnung per Post",
+        "je préfère le forfait annuel",
+    ],
+)
+def test_a_thing_preferred_is_no_escalation(b: str) -> None:
+    assert "escalation" not in read(_REFUSED, b)
