@@ -303,9 +303,14 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
         # an emoji beside a question asked again is a plea, not thanks
         # thanks after the question asked again are its polite end ("comment obtenir un rib
         # merci"), not thanks for the answer
-        plea = rephrase and m is not None and (_emoji(m) or _asks_before(text, m.start()))
+        # and thanks that close the question asked again, every word before them asking it
+        # ("förra månadens kvitto igen tack": Swedish thanks for please)
+        closing = m is not None and _closes(a, text, m)
+        plea = closing or (
+            rephrase and m is not None and (_emoji(m) or _asks_before(text, m.start()))
+        )
         positive = only and not plea
-        rephrase = rephrase and not positive
+        rephrase = (rephrase or closing) and not positive
     found = [REPHRASE] if rephrase else []
     if escalation is not None:
         found.append(ESCALATION)
@@ -323,6 +328,18 @@ def _told_opposite(a: _Turn, b: _Turn) -> bool:
     lang, english = _first_language(a, b), languages()[0]
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
     return matching.told_both(a.text, b.text, pairs)
+
+
+def _closes(a: _Turn, text: str, thanks: re.Match[str]) -> bool:
+    """Whether ``thanks`` closes ``text`` (nothing but signs after it) in the clause of the
+    words before it, two at least, which ask A again on their own (not "merged, thanks!":
+    a clause of its own, what was done)."""
+    if thanks.start() == 0 or re.search(r"\w", text[thanks.end() :]):
+        return False
+    if _CLAUSE_END.search(text, 0, thanks.start()):
+        return False
+    before = _prepared(text[: thanks.start()])
+    return len(before.words) >= 2 and is_rephrase(a, before)
 
 
 def _key(langs: tuple[Language, ...], open_: _Plan | None) -> tuple[str, ...]:

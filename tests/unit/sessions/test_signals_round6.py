@@ -202,3 +202,30 @@ def test_a_person_preferred_is_escalation(b: str) -> None:
 )
 def test_a_thing_preferred_is_no_escalation(b: str) -> None:
     assert "escalation" not in read(_REFUSED, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("kan ni skicka fakturan för mars igen", "fakturan för mars igen tack"),
+        ("kannst du mir die Märzrechnung nochmal schicken", "Märzrechnung nochmal schicken danke"),
+        ("can you resend the march invoice", "resend march invoice thanks"),
+    ],
+)
+def test_thanks_that_close_the_question_asked_again_are_its_please(a: str, b: str) -> None:
+    """Every word before the thanks asks A again, in the thanks' clause: a plea."""
+    assert read(a, b) == ["rephrase"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # what was done, a clause of its own, then thanks
+        ("how do I merge two accounts", "merged them, thanks"),
+        ("hur slår jag ihop två konton", "ihopslaget, tack!"),
+        # it worked, then thanks
+        ("how do I reset my password", "password reset worked thanks"),
+    ],
+)
+def test_thanks_after_what_was_done_stay_thanks(a: str, b: str) -> None:
+    assert "positive_feedback" in read(a, b)
