@@ -229,3 +229,34 @@ def test_thanks_that_close_the_question_asked_again_are_its_please(a: str, b: st
 )
 def test_thanks_after_what_was_done_stay_thanks(a: str, b: str) -> None:
     assert "positive_feedback" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "de code die u me gaf werkt niet",
+        "gönderdiğiniz bağlantı hata veriyor",
+        "Der Code, den Sie mir genannt haben, geht nicht",
+        "przycisk, który mi podałeś, nie działa",
+        "koden ni skickade fungerar inte",
+        "送ってもらったURLが開けません",
+        "你发的按钮用不了",
+        "보내주신 링크 열리지 않아요",
+    ],
+)
+def test_what_the_answer_gave_not_working_is_negative(b: str) -> None:
+    """The link, button or code the answer gave does not work, in the languages that lacked
+    the class."""
+    assert "negative_feedback" in read(_ASKED_PLAN, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "de link die je stuurde werkt nu wel, dank je",
+        "gönderdiğiniz link açıldı, teşekkürler",
+        "送ってもらったリンクで開けました",
+    ],
+)
+def test_what_the_answer_gave_working_is_not_negative(b: str) -> None:
+    assert "negative_feedback" not in read(_ASKED_PLAN, b)
