@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from monitor.core.lines import EvaluationLine
+from monitor.core.lines import EvaluationLine, WrittenLine
 from monitor.core.model import DeadLetter, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from sinks import SinkBase
@@ -131,42 +131,24 @@ class JsonlSink(SinkBase):
                     fh.close()
 
 
-@dataclass(frozen=True)
-class WrittenLine:
-    """An evaluation's line as the sinks write it, with the trace's question and answer as
-    they are written beside it (all three redacted when the output redacts). Shared: a sink
-    reads it and never changes it."""
-
-    line: EvaluationLine
-    query: str
-    answer: str
-
-
-# The last line made: (the evaluation, the redactor, its line). The pipeline hands each
-# evaluation to its sinks in turn, so the JSONL sink and the store (and any sink that writes
-# the line) make and redact it once between them; a sink holds no state of its own for it,
-# and a thread that finds another's evaluation here makes its own.
-_last: tuple[Evaluation, Redactor | None, WrittenLine] | None = None
-
-
 def made_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLine | None:
     """The line ``written_line`` made of the evaluation for ``redactor`` (or one of the same
     detectors) when a sink before has made it, else None (nothing is made)."""
-    last = _last
-    if last is not None and last[0] is evaluation:
-        made_by = last[1]
+    written = evaluation.written
+    if written is not None:
+        made_by = written[0]
         if made_by is redactor or (
             made_by is not None and redactor is not None and made_by.detectors == redactor.detectors
         ):
-            return last[2]
+            return written[1]
     return None
 
 
 def written_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLine:
     """The evaluation's line, PII-redacted by ``redactor`` (None: as it is), with the trace's
-    question and answer likewise; made once for every sink that writes it (the last one made
-    is kept while its evaluation is the one asked for, by a redactor of the same detectors)."""
-    global _last
+    question and answer likewise; made once for every sink that writes it: the evaluation
+    carries the last one made (``Evaluation.written``), which a sink asking with a redactor
+    of the same detectors takes."""
     made = made_line(evaluation, redactor)
     if made is not None:
         return made
@@ -177,7 +159,8 @@ def written_line(evaluation: Evaluation, redactor: Redactor | None) -> WrittenLi
     else:
         line, (answer, query) = redacted(line, redactor, (trace.answer, trace.query))
         made = WrittenLine(line, query, answer)
-    _last = (evaluation, redactor, made)
+    # kept on the (frozen) evaluation as a cache: what it concluded is unchanged
+    object.__setattr__(evaluation, "written", (redactor, made))
     return made
 
 

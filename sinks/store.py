@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -27,14 +27,14 @@ import structlog
 from pydantic import Field
 
 from monitor.core.errors import SinkError
-from monitor.core.lines import EvaluationLine, JsonObject
+from monitor.core.lines import EvaluationLine
 from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, open_for_writing
 from sinks import SinkBase, store_record
 from sinks.jsonl import redacted as redacted_with
 from sinks.jsonl import written_line
-from sinks.store_record import Captured, Segments, capture, json_text
+from sinks.store_record import Captured, capture, json_text
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
@@ -241,36 +241,32 @@ class StoreSink(SinkBase):
         here unless they are already (``c.redacted``), its trace's record made, its new
         passages redacted and kept. What the writer process does with what the daemon sends
         it."""
-        line, query, answer = cast("EvaluationLine", c.line), c.query, c.answer
+        t, line = c.trace, cast("EvaluationLine", c.line)
         if c.checks is not None:  # its checks' part left to make here
             line["checks"] = store_record.checks_line(c.checks)
-        if not c.redacted and self._redactor is not None:
-            line, (answer, query) = redacted_with(line, self._redactor, (answer, query))
+        if c.redacted is not None:
+            query, answer = c.redacted
+        elif self._redactor is not None:
+            line, (answer, query) = redacted_with(line, self._redactor, (t.answer, t.query))
+        else:
+            query, answer = t.query, t.answer
         now = c.now
-        stamp = now if c.timestamp is None else min(c.timestamp, now)
-        record: JsonObject = {
-            "trace_id": c.trace_id, "timestamp": c.iso,
-            "app": c.app, "route": c.route, "release": c.release, "model": c.model,
-            "session_id": c.session_id, "golden_id": c.golden_id,
-            "query": query, "answer": answer,
-            "context": [{"doc_id": d, "chunk_id": k, "data_source": s,
-                         "hash": self._passage(text, now)} for d, k, s, text in c.context],
-            "retrieved": [{"doc_id": d, "chunk_id": k, "score": s, "rank": r}
-                          for d, k, s, r in c.retrieved],
-            "attributes": c.attributes,
-        }  # fmt: skip
-        row = (c.trace_id, stamp, c.session_id, c.app, c.route, c.release,
-               self._combination(c.segments), int(c.flagged), c.risk, now, json_text(line),
-               json_text(record), c.outcomes)  # fmt: skip
-        if c.judge_only:  # a verdict that came after the checks: it joins their row
-            self._batch.judged.append((c.trace_id, json_text(line.get("judge")), row))
+        stamp = now if t.timestamp is None else min(t.timestamp.timestamp(), now)
+        hashes = [self._passage(p.text, now) for p in t.context]
+        record = store_record.trace_record(t, line.get("timestamp"), query, answer, hashes)
+        outcomes, flagged = store_record.outcomes(line["checks"])
+        row = (t.trace_id, stamp, t.session_id, t.app, t.route, t.release,
+               self._combination(line["segments"]), int(flagged), line.get("risk"), now,
+               json_text(line), json_text(record), outcomes)  # fmt: skip
+        if line.get("judge_only"):  # a verdict that came after the checks: it joins their row
+            self._batch.judged.append((t.trace_id, json_text(line.get("judge")), row))
         else:
             self._batch.evaluations.append(row)
 
-    def _combination(self, segments: Segments) -> str:
+    def _combination(self, segments: Mapping[str, str]) -> str:
         """The trace's segments as the text its combination is kept under (a JSON object,
         keys in order): one row a combination in the file, not one row a segment a trace."""
-        items = tuple(segments)
+        items = tuple(segments.items())
         found = self._combinations.get(items)
         if found is None:
             if len(self._combinations) >= _COMBINATIONS:

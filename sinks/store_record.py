@@ -4,57 +4,36 @@ sent as it is to the store's writer process when there is one (``sinks.store_wri
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from typing import Any, cast
+from datetime import datetime
+from types import UnionType
+from typing import Any, Literal, Union, cast, get_args, get_origin, get_type_hints
 
 import msgspec
 
-from monitor.checks.evidence import (
-    CitationEvidence,
-    ConflictEvidence,
-    EmptyContextEvidence,
-    NumbersEvidence,
-    OverlapEvidence,
-    RefusalEvidence,
-)
-from monitor.core.evidence import Evidence, NotApplicable
-from monitor.core.lines import CheckLine, check_line
-from monitor.core.model import Evaluation, Followup, SessionOutcome
+from monitor.core.evidence import Evidence
+from monitor.core.lines import CheckLine, JsonObject, WrittenLine, check_line
+from monitor.core.model import Evaluation, Followup, RagTrace, SessionOutcome, Timestamp
+from monitor.core.record import parse_timestamp
 from monitor.core.store import check_outcome
-from sinks.jsonl import WrittenLine
 
 Row = tuple[Any, ...]
-Segments = tuple[tuple[str, str], ...]
 
 
 class Captured(msgspec.Struct, array_like=True, frozen=True):
     """What the store keeps of an evaluation, taken from it in the daemon's pipeline (cheap:
-    no redaction, no JSON) and made into its rows by ``StoreSink.take`` (in the writer
-    process, or in the daemon's when the store is written inline). Its text as the trace has
-    it unless the caller says it is redacted."""
+    the trace as it is, encoded by msgspec in C when sent; no redaction, no JSON) and made
+    into its rows by ``StoreSink.take`` (in the writer process, or in the daemon's when the
+    store is written inline). What the rows need besides the trace (the check outcomes, the
+    segments, the risk) is read from the line there, not taken here."""
 
-    trace_id: str
-    timestamp: float | None  # the trace's own time (POSIX), or None
-    iso: str | None  # the same as ISO 8601, as the record shows it (the line's)
-    session_id: str | None
-    app: str | None
-    route: str | None
-    release: str | None
-    model: str | None
-    golden_id: str | None
-    query: str
-    answer: str
+    trace: RagTrace
     line: dict[str, Any]
-    context: list[tuple[str | None, str | None, str | None, str]]  # doc, chunk, source, text
-    retrieved: list[tuple[str | None, str | None, float | None, int | None]]
-    attributes: dict[str, Any]  # ragmon's own (an agent's steps)
-    segments: Segments
-    outcomes: list[tuple[str, str]]  # the checks that flagged or failed, with which
-    flagged: bool
-    risk: float | None
-    judge_only: bool
     now: float  # when the daemon took it
-    redacted: bool = False  # its line, question and answer are redacted (the sinks' line)
+    # the question and answer as the sinks write them, when ``line`` is the sinks' line
+    # (redacted as they write it); None: the line and the trace's texts are as they are
+    redacted: tuple[str, str] | None = None
     # the check results as msgspec encodes them (their fields), when the line's "checks" is
     # left for the writer to make (``checks_line``): encoded in C, not made in Python
     checks: dict[str, Any] | None = None
@@ -62,42 +41,102 @@ class Captured(msgspec.Struct, array_like=True, frozen=True):
 
 def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = None) -> Captured:
     """The evaluation as the store takes it, its line and texts from ``written`` (the line
-    the sinks write, redacted as they write it: ``redacted``) or, when None, as they are (to
-    be redacted by the writer)."""
-    t = evaluation.trace
-    outcomes = []
-    plain = written is None  # every result's evidence one of ours (``_PLAIN``)
-    for name, r in evaluation.checks.items():
-        plain = plain and type(r.evidence) in _PLAIN
-        outcome = check_outcome(r.flagged, r.error is not None)
-        if outcome is not None:
-            outcomes.append((name, outcome))
-    results: dict[str, Any] | None = None
+    the sinks write, redacted as they write it) or, when None, as they are (to be redacted
+    by the writer)."""
     if written is not None:
-        line, query, answer = written.line, written.query, written.answer
-    elif plain:
-        line, query, answer = evaluation.to_line(checks={}), t.query, t.answer
-        results = cast("dict[str, Any]", evaluation.checks)
-    else:  # an evidence type of a plugin's (its own to_line, maybe): the line as it makes it
-        line, query, answer = evaluation.to_line(), t.query, t.answer
-    stamp = t.timestamp
-    return Captured(
-        t.trace_id, None if stamp is None else stamp.timestamp(),
-        line.get("timestamp"), t.session_id, t.app, t.route, t.release,
-        t.model, t.golden_id, query, answer, cast("dict[str, Any]", line),
-        [(p.doc_id, p.chunk_id, p.data_source, p.text) for p in t.context],
-        [(d.doc_id, d.chunk_id, d.score, d.rank) for d in t.retrieved],
-        {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
-        tuple(evaluation.segments.items()), outcomes, evaluation.any_flagged, evaluation.risk,
-        evaluation.judge_only, now, written is not None, results,
-    )  # fmt: skip
+        line = cast("dict[str, Any]", written.line)
+        return Captured(evaluation.trace, line, now, (written.query, written.answer))
+    for result in evaluation.checks.values():
+        kind = type(result.evidence)
+        if not (_LINE_IS_FIELDS.get(kind) or line_is_fields(kind)):  # its line its own
+            return Captured(evaluation.trace, cast("dict[str, Any]", evaluation.to_line()), now)
+    line = cast("dict[str, Any]", evaluation.to_line(checks={}))
+    return Captured(evaluation.trace, line, now, None, cast("dict[str, Any]", evaluation.checks))
 
 
-# The evidence types whose line is their fields, None left out at every level, tuples as
-# lists (``Evidence.to_line``), with no field holding a mapping: what msgspec encodes of them
-# makes the same line (``checks_line``; tests/unit/test_store_writer.py holds it to that).
-_PLAIN = frozenset({NotApplicable, CitationEvidence, EmptyContextEvidence, ConflictEvidence,
-                    OverlapEvidence, RefusalEvidence, NumbersEvidence, Evidence})  # fmt: skip
+def encode_hook(value: object) -> object:
+    """How the store's writer is sent what msgspec does not encode itself: a trace's time
+    (a ``Timestamp``) as the record reads it back (``decode_hook``); a source's attribute of
+    a type of its own as its text (only ragmon's own attributes are stored)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def decode_hook(kind: type, value: object) -> object:
+    """A trace's time as ``encode_hook`` sent it, read by the record's rule."""
+    if kind is Timestamp and isinstance(value, str):
+        return parse_timestamp(value, Timestamp)
+    raise NotImplementedError(kind)
+
+
+def line_is_fields(kind: type) -> bool:
+    """Whether the line of an evidence type is its fields as msgspec encodes them with None
+    left out at every level (what ``checks_line`` makes of them): it makes its line as
+    ``Evidence.to_line`` does (fields in order, None left out, tuples as lists), not its own,
+    and each field holds only scalars, tuples and lists of them and evidence of the same
+    kind: never a mapping (whose None values its line keeps) nor anything else. Derived from
+    the type's fields once a type."""
+    known = _LINE_IS_FIELDS.get(kind)
+    if known is not None:
+        return known
+    _LINE_IS_FIELDS[kind] = False  # while its fields are read (a type naming itself)
+    try:
+        hints = get_type_hints(kind)
+        plain = (dataclasses.is_dataclass(kind) and issubclass(kind, Evidence)
+                 and kind.to_line is Evidence.to_line
+                 and all(_plain_hint(hints[f.name]) for f in dataclasses.fields(kind)))  # fmt: skip
+    except (NameError, TypeError, KeyError):  # a field's type not read: its own line
+        plain = False
+    _LINE_IS_FIELDS[kind] = plain
+    return plain
+
+
+_LINE_IS_FIELDS: dict[type, bool] = {}
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain_hint(hint: object) -> bool:
+    """Whether a field of type ``hint`` encodes as its evidence line has it (``line_is_fields``)."""
+    if hint in _SCALARS:
+        return True
+    origin = get_origin(hint)
+    if origin is Literal:
+        return all(isinstance(a, _SCALARS) for a in get_args(hint))
+    if origin in (tuple, list, Union, UnionType):
+        return all(a is Ellipsis or _plain_hint(a) for a in get_args(hint))
+    return isinstance(hint, type) and issubclass(hint, Evidence) and line_is_fields(hint)
+
+
+def trace_record(
+    t: RagTrace, iso: str | None, query: str, answer: str, hashes: list[str]
+) -> JsonObject:
+    """The trace's record as the store keeps it: its question and answer as given (redacted
+    or not), each packed passage by its ids and the hash its text is stored under
+    (``hashes``), ragmon's own attributes (an agent's steps); ``iso``: its time as its line
+    has it."""
+    return {
+        "trace_id": t.trace_id, "timestamp": iso,
+        "app": t.app, "route": t.route, "release": t.release, "model": t.model,
+        "session_id": t.session_id, "golden_id": t.golden_id,
+        "query": query, "answer": answer,
+        "context": [{"doc_id": p.doc_id, "chunk_id": p.chunk_id, "data_source": p.data_source,
+                     "hash": h} for p, h in zip(t.context, hashes, strict=True)],
+        "retrieved": [{"doc_id": d.doc_id, "chunk_id": d.chunk_id, "score": d.score,
+                       "rank": d.rank} for d in t.retrieved],
+        "attributes": {k: v for k, v in t.attributes.items() if k.startswith("ragmon.")},
+    }  # fmt: skip
+
+
+def outcomes(checks: Mapping[str, CheckLine]) -> tuple[list[tuple[str, str]], bool]:
+    """The checks of an evaluation line that flagged or failed, with which
+    (``check_outcome``), and whether one flagged."""
+    found = []
+    for name, result in checks.items():
+        outcome = check_outcome(result["flagged"], "error" in result)
+        if outcome is not None:
+            found.append((name, outcome))
+    return found, any(result["flagged"] for result in checks.values())
 
 
 def checks_line(results: Mapping[str, Mapping[str, object]]) -> dict[str, CheckLine]:

@@ -40,7 +40,15 @@ from monitor.core.errors import SinkError
 from monitor.core.model import Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from sinks.jsonl import made_line
-from sinks.store_record import Captured, Row, capture, followup_row, session_row
+from sinks.store_record import (
+    Captured,
+    Row,
+    capture,
+    decode_hook,
+    encode_hook,
+    followup_row,
+    session_row,
+)
 
 _LOG = structlog.get_logger("ragmon.store")
 _BATCH = 64  # evaluations sent to the writer in one message
@@ -142,7 +150,7 @@ def serve(conn: Connection, make: Make, path: str, redactor: Redactor | None, ma
     seen_deleted = dict(sink.deleted)
     seen_aside = 0
     encode = msgspec.msgpack.Encoder().encode
-    decode = msgspec.msgpack.Decoder(_Message).decode
+    decode = msgspec.msgpack.Decoder(_Message, dec_hook=decode_hook).decode
 
     def answer(error: str | None) -> None:
         nonlocal seen_aside
@@ -203,7 +211,7 @@ class WriterProcess:
         self._conn: Connection | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._message = _Sent([], [], [])
-        self._encode = msgspec.msgpack.Encoder().encode
+        self._encode = msgspec.msgpack.Encoder(enc_hook=encode_hook).encode
         self._decode = msgspec.msgpack.Decoder(_Answer).decode
         self._failed: str | None = None  # why the writer is gone (every flush raises it)
         self._sink = sink

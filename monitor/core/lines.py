@@ -4,6 +4,7 @@ it, a dead letter (docs, "Evaluation lines"). Imports nothing of ours."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Required, TypedDict, TypeVar, cast
 
 JsonObject = dict[str, object]  # a JSON object another tool reads (an export's item)
@@ -77,6 +78,17 @@ class EvaluationLine(TypedDict, total=False):
     risk: float  # how likely the answer is unfaithful, 0-1, from the checks (docs, "The judge")
     # per tool name: calls, errors, seconds, repeats (an agent's tool spans; docs, "Agents")
     agent_tools: dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenLine:
+    """An evaluation's line as the sinks write it, with the trace's question and answer as
+    they are written beside it (all three redacted when the output redacts). Shared: a sink
+    reads it and never changes it (``sinks.jsonl.written_line``)."""
+
+    line: EvaluationLine
+    query: str
+    answer: str
 
 
 class FollowupPart(TypedDict):

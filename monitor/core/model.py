@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import msgspec
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -46,6 +46,7 @@ from monitor.core.lines import (
     DeadLetterLine,
     EvaluationLine,
     ShadowLine,
+    WrittenLine,
     check_line,
 )
 from monitor.core.record import TraceRecord, normal_trace_id, parse_timestamp
@@ -57,6 +58,9 @@ from monitor.core.sections import (
     revealed,
 )
 from monitor.core.verdict import Verdict
+
+if TYPE_CHECKING:
+    from monitor.core.pii import Redactor
 
 # the names of the two modules split off, as importers before the split read them here
 __all__ = [
@@ -345,6 +349,13 @@ class Evaluation:
     shadow: ShadowResults | None = None
     # how likely the answer is unfaithful, from the checks' evidence (monitor.checks.risk)
     risk: float | None = None
+    # its line as the sinks write it and the redactor it was made for (None: as it is), kept
+    # by the first sink that makes it for the others (``sinks.jsonl.written_line``): made
+    # once an evaluation. Not what was concluded: not compared, not shown, and not copied
+    # (``replace`` and ``skipped`` make an evaluation without it)
+    written: tuple[Redactor | None, WrittenLine] | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
 
     @property
     def trace_id(self) -> str:

@@ -37,7 +37,7 @@ from monitor.sources import demo
 from monitor.telemetry import Metrics
 from sinks.jsonl import JsonlSink
 from sinks.store import StoreSink
-from sinks.store_record import Captured, capture, checks_line
+from sinks.store_record import Captured, capture, checks_line, decode_hook, encode_hook
 from tests.unit.test_store import SEGMENTS, evaluate, rows, trace
 
 
@@ -100,9 +100,10 @@ def test_the_writer_takes_the_line_the_jsonl_sink_made(
         made.append(self.trace_id)
         return to_line(self)
 
-    evaluations = [evaluate(trace(i, query="Refund for jane.doe@example.com")) for i in (1, 2)]
     found = {}
     for name in ("inline", "process"):
+        # anew for each store: an evaluation carries the line made of it
+        evaluations = [evaluate(trace(i, query="Refund for jane.doe@example.com")) for i in (1, 2)]
         lines = JsonlSink(tmp_path / f"{name}.jsonl", redactor=Redactor())
         sink = StoreSink(tmp_path / f"{name}.db", Redactor(), writer=name)
         lines.start()
@@ -137,7 +138,9 @@ def test_the_writer_makes_the_checks_line_the_evaluation_makes() -> None:
     evaluations.append(Evaluation(trace(1), results))  # fmt: skip
     flagged = set()
     for ev in evaluations:
-        c = msgspec.msgpack.decode(msgspec.msgpack.encode(capture(ev, 0.0)), type=Captured)
+        sent = msgspec.msgpack.encode(capture(ev, 0.0), enc_hook=encode_hook)
+        c = msgspec.msgpack.decode(sent, type=Captured, dec_hook=decode_hook)
+        assert c.trace == ev.trace
         assert c.checks is not None
         assert checks_line(c.checks) == ev.to_line()["checks"]
         flagged.update(ev.flagged)
