@@ -53,10 +53,34 @@ _PERSON_WORDS = frozenset(
         "client patient resident tenant visitor tourist friend brother sister son daughter "
         "father mother husband wife parent grandparent uncle aunt cousin nephew niece "
         "colleague intern trainee apprentice supervisor kayaker swimmer surfer diver sailor "
-        "hiker climber walker runner cyclist skier rower canoeist"
+        "hiker climber walker runner cyclist skier rower canoeist guide ranger warden "
+        "instructor farmer baker builder plumber reporter journalist photographer scientist "
+        "researcher lecturer professor mountaineer camper spectator"
     ).split()
     for e in ("", "s")
 )
+# Or by a role of a kind these suffixes make ("a photographer", "two electricians", "a
+# biologist", "a chairwoman"): words of at least six letters, so "mist" or "omen" are none
+_PERSON_SUFFIX = re.compile(r"[a-z]{3,}(?:grapher|ician|ologist|ist|wom[ae]n|m[ae]n)s?")
+_NOT_PERSONS = frozenset(
+    w + e
+    for w in (
+        "checklist playlist wishlist shortlist waitlist blacklist whitelist setlist assist "
+        "resist persist insist consist specimen abdomen regimen stamen talisman ottoman caiman "
+        "doberman"
+    ).split()
+    for e in ("", "s")
+)
+
+
+def names_persons(item: str) -> bool:
+    """An enumerated item that names persons ("three hikers", "a photographer overnight")."""
+    words = item.lower().split()
+    return bool(_PERSON_WORDS.intersection(words)) or any(
+        w not in _NOT_PERSONS and _PERSON_SUFFIX.fullmatch(w) is not None for w in words
+    )
+
+
 _WORD = re.compile(r"[a-z]{4,}")
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
 
@@ -92,7 +116,7 @@ def persons(value: float, sentence: str, sentences: Iterable[str]) -> str | None
             continue
         for items in enumerations(s):
             # (an item is cut to three words: "a boy from")
-            if not all(_PERSON_WORDS.intersection(i.lower().split()) for i in items):
+            if not all(names_persons(i) for i in items):
                 continue
             if sum(quantity(i) for i in items) == value:
                 return "sum of " + ", ".join(items)

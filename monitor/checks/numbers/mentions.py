@@ -150,7 +150,10 @@ def _date(m: re.Match[str], kind: str) -> Mention | None:
         a, b, y = int(g("a")), int(g("b")), _year(g("y"))
         # 03/04/2024 is ambiguous (day-first or month-first); keep both readings.
         cands = tuple((y, mo, d) for d, mo in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31)
-        return Mention(raw, "date", dates=cands, parts=(y,)) if cands else None
+        # a date backs its day and year, in this layout as in the others: the day of each
+        # reading ("14/03/2025" backs 14; "03/04/2024" 3 and 4)
+        days = tuple(dict.fromkeys(float(c[2]) for c in cands))
+        return Mention(raw, "date", dates=cands, parts=(*days, y)) if cands else None
     if kind in ("mdy", "dmy2"):
         p = "mdy" if kind == "mdy" else "dm"
         year = int(g(f"{p}_y")) if g(f"{p}_y") else None
@@ -216,9 +219,20 @@ def _month_before(text: str, h: int, lo: int) -> int:
     word = text[i:j]
     if not (3 <= len(word) <= 9 and word[:3].lower() in MONTHS):
         return -1
-    if word == "may" and _word_before(text, i) not in _DATE_PREPOSITIONS:
+    if word == "may" and not (
+        _word_before(text, i) in _DATE_PREPOSITIONS or _DAY_ALONE.match(text, h) is not None
+    ):
         return -1  # "you may 2x your storage": the verb, not the month
     return i
+
+
+# A day that ends its word after a lower-case "may" makes it the month, whatever comes before
+# ("the lido reopens may 30 after the retiling"): the verb is followed by a verb, and a figure
+# after it is a quantity ("may 2x", "may 10% more", "may 3.5 times"), not a day alone.
+_DAY_ALONE = re.compile(
+    r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
+    r"(?![\w%/:-]|[.,]\d|\s*(?:%|(?:percent|per\s?cent|times)\b))"
+)
 
 
 # Words after which a lower-case "may" is the month ("on may 30", "since may 2").

@@ -247,13 +247,19 @@ def temperature(d: Derivation, mention: Mention, value: float, around: Around) -
     return None
 
 
+_PERIOD_REACH = 240  # characters of the sentence before an amount read for its period
+
+
 def per_period(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
     """An amount per week, month or year restated per another ("$300 a year" for $25 a
     month; weeks as 52 a year), to the answer's last digit."""
     m = _PERIOD_AFTER.match(d.rest(mention))
     before = around[0]
     if m is None and mention.raw[:1] in _CURRENCY and not any(c.isdigit() for c in before):
-        m = _PERIOD_BEFORE.search(before[-48:])  # "Over a year, Pro costs $1,188"
+        # "Over a year, Pro costs $1,188", "Over a year, a dedicated desk at the Foundry costs
+        # £1,440": anywhere in the sentence before the figure (bounded: the pattern is tried
+        # at each word of it)
+        m = _PERIOD_BEFORE.search(before[-_PERIOD_REACH:])
     if m is None:
         return None
     mine = _PER_YEAR[(m.group(1) or m.group(2))[:2]]
