@@ -75,6 +75,26 @@ def _spaced_kept(ca: frozenset[str], cb: frozenset[str], b: _Turn, exact: int) -
     return _kept(shared, len(ca), len(cb)) or _fragment(b, len(cb), shared)
 
 
+_ELLIPTIC = 3  # content words at most of a next question cut to what it moves to ("and X?")
+_SPELLED = 3  # words of its own at most that B spells such a question out with
+_KEYWORDS = 5  # words at most of B so spelled out: keywords, as typed into a search box
+
+
+def _spelled_out(a: _Turn, b: _Turn, lang: Language, cb: frozenset[str]) -> bool:
+    """Whether A is a next question cut to what it moves to ("¿y a Baleares?", "e per
+    disattivarla?", "och kajak?"), its question the turn's before it, and B asks it again
+    spelled out: every word A names after its opener, and at most ``_SPELLED`` words of its
+    own, the earlier question's ("envíos a baleares??", "disattivare modalità notte")."""
+    opened = _next_question()[0].match(a.text)
+    if len(b.words) > _KEYWORDS or opened is None or _next_question()[0].match(b.text):
+        return False
+    rest = a.text[opened.end() :]
+    named = content(rest, lang)
+    if not named or len(named) > _ELLIPTIC or len(cb) - len(named) > _SPELLED:
+        return False
+    return matching.shared(named, cb) == len(named)
+
+
 def _names_off(a: _Turn, lang: Language, ca: frozenset[str], cb: frozenset[str]) -> bool:
     """Whether B is A with the names A typed left out ("wie stelle ich beim Heizprofi
     Thermostat den Urlaubsmodus ein" -> "wie stelle ich den Urlaubsmodus ein"): every word of
@@ -139,6 +159,7 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     if not cb or not (ca := _content_of(a, lang.code)):
         return False
     exact, paired = len(ca & cb), a.unspaced or b.unspaced
+    spelled = False  # B spells out a next question cut to what it moves to (``_spelled_out``)
     if paired and not _kept(exact, len(ca), len(cb), True):
         # reordered ("密码重置" / "重置密码") or cut short, a question written without
         # spaces changes its character pairs, not its characters (``_held``)
@@ -150,6 +171,7 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
         and not _spaced_kept(ca, cb, b, exact)
         and not _names_off(a, lang, ca, cb)
         and not (len(a.words) <= _FRAGMENT and _asked_out(a, b, ca, cb, matching.shared(cb, ca)))
+        and not (spelled := _spelled_out(a, b, lang, cb))
     ):
         # a question word or the like typed with a slip ("coment", "säjer") is no word of
         # B's own: looked for only when it can decide
@@ -175,8 +197,13 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     for lg in (lang,) if lang is english else (lang, english):
         if lg.others is not None and _other(lg.others, a.text, b.text):
             return False  # what other payment methods are there: not the same ones
-        if lg.prices is not None and _priced(lg.prices, lg.amounts, a.text, b.text):
-            return False  # is there one / how much is it: not the same question
+        if (
+            lg.prices is not None
+            and _priced(lg.prices, lg.amounts, a.text, b.text)
+            and not (spelled or _spelled_out(a, b, lang, cb))
+        ):
+            return False  # is there one / how much is it: not the same question (a
+            # question cut to what it moves to asks what the turn before it asked)
         if lg.towards is not None and _turned(lg.towards, a.text, b.text):
             return False  # from individual to family, then from family to individual
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
