@@ -87,6 +87,17 @@ _CODE_NAMES = frozenset(
     "arr array items item list data matrix row rows col cols values args argv result results "
     "df x y i j k".split()
 )
+# A grid of values indexed twice, the second bracket glued to the first, the clause going on
+# ("grid[2][3] after loading", "board[0][7] holds"): a row and a column; one bracket after
+# such a noun, or two that end the clause or come before "and", "but", may end a claim ("the
+# power grid[2][3]." or "grid[2][3] and") and are read as citations.
+_GRID_NAMES = frozenset(
+    "grid grids board boards cells tensor tensors image images pixels weights tiles maze "
+    "lattice mask masks".split()
+)
+_SECOND_INDEX = re.compile(
+    r"\[\d{1,3}\]\[\d{1,3}\](?:\[\d{1,3}\])*[ \t]+(?!(?:and|or|but|while|so)\b)[^\W\d_]"
+)
 _UNIT_BEFORE_SUPERSCRIPT = frozenset("m cm mm km ft in mi yd s".split())
 _TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk")
 _HTML_SUP = re.compile(r"<sup>[ \t]*\[?(\d{1,3})\]?[ \t]*</sup>", re.IGNORECASE)
@@ -208,6 +219,7 @@ def _indexing(text: str, start: int, skipped: int) -> bool:
         or "_" in word
         or any(c.isdigit() for c in word)
         or word.lower() in _CODE_NAMES
+        or (word.lower() in _GRID_NAMES and _SECOND_INDEX.match(text, start) is not None)
     )
 
 

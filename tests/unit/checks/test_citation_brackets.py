@@ -136,3 +136,29 @@ def test_places_and_invalid_ids_beside_the_labels_stay(
 ) -> None:
     """A place in a passage, an invalid label or range is read as before."""
     assert cited(answer) == want
+
+
+@pytest.mark.parametrize(
+    ("answer", "want"),
+    [
+        ("If you loop over grid[2][3] you get the cell, as [1] explains.", (["1"], [])),
+        ("The weights live in grid[2][3] after loading [1].", (["1"], [])),
+        ("The piece on board[3][2] moves first [2].", (["2"], [])),
+        ("Certificates follow [ISO-9001] and [ISO 27001:2022] [2].", (["2"], [])),
+        ("Dates follow [RFC-9110] and floats [IEEE-754] [1].", (["1"], [])),
+        # hard negatives: a claim glued to its markers, an invalid id of a code's shape
+        ("The load is shared across the power grid[2][3].", (["2", "3"], [])),
+        ("The load is shared across the power grid[2][4] and the fee is 5%.", (["2", "4"], ["4"])),
+        ("Refunds take 30 days[1][4] after purchase.", (["1", "4"], ["4"])),
+        ("Tracked as [JIRA-1234] [1].", (["JIRA-1234", "1"], ["JIRA-1234"])),
+        ("Certified under [ISO-9001] [1].", (["ISO-9001", "1"], ["ISO-9001"])),
+    ],
+)
+def test_a_grid_indexed_twice_and_a_standard_named_by_its_body(
+    answer: str, want: tuple[list[str], list[str]]
+) -> None:
+    """ "grid[2][3]" with the clause going on is a row and a column (they were cited, invalid
+    beyond the passages); "[ISO-9001]" is a standard (an invalid id), unless a passage id has
+    its form; a grid's brackets that end the claim, and ticket ids, stay cited."""
+    ids = [*IDS, "iso-9000"] if "Certified" in answer else IDS
+    assert cited(answer, ids) == want
