@@ -16,6 +16,7 @@ from itertools import repeat
 from typing import Final, NamedTuple
 
 from monitor.sessions import grammar, matching
+from monitor.sessions.light import light
 from monitor.sessions.matching import required
 
 MAX_CHARS = 1000  # of a turn, read for its signals (a pasted document is not a question)
@@ -129,7 +130,7 @@ def languages() -> tuple[Language, ...]:
         said += [w for w in table.get("questions", ()) if w.isalpha() and _PAIRED.fullmatch(w)]
         if table.get("spaced", True):  # polite words ask nothing either ("porfa", "aub")
             said += [w for f in table.get("fillers", ()) for w in f.split() if w.isalpha()]
-        stop = _stop_words(code) | {w.lower() for w in said}
+        stop = _stop_words(code) | {w.lower() for w in said} | light(code)
         unspaced = sorted((w for w in stop if _PAIRED.fullmatch(w)), key=len, reverse=True)
         made = grammar.composed(table)
         asks = re.compile(grammar.asks(table), _FLAGS) if table.get("questions") else None

@@ -49,3 +49,44 @@ def test_a_next_question_cut_short_then_another_question_is_none(a: str, b: str)
     """Not a rephrase: a new question about the thing, the opposite, a next question, another
     thing."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # "to do" in another form: what to do
+        (
+            "Drukarka dalej nie drukuje po aktualizacji, co mam zrobić?",
+            "drukarka nie drukuje co robić",
+        ),
+        ("Si possono prenotare visite online?", "prenotare visita online come si fa?"),
+        # "possible": whether a thing can be done
+        ("Kann ich meine Lieferung verschieben?", "lieferung verschieben möglich?"),
+        (
+            "Aldığım bileti başka bir güne aktarabilir miyim?",
+            "bileti başka güne aktarmak mümkün mü",
+        ),
+        ("영수증 출력할 수 있나요?", "영수증 출력 가능?"),
+        # an English auxiliary negated, typed with or without its apostrophe
+        ("my scooter won't unlock, what do I do", "scooter doesnt unlock what to do"),
+    ],
+)
+def test_the_question_asked_in_another_form_of_how_it_asks_is_a_rephrase(a: str, b: str) -> None:
+    """Forms of "to do", "possible" and negated auxiliaries ask nothing about the thing."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # another thing done, possible or not
+        ("Kann ich die Lieferung auf Samstag verschieben?", "lieferung stornieren möglich?"),
+        # the opposite, the auxiliary negated or not
+        ("how do I turn on autosave", "why won't autosave turn off"),
+        # Portuguese "faço" also makes a thing ("fazer um pix"): another action on it
+        ("como faço um pix agendado no Banco Azul", "como cancelo um pix agendado no Banco Azul"),
+    ],
+)
+def test_another_question_asked_with_those_words_is_none(a: str, b: str) -> None:
+    """Not a rephrase: another action, the opposite."""
+    assert "rephrase" not in read(a, b)

@@ -1,0 +1,46 @@
+"""Words that only say how a thing is asked, in the forms the stop-words package's lists
+lack, per language: read by ``words`` as stop words (a question's content words leave them
+out), so a question asked again in another form of them keeps its words.
+
+Each list is a class of such words, not phrases from a labelled set; where a language's
+list already holds some of a class's forms (Spanish "posible", Polish "zrobić", Portuguese
+"fazer"), the others are the forms missing from it:
+
+* "to do", as a question asks what to do ("co mam zrobić" / "co robić", "come si fa"; not
+  Portuguese "faço", which also makes a thing: "como faço um pix" / "como cancelo um pix");
+* "possible", as a question asks whether a thing can be done ("kann ich …" / "… möglich?",
+  "bırakabilir miyim" / "bırakmak mümkün mü", "연장할 수 있나요" / "연장 가능한가요");
+* English's auxiliaries negated, with and without the apostrophe ("won't", "doesnt"): the
+  auxiliaries and "not" are stop words already, each alone.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+_DO: Final = {
+    "de": "mache macht tue tut tun",
+    "nl": "doe doet",
+    "pl": "robić robię robi robimy zrobię zrobi zrobimy",
+    "pt": "fazemos fazendo",
+    "it": "fa",
+    "tr": "yaparım yapayım yapmalıyım yapmam",
+}
+_POSSIBLE: Final = {
+    "de": "möglich",
+    "fr": "possible",
+    "it": "possibile",
+    "ko": "가능",
+    "ja": "可能",
+    "nl": "mogelijk",
+    "pt": "possível",
+    "tr": "mümkün",
+}
+_AUXILIARIES: Final = "do does did wo ca is are was were could would should have has"
+_NEGATED: Final = {"en": " ".join(f"{x}n't {x}nt" for x in _AUXILIARIES.split())}
+
+
+def light(code: str) -> frozenset[str]:
+    """The words of a language (its code) that only say how a thing is asked, beyond its
+    stop-words list."""
+    return frozenset(w for table in (_DO, _POSSIBLE, _NEGATED) for w in table.get(code, "").split())
