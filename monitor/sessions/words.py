@@ -349,7 +349,7 @@ class _Turn(NamedTuple):
 
 
 _RAW_WORD = re.compile(r"[^\W_]+")
-_CLAUSE_END = re.compile(r"[.,;:!?。、，！？…]\s*$")
+_OPENS_CLAUSE = re.compile(r"[.,;:!?。、，！？…]\s*$")  # a word after it opens a clause
 
 
 @lru_cache(maxsize=1024)
@@ -363,7 +363,7 @@ def names(query: str) -> frozenset[str]:
         word = m.group()
         inner = any(c.isupper() for c in word[1:]) and not word.isupper()
         if not inner and (
-            not word[0].isupper() or m.start() == 0 or _CLAUSE_END.search(query, 0, m.start())
+            not word[0].isupper() or m.start() == 0 or _OPENS_CLAUSE.search(query, 0, m.start())
         ):
             continue
         out.add(normalise(word))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.sessions.signals import read
+from monitor.sessions.words import names
 
 
 @pytest.mark.parametrize(
@@ -89,4 +90,37 @@ def test_the_question_asked_in_another_form_of_how_it_asks_is_a_rephrase(a: str,
 )
 def test_another_question_asked_with_those_words_is_none(a: str, b: str) -> None:
     """Not a rephrase: another action, the opposite."""
+    assert "rephrase" not in read(a, b)
+
+
+def test_names_are_read_after_a_clause_opened_earlier_in_the_turn() -> None:
+    """A word begun with a capital is a name unless the text just before it ends a clause: a
+    comma earlier in the turn ("Dear team, …") does not make every later capital an opener."""
+    typed = names(
+        "Dear team, I would like to know how I can pause my membership at Fitbox Central."
+    )
+    assert {"fitbox", "central"} <= typed
+    assert "dear" not in typed  # the turn opens with it
+
+
+def test_the_question_asked_again_without_the_names_after_a_greeting_is_a_rephrase() -> None:
+    """The names A typed after its greeting's comma are left out of B: the question again."""
+    a = "Dear team, I would like to know how I can pause my membership at Fitbox Central."
+    assert "rephrase" in read(a, "how can I pause my membership?")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # another name in the place of A's: another question
+        (
+            "Dear team, how can I pause my membership at Fitbox Central?",
+            "how can I pause my membership at Gymbox North?",
+        ),
+        # one word left besides the name: too little kept
+        ("Hi, what does Pro cost?", "what does it cost?"),
+    ],
+)
+def test_names_swapped_or_all_but_dropped_are_none(a: str, b: str) -> None:
+    """Not a rephrase: another name, or the name the only thing asked about."""
     assert "rephrase" not in read(a, b)
