@@ -10,6 +10,10 @@ list already holds some of a class's forms (Spanish "posible", Polish "zrobić",
   Portuguese "faço", which also makes a thing: "como faço um pix" / "como cancelo um pix");
 * "possible", as a question asks whether a thing can be done ("kann ich …" / "… möglich?",
   "bırakabilir miyim" / "bırakmak mümkün mü", "연장할 수 있나요" / "연장 가능한가요");
+* a letter's salutation and the words it asks with ("Madame, Monsieur, je souhaiterais
+  savoir si …", "Geachte heer/mevrouw", "お世話になっております"), and those that ask again
+  politely ("je me permets de reposer ma question", "重ねての質問で恐縮ですが"); not the
+  times of day of a greeting ("good morning"), which also name a slot asked about;
 * English's auxiliaries negated, with and without the apostrophe ("won't", "doesnt"): the
   auxiliaries and "not" are stop words already, each alone.
 """
@@ -36,6 +40,20 @@ _POSSIBLE: Final = {
     "pt": "possível",
     "tr": "mümkün",
 }
+_FORMAL: Final = {
+    "en": "dear sir madam whether apologies apologise apologize myself regards wondering",
+    "fr": "madame monsieur messieurs souhaiterais souhaite permets reposer cordialement",
+    "de": "geehrte geehrter damen herren grüße freundlichen",
+    "es": "estimados estimado señores saludos cordiales quisiera",
+    "it": "gentili gentile vorrei cordiali saluti",
+    "pt": "prezados prezado senhores gostaria atenciosamente",
+    "nl": "geachte heer mevrouw verneem vriendelijke groet",
+    "pl": "szanowni szanowny państwo uprzejmie",
+    "sv": "vänliga hälsningar undrar",
+    "tr": "günler saygılarımla",
+    "ko": "안녕하십니까 문의드립니다",
+    "ja": "お世話 恐縮 重ねて",
+}
 _AUXILIARIES: Final = "do does did wo ca is are was were could would should have has"
 _NEGATED: Final = {"en": " ".join(f"{x}n't {x}nt" for x in _AUXILIARIES.split())}
 
@@ -43,4 +61,6 @@ _NEGATED: Final = {"en": " ".join(f"{x}n't {x}nt" for x in _AUXILIARIES.split())
 def light(code: str) -> frozenset[str]:
     """The words of a language (its code) that only say how a thing is asked, beyond its
     stop-words list."""
-    return frozenset(w for table in (_DO, _POSSIBLE, _NEGATED) for w in table.get(code, "").split())
+    return frozenset(
+        w for table in (_DO, _POSSIBLE, _FORMAL, _NEGATED) for w in table.get(code, "").split()
+    )

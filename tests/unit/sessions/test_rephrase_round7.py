@@ -124,3 +124,42 @@ def test_the_question_asked_again_without_the_names_after_a_greeting_is_a_rephra
 def test_names_swapped_or_all_but_dropped_are_none(a: str, b: str) -> None:
     """Not a rephrase: another name, or the name the only thing asked about."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # a letter's salutation and "I would like to know", then "may I ask again"
+        (
+            "Madame, Monsieur, je souhaiterais savoir si la livraison des chaises peut être "
+            "faite le samedi.",
+            "Je me permets de reposer ma question : la livraison peut-elle être faite le samedi ?",
+        ),
+        (
+            "お世話になっております。先月購入した者ですが、配送先の住所を変更することは可能でしょうか。",
+            "重ねての質問で恐縮ですが、配送先の住所を変更できますでしょうか。",
+        ),
+    ],
+)
+def test_the_question_asked_again_in_a_formal_letter_is_a_rephrase(a: str, b: str) -> None:
+    """Salutations and the words a letter asks with ask about nothing."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Madame, Monsieur, je souhaiterais savoir si la livraison des chaises peut être "
+            "faite le samedi.",
+            "Je me permets de reposer ma question : le retrait peut-il être fait le dimanche ?",
+        ),
+        (
+            "お世話になっております。先月購入した者ですが、配送先の住所を変更することは可能でしょうか。",
+            "重ねての質問で恐縮ですが、支払い方法を変更できますでしょうか。",
+        ),
+    ],
+)
+def test_another_question_in_a_formal_letter_is_none(a: str, b: str) -> None:
+    """Not a rephrase: the same letter's words around another question."""
+    assert "rephrase" not in read(a, b)
