@@ -147,10 +147,42 @@ def _alike(a: _Turn, b: _Turn) -> bool:
     return not a.starts.isdisjoint(b.starts)
 
 
+def _as_typed_in(a: _Turn, b: _Turn) -> _Turn:
+    """B with its words joined or split as A typed them: a word of B's that is two of A's in
+    a row typed together ("debitcard", "epostadress" for "e-postadress", "xb200",
+    "checkout"), or two of B's in a row that A typed as one ("check out" / "checkout")."""
+    whole = set(a.words)
+    if whole.issuperset(b.words):
+        return b  # every word of B's typed as in A (and most other turns: nothing alike)
+    words: list[str] = []
+    i, changed = 0, False
+    joined = {x + y: (x, y) for x, y in zip(a.words, a.words[1:], strict=False)}
+    while i < len(b.words):
+        word = b.words[i]
+        if word not in whole and (parts := joined.get(word)) is not None:
+            words += parts
+            changed = True
+        elif (
+            i + 1 < len(b.words) and word not in whole and (both := word + b.words[i + 1]) in whole
+        ):
+            words.append(both)
+            i += 1
+            changed = True
+        else:
+            words.append(word)
+        i += 1
+    if not changed:
+        return b
+    # read in B's languages: a part split off ("e" of "esim") is no stop word of another's
+    return _prepared(" ".join(words))._replace(counts=b.counts)
+
+
 def is_rephrase(a: _Turn, b: _Turn) -> bool:
     """Whether B asks again for what A asked (see the module)."""
     if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
         return True
+    if not b.unspaced and not a.unspaced:
+        b = _as_typed_in(a, b)
     if not _alike(a, b):
         return False  # no word begun alike: nothing asked again ("thanks", "agent")
     lang = _first_language(a, b)

@@ -163,3 +163,33 @@ def test_the_question_asked_again_in_a_formal_letter_is_a_rephrase(a: str, b: st
 def test_another_question_in_a_formal_letter_is_none(a: str, b: str) -> None:
     """Not a rephrase: the same letter's words around another question."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # two words of A's, or a word and a number, typed together (with or without a hyphen)
+        ("wo finde ich die E-Rechnung?", "erechnung wo"),
+        ("how do I enable wi-fi calling", "enable wifi calling??"),
+        ("do you have the XR-7 in black?", "xr7 black??"),
+        ("Combien coûte le forfait 50 Go ?", "combien coute le forfait 50go"),
+        # the part split off is read in B's language ("e" is no Portuguese word here)
+        ("hoe activeer ik de e-sim", "esim activeren"),
+    ],
+)
+def test_words_typed_together_that_a_typed_apart_are_a_rephrase(a: str, b: str) -> None:
+    """A word of B's that is two of A's in a row is those two words."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("how do I enable wi-fi calling", "how do I enable wifi roaming??"),
+        ("do you have the XR-7 in black?", "xr8 black??"),
+        ("do you have the XR-7 in black?", "xr7 white??"),
+    ],
+)
+def test_words_typed_together_beside_another_thing_are_none(a: str, b: str) -> None:
+    """Not a rephrase: another model, colour or feature beside the words typed together."""
+    assert "rephrase" not in read(a, b)
