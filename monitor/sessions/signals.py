@@ -118,7 +118,7 @@ def _by_pattern(open_: Opened) -> _Plan:
                  for by_code in out)  # fmt: skip
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)
 def _plan_of(found: frozenset[Opened]) -> _Plan | None:
     """The patterns to run when the gates' literals found in a turn open ``found`` (one set
     per literal found), per kind; None when none opened. Kept: the same literals recur in
@@ -325,6 +325,8 @@ def _told_opposite(a: _Turn, b: _Turn) -> bool:
     """Whether B, asking A again, also names the opposite of what A asked ("vous m'avez
     encore expliqué comment les activer. comment désactiver …"): in A's and B's language's
     pairs and English's."""
+    if len(b.text) <= len(a.text):  # B names A's side, the other and asks: it is longer
+        return False
     lang, english = _first_language(a, b), languages()[0]
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
     return matching.told_both(a.text, b.text, pairs)
