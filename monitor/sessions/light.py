@@ -9,7 +9,8 @@ list already holds some of a class's forms (Spanish "posible", Polish "zrobić",
 * "to do", as a question asks what to do ("co mam zrobić" / "co robić", "come si fa"; not
   Portuguese "faço", which also makes a thing: "como faço um pix" / "como cancelo um pix");
 * "possible", as a question asks whether a thing can be done ("kann ich …" / "… möglich?",
-  "bırakabilir miyim" / "bırakmak mümkün mü", "연장할 수 있나요" / "연장 가능한가요");
+  "bırakabilir miyim" / "bırakmak mümkün mü", "연장할 수 있나요" / "연장 가능한가요", Polish
+  "da" of "da się");
 * a letter's salutation and the words it asks with ("Madame, Monsieur, je souhaiterais
   savoir si …", "Geachte heer/mevrouw", "お世話になっております"), and those that ask again
   politely ("je me permets de reposer ma question", "重ねての質問で恐縮ですが"); not the
@@ -37,6 +38,7 @@ _POSSIBLE: Final = {
     "ko": "가능",
     "ja": "可能",
     "nl": "mogelijk",
+    "pl": "da",
     "pt": "possível",
     "tr": "mümkün",
 }

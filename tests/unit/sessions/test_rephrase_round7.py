@@ -68,6 +68,7 @@ def test_a_next_question_cut_short_then_another_question_is_none(a: str, b: str)
             "bileti başka güne aktarmak mümkün mü",
         ),
         ("영수증 출력할 수 있나요?", "영수증 출력 가능?"),
+        ("Czy mogę zamówić odbiór mebli na sobotę?", "odbiór mebli sobota da się?"),
         # an English auxiliary negated, typed with or without its apostrophe
         ("my scooter won't unlock, what do I do", "scooter doesnt unlock what to do"),
     ],
@@ -82,6 +83,7 @@ def test_the_question_asked_in_another_form_of_how_it_asks_is_a_rephrase(a: str,
     [
         # another thing done, possible or not
         ("Kann ich die Lieferung auf Samstag verschieben?", "lieferung stornieren möglich?"),
+        ("Czy mogę zamówić odbiór mebli na sobotę?", "odbiór lodówki sobota da się?"),
         # the opposite, the auxiliary negated or not
         ("how do I turn on autosave", "why won't autosave turn off"),
         # Portuguese "faço" also makes a thing ("fazer um pix"): another action on it
