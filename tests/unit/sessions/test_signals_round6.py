@@ -260,3 +260,22 @@ def test_what_the_answer_gave_not_working_is_negative(b: str) -> None:
 )
 def test_what_the_answer_gave_working_is_not_negative(b: str) -> None:
     assert "negative_feedback" not in read(_ASKED_PLAN, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("come cambio il pin", "non serve a niente. come cambio il pin"),
+        ("비밀번호 어떻게 바꿔요", "전혀 도움이 안 돼요. 비밀번호 어떻게 바꿔요"),
+        ("¿cómo cambio el pin?", "no sirve de nada. ¿cómo cambio el pin?"),
+    ],
+)
+def test_a_verdict_before_the_question_asked_again_is_negative(a: str, b: str) -> None:
+    """The words around the verdict are the verdict's own (a negation, 'a niente', '도움이'),
+    no thing of the user's."""
+    assert {"rephrase", "negative_feedback"} <= set(read(a, b))
+
+
+def test_a_thing_of_the_users_own_before_the_question_is_not_negative() -> None:
+    b = "il bancomat non serve a niente, come cambio il pin"
+    assert "negative_feedback" not in read("come cambio il pin", b)
