@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from monitor.checks.numbers.mentions import (
@@ -14,7 +14,11 @@ from monitor.checks.numbers.mentions import (
     Locale,
     Mention,
     Reading,
+    code_spellings,
+    day_month,
     expand_year,
+    expiry_spellings,
+    inside_ident,
     locale_of,
     scan,
     scan_at,
@@ -63,6 +67,7 @@ class NumberIndex:
     raws: set[str]
     plain: set[float]  # the values that are not clock times
     times: set[float]  # clock times, as minutes since midnight
+    idents: frozenset[str]  # phone and reference numbers, codes, versions, as written
 
     @classmethod
     def of(cls, text: str, locale: Locale | None = None) -> NumberIndex:
@@ -75,8 +80,11 @@ class NumberIndex:
         raws: set[str] = set()
         plain: set[float] = set()
         times: set[float] = set()
+        idents: set[str] = set()
         for m in scan(text, locale):
             raws.add(m.raw)
+            if m.kind == "ident":
+                idents.add(m.raw)
             # a clock time backs a clock time only: 01:30 is 90 minutes past midnight, not
             # the 90 of "lasts 90 minutes" (nor that 90 the time)
             keys = times if m.kind == "time" else plain
@@ -85,9 +93,11 @@ class NumberIndex:
                 if m.kind != "time":
                     fine.append(r)
             dates.extend(m.dates)
+            if m.kind == "fraction":  # "12/31": a day and a month without a year, too
+                dates.extend(day_month(m.raw).dates)
             plain.update(_key(p) for p in m.parts)
         exact.update(plain, times)
-        return cls(exact, fine, dates, raws, plain, times)
+        return cls(exact, fine, dates, raws, plain, times, frozenset(idents))
 
     def supports(self, mention: Mention) -> bool:
         """Whether a reading of ``mention`` is among the indexed values (exactly, rounded or as a
@@ -183,8 +193,9 @@ def _starts_figure(text: str, i: int) -> bool:
     return not (i > 1 and prev == "-" and text[i - 2].isascii() and text[i - 2].isalpha())
 
 
-def _bounded(text: str, probe: str) -> bool:
-    """True when ``probe`` occurs in ``text`` as a whole figure (not inside a longer one)."""
+def _bounded(text: str, probe: str, idents: Callable[[], frozenset[str]] | None = None) -> bool:
+    """True when ``probe`` occurs in ``text`` as a whole figure (not inside a longer one; with
+    ``idents``, the text's identifiers, not a group of one of them either)."""
     n = len(text)
     i = text.find(probe)
     while i >= 0:
@@ -193,47 +204,10 @@ def _bounded(text: str, probe: str) -> bool:
         after_ok = j == n or not (
             _glued(text[j]) or (text[j] in _NEAR and j + 1 < n and text[j + 1].isdecimal())
         )
-        if before_ok and after_ok:
+        if before_ok and after_ok and not (idents and inside_ident(text, i, j, idents)):
             return True
         i = text.find(probe, i + 1)
     return False
-
-
-_CODE = re.compile(r"([A-Z]{2,5})[- ]?(\d{3,})")
-
-
-def _code_spellings(raw: str) -> tuple[str, ...]:
-    """A code's other spellings: "BA2490" is "BA 2490" and "BA-2490", and the other way."""
-    m = _CODE.fullmatch(raw)
-    if m is None:
-        return ()
-    letters, digits = m.groups()
-    return tuple(
-        f"{letters}{sep}{digits}" for sep in ("", " ", "-") if f"{letters}{sep}{digits}" != raw
-    )
-
-
-_EXPIRY = re.compile(r"(0[1-9]|1[0-2])/(?:20)?(\d\d)")
-
-
-def _expiry_spellings(raw: str) -> tuple[str, ...]:
-    """A month and year written with the year's two digits or four ("09/27", "09/2027")."""
-    m = _EXPIRY.fullmatch(raw)
-    if m is None:
-        return ()
-    month, year = m.groups()
-    return tuple(v for v in (f"{month}/{year}", f"{month}/20{year}") if v != raw)
-
-
-def _day_month(raw: str) -> Mention:
-    """ "31/12" or "12/31" read as a day and a month without a year (both orders kept, as for
-    a full date): a date that no reading makes has none, and backs nothing."""
-    a, _, b = raw.partition("/")
-    if not (a.isdigit() and b.isdigit() and len(a) <= 2 and len(b) <= 2):
-        return Mention(raw, "date")
-    x, y = int(a), int(b)
-    dates = tuple((None, mo, d) for d, mo in ((x, y), (y, x)) if 1 <= mo <= 12 and 1 <= d <= 31)
-    return Mention(raw, "date", dates=dates)
 
 
 def _whole(text: str, token: str) -> bool:
@@ -318,6 +292,10 @@ class NumberLookup:
             self._seps = ". " + "".join(c for c in "\u202f\u2009\u00a0'" if c in self.text)
         return self._seps
 
+    def _ident_raws(self) -> frozenset[str]:
+        """The identifiers the text's scan reads, as written."""
+        return self.index.idents
+
     @property
     def index(self) -> NumberIndex:
         """The text's ``NumberIndex``, built on first use."""
@@ -355,12 +333,14 @@ class NumberLookup:
         if mention.kind == "time" and (self._dotted_time(mention) or self._named_time(mention)):
             return True
         if mention.kind == "number":
-            if _bounded(self.text, mention.raw):
+            if _bounded(self.text, mention.raw, self._ident_raws):
                 return True  # written the same way ("$49", "07")
             if self._pointed_time(mention.raw):
                 return True  # "21.00" for "9 pm", a time on the 24-hour clock
             for r in mention.readings:
-                if any(_bounded(self.text, p) for p in _probes(r, self._separators)):
+                if any(
+                    _bounded(self.text, p, self._ident_raws) for p in _probes(r, self._separators)
+                ):
                     return True
                 if self._spelled and r.precision == 1 and self._spelled_in_text(r.value):
                     return True
@@ -371,14 +351,14 @@ class NumberLookup:
                 # or "44" (with or without separators): parse only those places.
                 return any(self._near(r) for r in mention.readings) or self._range_end(mention)
         elif mention.kind == "fraction" and (
-            any(_whole(self.text, v) for v in _expiry_spellings(mention.raw))
-            or self.index.supports(_day_month(mention.raw))
+            any(_whole(self.text, v) for v in expiry_spellings(mention.raw))
+            or self.index.supports(day_month(mention.raw))
         ):
             return True  # "09/2027" for a card's "09/27"; "December 31" for "31/12"
         elif mention.kind == "ident" and (
             _whole(self.text, mention.raw)  # phone and order numbers: the same digits and groups
             or self._same_digits(mention.raw)  # or the same digits written otherwise
-            or any(_whole(self.text, v) for v in _code_spellings(mention.raw))
+            or any(_whole(self.text, v) for v in code_spellings(mention.raw))
         ):
             return True
         return self.index.supports(mention) or self._range_end(mention)
@@ -476,6 +456,9 @@ class NumberLookup:
             for probe in _probes(Reading(lead, 1.0), self._separators):
                 i = text.find(probe)
                 while i >= 0:
+                    if inside_ident(text, i, i + len(probe), self._ident_raws):
+                        i = text.find(probe, i + 1)
+                        continue
                     for c in _figures_at(text, i, self.locale):
                         if any(_key(v.value) == key or _rounds_to(v, r) for v in c.readings):
                             return True

@@ -317,6 +317,62 @@ def _range_end(text: str, start: int, before: Mention) -> float | None:
     return expand_year(first, int(text[start : start + 2]))
 
 
+def inside_ident(text: str, i: int, j: int, idents: Callable[[], frozenset[str]]) -> bool:
+    """``text[i:j]`` is a group of a phone or reference number the text writes ("7946" of
+    "020 7946 0958"; ``idents``: the identifiers its scan reads): identifiers are whole
+    tokens, never the numbers inside them. Looked at only where a digit group stands one
+    separator away."""
+    n = len(text)
+    if not (
+        (i >= 2 and text[i - 1] in " -" and text[i - 2].isdecimal())
+        or (j + 1 < n and text[j] in " -" and text[j + 1].isdecimal())
+    ):
+        return False
+    for raw in idents():
+        k = text.find(raw, max(0, j - len(raw)), i + len(raw))
+        if 0 <= k <= i and k + len(raw) >= j:
+            return True
+    return False
+
+
+# A code's letters and digits ("BA2490", "BA 2490", "BA-2490")
+_CODE = re.compile(r"([A-Z]{2,5})[- ]?(\d{3,})")
+
+
+def code_spellings(raw: str) -> tuple[str, ...]:
+    """A code's other spellings: "BA2490" is "BA 2490" and "BA-2490", and the other way."""
+    m = _CODE.fullmatch(raw)
+    if m is None:
+        return ()
+    letters, digits = m.groups()
+    return tuple(
+        f"{letters}{sep}{digits}" for sep in ("", " ", "-") if f"{letters}{sep}{digits}" != raw
+    )
+
+
+_EXPIRY = re.compile(r"(0[1-9]|1[0-2])/(?:20)?(\d\d)")
+
+
+def expiry_spellings(raw: str) -> tuple[str, ...]:
+    """A month and year written with the year's two digits or four ("09/27", "09/2027")."""
+    m = _EXPIRY.fullmatch(raw)
+    if m is None:
+        return ()
+    month, year = m.groups()
+    return tuple(v for v in (f"{month}/{year}", f"{month}/20{year}") if v != raw)
+
+
+def day_month(raw: str) -> Mention:
+    """ "31/12" or "12/31" read as a day and a month without a year (both orders kept, as for
+    a full date): a date that no reading makes has none, and backs nothing."""
+    a, _, b = raw.partition("/")
+    if not (a.isdigit() and b.isdigit() and len(a) <= 2 and len(b) <= 2):
+        return Mention(raw, "date")
+    x, y = int(a), int(b)
+    dates = tuple((None, mo, d) for d, mo in ((x, y), (y, x)) if 1 <= mo <= 12 and 1 <= d <= 31)
+    return Mention(raw, "date", dates=dates)
+
+
 def scan_at(text: str, i: int, locale: Locale | None = None) -> list[Mention]:
     """The figure that starts at ``i`` (read with the text's decimal convention, ``locale``
     when the caller keeps it for the text), if any."""

@@ -159,3 +159,49 @@ def test_a_reference_number_in_spaced_groups_is_one_token(
     was reported, and "4471 2290 1138" beside "4471-2290-1138" flagged 4471); a number in
     thousands and a row of years stay what they are."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Entries close on 31 December.", "Photo competition entries close 12/31.", []),
+        ("Entries close on 31 December.", "Entries close on 31/12.", []),
+        (
+            "Entries close on 30 December.",
+            "Photo competition entries close 12/31.",
+            ["30 December"],
+        ),
+    ],
+)
+def test_a_day_and_month_with_a_slash_in_the_context_back_the_date(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "12/31" in the context is a day and a month, as it was in the answer already: it
+    backs "31 December" (it was read as a fraction only)."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Appelez le 01 44 55 66 78.", "Standard : +33 1 44 55 66 77.", ["01 44 55 66 78"]),
+        ("Appelez le 01 44 55 66 77.", "Standard : +33 1 44 55 66 77.", []),
+        ("Rufen Sie uns unter +49 30 901820 an.", "Telefon: 030 901820 (Mo–Fr).", []),
+        (
+            "Rufen Sie uns unter +49 30 901821 an.",
+            "Telefon: 030 901820 (Mo–Fr).",
+            ["+49 30 901821"],
+        ),
+        ("Text us on 07700 900124.", "Mobile (SMS only): +44 7700 900123.", ["07700 900124"]),
+        ("Text us on 07700 900123.", "Mobile (SMS only): +44 7700 900123.", []),
+        ("The gala drew 7946 guests.", "Call 020 7946 0958; the gala drew 8,100 guests.", ["7946"]),
+        ("The gala drew 8,100 guests.", "Call 020 7946 0958; the gala drew 8,100 guests.", []),
+    ],
+)
+def test_phone_numbers_in_more_layouts_and_never_their_groups(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A French number in pairs, a German one with a long last group, a British mobile in two
+    groups are read whole (one digit off was reported as its last group, or a country code);
+    a group of a phone number backs no figure of the answer (identifiers are whole tokens)."""
+    assert unsupported(answer, context) == expected
