@@ -20,14 +20,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 import structlog
 from pydantic import Field
 
 from monitor.core.errors import SinkError
-from monitor.core.lines import EvaluationLine
 from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, open_for_writing
@@ -241,9 +240,7 @@ class StoreSink(SinkBase):
         here unless they are already (``c.redacted``), its trace's record made, its new
         passages redacted and kept. What the writer process does with what the daemon sends
         it."""
-        t, line = c.trace, cast("EvaluationLine", c.line)
-        if c.checks is not None:  # its checks' part left to make here
-            line["checks"] = store_record.checks_line(c.checks)
+        t, line = c.trace, store_record.line_of(c)
         if c.redacted is not None:
             query, answer = c.redacted
         elif self._redactor is not None:

@@ -13,7 +13,7 @@ from typing import Any, Literal, Union, cast, get_args, get_origin, get_type_hin
 import msgspec
 
 from monitor.core.evidence import Evidence
-from monitor.core.lines import CheckLine, JsonObject, WrittenLine, check_line
+from monitor.core.lines import CheckLine, EvaluationLine, JsonObject, WrittenLine, check_line
 from monitor.core.model import Evaluation, Followup, RagTrace, SessionOutcome, Timestamp
 from monitor.core.record import parse_timestamp
 from monitor.core.store import check_outcome
@@ -21,45 +21,84 @@ from monitor.core.store import check_outcome
 Row = tuple[Any, ...]
 
 
+class Members(msgspec.Struct, array_like=True, frozen=True):
+    """An evaluation's members besides its trace and checks, when the writer makes its line
+    (``line_of``): an evaluation with no verdict nor shadow results (whose members msgspec
+    encodes, in C); the line is still made by ``Evaluation.to_line``, in the writer."""
+
+    segments: dict[str, str]
+    inputs: dict[str, float]
+    evaluators: dict[str, str]
+    judge_skipped: str | None
+    judge_only: bool
+    risk: float | None
+
+
 class Captured(msgspec.Struct, array_like=True, frozen=True):
     """What the store keeps of an evaluation, taken from it in the daemon's pipeline (cheap:
-    the trace as it is, encoded by msgspec in C when sent; no redaction, no JSON) and made
-    into its rows by ``StoreSink.take`` (in the writer process, or in the daemon's when the
-    store is written inline). What the rows need besides the trace (the check outcomes, the
-    segments, the risk) is read from the line there, not taken here."""
+    the trace and the results as they are, encoded by msgspec in C when sent; no redaction,
+    no JSON) and made into its rows by ``StoreSink.take`` (in the writer process, or in the
+    daemon's when the store is written inline). Its line is made in the daemon (``line``)
+    or, from its members, by the writer (``line_of``); what the rows need besides the trace
+    (the check outcomes, the segments, the risk) is read from the line there."""
 
     trace: RagTrace
-    line: dict[str, Any]
     now: float  # when the daemon took it
-    # the question and answer as the sinks write them, when ``line`` is the sinks' line
-    # (redacted as they write it); None: the line and the trace's texts are as they are
-    redacted: tuple[str, str] | None = None
+    line: dict[str, Any] | None = None  # the line made in the daemon (None: ``members``)
+    members: Members | None = None  # what the writer makes the line of, when not made
     # the check results as msgspec encodes them (their fields), when the line's "checks" is
     # left for the writer to make (``checks_line``): encoded in C, not made in Python
     checks: dict[str, Any] | None = None
+    # the question and answer as the sinks write them, when ``line`` is the sinks' line
+    # (redacted as they write it); None: the line and the trace's texts are as they are
+    redacted: tuple[str, str] | None = None
 
 
 def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = None) -> Captured:
     """The evaluation as the store takes it, its line and texts from ``written`` (the line
     the sinks write, redacted as they write it) or, when None, as they are (to be redacted
     by the writer)."""
+    e = evaluation
     if written is not None:
         line = cast("dict[str, Any]", written.line)
-        return Captured(evaluation.trace, line, now, (written.query, written.answer))
-    for result in evaluation.checks.values():
+        return Captured(e.trace, now, line, redacted=(written.query, written.answer))
+    for result in e.checks.values():
         kind = type(result.evidence)
         if not (_LINE_IS_FIELDS.get(kind) or line_is_fields(kind)):  # its line its own
-            return Captured(evaluation.trace, cast("dict[str, Any]", evaluation.to_line()), now)
-    line = cast("dict[str, Any]", evaluation.to_line(checks={}))
-    return Captured(evaluation.trace, line, now, None, cast("dict[str, Any]", evaluation.checks))
+            return Captured(e.trace, now, cast("dict[str, Any]", e.to_line()))
+    checks = cast("dict[str, Any]", e.checks)
+    if e.judge is not None or e.shadow is not None:  # their lines made here (pydantic's)
+        return Captured(e.trace, now, cast("dict[str, Any]", e.to_line(checks={})), None, checks)
+    members = Members(cast("dict[str, str]", e.segments), cast("dict[str, float]", e.inputs),
+                      cast("dict[str, str]", e.evaluators), e.judge_skipped, e.judge_only,
+                      e.risk)  # fmt: skip
+    return Captured(e.trace, now, None, members, checks)
+
+
+def line_of(c: Captured) -> EvaluationLine:
+    """The evaluation's line: as the daemon made it, or made here of its members, with its
+    checks' part made here when the daemon left it."""
+    if c.line is not None:
+        line = cast("EvaluationLine", c.line)
+    else:
+        m = c.members
+        assert m is not None
+        line = Evaluation(c.trace, {}, None, m.judge_skipped, m.judge_only, m.segments,
+                          m.inputs, m.evaluators, None, m.risk).to_line(checks={})  # fmt: skip
+    if c.checks is not None:
+        line["checks"] = checks_line(c.checks)
+    return line
 
 
 def encode_hook(value: object) -> object:
     """How the store's writer is sent what msgspec does not encode itself: a trace's time
-    (a ``Timestamp``) as the record reads it back (``decode_hook``); a source's attribute of
-    a type of its own as its text (only ragmon's own attributes are stored)."""
+    (a ``Timestamp``) as the record reads it back (``decode_hook``), a mapping of another
+    type (an evaluation's segments) as a dict; a source's attribute of a type of its own as
+    its text (only ragmon's own attributes are stored)."""
     if isinstance(value, datetime):
         return value.isoformat()
+    if isinstance(value, Mapping):
+        return dict(value)
     return str(value)
 
 

@@ -17,6 +17,7 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.core.evidence import Evidence
 from monitor.core.model import CheckResult, Evaluation
 from monitor.core.pii import Redactor
+from monitor.core.verdict import Claim, Verdict
 from sinks.jsonl import made_line, written_line
 from sinks.store_record import (
     Captured,
@@ -25,6 +26,7 @@ from sinks.store_record import (
     decode_hook,
     encode_hook,
     line_is_fields,
+    line_of,
 )
 from tests.unit.test_store import evaluate, trace
 
@@ -127,7 +129,7 @@ def test_an_evidence_type_whose_fields_are_not_its_line_is_sent_as_its_line() ->
         ev = Evaluation(trace(1), {"numbers": CheckResult("numbers", True, evidence=evidence)})
         sent = msgspec.msgpack.encode(capture(ev, 0.0), enc_hook=encode_hook)
         c = msgspec.msgpack.decode(sent, type=Captured, dec_hook=decode_hook)
-        assert c.checks is None
+        assert c.checks is None and c.line is not None
         assert c.line["checks"] == msgspec.json.decode(msgspec.json.encode(ev.to_line()["checks"]))
 
 
@@ -148,3 +150,16 @@ def test_the_line_the_sinks_write_is_made_once_an_evaluation_and_carried_by_it()
     assert written_line(later, Redactor()).line["judge"] == {"skipped": "batched"}
     skipped = ev.skipped("off")
     assert skipped.written is None
+
+
+def test_a_judged_evaluation_sends_its_line_and_the_writer_makes_its_checks() -> None:
+    """A verdict (a pydantic model msgspec does not encode) is in the line the daemon makes;
+    the checks' part is still the writer's, and the whole is the evaluation's line."""
+    claim = Claim(text="The refund fee is 25 euros.", label="CONTRADICTED", passage=1)
+    verdict = Verdict(judge="heuristic", model="h", rubric_version="1", verdict="hard_fail",
+                      score=0.0, weight=1.0, claims=[claim])  # fmt: skip
+    ev = dataclasses.replace(evaluate(trace(2)), judge=verdict)
+    sent = msgspec.msgpack.encode(capture(ev, 0.0), enc_hook=encode_hook)
+    c = msgspec.msgpack.decode(sent, type=Captured, dec_hook=decode_hook)
+    assert c.line is not None and c.checks is not None and c.members is None
+    assert line_of(c) == msgspec.json.decode(msgspec.json.encode(ev.to_line()))

@@ -37,7 +37,7 @@ from monitor.sources import demo
 from monitor.telemetry import Metrics
 from sinks.jsonl import JsonlSink
 from sinks.store import StoreSink
-from sinks.store_record import Captured, capture, checks_line, decode_hook, encode_hook
+from sinks.store_record import Captured, capture, decode_hook, encode_hook, line_of
 from tests.unit.test_store import SEGMENTS, evaluate, rows, trace
 
 
@@ -122,10 +122,11 @@ def test_the_writer_takes_the_line_the_jsonl_sink_made(
     assert "jane.doe@example.com" not in str(found["process"])
 
 
-def test_the_writer_makes_the_checks_line_the_evaluation_makes() -> None:
-    """What the writer makes of the check results as the daemon encoded them (their fields)
-    is each result's line: on every trace of the checks' labelled sets (each check's
-    evidence flagged and passed, conflicts nested), a score and an error."""
+def test_the_writer_makes_the_line_the_evaluation_makes() -> None:
+    """What the writer makes of an evaluation as the daemon encoded it (the trace, the check
+    results' fields, the other members) is its line: on every trace of the checks' labelled
+    sets (each check's evidence flagged and passed, conflicts nested), the demo's (sessions,
+    agents' tools, times), a score, an error, a verdict skipped, a risk, segments."""
     texts = [json.dumps(demo.generate(i, 7)) for i in range(600)]  # the demo's traffic
     for path in sorted((Path(__file__).resolve().parents[1] / "checks").glob("*.jsonl")):
         texts.extend(path.read_text().splitlines())
@@ -135,14 +136,15 @@ def test_the_writer_makes_the_checks_line_the_evaluation_makes() -> None:
         "failed": CheckResult.failed("failed", ValueError("x")),
         "refusal": CheckResult("refusal", True, evidence=RefusalEvidence("no", None)),
     }
-    evaluations.append(Evaluation(trace(1), results))  # fmt: skip
+    evaluations.append(Evaluation(trace(1), results, None, "sampled", False, {"route": "b"},
+                                  {"answer_chars": 3.0}, {"refusal": "2"}, None, 0.5))  # fmt: skip
     flagged = set()
     for ev in evaluations:
         sent = msgspec.msgpack.encode(capture(ev, 0.0), enc_hook=encode_hook)
         c = msgspec.msgpack.decode(sent, type=Captured, dec_hook=decode_hook)
         assert c.trace == ev.trace
-        assert c.checks is not None
-        assert checks_line(c.checks) == ev.to_line()["checks"]
+        assert c.line is None and c.checks is not None  # made by the writer
+        assert line_of(c) == ev.to_line()
         flagged.update(ev.flagged)
     assert len(flagged) >= 5, flagged  # each check that flags on them, its evidence
 
