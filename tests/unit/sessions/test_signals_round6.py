@@ -279,3 +279,32 @@ def test_a_verdict_before_the_question_asked_again_is_negative(a: str, b: str) -
 def test_a_thing_of_the_users_own_before_the_question_is_not_negative() -> None:
     b = "il bancomat non serve a niente, come cambio il pin"
     assert "negative_feedback" not in read("come cambio il pin", b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "I've restarted the app and it still crashes",
+        "重启了还是打不开",
+        "再起動したけどまだ動かない",
+        "재부팅 했는데 여전히 안 돼요",
+        "ya reinicié el router y sigue sin funcionar",
+        "Ich habe das Passwort zurückgesetzt, aber es kommt immer noch die Fehlermeldung",
+    ],
+)
+def test_done_as_told_and_still_broken_is_negative(b: str) -> None:
+    """What the answer said was done, and the problem is still there."""
+    assert read(_ASKED_PLAN, b) == ["negative_feedback"]
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # still broken, then a question: a problem of the user's own
+        "I reset my password, still can't log in, what should I do?",
+        "重置了密码还是提示错误，怎么办",
+        "I changed my plan and it still shows the old price?",
+    ],
+)
+def test_done_and_still_broken_then_a_question_is_not_negative(b: str) -> None:
+    assert "negative_feedback" not in read(_ASKED_PLAN, b)
