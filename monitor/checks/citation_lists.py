@@ -194,3 +194,53 @@ def cite_part(part: str, cites: Citations, loose: bool = True) -> bool:
         cites.ident(part)
         return True
     return False
+
+
+def in_url(text: str, start: int) -> bool:
+    """A bracket glued to a URL ("https://example.com/page[4]"): part of the link."""
+    i = start
+    while i > 0 and not text[i - 1].isspace() and start - i < 200:
+        i -= 1
+    token = text[i:start]
+    return bool(token) and ("://" in token or token.lower().startswith("www."))
+
+
+_CODE_NAMES = frozenset(
+    "arr array items item list data matrix row rows col cols values args argv result results "
+    "df x y i j k".split()
+)
+# A grid of values indexed twice, the second bracket glued to the first, the clause going on
+# ("grid[2][3] after loading", "board[0][7] holds"): a row and a column; one bracket after
+# such a noun, or two that end the clause or come before "and", "but", may end a claim ("the
+# power grid[2][3]." or "grid[2][3] and") and are read as citations.
+_GRID_NAMES = frozenset(
+    "grid grids board boards cells tensor tensors image images pixels weights tiles maze "
+    "lattice mask masks".split()
+)
+_SECOND_INDEX = re.compile(
+    r"\[\d{1,3}\]\[\d{1,3}\](?:\[\d{1,3}\])*[ \t]+(?!(?:and|or|but|while|so)\b)[^\W\d_]"
+)
+
+
+def indexing(text: str, start: int, skipped: int) -> bool:
+    """A bracket glued to a short or code-like name, or to an index just skipped."""
+    if start == 0:
+        return False
+    if start == skipped:
+        return True
+    i = start
+    # (a name is ASCII: Chinese or Japanese text glues its markers, "可能です[1]。")
+    while i > 0 and ((text[i - 1].isascii() and text[i - 1].isalnum()) or text[i - 1] == "_"):
+        i -= 1
+    word = text[i:start]
+    if not word:
+        return False
+    if text.startswith("[0]", start):
+        return True  # "tiers[0]": passages are numbered from 1, so a glued [0] indexes
+    return (
+        len(word) <= 3
+        or "_" in word
+        or any(c.isdigit() for c in word)
+        or word.lower() in _CODE_NAMES
+        or (word.lower() in _GRID_NAMES and _SECOND_INDEX.match(text, start) is not None)
+    )

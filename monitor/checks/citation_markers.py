@@ -22,6 +22,8 @@ from monitor.checks.citation_lists import (
     cite_part,
     cite_target,
     definitions,
+    in_url,
+    indexing,
 )
 from monitor.checks.text import MARKER_MAX, SUPERSCRIPT_DIGITS, SUPERSCRIPTS
 from monitor.core.model import Passage
@@ -77,27 +79,25 @@ _PLACE = re.compile(r"^(\d{1,3}):(?!\d\d$)\d{1,4}$")  # "[1:4]": a passage and a
 _STAMP = re.compile(r"^\d{1,2}:\d\d(?::\d\d)?$|^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}$")
 # A count right after the bracket ("has [12] rooms", "[4] items remain"): a plural noun that
 # is not a verb a citation is the subject of ("[4] shows", "[2] states")
-_COUNTED_AFTER = re.compile(
-    r"[ \t]+(?!(?:says|shows|states|suggests|notes|mentions|explains|describes|lists|covers"
+_NOT_COUNTED = (
+    r"(?!(?:says|shows|states|suggests|notes|mentions|explains|describes|lists|covers"
     r"|confirms|indicates|reports|has|was|is|does|gives|provides|claims|contains|includes"
-    r"|adds|applies|requires|allows|as|its|this|thus|also|plus|yes|us|whereas)\b)[a-z]{3,}s\b"
+    r"|adds|applies|requires|allows|as|its|this|thus|also|plus|yes|us|whereas)\b)"
+)
+_COUNTED_AFTER = re.compile(rf"[ \t]+{_NOT_COUNTED}[a-z]{{3,}}s\b")
+# After a verb of having one word may stand before the counted noun ("The studio has [12]
+# edit suites"): not a function word nor a plural, and the noun no verb ("has [2] clearly
+# states")
+_HAVING = frozenset(
+    "has have had holds hold offers offer contains contain includes include employs features "
+    "boasts comprises sells with".split()
+)
+_COUNTED_AFTER_WORD = re.compile(
+    r"[ \t]+(?!(?:of|or|and|to|the|a|an|in|on|at|for|by|with|from|than|per|more|less|other"
+    r"|such|each|that|which|who|not|also|then|now|still|just|only|even)\b)[a-z]{2,}(?<!s)"
+    rf"[ \t]+{_NOT_COUNTED}[a-z]{{3,}}s\b"
 )
 _VALUE_AFTER = re.compile(r"^[ \t]*(?:as an? )?(?:json|array|list|tuple|vector)\b", re.IGNORECASE)
-_CODE_NAMES = frozenset(
-    "arr array items item list data matrix row rows col cols values args argv result results "
-    "df x y i j k".split()
-)
-# A grid of values indexed twice, the second bracket glued to the first, the clause going on
-# ("grid[2][3] after loading", "board[0][7] holds"): a row and a column; one bracket after
-# such a noun, or two that end the clause or come before "and", "but", may end a claim ("the
-# power grid[2][3]." or "grid[2][3] and") and are read as citations.
-_GRID_NAMES = frozenset(
-    "grid grids board boards cells tensor tensors image images pixels weights tiles maze "
-    "lattice mask masks".split()
-)
-_SECOND_INDEX = re.compile(
-    r"\[\d{1,3}\]\[\d{1,3}\](?:\[\d{1,3}\])*[ \t]+(?!(?:and|or|but|while|so)\b)[^\W\d_]"
-)
 _UNIT_BEFORE_SUPERSCRIPT = frozenset("m cm mm km ft in mi yd s".split())
 _TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk")
 _HTML_SUP = re.compile(r"<sup>[ \t]*\[?(\d{1,3})\]?[ \t]*</sup>", re.IGNORECASE)
@@ -199,30 +199,6 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
     return cites
 
 
-def _indexing(text: str, start: int, skipped: int) -> bool:
-    """A bracket glued to a short or code-like name, or to an index just skipped."""
-    if start == 0:
-        return False
-    if start == skipped:
-        return True
-    i = start
-    # (a name is ASCII: Chinese or Japanese text glues its markers, "可能です[1]。")
-    while i > 0 and ((text[i - 1].isascii() and text[i - 1].isalnum()) or text[i - 1] == "_"):
-        i -= 1
-    word = text[i:start]
-    if not word:
-        return False
-    if text.startswith("[0]", start):
-        return True  # "tiers[0]": passages are numbered from 1, so a glued [0] indexes
-    return (
-        len(word) <= 3
-        or "_" in word
-        or any(c.isdigit() for c in word)
-        or word.lower() in _CODE_NAMES
-        or (word.lower() in _GRID_NAMES and _SECOND_INDEX.match(text, start) is not None)
-    )
-
-
 _DETERMINERS = frozenset("the a an this that these our your its their each every same".split())
 _WORD_AFTER = re.compile(r"[ \t]+[a-z]")
 
@@ -235,15 +211,6 @@ def _numbers_noun(text: str, before: str, end: int) -> bool:
     if before.endswith(".") or (len(words) > 1 and words[-2].lower() in _DETERMINERS):
         return False
     return words[-1][:1].isupper() or _WORD_AFTER.match(text, end) is not None
-
-
-def _in_url(text: str, start: int) -> bool:
-    """A bracket glued to a URL ("https://example.com/page[4]"): part of the link."""
-    i = start
-    while i > 0 and not text[i - 1].isspace() and start - i < 200:
-        i -= 1
-    token = text[i:start]
-    return bool(token) and ("://" in token or token.lower().startswith("www."))
 
 
 def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
@@ -277,8 +244,9 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
                     (before[-1:].isalnum() or before.endswith(":"))
                     and _COUNTED_AFTER.match(text, m.end()) is not None
                 )
-                or _in_url(text, m.start())
-                or _indexing(text, m.start(), skipped)
+                or (word in _HAVING and _COUNTED_AFTER_WORD.match(text, m.end()) is not None)
+                or in_url(text, m.start())
+                or indexing(text, m.start(), skipped)
                 or _VALUE_AFTER.match(text, m.end())
             ):
                 target = labels.get(inner) if labels else None
@@ -299,7 +267,7 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             # a passage's id is cited after any word ("fees are not returned [fees]")
         footnote = inner.startswith("^")  # "UTC[^1][^2]", "fee[^a]": never indexing
         if not footnote and (
-            _VALUE_AFTER.match(text, m.end()) or _indexing(text, m.start(), skipped)
+            _VALUE_AFTER.match(text, m.end()) or indexing(text, m.start(), skipped)
         ):
             skipped = m.end()
             continue  # "items[0]", "a[2][3]": indexing in prose

@@ -162,3 +162,25 @@ def test_a_grid_indexed_twice_and_a_standard_named_by_its_body(
     its form; a grid's brackets that end the claim, and ticket ids, stay cited."""
     ids = [*IDS, "iso-9000"] if "Certified" in answer else IDS
     assert cited(answer, ids) == want
+
+
+@pytest.mark.parametrize(
+    ("answer", "want"),
+    [
+        ("The studio has [12] edit suites.", ([], [])),
+        ("The plan includes [2] premium seats [1].", (["1"], [])),
+        ("The hotel offers [4] family rooms and a pool [3].", (["3"], [])),
+        # hard negatives: a verb after the marker, a function word, no verb of having
+        ("The studio has [2] clearly states this.", (["2"], [])),
+        ("Refunds take 30 days [4] for returns.", (["4"], ["4"])),
+        ("The fee rises with [2] more details.", (["2"], [])),
+        ("Shipping is free [4] edit suites aside.", (["4"], ["4"])),
+    ],
+)
+def test_a_count_after_a_verb_of_having_with_a_word_before_its_noun(
+    answer: str, want: tuple[list[str], list[str]]
+) -> None:
+    """ "has [12] edit suites" counts the suites as "has [12] beds" does (it was an invalid
+    index); a verb, a function word after the marker, or no verb of having before it, and the
+    marker cites."""
+    assert cited(answer) == want
