@@ -159,6 +159,28 @@ def opposed(a: str, b: str, languages: Iterable[Antonyms]) -> bool:
     return False
 
 
+def dropped(a: str, b: str, languages: Iterable[Antonyms]) -> bool:
+    """Whether B asks for one side of a pair where A asked for the other side done to it
+    ("怎么取消自动续费" / "怎么续费", "how do I cancel auto-renew" / "how do I renew": to
+    cancel the renewal, then to renew): a side A names before the other and B does not,
+    whose other side B names ("renew after I cancelled" / "renew" asks the same)."""
+    for found in languages:
+        if not found.sides:
+            continue
+        in_a = _sides(a, found)
+        if len(in_a) < 2:
+            continue
+        in_b = _sides(b, found)
+        for one in in_a:
+            other = one ^ 1
+            if one in in_b or other not in in_b or other not in in_a:
+                continue
+            first, then = found.sides[one].search(a), found.sides[other].search(a)
+            if first is not None and then is not None and first.start() < then.start():
+                return True
+    return False
+
+
 def told_both(a: str, b: str, languages: Iterable[Antonyms]) -> bool:
     """Whether B names both sides of a pair where A named one of them: what A asked and its
     opposite, which the answer explained instead ("you explained again how to turn it on;

@@ -243,7 +243,9 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     in_a, in_b = set(a.words), set(b.words)
     a_only = " ".join(w for w in a.words if w not in in_b)
     b_only = " ".join(w for w in b.words if w not in in_a)
-    return not (a_only and b_only and matching.opposed(a_only, b_only, pairs))
+    if a_only and b_only and matching.opposed(a_only, b_only, pairs):
+        return False
+    return not (a_only and matching.dropped(a.text, b.text, pairs))
 
 
 def _held(a: _Turn, b: _Turn, chars_a: frozenset[str], chars_b: frozenset[str]) -> bool:

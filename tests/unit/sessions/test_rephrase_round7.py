@@ -195,3 +195,23 @@ def test_words_typed_together_that_a_typed_apart_are_a_rephrase(a: str, b: str) 
 def test_words_typed_together_beside_another_thing_are_none(a: str, b: str) -> None:
     """Not a rephrase: another model, colour or feature beside the words typed together."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("怎么取消自动续费会员？", "怎么续费会员？"),
+        ("how do I cancel auto-renew on my membership?", "how do I renew my membership?"),
+    ],
+)
+def test_the_thing_a_asked_to_cancel_asked_for_is_none(a: str, b: str) -> None:
+    """Not a rephrase: A asked to cancel the renewal (both sides of the pair named, the
+    cancelling first), B asks to renew."""
+    assert "rephrase" not in read(a, b)
+
+
+def test_a_pair_named_in_the_other_order_is_still_the_question_again() -> None:
+    """Renewing after cancelling, then renewing: the same question (the guard reads which side
+    A does to the other)."""
+    a = "how do I renew my membership after I cancelled it?"
+    assert "rephrase" in read(a, "how do I renew my membership?")
