@@ -15,6 +15,9 @@ list already holds some of a class's forms (Spanish "posible", Polish "zrobić",
   savoir si …", "Geachte heer/mevrouw", "お世話になっております"), and those that ask again
   politely ("je me permets de reposer ma question", "重ねての質問で恐縮ですが"); not the
   times of day of a greeting ("good morning"), which also name a slot asked about;
+* thanks, as English, French and Swedish list them already ("danke", "gracias", "감사합니다",
+  "谢谢"): thanks said again before a new question do not make it the earlier turn asked
+  again ("네 감사합니다!" / "감사합니다~ 그럼 주차는 무료인가요?");
 * English's auxiliaries negated, with and without the apostrophe ("won't", "doesnt"): the
   auxiliaries and "not" are stop words already, each alone.
 """
@@ -56,6 +59,19 @@ _FORMAL: Final = {
     "ko": "안녕하십니까 문의드립니다",
     "ja": "お世話 恐縮 重ねて",
 }
+_THANKS: Final = {
+    "en": "thank thx thanx ty",
+    "de": "danke dank",
+    "es": "gracias",
+    "it": "grazie",
+    "pt": "obrigado obrigada obg",
+    "nl": "bedankt dank dankjewel dankuwel",
+    "pl": "dzięki dziękuję",
+    "tr": "teşekkürler teşekkür sağol",
+    "ko": "감사합니다 감사해요 고맙습니다 고마워요",
+    "ja": "ありがとうございます ありがとう",
+    "zh": "谢谢 感谢 多谢",
+}
 _AUXILIARIES: Final = "do does did wo ca is are was were could would should have has"
 _NEGATED: Final = {"en": " ".join(f"{x}n't {x}nt" for x in _AUXILIARIES.split())}
 
@@ -64,5 +80,7 @@ def light(code: str) -> frozenset[str]:
     """The words of a language (its code) that only say how a thing is asked, beyond its
     stop-words list."""
     return frozenset(
-        w for table in (_DO, _POSSIBLE, _FORMAL, _NEGATED) for w in table.get(code, "").split()
+        w
+        for table in (_DO, _POSSIBLE, _FORMAL, _THANKS, _NEGATED)
+        for w in table.get(code, "").split()
     )

@@ -215,3 +215,30 @@ def test_a_pair_named_in_the_other_order_is_still_the_question_again() -> None:
     A does to the other)."""
     a = "how do I renew my membership after I cancelled it?"
     assert "rephrase" in read(a, "how do I renew my membership?")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("네 감사합니다!", "감사합니다~ 그럼 환불은 언제 되나요?"),
+        ("ありがとうございます！", "ありがとうございます。では駐車場は無料ですか？"),
+        ("谢谢！", "谢谢！那停车免费吗？"),
+        ("danke!", "danke! und wann kommt die rechnung?"),
+    ],
+)
+def test_thanks_again_and_a_new_question_is_none(a: str, b: str) -> None:
+    """Not a rephrase: thanks ask about nothing, so thanks said again before a new question
+    do not make it the earlier turn asked again."""
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Danke schon mal! Kann ich Notizen exportieren?", "kann ich notizen exportieren??"),
+        ("미리 감사해요~ 영수증은 어떻게 받아요?", "영수증 어떻게 받아요??"),
+    ],
+)
+def test_the_question_after_thanks_asked_again_is_a_rephrase(a: str, b: str) -> None:
+    """Thanks around the earlier question are no words it asks about."""
+    assert "rephrase" in read(a, b)
