@@ -141,6 +141,12 @@ def test_names_swapped_or_all_but_dropped_are_none(a: str, b: str) -> None:
             "お世話になっております。先月購入した者ですが、配送先の住所を変更することは可能でしょうか。",
             "重ねての質問で恐縮ですが、配送先の住所を変更できますでしょうか。",
         ),
+        # "I would like to know" (Swedish "jag skulle vilja veta")
+        (
+            "Hej. Jag skulle vilja veta hur jag beställer ett kontoutdrag för mitt sparkonto "
+            "hos Banken Ek.",
+            "hur beställer jag kontoutdrag?",
+        ),
     ],
 )
 def test_the_question_asked_again_in_a_formal_letter_is_a_rephrase(a: str, b: str) -> None:
@@ -159,6 +165,10 @@ def test_the_question_asked_again_in_a_formal_letter_is_a_rephrase(a: str, b: st
         (
             "お世話になっております。先月購入した者ですが、配送先の住所を変更することは可能でしょうか。",
             "重ねての質問で恐縮ですが、支払い方法を変更できますでしょうか。",
+        ),
+        (
+            "Hej. Jag skulle vilja veta hur jag avbokar min tid hos Salong Lugn.",
+            "hur flyttar jag min tid?",
         ),
     ],
 )
