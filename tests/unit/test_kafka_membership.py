@@ -5,6 +5,8 @@ are known. The broker side of the same path runs in
 
 from __future__ import annotations
 
+from kafka import TopicPartition
+
 from monitor.core.model import KafkaConnection
 from monitor.sources.kafka import KafkaSource
 from monitor.sources.kafka_config import KafkaSourceConfig
@@ -108,3 +110,69 @@ def test_a_replica_is_not_ready_from_a_revocation_until_it_is_assigned_again() -
         source.poll(10, 0.0)
         assert source.ready()
         source._assigned([("traces", 0)])
+
+
+class Coordinator:
+    """What the source reads of kafka-python 3.0.12's group coordinator: the join it holds
+    (``_join_task``, cleared by every way out of a join but a poll's timeout) and whether
+    it says a rejoin is needed (asked, or the leader's metadata changed since it assigned)."""
+
+    def __init__(self) -> None:
+        self._join_task: object = None
+        self.rejoin_needed = False
+        self.metadata_changed = False
+        self.asked = 0
+
+    def need_rejoin(self) -> bool:
+        return self.rejoin_needed or self.metadata_changed
+
+    def request_rejoin(self) -> None:
+        self.asked += 1
+        self.rejoin_needed = True
+
+
+class Joining(Consumer):
+    """A consumer whose poll takes up the join it holds only when a rejoin is needed, as
+    kafka-python's ``coordinator.poll`` does, and then assigns what the join brought."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._coordinator = Coordinator()
+
+    def poll(self, timeout_ms: int, max_records: int) -> dict[object, list[object]]:
+        coordinator = self._coordinator
+        if coordinator.need_rejoin() and coordinator._join_task is not None:
+            coordinator._join_task = None
+            coordinator.rejoin_needed = coordinator.metadata_changed = False
+            self.listener.on_partitions_assigned([TopicPartition("traces", 0)])  # type: ignore[attr-defined]
+        return {}
+
+
+def test_a_join_that_ended_between_two_polls_is_taken_up_by_the_next() -> None:
+    """The leader rejoined for a metadata change; the join performed the assignment (which
+    takes the change as assigned: no rejoin needed any more) and ended while no poll
+    waited: kafka-python never took it up, and the replica stayed out of the group for
+    good (seen on a CI run). The next poll asks for the rejoin, and takes the join up."""
+    consumer = Joining()
+    consumer.known = {"traces": {0, 1}, "more": {0, 1}}
+    source = _source(consumer)
+    source.listen(Revoking())  # type: ignore[arg-type]
+    source.start()
+    source._assigned([("traces", 0)])
+    source.poll(10, 0.0)
+    assert source.ready()
+    coordinator = consumer._coordinator
+    source.poll(10, 0.0)
+    assert coordinator.asked == 0  # joined, no join held: never asked
+    source._revoked([("traces", 0)])  # the metadata changed: a rebalance starts
+    coordinator._join_task = object()  # the poll gave up on the join
+    coordinator.metadata_changed = True
+    source.poll(10, 0.0)  # still needed: the poll takes it up without being asked
+    assert coordinator.asked == 0 and coordinator._join_task is None
+    source._revoked([("traces", 0)])  # again; this time the join performs the assignment
+    coordinator._join_task = object()  # before a poll waits for it
+    source.poll(10, 0.0)
+    assert coordinator.asked == 1
+    assert coordinator._join_task is None  # taken up
+    source.poll(10, 0.0)
+    assert source.ready() and coordinator.asked == 1
