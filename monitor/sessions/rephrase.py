@@ -181,10 +181,19 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     """Whether B asks again for what A asked (see the module)."""
     if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
         return True
-    if not b.unspaced and not a.unspaced:
-        b = _as_typed_in(a, b)
     if not _alike(a, b):
         return False  # no word begun alike: nothing asked again ("thanks", "agent")
+    if _asks_again(a, b):
+        return True
+    # words typed together that A typed apart, or apart that A typed together: looked for
+    # only when they can decide
+    if a.unspaced or b.unspaced or (typed := _as_typed_in(a, b)) is b:
+        return False
+    return _asks_again(a, typed)
+
+
+def _asks_again(a: _Turn, b: _Turn) -> bool:
+    """``is_rephrase`` of two turns with a word begun alike."""
     lang = _first_language(a, b)
     english = languages()[0]
     cb = _content_of(b, lang.code)
