@@ -188,7 +188,8 @@ def test_evaluation_lines_carry_no_raw_pii_unless_told(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "4111" not in out.stdout and "[REDACTED:CARD]" in out.stdout
     raw = ragmon("replay", str(src), "--output-jsonl", "-", RAGMON_OUTPUT__REDACT_PII="false")
-    assert raw.returncode == 0 and '"4111"' in raw.stdout  # the figures as read
+    # the figures as read: the card number is one figure (three or more spaced digit groups)
+    assert raw.returncode == 0 and '"4111 1111 1111 1111"' in raw.stdout
 
 
 def test_help_lists_each_command_once() -> None:
