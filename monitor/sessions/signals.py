@@ -39,9 +39,7 @@ from __future__ import annotations
 
 import operator
 import re
-import tomllib
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Final
 
 import ahocorasick
@@ -480,20 +478,11 @@ def _about_the_answer(head: str, a: _Turn, b: _Turn) -> bool:
     return all(_KANA.fullmatch(w) for w in new)
 
 
-# the word roles of a verdict: what stands around one says nothing of its own ("non serve
-# a niente", "도움이 안 돼요": the verdict's group holds the negation and the verb)
-_VERDICT_ROLES: Final = ("negators", "good", "bad", "for_nothing", "no", "answer")
-
-
 @cache
 def _verdict_words(code: str) -> frozenset[str]:
-    """The content words of a language's verdict roles: their plain words, and a word's
-    start where the role lists its forms ("도움\\w*": 도움)."""
-    path = resources.files("monitor.sessions") / "languages" / f"{code}.toml"
-    table = tomllib.loads(path.read_text(encoding="utf-8")).get("grammar", {})
-    plain = [w.removesuffix("\\w*") for role in _VERDICT_ROLES for x in table.get(role, ())
-             for w in x.split()]  # fmt: skip
-    return content(" ".join(w for w in plain if w.isalpha()), _by_code()[code])
+    """The content words of a language's verdict roles (``Language.verdict``)."""
+    lang = _by_code()[code]
+    return content(" ".join(lang.verdict), lang)
 
 
 def _emoji(match: re.Match[str]) -> bool:

@@ -84,6 +84,9 @@ class Language(NamedTuple):
     asks: re.Pattern[str] | None = None  # a clause that opens with a question word
     # where a change goes ("to annual", "a individual", "改成个人套餐"): group 1
     towards: re.Pattern[str] | None = None
+    # the plain words of its verdicts' roles (``VERDICT_ROLES``), a listed word's start where
+    # the role lists its forms ("도움\\w*": 도움)
+    verdict: tuple[str, ...] = ()
 
 
 def _gates_of(
@@ -107,6 +110,11 @@ def _stop_words(code: str) -> frozenset[str]:
     from stop_words import get_stop_words
 
     return frozenset(w.lower() for w in get_stop_words(code))
+
+
+# the word roles of a verdict (``grammar``): what stands around one says nothing of its own
+# ("non serve a niente", "도움이 안 돼요": the verdict's group holds the negation and the verb)
+VERDICT_ROLES: Final = ("negators", "good", "bad", "for_nothing", "no", "answer")
 
 
 @cache
@@ -164,6 +172,13 @@ def languages() -> tuple[Language, ...]:
                 features=grammar.features(table),
                 asks=asks,
                 towards=re.compile(t, _FLAGS) if (t := table.get("towards")) else None,
+                verdict=tuple(
+                    plain
+                    for role in VERDICT_ROLES
+                    for x in table.get(role, ())
+                    for w in x.split()
+                    if (plain := w.removesuffix("\\w*")).isalpha()
+                ),
             )
         )
     return tuple(found)
