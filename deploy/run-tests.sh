@@ -22,8 +22,10 @@ bash deploy/kafka/kafka-up.sh
 
 set +e
 if [ "$#" -eq 0 ]; then
-  # The unit tier on both cores (pytest-xdist); the tiers with real services one at a time
-  # (they share the broker, ports and a browser).
+  # The unit tier on both cores (pytest-xdist). The tiers with real services on both cores
+  # too, a test file to a worker (--dist loadfile: a file's tests share group names and run
+  # in order), but for the tests that stop the broker everyone shares (marked `exclusive`),
+  # which run alone after the rest.
   pytest -n 2 tests/unit
   code=$?
   # the verdict guard once more on the interpreted checks, when the tier above ran compiled
@@ -32,9 +34,12 @@ if [ "$#" -eq 0 ]; then
     interpreted=$?
     [ "$code" -eq 0 ] && code=$interpreted
   fi
-  pytest --ignore=tests/unit --durations=30  # the slowest, for whoever trims the tier
+  pytest -n 2 --dist loadfile -m "not exclusive" --ignore=tests/unit --durations=30  # the slowest, for whoever trims the tier
   rest=$?
   [ "$code" -eq 0 ] && code=$rest
+  pytest -m exclusive --ignore=tests/unit
+  alone=$?
+  [ "$code" -eq 0 ] && code=$alone
 else
   pytest "$@"
   code=$?

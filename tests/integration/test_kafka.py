@@ -130,6 +130,7 @@ def test_sigterm_commits_and_restart_repeats_nothing(tmp_path: Path) -> None:
     assert Counter(daemon.evaluated(2)) == Counter(list(later.valid))
 
 
+@pytest.mark.exclusive  # stops the broker every other test uses
 def test_broker_outage_recovers_without_restart(tmp_path: Path) -> None:
     """The broker goes away for ~15 s mid-stream and comes back: the same daemon process
     resumes and every trace, before and after the outage, is evaluated. 15 s (besides the
