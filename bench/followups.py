@@ -12,6 +12,7 @@ reworded, or ``-``).
     .venv/bin/python bench/followups.py --blind4      # the fourth blind set's, the same way
     .venv/bin/python bench/followups.py --blind5      # the fifth blind set's, the same way
     .venv/bin/python bench/followups.py --blind6      # the sixth blind set's, the same way
+    .venv/bin/python bench/followups.py --blind7      # the seventh blind set's, the same way
 
 A pair counts once per signal: a true positive when B carries the signal and the label says
 so, a false positive when only ``read`` says so, a false negative when only the label does.
@@ -66,6 +67,7 @@ BLIND3 = (SETS / "followups_blind3_open.tsv", SETS / "followups_blind3_sealed.ts
 BLIND4 = (SETS / "followups_blind4_open.tsv", SETS / "followups_blind4_sealed.tsv")
 BLIND5 = (SETS / "followups_blind5_open.tsv", SETS / "followups_blind5_sealed.tsv")
 BLIND6 = (SETS / "followups_blind6_open.tsv", SETS / "followups_blind6_sealed.tsv")
+BLIND7 = (SETS / "followups_blind7_open.tsv", SETS / "followups_blind7_sealed.tsv")
 # a set's open and sealed parts, by option
 NAMED = {
     "--blind": BLIND,
@@ -74,6 +76,7 @@ NAMED = {
     "--blind4": BLIND4,
     "--blind5": BLIND5,
     "--blind6": BLIND6,
+    "--blind7": BLIND7,
 }
 GAP = 0.05  # a held-out figure this far below the open one: fitted to the open part
 
