@@ -69,10 +69,39 @@ def _spaced_kept(ca: frozenset[str], cb: frozenset[str], b: _Turn, exact: int) -
     they can decide."""
     if _kept(exact, len(ca), len(cb)) or _fragment(b, len(cb), exact):
         return True
-    if not _kept(min(len(ca), len(cb)), len(ca), len(cb)) and not _fragment(b, len(cb), len(cb)):
+    most = min(len(ca), len(cb))  # shared at most: the words that may match decide
+    if (
+        not _kept(most, len(ca), len(cb))
+        and not _fragment(b, len(cb), most)
+        and not _cut_to_keywords(b, len(ca), len(cb), most)
+    ):
         return False
     shared = matching.shared(ca, cb)
-    return _kept(shared, len(ca), len(cb)) or _fragment(b, len(cb), shared)
+    return (
+        _kept(shared, len(ca), len(cb))
+        or _fragment(b, len(cb), shared)
+        or _cut_to_keywords(b, len(ca), len(cb), shared)
+    )
+
+
+_KEPT_SHORT = 1 / 3  # of A's content words that B, cut to some of them, keeps at least
+
+
+def _cut_to_keywords(b: _Turn, in_a: int, in_b: int, shared: int) -> bool:
+    """Whether B asks A again cut to some of its words, none of its own, where A said much
+    around its question ("siema wypożyczyłem deskę i wiązanie pękło, co teraz" -> "wiązanie
+    pękło co robić??", "Boa tarde. Gostaria de saber se … transferir minha passagem …" ->
+    "Reitero a pergunta: é possível transferir a passagem …?"): two of A's words at least
+    and ``_KEPT_SHORT`` of them, B asking (a question mark or a question word, wherever it
+    stands: "senha incorreta o que fazer") and not opening as a next question ("e da Torino
+    a Milano?"). A statement that names the thing asks nothing ("ik heb geen e-bike", "I
+    reset my password twice and it still says wrong password")."""
+    if shared < 2 or in_b != shared or shared < _KEPT_SHORT * in_a:
+        return False
+    openers, asks = _next_question()
+    if openers.match(b.text):
+        return False
+    return "?" in b.text or "？" in b.text or asks.search(b.text) is not None
 
 
 _ELLIPTIC = 3  # content words at most of a next question cut to what it moves to ("and X?")
