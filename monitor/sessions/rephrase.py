@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from monitor.sessions import grammar, matching
+from monitor.sessions import grammar, korean, matching
 from monitor.sessions.words import (
     _KANA,
     _PAIRED,
@@ -234,8 +234,14 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
         # reordered ("密码重置" / "重置密码") or cut short, a question written without
         # spaces changes its character pairs, not its characters (``_held``)
         chars_a, chars_b = _characters(ca), _characters(cb)
-        if not chars_b or not _held(a, b, chars_a, chars_b):
+        if not chars_b:
             return False
+        if not _held(a, b, chars_a, chars_b):
+            # Korean read by its stems: a thing swapped is a stem of B's own there, its
+            # endings changed no thing (the character pairs' guards below are not read)
+            if not _by_stems(a, b, lang):
+                return False
+            paired = False
     elif (
         not paired
         and not _spaced_kept(ca, cb, b, exact)
@@ -284,6 +290,23 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
     if a_only and b_only and matching.opposed(a_only, b_only, pairs):
         return False
     return not (a_only and matching.dropped(a.text, b.text, pairs))
+
+
+def _by_stems(a: _Turn, b: _Turn, lang: Language) -> bool:
+    """Whether, in Korean, B keeps what A asked by its words' stems (``korean``: "쿠폰이 적용이
+    안 되는데 왜 그런가요?" -> "쿠폰 적용 안 돼요 왜??", "알림 문자 끄는 법은요?" -> "알림
+    문자 끄기"), read as words written with spaces are (``_kept``, ``_cut_to_keywords``)."""
+    if lang.code != "ko":
+        return False
+    stop = _skipped(lang.code)
+    stems_a, stems_b = korean.stems(a.words, stop), korean.stems(b.words, stop)
+    if not stems_a or not stems_b:
+        return False
+    in_a, in_b = len(set(stems_a)), len(set(stems_b))
+    found, kept = korean.shared(stems_a, stems_b)
+    if found == in_b and (kept >= 0.5 * in_a or _cut_to_keywords(b, in_a, in_b, kept)):
+        return True
+    return kept == in_a and found >= 2 and in_b - found <= 0.25 * in_b
 
 
 def _held(a: _Turn, b: _Turn, chars_a: frozenset[str], chars_b: frozenset[str]) -> bool:

@@ -61,3 +61,34 @@ def test_a_question_cut_to_a_few_of_its_words_and_asked_is_a_rephrase(a: str, b:
 def test_a_few_of_its_words_in_another_question_is_none(a: str, b: str) -> None:
     """A statement, a next question, the opposite, a price: not A asked again."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("배송 알림 끄는 법은요?", "배송 알림 끄기"),  # endings: 끄는 / 끄기
+        ("포인트가 적립이 안 되는데 왜 그런가요?", "포인트 적립 안 돼요 왜??"),  # 되 / 돼
+        ("미리 감사드려요! 상품 후기는 어디서 쓰나요?", "상품 후기 어디서 써요"),  # 쓰 / 써
+        ("헬스장 회원권 기간 연장할 수 있나요?", "회원권기간 연장 가능한가요"),  # typed together
+        ("체크아웃 시간 전에 자전거 맡길 수 있나요?", "자전거 맡기기 가능??"),  # 맡길 / 맡기기
+        ('"결제가 실패했습니다"라고 뜨는데 어떻게 해요?', "결제 실패했다고 떠요 어떻게 해요"),
+    ],
+)
+def test_korean_asked_again_in_other_endings_is_a_rephrase(a: str, b: str) -> None:
+    """The same stems, their particles and endings changed or contracted."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("배송 알림 끄는 법은요?", "배송 알림 켜기"),  # the opposite
+        ("배송 주소 변경하는 법 알려주세요", "배송 시간 변경하기"),  # another thing
+        ("환불 받는 법 알려주세요", "교환 받는 법"),  # another thing
+        ("무제한 요금제는 한 달에 얼마예요?", "20GB 요금제는 얼마예요?"),  # another plan
+        ("쿠폰이 적용이 안 되는데 왜 그런가요?", "감사합니다! 그럼 쿠폰은 어디서 받아요?"),
+    ],
+)
+def test_korean_stems_with_another_thing_or_the_opposite_are_none(a: str, b: str) -> None:
+    """The opposite, another thing in A's place, thanks and a new question."""
+    assert "rephrase" not in read(a, b)
