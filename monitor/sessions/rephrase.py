@@ -236,7 +236,10 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
         chars_a, chars_b = _characters(ca), _characters(cb)
         if not chars_b:
             return False
-        if not _held(a, b, chars_a, chars_b):
+        if not _held(a, b, chars_a, chars_b) and not (
+            (verbal := _verbal(a.text, b.text, chars_a, chars_b)) is not chars_b
+            and _held(a, b, chars_a, verbal)
+        ):
             # Korean read by its stems: a thing swapped is a stem of B's own there, its
             # endings changed no thing (the character pairs' guards below are not read)
             if not _by_stems(a, b, lang):
@@ -307,6 +310,33 @@ def _by_stems(a: _Turn, b: _Turn, lang: Language) -> bool:
     if found == in_b and (kept >= 0.5 * in_a or _cut_to_keywords(b, in_a, in_b, kept)):
         return True
     return kept == in_a and found >= 2 and in_b - found <= 0.25 * in_b
+
+
+_KANJI = "\u3400-\u9fff\uf900-\ufaff"
+# a kanji written as a verb, its ending in hiragana after it ("変える", "止められ"); not a
+# particle after a noun ("自宅に", "方法を")
+_VERB = re.compile(f"([{_KANJI}])(?![はがをにでとのもへやかよね])[\u3041-\u3093]")
+_COMPOUND = re.compile(f"[{_KANJI}]{{2,}}")
+
+
+def _verbal(a: str, b: str, chars_a: frozenset[str], chars_b: frozenset[str]) -> frozenset[str]:
+    """B's characters less those that, in Japanese, make a verb A wrote with its kana ending
+    a compound of two kanji ("変えられますか" -> "変更", "止められますか" -> "停止": the
+    same verb read the Chinese way, its other kanji no thing of B's own); ``chars_b``
+    itself when there are none."""
+    own = chars_b - chars_a
+    if not own:
+        return chars_b
+    verbs = set(_VERB.findall(a))
+    if not verbs:
+        return chars_b
+    made = {
+        c
+        for m in _COMPOUND.finditer(b)
+        for i, c in enumerate(m[0])
+        if c in own and {m[0][i - 1 : i], m[0][i + 1 : i + 2]} & verbs
+    }
+    return chars_b - made if made else chars_b
 
 
 def _held(a: _Turn, b: _Turn, chars_a: frozenset[str], chars_b: frozenset[str]) -> bool:

@@ -92,3 +92,29 @@ def test_korean_asked_again_in_other_endings_is_a_rephrase(a: str, b: str) -> No
 def test_korean_stems_with_another_thing_or_the_opposite_are_none(a: str, b: str) -> None:
     """The opposite, another thing in A's place, thanks and a new question."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("ホテルの部屋を和室に変えられますか？", "部屋 和室 変更？？"),  # 変える / 変更
+        ("アプリで支払いカードを変えるには？", "支払いカードの変更どこ？"),
+        ("定期便を一時的に止められますか？", "定期便 停止できる？"),  # 止める / 停止
+    ],
+)
+def test_japanese_verb_asked_as_its_compound_is_a_rephrase(a: str, b: str) -> None:
+    """A verb written with its kana ending asked again as a compound of its kanji."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("配送先の住所を変えるには？", "電話番号 変更"),  # another thing changed
+        ("自動更新を止めるには？", "自動更新 開始"),  # the opposite
+        ("会員プランを変えられますか？", "会員プラン 料金？？"),  # the price instead
+    ],
+)
+def test_japanese_compound_of_another_verb_or_thing_is_none(a: str, b: str) -> None:
+    """Another thing, the opposite, the price: a compound that makes no verb of A's."""
+    assert "rephrase" not in read(a, b)
