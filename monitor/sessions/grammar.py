@@ -50,6 +50,7 @@ _CLAUSE: Final = re.compile(rf"[{_END}]+\s*")
 # the clauses of a turn read: a turn of more is a pasted text (and each clause read costs a
 # pass over the rest of the turn: "a,a,a,…" took a second before this bound)
 MAX_CLAUSES: Final = 8
+_GIVEN: Final = 2  # words more before a negation of worth than before other verdicts
 _NOT_QUESTION: Final = rf"(?![^{_END}]*[?？])"  # a clause that does not end with "?"
 
 
@@ -104,9 +105,9 @@ class _Words:
         questions = self.bounded("questions", but)
         return _START + (f"(?!{questions})" if questions else "")
 
-    def own(self) -> str:
-        """Up to four words before a verdict, none of them the user's own nor a question
-        word; the user's question is the answer's ("私の質問の答えになってない", ``asked``:
+    def own(self, more: int = 0) -> str:
+        """Up to four words (``more`` more) before a verdict, none of them the user's own nor a
+        question word; the user's question is the answer's ("私の質問の答えになってない", ``asked``:
         my question, not my thing). Up to eight when the clause opens with the answer as
         its subject (``the_answer``: "svaret handlar om X och svarar inte på min fråga")."""
         mine, asked = self.bounded("mine"), self.bounded("asked")
@@ -114,12 +115,12 @@ class _Words:
             mine = f"{mine}(?!\\W*{asked})"
         blocked = [w for w in (mine, self.bounded("questions")) if w]
         guard = f"(?!{'|'.join(blocked)})" if blocked else ""
-        words = f"(?:{guard}{self.word}){{0,{self.width}}}?"
+        words = f"(?:{guard}{self.word}){{0,{self.width + more}}}?"
         subject = self.bounded("the_answer")
         if subject is None:
             return words
-        more = f"(?:{guard}{self.word}){{0,{2 * self.width}}}?"
-        return f"(?:{subject}[\\s,]+{more}|{words})"
+        longer = f"(?:{guard}{self.word}){{0,{2 * self.width}}}?"
+        return f"(?:{subject}[\\s,]+{longer}|{words})"
 
 
 def _not_question(table: Mapping[str, object], scope: str) -> str:
@@ -146,9 +147,12 @@ def negative(table: Mapping[str, object]) -> list[str]:
     if neg and good:
         # an elided pronoun may stand on the verb ("vous m'aidez pas", "non m'aiuta")
         clitic = r"(?:[^\W\d_]{1,2}['’])?" if w.b else ""
-        out.append(f"{start}(?P<v>{neg}\\s*{w.gap(2)}{clitic}{good}){end}")
+        # what the answer gave may take more words ("le formulaire que vous m'avez donné
+        # ne marche pas", "het retourlabel uit jullie mail werkt niet")
+        given = w.opening() + w.own(_GIVEN) if w.b and not table.get("question_end") else start
+        out.append(f"{given}(?P<v>{neg}\\s*{w.gap(2)}{clitic}{good}){end}")
         if table.get("good_first"):
-            out.append(f"{start}(?P<v>{clitic}{good}\\s*{w.gap(2)}{neg}){end}")
+            out.append(f"{given}(?P<v>{clitic}{good}\\s*{w.gap(2)}{neg}){end}")
     no = w.bounded("no")
     if no:  # a bare "no" only on its own: "no, …", not "no bot" (a human, not a bot)
         out.append(f"{start}(?P<v>{no})(?=\\s*+(?:$|[{_END}])){end}")
@@ -171,6 +175,13 @@ def negative(table: Mapping[str, object]) -> list[str]:
     worked, nothing = w.bounded("worked"), w.bounded("for_nothing")
     if worked and nothing:  # thanks for nothing: a polite word turned against the answer
         out.append(f"{w.opening()}(?P<v>{worked}\\W*{nothing}){end}")
+    still = w.bounded("still")
+    if still:  # the problem the answer was to end goes on ("pfeift immer noch", "아직도 문자
+        # 와요"), in a clause that asks nothing, wherever it stands in it
+        questions = w.bounded("questions") if table.get("wh_in_situ") else None
+        asks = f"(?![^{_END}]*{questions})" if questions else ""
+        lead = f"(?:{w.word}){{0,{w.width}}}?" if w.b else f"[^{_END}]{{0,{w.width}}}?"
+        out.append(f"{w.opening()}{asks}{lead}(?P<v>{still}){end}[^{_END}]*")
     missing = w.words("missing")
     if missing:
         # where question words stay in place, none in the clause ("周日几点关门": when do

@@ -288,8 +288,8 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     # asked. <the question>", "<the question>? or get me a human"): read without them
     rephrase = bool(b.text) and _asked_again(a, b)
     if negative is None and (open_ is None or open_[1]):
-        negative = _complaint_ahead(a, b, escalation, langs, open_)
-        rephrase = rephrase or (negative is not None and escalation is None)
+        negative, again = _complaint_ahead(a, b, escalation, langs, open_)
+        rephrase = rephrase or again
     if not rephrase and (said := escalation or negative) is not None and _alike(a, b):
         rest = _prepared(text[: said.start()] + " " + text[said.end() :])
         rephrase = bool(rest.text) and is_rephrase(a, rest)
@@ -427,33 +427,37 @@ def _complaint_ahead(
     escalation: re.Match[str] | None,
     langs: tuple[Language, ...],
     open_: _Plan | None,
-) -> re.Match[str] | None:
+) -> tuple[re.Match[str] | None, bool]:
     """A complaint in the clauses before a request for a person, or before the question
     asked again ("not helpful, is there a person I can talk to?", "no, not what I asked. <the
     question>?"): the question mark there is the request's or the question's, not the
-    complaint's. None when there is no such complaint (and, without a request, when no later
-    part of B asks A again)."""
+    complaint's; and whether B's part after it asks A again. None when there is no such
+    complaint (and, without a request, when no later part of B asks A again, but for a
+    verdict that names nothing, ``_names_nothing``, before a question that names a thing)."""
     text = b.text
     starts = grammar.clauses(text)
     if len(starts) < 2:
-        return None
+        return None, False
     if escalation is not None:  # the request may have taken the clauses before it in
         for cut in starts[1:]:
             if cut >= escalation.end():
                 break
             if (found := _any(text[:cut], 1, langs, open_)) is not None:
-                return found
-        return None
-    if not _alike(a, b):
-        return None
+                return found, False
+        return None, False
+    alike = _alike(a, b)
     for start in starts[1:]:
         head = text[:start]
         if (found := _any(head, 1, langs, open_)) is None:
             continue
         tail = _prepared(text[start:])
-        if tail.text and is_rephrase(a, tail):
-            return found if _about_the_answer(_around(head, found), a, b) else None
-    return None
+        if alike and tail.text and is_rephrase(a, tail):
+            return (found, True) if _about_the_answer(_around(head, found), a, b) else (None, False)
+        if _names_nothing(_clause_of(head, found), a, b) and _names_a_thing(tail, a, b):
+            # on the answer alone, before a question that names a thing: a verdict ("not
+            # what I asked. <a question in other words>"), not "nothing happened, what now?"
+            return found, False
+    return None, False
 
 
 def _around(text: str, complaint: re.Match[str]) -> str:
@@ -476,6 +480,32 @@ def _about_the_answer(head: str, a: _Turn, b: _Turn) -> bool:
     lang = _first_language(a, b)
     new = content(head, lang) - _content_of(a, lang.code) - _verdict_words(lang.code)
     return all(_KANA.fullmatch(w) for w in new)
+
+
+def _names_nothing(head: str, a: _Turn, b: _Turn) -> bool:
+    """Whether the words of a complaint's clause (``head``) are words of verdicts alone,
+    naming nothing, not even what A asked about: the complaint is on the answer ("não foi isso
+    que eu perguntei", "不是这个", "not helpful"), whatever question follows it, unlike a
+    problem named before a question about it ("card payment didn't work, what other …")."""
+    lang = _first_language(a, b)
+    new = content(head, lang) - _verdict_words(lang.code)
+    return all(_KANA.fullmatch(w) for w in new)
+
+
+def _names_a_thing(turn: _Turn, a: _Turn, b: _Turn) -> bool:
+    """Whether a turn holds a content word that is no grammar (in Japanese, character pairs
+    of hiragana alone are; in Chinese, Japanese and Korean, read as character pairs, a lone
+    character is what a question word left: "怎么办"): "what do I do now?" names nothing."""
+    words = _content_of(turn, _first_language(a, b).code)
+    return any(len(w) > 1 and not _KANA.fullmatch(w) for w in words)
+
+
+def _clause_of(text: str, complaint: re.Match[str]) -> str:
+    """The clause of a complaint's verdict, the verdict's own words with it."""
+    start, end = _verdict(complaint)
+    opened = max(s for s in grammar.clauses(text) if s <= start)
+    closed = _CLAUSE_END.search(text, end)
+    return text[opened : len(text) if closed is None else closed.start()]
 
 
 @cache

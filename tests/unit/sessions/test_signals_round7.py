@@ -1,0 +1,122 @@
+"""The follow-up signals' seventh round (issue 74): escalation and negative feedback as
+mechanisms that compose, each class written here in other words (not taken from a labelled
+set), beside the hard negatives that keep it from reading too much."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+NEGATIVE = "negative_feedback"
+_ASKED = "how do I change my delivery address"
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "that's not what I asked. can I send parcels to a locker?",
+        "nee, dat vroeg ik niet. Kan ik ook met iDEAL betalen?",
+        "isso não responde à minha pergunta. Quanto custa o frete?",
+        "no es lo que pregunté, ¿cuándo abre la tienda?",
+        "das war nicht meine Frage. Wo sehe ich meine Rechnungen?",
+        "这不是我问的。运费多少钱？",
+    ],
+)
+def test_a_verdict_on_the_answer_before_a_new_question(b: str) -> None:
+    """A verdict that names nothing but the answer ('not what I asked') is negative feedback
+    whatever question follows it, in other words than the earlier one."""
+    assert NEGATIVE in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # a problem of the user's own named before a question about it
+        "the card payment did not work, what other payment methods are there?",
+        "mi pago con tarjeta no funcionó, ¿qué otros métodos hay?",
+        "die Überweisung hat nicht geklappt, wie kann ich sonst zahlen?",
+        "is it wrong to share my password with my wife?",
+    ],
+)
+def test_a_problem_named_before_a_question_is_no_verdict(b: str) -> None:
+    assert NEGATIVE not in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "the voucher code that you sent me by mail does not work",
+        "le code que vous m'avez envoyé ne fonctionne pas",
+        "el enlace que me enviaste ayer no funciona",
+        "de link uit jullie nieuwsbrief werkt niet",
+    ],
+)
+def test_what_the_answer_gave_does_not_work_in_more_words(b: str) -> None:
+    """A negation of worth (does not work) may stand after six words that name what the
+    answer gave, not four."""
+    assert read(_ASKED, b) == [NEGATIVE]
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "my new phone that I bought last week does not work, what can I do?",
+        "el código que me dio el banco no funciona, ¿qué hago?",
+        "j'ai un message mot de passe incorrect",
+    ],
+)
+def test_more_words_before_a_verdict_keep_the_hard_negatives(b: str) -> None:
+    assert NEGATIVE not in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "did that, the app still crashes",
+        "ich habe es gemacht, die App stürzt immer noch ab",
+        "hice eso y todavía me cobran dos veces",
+        "fiz isso e continua cobrando duas vezes",
+        "dat heb ik gedaan, de melding blijft komen",
+        "gjorde det, appen kraschar fortfarande",
+        "zrobiłem to, aplikacja nadal się zawiesza",
+        "yaptım, uygulama hâlâ çöküyor",
+        "やりましたが、まだアプリが落ちます",
+        "해봤는데 여전히 앱이 꺼져요",
+        "试过了，应用仍然闪退",
+    ],
+)
+def test_the_problem_still_there_is_negative(b: str) -> None:
+    """The problem the answer was to end goes on ('still'), negated or not."""
+    assert NEGATIVE in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "is the old address still saved?",
+        "I still can't find the settings, where are they?",
+        "tack ändå",
+        "감사합니다만 그래도 상담원과 통화하고 싶어요",
+        "注销后地址还在吗",
+        "¿todavía puedo cambiar la dirección?",
+    ],
+)
+def test_still_in_a_question_or_thanks_is_no_verdict(b: str) -> None:
+    assert NEGATIVE not in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # a verdict that names nothing before a question that names nothing: what now?
+        "didn't work, what should I do now?",
+        "geht nicht, was jetzt?",
+        "不行，怎么办",
+        "ingenting händer, vad gör jag nu?",
+        # the verdict's own clause names the user's thing
+        "重置了密码还是提示错误，怎么办",
+    ],
+)
+def test_a_verdict_before_a_question_that_names_nothing_is_no_verdict(b: str) -> None:
+    assert NEGATIVE not in read(_ASKED, b)
