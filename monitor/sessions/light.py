@@ -18,6 +18,11 @@ list already holds some of a class's forms (Spanish "posible", Polish "zrobić",
 * thanks, as English, French and Swedish list them already ("danke", "gracias", "감사합니다",
   "谢谢"): thanks said again before a new question do not make it the earlier turn asked
   again ("네 감사합니다!" / "감사합니다~ 그럼 주차는 무료인가요?");
+* the words that ask typed short in chat, as users type them ("cmt" for "comment", "cm"
+  for "come", "pq" for "porque"/"por que", "vc" for "você"), which the lists hold written out;
+  not one that is a word of another language's list (German "ne" for "eine" is Turkish
+  "ne", and would tell a Turkish turn German) nor a thing's name (Portuguese "pro" for
+  "para o" is also the Pro plan: "o plano pro inclui suporte?" / "o plano básico …");
 * English's auxiliaries negated, with and without the apostrophe ("won't", "doesnt"): the
   auxiliaries and "not" are stop words already, each alone.
 """
@@ -72,6 +77,18 @@ _THANKS: Final = {
     "ja": "ありがとうございます ありがとう",
     "zh": "谢谢 感谢 多谢",
 }
+_CHAT: Final = {
+    "en": "u ur abt bc cuz wat hw",
+    "fr": "cmt cmnt pk pq pkoi koi ct tt qd qnd",
+    "it": "cm cmq xké xche xchè nn qnd qlc",
+    "es": "q xq pq porq tb tmb",
+    "pt": "pq q vc vcs tb tbm cmo oq qdo qnd mto mt",
+    "de": "nich",
+    "nl": "ff wnr mn",
+    "pl": "cz nwm wgl",
+    "tr": "nasi nbr",
+    "sv": "va mkt",
+}
 _AUXILIARIES: Final = "do does did wo ca is are was were could would should have has"
 _NEGATED: Final = {"en": " ".join(f"{x}n't {x}nt" for x in _AUXILIARIES.split())}
 
@@ -81,6 +98,6 @@ def light(code: str) -> frozenset[str]:
     stop-words list."""
     return frozenset(
         w
-        for table in (_DO, _POSSIBLE, _FORMAL, _THANKS, _NEGATED)
+        for table in (_DO, _POSSIBLE, _FORMAL, _THANKS, _CHAT, _NEGATED)
         for w in table.get(code, "").split()
     )

@@ -118,3 +118,28 @@ def test_japanese_verb_asked_as_its_compound_is_a_rephrase(a: str, b: str) -> No
 def test_japanese_compound_of_another_verb_or_thing_is_none(a: str, b: str) -> None:
     """Another thing, the opposite, the price: a compound that makes no verb of A's."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("você entrega em Niterói?", "vc entrega niterói??"),
+        ("por qué me cobraron dos veces?", "xq me cobraron dos veces"),
+        ("pourquoi mon colis est bloqué ?", "pk colis bloqué"),
+    ],
+)
+def test_words_that_ask_typed_short_in_chat_are_a_rephrase(a: str, b: str) -> None:
+    """'vc', 'xq', 'pk': a word that asks, typed short, is no word of B's own."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("siparişim ne zaman gelir", "iadem ne zaman gelir"),  # "ne" no German chat word
+        ("cmt je change mon adresse mail ?", "comment changer mon numéro de téléphone"),
+    ],
+)
+def test_chat_spellings_leave_another_thing_another_question(a: str, b: str) -> None:
+    """Another thing asked about in the same words: none."""
+    assert "rephrase" not in read(a, b)
