@@ -55,7 +55,30 @@ def _close(x: str, y: str) -> bool:
         same = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), len(short))
         if len(x) - same <= _ENDING and len(y) - same <= _ENDING:
             return True
-    return Indel.normalized_similarity(x, y) >= _SIMILAR
+    if Indel.normalized_similarity(x, y) >= _SIMILAR:
+        return True
+    return _prefixed(x, y) or _prefixed(y, x)
+
+
+_PREFIX = 2  # letters of a verb's prefix at most ("zsynchronizować", "oznacza", "afmelden")
+
+
+def _prefixed(x: str, y: str) -> bool:
+    """Whether ``x`` is ``y``'s stem with a short prefix before it ("zsynchronizow" /
+    "synchronizacj", "oznacz" / "znaczen"): ``x`` less one or two letters begins with the
+    first ``_STEM`` + 1 letters of ``y``, each going on by ``_ENDING`` letters at most."""
+    head = y[: _STEM + 1]
+    if len(head) <= _STEM:
+        return False
+    for cut in range(1, _PREFIX + 1):
+        rest = x[cut:]
+        if rest.startswith(head):
+            same = next(
+                (i for i, (p, q) in enumerate(zip(rest, y, strict=False)) if p != q),
+                min(len(rest), len(y)),
+            )
+            return len(rest) - same <= _ENDING and len(y) - same <= _ENDING
+    return False
 
 
 def close(x: str, y: str) -> bool:

@@ -143,3 +143,36 @@ def test_words_that_ask_typed_short_in_chat_are_a_rephrase(a: str, b: str) -> No
 def test_chat_spellings_leave_another_thing_another_question(a: str, b: str) -> None:
     """Another thing asked about in the same words: none."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Jak zsynchronizować kalendarz z telefonem?", "synchronizacja kalendarza telefon"),
+        ("co oznacza kod błędu x17", "kod błędu x17 znaczenie??"),
+        (
+            "Zarezerwowałem stolik na piątek, jak to przenieść na sobotę?",
+            "przenieść rezerwację stolika na sobotę",
+        ),
+    ],
+)
+def test_a_word_with_a_short_prefix_is_the_same_stem(a: str, b: str) -> None:
+    """A verb's prefix ('z-', 'o-', 'za-') before the stem the other word begins with."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("jak podłączyć drukarkę do wifi?", "jak odłączyć drukarkę od wifi?"),
+        (
+            "how do I subscribe to the weekly newsletter",
+            "how do I unsubscribe from the weekly newsletter",
+        ),
+        ("how do I activate two factor login", "how do I deactivate two factor login"),
+        ("Jak zsynchronizować kalendarz z telefonem?", "synchronizacja kontaktów telefon"),
+    ],
+)
+def test_a_prefix_that_makes_the_opposite_or_another_thing_is_none(a: str, b: str) -> None:
+    """The opposite by its prefix ('od-', 'un-', 'de-'), another thing: none."""
+    assert "rephrase" not in read(a, b)
