@@ -33,16 +33,17 @@ from monitor.checks.numbers.computed import (
     persons,
     relative,
 )
-from monitor.checks.numbers.forms import (
-    SCALE_WORDS,
-    enumerations,
-    num,
-    ordinal_words,
-    quantity,
-)
+from monitor.checks.numbers.forms import SCALE_WORDS, enumerations, num, ordinal_words, quantity
 from monitor.checks.numbers.measures import area, compound, data_size, pence
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
-from monitor.checks.numbers.patterns import SENTENCE, SPELLED, fraction_shares, is_percent
+from monitor.checks.numbers.patterns import (
+    SENTENCE,
+    SPELLED,
+    fraction_shares,
+    is_percent,
+    place,
+    unemphasised,
+)
 from monitor.checks.numbers.quantities import (
     Around,
     across_systems,
@@ -123,7 +124,7 @@ class Derivation:
         locale: Locale | None = None,
     ) -> None:
         self.context = context
-        self.answer = answer
+        self.answer = unemphasised(answer)  # ("grew **20%**": the cue read through it)
         self._make_lower = lower
         # the context's decimal convention: the caller's, when it keeps one for this text
         self._locale = locale or Lazy(lambda: locale_of(context))
@@ -195,9 +196,7 @@ class Derivation:
 
     def _around(self, mention: Mention) -> Around:
         """(words before, the sentence, the word after) of the figure in the answer."""
-        i = self.answer.find(mention.raw)
-        if i < 0:
-            i = self.answer.lower().find(mention.raw.lower())
+        i = place(self.answer, mention.raw)
         if i < 0:
             return "", "", ""
         start = max(self.answer.rfind(c, 0, i) for c in ".!?\n") + 1
@@ -212,7 +211,7 @@ class Derivation:
 
     def rest(self, mention: Mention) -> str:
         """The answer after the figure, lower-cased, to the end of its sentence."""
-        i = self.answer.lower().find(mention.raw.lower())
+        i = place(self.answer, mention.raw)
         if i < 0:
             return ""
         tail = self.answer[i + len(mention.raw) :].lower()

@@ -313,3 +313,25 @@ def fraction_shares() -> dict[float, re.Pattern[str]]:
             for share in (round(100 * k / whole), round(100 * k / whole, 1)):
                 out[float(share)] = pattern
     return out
+
+
+# Markdown emphasis around a figure or its words ("grew **20%**", "is *£350 a month*") is
+# layout: the words a derivation reads beside a figure are read through it.
+_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=[^\s*])|(?<=[^\s*])\*(?![\w*])")
+
+
+def unemphasised(text: str) -> str:
+    """``text`` without its markdown emphasis (``**``, ``__``, ``*`` at a word's edge)."""
+    return _EMPHASIS.sub("", text) if "*" in text or "__" in text else text
+
+
+def place(text: str, raw: str) -> int:
+    """Where the figure written ``raw`` stands in ``text``: its first occurrence that is no
+    part of another figure (the "3" of "3 hours" after "9.30 am", not the one in "9.30"),
+    else its first occurrence, in any case; -1 when it is not there."""
+    for flags in (0, re.IGNORECASE):
+        found = re.search(rf"(?<!\d)(?<!\d[.,:/]){re.escape(raw)}(?!\d|[.,:/]\d)", text, flags)
+        if found is not None:
+            return found.start()
+    i = text.find(raw)
+    return i if i >= 0 else text.lower().find(raw.lower())
