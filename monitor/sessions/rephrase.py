@@ -9,6 +9,7 @@ from functools import cache, lru_cache
 
 from monitor.sessions import grammar, korean, matching
 from monitor.sessions.words import (
+    _FOLD,
     _KANA,
     _PAIRED,
     Language,
@@ -102,6 +103,22 @@ def _cut_to_keywords(b: _Turn, in_a: int, in_b: int, shared: int) -> bool:
     if openers.match(b.text):
         return False
     return "?" in b.text or "？" in b.text or asks.search(b.text) is not None
+
+
+def _unstemmed(turn: _Turn, lang: Language) -> frozenset[str]:
+    """A turn's content words as typed (without accents), not stemmed."""
+    skipped = _skipped(lang.code)
+    return frozenset(
+        f for w in turn.words if w not in skipped and (f := w.translate(_FOLD)) not in skipped
+    )
+
+
+def _unstemmed_kept(a: _Turn, b: _Turn, lang: Language) -> bool:
+    """``_spaced_kept`` of the words as typed, where the stemmer cut a word typed with a
+    slip apart from its word ("canbiare" / "cambiare": "canb", "camb") or a short word
+    too far ("rzym": "rz", "rzymu": "rzym")."""
+    ua, ub = _unstemmed(a, lang), _unstemmed(b, lang)
+    return bool(ua and ub) and _spaced_kept(ua, ub, b, len(ua & ub))
 
 
 _ELLIPTIC = 3  # content words at most of a next question cut to what it moves to ("and X?")
@@ -248,6 +265,7 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
     elif (
         not paired
         and not _spaced_kept(ca, cb, b, exact)
+        and not _unstemmed_kept(a, b, lang)
         and not _names_off(a, lang, ca, cb)
         and not (len(a.words) <= _FRAGMENT and _asked_out(a, b, ca, cb, matching.shared(cb, ca)))
         and not (spelled := _spelled_out(a, b, lang, cb))
@@ -286,13 +304,26 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
         if lg.towards is not None and _turned(lg.towards, a.text, b.text):
             return False  # from individual to family, then from family to individual
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
-    # opposites are among the words one turn has and the other lacks ("on" / "off")
-    in_a, in_b = set(a.words), set(b.words)
-    a_only = " ".join(w for w in a.words if w not in in_b)
-    b_only = " ".join(w for w in b.words if w not in in_a)
-    if a_only and b_only and matching.opposed(a_only, b_only, pairs):
+    # opposites are among the words one turn has and the other lacks ("on" / "off"): in
+    # every language's pairs, a turn's language told by its stop words being a guess
+    # (Portuguese "como ativo o …" / "como desativo o …" reads as Spanish)
+    in_a, in_b = _folded(a.words), _folded(b.words)  # "désactiver" / "desactiver": one
+    a_only = " ".join(w for w in a.words if w.translate(_FOLD) not in in_b)
+    b_only = " ".join(w for w in b.words if w.translate(_FOLD) not in in_a)
+    if a_only and b_only and matching.opposed(a_only, b_only, _every_antonym()):
         return False
     return not (a_only and matching.dropped(a.text, b.text, pairs))
+
+
+def _folded(words: list[str]) -> set[str]:
+    """Words without their accents."""
+    return {w.translate(_FOLD) for w in words}
+
+
+@cache
+def _every_antonym() -> tuple[matching.Antonyms, ...]:
+    """Every language's pairs of opposite words."""
+    return tuple(lg.antonyms for lg in languages())
 
 
 def _by_stems(a: _Turn, b: _Turn, lang: Language) -> bool:

@@ -176,3 +176,34 @@ def test_a_word_with_a_short_prefix_is_the_same_stem(a: str, b: str) -> None:
 def test_a_prefix_that_makes_the_opposite_or_another_thing_is_none(a: str, b: str) -> None:
     """The opposite by its prefix ('od-', 'un-', 'de-'), another thing: none."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # a slip the stemmer cuts apart ("canb" / "camb")
+        (
+            "come posso cambiare il metodo di pagamento?",
+            "come posso canbiare il metodo di pagamento",
+        ),
+        # a verb's particle typed on it ("meld … af" / "afmelden")
+        ("Hoe meld ik mijn zoon af voor de training?", "zoon afmelden training"),
+        # a word the stemmer cuts too short ("rzym": "rz", "rzymu": "rzym")
+        (
+            "Czy autobus do Rzymu ma jeszcze wolne miejsca w maju?",
+            "wolne miejsca autobus rzym maj?",
+        ),
+        # the same word without its accent is no opposite ("désactiver" / "desactiver")
+        ("comment désactiver les alertes de livraison ?", "desactiver alertes livraison ??"),
+    ],
+)
+def test_words_as_typed_where_their_stems_part_are_a_rephrase(a: str, b: str) -> None:
+    """The words read as typed, not stemmed, where the stems part them."""
+    assert "rephrase" in read(a, b)
+
+
+def test_the_opposite_in_a_language_read_as_another_is_none() -> None:
+    """Portuguese read as Spanish by its stop words: its opposite still one."""
+    assert "rephrase" not in read(
+        "como ativo o modo escuro no app?", "como desativo o modo escuro no app?"
+    )
