@@ -232,6 +232,15 @@ def escalation(table: Mapping[str, object]) -> list[str]:
         that = w.bounded("that")  # "I want a person to do it", "quiero que una persona …"
         if that:
             out.append(f"{start}{lead}{want}\\W*{that}\\s*{w.gap(4)}{persons}")
+    talk = w.bounded("talk_to")
+    if talk:  # talk to, put through to: whoever is named after it is a person ("parlare
+        # con la segreteria", "połączcie mnie z działem obsługi"), not the bot, not mine
+        bot = "|".join(x for x in (w.bounded("answer"), w.bounded("mine")) if x)
+        fill = f"(?:{fillers}\\s+){{0,3}}+" if fillers else ""
+        out.append(f"{start}{lead}{talk}\\s+{fill}" + (f"(?!{bot})" if bot else "") + r"[^\W\d_]")
+    heard = w.words("to_talk")
+    if heard:  # the same where the verb comes last ("mit der Kitaleitung sprechen")
+        out.append(f"{start}{lead}{w.b}{heard}")
     callback = w.words("callback")
     if callback:  # a call asked for, not refused ("I do not want to be called"); a
         # negation that asks "… or not" is the question's ("能不能给我回个电话")

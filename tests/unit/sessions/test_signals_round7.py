@@ -120,3 +120,74 @@ def test_still_in_a_question_or_thanks_is_no_verdict(b: str) -> None:
 )
 def test_a_verdict_before_a_question_that_names_nothing_is_no_verdict(b: str) -> None:
     assert NEGATIVE not in read(_ASKED, b)
+
+
+ESCALATION = "escalation"
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "I'd like to speak with the warehouse manager",
+        "vorrei parlare con l'ufficio reclami",
+        "quiero hablar con el encargado de la tienda",
+        "queria falar com o pessoal do financeiro",
+        "połączcie mnie z księgowością",
+        "verbind me even door met de klantenservice van de winkel",
+        "kan jag få prata med butikschefen?",
+        "Kann ich mit der Buchhaltung sprechen?",
+        "muhasebe departmanı ile görüşmek istiyorum",
+    ],
+)
+def test_whoever_follows_talk_to_is_a_person(b: str) -> None:
+    """A verb of talking or putting through with its preposition names a person in the
+    words after it, whatever they are ('the warehouse manager', 'l'ufficio reclami')."""
+    assert ESCALATION in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "how do I talk to the warehouse team in the app?",
+        "can I talk to the bot in Spanish?",
+        "I need to talk to my accountant first",
+        "on peut parler avec la reconnaissance vocale",
+        "connect my account with Stripe",
+        "transfer my domain to another registrar",
+        "Kann ich mit dem Bot auf Englisch sprechen?",
+    ],
+)
+def test_talk_to_a_thing_the_bot_or_mine_is_no_escalation(b: str) -> None:
+    assert ESCALATION not in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "상담사랑 채팅하고 싶어요",
+        "전화 상담 요청합니다",
+        "スタッフを呼んでください",
+        "オペレーターとチャットしたい",
+        "请让客服跟我沟通一下",
+        "mag ik een medewerker?",
+        "birisi arasın lütfen",
+        "yetkilinin beni aramasını istiyorum",
+        "est-ce que je peux avoir un appel d'un technicien ?",
+    ],
+)
+def test_a_channel_with_a_person_is_escalation(b: str) -> None:
+    """Chat, call, communicate with a person, in the languages that lacked those verbs; 'may
+    I have' a person; someone to call."""
+    assert ESCALATION in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "전화 상담도 있나요?",
+        "チャットの履歴はどこで見られますか",
+        "mag ik een factuur?",
+    ],
+)
+def test_a_channel_without_a_request_is_no_escalation(b: str) -> None:
+    assert ESCALATION not in read(_ASKED, b)
