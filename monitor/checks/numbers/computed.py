@@ -55,19 +55,28 @@ _PERSON_WORDS = frozenset(
         "colleague intern trainee apprentice supervisor kayaker swimmer surfer diver sailor "
         "hiker climber walker runner cyclist skier rower canoeist guide ranger warden "
         "instructor farmer baker builder plumber reporter journalist photographer scientist "
-        "researcher lecturer professor mountaineer camper spectator"
+        "researcher lecturer professor mountaineer camper spectator skipper captain mate "
+        "bosun lifeguard coastguard steward stewardess passenger conductor priest vicar nun "
+        "monk chaplain rabbi imam bishop chorister gardener caretaker janitor chauffeur "
+        "courier butcher carpenter welder painter nanny carer caregiver midwife vet surveyor "
+        "architect judge juror witness constable detective sergeant inspector marshal umpire "
+        "jockey trainer groom bride bridesmaid usher host hostess bartender barista leader "
+        "secretary treasurer chairperson trustee governor councillor mayor owner landlord "
+        "landlady lodger neighbour neighbor widow widower orphan infant teen youngster kid "
+        "scout cadet recruit sheriff deputy"
     ).split()
     for e in ("", "s")
 )
 # Or by a role of a kind these suffixes make ("a photographer", "two electricians", "a
-# biologist", "a chairwoman"): words of at least six letters, so "mist" or "omen" are none
-_PERSON_SUFFIX = re.compile(r"[a-z]{3,}(?:grapher|ician|ologist|ist|wom[ae]n|m[ae]n)s?")
+# biologist", "a chairwoman", "two deckhands", "a beekeeper"): words of at least six letters,
+# so "mist" or "omen" are none
+_PERSON_SUFFIX = re.compile(r"[a-z]{3,}(?:grapher|ician|ologist|ist|wom[ae]n|m[ae]n|hand|keeper)s?")
 _NOT_PERSONS = frozenset(
     w + e
     for w in (
         "checklist playlist wishlist shortlist waitlist blacklist whitelist setlist assist "
         "resist persist insist consist specimen abdomen regimen stamen talisman ottoman caiman "
-        "doberman"
+        "doberman beforehand firsthand secondhand offhand shorthand longhand backhand forehand"
     ).split()
     for e in ("", "s")
 )
@@ -85,8 +94,15 @@ _WORD = re.compile(r"[a-z]{4,}")
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
 
 
+# Noon and midnight are clock times to a duration ("from 9 a.m. to 12 noon" is 3 hours)
+_NAMED_TIME = re.compile(r"\b(?:12\s+)?(?:(noon|midday)|midnight)\b", re.IGNORECASE)
+
+
 def figures_of(sentence: str, kind: str) -> list[Figure]:
-    """The figures of kind ``kind`` ("number", "time") of ``sentence``, in order."""
+    """The figures of kind ``kind`` ("number", "time") of ``sentence``, in order (a time
+    named in words, noon or midnight, too)."""
+    if kind == "time":
+        sentence = _NAMED_TIME.sub(lambda m: "12:00" if m.group(1) else "00:00", sentence)
     locale = Lazy(functools.partial(locale_of, sentence))
     return [(f.raw, f.readings[0].value) for f in scan(sentence, locale)
             if f.kind == kind and f.readings]  # fmt: skip

@@ -84,7 +84,7 @@ _CHANGE_BEFORE = re.compile(
     r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
 )
 # A clock time could be in the text ("09:12", "6 pm", "6.30am", "23.15")
-_CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b")
+_CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b|\b(?i:noon|midday|midnight)\b")
 # "save 20%", "savings of 20%", "a discount of 20%": cheaper, before the figure
 _SAVE_BEFORE = re.compile(r"\b(?:save|saves|saving|savings\s+of|discount\s+of|reduction\s+of)\s*$")
 # "$15 cheaper" (an amount, no "than"): a difference of two prices
@@ -340,7 +340,7 @@ class Derivation:
         times = _TIMES_AFTER.match(self.rest(mention)) is not None  # "3 times as many"
         if (raw.endswith("x") or times) and value in _MULTIPLE_WORDS:
             words = _MULTIPLE_WORDS[value]
-        elif raw.endswith(("%", "percent", "per cent")) and value in _FRACTION_WORDS:
+        elif is_percent(raw) and value in _FRACTION_WORDS:  # ("three quarters" claims 75%)
             words = _FRACTION_WORDS[value]
         else:
             return None
@@ -384,7 +384,7 @@ class Derivation:
         rest = self.rest(mention)
         worded = _PERCENT_WORD.match(rest)
         raw = mention.raw.lower()
-        if not (raw.endswith(("%", "percent", "per cent")) or worded) or value <= 0:
+        if not (is_percent(raw) or worded) or value <= 0:
             return None
         before, sentence, _ = around
         share = _SHARE_OF.match(rest[worded.end() :] if worded else rest) is not None

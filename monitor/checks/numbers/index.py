@@ -241,6 +241,10 @@ _IDENT_RUN = re.compile(
 )
 
 
+# A clock time is no group of a phone number: "+44 20 7946 0958 (10:00-18:00)" ends at 0958
+_CLOCK_TIME = re.compile(r"\(?\d{1,2}:\d\d")
+
+
 def _national(raw: str) -> set[str]:
     """A grouped number's digits as it may be written elsewhere: as they are, without a
     country code after "+" or "00" (one to three digits), with or without a trunk zero."""
@@ -403,7 +407,7 @@ class NumberLookup:
         if self._idents is None:
             self._idents = frozenset(
                 variant
-                for run in _IDENT_RUN.findall(self.text)
+                for run in _IDENT_RUN.findall(_CLOCK_TIME.sub(" ", self.text))
                 for variant in _national(run)
                 if len(variant) >= _IDENT_DIGITS - 1
             )

@@ -418,8 +418,11 @@ _HUNDRED_AND = re.compile(
 # A fraction of a whole in words ("three quarters of the members", "two thirds of"): a share,
 # the percentage it equals, not a count; "three quarters of an hour" is a span, not judged
 _FRACTION_NOUNS = {f"{part}s": 100.0 / whole for part, whole in FRACTION_PARTS.items()}
+# one part, "a quarter of", "one third of the members" (the plural is a spelled claim's noun)
+_ONE_PART = re.compile(r"(?<![a-z])(?:a|one)[- ](?P<part>quarter|third|fifth)(?=[ \t]+of\b)")
 _FRACTION_OF = re.compile(
-    r"[ \t]+of\b(?![ \t]+(?:\d|(?:an?|one|the)[ \t]+(?:hour|minute|day|week|month|year|mile)))"
+    r"[ \t]+of\b(?![ \t]+(?:\d|(?:an?|one|the)[ \t]+(?:hour|minute|day|week|month|year|mile"
+    r"|century|second|dozen|hundred|thousand|million|billion|pound|kilo|lit|met|inch|foot)))"
 )
 
 
@@ -428,6 +431,10 @@ def _spelled_claims(text: str) -> list[Mention]:
     # the claim as written ("Five seats"); lower-casing may change a text's length, rarely
     shown = text if len(text) == len(low) else low
     out: list[Mention] = []
+    for m in _ONE_PART.finditer(low) if " of" in low else ():
+        if _FRACTION_OF.match(low, m.end()) is not None:
+            share = float(round(100 / FRACTION_PARTS[m.group("part")]))
+            out.append(Mention(shown[m.start() : m.end()], "number", (Reading(share, 1.0),)))
     for m in SPELLED_CLAIM_RE.finditer(low):
         i = m.start()
         if i and low[i - 1].isalpha():
@@ -481,7 +488,9 @@ def answer_mentions(
     decimal convention is unclear: in a European context it may be one point six or sixteen
     hundred, and either reading can be supported.
     """
-    if TRIGGER.search(answer) is None and SPELLED_CLAIM_RE.search(answer.lower()) is None:
+    low = answer.lower()
+    if (TRIGGER.search(answer) is None and SPELLED_CLAIM_RE.search(low) is None
+            and _ONE_PART.search(low) is None):  # fmt: skip
         return []  # no digit and no spelled-out quantity: nothing to parse
     cleaned = strip_noise(untokenise(answer))
 

@@ -76,7 +76,7 @@ NUMERIC = re.compile(
     rf"""
     (?P<iso>(?<!\d)(?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})(?!\d))
   | (?P<dmy>(?<![\d.,/])(?P<a>\d{{1,2}})(?P<sep>[/.])(?P<b>\d{{1,2}})(?P=sep)(?P<y>\d{{4}}|\d{{2}})(?![\d/]|[.,]\d))
-  | (?P<dmy2>(?<!\d)(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_MONTH_AFTER_DAY})\.?(?:,?\s+(?P<dm_y>\d{{4}})(?!\d))?)
+  | (?P<dmy2>(?<!\d)(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:(?:of|de)\s+)?(?P<dm_m>{_MONTH_AFTER_DAY})[^\W\d_]*\.?(?:(?:,?|\s+de)\s+(?P<dm_y>\d{{4}})(?!\d))?)
   | (?P<time>(?<![\d.])(?P<th>\d{{1,2}}):(?P<tm>\d{{2}})(?!\d)(?:\s?(?P<tap>[aApP])\.?[mM]\.?(?![A-Za-z]))?
       |(?<![\d.,])(?P<th2>\d{{1,2}})(?:\.(?P<tm2>\d{{2}}))?\s?(?P<tap2>[aApP])\.?[mM]\.?(?![A-Za-z]))
   | (?P<ident>(?<![\w-])\d+(?:-\d+){{2,}}(?![\w-])|(?<![\w-])\d{{3}}-\d{{4}}(?![\w-])
@@ -85,6 +85,7 @@ NUMERIC = re.compile(
       |(?=0[1-9]\ \d\d\ )(?<![\w+.,\u00a0\u202f\u2009'-])(?<!\d\ )0[1-9](?:\ \d\d){{4}}(?![\w]|[.,]\d|\ \d)
       |(?<![\w+])\+\d{{1,3}}[ -]?\(\d{{2,5}}\)[ -]?\d{{3,4}}[ .-]\d{{4}}(?![\w-]|[.,]\d)
       |(?<=(?<![\w(])\()\d{{2,5}}\)[ -]?\d{{3,4}}[ .-]\d{{4}}(?![\w-]|[.,]\d)
+      |(?=[2-9]\d\d\ \d{{4}}(?!\d))(?!\d{{3}}\ (?:1[5-9]|20)\d\d)(?<![\w+.,\u00a0\u202f\u2009'-])(?<!\d\ )\d{{3}}\ \d{{4}}(?![\w-]|[.,]\d|\ \d)
       |(?=(?:1\ )?\d{{3}}\ \d)(?<![\w+.,'-])(?<!\d\ )(?:1\ )?\d{{3}}\ \d{{3}}\ \d{{4}}(?![\w]|[.,]\d|\ \d)
       |(?=0\d)(?<![\w+.,\u00a0\u202f\u2009'-])(?<!\d\ )0\d{{1,4}}\ \d{{3,4}}\ \d{{3,4}}(?![\w]|[.,]\d|\ \d)
       |(?=0\d\d)(?<![\w+.,\u00a0\u202f\u2009'-])(?<!\d\ )0\d{{2,4}}\ \d{{5,8}}(?![\w]|[.,]\d|\ \d)
@@ -252,7 +253,8 @@ def _join_figure(m: re.Match[str]) -> str:
 
 
 # A figure written as a percentage ("30%", "3,5 %", "12 per cent"): backed by a percentage
-_PERCENT_RAW = re.compile(r"(?:%|percent|per\s?cent)$", re.IGNORECASE)
+# (a fraction in words an answer claims, "three quarters", "a third", is a share: a percentage)
+_PERCENT_RAW = re.compile(r"(?:%|percent|per\s?cent|quarters?|thirds?|fifths?)$", re.IGNORECASE)
 
 
 def is_percent(raw: str) -> bool:

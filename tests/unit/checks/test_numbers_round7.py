@@ -69,3 +69,120 @@ def test_a_figure_is_read_at_its_own_place(answer: str, expected: list[str]) -> 
     another figure: the "3" of "3 hours" was looked for in "9.30", so the span it starts
     was read without its unit and flagged."""
     assert unsupported(answer, RACE) == expected
+
+
+BOX = "Box office: +44 20 7946 0958 (10:00–18:00 UK time)."
+LODGE = "Porters' lodge: 555-0123 (staffed 7 am to 11 pm)."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("From the UK, dial 020 7946 0958.", BOX, []),
+        ("From abroad, dial 0044 20 7946 0958.", BOX, []),
+        ("Dial +44 20 7946 0958.", "Box office: 020 7946 0958 (10:00-18:00).", []),
+        ("The lodge is on 555 0123 all day.", LODGE, []),
+        ("Call 555-0123.", "Porters' lodge: 555 0123.", []),
+        # one digit off is another number, reported whole
+        ("From the UK, dial 020 7946 0959.", BOX, ["020 7946 0959"]),
+        ("The lodge is on 555 0124 all day.", LODGE, ["555 0124"]),
+        # a group is no figure; two numbers that are no phone stay two figures
+        ("There were 7946 guests.", BOX, ["7946"]),
+        ("The Fortune 500 2024 list has 500 names.", "The Fortune 500 list of 2024.", []),
+        ("We sold 340 1234-euro passes.", "We sold 340 passes at 1234 euros.", []),
+    ],
+)
+def test_phone_numbers_in_more_layouts(answer: str, context: str, expected: list[str]) -> None:
+    """A phone number followed by clock times ("0958 (10:00") ends before them (the times
+    were read as one more group, so no layout of it matched), and a local number of three
+    and four digits apart by a space ("555 0123") is one phone number, as "555-0123" is
+    (its groups were read as two figures, "555" flagged); a four-digit year after three
+    digits, or a group glued to a word by a hyphen, is none."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The session runs 3 hours, from 9 a.m. to noon.", "It runs from 9 a.m. to 12 noon.", []),
+        ("The session runs 3 hours.", "It runs from 9 a.m. to noon.", []),
+        ("The session runs 180 minutes.", "It runs from 9 a.m. to midday.", []),
+        ("The late shift runs 2 hours.", "The late shift runs from 10 pm to midnight.", []),
+        ("The session runs 4 hours.", "It runs from 9 a.m. to noon.", ["4"]),
+        ("The late shift runs 3 hours.", "The late shift runs from 10 pm to midnight.", ["3"]),
+        ("The session runs 3 hours.", "It opens at noon.", ["3"]),
+    ],
+)
+def test_noon_and_midnight_are_clock_times_of_a_duration(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A duration between two clock times counts noon and midnight named in words ("from
+    9 a.m. to 12 noon" is 3 hours); it did not read them, so the span was flagged."""
+    assert unsupported(answer, context) == expected
+
+
+TRAWLER = "The lifeboat picked up a skipper, two deckhands and a cook from the stricken trawler."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Four people were taken off the stricken trawler.", TRAWLER, []),
+        ("Four people were taken off the trawler.",
+         "The lifeboat took a skipper, a beekeeper, a midwife and a vicar off the trawler.", []),
+        ("Five people were taken off the stricken trawler.", TRAWLER, ["Five"]),
+    ],
+)  # fmt: skip
+def test_more_roles_name_persons(answer: str, context: str, expected: list[str]) -> None:
+    """Persons are named by any role: a skipper, a deckhand (-hand), a beekeeper (-keeper),
+    a midwife, a vicar are persons; a list of them adds up to a count of people (the count
+    was left flagged)."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("About a quarter of members voted online.", "33.3% of members voted online.",
+         ["a quarter"]),
+        ("A quarter of members voted online.", "25% of members voted online.", []),
+        ("A third of members voted online.", "33.3% of members voted online.", []),
+        ("A third of members voted online.", "A third of members voted online.", []),
+        ("About a quarter of the stalls sell hot food.", "12 of the 48 stalls sell hot food.", []),
+        ("A fifth of the stalls sell crafts.", "12 of the 48 stalls sell crafts.", ["A fifth"]),
+        # a share is backed by a percentage only, never by a plain figure
+        ("A quarter of members voted online.", "25 members voted online.", ["A quarter"]),
+        ("Three quarters of members voted.", "75 members voted.", ["Three quarters"]),
+        # a span or an amount claims no share
+        ("The walk takes a quarter of an hour.", "The walk is short.", []),
+        ("It cost a quarter of a million.", "It cost 250,000.", []),
+    ],
+)  # fmt: skip
+def test_one_part_of_a_whole_is_a_share(answer: str, context: str, expected: list[str]) -> None:
+    """A fraction in words before "of" is a share with one part too ("a quarter of", "a
+    third of": 25%, 33%), backed by the same fraction, the percentage it rounds to or a
+    share it computes ("12 of the 48"), flagged as written otherwise; it was never read. A
+    share is a percentage, so a plain figure backs none ("three quarters" was backed by
+    "75 members")."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The pool opens on 15 March 2025.", "La piscina abre el 15 de marzo de 2025.", []),
+        ("A piscina abre em 15 de março de 2025.", "The pool opens on 15 March 2025.", []),
+        ("The pool opens on 15 March 2025.", "La piscine ouvre le 15 mars 2025.", []),
+        ("The pool opens on 16 March 2025.", "La piscina abre el 15 de marzo de 2025.",
+         ["16 March 2025"]),
+        ("The pool opens on 15 March 2026.", "La piscina abre el 15 de marzo de 2025.",
+         ["15 March 2026"]),
+        ("A piscina abre em 15 de março de 2026.", "The pool opens on 15 March 2025.",
+         ["15 de março de 2026"]),
+    ],
+)  # fmt: skip
+def test_a_date_in_spanish_and_portuguese(answer: str, context: str, expected: list[str]) -> None:
+    """A day, "de", a month's name in Spanish or Portuguese and "de" a year is one date
+    ("15 de marzo de 2025"), read whole as "15 marzo 2025" and "15 mars 2025" now are; the
+    "de" left the day unread, and another language's month name never took its year."""
+    assert unsupported(answer, context) == expected
