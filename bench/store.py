@@ -59,13 +59,16 @@ def pipeline_seconds(
     redact: bool = True,
     lines: Path | None = None,
     writer: str = "process",
-) -> Callable[[], tuple[float, float, float]]:
+) -> Callable[[], tuple[float, ...]]:
     """A run of the daemon's pipeline over ``records`` (with the store at ``store``, made
     anew each run, when given; the evaluation lines written to ``lines`` too, when given; the
     text PII-redacted when ``redact``): its elapsed and CPU seconds, from its start (which
     opens the store) to its close (which flushes the last batch), and the CPU seconds of the
     store's writer process (``writer``: process, on the cores other than the pipeline's; or
-    inline: none)."""
+    inline: none); and the elapsed seconds to the end of its run, its last flush, without
+    its close (which a daemon does once in its life: the writer's last checkpoint and exit);
+    the seconds the pipeline's thread was blocked (neither running nor waiting for a core:
+    what it waited for the writer, in a send or a flush) and waited for a core (the load)."""
     given: dict[str, object] = {"judge": {"backend": "none"}}
     output: dict[str, object] = {"redact_pii": redact}
     if lines is not None:
@@ -75,7 +78,7 @@ def pipeline_seconds(
         given["store"] = {"path": str(store), "writer": writer}
     settings = Settings.model_validate(given)
 
-    def run() -> tuple[float, float, float]:
+    def run() -> tuple[float, ...]:
         if store is not None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{store}{suffix}").unlink(missing_ok=True)
@@ -91,22 +94,31 @@ def pipeline_seconds(
                 os.sched_setaffinity(pid, others or os.sched_getaffinity(0))
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = sum(_ticks(getattr(sink, "writer_pid", None)) for sink in pipeline.sinks)
+        sched = _schedstat()
         start, cpu = time.perf_counter(), time.process_time()
         try:
             stats = pipeline.run(threading.Event())
+            ran = time.perf_counter() - start  # to its last flush (the writer's last commit)
         finally:
             pipeline.close()
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        ran_ns, queued_ns = (b - a for a, b in zip(sched, _schedstat(), strict=True))
+        blocked = elapsed - (ran_ns + queued_ns) / 1e9  # neither running nor runnable
         assert stats.traces == len(records), stats
+        flushes.append(stats.commits)
         done = resource.getrusage(resource.RUSAGE_CHILDREN)  # the writer, joined at close
         writer = done.ru_utime + done.ru_stime - children.ru_utime - children.ru_stime
         writer -= started / os.sysconf("SC_CLK_TCK")  # its start (imports, the file's open)
-        return elapsed, cpu, writer
+        return elapsed, cpu, writer, ran, blocked, queued_ns / 1e9
 
+    flushes: list[int] = []  # each run's flushes (the source's commits: one a flush)
+    run.flushes = flushes  # type: ignore[attr-defined]
     return run
 
 
-def cost(traces: int, repeats: int, where: Path, reuse: Reuse, jsonl: bool = False) -> None:
+def cost(
+    traces: int, repeats: int, where: Path, reuse: Reuse, jsonl: bool = False, inline: bool = True
+) -> None:
     records = bench_records(traces, reuse=reuse)
     lines = where / "lines.jsonl" if jsonl else None
     db = where / "cost.db"
@@ -114,23 +126,30 @@ def cost(traces: int, repeats: int, where: Path, reuse: Reuse, jsonl: bool = Fal
         "pipeline": pipeline_seconds(records, None, lines=lines),
         "+ store, redacted": pipeline_seconds(records, db, lines=lines),
         "+ store, as is": pipeline_seconds(records, db, False, lines),
-        "+ store inline, red.": pipeline_seconds(records, db, lines=lines, writer="inline"),
-        "+ store inline, as is": pipeline_seconds(records, db, False, lines, "inline"),
     }
+    if inline:
+        runs["+ store inline, red."] = pipeline_seconds(records, db, lines=lines, writer="inline")
+        runs["+ store inline, as is"] = pipeline_seconds(records, db, False, lines, "inline")
     if jsonl:  # the pipeline without the store writes its lines redacted, as by default
         runs["pipeline, lines as is"] = pipeline_seconds(records, None, False, lines)
-    best = {name: [float("inf")] * 3 for name in runs}
+    best = {name: [float("inf")] * 6 for name in runs}
     cpu: dict[str, list[float]] = {name: [] for name in runs}  # each repeat's, for the pairs
+    elapsed: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):  # interleaved: all see the same machine
         for name, run in runs.items():
             got = run()
             cpu[name].append(got[1])
+            elapsed[name].append(got[0])
             for i, seconds in enumerate(got):
                 best[name][i] = min(best[name][i], seconds)
     also = ", the evaluation lines written to a file too" if jsonl else ""
     print(f"cost per trace, {traces:,} traces of ~5.8 KB ({reuse}){also}, best of {repeats}, "
           "the pipeline on one core (the store's writer process on the others):")  # fmt: skip
-    for i, clock in enumerate(("elapsed", "CPU")):
+    flushes = sorted({n for run in runs.values() for n in run.flushes})  # type: ignore[attr-defined]
+    print(f" flushes a run: {', '.join(map(str, flushes))} (one a commit_interval, 1 s, as a "
+          "daemon's, and the last at the end of input)")  # fmt: skip
+    for i, clock in ((0, "elapsed"), (3, "elapsed to the last flush (without the close)"),
+                     (1, "CPU")):  # fmt: skip
         print(f" {clock}:")
         for name, times in best.items():
             seconds = times[i]
@@ -141,22 +160,39 @@ def cost(traces: int, repeats: int, where: Path, reuse: Reuse, jsonl: bool = Fal
             rate = f"{traces / seconds:8,.0f}/s"
             said = f"  {name:<21} {seconds / traces * 1e6:8.1f} us/trace  {rate}"
             print(said + ("" if name.startswith("pipeline") else share))
-    print(" CPU, the store's share in each repeat's pair (the run with it less the run "
-          "without, the noise of a busy machine shown): median [lowest, highest]")  # fmt: skip
-    for name, each in cpu.items():
-        if name.startswith("pipeline"):
-            continue
-        base = cpu["pipeline, lines as is" if "as is" in name and jsonl else "pipeline"]
-        pairs = sorted((t - b) / traces * 1e6 for t, b in zip(each, base, strict=True))
-        part = statistics.median(pairs) / (statistics.median(base) / traces * 1e6)
-        print(
-            f"  {name:<21} +{statistics.median(pairs):6.1f} us = {part:6.1%}  "
-            f"[{pairs[0]:+.1f}, {pairs[-1]:+.1f}] us over {len(pairs)} pairs"
-        )
+    shares: tuple[tuple[str, dict[str, list[float]]], ...] = (("elapsed", elapsed), ("CPU", cpu))
+    for clock, per in shares:
+        print(f" {clock}, the store's share in each repeat's pair (the run with it less "
+              "the run without, a busy machine's noise): median [lowest, highest]")  # fmt: skip
+        for name, each in per.items():
+            if name.startswith("pipeline"):
+                continue
+            base = per["pipeline, lines as is" if "as is" in name and jsonl else "pipeline"]
+            pairs = sorted((t - b) / traces * 1e6 for t, b in zip(each, base, strict=True))
+            part = statistics.median(pairs) / (statistics.median(base) / traces * 1e6)
+            print(
+                f"  {name:<21} {statistics.median(pairs):+7.1f} us = {part:6.1%}  "
+                f"[{pairs[0]:+.1f}, {pairs[-1]:+.1f}] us over {len(pairs)} pairs"
+            )
     print(" the writer process's own CPU (on another core):")
     for name, times in best.items():
         if times[2] > 0:
             print(f"  {name:<21} {times[2] / traces * 1e6:8.1f} us/trace")
+    print(" the pipeline's thread blocked (waiting for the writer: sends, flushes, the close) "
+          "and waiting for a core (the machine's load), best:")  # fmt: skip
+    for name, times in best.items():
+        print(f"  {name:<21} blocked {times[4] / traces * 1e6:7.1f} us/trace, "
+              f"waiting for a core {times[5] / traces * 1e6:7.1f}")  # fmt: skip
+
+
+def _schedstat() -> tuple[int, int]:
+    """This thread's nanoseconds on a core and waiting for one, so far (zeros where the
+    kernel does not say)."""
+    try:
+        ran, queued, _ = Path("/proc/thread-self/schedstat").read_text().split()
+    except (OSError, ValueError):
+        return 0, 0
+    return int(ran), int(queued)
 
 
 def _ticks(pid: int | None) -> int:
@@ -340,6 +376,9 @@ def main() -> None:
         help="every pipeline writes its evaluation lines to a file too (output."
         "evaluations_jsonl): the store's cost beside a sink that makes the same line",
     )
+    parser.add_argument(
+        "--no-inline", action="store_true", help="leave out the runs of the store written inline"
+    )
     parser.add_argument("--dir", type=Path, default=None, help="where the stores go")
     parser.add_argument(
         "--keep", type=Path, default=None, help="the search's store: filled if missing, kept"
@@ -354,7 +393,8 @@ def main() -> None:
         if args.traces and args.alone:
             alone(args.traces, args.repeats, Path(tmp), reuse_of(args))
         elif args.traces:
-            cost(args.traces, args.repeats, Path(tmp), reuse_of(args), args.jsonl)
+            cost(args.traces, args.repeats, Path(tmp), reuse_of(args), args.jsonl,
+                 not args.no_inline)  # fmt: skip
         if args.rows:
             search(args.rows, Path(tmp), args.keep)
 

@@ -10,6 +10,7 @@ database) is moved aside with one log line and a new one is started: the daemon 
 With ``store.writer: process`` (the default) all of it runs in a writer process of the sink's
 on another core (``sinks.store_writer``); the pipeline only takes each evaluation's record
 (``sinks.store_record``) and hands it over, and a flush returns after the writer's commit.
+The writer writes the rows as they come, in the transaction the flush commits (``stage``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from monitor.core.errors import SinkError
 from monitor.core.model import ConfigSection, Evaluation, Followup, SessionOutcome
 from monitor.core.pii import Redactor
 from monitor.core.store import StoreUnreadable, open_for_writing
-from sinks import SinkBase, store_record
+from sinks import SinkBase, store_record, store_retention
 from sinks.jsonl import redacted as redacted_with
 from sinks.jsonl import written_line
 from sinks.store_record import Captured, capture, json_text
@@ -44,6 +45,7 @@ _DAY = 86_400.0
 _KNOWN_PASSAGES = 200_000  # passage hashes remembered as written today (then forgotten)
 _COMBINATIONS = 10_000  # traces' segments remembered with their combination's text
 _MARKS = ",".join("?" * 11)  # an evaluations row
+_NOTHING = (0, 0, 0, 0, 0)  # a batch's sizes when nothing of it is staged
 
 
 class StoreConfig(ConfigSection):
@@ -110,6 +112,16 @@ class _Batch:
     def __bool__(self) -> bool:
         return any((self.evaluations, self.judged, self.followups, self.sessions))
 
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(map(len, (self.evaluations, self.judged, self.followups, self.sessions,
+                               self.passages)))  # fmt: skip
+
+    def since(self, sizes: tuple[int, ...]) -> _Batch:
+        """What was taken after the batch had ``sizes`` (``sizes()``)."""
+        e, j, f, s, p = sizes
+        return _Batch(self.evaluations[e:], self.judged[j:], self.followups[f:],
+                      self.sessions[s:], self.passages[p:])  # fmt: skip
+
 
 class StoreSink(SinkBase):
     """Writes the store at ``path`` (see the module)."""
@@ -147,6 +159,13 @@ class StoreSink(SinkBase):
         self._clock = clock
         self._db: sqlite3.Connection | None = None
         self._batch = _Batch.empty()
+        # the batch's sizes when its rows were last staged (``stage``; None: its staging
+        # failed, the flush writes it whole)
+        self._staged: tuple[int, ...] | None = _NOTHING
+        # True: neither retention nor the WAL's checkpoint runs in a flush (nor SQLite's at a
+        # commit): the owner calls ``housekeep`` (the writer process: after its answer to a
+        # flush, off the pipeline's wait)
+        self.deferred = False
         self._retained_at: float | None = None
         self._known: dict[str, int] = {}  # passage hash -> the day it was last written
         # a trace's segments (as the segmenter orders them) -> their combination as text
@@ -178,14 +197,29 @@ class StoreSink(SinkBase):
 
     def _open(self) -> sqlite3.Connection:
         try:
-            return open_for_writing(self.path)
+            db = open_for_writing(self.path)
         except StoreUnreadable as exc:
             aside = self._move_aside(str(exc))
             if aside is None:
                 raise SinkError(f"store: {exc}") from None
+            db = open_for_writing(self.path)
         except (OSError, sqlite3.Error) as exc:
             raise SinkError(f"store: cannot open {self.path}: {exc}") from None
-        return open_for_writing(self.path)
+        if self.deferred:
+            db.execute("PRAGMA wal_autocheckpoint = 0")
+        return db
+
+    def housekeep(self) -> None:
+        """What a flush leaves when ``deferred``: retention when due, then the WAL's
+        committed pages copied into the file as far as no reader needs them (a passive
+        checkpoint: it waits for no one)."""
+        if self._db is None or not self.deferred:
+            return
+        self._retain_when_due()
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error as exc:  # the next one copies it (the WAL keeps it safe)
+            self.log.warning("store_checkpoint_failed", path=str(self.path), error=str(exc))
 
     def _move_aside(self, why: str) -> Path | None:
         """Rename the damaged store (and its WAL files) to ``<name>.damaged-<time>``; one
@@ -329,6 +363,10 @@ class StoreSink(SinkBase):
                 self._reopen()
                 self._commit(self._batch)
             self._batch = _Batch.empty()
+        if not self.deferred:
+            self._retain_when_due()
+
+    def _retain_when_due(self) -> None:
         now = self._clock()
         if self._retained_at is None or now - self._retained_at >= self._interval:
             self._retained_at = now
@@ -344,45 +382,75 @@ class StoreSink(SinkBase):
         self._sets = None  # nor any combination of segments
         self._db = self._open()
 
-    def _commit(self, b: _Batch) -> None:
+    def stage(self) -> None:
+        """Write what was taken since into the store's open transaction (begun here), not
+        committed: the writer process does so as evaluations arrive, so that a flush has only
+        the last of them and the COMMIT left to do on the pipeline's time. A failure rolls it
+        back and leaves the whole batch to the flush (written as the inline sink writes it)."""
         db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
+        if self._staged is None or not self._batch:
+            return
         try:
-            latest = {row[0]: row for row in b.evaluations}  # a trace twice: its last row
-            self._forget(list(latest))
-            last = int(db.execute("SELECT coalesce(max(id), 0) FROM evaluations").fetchone()[0])
-            rows: list[_Row] = []
-            bodies: list[_Row] = []
-            checks: list[_Row] = []
-            for at, row in enumerate(latest.values(), last + 1):  # ids in the order written
-                evaluation, body = self._rows(at, row)
-                rows.append(evaluation)
-                bodies.append(body)
-                checks.extend((row[0], name, outcome, row[1]) for name, outcome in row[12])
-            at = last + len(rows)
-            db.executemany(f"INSERT INTO evaluations VALUES ({_MARKS})", rows)
-            db.executemany("INSERT INTO bodies VALUES (?,?,?)", bodies)
-            db.executemany("INSERT INTO checks VALUES (?,?,?,?)", checks)
-            for tid, judge, row in b.judged:
-                done = db.execute(
-                    "UPDATE bodies SET line = json_set(line, '$.judge', json(?)) "
-                    "WHERE id = (SELECT id FROM evaluations WHERE trace_id = ?)", (judge, tid),
-                )  # fmt: skip
-                if done.rowcount == 0:  # its checks' line is not (or no longer) stored
-                    at += 1
-                    evaluation, body = self._rows(at, row)
-                    db.execute(f"INSERT INTO evaluations VALUES ({_MARKS})", evaluation)
-                    db.execute("INSERT INTO bodies VALUES (?,?,?)", body)
-            db.executemany("INSERT INTO passages VALUES (?,?,?) ON CONFLICT (hash) DO UPDATE "
-                           "SET last = excluded.last", b.passages)  # fmt: skip
-            db.executemany("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?)", b.followups)
-            db.executemany("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?)", b.sessions)
+            if not db.in_transaction:
+                db.execute("BEGIN IMMEDIATE")
+            self._insert(self._batch.since(self._staged))
+            self._staged = self._batch.sizes()
+        except Exception:
+            self._sets = None  # combinations added in the transaction are not in the file
+            self._staged = None  # until the next commit
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+
+    def _commit(self, b: _Batch) -> None:
+        """Write ``b`` and commit it: its part staged already (``stage``) is not written
+        again."""
+        db = self._connection()
+        staged, self._staged = self._staged, _NOTHING
+        if staged is not None and db.in_transaction:
+            b = b.since(staged)
+        else:
+            db.execute("BEGIN IMMEDIATE")
+        try:
+            self._insert(b)
             db.execute("COMMIT")
         except BaseException:
             self._sets = None  # combinations added in the transaction may not be in the file
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+
+    def _insert(self, b: _Batch) -> None:
+        """The statements writing ``b``, inside the caller's transaction."""
+        db = self._connection()
+        latest = {row[0]: row for row in b.evaluations}  # a trace twice: its last row
+        store_retention.forget(db, list(latest))
+        last = int(db.execute("SELECT coalesce(max(id), 0) FROM evaluations").fetchone()[0])
+        rows: list[_Row] = []
+        bodies: list[_Row] = []
+        checks: list[_Row] = []
+        for at, row in enumerate(latest.values(), last + 1):  # ids in the order written
+            evaluation, body = self._rows(at, row)
+            rows.append(evaluation)
+            bodies.append(body)
+            checks.extend((row[0], name, outcome, row[1]) for name, outcome in row[12])
+        at = last + len(rows)
+        db.executemany(f"INSERT INTO evaluations VALUES ({_MARKS})", rows)
+        db.executemany("INSERT INTO bodies VALUES (?,?,?)", bodies)
+        db.executemany("INSERT INTO checks VALUES (?,?,?,?)", checks)
+        for tid, judge, row in b.judged:
+            done = db.execute(
+                "UPDATE bodies SET line = json_set(line, '$.judge', json(?)) "
+                "WHERE id = (SELECT id FROM evaluations WHERE trace_id = ?)", (judge, tid),
+            )  # fmt: skip
+            if done.rowcount == 0:  # its checks' line is not (or no longer) stored
+                at += 1
+                evaluation, body = self._rows(at, row)
+                db.execute(f"INSERT INTO evaluations VALUES ({_MARKS})", evaluation)
+                db.execute("INSERT INTO bodies VALUES (?,?,?)", body)
+        db.executemany("INSERT INTO passages VALUES (?,?,?) ON CONFLICT (hash) DO UPDATE "
+                       "SET last = excluded.last", b.passages)  # fmt: skip
+        db.executemany("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?)", b.followups)
+        db.executemany("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?)", b.sessions)
 
     def _rows(self, at: int, row: _Row) -> tuple[_Row, _Row]:
         """A batch's trace row (``write``) as the file's evaluations row and body row under
@@ -407,23 +475,6 @@ class StoreSink(SinkBase):
             )
         return found
 
-    def _forget(self, trace_ids: list[str]) -> None:
-        """Delete the rows of the traces of ``trace_ids`` that are stored already (a replay:
-        they are about to be written again), with their bodies and check rows. Inside the
-        caller's transaction."""
-        db = self._connection()
-        for at in range(0, len(trace_ids), 500):
-            chunk = trace_ids[at : at + 500]
-            marks = ",".join("?" * len(chunk))
-            old = db.execute(
-                f"SELECT id, trace_id FROM evaluations WHERE trace_id IN ({marks})", chunk
-            ).fetchall()
-            if not old:
-                continue
-            db.executemany("DELETE FROM checks WHERE trace_id = ?", [(t,) for _, t in old])
-            db.executemany("DELETE FROM bodies WHERE id = ?", [(i,) for i, _ in old])
-            db.executemany("DELETE FROM evaluations WHERE id = ?", [(i,) for i, _ in old])
-
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
             raise SinkError(f"store {self.path}: written before start")
@@ -437,7 +488,7 @@ class StoreSink(SinkBase):
         self._sets = None  # retention deletes the combinations no trace has any more
         self.count_deleted("age", self._delete_before(db, now - self._max_age))
         for _ in range(20):  # each round deletes a share of the rows sized to the excess
-            used = self._used_bytes(db)
+            used = store_retention.used_bytes(db)
             if used <= self._max_bytes:
                 break
             rows = int(db.execute("SELECT count(*) FROM evaluations").fetchone()[0])
@@ -450,41 +501,10 @@ class StoreSink(SinkBase):
         db.execute("PRAGMA incremental_vacuum")
 
     def _delete_before(self, db: sqlite3.Connection, cutoff: float, inclusive: bool = False) -> int:
-        """Delete every row written before ``cutoff`` (at it too when ``inclusive``), a
-        trace's body and check rows with it, and the combinations of segments no trace has
-        any more, in one transaction; how many traces."""
-        op = "<=" if inclusive else "<"
-        old = f"SELECT {{}} FROM evaluations WHERE stored {op} ?"
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute(f"DELETE FROM checks WHERE trace_id IN ({old.format('trace_id')})",
-                       (cutoff,))  # fmt: skip
-            db.execute(f"DELETE FROM bodies WHERE id IN ({old.format('id')})", (cutoff,))
-            gone = db.execute(f"DELETE FROM evaluations WHERE stored {op} ?", (cutoff,)).rowcount
-            # a combination of segments goes with its last trace (one index probe each)
-            db.execute("DELETE FROM segment_sets WHERE NOT EXISTS (SELECT 1 FROM evaluations e "
-                       "WHERE e.segments = segment_sets.id)")  # fmt: skip
-            db.execute("DELETE FROM segment_values WHERE segments NOT IN (SELECT id FROM "
-                       "segment_sets)")  # fmt: skip
-            for table in ("followups", "sessions"):
-                db.execute(f"DELETE FROM {table} WHERE stored {op} ?", (cutoff,))
-            # a day's slack: a passage's time is refreshed once a day at most
-            db.execute("DELETE FROM passages WHERE last < ?", (cutoff - _DAY,))
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+        gone = store_retention.delete_before(db, cutoff, inclusive)
         if gone:
             self.log.info("store_retention", deleted=gone, written_before=cutoff)
-        return int(gone)
-
-    @staticmethod
-    def _used_bytes(db: sqlite3.Connection) -> int:
-        pages = int(db.execute("PRAGMA page_count").fetchone()[0])
-        free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
-        size = int(db.execute("PRAGMA page_size").fetchone()[0])
-        return (pages - free) * size
+        return gone
 
     def abandon(self) -> None:
         """Close the file without committing what was taken (the daemon that sent it is gone

@@ -8,6 +8,10 @@ it starts (a new interpreter running this module, never a fork: the daemon has t
 not ``multiprocessing``'s spawn, which imports the daemon's main script again), and that
 process redacts the text,
 makes the JSON and writes SQLite exactly as the inline ``StoreSink`` does (it runs one).
+The writer reads the pipe on a thread of its own (the daemon's sends do not wait for its
+work) and writes each message's rows as it comes into an open transaction
+(``StoreSink.stage``), so that a flush leaves it only the last message and the COMMIT; it
+runs retention and checkpoints the WAL after answering, off the daemon's wait.
 ``flush`` sends a mark and waits for the writer's answer after its COMMIT: flush is still
 "delivered", and the offsets commit after the store's commit. The writer's death is a
 ``SinkError`` at the next flush (and every one after: what it had taken is lost to it, and
@@ -22,11 +26,13 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import queue
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -52,8 +58,12 @@ from sinks.store_record import (
 
 _LOG = structlog.get_logger("ragmon.store")
 _BATCH = 64  # evaluations sent to the writer in one message
+_QUEUED = 64  # messages the writer has read and not yet taken, at most (~28 MB)
 _EVALUATION, _FOLLOWUP, _SESSION = 0, 1, 2
 _NONE, _FLUSH, _CLOSE = 0, 1, 2
+# the daemon's end of the pipe may hold this much unread (the kernel doubles it, capped by
+# net.core.wmem_max): the sends wait less for the writer's receiving thread to be scheduled
+_SEND_BUFFER = 1 << 20
 _START_SECONDS = 120.0  # the writer's start at least (a new interpreter importing ragmon)
 
 
@@ -107,6 +117,7 @@ class Writer(Protocol):
     log: object
     deleted: dict[str, int]
     moved_aside: list[Path]
+    deferred: bool
 
     def start(self) -> None:
         """Open the store."""
@@ -116,6 +127,12 @@ class Writer(Protocol):
 
     def take_rows(self, followups: list[Row], sessions: list[Row]) -> None:
         """Take follow-up and session rows."""
+
+    def stage(self) -> None:
+        """Write what was taken into the open transaction, not committed."""
+
+    def housekeep(self) -> None:
+        """Retention when due and the WAL's checkpoint, deferred from a flush."""
 
     def count_damaged(self, aside: Path) -> None:
         """A damaged file moved aside: kept and counted."""
@@ -147,6 +164,7 @@ def serve(conn: Connection, make: Make, path: str, redactor: Redactor | None, ma
     logs = _Logs()
     sink = make(Path(path), redactor, max_age, max_bytes, interval)
     sink.log = logs
+    sink.deferred = True  # retention and checkpoints after a flush's answer, off its wait
     seen_deleted = dict(sink.deleted)
     seen_aside = 0
     encode = msgspec.msgpack.Encoder().encode
@@ -167,22 +185,26 @@ def serve(conn: Connection, make: Make, path: str, redactor: Redactor | None, ma
         answer(str(exc))
         return
     answer(None)
+    received = _receive(conn)
     while True:
-        try:
-            message = decode(conn.recv_bytes())
-        except (EOFError, OSError):  # the daemon is gone: what was not flushed is replayed
+        got = received.get()
+        if got is None:  # the daemon is gone: what was not flushed is replayed
             sink.abandon()
             return
+        message = decode(got)
         for c in message.evaluations:
             sink.take(c)
         sink.take_rows(message.followups, message.sessions)
-        if message.then == _FLUSH:
+        if message.then == _NONE:
+            sink.stage()  # its rows written now: the flush has only the last and the COMMIT
+        elif message.then == _FLUSH:
             try:
                 sink.flush()
             except Exception as exc:  # said to the daemon, which raises it
                 answer(str(exc) or type(exc).__name__)
                 continue
             answer(None)
+            sink.housekeep()  # what it deletes or logs is said in the next answer
         elif message.then == _CLOSE:
             try:
                 sink.close()
@@ -191,6 +213,25 @@ def serve(conn: Connection, make: Make, path: str, redactor: Redactor | None, ma
                 return
             answer(None)
             return
+
+
+def _receive(conn: Connection) -> queue.Queue[bytes | None]:
+    """The daemon's messages, read by a thread of their own as they come (None: the pipe's
+    end): the daemon's sends never wait for the writer to finish a message's work or a
+    commit, up to ``_QUEUED`` messages read and not yet written (then the pipe's buffer,
+    then the send's timeout)."""
+    received: queue.Queue[bytes | None] = queue.Queue(_QUEUED)
+
+    def read() -> None:
+        while True:
+            try:
+                received.put(conn.recv_bytes())
+            except (EOFError, OSError):
+                received.put(None)
+                return
+
+    threading.Thread(target=read, name="store-writer-receive", daemon=True).start()
+    return received
 
 
 class WriterProcess:
@@ -362,11 +403,12 @@ class WriterProcess:
 def _send_timeout(conn: Connection, seconds: float) -> None:
     """A send on ``conn`` (a socket pair's end) fails with ``BlockingIOError`` when the other
     end has read nothing for ``seconds`` (SO_SNDTIMEO): a writer that stopped reading does
-    not hang the pipeline's write."""
+    not hang the pipeline's write; and its buffer is ``_SEND_BUFFER``."""
     with socket.socket(fileno=os.dup(conn.fileno())) as sock:  # the option is the socket's
         whole = int(seconds)
         value = struct.pack("ll", whole, int((seconds - whole) * 1e6))
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
 
 
 if __name__ == "__main__":  # the writer process: its end of the pipe, then what to make

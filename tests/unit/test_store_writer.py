@@ -9,6 +9,7 @@ import gc
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -33,6 +34,7 @@ from monitor.core.model import (
     Turn,
 )
 from monitor.core.pii import Redactor
+from monitor.core.verdict import Claim, Verdict
 from monitor.sources import demo
 from monitor.telemetry import Metrics
 from sinks.jsonl import JsonlSink
@@ -319,3 +321,132 @@ def test_a_script_without_a_main_guard_that_exits_without_close(tmp_path: Path) 
         time.sleep(0.05)
     assert not _alive(pid)
     assert rows(path, "SELECT count(*) FROM evaluations") == [(1,)]
+
+
+def test_staged_rows_wait_in_the_open_transaction_for_the_flush(tmp_path: Path) -> None:
+    """What the writer process stages as evaluations arrive (``stage``) is written into the
+    store's open transaction: its own connection reads it, no reader does until the flush
+    commits it (flush is delivered, never before); a trace staged, then evaluated again, is
+    one row with its last results, and a later verdict joins its row, as in one batch."""
+    path = tmp_path / "s.db"
+    sink = StoreSink(path, Redactor())
+    sink.start()
+    first = evaluate(trace(1))
+    assert first.flagged
+    sink.write(first)
+    sink.write(evaluate(trace(2)))
+    sink.stage()
+    own = sink._connection()
+    assert own.in_transaction
+    assert own.execute("SELECT count(*) FROM evaluations").fetchone() == (2,)
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(0,)]  # not committed
+    sink.write(Evaluation(trace=first.trace, checks={}, segments={"route": "other"}))
+    claim = Claim(text="The refund fee is 25 euros.", label="CONTRADICTED", passage=1)
+    verdict = Verdict(judge="heuristic", model="h", rubric_version="1", verdict="hard_fail",
+                      score=0.0, weight=1.0, claims=[claim])  # fmt: skip
+    sink.write(Evaluation(trace=trace(2), checks={}, judge=verdict, judge_only=True))
+    sink.stage()
+    sink.write(evaluate(trace(3)))
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(0,)]
+    sink.flush()
+    assert not own.in_transaction
+    assert rows(path, "SELECT trace_id FROM evaluations ORDER BY 1") == [
+        (f"{i:032x}",) for i in (1, 2, 3)
+    ]
+    assert rows(path, SEGMENTS)[0] == (f"{1:032x}", "route", "other")
+    assert rows(path, f"SELECT count(*) FROM checks WHERE trace_id = '{1:032x}'") == [(0,)]
+    line = json.loads(str(rows(path, f"SELECT line FROM bodies JOIN evaluations USING (id) "
+                                     f"WHERE trace_id = '{2:032x}'")[0][0]))  # fmt: skip
+    assert line["judge"]["verdict"] == "hard_fail" and line["checks"]
+    sink.close()
+
+
+def test_a_stage_that_fails_leaves_the_whole_batch_to_the_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stage that fails (a full disk, a lock) is rolled back and staging stops until the
+    next commit: the flush writes the whole batch, what was staged before the failure too."""
+    path = tmp_path / "s.db"
+    sink = StoreSink(path)
+    sink.start()
+    sink.write(evaluate(trace(1)))
+    sink.stage()
+    sink.write(evaluate(trace(2)))
+    real = StoreSink._insert
+    failed: list[object] = []
+
+    def once(self: StoreSink, b: object) -> None:
+        if not failed:
+            failed.append(b)
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, b)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(StoreSink, "_insert", once)
+    sink.stage()
+    assert failed and not sink._connection().in_transaction  # rolled back
+    sink.write(evaluate(trace(3)))
+    sink.stage()  # not staged: the flush writes the batch whole
+    assert not sink._connection().in_transaction
+    sink.flush()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(3,)]
+    sink.write(evaluate(trace(4)))
+    sink.stage()  # staging again after the commit
+    assert sink._connection().in_transaction
+    sink.close()
+    assert rows(path, "SELECT count(*) FROM evaluations") == [(4,)]
+
+
+LINES = "SELECT e.trace_id, b.line FROM bodies b JOIN evaluations e USING (id) ORDER BY 1"
+
+
+def test_the_writer_stages_messages_and_stores_what_inline_stores(tmp_path: Path) -> None:
+    """Evaluations over several of the writer's messages (each staged as it arrives), traces
+    evaluated again across messages and flushes: the rows are those the inline sink writes,
+    and no reader sees a row before its flush."""
+    order = [*range(1, 151), *range(40, 90), *range(140, 200)]
+    found = {}
+    for name in ("inline", "process"):
+        path = tmp_path / f"{name}.db"
+        sink = StoreSink(path, Redactor(), writer=name)
+        sink.start()
+        for n, i in enumerate(order, 1):
+            sink.write(evaluate(trace(i, route=f"r{n % 3}")))
+            if n == 150:
+                time.sleep(0.2)  # the writer has staged its messages
+                assert rows(path, "SELECT count(*) FROM evaluations") == [(0,)]
+                sink.flush()
+        sink.flush()
+        sink.close()
+        found[name] = [
+            rows(path, "SELECT trace_id, route, flagged FROM evaluations ORDER BY trace_id"),
+            rows(path, LINES),
+            rows(path, "SELECT trace_id, name, outcome FROM checks ORDER BY 1, 2"),
+        ]
+    assert len(found["process"][0]) == 199
+    assert found["process"] == found["inline"]
+
+
+def test_the_writer_runs_retention_after_its_answer_and_counts_it_in_the_next(
+    tmp_path: Path,
+) -> None:
+    """Retention (and the WAL's checkpoint) run in the writer after it has answered a
+    flush, not while the pipeline waits for the answer: what it deleted is counted at the
+    next answer (the metric, ``deleted``), and the rows are gone."""
+    path = tmp_path / "s.db"
+    old = StoreSink(path, clock=lambda: time.time() - 10 * 86_400)  # written ten days ago
+    old.start()
+    for i in range(1, 4):
+        old.write(evaluate(trace(i)))
+    old.close()
+    metrics = Metrics(CollectorRegistry())
+    sink = StoreSink(path, max_age_seconds=86_400, metrics=metrics, writer="process")
+    sink.start()
+    sink.write(evaluate(trace(9)))
+    sink.flush()  # answered after the commit; retention after the answer
+    sink.flush()  # its answer says what retention deleted
+    sink.close()
+    assert sink.deleted["age"] == 3
+    deleted = metrics.registry.get_sample_value("ragmon_store_deleted_total", {"reason": "age"})
+    assert deleted == 3
+    assert rows(path, "SELECT trace_id FROM evaluations") == [(f"{9:032x}",)]
+    assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
