@@ -72,6 +72,7 @@ _FEW_WORDS = 3  # a turn this short is read by every language's patterns
 _MAX_OWN_WORDS = 4  # a thank-you with more words of its own says something else too
 _MAX_CODES = 1024  # language tuples whose codes (``_key``) and unions (``_with``) are kept
 _MORE_THANKS = 2  # the other thanks of a thank-you taken out before its own words are counted
+_STEM = 4  # a word that begins with a verdict word this long at least is a form of it
 
 _KINDS = 3  # escalation, negative, positive: their places in ``_gated``
 _SECOND = operator.itemgetter(1)
@@ -451,12 +452,15 @@ def _complaint_ahead(
         if (found := _any(head, 1, langs, open_)) is None:
             continue
         tail = _prepared(text[start:])
-        if alike and tail.text and is_rephrase(a, tail):
-            return (found, True) if _about_the_answer(_around(head, found), a, b) else (None, False)
+        again = alike and bool(tail.text) and is_rephrase(a, tail)
+        if again and _about_the_answer(_around(head, found), a, b):
+            return found, True
         if _names_nothing(_clause_of(head, found), a, b) and _names_a_thing(tail, a, b):
             # on the answer alone, before a question that names a thing: a verdict ("not
             # what I asked. <a question in other words>"), not "nothing happened, what now?"
-            return found, False
+            return found, again
+        if again:
+            return None, False
     return None, False
 
 
@@ -488,8 +492,21 @@ def _names_nothing(head: str, a: _Turn, b: _Turn) -> bool:
     que eu perguntei", "不是这个", "not helpful"), whatever question follows it, unlike a
     problem named before a question about it ("card payment didn't work, what other …")."""
     lang = _first_language(a, b)
-    new = content(head, lang) - _verdict_words(lang.code)
-    return all(_KANA.fullmatch(w) for w in new)
+    verdict, letters = _verdict_words(lang.code), _verdict_letters(lang.code)
+    return all(
+        _KANA.fullmatch(w)
+        or w in verdict
+        or any(w[:k] in verdict for k in range(_STEM, len(w)))  # a form ("beantwoordt")
+        or (len(w) == 2 and set(w) <= letters)  # a pair of a verdict's characters ("答错")
+        for w in content(head, lang) - verdict
+    )
+
+
+@cache
+def _verdict_letters(code: str) -> frozenset[str]:
+    """The characters of a language's verdict words written without spaces ("回答", "错了"),
+    each read alone."""
+    return frozenset(c for w in _verdict_words(code) if len(w) == 2 for c in w if not c.isascii())
 
 
 def _names_a_thing(turn: _Turn, a: _Turn, b: _Turn) -> bool:

@@ -191,3 +191,49 @@ def test_a_channel_with_a_person_is_escalation(b: str) -> None:
 )
 def test_a_channel_without_a_request_is_no_escalation(b: str) -> None:
     assert ESCALATION not in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # a form of a verdict word, a pair of a verdict's characters, before a new question
+        "u beantwoordt mijn vraag niet. Hoe laat sluit de winkel?",
+        "答错了。运费多少钱？",
+        # "not that" with the negation's te-form, "not this meaning"
+        "そうじゃなくて、配送料はいくらですか",
+        "そうじゃなくて",
+        "不是这个意思",
+        # what the answer said differs from another source
+        "回答の内容が公式サイトの説明と違います",
+        "알려주신 내용이 공지사항과 다릅니다",
+        "你说的跟官网上写的不一样",
+        # there is no such thing, 'nicht' or 'kein' anywhere in the clause
+        "Einen Export-Knopf gibt es bei mir in der App nicht",
+        "gibts in meiner Version nicht",
+        # solved, negated
+        "isso não resolve meu problema",
+        # the answer corrected: it is X, not Y
+        "that's the price for the pro plan, not the basic one",
+        "het is 12 euro, niet 10",
+        "c'est le tarif du samedi, pas du dimanche",
+    ],
+)
+def test_more_verdicts_in_other_words(b: str) -> None:
+    assert NEGATIVE in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "프로와 베이직 요금제가 다른가요?",
+        "プロとベーシックは違いますか",
+        "プロとベーシックの違いを教えて",
+        "gibt es die App nicht auch für Android?",
+        "is it the pro plan, not the basic one?",
+        "I want a human, not a bot",
+        "that's great, thanks",
+        "この問題は解決しましたか",
+    ],
+)
+def test_more_verdicts_keep_their_hard_negatives(b: str) -> None:
+    assert NEGATIVE not in read(_ASKED, b)
