@@ -460,7 +460,10 @@ class NumberLookup:
             for probe in _probes(Reading(lead, 1.0), self._separators):
                 i = text.find(probe)
                 while i >= 0:
-                    if inside_ident(text, i, i + len(probe), self._ident_raws):
+                    k = i  # (from the group's leading zeros: the "0496" of 555-0496)
+                    while k > 0 and text[k - 1] == "0":
+                        k -= 1
+                    if inside_ident(text, k, i + len(probe), self._ident_raws):
                         i = text.find(probe, i + 1)
                         continue
                     for c in _figures_at(text, i, self.locale):

@@ -186,3 +186,23 @@ def test_a_date_in_spanish_and_portuguese(answer: str, context: str, expected: l
     ("15 de marzo de 2025"), read whole as "15 marzo 2025" and "15 mars 2025" now are; the
     "de" left the day unread, and another language's month name never took its year."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("There were 496 diners.", "Call 555-0496 to book.", ["496"]),
+        ("There were 496 diners.", "Call 0161 0496 0753 to book.", ["496"]),
+        # the same digits as a figure of their own back it
+        ("There were 496 diners.", "Call 555-0496: all 496 diners.", []),
+        ("There were 7 diners.", "Room 007 had 7 diners.", []),
+        ("There were 7 diners.", "Room 007 was booked.", []),
+    ],
+)
+def test_a_phone_group_with_leading_zeros_is_no_figure(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A group of a phone number is no figure of the text, its leading zeros read with it:
+    "496 diners" is not backed by "555-0496" (the look-up read 496 from the zero on, past the
+    check for a group); a zero-padded figure of its own ("007") still backs its value."""
+    assert unsupported(answer, context) == expected
