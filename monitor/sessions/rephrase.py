@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from monitor.sessions import grammar, korean, matching
+from monitor.sessions import grammar, initials, korean, matching
 from monitor.sessions.words import (
     _FOLD,
     _KANA,
@@ -19,6 +19,7 @@ from monitor.sessions.words import (
     _next_question,
     _prepared,
     _skipped,
+    _stop_index,
     _Turn,
     content,
     languages,
@@ -196,7 +197,9 @@ def _alike(a: _Turn, b: _Turn) -> bool:
 def _as_typed_in(a: _Turn, b: _Turn) -> _Turn:
     """B with its words joined or split as A typed them: a word of B's that is two of A's in
     a row typed together ("debitcard", "epostadress" for "e-postadress", "xb200",
-    "checkout"), or two of B's in a row that A typed as one ("check out" / "checkout")."""
+    "checkout"), or two of B's in a row that A typed as one ("check out" / "checkout"), or
+    a short word of B's that is the initials of a run of A's words (``initials``: "mdp",
+    "rdv", "2fa")."""
     whole = set(a.words)
     if whole.issuperset(b.words):
         return b  # every word of B's typed as in A (and most other turns: nothing alike)
@@ -214,6 +217,12 @@ def _as_typed_in(a: _Turn, b: _Turn) -> _Turn:
             words.append(both)
             i += 1
             changed = True
+        elif (
+            word not in _stop_index()  # a word that asks is no name's initials ("der", "ma")
+            and (run := initials.expanded(word, a.words, _numerals())) is not None
+        ):
+            words += run  # "mdp" for "mot de passe", "2fa" for "two factor authentication"
+            changed = True
         else:
             words.append(word)
         i += 1
@@ -221,6 +230,12 @@ def _as_typed_in(a: _Turn, b: _Turn) -> _Turn:
         return b
     # read in B's languages: a part split off ("e" of "esim") is no stop word of another's
     return _prepared(" ".join(words))._replace(counts=b.counts)
+
+
+@cache
+def _numerals() -> tuple[tuple[str, str], ...]:
+    """Every language's number words and their digits ("two", "zwei": "2")."""
+    return tuple(sorted({item for lg in languages() for item in lg.numerals.items()}))
 
 
 def is_rephrase(a: _Turn, b: _Turn) -> bool:

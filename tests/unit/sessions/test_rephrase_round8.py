@@ -207,3 +207,29 @@ def test_the_opposite_in_a_language_read_as_another_is_none() -> None:
     assert "rephrase" not in read(
         "como ativo o modo escuro no app?", "como desativo o modo escuro no app?"
     )
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("comment modifier mon mot de passe wifi ?", "modifier mdp wifi ?"),
+        ("Wie aktiviere ich die Zwei-Faktor-Authentifizierung in der App?", "2fa aktivieren app?"),
+        ("comment déplacer un rendez-vous chez le dentiste ?", "déplacer rdv dentiste"),
+    ],
+)
+def test_initials_of_words_the_earlier_turn_spelled_are_those_words(a: str, b: str) -> None:
+    """'mdp', '2fa' (a number word by its digit), 'rdv' (more letters of a word)."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("how do I turn on two factor authentication for my account", "2fa off?"),
+        ("how do I reset my password for the app", "how do I reset my pin"),
+        ("comment modifier mon mot de passe wifi ?", "modifier mdp compte ?"),
+    ],
+)
+def test_initials_with_the_opposite_or_another_thing_are_none(a: str, b: str) -> None:
+    """The opposite, another short word, another thing beside the initials: none."""
+    assert "rephrase" not in read(a, b)
