@@ -488,10 +488,10 @@ def answer_mentions(
     decimal convention is unclear: in a European context it may be one point six or sixteen
     hundred, and either reading can be supported.
     """
-    low = answer.lower()
-    if (TRIGGER.search(answer) is None and SPELLED_CLAIM_RE.search(low) is None
-            and _ONE_PART.search(low) is None):  # fmt: skip
-        return []  # no digit and no spelled-out quantity: nothing to parse
+    if TRIGGER.search(answer) is None:
+        low = answer.lower()
+        if SPELLED_CLAIM_RE.search(low) is None and _ONE_PART.search(low) is None:
+            return []  # no digit and no spelled-out quantity or share: nothing to parse
     cleaned = strip_noise(untokenise(answer))
 
     def convention() -> str | None:
