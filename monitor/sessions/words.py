@@ -15,7 +15,7 @@ from importlib import resources
 from itertools import repeat
 from typing import Final, NamedTuple
 
-from monitor.sessions import grammar, matching
+from monitor.sessions import grammar, matching, ordinals
 from monitor.sessions.light import light
 from monitor.sessions.matching import required
 
@@ -157,11 +157,19 @@ def languages() -> tuple[Language, ...]:
                 unspaced=re.compile("|".join(map(re.escape, unspaced))) if unspaced else None,
                 antonyms=matching.antonyms(table.get("antonyms", ())),
                 numerals={
-                    form: str(n)
-                    for n, ws in enumerate(table.get("numerals", ()))
-                    for w in ws.split("|")
-                    for form in (w, w.translate(_FOLD))
-                    if n > 1 or form not in stop  # "une fois", "een keer": an article
+                    **{  # ordinals too ("deuxième", "tweede"), where no stop word
+                        form: n
+                        for w, n in ordinals.ordinals(code).items()
+                        for form in (w, w.translate(_FOLD))
+                        if form not in stop
+                    },
+                    **{
+                        form: str(n)
+                        for n, ws in enumerate(table.get("numerals", ()))
+                        for w in ws.split("|")
+                        for form in (w, w.translate(_FOLD))
+                        if n > 1 or form not in stop  # "une fois", "een keer": an article
+                    },
                 },
                 in_advance=grammar.in_advance(table),
                 or_not=grammar.or_not(table),
@@ -315,6 +323,8 @@ def content(
         # without accents ("suscripcion", "nasil")
         if not lang.numerals.keys().isdisjoint(words):
             words = [lang.numerals.get(w, w) for w in words]
+        if any(w[0].isdigit() and not w.isdigit() for w in words):  # "2e", "2nd": "2"
+            words = [(ordinals.typed(w) or w) if w[0].isdigit() else w for w in words]
         kept = [w for w in words if w not in skipped]
         if text.isascii():
             return frozenset(map(stemmer, kept) if stemmer is not None else kept)

@@ -233,3 +233,28 @@ def test_initials_of_words_the_earlier_turn_spelled_are_those_words(a: str, b: s
 def test_initials_with_the_opposite_or_another_thing_are_none(a: str, b: str) -> None:
     """The opposite, another short word, another thing beside the initials: none."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("comment ajouter un deuxième compte à mon abonnement ?", "ajouter 2e compte ??"),
+        ("Wat zijn de openingstijden op tweede pinksterdag?", "openingstijden 2e pinksterdag"),
+        ("how do I add a second driver to my rental", "add 2nd driver rental?"),
+    ],
+)
+def test_an_ordinal_typed_with_its_digits_is_the_ordinal(a: str, b: str) -> None:
+    """'2e', '2nd' and 'deuxième', 'tweede', 'second' are one word."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("comment ajouter un deuxième compte à mon abonnement ?", "ajouter 3e compte ??"),
+        ("wie buche ich die zweite Nacht dazu?", "wie buche ich die dritte Nacht dazu?"),
+    ],
+)
+def test_another_ordinal_is_another_question(a: str, b: str) -> None:
+    """The third where A asked for the second: another thing."""
+    assert "rephrase" not in read(a, b)
