@@ -16,7 +16,12 @@ combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
   the check to score (one or two content words: "Paris", "in 1994") is measured the same way
   on the words it has: a short right answer is a name or a figure the context holds, a short
   wrong one usually is not (risk/1 left them at 0, and ranked short-answer QA below a naive
-  lexical novelty);
+  lexical novelty). A missing word said right before a name the context has (a word it
+  writes capitalised, not only at a sentence's start) counts twice (risk/5): it is part of
+  a name or title the context does not give ("alan curtis" over "Curtis said ...",
+  "president Szijjarto" over "Foreign Minister Peter Szijjarto"): a summariser's invented
+  first name, title or role, an extrinsic entity one-sentence summaries are often wrong
+  by, which counting every missing word alike underweights;
 * new phrasing (risk/4): the share of the answer's word trigrams (three words in a row,
   case and punctuation ignored) found neither in the context nor in the question, scaled by
   0.25. An answer can reuse the context's words while stating what it does not say (who
@@ -36,22 +41,25 @@ tells (``judge_false_refusal``). A check that did not run adds nothing, nor a fl
 that did not apply.
 The weights, the grounding scale among them, are chosen, not fitted (public data with every
 kind labelled is not at hand; the phrasing scale was chosen among a few on FRANK's
-validation articles and HaluEval); ``bench/risk.py`` measures how the result ranks and
-samples.
+validation articles and HaluEval, the name part's weight among 1.5–3 on FRANK's validation
+articles); ``bench/risk.py`` measures how the result ranks and samples.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 
 from monitor.checks import kernels
 from monitor.checks.context import content_words, missing_words
+from monitor.checks.evidence import OverlapEvidence
 from monitor.checks.memo import lowered
 from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
 
-RISK_VERSION = "risk/4"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
+RISK_VERSION = "risk/5"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
 GROUNDING_SCALE = 0.85
+NAME_PART_WEIGHT = 2.0  # a missing word said before a name the context has counts this much
 PHRASING_SCALE = 0.25
 MAX_TRIGRAMS = 64  # a longer answer is read in at most this many trigrams (bounded work)
 FLAG_CHANCES: Mapping[str, float] = {
@@ -89,9 +97,67 @@ def _grounding_gap(grounding: CheckResult | None, view: TraceView) -> float | No
     if grounding is None:
         return None
     if grounding.applicable:
-        return None if grounding.score is None else 1.0 - grounding.score
+        if grounding.score is None:
+            return None
+        gap = 1.0 - grounding.score
+        evidence = grounding.evidence
+        if not isinstance(evidence, OverlapEvidence) or not evidence.missing:
+            return gap
+        parts = _name_parts(evidence.missing, view)
+        return min(1.0, gap + parts * (NAME_PART_WEIGHT - 1.0) / evidence.content_words)
     words = content_words(view.answer)
-    return len(missing_words(view, words)) / len(words) if words else None
+    if not words:
+        return None
+    missing = missing_words(view, words)
+    weighted = len(missing) + _name_parts(missing, view) * (NAME_PART_WEIGHT - 1.0)
+    return min(1.0, weighted / len(words))
+
+
+_NEXT_WORD = re.compile(r" +([a-z][a-z'-]*)")
+_SENTENCE_END = frozenset(".!?")
+
+
+def _name_parts(missing: Collection[str], view: TraceView) -> int:
+    """How many of the ``missing`` words (content words the context lacks) the answer says
+    right before a name the context has: the next word, after spaces only, is one the
+    context writes capitalised as a word of its own somewhere not at a sentence's start
+    ("alan" in "alan curtis" over "... said Curtis"). Case in the answer is not read (some
+    summarisers lower-case everything)."""
+    if not missing:
+        return 0
+    answer = view.answer.lower()
+    parts = 0
+    for word in missing:
+        i = answer.find(word) if word else -1
+        while i >= 0:
+            end = i + len(word)
+            after = _NEXT_WORD.match(answer, end) if i == 0 or not answer[i - 1].isalpha() else None
+            if after is not None:
+                name = after.group(1).strip("'-")
+                if len(name) > 1 and _named(view.context_text, name):
+                    parts += 1
+                    break
+            i = answer.find(word, end)
+    return parts
+
+
+def _named(context: str, word: str) -> bool:
+    """Whether ``context`` writes ``word`` (lower-case) capitalised, as a word of its own, at
+    least once where no sentence ends just before it."""
+    name = word[0].upper() + word[1:]
+    i = context.find(name)
+    while i >= 0:
+        end = i + len(name)
+        if (i == 0 or not context[i - 1].isalnum()) and (
+            end == len(context) or not context[end].isalpha()
+        ):
+            j = i - 1
+            while j >= 0 and context[j].isspace():
+                j -= 1
+            if j >= 0 and context[j] not in _SENTENCE_END:
+                return True
+        i = context.find(name, i + 1)
+    return False
 
 
 def _new_phrasing(grounding: CheckResult | None, view: TraceView) -> float | None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from monitor.checks import CheckSuite, kernels
 from monitor.checks.memo import lowered
-from monitor.checks.risk import REFUSAL_CHANCE, risk
+from monitor.checks.risk import REFUSAL_CHANCE, _name_parts, risk
 from monitor.core.model import RagTrace
 
 CONTEXT = "The Pro plan costs $20 a month and includes five seats and email support."
@@ -79,6 +79,40 @@ def test_words_of_the_context_put_together_anew_raise_it() -> None:
     recombined = risk_of("The report resigned on Monday after the minister was published.", ARTICLE)
     assert faithful == UNCITED  # every trigram is the context's
     assert recombined >= faithful + 0.1
+
+
+CLUB = "Swansea said manager Curtis praised the squad after the win."
+
+
+def test_a_missing_word_before_a_name_of_the_context_counts_twice() -> None:
+    """risk/5: of two answers with one missing word each and as many new trigrams, the one
+    whose missing word is part of a name the context has ("Alan" before "Curtis": a first
+    name the context never gives) is riskier than the one missing a plain word; so with an
+    answer of two words, which the grounding check does not score."""
+    named = risk_of("Swansea said manager Alan Curtis praised the squad.", CLUB)
+    plain = risk_of("Swansea said manager Curtis warmly praised the squad.", CLUB)
+    assert named > plain + 0.1
+    assert risk_of("Alan Curtis.", CLUB) > risk_of("Curtis, Alan.", CLUB) + 0.05
+
+
+def name_parts(answer: str, context: str, missing: tuple[str, ...]) -> int:
+    trace = RagTrace.from_data({"trace_id": "c" * 32, "query": "Who?", "answer": answer,
+                                     "context": [{"text": context}]})  # fmt: skip
+    return _name_parts(missing, CheckSuite().view(trace))
+
+
+def test_what_a_name_of_the_context_is() -> None:
+    """A name is a word the context writes capitalised not only at a sentence's start; the
+    answer's case is not read; the missing word must be right before it (spaces only)."""
+    assert name_parts("manager alan curtis said", CLUB, ("alan",)) == 1  # lower-cased answer
+    assert name_parts("Manager Alan Curtis said", CLUB, ("alan",)) == 1
+    assert name_parts("Manager Alan, Curtis said", CLUB, ("alan",)) == 0  # not right before
+    assert name_parts("Manager Alan praised it", CLUB, ("alan",)) == 0  # 'praised': no name
+    assert name_parts("Manager Alana Curtis", CLUB, ("alan",)) == 0  # not the word itself
+    opening = "Curtis praised the squad. The club said so. Curtis left."
+    assert name_parts("Manager Alan Curtis said", opening, ("alan",)) == 0  # sentence starts
+    assert name_parts("Alan Curtis and Alan Curtis", CLUB, ("alan", "gone")) == 1  # once a word
+    assert name_parts("Alan Curtis", CLUB, ()) == 0
 
 
 def test_phrasing_ignores_case_punctuation_and_the_question_restated() -> None:
