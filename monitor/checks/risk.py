@@ -127,6 +127,7 @@ def _name_parts(missing: Collection[str], view: TraceView) -> int:
         return 0
     answer = view.answer.lower()
     parts = 0
+    named: dict[str, bool] = {}  # a name asked of the context once (bounded work on repeats)
     for word in missing:
         i = answer.find(word) if word else -1
         while i >= 0:
@@ -134,7 +135,9 @@ def _name_parts(missing: Collection[str], view: TraceView) -> int:
             after = _NEXT_WORD.match(answer, end) if i == 0 or not answer[i - 1].isalpha() else None
             if after is not None:
                 name = after.group(1).strip("'-")
-                if len(name) > 1 and _named(view.context_text, name):
+                if name not in named:
+                    named[name] = len(name) > 1 and _named(view.context_text, name)
+                if named[name]:
                     parts += 1
                     break
             i = answer.find(word, end)

@@ -115,6 +115,27 @@ def test_what_a_name_of_the_context_is() -> None:
     assert name_parts("Alan Curtis", CLUB, ()) == 0
 
 
+def test_a_name_is_asked_of_the_context_once_however_often_the_answer_repeats_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer that says a missing word before the same word thousands of times (no input
+    may stall a check) asks the context about that word once, not once a repeat: each
+    question scans the whole context, so asking per repeat grows with answer × context."""
+    from monitor.checks import risk as risk_module
+
+    asked: list[str] = []
+    named = risk_module._named
+
+    def counting(context: str, word: str) -> bool:
+        asked.append(word)
+        return named(context, word)
+
+    monkeypatch.setattr(risk_module, "_named", counting)
+    context = "He said it. Blah went home. " * 200  # 'Blah' only at a sentence's start
+    assert name_parts("zork blah " * 2000, context, ("zork",)) == 0
+    assert asked == ["blah"]
+
+
 def test_phrasing_ignores_case_punctuation_and_the_question_restated() -> None:
     """Case, commas, dashes and curly quotes do not make a trigram new, nor does repeating
     the question's own words."""
