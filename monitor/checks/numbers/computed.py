@@ -95,14 +95,21 @@ _STOP = frozenset("that this with from were have there their they them than then
 
 
 # Noon and midnight are clock times to a duration ("from 9 a.m. to 12 noon" is 3 hours)
-_NAMED_TIME = re.compile(r"\b(?:12\s+)?(?:(noon|midday)|midnight)\b", re.IGNORECASE)
+NAMED_TIME = re.compile(r"\b(?:12\s+)?(?:(noon|midday)|midnight)\b", re.IGNORECASE)
+
+
+def named_time(text: str) -> bool:
+    """Whether ``text`` may name a clock time in words (noon, midday, midnight): a test of
+    substrings, before ``NAMED_TIME`` reads them."""
+    low = text.lower()
+    return "noon" in low or "midday" in low or "midnight" in low
 
 
 def figures_of(sentence: str, kind: str) -> list[Figure]:
     """The figures of kind ``kind`` ("number", "time") of ``sentence``, in order (a time
     named in words, noon or midnight, too)."""
-    if kind == "time":
-        sentence = _NAMED_TIME.sub(lambda m: "12:00" if m.group(1) else "00:00", sentence)
+    if kind == "time" and named_time(sentence):
+        sentence = NAMED_TIME.sub(lambda m: "12:00" if m.group(1) else "00:00", sentence)
     locale = Lazy(functools.partial(locale_of, sentence))
     return [(f.raw, f.readings[0].value) for f in scan(sentence, locale)
             if f.kind == kind and f.readings]  # fmt: skip

@@ -24,11 +24,13 @@ from monitor.checks.numbers.computed import (
     CHEAPER_AFTER,
     DEARER_AFTER,
     MORE_AFTER,
+    NAMED_TIME,
     OPERANDS,
     PEOPLE,
     Figure,
     beside,
     figures_of,
+    named_time,
     operands,
     persons,
     relative,
@@ -84,7 +86,7 @@ _CHANGE_BEFORE = re.compile(
     r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
 )
 # A clock time could be in the text ("09:12", "6 pm", "6.30am", "23.15")
-_CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b|\b(?i:noon|midday|midnight)\b")
+_CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b")  # (or a time named: NAMED_TIME)
 # "save 20%", "savings of 20%", "a discount of 20%": cheaper, before the figure
 _SAVE_BEFORE = re.compile(r"\b(?:save|saves|saving|savings\s+of|discount\s+of|reduction\s+of)\s*$")
 # "$15 cheaper" (an amount, no "than"): a difference of two prices
@@ -444,13 +446,14 @@ class Derivation:
     def sentence_times(self) -> list[list[Figure]]:
         """Each context sentence's clock times as (as written, minutes since midnight)."""
         if self._times is None:
-            has = _CLOCK.search(self.context) is not None  # (most contexts have none)
-            # (the points of "7 p.m." end no sentence: "from 7 p.m. to 10 p.m." is one)
-            text = _MERIDIEM.sub(r"\1m", self.context) if has and ".m." in self.lower else ""
-            sentences = [s for s in SENTENCE.findall(text) if s.strip()] if text else self.sentences
-            self._times = (
-                [figures_of(s, "time") for s in sentences if _CLOCK.search(s)] if has else []
-            )
+            # (most contexts have no clock time; a named one, noon, is a word first)
+            named, self._times = named_time(self.lower), []
+            if named or _CLOCK.search(self.context):
+                # (the points of "7 p.m." end no sentence: "from 7 p.m. to 10 p.m." is one)
+                text = _MERIDIEM.sub(r"\1m", self.context) if ".m." in self.lower else ""
+                cut = [s for s in SENTENCE.findall(text) if s.strip()] if text else self.sentences
+                timed = (s for s in cut if _CLOCK.search(s) or (named and NAMED_TIME.search(s)))
+                self._times = [figures_of(s, "time") for s in timed]
         return self._times
 
     def answer_figures(self, mention: Mention, sentence: str, kind: str) -> list[Figure]:
