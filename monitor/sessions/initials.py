@@ -12,8 +12,6 @@ spelled with a later vowel is a word, not a short form ("send" is no "student di
 
 from __future__ import annotations
 
-from functools import cache
-
 _VOWELS = frozenset("aeiouyàáâäèéêëìíîïòóôöùúûü")  # a short form keeps a word's consonants
 _LONGEST = 4  # letters of a short form at most
 _RUN = 4  # words of the earlier turn a short form may stand for
@@ -42,25 +40,22 @@ def _subsequence(x: str, y: str) -> bool:
     return all(c in letters for c in x)
 
 
-@cache
-def _digits(numerals: tuple[tuple[str, str], ...]) -> dict[str, str]:
-    return dict(numerals)
+def pieces(earlier: list[str], numerals: dict[str, str]) -> list[str]:
+    """``earlier``'s words as their initials are read: a number's word by its digits
+    ("two": "2"; ``numerals``)."""
+    return [numerals.get(w, w) for w in earlier]
 
 
-def expanded(
-    word: str, earlier: list[str], numerals: tuple[tuple[str, str], ...] = ()
-) -> tuple[str, ...] | None:
-    """The run of ``earlier``'s words that ``word`` is the initials of, or None (``numerals``:
-    a number's word and its digits, "two" / "2")."""
-    if not 2 <= len(word) <= _LONGEST or word in earlier or not any(c.isalpha() for c in word):
+def expanded(word: str, earlier: list[str], read: list[str]) -> tuple[str, ...] | None:
+    """The run of ``earlier``'s words that ``word`` is the initials of, or None (``read``:
+    ``earlier``'s ``pieces``)."""
+    if not 2 <= len(word) <= _LONGEST or not any(c.isalpha() for c in word):
         return None
-    digits = _digits(numerals)
-    pieces = [digits.get(w, w) for w in earlier]
-    for start in range(len(pieces)):
-        if pieces[start][0] != word[0]:
+    first = word[0]
+    for start, piece in enumerate(read):
+        if piece[0] != first:
             continue
-        for size in range(2, min(_RUN, len(word), len(pieces) - start) + 1):
-            run = tuple(pieces[start : start + size])
-            if _spells(word, run):
+        for size in range(2, min(_RUN, len(word), len(read) - start) + 1):
+            if _spells(word, tuple(read[start : start + size])):
                 return tuple(earlier[start : start + size])
     return None

@@ -75,7 +75,7 @@ def _spaced_kept(ca: frozenset[str], cb: frozenset[str], b: _Turn, exact: int) -
     if (
         not _kept(most, len(ca), len(cb))
         and not _fragment(b, len(cb), most)
-        and not _cut_to_keywords(b, len(ca), len(cb), most)
+        and not _cut_counts(len(ca), len(cb), most)
     ):
         return False
     shared = matching.shared(ca, cb)
@@ -89,6 +89,11 @@ def _spaced_kept(ca: frozenset[str], cb: frozenset[str], b: _Turn, exact: int) -
 _KEPT_SHORT = 1 / 3  # of A's content words that B, cut to some of them, keeps at least
 
 
+def _cut_counts(in_a: int, in_b: int, shared: int) -> bool:
+    """``_cut_to_keywords``'s counts: every word of B's A's, two at least, a third of A's."""
+    return shared >= 2 and in_b == shared and shared >= _KEPT_SHORT * in_a
+
+
 def _cut_to_keywords(b: _Turn, in_a: int, in_b: int, shared: int) -> bool:
     """Whether B asks A again cut to some of its words, none of its own, where A said much
     around its question ("siema wypożyczyłem deskę i wiązanie pękło, co teraz" -> "wiązanie
@@ -98,7 +103,7 @@ def _cut_to_keywords(b: _Turn, in_a: int, in_b: int, shared: int) -> bool:
     stands: "senha incorreta o que fazer") and not opening as a next question ("e da Torino
     a Milano?"). A statement that names the thing asks nothing ("ik heb geen e-bike", "I
     reset my password twice and it still says wrong password")."""
-    if shared < 2 or in_b != shared or shared < _KEPT_SHORT * in_a:
+    if not _cut_counts(in_a, in_b, shared):
         return False
     openers, asks = _next_question()
     if openers.match(b.text):
@@ -107,11 +112,15 @@ def _cut_to_keywords(b: _Turn, in_a: int, in_b: int, shared: int) -> bool:
 
 
 def _unstemmed(turn: _Turn, lang: Language) -> frozenset[str]:
-    """A turn's content words as typed (without accents), not stemmed."""
-    skipped = _skipped(lang.code)
-    return frozenset(
-        f for w in turn.words if w not in skipped and (f := w.translate(_FOLD)) not in skipped
-    )
+    """A turn's content words as typed (without accents), not stemmed (kept on the turn)."""
+    key = f"{lang.code}~"
+    got = turn.contents.get(key)
+    if got is None:
+        skipped = _skipped(lang.code)
+        got = turn.contents[key] = frozenset(
+            f for w in turn.words if w not in skipped and (f := w.translate(_FOLD)) not in skipped
+        )
+    return got
 
 
 def _unstemmed_kept(a: _Turn, b: _Turn, lang: Language) -> bool:
@@ -119,7 +128,9 @@ def _unstemmed_kept(a: _Turn, b: _Turn, lang: Language) -> bool:
     slip apart from its word ("canbiare" / "cambiare": "canb", "camb") or a short word
     too far ("rzym": "rz", "rzymu": "rzym")."""
     ua, ub = _unstemmed(a, lang), _unstemmed(b, lang)
-    return bool(ua and ub) and _spaced_kept(ua, ub, b, len(ua & ub))
+    if not ua or not ub or (ua == a.contents.get(lang.code) and ub == b.contents.get(lang.code)):
+        return False  # read so already
+    return _spaced_kept(ua, ub, b, len(ua & ub))
 
 
 _ELLIPTIC = 3  # content words at most of a next question cut to what it moves to ("and X?")
@@ -206,6 +217,12 @@ def _as_typed_in(a: _Turn, b: _Turn) -> _Turn:
     words: list[str] = []
     i, changed = 0, False
     joined = {x + y: (x, y) for x, y in zip(a.words, a.words[1:], strict=False)}
+    read: list[str] = []  # A's words as initials read them, once one may be
+
+    def _read(turn: _Turn) -> list[str]:
+        read.extend(initials.pieces(turn.words, _numerals()))
+        return read
+
     while i < len(b.words):
         word = b.words[i]
         if word not in whole and (parts := joined.get(word)) is not None:
@@ -218,8 +235,10 @@ def _as_typed_in(a: _Turn, b: _Turn) -> _Turn:
             i += 1
             changed = True
         elif (
-            word not in _stop_index()  # a word that asks is no name's initials ("der", "ma")
-            and (run := initials.expanded(word, a.words, _numerals())) is not None
+            2 <= len(word) <= 4
+            and word not in whole
+            and word not in _stop_index()  # a word that asks is no name's initials ("der")
+            and (run := initials.expanded(word, a.words, read or _read(a))) is not None
         ):
             words += run  # "mdp" for "mot de passe", "2fa" for "two factor authentication"
             changed = True
@@ -233,9 +252,9 @@ def _as_typed_in(a: _Turn, b: _Turn) -> _Turn:
 
 
 @cache
-def _numerals() -> tuple[tuple[str, str], ...]:
+def _numerals() -> dict[str, str]:
     """Every language's number words and their digits ("two", "zwei": "2")."""
-    return tuple(sorted({item for lg in languages() for item in lg.numerals.items()}))
+    return {w: n for lg in languages() for w, n in lg.numerals.items()}
 
 
 def is_rephrase(a: _Turn, b: _Turn) -> bool:
@@ -280,7 +299,7 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
     elif (
         not paired
         and not _spaced_kept(ca, cb, b, exact)
-        and not _unstemmed_kept(a, b, lang)
+        and not (len(cb - ca) <= _SLIPS and _unstemmed_kept(a, b, lang))
         and not _names_off(a, lang, ca, cb)
         and not (len(a.words) <= _FRAGMENT and _asked_out(a, b, ca, cb, matching.shared(cb, ca)))
         and not (spelled := _spelled_out(a, b, lang, cb))
@@ -322,9 +341,14 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
     # opposites are among the words one turn has and the other lacks ("on" / "off"): in
     # every language's pairs, a turn's language told by its stop words being a guess
     # (Portuguese "como ativo o …" / "como desativo o …" reads as Spanish)
-    in_a, in_b = _folded(a.words), _folded(b.words)  # "désactiver" / "desactiver": one
-    a_only = " ".join(w for w in a.words if w.translate(_FOLD) not in in_b)
-    b_only = " ".join(w for w in b.words if w.translate(_FOLD) not in in_a)
+    if a.text.isascii() and b.text.isascii():
+        in_a, in_b = set(a.words), set(b.words)
+        a_only = " ".join(w for w in a.words if w not in in_b)
+        b_only = " ".join(w for w in b.words if w not in in_a)
+    else:  # "désactiver" / "desactiver": one word
+        in_a, in_b = _folded(a.words), _folded(b.words)
+        a_only = " ".join(w for w in a.words if w.translate(_FOLD) not in in_b)
+        b_only = " ".join(w for w in b.words if w.translate(_FOLD) not in in_a)
     if a_only and b_only and matching.opposed(a_only, b_only, _every_antonym()):
         return False
     return not (a_only and matching.dropped(a.text, b.text, pairs))
@@ -337,8 +361,9 @@ def _folded(words: list[str]) -> set[str]:
 
 @cache
 def _every_antonym() -> tuple[matching.Antonyms, ...]:
-    """Every language's pairs of opposite words."""
-    return tuple(lg.antonyms for lg in languages())
+    """Every language's pairs of opposite words, in one set (one pass over a turn)."""
+    sides = [side.pattern for lg in languages() for side in lg.antonyms.sides]
+    return (matching.antonyms(zip(sides[::2], sides[1::2], strict=True)),)
 
 
 def _by_stems(a: _Turn, b: _Turn, lang: Language) -> bool:

@@ -44,6 +44,7 @@ _REPEATED = re.compile(r"([^\W\d_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])\1{2,}
 # Korean's compatibility jamo as NFKC makes them (the language files write "ㄱㅅ")
 _JAMO = {c: unicodedata.normalize("NFKC", chr(c)) for c in range(0x3131, 0x318F)}
 _TRIPLE = re.compile(r"(.)\1\1")  # any character three times: where _REPEATED may be
+_DIGIT_LETTER = re.compile(r"\d[^\W\d_]")  # a word begun with digits, letters after them
 
 
 class Gated(NamedTuple):
@@ -323,7 +324,7 @@ def content(
         # without accents ("suscripcion", "nasil")
         if not lang.numerals.keys().isdisjoint(words):
             words = [lang.numerals.get(w, w) for w in words]
-        if any(w[0].isdigit() and not w.isdigit() for w in words):  # "2e", "2nd": "2"
+        if _DIGIT_LETTER.search(text):  # an ordinal typed with its digits: "2e", "2nd": "2"
             words = [(ordinals.typed(w) or w) if w[0].isdigit() else w for w in words]
         kept = [w for w in words if w not in skipped]
         if text.isascii():
