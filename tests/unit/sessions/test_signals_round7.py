@@ -231,9 +231,41 @@ def test_more_verdicts_in_other_words(b: str) -> None:
         "gibt es die App nicht auch für Android?",
         "is it the pro plan, not the basic one?",
         "I want a human, not a bot",
+        "chciałbym to zmienić, nie wiem jak",
+        "quiero saber si es posible, no sé",
         "that's great, thanks",
         "この問題は解決しましたか",
     ],
 )
 def test_more_verdicts_keep_their_hard_negatives(b: str) -> None:
     assert NEGATIVE not in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "is live chat in the basic plan",
+        "zit telefonische support in het basisabonnement",
+        "chat dal vivo compreso?",
+        "czat na żywo w pakiecie?",
+        "Live-Chat im Basistarif?",
+        "el chat en vivo está en el plan básico",
+    ],
+)
+def test_a_channel_in_a_plan_is_a_feature(b: str) -> None:
+    """A channel named in a clause that puts it in a plan (or says it is included) asks
+    about the plan, not for a person."""
+    assert ESCALATION not in read(_ASKED, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "I'm on the premium plan. Get me an agent",
+        "quiero hablar con un agente sobre mi plan",
+        "Kann ich mit jemandem über meinen Tarif sprechen?",
+        "transfer me to an agent in the billing team",
+    ],
+)
+def test_a_plan_beside_a_request_keeps_it(b: str) -> None:
+    assert ESCALATION in read(_ASKED, b)
