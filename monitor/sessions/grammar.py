@@ -179,7 +179,7 @@ def negative(table: Mapping[str, object]) -> list[str]:
     if it_is and neg and w.b:  # the answer corrected: "it is X, not Y" ("that's the weekday
         # schedule, not Saturday", "het is €9,95, niet €4,95"), nothing asked after it
         tail = rf"[^\w{_END}]*(?:[^\W_]+(?:[.,]\d+)?[^\w{_END}]*){{1,3}}$"  # "€4,95"
-        fact = f"{it_is}\\s[^?？]*?"
+        fact = f"{it_is}\\s*[^?？]*?"
         out.append(f"{w.opening()}{fact}(?P<v>[,\\s]\\s*{neg}\\s*{tail})")
     still = w.bounded("still")
     if still:  # the problem the answer was to end goes on ("pfeift immer noch", "아직도 문자
