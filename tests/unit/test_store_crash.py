@@ -74,7 +74,8 @@ def test_a_kill_during_writes_loses_nothing_committed(
     start = 0
     for delay in (0.05, 0.13, 0.31):  # three kills, at different points of the writing
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(start), writer,
-                                  str(batch)], stdout=subprocess.PIPE, text=True)  # fmt: skip
+                                  str(batch)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)  # fmt: skip
         assert child.stdout is not None
         pid = int(child.stdout.readline())  # the writer's (0: inline)
         said = [int(child.stdout.readline())]  # it is writing
@@ -82,13 +83,14 @@ def test_a_kill_during_writes_loses_nothing_committed(
         if victim == "writer":
             os.kill(pid, signal.SIGKILL)  # the daemon's next flush fails: it ends
         child.send_signal(signal.SIGKILL)
-        out, _ = child.communicate(timeout=10)
+        out, err = child.communicate(timeout=10)
         said += [int(x) for x in out.split()]
         committed = said[-1]  # the last flush it returned from
         assert pid == 0 or _gone(pid), "the writer outlived the daemon"
         evaluations, bodies, checks, integrity = _count(path)
-        assert integrity == "ok"
-        assert evaluations >= committed  # nothing committed is lost
-        assert evaluations % batch == 0  # and no batch is there in part
+        why = f"said {said}, stored {evaluations}; the daemon's stderr: {err[-2000:]}"
+        assert integrity == "ok", why
+        assert evaluations >= committed, why  # nothing committed is lost
+        assert evaluations % batch == 0, why  # and no batch is there in part
         assert checks == evaluations == bodies  # a trace's rows all or none
         start = evaluations  # the next run goes on from there
