@@ -35,13 +35,13 @@ from sinks import SinkBase, store_record, store_retention
 from sinks.jsonl import redacted as redacted_with
 from sinks.jsonl import written_line
 from sinks.store_record import Captured, capture, json_text
+from sinks.store_retention import DAY
 
 if TYPE_CHECKING:
     from monitor.telemetry import Metrics
     from sinks.store_writer import WriterProcess
 
 _LOG = structlog.get_logger("ragmon.store")
-_DAY = 86_400.0
 _KNOWN_PASSAGES = 200_000  # passage hashes remembered as written today (then forgotten)
 _COMBINATIONS = 10_000  # traces' segments remembered with their combination's text
 _MARKS = ",".join("?" * 11)  # an evaluations row
@@ -134,7 +134,7 @@ class StoreSink(SinkBase):
         s = config.section
         if s.path is None:
             raise ValueError("the store sink needs store.path")
-        return cls(s.path, config.redactor, s.max_age_days * _DAY, s.max_bytes,
+        return cls(s.path, config.redactor, s.max_age_days * DAY, s.max_bytes,
                    s.retention_interval_seconds, metrics=metrics, writer=s.writer,
                    writer_timeout_seconds=s.writer_timeout_seconds)  # fmt: skip
 
@@ -142,7 +142,7 @@ class StoreSink(SinkBase):
         self,
         path: Path,
         redactor: Redactor | None = None,
-        max_age_seconds: float = 14 * _DAY,
+        max_age_seconds: float = 14 * DAY,
         max_bytes: int = 2 * 1024**3,
         retention_interval_seconds: float = 300.0,
         clock: Callable[[], float] = time.time,
@@ -309,7 +309,7 @@ class StoreSink(SinkBase):
         """The hash a passage's text is stored under; its (redacted) text is written unless
         it was written today already: a passage costs its redaction once, not per trace."""
         key = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-        day = int(now // _DAY)
+        day = int(now // DAY)
         if self._known.get(key) != day:
             if len(self._known) >= _KNOWN_PASSAGES:
                 self._known.clear()

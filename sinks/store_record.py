@@ -192,10 +192,10 @@ def checks_line(results: Mapping[str, Mapping[str, object]]) -> dict[str, CheckL
 def _without_none(value: object) -> object:
     # a scalar is taken as it is, not by a call of its own (most of an evidence's values)
     if isinstance(value, dict):
-        return {k: _without_none(v) if type(v) in _NESTED else v
+        return {k: _without_none(v) if isinstance(v, _NESTED) else v
                 for k, v in value.items() if v is not None}  # fmt: skip
     if isinstance(value, list):
-        return [_without_none(v) if type(v) in _NESTED else v for v in value]
+        return [_without_none(v) if isinstance(v, _NESTED) else v for v in value]
     return value
 
 

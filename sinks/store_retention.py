@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-_DAY = 86_400.0
+DAY = 86_400.0  # seconds: a stored passage's time is refreshed once a day at most (StoreSink)
 
 
 def delete_before(db: sqlite3.Connection, cutoff: float, inclusive: bool = False) -> int:
@@ -29,7 +29,7 @@ def delete_before(db: sqlite3.Connection, cutoff: float, inclusive: bool = False
         for table in ("followups", "sessions"):
             db.execute(f"DELETE FROM {table} WHERE stored {op} ?", (cutoff,))
         # a day's slack: a passage's time is refreshed once a day at most
-        db.execute("DELETE FROM passages WHERE last < ?", (cutoff - _DAY,))
+        db.execute("DELETE FROM passages WHERE last < ?", (cutoff - DAY,))
         db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:
