@@ -310,7 +310,11 @@ class Supervisor:
         (exit 1), or a worker could not start (exit 2, its refusal in ``refused``)."""
         for w in self.workers:
             self._start(w)
-        while not self.stop.wait(0.2):
+        # is_set and a sleep, not stop.wait(0.2): the signal handler sets ``stop`` on this
+        # thread, and Event.wait holds the event's lock at moments; a handler run there
+        # blocked on that lock for good (a SIGTERM that stopped nothing)
+        while not self.stop.is_set():
+            time.sleep(0.2)
             now = time.monotonic()
             for w in self.workers:
                 w.heard()  # read as it comes: a worker never waits on a full pipe
