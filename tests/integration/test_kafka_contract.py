@@ -54,7 +54,7 @@ def test_kafka_source_lifecycle() -> None:
             key = (r.position.source, r.position.partition)
             assert r.position.offset > last.get(key, -1)
             last[key] = r.position.offset
-        source.commit({k: v + 1 for k, v in last.items()})
+        commit_as_owner(source, listener, {k: v + 1 for k, v in last.items()})
     finally:
         source.close()
         source.close()
@@ -63,6 +63,28 @@ def test_kafka_source_lifecycle() -> None:
     for (t, p), offset in last.items():
         assert consumer.committed(TopicPartition(t, p)) == offset + 1
     consumer.close()
+
+
+def commit_as_owner(source: KafkaSource, listener: Listener, offsets: dict[Partition, int]) -> None:
+    """Commit ``offsets`` as the owner of their partitions. A group may rebalance at any
+    moment: kafka-python's KafkaConsumer.subscribe says the consumer "will trigger a
+    rebalance operation" when, among others, the "number of partitions change for any of
+    the subscribed topics" or a "topic is created" (these tests' topics are seconds old; a
+    clean-clone run saw one a second after the assignment). A source commits only the
+    partitions it owns at the time, by design: a revoked partition's offset is its next
+    owner's. So the commit waits, polling, until the source owns every partition again,
+    and is repeated when a revocation came during it."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        progress = source.progress()
+        if progress is None or not offsets.keys() <= progress.assigned:
+            source.poll(100, 0.5)
+            continue
+        seen = listener.calls.count("revoked")
+        source.commit(offsets)
+        if listener.calls.count("revoked") == seen:
+            return
+    raise AssertionError("the source never owned every partition long enough to commit")
 
 
 def _read_all(source: KafkaSource, want: int, seconds: float = 30) -> list[SourceRecord]:
@@ -86,13 +108,14 @@ def test_a_restart_after_a_commit_rereads_exactly_the_uncommitted_part() -> None
         )
 
     first = source()
-    first.listen(Listener())
+    listener = Listener()
+    first.listen(listener)
     first.start()
     try:
         records = _read_all(first, 30)
         assert len(records) == 30
         committed = {(topic, 0): 4, (topic, 1): 11}  # p0: 0-3 finished; p1: 0-10 finished
-        first.commit(committed)
+        commit_as_owner(first, listener, committed)
     finally:
         first.close()
     per_partition = {p: [r.position.offset for r in records if (r.position.source,
