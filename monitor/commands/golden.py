@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from monitor.commands.common import _golden_set, _output, _settings, _writable
+from monitor.commands.signals import StopOnSignal
 from monitor.config import revealed
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ConfigError, describe
 from monitor.core.lines import GoldenItem, GoldenRow
@@ -223,8 +223,7 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     prober = probe_client.Prober(args.endpoint, template, rate=args.rate, timeout=args.timeout,
                                  header=args.header)  # fmt: skip
     stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    signals = StopOnSignal(stop).install()  # stop.wait below: a handler must not set it
     try:
         while True:
             report = prober.run(golden.items.values(), stop)
@@ -238,6 +237,7 @@ def cmd_probe(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                 print(f"ragmon probe: keeping {golden.version}: {exc}", file=stderr)
     finally:
         prober.close()
+        signals.close()
 
 
 def _read_traces(files: list[Path], stderr: TextIO) -> list[RagTrace] | None:

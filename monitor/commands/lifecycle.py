@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import signal
 import threading
 from collections.abc import Sequence
-from types import FrameType
 from typing import Protocol
 
 from structlog.typing import FilteringBoundLogger
 
+from monitor.commands.signals import StopOnSignal
 from monitor.core.errors import EXIT_FAIL
 
 
@@ -33,21 +32,16 @@ def _close_all(parts: Sequence[_Closes]) -> None:
 
 def _install_signal_handlers(
     stop: threading.Event, budget: float, log: FilteringBoundLogger
-) -> None:
+) -> StopOnSignal:
     """First SIGTERM/SIGINT: stop polling, finish, commit, exit within ``budget`` seconds.
-    A second SIGINT exits at once."""
+    A second SIGINT exits at once. Acted on off the handler (``commands.signals``: a
+    handler that logs can wait on the log writer's lock its own thread holds)."""
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        if stop.is_set():
-            if signum == signal.SIGINT:
-                os._exit(130)
-            return
-        stop.set()
-        log.info("stopping", signal=signal.Signals(signum).name, budget_seconds=budget)
+    def on_stop(name: str) -> None:
+        log.info("stopping", signal=name, budget_seconds=budget)
         _start_watchdog(budget, log)
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    return StopOnSignal(stop, on_stop, second_sigint_exits=True).install()
 
 
 def _start_watchdog(budget: float, log: FilteringBoundLogger) -> None:

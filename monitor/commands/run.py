@@ -76,13 +76,13 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         _close_all(extras)
         return EXIT_USAGE
     stop = threading.Event()
-    _install_signal_handlers(stop, settings.shutdown_timeout_seconds, log)
+    signals = _install_signal_handlers(stop, settings.shutdown_timeout_seconds, log)
     server.start()
     try:
         pipeline.start()
     except StartupError as exc:
         print(f"ragmon run: {exc}", file=stderr)
-        _close_all([pipeline, server, *extras])
+        _close_all([pipeline, server, *extras, signals])
         return EXIT_USAGE
     _say_started(settings, server.port, pipeline, log)
     freeze_startup_heap()
@@ -95,7 +95,7 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return _run_until_stopped(pipeline, stop, settings.shutdown_timeout_seconds, log)
     finally:
         ready.clear()
-        _close_all([pipeline, server, *extras])
+        _close_all([pipeline, server, *extras, signals])
 
 
 def _say_started(

@@ -46,7 +46,6 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import TextIO
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
@@ -54,6 +53,7 @@ from structlog.typing import FilteringBoundLogger
 
 from monitor import config as config_mod
 from monitor.commands.server import MetricsServer
+from monitor.commands.signals import StopOnSignal
 from monitor.core import logwriter
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError
 from monitor.golden.stored import worker_dir
@@ -310,9 +310,9 @@ class Supervisor:
         (exit 1), or a worker could not start (exit 2, its refusal in ``refused``)."""
         for w in self.workers:
             self._start(w)
-        # is_set and a sleep, not stop.wait(0.2): the signal handler sets ``stop`` on this
-        # thread, and Event.wait holds the event's lock at moments; a handler run there
-        # blocked on that lock for good (a SIGTERM that stopped nothing)
+        # is_set and a sleep: this loop takes no lock a signal handler could meet
+        # (``commands.signals`` sets ``stop`` from its own thread since; before, a handler
+        # that set it while this loop sat in stop.wait blocked on the event's lock for good)
         while not self.stop.is_set():
             time.sleep(0.2)
             now = time.monotonic()
@@ -413,14 +413,10 @@ def run_workers(
         print(f"ragmon run: cannot listen on {m.host}:{m.port}: {exc.strerror}", file=stderr)
         return EXIT_USAGE
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        if not supervisor.stop.is_set():
-            log.info("stopping", signal=signal.Signals(signum).name,
-                     budget_seconds=settings.shutdown_timeout_seconds)  # fmt: skip
-        supervisor.stop.set()
+    def on_stop(name: str) -> None:  # off the handler: commands.signals says why
+        log.info("stopping", signal=name, budget_seconds=settings.shutdown_timeout_seconds)
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    signals = StopOnSignal(supervisor.stop, on_stop).install()
     server.start()
     log.info("workers_starting", workers=count,
              metrics=f"http://{m.host}:{server.port}/metrics")  # fmt: skip
@@ -428,6 +424,7 @@ def run_workers(
         code = supervisor.run()
     finally:
         server.close()
+        signals.close()
     if supervisor.refused:
         logwriter.write_line(stderr, supervisor.refused)
     return code
