@@ -45,7 +45,7 @@ from typing import Final
 import ahocorasick
 
 from monitor.core.model import FOLLOWUP_SIGNALS
-from monitor.sessions import grammar, matching
+from monitor.sessions import grammar, matching, reported
 from monitor.sessions.rephrase import _alike, _asked_again, is_rephrase
 from monitor.sessions.words import (
     _CLAUSE_END,
@@ -294,9 +294,15 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if not rephrase and (said := escalation or negative) is not None and _alike(a, b):
         rest = _prepared(text[: said.start()] + " " + text[said.end() :])
         rephrase = bool(rest.text) and is_rephrase(a, rest)
+    if negative is not None and rephrase and reported.restated(a, b, _verdict(negative)):
+        negative = None  # the user's problem asked again ("login not working mobile")
     # the question asked again beside its opposite: the answer explained that one instead
     opposite = rephrase and negative is None and _told_opposite(a, b)
     positive = False
+    if escalation is not None and negative is None:  # the hand-off thanked for
+        m, only = _thanked(b, langs, open_)
+        if reported.thanked_handoff(_asked_person(a), b, escalation, m, only):
+            escalation = None
     if negative is None and escalation is None and not opposite:  # a request for a person
         # is no thanks ("🙏")
         m, only = _thanked(b, langs, open_)
@@ -320,6 +326,12 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     if positive:
         found.append(POSITIVE)
     return found
+
+
+def _asked_person(a: _Turn) -> bool:
+    """Whether A asked for a person (as B's request is read, in A's own languages)."""
+    langs = _speakers(_prepared(""), a)
+    return a.text != "" and _said(a, langs, _plan(a.text))[0] is not None
 
 
 def _told_opposite(a: _Turn, b: _Turn) -> bool:

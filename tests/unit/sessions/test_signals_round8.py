@@ -1,0 +1,82 @@
+"""The follow-up signals' eighth round (issue 74): what a turn reports rather than asks or
+judges, and the verdicts and requests that compose per language, each class written here in
+other words (not taken from a labelled set), beside the hard negatives that keep it from
+reading too much."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+ESCALATION, NEGATIVE, POSITIVE = "escalation", "negative_feedback", "positive_feedback"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # what the thanks are for holds the hand-off
+        ("can I talk to someone from billing", "thanks for the callback"),
+        ("verbind me door met een medewerker", "bedankt voor het doorverbinden"),
+        ("ich möchte einen Rückruf", "danke für den Rückruf"),
+        ("상담원 연결해 주세요", "상담원이랑 통화했어요 고마워요"),
+        # thanks alone after a request for a person: the hand-off done
+        ("je veux parler à un conseiller", "merci, le conseiller passe jeudi"),
+        ("połącz mnie z konsultantem", "dzięki, konsultant przełożył termin"),
+    ],
+)
+def test_a_hand_off_thanked_for_is_thanks(a: str, b: str) -> None:
+    got = read(a, b)
+    assert POSITIVE in got
+    assert ESCALATION not in got
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # thanks that ask for the person again
+        ("human please", "thanks, now get me a human"),
+        (
+            "ich will mit einem Mitarbeiter sprechen",
+            "danke, aber verbinden Sie mich bitte mit einem Mitarbeiter",
+        ),
+        # a request for a person after thanks, with no request before it
+        ("how do I export my invoices", "thanks. can someone call me back?"),
+    ],
+)
+def test_thanks_beside_a_request_for_a_person_stay_a_request(a: str, b: str) -> None:
+    assert ESCALATION in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "my invoice download doesn't work in the app, what can I do?",
+            "invoice download not working app",
+        ),
+        ("de sync werkt niet op mijn tablet", "sync werkt niet tablet"),
+        ("płatność kartą nie działa w aplikacji", "nie działa płatność kartą aplikacja"),
+        ("uygulamada faturam görünmüyor", "fatura görünmüyor uygulama"),
+    ],
+)
+def test_the_users_problem_asked_again_is_no_complaint(a: str, b: str) -> None:
+    """B restates the problem A named, in A's words: the question again, not a verdict."""
+    assert NEGATIVE not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the complaint is B's own, in a clause of its own
+        (
+            "my invoice download doesn't work, what can I do?",
+            "that didn't work. invoice download not working",
+        ),
+        # the complaint's words are not A's: a verdict on what the answer gave
+        ("how do I download my invoice", "the download link doesn't work"),
+        ("hoe download ik mijn factuur", "de link werkt niet"),
+    ],
+)
+def test_a_complaint_not_in_the_question_stays_one(a: str, b: str) -> None:
+    assert NEGATIVE in read(a, b)
