@@ -13,8 +13,10 @@ the same in every language:
   a verb "to be": "la respuesta es incorrecta", not "contraseña incorrecta"), a bare no on
   its own (``no``: "no, …", not "no bot"), thanks for nothing (``worked`` ×
   ``for_nothing``), and the answer contradicted (``missing``: "there is no such button",
-  "gibt es nicht", "genau andersrum"); a negation in a clause that asks "… or not"
-  (``or_not``, read in ``signals``) is the question's;
+  "gibt es nicht", "genau andersrum"; a part of the product, ``parts``, and its absence,
+  ``absent``, words between them: "die knop 'X' is er gewoon niet", "메뉴가 앱에 없어요"); a
+  negation in a clause that asks "… or not" (``or_not``, read in ``signals``) is the
+  question's;
 * escalation: a request verb with a person, team or channel within three words
   (``request`` × ``persons``, in either order with ``person_first``), a wish for a person
   ("I want a live agent": ``want`` and at most two words of ``fillers`` before the person),
@@ -188,6 +190,17 @@ def negative(table: Mapping[str, object]) -> list[str]:
         asks = f"(?![^{_END}]*{questions})" if questions else ""
         lead = f"(?:{w.word}){{0,{w.width}}}?" if w.b else f"[^{_END}]{{0,{w.width}}}?"
         out.append(f"{w.opening()}{asks}{lead}(?P<v>{still}){end}[^{_END}]*")
+    parts, absent = w.bounded("parts"), w.words("absent")
+    if parts and absent:  # a part of the product the answer named is not there, words
+        # between them ("die knop 'X' is er gewoon niet", "アプリにそんなメニューないです",
+        # "메뉴가 앱에 없어요")
+        questions = w.bounded("questions") if table.get("wh_in_situ") else None
+        asks = f"(?![^{_END}]*{questions})" if questions else ""
+        between = f"[^{_END}]{{0,{32 if w.b else 4}}}?"
+        out.append(
+            f"{w.opening()}{asks}{_not_question(table, 'turn')}[^{_END}]*?"
+            f"(?P<v>{parts}{between}{w.b}{absent})"
+        )
     missing = w.words("missing")
     if missing:
         # where question words stay in place, none in the clause ("周日几点关门": when do

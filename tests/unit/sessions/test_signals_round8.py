@@ -80,3 +80,38 @@ def test_the_users_problem_asked_again_is_no_complaint(a: str, b: str) -> None:
 )
 def test_a_complaint_not_in_the_question_stays_one(a: str, b: str) -> None:
     assert NEGATIVE in read(a, b)
+
+
+_WHERE = "how do I export my data"
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "the export button you mentioned is simply not there",
+        "der Export-Knopf ist bei mir wirklich nicht vorhanden",
+        "de knop 'exporteren' bestaat gewoon niet",
+        "knappen för export finns faktiskt inte",
+        "el botón de exportar no me aparece",
+        "設定にエクスポートの項目ないです",
+        "내보내기 버튼이 화면에 없어요",
+        "导出按钮根本找不到",
+    ],
+)
+def test_a_part_of_the_product_not_there_with_words_between(b: str) -> None:
+    """The part the answer named (button, menu, item) and its absence, words between them."""
+    assert NEGATIVE in read(_WHERE, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "is the export button not there in the free plan?",
+        "der Export-Knopf ist nicht vorhanden, wie exportiere ich dann?",
+        "エクスポートの項目がないのはなぜですか",
+        "내보내기 버튼이 왜 없나요?",
+        "导出按钮没有的话怎么办",
+    ],
+)
+def test_a_part_not_there_in_a_question_is_the_question(b: str) -> None:
+    assert NEGATIVE not in read(_WHERE, b)
