@@ -8,9 +8,9 @@ optionally on human-labelled model summaries for ``unsupported_numbers``::
 
 (see ``bench/summaries.py`` for where those public files come from). ``--blind`` scores
 issue 75's blind rounds' files (numbers exact; citations exact, invalid and cited ids P/R),
-leaving out round seven's sealed part, which ``--blind7-sealed`` scores once, at the end of
-its round (``--blind6-sealed``, ``--blind5-sealed`` and ``--blind4-sealed`` score those
-rounds' sealed parts alone). Figures are
+leaving out round eight's sealed part, which ``--blind8-sealed`` scores once, at the end of
+its round (``--blind7-sealed``, ``--blind6-sealed``, ``--blind5-sealed`` and
+``--blind4-sealed`` score those rounds' sealed parts alone). Figures are
 printed, not asserted: the tests assert every case; this script shows
 where the checks stand.
 
@@ -241,19 +241,20 @@ def citation_report() -> None:
 
 
 # Issue 75's blind rounds (tests/quality/BLIND*.md): the case files each round's hand wrote.
-# Round seven's sealed part is scored once, at the end of its round (``--blind7-sealed``);
+# Round eight's sealed part is scored once, at the end of its round (``--blind8-sealed``);
 # ``--blind`` never opens it.
 BLIND_SETS = tuple(
     f"{kind}_{round_}_{part}"
-    for round_ in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7")
+    for round_ in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8")
     for part in ("open", "sealed")
     for kind in ("numbers", "citation")
 )
-SEALED_LAST = ("numbers_blind7_sealed", "citation_blind7_sealed")
+SEALED_LAST = ("numbers_blind8_sealed", "citation_blind8_sealed")
 SEALED_EARLIER = {
     4: ("numbers_blind4_sealed", "citation_blind4_sealed"),
     5: ("numbers_blind5_sealed", "citation_blind5_sealed"),
     6: ("numbers_blind6_sealed", "citation_blind6_sealed"),
+    7: ("numbers_blind7_sealed", "citation_blind7_sealed"),
 }
 
 
@@ -328,9 +329,11 @@ def main() -> None:
     parser.add_argument("--conflict-nq", type=Path, action="append", default=[],
                         help="a ConflictNQ JSON-lines file (repeatable)")  # fmt: skip
     parser.add_argument("--blind", action="store_true",
-                        help="score the blind rounds' files (not round 7's sealed)")  # fmt: skip
+                        help="score the blind rounds' files (not round 8's sealed)")  # fmt: skip
+    parser.add_argument("--blind8-sealed", action="store_true",
+                        help="score round 8's sealed files, once, at the end")  # fmt: skip
     parser.add_argument("--blind7-sealed", action="store_true",
-                        help="score round 7's sealed files, once, at the end")  # fmt: skip
+                        help="score round 7's sealed files alone")  # fmt: skip
     parser.add_argument("--blind6-sealed", action="store_true",
                         help="score round 6's sealed files alone")  # fmt: skip
     parser.add_argument("--blind5-sealed", action="store_true",
@@ -338,12 +341,17 @@ def main() -> None:
     parser.add_argument("--blind4-sealed", action="store_true",
                         help="score round 4's sealed files alone")  # fmt: skip
     args = parser.parse_args()
-    earlier = {4: args.blind4_sealed, 5: args.blind5_sealed, 6: args.blind6_sealed}
-    if args.blind or args.blind7_sealed or any(earlier.values()):
+    earlier = {
+        4: args.blind4_sealed,
+        5: args.blind5_sealed,
+        6: args.blind6_sealed,
+        7: args.blind7_sealed,
+    }
+    if args.blind or args.blind8_sealed or any(earlier.values()):
         names = [n for n in BLIND_SETS if n not in SEALED_LAST] if args.blind else []
         if not args.blind:
             names += [n for round_, on in earlier.items() if on for n in SEALED_EARLIER[round_]]
-        blind_report(names + (list(SEALED_LAST) if args.blind7_sealed else []))
+        blind_report(names + (list(SEALED_LAST) if args.blind8_sealed else []))
         return
     if not args.only_summaries:
         numbers_report()
