@@ -289,8 +289,10 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
             and unspaced.held(a, b, chars_a, verbal)
         ):
             # Korean read by its stems: a thing swapped is a stem of B's own there, its
-            # endings changed no thing (the character pairs' guards below are not read)
-            if not _by_stems(a, b, lang):
+            # endings changed no thing (the character pairs' guards below are not read);
+            # a next question spelled out: B's own characters are the earlier question's
+            spelled = unspaced.spelled_out(a, b, chars_a, chars_b)
+            if not spelled and not _by_stems(a, b, lang):
                 return False
             paired = False
     elif (
@@ -320,8 +322,12 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
         for lg in (lang,) if lang is english else (lang, english):
             if lg.openers is not None and lg.openers.search(b.text):
                 return False
-    if paired and (matching.swapped(ca - cb, cb - ca, ca) or unspaced.replaced(ca, cb)):
-        return False
+    if (
+        paired
+        and (matching.swapped(ca - cb, cb - ca, ca) or unspaced.replaced(ca, cb))
+        and not _by_stems(a, b, lang)
+    ):
+        return False  # a thing swapped; in Korean, an ending changed is none ("됐어요" / "됨")
     for lg in (lang,) if lang is english else (lang, english):
         if lg.others is not None and _other(lg.others, a.text, b.text):
             return False  # what other payment methods are there: not the same ones

@@ -143,3 +143,27 @@ def characters(pairs: frozenset[str]) -> frozenset[str]:
         else:
             out.update(c for c in pair if not _KANA.fullmatch(c))
     return frozenset(out)
+
+
+# a next question written without spaces cut to what it moves to, by its end: Korean "…는요?"
+# / "…은요?" / "… 건요?" (and …?), Chinese "…呢？" (and …?), Japanese "…は？" (as for …?)
+_WHAT_ABOUT = re.compile(r"(?:[는은]요|건요|呢|は)\W*$")
+_OWN = 6  # characters of its own at most that B spells such a question out with
+
+
+def spelled_out(a: _Turn, b: _Turn, chars_a: frozenset[str], chars_b: frozenset[str]) -> bool:
+    """Whether A, written without spaces, is a next question cut to what it moves to
+    ("자동이체 해지는요?", "周六呢？", "じゃあ下げるには？": an opener before it or such an
+    end after it), its question the turn's before it, and B asks it again spelled out as
+    keywords: short (``_SHORT`` characters), every character of A's, and ``_OWN`` of its
+    own at most, the earlier question's ("도시가스 자동이체 해지", "周六 疫苗 预约",
+    "限度額 下げる"); B itself no next question, nor one that asks with a question word A
+    has none of: another question about the thing ("寄到澳门呢？" -> "寄澳门运费多少？")."""
+    if len(b.text) > _SHORT or len(a.text) > _SHORT or not chars_a <= chars_b:
+        return False
+    openers, asks = _next_question()
+    if openers.match(b.text) or not (openers.match(a.text) or _WHAT_ABOUT.search(a.text)):
+        return False
+    if asks.search(b.text) is not None and asks.search(a.text) is None:
+        return False
+    return len(chars_b - chars_a) <= _OWN

@@ -1,0 +1,69 @@
+"""Rephrase, round 9 of issue 74: exact and partial repeats read by mechanism, each class
+beside the hard negatives that keep it from reading too much (another thing, the opposite,
+another question about the thing, thanks and a new question). Each case written here, not
+taken from a labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.sessions.signals import read
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("那怎么关闭自动续费？", "关闭自动续费会员"),  # an opener before it
+        ("周日呢？", "周日 门诊 挂号"),  # "呢" after it
+        ("강아지는요?", "펜션 강아지 동반"),  # "…는요?"
+        ("じゃあ延長するには？", "レンタル 延長する"),  # "じゃあ …には？"
+    ],
+)
+def test_a_next_question_without_spaces_spelled_out_as_keywords_is_a_rephrase(
+    a: str, b: str
+) -> None:
+    """A cut to what it moves to (an opener before it, "呢", "는요", "は" after it); B, short,
+    every character of A's and a few of its own, the earlier question's."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("寄到广州呢？", "寄广州运费多少？"),  # another question about the thing: its price
+        ("周日呢？", "周日 门诊 停诊吗 为什么"),  # too long, asks why
+        ("那怎么关闭自动续费？", "那怎么开启自动续费"),  # the opposite, a next question itself
+        ("강아지는요?", "감사합니다 그럼 강아지 요금은 얼마예요?"),  # thanks and a new one
+    ],
+)
+def test_a_next_question_without_spaces_and_another_question_is_none(a: str, b: str) -> None:
+    """B that asks with a question word A has none of, B too long, B a next question of its
+    own or the opposite: not A spelled out."""
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("헬스 회원권 결제가 두 번 됐어요", "회원권 두 번 결제됨"),  # "됐어요" / "됨"
+        ("헬스장 예약했는데 락커 이용 가능한가요?", "락커 이용 돼요? 헬스장"),  # "가능" / "돼요"
+        ("미리 감사해요~ 택배 알림은 어떻게 받아요?", "택배 알림 받는 법??"),  # endings swapped
+    ],
+)
+def test_korean_asked_again_with_the_passive_ending_is_a_rephrase(a: str, b: str) -> None:
+    """A Sino-Korean noun with "되다" run on ("자동이체됨", "됐어요", "돼요") is the noun;
+    endings that change the character pairs change no thing (read by the stems)."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("헬스 회원권 결제가 두 번 됐어요", "회원권 두 번 환불됨"),  # another thing done
+        ("헬스장 예약했는데 락커 이용 가능한가요?", "샤워실 이용 돼요? 헬스장"),  # another thing
+        ("택배 알림은 어떻게 받아요?", "택배 알림 끄는 법"),  # the opposite (off)
+    ],
+)
+def test_korean_with_another_thing_is_none(a: str, b: str) -> None:
+    """Another thing named in the place of one, or turned off instead of received: none."""
+    assert "rephrase" not in read(a, b)
