@@ -13,6 +13,7 @@ reworded, or ``-``).
     .venv/bin/python bench/followups.py --blind5      # the fifth blind set's, the same way
     .venv/bin/python bench/followups.py --blind6      # the sixth blind set's, the same way
     .venv/bin/python bench/followups.py --blind7      # the seventh blind set's, the same way
+    .venv/bin/python bench/followups.py --blind8      # the eighth blind set's, the same way
 
 A pair counts once per signal: a true positive when B carries the signal and the label says
 so, a false positive when only ``read`` says so, a false negative when only the label does.
@@ -61,22 +62,10 @@ KINDS = ("exact", "partial", "reworded")  # of a rephrase, told by ``kind``
 
 SETS = Path(__file__).resolve().parent.parent / "tests" / "sessions"
 DEFAULT = SETS / "followups.tsv"
-BLIND = (SETS / "followups_blind_open.tsv", SETS / "followups_blind_sealed.tsv")
-BLIND2 = (SETS / "followups_blind2_open.tsv", SETS / "followups_blind2_sealed.tsv")
-BLIND3 = (SETS / "followups_blind3_open.tsv", SETS / "followups_blind3_sealed.tsv")
-BLIND4 = (SETS / "followups_blind4_open.tsv", SETS / "followups_blind4_sealed.tsv")
-BLIND5 = (SETS / "followups_blind5_open.tsv", SETS / "followups_blind5_sealed.tsv")
-BLIND6 = (SETS / "followups_blind6_open.tsv", SETS / "followups_blind6_sealed.tsv")
-BLIND7 = (SETS / "followups_blind7_open.tsv", SETS / "followups_blind7_sealed.tsv")
-# a set's open and sealed parts, by option
+# a set's open and sealed parts, by option: --blind, then --blind2 ... --blind8
 NAMED = {
-    "--blind": BLIND,
-    "--blind2": BLIND2,
-    "--blind3": BLIND3,
-    "--blind4": BLIND4,
-    "--blind5": BLIND5,
-    "--blind6": BLIND6,
-    "--blind7": BLIND7,
+    f"--blind{n}": (SETS / f"followups_blind{n}_open.tsv", SETS / f"followups_blind{n}_sealed.tsv")
+    for n in ("", *map(str, range(2, 9)))
 }
 GAP = 0.05  # a held-out figure this far below the open one: fitted to the open part
 
