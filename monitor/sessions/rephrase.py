@@ -150,6 +150,25 @@ def _spelled_out(a: _Turn, b: _Turn, lang: Language, cb: frozenset[str]) -> bool
     return matching.shared(named, cb) == len(named)
 
 
+_LEAD = 4  # words at most of a lead-in before a colon ("Jag frågar igen:", "te pregunté:")
+
+
+def _after_lead(a: _Turn, b: _Turn, ca: frozenset[str], lang: Language) -> bool:
+    """Whether B asks A again after a lead-in that says so, whatever it names around A's
+    words ("Jag frågar igen: hur beställer jag ett saldobesked för mitt konto hos …?",
+    "te pregunté: ¿dónde veo mi IBAN en la app de …?"): a few words (``_LEAD``) before a
+    colon, then a question (a question mark or a question word) that opens as no next
+    question and holds every content word of A's, two at least."""
+    colon = b.text.find(":")
+    if colon < 0 or len(ca) < 2 or len(b.text[:colon].split()) > _LEAD:
+        return False
+    rest = b.text[colon + 1 :].strip()
+    openers, asks = _next_question()
+    if not rest or openers.match(rest) or ("?" not in rest and asks.search(rest) is None):
+        return False
+    return matching.shared(_content_of(_prepared(rest), lang.code), ca) == len(ca)
+
+
 def _names_off(a: _Turn, lang: Language, ca: frozenset[str], cb: frozenset[str]) -> bool:
     """Whether B is A with the names A typed left out ("wie stelle ich beim Heizprofi
     Thermostat den Urlaubsmodus ein" -> "wie stelle ich den Urlaubsmodus ein"): every word of
@@ -258,8 +277,11 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     """Whether B asks again for what A asked (see the module)."""
     if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
         return True
-    if not _alike(a, b):
-        return False  # no word begun alike: nothing asked again ("thanks", "agent")
+    if not _alike(a, b) and _next_question()[0].match(a.text) is None:
+        # no word begun alike: nothing asked again ("thanks", "agent"); but a next question
+        # cut to its verb may be spelled out with the verb's particle on it ("und wie
+        # schalte ich ihn aus?" -> "nachtmodus ausschalten": ``_spelled_out``)
+        return False
     if _asks_again(a, b):
         return True
     # words typed together that A typed apart, or apart that A typed together: looked for
@@ -302,6 +324,7 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
         and not _names_off(a, lang, ca, cb)
         and not (len(a.words) <= _FRAGMENT and _asked_out(a, b, ca, cb, matching.shared(cb, ca)))
         and not (spelled := _spelled_out(a, b, lang, cb))
+        and not _after_lead(a, b, ca, lang)
     ):
         # a question word or the like typed with a slip ("coment", "säjer") is no word of
         # B's own: looked for only when it can decide

@@ -67,3 +67,87 @@ def test_korean_asked_again_with_the_passive_ending_is_a_rephrase(a: str, b: str
 def test_korean_with_another_thing_is_none(a: str, b: str) -> None:
     """Another thing named in the place of one, or turned off instead of received: none."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Und wie schalte ich es wieder ein?", "ruhemodus einschalten"),
+        ("en hoe zet ik ze weer aan?", "geluid meldingen aanzetten"),
+    ],
+)
+def test_a_next_question_cut_to_its_verb_spelled_out_with_the_particle_on_it(
+    a: str, b: str
+) -> None:
+    """A next question whose verb stands apart from its particle ("schalte … ein"), asked
+    again with the verb whole ("einschalten"): no word of the two begins alike, yet B spells
+    A out."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Und wie schalte ich es wieder ein?", "ruhemodus ausschalten"),  # the opposite
+        ("en hoe zet ik ze weer aan?", "geluid meldingen uitzetten"),  # the opposite
+        ("Und wie schalte ich es wieder ein?", "danke, hat geklappt"),  # thanks
+        ("Und wie schalte ich es wieder ein?", "was kostet der ruhemodus"),  # the price
+    ],
+)
+def test_a_next_question_cut_to_its_verb_and_the_opposite_is_none(a: str, b: str) -> None:
+    """The verb's opposite particle, thanks or another question: not A spelled out."""
+    assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "wie verlängere ich mein Abo?",
+            "Ich frage nochmal: wie verlängere ich mein Abo bei Lesezeit?",
+        ),
+        (
+            "hoe wijzig ik mijn wachtwoord?",
+            "Ik vraag het opnieuw: hoe wijzig ik het wachtwoord van mijn account bij Fietsdeel?",
+        ),
+        (
+            "hur byter jag bankkonto för autogirot?",
+            "Jag frågar igen: hur byter jag bankkonto för autogirot hos Elbolaget i Umeå?",
+        ),
+    ],
+)
+def test_a_question_asked_again_after_a_lead_in_and_a_colon_is_a_rephrase(a: str, b: str) -> None:
+    """A few words and a colon, then a question holding every content word of A's, whatever
+    it names around them (the company, the account)."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # thanks and a narrower question (no colon: no lead-in)
+        (
+            "how do I renew my subscription?",
+            "thanks! how do I renew my subscription for the team plan?",
+        ),
+        # a next question announced as one
+        (
+            "how do I renew my subscription?",
+            "another question: how do I renew my subscription for the team plan?",
+        ),
+        # the opposite after the colon
+        (
+            "how do I renew my subscription?",
+            "update: I renewed my subscription, how do I cancel it?",
+        ),
+        # another plan after the colon
+        (
+            "como cancelo o plano anual?",
+            "Repito: como cancelo o plano mensal da minha conta Vivamais?",
+        ),
+    ],
+)
+def test_a_lead_in_before_another_question_is_none(a: str, b: str) -> None:
+    """Thanks before a narrower question, a next question announced, the opposite or another
+    plan after a colon: not A asked again."""
+    assert "rephrase" not in read(a, b)
