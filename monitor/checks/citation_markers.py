@@ -313,11 +313,24 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
         if all(_NUMBER.match(p) for p in parts) and not all(p.isdigit() for p in parts):
             continue  # "[0.5, 0.5]", "[-1, 1]": values, not passage indices
         numbers = [int(n) for p in parts if (i := INDEX.match(p)) for n in i.groups() if n]
-        if numbers and (max(numbers) > bound or last in _RANGE_WORDS):
+        if numbers and (max(numbers) > bound or last in _RANGE_WORDS or _from_zero(numbers, cites)):
             continue  # an interval or a list of values, not passage indices
         for part in parts:
             if not cite_part(part, cites):
                 break  # "[5 users max]", "[sic]": a note, not a citation
+
+
+def _from_zero(numbers: list[int], cites: Citations) -> bool:
+    """Two numbers from 0 to past the passages ("[0-9]", "[0, 10]" beside three passages): a
+    character class or an interval, as passages are counted from 1; "[0-2]" beside three is a
+    range of indices from a model that counts from 0 (0 invalid), and where the passages' ids
+    are numbers a 0 may be one."""
+    return (
+        len(numbers) == 2
+        and numbers[0] == 0
+        and numbers[1] > cites.n_passages
+        and not any(i.isdecimal() for i in cites.ids)
+    )
 
 
 def _id_form(inner: str, cites: Citations) -> bool:

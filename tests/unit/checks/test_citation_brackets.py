@@ -184,3 +184,32 @@ def test_a_count_after_a_verb_of_having_with_a_word_before_its_noun(
     index); a verb, a function word after the marker, or no verb of having before it, and the
     marker cites."""
     assert cited(answer) == want
+
+
+@pytest.mark.parametrize(
+    ("answer", "want"),
+    [
+        ("Ticket codes match [0-9] only, without letters [2].", (["2"], [])),
+        ("A reference is made of [0-9] digits [fees].", (["fees"], [])),
+        ("Scores run over [0, 10] in the survey [1].", (["1"], [])),
+        ("Digits [0–7] form an octal number [3].", (["3"], [])),
+        # hard negatives: a range from 0 within the passages, a range from 1, a 0 alone
+        ("Shipping is free over $50 [0-2].", (["0", "1", "2"], ["0"])),
+        ("Shipping is free over $50 [0, 3].", (["0", "3"], ["0"])),
+        ("Refunds take 5 days [1-3].", (["1", "2", "3"], [])),
+        ("Refunds take 5 days [2-4].", (["2", "3", "4"], ["4"])),
+        ("Refunds take 5 days [0].", (["0"], ["0"])),
+    ],
+)
+def test_two_numbers_from_zero_past_the_passages_are_a_class_or_an_interval(
+    answer: str, want: tuple[list[str], list[str]]
+) -> None:
+    """ "[0-9]" beside three passages is the character class of digits, "[0, 10]" an interval
+    (each was read as ten indices, nine invalid); a range from 0 within the passages, "[0-2]",
+    is a model counting from 0, and a range from 1 or a 0 alone stay cited."""
+    assert cited(answer) == want
+
+
+def test_a_range_from_zero_cites_where_the_passage_ids_are_numbers() -> None:
+    """Where the passages' ids are numbers, 0 may name one: "[0-9]" stays cited."""
+    assert cited("Refunds take 5 days [0-9].", ["0", "4", "9"])[0] == [str(i) for i in range(10)]
