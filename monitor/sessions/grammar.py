@@ -10,7 +10,10 @@ the same in every language:
   order within two words (``good_first``: the languages that negate after the verb), a
   verdict word (``bad``: "wrong", "useless") on its own or before a word for the answer
   (``answer``: "useless bot"; where adjectives follow their noun, ``copulas``, only after
-  a verb "to be": "la respuesta es incorrecta", not "contraseña incorrecta"), a bare no on
+  a verb "to be": "la respuesta es incorrecta", not "contraseña incorrecta"; a word of
+  worth negated in one word, ``negating_prefix``: "nieprzydatne", "unhilfreich"; where
+  ``verdict_forms`` says so, a form of a word of worth or of a verdict word: "no me
+  respondes", "yaramıyorsun"), a bare no on
   its own (``no``: "no, …", not "no bot"), thanks for nothing (``worked`` ×
   ``for_nothing``), and the answer contradicted (``missing``: "there is no such button",
   "gibt es nicht", "genau andersrum"; a part of the product, ``parts``, and its absence,
@@ -52,6 +55,7 @@ _CLAUSE: Final = re.compile(rf"[{_END}]+\s*")
 # the clauses of a turn read: a turn of more is a pasted text (and each clause read costs a
 # pass over the rest of the turn: "a,a,a,…" took a second before this bound)
 MAX_CLAUSES: Final = 8
+_FORM: Final = 3  # letters a verdict word's form may add to it (five letters at least)
 _GIVEN: Final = 2  # words more before a negation of worth than before other verdicts
 _NOT_QUESTION: Final = rf"(?![^{_END}]*[?？])"  # a clause that does not end with "?"
 
@@ -99,6 +103,16 @@ class _Words:
         words = self.words(key, but)
         return None if words is None else f"{self.b}{words}{self.b}"
 
+    def formed(self, key: str, but: str | None = None) -> str | None:
+        """``bounded``, and, where the language's verdict words inflect (``verdict_forms``: the
+        role, ``good``, whose words stand after a negation, or ``all``; not English, whose
+        patterns read every turn), a word of five letters or more with up to three more
+        after it, a form of it ("respondes" of "responde", "yaramıyorsun" of "yaramıyor")."""
+        words, forms = self.words(key, but), self.table.get("verdict_forms")
+        if words is None or not self.b or forms not in (key, "all"):
+            return self.bounded(key, but)
+        return rf"\b{words}(?:(?<=[^\W\d_]{{5}})[^\W\d_]{{1,{_FORM}}})?\b"
+
     def gap(self, n: int) -> str:
         return f"(?:{self.word}){{0,{n}}}?" if self.b else f"{self.word}{{0,{2 * n}}}?"
 
@@ -145,7 +159,7 @@ def negative(table: Mapping[str, object]) -> list[str]:
     if table.get("question_end"):  # a question's ending may be on the verdict's word
         start = w.opening() + _not_question(table, "clause") + w.own()  # (잘못인가요)
     out: list[str] = []
-    neg, good = w.bounded("negators"), w.bounded("good")
+    neg, good = w.bounded("negators"), w.formed("good")
     if neg and good:
         # an elided pronoun may stand on the verb ("vous m'aidez pas", "non m'aiuta")
         clitic = r"(?:[^\W\d_]{1,2}['’])?" if w.b else ""
@@ -158,7 +172,11 @@ def negative(table: Mapping[str, object]) -> list[str]:
     no = w.bounded("no")
     if no:  # a bare "no" only on its own: "no, …", not "no bot" (a human, not a bot)
         out.append(f"{start}(?P<v>{no})(?=\\s*+(?:$|[{_END}])){end}")
-    bad = w.bounded("bad", but="no")
+    bad = w.formed("bad", but="no")
+    prefix, worth = w.words("negating_prefix"), w.words("good")
+    if bad and prefix and worth and w.b:  # a word of worth negated in one word, where the
+        # language writes it so: "nieprzydatne", "unbrauchbar", "onjuist"
+        bad = f"(?:{bad}|\\b{prefix}{worth}\\b)"
     if bad:  # on its own, or on the answer ("useless bot"), never on a thing ("wrong card")
         answer = w.bounded("answer")
         after = rf"(?=\s*+(?:$|[{_END}]|[^\w\s]" + (f"|{answer}" if answer else "") + "))"

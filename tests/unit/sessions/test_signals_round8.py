@@ -115,3 +115,38 @@ def test_a_part_of_the_product_not_there_with_words_between(b: str) -> None:
 )
 def test_a_part_not_there_in_a_question_is_the_question(b: str) -> None:
     assert NEGATIVE not in read(_WHERE, b)
+
+
+_HOW = "how do I cancel my booking"
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # a word of worth in a form the list lacks, after a negation
+        "los pasos no funcionan",
+        "i passaggi non funzionano",
+        "os passos não funcionam",
+        # a verdict word with a person's ending (Turkish)
+        "hiç işe yaramıyorsun",
+        # a word of worth negated in one word
+        "niepomocne.",
+        "das war unhilfreich",
+        "dat antwoord is onnuttig",
+    ],
+)
+def test_a_verdict_in_its_forms(b: str) -> None:
+    assert NEGATIVE in read(_HOW, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "me sale contraseña incorrecta",  # a thing's adjective, in another language's form
+        "no funcionan las tarjetas de mi banco, ¿qué hago?",  # the user's problem, asked
+        "funzionano le carte prepagate?",
+        "nieprzydatne konto, jak je usunąć?",
+    ],
+)
+def test_a_verdicts_form_on_a_thing_or_in_a_question_is_none(b: str) -> None:
+    assert NEGATIVE not in read(_HOW, b)
