@@ -24,7 +24,8 @@ the same in every language:
   (``request`` × ``persons``, in either order with ``person_first``), a wish for a person
   ("I want a live agent": ``want`` and at most two words of ``fillers`` before the person),
   a call asked for (``callback``), or a clause that is a person and polite words alone
-  ("agent", "a human adviser please 🙏");
+  ("agent", "a human adviser please 🙏"), a channel before them (``channels``: "chat met
+  een mens graag");
 * positive feedback: a clause that opens with a word saying it worked or helped
   (``worked``: "works perfectly", "found it", "top, klappt").
 
@@ -287,9 +288,11 @@ def escalation(table: Mapping[str, object]) -> list[str]:
             step = f"{either}|{step}"
         unsaid = f"(?:{step}){{0,{2 * w.width}}}?"
         out.append(f"{start}{unsaid}{w.b}{callback}")
-    if persons:  # a person and polite words alone: "agent", "a human adviser please 🙏"
+    if persons:  # a person and polite words alone: "agent", "a human adviser please 🙏", a
+        # channel before them ("Chat mit einem Mitarbeiter bitte": ``channels``)
         gap = rf"[^\w{_END}]*+"  # spaces and emoji, not a clause's end
-        pre = f"(?:{fillers}{gap}){{0,3}}" if fillers else ""
+        before = "|".join(x for x in (fillers, w.bounded("channels")) if x)
+        pre = f"(?:(?:{before}){gap}){{0,3}}" if before else ""
         post = f"(?:{gap}{fillers}){{0,3}}" if fillers else ""
         out.append(f"{_START}{pre}{persons}(?:{gap}{persons})?{post}{gap}(?:$|(?=[{_END}]))")
     return out

@@ -150,3 +150,59 @@ def test_a_verdict_in_its_forms(b: str) -> None:
 )
 def test_a_verdicts_form_on_a_thing_or_in_a_question_is_none(b: str) -> None:
     assert NEGATIVE not in read(_HOW, b)
+
+
+_BROKEN = "the upload keeps failing"
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        # a channel before a person and polite words alone
+        "Live-Chat mit einem Berater bitte",
+        "chat met een medewerker aub",
+        "czat z konsultantem proszę",
+        # the person after a verb that comes last, or after the pronoun before the verb
+        "Könnt ihr mich mit der Kundenbetreuung verbinden?",
+        "ik wil dit met een adviseur bespreken",
+        "Możesz mnie połączyć z działem reklamacji?",
+        # may I have a person
+        "puis-je avoir un conseiller ?",
+        # by phone or chat, a talk asked for
+        "チャットで相談させてもらえますか",
+        "전화로 안내 받고 싶어요",
+    ],
+)
+def test_a_request_for_a_person_in_other_words(b: str) -> None:
+    assert ESCALATION in read(_BROKEN, b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "Chat mit einem Mitarbeiter kostet extra?",
+        "Ich will mein Konto mit der Bank verbinden",
+        "ik wil dit met mijn partner bespreken",
+        "chcę przełączyć się do planu premium",
+        "je peux avoir une facture ?",
+        "電話で予約できますか",
+        "전화로 예약하고 싶어요",
+        "please, can you resend the invoice",  # please and a request that is not a hand-off
+        "thanks in advance! how do I add a second user?",  # thanks in advance, a new question
+    ],
+)
+def test_a_request_that_is_no_hand_off_is_none(b: str) -> None:
+    got = read(_BROKEN, b)
+    assert ESCALATION not in got
+    assert POSITIVE not in got
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "the export button doesn't work either, how do I send you the file?",
+        "Der Drucker druckt nicht, wie bekomme ich einen neuen Toner?",
+    ],
+)
+def test_a_complaint_about_something_else_inside_a_new_question_is_none(b: str) -> None:
+    assert NEGATIVE not in read("how do I change my password", b)
