@@ -16,7 +16,8 @@ the same in every language:
   respondes", "yaramıyorsun"), a bare no on
   its own (``no``: "no, …", not "no bot"), thanks for nothing (``worked`` ×
   ``for_nothing``), and the answer contradicted (``missing``: "there is no such button",
-  "gibt es nicht", "genau andersrum"; a part of the product, ``parts``, and its absence,
+  "gibt es nicht", "genau andersrum"; a concession and a negation after it, ``despite``:
+  "交換しても赤ランプが消えません"; a part of the product, ``parts``, and its absence,
   ``absent``, words between them: "die knop 'X' is er gewoon niet", "메뉴가 앱에 없어요"); a
   negation in a clause that asks "… or not" (``or_not``, read in ``signals``) is the
   question's;
@@ -209,6 +210,15 @@ def negative(table: Mapping[str, object]) -> list[str]:
         asks = f"(?![^{_END}]*{questions})" if questions else ""
         lead = f"(?:{w.word}){{0,{w.width}}}?" if w.b else f"[^{_END}]{{0,{w.width}}}?"
         out.append(f"{w.opening()}{asks}{lead}(?P<v>{still}){end}[^{_END}]*")
+    despite = w.words("despite")
+    if despite and neg:  # done as told, it still fails: a concession, then a negation in its
+        # clause ("交換しても赤ランプが消えません", "그거 해도 안됨"), nothing asked
+        questions = w.bounded("questions") if table.get("wh_in_situ") else None
+        asks = f"(?![^{_END}]*{questions})" if questions else ""
+        out.append(
+            f"{w.opening()}{asks}{_not_question(table, 'turn')}[^{_END}]*?"
+            f"(?P<v>{despite}[^{_END}]*?{w.b}{w.words('negators')})"  # "안됨": one word
+        )
     parts, absent = w.bounded("parts"), w.words("absent")
     if parts and absent:  # a part of the product the answer named is not there, words
         # between them ("die knop 'X' is er gewoon niet", "アプリにそんなメニューないです",

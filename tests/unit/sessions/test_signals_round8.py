@@ -206,3 +206,30 @@ def test_a_request_that_is_no_hand_off_is_none(b: str) -> None:
 )
 def test_a_complaint_about_something_else_inside_a_new_question_is_none(b: str) -> None:
     assert NEGATIVE not in read("how do I change my password", b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "再起動してもエラーが消えない",
+        "設定を変えても通知が止まりません",
+        "다시 설치해도 안 열려요",
+        "로그아웃했는데도 알림이 안꺼짐",
+    ],
+)
+def test_done_as_told_it_still_fails(b: str) -> None:
+    """A concession ("even after I …") and a negation after it: the answer's steps failed."""
+    assert NEGATIVE in read("how do I stop the notifications", b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "とても助かりました",
+        "キャンセルしても返金されませんか",
+        "지금 취소해도 괜찮아요",
+        "취소해도 환불 안 되나요?",
+    ],
+)
+def test_a_concession_asked_about_or_without_a_negation_is_none(b: str) -> None:
+    assert NEGATIVE not in read("how do I stop the notifications", b)
