@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from monitor.sessions import grammar, initials, korean, matching, unspaced
+from monitor.sessions import grammar, initials, keywords, korean, matching, unspaced
 from monitor.sessions.words import (
     _FOLD,
     _KANA,
@@ -128,6 +128,24 @@ def _unstemmed_kept(a: _Turn, b: _Turn, lang: Language) -> bool:
     if not ua or not ub or (ua == a.contents.get(lang.code) and ub == b.contents.get(lang.code)):
         return False  # read so already
     return _spaced_kept(ua, ub, b, len(ua & ub))
+
+
+def _as_keywords(
+    a: _Turn, b: _Turn, lang: Language, ca: frozenset[str], cb: frozenset[str]
+) -> bool:
+    """Whether B asks A again as its keywords with one word of its own (``keywords``: three
+    of A's words at least and ``_KEPT_SHORT`` of them), asking with no question word (with
+    a question mark or typed as keywords: ``keywords.typed_as_keywords``) and not A with
+    another thing put in the place of one of its words."""
+    if not keywords.counts(len(ca), len(cb), min(len(ca), len(cb)), _KEPT_SHORT):
+        return False  # not even with every word alike (the common case)
+    if not keywords.counts(len(ca), len(cb), matching.shared(ca, cb), _KEPT_SHORT):
+        return False
+    if _next_question()[1].search(b.text) is not None:
+        return False
+    if "?" not in b.text and "？" not in b.text and not keywords.typed_as_keywords(b, cb):
+        return False  # a statement that names A's things ("the parcel still goes to …")
+    return not keywords.in_place(a, b, lang)
 
 
 _ELLIPTIC = 3  # content words at most of a next question cut to what it moves to ("and X?")
@@ -325,6 +343,7 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
         and not (len(a.words) <= _FRAGMENT and _asked_out(a, b, ca, cb, matching.shared(cb, ca)))
         and not (spelled := _spelled_out(a, b, lang, cb))
         and not _after_lead(a, b, ca, lang)
+        and not _as_keywords(a, b, lang, ca, cb)
     ):
         # a question word or the like typed with a slip ("coment", "säjer") is no word of
         # B's own: looked for only when it can decide

@@ -151,3 +151,72 @@ def test_a_lead_in_before_another_question_is_none(a: str, b: str) -> None:
     """Thanks before a narrower question, a next question announced, the opposite or another
     plan after a colon: not A asked again."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Wie kann ich den Kontoauszug der Kreditkarte als PDF herunterladen?",
+            "download kontoauszug kreditkarte pdf",
+        ),
+        (
+            "posso levar meu gato no hotel fazenda Vale Verde?",
+            "aceita gato hotel fazenda vale verde",
+        ),
+        (
+            "when does the bulky waste truck come on my street (Oak Lane)?",
+            "bulky waste pickup oak lane",
+        ),
+    ],
+)
+def test_a_question_asked_again_as_keywords_with_a_word_of_its_own_is_a_rephrase(
+    a: str, b: str
+) -> None:
+    """Three of A's words at least and a third of them, one word of B's own (a synonym, a
+    name of the thing), no question word, A's words not kept in their places."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # another thing put in the place of one, A's words kept where they stood
+        (
+            "does the Pro plan include phone support and live chat?",
+            "does the Team plan include phone support and live chat?",
+        ),
+        (
+            "posso levar meu gato no hotel fazenda Vale Verde?",
+            "posso levar meu cachorro no hotel fazenda Vale Verde?",
+        ),
+        # the keywords and another action, the opposite, the price
+        (
+            "Kann ich den Kontoauszug der Kreditkarte als PDF herunterladen?",
+            "kontoauszug kreditkarte pdf löschen",
+        ),
+        (
+            "how do I turn on the heating schedule in the Thermly app?",
+            "heating schedule thermly app off",
+        ),
+        (
+            "posso levar meu gato no hotel fazenda Vale Verde?",
+            "gato hotel fazenda vale verde preço",
+        ),
+        # a statement that names A's things, no question mark, a sentence around them
+        (
+            "Hi, my order from the Porto shop was sent to my old flat last week, how do I "
+            "redirect it?",
+            "the order from the porto shop went to my old flat",
+        ),
+        # thanks and a new question
+        (
+            "when does the bulky waste truck come on my street (Oak Lane)?",
+            "thanks! bulky waste oak lane price",
+        ),
+    ],
+)
+def test_keywords_with_another_thing_in_place_or_the_opposite_are_none(a: str, b: str) -> None:
+    """A word put in the place of one of A's, in A's order; another action or the opposite
+    among the keywords; the price; a statement; thanks and a new question: none."""
+    assert "rephrase" not in read(a, b)
