@@ -233,3 +233,31 @@ def test_done_as_told_it_still_fails(b: str) -> None:
 )
 def test_a_concession_asked_about_or_without_a_negation_is_none(b: str) -> None:
     assert NEGATIVE not in read("how do I stop the notifications", b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "the link you sent is dead",
+        "der Link aus der Mail ist leider tot",
+        "このリンク切れてます",
+        "그 링크 깨졌어요",
+        "那个链接已经失效了",
+        "その番号つながりません",
+        "이 번호 없는 번호예요",
+    ],
+)
+def test_what_the_answer_gave_is_dead_or_not_there(b: str) -> None:
+    assert NEGATIVE in read("where can I download the form", b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "is the link dead or is it my browser?",
+        "그 번호 없나요?",
+        "このリンク切れてますか",
+    ],
+)
+def test_a_dead_link_asked_about_is_none(b: str) -> None:
+    assert NEGATIVE not in read("where can I download the form", b)
