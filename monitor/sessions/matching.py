@@ -57,7 +57,21 @@ def _close(x: str, y: str) -> bool:
             return True
     if Indel.normalized_similarity(x, y) >= _SIMILAR:
         return True
+    if _OPENED.search(x) or _OPENED.search(y):  # "renuev" / "renov", "encuentr" / "encontr"
+        plain_x, plain_y = _OPENED.sub(_closed, x), _OPENED.sub(_closed, y)
+        cut, whole = sorted((plain_x, plain_y), key=len)
+        if len(cut) >= _MIN_FUZZY and whole.startswith(cut):
+            return True
     return _prefixed(x, y) or _prefixed(y, x)
+
+
+# a stem's vowel opened into a diphthong where it is stressed (Spanish "renuevo" / "renovar",
+# "cierro" / "cerrar", "puedo" / "poder"; Italian "muovo" / "movere"): read closed
+_OPENED = re.compile(r"(?<=[^aeiou])(?:ue|ie|uo)(?=[^aeiou])")
+
+
+def _closed(m: re.Match[str]) -> str:
+    return "o" if m.group() in ("ue", "uo") else "e"
 
 
 _PREFIX = 2  # letters of a verb's prefix at most ("zsynchronizować", "oznacza", "afmelden")

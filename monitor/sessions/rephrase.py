@@ -377,9 +377,11 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
             lg.prices is not None
             and _priced(lg.prices, lg.amounts, a.text, b.text)
             and not (spelled or _spelled_out(a, b, lang, cb))
+            and not (lg.prices.search(b.text) is None and _cut_to_words(b, ca, cb))
         ):
             return False  # is there one / how much is it: not the same question (a
-            # question cut to what it moves to asks what the turn before it asked)
+            # question cut to what it moves to asks what the turn before it asked, and
+            # so does A asking a price cut to its words)
         if lg.towards is not None and _turned(lg.towards, a.text, b.text):
             return False  # from individual to family, then from family to individual
     pairs = (lang.antonyms,) if lang is english else (lang.antonyms, english.antonyms)
@@ -458,9 +460,23 @@ def _priced(prices: re.Pattern[str], amounts: re.Pattern[str] | None, a: str, b:
     return " " in said or not any(matching.close(said, w) for w in other.split())
 
 
+def _cut_to_words(b: _Turn, ca: frozenset[str], cb: frozenset[str]) -> bool:
+    """Whether B is A cut to some of its words and asks nothing of its own: every content
+    word of B's A's, no question mark, no question word ("qual o valor da parcela do
+    consórcio de 60 mil?" -> "parcela consorcio 60 mil": the price A asked)."""
+    if "?" in b.text or "？" in b.text or _next_question()[1].search(b.text) is not None:
+        return False
+    return matching.shared(ca, cb) == len(cb)
+
+
 def _other(others: re.Pattern[str], a: str, b: str) -> bool:
-    """Whether B asks about another one where A did not ("what other methods …")."""
-    return others.search(b) is not None and others.search(a) is None
+    """Whether B asks about another one where A did not ("what other methods …"): A
+    holds no form of B's word for it, as typed or without accents ("inną" / "inna")."""
+    found = others.search(b)
+    if found is None or others.search(a) is not None:
+        return False
+    said = found.group().strip().translate(_FOLD)
+    return not any(w.translate(_FOLD) == said for w in a.split())
 
 
 def _asked_again(a: _Turn, b: _Turn) -> bool:

@@ -220,3 +220,66 @@ def test_keywords_with_another_thing_in_place_or_the_opposite_are_none(a: str, b
     """A word put in the place of one of A's, in A's order; another action or the opposite
     among the keywords; the price; a statement; thanks and a new question: none."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # "another" typed without its accent: the same word as A's ("inną" / "inna")
+        (
+            "czy mogę przenieść rezerwację stolika na inną godzinę",
+            "przenieść rezerwacja stolik inna godzina",
+        ),
+        # A asks a price; B, cut to A's words, asks nothing of its own: the price A asked
+        (
+            "qual o valor da mensalidade do plano família de 4 pessoas?",
+            "mensalidade plano familia 4 pessoas",
+        ),
+    ],
+)
+def test_the_guards_read_a_word_typed_without_accents_and_a_question_cut_short(
+    a: str, b: str
+) -> None:
+    """The "another one" guard finds A's word without its accents; the price guard leaves
+    B cut to A's words, asking nothing of its own, to A's question."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # another one where A named none, and another thing in its place
+        (
+            "czy mogę przenieść rezerwację stolika na godzinę 18?",
+            "przenieść rezerwacja stolik inna godzina",
+        ),
+        (
+            "czy mogę przenieść rezerwację stolika na inną godzinę",
+            "czy mogę przenieść rezerwację stolika na inny dzień",
+        ),
+        # B cut to A's words asks something of its own; B asks the price A did not
+        (
+            "qual o valor da mensalidade do plano família de 4 pessoas?",
+            "mensalidade plano familia 4 pessoas desconto?",
+        ),
+        ("o plano família inclui 4 pessoas?", "qual o valor do plano família de 4 pessoas?"),
+    ],
+)
+def test_another_one_and_a_price_asked_of_its_own_are_none(a: str, b: str) -> None:
+    """ "Another" where A named a time; another day; B asking of its own; B asking the price
+    where A asked what is included: none."""
+    assert "rephrase" not in read(a, b)
+
+
+def test_a_stem_with_its_vowel_opened_into_a_diphthong_is_the_same_word() -> None:
+    """Spanish "renuevo" / "renovar" (Snowball: "renuev", "renov"): the stressed vowel read
+    closed; another verb or another thing in place stays apart."""
+    assert "rephrase" in read(
+        "¿cómo renuevo mi carnet de biblioteca?", "renovar carnet biblioteca!!!"
+    )
+    assert "rephrase" not in read(
+        "¿cómo renuevo mi carnet de biblioteca?", "cancelar carnet biblioteca"
+    )
+    assert "rephrase" not in read(
+        "¿cómo renuevo mi carnet de biblioteca?", "¿cómo renuevo mi carnet de gimnasio?"
+    )
