@@ -261,3 +261,10 @@ def test_what_the_answer_gave_is_dead_or_not_there(b: str) -> None:
 )
 def test_a_dead_link_asked_about_is_none(b: str) -> None:
     assert NEGATIVE not in read("where can I download the form", b)
+
+
+def test_a_rhetorical_tag_is_no_question() -> None:
+    """Japanese じゃないですか without a question mark asserts ("isn't it!"), it does not ask."""
+    assert NEGATIVE in read("予約を変更したい", "ログインできないじゃないですか")
+    assert NEGATIVE not in read("予約を変更したい", "違うんじゃないですか？")
+    assert NEGATIVE not in read("予約を変更したい", "これで合ってますか")
