@@ -203,6 +203,12 @@ def negative(table: Mapping[str, object]) -> list[str]:
         tail = rf"[^\w{_END}]*(?:[^\W_]+(?:[.,]\d+)?[^\w{_END}]*){{1,3}}$"  # "€4,95"
         fact = f"{it_is}\\s*[^?？]*?"
         out.append(f"{w.opening()}{fact}(?P<v>[,\\s]\\s*{neg}\\s*{tail})")
+    elif it_is and neg:  # without spaces, the clause after it ("你回答的是贷款，不是提取。…")
+        fact = f"{it_is}[^?？{_END}]*"
+        out.append(
+            f"{w.opening()}{_not_question(table, 'turn')}{fact}"
+            f"(?P<v>[,，]\\s*{neg}[^{_END}]{{1,8}})(?=[{_END}]|$)"
+        )
     still = w.bounded("still")
     if still:  # the problem the answer was to end goes on ("pfeift immer noch", "아직도 문자
         # 와요"), in a clause that asks nothing, wherever it stands in it

@@ -268,3 +268,24 @@ def test_a_rhetorical_tag_is_no_question() -> None:
     assert NEGATIVE in read("予約を変更したい", "ログインできないじゃないですか")
     assert NEGATIVE not in read("予約を変更したい", "違うんじゃないですか？")
     assert NEGATIVE not in read("予約を変更したい", "これで合ってますか")
+
+
+@pytest.mark.parametrize(
+    "b",
+    [
+        "你说的是周末，不是工作日",
+        "你回答的是退款，不是换货。换货怎么办理",
+        "你的答案有误",
+        "说了等于没说",
+    ],
+)
+def test_the_answer_corrected_or_faulted_in_chinese(b: str) -> None:
+    assert NEGATIVE in read("换货怎么办理", b)
+
+
+@pytest.mark.parametrize(
+    "b",
+    ["你说的是周末，不是工作日吗？", "我的账户有问题", "登录有问题，怎么办"],
+)
+def test_a_chinese_question_or_problem_of_ones_own_is_none(b: str) -> None:
+    assert NEGATIVE not in read("换货怎么办理", b)
