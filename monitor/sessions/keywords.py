@@ -14,10 +14,14 @@ not keep.
 
 from __future__ import annotations
 
-from monitor.sessions import matching
-from monitor.sessions.words import _FOLD, Language, _skipped, _stemmer, _Turn
+import re
+from functools import lru_cache
+
+from monitor.sessions import grammar, matching
+from monitor.sessions.words import _FOLD, Language, _by_code, _skipped, _stemmer, _Turn
 
 KEPT = 3  # of A's content words B keeps at least
+BARE = 2  # of them in a bare query (``bare``)
 _OWN = 1  # content words of its own at most
 _DENSE = 2 / 3  # of a turn's words that are content words, at least, in one typed as keywords
 _SWAP = 2  # words at most on each side of a swap in place ("Pazar günü" -> "cumartesi")
@@ -49,10 +53,36 @@ def in_place(a: _Turn, b: _Turn, lang: Language) -> bool:
     return 1 <= len(sa) - head - tail <= _SWAP and 1 <= len(sb) - head - tail <= _SWAP
 
 
-def counts(in_a: int, in_b: int, shared: int, kept: float) -> bool:
+def counts(in_a: int, in_b: int, shared: int, kept: float, least: int = KEPT) -> bool:
     """Whether B, with ``shared`` of A's ``in_a`` content words among its ``in_b``, keeps
-    ``KEPT`` of them at least and ``kept`` of A's, with ``_OWN`` word of its own at most."""
-    return shared >= KEPT and shared >= kept * in_a and in_b - shared <= _OWN
+    ``least`` of them at least and ``kept`` of A's, with ``_OWN`` word of its own at most."""
+    return shared >= least and shared >= kept * in_a and in_b - shared <= _OWN
+
+
+def bare(b: _Turn, cb: frozenset[str], lang: Language) -> bool:
+    """Whether B is a bare query: one clause, no question mark, typed as keywords, no word
+    that negates ("şifremi unuttum linki yok": a thing is not there), of a verdict on the
+    answer ("worked") nor a part of the product named ("przycisku", "menu": it is there or
+    not, ``Language.features``)."""
+    if "?" in b.text or "？" in b.text or len(grammar.clauses(b.text)) > 1:
+        return False
+    if not typed_as_keywords(b, cb) or not lang.negators.isdisjoint(b.words):
+        return False
+    if not _verdict(lang.code).isdisjoint(b.words):
+        return False  # how the answer went ("password reset worked thanks")
+    return lang.features is None or _features(lang.features).search(b.text) is None
+
+
+@lru_cache(maxsize=32)
+def _verdict(code: str) -> frozenset[str]:
+    """The words of a language's verdicts on the answer that name no thing asked about
+    (its stop words aside): "worked", "helped", "wrong"."""
+    return frozenset(_by_code()[code].verdict) - _skipped(code)
+
+
+@lru_cache(maxsize=32)
+def _features(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def typed_as_keywords(b: _Turn, cb: frozenset[str]) -> bool:

@@ -134,12 +134,17 @@ def _as_keywords(
     a: _Turn, b: _Turn, lang: Language, ca: frozenset[str], cb: frozenset[str]
 ) -> bool:
     """Whether B asks A again as its keywords with one word of its own (``keywords``: three
-    of A's words at least and ``_KEPT_SHORT`` of them), asking with no question word (with
-    a question mark or typed as keywords: ``keywords.typed_as_keywords``) and not A with
+    of A's words at least and ``_KEPT_SHORT`` of them, or two in a bare query, one clause
+    that neither asks nor negates: ``keywords.bare``), asking with no question word (with a
+    question mark or typed as keywords: ``keywords.typed_as_keywords``) and not A with
     another thing put in the place of one of its words."""
-    if not keywords.counts(len(ca), len(cb), min(len(ca), len(cb)), _KEPT_SHORT):
+    if not keywords.counts(len(ca), len(cb), min(len(ca), len(cb)), _KEPT_SHORT, keywords.BARE):
         return False  # not even with every word alike (the common case)
-    if not keywords.counts(len(ca), len(cb), matching.shared(ca, cb), _KEPT_SHORT):
+    shared = matching.shared(ca, cb)
+    if not keywords.counts(len(ca), len(cb), shared, _KEPT_SHORT) and not (
+        keywords.counts(len(ca), len(cb), shared, _KEPT_SHORT, keywords.BARE)
+        and keywords.bare(b, cb, lang)
+    ):
         return False
     if _next_question()[1].search(b.text) is not None:
         return False

@@ -88,6 +88,9 @@ class Language(NamedTuple):
     # the plain words of its verdicts' roles (``VERDICT_ROLES``), a listed word's start where
     # the role lists its forms ("도움\\w*": 도움)
     verdict: tuple[str, ...] = ()
+    # the plain words that negate ("not", "kein", "yok", "nie"): a turn that holds one says
+    # a thing is not so, where keywords ask
+    negators: frozenset[str] = frozenset()
 
 
 def _gates_of(
@@ -187,6 +190,9 @@ def languages() -> tuple[Language, ...]:
                     for x in table.get(role, ())
                     for w in x.split()
                     if (plain := w.removesuffix("\\w*")).isalpha()
+                ),
+                negators=frozenset(
+                    w for x in table.get("negators", ()) for w in x.split() if w.isalpha()
                 ),
             )
         )

@@ -283,3 +283,38 @@ def test_a_stem_with_its_vowel_opened_into_a_diphthong_is_the_same_word() -> Non
     assert "rephrase" not in read(
         "¿cómo renuevo mi carnet de biblioteca?", "¿cómo renuevo mi carnet de gimnasio?"
     )
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("hoe kan ik mijn lidmaatschap verlengen dan", "lidmaatschap sportschool verlengen"),
+        (
+            "hallo ik heb 2x betaald voor mijn tandartsbezoek bij Praktijk Noord",
+            "dubbel betaald tandartsbezoek",
+        ),
+        ("Hur byter jag elavtal från rörligt till fast pris?", "byta till fast elpris"),
+    ],
+)
+def test_a_bare_query_of_two_of_its_keywords_and_one_of_its_own_is_a_rephrase(
+    a: str, b: str
+) -> None:
+    """One clause, no question mark, typed as keywords, two of A's words and a third of
+    them, one word of its own."""
+    assert "rephrase" in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("şifremi unuttum ne yapmalıyım", "şifremi unuttum linki yok"),  # a negation: not there
+        ("hoe kan ik mijn lidmaatschap verlengen dan", "lidmaatschap verlengen knop"),  # a part
+        ("Welke betaalmethodes accepteren jullie?", "accepteren jullie iDEAL?"),  # it asks
+        ("dubbel betaald voor huisartsbezoek", "dubbel betaald tandartsbezoek"),  # in place
+        ("hoe kan ik mijn lidmaatschap verlengen dan", "lidmaatschap opzeggen sportschool"),
+    ],
+)
+def test_a_bare_query_that_negates_names_a_part_asks_or_swaps_is_none(a: str, b: str) -> None:
+    """Two of A's words with a negation, a part of the product, a question mark, another
+    thing in place, or the opposite and another word: none."""
+    assert "rephrase" not in read(a, b)
