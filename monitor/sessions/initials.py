@@ -8,6 +8,8 @@ of the earlier turn when it takes each word's first letter, in order, and may ta
 its consonants after it ("rdv": the r and d of "rendez", the v of "vous"): each word of the
 run gives its first letter and any of its later consonants, nothing skips a word. A word
 spelled with a later vowel is a word, not a short form ("send" is no "student discount").
+A short form may also stand for one long word alone, its first letter and later consonants
+("pw" for "password"), the word three times as long at least.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 _VOWELS = frozenset("aeiouyàáâäèéêëìíîïòóôöùúûü")  # a short form keeps a word's consonants
 _LONGEST = 4  # letters of a short form at most
 _RUN = 4  # words of the earlier turn a short form may stand for
+_WHOLE = 3  # times as many letters at least as a short form has, a word it stands for alone
 
 
 def _spells(short: str, pieces: tuple[str, ...]) -> bool:
@@ -55,6 +58,8 @@ def expanded(word: str, earlier: list[str], read: list[str]) -> tuple[str, ...] 
     for start, piece in enumerate(read):
         if piece[0] != first:
             continue
+        if len(piece) >= _WHOLE * len(word) and _spells(word, (piece,)):
+            return (earlier[start],)  # one word cut to its consonants ("pw": "password")
         for size in range(2, min(_RUN, len(word), len(read) - start) + 1):
             if _spells(word, tuple(read[start : start + size])):
                 return tuple(earlier[start : start + size])

@@ -318,3 +318,19 @@ def test_a_bare_query_that_negates_names_a_part_asks_or_swaps_is_none(a: str, b:
     """Two of A's words with a negation, a part of the product, a question mark, another
     thing in place, or the opposite and another word: none."""
     assert "rephrase" not in read(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "again"),
+    [
+        ("how do I reset my streaming password", "reset streaming pw", True),
+        ("Come cambio la password del router?", "cambio pw router", True),
+        ("how do I reset my streaming password", "reset streaming pin", False),  # a word
+        ("how do I reset my streaming password", "reset streaming tv", False),  # not its letters
+    ],
+)
+def test_a_word_cut_to_its_consonants_is_that_word(a: str, b: str, again: bool) -> None:
+    """A short form of one of A's words, three times as long at least: its first letter and
+    later consonants ("pw" for "password"); a word with a vowel, or letters the word lacks in
+    that order, is another thing."""
+    assert ("rephrase" in read(a, b)) is again
