@@ -300,7 +300,7 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     """Whether B asks again for what A asked (see the module)."""
     if b.words and a.words == b.words:  # the same words: an exact repeat, cases aside
         return True
-    if not _alike(a, b) and _next_question()[0].match(a.text) is None:
+    if not _alike(a, b) and not _opens(a):
         # no word begun alike: nothing asked again ("thanks", "agent"); but a next question
         # cut to its verb may be spelled out with the verb's particle on it ("und wie
         # schalte ich ihn aus?" -> "nachtmodus ausschalten": ``_spelled_out``)
@@ -312,6 +312,19 @@ def is_rephrase(a: _Turn, b: _Turn) -> bool:
     if a.unspaced or b.unspaced or (typed := _as_typed_in(a, b)) is b:
         return False
     return _asks_again(a, typed)
+
+
+def _opens(turn: _Turn) -> bool:
+    """Whether a turn opens as a next question (kept on the turn: a turn is the A of one
+    pair, read against each B while its session is open)."""
+    got = turn.contents.get(_OPENS)
+    if got is None:
+        opened = _next_question()[0].match(turn.text) is not None
+        got = turn.contents[_OPENS] = frozenset({_OPENS}) if opened else frozenset()
+    return bool(got)
+
+
+_OPENS = "\x00opens"  # the key ``_opens`` keeps its reading under (no language's code)
 
 
 def _asks_again(a: _Turn, b: _Turn) -> bool:
