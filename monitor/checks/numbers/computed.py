@@ -82,6 +82,12 @@ _NOT_PERSONS = frozenset(
 )
 
 
+# An agent noun ("operator", "snowboarders"): a person in a list beside a person named by a
+# role above ("a lift operator, two snowboarders and a ski instructor"), where alone it may be
+# a thing ("a heater", "a router")
+_AGENT = re.compile(r"[a-z]{4,}(?:er|or)s?")
+
+
 def names_persons(item: str) -> bool:
     """An enumerated item that names persons ("three hikers", "a photographer overnight")."""
     words = item.lower().split()
@@ -139,7 +145,11 @@ def persons(value: float, sentence: str, sentences: Iterable[str]) -> str | None
             continue
         for items in enumerations(s):
             # (an item is cut to three words: "a boy from")
-            if not all(names_persons(i) for i in items):
+            named = [names_persons(i) for i in items]
+            if not any(named) or not all(
+                k or any(_AGENT.fullmatch(w) for w in i.lower().split())
+                for k, i in zip(named, items, strict=True)
+            ):
                 continue
             if sum(quantity(i) for i in items) == value:
                 return "sum of " + ", ".join(items)

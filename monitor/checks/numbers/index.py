@@ -28,6 +28,7 @@ from monitor.checks.numbers.patterns import (
     SCALED,
     SPELLED,
     SPELLED_SCALES,
+    TENS_ALONE,
     UNITS,
     is_percent,
     percent_spans,
@@ -514,6 +515,8 @@ class NumberLookup:
             return _has_word(self.lower, b"twelve") or _A_DOZEN.search(self.lower) is not None
         if 21 <= value < 100 and value % 10:  # a compound: no other word ends in "-five"
             return any(w in self.lower for w in _spelled(value))
+        if value in TENS_ALONE:  # "twenty", not the head of "twenty-five" or "twenty-first"
+            return TENS_ALONE[value].search(self.lower) is not None
         return any(_has_word(self.lower, w) for w in _spelled(value))
 
 

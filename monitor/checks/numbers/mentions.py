@@ -21,6 +21,7 @@ from monitor.checks.numbers.patterns import (
     SPELLED_SCALES,
     TRIGGER,
     strip_noise,
+    unemphasised,
     untokenise,
 )
 
@@ -489,7 +490,7 @@ def answer_mentions(
     hundred, and either reading can be supported.
     """
     if TRIGGER.search(answer) is None:
-        low = answer.lower()
+        low = unemphasised(answer.lower())
         if SPELLED_CLAIM_RE.search(low) is None and _ONE_PART.search(low) is None:
             return []  # no digit and no spelled-out quantity or share: nothing to parse
     cleaned = strip_noise(untokenise(answer))
@@ -501,4 +502,5 @@ def answer_mentions(
         return own
 
     mentions = [m for m in scan(cleaned, Lazy(convention)) if m.raw not in _IDIOMS]
-    return mentions + _spelled_claims(cleaned)
+    # a spelled claim is read through markdown emphasis ("**Eight** rescue greyhounds")
+    return mentions + _spelled_claims(unemphasised(cleaned))

@@ -358,7 +358,8 @@ def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str
                 continue  # "at least 7 people" is not backed by "9.6 magnitude"
             if rule == "range":
                 lo, hi = value + low * step, value + high * step
-                ok = lo <= c <= hi and abs(c - value) <= 0.25 * abs(value)
+                # within a quarter of both figures: "up to 20" is a third over a limit of 15
+                ok = lo <= c <= hi and abs(c - value) <= 0.25 * min(abs(value), abs(c))
                 ok = ok and not (cue in _STRICT and c == value)
             else:
                 ok = abs(round_half_up(c / step) * step - value) < step * 1e-9
