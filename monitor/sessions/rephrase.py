@@ -153,6 +153,20 @@ def _as_keywords(
     return not keywords.in_place(a, b, lang)
 
 
+_SLICE = 3  # words at least of B typed as a run of A's words
+
+
+def _cut_from(a: _Turn, b: _Turn) -> bool:
+    """Whether B is A's question typed again and cut short: ``_SLICE`` words at least that
+    stand in a row in A, as A typed them, B asking (a question mark or a question word):
+    "why was I charged twice for my … order #88412" -> "WHY WAS I CHARGED TWICE"."""
+    if not _SLICE <= len(b.words) < len(a.words):
+        return False
+    if f" {' '.join(b.words)} " not in f" {' '.join(a.words)} ":
+        return False
+    return "?" in b.text or "？" in b.text or _next_question()[1].search(b.text) is not None
+
+
 _ELLIPTIC = 3  # content words at most of a next question cut to what it moves to ("and X?")
 _SPELLED = 3  # words of its own at most that B spells such a question out with
 _KEYWORDS = 5  # words at most of B so spelled out: keywords, as typed into a search box
@@ -362,6 +376,7 @@ def _asks_again(a: _Turn, b: _Turn) -> bool:
         and not (spelled := _spelled_out(a, b, lang, cb))
         and not _after_lead(a, b, ca, lang)
         and not _as_keywords(a, b, lang, ca, cb)
+        and not _cut_from(a, b)
     ):
         # a question word or the like typed with a slip ("coment", "säjer") is no word of
         # B's own: looked for only when it can decide

@@ -334,3 +334,19 @@ def test_a_word_cut_to_its_consonants_is_that_word(a: str, b: str, again: bool) 
     later consonants ("pw" for "password"); a word with a vowel, or letters the word lacks in
     that order, is another thing."""
     assert ("rephrase" in read(a, b)) is again
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "again"),
+    [
+        # A typed again and cut short, its words in a row as A typed them, B asking
+        ("why was I charged twice for my Bookly order #5521", "WHY WAS I CHARGED TWICE", True),
+        # thanks before them: not a run of A's words; the opposite typed in the run
+        ("why was I charged twice for my Bookly order #5521", "thanks! why was I charged", False),
+        ("how do I turn on dark mode in the Bookly app", "how do I turn off dark mode", False),
+    ],
+)
+def test_a_question_typed_again_and_cut_short_is_a_rephrase(a: str, b: str, again: bool) -> None:
+    """Three words at least of A's in a row, B asking: A cut short; not with thanks before
+    them, nor with the opposite among them."""
+    assert ("rephrase" in read(a, b)) is again
