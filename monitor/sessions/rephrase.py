@@ -196,7 +196,7 @@ def _after_lead(a: _Turn, b: _Turn, ca: frozenset[str], lang: Language) -> bool:
     "te pregunté: ¿dónde veo mi IBAN en la app de …?"): a few words (``_LEAD``) before a
     colon, then a question (a question mark or a question word) that opens as no next
     question and holds every content word of A's, two at least."""
-    colon = b.text.find(":")
+    colon = b.text.find(": ")  # not a time of day ("10:30")
     if colon < 0 or len(ca) < 2 or len(b.text[:colon].split()) > _LEAD:
         return False
     rest = b.text[colon + 1 :].strip()

@@ -145,11 +145,16 @@ def test_a_question_asked_again_after_a_lead_in_and_a_colon_is_a_rephrase(a: str
             "como cancelo o plano anual?",
             "Repito: como cancelo o plano mensal da minha conta Vivamais?",
         ),
+        # a time of day is no lead-in: a narrower question with A's words
+        (
+            "how do I book the sauna for two people?",
+            "at 10:30 how do I book the sauna for two people and a massage for the kids?",
+        ),
     ],
 )
 def test_a_lead_in_before_another_question_is_none(a: str, b: str) -> None:
     """Thanks before a narrower question, a next question announced, the opposite or another
-    plan after a colon: not A asked again."""
+    plan after a colon, a time of day's colon: not A asked again."""
     assert "rephrase" not in read(a, b)
 
 
