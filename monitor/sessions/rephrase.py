@@ -534,6 +534,16 @@ def _asked_again(a: _Turn, b: _Turn) -> bool:
             turn = _prepared(part)
             if _names_two(turn, code) and _asked_in_part(turn, b):
                 return True
+            # or of one word, when B asks with no other ("Kann ich auch die Rechnungsadresse
+            # ändern? Vielen Dank im Voraus …" -> "Hallo?? kann ich die Rechnungsadresse
+            # ändern?"), the guards read
+            if (
+                _asks(asks, b.text)
+                and (named := _content_of(turn, code))
+                and named == _content_of(b, code)
+                and is_rephrase(turn, b)
+            ):
+                return True
     return False
 
 

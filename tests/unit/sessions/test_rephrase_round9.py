@@ -355,3 +355,38 @@ def test_a_question_typed_again_and_cut_short_is_a_rephrase(a: str, b: str, agai
     """Three words at least of A's in a row, B asking: A cut short; not with thanks before
     them, nor with the opposite among them."""
     assert ("rephrase" in read(a, b)) is again
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "again"),
+    [
+        # A asked one thing with thanks in advance after it; B asks that one thing again
+        (
+            "Kann ich auch die Lieferadresse ändern? Vielen Dank im Voraus für Ihre Hilfe!",
+            "Hallo?? kann ich die Lieferadresse ändern?",
+            True,
+        ),
+        (
+            "Puedo pagar con tarjeta? Gracias de antemano por la ayuda",
+            "hola?? ¿puedo pagar con tarjeta?",
+            True,
+        ),
+        # the opposite (its words stop words: the guards read it), another thing
+        (
+            "can I turn notifications on? thanks in advance for your help!",
+            "can I turn notifications off?",
+            False,
+        ),
+        (
+            "Puedo pagar con tarjeta? Gracias de antemano por la ayuda",
+            "¿puedo pagar con paypal?",
+            False,
+        ),
+    ],
+)
+def test_a_question_of_one_word_with_words_around_it_asked_again(
+    a: str, b: str, again: bool
+) -> None:
+    """A's part that asks names one thing, B asks with that one and no other: A asked again,
+    the opposite and another thing aside."""
+    assert ("rephrase" in read(a, b)) is again
