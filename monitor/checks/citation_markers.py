@@ -336,13 +336,16 @@ def _from_zero(numbers: list[int], cites: Citations) -> bool:
 def _id_form(inner: str, cites: Citations) -> bool:
     """A bracketed version or name with a version number ("v2", "GPT-4") has the form of
     the passages' ids: it names one, or an id is the same word before a number ("v1",
-    "gpt-3")."""
+    "gpt-3"), or the same words and separators ("S-OW-2" beside "s-ow-1")."""
     if cites.names_passage(inner):
         return True
     word = _VERSION_WORD.match(inner)
     head = word.group(0).lower() if word is not None else ""
+    body = inner.lower().rstrip("0123456789")
     return any(
-        i.lower().startswith(head) and _ID_NUMBER.match(i, len(head)) is not None for i in cites.ids
+        (i.lower().startswith(head) and _ID_NUMBER.match(i, len(head)) is not None)
+        or (len(body) < len(inner) and i[-1:].isdigit() and i.lower().rstrip("0123456789") == body)
+        for i in cites.ids
     )
 
 

@@ -213,3 +213,28 @@ def test_two_numbers_from_zero_past_the_passages_are_a_class_or_an_interval(
 def test_a_range_from_zero_cites_where_the_passage_ids_are_numbers() -> None:
     """Where the passages' ids are numbers, 0 may name one: "[0-9]" stays cited."""
     assert cited("Refunds take 5 days [0-9].", ["0", "4", "9"])[0] == [str(i) for i in range(10)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "ids", "want"),
+    [
+        (
+            "Open-water swims need a tow float [S-OW-2].",
+            ["s-ow-1", "s-ow-3"],
+            (["S-OW-2"], ["S-OW-2"]),
+        ),
+        ("Lockers cost £1 [B-12-7].", ["b-12-1", "b-12-2"], (["B-12-7"], ["B-12-7"])),
+        # hard negatives: the id itself, a label of no passage id's form, a character class
+        ("Open-water swims need a tow float [S-OW-3].", ["s-ow-1", "s-ow-3"], (["S-OW-3"], [])),
+        ("Open-water swims need a tow float [S-OW-2].", IDS, ([], [])),
+        ("Names match [A-Z] only [s-ow-1].", ["s-ow-1", "s-ow-3"], (["s-ow-1"], [])),
+        ("Files are [UTF-8] text [1].", ["s-ow-1", "s-ow-3"], (["1"], [])),
+    ],
+)
+def test_a_label_with_the_passage_ids_words_and_separators_is_their_id(
+    answer: str, ids: list[str], want: tuple[list[str], list[str]]
+) -> None:
+    """ "[S-OW-2]" beside passages "s-ow-1" and "s-ow-3" has their form, another number: an id,
+    cited and invalid (it was read as a label, "S-O" and "W-2" like a character class, and
+    cited nothing); beside ids of another form it stays a label."""
+    assert cited(answer, ids) == want
