@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from monitor.checks.numbers.forms import ITEM_SPLIT, enumerations
-from monitor.checks.numbers.patterns import SENTENCE, SPELLED
+from monitor.checks.numbers.patterns import MEASURES, SENTENCE, SPELLED
 
 Verdict = Literal["backed", "flagged", "unjudged"]
 
@@ -151,7 +151,7 @@ def judge(claim: CountClaim, passages: list[str]) -> CountVerdict:
                 read.append((s, _related(claim, low), named, _lists(s)))
     for _, related, named, lists in read:
         for items in lists:
-            if len(items) == claim.value and (named or related):
+            if len(items) == claim.value and (named or related) and not _quantities(items):
                 return CountVerdict("backed", "count of " + ", ".join(items))
     for s, related, named, lists in read:
         for m in _STATED.finditer(s):
@@ -189,8 +189,11 @@ def _lists(sentence: str) -> list[list[str]]:
 
 
 def _quantities(items: list[str]) -> bool:
-    """Some item states a figure or an amount ("cost £4 million")."""
-    return any(c.isdigit() or c in "$€£¥₹" for item in items for c in item)
+    """Some item states a figure or an amount ("cost £4 million"), or is a unit alone, a
+    rate's ("rents plots by the year and supplies water butts": two clauses, not things)."""
+    return any(c.isdigit() or c in "$€£¥₹" for item in items for c in item) or any(
+        item.lower() in MEASURES for item in items
+    )
 
 
 def _holds_plural(items: list[str], noun: str) -> bool:

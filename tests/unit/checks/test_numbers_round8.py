@@ -135,3 +135,37 @@ def test_agent_nouns_beside_a_person_name_persons(
     name persons too ("a lift operator, two snowboarders": four people; they were things, so
     the count was flagged); a list of them alone, or with an animal, counts no persons."""
     assert unsupported(answer, context) == expected
+
+
+ALLOTMENT = (
+    "The allotment society rents plots by the year and supplies water butts to every plot holder."
+)
+SHOP = ALLOTMENT + " The society runs a shop, a café and a tool shed for members."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected", "unjudged"),
+    [
+        ("The society also runs three composting sites for plot holders.", ALLOTMENT, [], True),
+        (
+            "The club also runs four floodlit courts for members.",
+            "The club charges members by the month and lends rackets to every member.",
+            [],
+            True,
+        ),
+        ("The society runs two facilities for its members.", ALLOTMENT, [], True),
+        # a list of things beside it counts, for or against the claim ("two" was backed by
+        # "the year and supplies water butts")
+        ("The society runs two facilities for its members.", SHOP, ["two"], False),
+        ("The society runs three facilities for its members.", SHOP, [], False),
+    ],
+)
+def test_a_list_with_a_unit_alone_counts_no_things(
+    answer: str, context: str, expected: list[str], unjudged: bool
+) -> None:
+    """ "rents plots by the year and supplies water butts" is two clauses, its "list" a rate's
+    unit and a thing: a count beside it is unjudged (it was flagged as another number of
+    things listed, or backed when it was two); a list of things still backs or flags."""
+    line = check(view(answer, [context], "")).evidence.to_line()
+    assert line["numbers"] == expected
+    assert bool(line.get("unjudged")) == unjudged
