@@ -60,9 +60,11 @@ class Citation:
         cited: list[str] = []
         invalid: list[str] = []
         valid = 0
+        seen: set[str] = set()
         for kind, value in cites.found:
-            if value in cited:
+            if value.casefold() in seen:  # once, as ids are matched: case-insensitively
                 continue
+            seen.add(value.casefold())
             cited.append(value)
             ok = cites.valid(kind, value)
             if ok:

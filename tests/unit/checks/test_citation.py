@@ -76,6 +76,17 @@ def test_unknown_id_is_invalid_but_a_valid_one_passes() -> None:
     assert ev["invalid"] == ["doc-9"]
 
 
+def test_an_id_cited_in_two_cases_is_listed_once() -> None:
+    """Ids are matched case-insensitively, so an id cited as ``D2`` and ``d2`` is one id,
+    listed once as first written (docs/checks.md: "every cited id, once"); an unknown one
+    the same, in ``cited`` and in ``invalid``."""
+    flagged, ev = evidence("Refunds within 30 days [D2]; fees apply [d2].")
+    assert not flagged
+    assert ev["cited"] == ["D2"]
+    _, ev = evidence("Refunds [1]. Fees [Doc-9], sale items [doc-9].")
+    assert (ev["cited"], ev["invalid"]) == (["1", "Doc-9"], ["Doc-9"])
+
+
 def test_a_zero_index_names_no_passage() -> None:
     """Passages are numbered from 1 in the prompt: [0] is invalid, and does not shift the
     other indices; a passage whose id is "0" is named by it."""
