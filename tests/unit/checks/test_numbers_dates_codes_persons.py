@@ -6,17 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.checks import UnsupportedNumbers
-from tests.conftest import view
-
-check = UnsupportedNumbers()
-
-
-def unsupported(answer: str, context: str) -> list[str]:
-    result = check(view(answer, [context], ""))
-    numbers: list[str] = result.evidence.to_line()["numbers"]
-    assert result.flagged == bool(numbers)
-    return numbers
+from tests.unit.checks.numbers_support import unsupported
 
 
 @pytest.mark.parametrize(

@@ -5,17 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.checks import UnsupportedNumbers
-from tests.conftest import ends_in_time, view
-
-check = UnsupportedNumbers()
-
-
-def unsupported(answer: str, context: str | list[str], query: str = "") -> list[str]:
-    ctx = [context] if isinstance(context, str) else context
-    result = check(view(answer, ctx, query))
-    numbers: list[str] = result.evidence.to_line()["numbers"]
-    return numbers
+from tests.conftest import ends_in_time
+from tests.unit.checks.numbers_support import unsupported
 
 
 @pytest.mark.parametrize(

@@ -9,15 +9,9 @@ import pytest
 
 from monitor.checks import UnsupportedNumbers
 from tests.conftest import view
+from tests.unit.checks.numbers_support import unsupported
 
 check = UnsupportedNumbers()
-
-
-def unsupported(answer: str, context: str) -> list[str]:
-    result = check(view(answer, [context], ""))
-    numbers: list[str] = result.evidence.to_line()["numbers"]
-    assert result.flagged == bool(numbers)
-    return numbers
 
 
 KENNEL = "The kennel has 9 rescue greyhounds looking for homes. The adoption fee is £150."

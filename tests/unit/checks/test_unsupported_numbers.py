@@ -6,16 +6,9 @@ import pytest
 
 from monitor.checks import UnsupportedNumbers
 from tests.conftest import view
+from tests.unit.checks.numbers_support import unsupported
 
 check = UnsupportedNumbers()
-
-
-def unsupported(answer: str, context: str | list[str], query: str = "") -> list[str]:
-    ctx = [context] if isinstance(context, str) else context
-    result = check(view(answer, ctx, query))
-    assert result.flagged == bool(result.evidence.to_line()["numbers"])
-    numbers: list[str] = result.evidence.to_line()["numbers"]
-    return numbers
 
 
 CASES = [
