@@ -105,9 +105,10 @@ def stems(words: list[str], stop: frozenset[str]) -> list[str]:
 def shared(earlier: list[str], later: list[str]) -> tuple[int, int]:
     """How many of ``later``'s stems are ``earlier``'s (``same``), and how many of
     ``earlier``'s they keep, each counted once; a stem that is two of ``earlier``'s in a row
-    typed together ("수강기간" for "수강 기간") keeps both."""
+    typed together ("수강기간" for "수강 기간") keeps both (a stem typed twice is one stem,
+    left once: "esim esim" is no two to keep in "esimesim")."""
     left = list(dict.fromkeys(earlier))
-    joined = {x + y: (x, y) for x, y in pairwise(earlier)}
+    joined = {x + y: (x, y) for x, y in pairwise(earlier) if x != y}
     found = kept = 0
     for word in dict.fromkeys(later):
         match = next((w for w in left if same(word, w)), None)
