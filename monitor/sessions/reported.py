@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
 from monitor.sessions import grammar
-from monitor.sessions.rephrase import is_rephrase
 from monitor.sessions.words import (
     _FLAGS,
     _JAMO,
@@ -33,16 +33,18 @@ from monitor.sessions.words import (
 
 
 def thanked_handoff(
-    a_asked: bool, b: _Turn, request: re.Match[str], thanks: re.Match[str] | None, only: bool
+    a: _Turn,
+    b: _Turn,
+    request: re.Match[str],
+    thanks: re.Match[str],
+    asked: Callable[[_Turn], bool],
 ) -> bool:
-    """Whether B's request for a person (``request``) is the hand-off B thanks for: its
-    words inside the thanks' (what they are for), or B only thanks (``only``) after a turn
-    that asked for a person (``a_asked``) and names no wish."""
-    if thanks is None or not only:
-        return False
+    """Whether B's request for a person (``request``) is the hand-off B only thanks for
+    (``thanks``): its words inside the thanks' (what they are for), or thanks after a turn
+    that asked for a person (``asked``, read only then) naming no wish."""
     if thanks.start() <= request.start() and request.end() <= thanks.end():
         return True
-    return a_asked and _wants().search(b.text) is None
+    return _wants().search(b.text) is None and asked(a)
 
 
 @cache
@@ -53,13 +55,13 @@ def _wants() -> re.Pattern[str]:
 
 
 def restated(a: _Turn, b: _Turn, verdict: tuple[int, int]) -> bool:
-    """Whether B, one clause, asks A again with a complaint in it whose words are all A's
-    (``verdict``: where the complaint's verdict is in B's text)."""
+    """Whether B, one clause that asks A again (read by the caller), holds a complaint whose
+    words are all A's (``verdict``: where the complaint's verdict is in B's text)."""
     text = b.text
     start, end = verdict
     while end < len(text) and text[end].isalnum():
         end += 1  # whole words: "görünmüyor"
-    if len(grammar.clauses(text)) > 1 or not is_rephrase(a, b):
+    if len(grammar.clauses(text)) > 1:  # B asks A again (the caller's): one clause, all of B
         return False  # a clause beside it may be the verdict ("not what I asked. <it again>")
     lang = _first_language(a, b)
     negators = _negators(lang.code)

@@ -301,7 +301,7 @@ def read(a_query: str, b_query: str, gated: bool = True) -> list[str]:
     positive = False
     if escalation is not None and negative is None:  # the hand-off thanked for
         m, only = _thanked(b, langs, open_)
-        if reported.thanked_handoff(_asked_person(a), b, escalation, m, only):
+        if m is not None and only and reported.thanked_handoff(a, b, escalation, m, _asked_person):
             escalation = None
     if negative is None and escalation is None and not opposite:  # a request for a person
         # is no thanks ("🙏")
