@@ -322,7 +322,8 @@ def positive(table: Mapping[str, object]) -> list[str]:
         return []
     if w.b:  # its last letter typed twice or more ("graziee", "dankjewell")
         listed = [str(x) for x in table["worked"]]  # type: ignore[attr-defined]
-        worked = rf"\b{_alt([_held(x) for x in listed])}\b"
+        # and said twice without a space ("ㄱㅅㄱㅅ", "thxthx")
+        worked = rf"\b{_alt([_held(x) for x in listed])}+\b"
     # before it, fillers and the words that make thanks formal (``thanks_lead``: "hartelijk
     # dank", "herzlichen Dank", "je vous remercie", "la ringrazio")
     leads = [x for x in (w.bounded("fillers"), w.bounded("thanks_lead")) if x]

@@ -289,3 +289,13 @@ def test_the_answer_corrected_or_faulted_in_chinese(b: str) -> None:
 )
 def test_a_chinese_question_or_problem_of_ones_own_is_none(b: str) -> None:
     assert NEGATIVE not in read("换货怎么办理", b)
+
+
+@pytest.mark.parametrize("b", ["ㄱㅅㄱㅅ", "thxthx", "네 해결됐어요 ㄳ", "확인했어요 ㄱㅅ"])
+def test_thanks_said_twice_or_after_what_was_done(b: str) -> None:
+    assert POSITIVE in read("환불은 어떻게 받나요", b)
+
+
+@pytest.mark.parametrize("b", ["ㄱㅅㄱㅅ 근데 환불은 어떻게 해요?", "thxthx, and how do I export?"])
+def test_such_thanks_before_a_new_question_are_none(b: str) -> None:
+    assert POSITIVE not in read("환불은 어떻게 받나요", b)
