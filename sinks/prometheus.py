@@ -9,7 +9,14 @@ from prometheus_client import Histogram
 
 from monitor.checks.shadow import check_pairs, verdict_pair
 from monitor.core.evidence import Evidence
-from monitor.core.model import AGENT_TOOLS, DeadLetter, Evaluation, Followup, SessionOutcome
+from monitor.core.model import (
+    AGENT_TOOLS,
+    FOLLOWUP_READER,
+    DeadLetter,
+    Evaluation,
+    Followup,
+    SessionOutcome,
+)
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import SinkBase
 
@@ -220,6 +227,9 @@ class PrometheusSink(SinkBase):
         where = (followup.turn.outcome, followup.turn.language)
         pairs = self._followup_pairs
         pairs[where] = pairs.get(where, 0) + 1
+        if followup.error is not None:  # the signals unread: counted as a check that raised
+            raised = (FOLLOWUP_READER, followup.error)
+            self._errors[raised] = self._errors.get(raised, 0) + 1
         if followup.signals:
             signals = self._followups
             for signal in followup.signals:

@@ -8,6 +8,7 @@ from typing import Any
 from monitor.checks import output_of
 from monitor.checks.shadow import check_pairs, verdict_pair
 from monitor.core.model import (
+    FOLLOWUP_READER,
     OUTCOMES,
     SESSION_OUTCOMES,
     DeadLetter,
@@ -156,6 +157,9 @@ class SummarySink(SinkBase):
         for signal in followup.signals:
             self.followup_signals[signal] = self.followup_signals.get(signal, 0) + 1
             signals[signal] = signals.get(signal, 0) + 1
+        if followup.error is not None:  # the signals unread: said as a check that raised
+            raised = (FOLLOWUP_READER, followup.error)
+            self.check_errors[raised] = self.check_errors.get(raised, 0) + 1
 
     def write_session(self, outcome: SessionOutcome) -> None:
         """Tally the closed session by its outcome and what closed it."""

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, NotRequired, TypedDict
 
-from monitor.core.lines import FollowupLine, SessionLine
+from monitor.core.lines import FollowupLine, FollowupPart, SessionLine
 
 MAX_QUERY = 1000  # characters of a question carried in a turn record
 MAX_ROUTE = 200  # characters of a route carried in a turn record
@@ -21,6 +21,8 @@ Outcome = Literal["refusal", "flagged", "clean"]
 OUTCOMES: tuple[Outcome, ...] = ("refusal", "flagged", "clean")
 # what a next turn can say about the answer before it (monitor.sessions.signals)
 FOLLOWUP_SIGNALS = ("rephrase", "escalation", "negative_feedback", "positive_feedback")
+# the reading of those signals where it raised: its name in ragmon_check_errors_total{check}
+FOLLOWUP_READER: Final = "followup_signals"
 # what becomes of a turn (ragmon_session_turns_total{outcome}; monitor.sessions.join)
 TURN_OUTCOMES = ("paired", "last", "outside_window", "late", "duplicate", "evicted",
                  "replayed", "invalid", "untimed", "shared", "revoked")  # fmt: skip
@@ -161,16 +163,19 @@ class Followup:
     turn: Turn  # A
     by: Turn  # B
     signals: tuple[str, ...]
+    # the exception's type when reading the signals raised (a bug of ragmon's): ``signals``
+    # is then empty and says nothing, the line carries ``error`` instead
+    error: str | None = None
 
     def to_line(self) -> FollowupLine:
         """The follow-up line (docs, "Conversations")."""
-        return {
-            "trace_id": self.turn.trace_id,
-            "session_id": self.turn.session,
-            "followup": {
-                "by": self.by.trace_id,
-                "seconds": round(self.by.time - self.turn.time, 3),
-                "signals": list(self.signals),
-                "after": self.turn.outcome,
-            },
+        part: FollowupPart = {
+            "by": self.by.trace_id,
+            "seconds": round(self.by.time - self.turn.time, 3),
+            "signals": list(self.signals),
+            "after": self.turn.outcome,
         }
+        if self.error is not None:
+            part["error"] = self.error
+        return {"trace_id": self.turn.trace_id, "session_id": self.turn.session,
+                "followup": part}  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Required, TypedDict, TypeVar, cast
+from typing import Any, NotRequired, Required, TypedDict, TypeVar, cast
 
 JsonObject = dict[str, object]  # a JSON object another tool reads (an export's item)
 
@@ -98,6 +98,7 @@ class FollowupPart(TypedDict):
     seconds: float  # B's time less A's
     signals: list[str]  # monitor.sessions.signals.SIGNALS that B carries; empty: none
     after: str  # what the checks made of A's answer: refusal, flagged or clean
+    error: NotRequired[str]  # reading the signals raised (this type): ``signals`` says nothing
 
 
 class FollowupLine(TypedDict):

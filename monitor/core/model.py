@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from monitor.core.conversations import (
     CLOSED_BY,
+    FOLLOWUP_READER,
     FOLLOWUP_SIGNALS,
     MAX_QUERY,
     MAX_ROUTE,
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
 # the names of the two modules split off, as importers before the split read them here
 __all__ = [
     "AGENT_ATTRIBUTE", "AGENT_INPUTS", "AGENT_SEGMENTS", "AGENT_TOOLS", "CLOSED_BY",
-    "FOLLOWUP_SIGNALS", "MAX_QUERY", "MAX_ROUTE", "OUTCOMES", "SESSION_OUTCOMES",
+    "FOLLOWUP_READER", "FOLLOWUP_SIGNALS", "MAX_QUERY", "MAX_ROUTE", "OUTCOMES", "SESSION_OUTCOMES",
     "TURN_OUTCOMES", "TURN_VERSION", "CheckResult", "ClosedBy", "ConfigSection", "DeadLetter",
     "Evaluation", "Followup", "KafkaConnection", "MetricsConfig", "Outcome", "OutputConfig",
     "Passage", "RagTrace", "RetrievedDoc", "SessionOutcome", "SessionOutcomeName",

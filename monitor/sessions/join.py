@@ -24,16 +24,22 @@ later of the newest record time read from the partition and the time it is known
 
 from __future__ import annotations
 
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple
+
+import structlog
 
 from monitor.core.model import Followup, Turn
 from monitor.sessions.due import Clock, DueTimes
 from monitor.sessions.signals import read
 from monitor.sources import Partition, Position, ReplayNote
 from monitor.sources.notes import OLD, Notebook
+
+_log = structlog.get_logger("ragmon.sessions")
 
 
 class _Held(NamedTuple):
@@ -90,6 +96,7 @@ class Sessions:
         self._due = DueTimes()  # when each session is to be looked at again
         self._book = Notebook()  # the turn partitions' notes given, and the next ones
         self._arriving: list[tuple[Turn, float]] = []  # ``hold``'s, added by ``due``
+        self._raised: set[str] = set()  # exception types the signals' reading raised, said
         self.bytes = 0
 
     def __len__(self) -> int:
@@ -207,8 +214,7 @@ class Sessions:
                 out.append(Released(None, _at(a.position), a.turn))
             else:
                 self._count("paired")
-                signals = tuple(self._read(a.turn.query, b.turn.query))
-                out.append(Released(Followup(a.turn, b.turn, signals), _at(a.position)))
+                out.append(Released(self._pair(a.turn, b.turn), _at(a.position)))
         if len(turns) == 1 and (flush or turns[0].arrived + self.window + self.lateness <= now):
             last = turns.pop()
             session.floor = last.turn.time
@@ -244,6 +250,23 @@ class Sessions:
                 out.append(Released(None, _at(held.position)))
             self.bytes -= session.bytes
         return out
+
+    def _pair(self, a: Turn, b: Turn) -> Followup:
+        """A and B's follow-up. Reading the signals is ragmon's code over user text: should
+        it raise, the pair still gets its line, with the error instead of signals (never a
+        guess of none), and the reading is said once per exception type. Raised on, the
+        stage would stop the daemon, and every restart would stop on the same turns."""
+        try:
+            return Followup(a, b, tuple(self._read(a.query, b.query)))
+        except Exception as exc:  # any fault of the reading: counted and said
+            kind = type(exc).__name__
+            if kind not in self._raised:
+                self._raised.add(kind)
+                where = traceback.extract_tb(exc.__traceback__)[-1]  # code, not user text
+                _log.error("followup_signals_raised", error=kind,
+                           at=f"{Path(where.filename).name}:{where.lineno}",
+                           hint="a bug of ragmon's: please report it")  # fmt: skip
+            return Followup(a, b, (), error=kind)
 
     def _count(self, outcome: str) -> None:
         if self._observe is not None:
