@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from monitor.core.model import DeadLetter, RagTrace, first_error
 from monitor.core.record import SCHEMA_ID, TraceRecord
+from monitor.ingest.surrogates import without_lone_surrogates
 from monitor.sources import SourceRecord
 
 # Bounded set of dead-letter reasons (a metric label).
@@ -48,15 +49,16 @@ class NativeDecoder:
         raw = record.value
         if len(raw) > self.max_record_bytes:
             return dead_letter(record, "too_large", f"{len(raw)} bytes > {self.max_record_bytes}")
+        raw = without_lone_surrogates(raw)  # ingest.surrogates: no text that cannot be encoded
         if not raw.startswith(_BOM):
             try:
                 return RagTrace.from_json(raw)
             except ValidationError:
                 pass  # the step-by-step path below says why
-        return self._explained(record)
+        return self._explained(record, raw)
 
-    def _explained(self, record: SourceRecord) -> RagTrace | DeadLetter:
-        raw = record.value
+    def _explained(self, record: SourceRecord, raw: bytes | None = None) -> RagTrace | DeadLetter:
+        raw = without_lone_surrogates(record.value) if raw is None else raw
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -20,6 +20,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from monitor.core.errors import OtlpDecodeError
+from monitor.ingest.surrogates import without_lone_surrogates
 
 
 @dataclass(slots=True)
@@ -270,7 +271,7 @@ def decode_json(data: bytes) -> list[Span]:
     follows the proto3 JSON mapping: an absent or null field is its default, a field of
     the wrong JSON type makes the whole message ``invalid_otlp_json``."""
     try:
-        doc = _obj(json.loads(data), "request")
+        doc = _obj(json.loads(without_lone_surrogates(data)), "request")
         out: list[Span] = []
         for rs in _arr(doc.get("resourceSpans"), "resourceSpans"):
             rs = _obj(rs, "resourceSpans")
