@@ -44,6 +44,7 @@ from monitor.checks.numbers.patterns import (
     fraction_shares,
     is_percent,
     place,
+    sentence_around,
     unemphasised,
 )
 from monitor.checks.numbers.quantities import (
@@ -57,11 +58,6 @@ from monitor.checks.numbers.quantities import (
 )
 
 _AFTER = re.compile(r"[ \t-]?([A-Za-zµμ]+)")  # (µ: "500 µg")
-# characters of the answer read on each side of a figure, within its sentence: what says a
-# figure is a sum, a difference or a count stands beside it, and each figure reading its whole
-# sentence cost figures x sentence ("about a quarter of" 2,000 times in one 40 KB sentence:
-# 1.4 s a trace)
-WINDOW = 400
 _US_UNIT = re.compile(r"(?:US|U\.S\.)[ \t]+([A-Za-z]+)")
 
 # Cues right before ("a total of 45", "rose by 5") or after ("45 in total", "9 more games
@@ -207,10 +203,7 @@ class Derivation:
         if i < 0:
             return "", "", ""
         past = i + len(mention.raw)
-        start = max(self.answer.rfind(c, max(0, i - WINDOW), i) for c in ".!?\n") + 1
-        start = max(start, i - WINDOW)
-        end = min((j for j in (self.answer.find(c, past, past + WINDOW) for c in ".!?\n")
-                   if j >= 0), default=min(len(self.answer), past + WINDOW))  # fmt: skip
+        start, end = sentence_around(self.answer, i, past)
         after = _AFTER.match(self.answer, past)
         return (
             self.answer[start:i].lower(),
@@ -224,9 +217,7 @@ class Derivation:
         if i < 0:
             return ""
         past = i + len(mention.raw)
-        tail = self.answer[past : past + WINDOW].lower()
-        end = min((j for j in (tail.find(c) for c in ".!?\n") if j >= 0), default=len(tail))
-        return tail[:end]
+        return self.answer[past : sentence_around(self.answer, i, past)[1]].lower()
 
     # --- one step each ----------------------------------------------------------------------
 
