@@ -44,7 +44,8 @@ from monitor.checks.numbers.patterns import (
     fraction_shares,
     is_percent,
     place,
-    sentence_around,
+    sentence_end,
+    sentence_start,
     unemphasised,
 )
 from monitor.checks.numbers.quantities import (
@@ -203,7 +204,7 @@ class Derivation:
         if i < 0:
             return "", "", ""
         past = i + len(mention.raw)
-        start, end = sentence_around(self.answer, i, past)
+        start, end = sentence_start(self.answer, i), sentence_end(self.answer, past)
         after = _AFTER.match(self.answer, past)
         return (
             self.answer[start:i].lower(),
@@ -217,7 +218,7 @@ class Derivation:
         if i < 0:
             return ""
         past = i + len(mention.raw)
-        return self.answer[past : sentence_around(self.answer, i, past)[1]].lower()
+        return self.answer[past : sentence_end(self.answer, past)].lower()
 
     # --- one step each ----------------------------------------------------------------------
 

@@ -356,10 +356,13 @@ def place(text: str, raw: str) -> int:
 WINDOW = 400
 
 
-def sentence_around(text: str, i: int, past: int) -> tuple[int, int]:
-    """Where the sentence of ``text[i:past]`` begins and ends, ``WINDOW`` characters on each
-    side of it at most."""
+def sentence_start(text: str, i: int) -> int:
+    """Where the sentence holding ``text[i]`` begins, ``WINDOW`` characters before it at most."""
     low = max(0, i - WINDOW)
-    start = max(low, *(text.rfind(c, low, i) + 1 for c in ".!?\n"))
-    ends = [j for j in (text.find(c, past, past + WINDOW) for c in ".!?\n") if j >= 0]
-    return start, min(ends, default=min(len(text), past + WINDOW))
+    return max(low, max(text.rfind(c, low, i) for c in ".!?\n") + 1)
+
+
+def sentence_end(text: str, past: int) -> int:
+    """Where the sentence holding ``text[past - 1]`` ends, ``WINDOW`` characters after at most."""
+    bound = min(len(text), past + WINDOW)
+    return min((j for j in (text.find(c, past, bound) for c in ".!?\n") if j >= 0), default=bound)
