@@ -41,6 +41,9 @@ marked any span (span-level labels: baseless information or a conflict, evident 
 The QA passages are the trace's passages, the article or the business's data (as JSON) its
 one passage. Each task type is measured on its own, on the split ``--ragtruth-split`` names
 (``train``, the default, to develop on; ``test`` is RAGTruth's own held-out part).
+``--longform FILE`` (repeatable) adds long-form answers from public sets that
+``bench/longform.py`` converts into one format (each set measured on its own;
+``--longform-split dev`` to develop on, ``test`` held out).
 Not a test: figures are printed.
 """
 
@@ -156,6 +159,28 @@ def _ragtruth_context(task: str, info: object) -> tuple[str, list[str]]:
     return _QUERIES.get(task, ""), [text]
 
 
+def load_longform(path: Path, split: str | None) -> dict[str, list[tuple[RagTrace, bool]]]:
+    """(trace, unfaithful) for every answer of a long-form file (``bench/longform.py`` writes
+    them: one JSON object a line with ``set``, ``split``, ``query``, ``passages``, ``answer``
+    and ``hallucinated``), by set; with ``split``, that split's answers only."""
+    out: dict[str, list[tuple[RagTrace, bool]]] = {}
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not raw.strip():
+            continue
+        item = json.loads(raw)
+        if split is not None and item.get("split") != split:
+            continue
+        trace = RagTrace.from_data({
+            "trace_id": f"{n + 1:032x}", "query": item.get("query") or "",
+            "answer": item["answer"],
+            "context": [{"doc_id": f"p{i + 1}", "text": t} for i, t in enumerate(item["passages"])],
+        })  # fmt: skip
+        out.setdefault(str(item.get("set", path.stem)), []).append(
+            (trace, bool(item["hallucinated"]))
+        )
+    return out
+
+
 def auroc(scores: list[float], labels: list[bool]) -> float:
     """The probability that a random positive scores above a random negative (ties half)."""
     pos = [s for s, y in zip(scores, labels, strict=True) if y]
@@ -251,6 +276,19 @@ def main() -> None:
         default="train",
         help="RAGTruth's split to measure (test: its held-out part)",
     )
+    parser.add_argument(
+        "--longform",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a long-form file of bench/longform.py (repeatable)",
+    )
+    parser.add_argument(
+        "--longform-split",
+        metavar="NAME",
+        help="only the long-form answers of this split (dev to develop on, test held out)",
+    )
     parser.add_argument("--rate", type=float, default=0.10)
     parser.add_argument("--budget", type=float, default=0.10)
     parser.add_argument("--boost", type=float, default=10.0)
@@ -261,8 +299,8 @@ def main() -> None:
     parser.add_argument("--drop", action="append", default=[], metavar="FEATURE",
                         help="leave a learned-risk feature out (zeroed); repeatable")  # fmt: skip
     args = parser.parse_args()
-    if not args.files and not args.frank and not args.ragtruth:
-        parser.error("give HaluEval QA files, --frank, --ragtruth, or several")
+    if not args.files and not args.frank and not args.ragtruth and not args.longform:
+        parser.error("give HaluEval QA files, --frank, --ragtruth, --longform, or several")
     if args.files:
         measure(f"HaluEval QA ({', '.join(p.name for p in args.files)})", load(args.files), args)
     if args.frank:
@@ -277,6 +315,10 @@ def main() -> None:
         for task, data in load_ragtruth(args.ragtruth, args.ragtruth_split).items():
             if data:
                 measure(f"RAGTruth {task} ({args.ragtruth_split})", data, args)
+    for path in args.longform:
+        part = f" ({args.longform_split})" if args.longform_split else ""
+        for name, data in load_longform(path, args.longform_split).items():
+            measure(f"{name}{part}", data, args)
 
 
 REPEATS = 5
