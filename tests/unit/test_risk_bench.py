@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.risk import auroc, load_frank, load_ragtruth
+from bench.longform import expertqa
+from bench.risk import auroc, load_frank, load_longform, load_ragtruth
 
 SOURCES = [
     {
@@ -124,3 +125,52 @@ def test_the_risk_candidates_read_what_they_say(capsys: object) -> None:
     rc.measure({"toy": [(t, False) for t in faithful] + [(t, True) for t in wrong]})
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "static risk" in out and all(c in out for c in rc.CANDIDATES)
+
+
+# ExpertQA's README (chaitanyamalaviya/ExpertQA): "answers - Dict mapping model names to an
+# Answer object"; an Answer has "answer_string" and "claims"; a Claim has "claim_string",
+# "evidence" ("List of evidences for the claim (URL+passage or URL)") and "support"
+# ("Attribution marked by annotator"). Evidence as its files write it: "[n] URL\n\npassage".
+def _expertqa_item(question: str, answers: dict[str, object]) -> str:
+    return json.dumps({"question": question, "annotator_id": "7", "answers": answers})
+
+
+def _claim(text: str, evidence: list[str], support: str) -> dict[str, object]:
+    return {"claim_string": text, "evidence": evidence, "support": support}
+
+
+def test_expertqa_answers_become_long_form_rows(tmp_path: Path) -> None:
+    """An answer with passages is a row; its passages are the distinct cited passages in
+    index order; it is unfaithful exactly when a cited claim is Partial or Incomplete; an
+    uncited (Missing) claim is not read; a system with URLs only, no passage, is left out."""
+    one = "[1] https://a.example/x\n\nBoil the egg for nine minutes."
+    two = "[2] https://b.example/y\n\nCool it in cold water."
+    answers = {
+        "rr_gs_gpt4": {"answer_string": "Boil it nine minutes [1]. Cool it [2].", "claims": [
+            _claim("Boil it nine minutes [1].", [one], "Complete"),
+            _claim("Cool it [2].", [two, one], "Complete"),
+            _claim("Eggs are healthy.", [], "Missing"),
+        ]},
+        "post_hoc_gs_gpt4": {"answer_string": "Boil it ten minutes [1].", "claims": [
+            _claim("Boil it ten minutes [1].", [one], "Partial"),
+        ]},
+        "bing_chat": {"answer_string": "Nine minutes [1].", "claims": [
+            _claim("Nine minutes [1].", ["[1] https://a.example/x"], "Complete"),
+        ]},
+    }  # fmt: skip
+    (tmp_path / "rand_val.jsonl").write_text(_expertqa_item("egg?", answers) + "\n", "utf-8")
+    (tmp_path / "rand_test.jsonl").write_text(_expertqa_item("tea?", {}) + "\n", "utf-8")
+    rows = list(expertqa(tmp_path))
+    assert [(r["id"], r["hallucinated"]) for r in rows] == [
+        ("dev-0-post_hoc_gs_gpt4", True),
+        ("dev-0-rr_gs_gpt4", False),
+    ]
+    assert rows[1]["passages"] == ["Boil the egg for nine minutes.", "Cool it in cold water."]
+    out = tmp_path / "long.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    by_set = load_longform(out, "dev")
+    traces = by_set["expertqa"]
+    assert [bad for _, bad in traces] == [True, False]
+    assert traces[1][0].query == "egg?"
+    assert [p.text for p in traces[1][0].context] == rows[1]["passages"]
+    assert load_longform(out, "test") == {}
