@@ -24,12 +24,18 @@ combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
   by, which counting every missing word alike underweights;
 * new phrasing (risk/4): the share of the answer's word trigrams (three words in a row,
   case and punctuation ignored) found neither in the context nor in the question, scaled by
-  0.25. An answer can reuse the context's words while stating what it does not say (who
+  0.25 in an answer of up to 10 words and by more as the answer grows, linearly to 1.0 at
+  90 words and over (risk/6). An answer can reuse the context's words while stating what it does not say (who
   resigned and who was appointed, swapped); word sequences the context never has tell such
   recombined or invented statements where single words do not, most of all in long
   answers, nearly all of whose words are somewhere in the context (risk/2 ranked FRANK's
   multi-sentence CNN/DM summaries below a naive lexical novelty). Fewer than three words
-  add nothing here;
+  add nothing here. The share is read on more trigrams, and so tells more, the longer the
+  answer: a one-sentence summary's few trigrams are often new while it is faithful (alone
+  they rank FRANK's XSum summaries at 0.55), a long answer's are many and rank long-form
+  answers better than the grounding gap does (ExpertQA's long answers 0.65 against 0.58,
+  QAGS's CNN/DM summaries 0.80 against 0.57), where a fixed 0.25 left the sum of the two at
+  the gap's ranking;
 * unsupported figures (``unsupported_numbers`` flagged): 0.6;
 * an answer over an empty context (``empty_context`` flagged): 0.5;
 * conflicting passages (``context_conflict`` flagged): 0.3;
@@ -42,7 +48,9 @@ that did not apply.
 The weights, the grounding scale among them, are chosen, not fitted (public data with every
 kind labelled is not at hand; the phrasing scale was chosen among a few on FRANK's
 validation articles and HaluEval, the name part's weight among 1.5–3 on FRANK's validation
-articles); ``bench/risk.py`` measures how the result ranks and samples.
+articles, the phrasing's growth with length among a few schedules on the development parts
+of the sets ``bench/longform.py`` converts and FRANK's validation articles); ``bench/risk.py``
+measures how the result ranks and samples.
 """
 
 from __future__ import annotations
@@ -57,10 +65,13 @@ from monitor.checks.memo import lowered
 from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
 
-RISK_VERSION = "risk/5"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
+RISK_VERSION = "risk/6"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
 GROUNDING_SCALE = 0.85
 NAME_PART_WEIGHT = 2.0  # a missing word said before a name the context has counts this much
-PHRASING_SCALE = 0.25
+PHRASING_SCALE = 0.25  # in an answer of SHORT_WORDS words or fewer
+PHRASING_SCALE_LONG = 1.0  # from LONG_WORDS words on; linear between (risk/6)
+SHORT_WORDS = 10
+LONG_WORDS = 90
 MAX_TRIGRAMS = 64  # a longer answer is read in at most this many trigrams (bounded work)
 FLAG_CHANCES: Mapping[str, float] = {
     "unsupported_numbers": 0.6,
@@ -82,12 +93,20 @@ def risk(checks: Mapping[str, CheckResult], view: TraceView) -> float:
         keep *= 1.0 - GROUNDING_SCALE * gap
     novel = _new_phrasing(checks.get("grounding_overlap"), view)
     if novel:
-        keep *= 1.0 - PHRASING_SCALE * novel
+        keep *= 1.0 - phrasing_scale(view.answer) * novel
     for name, chance in FLAG_CHANCES.items():
         result = checks.get(name)
         if result is not None and result.flagged:
             keep *= 1.0 - chance
     return round(1.0 - keep, 4)
+
+
+def phrasing_scale(answer: str) -> float:
+    """The new phrasing's weight in an answer of this length (see the module): whitespace
+    words are counted up to ``LONG_WORDS`` only (bounded work on a long answer)."""
+    words = min(len(answer.split(maxsplit=LONG_WORDS)), LONG_WORDS)
+    share = max(0, words - SHORT_WORDS) / (LONG_WORDS - SHORT_WORDS)
+    return PHRASING_SCALE + (PHRASING_SCALE_LONG - PHRASING_SCALE) * share
 
 
 def _grounding_gap(grounding: CheckResult | None, view: TraceView) -> float | None:

@@ -7,7 +7,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.longform import expertqa
+from bench.longform import (
+    HAGRID_FILES,
+    SUMMEDITS_DOMAINS,
+    bump,
+    expertqa,
+    hagrid,
+    half,
+    polytope,
+    qags,
+    summedits,
+)
 from bench.risk import auroc, load_frank, load_longform, load_ragtruth
 
 SOURCES = [
@@ -174,3 +184,89 @@ def test_expertqa_answers_become_long_form_rows(tmp_path: Path) -> None:
     assert traces[1][0].query == "egg?"
     assert [p.text for p in traces[1][0].context] == rows[1]["passages"]
     assert load_longform(out, "test") == {}
+
+
+def test_a_set_without_a_split_of_its_own_is_halved_by_a_hash_of_its_key() -> None:
+    keys = [f"article {i}" for i in range(400)]
+    sides = [half(k) for k in keys]
+    assert sides == [half(k) for k in keys]  # the same key, the same side
+    assert 160 < sides.count("dev") < 240
+
+
+def test_the_summary_sets_are_read_with_their_label_rules(tmp_path: Path) -> None:
+    """Items shaped as each set's files are (field names from the files as published):
+    QAGS, a summary unfaithful when most of a sentence's workers said "no"; Polytope, when
+    ``inaccuracy_label`` is 0 (an addition alone is not read); SummEdits, label 0 and its own
+    split; BUMP, a reference faithful (once) and each edit unfaithful."""
+    article = "The council met on Monday and approved the new park."
+    no, yes = {"response": "no"}, {"response": "yes"}
+    mturk = tmp_path / "mturk_cnndm.jsonl"
+    mturk.write_text("\n".join(json.dumps(x) for x in [
+        {"article": article, "summary_sentences": [
+            {"sentence": "The council met.", "responses": [yes, yes, no]},
+            {"sentence": "It approved a park.", "responses": [yes, no, yes]}]},
+        {"article": article, "summary_sentences": [
+            {"sentence": "The council met on Tuesday.", "responses": [no, no, yes]}]},
+    ]), "utf-8")  # fmt: skip
+    got = [(r["answer"], r["hallucinated"]) for r in qags(mturk)]
+    assert got == [("The council met. It approved a park.", False),
+                   ("The council met on Tuesday.", True)]  # fmt: skip
+    poly = tmp_path / "polytope.json"
+    poly.write_text(json.dumps({
+        "a": {"ID": 1, "document": article, "claim": "the council met .", "inaccuracy_label": 1,
+              "addition_label": 0, "label": 0, "errors": "[]"},
+        "b": {"ID": 2, "document": article, "claim": "the mayor met .", "inaccuracy_label": 0,
+              "addition_label": 1, "label": 0, "errors": "[]"},
+    }), "utf-8")  # fmt: skip
+    assert [r["hallucinated"] for r in polytope(poly)] == [False, True]
+    edits = tmp_path / "summedits"
+    edits.mkdir()
+    for domain in SUMMEDITS_DOMAINS:
+        rows = [
+            {"id": 1, "doc": article, "summary": "It met.", "label": 1, "split": "evaluation"},
+            {"id": 2, "doc": article, "summary": "It did not.", "label": 0, "split": "test"},
+        ]
+        (edits / f"summedits_{domain}.json").write_text(json.dumps(rows), "utf-8")
+    got_edits = [(r["split"], r["hallucinated"]) for r in summedits(edits)]
+    assert got_edits == [("dev", False), ("test", True)] * len(SUMMEDITS_DOMAINS)
+    data = tmp_path / "bump"
+    data.mkdir()
+    ref = {"article_id": 7, "article": article, "reference_summary": "The council met."}
+    (data / "task1_dataset.json").write_text(json.dumps([
+        {**ref, "id": 1, "edited_summary": "The mayor met."},
+        {**ref, "id": 2, "edited_summary": "The council fled."}]), "utf-8")  # fmt: skip
+    (data / "task2_dataset.json").write_text(json.dumps([
+        {**ref, "id": 1, "edited_summary": "The council met twice."}]), "utf-8")  # fmt: skip
+    got_bump = [(r["answer"], r["hallucinated"]) for r in bump(data)]
+    assert got_bump[0] == ("The council met.", False)
+    assert [bad for _, bad in got_bump[1:]] == [True, True, True]
+
+
+def test_hagrid_answers_are_put_back_together_from_their_labelled_sentences(
+    tmp_path: Path,
+) -> None:
+    """AttributionBench's rows (``src_dataset``, ``question``, ``response``, ``claim``,
+    ``references``, ``attribution_label``): an answer whose labelled sentences cover most of
+    it is one row, its passages the quotes they cite, unfaithful when one is not
+    attributable; an answer mostly unlabelled is left out."""
+    response = "Paris is the capital. It is on the Seine."
+    rows = [
+        {"src_dataset": "HAGRID", "id": "h1", "question": "capital?", "response": response,
+         "claim": "Paris is the capital.", "references": "['Paris is the capital of France.']",
+         "attribution_label": "attributable"},
+        {"src_dataset": "HAGRID", "id": "h1", "question": "capital?", "response": response,
+         "claim": "It is on the Seine.", "references": ["Paris lies on the Loire."],
+         "attribution_label": "not attributable"},
+        {"src_dataset": "HAGRID", "id": "h2", "question": "river?", "response": response * 3,
+         "claim": "It is on the Seine.", "references": ["Paris lies on the Seine."],
+         "attribution_label": "attributable"},
+        {"src_dataset": "ExpertQA", "id": "e1", "question": "x?", "response": "y",
+         "claim": "y", "references": ["y"], "attribution_label": "attributable"},
+    ]  # fmt: skip
+    for name in HAGRID_FILES:
+        (tmp_path / name).write_text("", "utf-8")
+    (tmp_path / HAGRID_FILES[0]).write_text("\n".join(json.dumps(r) for r in rows), "utf-8")
+    got = list(hagrid(tmp_path))
+    assert len(got) == 1
+    assert got[0]["passages"] == ["Paris is the capital of France.", "Paris lies on the Loire."]
+    assert got[0]["hallucinated"] is True

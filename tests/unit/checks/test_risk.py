@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from monitor.checks import CheckSuite, kernels
 from monitor.checks.memo import lowered
-from monitor.checks.risk import REFUSAL_CHANCE, _name_parts, risk
+from monitor.checks.risk import REFUSAL_CHANCE, _name_parts, phrasing_scale, risk
 from monitor.core.model import RagTrace
 
 CONTEXT = "The Pro plan costs $20 a month and includes five seats and email support."
@@ -202,3 +202,28 @@ def test_a_long_answer_is_read_in_at_most_so_many_trigrams() -> None:
     assert kernels.phrasing(answer, answer, b"", 64) == (0, 50)
     with pytest.raises(ValueError, match="at least 1"):
         kernels.phrasing(answer, b"", b"", 0)
+
+
+def test_the_phrasing_weighs_more_the_longer_the_answer() -> None:
+    """risk/6: the new phrasing's weight rises from 0.25 at ten words to 1.0 at ninety,
+    linearly, counted in whitespace words; past ninety it stays (bounded reading)."""
+    assert phrasing_scale("") == phrasing_scale("one two three") == 0.25
+    assert phrasing_scale(" ".join(["w"] * 10)) == 0.25
+    assert phrasing_scale(" ".join(["w"] * 50)) == pytest.approx(0.625)
+    assert phrasing_scale(" ".join(["w"] * 90)) == 1.0
+    assert phrasing_scale(" ".join(["w"] * 100_000)) == 1.0
+
+
+def test_of_two_answers_recombined_alike_the_longer_is_riskier() -> None:
+    """Two answers whose every word is in the context and about half of whose trigrams are
+    new: the long one's share is read on many trigrams and counts nearly in full, the short
+    one's on few and counts a quarter (one short sentence often rephrases faithfully)."""
+    context = " ".join(f"alpha{i} beta{i} gamma{i} delta{i}." for i in range(60))
+    short = "alpha1 beta1 gamma1 delta1 alpha2 beta2 delta2 gamma2"  # 8 words
+    long = " ".join(
+        f"alpha{i} beta{i} gamma{i} delta{i}" if i % 2 else f"alpha{i} gamma{i} beta{i} delta{i}"
+        for i in range(40)
+    )  # 160 words, a swapped pair in every other group
+    short_risk, long_risk = risk_of(short, context), risk_of(long, context)
+    assert risk_of(context, context) == UNCITED  # the context itself: nothing new
+    assert long_risk >= short_risk + 0.2
