@@ -8,9 +8,8 @@ optionally on human-labelled model summaries for ``unsupported_numbers``::
 
 (see ``bench/summaries.py`` for where those public files come from). ``--blind`` scores
 issue 75's blind rounds' files (numbers exact; citations exact, invalid and cited ids P/R),
-leaving out round eight's sealed part, which ``--blind8-sealed`` scores once, at the end of
-its round (``--blind7-sealed``, ``--blind6-sealed``, ``--blind5-sealed`` and
-``--blind4-sealed`` score those rounds' sealed parts alone). Figures are
+leaving out the last round's sealed part, which ``--sealed 9`` scores once, at the end of
+its round (``--sealed N`` scores round N's sealed part alone, from round 4 on). Figures are
 printed, not asserted: the tests assert every case; this script shows
 where the checks stand.
 
@@ -241,21 +240,21 @@ def citation_report() -> None:
 
 
 # Issue 75's blind rounds (tests/quality/BLIND*.md): the case files each round's hand wrote.
-# Round eight's sealed part is scored once, at the end of its round (``--blind8-sealed``);
+# The last round's sealed part is scored once, at the end of its round (``--sealed LAST``);
 # ``--blind`` never opens it.
+LAST_ROUND = 9
+ROUNDS = {1: "blind", **{n: f"blind{n}" for n in range(2, LAST_ROUND + 1)}}
 BLIND_SETS = tuple(
-    f"{kind}_{round_}_{part}"
-    for round_ in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8")
+    f"{kind}_{name}_{part}"
+    for name in ROUNDS.values()
     for part in ("open", "sealed")
     for kind in ("numbers", "citation")
 )
-SEALED_LAST = ("numbers_blind8_sealed", "citation_blind8_sealed")
-SEALED_EARLIER = {
-    4: ("numbers_blind4_sealed", "citation_blind4_sealed"),
-    5: ("numbers_blind5_sealed", "citation_blind5_sealed"),
-    6: ("numbers_blind6_sealed", "citation_blind6_sealed"),
-    7: ("numbers_blind7_sealed", "citation_blind7_sealed"),
-}
+
+
+def sealed(round_: int) -> tuple[str, str]:
+    """A round's sealed files."""
+    return (f"numbers_{ROUNDS[round_]}_sealed", f"citation_{ROUNDS[round_]}_sealed")
 
 
 def blind_report(names: Iterable[str]) -> None:
@@ -328,30 +327,19 @@ def main() -> None:
                         help="skip the case files")  # fmt: skip
     parser.add_argument("--conflict-nq", type=Path, action="append", default=[],
                         help="a ConflictNQ JSON-lines file (repeatable)")  # fmt: skip
-    parser.add_argument("--blind", action="store_true",
-                        help="score the blind rounds' files (not round 8's sealed)")  # fmt: skip
-    parser.add_argument("--blind8-sealed", action="store_true",
-                        help="score round 8's sealed files, once, at the end")  # fmt: skip
-    parser.add_argument("--blind7-sealed", action="store_true",
-                        help="score round 7's sealed files alone")  # fmt: skip
-    parser.add_argument("--blind6-sealed", action="store_true",
-                        help="score round 6's sealed files alone")  # fmt: skip
-    parser.add_argument("--blind5-sealed", action="store_true",
-                        help="score round 5's sealed files alone")  # fmt: skip
-    parser.add_argument("--blind4-sealed", action="store_true",
-                        help="score round 4's sealed files alone")  # fmt: skip
+    parser.add_argument(
+        "--blind", action="store_true", help=f"the blind files (not round {LAST_ROUND}'s sealed)"
+    )
+    parser.add_argument("--sealed", type=int, action="append", default=[], metavar="N",
+                        choices=range(4, LAST_ROUND + 1),
+                        help=f"score round N's sealed files alone (round {LAST_ROUND}'s: once, "
+                             "at the end of its round); repeatable")  # fmt: skip
     args = parser.parse_args()
-    earlier = {
-        4: args.blind4_sealed,
-        5: args.blind5_sealed,
-        6: args.blind6_sealed,
-        7: args.blind7_sealed,
-    }
-    if args.blind or args.blind8_sealed or any(earlier.values()):
-        names = [n for n in BLIND_SETS if n not in SEALED_LAST] if args.blind else []
-        if not args.blind:
-            names += [n for round_, on in earlier.items() if on for n in SEALED_EARLIER[round_]]
-        blind_report(names + (list(SEALED_LAST) if args.blind8_sealed else []))
+    if args.blind or args.sealed:
+        last = sealed(LAST_ROUND)
+        names = [n for n in BLIND_SETS if n not in last] if args.blind else []
+        names += [n for round_ in args.sealed for n in sealed(round_) if n not in names]
+        blind_report(names)
         return
     if not args.only_summaries:
         numbers_report()
