@@ -46,14 +46,25 @@ def _all_supported(checked: int) -> CheckResult:
     )
 
 
-def _spaced_code(answer: str, mention: Mention) -> Mention | None:
+_SPACED_CODE = re.compile(r"(?<![\w-])[A-Z]{2,5} (\d{3,})(?![\w-]|[.,]\d)")
+
+
+def _spaced_code(answer: str, mention: Mention, codes: dict[str, str]) -> Mention | None:
     """The code the answer writes with a space ("LH 4521": two to five capitals, three or
-    more digits) whose digits are ``mention``, as one identifier, or None."""
+    more digits) whose digits are ``mention``, as one identifier, or None. ``codes``: the
+    answer's such codes by their digits, the first of each, found on first use (one scan of
+    the answer for all its figures)."""
     raw = mention.raw
     if mention.kind != "number" or not raw.isdigit() or len(raw) < 3:
         return None
-    found = re.search(rf"(?<![\w-])[A-Z]{{2,5}} {raw}(?![\w-]|[.,]\d)", answer)
-    return Mention(found.group(0), "ident") if found is not None else None
+    if not raw.isdecimal():  # (superscript digits: written only as they are)
+        found = re.search(rf"(?<![\w-])[A-Z]{{2,5}} {raw}(?![\w-]|[.,]\d)", answer)
+        return Mention(found.group(0), "ident") if found is not None else None
+    if not codes:
+        codes[""] = ""  # (read)
+        for code in _SPACED_CODE.finditer(answer):
+            codes.setdefault(code.group(1), code.group(0))
+    return Mention(codes[raw], "ident") if raw in codes else None
 
 
 def _whole_durations(unsupported: list[str], answer: str) -> list[str]:
@@ -100,16 +111,27 @@ class UnsupportedNumbers:
         derived: list[str] = []
         unjudged: list[str] = []  # counts of things the context neither states nor presents
         derivation: Derivation | None = None
+        # a figure written again reads as it did the first time (what it added, where): its
+        # look-ups scan the context and the answer, so each is made once
+        done: dict[Mention, tuple[list[str] | None, str]] = {}
+        reported: set[str] = set()
+        codes: dict[str, str] = {}  # (_spaced_code's)
         for m in mentions:
-            if m.raw in unsupported:
+            if m.raw in reported:
                 continue
+            if m in done:
+                into, what = done[m]
+                if into is not None:
+                    into.append(what)
+                continue
+            done[m] = (None, "")
             if view.context_numbers.supports(m) and not (
                 m.kind == "number" and in_other_unit(m.raw, view.answer, view.context_text)
             ):
                 continue  # ("100 km" for "100 miles" is not the same figure)
             if view.query_numbers.supports(m) and not self._accepted_premise(view, m):
                 continue
-            code = _spaced_code(view.answer, m)
+            code = _spaced_code(view.answer, m, codes)
             if code is not None and view.context_numbers.supports(code):
                 continue  # "LH 4521" for the context's code "LH4521" or "LH-4521"
             if view.trace.context:
@@ -120,17 +142,21 @@ class UnsupportedNumbers:
                 how = derivation.explain(m)
                 if how is not None:
                     derived.append(how)
+                    done[m] = (derived, how)
                     continue
                 claim = CountClaim.find(view.answer, m.raw, m.noun) if m.noun else None
                 if claim is not None:
                     count = judge(claim, view.passages)
                     if count.verdict == "backed":
                         derived.append(f"{m.raw} {m.noun} = {count.why}")
+                        done[m] = (derived, derived[-1])
                         continue
                     if count.verdict == "unjudged":
                         unjudged.append(m.raw)
+                        done[m] = (unjudged, m.raw)
                         continue
             unsupported.append(m.raw)
+            reported.add(m.raw)
         checked = len(mentions)
         if view.trace.context and "one" in view.answer:
             derivation = derivation or Derivation(

@@ -139,14 +139,14 @@ class Derivation:
         self._times: list[list[Figure]] | None = None
         self._values: frozenset[float] | None = None
         self._context_figures: list[tuple[Mention, float, str]] | None = None
+        self._places: dict[str, int] = {}  # where each figure stands in the answer
 
     @property
     def lower(self) -> str:
         """The context with ASCII letters lower-cased (from ``lower``, the view's lower-cased
         bytes, when given: the words looked for here are ASCII, and it is shared)."""
         if self._lower is None:
-            make = self._make_lower
-            self._lower = (make() if make is not None else lowered(self.context)).decode()
+            self._lower = (self._make_lower or functools.partial(lowered, self.context))().decode()
         return self._lower
 
     @property
@@ -200,7 +200,7 @@ class Derivation:
 
     def _around(self, mention: Mention) -> Around:
         """(words before, the sentence, the word after) of the figure in the answer."""
-        i = place(self.answer, mention.raw)
+        i = place(self.answer, mention.raw, self._places)
         if i < 0:
             return "", "", ""
         past = i + len(mention.raw)
@@ -214,7 +214,7 @@ class Derivation:
 
     def rest(self, mention: Mention) -> str:
         """The answer after the figure, lower-cased, to the end of its sentence."""
-        i = place(self.answer, mention.raw)
+        i = place(self.answer, mention.raw, self._places)
         if i < 0:
             return ""
         past = i + len(mention.raw)
@@ -471,10 +471,9 @@ class Derivation:
         """A version written without its trailing zeros ("2.4" for 2.4.0, "version 3" for
         3.0.0); 2.4 is not 2.4.1, nor version 3 3.1.0."""
         raw = mention.raw
-        if raw.isdigit():
-            if not _VERSION_BEFORE.search(around[0]):
-                return None
-        elif raw.count(".") != 1 or not raw.replace(".", "").isdigit():
+        cued = raw.isdigit() and _VERSION_BEFORE.search(around[0]) is not None
+        dotted = raw.count(".") == 1 and raw.replace(".", "").isdigit()
+        if not (cued or dotted) or raw + ".0" not in self.context:  # (searched, then matched)
             return None
         found = re.search(rf"(?<![\d.]){re.escape(raw)}(?:\.0)+(?!\d|\.\d)", self.context)
         return found.group(0) if found is not None else None

@@ -3,6 +3,7 @@ answer's figure is supported by it (any reading, rounding, spacing, spelled-out 
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -25,15 +26,18 @@ from monitor.checks.numbers.mentions import (
 )
 from monitor.checks.numbers.patterns import (
     DIGITS,
+    DIGITS_ONLY,
     SCALED,
     SPELLED,
     SPELLED_SCALES,
     TENS_ALONE,
     UNITS,
     is_percent,
+    national,
     percent_spans,
     spaced_pattern,
     untokenise,
+    whole_token,
 )
 
 _SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+{UNITS}".encode())
@@ -166,6 +170,15 @@ def _probes(r: Reading, seps: str = ".  \u202f") -> tuple[str, ...]:
     return (s, s.replace(".", ","), us, eu)
 
 
+# The figures read where a probe is written: the keys of their values and parts, their
+# values in order and their readings in that order.
+_Found = tuple[frozenset[float], list[float], list[Reading]]
+
+
+def _by_value(r: Reading) -> float:
+    return r.value
+
+
 _SWAP = str.maketrans(",.", ".,")
 _NEAR = frozenset(".,-/:'")
 
@@ -211,24 +224,7 @@ def _bounded(text: str, probe: str, idents: Callable[[], frozenset[str]] | None 
     return False
 
 
-def _whole(text: str, token: str) -> bool:
-    """``token`` occurs in ``text`` as a whole token: "HR-5510" is not in "HR-55102", nor
-    "555-0123" in "1-555-01234"."""
-    i = text.find(token)
-    n = len(token)
-    while i >= 0:
-        before = text[i - 1] if i else " "
-        after = text[i + n] if i + n < len(text) else " "
-        if not (before.isalnum() or (before in "-_." and token[0].isalnum())) and not (
-            after.isalnum() or (after in "-_.," and text[i + n + 1 : i + n + 2].isalnum())
-        ):
-            return True
-        i = text.find(token, i + 1)
-    return False
-
-
 _IDENT_DIGITS = 7  # fewer digits than a phone or reference number: compared as written
-_DIGITS_ONLY = re.compile(r"\D")
 # A phone or reference number written in groups: digits separated by single spaces, dashes,
 # dots, slashes or parentheses, "+" or "(" before it.
 # A run of digit groups ("+1 (800) 555-0199", "0044 20 7946 0321"). Each group after the first
@@ -244,24 +240,6 @@ _IDENT_RUN = re.compile(
 
 # A clock time is no group of a phone number: "+44 20 7946 0958 (10:00-18:00)" ends at 0958
 _CLOCK_TIME = re.compile(r"\(?\d{1,2}:\d\d")
-
-
-def _national(raw: str) -> set[str]:
-    """A grouped number's digits as it may be written elsewhere: as they are, without a
-    country code after "+" or "00" (one to three digits), with or without a trunk zero."""
-    digits = _DIGITS_ONLY.sub("", raw)
-    out = {digits}
-    international = raw.lstrip("(").startswith("+") or digits.startswith("00")
-    if international:
-        rest = digits[2:] if digits.startswith("00") else digits
-        for n in (1, 2, 3):
-            national = rest[n:].removeprefix("0")  # "+44 (0)20": the zero in brackets
-            out.update((national, "0" + national))
-    elif digits.startswith("0"):
-        out.add(digits[1:])
-    elif len(digits) == 11 and digits.startswith("1"):
-        out.add(digits[1:])  # "1-800-555-0199": the North American country code
-    return out
 
 
 class NumberLookup:
@@ -285,6 +263,10 @@ class NumberLookup:
         self._index: NumberIndex | None = None
         self._seps: str | None = None
         self._idents: frozenset[str] | None = None  # digit keys of its phone-like runs
+        # per probe (the digits of a figure as it may be written), what the text writes there:
+        # looked for once, however many of the answer's figures share the probe
+        self._written: dict[str, bool] = {}
+        self._at: dict[str, _Found] = {}
         # the text's decimal convention, found once (a scan of the whole text) for every
         # figure read from it
         self.locale = Lazy(lambda: locale_of(text))
@@ -338,14 +320,12 @@ class NumberLookup:
         if mention.kind == "time" and (self._dotted_time(mention) or self._named_time(mention)):
             return True
         if mention.kind == "number":
-            if _bounded(self.text, mention.raw, self._ident_raws):
+            if self._bounded(mention.raw):
                 return True  # written the same way ("$49", "07")
             if self._pointed_time(mention.raw):
                 return True  # "21.00" for "9 pm", a time on the 24-hour clock
             for r in mention.readings:
-                if any(
-                    _bounded(self.text, p, self._ident_raws) for p in _probes(r, self._separators)
-                ):
+                if any(self._bounded(p) for p in _probes(r, self._separators)):
                     return True
                 if self._spelled and r.precision == 1 and self._spelled_in_text(r.value):
                     return True
@@ -356,14 +336,15 @@ class NumberLookup:
                 # or "44" (with or without separators): parse only those places.
                 return any(self._near(r) for r in mention.readings) or self._range_end(mention)
         elif mention.kind == "fraction" and (
-            any(_whole(self.text, v) for v in expiry_spellings(mention.raw))
+            any(whole_token(self.text, v) for v in expiry_spellings(mention.raw))
             or self.index.supports(day_month(mention.raw))
         ):
             return True  # "09/2027" for a card's "09/27"; "December 31" for "31/12"
         elif mention.kind == "ident" and (
-            _whole(self.text, mention.raw)  # phone and order numbers: the same digits and groups
+            # phone and order numbers: the same digits and groups
+            whole_token(self.text, mention.raw)
             or self._same_digits(mention.raw)  # or the same digits written otherwise
-            or any(_whole(self.text, v) for v in code_spellings(mention.raw))
+            or any(whole_token(self.text, v) for v in code_spellings(mention.raw))
         ):
             return True
         return self.index.supports(mention) or self._range_end(mention)
@@ -402,17 +383,17 @@ class NumberLookup:
         trunk zero ("+44 20 7946 0958" for 020 7946 0958): the same digits, seven or more,
         once "+" or "00" and a country code of one to three digits, or a leading zero, are
         set aside. One digit off is another number."""
-        key = _DIGITS_ONLY.sub("", raw)
+        key = DIGITS_ONLY.sub("", raw)
         if len(key) < _IDENT_DIGITS:
             return False
         if self._idents is None:
             self._idents = frozenset(
                 variant
                 for run in _IDENT_RUN.findall(_CLOCK_TIME.sub(" ", self.text))
-                for variant in _national(run)
+                for variant in national(run)
                 if len(variant) >= _IDENT_DIGITS - 1
             )
-        return any(v in self._idents for v in _national(raw))
+        return any(v in self._idents for v in national(raw))
 
     def _spaced(self, mention: Mention) -> bool:
         """The figure written with tokeniser spaces around its separators ("5 , 000" for
@@ -422,7 +403,7 @@ class NumberLookup:
             head = len(groups[0]) % 3 or 3  # "5000" may be written "5 , 000"
             g = groups[0]
             groups = [g[:head], *(g[i : i + 3] for i in range(head, len(g), 3))]
-        if len(groups) < 2:
+        if len(groups) < 2 or not all(g in self.text for g in groups):  # (searched first)
             return False
         return spaced_pattern(tuple(groups)).search(self.text) is not None
 
@@ -447,33 +428,58 @@ class NumberLookup:
             self._scaled = SCALED.search(self.text) is not None
         return self._scaled
 
+    def _bounded(self, probe: str) -> bool:
+        """``probe`` is written in the text as a whole figure (``_bounded``, once a probe)."""
+        found = self._written.get(probe)
+        if found is None:
+            found = self._written[probe] = _bounded(self.text, probe, self._ident_raws)
+        return found
+
     def _near(self, r: Reading) -> bool:
         """Parse the figures that start with the whole part of ``r`` (or one less) and test
         them for an exact or rounded match; dates contribute their day and year."""
         if abs(r.value) >= 1e15:
             return False
-        text = self.text
         whole = float(int(abs(r.value)))
         key = _key(r.value)
+        margin = 2 * r.precision + 1e-8 * abs(r.value)  # (wider than any rounding to r)
         for lead in (whole, whole - 1):
             if lead < 0:
                 continue
             for probe in _probes(Reading(lead, 1.0), self._separators):
-                i = text.find(probe)
-                while i >= 0:
-                    k = i  # (from the group's leading zeros: the "0496" of 555-0496)
-                    while k > 0 and text[k - 1] == "0":
-                        k -= 1
-                    if inside_ident(text, k, i + len(probe), self._ident_raws):
-                        i = text.find(probe, i + 1)
-                        continue
-                    for c in _figures_at(text, i, self.locale):
-                        if any(_key(v.value) == key or _rounds_to(v, r) for v in c.readings):
-                            return True
-                        if any(_key(v) == key for v in c.parts):
-                            return True
-                    i = text.find(probe, i + 1)
+                keys, values, readings = self._figures_at(probe)
+                if key in keys:
+                    return True
+                k = bisect.bisect_left(values, r.value - margin)
+                while k < len(values) and values[k] <= r.value + margin:
+                    if _rounds_to(readings[k], r):
+                        return True
+                    k += 1
         return False
+
+    def _figures_at(self, probe: str) -> _Found:
+        """The figures read where ``probe`` is written, outside identifiers (found once a
+        probe): the keys of their values and parts, their values in order, their readings."""
+        found = self._at.get(probe)
+        if found is None:
+            text = self.text
+            keys: set[float] = set()
+            readings: set[Reading] = set()
+            i = text.find(probe)
+            while i >= 0:
+                k = i  # (from the group's leading zeros: the "0496" of 555-0496)
+                while k > 0 and text[k - 1] == "0":
+                    k -= 1
+                if not inside_ident(text, k, i + len(probe), self._ident_raws):
+                    for c in _figures_at(text, i, self.locale):
+                        readings.update(c.readings)
+                        keys.update(
+                            [_key(v.value) for v in c.readings] + [_key(v) for v in c.parts]
+                        )
+                i = text.find(probe, i + 1)
+            ordered = sorted(readings, key=_by_value)
+            found = self._at[probe] = (frozenset(keys), [v.value for v in ordered], ordered)
+        return found
 
     @property
     def lower(self) -> bytes:

@@ -337,16 +337,36 @@ def unemphasised(text: str) -> str:
     return _EMPHASIS.sub("", text) if "*" in text or "__" in text else text
 
 
-def place(text: str, raw: str) -> int:
+def place(text: str, raw: str, known: dict[str, int] | None = None) -> int:
     """Where the figure written ``raw`` stands in ``text``: its first occurrence that is no
     part of another figure (the "3" of "3 hours" after "9.30 am", not the one in "9.30"),
-    else its first occurrence, in any case; -1 when it is not there."""
-    for flags in (0, re.IGNORECASE):
-        found = re.search(rf"(?<!\d)(?<!\d[.,:/]){re.escape(raw)}(?!\d|[.,:/]\d)", text, flags)
+    else its first occurrence, in any case; -1 when it is not there. ``known``: the places
+    already found in ``text`` (each a search of it), kept there."""
+    if known is not None:
+        if raw not in known:
+            known[raw] = place(text, raw)
+        return known[raw]
+    first = i = text.find(raw)  # (searched for, not a pattern made for each figure)
+    while i >= 0:
+        j = i + len(raw)
+        after = _digit_at(text, j) or (text[j : j + 1] in _POINTS and _digit_at(text, j + 1))
+        before = _digit_at(text, i - 1) or (text[i - 1 : i] in _POINTS and _digit_at(text, i - 2))
+        if not (before or after):
+            return i
+        i = text.find(raw, i + 1)
+    if raw.lower() != raw.upper():  # in another case
+        pattern = rf"(?<!\d)(?<!\d[.,:/]){re.escape(raw)}(?!\d|[.,:/]\d)"
+        found = re.search(pattern, text, re.IGNORECASE)
         if found is not None:
             return found.start()
-    i = text.find(raw)
-    return i if i >= 0 else text.lower().find(raw.lower())
+    return first if first >= 0 else text.lower().find(raw.lower())
+
+
+_POINTS = frozenset(".,:/")
+
+
+def _digit_at(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and text[i].isdecimal()
 
 
 # characters of the answer read on each side of a figure, within its sentence (derived.py):
@@ -366,3 +386,40 @@ def sentence_end(text: str, past: int) -> int:
     """Where the sentence holding ``text[past - 1]`` ends, ``WINDOW`` characters after at most."""
     bound = min(len(text), past + WINDOW)
     return min((j for j in (text.find(c, past, bound) for c in ".!?\n") if j >= 0), default=bound)
+
+
+def whole_token(text: str, token: str) -> bool:
+    """``token`` occurs in ``text`` as a whole token: "HR-5510" is not in "HR-55102", nor
+    "555-0123" in "1-555-01234"."""
+    i = text.find(token)
+    n = len(token)
+    while i >= 0:
+        before = text[i - 1] if i else " "
+        after = text[i + n] if i + n < len(text) else " "
+        if not (before.isalnum() or (before in "-_." and token[0].isalnum())) and not (
+            after.isalnum() or (after in "-_.," and text[i + n + 1 : i + n + 2].isalnum())
+        ):
+            return True
+        i = text.find(token, i + 1)
+    return False
+
+
+DIGITS_ONLY = re.compile(r"\D")
+
+
+def national(raw: str) -> set[str]:
+    """A grouped number's digits as it may be written elsewhere: as they are, without a
+    country code after "+" or "00" (one to three digits), with or without a trunk zero."""
+    digits = DIGITS_ONLY.sub("", raw)
+    out = {digits}
+    international = raw.lstrip("(").startswith("+") or digits.startswith("00")
+    if international:
+        rest = digits[2:] if digits.startswith("00") else digits
+        for n in (1, 2, 3):
+            trunk = rest[n:].removeprefix("0")  # "+44 (0)20": the zero in brackets
+            out.update((trunk, "0" + trunk))
+    elif digits.startswith("0"):
+        out.add(digits[1:])
+    elif len(digits) == 11 and digits.startswith("1"):
+        out.add(digits[1:])  # "1-800-555-0199": the North American country code
+    return out

@@ -1,0 +1,48 @@
+"""Round 14's review of the checks: inputs found to stop a check or to cost more than their
+size, each held by a test that fails on the code before its fix. The timing tests run the
+check in a child process (``ends_in_time``), so a regression fails the tier instead of
+stalling it."""
+
+from __future__ import annotations
+
+from monitor.checks import UnsupportedNumbers
+from tests.conftest import ends_in_time, view
+
+
+def _numbers_end_in_time(answer: str, context: str, seconds: float = 30) -> bool:
+    code = (
+        "from monitor.checks import UnsupportedNumbers\n"
+        "from tests.conftest import view\n"
+        f"UnsupportedNumbers()(view({answer}, [{context}]))\n"
+    )
+    return ends_in_time(code, seconds=seconds)
+
+
+def test_a_figure_written_again_is_not_looked_up_again() -> None:
+    """Each figure of the answer was looked up in the context anew, a scan of every place
+    its digits are written: "1/" 2,000 times in the answer and in the context cost 0.84 s
+    compiled (4 KB each), and it grows with the square. 20,000 of each (40 KB) end well
+    within the time; so do 7,000 counts of things ("three suspects", 100 KB)."""
+    assert _numbers_end_in_time("'1/' * 20_000", "'1/' * 20_000")
+    assert _numbers_end_in_time("'1-' * 20_000", "'1-' * 20_000")
+    assert _numbers_end_in_time("'three suspects ' * 7_000", "'The fee is 30 dollars.'")
+
+
+def test_distinct_figures_read_the_context_s_figures_once() -> None:
+    """Figures that differ but start with the same digits (1.0001 to 1.3999) each parsed
+    every figure of the context at every place those digits are written: 1,000 of them
+    beside 1,000 decimals cost 6 s, beside "1/" repeated 13 s (7 KB each)."""
+    answer = "' '.join(f'1.{j:04d}' for j in range(1, 4000))"
+    assert _numbers_end_in_time(answer, "' '.join(f'1.{j:03d}' for j in range(1, 999))")
+    assert _numbers_end_in_time(answer, "'1/' * 12_000")
+    assert _numbers_end_in_time("' '.join(f'1-{j}' for j in range(2, 4000))", "'1-' * 12_000")
+
+
+def test_rounded_and_repeated_figures_read_as_before() -> None:
+    """The look-ups kept once per figure give the same results: a rounded figure backed, one
+    that is not flagged, a figure repeated flagged once."""
+    context = ["Revenue was $181,674,817 and margin 12.4%; 1.25 and 1.3 units; 7/1/2024."]
+    ok = UnsupportedNumbers()(view("Revenue was $181 million, margin 12%, 1.3 units.", context))
+    assert not ok.flagged
+    bad = UnsupportedNumbers()(view("Margin 13%, 13% and 13%; 1.4 units and 1.4 units.", context))
+    assert bad.evidence.numbers == ("13%", "1.4")
