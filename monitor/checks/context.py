@@ -208,7 +208,7 @@ def content_words(answer: str) -> set[str]:
 def missing_words(view: TraceView, words: set[str]) -> list[str]:
     """Those of ``words`` that the trace's context does not contain, sorted."""
     context = view.context_lower
-    return sorted(w for w in words if not contains(context, w.encode("utf-8")))
+    return sorted(w for w in words if not contains(context, w.encode("utf-8", "surrogatepass")))
 
 
 class GroundingOverlap:

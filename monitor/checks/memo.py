@@ -45,8 +45,10 @@ _SAMPLE = 10
 def lowered(text: str) -> bytes:
     """``text`` as UTF-8 bytes, ASCII-lower-cased: much faster to build and to search than
     ``str.lower()`` on text with any non-ASCII character (€, –). The one spelling of a
-    passage's lower-cased form: the per-passage and the whole-context look-ups must agree."""
-    return text.encode("utf-8").lower()
+    passage's lower-cased form: the per-passage and the whole-context look-ups must agree.
+    A lone surrogate (half of a UTF-16 pair, which no UTF-8 encodes) is kept as the three
+    bytes it would take (``surrogatepass``): the checks read the rest of the text."""
+    return text.encode("utf-8", "surrogatepass").lower()
 
 
 def shingles_of(text: str) -> frozenset[tuple[str, ...]]:

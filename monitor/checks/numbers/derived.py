@@ -146,7 +146,8 @@ class Derivation:
         """The context with ASCII letters lower-cased (from ``lower``, the view's lower-cased
         bytes, when given: the words looked for here are ASCII, and it is shared)."""
         if self._lower is None:
-            self._lower = (self._make_lower or functools.partial(lowered, self.context))().decode()
+            made = (self._make_lower or functools.partial(lowered, self.context))()
+            self._lower = made.decode("utf-8", "surrogatepass")
         return self._lower
 
     @property

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from monitor.checks.memo import lowered
 from monitor.checks.numbers.mentions import (
     ABBREVIATED_RANGE,
     Lazy,
@@ -485,7 +486,7 @@ class NumberLookup:
     def lower(self) -> bytes:
         """The text lower-cased, as bytes (made on first use)."""
         if self._lower is None:
-            self._lower = self.text.encode("utf-8").lower()
+            self._lower = lowered(self.text)
         return self._lower
 
     def _spelled_scaled(self, value: float) -> bool:

@@ -46,3 +46,28 @@ def test_rounded_and_repeated_figures_read_as_before() -> None:
     assert not ok.flagged
     bad = UnsupportedNumbers()(view("Margin 13%, 13% and 13%; 1.4 units and 1.4 units.", context))
     assert bad.evidence.numbers == ("13%", "1.4")
+
+
+def test_no_check_raises_on_text_with_a_lone_surrogate() -> None:
+    """A str holding half of a UTF-16 surrogate pair (the ingest reads an escaped one as
+    U+FFFD, but a str made otherwise, by a caller of the checks or a decoder with
+    ``surrogateescape``, still holds it) could not be encoded to UTF-8: the number check
+    (a spelled figure looked up), the conflict and grounding checks and the risk raised
+    UnicodeEncodeError. Encoded with ``surrogatepass`` now, the checks read the rest."""
+    from monitor.checks import CheckSuite
+    from monitor.checks.risk import risk
+    from tests.conftest import make_trace
+
+    answer = "The fee is 30 dollars \udc80 and refunds take 14 days for each customer [1]."
+    passages = [
+        "The fee is 30 dollars \udc80 and refunds take fourteen days. \ud83d",
+        "The fee is 40 dollars \udc80 and refunds take fourteen days. \ud83d",
+    ]
+    suite = CheckSuite()
+    trace = make_trace(answer, passages, "what \udc80 fee?")
+    view = suite.view(trace)
+    results = suite(trace, view)
+    assert [n for n, r in results.items() if r.error] == []
+    assert results["unsupported_numbers"].flagged is False  # 14 read as "fourteen"
+    assert results["context_conflict"].flagged
+    assert 0.0 <= risk(results, view) <= 1.0
