@@ -163,11 +163,15 @@ class UnsupportedNumbers:
                 view.context_text, view.answer, lambda: view.context_lower,
                 view.context_numbers.locale,
             )  # fmt: skip
+            verdicts: dict[str, str] = {}  # by unit: each a search of the context
             for _, unit in one_unit_claims(view.answer):
                 checked += 1
-                verdict = one_unit(derivation, unit)
-                if verdict == "flagged" and "one" not in unsupported:
+                if unit not in verdicts:
+                    verdicts[unit] = one_unit(derivation, unit)
+                verdict = verdicts[unit]
+                if verdict == "flagged" and "one" not in reported:
                     unsupported.append("one")
+                    reported.add("one")
                 elif verdict == "unjudged":
                     unjudged.append("one")
         if unsupported:

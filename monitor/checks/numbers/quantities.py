@@ -401,8 +401,9 @@ def one_unit_claims(answer: str) -> list[tuple[int, str]]:
     """(offset, unit) of each "one <unit of time>" the answer states as a duration (in lower
     case: a sentence's "One day, ..." is mostly the idiom)."""
     out: list[tuple[int, str]] = []
+    low = answer.lower()  # (once: each claim lower-casing the answer cost claims x answer)
     for m in _ONE_UNIT.finditer(answer):
-        if _ONE_HEDGED.search(answer.lower(), max(0, m.start() - 20), m.start()) is None:
+        if _ONE_HEDGED.search(low, max(0, m.start() - 20), m.start()) is None:
             out.append((m.start(), m.group(1)))
     return out
 
