@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
-from monitor.checks.numbers.counts import CountClaim, judge
+from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
 from monitor.checks.numbers.derived import Derivation
 from monitor.checks.numbers.measures import durations, in_duration, in_other_unit
 from monitor.checks.numbers.quantities import one_unit, one_unit_claims
@@ -116,6 +116,7 @@ class UnsupportedNumbers:
         done: dict[Mention, tuple[list[str] | None, str]] = {}
         reported: set[str] = set()
         codes: dict[str, str] = {}  # (_spaced_code's)
+        sentences: Sentences | None = None  # the context's, as counts of things read them
         for m in mentions:
             if m.raw in reported:
                 continue
@@ -146,7 +147,9 @@ class UnsupportedNumbers:
                     continue
                 claim = CountClaim.find(view.answer, m.raw, m.noun) if m.noun else None
                 if claim is not None:
-                    count = judge(claim, view.passages)
+                    if sentences is None:
+                        sentences = read_sentences(view.passages)
+                    count = judge(claim, view.passages, sentences)
                     if count.verdict == "backed":
                         derived.append(f"{m.raw} {m.noun} = {count.why}")
                         done[m] = (derived, derived[-1])

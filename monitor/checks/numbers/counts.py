@@ -27,7 +27,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from monitor.checks.numbers.forms import ITEM_SPLIT, enumerations
-from monitor.checks.numbers.patterns import MEASURES, SENTENCE, SPELLED
+from monitor.checks.numbers.patterns import (
+    MEASURES,
+    SENTENCE,
+    SPELLED,
+    sentence_end,
+    sentence_start,
+)
 
 Verdict = Literal["backed", "flagged", "unjudged"]
 
@@ -100,10 +106,9 @@ class CountClaim:
                       re.IGNORECASE)  # fmt: skip
         if m is None:
             return None
-        start = max(answer.rfind(c, 0, m.start()) for c in ".!?\n") + 1
-        end = min((j for j in (answer.find(c, m.end()) for c in ".!?\n") if j >= 0),
-                  default=len(answer))  # fmt: skip
-        sentence = answer[start:end]
+        # its sentence, ``WINDOW`` characters on each side at most (as a figure's: each claim
+        # reading its whole sentence cost claims x sentence)
+        sentence = answer[sentence_start(answer, m.start()) : sentence_end(answer, m.end())]
         if m.group(1)[0].isupper():  # "two Paul Williamses": a name, made plural
             name = _capitalised(_WORD.findall(answer[m.start(1) : m.start(1) + 120]))
             return cls(value, "", _singular_name(name), sentence)
@@ -132,23 +137,39 @@ def _singular_name(name: str) -> str:
     return low[:-1] if low.endswith("s") else low
 
 
-def judge(claim: CountClaim, passages: list[str]) -> CountVerdict:
-    """Whether the context backs, contradicts or cannot judge ``claim``."""
+# Each context sentence: as written, lower-cased, its content words made singular, its lists.
+Sentences = list[tuple[str, str, frozenset[str], list[list[str]]]]
+
+
+def read_sentences(passages: list[str]) -> Sentences:
+    """The context's sentences as ``judge`` reads them (once a trace, for every claim): those
+    with a list or a count, the others decide nothing."""
+    out: Sentences = []
+    for p in passages:
+        for s in SENTENCE.findall(p):
+            lists = _lists(s) if s.strip() else []
+            if lists or _STATED.search(s):
+                low = s.lower()
+                words = frozenset(_singular(w) for w in _CONTENT.findall(low))
+                out.append((s, low, words, lists))
+    return out
+
+
+def judge(
+    claim: CountClaim, passages: list[str], sentences: Sentences | None = None
+) -> CountVerdict:
+    """Whether the context backs, contradicts or cannot judge ``claim`` (``sentences``: the
+    passages' ``read_sentences``, when the caller keeps them)."""
     if claim.name:
         found = _named_units(claim, passages)
         if found is not None:
             return found
     # each context sentence, whether it is on the claim's matter, whether it names the
-    # counted kind, and its lists: read once for both passes below
-    read = []
-    for p in passages:
-        for s in SENTENCE.findall(p):
-            if s.strip():
-                low = s.lower()
-                named = bool(claim.noun) and claim.noun in {
-                    _singular(w) for w in _CONTENT.findall(low)
-                }
-                read.append((s, _related(claim, low), named, _lists(s)))
+    # counted kind, and its lists: for both passes below
+    read = [
+        (s, _related(claim, low), bool(claim.noun) and claim.noun in words, lists)
+        for s, low, words, lists in (read_sentences(passages) if sentences is None else sentences)
+    ]
     for _, related, named, lists in read:
         for items in lists:
             if len(items) == claim.value and (named or related) and not _quantities(items):
