@@ -87,6 +87,19 @@ def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.findall(text) if s.strip()]
 
 
+class _Asked:
+    """The query's yes/no questions, each read as a look-up, and the answer's sentences: read
+    once a trace for every figure the query states (each was read again for each)."""
+
+    def __init__(self, view: TraceView) -> None:
+        self.questions = [
+            NumberLookup(s, spelled=False)
+            for s in _sentences(view.trace.query)
+            if s.rstrip().endswith("?") and _YES_NO.match(s) is not None
+        ]
+        self.sentences = _sentences(view.answer) if self.questions else []
+
+
 class UnsupportedNumbers:
     """Flags answers stating numbers, amounts, percentages or dates absent from the context.
 
@@ -117,6 +130,7 @@ class UnsupportedNumbers:
         reported: set[str] = set()
         codes: dict[str, str] = {}  # (_spaced_code's)
         sentences: Sentences | None = None  # the context's, as counts of things read them
+        asked: _Asked | None = None  # the query's yes/no questions
         for m in mentions:
             if m.raw in reported:
                 continue
@@ -130,8 +144,10 @@ class UnsupportedNumbers:
                 m.kind == "number" and in_other_unit(m.raw, view.answer, view.context_text)
             ):
                 continue  # ("100 km" for "100 miles" is not the same figure)
-            if view.query_numbers.supports(m) and not self._accepted_premise(view, m):
-                continue
+            if view.query_numbers.supports(m):
+                asked = asked or _Asked(view)
+                if not self._accepted_premise(view, m, asked):
+                    continue
             code = _spaced_code(view.answer, m, codes)
             if code is not None and view.context_numbers.supports(code):
                 continue  # "LH 4521" for the context's code "LH4521" or "LH-4521"
@@ -193,17 +209,11 @@ class UnsupportedNumbers:
         )
 
     @staticmethod
-    def _accepted_premise(view: TraceView, mention: Mention) -> bool:
+    def _accepted_premise(view: TraceView, mention: Mention, asked: _Asked) -> bool:
         """The query asks whether ``mention`` holds and the answer simply affirms it."""
-        asked = any(
-            s.rstrip().endswith("?")
-            and _YES_NO.match(s) is not None
-            and NumberLookup(s, spelled=False).supports(mention)
-            for s in _sentences(view.trace.query)
-        )
-        if not asked:
+        if not any(question.supports(mention) for question in asked.questions):
             return False
-        for sentence in _sentences(view.answer):
+        for sentence in asked.sentences:
             if mention.raw not in sentence:
                 continue
             if _CONTRAST.search(sentence):
