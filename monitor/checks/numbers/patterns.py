@@ -291,15 +291,27 @@ _PERCENT_MARK = re.compile(
 )
 
 
+def _in_word(c: str) -> bool:
+    """A character of a word or a figure that a percentage's window may not start within."""
+    return c.isdecimal() or (c.isascii() and c.isalpha()) or c in ".,'\u00a0\u202f\u2009"
+
+
 def percent_spans(text: str) -> str:
     """The figures ``text`` writes as percentages (``PERCENTS``), one a line: the pattern
     reads only the words of the 48 characters before each sign or word of a percentage (over
-    the whole text it read every word), from a space on (never from within a figure)."""
+    the whole text it read every word), from a space on (never from within a figure); in
+    text written without spaces ("年2回の契約で10%割引"), from the first character that
+    neither is nor follows a Latin letter, a digit or a figure's separator."""
     windows = []
     for m in _PERCENT_MARK.finditer(text):
         start = max(0, m.start() - 48)
         if start:
-            start = text.find(" ", start, m.start()) + 1 or m.start()
+            space = text.find(" ", start, m.start())
+            if space >= 0:
+                start = space + 1
+            else:
+                while start < m.start() and (_in_word(text[start]) or _in_word(text[start - 1])):
+                    start += 1
         windows.append(text[start : m.end()])
     return "\n".join(m.group(0) for w in windows for m in PERCENTS.finditer(w))
 

@@ -1,0 +1,45 @@
+"""unsupported_numbers, the ninth blind round (issue 75): a percentage written in text
+without spaces; each with the right figure beside it and the look-alikes it must leave."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.checks.numbers_support import unsupported
+
+# (the 48 characters before the sign hold no space: the window read only the sign)
+PIANO = [
+    "ピアノ調律サービス：通常調律は1台 15,000円（税込）、所要時間は約90分です。"
+    "出張費は市内無料、市外は2,000円。",
+    "年2回の定期調律契約で10%割引になります。",
+]
+LONG = (
+    "ピアノ調律サービスの年間割引について：市内のお客様が年2回の定期調律契約を"
+    "一年間ご利用いただいた場合の割引率は{}になります。"
+)
+SHORT = "調律契約の年間割引は定期契約で{}になります。"
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Two tunings a year get you **10% off**.", "\n\n".join(PIANO), []),
+        ("Two tunings a year get you 10% off.", PIANO, []),
+        ("The contract gives 10%.", LONG.format("10%"), []),
+        ("The contract gives 10%.", SHORT.format("10%"), []),
+        # hard negatives: another percentage; a longer figure before the sign
+        ("Two tunings a year get you **15% off**.", "\n\n".join(PIANO), ["15%"]),
+        ("The contract gives 10%.", LONG.format("210%"), ["10%"]),
+        ("The contract gives 10%.", LONG.format("2.10%"), ["10%"]),
+        ("The contract gives 10%.", LONG.format("1,210%"), ["10%"]),
+        # a plain figure is no percentage, spaces or none
+        ("The contract gives 10%.", LONG.format("10回"), ["10%"]),
+        ("The contract gives 10%.", SHORT.format("10回"), ["10%"]),
+    ],
+)
+def test_a_percentage_in_text_without_spaces(
+    answer: str, context: str | list[str], expected: list[str]
+) -> None:
+    """A percentage is read from the words before its sign; in Japanese or Chinese, with no
+    space in the 48 characters before it, the window held the sign alone and no figure."""
+    assert unsupported(answer, context) == expected
