@@ -190,7 +190,7 @@ _NOISE: tuple[tuple[str | None, re.Pattern[str]], ...] = (
     ("@", re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")),  # e-mail addresses
     # "2. Click save" after a sentence, "**1.**", "(2) upload", "Step 3", "Phase 2", "#2"
     (". ", re.compile(r"(?<=[.!?;:])[ \t]+\d{1,2}[.)](?=[ \t]+[*_]*[A-Z])")),  # ". 2. Click"
-    ("**", re.compile(r"\*\*\d{1,2}[.)]?\*\*")),  # "**1.**"
+    ("**", re.compile(r"\*\*\d{1,2}[.)]\*\*")),  # "**1.**" (not "**19**": a figure in bold)
     # (not the end of a figure: "(exp. 09/27) is")
     (") ", re.compile(r"(?<![\w(.,/:-])\(?\d{1,2}\)(?=[ \t]+[A-Za-z])")),  # "(2) upload", "1) Sign"
     # guarded by the word without its first letter, so "step" and "Step" both run it

@@ -43,3 +43,26 @@ def test_a_percentage_in_text_without_spaces(
     """A percentage is read from the words before its sign; in Japanese or Chinese, with no
     space in the 48 characters before it, the window held the sign alone and no figure."""
     assert unsupported(answer, context) == expected
+
+
+AUDITIONS = "Youth orchestra auditions: open to players aged 13–18 with Grade 6 or above. Fee £20."
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Auditions are open to players aged 13 to **19** with Grade 6 or higher.", ["19"]),
+        ("Players aged **19** may audition.", ["19"]),
+        ("The fee is **25**.", ["25"]),
+        ("**7** players per section.", ["7"]),
+        # hard negatives: list markers in bold with a point or bracket; the right figure
+        ("**1.** Book a slot\n**2.** Pay the £20 fee", []),
+        ("**1)** Book a slot\n**2)** Pay the £20 fee", []),
+        ("Auditions are open to players aged 13 to **18** with Grade **6** or higher.", []),
+    ],
+)
+def test_a_figure_in_bold_is_no_list_marker(answer: str, expected: list[str]) -> None:
+    """A list marker in bold has a point or a bracket ("**1.**"); a figure in bold with
+    neither ("aged 13 to **19**") is a figure (the pattern took the point as optional, so
+    every bold figure of one or two digits was blanked as a marker)."""
+    assert unsupported(answer, AUDITIONS) == expected
