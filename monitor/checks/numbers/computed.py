@@ -35,6 +35,11 @@ OPERANDS = re.compile(
 )
 # "40 more users", "40 fewer seats", "40 extra": a difference named right after the figure
 MORE_AFTER = re.compile(r"^\s*(?:[a-z]+\s+)?(?:more|fewer|less|extra)\b")
+# "$15 cheaper", "£45 more" (an amount, no "than"): a difference of two prices (not "£45
+# more or less", a hedge)
+PRICE_GAP_AFTER = re.compile(
+    r"^\s*(?:cheaper|dearer|pricier|more\s+expensive|(?:more|less)(?!\s+or\s+(?:less|more)\b))\b"
+)
 MINUTES_A_DAY = 24 * 60
 # A count of persons ("four people") backed by a list of persons of any kind
 PEOPLE = frozenset({"people", "person", "individual"})

@@ -27,6 +27,7 @@ from monitor.checks.numbers.computed import (
     NAMED_TIME,
     OPERANDS,
     PEOPLE,
+    PRICE_GAP_AFTER,
     Figure,
     beside,
     figures_of,
@@ -91,8 +92,6 @@ _CHANGE_BEFORE = re.compile(
 _CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b")  # (or a time named: NAMED_TIME)
 # "save 20%", "savings of 20%", "a discount of 20%": cheaper, before the figure
 _SAVE_BEFORE = re.compile(r"\b(?:save|saves|saving|savings\s+of|discount\s+of|reduction\s+of)\s*$")
-# "$15 cheaper" (an amount, no "than"): a difference of two prices
-_PRICE_GAP_AFTER = re.compile(r"^\s*(?:cheaper|dearer|pricier|more\s+expensive)\b")
 _MERIDIEM = re.compile(r"\b([aApP])\.[mM]\.")
 _CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
 # (not "double", "triple": adjectives too, "a double room"; not a bare "half": "the first
@@ -285,7 +284,7 @@ class Derivation:
         sub = (
             _DIFF_BEFORE.search(before.rstrip(" $€£¥₹"))
             or _DIFF_AFTER.match(rest)
-            or (_PRICE_GAP_AFTER.match(rest) if mention.raw[:1] in "$€£¥₹" else None)
+            or (PRICE_GAP_AFTER.match(rest) if mention.raw[:1] in "$€£¥₹" else None)
         )
         stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
         # a percentage is a sum or difference of percentages only, never of prices or counts

@@ -66,3 +66,25 @@ def test_a_figure_in_bold_is_no_list_marker(answer: str, expected: list[str]) ->
     neither ("aged 13 to **19**") is a figure (the pattern took the point as optional, so
     every bold figure of one or two digits was blanked as a marker)."""
     assert unsupported(answer, AUDITIONS) == expected
+
+
+RAILCARD = "Annual railcard: the 16–25 Railcard costs £35 for one year or £80 for three years."
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("It is £35 a year or £80 for three years: **£45 more** for the longer card.", []),
+        ("The three-year card costs £45 more.", []),
+        ("The one-year card costs £45 less.", []),
+        # hard negatives: wrong arithmetic; a hedge or a bound, no difference; no currency
+        ("It is £35 a year or £80 for three years: **£40 more** for the longer card.", ["£40"]),
+        ("The three-year card costs £45 more or less.", ["£45"]),
+        ("Expect to pay £45 or more.", ["£45"]),
+        ("The three-year card gives 45 more journeys.", ["45"]),
+    ],
+)
+def test_an_amount_more_or_less_is_a_difference(answer: str, expected: list[str]) -> None:
+    """ "£45 more" (an amount, "more" or "less" right after it, no "than") states the
+    difference of two amounts of one context sentence, as "£45 dearer" does."""
+    assert unsupported(answer, RAILCARD) == expected
