@@ -192,7 +192,7 @@ def _one_of(d: Derivation, units: frozenset[str], pattern: re.Pattern[str]) -> s
     for m in pattern.finditer(low):
         if (
             m.group(1) in units
-            and _RATE_BEFORE.search(low, max(0, m.start() - 12), m.start()) is None
+            and _RATE_BEFORE.search(low, max(0, m.start() - 40), m.start()) is None
         ):
             return d.context[m.start() : m.end()]
     return None
@@ -200,7 +200,13 @@ def _one_of(d: Derivation, units: frozenset[str], pattern: re.Pattern[str]) -> s
 
 _AND_A_HALF = re.compile(r"(?<![\w])an? ([a-z]+) and a half\b")
 _A_UNIT = re.compile(r"(?<![\w-])(?:an?|one) ([a-z]+)\b(?!-)")
-_RATE_BEFORE = re.compile(r"(?:\d|\b(?:once|twice|thrice|times|per|every|each))[ \t]*$")
+# A rate, not a span: "twice a week", "$10 a month", "per a year", and a count of things a
+# period ("one wash a week", "five days a week", "a lesson a month")
+_RATE_BEFORE = re.compile(
+    r"(?:\d|\b(?:once|twice|thrice|times|per|every|each))[ \t]*$"
+    r"|(?<![\w-])(?:\d[\d,.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"[ \t]+(?!(?:of|or|and|to|the|for|in|on|at|by|with|from|than|more|less|is|was)\b)[a-z]+[ \t]+$"
+)
 
 
 def across_systems(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:

@@ -88,3 +88,27 @@ def test_an_amount_more_or_less_is_a_difference(answer: str, expected: list[str]
     """ "£45 more" (an amount, "more" or "less" right after it, no "than") states the
     difference of two amounts of one context sentence, as "£45 dearer" does."""
     assert unsupported(answer, RAILCARD) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("It covers one wash every **7 days**.", "Membership: one wash a week for £19.99.", ["7"]),
+        ("The pool is open 7 days.", "The pool is open five days a week.", ["7"]),
+        ("You get a lesson every 7 days.", "Members get a lesson a week.", ["7"]),
+        ("Classes run every 7 days.", "Yoga runs 3 classes a week.", ["7"]),
+        # hard negatives: a span, not a rate ("takes a week", "for a month"); the old rates
+        ("Delivery takes 7 days.", "Delivery takes a week.", []),
+        ("Delivery takes 7 days.", "A refund takes a week.", []),
+        ("The trial lasts 7 days.", "The free trial runs for a week.", []),
+        ("The valet takes 60 minutes.", "The premium valet takes about an hour.", []),
+        ("Delivery takes 7 days.", "Delivery takes one week.", []),
+        ("Lessons every 7 days.", "Lessons twice a week.", ["7"]),
+    ],
+)
+def test_a_count_of_things_a_period_is_a_rate(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "one wash a week" is a rate, as "twice a week" is: its "a week" backs no span of 7
+    days (the rate was read only after a digit or "once", "twice", "per", "every")."""
+    assert unsupported(answer, context) == expected
