@@ -25,9 +25,11 @@ _LIST_ENTRY = re.compile(
 # "[12V]", "[2x]", "[x2]"), a product, format or standard in capitals ("[PS5]", "[MP4]",
 # "[SHA-256]", "[USB-C]", "[B2B]", "[IPv6]"; not a citation's word, "[KB-15]", "[S4]"), a
 # fraction ("[1/2]"), a choice ("[Y/n]", "[yes/no]"), "[N/A]", a placeholder
-# ("[YOUR_API_KEY]"), a key ("[F5]", "[Alt+F4]"), an ordinal ("[1st]"), an age ("[18+]"), a
-# character class ("[A-Z]", "[a-z0-9]"), an IPv6 address ("[::1]"), a time zone ("[GMT+1]"),
-# a locale ("[en-US]"), a pre-release version ("[1.2.3-beta]") and a standard named by its body
+# ("[YOUR_API_KEY]", a date or time format: "[DD/MM/YYYY]", "[HH:MM]"), a key ("[F5]",
+# "[Alt+F4]"), an ordinal ("[1st]"), an age ("[18+]"), a character class ("[A-Z]",
+# "[a-z0-9]"), an IPv6 address ("[::1]"), a time zone ("[GMT+1]"), a locale ("[en-US]"), a
+# pre-release version ("[1.2.3-beta]") and a standard named by its body
+_FORMAT_PART = r"(?:D{1,2}|M{1,4}|Y{2,4}|H{1,2}|S{1,2})"  # "DD", "MM", "YYYY", "HH", "SS"
 LABEL = re.compile(
     r"(?:[QH][1-4]|FY)(?:[ '’]?\d{2,4})?|[A-Za-z]{1,3}\.\d{2,4}"
     r"|\d{1,4}(?:\.\d)?(?:[kKpPG]|GB|MB|TB|KB|fps|Hz|MP|px|mm|cm|km|kg|ml|[xX×VWD]|FA|mAh|Wh)"
@@ -37,6 +39,7 @@ LABEL = re.compile(
     r"|\d{1,3}(?:st|nd|rd|th|\+)|(?=[^\]]*[A-Za-z])(?:[A-Za-z0-9]-[A-Za-z0-9])+"
     r"|[0-9A-Fa-f:]*::[0-9A-Fa-f:]*|(?:GMT|UTC)[+−-]\d{1,2}(?::?\d\d)?|[a-z]{2}[-_][A-Z]{2}"
     r"|\d+(?:\.\d+)+-[A-Za-z]+\.?\d*"
+    rf"|{_FORMAT_PART}(?:[/.:-]{_FORMAT_PART}){{1,2}}"
     # a standard named by its body, any number of digits ("[ISO-9001]", "[ISO 27001:2022]",
     # "[RFC 9110]", "[IEEE-754]", "[EN 1090-1]"), where "[JIRA-1234]" is an id's shape
     r"|(?:ISO|IEC|IEEE|ANSI|ASTM|DIN|EN|BS|RFC|ECMA|ETSI|NIST|ITU-T)(?:/IEC)?[- ]?\d{2,6}"
