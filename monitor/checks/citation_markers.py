@@ -74,9 +74,11 @@ _NUMBERED = frozenset(
 )
 # A year or a decade in brackets ("[2019]", "[1990s]"): a date, unless it names a passage.
 _YEAR = re.compile(r"^(?:1[5-9]|20)\d\d(?:s|'s)?$")
-_PLACE = re.compile(r"^(\d{1,3}):(?!\d\d$)\d{1,4}$")  # "[1:4]": a passage and a place in it
-# A clock time or a date in brackets ("[10:32]", "[00:01:23]", "[12/03/2024]"): a stamp
-_STAMP = re.compile(r"^\d{1,2}:\d\d(?::\d\d)?$|^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}$")
+# "[1:4]", "[1:14]": a passage and a place in it (not "[14:32]", a clock time)
+_PLACE = re.compile(r"^(?!\d\d:\d\d$)(\d{1,3}):\d{1,4}$")
+# A clock time or a date in brackets ("[10:32]", "[09:30]", "[00:01:23]", "[12/03/2024]"): a
+# stamp; a clock time has two digits before the colon or seconds after the minutes
+_STAMP = re.compile(r"^\d\d:\d\d$|^\d{1,2}:\d\d:\d\d$|^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}$")
 # A count right after the bracket ("has [12] rooms", "[4] items remain"): a plural noun that
 # is not a verb a citation is the subject of ("[4] shows", "[2] states")
 _NOT_COUNTED = (
