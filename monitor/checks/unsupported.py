@@ -11,6 +11,7 @@ a minute" while the context says 100): that is an accepted false premise.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from typing import ClassVar
 
@@ -83,6 +84,9 @@ def _whole_durations(unsupported: list[str], answer: str) -> list[str]:
     return out
 
 
+MAX_QUESTIONS = 32  # the query's yes/no questions read (each figure is asked of every one)
+
+
 def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.findall(text) if s.strip()]
 
@@ -92,10 +96,13 @@ class _Asked:
     once a trace for every figure the query states (each was read again for each)."""
 
     def __init__(self, view: TraceView) -> None:
-        self.questions = [
-            NumberLookup(s, spelled=False)
+        questions = (
+            s
             for s in _sentences(view.trace.query)
             if s.rstrip().endswith("?") and _YES_NO.match(s) is not None
+        )
+        self.questions = [
+            NumberLookup(s, spelled=False) for s in itertools.islice(questions, MAX_QUESTIONS)
         ]
         self.sentences = _sentences(view.answer) if self.questions else []
 

@@ -110,3 +110,23 @@ def test_figures_the_query_asks_about_read_the_query_once() -> None:
         "UnsupportedNumbers()(view(answer, ['The fee is 30 dollars.'], query))\n"
     )
     assert ends_in_time(code, seconds=15)
+
+
+def test_a_query_of_many_questions_is_read_in_its_first_few() -> None:
+    """Every figure the query states was asked of every yes/no question of the query: 1,500
+    "Is it N?" and 1,500 figures took 24 s compiled, growing with the square. The first
+    ``MAX_QUESTIONS`` (32) are read; an accepted false premise of one of them is still
+    flagged."""
+    code = (
+        "from monitor.checks import UnsupportedNumbers\n"
+        "from tests.conftest import view\n"
+        "answer = 'Yes. ' + ' '.join(f'It is {i}.' for i in range(3000))\n"
+        "query = ' '.join(f'Is it {i}?' for i in range(3000))\n"
+        "UnsupportedNumbers()(view(answer, ['The fee is 30 dollars.'], query))\n"
+    )
+    assert ends_in_time(code, seconds=20)
+    context = ["The limit is 100 requests a minute."]
+    many = "Is the limit 500 a minute? " + " ".join(f"Is it open on day {i}?" for i in range(40))
+    result = UnsupportedNumbers()(view("Yes, the limit is 500 a minute.", context, many))
+    assert result.flagged
+    assert result.evidence.numbers == ("500",)
