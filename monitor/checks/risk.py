@@ -25,13 +25,13 @@ combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
 * new phrasing (risk/4): the share of the answer's word trigrams (three words in a row,
   case and punctuation ignored) found neither in the context nor in the question, scaled by
   0.25 in an answer of up to 10 words and by more as the answer grows, linearly to 1.0 at
-  90 words and over (risk/6). An answer can reuse the context's words while stating what it does not say (who
-  resigned and who was appointed, swapped); word sequences the context never has tell such
-  recombined or invented statements where single words do not, most of all in long
-  answers, nearly all of whose words are somewhere in the context (risk/2 ranked FRANK's
-  multi-sentence CNN/DM summaries below a naive lexical novelty). Fewer than three words
-  add nothing here. The share is read on more trigrams, and so tells more, the longer the
-  answer: a one-sentence summary's few trigrams are often new while it is faithful (alone
+  90 words and over (risk/6). An answer can reuse the context's words while stating what it
+  does not say (who resigned and who was appointed, swapped); word sequences the context
+  never has tell such recombined or invented statements where single words do not, most of
+  all in long answers, nearly all of whose words are somewhere in the context (risk/2
+  ranked FRANK's multi-sentence CNN/DM summaries below a naive lexical novelty). Fewer than
+  three words add nothing here. The share is read on more trigrams, and so tells more, the
+  longer the answer: a one-sentence summary's few trigrams are often new while it is faithful (alone
   they rank FRANK's XSum summaries at 0.55), a long answer's are many and rank long-form
   answers better than the grounding gap does (ExpertQA's long answers 0.65 against 0.58,
   QAGS's CNN/DM summaries 0.80 against 0.57), where a fixed 0.25 left the sum of the two at
