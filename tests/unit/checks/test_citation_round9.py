@@ -5,23 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.checks import Citation, TraceView
-from monitor.core.model import RagTrace
-
-check = Citation()
-
-
-def cited(answer: str, ids: list[str]) -> tuple[list[str], list[str]]:
-    """(cited, invalid) ids of ``answer`` over passages with ``ids``."""
-    trace = RagTrace.from_data(
-        {
-            "trace_id": "0" * 31 + "1",
-            "answer": answer,
-            "context": [{"doc_id": i, "text": f"Text of {i}."} for i in ids],
-        }
-    )
-    line = check(TraceView(trace)).evidence.to_line()
-    return line.get("cited", []), line.get("invalid", [])
+from tests.unit.checks.test_citation_brackets import cited
 
 
 @pytest.mark.parametrize(
