@@ -50,22 +50,29 @@ def _all_supported(checked: int) -> CheckResult:
 _SPACED_CODE = re.compile(r"(?<![\w-])[A-Z]{2,5} (\d{3,})(?![\w-]|[.,]\d)")
 
 
-def _spaced_code(answer: str, mention: Mention, codes: dict[str, str]) -> Mention | None:
-    """The code the answer writes with a space ("LH 4521": two to five capitals, three or
-    more digits) whose digits are ``mention``, as one identifier, or None. ``codes``: the
-    answer's such codes by their digits, the first of each, found on first use (one scan of
-    the answer for all its figures)."""
-    raw = mention.raw
-    if mention.kind != "number" or not raw.isdigit() or len(raw) < 3:
-        return None
-    if not raw.isdecimal():  # (superscript digits: written only as they are)
-        found = re.search(rf"(?<![\w-])[A-Z]{{2,5}} {raw}(?![\w-]|[.,]\d)", answer)
-        return Mention(found.group(0), "ident") if found is not None else None
-    if not codes:
-        codes[""] = ""  # (read)
-        for code in _SPACED_CODE.finditer(answer):
-            codes.setdefault(code.group(1), code.group(0))
-    return Mention(codes[raw], "ident") if raw in codes else None
+class _SpacedCodes:
+    """The answer's codes written with a space ("LH 4521": two to five capitals, three or more
+    digits), by their digits, the first of each: found on first use, one scan of the answer
+    for all its figures."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self._by_digits: dict[str, str] | None = None
+
+    def of(self, mention: Mention) -> Mention | None:
+        """The code whose digits are ``mention``, as one identifier, or None."""
+        raw = mention.raw
+        if mention.kind != "number" or not raw.isdigit() or len(raw) < 3:
+            return None
+        if not raw.isdecimal():  # (superscript digits: written only as they are)
+            found = re.search(rf"(?<![\w-])[A-Z]{{2,5}} {raw}(?![\w-]|[.,]\d)", self.answer)
+            return Mention(found.group(0), "ident") if found is not None else None
+        if self._by_digits is None:
+            self._by_digits = {}
+            for code in _SPACED_CODE.finditer(self.answer):
+                self._by_digits.setdefault(code.group(1), code.group(0))
+        written = self._by_digits.get(raw)
+        return Mention(written, "ident") if written is not None else None
 
 
 def _whole_durations(unsupported: list[str], answer: str) -> list[str]:
@@ -135,7 +142,7 @@ class UnsupportedNumbers:
         # look-ups scan the context and the answer, so each is made once
         done: dict[Mention, tuple[list[str] | None, str]] = {}
         reported: set[str] = set()
-        codes: dict[str, str] = {}  # (_spaced_code's)
+        codes: _SpacedCodes | None = None  # the answer's spaced codes ("LH 4521")
         sentences: Sentences | None = None  # the context's, as counts of things read them
         asked: _Asked | None = None  # the query's yes/no questions
         for m in mentions:
@@ -155,7 +162,8 @@ class UnsupportedNumbers:
                 asked = asked or _Asked(view)
                 if not self._accepted_premise(view, m, asked):
                     continue
-            code = _spaced_code(view.answer, m, codes)
+            codes = codes or _SpacedCodes(view.answer)
+            code = codes.of(m)
             if code is not None and view.context_numbers.supports(code):
                 continue  # "LH 4521" for the context's code "LH4521" or "LH-4521"
             if view.trace.context:
