@@ -69,11 +69,7 @@ _EVIDENCE = re.compile(r"\[(\d+)\]\s*(\S+)\s*\n+(.*)", re.DOTALL)
 def expertqa(folder: Path) -> Iterator[dict[str, object]]:
     """ExpertQA's answers with passages, as long-form rows (see the module)."""
     for split, name in (("dev", "rand_val.jsonl"), ("test", "rand_test.jsonl")):
-        lines = (folder / name).read_text(encoding="utf-8").splitlines()
-        for n, raw in enumerate(lines):
-            if not raw.strip():
-                continue
-            item = json.loads(raw)
+        for n, item in enumerate(_lines(folder / name)):
             for system, answer in sorted(item.get("answers", {}).items()):
                 if system not in EXPERTQA_SYSTEMS:
                     continue
@@ -89,12 +85,10 @@ def expertqa(folder: Path) -> Iterator[dict[str, object]]:
                         judged += 1
                         unsupported += claim.get("support") in EXPERTQA_UNSUPPORTED
                 if passages and judged:
-                    yield {
-                        "set": "expertqa", "split": split, "id": f"{split}-{n}-{system}",
-                        "query": item.get("question", ""),
-                        "passages": [passages[k] for k in sorted(passages)],
-                        "answer": answer.get("answer_string", ""), "hallucinated": unsupported > 0,
-                    }  # fmt: skip
+                    yield _row("expertqa", split, f"{split}-{n}-{system}",
+                               [passages[k] for k in sorted(passages)],
+                               answer.get("answer_string", ""), unsupported > 0,
+                               item.get("question", ""))  # fmt: skip
 
 
 def half(key: str) -> str:
