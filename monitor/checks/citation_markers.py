@@ -25,7 +25,13 @@ from monitor.checks.citation_lists import (
     in_url,
     indexing,
 )
-from monitor.checks.text import MARKER_MAX, SUPERSCRIPT_DIGITS, SUPERSCRIPTS
+from monitor.checks.text import (
+    MARKER_MAX,
+    SUPERSCRIPT_DIGITS,
+    SUPERSCRIPTS,
+    TEXTUAL_WORDS,
+    textual_references,
+)
 from monitor.core.model import Passage
 
 _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]+`", re.DOTALL)
@@ -42,12 +48,6 @@ _EXPLICIT_CUES = frozenset("source sources src ref refs reference references cit
 _PAREN = re.compile(
     r"\((?:(?P<cue>sources?|src|refs?|references?|see|cf\.?|per|via|from|citing|cited in)"
     r"\b\.?[ \t]*:?[ \t]*)?(?P<inner>[^()\n]{1,80})\)",
-    re.IGNORECASE,
-)
-_TEXTUAL = re.compile(
-    r"\b(?:passages?|documents?|docs?|sources?|excerpts?|snippets?|chunks?)"
-    r"(?:[ \t]+#?[ \t]*|[ \t]*#[ \t]*)(\d{1,2})"
-    r"(?:[ \t]*(?:,|and|&|-|–|to)[ \t]*(\d{1,2}))?\b(?![.,]\d|[ \t]*%)",
     re.IGNORECASE,
 )
 _AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+\.\d+$")
@@ -101,7 +101,6 @@ _COUNTED_AFTER_WORD = re.compile(
 )
 _VALUE_AFTER = re.compile(r"^[ \t]*(?:as an? )?(?:json|array|list|tuple|vector)\b", re.IGNORECASE)
 _UNIT_BEFORE_SUPERSCRIPT = frozenset("m cm mm km ft in mi yd s".split())
-_TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk")
 _HTML_SUP = re.compile(r"<sup>[ \t]*\[?(\d{1,3})\]?[ \t]*</sup>", re.IGNORECASE)
 _FILE_NAME = re.compile(
     r"(?<![\w/.-])[\w-]+\.(?:md|mdx|pdf|html?|txt|docx?|rst|csv|json|ya?ml)\b(?!#)",
@@ -123,13 +122,6 @@ _VERSIONED = re.compile(
     re.IGNORECASE,
 )
 _VERSION_WORD = re.compile(r"[A-Za-z]+")
-# One more number of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after "1, 2")
-_LIST_MORE = re.compile(
-    r"[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+|&[ \t]*)(\d{1,2})(?![.,]\d)"
-    r"(?=[ \t]*(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
-    # the last after "and", a verb after it ("Passages 1, 2 and 4 agree")
-    r"|[ \t]*,?[ \t]*(?:and|&)[ \t]+(\d{1,2})(?![.,]\d)(?=[ \t]+[a-z]+(?<!s)\b)"
-)
 # A place in a passage after its id or index ("refunds-2024, §3", "1, p. 4", "kb-12 line 7")
 _LOCATOR = re.compile(
     r"(?:[ \t]*,[ \t]*|[ \t]+)(?:§{1,2}[ \t]?|pp?\.[ \t]?|para(?:graph)?\.?[ \t]"
@@ -171,7 +163,7 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
         _brackets(text, cites, labels)
     if "(" in text:
         _parentheses(text, cites)
-    if _TEXTUAL_WORDS.search(lower):
+    if TEXTUAL_WORDS.search(lower):
         _textual(text, cites)
     _mentioned_ids(lower, text, cites)
     if "http" in text:  # URLs and file names cite only when they name a passage
@@ -445,7 +437,7 @@ def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
 
 def _textual(text: str, cites: Citations) -> None:
     """ "according to passage 2", "(see Document 3)", "sources 1 and 3"."""
-    for m in _TEXTUAL.finditer(text):
+    for m, more, _ in textual_references(text):
         cites.at = m.start()
         word = m.group(0).split(None, 1)[0].rstrip("#")
         lo = int(m.group(1))
@@ -459,9 +451,5 @@ def _textual(text: str, cites: Citations) -> None:
         cites.index(lo, word)
         if m.group(2):
             cites.index(hi, word)
-            end = m.end()
-            while (more := _LIST_MORE.match(text, end)) is not None:  # "passages 1, 2 and 3"
-                cites.index(int(more.group(1) or more.group(2)), word)
-                end = more.end()
-                if more.group(2):
-                    break  # (the last of the list)
+        for n in more:
+            cites.index(n, word)

@@ -11,6 +11,7 @@ case) than a citation.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 MARKER_MAX = 80  # characters inside one [..] or 【..】 the citation check reads
 NUMBER_SKIP_MAX = 60  # characters inside one the number check skips unread
@@ -18,3 +19,41 @@ SUPERSCRIPTS = re.compile(r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+")
 SUPERSCRIPT_DIGITS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
 # A content word: four letters or more (apostrophes and hyphens inside), lower case.
 CONTENT_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+
+# A textual reference to passages: "according to passage 2", "(see Document 3)", "sources 1
+# and 3", "(contexts 1 and 2)", "passages 1-3", "passages 1, 2 and 3". ``citation`` resolves
+# it to the passages it names; ``unsupported_numbers`` does not read its figures as claims.
+TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk|context")
+TEXTUAL_REFERENCE = re.compile(
+    r"\b(?:passages?|documents?|docs?|sources?|excerpts?|snippets?|chunks?|contexts?)"
+    r"(?:[ \t]+#?[ \t]*|[ \t]*#[ \t]*)(\d{1,2})"
+    r"(?:[ \t]*(?:,|and|&|-|–|to)[ \t]*(\d{1,2}))?\b(?![.,]\d|[ \t]*%)"
+    # (not a quantity: "send the documents 2 weeks before", "sources 2 million")
+    r"(?![ \t]+(?:(?:day|week|month|year|hour|hr|minute|min|second|sec|page|time|copie|"
+    r"percent|per|million|billion|thousand|[kmgt]b)s?)\b)",
+    re.IGNORECASE,
+)
+# One more number of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after "1, 2")
+_LIST_MORE = re.compile(
+    r"[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+|&[ \t]*)(\d{1,2})(?![.,]\d)"
+    r"(?=[ \t]*(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
+    # the last after "and", a verb after it ("Passages 1, 2 and 4 agree")
+    r"|[ \t]*,?[ \t]*(?:and|&)[ \t]+(\d{1,2})(?![.,]\d)(?=[ \t]+[a-z]+(?<!s)\b)"
+)
+
+
+def textual_references(text: str) -> Iterator[tuple[re.Match[str], list[int], int]]:
+    """Each textual reference of ``text``: its match (group 1 the first number, group 2 the
+    second, a range's end when the words between say so: "-", "–", "to"), the further numbers
+    of its list ("passages 1, 2 and 3": [3]) and where it ends, the list included."""
+    for m in TEXTUAL_REFERENCE.finditer(text):
+        more: list[int] = []
+        end = m.end()
+        joiner = text[m.end(1) : m.start(2)] if m.group(2) else ""
+        if m.group(2) and not ("-" in joiner or "–" in joiner or "to" in joiner):
+            while (x := _LIST_MORE.match(text, end)) is not None:
+                more.append(int(x.group(1) or x.group(2)))
+                end = x.end()
+                if x.group(2):
+                    break  # (the last of the list)
+        yield m, more, end

@@ -72,7 +72,9 @@ class HeuristicJudge:
         words = [_words(p) for p in passages]
         lookups = [NumberLookup(p) for p in passages]
         claims = []
-        for sentence in _SENTENCE.split(strip_noise(trace.answer).replace(" | ", " ")):
+        # (a claim keeps "according to passage 2"; its figures are no claim all the same)
+        answer = strip_noise(trace.answer, textual=False).replace(" | ", " ")
+        for sentence in _SENTENCE.split(answer):
             sentence = sentence.strip(" -*•")
             w = _words(sentence)
             if len(w) < 2:

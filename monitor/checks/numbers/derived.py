@@ -93,6 +93,11 @@ _CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b")  # (or a time named: NAM
 # "save 20%", "savings of 20%", "a discount of 20%": cheaper, before the figure
 _SAVE_BEFORE = re.compile(r"\b(?:save|saves|saving|savings\s+of|discount\s+of|reduction\s+of)\s*$")
 _MERIDIEM = re.compile(r"\b([aApP])\.[mM]\.")
+# "the 1960s" (the decade's two middle digits), and "in her 60s" (an age, not a decade)
+_FULL_DECADE = re.compile(r"(?<!\d)\d\d(\d0)['’]?s\b")
+_AGE_DECADE = re.compile(
+    r"\b(?:her|his|their|my|your|our|its)(?:[ \t]+(?:early|mid|late))?[ \t-]+['‘’]?$"
+)
 _CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
 # (not "double", "triple": adjectives too, "a double room"; not a bare "half": "the first
 # half of the year")
@@ -312,8 +317,20 @@ class Derivation:
         return None
 
     def _decade(self, mention: Mention, value: float, around: Around) -> str | None:
-        """A decade ("the 1990s") that holds a year the context states ("founded in 1994")."""
+        """A decade ("the 1990s") that holds a year the context states ("founded in 1994");
+        one written with two digits ("the 60s", "the '60s") holds a year or a decade of any
+        century ("1962", "the 1960s"), but not after a possessive ("in her 60s": an age)."""
         raw = mention.raw
+        if len(raw) == 3 and raw[2] == "s" and raw[:2].isdigit() and raw[1] == "0":
+            if _AGE_DECADE.search(around[0]):
+                return None
+            for m in _FULL_DECADE.finditer(self.context):
+                if m.group(1) == raw[:2]:
+                    return f"the decade of {m.group(0)}"
+            for year, written in self.years:
+                if value <= year % 100 <= value + 9:
+                    return f"the decade of {written}"
+            return None
         if not (len(raw) == 5 and raw[4] == "s" and raw[:4].isdigit() and raw[3] == "0"):
             return None
         for year, written in self.years:

@@ -41,7 +41,8 @@ from monitor.checks.numbers.patterns import (
     whole_token,
 )
 
-_SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+{UNITS}".encode())
+# "one week"; "one in 12", "one in every 12" (a rate: "1 in 12")
+_SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+(?:{UNITS}|in\s+(?:every\s+)?\d)".encode())
 _A_DOZEN = re.compile(rb"(?<!half )\b(?:a|one)\s+dozen\b|(?:^|[.!?:(]\s*)dozen\b")
 # the largest first: 2,000,000 is "two million", not "two thousand thousand"
 _SCALED_WORDS = tuple(sorted(((v, k.encode()) for k, v in SPELLED_SCALES.items()), reverse=True))
@@ -515,7 +516,8 @@ class NumberLookup:
     def _spelled_in_text(self, value: float) -> bool:
         if value == 1:
             # "one" is mostly a pronoun ("no one", "one of them"): it backs 1 only before a
-            # unit ("one week"); otherwise nearly every text would support the figure 1.
+            # unit ("one week") or in a rate ("one in 12"); otherwise nearly every text would
+            # support the figure 1.
             return _SPELLED_CLAIM_ONE.search(self.lower) is not None
         if value == 12 and b"dozen" in self.lower:
             # "a dozen" is 12; "half a dozen" 6 and "two dozen" 24 (the derivations' look)
