@@ -57,6 +57,9 @@ _VALUE_WORDS = frozenset(
     "is are was were be returns return returned equals equal yields yield outputs output prints "
     "print becomes become to at array list vector tuple value values like".split()
 )
+# ... but a noun of them ending its sentence cites ("holds the peak value [2].")
+_VALUE_NOUNS = frozenset(("value", "values"))
+_ENDS_SENTENCE = re.compile(r"[ \t]*(?:[.!?](?!\w)|$)")
 # "according to [3]": a citation, though "to [3]" is a value elsewhere ("set to [3]")
 _CITING_TO = ("according to", "refer to", "referring to")
 _RANGE_WORDS = frozenset(
@@ -231,7 +234,11 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             word = before.rsplit(None, 1)[-1].lower() if before else ""
             if not (
                 before.endswith(("=", '":', "':"))
-                or (word in _VALUE_WORDS and not before.lower().endswith(_CITING_TO))
+                or (
+                    word in _VALUE_WORDS
+                    and not before.lower().endswith(_CITING_TO)
+                    and not (word in _VALUE_NOUNS and _ENDS_SENTENCE.match(text, m.end()))
+                )
                 or int(inner) > bound
                 or (word.rstrip(".") in _NUMBERED and _numbers_noun(text, before, m.end()))
                 or (

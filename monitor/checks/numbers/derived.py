@@ -58,6 +58,7 @@ from monitor.checks.numbers.quantities import (
     per_period,
     temperature,
 )
+from monitor.checks.numbers.years import age, century, decade
 
 _AFTER = re.compile(r"[ \t-]?([A-Za-zµμ]+)")  # (µ: "500 µg")
 _US_UNIT = re.compile(r"(?:US|U\.S\.)[ \t]+([A-Za-z]+)")
@@ -93,12 +94,6 @@ _CLOCK = re.compile(r"\d[:.]\d\d|\d\s?[aApP]\.?[mM]\b")  # (or a time named: NAM
 # "save 20%", "savings of 20%", "a discount of 20%": cheaper, before the figure
 _SAVE_BEFORE = re.compile(r"\b(?:save|saves|saving|savings\s+of|discount\s+of|reduction\s+of)\s*$")
 _MERIDIEM = re.compile(r"\b([aApP])\.[mM]\.")
-# "the 1960s" (the decade's two middle digits), and "in her 60s" (an age, not a decade)
-_FULL_DECADE = re.compile(r"(?<!\d)\d\d(\d0)['’]?s\b")
-_AGE_DECADE = re.compile(
-    r"\b(?:her|his|their|my|your|our|its)(?:[ \t]+(?:early|mid|late))?[ \t-]+['‘’]?$"
-)
-_CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
 # (not "double", "triple": adjectives too, "a double room"; not a bare "half": "the first
 # half of the year")
 _MULTIPLE_WORDS = {
@@ -115,8 +110,6 @@ _FRACTION_WORDS = {**fraction_shares(), 50.0: _HALF_WORDS}
 _TIMES_AFTER = re.compile(r"\s+times\s+(?:as|more|larger|higher|bigger|greater|the)\b")
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
-_AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
-_AGE_BEFORE = re.compile(r"\b(?:aged|age of|at age)\s*$")
 _WORD = re.compile(r"[a-z]{4,}")
 _STOP = frozenset("that this with from were have there their they them than then what when".split())
 
@@ -316,41 +309,6 @@ class Derivation:
                         return f"{max(ra, rb, key=num)} - {min(ra, rb, key=num)}"
         return None
 
-    def _decade(self, mention: Mention, value: float, around: Around) -> str | None:
-        """A decade ("the 1990s") that holds a year the context states ("founded in 1994");
-        one written with two digits ("the 60s", "the '60s") holds a year or a decade of any
-        century ("1962", "the 1960s"), but not after a possessive ("in her 60s": an age)."""
-        raw = mention.raw
-        if len(raw) == 3 and raw[2] == "s" and raw[:2].isdigit() and raw[1] == "0":
-            if _AGE_DECADE.search(around[0]):
-                return None
-            for m in _FULL_DECADE.finditer(self.context):
-                if m.group(1) == raw[:2]:
-                    return f"the decade of {m.group(0)}"
-            for year, written in self.years:
-                if value <= year % 100 <= value + 9:
-                    return f"the decade of {written}"
-            return None
-        if not (len(raw) == 5 and raw[4] == "s" and raw[:4].isdigit() and raw[3] == "0"):
-            return None
-        for year, written in self.years:
-            if value <= year <= value + 9:
-                return f"the decade of {written}"
-        return None
-
-    def _century(self, mention: Mention, value: float, around: Around) -> str | None:
-        """A century ("the 21st century") that holds a year the context states (2015; the
-        years ending in 00 count for either century, as people write them)."""
-        raw = mention.raw.lower()
-        if not (raw.endswith(("st", "nd", "rd", "th")) and 1 <= value <= 30):
-            return None
-        if not _CENTURY_AFTER.match(self.rest(mention)):
-            return None
-        for year, written in self.years:
-            if (value - 1) * 100 <= year <= value * 100:
-                return f"the century of {written}"
-        return None
-
     def _multiple(self, mention: Mention, value: float, around: Around) -> str | None:
         """A multiple or a half the context says in words: "3x" for "tripled" or "three
         times", "2x" for "doubled" or "twice", "50%" for "half" or "halved", "75%" for "three
@@ -365,21 +323,6 @@ class Derivation:
             return None
         found = words.search(self.lower)
         return f'"{found.group(0)}"' if found is not None else None
-
-    def _age(self, mention: Mention, value: float, around: Around) -> str | None:
-        """An age ("45 years old", "aged 45", "a 45-year-old") that two years of one context
-        sentence give ("born in 1970 and died in 2015", "(1970-2015)"): their difference, or
-        one less (the birthday not yet reached)."""
-        before, _, _ = around
-        if not (_AGE_AFTER.match(self.rest(mention)) or _AGE_BEFORE.search(before)):
-            return None
-        for figures in self.sentence_figures:
-            years = sorted({(v, r) for r, v in figures if r.isdigit() and 1000 <= v <= 2100})
-            for i, (a, ra) in enumerate(years):
-                for b, rb in years[i + 1 :]:
-                    if b - a - 1 <= value <= b - a:
-                        return f"{rb} - {ra}"
-        return None
 
     @property
     def years(self) -> list[tuple[float, str]]:
@@ -530,5 +473,5 @@ _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = 
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
     converted, elapsed, across_systems, temperature, per_period, compound, data_size, area,
     pence, Derivation._version,
-    Derivation._decade, Derivation._century, Derivation._age, Derivation._multiple, hedged,
+    decade, century, age, Derivation._multiple, hedged,
 )  # fmt: skip

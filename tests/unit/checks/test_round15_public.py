@@ -83,3 +83,23 @@ def test_one_in_a_rate(context: str, expected: list[str]) -> None:
     """ "one in 12" backs the 1 of "1 in 12" ("one" backs 1 before a unit only, so the rate's
     1 was flagged)."""
     assert unsupported("About 1 in 12 truck drivers are high.", context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # round eight's sealed case, left at the end of its round
+        ("The heatmap cell grid[1][2] after loading holds the peak value [2].", (["2"], [])),
+        ("Both passages give the same peak values [1]!", (["1"], [])),
+        # hard negatives: the clause goes on; a value word that is no noun
+        ("The default value [3] is used when the field is empty.", ([], [])),
+        ("Set the value [3] in the form.", ([], [])),
+        ("The function returns [2].", ([], [])),
+    ],
+)
+def test_a_value_ending_its_sentence_cites(
+    answer: str, expected: tuple[list[str], list[str]]
+) -> None:
+    """After "value" a bracket is a value ("the default value [3] is used"), but one that ends
+    its sentence is a citation, as one ending a grid's clause is (it was read as a value)."""
+    assert cited(answer, ["heatmaps", "loading", "peaks"]) == expected

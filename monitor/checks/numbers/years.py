@@ -1,0 +1,92 @@
+"""The steps that read the context's years (see ``derived``): a decade or a century that
+holds a year the context states, and an age two of its years give."""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from monitor.checks.numbers.mentions import Mention
+from monitor.checks.numbers.quantities import Around
+
+# "the 1960s" (the decade's two middle digits), and "in her 60s" (an age, not a decade)
+_FULL_DECADE = re.compile(r"(?<!\d)\d\d(\d0)['’]?s\b")
+_AGE_DECADE = re.compile(
+    r"\b(?:her|his|their|my|your|our|its)(?:[ \t]+(?:early|mid|late))?[ \t-]+['‘’]?$"
+)
+_CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
+_AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
+_AGE_BEFORE = re.compile(r"\b(?:aged|age of|at age)\s*$")
+
+
+class Years(Protocol):
+    """What these steps read of ``derived.Derivation``."""
+
+    context: str
+
+    @property
+    def years(self) -> list[tuple[float, str]]:
+        """Every year the context states, alone or in a date, with how it is written."""
+        ...
+
+    @property
+    def sentence_figures(self) -> list[list[tuple[str, float]]]:
+        """Each context sentence's figures, as written and as values."""
+        ...
+
+    def rest(self, mention: Mention) -> str:
+        """The answer after the figure, lower-cased, to the end of its sentence."""
+        ...
+
+
+def decade(d: Years, mention: Mention, value: float, around: Around) -> str | None:
+    """A decade ("the 1990s") that holds a year the context states ("founded in 1994");
+    one written with two digits ("the 60s", "the '60s") holds a year or a decade of any
+    century ("1962", "the 1960s"), but not after a possessive ("in her 60s": an age)."""
+    raw = mention.raw
+    if len(raw) == 3 and raw[2] == "s" and raw[:2].isdigit() and raw[1] == "0":
+        if _AGE_DECADE.search(around[0]):
+            return None
+        for m in _FULL_DECADE.finditer(d.context):
+            if m.group(1) == raw[:2]:
+                return f"the decade of {m.group(0)}"
+        for year, written in d.years:
+            if value <= year % 100 <= value + 9:
+                return f"the decade of {written}"
+        return None
+    if not (len(raw) == 5 and raw[4] == "s" and raw[:4].isdigit() and raw[3] == "0"):
+        return None
+    for year, written in d.years:
+        if value <= year <= value + 9:
+            return f"the decade of {written}"
+    return None
+
+
+def century(d: Years, mention: Mention, value: float, around: Around) -> str | None:
+    """A century ("the 21st century") that holds a year the context states (2015; the
+    years ending in 00 count for either century, as people write them)."""
+    raw = mention.raw.lower()
+    if not (raw.endswith(("st", "nd", "rd", "th")) and 1 <= value <= 30):
+        return None
+    if not _CENTURY_AFTER.match(d.rest(mention)):
+        return None
+    for year, written in d.years:
+        if (value - 1) * 100 <= year <= value * 100:
+            return f"the century of {written}"
+    return None
+
+
+def age(d: Years, mention: Mention, value: float, around: Around) -> str | None:
+    """An age ("45 years old", "aged 45", "a 45-year-old") that two years of one context
+    sentence give ("born in 1970 and died in 2015", "(1970-2015)"): their difference, or
+    one less (the birthday not yet reached)."""
+    before, _, _ = around
+    if not (_AGE_AFTER.match(d.rest(mention)) or _AGE_BEFORE.search(before)):
+        return None
+    for figures in d.sentence_figures:
+        years = sorted({(v, r) for r, v in figures if r.isdigit() and 1000 <= v <= 2100})
+        for i, (a, ra) in enumerate(years):
+            for b, rb in years[i + 1 :]:
+                if b - a - 1 <= value <= b - a:
+                    return f"{rb} - {ra}"
+    return None
