@@ -115,6 +115,8 @@ class NumberIndex:
             return any(self._supports_date(d) for d in mention.dates)
         if mention.kind == "time":
             return any(_key(r.value) in self.times for r in mention.readings)
+        if mention.noun:  # a count of things: a whole figure, never one rounded
+            return any(_key(r.value) in self.plain for r in mention.readings)
         return any(self._supports_reading(r) for r in mention.readings)
 
     def _supports_date(self, d: tuple[int | None, int, int | None]) -> bool:
@@ -336,7 +338,10 @@ class NumberLookup:
             if all(r.precision <= 1 for r in mention.readings) and not self._scaled_figures():
                 # Without scale words every figure that equals or rounds to 45 writes "45"
                 # or "44" (with or without separators): parse only those places.
-                return any(self._near(r) for r in mention.readings) or self._range_end(mention)
+                # (a count of things is a whole figure: "£3.40" rounds to no "three stops")
+                exact = bool(mention.noun)
+                near = any(self._near(r, exact) for r in mention.readings)
+                return near or self._range_end(mention)
         elif mention.kind == "fraction" and (
             any(whole_token(self.text, v) for v in expiry_spellings(mention.raw))
             or self.index.supports(day_month(mention.raw))
@@ -437,9 +442,10 @@ class NumberLookup:
             found = self._written[probe] = _bounded(self.text, probe, self._ident_raws)
         return found
 
-    def _near(self, r: Reading) -> bool:
+    def _near(self, r: Reading, exact: bool = False) -> bool:
         """Parse the figures that start with the whole part of ``r`` (or one less) and test
-        them for an exact or rounded match; dates contribute their day and year."""
+        them for an exact or (unless ``exact``) rounded match; dates contribute their day and
+        year."""
         if abs(r.value) >= 1e15:
             return False
         whole = float(int(abs(r.value)))
@@ -452,6 +458,8 @@ class NumberLookup:
                 keys, values, readings = self._figures_at(probe)
                 if key in keys:
                     return True
+                if exact:
+                    continue
                 k = bisect.bisect_left(values, r.value - margin)
                 while k < len(values) and values[k] <= r.value + margin:
                     if _rounds_to(readings[k], r):

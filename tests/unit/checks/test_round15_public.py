@@ -103,3 +103,30 @@ def test_a_value_ending_its_sentence_cites(
     """After "value" a bracket is a value ("the default value [3] is used"), but one that ends
     its sentence is a citation, as one ending a grid's clause is (it was read as a value)."""
     assert cited(answer, ["heatmaps", "loading", "peaks"]) == expected
+
+
+TRAIN = [
+    "Land train stops: Main Gate, Lakeside, Safari Café and Castle.",
+    "A day ticket is £3.40; under-5s ride free.",
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # round nine's open label, left at the end of its round
+        ("The land train has three stops (Main Gate, Lakeside and Castle).", TRAIN, ["three"]),
+        ("The land train has four stops.", TRAIN, []),
+        ("The club has three courts.", "The club has 3.4 courts.", ["three"]),
+        # hard negatives: a whole figure backs the count; rounding still backs a measure
+        ("The club has three courts.", "The club has 3 courts and a café.", []),
+        ("It takes about 3 hours.", "It takes 3.4 hours.", []),
+        ("A day ticket costs £3.", TRAIN, []),
+    ],
+)
+def test_a_count_of_things_is_never_rounded(
+    answer: str, context: str | list[str], expected: list[str]
+) -> None:
+    """A count of things is a whole figure: "£3.40" rounds to 3, but backs no "three stops"
+    (the look-up backed it before the count of the list was read)."""
+    assert unsupported(answer, context) == expected
