@@ -45,7 +45,7 @@ COMPILED = (
     "text.py", "memo.py", "cues.py", "refusal.py", "unsupported.py", "context.py",
     "citation.py", "citation_markers.py", "citation_ids.py", "citation_lists.py",
     "numbers/computed.py", "numbers/counts.py", "numbers/derived.py", "numbers/forms.py",
-    "numbers/quantities.py", "numbers/measures.py", "numbers/years.py",
+    "numbers/quantities.py", "numbers/measures.py", "numbers/years.py", "numbers/spelled.py",
     "numbers/index.py", "numbers/mentions.py", "numbers/patterns.py", "view.py",
 )  # fmt: skip
 # C modules built beside them: primitives whose cost is C-level work mypyc cannot cut (each

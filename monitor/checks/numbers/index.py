@@ -29,10 +29,6 @@ from monitor.checks.numbers.patterns import (
     DIGITS,
     DIGITS_ONLY,
     SCALED,
-    SPELLED,
-    SPELLED_SCALES,
-    TENS_ALONE,
-    UNITS,
     is_percent,
     national,
     percent_spans,
@@ -40,28 +36,7 @@ from monitor.checks.numbers.patterns import (
     untokenise,
     whole_token,
 )
-
-# "one week"; "one in 12", "one in every 12" (a rate: "1 in 12")
-_SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+(?:{UNITS}|in\s+(?:every\s+)?\d)".encode())
-_A_DOZEN = re.compile(rb"(?<!half )\b(?:a|one)\s+dozen\b|(?:^|[.!?:(]\s*)dozen\b")
-# the largest first: 2,000,000 is "two million", not "two thousand thousand"
-_SCALED_WORDS = tuple(sorted(((v, k.encode()) for k, v in SPELLED_SCALES.items()), reverse=True))
-_WORDS_OF: dict[float, tuple[bytes, ...]] = {}
-for _word, _value in SPELLED.items():
-    _WORDS_OF[float(_value)] = (*_WORDS_OF.get(float(_value), ()), _word.encode())
-
-
-def _has_word(lower: bytes, word: bytes) -> bool:
-    """``word`` occurs in ``lower`` as a whole word."""
-    i = lower.find(word)
-    while i >= 0:
-        j = i + len(word)
-        if (i == 0 or not lower[i - 1 : i].isalpha()) and (
-            j == len(lower) or not lower[j : j + 1].isalpha()
-        ):
-            return True
-        i = lower.find(word, i + 1)
-    return False
+from monitor.checks.numbers.spelled import has_word, spelled_in_text, spelled_scaled
 
 
 @dataclass(slots=True)
@@ -331,9 +306,9 @@ class NumberLookup:
             for r in mention.readings:
                 if any(self._bounded(p) for p in _probes(r, self._separators)):
                     return True
-                if self._spelled and r.precision == 1 and self._spelled_in_text(r.value):
+                if self._spelled and r.precision == 1 and spelled_in_text(self.lower, r.value):
                     return True
-                if self._spelled and self._spelled_scaled(r.value):
+                if self._spelled and spelled_scaled(self.lower, r.value):
                     return True
             if all(r.precision <= 1 for r in mention.readings) and not self._scaled_figures():
                 # Without scale words every figure that equals or rounds to 45 writes "45"
@@ -360,8 +335,8 @@ class NumberLookup:
         """Noon (12:00) or midnight (00:00) the text names in words."""
         minutes = mention.readings[0].value if mention.readings else -1
         if minutes == 720:
-            return _has_word(self.lower, b"noon") or _has_word(self.lower, b"midday")
-        return minutes in (0, 1440) and _has_word(self.lower, b"midnight")
+            return has_word(self.lower, b"noon") or has_word(self.lower, b"midday")
+        return minutes in (0, 1440) and has_word(self.lower, b"midnight")
 
     def _pointed_time(self, raw: str) -> bool:
         """An answer's 24-hour time written with a point ("21.00", "07.45"), which reads as
@@ -497,53 +472,6 @@ class NumberLookup:
         if self._lower is None:
             self._lower = lowered(self.text)
         return self._lower
-
-    def _spelled_scaled(self, value: float) -> bool:
-        """The figure spelled with its scale word ("two million" for 2 million, "twenty-five
-        thousand" for 25,000; "a million" and "one million" for 1,000,000; "two hundred
-        thousand" for 200,000)."""
-        for scale, word in _SCALED_WORDS:
-            n = value / scale
-            if n.is_integer() and 1 <= n < 100:
-                if n == 1:
-                    return b"a " + word in self.lower or b"one " + word in self.lower
-                return any(_has_word(self.lower, w + b" " + word) for w in _spelled(n))
-            # "two hundred thousand" for 200,000, "a hundred million"
-            hundreds = n.is_integer() and 100 <= n < 1000 and not n % 100 and word != b"hundred"
-            if hundreds and b" hundred " + word in self.lower:
-                k = n // 100
-                heads = _spelled(k) + ((b"a", b"one") if k == 1 else ())
-                if any(_has_word(self.lower, w + b" hundred " + word) for w in heads):
-                    return True
-            if n % 1 == 0.5 and 1 < n < 100 and b" and a half " + word in self.lower:
-                # "one and a half million" for 1.5 million, "two and a half thousand"
-                whole = _spelled(n - 0.5) + ((b"a",) if n == 1.5 else ())
-                return any(_has_word(self.lower, w + b" and a half " + word) for w in whole)
-        return False
-
-    def _spelled_in_text(self, value: float) -> bool:
-        if value == 1:
-            # "one" is mostly a pronoun ("no one", "one of them"): it backs 1 only before a
-            # unit ("one week") or in a rate ("one in 12"); otherwise nearly every text would
-            # support the figure 1.
-            return _SPELLED_CLAIM_ONE.search(self.lower) is not None
-        if value == 12 and b"dozen" in self.lower:
-            # "a dozen" is 12; "half a dozen" 6 and "two dozen" 24 (the derivations' look)
-            return _has_word(self.lower, b"twelve") or _A_DOZEN.search(self.lower) is not None
-        if 21 <= value < 100 and value % 10:  # a compound: no other word ends in "-five"
-            return any(w in self.lower for w in _spelled(value))
-        if value in TENS_ALONE:  # "twenty", not the head of "twenty-five" or "twenty-first"
-            return TENS_ALONE[value].search(self.lower) is not None
-        return any(_has_word(self.lower, w) for w in _spelled(value))
-
-
-def _spelled(n: float) -> tuple[bytes, ...]:
-    """How a whole number up to a hundred is spelled ("forty-five" and "forty five" for 45;
-    the words ``SPELLED`` has for it otherwise; none when it has none)."""
-    if 21 <= n < 100 and n % 10:
-        tens, ones = _WORDS_OF[float(n // 10 * 10)][0], _WORDS_OF[float(n % 10)][0]
-        return tens + b"-" + ones, tens + b" " + ones
-    return _WORDS_OF.get(n, ())
 
 
 def _figures_at(text: str, i: int, locale: Locale) -> Iterator[Mention]:
