@@ -59,7 +59,7 @@ _VALUE_WORDS = frozenset(
 )
 # ... but a noun of them ending its sentence cites ("holds the peak value [2].")
 _VALUE_NOUNS = frozenset(("value", "values"))
-_ENDS_SENTENCE = re.compile(r"[ \t]*(?:[.!?](?!\w)|$)")
+_ENDS_SENTENCE = re.compile(r"[ \t]*+(?:[.!?](?!\w)|\n|$)")  # (a bullet's line end too)
 # "according to [3]": a citation, though "to [3]" is a value elsewhere ("set to [3]")
 _CITING_TO = ("according to", "refer to", "referring to")
 _RANGE_WORDS = frozenset(

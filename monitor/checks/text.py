@@ -24,21 +24,36 @@ CONTENT_WORD = re.compile(r"[a-z][a-z'-]{3,}")
 # and 3", "(contexts 1 and 2)", "passages 1-3", "passages 1, 2 and 3". ``citation`` resolves
 # it to the passages it names; ``unsupported_numbers`` does not read its figures as claims.
 TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk|context")
+# A quantity after a reference word's figure: "send the documents 2 weeks before", "sources
+# 2 million", "the heat source 12 cm away", "the documents 15 March", "chunks 40 tokens".
+_QUANTITY = (
+    r"(?:(?:business|calendar|working|school|full|more|additional|extra|consecutive)[ \t]+)?"
+    r"(?:(?:day|week|month|year|hour|hr|minute|min|second|sec|ms|night|fortnight|decade|wk|yr"
+    r"|page|time|copie|percent|per|million|billion|thousand|hundred|dozen|[kmgt]i?b|byte"
+    r"|token|character|char|mm|cm|km|m|metre|meter|kilometre|kilometer|centimetre|centimeter"
+    r"|millimetre|millimeter|mile|mi|ft|feet|foot|inch|inche|yard|yd|kg|mg|g|gram|kilogram"
+    r"|milligram|lb|pound|oz|ounce|ton|tonne|l|ml|litre|liter|millilitre|milliliter|gallon"
+    r"|volt|watt|kw|kwh|mah|hz|khz|mhz|ghz|degree|mph|kph|dollar|euro|cent|pence|penny|usd"
+    r"|eur|gbp|yen|rupee|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|january|february"
+    r"|march|april|june|july|august|september|october|november|december)s?\b|[$€£¥°])"
+)
 TEXTUAL_REFERENCE = re.compile(
     r"\b(?:passages?|documents?|docs?|sources?|excerpts?|snippets?|chunks?|contexts?)"
-    r"(?:[ \t]+#?[ \t]*|[ \t]*#[ \t]*)(\d{1,2})"
-    r"(?:[ \t]*(?:,|and|&|-|–|to)[ \t]*(\d{1,2}))?\b(?![.,]\d|[ \t]*%)"
+    # (each run of spaces read once: possessive, never split between two of them)
+    r"(?=[ \t#])[ \t]*+#?[ \t]*+(\d{1,2})"
+    # (not a range of a quantity: "process the documents 2-3 days before")
+    rf"(?!(?:[-–]|[ \t]++to[ \t]++)\d{{1,2}}(?:[ \t]*+%|[ \t]++{_QUANTITY}))"
+    r"(?:[ \t]*+(?:,|and|&|-|–|to)[ \t]*+(\d{1,2}))?\b(?![.,]\d|[ \t]*+%)"
     # (not a quantity: "send the documents 2 weeks before", "sources 2 million")
-    r"(?![ \t]+(?:(?:day|week|month|year|hour|hr|minute|min|second|sec|page|time|copie|"
-    r"percent|per|million|billion|thousand|[kmgt]b)s?)\b)",
+    rf"(?![ \t]*+{_QUANTITY})",
     re.IGNORECASE,
 )
 # One more number of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after "1, 2")
 _LIST_MORE = re.compile(
-    r"[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+|&[ \t]*)(\d{1,2})(?![.,]\d)"
-    r"(?=[ \t]*(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
+    r"[ \t]*+(?:,[ \t]*+(?:and[ \t]++)?|and[ \t]++|&[ \t]*+)(\d{1,2})(?![.,]\d)"
+    r"(?=[ \t]*+(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
     # the last after "and", a verb after it ("Passages 1, 2 and 4 agree")
-    r"|[ \t]*,?[ \t]*(?:and|&)[ \t]+(\d{1,2})(?![.,]\d)(?=[ \t]+[a-z]+(?<!s)\b)"
+    r"|[ \t]*+,?[ \t]*+(?:and|&)[ \t]++(\d{1,2})(?![.,]\d)(?=[ \t]++[a-z]+(?<!s)\b)"
 )
 
 

@@ -8,8 +8,10 @@ import re
 
 from monitor.checks.numbers.patterns import SPELLED, SPELLED_SCALES, TENS_ALONE, UNITS
 
-# "one week"; "one in 12", "one in every 12" (a rate: "1 in 12")
-_SPELLED_CLAIM_ONE = re.compile(rf"\bone\s+(?:{UNITS}|in\s+(?:every\s+)?\d)".encode())
+# "one week"; "one in 12", "one in every 12" (a rate: "1 in 12"; not a year: "one in 2020")
+_SPELLED_CLAIM_ONE = re.compile(
+    rf"\bone\s+(?:{UNITS}|in\s+(?:every\s+)?(?!(?:19|20)\d\d(?![\d,.]\d))\d)".encode()
+)
 _A_DOZEN = re.compile(rb"(?<!half )\b(?:a|one)\s+dozen\b|(?:^|[.!?:(]\s*)dozen\b")
 # the largest first: 2,000,000 is "two million", not "two thousand thousand"
 _SCALED_WORDS = tuple(sorted(((v, k.encode()) for k, v in SPELLED_SCALES.items()), reverse=True))

@@ -14,6 +14,12 @@ _FULL_DECADE = re.compile(r"(?<!\d)\d\d(\d0)['’]?s\b")
 _AGE_DECADE = re.compile(
     r"\b(?:her|his|their|my|your|our|its)(?:[ \t]+(?:early|mid|late))?[ \t-]+['‘’]?$"
 )
+# A decade written with two digits reads as one after "the" ("the 60s", "the early 60s"), an
+# apostrophe ("'60s") or another decade ("the 1950s and 60s"); "after 60s" is sixty seconds.
+_DECADE_BEFORE = re.compile(
+    r"(?:\bthe[ \t]+(?:(?:early|mid|late)[ \t-]+)?|(?:\bthe[ \t]+|['‘’]|\d\d)\d0['’]?s"
+    r"[ \t]*(?:,|and|or|to|through|into|-|–|/)[ \t]*(?:the[ \t]+)?)['‘’]?$|['‘’]$"
+)
 _CENTURY_AFTER = re.compile(r"\s*-?\s*century\b")
 _AGE_AFTER = re.compile(r"\s?-?\s?years?[- ]old\b")
 _AGE_BEFORE = re.compile(r"\b(?:aged|age of|at age)\s*$")
@@ -42,10 +48,11 @@ class Years(Protocol):
 def decade(d: Years, mention: Mention, value: float, around: Around) -> str | None:
     """A decade ("the 1990s") that holds a year the context states ("founded in 1994");
     one written with two digits ("the 60s", "the '60s") holds a year or a decade of any
-    century ("1962", "the 1960s"), but not after a possessive ("in her 60s": an age)."""
+    century ("1962", "the 1960s"), but not after a possessive ("in her 60s": an age) and only
+    written as a decade: after "the", an apostrophe or another decade ("after 60s": seconds)."""
     raw = mention.raw
     if len(raw) == 3 and raw[2] == "s" and raw[:2].isdigit() and raw[1] == "0":
-        if _AGE_DECADE.search(around[0]):
+        if _AGE_DECADE.search(around[0]) or not _DECADE_BEFORE.search(around[0]):
             return None
         for m in _FULL_DECADE.finditer(d.context):
             if m.group(1) == raw[:2]:
