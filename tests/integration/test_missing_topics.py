@@ -97,7 +97,11 @@ def test_a_dead_letter_topic_deleted_while_running_ends_the_daemon_at_once(
         failed and f"not delivered to {dlq}: the topic no longer exists" in failed[0]["exception"]
     )
     assert '"sink_close_failed"' not in log and '"shutdown_budget_exceeded"' not in log
-    assert took < 15
+    # The daemon ended by itself (before, it never did: wait() above timed out). How soon
+    # rests on the client's metadata refresh: 2.1-2.2 s against a warm broker, 22.3 s the
+    # first time after the broker started and 22.6 s once in a loaded clean-clone run, so
+    # the bound is the wait's, not a speed target.
+    assert took < 30
 
 
 def end_offsets_of(topic: str) -> dict[int, int]:
