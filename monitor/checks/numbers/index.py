@@ -217,8 +217,10 @@ _IDENT_RUN = re.compile(
 )
 
 
-# A clock time is no group of a phone number: "+44 20 7946 0958 (10:00-18:00)" ends at 0958
-_CLOCK_TIME = re.compile(r"\(?\d{1,2}:\d\d")
+# A clock time is no group of a phone number: "+44 20 7946 0958 (10:00-18:00)" ends at 0958;
+# nor is a bracket its digits do not close: "1-800-555-0199 (24 hours)" or "(24/7)" ends at
+# 0199, where "(0)" and "(800)" are groups
+_NOT_A_GROUP = re.compile(r"\(?\d{1,2}:\d\d|\((?=\d+[^\d)])")
 
 
 class NumberLookup:
@@ -371,7 +373,7 @@ class NumberLookup:
         if self._idents is None:
             self._idents = frozenset(
                 variant
-                for run in _IDENT_RUN.findall(_CLOCK_TIME.sub(" ", self.text))
+                for run in _IDENT_RUN.findall(_NOT_A_GROUP.sub(" ", self.text))
                 for variant in national(run)
                 if len(variant) >= _IDENT_DIGITS - 1
             )

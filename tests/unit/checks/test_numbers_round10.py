@@ -1,0 +1,37 @@
+"""unsupported_numbers, the tenth blind round (issue 75): each rule with the right figure
+beside it and the look-alikes it must leave flagged."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.checks.numbers_support import unsupported
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Ring +1 (888) 555-0142 to book.", "Bookings: 1-888-555-0142 (24 hours).", []),
+        ("Ring **+1 (888) 555-0142** to book.", "Bookings: 1-888-555-0142 (7 days).", []),
+        ("Ring 888-555-0142 to book.", "Bookings: 1 888 555 0142 (24/7), e-mail too.", []),
+        ("Ring +44 161 496 0753.", "Helpdesk 0161 496 0753 (2 lines open).", []),
+        # a closed bracket is a group of the number, as before
+        ("Ring 020 7946 0958.", "Helpdesk +44 (0)20 7946 0958 (24 hours).", []),
+        # hard negatives: one digit off, another area code, the bracket's digits glued on
+        ("Ring +1 (888) 555-0143 to book.", "Bookings: 1-888-555-0142 (24 hours).",
+         ["+1 (888) 555-0143"]),
+        ("Ring +1 (877) 555-0142 to book.", "Bookings: 1-888-555-0142 (24 hours).",
+         ["+1 (877) 555-0142"]),
+        ("Ring +44 161 496 0754.", "Helpdesk 0161 496 0753 (2 lines open).",
+         ["+44 161 496 0754"]),
+        ("Ring 1-888-555-0142-24 to book.", "Bookings: 1-888-555-0142 (24 hours).",
+         ["1-888-555-0142-24"]),
+    ],
+)  # fmt: skip
+def test_a_phone_number_ends_before_a_bracket_its_digits_do_not_close(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A phone number ends before a bracket whose digits it does not close ("(24 hours)",
+    "(24/7)"), as before a clock time: the run of groups read "(24" as one more group, so
+    the context's number had two digits too many and backed no other layout of it."""
+    assert unsupported(answer, context) == expected
