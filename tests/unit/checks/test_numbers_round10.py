@@ -35,3 +35,27 @@ def test_a_phone_number_ends_before_a_bracket_its_digits_do_not_close(
     "(24/7)"), as before a clock time: the run of groups read "(24" as one more group, so
     the context's number had two digits too many and backed no other layout of it."""
     assert unsupported(answer, context) == expected
+
+
+CINEMA = "The cinema chain sold 3.64 million tickets in 2024, against 3.25 million in 2023."
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Tickets sold grew from 3.25 million to 3.64 million, a rise of 12%.", []),
+        ("Tickets sold grew from **3.25 million** to **3.64 million**, up 12%.", []),
+        ("Up 12% on 2023's 3.25 million, sales reached 3.64 million tickets.", []),
+        ("Sales rose from 3.25 million to 3.64 million tickets, an increase of 12.0%.", []),
+        # hard negatives: wrong arithmetic; the operands in another sentence (a full stop
+        # before a space ends it); the change from the figure written second
+        ("Tickets sold grew from 3.25 million to 3.64 million, a rise of 14%.", ["14%"]),
+        ("Sales were 3.25 million in 2023. They reached 3.64 million, a rise of 12%.", ["12%"]),
+        ("Tickets sold went from 3.64 million to 3.25 million, a fall of 12%.", ["12%"]),
+    ],
+)
+def test_a_decimal_point_ends_no_sentence_of_the_answer(answer: str, expected: list[str]) -> None:
+    """The answer's sentence around a figure goes on past a decimal point, as a context's
+    does: the operands of a change written in it ("from 3.25 million to 3.64 million, up
+    12%") are read (the sentence was cut at the point of "3.64", so they were not)."""
+    assert unsupported(answer, CINEMA) == expected
