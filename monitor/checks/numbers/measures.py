@@ -152,7 +152,11 @@ def compound(d: Derivation, mention: Mention, value: float, around: Around) -> s
                 return written
         if single:
             continue
-        for times in d.sentence_times:  # "1 hour 35 minutes" for "from 09:12 to 10:47"
+        # "1 hour 35 minutes" for "from 09:12 to 10:47": two clock times of a context
+        # sentence, or of the answer's own that the context states (read only when the
+        # context has a clock time)
+        ours = d.answer_figures(mention, around[1], "time") if d.sentence_times else []
+        for times in (ours, *d.sentence_times):
             found = duration(total, times)
             if found is not None:
                 return found

@@ -59,3 +59,36 @@ def test_a_decimal_point_ends_no_sentence_of_the_answer(answer: str, expected: l
     does: the operands of a change written in it ("from 3.25 million to 3.64 million, up
     12%") are read (the sentence was cut at the point of "3.64", so they were not)."""
     assert unsupported(answer, CINEMA) == expected
+
+
+FERRY = ["Harbour ferry: check-in opens at 07:20.", "The morning ferry sails at 09:05."]
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Check-in opens at 07:20, which gives you 1 hour 45 minutes before the 09:05 sailing.",
+         FERRY, []),
+        ("Check-in opens at 07:20, so **1 hr 45 mins** pass before the ferry sails at 09:05.",
+         FERRY, []),
+        ("Between 07:20 and 09:05 you have an hour and 45 minutes.", FERRY, []),
+        # hard negatives: wrong arithmetic; the clock times in two sentences; a clock time the
+        # context does not state; the context's times with no clock time in the answer
+        ("Check-in opens at 07:20, which gives you 1 hour 35 minutes before the 09:05 sailing.",
+         FERRY, ["1 hour 35 minutes"]),
+        ("Check-in opens at 07:20. You then have 1 hour 45 minutes before the 09:05 sailing.",
+         FERRY, ["1 hour 45 minutes"]),
+        ("Check-in opens at 07:20, which gives you 1 hour 45 minutes before the 09:05 sailing.",
+         ["Harbour ferry: check-in opens at 07:20.", "The morning ferry sails at 09:15."],
+         ["1 hour 45 minutes", "09:05"]),
+        ("You have 1 hour 45 minutes between check-in and sailing.", FERRY,
+         ["1 hour 45 minutes"]),
+    ],
+)  # fmt: skip
+def test_a_duration_in_hours_and_minutes_between_the_answers_clock_times(
+    answer: str, context: list[str], expected: list[str]
+) -> None:
+    """A duration in hours and minutes between two clock times the answer's sentence writes
+    and the context states is backed, as one in minutes is ("105 minutes, from 07:20 to
+    09:05"): the hours-and-minutes step read the context's sentences only."""
+    assert unsupported(answer, context) == expected
