@@ -480,6 +480,34 @@ def _spelled_claims(text: str) -> list[Mention]:
     return out
 
 
+# Two figures of two digits either side of a point written as a range ("from 18.00 to
+# 22.00", "18.00-22.00", "between 18.00 and 22.00"), in emphasis or not, no currency or unit
+# with them: clock times, backed by clock times only (one alone may be a decimal)
+_POINTED_CLOCK = r"(?:[01]\d|2[0-3])\.[0-5]\d"
+_POINTED_RANGE = re.compile(
+    rf"(?:\b(between)\s+|(?<![\d.,$€£¥₹])(?<![$€£¥₹] ))[*_]*({_POINTED_CLOCK})[*_]*\s*"
+    rf"(?(1)and|(?:-|–|—|to|until|till))\s*[*_]*({_POINTED_CLOCK})(?![\d]|[.,]\d"
+    r"|[*_]*\s?(?:%|[€$£¥₹]|(?:[kcm]?[glm]|kg|km|lbs?|oz|EUR|USD|GBP|CHF|euros?|dollars?"
+    r"|pounds?|francs?|percent|per\s?cent)\b))"
+)
+
+
+def _pointed_clocks(text: str, mentions: list[Mention]) -> list[Mention]:
+    """``mentions`` with the figures of a range of clock times written with a point read as
+    clock times ("22.00" of "from 18.00 to 22.00" is no decimal 22, which "£22" backs)."""
+    if not any(m.kind == "number" and m.raw[2:3] == "." and len(m.raw) == 5 for m in mentions):
+        return mentions
+    clocks = {g for r in _POINTED_RANGE.finditer(text) for g in r.groups()[1:]}
+    if not clocks:
+        return mentions
+    return [
+        Mention(m.raw, "time", readings=(Reading(int(m.raw[:2]) * 60.0 + int(m.raw[3:]), 1.0),))
+        if m.kind == "number" and m.raw in clocks
+        else m
+        for m in mentions
+    ]
+
+
 def answer_mentions(
     answer: str, context_locale: Callable[[], str | None] | None = None
 ) -> list[Mention]:
@@ -502,5 +530,6 @@ def answer_mentions(
         return own
 
     mentions = [m for m in scan(cleaned, Lazy(convention)) if m.raw not in _IDIOMS]
+    mentions = _pointed_clocks(cleaned, mentions)
     # a spelled claim is read through markdown emphasis ("**Eight** rescue greyhounds")
     return mentions + _spelled_claims(unemphasised(cleaned))

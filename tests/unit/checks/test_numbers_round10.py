@@ -92,3 +92,33 @@ def test_a_duration_in_hours_and_minutes_between_the_answers_clock_times(
     and the context states is backed, as one in minutes is ("105 minutes, from 07:20 to
     09:05"): the hours-and-minutes step read the context's sentences only."""
     assert unsupported(answer, context) == expected
+
+
+OPEN_NIGHT = "Observatory open nights run from 7 pm to 10 pm; entry £23, telescopes provided."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Open nights run from 19.00 to 23.00.", OPEN_NIGHT, ["23.00"]),
+        ("Open nights run **19.00–23.00**, entry £23.", OPEN_NIGHT, ["23.00"]),
+        ("Come between 19.00 and 23.00 on clear nights.", OPEN_NIGHT, ["23.00"]),
+        ("Open nights run from 19.00 to 22.00; entry is £23.", OPEN_NIGHT, []),
+        ("Open nights run 19.00-22.00.", OPEN_NIGHT, []),
+        # hard negatives: amounts with a currency or unit, a pointed figure alone, one-digit
+        # hours, minutes past 59: decimals, backed by the plain figures as before
+        ("Entry is £19.00 to £23.00.", "Entry £19 to £23.", []),
+        ("Entry costs from 19.00 to 23.00 euros.", "Entry costs 19 to 23 euros.", []),
+        ("Mirrors weigh 19.00 to 23.00 kg.", "Mirrors weigh 19 to 23 kg.", []),
+        ("The entry fee is 23.00.", OPEN_NIGHT, []),
+        ("The pH stays between 6.50 and 7.00.", "Keep the pH at 6.5 to 7.", []),
+        ("Readings ran from 10.50 to 12.75.", "Readings ran from 10.5 to 12.75.", []),
+    ],
+)
+def test_a_range_of_clock_times_written_with_a_point(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """Two figures of two digits either side of a point written as a range ("from 19.00 to
+    23.00") are clock times, backed by clock times only: "£23" backs no "23.00" there (it
+    was read as the decimal 23)."""
+    assert unsupported(answer, context) == expected
