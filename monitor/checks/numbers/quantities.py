@@ -70,7 +70,6 @@ _HEDGES: tuple[tuple[str, str, float, float], ...] = (
     ("nearly", "round_below", 0, 0), ("almost", "round_below", 0, 0),
     ("close to", "round", 0, 0), ("about", "round", 0, 0), ("around", "round", 0, 0),
     ("roughly", "round", 0, 0), ("approximately", "round", 0, 0), ("some", "round", 0, 0),
-    ("an estimated", "round", 0, 0),
 )  # fmt: skip
 
 # A temperature's scale right after its figure ("°F", " ° c", " degrees Celsius"), in the

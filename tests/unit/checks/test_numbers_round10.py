@@ -122,3 +122,29 @@ def test_a_range_of_clock_times_written_with_a_point(
     23.00") are clock times, backed by clock times only: "£23" backs no "23.00" there (it
     was read as the decimal 23)."""
     assert unsupported(answer, context) == expected
+
+
+PARADE = "The harbour festival drew an estimated 250,000 visitors over the weekend."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("An estimated 300,000 visitors came to the festival.", PARADE, ["300,000"]),
+        ("The festival drew an estimated three hundred thousand visitors.", PARADE,
+         ["three hundred thousand"]),
+        ("Its survey counted an estimated 78,000 anglers.", "The survey counted 77,812 anglers.",
+         ["78,000"]),
+        # hard negatives: the same figure; the hedges the policy lists
+        ("An estimated 250,000 visitors came to the festival.", PARADE, []),
+        ("The festival drew some 300,000 visitors.", PARADE, []),
+        ("Its survey counted approximately 78,000 anglers.", "The survey counted 77,812 anglers.",
+         []),
+        ("Its survey counted nearly 78,000 anglers.", "The survey counted 77,812 anglers.", []),
+    ],
+)  # fmt: skip
+def test_an_estimate_is_no_hedge(answer: str, context: str, expected: list[str]) -> None:
+    """ "an estimated" is not among the hedges (about, around, roughly, approximately, some;
+    nearly, almost; the bounds): the figure after it is a claim as written (it was read as
+    "about", so 250,000 rounded to the 300,000 it stated)."""
+    assert unsupported(answer, context) == expected
