@@ -148,6 +148,12 @@ class Derivation:
         return self._lower
 
     @property
+    def open_decimals(self) -> bool:
+        """Whether the context's figures show neither decimal convention ("42,195" may be
+        42.195 or 42195)."""
+        return self._locale() is None
+
+    @property
     def sentences(self) -> list[str]:
         """The context's sentences."""
         if self._sentences is None:

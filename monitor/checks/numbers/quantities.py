@@ -43,6 +43,11 @@ class Derivation(Protocol):
         """Each context sentence's clock times."""
         ...
 
+    @property
+    def open_decimals(self) -> bool:
+        """Whether the context's figures show neither decimal convention."""
+        ...
+
     def rest(self, mention: Mention) -> str:
         """The answer after the figure, lower-cased, to the end of its sentence."""
         ...
@@ -223,10 +228,16 @@ def across_systems(d: Derivation, mention: Mention, value: float, around: Around
         other = unit_of(word) if word else None
         if other is None or other[0] != dim or imperial(word) == imperial(after):
             continue
-        gap = abs(c * other[1] / size - value)
-        if gap <= step / 2 + 1e-9 and gap <= 0.05 * value:
-            return f"{m.raw} {word}"
+        # "42,195 km" where no figure shows the convention: 42.195 too, as the look-up reads it
+        either = _COMMA_GROUP.match(m.raw) is not None and d.open_decimals
+        for figure in (c, c / 1000) if either else (c,):
+            gap = abs(figure * other[1] / size - value)
+            if gap <= step / 2 + 1e-9 and gap <= 0.05 * value:
+                return f"{m.raw} {word}"
     return None
+
+
+_COMMA_GROUP = re.compile(r"\d{1,3},\d{3}(?![\d,.])")
 
 
 def temperature(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:

@@ -148,3 +148,32 @@ def test_an_estimate_is_no_hedge(answer: str, context: str, expected: list[str])
     nearly, almost; the bounds): the figure after it is a claim as written (it was read as
     "about", so 250,000 rounded to the 300,000 it stated)."""
     assert unsupported(answer, context) == expected
+
+
+TRAIL = "Der Küstenweg ist 12,875 km lang; Start am Leuchtturm."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The coastal path is about 8 miles long.", TRAIL, []),
+        ("The coastal path is 12.875 km (**8 miles**) long.", TRAIL, []),
+        ("Le sentier fait environ 8 miles.", "Le sentier côtier fait 12,875 km.", []),
+        # the thousands reading still converts
+        ("The network is about 8,000 miles long.", "The network spans 12,875 km of trails.", []),
+        # hard negatives: a wrong conversion; a text whose point makes the comma a thousands
+        # separator; a comma before two digits or four is no such figure
+        ("The coastal path is about 9 miles long.", TRAIL, ["9"]),
+        ("The trails cover about 8 miles.",
+         "The trail network spans 12,875 km; day passes cost $4.50.", ["8"]),
+        ("The path is about 8 miles long.", "Der Weg ist 12,87 km lang.", []),
+        ("The path is about 8 miles long.", "Der Weg ist 128,75 km lang.", ["8"]),
+    ],
+)  # fmt: skip
+def test_a_comma_figure_of_no_convention_converts_under_both_readings(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A context figure with a comma before its last three digits ("12,875 km"), in a text
+    whose figures show neither convention, is converted under both readings, as the look-up
+    reads it (only the thousands reading was converted: 8,000 miles, never 8)."""
+    assert unsupported(answer, context) == expected
