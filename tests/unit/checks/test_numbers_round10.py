@@ -177,3 +177,25 @@ def test_a_comma_figure_of_no_convention_converts_under_both_readings(
     whose figures show neither convention, is converted under both readings, as the look-up
     reads it (only the thousands reading was converted: 8,000 miles, never 8)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Highs of 19°C are expected inland.", "forecast : highs of 19c inland , 14c on the coast .",
+         []),
+        ("Highs of **19 °C** inland, 14 degrees on the coast.",
+         "Forecast: highs of 19C inland, 14C on the coast.", []),
+        ("Expect 66 °F by noon.", "Expect highs near 66F by noon.", []),
+        ("Highs of 21C are expected inland.", "Forecast: highs of 19C inland.", ["21C"]),
+        # hard negatives: another figure; letters that are no unit; "cm" stays centimetres
+        ("Highs of 21°C are expected inland.", "forecast : highs of 19c inland .", ["21"]),
+        ("Highs of 190°C in the kiln.", "forecast : highs of 19c inland .", ["190"]),
+        ("Turn on 2FA and use a 3D model.", "Security: enable 2FA.", []),
+        ("The tile is 19cm wide.", "Tiles 19 mm wide.", ["19cm"]),
+    ],
+)  # fmt: skip
+def test_degrees_glued_to_a_figure(answer: str, context: str, expected: list[str]) -> None:
+    """A figure with "C", "c" or "F" glued ("19c" in lower-cased news, "19C") is the figure
+    with its unit, as "19 c" apart is (the letter made it part of a word, no figure)."""
+    assert unsupported(answer, context) == expected
