@@ -147,7 +147,10 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
     passages = list(passages)
     ids = [i for p in passages for i in (p.doc_id, p.chunk_id) if i]
     cites = Citations(len(passages), ids, [p.text for p in passages])
-    text = _blank(answer, _CODE) if "`" in answer or "~~~" in answer else answer
+    code = "`" in answer or "~~~" in answer
+    text = _blank(answer, _CODE) if code else answer
+    # where each code span ends: a bracket after one follows a value, not the word before it
+    code_ends = frozenset(m.end() for m in _CODE.finditer(answer)) if code else frozenset()
     if "\\[" in text:
         text = text.replace("\\[", " [").replace("\\]", "] ")  # escaped markdown "\[1\]"
     if "<sup>" in text:
@@ -163,7 +166,7 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
     if sup_defs:
         text = _blank(text, SUPERSCRIPT_DEF)  # their definition lines are read
     if "[" in text or "【" in text:
-        _brackets(text, cites, labels)
+        _brackets(text, cites, labels, code_ends)
     if "(" in text:
         _parentheses(text, cites)
     if TEXTUAL_WORDS.search(lower):
@@ -210,7 +213,9 @@ def _numbers_noun(text: str, before: str, end: int) -> bool:
     return words[-1][:1].isupper() or _WORD_AFTER.match(text, end) is not None
 
 
-def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
+def _brackets(
+    text: str, cites: Citations, labels: dict[str, str], code_ends: frozenset[int]
+) -> None:
     bound = max(20, 2 * cites.n_passages)
     if cites.ids and all(i.isdecimal() and len(i) <= 3 for i in cites.ids):
         bound = 999  # the passages' ids are numbers: "[31]" names one, "[40]" none
@@ -225,6 +230,8 @@ def _brackets(text: str, cites: Citations, labels: dict[str, str]) -> None:
             _file_search(inner, cites)
             continue
         before = text[max(0, m.start() - 30) : m.start()].rstrip()
+        if code_ends and any(e <= m.start() and not text[e : m.start()].strip() for e in code_ends):
+            before = ""  # "is `delays=[1, 2]` [2]": after the code span, a value, not "is"
         after = text[m.end() : m.end() + 1]
         if (
             (before.endswith("[") and after == ",") or (before.endswith("],") and after == "]")
