@@ -218,7 +218,8 @@ _CODE_NAMES = frozenset(
 # power grid[2][3]." or "grid[2][3] and") and are read as citations.
 _GRID_NAMES = frozenset(
     "grid grids board boards cells tensor tensors image images pixels weights tiles maze "
-    "lattice mask masks".split()
+    "lattice mask masks frame frames raster rasters bitmap bitmaps heatmap heatmaps canvas "
+    "canvases".split()
 )
 _SECOND_INDEX = re.compile(
     r"\[\d{1,3}\]\[\d{1,3}\](?:\[\d{1,3}\])*[ \t]+(?!(?:and|or|but|while|so)\b)[^\W\d_]"
@@ -245,5 +246,9 @@ def indexing(text: str, start: int, skipped: int) -> bool:
         or "_" in word
         or any(c.isdigit() for c in word)
         or word.lower() in _CODE_NAMES
-        or (word.lower() in _GRID_NAMES and _SECOND_INDEX.match(text, start) is not None)
+        or (
+            word.lower() in _GRID_NAMES
+            and _SECOND_INDEX.match(text, start) is not None
+            and text[max(0, i - 5) : i].lower() != "time "  # a time frame is no grid
+        )
     )

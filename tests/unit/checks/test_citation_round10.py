@@ -30,3 +30,25 @@ def test_a_bracket_after_a_code_span_follows_a_value(
     `delays=[2, 4, 8]` [2]" cites 2 (the blanked span left "is [2]", read as a value after
     "is")."""
     assert cited(answer, ["retry-config", "timeouts"]) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Each frame[1][4] stores the bias level, and frame[0][2] the gain.", ([], [])),
+        ("The raster[2][5] holds the elevation for that tile.", ([], [])),
+        ("In the heatmap[3][1] shows the hottest rack.", ([], [])),
+        # hard negatives: ending the clause or before "and"; a time frame; one bracket apart
+        ("Readings are stored per frame[1][2].", (["1", "2"], [])),
+        ("Bias is set for each frame[1][2] and drifts slowly.", (["1", "2"], [])),
+        ("The refund time frame[1][2] is thirty days.", (["1", "2"], [])),
+        ("The frame [1] is read first.", (["1"], [])),
+    ],
+)
+def test_two_indices_glued_to_a_frame_or_raster_index_a_grid(
+    answer: str, expected: tuple[list[str], list[str]]
+) -> None:
+    """A frame, raster, bitmap, heatmap or canvas is a grid of values, as a grid, board or
+    image is: two indices glued to it with the clause going on index it ("frame[1][4]
+    stores"), no citation (they were read as citations, 4 invalid)."""
+    assert cited(answer, ["detector-guide", "export-format"]) == expected
