@@ -84,7 +84,8 @@ _TEMPERATURE_AFTER = re.compile(
 )
 
 _TEMPERATURE = re.compile(
-    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:[°º]\s?|degrees?\s+)(C|F|Celsius|Fahrenheit|centigrade)\b",
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)(?:\s?(?:[°º]\s?|degrees?\s+)(C|F|Celsius|Fahrenheit|centigrade)"
+    r"|(?-i:([CFcf])))\b",  # (or glued, as news writes degrees: "19C", "66F")
     re.IGNORECASE,
 )
 
@@ -244,16 +245,18 @@ def temperature(d: Derivation, mention: Mention, value: float, around: Around) -
     """A temperature converted between Celsius and Fahrenheit ("68 °F" for 20 °C), to
     the answer's last digit (98.6 °F or 99 °F for 37 °C; 70 °F is not 20 °C), or within
     2 % to a figure ending in 0 or 5 (180 °C for 350 °F; not 200 °C)."""
-    m = _TEMPERATURE_AFTER.match(d.rest(mention))
-    if m is None:
+    raw = mention.raw
+    glued = raw[-1:].lower() if raw[-1:] in ("c", "C", "f", "F") and raw[-2:-1].isdigit() else ""
+    m = None if glued else _TEMPERATURE_AFTER.match(d.rest(mention))
+    if m is None and not glued:
         return None
-    fahrenheit = (m.group(1) or m.group(2))[0] == "f"
+    fahrenheit = (glued or (m.group(1) or m.group(2) if m else ""))[:1] == "f"
     precision = mention.readings[0].precision or 1.0
     # a figure ending in 0 or 5 may be rounded to it, by up to 2 % (180 °C for 350 °F)
     rounded = value.is_integer() and int(value) % 5 == 0
     tolerance = max(precision / 2, 0.02 * abs(value)) if rounded else precision / 2
     for c in _TEMPERATURE.finditer(d.context):
-        their = c.group(2).lower()[0] == "f"
+        their = (c.group(2) or c.group(3)).lower()[0] == "f"
         if their == fahrenheit:
             continue
         figure = float(c.group(1).replace(",", "."))

@@ -199,3 +199,23 @@ def test_degrees_glued_to_a_figure(answer: str, context: str, expected: list[str
     """A figure with "C", "c" or "F" glued ("19c" in lower-cased news, "19C") is the figure
     with its unit, as "19 c" apart is (the letter made it part of a word, no figure)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Water boils at 212F at sea level.", "Water boils at 100°C at sea level.", []),
+        ("Water boils at 212°F at sea level.", "Water boils at 100C at sea level.", []),
+        ("Bake the loaf at 350F.", "Bake the loaf at 175 °C.", []),
+        ("It was 19c in the shade.", "It was 66F in the shade.", []),
+        # hard negatives: a wrong conversion; a letter after the figure that is no scale
+        ("It was 25C in the shade.", "It was 66F in the shade.", ["25C"]),
+        ("Bake the loaf at 400F.", "Bake the loaf at 175 °C.", ["400F"]),
+        ("The seat is 14C.", "It was 60 degrees Fahrenheit at boarding, gate 5.", ["14C"]),
+    ],
+)
+def test_degrees_glued_to_a_figure_convert(answer: str, context: str, expected: list[str]) -> None:
+    """A temperature written with its scale glued ("212F", "19c"), as the page says it reads
+    them, converts between Celsius and Fahrenheit as "212 °F" does (it was compared as
+    written only, so "212F" beside "100°C" was flagged)."""
+    assert unsupported(answer, context) == expected
