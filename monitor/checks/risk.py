@@ -43,8 +43,11 @@ combined as independent chances (noisy-or: 1 − Π(1 − eᵢ)):
 
 A refusal (``refusal`` flagged) is not measured by its words (a refusal's words are not in
 the context by nature): its risk is 0.3, the chance it is a false refusal, which the judge
-tells (``judge_false_refusal``). A check that did not run adds nothing, nor a flag check
-that did not apply.
+tells (``judge_false_refusal``); but what the answer says in its sentences that do not refuse
+is measured as any answer is, and sets the risk when higher (risk/7): "The context does not
+mention the fee. However, banks usually charge $25." answers all the same, from what the
+context does not give (risk/6 scored every such answer 0.3, below most unfaithful ones).
+A check that did not run adds nothing, nor a flag check that did not apply.
 The weights, the grounding scale among them, are chosen, not fitted (public data with every
 kind labelled is not at hand; the phrasing scale was chosen among a few on FRANK's
 validation articles and HaluEval, the name part's weight among 1.5–3 on FRANK's validation
@@ -62,10 +65,11 @@ from monitor.checks import kernels
 from monitor.checks.context import content_words, missing_words
 from monitor.checks.evidence import OverlapEvidence
 from monitor.checks.memo import lowered
+from monitor.checks.refusal import find_refusal
 from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
 
-RISK_VERSION = "risk/6"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
+RISK_VERSION = "risk/7"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
 GROUNDING_SCALE = 0.85
 NAME_PART_WEIGHT = 2.0  # a missing word said before a name the context has counts this much
 PHRASING_SCALE = 0.25  # in an answer of SHORT_WORDS words or fewer
@@ -80,13 +84,14 @@ FLAG_CHANCES: Mapping[str, float] = {
     "citation": 0.15,
 }
 REFUSAL_CHANCE = 0.3
+REST_WORDS = 8  # content words a refusal's other sentences need to be measured (risk/7)
 
 
 def risk(checks: Mapping[str, CheckResult], view: TraceView) -> float:
     """The risk of the trace ``view`` whose check results are ``checks`` (see the module)."""
     refusal = checks.get("refusal")
     if refusal is not None and refusal.flagged:
-        return REFUSAL_CHANCE
+        return _refusal_risk(checks, view)
     keep = 1.0  # the chance that nothing fails
     gap = _grounding_gap(checks.get("grounding_overlap"), view)
     if gap:
@@ -94,11 +99,39 @@ def risk(checks: Mapping[str, CheckResult], view: TraceView) -> float:
     novel = _new_phrasing(checks.get("grounding_overlap"), view)
     if novel:
         keep *= 1.0 - phrasing_scale(view.answer) * novel
+    return round(1.0 - _flags_keep(checks, keep), 4)
+
+
+def _flags_keep(checks: Mapping[str, CheckResult], keep: float) -> float:
+    """``keep`` (the chance that nothing else fails) times the chance that none of the flags
+    of ``FLAG_CHANCES`` raised fails."""
     for name, chance in FLAG_CHANCES.items():
         result = checks.get(name)
         if result is not None and result.flagged:
             keep *= 1.0 - chance
-    return round(1.0 - keep, 4)
+    return keep
+
+
+def _refusal_risk(checks: Mapping[str, CheckResult], view: TraceView) -> float:
+    """A refusal's risk: ``REFUSAL_CHANCE``, or, when higher, the risk of what the answer says
+    in its sentences that do not refuse (their grounding gap and new phrasing, with the
+    flags), read only where the grounding check runs (risk/7)."""
+    if checks.get("grounding_overlap") is None:
+        return REFUSAL_CHANCE
+    # (every sentence that refuses is left out: "I don't know. The context doesn't say.")
+    rest = " ".join(s for s in _SENTENCES.split(view.answer) if find_refusal(s) is None)
+    words = content_words(rest)
+    if len(words) < REST_WORDS:
+        return REFUSAL_CHANCE  # a refusal, an apology, a pointer elsewhere
+    missing = missing_words(view, words)
+    weighted = len(missing) + _name_parts(missing, view) * (NAME_PART_WEIGHT - 1.0)
+    keep = 1.0 - GROUNDING_SCALE * min(1.0, weighted / len(words))
+    novel, looked = kernels.phrasing(
+        lowered(rest), view.context_lower, lowered(view.trace.query), MAX_TRIGRAMS
+    )
+    if looked:
+        keep *= 1.0 - phrasing_scale(rest) * novel / looked
+    return round(max(REFUSAL_CHANCE, 1.0 - _flags_keep(checks, keep)), 4)
 
 
 def phrasing_scale(answer: str) -> float:
@@ -133,6 +166,7 @@ def _grounding_gap(grounding: CheckResult | None, view: TraceView) -> float | No
 
 
 _NEXT_WORD = re.compile(r" +([a-z][a-z'-]*)")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")  # (a refusal's sentence, told from the rest)
 _SENTENCE_END = frozenset(".!?")
 
 

@@ -39,6 +39,31 @@ def test_an_unsupported_figure_raises_it() -> None:
 
 def test_a_refusal_is_a_possible_false_refusal_not_its_words() -> None:
     assert risk_of("I don't know, the documents do not say.") == REFUSAL_CHANCE
+    # every sentence of it refuses: none is measured by its words
+    assert risk_of("I don't know. The context doesn't mention this.") == REFUSAL_CHANCE
+    assert risk_of("I'm sorry. The documents do not contain that information.") == REFUSAL_CHANCE
+
+
+def test_what_a_refusal_goes_on_to_say_is_measured() -> None:
+    """risk/7: "The context does not mention X. However, ..." answers all the same; its
+    sentences that do not refuse, of ``REST_WORDS`` content words or more, are measured as
+    any answer's words are (risk/6 scored it 0.3 whatever followed). What the context holds
+    keeps it at the refusal's chance."""
+    hedge = "The context does not mention a yearly price. "
+    invented = risk_of(
+        hedge + "However, most vendors discount annual billing, typically saving customers "
+        "roughly two months of fees compared with paying monthly."
+    )
+    grounded = risk_of(
+        hedge + "However, the Pro plan costs $20 a month and includes five seats and email support."
+    )
+    figure = risk_of(
+        hedge + "However, the Pro plan costs $25 a month and includes five seats and email support."
+    )
+    assert grounded < 0.4
+    assert invented >= max(0.5, grounded + 0.2) and figure >= grounded + 0.3
+    # a refusal's courtesies are too few words to be measured: "Please contact support."
+    assert risk_of("The documents do not say. Please contact our support team.") == REFUSAL_CHANCE
 
 
 def test_an_answer_over_an_empty_context_is_risky() -> None:
