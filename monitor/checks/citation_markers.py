@@ -213,6 +213,17 @@ def _numbers_noun(text: str, before: str, end: int) -> bool:
     return words[-1][:1].isupper() or _WORD_AFTER.match(text, end) is not None
 
 
+def _after_code(text: str, start: int, code_ends: frozenset[int]) -> bool:
+    """Whether only blanks stand between a code span's end and ``start`` (each blank read once
+    a bracket: a code span is blanked too, so the walk stops at its end)."""
+    i = start
+    while i not in code_ends:
+        if i == 0 or not text[i - 1].isspace():
+            return False
+        i -= 1
+    return True
+
+
 def _brackets(
     text: str, cites: Citations, labels: dict[str, str], code_ends: frozenset[int]
 ) -> None:
@@ -230,7 +241,7 @@ def _brackets(
             _file_search(inner, cites)
             continue
         before = text[max(0, m.start() - 30) : m.start()].rstrip()
-        if code_ends and any(e <= m.start() and not text[e : m.start()].strip() for e in code_ends):
+        if code_ends and _after_code(text, m.start(), code_ends):
             before = ""  # "is `delays=[1, 2]` [2]": after the code span, a value, not "is"
         after = text[m.end() : m.end() + 1]
         if (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import ends_in_time
 from tests.unit.checks.test_citation_brackets import cited
 
 
@@ -52,3 +53,15 @@ def test_two_indices_glued_to_a_frame_or_raster_index_a_grid(
     image is: two indices glued to it with the clause going on index it ("frame[1][4]
     stores"), no citation (they were read as citations, 4 invalid)."""
     assert cited(answer, ["detector-guide", "export-format"]) == expected
+
+
+def test_brackets_after_many_code_spans_are_read_in_linear_time() -> None:
+    """Whether a bracket follows a code span was asked of every code span, slicing the text
+    between them: 9,000 "`a` [1]" (189 KB) took 110 s. Now only the blanks before the bracket
+    are read: 0.04 s."""
+    code = (
+        "from monitor.checks.citation_markers import find_citations\n"
+        "from monitor.core.model import Passage\n"
+        "find_citations('The value is `a` [1] ' * 9000, [Passage(text='x', doc_id='p')])\n"
+    )
+    assert ends_in_time(code, seconds=15)
