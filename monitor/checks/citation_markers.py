@@ -462,19 +462,13 @@ def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
 
 def _textual(text: str, cites: Citations) -> None:
     """ "according to passage 2", "(see Document 3)", "sources 1 and 3"."""
-    for m, more, _ in textual_references(text):
-        cites.at = m.start()
-        word = m.group(0).split(None, 1)[0].rstrip("#")
-        lo = int(m.group(1))
-        hi = int(m.group(2)) if m.group(2) else lo
-        joiner = text[m.end(1) : m.start(2)] if m.group(2) else ""
-        if m.group(2) and ("-" in joiner or "–" in joiner or "to" in joiner):
+    for ref in textual_references(text):
+        cites.at = ref.start
+        if ref.span:
+            lo, hi = ref.numbers
             if lo <= hi <= lo + 50:
                 for i in range(lo, hi + 1):
                     cites.index(i)
             continue
-        cites.index(lo, word)
-        if m.group(2):
-            cites.index(hi, word)
-        for n in more:
-            cites.index(n, word)
+        for n in ref.numbers:
+            cites.index(n, ref.word)

@@ -8,7 +8,12 @@ import functools
 import math
 import re
 
-from monitor.checks.text import NUMBER_SKIP_MAX, SUPERSCRIPTS, textual_references
+from monitor.checks.text import (
+    NUMBER_SKIP_MAX,
+    SUPERSCRIPTS,
+    TEXTUAL_GUARDS,
+    textual_references,
+)
 
 MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
@@ -202,11 +207,6 @@ _NOISE: tuple[tuple[str | None, re.Pattern[str]], ...] = (
 )
 
 
-# The words of a textual reference to passages without their first letter ("Source 2" and
-# "source 2" alike), so that its pattern runs only on an answer that has one of them.
-_TEXTUAL_GUARDS = ("assage", "oc", "ource", "xcerpt", "nippet", "hunk", "ontext")
-
-
 def strip_noise(answer: str, *, textual: bool = True) -> str:
     """The answer with markers, URLs and addresses blanked out (figures in them are not claims);
     with ``textual``, references in words too ("according to passage 2")."""
@@ -214,13 +214,13 @@ def strip_noise(answer: str, *, textual: bool = True) -> str:
         if guard is None or guard in answer:
             # A visible separator, so "15 [2] March" does not become the date "15 March".
             answer = pattern.sub(" | ", answer)
-    if textual and any(guard in answer for guard in _TEXTUAL_GUARDS):
+    if textual and any(guard in answer for guard in TEXTUAL_GUARDS):
         # "according to passage 2", "(contexts 1 and 2)": citations, as ``citation`` reads them
         pieces: list[str] = []
         start = 0
-        for m, _, end in textual_references(answer):
-            pieces += (answer[start : m.start()], " | ")
-            start = end
+        for ref in textual_references(answer):
+            pieces += (answer[start : ref.start], " | ")
+            start = ref.end
         if pieces:
             answer = "".join(pieces) + answer[start:]
     return answer

@@ -5,8 +5,16 @@ written in docs/checks.md; each with the look-alikes it must leave flagged."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from monitor.checks.text import (
+    TEXTUAL_GUARDS,
+    TEXTUAL_REFERENCE,
+    TEXTUAL_WORDS,
+    textual_references,
+)
 from tests.unit.checks.numbers_support import unsupported
 from tests.unit.checks.test_citation_brackets import cited
 
@@ -130,3 +138,23 @@ def test_a_count_of_things_is_never_rounded(
     """A count of things is a whole figure: "£3.40" rounds to 3, but backs no "three stops"
     (the look-up backed it before the count of the list was read)."""
     assert unsupported(answer, context) == expected
+
+
+def test_every_reference_word_passes_both_gates() -> None:
+    """The words a textual reference starts with are written in the pattern, and its gates
+    (``TEXTUAL_WORDS`` on lower-cased text, ``TEXTUAL_GUARDS`` on text as written) are written
+    apart from it: a word added to the pattern and not to a gate would never be read."""
+    alternatives = TEXTUAL_REFERENCE.pattern.split("(?:", 1)[1].split(")", 1)[0].split("|")
+    words = [
+        form
+        for alt in alternatives
+        for form in ((alt[:-2], alt[:-1]) if alt.endswith("s?") else (alt,))
+    ]
+    assert len(words) == 16 and all(re.fullmatch("[a-z]+", w) for w in words), words
+    for word in words:
+        for written in (word, word.capitalize(), word.upper()):
+            text = f"See {written} 2 for the fee."
+            assert [r.numbers for r in textual_references(text)] == [(2,)], written
+            assert TEXTUAL_WORDS.search(text.lower()) is not None, written
+            if written != word.upper():  # (capitals throughout are not gated)
+                assert any(g in text for g in TEXTUAL_GUARDS), written
