@@ -92,14 +92,21 @@ def risk(checks: Mapping[str, CheckResult], view: TraceView) -> float:
     refusal = checks.get("refusal")
     if refusal is not None and refusal.flagged:
         return _refusal_risk(checks, view)
-    keep = 1.0  # the chance that nothing fails
-    gap = _grounding_gap(checks.get("grounding_overlap"), view)
+    grounding = checks.get("grounding_overlap")
+    novel = _new_phrasing(view.answer, view) if grounding is not None else None
+    keep = _words_keep(_grounding_gap(grounding, view), novel, view.answer)
+    return round(1.0 - _flags_keep(checks, keep), 4)
+
+
+def _words_keep(gap: float | None, novel: float | None, text: str) -> float:
+    """The chance that ``text``'s words fail in neither way: its grounding ``gap`` and its
+    share of ``novel`` trigrams, each scaled (see the module)."""
+    keep = 1.0
     if gap:
         keep *= 1.0 - GROUNDING_SCALE * gap
-    novel = _new_phrasing(checks.get("grounding_overlap"), view)
     if novel:
-        keep *= 1.0 - phrasing_scale(view.answer) * novel
-    return round(1.0 - _flags_keep(checks, keep), 4)
+        keep *= 1.0 - phrasing_scale(text) * novel
+    return keep
 
 
 def _flags_keep(checks: Mapping[str, CheckResult], keep: float) -> float:
@@ -119,18 +126,11 @@ def _refusal_risk(checks: Mapping[str, CheckResult], view: TraceView) -> float:
     if checks.get("grounding_overlap") is None:
         return REFUSAL_CHANCE
     # (every sentence that refuses is left out: "I don't know. The context doesn't say.")
-    rest = " ".join(s for s in _SENTENCES.split(view.answer) if find_refusal(s) is None)
+    rest = " ".join(s for s in SENTENCES.split(view.answer) if find_refusal(s) is None)
     words = content_words(rest)
     if len(words) < REST_WORDS:
         return REFUSAL_CHANCE  # a refusal, an apology, a pointer elsewhere
-    missing = missing_words(view, words)
-    weighted = len(missing) + _name_parts(missing, view) * (NAME_PART_WEIGHT - 1.0)
-    keep = 1.0 - GROUNDING_SCALE * min(1.0, weighted / len(words))
-    novel, looked = kernels.phrasing(
-        lowered(rest), view.context_lower, lowered(view.trace.query), MAX_TRIGRAMS
-    )
-    if looked:
-        keep *= 1.0 - phrasing_scale(rest) * novel / looked
+    keep = _words_keep(_missing_share(words, view), _new_phrasing(rest, view), rest)
     return round(max(REFUSAL_CHANCE, 1.0 - _flags_keep(checks, keep)), 4)
 
 
@@ -158,15 +158,19 @@ def _grounding_gap(grounding: CheckResult | None, view: TraceView) -> float | No
         parts = _name_parts(evidence.missing, view)
         return min(1.0, gap + parts * (NAME_PART_WEIGHT - 1.0) / evidence.content_words)
     words = content_words(view.answer)
-    if not words:
-        return None
+    return _missing_share(words, view) if words else None
+
+
+def _missing_share(words: set[str], view: TraceView) -> float:
+    """The share of ``words`` (content words of the answer) the context lacks, a part of a
+    name counting ``NAME_PART_WEIGHT`` times."""
     missing = missing_words(view, words)
     weighted = len(missing) + _name_parts(missing, view) * (NAME_PART_WEIGHT - 1.0)
     return min(1.0, weighted / len(words))
 
 
 _NEXT_WORD = re.compile(r" +([a-z][a-z'-]*)")
-_SENTENCES = re.compile(r"(?<=[.!?])\s+")  # (a refusal's sentence, told from the rest)
+SENTENCES = re.compile(r"(?<=[.!?])\s+")  # where an answer's sentences part
 _SENTENCE_END = frozenset(".!?")
 
 
@@ -216,17 +220,15 @@ def _named(context: str, word: str) -> bool:
     return False
 
 
-def _new_phrasing(grounding: CheckResult | None, view: TraceView) -> float | None:
-    """The share of the answer's word trigrams found in neither the context nor the question
-    (case and punctuation ignored, dashes and curly quotes too; a trigram's last word may be
-    the start of a longer one: "refund" in "refunds", as the grounding check reads words);
-    None when the grounding check did not run (the risk reads the words only where it does)
-    or the answer has fewer than three words. A long answer is read in at most
-    ``MAX_TRIGRAMS`` trigrams spread evenly over it (bounded work). Counted by
-    ``kernels.phrasing``: C in the compiled build."""
-    if grounding is None:
-        return None
+def _new_phrasing(text: str, view: TraceView) -> float | None:
+    """The share of ``text``'s (the answer's, or a part of it) word trigrams found in neither
+    the context nor the question (case and punctuation ignored, dashes and curly quotes too;
+    a trigram's last word may be the start of a longer one: "refund" in "refunds", as the
+    grounding check reads words); None when it has fewer than three words. The risk reads it
+    only where the grounding check runs. A long text is read in at most ``MAX_TRIGRAMS``
+    trigrams spread evenly over it (bounded work). Counted by ``kernels.phrasing``: C in the
+    compiled build."""
     novel, looked = kernels.phrasing(
-        lowered(view.answer), view.context_lower, lowered(view.trace.query), MAX_TRIGRAMS
+        lowered(text), view.context_lower, lowered(view.trace.query), MAX_TRIGRAMS
     )
     return novel / looked if looked else None

@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from monitor.checks.context import content_words, missing_words
-from monitor.checks.risk import RISK_VERSION
+from monitor.checks.risk import RISK_VERSION, SENTENCES
 from monitor.checks.risk import risk as static_risk
 from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
@@ -64,7 +64,6 @@ FEATURES = (
 _FLAGS = ("unsupported_numbers", "context_conflict", "empty_context", "citation", "refusal")
 _BUCKETS = 1 << 18
 MAX_WEIGHT = 1e4  # a 1/p weight counts at most this much (p below 0.01 % is capped)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORDS = re.compile(r"[a-z0-9]+")
 Vector = npt.NDArray[np.float64]
 
@@ -125,7 +124,7 @@ class LearnedRisk:
         missing = missing_words(view, words)
         x[2] = len(missing) / len(words)
         sentence_gaps = []
-        for sentence in _SENTENCE.split(view.answer)[:64]:
+        for sentence in SENTENCES.split(view.answer)[:64]:
             own = content_words(sentence)
             if len(own) >= 3:
                 sentence_gaps.append(len(missing_words(view, own)) / len(own))
