@@ -75,9 +75,10 @@ UNITS = (
 )
 
 # Units written glued to a figure ("20kg", "9km", "75p", "£15m"; a lower-case "m" is metres or
-# million, and the figure keeps both readings; "19C", "19c", "66F": degrees as news writes them). The regex takes any 1-4 letters glued to a
-# figure; ``_number`` keeps the figure only when they are one of these (a 40-way alternation
-# tried after every figure of a 5 KB context cost more than the rest of the scan).
+# million, and the figure keeps both readings; "19C", "19c", "66F": degrees as news writes
+# them). The regex takes any 1-4 letters glued to a figure; ``_number`` keeps the figure
+# only when they are one of these (a 40-way alternation tried after every figure of a 5 KB
+# context cost more than the rest of the scan).
 GLUED_UNITS = frozenset(
     "kg km kms lb lbs mg ml cm mm mph kph km/h ft mi oz gb mb tb kb kw kwh mw hr hrs min mins "
     "sec secs yr yrs ms m g h s x st nd rd th p c f".split()

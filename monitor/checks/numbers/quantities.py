@@ -246,11 +246,14 @@ def temperature(d: Derivation, mention: Mention, value: float, around: Around) -
     the answer's last digit (98.6 °F or 99 °F for 37 °C; 70 °F is not 20 °C), or within
     2 % to a figure ending in 0 or 5 (180 °C for 350 °F; not 200 °C)."""
     raw = mention.raw
-    glued = raw[-1:].lower() if raw[-1:] in ("c", "C", "f", "F") and raw[-2:-1].isdigit() else ""
-    m = None if glued else _TEMPERATURE_AFTER.match(d.rest(mention))
-    if m is None and not glued:
-        return None
-    fahrenheit = (glued or (m.group(1) or m.group(2) if m else ""))[:1] == "f"
+    if raw[-1:] in ("c", "C", "f", "F") and raw[-2:-1].isdigit():
+        scale = raw[-1].lower()  # glued, as news writes degrees: "19C", "66F"
+    else:
+        m = _TEMPERATURE_AFTER.match(d.rest(mention))
+        if m is None:
+            return None
+        scale = m.group(1) or m.group(2)
+    fahrenheit = scale[0] == "f"
     precision = mention.readings[0].precision or 1.0
     # a figure ending in 0 or 5 may be rounded to it, by up to 2 % (180 °C for 350 °F)
     rounded = value.is_integer() and int(value) % 5 == 0
