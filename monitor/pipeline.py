@@ -20,7 +20,6 @@ import structlog
 
 from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
-from monitor.checks.risk import risk
 from monitor.checks.shadow import ShadowSuite
 from monitor.core.errors import SinkError, SinkFailure, SourceError, StartupError, describe
 from monitor.core.model import DeadLetter, Evaluation, Followup, RagTrace, SessionOutcome
@@ -306,9 +305,10 @@ class Pipeline:
             view = self.suite.view(item)
             shadow = self.shadow(view) if self.shadow is not None else None
             checks = self.suite(item, view)
+            risk, risk_error = self.suite.risk(checks, view)
             evaluation = Evaluation(item, checks, segments=segments, inputs=inputs,
-                                    evaluators=self.evaluators, shadow=shadow,
-                                    risk=risk(checks, view))  # fmt: skip
+                                    evaluators=self.evaluators, shadow=shadow, risk=risk,
+                                    risk_error=risk_error)  # fmt: skip
             self.stats.traces += 1
             if self.judge_stage is not None:
                 ticket = next(self._tickets)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from prometheus_client import Histogram
 
+from monitor.checks.risk import RISK
 from monitor.checks.shadow import check_pairs, verdict_pair
 from monitor.core.evidence import Evidence
 from monitor.core.model import (
@@ -132,6 +133,9 @@ class PrometheusSink(SinkBase):
             self._add_tools(tools)
         if evaluation.risk is not None:
             self._risks.append(evaluation.risk)
+        elif evaluation.risk_error is not None:  # computing it raised: counted as a check's error
+            raised = (RISK, evaluation.risk_error.partition(":")[0])
+            self._errors[raised] = self._errors.get(raised, 0) + 1
         for pair in check_pairs(evaluation):
             self._shadow[pair] = self._shadow.get(pair, 0) + 1
         verdicts = verdict_pair(evaluation)

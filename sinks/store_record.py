@@ -32,6 +32,7 @@ class Members(msgspec.Struct, array_like=True, frozen=True):
     judge_skipped: str | None
     judge_only: bool
     risk: float | None
+    risk_error: str | None
 
 
 class Captured(msgspec.Struct, array_like=True, frozen=True):
@@ -71,7 +72,7 @@ def capture(evaluation: Evaluation, now: float, written: WrittenLine | None = No
         return Captured(e.trace, now, cast("dict[str, Any]", e.to_line(checks={})), None, checks)
     members = Members(cast("dict[str, str]", e.segments), cast("dict[str, float]", e.inputs),
                       cast("dict[str, str]", e.evaluators), e.judge_skipped, e.judge_only,
-                      e.risk)  # fmt: skip
+                      e.risk, e.risk_error)  # fmt: skip
     return Captured(e.trace, now, None, members, checks)
 
 
@@ -84,7 +85,8 @@ def line_of(c: Captured) -> EvaluationLine:
         m = c.members
         assert m is not None
         line = Evaluation(c.trace, {}, None, m.judge_skipped, m.judge_only, m.segments,
-                          m.inputs, m.evaluators, None, m.risk).to_line(checks={})  # fmt: skip
+                          m.inputs, m.evaluators, None, m.risk,
+                          m.risk_error).to_line(checks={})  # fmt: skip
     if c.checks is not None:
         line["checks"] = checks_line(c.checks)
     return line

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.checks import output_of
+from monitor.checks.risk import RISK
 from monitor.checks.shadow import check_pairs, verdict_pair
 from monitor.core.model import (
     FOLLOWUP_READER,
@@ -97,6 +98,9 @@ class SummarySink(SinkBase):
             if result.score is not None:
                 tally.score_sum += result.score
                 tally.scored += 1
+        if evaluation.risk_error is not None:  # computing the risk raised: said as a check's
+            key = (RISK, evaluation.risk_error.partition(":")[0])
+            self.check_errors[key] = self.check_errors.get(key, 0) + 1
         shadow = evaluation.shadow
         self.shadowed += shadow is not None and shadow.checks is not None
         for name, live, cand in check_pairs(evaluation):

@@ -18,10 +18,12 @@ from monitor.checks.citation import Citation
 from monitor.checks.context import ContextConflict, EmptyContext, GroundingOverlap
 from monitor.checks.memo import PassageMemo
 from monitor.checks.refusal import Refusal
+from monitor.checks.risk import RISK
+from monitor.checks.risk import risk as trace_risk
 from monitor.checks.unsupported import UnsupportedNumbers
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput, Evidence, NotApplicable
-from monitor.core.model import CheckResult, ConfigSection, RagTrace
+from monitor.core.model import CheckResult, ConfigSection, RagTrace, error_text
 
 __all__ = [
     "CHECK_NAMES",
@@ -186,3 +188,17 @@ class CheckSuite:
                 if self.on_error is not None:
                     self.on_error(check.name, exc)
         return out
+
+    def risk(
+        self, checks: Mapping[str, CheckResult], view: TraceView
+    ) -> tuple[float | None, str | None]:
+        """The trace's risk (``monitor.checks.risk``) from its results ``checks``, and None;
+        or, when computing it raised (a bug, as a check's), None and the error
+        (``error_text``), told to ``on_error`` as the check ``risk``: the evaluation line
+        carries ``risk_error``, the sinks count it in ``ragmon_check_errors_total``."""
+        try:
+            return trace_risk(checks, view), None
+        except Exception as exc:
+            if self.on_error is not None:
+                self.on_error(RISK, exc)
+            return None, error_text(exc)

@@ -69,6 +69,7 @@ from monitor.checks.refusal import find_refusal
 from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
 
+RISK = "risk"  # its name where a version or an error is told beside the checks'
 RISK_VERSION = "risk/7"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
 GROUNDING_SCALE = 0.85
 NAME_PART_WEIGHT = 2.0  # a missing word said before a name the context has counts this much

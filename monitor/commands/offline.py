@@ -14,7 +14,6 @@ import yaml
 
 from monitor import config as config_mod
 from monitor import registry
-from monitor.checks.risk import risk
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
 from monitor.core.model import DeadLetter, Evaluation, RagTrace
 from monitor.core.record import TraceRecord
@@ -63,8 +62,9 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     segments, inputs = segmenter(item)
     view = suite.view(item)
     checks = suite(item, view)
-    evaluation = Evaluation(item, checks, segments=segments, inputs=inputs,
-                            risk=risk(checks, view))  # fmt: skip
+    risk, risk_error = suite.risk(checks, view)
+    evaluation = Evaluation(item, checks, segments=segments, inputs=inputs, risk=risk,
+                            risk_error=risk_error)  # fmt: skip
     json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK

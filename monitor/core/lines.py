@@ -76,6 +76,7 @@ class EvaluationLine(TypedDict, total=False):
     session_id: str  # the conversation the trace is a turn of (its follow-up line comes later)
     timestamp: str  # the trace's time, RFC 3339, when it has one (``explain --since``)
     risk: float  # how likely the answer is unfaithful, 0-1, from the checks (docs, "The judge")
+    risk_error: str  # computing the risk raised (a bug): "<exception type>: <message>"; no risk
     # per tool name: calls, errors, seconds, repeats (an agent's tool spans; docs, "Agents")
     agent_tools: dict[str, dict[str, float]]
 

@@ -70,7 +70,7 @@ __all__ = [
     "TURN_OUTCOMES", "TURN_VERSION", "CheckResult", "ClosedBy", "ConfigSection", "DeadLetter",
     "Evaluation", "Followup", "KafkaConnection", "MetricsConfig", "Outcome", "OutputConfig",
     "Passage", "RagTrace", "RetrievedDoc", "SessionOutcome", "SessionOutcomeName",
-    "SessionTurn", "ShadowResults", "Timestamp", "Turn", "TurnRecord", "first_error",
+    "SessionTurn", "ShadowResults", "Timestamp", "Turn", "TurnRecord", "error_text", "first_error",
     "revealed",
 ]  # fmt: skip
 
@@ -262,6 +262,12 @@ def first_error(exc: ValidationError) -> str:
     return f"{loc}: {msg}{more}"
 
 
+def error_text(exc: BaseException) -> str:
+    """How an evaluation line names an exception ragmon raised on a trace (a bug):
+    "<exception type>: <message>", bounded; the type before the colon is the metric label."""
+    return f"{type(exc).__name__}: {exc}"[:200]
+
+
 @dataclass(frozen=True, slots=True)
 class CheckResult:
     """What one check found on one trace.
@@ -287,7 +293,7 @@ class CheckResult:
         """The check raised ``exc``: no result (not applicable, so no rate counts it), the
         error named in ``error`` and in the evidence's reason; counted as an error by the
         sinks (``ragmon_check_errors_total``), never a silent not-applicable."""
-        error = f"{type(exc).__name__}: {exc}"[:200]
+        error = error_text(exc)
         return cls(name=name, flagged=False, applicable=False,
                    evidence=NotApplicable(f"error: {error}"[:200]), error=error)  # fmt: skip
 
@@ -350,6 +356,8 @@ class Evaluation:
     shadow: ShadowResults | None = None
     # how likely the answer is unfaithful, from the checks' evidence (monitor.checks.risk)
     risk: float | None = None
+    # computing the risk raised (a bug): ``error_text``; ``risk`` is then None
+    risk_error: str | None = None
     # its line as the sinks write it and the redactor it was made for (None: as it is), kept
     # by the first sink that makes it for the others (``sinks.jsonl.written_line``): made
     # once an evaluation. Not what was concluded: not compared, not shown, and not copied
@@ -382,7 +390,7 @@ class Evaluation:
         its cost: it runs for every trace the judge stage does not take)."""
         return Evaluation(self.trace, self.checks, self.judge, reason, self.judge_only,
                           self.segments, self.inputs, self.evaluators, self.shadow,
-                          self.risk)  # fmt: skip
+                          self.risk, self.risk_error)  # fmt: skip
 
     def to_line(self, checks: dict[str, CheckLine] | None = None) -> EvaluationLine:
         """The stable evaluation-line contract (see the docs, "Evaluation lines"). ``checks``:
@@ -415,6 +423,8 @@ class Evaluation:
             line["adjusted_count"] = self.trace.adjusted_count
         if self.risk is not None:
             line["risk"] = self.risk
+        if self.risk_error is not None:
+            line["risk_error"] = self.risk_error
         if self.trace.session_id is not None:  # a turn: its follow-up line comes later
             line["session_id"] = self.trace.session_id
         tools = self.trace.attributes.get(AGENT_TOOLS)

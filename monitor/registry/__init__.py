@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 from prometheus_client import CollectorRegistry
 
 from monitor.checks import CHECK_TYPES, CheckSuite, PassageMemo
-from monitor.checks.risk import RISK_VERSION
+from monitor.checks.risk import RISK, RISK_VERSION
 from monitor.checks.shadow import ShadowSuite
 from monitor.components import (
     CHECKS,
@@ -161,7 +161,7 @@ def evaluators(settings: Settings, metrics: Metrics | None = None) -> dict[str, 
         options = settings.checks.options_of(cls)
         said = options.model_dump_json() if options is not None else ""
         out[cls.name] = f"{version}+{hashlib.sha256(said.encode()).hexdigest()[:8]}"
-    out["risk"] = RISK_VERSION  # its definition; what it reads is versioned with each check
+    out[RISK] = RISK_VERSION  # its definition; what it reads is versioned with each check
     if settings.judge.backend != "none":
         judge, model, rubric = judge_identity(settings)
         out["judge"] = f"{judge}/{model}/{rubric}"
@@ -178,7 +178,7 @@ def build_shadow(settings: Settings, metrics: Metrics | None = None) -> ShadowSu
         return None
     as_candidate = settings.model_copy(update={"checks": candidate})
     # the candidate's checks only: a shadow line has no risk and no verdict of its own
-    versions = {k: v for k, v in evaluators(as_candidate).items() if k not in ("judge", "risk")}
+    versions = {k: v for k, v in evaluators(as_candidate).items() if k not in ("judge", RISK)}
     if metrics is not None:
         metrics.set_evaluators(versions, variant="shadow")
     suite = CheckSuite(configured(CHECKS, as_candidate, None),
