@@ -464,11 +464,5 @@ def _textual(text: str, cites: Citations) -> None:
     """ "according to passage 2", "(see Document 3)", "sources 1 and 3"."""
     for ref in textual_references(text):
         cites.at = ref.start
-        if ref.span:
-            lo, hi = ref.numbers
-            if lo <= hi <= lo + 50:
-                for i in range(lo, hi + 1):
-                    cites.index(i)
-            continue
         for n in ref.numbers:
             cites.index(n, ref.word)

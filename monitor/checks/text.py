@@ -52,13 +52,19 @@ TEXTUAL_REFERENCE = re.compile(
     rf"(?![ \t]*+{_QUANTITY})",
     re.IGNORECASE,
 )
-# One more number of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after "1, 2")
+# One more number or span of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after
+# "1, 2"; "passages 1-3, 5 and 7-9": ", 5" and " and 7-9" after "1-3")
+_MORE = r"(\d{1,2})(?:[ \t]*+[-–][ \t]*+(\d{1,2}))?(?![.,]\d)"
 _LIST_MORE = re.compile(
-    r"[ \t]*+(?:,[ \t]*+(?:and[ \t]++)?|and[ \t]++|&[ \t]*+)(\d{1,2})(?![.,]\d)"
+    rf"[ \t]*+(?:,[ \t]*+(?:and[ \t]++)?|and[ \t]++|&[ \t]*+){_MORE}"
     r"(?=[ \t]*+(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
     # the last after "and", a verb after it ("Passages 1, 2 and 4 agree")
-    r"|[ \t]*+,?[ \t]*+(?:and|&)[ \t]++(\d{1,2})(?![.,]\d)(?=[ \t]++[a-z]+(?<!s)\b)"
+    rf"|[ \t]*+,?[ \t]*+(?:and|&)[ \t]++{_MORE}(?=[ \t]++[a-z]+(?<!s)\b)"
 )
+_SPAN_TAIL = re.compile(
+    r"[ \t]*+[-–][ \t]*+(\d{1,2})(?![.,]\d)(?=[ \t]*+(?:[,;:.!?)\]]|and\b|&|$))"
+)
+_WIDEST = 50  # a span of more passages than this names none ("sources 1-99")
 
 
 class TextualReference(NamedTuple):
@@ -67,28 +73,41 @@ class TextualReference(NamedTuple):
     start: int
     end: int  # its list included
     word: str  # as written: "passage", "Sources"
-    numbers: tuple[int, ...]  # each named, in order; a span's first and last
-    span: bool  # "passages 1-3", "sources 2 to 4": every passage from the first to the last
+    numbers: tuple[int, ...]  # each passage named, in order, a span's every one ("1-3": 1, 2, 3)
+
+
+def _span(first: int, last: int | None) -> list[int]:
+    """The passages a span from ``first`` to ``last`` names (``last`` None: ``first`` alone);
+    none for one backwards or wider than ``_WIDEST``."""
+    if last is None:
+        return [first]
+    return list(range(first, last + 1)) if first <= last <= first + _WIDEST else []
 
 
 def textual_references(text: str) -> Iterator[TextualReference]:
-    """Each textual reference of ``text``: a span when the words between its two numbers say
-    so ("-", "–", "to"), else the numbers of its list ("passages 1, 2 and 3")."""
+    """Each textual reference of ``text`` and the passages it names: a span's every one when
+    the words between two numbers say so ("-", "–", "to"), each of a list ("passages 1, 2
+    and 3"), spans and single numbers mixed ("passages 1-3, 5 and 7")."""
     for m in TEXTUAL_REFERENCE.finditer(text):
         word = m.group(0).split(None, 1)[0].rstrip("#")
         first = int(m.group(1))
         if not m.group(2):
-            yield TextualReference(m.start(), m.end(), word, (first,), False)
+            yield TextualReference(m.start(), m.end(), word, (first,))
             continue
         joiner = text[m.end(1) : m.start(2)]
-        numbers = [first, int(m.group(2))]
-        if "-" in joiner or "–" in joiner or "to" in joiner:
-            yield TextualReference(m.start(), m.end(), word, tuple(numbers), True)
-            continue
-        end = m.end()
+        tail = None
+        if "-" in joiner or "–" in joiner or "to" in joiner:  # "passages 1-3", "sources 2 to 4"
+            numbers = _span(first, int(m.group(2)))
+        else:  # a list, its second number perhaps a span's first ("passages 1, 3-5")
+            tail = _SPAN_TAIL.match(text, m.end())
+            upto = None if tail is None else int(tail.group(1))
+            numbers = [first, *_span(int(m.group(2)), upto)]
+        end = m.end() if tail is None else tail.end()
         while (x := _LIST_MORE.match(text, end)) is not None:
-            numbers.append(int(x.group(1) or x.group(2)))
+            last = x.group(3) is not None
+            more, to = (x.group(3), x.group(4)) if last else (x.group(1), x.group(2))
+            numbers += _span(int(more), None if to is None else int(to))
             end = x.end()
-            if x.group(2):
+            if last:
                 break  # (the last of the list)
-        yield TextualReference(m.start(), end, word, tuple(numbers), False)
+        yield TextualReference(m.start(), end, word, tuple(numbers))
