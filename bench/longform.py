@@ -43,6 +43,15 @@ end of a round). Nothing of the sets is committed here. The sets:
 * ``bump`` (BUMP, ``dataminr-ai/BUMP``; ``SOURCE`` is its ``data`` folder): CNN/DM reference
   summaries (faithful) and human minimal edits of them that introduce one error
   (unfaithful). Split by a hash of the article id.
+* ``attribution`` (AttributionBench's claims, ``OSU-NLP-Group/AttributionBench``; ``SOURCE``
+  is its ``data`` folder, the three files ``hagrid`` reads): one answer sentence or claim
+  against the passages it cites, labelled ``attributable`` or not, from five of its sources,
+  each its own set (``ab-attributedqa``, ``ab-expertqa``, ``ab-stanford-gensearch``,
+  ``ab-attrscore-gensearch``, ``ab-begin``). HAGRID's are put back together by ``hagrid``;
+  LFQA's are never read (they are LFQA-Verification, which the project holds out). Split by
+  a hash of the question, or of the claim where there is none. These are where the risk
+  ranks at or below a naive lexical novelty (wave 15's note), as on the held-out long-form
+  answers.
 
 Where a set has no split of its own, an item's split is ``dev`` when the first eight hex
 digits of the SHA-256 of its group key (question or article) are even, else ``test``: all
@@ -191,7 +200,38 @@ def bump(folder: Path) -> Iterator[dict[str, object]]:
                        item["edited_summary"], True)  # fmt: skip
 
 
+ATTRIBUTION_SOURCES = {
+    "AttributedQA": "ab-attributedqa",
+    "ExpertQA": "ab-expertqa",
+    "Stanford-GenSearch": "ab-stanford-gensearch",
+    "AttrScore-GenSearch": "ab-attrscore-gensearch",
+    "BEGIN": "ab-begin",
+}
+HELD_OUT = frozenset({"LFQA"})  # LFQA-Verification: the project's held-out set, never read
+
+
+def attribution(folder: Path) -> Iterator[dict[str, object]]:
+    """AttributionBench's claims against their cited passages, one set a source."""
+    for name in HAGRID_FILES:
+        for item in _lines(folder / name):
+            source = item.get("src_dataset")
+            if source in HELD_OUT or source not in ATTRIBUTION_SOURCES:
+                continue
+            refs = item["references"]
+            if isinstance(refs, str):
+                refs = ast.literal_eval(refs) if refs.startswith("[") else [refs]
+            passages = [str(r) for r in refs if str(r).strip()]
+            claim = item.get("claim") or ""
+            if not passages or not claim.strip():
+                continue
+            question = item.get("question") or ""
+            bad = item["attribution_label"] != "attributable"
+            yield _row(ATTRIBUTION_SOURCES[source], half(question or claim), str(item["id"]),
+                       passages, claim, bad, question)  # fmt: skip
+
+
 SETS = {
+    "attribution": attribution,
     "expertqa": expertqa,
     "hagrid": hagrid,
     "qags": qags,
