@@ -23,8 +23,9 @@ from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
 from monitor.core.model import CheckResult
 
-_STOPWORDS = frozenset(
-    """
+_STOPWORDS = (
+    frozenset(
+        """
     about above after again against also although among another anyone anything around
     because been before being below between both cannot could does doing done down during
     each either else enough even ever every from further have having here hers herself
@@ -36,6 +37,34 @@ _STOPWORDS = frozenset(
     yourselves answer question context based provided according information following
     mentioned stated says said
     """.split()
+    )
+    | frozenset(  # contractions of stop words: "it's a comedy" claims no word "it's"
+        f"{w}'{t}"
+        for w, tails in {
+            "it": "s ll d",
+            "he": "s ll d",
+            "she": "s ll d",
+            "you": "re ve ll d",
+            "we": "re ve ll d",
+            "they": "ve ll d",
+            "i": "ve ll",
+            "let": "s",
+            "here": "s",
+            "who": "s ll d ve",
+            "where": "s d",
+            "when": "s",
+            "how": "s",
+            "that": "ll d",
+            "there": "ll d",
+            "what": "re ll d ve",
+        }.items()
+        for t in tails.split()
+    )
+    | frozenset(
+        f"{w}n't"
+        for w in "do does did is are was were has have had could would should must need".split()
+    )
+    | frozenset({"can't", "won't", "shan't", "ain't", "y'all"})
 )
 
 

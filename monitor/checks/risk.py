@@ -47,6 +47,9 @@ tells (``judge_false_refusal``); but what the answer says in its sentences that 
 is measured as any answer is, and sets the risk when higher (risk/7): "The context does not
 mention the fee. However, banks usually charge $25." answers all the same, from what the
 context does not give (risk/6 scored every such answer 0.3, below most unfaithful ones).
+Content words are those the grounding check counts: contractions of stop words ("it's",
+"don't", "you're") are stop words (risk/8; before, "it's a comedy" missed the word "it's" from
+a context that never says it, a gap of a third).
 A check that did not run adds nothing, nor a flag check that did not apply.
 The weights, the grounding scale among them, are chosen, not fitted (public data with every
 kind labelled is not at hand; the phrasing scale was chosen among a few on FRANK's
@@ -70,7 +73,7 @@ from monitor.checks.view import TraceView
 from monitor.core.model import CheckResult
 
 RISK = "risk"  # its name where a version or an error is told beside the checks'
-RISK_VERSION = "risk/7"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
+RISK_VERSION = "risk/8"  # risk/3 is the learned risk's (monitor/judge/learned_risk.py)
 GROUNDING_SCALE = 0.85
 NAME_PART_WEIGHT = 2.0  # a missing word said before a name the context has counts this much
 PHRASING_SCALE = 0.25  # in an answer of SHORT_WORDS words or fewer
