@@ -201,3 +201,25 @@ def operands(figures: Sequence[Figure], value: float, add: bool, sub: bool) -> s
             if sub and a != b and abs(abs(a - b) - value) < 1e-9:
                 return f"{ra} - {rb}" if a > b else f"{rb} - {ra}"
     return None
+
+
+# The thing a share is of, after "of" in the answer: "two thirds of the members", "25% of
+# seats", "40% of all placements" (a determiner set aside; None for "of it", "of 2024")
+_SHARE_NOUN = re.compile(
+    r"\s*of\s+(?:(?:the|all|its|their|our|your|these|those|this|that)\s+)?([a-z]{3,})\b",
+    re.IGNORECASE,
+)
+
+
+_NOT_NOUNS = frozenset("them these those this that which whom each both all ours theirs".split())
+
+
+def share_noun(rest: str) -> str | None:
+    """What a share is of in the answer's text ``rest`` after the figure, as a sentence of
+    the context would name it: the word's first five letters, lower-cased ("starters" in
+    "who started", "members" in "60 members"), or None (no word, or a pronoun: "of them")."""
+    m = _SHARE_NOUN.match(rest)
+    if m is None or m.group(1).lower() in _NOT_NOUNS:
+        return None
+    word = m.group(1).lower()
+    return (word[:-1] if word.endswith("s") else word)[:5]

@@ -35,6 +35,7 @@ from monitor.checks.numbers.computed import (
     operands,
     persons,
     relative,
+    share_noun,
 )
 from monitor.checks.numbers.forms import SCALE_WORDS, enumerations, num, ordinal_words, quantity
 from monitor.checks.numbers.measures import area, compound, data_size, pence
@@ -364,9 +365,16 @@ class Derivation:
         # the operands of a change may be the answer's own, each a figure of the context
         # ("up 20% from 50 to 60" beside "50 in May" and "60 in June")
         ours = self.answer_figures(mention, sentence, "number") if change else []
-        for values in (ours, *self.sentence_figures) if ours else self.sentence_figures:
+        # a share's operands are counts of what the answer's share is of: their sentence
+        # names it ("two thirds of the members" from "60 members, and 30 of them", never
+        # from "adults £180, juniors £120")
+        noun = share_noun(rest[worded.end() :] if worded else rest) if share else None
+        texts = ([sentence] if ours else []) + self.sentences
+        for values, text in zip((ours, *self.sentence_figures) if ours else self.sentence_figures,
+                                texts, strict=True):  # fmt: skip
             if len(values) > 8:
                 continue
+            of_it = noun is None or noun in text.lower()
             for i, (ra, a) in enumerate(values):
                 for j, (rb, b) in enumerate(values):
                     if a <= 0 or b <= 0 or a == b:
@@ -376,6 +384,7 @@ class Derivation:
                     pct_a, pct_b = ra.endswith("%"), rb.endswith("%")
                     if (
                         share
+                        and of_it
                         and not (pct_a or pct_b)
                         and a < b
                         and abs(100 * a / b - value) <= tolerance

@@ -16,6 +16,7 @@ import re
 from monitor.checks.numbers.computed import duration
 from monitor.checks.numbers.forms import SIZES_OF, num, rounding_step, spellings, unit_of
 from monitor.checks.numbers.mentions import Mention
+from monitor.checks.numbers.patterns import SPELLED
 from monitor.checks.numbers.quantities import (
     Around,
     Derivation,
@@ -76,15 +77,22 @@ _FIGURE_DIGITS = re.compile(r"[$€£¥₹]?\s?(\d[\d,]*(?:\.\d+)?)([A-Za-zµμ]
 
 
 def in_other_unit(raw: str, answer: str, context: str) -> bool:
-    """Whether the figure ``raw`` of ``answer``, written with a unit ("100 km"), is written in
-    the ``context`` only with another unit of the same kind ("100 miles"): each time the
-    context writes its digits, another unit follows. A figure the context writes anywhere
-    else (with the same unit, with no unit, or before any other word) is not. (The context
-    as written: lower-casing a whole context for this cost more than the rest of it.)"""
+    """Whether the figure ``raw`` of ``answer``, written with a unit ("100 km", "six weeks"),
+    is written in the ``context`` only with another unit of the same kind ("100 miles", "6
+    months"): each time the context writes its digits (or, for a number in words, the same
+    word), another unit follows. A figure the context writes anywhere else (with the same
+    unit, with no unit, or before any other word) is not. (The context as written:
+    lower-casing a whole context for this cost more than the rest of it.)"""
     figure = _FIGURE_DIGITS.match(raw)
-    if figure is None:
-        return False
-    digits, glued = figure.groups()
+    if figure is not None:
+        digits, glued = figure.groups()
+        needles: tuple[str, ...] = (digits,)
+    else:  # a number in words: its digits or the same word ("six weeks" for "6 months")
+        value = SPELLED.get(raw.lower())
+        if value is None:
+            return False
+        digits, glued = str(value), ""
+        needles = (digits, raw.lower(), raw.lower().capitalize())
     if not glued:
         i = answer.find(raw)
         after = _ANSWER_UNIT.match(answer, i + len(raw)) if i >= 0 else None
@@ -92,27 +100,47 @@ def in_other_unit(raw: str, answer: str, context: str) -> bool:
     mine = unit_of(glued)
     if mine is None:
         return False  # (most figures: no unit, or one that does not convert)
-    same = f"{digits} {glued}"  # the common case: "2 hours" as the answer writes it
-    i = context.find(same)
-    while i >= 0:
-        if not (context[i - 1 : i].isdigit() or context[i - 1 : i] in (".", ",")):
-            return False
-        i = context.find(same, i + 1)
     seen = False
-    i = context.find(digits)
+    for needle in needles:
+        found = _units_after(needle, context, mine)
+        if found is None:
+            return False  # written elsewhere, or with this unit
+        seen = seen or found
+    return seen
+
+
+def _kind(dimension: str) -> str:
+    """The kind of unit a dimension is: months and years are durations, as days and weeks
+    are, though they do not convert into them exactly."""
+    return "time" if dimension == "month" else dimension
+
+
+def _units_after(needle: str, context: str, mine: tuple[str, float]) -> bool | None:
+    """Where the ``context`` writes ``needle`` as a figure of its own: None when once with
+    the unit ``mine``, with none or with a word that is no unit of its kind; else whether
+    it writes it at all (each time with another unit of that kind)."""
+    word = needle[0].isalpha()
+    seen = False
+    i = context.find(needle)
     while i >= 0:
-        j = i + len(digits)
+        j = i + len(needle)
         before = context[i - 1 : i]
         after_ = context[j : j + 2]
-        if not (before.isdigit() or before in (".", ",")) and not (
-            after_[:1].isdigit() or (after_[:1] in (".", ",") and after_[1:].isdigit())
-        ):
+        if word:
+            alone = not (
+                before.isalnum() or before == "-" or after_[:1].isalnum() or after_[:1] == "-"
+            )
+        else:
+            alone = not (before.isdigit() or before in (".", ",")) and not (
+                after_[:1].isdigit() or (after_[:1] in (".", ",") and after_[1:].isdigit())
+            )
+        if alone:
             m = _ANSWER_UNIT.match(context, j)
             theirs = unit_of(m.group(1)) if m is not None else None
-            if theirs is None or theirs[0] != mine[0] or theirs[1] == mine[1]:
-                return False  # written elsewhere, or with this unit
+            if theirs is None or _kind(theirs[0]) != _kind(mine[0]) or theirs == mine:
+                return None
             seen = True
-        i = context.find(digits, j)
+        i = context.find(needle, j)
     return seen
 
 

@@ -111,7 +111,11 @@ _PERIOD_BEFORE = re.compile(
 _PERIOD = re.compile(
     rf"([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*{_PER_HEAD}(?:(?:per|a|an|each|every)\s+|/\s?)"
     rf"{_PERIOD_WORDS}\b|([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*{_PER_HEAD}(weekly|monthly|yearly"
-    r"|annually)\b",
+    r"|annually)\b"
+    # or the period said before the thing and its amount: "a monthly stipend of ₹9,000",
+    # "the annual fee is $600"
+    r"|\b(weekly|monthly|yearly|annual)\s+(?:[a-z]+\s+){0,2}?(?:of|is|was|at|:)\s*"
+    r"([$€£¥₹]?\s?\d(?:[\d,]*\d)?(?:\.\d+)?)(?![\d.,]*\s*(?:%|per|a|an|each|every)\b)",
     re.IGNORECASE,
 )
 
@@ -310,13 +314,15 @@ def _amounts_per_period(context: str) -> tuple[tuple[float, float, str], ...]:
     for cue in _PERIOD_CUES:
         i = low.find(cue)
         while i >= 0:
-            for c in _PERIOD.finditer(context, max(0, i - 64), i + len(cue) + 6):
+            for c in _PERIOD.finditer(context, max(0, i - 64), i + len(cue) + 48):
                 if c.start() in out:
                     continue
-                # (amount, period): groups 1 and 2 of "$25 a month", 3 and 4 of "$25 monthly"
+                # (amount, period): groups 1 and 2 of "$25 a month", 3 and 4 of "$25
+                # monthly", 6 and 5 of "a monthly fee of $25"
                 amount, period = (
-                    (c.group(1), c.group(2)) if c.group(1) else (c.group(3), c.group(4))
-                )
+                    (c.group(1), c.group(2)) if c.group(1)
+                    else (c.group(3), c.group(4)) if c.group(3) else (c.group(6), c.group(5))
+                )  # fmt: skip
                 out[c.start()] = (num(amount), _PER_YEAR[period.lower()[:2]], c.group(0).strip())
             i = low.find(cue, i + len(cue))
     return tuple(out.values())
