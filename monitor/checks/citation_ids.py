@@ -63,6 +63,8 @@ class Citations:
     def __post_init__(self) -> None:
         self._keys: tuple[set[str], set[str]] | None = None  # built by _index on first use
         self._places: list[int] = []  # each found citation's ``at``
+        # the id each (word, number) spells, once: a span names up to 51 numbers
+        self._spelled: dict[tuple[str, int], str | None] = {}
 
     def _add(self, kind: str, value: str) -> None:
         self.found.append((kind, value))
@@ -134,7 +136,10 @@ class Citations:
         number beyond the passages that, with its word, spells a passage id ("doc-7") cites
         that passage."""
         if word and not 1 <= i <= self.n_passages:
-            named = self._spelled_id(word.lower(), i)
+            key = (word.lower(), i)
+            if key not in self._spelled:
+                self._spelled[key] = self._spelled_id(*key)
+            named = self._spelled[key]
             if named is not None:
                 self._add("id", named)
                 return

@@ -53,16 +53,21 @@ TEXTUAL_REFERENCE = re.compile(
     re.IGNORECASE,
 )
 # One more number or span of a textual list ("passages 1, 2 and 3": ", 3" or " and 3" after
-# "1, 2"; "passages 1-3, 5 and 7-9": ", 5" and " and 7-9" after "1-3")
-_MORE = r"(\d{1,2})(?:[ \t]*+[-–][ \t]*+(\d{1,2}))?(?![.,]\d)"
+# "1, 2"; "passages 1-3, 5 and 7-9": ", 5" and " and 7-9" after "1-3"; a span's "to" too)
+_TO = r"(?:[ \t]*+[-–][ \t]*+|[ \t]++to[ \t]++)"
+_MORE = rf"(\d{{1,2}})(?:{_TO}(\d{{1,2}}))?(?![.,]\d)"
+_VERB = r"[ \t]++[a-z]+(?<!s)\b"  # "Passages 1, 2 and 4 agree" (not "4 days")
 _LIST_MORE = re.compile(
     rf"[ \t]*+(?:,[ \t]*+(?:and[ \t]++)?|and[ \t]++|&[ \t]*+){_MORE}"
     r"(?=[ \t]*+(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
     # the last after "and", a verb after it ("Passages 1, 2 and 4 agree")
-    rf"|[ \t]*+,?[ \t]*+(?:and|&)[ \t]++{_MORE}(?=[ \t]++[a-z]+(?<!s)\b)"
+    rf"|[ \t]*+,?[ \t]*+(?:and|&)[ \t]++{_MORE}(?={_VERB})"
 )
+# The end of a span second in a list ("passages 1, 3-5", "passages 1 and 3 to 5 agree"),
+# before what may follow that number alone (not a quantity: "sources 1 and 2-3 km")
 _SPAN_TAIL = re.compile(
-    r"[ \t]*+[-–][ \t]*+(\d{1,2})(?![.,]\d)(?=[ \t]*+(?:[,;:.!?)\]]|and\b|&|$))"
+    rf"{_TO}(\d{{1,2}})(?![.,]\d)(?![ \t]*+{_QUANTITY})"
+    rf"(?=[ \t]*+(?:[,;:.!?)\]]|and\b|&|$)|{_VERB})"
 )
 _WIDEST = 50  # a span of more passages than this names none ("sources 1-99")
 
