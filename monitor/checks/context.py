@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from typing import ClassVar
 
 from monitor.checks.citation_markers import find_citations
@@ -65,7 +66,11 @@ _STOPWORDS = (
         for w in "do does did is are was were has have had could would should must need".split()
     )
     | frozenset({"can't", "won't", "shan't", "ain't", "y'all"})
+    | frozenset(f"{w}'ve" for w in "would could should must might".split())
 )
+# A contraction written with a typographic apostrophe ("doesn’t"), which no content word
+# spans: read as with "'", so that one of stop words is set aside whole, not as "doesn"
+_CURLY_CONTRACTION = re.compile(r"(?<![a-z'’-])[a-z]++’[a-z]++(?![a-z'’-])")
 
 
 @functools.lru_cache(maxsize=64)
@@ -227,9 +232,17 @@ def _figures_differing(a: PassageFacts, b: PassageFacts) -> tuple[list[str], lis
     return only_a, only_b
 
 
+def _stop_contraction(m: re.Match[str]) -> str:
+    """A contraction with a typographic apostrophe: blanked when one of stop words."""
+    return " " if m.group(0).replace("’", "'") in _STOPWORDS else m.group(0)
+
+
 def content_words(answer: str) -> set[str]:
     """The answer's content words (lower-cased, stop words out), as grounding counts them."""
-    words = {w.strip("'-") for w in CONTENT_WORD.findall(answer.lower())} - _STOPWORDS
+    low = answer.lower()
+    if "’" in low:
+        low = _CURLY_CONTRACTION.sub(_stop_contraction, low)
+    words = {w.strip("'-") for w in CONTENT_WORD.findall(low)} - _STOPWORDS
     words.discard("")
     return words
 

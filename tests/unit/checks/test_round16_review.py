@@ -10,6 +10,7 @@ import time
 import pytest
 
 from monitor.checks.citation import Citation
+from monitor.checks.context import content_words
 from monitor.checks.view import TraceView
 from monitor.core.model import RagTrace
 from tests.unit.checks.numbers_support import unsupported
@@ -79,3 +80,23 @@ def test_spans_with_their_word_are_read_in_linear_time() -> None:
     line = Citation()(TraceView(trace)).evidence.to_line()
     assert time.perf_counter() - start < 1.0
     assert line["cited"][:3] == ["49", "50", "51"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # a contraction with a typographic apostrophe is the same contraction
+        ("It doesn’t renew automatically.", {"renew", "automatically"}),
+        ("They couldn’t, wouldn’t and haven’t renewed.", {"renewed"}),
+        ("Refunds weren’t, aren’t and hadn’t been issued.", {"refunds", "issued"}),
+        # a modal's contraction with "have": both stop words
+        ("You would've renewed; they could've, should've, must've, might've.", {"renewed"}),
+        # hard negatives: a possessive keeps its word, a word is not a contraction's stem
+        ("The company’s safe haven.", {"company", "safe", "haven"}),
+        ("The company's plans.", {"company's", "plans"}),
+        ("It doesn't renew.", {"renew"}),
+        ("Their doesn'tx plan.", {"doesn'tx", "plan"}),
+    ],
+)
+def test_a_contraction_of_stop_words_is_a_stop_word(answer: str, expected: set[str]) -> None:
+    assert content_words(answer) == expected
