@@ -223,3 +223,12 @@ def share_noun(rest: str) -> str | None:
         return None
     word = m.group(1).lower()
     return (word[:-1] if word.endswith("s") else word)[:5]
+
+
+@functools.lru_cache(maxsize=256)
+def naming(noun: str) -> re.Pattern[str]:
+    """How a sentence names the ``noun`` of ``share_noun``: a word beginning with its five
+    letters ("started" for "start"), or, when shorter, that word or its plural ("men",
+    "seats"; not "women" or "instalments" for "men", nor "cards" for "cars")."""
+    whole = "" if len(noun) >= 5 else r"(?:e?s)?(?![^\W\d_])"
+    return re.compile(rf"(?<![^\W\d_]){re.escape(noun)}{whole}", re.IGNORECASE)

@@ -32,6 +32,7 @@ from monitor.checks.numbers.computed import (
     beside,
     figures_of,
     named_time,
+    naming,
     operands,
     persons,
     relative,
@@ -369,12 +370,12 @@ class Derivation:
         # names it ("two thirds of the members" from "60 members, and 30 of them", never
         # from "adults £180, juniors £120")
         noun = share_noun(rest[worded.end() :] if worded else rest) if share else None
+        named = naming(noun) if noun is not None else None
         texts = ([sentence] if ours else []) + self.sentences
         for values, text in zip((ours, *self.sentence_figures) if ours else self.sentence_figures,
                                 texts, strict=True):  # fmt: skip
             if len(values) > 8:
                 continue
-            of_it = noun is None or noun in text.lower()
             for i, (ra, a) in enumerate(values):
                 for j, (rb, b) in enumerate(values):
                     if a <= 0 or b <= 0 or a == b:
@@ -384,10 +385,10 @@ class Derivation:
                     pct_a, pct_b = ra.endswith("%"), rb.endswith("%")
                     if (
                         share
-                        and of_it
                         and not (pct_a or pct_b)
                         and a < b
                         and abs(100 * a / b - value) <= tolerance
+                        and (named is None or named.search(text) is not None)
                     ):
                         return f"{ra} / {rb}"
                     # a change is from the figure written first ("from 8,000 to 7,000")

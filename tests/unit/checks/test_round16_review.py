@@ -100,3 +100,35 @@ def test_spans_with_their_word_are_read_in_linear_time() -> None:
 )
 def test_a_contraction_of_stop_words_is_a_stop_word(answer: str, expected: set[str]) -> None:
     assert content_words(answer) == expected
+
+
+CLUB = [
+    "The fencing club has 60 members, and 30 of them compete in regional events.",
+    "Annual fees: adults £180, juniors £120, payable in instalments.",
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # the share's noun is a word of the sentence (or its first five letters), never
+        # letters inside another word
+        ("Two thirds of the men compete.", CLUB, ["Two thirds"]),
+        ("25% of the men are coaches.", "10 of the 40 women are coaches.", ["25%"]),
+        ("25% of the cars are red.", "We took 10 cards out of 40.", ["25%"]),
+        ("25% of the cats are black.", "At location 10 of 40, nothing grew.", ["25%"]),
+        # hard negatives: the word, its plural or its first five letters
+        ("Half of the members compete.", CLUB, []),
+        ("25% of the men are coaches.", "10 of the 40 men are coaches.", []),
+        ("25% of the cars are red.", "Of 40 cars, 10 are red.", []),
+        ("92% of starters finished.", "Of the 250 runners who started, 230 finished.", []),
+        ("50% of the staff left.", "10 of the 20 staffers left.", []),
+        ("A quarter of the children", "10 of the 40 children.", []),
+        ("Half of the boxes were lost.", "10 of the 20 boxes were lost.", []),
+        ("25% of the Members compete.", "10 of the 40 MEMBERS compete.", []),
+    ],
+)  # fmt: skip
+def test_a_share_names_its_noun_as_a_word(
+    answer: str, context: str | list[str], expected: list[str]
+) -> None:
+    assert unsupported(answer, context) == expected
