@@ -93,8 +93,10 @@ def in_other_unit(raw: str, answer: str, context: str) -> bool:
             return False
         digits, glued = str(value), ""
         needles = (digits, raw.lower(), raw.lower().capitalize())
-    if not glued:
+    if not glued:  # the unit after the figure where it stands ("six" of "sixteen" is none)
         i = answer.find(raw)
+        while i >= 0 and not _alone(answer, i, i + len(raw)):
+            i = answer.find(raw, i + 1)
         after = _ANSWER_UNIT.match(answer, i + len(raw)) if i >= 0 else None
         glued = after.group(1) if after is not None else ""
     mine = unit_of(glued)
@@ -119,22 +121,11 @@ def _units_after(needle: str, context: str, mine: tuple[str, float]) -> bool | N
     """Where the ``context`` writes ``needle`` as a figure of its own: None when once with
     the unit ``mine``, with none or with a word that is no unit of its kind; else whether
     it writes it at all (each time with another unit of that kind)."""
-    word = needle[0].isalpha()
     seen = False
     i = context.find(needle)
     while i >= 0:
         j = i + len(needle)
-        before = context[i - 1 : i]
-        after_ = context[j : j + 2]
-        if word:
-            alone = not (
-                before.isalnum() or before == "-" or after_[:1].isalnum() or after_[:1] == "-"
-            )
-        else:
-            alone = not (before.isdigit() or before in (".", ",")) and not (
-                after_[:1].isdigit() or (after_[:1] in (".", ",") and after_[1:].isdigit())
-            )
-        if alone:
+        if _alone(context, i, j):
             m = _ANSWER_UNIT.match(context, j)
             theirs = unit_of(m.group(1)) if m is not None else None
             if theirs is None or _kind(theirs[0]) != _kind(mine[0]) or theirs == mine:
@@ -142,6 +133,24 @@ def _units_after(needle: str, context: str, mine: tuple[str, float]) -> bool | N
             seen = True
         i = context.find(needle, j)
     return seen
+
+
+_NEXT_WORD = re.compile(r"-([a-z]+)", re.IGNORECASE)
+
+
+def _alone(text: str, i: int, j: int) -> bool:
+    """Whether ``text[i:j]``, a figure's digits or a number in words, is a figure of its own
+    there: not part of a longer number ("16", "2026", "6.5", "forty-six", "twenty-one") or
+    word ("sixteen", "written"); a word joined to its unit is one ("six-month", as "6-month")."""
+    before, after = text[i - 1 : i] if i else "", text[j : j + 2]
+    if not text[i].isalpha():
+        return not (before.isdigit() or before in (".", ",")) and not (
+            after[:1].isdigit() or (after[:1] in (".", ",") and after[1:].isdigit())
+        )
+    if before.isalnum() or before == "-" or after[:1].isalnum():
+        return False
+    joined = _NEXT_WORD.match(text, j)
+    return joined is None or joined.group(1).lower() not in SPELLED
 
 
 def in_duration(raw: str, text: str, found: tuple[str, int, int]) -> bool:

@@ -132,3 +132,30 @@ def test_a_share_names_its_noun_as_a_word(
     answer: str, context: str | list[str], expected: list[str]
 ) -> None:
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # the answer's figure is the one standing alone, not letters or digits of another
+        ("The sixteen interns spend six weeks there.", "The sixteen interns spend 6 months there.", ["six"]),
+        ("Written notice takes ten days.", "Written notice takes ten weeks.", ["ten"]),
+        ("The seventh cohort lasts seven weeks.", "The seventh cohort lasts seven months.", ["seven"]),
+        ("In 2026 the course lasts 6 weeks.", "In 2026 the course lasts 6 months.", ["6"]),
+        # a number in words joined to its unit, as its digits are ("6-week")
+        ("It takes six weeks.", "The six-month course.", ["six"]),
+        ("A 6-week course.", "A 6-month course.", ["6"]),
+        ("It lasts two years.", "It lasts two-year terms, 2 months each.", []),
+        # hard negatives: the same unit, another word, a longer number
+        ("It takes six weeks.", "The six-week course.", []),
+        ("It takes six weeks.", "The six-month course, six weeks of it online.", []),
+        ("It takes six weeks.", "Six members meet. It takes 6 months.", []),
+        ("It takes six weeks.", "A six-figure sum; it takes 6 months.", []),
+        ("The course takes twenty weeks.", "20 months, or twenty-one weeks.", ["twenty"]),
+        ("The sixteen interns spend six weeks there.", "The sixteen interns spend 6 weeks there.", []),
+    ],
+)  # fmt: skip
+def test_a_number_in_words_is_read_where_it_stands(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    assert unsupported(answer, context) == expected
