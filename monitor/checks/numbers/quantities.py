@@ -112,10 +112,13 @@ _PERIOD = re.compile(
     rf"([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*{_PER_HEAD}(?:(?:per|a|an|each|every)\s+|/\s?)"
     rf"{_PERIOD_WORDS}\b|([$€£¥₹]?\s?\d[\d,]*(?:\.\d+)?)\s*{_PER_HEAD}(weekly|monthly|yearly"
     r"|annually)\b"
-    # or the period said before the thing and its amount: "a monthly stipend of ₹9,000",
-    # "the annual fee is $600"
-    r"|\b(weekly|monthly|yearly|annual)\s+(?:[a-z]+\s+){0,2}?(?:of|is|was|at|:)\s*"
-    r"([$€£¥₹]?\s?\d(?:[\d,]*\d)?(?:\.\d+)?)(?![\d.,]*\s*(?:%|per|a|an|each|every)\b)",
+    # or the period said before the thing and its amount, a sum of money (a currency's sign
+    # or name): "a monthly stipend of ₹9,000", "the annual fee is 600 euros" (not "a monthly
+    # meeting of 40 members", "weekly classes at 6 pm"; nor a "semi-annual" or "bi-weekly" one)
+    r"|(?<![-\w])(weekly|monthly|yearly|annual)\s+(?:[a-z]+\s+){0,2}?(?:of|is|was|at|:)\s*"
+    r"(?=[$€£¥₹]|\d[\d,]*(?:\.\d+)?\s?(?:dollars?|euros?|pounds?|rupees?|yen|usd|eur|gbp|inr)\b)"
+    # (the amount read once, atomic: "$999…9 a" fails at once, not once for each digit)
+    r"([$€£¥₹]?\s?(?>\d(?:[\d,]*\d)?(?:\.\d+)?))(?![\d.,]*\s*(?:%|(?:per|a|an|each|every)\b))",
     re.IGNORECASE,
 )
 
@@ -311,11 +314,18 @@ def _amounts_per_period(context: str) -> tuple[tuple[float, float, str], ...]:
     month or year ("$25 a month", "$49 per user per month", "$300 annually")."""
     low = context.lower()
     out: dict[int, tuple[float, float, str]] = {}
+    tried: set[int] = set()
     for cue in _PERIOD_CUES:
         i = low.find(cue)
         while i >= 0:
-            for c in _PERIOD.finditer(context, max(0, i - 64), i + len(cue) + 48):
-                if c.start() in out:
+            for found in _PERIOD.finditer(context, max(0, i - 64), i + len(cue) + 48):
+                # (read again, once, past the window, which may cut it: "monthly fee is
+                # <spaces> $1,250")
+                if found.start() in tried:
+                    continue
+                tried.add(found.start())
+                c = _PERIOD.match(context, found.start())
+                if c is None:
                     continue
                 # (amount, period): groups 1 and 2 of "$25 a month", 3 and 4 of "$25
                 # monthly", 6 and 5 of "a monthly fee of $25"

@@ -159,3 +159,51 @@ def test_a_number_in_words_is_read_where_it_stands(
     answer: str, context: str, expected: list[str]
 ) -> None:
     assert unsupported(answer, context) == expected
+
+
+STIPEND = "Each apprentice receives a monthly stipend of ₹9,000, of which the state pays ₹1,800."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a count of other things, a clock time, a percentage: no amount per period
+        ("That is 480 a year.", "The club holds a monthly meeting of 40 members.", ["480"]),
+        ("The classes cost $26 a month.", "Weekly classes at 6 pm are free.", ["$26"]),
+        ("That is 84 a year.", "The monthly meeting is at 7:30 in the hall.", ["84"]),
+        ("That is 0.5% a month.", "The annual interest rate is 6%.", ["0.5%"]),
+        ("That is 0.5% a month.", "The annual interest rate is 6 percent.", ["0.5%"]),
+        # a half-year or a fortnight is no year or week
+        ("The fee is $50 a month.", "The semi-annual fee is $600.", ["$50"]),
+        ("That is $108.33 a month.", "The bi-weekly fee is $25.", ["$108.33"]),
+        # the amount read whole, however far after its period
+        ("The fee is $12 a year.", "The monthly fee is" + " " * 36 + "$1,250.", ["$12"]),
+        ("The fee is $15,000 a year.", "The monthly fee is" + " " * 36 + "$1,250.", []),
+        # hard negatives: a sum of money, its currency written before or after it
+        ("The fee is $50 a month.", "The annual fee is $600.", []),
+        ("The fee is €50 a month.", "The annual fee is 600 euros.", []),
+        ("Over a year, the stipend comes to ₹1,08,000.", STIPEND, []),
+        ("That is £75 a week.", "A weekly rent: £75. The yearly rent of £3,900 is due.", []),
+        ("The fee is $60 a month.", "The annual fee is $600.", ["$60"]),
+        ("The fee is $50 a month.", "Our annual report: $600 was raised.", ["$50"]),
+    ],
+)  # fmt: skip
+def test_a_period_before_a_sum_of_money(answer: str, context: str, expected: list[str]) -> None:
+    """ "a monthly stipend of ₹9,000", "the annual fee is $600": a sum of money per month or
+    year; "a monthly meeting of 40 members" or "weekly classes at 6 pm" state none."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "The annual fee of $" + "9" * 100_000 + " a year.",
+        ("The monthly fee is $" + "9" * 200 + " a user. ") * 400,
+        "The monthly fee is" + " " * 100_000 + "$1,250.",
+    ],
+)
+def test_a_period_before_an_amount_is_read_in_linear_time(context: str) -> None:
+    """An amount read whole past its window is read once, and its digits once."""
+    start = time.perf_counter()
+    unsupported("The fee is $50 a month.", context)
+    assert time.perf_counter() - start < 1.0
