@@ -206,29 +206,42 @@ def operands(figures: Sequence[Figure], value: float, add: bool, sub: bool) -> s
 # The thing a share is of, after "of" in the answer: "two thirds of the members", "25% of
 # seats", "40% of all placements" (a determiner set aside; None for "of it", "of 2024")
 _SHARE_NOUN = re.compile(
-    r"\s*of\s+(?:(?:the|all|its|their|our|your|these|those|this|that)\s+)?([a-z]{3,})\b",
+    r"\s*of\s+(?:(?:the|all|its|their|our|your|these|those|this|that)\s+)?([a-z]{3,})"
+    r"(?:['’]s)?(?:\s+([a-z]{3,}))?\b",
     re.IGNORECASE,
 )
 
 
 _NOT_NOUNS = frozenset("them these those this that which whom each both all ours theirs".split())
+_GRAMMAR = frozenset(
+    "are were was has have had who that which and but not will can may might must did does "
+    "would could should for with from".split()
+)
 
 
-def share_noun(rest: str) -> str | None:
+def share_noun(rest: str) -> tuple[str, ...] | None:
     """What a share is of in the answer's text ``rest`` after the figure, as a sentence of
-    the context would name it: the word's first five letters, lower-cased ("starters" in
-    "who started", "members" in "60 members"), or None (no word, or a pronoun: "of them")."""
+    the context would name it: its first two words, each's first five letters, lower-cased
+    ("starters" in "who started", "members" in "60 members"; "the total budget" and "the
+    club's members" by either word), or None (no word, or a pronoun: "of them")."""
     m = _SHARE_NOUN.match(rest)
     if m is None or m.group(1).lower() in _NOT_NOUNS:
         return None
-    word = m.group(1).lower()
-    return (word[:-1] if word.endswith("s") else word)[:5]
+    first, second = m.group(1).lower(), (m.group(2) or "").lower()
+    words = [first]
+    # the second word, where the first may be an adjective or a possessor ("total budget",
+    # "club's members"), not after a plural ("members compete") nor a word of grammar
+    if second and not first.endswith("s") and second not in _GRAMMAR:
+        words.append(second)
+    return tuple((w[:-1] if w.endswith("s") else w)[:5] for w in words)
 
 
 @functools.lru_cache(maxsize=256)
-def naming(noun: str) -> re.Pattern[str]:
-    """How a sentence names the ``noun`` of ``share_noun``: a word beginning with its five
-    letters ("started" for "start"), or, when shorter, that word or its plural ("men",
+def naming(nouns: tuple[str, ...]) -> re.Pattern[str]:
+    """How a sentence names one of the ``nouns`` of ``share_noun``: a word beginning with its
+    five letters ("started" for "start"), or, when shorter, that word or its plural ("men",
     "seats"; not "women" or "instalments" for "men", nor "cards" for "cars")."""
-    whole = "" if len(noun) >= 5 else r"(?:e?s)?(?![^\W\d_])"
-    return re.compile(rf"(?<![^\W\d_]){re.escape(noun)}{whole}", re.IGNORECASE)
+    ways = "|".join(
+        re.escape(noun) + ("" if len(noun) >= 5 else r"(?:e?s)?(?![^\W\d_])") for noun in nouns
+    )
+    return re.compile(rf"(?<![^\W\d_])(?:{ways})", re.IGNORECASE)

@@ -59,6 +59,12 @@ CLUB = [
         ("25% of the budget goes to youth.", "£30 million of the £120 million budget.", []),
         ("64 donors came and 75% of them gave.", "64 donors came and 48 gave blood.", []),
         ("Juniors pay two thirds of the adult fee.", CLUB, []),
+        # the thing is named by either of the two words after "of": an adjective or a
+        # possessor before the noun does not hide it
+        ("25% of the total budget goes to youth.", "£30 million of the £120 million budget.", []),
+        ("25% of the club's members compete.", "The club has 40 members; 10 of them compete.",
+         []),
+        ("Two thirds of the club's members compete.", CLUB, ["Two thirds"]),
     ],
 )  # fmt: skip
 def test_a_share_is_of_what_its_operands_count(
