@@ -442,7 +442,8 @@ def _spelled_claims(text: str) -> list[Mention]:
             continue
         word = shown[m.start("word") : m.end("word")]
         key = m.group("word")
-        last = m.group(0).rsplit(None, 1)[-1]
+        unit = m.group("unit") or m.group("hyphened")
+        last = m.group("hyphened") or m.group(0).rsplit(None, 1)[-1]
         if last in _FRACTION_NOUNS and not m.group("ones") and not m.group("scale"):
             if _FRACTION_OF.match(low, m.end()) is not None and key in SPELLED:
                 share = SPELLED[key] * _FRACTION_NOUNS[last]
@@ -452,9 +453,9 @@ def _spelled_claims(text: str) -> list[Mention]:
                         Mention(raw, "number", readings=(Reading(float(round(share)), 1.0),))
                     )
             continue  # "three quarters of 2024", "two thirds of an hour": not judged
-        if key in NOT_COUNTS and not m.group("unit"):
+        if key in NOT_COUNTS and not unit:
             continue
-        if not m.group("unit") and low[max(0, i - 6) : i].rstrip().endswith(_DEFINITE):
+        if not unit and low[max(0, i - 6) : i].rstrip().endswith(_DEFINITE):
             continue  # "the two bids": things already named, not a count claimed
         value = float(SPELLED[key])
         if m.group("ones") and value in (20, 30, 40, 50, 60, 70, 80, 90):

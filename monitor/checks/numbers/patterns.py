@@ -178,7 +178,10 @@ _MODIFIER = (
 SPELLED_CLAIM_RE = re.compile(
     rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?"
     rf"(?:\s+(?P<scale>hundred\s+(?:thousand|million|billion)|{_SCALE_WORDS}))?"
-    rf"(?:\s+{_MODIFIER})?\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
+    rf"(?:(?:\s+{_MODIFIER})?\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
+    # or a unit of time joined by a hyphen, "a six-week course", "an eight-hour shift", as
+    # "a one-week trial" and "a 6-week course" are read
+    r"|-(?P<hyphened>second|minute|hour|day|week|fortnight|month|year)(?![a-z]))"
 )
 
 # What is not a claim in an answer: list markers, citation markers, footnotes, URLs, e-mail

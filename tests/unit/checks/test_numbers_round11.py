@@ -96,3 +96,26 @@ def test_a_period_said_before_the_amount(answer: str, context: str, expected: li
     """ "a monthly stipend of ₹9,000", "the annual fee is $600": an amount per month or
     year, restated per another period, as "₹9,000 a month" is."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("It is a six-week course.", "The course lasts 4 weeks.", ["six"]),
+        ("It is a six-week course.", "The course lasts 6 months.", ["six"]),
+        ("It is an eight-hour shift.", "The shift lasts 6 hours.", ["eight"]),
+        ("It is a twenty-four-hour service.", "The service runs 12 hours a day.", ["twenty-four"]),
+        # hard negatives: the same span, in digits, in words or in another unit; no unit
+        ("It is a six-week course.", "The course lasts 6 weeks.", []),
+        ("It is a six-week course.", "The course lasts six weeks.", []),
+        ("It is an eight-hour shift.", "Shifts are 8 hours long.", []),
+        ("It is a two-year warranty.", "The warranty lasts 24 months.", []),
+        ("We offer two-factor login.", "The plan has 3 seats.", []),
+    ],
+)  # fmt: skip
+def test_a_number_in_words_joined_to_a_unit_of_time(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "a six-week course" claims six weeks, as "a 6-week course" and "a one-week trial"
+    are read; the spelled number was read only before a unit apart from it."""
+    assert unsupported(answer, context) == expected
