@@ -219,7 +219,7 @@ _CODE_NAMES = frozenset(
 _GRID_NAMES = frozenset(
     "grid grids board boards cells tensor tensors image images pixels weights tiles maze "
     "lattice mask masks frame frames raster rasters bitmap bitmaps heatmap heatmaps canvas "
-    "canvases".split()
+    "canvases seats squares".split()
 )
 _SECOND_INDEX = re.compile(
     r"\[\d{1,3}\]\[\d{1,3}\](?:\[\d{1,3}\])*[ \t]+(?!(?:and|or|but|while|so)\b)[^\W\d_]"

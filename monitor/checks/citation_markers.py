@@ -57,8 +57,9 @@ _VALUE_WORDS = frozenset(
     "is are was were be returns return returned equals equal yields yield outputs output prints "
     "print becomes become to at array list vector tuple value values like".split()
 )
-# ... but a noun of them ending its sentence cites ("holds the peak value [2].")
-_VALUE_NOUNS = frozenset(("value", "values"))
+# ... but a noun of them ending its sentence cites ("holds the peak value [2].", "checked
+# against the lot list [1].")
+_VALUE_NOUNS = frozenset("value values array list vector tuple".split())
 _ENDS_SENTENCE = re.compile(r"[ \t]*+(?:[.!?](?!\w)|\n|$)")  # (a bullet's line end too)
 # "according to [3]": a citation, though "to [3]" is a value elsewhere ("set to [3]")
 _CITING_TO = ("according to", "refer to", "referring to")

@@ -109,7 +109,13 @@ _HALF_WORDS = re.compile(
 )
 # A share the context says as a fraction in words ("three quarters of the staff" for 75%)
 _FRACTION_WORDS = {**fraction_shares(), 50.0: _HALF_WORDS}
-_TIMES_AFTER = re.compile(r"\s+times\s+(?:as|more|larger|higher|bigger|greater|the)\b")
+# ("3 times as many", "3 times the", "3 times last year's level", "3 times that of": a
+# multiple; not "3 times a week" nor "3 times last year", how often)
+_TIMES_AFTER = re.compile(
+    r"\s+times\s+(?:as|more|larger|higher|bigger|greater|the|that|those|what\b"
+    r"|(?:[a-z]+\s+)?[a-z]+['’]s\b)\b",
+    re.IGNORECASE,
+)
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$")
 # An age: "45 years old", "45-year-old", "aged 45", "at the age of 45".
 _WORD = re.compile(r"[a-z]{4,}")
