@@ -60,8 +60,10 @@ _VERB = r"[ \t]++[a-z]+(?<!s)\b"  # "Passages 1, 2 and 4 agree" (not "4 days")
 _LIST_MORE = re.compile(
     rf"[ \t]*+(?:,[ \t]*+(?:and[ \t]++)?|and[ \t]++|&[ \t]*+){_MORE}"
     r"(?=[ \t]*+(?:[,;:.!?)\]]|and\b|&|for\b|$))"  # (not "..., 30 days": a quantity)
-    # the last after "and", a verb after it ("Passages 1, 2 and 4 agree")
-    rf"|[ \t]*+,?[ \t]*+(?:and|&)[ \t]++{_MORE}(?={_VERB})"
+    # the last after "and" or a comma, a verb after it ("Passages 1, 2 and 4 agree",
+    # "Passages 1, 2, 4 agree"; not a quantity, "sources 1, 2, 3 cm")
+    rf"|[ \t]*+(?:,[ \t]*+(?:(?:and|&)[ \t]++)?|(?:and|&)[ \t]++){_MORE}(?={_VERB})"
+    rf"(?![ \t]*+{_QUANTITY})"
 )
 # The end of a span second in a list ("passages 1, 3-5", "passages 1 and 3 to 5 agree"),
 # before what may follow that number alone (not a quantity: "sources 1 and 2-3 km")
