@@ -73,6 +73,17 @@ def durations(text: str) -> list[tuple[str, int, int]]:
 
 
 _ANSWER_UNIT = re.compile(r"[ \t-]?([A-Za-zµμ]+(?:/h)?)")
+# The unit of a range's first end is its second end's ("2-3 weeks", "2 to 3 months")
+_RANGE_UNIT = re.compile(r"[ \t]*+(?:[-–]|to\b)[ \t]*+\d[\d.,]*+[ \t-]?([A-Za-zµμ]+(?:/h)?)")
+
+
+def _unit_after(text: str, j: int) -> str | None:
+    """The unit written after the figure that ends at ``text[j]``, or after the range it
+    begins; None when a word that is none follows, or nothing."""
+    m = _RANGE_UNIT.match(text, j) or _ANSWER_UNIT.match(text, j)
+    return m.group(1) if m is not None else None
+
+
 _FIGURE_DIGITS = re.compile(r"[$€£¥₹]?\s?(\d[\d,]*(?:\.\d+)?)([A-Za-zµμ]*(?:/h)?)$")
 
 
@@ -92,13 +103,12 @@ def in_other_unit(raw: str, answer: str, context: str) -> bool:
         if value is None:
             return False
         digits, glued = str(value), ""
-        needles = (digits, raw.lower(), raw.lower().capitalize())
+        needles = (digits, raw.lower(), raw.lower().capitalize(), raw.upper())
     if not glued:  # the unit after the figure where it stands ("six" of "sixteen" is none)
         i = answer.find(raw)
         while i >= 0 and not _alone(answer, i, i + len(raw)):
             i = answer.find(raw, i + 1)
-        after = _ANSWER_UNIT.match(answer, i + len(raw)) if i >= 0 else None
-        glued = after.group(1) if after is not None else ""
+        glued = (_unit_after(answer, i + len(raw)) if i >= 0 else None) or ""
     mine = unit_of(glued)
     if mine is None:
         return False  # (most figures: no unit, or one that does not convert)
@@ -126,8 +136,8 @@ def _units_after(needle: str, context: str, mine: tuple[str, float]) -> bool | N
     while i >= 0:
         j = i + len(needle)
         if _alone(context, i, j):
-            m = _ANSWER_UNIT.match(context, j)
-            theirs = unit_of(m.group(1)) if m is not None else None
+            word = _unit_after(context, j)
+            theirs = unit_of(word) if word is not None else None
             if theirs is None or _kind(theirs[0]) != _kind(mine[0]) or theirs == mine:
                 return None
             seen = True

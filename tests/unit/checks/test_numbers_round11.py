@@ -119,3 +119,26 @@ def test_a_number_in_words_joined_to_a_unit_of_time(
     """ "a six-week course" claims six weeks, as "a 6-week course" and "a one-week trial"
     are read; the spelled number was read only before a unit apart from it."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a range's first end takes the unit of its second end; capitals are the same word
+        ("The course takes 2-3 weeks.", "The course takes 2-3 months.", ["2", "3"]),
+        ("The course takes 2 to 3 weeks.", "The course takes 2 to 3 months.", ["2", "3"]),
+        ("The course takes six weeks.", "THE COURSE TAKES SIX MONTHS.", ["six"]),
+        # hard negatives: the same range, a range of another kind, capitals of the same unit
+        ("The course takes 2-3 weeks.", "The course takes 2-3 weeks.", []),
+        ("The course takes 2-3 weeks.", "It costs 2-3 pounds and takes 2-3 weeks.", []),
+        ("The course takes six weeks.", "THE COURSE TAKES SIX WEEKS.", []),
+        ("The course takes 2 weeks.", "Version 2-3 was released; the course takes 14 days.", []),
+    ],
+)  # fmt: skip
+def test_a_range_and_capitals_in_another_unit(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "2-3 weeks" for "2-3 months": both ends are the same figures in another unit (the
+    first end's unit was read as none); "six weeks" for "SIX MONTHS" too (the review of the
+    round left both undecided)."""
+    assert unsupported(answer, context) == expected
