@@ -17,6 +17,7 @@ from monitor.core.model import (
     Evaluation,
     Followup,
     SessionOutcome,
+    error_type,
 )
 from monitor.telemetry import LabelLimiter, Metrics
 from sinks import SinkBase
@@ -134,7 +135,7 @@ class PrometheusSink(SinkBase):
         if evaluation.risk is not None:
             self._risks.append(evaluation.risk)
         elif evaluation.risk_error is not None:  # computing it raised: counted as a check's error
-            raised = (RISK, evaluation.risk_error.partition(":")[0])
+            raised = (RISK, error_type(evaluation.risk_error))
             self._errors[raised] = self._errors.get(raised, 0) + 1
         for pair in check_pairs(evaluation):
             self._shadow[pair] = self._shadow.get(pair, 0) + 1

@@ -16,6 +16,7 @@ from monitor.core.model import (
     Evaluation,
     Followup,
     SessionOutcome,
+    error_type,
 )
 from monitor.core.stats import PairedFlags, wilson
 from sinks import SinkBase
@@ -99,7 +100,7 @@ class SummarySink(SinkBase):
                 tally.score_sum += result.score
                 tally.scored += 1
         if evaluation.risk_error is not None:  # computing the risk raised: said as a check's
-            key = (RISK, evaluation.risk_error.partition(":")[0])
+            key = (RISK, error_type(evaluation.risk_error))
             self.check_errors[key] = self.check_errors.get(key, 0) + 1
         shadow = evaluation.shadow
         self.shadowed += shadow is not None and shadow.checks is not None

@@ -70,8 +70,8 @@ __all__ = [
     "TURN_OUTCOMES", "TURN_VERSION", "CheckResult", "ClosedBy", "ConfigSection", "DeadLetter",
     "Evaluation", "Followup", "KafkaConnection", "MetricsConfig", "Outcome", "OutputConfig",
     "Passage", "RagTrace", "RetrievedDoc", "SessionOutcome", "SessionOutcomeName",
-    "SessionTurn", "ShadowResults", "Timestamp", "Turn", "TurnRecord", "error_text", "first_error",
-    "revealed",
+    "SessionTurn", "ShadowResults", "Timestamp", "Turn", "TurnRecord", "error_text", "error_type",
+    "first_error", "revealed",
 ]  # fmt: skip
 
 
@@ -268,6 +268,11 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:200]
 
 
+def error_type(error: str) -> str:
+    """The exception's type in an ``error_text`` (the metric label it is counted under)."""
+    return error.partition(":")[0]
+
+
 @dataclass(frozen=True, slots=True)
 class CheckResult:
     """What one check found on one trace.
@@ -300,7 +305,7 @@ class CheckResult:
     @property
     def error_type(self) -> str | None:
         """The type of the exception the check raised (a bounded metric label), or None."""
-        return None if self.error is None else self.error.partition(":")[0]
+        return None if self.error is None else error_type(self.error)
 
     @property
     def outcome(self) -> Literal["flagged", "passed", "not_applicable"]:
