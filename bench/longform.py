@@ -125,6 +125,15 @@ HAGRID_FILES = (
 HAGRID_COVERAGE = 0.8
 
 
+def _references(item: dict[str, Any]) -> list[Any]:
+    """An AttributionBench row's ``references``: a list, or its text (a Python list's repr,
+    or one passage)."""
+    refs = item["references"]
+    if isinstance(refs, str):
+        return list(ast.literal_eval(refs)) if refs.startswith("[") else [refs]
+    return list(refs)
+
+
 def hagrid(folder: Path) -> Iterator[dict[str, object]]:
     """HAGRID's answers put back together from AttributionBench's labelled sentences."""
     answers: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
@@ -137,8 +146,7 @@ def hagrid(folder: Path) -> Iterator[dict[str, object]]:
             continue
         quotes: list[str] = []
         for claim in claims.values():
-            refs = claim["references"]
-            for quote in ast.literal_eval(refs) if isinstance(refs, str) else refs:
+            for quote in _references(claim):
                 if quote.strip() and quote not in quotes:
                     quotes.append(quote)
         if quotes:
@@ -217,10 +225,7 @@ def attribution(folder: Path) -> Iterator[dict[str, object]]:
             source = item.get("src_dataset")
             if source in HELD_OUT or source not in ATTRIBUTION_SOURCES:
                 continue
-            refs = item["references"]
-            if isinstance(refs, str):
-                refs = ast.literal_eval(refs) if refs.startswith("[") else [refs]
-            passages = [str(r) for r in refs if str(r).strip()]
+            passages = [str(r) for r in _references(item) if str(r).strip()]
             claim = item.get("claim") or ""
             if not passages or not claim.strip():
                 continue
