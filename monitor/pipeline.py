@@ -22,8 +22,16 @@ from monitor.checkpoint import Checkpoint
 from monitor.checks import CheckSuite
 from monitor.checks.shadow import ShadowSuite
 from monitor.core.errors import SinkError, SinkFailure, SourceError, StartupError, describe
-from monitor.core.model import DeadLetter, Evaluation, Followup, RagTrace, SessionOutcome
+from monitor.core.model import (
+    DeadLetter,
+    Evaluation,
+    Followup,
+    RagTrace,
+    SessionOutcome,
+    error_text,
+)
 from monitor.ingest.decoder import Decoded, OneItemPerRecord, RecordDecoder
+from monitor.ingest.native import EVALUATION_FAILED
 from monitor.judge.stage import JudgeStage
 from monitor.segments import Segmenter, SegmentsConfig
 from monitor.sources import (
@@ -120,6 +128,7 @@ class Pipeline:
         # IO thread): ``run`` raises it on its own thread, so the run ends the documented way
         self._failure: SinkFailure | None = None
         self.stats = PipelineStats()
+        self._failed_kinds: set[str] = set()  # exception types an evaluation raised, logged
         self.log = structlog.get_logger("ragmon.pipeline")
         # told this replica's share of the partitions besides the judge's budget, and asked
         # what the replica has to say on /readyz (the conversations' stage in a group)
@@ -288,6 +297,22 @@ class Pipeline:
     def _handle(self, decoded: Decoded) -> None:
         """Check, judge or queue, and write one decoded item."""
         item = decoded.item
+        if isinstance(item, RagTrace):
+            try:
+                evaluation = evaluate(item, self.suite, self.segmenter, self.shadow,
+                                      self.evaluators)  # fmt: skip
+            except Exception as exc:  # a bug of ours must not stop the daemon: a dead letter
+                item = self._unevaluated(item, decoded.positions, exc)
+            else:
+                self.stats.traces += 1
+                if self.judge_stage is not None:
+                    ticket = next(self._tickets)
+                    now = self.judge_stage.consider(evaluation, ticket)
+                    if now is None:  # queued for the judge: its records stay open till back
+                        self._judging[ticket] = (decoded.positions, item.trace_id)
+                        return
+                    evaluation = now
+                self._write(evaluation)
         if isinstance(item, DeadLetter):
             self.stats.dead_letters += 1
             for sink in self.sinks:
@@ -300,25 +325,23 @@ class Pipeline:
             self.stats.sessions += 1
             for sink in self.sinks:
                 sink.write_session(item)
-        elif item is not None:
-            segments, inputs = self.segmenter(item)
-            view = self.suite.view(item)
-            shadow = self.shadow(view) if self.shadow is not None else None
-            checks = self.suite(item, view)
-            risk, risk_error = self.suite.risk(checks, view)
-            evaluation = Evaluation(item, checks, segments=segments, inputs=inputs,
-                                    evaluators=self.evaluators, shadow=shadow, risk=risk,
-                                    risk_error=risk_error)  # fmt: skip
-            self.stats.traces += 1
-            if self.judge_stage is not None:
-                ticket = next(self._tickets)
-                now = self.judge_stage.consider(evaluation, ticket)
-                if now is None:  # queued for the judge: its records stay open till it is back
-                    self._judging[ticket] = (decoded.positions, item.trace_id)
-                    return
-                evaluation = now
-            self._write(evaluation)
         self._release(decoded.positions)
+
+    def _unevaluated(
+        self, trace: RagTrace, positions: tuple[Position, ...], exc: Exception
+    ) -> DeadLetter:
+        """A trace whose evaluation raised (a bug of ragmon's: the checks' and the risk's own
+        errors are caught inside the suite) as a dead letter at its first record, the trace
+        as its record's JSON in ``raw`` (``ragmon replay`` reads it again once fixed); the
+        first failure of each exception type is logged with its traceback."""
+        kind = type(exc).__name__
+        if kind not in self._failed_kinds:
+            self._failed_kinds.add(kind)
+            self.log.error("evaluation_failed", trace_id=trace.trace_id, exc_info=exc)
+        (source, partition), offset = positions[0] if positions else ((self.source.name, 0), 0)
+        raw = trace.to_json().encode()
+        return DeadLetter(reason=EVALUATION_FAILED, detail=error_text(exc), source=source,
+                          partition=partition, offset=offset, raw=raw)  # fmt: skip
 
     def _release(self, positions: tuple[Position, ...]) -> None:
         """One item of each record is finished; a record with none left is done."""
@@ -466,6 +489,26 @@ class Pipeline:
         self.decoder.revoke(partitions)
         for pos in [p for p in self._refs if p[0] in gone]:
             del self._refs[pos]
+
+
+def evaluate(
+    trace: RagTrace,
+    suite: CheckSuite,
+    segmenter: Segmenter,
+    shadow: ShadowSuite | None = None,
+    evaluators: Mapping[str, str] | None = None,
+) -> Evaluation:
+    """``trace``'s evaluation: its segments and inputs, the checks on its view (and the shadow
+    candidate's, when given), the risk. The daemon's pipeline and ``ragmon check`` both make
+    it here. A check or the risk that raises is an error on the line (the suite's guard);
+    anything else that raises is a bug of ragmon's, which the pipeline dead-letters."""
+    segments, inputs = segmenter(trace)
+    view = suite.view(trace)
+    shadowed = shadow(view) if shadow is not None else None
+    checks = suite(trace, view)
+    risk, risk_error = suite.risk(checks, view)
+    return Evaluation(trace, checks, segments=segments, inputs=inputs, evaluators=evaluators or {},
+                      shadow=shadowed, risk=risk, risk_error=risk_error)  # fmt: skip
 
 
 def _one_line(exc: Exception) -> str:

@@ -15,13 +15,14 @@ import yaml
 from monitor import config as config_mod
 from monitor import registry
 from monitor.core.errors import EXIT_FAIL, EXIT_OK, EXIT_USAGE, StartupError, describe
-from monitor.core.model import DeadLetter, Evaluation, RagTrace
+from monitor.core.model import DeadLetter, RagTrace, error_text
 from monitor.core.record import TraceRecord
 from monitor.core.verdict import RELEVANCE, VERDICTS
 from monitor.ingest import conversion
 from monitor.ingest.conventions import CONTENT_MISSING, OWN, UNRECOGNISED
 from monitor.judge.calibration import agreement_line, calibrate, report
 from monitor.judge.stage import Judge, judgeable
+from monitor.pipeline import evaluate
 from monitor.sources import SourcePosition, SourceRecord, demo, framing
 from monitor.sources.inputs import HEAD_BYTES, Input, check_inputs
 
@@ -59,12 +60,12 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     assert isinstance(item, RagTrace)  # a native record decodes to a trace or a dead letter
     suite, segmenter = registry.build_suite(settings), registry.build_segmenter(settings)
-    segments, inputs = segmenter(item)
-    view = suite.view(item)
-    checks = suite(item, view)
-    risk, risk_error = suite.risk(checks, view)
-    evaluation = Evaluation(item, checks, segments=segments, inputs=inputs, risk=risk,
-                            risk_error=risk_error)  # fmt: skip
+    try:
+        evaluation = evaluate(item, suite, segmenter)
+    except Exception as exc:  # the daemon dead-letters it (evaluation_failed): say it here
+        print(f"ragmon check: evaluating the trace failed, a bug of ragmon's (please report "
+              f"it): {error_text(exc)}", file=stderr)  # fmt: skip
+        return EXIT_FAIL
     json.dump(evaluation.to_line(), stdout, ensure_ascii=False, indent=2 if pretty else None)
     stdout.write("\n")
     return EXIT_OK

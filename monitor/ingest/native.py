@@ -23,8 +23,10 @@ DEAD_LETTER_REASONS = (
     "invalid_otlp_json",
     "mapping_failed",  # OTLP spans assembled, but mapping them to a trace raised (a bug)
     "decode_failed",  # decoding raised where it should have named a reason (a bug)
+    "evaluation_failed",  # a trace's evaluation raised outside the checks' guard (a bug)
 )
 DECODE_FAILED = "decode_failed"
+EVALUATION_FAILED = "evaluation_failed"
 
 
 _BOM = "\ufeff".encode()
