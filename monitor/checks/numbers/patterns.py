@@ -231,10 +231,12 @@ def strip_noise(answer: str, *, textual: bool = True) -> str:
 
 
 # Tokenised text (common in scraped corpora and NLP datasets) puts spaces around separators:
-# "5 , 000", "3 . 5", "1, 000", "£1. 8m". Joined back before figures are read, only where the
-# pieces can only be one figure: 1-3 digits before a comma and exactly three after it.
+# "5 , 000", "3 . 5", "1, 000", "£1. 8m", "$ 1. 7 million". Joined back before figures are
+# read, only where the pieces can only be one figure: 1-3 digits before a comma and exactly
+# three after it; a point with a space after it only before a scale ("8m", "7 million").
 _SPACED_FIGURE = re.compile(
-    r"(?<![\d.])(\d{1,3})(?: , |, (?=000)| \. (?=\d{1,3}(?![\d,-]|[A-Za-z]{2}))|\. (?=\d[mkb]))(\d+)"
+    r"(?<![\d.])(\d{1,3})(?: , |, (?=000)| \. (?=\d{1,3}(?![\d,-]|[A-Za-z]{2}))"
+    r"|\. (?=\d[mkb]|\d{1,2} (?:million|billion|trillion|bn)\b))(\d+)"
 )
 
 
