@@ -114,7 +114,7 @@ NUMERIC = re.compile(
         (?P<body>\d{{1,2}}(?:,\d\d)+,\d{{3}}(?![\d,])
                  |\d{{1,3}}(?:(?P<tsep>[,.\u00a0\u202f\u2009' ])\d{{3}})(?:(?P=tsep)\d{{3}})*(?:[.,]\d+)?(?!\d)
                  |\d+(?:[.,]\d+)?)
-        (?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|mio|lakhs?|crores?)(?![a-z])
+        (?:(?:\s?-\s?|\s)?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|mio|lakhs?|crores?)(?![a-z])
           |(?P<scale2>[kKMB])(?![A-Za-z\d])
           |(?P<unit>[A-Za-z]{{1,4}}(?:/h)?)(?![A-Za-z\d]))?
         (?P<ord>st|nd|rd|th)?
@@ -137,7 +137,7 @@ TRIGGER = re.compile(r"[0-9$€£¥₹+]")
 # (the digit factored out of the two branches: searching a 5 KB context took ~40 % less; a
 # glued lower-case "m" is million as often as metres: "£3.4m" states 3,400,000)
 SCALED = re.compile(
-    r"\d(?:\s?(?:thousand|million|billion|trillion|mn|bn|tn|mio|lakh|crore)(?![a-z])"
+    r"\d(?:(?:\s?-\s?|\s)?(?:thousand|million|billion|trillion|mn|bn|tn|mio|lakh|crore)(?![a-z])"
     r"|[kKMBm](?![A-Za-z\d]))"
 )
 # Or any plural noun ("three suspects", "four desserts"): a count the context must back.
