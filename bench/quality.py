@@ -242,7 +242,7 @@ def citation_report() -> None:
 # Issue 75's blind rounds (tests/quality/BLIND*.md): the case files each round's hand wrote.
 # The last round's sealed part is scored once, at the end of its round (``--sealed LAST``);
 # ``--blind`` never opens it.
-LAST_ROUND = 11
+LAST_ROUND = 12
 ROUNDS = {1: "blind", **{n: f"blind{n}" for n in range(2, LAST_ROUND + 1)}}
 BLIND_SETS = tuple(
     f"{kind}_{name}_{part}"
