@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from monitor.checks.numbers.forms import ITEM_SPLIT, enumerations
+from monitor.checks.numbers.forms import ITEM_SPLIT, enumerations, quantity
 from monitor.checks.numbers.patterns import (
     MEASURES,
     SENTENCE,
@@ -172,8 +172,10 @@ def judge(
     ]
     for _, related, named, lists in read:
         for items in lists:
-            if len(items) == claim.value and (named or related) and not _quantities(items):
-                return CountVerdict("backed", "count of " + ", ".join(items))
+            presented = _lists_as(items, claim)
+            if presented == claim.value and (named or related) and not _quantities(items):
+                how = "count of " if _counted(items) == len(items) else "sum of "
+                return CountVerdict("backed", how + ", ".join(items))
     for s, related, named, lists in read:
         for m in _STATED.finditer(s):
             stated = _value(m.group(1))
@@ -191,7 +193,8 @@ def judge(
             # (a list of quantities, "took two years and cost £4 million", is not a list of
             # the things counted, nor one with those things as one item: "the galleries and
             # a new café")
-            if (len(items) != claim.value and (named or related) and not _quantities(items)
+            if (_lists_as(items, claim) != claim.value and (named or related)
+                    and not _quantities(items)
                     and not _holds_plural(items, claim.noun)):  # fmt: skip
                 return CountVerdict("flagged", "the context lists " + ", ".join(items))
     return CountVerdict("unjudged", "the context neither states nor presents this count")
@@ -207,6 +210,22 @@ def _lists(sentence: str) -> list[list[str]]:
         if len(items) >= 2 and all(len(i.split()) <= 4 for i in items):
             found.append(items)
     return found
+
+
+def _counted(items: list[str]) -> int:
+    """How many things a list's items stand for ("two deckhands" two, "a cook" one)."""
+    return sum(quantity(i) for i in items)
+
+
+def _lists_as(items: list[str], claim: CountClaim) -> int | None:
+    """The count a list presents for ``claim``: its items' quantities added up ("a hammer,
+    two saws and a drill" is four tools); for a count of persons, its items when none has a
+    quantity, and none otherwise (a list whose persons add up is the persons rule's to back,
+    ``computed.persons``; "a guide, three hikers and a dog" counts no persons)."""
+    counted = _counted(items)
+    if not claim.persons:
+        return counted
+    return len(items) if counted == len(items) else None
 
 
 def _quantities(items: list[str]) -> bool:

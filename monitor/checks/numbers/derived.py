@@ -72,7 +72,7 @@ _SUM_BEFORE = re.compile(
     r"|(?:total|combined|sum)\b[^.,;]{0,40}\b(?:is|was|are|were|came to|reached)"
     r"|\b(?:together|between them)\b[^.,;]{0,60})\s*$"
 )
-_SUM_AFTER = re.compile(r"^\s*(?:\w+\s+)?(?:in total|combined|altogether|in all)\b")
+_SUM_AFTER = re.compile(r"^[\s*_]*(?:\w+\s+){0,2}(?:in total|combined|altogether|in all)\b")
 _DIFF_BEFORE = re.compile(
     r"(?:\bby|\bsaves?(?:\s+you)?|(?:difference|gap|margin|increase|decrease|rise|drop|fall"
     r"|saving) of"
@@ -280,11 +280,10 @@ class Derivation:
             # on news articles, any list in a sentence on the same matter was a false match
             if noun not in {w.rstrip("s") for w in _WORD.findall(s.lower())}:
                 continue
-            for items in enumerations(s):
-                if len(items) == value:
-                    return "count of " + ", ".join(items)
-                if sum(quantity(i) for i in items) == value:
-                    return "sum of " + ", ".join(items)
+            for items in enumerations(s):  # (items with a quantity add up)
+                total = sum(quantity(i) for i in items)
+                if total == value:
+                    return ("count of " if total == len(items) else "sum of ") + ", ".join(items)
         return None
 
     def _arithmetic(self, mention: Mention, value: float, around: Around) -> str | None:
