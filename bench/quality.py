@@ -35,7 +35,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.conflicts import PassageSet, conflict_nq, naive_conflict
 from bench.summaries import Summary, frank, xsum_spans
-from monitor.checks import Citation, ContextConflict, Refusal, TraceView, UnsupportedNumbers
+from monitor.checks import (
+    Citation,
+    ContextConflict,
+    Refusal,
+    TraceView,
+    UnsupportedNames,
+    UnsupportedNumbers,
+)
 from monitor.core.model import RagTrace
 from tests.quality import Case, load_cases
 
@@ -252,6 +259,40 @@ BLIND_SETS = tuple(
 )
 
 
+# The blind rounds of ``unsupported_names`` (tests/quality/NAMES*.md), scored alike: the last
+# round's sealed file once, at the end of its round (``--sealed-names LAST``).
+NAMES_LAST_ROUND = 1
+NAMES_SETS = tuple(
+    f"names_blind{n}_{part}" for n in range(1, NAMES_LAST_ROUND + 1) for part in ("open", "sealed")
+)
+
+
+def names_case(case: Case) -> tuple[bool, list[str]]:
+    """Whether ``unsupported_names`` applies to a names case, and the names it reports."""
+    docs = list(case.expected.get("doc_ids") or [f"d{i}" for i in range(1, len(case.context) + 1)])
+    trace = _trace(case.answer, list(zip(docs, case.context, strict=True)), case.query)
+    result = UnsupportedNames()(TraceView(trace))
+    return result.applicable, list(getattr(result.evidence, "names", ()))
+
+
+def names_report(names: Iterable[str]) -> None:
+    """Per names file: exact (applicability and the names, in order) and the names' P/R."""
+    for name in names:
+        if not (Path(__file__).parent.parent / "tests" / "quality" / f"{name}.jsonl").exists():
+            continue
+        exact, tp, fp, fn = 0, 0, 0, 0
+        for c in load_cases(name):
+            applicable, got = names_case(c)
+            want = list(c.expected["unsupported"])
+            exact += applicable == c.expected.get("applicable", True) and got == want
+            tp += len(set(got) & set(want))
+            fp += len(set(got) - set(want))
+            fn += len(set(want) - set(got))
+        p = f"{tp / (tp + fp):.3f}" if tp + fp else "-"
+        r = f"{tp / (tp + fn):.3f}" if tp + fn else "-"
+        print(f"  {name:<26} exact {exact}/{len(load_cases(name))}  names P/R {p}/{r}")
+
+
 def sealed(round_: int) -> tuple[str, str]:
     """A round's sealed files."""
     return (f"numbers_{ROUNDS[round_]}_sealed", f"citation_{ROUNDS[round_]}_sealed")
@@ -334,12 +375,20 @@ def main() -> None:
                         choices=range(4, LAST_ROUND + 1),
                         help=f"score round N's sealed files alone (round {LAST_ROUND}'s: once, "
                              "at the end of its round); repeatable")  # fmt: skip
+    parser.add_argument("--sealed-names", type=int, action="append", default=[], metavar="N",
+                        choices=range(1, NAMES_LAST_ROUND + 1),
+                        help=f"score names round N's sealed file alone (round "
+                             f"{NAMES_LAST_ROUND}'s: once, at the end of its round)")  # fmt: skip
     args = parser.parse_args()
-    if args.blind or args.sealed:
+    if args.blind or args.sealed or args.sealed_names:
         last = sealed(LAST_ROUND)
         names = [n for n in BLIND_SETS if n not in last] if args.blind else []
         names += [n for round_ in args.sealed for n in sealed(round_) if n not in names]
         blind_report(names)
+        last_names = f"names_blind{NAMES_LAST_ROUND}_sealed"
+        files = [n for n in NAMES_SETS if n != last_names] if args.blind else []
+        files += [f"names_blind{n}_sealed" for n in args.sealed_names]
+        names_report(files)
         return
     if not args.only_summaries:
         numbers_report()

@@ -199,6 +199,8 @@ PANELS: list[dict[str, Any]] = [
         ('max by (check) (ragmon_check_review_precision{bound="high",route=~"$route"})', "{{check}} 95% high")]},
     {"title": "Answers with unsupported numbers (95% Wilson band)", "unit": "percentunit",
      "targets": wilson_targets("unsupported_numbers")},
+    {"title": "Answers with names not in the context (95% Wilson band)", "unit": "percentunit",
+     "targets": wilson_targets("unsupported_names")},
     {"title": "Answers without a valid citation (95% Wilson band)", "unit": "percentunit",
      "targets": wilson_targets("citation")},
     {"title": "Invalid citations per second", "unit": "reqps", "targets": [

@@ -17,6 +17,7 @@ native.extend(__path__)  # the compiled build's modules first, when it runs
 from monitor.checks.citation import Citation
 from monitor.checks.context import ContextConflict, EmptyContext, GroundingOverlap
 from monitor.checks.memo import PassageMemo
+from monitor.checks.names import UnsupportedNames
 from monitor.checks.refusal import Refusal
 from monitor.checks.risk import RISK
 from monitor.checks.risk import risk as trace_risk
@@ -39,6 +40,7 @@ __all__ = [
     "PassageMemo",
     "Refusal",
     "TraceView",
+    "UnsupportedNames",
     "UnsupportedNumbers",
     "default_checks",
     "evidence_of",
@@ -107,6 +109,7 @@ def make(cls: CheckType, options: ConfigSection | None = None) -> Check:
 # component table, monitor.components, which derives a row from each of these).
 CHECK_TYPES: tuple[CheckType, ...] = (
     UnsupportedNumbers,
+    UnsupportedNames,
     Refusal,
     Citation,
     EmptyContext,

@@ -169,3 +169,22 @@ class NumbersEvidence(Evidence):
     def highlights(self) -> tuple[Highlight, ...]:
         """Each unsupported figure."""
         return tuple(Highlight(n, "number") for n in self.numbers)
+
+
+@dataclass(frozen=True, slots=True)
+class NamesEvidence(Evidence):
+    """The names the context does not write, as the answer writes them (once each, in
+    order), of ``checked`` distinct names read."""
+
+    names: tuple[str, ...] = ()
+    checked: int = 0
+
+    def explain(self) -> str:
+        """The names not in the context, or the evidence as JSON when there are none."""
+        if self.names:
+            return "names not in the context: " + ", ".join(self.names)
+        return Evidence.explain(self)
+
+    def highlights(self) -> tuple[Highlight, ...]:
+        """Each name not in the context."""
+        return tuple(Highlight(n, "name") for n in self.names)

@@ -13,8 +13,8 @@ from typing import Literal, Self
 
 @dataclass(frozen=True, slots=True)
 class Highlight:
-    """A piece of the answer a check's evidence points at (``why``: number, citation,
-    refusal), which the review page marks where it occurs."""
+    """A piece of the answer a check's evidence points at (``why``: number, name,
+    citation, refusal), which the review page marks where it occurs."""
 
     text: str
     why: str

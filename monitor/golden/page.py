@@ -16,16 +16,16 @@ from monitor.core.lines import CheckLine, GoldenRow
 
 @dataclass(frozen=True)
 class Piece:
-    """A piece of the answer, marked (number, citation, refusal) or not."""
+    """A piece of the answer, marked (number, name, citation, refusal) or not."""
 
     text: str
-    mark: str | None = None  # why it is marked: number, citation, refusal
+    mark: str | None = None  # why it is marked: number, name, citation, refusal
 
 
 def mark_answer(answer: str, checks: dict[str, CheckLine]) -> list[Piece]:
     """The answer cut into pieces, what the checks' evidence points at marked (unsupported
-    numbers, invalid citation markers, the refusal phrase) where it occurs; on overlap a
-    number wins over a citation, a citation over a refusal."""
+    numbers and names, invalid citation markers, the refusal phrase) where it occurs; on
+    overlap a number wins over a name, a name over a citation, a citation over a refusal."""
     wanted = sorted(
         ((str(h.text), h.why) for h in _highlights(checks)),
         key=lambda w: _MARK_ORDER.get(w[1], len(_MARK_ORDER)),
@@ -49,9 +49,12 @@ def mark_occurrences(lower: str, needle: str, why: str, spans: list[Span]) -> No
     start = lower.find(sought)
     while start != -1:
         end = start + len(needle)
-        if not any(s < end and start < e for s, e, _ in spans):
+        whole = why != "name" or not (  # a name is marked as a word, not inside one
+            (start and lower[start - 1].isalpha()) or (end < len(lower) and lower[end].isalpha())
+        )
+        if whole and not any(s < end and start < e for s, e, _ in spans):
             spans.append((start, end, why))
-        start = lower.find(sought, end)
+        start = lower.find(sought, end if whole else start + 1)
 
 
 def cut(text: str, spans: list[Span]) -> list[Piece]:
@@ -72,7 +75,7 @@ def conflicting_passages(checks: dict[str, CheckLine]) -> set[int]:
     return {i for name, line in _lines(checks) for i in evidence_of(name, line).passages_named()}
 
 
-_MARK_ORDER = {"number": 0, "citation": 1, "refusal": 2}
+_MARK_ORDER = {"number": 0, "name": 1, "citation": 2, "refusal": 3}
 
 
 def _lines(checks: dict[str, CheckLine]) -> list[tuple[str, CheckLine]]:

@@ -15,7 +15,14 @@ import hashlib
 import re
 from datetime import UTC, datetime
 
-from monitor.checks import Citation, ContextConflict, EmptyContext, Refusal, UnsupportedNumbers
+from monitor.checks import (
+    Citation,
+    ContextConflict,
+    EmptyContext,
+    Refusal,
+    UnsupportedNames,
+    UnsupportedNumbers,
+)
 from monitor.core.lines import GoldenRow, RowFollowup, RowMeta, map_strings
 from monitor.core.model import Evaluation, Followup
 from monitor.core.pii import Redactor
@@ -43,6 +50,7 @@ DEFAULT_REASONS = (
     "judge_hard_fail",
     ContextConflict.name,
     UnsupportedNumbers.name,
+    UnsupportedNames.name,
     "judge_false_refusal",
     Refusal.name,
     "judge_fail",
@@ -82,7 +90,7 @@ def suggest_category(reason: str, evaluation: Evaluation) -> str:
         return "empty_retrieval"
     if reason == ContextConflict.name:
         return "stale_policy"
-    if reason == UnsupportedNumbers.name:
+    if reason in (UnsupportedNumbers.name, UnsupportedNames.name):
         return "hallucination"
     if reason == Citation.name:
         return "citation"

@@ -1,7 +1,7 @@
 """A risk learned from the judge's verdicts (``risk/3``): a weighted logistic regression over
 the checks' evidence, trained online on the judged traces with their 1/p weights.
 
-The static risk (``monitor.checks.risk``, ``risk/8``) is a noisy-or of chosen weights. The
+The static risk (``monitor.checks.risk``, ``risk/9``) is a noisy-or of chosen weights. The
 judge already labels a weighted sample of the stream; :class:`LearnedRisk` fits its features
 to those labels, one verdict at a time, and until it has seen ``min_verdicts`` verdicts it
 answers the static risk unchanged (its prior). The features (:data:`FEATURES`):

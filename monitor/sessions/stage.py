@@ -94,7 +94,10 @@ def turn_of(evaluation: Evaluation, end_attribute: str | None = None) -> Turn | 
 _NOT_ENDED = (None, False, 0, "", "false")  # an end attribute's values that end nothing
 # the checks whose flag says the answer is not grounded in its context (a session's failure;
 # a missing citation is not one)
-UNGROUNDED = ("unsupported_numbers", "grounding_overlap", "context_conflict", "empty_context")
+UNGROUNDED = (
+    "unsupported_numbers", "unsupported_names", "grounding_overlap", "context_conflict",
+    "empty_context",
+)  # fmt: skip
 
 
 class TurnSink(SinkBase):

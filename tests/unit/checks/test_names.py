@@ -1,0 +1,119 @@
+"""``unsupported_names``: each rule of docs/checks.md's section on what is a name and when the
+context has it, with its hard negatives."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.checks import TraceView, UnsupportedNames
+from monitor.checks.evidence import NamesEvidence
+from monitor.checks.names import answer_names, is_name
+from monitor.core.model import RagTrace
+
+
+def check(answer: str, context: str = "", query: str = "", doc_id: str = "d1") -> NamesEvidence:
+    data = {"trace_id": "ab" * 16, "query": query, "answer": answer,
+            "context": [{"doc_id": doc_id, "text": context}]}  # fmt: skip
+    result = UnsupportedNames()(TraceView(RagTrace.from_data(data)))
+    assert result.flagged == bool(getattr(result.evidence, "names", ()))
+    assert isinstance(result.evidence, NamesEvidence), result.evidence
+    return result.evidence
+
+
+@pytest.mark.parametrize(
+    ("word", "name"),
+    [("Margot", True), ("McKinsey", True), ("LeBron", True), ("DeVito", True),
+     ("Szijjártó", True), ("NASA", False), ("LEDs", False), ("iPhone", False), ("CdS", False),
+     ("Q3", False), ("Al", False), ("However", False), ("March", False), ("Passage", False),
+     ("Friday", False), ("Mrs", False)],
+)  # fmt: skip
+def test_what_is_written_as_a_name(word: str, name: bool) -> None:
+    assert is_name(word) is name
+
+
+def test_a_name_the_context_lacks_is_flagged_once_in_order() -> None:
+    evidence = check(
+        "Raheem Sterling rejected Liverpool's offer. Coach Brendan Rodgers told Rodgers' staff.",
+        "Sterling said no to Liverpool's new contract.",
+    )
+    assert evidence.names == ("Brendan", "Rodgers")  # once, the possessive set aside
+    assert evidence.checked == 4  # Sterling, Liverpool, Brendan, Rodgers ("Raheem" starts)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Paris is the capital.",  # a sentence's first word
+        "1. Paris is the capital.",
+        "- Paris is the capital.",
+        "**Paris** is the capital.",
+        '"Paris is the capital," she said.',
+        "Capital: Paris.",  # after a colon
+        "| city | Paris |",  # a table cell
+        "It is large [1]. Paris is larger.",  # a marker ends nothing, a sentence end does
+        "See https://Paris.example.com/Guide for more.",
+        "Run `Paris.start()` first.",
+        "Talk to the Support Team",  # a title line: no sentence end, mostly capitals
+        "## Paris Office\nThe office is open.",
+        "In March and on Friday the office opens.",
+        "According to Passage 2, the office opens.",
+        "I'll check, and I'm sure it opens.",
+        "Use ARIA (Accessible Rich Internet Applications) roles.",
+        "Follow the Web Content Accessibility Guidelines (WCAG) here.",
+        "I couldn't find the Acme fee in the documents.",  # a refusal claims nothing
+        "I'm sorry, but the context does not say what Acme charges.",
+    ],
+)
+def test_what_is_not_read_as_a_name(answer: str) -> None:
+    assert answer_names(answer) == [], answer
+
+
+def test_titles_of_address_do_not_end_the_sentence() -> None:
+    assert answer_names("Ask Dr. Okafor or Mr. Lee, e.g. Kim.") == ["Okafor", "Lee", "Kim"]
+
+
+def test_a_hyphenated_word_is_read_in_parts() -> None:
+    assert check("It uses Sims-based tools.", "The sims are fun.").names == ()
+    assert check("It is a Paris-based firm.", "The firm is small.").names == ("Paris",)
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "query", "doc_id"),
+    [
+        ("It was Walter who won.", "Walters won the race.", "", "d1"),  # a word's start
+        ("It was Paris that won.", "paris won the vote .", "", "d1"),  # any case
+        ("It was Szijjarto who spoke.", "Péter Szijjártó spoke.", "", "d1"),  # accents
+        ("It was Szijjártó who spoke.", "Peter Szijjarto spoke.", "", "d1"),
+        ("It was Acme who won.", "The firm won.", "Did Acme win?", "d1"),  # the query
+        ("It is in the Handbook.", "Leave is 20 days.", "", "handbook-2024"),  # a passage id
+    ],
+)
+def test_where_the_context_has_the_name(answer: str, context: str, query: str,
+                                        doc_id: str) -> None:  # fmt: skip
+    evidence = check(answer, context, query, doc_id)
+    assert evidence.names == () and evidence.checked == 1
+
+
+def test_a_name_inside_another_word_is_not_found() -> None:
+    assert check("It was Ann who won.", "The bank won.").names == ("Ann",)
+    assert check("It was Ann who won.", "The Annual report won.").names == ()  # a start
+
+
+def test_no_name_passes_with_nothing_checked() -> None:
+    evidence = check("The office opens at nine.", "It opens at 9.")
+    assert evidence.names == () and evidence.checked == 0
+
+
+def test_an_answer_in_german_is_not_judged() -> None:
+    data = {"trace_id": "ab" * 16, "query": "", "context": [{"text": "Der Vertrag läuft."}],
+            "answer": "Der Vertrag ist nicht mit der Kündigung und dem Widerruf verbunden."}  # fmt: skip
+    result = UnsupportedNames()(TraceView(RagTrace.from_data(data)))
+    assert not result.applicable and not result.flagged
+    # an English answer quoting a German word is judged
+    assert check("The contract, Der Vertrag, names Anna.", "The contract.").names == (
+        "Der", "Vertrag", "Anna")  # fmt: skip
+
+
+def test_the_other_sentences_of_a_refusal_are_read() -> None:
+    answer = "The documents don't mention the Acme fee. However, Globex charges $25."
+    assert check(answer, "Fees vary.").names == ("Globex",)
