@@ -37,7 +37,7 @@ NOT_NAMES = frozenset(
     also although though however moreover furthermore meanwhile therefore thus hence
     instead otherwise overall additionally finally firstly secondly lastly generally
     typically usually currently today yes yeah okay please thanks thank sorry sure well
-    mrs miss sir madam dear
+    mrs miss sir madam
     passage passages document documents doc docs source sources context contexts article
     articles section sections table tables figure figures step steps note notes answer
     question reference references page pages chapter
@@ -219,9 +219,7 @@ class UnsupportedNames:
         missing: list[str] = []
         for name in names:
             low = name.lower()
-            if _starts_a_word(known, low) or (
-                low.endswith("s") and len(low) > 4 and _starts_a_word(known, low[:-1])
-            ):  # (a name made plural, "two Lenins", is found as the name)
+            if _starts_a_word(known, low):
                 continue
             if not (known.isascii() and low.isascii()):  # accents do not matter
                 folded = folded if folded is not None else _folded(known)

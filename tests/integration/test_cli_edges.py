@@ -324,7 +324,8 @@ def test_explain_names_its_rates_and_asks_for_evaluation_lines(tmp_path: Path) -
     assert ragmon("replay", str(src), "--output-jsonl", str(evals)).returncode == 0
     wrong = ragmon("explain", str(evals), str(evals), "--check", "nosuch")
     assert wrong.returncode == 2 and "[" not in wrong.stderr
-    assert "--check nosuch" in wrong.stderr and "refusal, unsupported_names, unsupported_numbers" in wrong.stderr
+    assert "--check nosuch" in wrong.stderr
+    assert "refusal, unsupported_names, unsupported_numbers" in wrong.stderr
     raw = ragmon("explain", str(src), str(src))
     assert raw.returncode == 2 and "ragmon replay" in raw.stderr and "--output-jsonl" in raw.stderr
     said = ragmon("explain", "--help").stdout

@@ -117,3 +117,42 @@ def test_an_answer_in_german_is_not_judged() -> None:
 def test_the_other_sentences_of_a_refusal_are_read() -> None:
     answer = "The documents don't mention the Acme fee. However, Globex charges $25."
     assert check(answer, "Fees vary.").names == ("Globex",)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It closes on 31 Dec 2024, a Fri.",  # abbreviated months and weekdays
+        "A normal temperature is 98.6 degrees Fahrenheit, or 37 Celsius.",  # units
+        "Hasło nie może zawierać Twojego imienia.",  # a polite pronoun
+        "Refunds take 5 days.\nSources: refunds-2024, Confluence page",  # the sources line
+        "Refunds take 5 days.\n**References:** Confluence, Jira",
+    ],
+)
+def test_more_words_that_name_nothing(answer: str) -> None:
+    assert answer_names(answer) == [], answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Die Standardlieferung dauert 3 bis 5 Werktage.",  # two German function words
+        "Es gibt keine Gebühr für einen Tarifwechsel.",
+        "Nein, der Tarif enthält keinen Telefonsupport.",
+    ],
+)
+def test_a_short_german_answer_is_not_judged(answer: str) -> None:
+    data = {"trace_id": "ab" * 16, "query": "", "answer": answer,
+            "context": [{"text": "Lieferung in 3 Tagen."}]}  # fmt: skip
+    assert not UnsupportedNames()(TraceView(RagTrace.from_data(data))).applicable
+
+
+def test_a_name_made_plural_is_not_the_name() -> None:
+    """The policy reads a name at the start of a context word: "Walters" is not in
+    "Walter" (the blind round's case), "Walter" is in "Walters"."""
+    assert check("The Walters family raised £800.", "The Walter family raised £800.").names == (
+        "Walters",)  # fmt: skip
+    assert check("Dear England is by James Graham.", "A play by James Graham.").names == (
+        "England",
+    )  # fmt: skip (the first word is not read)
+    assert check("The play Dear England won.", "A play won.").names == ("Dear", "England")
