@@ -12,8 +12,9 @@ answers the static risk unchanged (its prior). The features (:data:`FEATURES`):
 * the missing words weighted by their IDF, learned from the stream's own contexts (every
   trace scored adds its context's words to the counts): the IDF-weighted gap and the rarest
   missing word's IDF (a rare name or term not in the context weighs more than a common word);
-* the flags of ``unsupported_numbers``, ``context_conflict``, ``empty_context``, ``citation``
-  and ``refusal`` (a refusal over a non-empty context: a possible false refusal);
+* the flags of ``unsupported_numbers``, ``unsupported_names``, ``context_conflict``,
+  ``empty_context``, ``citation`` and ``refusal`` (a refusal over a non-empty context: a
+  possible false refusal);
 * the answer's length (log of its content words);
 * the naive lexical novelty: the share of the answer's words, stop words included, that are
   not words of the context (it carries what the content words leave out: "not", "never").
@@ -54,6 +55,7 @@ FEATURES = (
     "idf_gap",
     "rarest_missing",
     "unsupported_numbers",
+    "unsupported_names",
     "context_conflict",
     "empty_context",
     "citation",
@@ -61,7 +63,12 @@ FEATURES = (
     "log_words",
     "novelty",
 )
-_FLAGS = ("unsupported_numbers", "context_conflict", "empty_context", "citation", "refusal")
+_FLAGS = (
+    "unsupported_numbers", "unsupported_names", "context_conflict", "empty_context", "citation",
+    "refusal",
+)  # fmt: skip
+# each feature's place in the vector, by its name (never a number written in the code)
+_AT = {name: i for i, name in enumerate(FEATURES)}
 _BUCKETS = 1 << 18
 MAX_WEIGHT = 1e4  # a 1/p weight counts at most this much (p below 0.01 % is capped)
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -103,16 +110,16 @@ class LearnedRisk:
     def features(self, checks: Mapping[str, CheckResult], view: TraceView) -> Vector:
         """The feature vector of one trace (:data:`FEATURES`); zeros where a part fails."""
         x = np.zeros(len(FEATURES))
-        x[0] = 1.0
+        x[_AT["bias"]] = 1.0
         try:
             prior = min(max(static_risk(checks, view), 1e-3), 1 - 1e-3)
-            x[1] = math.log(prior / (1 - prior))
+            x[_AT["static_logit"]] = math.log(prior / (1 - prior))
             self._grounding(view, x)
-            for i, name in enumerate(_FLAGS, start=6):
+            for name in _FLAGS:
                 result = checks.get(name)
-                x[i] = 1.0 if result is not None and result.flagged else 0.0
-            if x[10] and not view.context_text.strip():
-                x[10] = 0.0  # a refusal over no context is no false refusal
+                x[_AT[name]] = 1.0 if result is not None and result.flagged else 0.0
+            if x[_AT["refusal"]] and not view.context_text.strip():
+                x[_AT["refusal"]] = 0.0  # a refusal over no context is no false refusal
         except Exception:  # a trace never makes the scorer raise
             return x
         return x
@@ -122,21 +129,23 @@ class LearnedRisk:
         if not words:
             return
         missing = missing_words(view, words)
-        x[2] = len(missing) / len(words)
+        x[_AT["gap"]] = len(missing) / len(words)
         sentence_gaps = []
         for sentence in SENTENCES.split(view.answer)[:64]:
             own = content_words(sentence)
             if len(own) >= 3:
                 sentence_gaps.append(len(missing_words(view, own)) / len(own))
-        x[3] = max(sentence_gaps, default=x[2])
+        x[_AT["sentence_gap"]] = max(sentence_gaps, default=x[_AT["gap"]])
         idf = {w: self._idf(w) for w in words}
         total = sum(idf.values())
-        x[4] = sum(idf[w] for w in missing) / total if total else 0.0
-        x[5] = max((idf[w] for w in missing), default=0.0)
-        x[11] = math.log1p(len(words))
+        x[_AT["idf_gap"]] = sum(idf[w] for w in missing) / total if total else 0.0
+        x[_AT["rarest_missing"]] = max((idf[w] for w in missing), default=0.0)
+        x[_AT["log_words"]] = math.log1p(len(words))
         tokens = _WORDS.findall(view.answer.lower())
         context = set(_WORDS.findall(view.context_text.lower()))
-        x[12] = sum(1 for t in tokens if t not in context) / len(tokens) if tokens else 0.0
+        x[_AT["novelty"]] = (
+            sum(1 for t in tokens if t not in context) / len(tokens) if tokens else 0.0
+        )
 
     def _idf(self, word: str) -> float:
         """The word's IDF on the stream's contexts, scaled to [0, 1] by the largest one."""
