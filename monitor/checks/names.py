@@ -84,7 +84,7 @@ _SOURCES = re.compile(r"[*_]*(?:sources?|references?|citations?)[*_]*\s*:", re.I
 
 def _without_expansions(text: str) -> str:
     """``text`` with each acronym's expansion beside it blanked (see ``_EXPANDED``): the
-    capitalised words whose initials spell the acronym (its first two letters at least)."""
+    capitalised words whose initials spell the acronym."""
     if "(" not in text:
         return text
 
@@ -93,7 +93,7 @@ def _without_expansions(text: str) -> str:
         if last:  # the expansion ends right before "(WCAG)": its last capitalised words
             caps = caps[-len(acronym) :]
         initials = "".join(m.group(0)[0] for m in caps)
-        if len(caps) < 2 or not initials.startswith(acronym[:2]):
+        if len(caps) < 2 or initials != acronym:  # ("Driver and Vehicle ... (DVLA)": not it)
             return words
         start, end = caps[0].start(), caps[-1].end()
         return words[:start] + " " * (end - start) + words[end:]

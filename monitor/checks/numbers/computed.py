@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from monitor.checks.numbers.forms import enumerations, quantity
+from monitor.checks.numbers.forms import QUANTITY, enumerations, quantity
 from monitor.checks.numbers.mentions import Lazy, locale_of, scan
 
 Figure = tuple[str, float]  # (as written, value)
@@ -96,9 +96,13 @@ _AGENT = re.compile(r"[a-z]{4,}(?:er|or)s?")
 def names_persons(item: str) -> bool:
     """An enumerated item that names persons ("three hikers", "a photographer overnight")."""
     words = item.lower().split()
-    return bool(_PERSON_WORDS.intersection(words)) or any(
-        w not in _NOT_PERSONS and _PERSON_SUFFIX.fullmatch(w) is not None for w in words
-    )
+    return (
+        bool(_PERSON_WORDS.intersection(words))
+        or any(w not in _NOT_PERSONS and _PERSON_SUFFIX.fullmatch(w) is not None for w in words)
+        # the role written apart, "six cellar hands", "two farm hands" (not "two hands")
+        or (len(words) >= 2 and words[-1] in ("hand", "hands") and words[-2] not in QUANTITY
+            and words[-2] not in ("a", "an", "the", "one"))
+    )  # fmt: skip
 
 
 _WORD = re.compile(r"[a-z]{4,}")

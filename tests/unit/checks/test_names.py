@@ -156,3 +156,10 @@ def test_a_name_made_plural_is_not_the_name() -> None:
         "England",
     )  # fmt: skip (the first word is not read)
     assert check("The play Dear England won.", "A play won.").names == ("Dear", "England")
+
+
+def test_an_expansion_must_spell_its_acronym() -> None:
+    """ "Driver and Vehicle Standards Agency (DVLA)" spells DVSA: not the acronym's expansion,
+    so its names are read (the first names round's sealed part, read after it was scored)."""
+    assert answer_names("Apply via the Driver and Vehicle Standards Agency (DVLA).") == [
+        "Driver", "Vehicle", "Standards", "Agency"]  # fmt: skip

@@ -77,3 +77,22 @@ def test_scales_written_tokenised_or_with_a_hyphen(answer: str, context: str,
     """ "$ 1. 7 million" (a tokenised decimal, a scale word apart) and "$10-million" (a
     scale joined by a hyphen) are the figures they spell."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Eight people brew.",
+         "The brewery employs a master brewer, six cellar hands and a rice polisher.", []),
+        ("Seven people brew.",
+         "The brewery employs a master brewer, six cellar hands and a rice polisher.",
+         ["Seven"]),
+        ("Four people brew.", "The brewery employs a master brewer, two hands and a cat.",
+         ["Four"]),
+    ],
+)  # fmt: skip
+def test_hands_written_apart_are_persons(answer: str, context: str,
+                                         expected: list[str]) -> None:  # fmt: skip
+    """ "six cellar hands" names persons as "six deckhands" does (the sealed part of round
+    twelve, read after it was scored); "two hands" does not."""
+    assert unsupported(answer, context) == expected
