@@ -78,6 +78,7 @@ _EXPANDING = re.compile(
 
 
 _HEADING_END = frozenset(".!?")
+_INNER_END = re.compile(r"[.!?]\s+\S")
 # A line that lists the answer's sources is its citations, not a claim.
 _SOURCES = re.compile(r"[*_]*(?:sources?|references?|citations?)[*_]*\s*:", re.IGNORECASE)
 
@@ -123,12 +124,12 @@ def is_name(word: str) -> bool:
 
 
 def _heading(line: str) -> bool:
-    """A markdown heading, or a line that does not end as a sentence does whose words are
-    more than half capitalised (a title)."""
+    """A markdown heading, or a line that neither ends as a sentence does nor holds a
+    sentence that ends, whose words are more than half capitalised (a title)."""
     if line.startswith("#"):
         return True
-    if line.rstrip("*_\"'”’) ")[-1:] in _HEADING_END:
-        return False
+    if line.rstrip("*_\"'”’) ")[-1:] in _HEADING_END or _INNER_END.search(line):
+        return False  # it ends as a sentence does, or holds one that ends
     words = _WORD.findall(line)
     return len(words) >= 2 and 2 * sum(w[0].isupper() for w in words) > len(words)
 

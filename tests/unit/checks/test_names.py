@@ -163,3 +163,11 @@ def test_an_expansion_must_spell_its_acronym() -> None:
     so its names are read (the first names round's sealed part, read after it was scored)."""
     assert answer_names("Apply via the Driver and Vehicle Standards Agency (DVLA).") == [
         "Driver", "Vehicle", "Standards", "Agency"]  # fmt: skip
+
+
+def test_a_line_of_sentences_is_no_title_whatever_its_end() -> None:
+    """A line holding a sentence that ends is prose even when cut off without a point: the
+    title rule had skipped a whole one-line answer ("We saw Ann. We saw Bob" is half
+    capitalised, and more with a cut word)."""
+    assert answer_names("We saw Ann there. We saw Bob there. We met Cy") == ["Ann", "Bob"]
+    assert answer_names("Torrey Ward and Aaron Leetch") == []  # a title line: not read
