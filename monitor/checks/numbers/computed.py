@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from monitor.checks.numbers.forms import QUANTITY, enumerations, quantity
+from monitor.checks.numbers.forms import QUANTITY, counted, enumerations
 from monitor.checks.numbers.mentions import Lazy, locale_of, scan
 
 Figure = tuple[str, float]  # (as written, value)
@@ -100,8 +100,8 @@ def names_persons(item: str) -> bool:
         bool(_PERSON_WORDS.intersection(words))
         or any(w not in _NOT_PERSONS and _PERSON_SUFFIX.fullmatch(w) is not None for w in words)
         # the role written apart, "six cellar hands", "two farm hands" (not "two hands")
-        or (len(words) >= 2 and words[-1] in ("hand", "hands") and words[-2] not in QUANTITY
-            and words[-2] not in ("a", "an", "the", "one"))
+        or (len(words) >= 2 and words[-1] in ("hand", "hands")
+            and words[-2] not in QUANTITY and words[-2] != "the")  # (QUANTITY: "a", "one", ...)
     )  # fmt: skip
 
 
@@ -160,7 +160,7 @@ def persons(value: float, sentence: str, sentences: Iterable[str]) -> str | None
                 for k, i in zip(named, items, strict=True)
             ):
                 continue
-            if sum(quantity(i) for i in items) == value:
+            if counted(items) == value:
                 return "sum of " + ", ".join(items)
     return None
 

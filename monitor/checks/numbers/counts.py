@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from monitor.checks.numbers.forms import ITEM_SPLIT, enumerations, quantity
+from monitor.checks.numbers.forms import ITEM_SPLIT, counted, enumerations
 from monitor.checks.numbers.patterns import (
     MEASURES,
     SENTENCE,
@@ -174,7 +174,7 @@ def judge(
         for items in lists:
             presented = _lists_as(items, claim)
             if presented == claim.value and (named or related) and not _quantities(items):
-                how = "count of " if _counted(items) == len(items) else "sum of "
+                how = "count of " if counted(items) == len(items) else "sum of "
                 return CountVerdict("backed", how + ", ".join(items))
     for s, related, named, lists in read:
         for m in _STATED.finditer(s):
@@ -212,20 +212,15 @@ def _lists(sentence: str) -> list[list[str]]:
     return found
 
 
-def _counted(items: list[str]) -> int:
-    """How many things a list's items stand for ("two deckhands" two, "a cook" one)."""
-    return sum(quantity(i) for i in items)
-
-
 def _lists_as(items: list[str], claim: CountClaim) -> int | None:
     """The count a list presents for ``claim``: its items' quantities added up ("a hammer,
     two saws and a drill" is four tools); for a count of persons, its items when none has a
     quantity, and none otherwise (a list whose persons add up is the persons rule's to back,
     ``computed.persons``; "a guide, three hikers and a dog" counts no persons)."""
-    counted = _counted(items)
+    total = counted(items)
     if not claim.persons:
-        return counted
-    return len(items) if counted == len(items) else None
+        return total
+    return len(items) if total == len(items) else None
 
 
 def _quantities(items: list[str]) -> bool:

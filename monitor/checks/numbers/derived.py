@@ -38,7 +38,13 @@ from monitor.checks.numbers.computed import (
     relative,
     share_noun,
 )
-from monitor.checks.numbers.forms import SCALE_WORDS, enumerations, num, ordinal_words, quantity
+from monitor.checks.numbers.forms import (
+    SCALE_WORDS,
+    counted,
+    enumerations,
+    num,
+    ordinal_words,
+)
 from monitor.checks.numbers.measures import area, compound, data_size, pence
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
 from monitor.checks.numbers.patterns import (
@@ -281,7 +287,7 @@ class Derivation:
             if noun not in {w.rstrip("s") for w in _WORD.findall(s.lower())}:
                 continue
             for items in enumerations(s):  # (items with a quantity add up)
-                total = sum(quantity(i) for i in items)
+                total = counted(items)
                 if total == value:
                     return ("count of " if total == len(items) else "sum of ") + ", ".join(items)
         return None

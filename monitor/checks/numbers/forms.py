@@ -209,3 +209,9 @@ def quantity(item: str) -> int:
     if first.isdigit() and int(first) <= 20:
         return int(first)
     return int(QUANTITY.get(first, 1))
+
+
+def counted(items: list[str]) -> int:
+    """How many things a list's items stand for together ("a skipper, two deckhands and a
+    cook" is four): each item's ``quantity``, added up."""
+    return sum(quantity(i) for i in items)
