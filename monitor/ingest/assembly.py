@@ -66,7 +66,7 @@ from typing import Protocol
 import structlog
 
 from monitor.core.errors import OtlpDecodeError
-from monitor.core.model import DeadLetter
+from monitor.core.model import DeadLetter, error_text
 from monitor.ingest.conventions import (
     CONTENT_MISSING,
     MAPPING_FAILED,
@@ -225,7 +225,7 @@ class OtlpAssembler:
         except Exception as exc:  # a decoder bug: the record is a dead letter, never a crash
             self._log_once("decode_failed", exc)
             self._noted(pos, ())
-            detail = f"{type(exc).__name__}: {exc}"[:200]
+            detail = error_text(exc)
             return [Decoded(dead_letter(record, DECODE_FAILED, detail), (pos,))], 1
         if not spans:
             self._count("-", EMPTY)
@@ -484,7 +484,7 @@ def _unmappable(spans: list[Span], positions: tuple[Position, ...], exc: Excepti
     raw = json.dumps([dataclasses.asdict(s) for s in spans], default=str).encode()
     return DeadLetter(
         reason=MAPPING_FAILED,
-        detail=f"{type(exc).__name__}: {exc}"[:200],
+        detail=error_text(exc),
         source=source,
         partition=partition,
         offset=offset,
