@@ -4,7 +4,7 @@ Needs a broker (``make kafka-up``, or ``--bootstrap``). On one topic of ~5.8 KB 
 (4 partitions) it measures, in one run:
 
 * (a) a bare kafka-python consumer loop that only touches each value,
-* (b) ragmon end to end in this process (KafkaSource → decode → six checks → metrics sink,
+* (b) ragmon end to end in this process (KafkaSource → decode → the checks → metrics sink,
   watermark commits), with peak and current RSS sampled over several passes of the topic,
 * (c) ragmon as one worker process and as two worker processes in one consumer group, and
   ``ragmon run`` as a user starts it, one process and ``--workers 2``: timed by the group's

@@ -281,7 +281,8 @@ def names_report(names: Iterable[str]) -> None:
         if not (Path(__file__).parent.parent / "tests" / "quality" / f"{name}.jsonl").exists():
             continue
         exact, tp, fp, fn = 0, 0, 0, 0
-        for c in load_cases(name):
+        cases = load_cases(name)
+        for c in cases:
             applicable, got = names_case(c)
             want = list(c.expected["unsupported"])
             exact += applicable == c.expected.get("applicable", True) and got == want
@@ -290,7 +291,7 @@ def names_report(names: Iterable[str]) -> None:
             fn += len(set(want) - set(got))
         p = f"{tp / (tp + fp):.3f}" if tp + fp else "-"
         r = f"{tp / (tp + fn):.3f}" if tp + fn else "-"
-        print(f"  {name:<26} exact {exact}/{len(load_cases(name))}  names P/R {p}/{r}")
+        print(f"  {name:<26} exact {exact}/{len(cases)}  names P/R {p}/{r}")
 
 
 def sealed(round_: int) -> tuple[str, str]:
