@@ -10,6 +10,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import IO
 
+import structlog
+
 from monitor.core.model import RagTrace
 from monitor.core.verdict import Verdict
 from monitor.judge.rubric import RUBRIC_ID
@@ -27,6 +29,7 @@ class VerdictCache:
         self._items: OrderedDict[str, Verdict] = OrderedDict()
         self._lock = threading.Lock()
         self._file: IO[str] | None = None
+        self.write_errors = 0  # verdicts the file could not take (kept in memory all the same)
         if path is not None:
             self._load(path)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -78,12 +81,28 @@ class VerdictCache:
             self._remember(key, verdict)
             if self._file is not None:
                 entry = {"key": key, "verdict": verdict.model_dump(mode="json")}
-                self._file.write(json.dumps(entry) + "\n")
-                self._file.flush()
+                try:
+                    self._file.write(json.dumps(entry) + "\n")
+                    self._file.flush()
+                except OSError as exc:  # a full disk must not lose the verdict it just paid for
+                    self._write_failed(exc)
+
+    def _write_failed(self, exc: OSError) -> None:
+        """The verdict stays in memory (the running daemon does not pay for it again; a
+        restarted one would); the first failure is logged, each is counted. Writing is
+        tried again on the next verdict: a disk that frees up persists the rest."""
+        self.write_errors += 1
+        if self.write_errors == 1:
+            structlog.get_logger("ragmon.judge").error(
+                "verdict_cache_write_failed", path=str(self.path), error=str(exc)
+            )
 
     def close(self) -> None:
         """Close the cache file."""
         with self._lock:
             if self._file is not None:
-                self._file.close()
+                try:
+                    self._file.close()  # flushes what a full disk refused before
+                except OSError as exc:
+                    self._write_failed(exc)
                 self._file = None

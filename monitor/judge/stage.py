@@ -260,7 +260,26 @@ class JudgeStage:
 
     def consider(self, evaluation: Evaluation, ticket: int = 0) -> Evaluation | None:
         """The evaluation to write now (with the skip reason), or None when it was queued;
-        ``drain`` hands it back later with ``ticket``."""
+        ``drain`` hands it back later with ``ticket``. A raise in sampling, the cache or the
+        estimate (a bug of ours) costs the trace its verdict, not its line: it is written
+        with ``error:internal``, counted as a judge error and logged once."""
+        try:
+            return self._consider(evaluation, ticket)
+        except Exception:  # nothing was queued, nothing is held of the budget
+            self._internal_error("judge_stage_failed")
+            return replace(evaluation, judge_skipped="error:internal")
+
+    def _internal_error(self, event: str) -> None:
+        """A bug of ours around the judge: counted as ``internal``; the first is logged with
+        its traceback (call inside ``except``)."""
+        if not self._crash_logged:
+            self._crash_logged = True
+            self.log.exception(event)
+        if self.observer is not None:
+            self.observer.on_judge_error("internal")
+            self.observer.on_decision("error")
+
+    def _consider(self, evaluation: Evaluation, ticket: int) -> Evaluation | None:
         if not judgeable(evaluation.trace):
             return self._skip(evaluation, "not_judgeable")
         decision = self.sampler.decide(evaluation)
@@ -283,7 +302,11 @@ class JudgeStage:
         tokens, usd = self.estimate(evaluation.trace)
         if not self.budget.try_acquire(tokens, usd):
             return self._skip(evaluation, "over_budget")
-        return self._enqueue(Pending(evaluation, ticket, decision.weight, usd))
+        try:
+            return self._enqueue(Pending(evaluation, ticket, decision.weight, usd))
+        except Exception:  # the batch outbox's disk, say: what was acquired goes back
+            self.budget.settle(usd, 0.0)
+            raise
 
     def _enqueue(self, item: Pending) -> Evaluation | None:
         """Hand a sampled trace to the workers: None, or the evaluation to write now."""
@@ -316,42 +339,48 @@ class JudgeStage:
             item = self._queue.get()
             if item is None:
                 return
-            trace = item.evaluation.trace
-            if self.paused or not self.breaker.allow():
-                # queued before the judge failed: do not hammer it, pass the trace on
-                outcome = "paused" if self.paused else "circuit_open"
-                self.budget.settle(item.estimated_usd, 0.0)
-                self._done.put((item, self._skip(item.evaluation, outcome)))
-                continue
             try:
-                # judges see the trace only; the stage alone knows the sampling weight
-                verdict = self.judge.judge(trace).fitted(len(trace.context), item.weight)
-            except JudgeConfigError as exc:
-                self.paused = True
-                self.log.error("judge_paused", kind=exc.kind, error=str(exc)[:300])
-                result = self._failed(item, exc.kind)
-            except JudgeError as exc:
-                if exc.kind == "internal" and not self._crash_logged:  # a bug in a child process
-                    self._crash_logged = True
-                    self.log.error("judge_crashed", error=str(exc))  # with the child's traceback
-                result = self._failed(item, exc.kind)
-            except Exception:  # a judge bug: count it as "internal", keep the trace
-                if not self._crash_logged:  # the first with its traceback, then only counted
-                    self._crash_logged = True
-                    self.log.exception("judge_crashed")
-                result = self._failed(item, "internal")
-            else:
-                self.breaker.record(True)
-                self.budget.settle(item.estimated_usd, verdict.cost_usd)
-                if self.cache is not None:
-                    self.cache.put(VerdictCache.key(self.judge.model, trace), verdict)
-                if self.observer is not None:
-                    self.observer.on_decision("judged")
-                    self.observer.on_verdict(verdict)
-                result = replace(item.evaluation, judge=verdict)
-                if self.shadow is not None:
-                    result = self.shadow.ask(result, item.weight)
+                result = self._judged(item)
+            except Exception:  # a bug in the bookkeeping: the worker lives, the record is let go
+                self._internal_error("judge_worker_failed")
+                result = replace(item.evaluation, judge_skipped="error:internal")
             self._done.put((item, result))
+
+    def _judged(self, item: Pending) -> Evaluation:
+        """``item``'s evaluation with its verdict, or with why it has none."""
+        trace = item.evaluation.trace
+        if self.paused or not self.breaker.allow():
+            # queued before the judge failed: do not hammer it, pass the trace on
+            self.budget.settle(item.estimated_usd, 0.0)
+            return self._skip(item.evaluation, "paused" if self.paused else "circuit_open")
+        try:
+            # judges see the trace only; the stage alone knows the sampling weight
+            verdict = self.judge.judge(trace).fitted(len(trace.context), item.weight)
+        except JudgeConfigError as exc:
+            self.paused = True
+            self.log.error("judge_paused", kind=exc.kind, error=str(exc)[:300])
+            return self._failed(item, exc.kind)
+        except JudgeError as exc:
+            if exc.kind == "internal" and not self._crash_logged:  # a bug in a child process
+                self._crash_logged = True
+                self.log.error("judge_crashed", error=str(exc))  # with the child's traceback
+            return self._failed(item, exc.kind)
+        except Exception:  # a judge bug: count it as "internal", keep the trace
+            if not self._crash_logged:  # the first with its traceback, then only counted
+                self._crash_logged = True
+                self.log.exception("judge_crashed")
+            return self._failed(item, "internal")
+        self.breaker.record(True)
+        self.budget.settle(item.estimated_usd, verdict.cost_usd)
+        if self.cache is not None:
+            self.cache.put(VerdictCache.key(self.judge.model, trace), verdict)
+        if self.observer is not None:
+            self.observer.on_decision("judged")
+            self.observer.on_verdict(verdict)
+        result = replace(item.evaluation, judge=verdict)
+        if self.shadow is not None:
+            result = self.shadow.ask(result, item.weight)
+        return result
 
     def _failed(self, item: Pending, kind: str) -> Evaluation:
         self.breaker.record(False)

@@ -291,3 +291,68 @@ def test_the_partition_share_reaches_the_budget_through_the_pipeline() -> None:
     assert s.budget.share == 0.25
     p.on_share(1.5)  # more than all partitions is all of them
     assert s.budget.share == 1.0
+
+
+def test_a_full_disk_under_the_verdict_cache_keeps_every_verdict(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """The cache file's disk fills up after the start. Linux's /dev/full answers every write
+    with ENOSPC, as a full disk does (null(4): "Writes to the /dev/full device fail with an
+    ENOSPC error"). The verdicts were paid for: each is written and kept in memory, no worker
+    dies (a dead worker held its record open for good), and the failure is logged once."""
+    from monitor.judge.cache import VerdictCache
+
+    metrics = Metrics(CollectorRegistry())
+    judge = GatedJudge()
+    judge.gate.set()
+    cache = VerdictCache(100, path=tmp_path / "verdicts.jsonl")
+    assert cache._file is not None
+    cache._file.close()
+    cache._file = open("/dev/full", "a", encoding="utf-8")  # noqa: SIM115 - the cache closes it
+    s = stage(judge, metrics, concurrency=2, cache=cache)
+    sink = InMemorySink()
+    p, source = pipeline(20, s, sink, metrics)
+    p.start()
+    run = threading.Thread(target=p.run, args=(threading.Event(),), daemon=True)
+    run.start()
+    run.join(30)  # before the fix a worker died in put() and the run waited for its verdict
+    assert not run.is_alive()
+    assert len(sink.evaluations) == 20 and source.committed == {("traces", 0): 20}
+    judged = [e for e in sink.evaluations if e.judge is not None]
+    assert len(judged) == judge.calls >= 2 and cache.write_errors >= 2
+    assert all(w.is_alive() for w in s._workers)
+    assert cache.get(VerdictCache.key(judge.model, judged[0].trace)) is not None
+    p.close()
+    captured = capsys.readouterr()
+    assert (captured.out + captured.err).count("] verdict_cache_write_failed") == 1
+
+
+class RaisingSampler(HashSampler):
+    """A sampler with a bug: it raises on every trace."""
+
+    def decide(self, evaluation):  # type: ignore[no-untyped-def]
+        raise ZeroDivisionError("float division by zero")
+
+
+def test_a_raise_in_the_stage_writes_the_line_and_counts_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A bug in sampling (or the cache, or the estimate) took the daemon down, and since the
+    record was never committed, again after each restart. Now every trace's line is written
+    with ``error:internal``, counted as a judge error, committed, and logged once."""
+    metrics = Metrics(CollectorRegistry())
+    budget = Budget(BudgetLimits(1e9, 1e12, 1e9))
+    s = JudgeStage(GatedJudge(), RaisingSampler(ALL), budget, observer=metrics)  # type: ignore[arg-type]
+    sink = InMemorySink()
+    p, source = pipeline(20, s, sink, metrics)
+    p.start()
+    p.run(threading.Event())
+    assert len(sink.evaluations) == 20 and source.committed == {("traces", 0): 20}
+    skipped = [e.judge_skipped for e in sink.evaluations]
+    errors = skipped.count("error:internal")
+    assert errors and set(skipped) <= {"error:internal", "not_judgeable"}
+    get = metrics.registry.get_sample_value
+    assert get("ragmon_judge_errors_total", {"kind": "internal"}) == errors
+    assert get("ragmon_judge_decisions_total", {"outcome": "error"}) == errors
+    captured = capsys.readouterr()
+    assert (captured.out + captured.err).count("] judge_stage_failed") == 1
