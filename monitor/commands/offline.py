@@ -159,7 +159,7 @@ def _judged_labels(text: str, judge: Judge, labels: Path, stderr: TextIO) -> _Ju
     """Each labelled row of ``text`` judged by ``judge``; a bad row or a failed call is
     counted and its first lines said on ``stderr``."""
     got = _Judged()
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(text.split("\n"), 1):  # a label's text may hold U+2028
         if not line.strip():
             continue
         try:

@@ -50,7 +50,7 @@ from monitor.core.lines import (
     WrittenLine,
     check_line,
 )
-from monitor.core.record import TraceRecord, normal_trace_id, parse_timestamp
+from monitor.core.record import MIN_SAMPLE_RATE, TraceRecord, normal_trace_id, parse_timestamp
 from monitor.core.sections import (
     ConfigSection,
     KafkaConnection,
@@ -124,7 +124,7 @@ class Passage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 _SessionId = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
-_SampleRate = Annotated[float, msgspec.Meta(gt=0, le=1)]
+_SampleRate = Annotated[float, msgspec.Meta(ge=MIN_SAMPLE_RATE, le=1)]
 
 
 class RagTrace(msgspec.Struct, frozen=True, kw_only=True):
@@ -204,9 +204,10 @@ class RagTrace(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def adjusted_count(self) -> float:
-        """How many traces of the population this one stands for (1 / ``sample_rate``)."""
+        """How many traces of the population this one stands for (1 / ``sample_rate``; a
+        trace built in code below the records' floor counts as at the floor, 2**56)."""
         rate = self.sample_rate
-        return 1.0 if rate is None else 1.0 / rate
+        return 1.0 if rate is None else 1.0 / max(rate, MIN_SAMPLE_RATE)
 
     @property
     def context_text(self) -> str:

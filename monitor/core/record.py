@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+# The smallest sampling probability a trace may carry: OpenTelemetry's consistent sampling
+# writes none smaller (OTEP 235: 56-bit thresholds). Beyond, a trace's weight 1/p squared
+# (the Kish design effect's sum) leaves the range of a float.
+MIN_SAMPLE_RATE: Final = 2.0**-56
 
 SCHEMA_ID = "ragmon.trace/v1"
 _D = TypeVar("_D", bound=datetime)
@@ -138,10 +143,11 @@ class TraceRecord(BaseModel):
     )
     sample_rate: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_SAMPLE_RATE,
         le=1,
         description="The probability with which this trace was kept by a sampler upstream of "
-        "ragmon (0.1: one in ten); every rate counts it 1/sample_rate times. Unset: 1.",
+        "ragmon (0.1: one in ten); every rate counts it 1/sample_rate times. Unset: 1. At "
+        "least 2**-56, the smallest OpenTelemetry's consistent sampling writes.",
     )
 
     @field_validator("trace_id", mode="before")

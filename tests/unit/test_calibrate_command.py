@@ -56,3 +56,18 @@ def test_only_unjudgeable_rows_is_exit_1_and_says_why(labels: Path, tmp_path: Pa
     code, _, err = _run("calibrate", "--labels", str(only))
     assert code == 1
     assert "no usable labelled rows" in err and "the daemon never judges" in err
+
+
+def test_a_row_whose_text_holds_a_unicode_line_separator_is_one_row(
+    labels: Path, tmp_path: Path
+) -> None:
+    """U+2028 and U+0085 stand inside a JSON string as they are (``ensure_ascii=False``);
+    the labels file is split at newlines only, so such a row is read, not two bad lines."""
+    rows = [json.loads(x) for x in labels.read_text().splitlines()]
+    row = next(r for r in rows if judgeable(RagTrace.from_data(
+        {k: v for k, v in r.items() if k != "label"})))  # fmt: skip
+    row["query"] = "Line one\u2028line two\x85 three?"
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, err = _run("calibrate", "--labels", str(one))
+    assert code == 0 and "1 labelled traces" in out.splitlines()[0] and "line 2" not in err

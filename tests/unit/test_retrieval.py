@@ -97,8 +97,13 @@ def test_a_published_golden_set_reads_as_qrels(tmp_path: Path) -> None:
     item without gold documents is a query with nothing relevant."""
     from monitor.golden import review
 
-    rows = {
-        "a": {"id": "a", "user_input": "q?", "retrieved_context_ids": ["d1", "d2"], "ragmon": {}},
+    rows = {  # a question pasted from a web page: U+2028 inside, as JSON writes it
+        "a": {
+            "id": "a",
+            "user_input": "q\u2028?",
+            "retrieved_context_ids": ["d1", "d2"],
+            "ragmon": {},
+        },
         "b": {"id": "b", "user_input": "r?", "retrieved_context_ids": ["d3"], "ragmon": {}},
     }
     log = review.ReviewLog(tmp_path)

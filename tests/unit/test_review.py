@@ -219,3 +219,16 @@ def test_a_published_set_holds_each_question_once_and_is_never_empty(tmp_path: P
         review.publish(review.accepted_items(rows, log.read().decisions), out)
     version, _ = review.publish(kept, out)
     assert [i["id"] for i in review.load_version(version.path)] == ["b"]
+
+
+def test_a_published_set_reads_back_text_with_unicode_line_separators(tmp_path: Path) -> None:
+    """A question pasted from a web page holds U+2028 (LINE SEPARATOR); text decoded from
+    Windows-1252 as Latin-1 holds U+0085 where "…" was. JSON writes both as they are inside a
+    string (RFC 8259 escapes only quotes, backslashes and controls below U+0020), and
+    ``str.splitlines`` breaks a line at both: the version could not be read back."""
+    items: list[Any] = [
+        {"id": "a", "user_input": "Line one\u2028line two?", "reference": "Wait\x85 yes."},
+        {"id": "b", "user_input": "Para\u2029graph?", "reference": "x\x1cy"},
+    ]
+    version, _ = review.publish(items, tmp_path / "set")
+    assert list(review.load_version(version.path)) == items

@@ -132,3 +132,48 @@ def test_the_squares_and_the_segments_weights_give_the_effective_sample() -> Non
                           {**seg, "check": "refusal", "result": r}) or 0
                       for r in ("flagged", "passed", "not_applicable"))  # fmt: skip
         assert counted == pytest.approx(11)
+
+
+def test_a_rate_below_what_otel_can_write_is_refused_and_the_daemon_goes_on() -> None:
+    """2**-56 is the smallest probability OTEP 235's 56-bit thresholds write (``th`` of 14
+    ``f``). A native record below it is a dead letter naming the field; before, its weight
+    squared (5e285 squared) overflowed in the Prometheus sink and stopped the daemon, again
+    on the same record after each restart. An OTel ``SampleRate`` above 2**56 (infinity,
+    which OTLP's double carries, among them: its 1/N was 0 and the weight divided by it) is
+    nothing said. The smallest rate that is taken counts, squares included, as finite."""
+    import math
+    import threading
+
+    from prometheus_client import CollectorRegistry
+
+    from monitor import registry
+    from monitor.checks import CheckSuite
+    from monitor.ingest.native import NativeDecoder
+    from monitor.pipeline import Pipeline
+    from monitor.sources import ListSource, demo
+    from sinks.memory import InMemorySink
+    from sinks.prometheus import PrometheusSink
+
+    assert sample_rate(root("ot=th:ffffffffffffff")) == 2.0**-56
+    for n in (2.0**57, 1e300, math.inf, math.nan):
+        assert sample_rate(root(SampleRate=n)) is None
+    assert sample_rate(root(SampleRate=2**56)) == 2.0**-56
+    with pytest.raises(ValueError):
+        RagTrace.from_data({"trace_id": "ab" * 16, "sample_rate": 1e-286})
+    records = [{**demo.generate(i), "sample_rate": rate}
+               for i, rate in enumerate((1e-286, 2.0**-56, 5e-324, 0.5))]  # fmt: skip
+    metrics = registry.build_metrics(CollectorRegistry())
+    source = ListSource([json.dumps(r).encode() for r in records], source="traces")
+    sink = InMemorySink()
+    p = Pipeline(source, NativeDecoder(), CheckSuite(), [PrometheusSink(metrics), sink],
+                 observer=metrics, sleep=lambda _: None)  # fmt: skip
+    p.start()
+    p.run(threading.Event())
+    p.close()
+    assert [e.trace.sample_rate for e in sink.evaluations] == [2.0**-56, 0.5]
+    assert [d.reason for d in sink.dead_letters] == ["invalid_record"] * 2
+    assert all("sample_rate" in d.detail for d in sink.dead_letters)
+    assert source.committed == {("traces", 0): 4}
+    squares = sum(s.value for f in metrics.registry.collect() for s in f.samples
+                  if s.name == "ragmon_traces_weight_squares_total")  # fmt: skip
+    assert math.isfinite(squares) and squares >= 2.0**112

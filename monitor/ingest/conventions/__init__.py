@@ -140,7 +140,8 @@ def sample_rate(root: Span) -> float | None:
 
     ``sampling.priority`` (OpenTracing) is a keep-or-drop hint, not a probability: not read.
     None when nothing says (every rate then counts the trace once, as before) or what it
-    says is malformed."""
+    says is malformed (a ``SampleRate`` below 1 or above 2**56, the largest weight the
+    thresholds express)."""
     for member in root.trace_state.split(","):
         key, _, value = member.strip().partition("=")
         if key != "ot":
@@ -154,8 +155,8 @@ def sample_rate(root: Span) -> float | None:
             threshold = int(th.ljust(14, "0"), 16)
             return (_MAX_THRESHOLD - threshold) / _MAX_THRESHOLD
     n = root.attributes.get("SampleRate", root.resource.get("SampleRate"))
-    if isinstance(n, int | float) and not isinstance(n, bool) and n >= 1:
-        return 1.0 / float(n)
+    if isinstance(n, int | float) and not isinstance(n, bool) and 1 <= n <= _MAX_THRESHOLD:
+        return 1.0 / float(n)  # (past 2**56, infinity among them: no weight a float can sum)
     return None
 
 
