@@ -10,6 +10,7 @@ which would mean a decoder let a malformed value through to code that cannot tak
 from __future__ import annotations
 
 import copy
+import io
 import json
 import threading
 from pathlib import Path
@@ -18,7 +19,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from prometheus_client import CollectorRegistry
 
+from monitor import registry
 from monitor.checks import CheckSuite
 from monitor.core.model import DeadLetter, RagTrace
 from monitor.ingest.assembly import OtlpAssembler
@@ -26,7 +29,9 @@ from monitor.ingest.native import DEAD_LETTER_REASONS, NativeDecoder
 from monitor.pipeline import Pipeline
 from monitor.sources import ListSource, SourcePosition, SourceRecord, demo
 from monitor.sources.framing import read_messages
+from sinks.jsonl import JsonlSink
 from sinks.memory import InMemorySink
+from sinks.prometheus import PrometheusSink
 
 CORPUS = Path(__file__).resolve().parents[1] / "otel_corpus"
 BUGS = {"decode_failed", "mapping_failed"}
@@ -192,13 +197,25 @@ def test_native_decoder_takes_any_mutation(raw: bytes) -> None:
 @given(st.lists(mutated_json(JSON_MESSAGES), min_size=1, max_size=6))
 def test_pipeline_survives_mutated_otlp_stream(batch: list[bytes]) -> None:
     """A stream of corrupted OTLP/JSON messages runs through the whole pipeline (checks
-    included); every message is finished and committed."""
+    and the Prometheus and JSONL sinks included); every message is finished and committed,
+    and every line written is strict JSON (no NaN or Infinity) on a line of its own."""
     sink = InMemorySink()
+    out = io.StringIO()
+    metrics = registry.build_metrics(CollectorRegistry())
     source = ListSource([*batch, JSON_MESSAGES[0]], source="fuzz")
-    pipeline = Pipeline(source, OtlpAssembler("otlp_json"), CheckSuite(), [sink],
-                        sleep=lambda _: None)  # fmt: skip
+    sinks = [sink, PrometheusSink(metrics), JsonlSink(stream=out)]
+    pipeline = Pipeline(source, OtlpAssembler("otlp_json"), CheckSuite(), sinks,
+                        observer=metrics, sleep=lambda _: None)  # fmt: skip
     pipeline.start()
     pipeline.run(threading.Event())
     pipeline.close()
     assert source.committed == {("fuzz", 0): len(batch) + 1}
     assert not {d.reason for d in sink.dead_letters} & BUGS
+    lines = out.getvalue().split("\n")[:-1]
+    assert len(lines) == len(sink.evaluations)
+    for line in lines:
+        json.loads(line, parse_constant=_refuse)
+
+
+def _refuse(constant: str) -> None:
+    raise ValueError(f"not JSON (RFC 8259): {constant}")
