@@ -165,6 +165,25 @@ def persons(value: float, sentence: str, sentences: Iterable[str]) -> str | None
     return None
 
 
+# A change's base is written right after "from" or "compared with" ("$60 million, down from
+# $75 million", "60, compared with 50 a year earlier"); elsewhere, the figure written first.
+_BASE_BEFORE = re.compile(r"\b(?:from|compared (?:with|to))\s+(?:about |around |some )?$", re.I)
+RISING = frozenset(
+    "grew grown rose risen increased jumped climbed up growth increase rise gain".split()
+)
+
+
+def change_bases(text: str, figures: Sequence[Figure]) -> list[bool]:
+    """For each of ``figures`` (of ``text``, in order): whether it is written as a change's
+    base, right after "from" or "compared with" (see ``_BASE_BEFORE``)."""
+    out, at = [], 0
+    for raw, _ in figures:
+        i = text.find(raw, at)
+        out.append(i >= 0 and _BASE_BEFORE.search(text, 0, i) is not None)
+        at = i + len(raw) if i >= 0 else at
+    return out
+
+
 def relative(
     value: float, precision: float, figures: Sequence[Figure], cheaper: bool
 ) -> str | None:

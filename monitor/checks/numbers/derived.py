@@ -28,8 +28,10 @@ from monitor.checks.numbers.computed import (
     OPERANDS,
     PEOPLE,
     PRICE_GAP_AFTER,
+    RISING,
     Figure,
     beside,
+    change_bases,
     figures_of,
     named_time,
     naming,
@@ -93,7 +95,7 @@ _DIFF_AFTER = re.compile(
 _PERCENT_WORD = re.compile(r"\s*(?:percent|per cent)\b")
 _SHARE_OF = re.compile(r"\s*of\b")
 _CHANGE_BEFORE = re.compile(
-    r"\b(?:grew|grown|rose|risen|increased|fell|fallen|dropped|declined|decreased|jumped"
+    r"\b(grew|grown|rose|risen|increased|fell|fallen|dropped|declined|decreased|jumped"
     r"|climbed|up|down|growth|increase|decrease|rise|drop|fall|decline|gain|loss)"
     r"(?:\s+(?:of|by))?(?:\s+(?:about|around|nearly|almost|some))?$"
 )
@@ -369,7 +371,9 @@ class Derivation:
             return None
         before, sentence, _ = around
         share = _SHARE_OF.match(rest[worded.end() :] if worded else rest) is not None
-        change = _CHANGE_BEFORE.search(before.rstrip()) is not None
+        way = _CHANGE_BEFORE.search(before.rstrip())
+        change = way is not None
+        rising = way is not None and way.group(1).lower() in RISING
         precision = mention.readings[0].precision or 1.0
         if not (share or change):
             return self._cheaper(mention, value, precision, rest, before, sentence)
@@ -387,6 +391,7 @@ class Derivation:
                                 texts, strict=True):  # fmt: skip
             if len(values) > 8:
                 continue
+            bases = change_bases(text, values) if change else []
             for i, (ra, a) in enumerate(values):
                 for j, (rb, b) in enumerate(values):
                     if a <= 0 or b <= 0 or a == b:
@@ -402,11 +407,14 @@ class Derivation:
                         and (named is None or named.search(text) is not None)
                     ):
                         return f"{ra} / {rb}"
-                    # a change is from the figure written first ("from 8,000 to 7,000")
+                    # a change is from the figure written first ("from 8,000 to 7,000"),
+                    # or from the one written after "from" ("60, down from 75"), in the
+                    # direction the answer says ("grew 20%" is no fall from 75 to 60)
                     if (
                         change
-                        and i < j
+                        and (bases[i] if bases[i] != bases[j] else i < j)
                         and pct_a == pct_b
+                        and (b > a) == rising
                         and abs(100 * abs(b - a) / a - value) <= tolerance
                     ):
                         return f"({rb} - {ra}) / {ra}"

@@ -1,0 +1,52 @@
+"""unsupported_numbers, the thirteenth blind round (issue 75): a change's base is the figure
+written after "from" or "compared with", and the change goes the way the answer says.
+docs/checks.md writes the rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.checks.numbers_support import unsupported
+
+DOWN_FROM = "Operating profit was $60 million, down from $75 million a year earlier."
+UP_FROM = "Revenue was $60 million, up from $50 million."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # "X, down from Y": Y is the base (the page took X, written first: 25 %)
+        ("Operating profit fell 20%.", DOWN_FROM, []),
+        ("Operating profit fell 25%.", DOWN_FROM, ["25%"]),
+        ("Revenue grew 20%.", UP_FROM, []),
+        ("Revenue rose about 17%.", "Claims made up 28% of the total, up from 24% in 2023.", []),
+        ("Revenue grew 25%.", "Revenue was 100, compared with 80 a year earlier.", []),
+        ("Revenue grew 25%.", "Revenue was 100, compared to 80 a year earlier.", []),
+        # "from A to B": A, written first, as before
+        ("Members fell 12.5%.", "Members went from 8,000 to 7,000.", []),
+        ("Members fell by 14%.", "Members went from 8,000 to 7,000.", ["14%"]),
+        ("Support fell 25%.", "Support went from 40% to 30%.", []),
+        # the answer's own operands
+        ("Sales are up 20% from 50 to 60.", "Sales were 50 in May. Sales were 60 in June.", []),
+    ],
+)  # fmt: skip
+def test_a_change_is_from_the_figure_after_from(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("Operating profit grew 20%.", DOWN_FROM),
+        ("Revenue fell 20%.", UP_FROM),
+        ("Revenue fell 20%.", "Revenue rose from $50 million to $60 million."),
+        ("Sales are down 20% from 50 to 60.", "Sales were 50 in May. Sales were 60 in June."),
+        ("Members rose 12.5%.", "Members went from 8,000 to 7,000."),
+    ],
+)  # fmt: skip
+def test_a_change_the_wrong_way_is_flagged(answer: str, context: str) -> None:
+    """The size is right, the direction is not: a fall told as growth contradicts the
+    context (the rule read the size alone)."""
+    assert unsupported(answer, context) == ["20%" if "20%" in answer else "12.5%"]
