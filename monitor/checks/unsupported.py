@@ -20,7 +20,7 @@ from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
 from monitor.checks.numbers.derived import Derivation
 from monitor.checks.numbers.measures import durations, in_duration, in_other_unit
-from monitor.checks.numbers.quantities import one_unit, one_unit_claims
+from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
 from monitor.core.model import CheckResult
@@ -155,9 +155,13 @@ class UnsupportedNumbers:
                 continue
             done[m] = (None, "")
             if view.context_numbers.supports(m) and not (
-                m.kind == "number" and in_other_unit(m.raw, view.answer, view.context_text)
+                m.kind == "number"
+                and (
+                    in_other_unit(m.raw, view.answer, view.context_text)
+                    or in_other_period(m.raw, view.answer, view.context_text)
+                )
             ):
-                continue  # ("100 km" for "100 miles" is not the same figure)
+                continue  # ("100 km" for "100 miles", "$29 a month" for "$29 a year")
             if view.query_numbers.supports(m):
                 asked = asked or _Asked(view)
                 if not self._accepted_premise(view, m, asked):

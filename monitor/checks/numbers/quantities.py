@@ -338,6 +338,31 @@ def _amounts_per_period(context: str) -> tuple[tuple[float, float, str], ...]:
     return tuple(out.values())
 
 
+_AMOUNT_DIGITS = re.compile(r"[$€£¥₹]\s?(\d[\d,]*(?:\.\d+)?)$")
+
+
+def in_other_period(raw: str, answer: str, context: str) -> bool:
+    """Whether the amount ``raw`` of ``answer``, said per a period ("$29 per month", "$29 a
+    month", "$29/mo", "$29 monthly"), is written in the ``context`` only as an amount per
+    another period ("$29 per year"): each time the context writes its digits, they are an
+    amount per another week, month or year. An amount the context writes anywhere else (per
+    the same period, or with none) is not."""
+    figure = _AMOUNT_DIGITS.match(raw)
+    i = answer.find(raw) if figure is not None else -1
+    said = _PERIOD_AFTER.match(answer, i + len(raw)) if i >= 0 else None
+    if figure is None or said is None:
+        return False
+    mine = _PER_YEAR[(said.group(1) or said.group(2)).lower()[:2]]
+    value = num(raw)
+    theirs = [p for amount, p, _ in _amounts_per_period(context) if amount == value]
+    if not theirs or mine in theirs:
+        return False
+    digits = figure.group(1)
+    alone = re.compile(rf"(?<![\d.,]){re.escape(digits)}(?![\d]|[.,]\d)")
+    written = sum(1 for _ in alone.finditer(context))
+    return written <= len(theirs)
+
+
 def figure_with_unit(d: Derivation, figure: str, units: frozenset[str]) -> str | None:
     """``figure`` written in the context right before one of ``units`` (or its plural),
     as written there ("120 minutes", "two days", "2.5 km")."""

@@ -50,3 +50,27 @@ def test_a_change_the_wrong_way_is_flagged(answer: str, context: str) -> None:
     """The size is right, the direction is not: a fall told as growth contradicts the
     context (the rule read the size alone)."""
     assert unsupported(answer, context) == ["20%" if "20%" in answer else "12.5%"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The plan costs £29 a month.", "The plan costs £29 per year.", ["£29"]),
+        ("The plan costs £29/mo.", "The plan costs £29 annually.", ["£29"]),
+        ("Rent is $1,250 a month.", "Rent is $1,250 per week.", ["$1,250"]),
+        # hard negatives: the same period, a price per head, a period-free mention beside,
+        # and the restatement the page already backs
+        ("The plan costs £29 monthly.", "The plan costs £29 per month.", []),
+        ("The plan costs £29 a month.", "The plan costs £29 per user per month.", []),
+        ("The plan costs £29 a month.", "Pro is £29 per year. Add-ons cost £29 each.", []),
+        ("The plan costs £29 a month.", "The plan costs £29. It renews every year.", []),
+        ("The plan costs £348 a year.", "The plan costs £29 per month.", []),
+        ("Pay £29 a month or £290 a year.", "Monthly: £29 per month. Annual: £290 per year.",
+         []),
+    ],
+)  # fmt: skip
+def test_an_amount_per_another_period_is_flagged(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """A price's period swapped (monthly for yearly) kept its digits, and was backed."""
+    assert unsupported(answer, context) == expected
