@@ -68,7 +68,7 @@ from monitor.checks.numbers.quantities import (
     per_period,
     temperature,
 )
-from monitor.checks.numbers.years import age, century, decade
+from monitor.checks.numbers.years import age, century, date_span, decade
 
 _AFTER = re.compile(r"[ \t-]?([A-Za-zµμ]+)")  # (µ: "500 µg")
 _US_UNIT = re.compile(r"(?:US|U\.S\.)[ \t]+([A-Za-z]+)")
@@ -508,5 +508,5 @@ _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = 
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
     converted, elapsed, across_systems, temperature, per_period, compound, data_size, area,
     pence, Derivation._version,
-    decade, century, age, Derivation._multiple, hedged,
+    decade, century, age, date_span, Derivation._multiple, hedged,
 )  # fmt: skip

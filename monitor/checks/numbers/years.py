@@ -3,10 +3,12 @@ holds a year the context states, and an age two of its years give."""
 
 from __future__ import annotations
 
+import functools
 import re
+from datetime import date
 from typing import Protocol
 
-from monitor.checks.numbers.mentions import Mention
+from monitor.checks.numbers.mentions import Lazy, Mention, locale_of, scan
 from monitor.checks.numbers.quantities import Around
 
 # "the 1960s" (the decade's two middle digits), and "in her 60s" (an age, not a decade)
@@ -33,6 +35,11 @@ class Years(Protocol):
     @property
     def years(self) -> list[tuple[float, str]]:
         """Every year the context states, alone or in a date, with how it is written."""
+        ...
+
+    @property
+    def sentences(self) -> list[str]:
+        """The context's sentences."""
         ...
 
     @property
@@ -97,3 +104,68 @@ def age(d: Years, mention: Mention, value: float, around: Around) -> str | None:
                 if b - a - 1 <= value <= b - a:
                     return f"{rb} - {ra}"
     return None
+
+
+# A count of days or nights; the first day of a range written with the month once ("4-19
+# April", "4 to 19 April"); a sentence that may hold a date (a month, or digits joined by a
+# dash or slash)
+_SPAN_AFTER = re.compile(r"\s?-?\s?(days?|nights?)\b")
+_DAY_BEFORE = re.compile(r"\b(\d{1,2})\s*(?:-|–|to|until|till|through)\s*$")
+_DATED = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d[-/]\d", re.I)
+Day = tuple[int | None, int, int]  # (year or None, month, day)
+
+
+def date_span(d: Years, mention: Mention, value: float, around: Around) -> str | None:
+    """A count of days between two dates of one sentence, the answer's or the context's
+    ("16 days" for "from 4 April to 19 April": both days counted, or 15, the days from one to
+    the other); a count of nights, the days from one to the other only. A year is read from
+    the other date where one lacks it; with neither, the span holds in a leap year or not."""
+    after = _SPAN_AFTER.match(d.rest(mention))
+    if after is None or value != int(value) or not 1 <= value <= 366:
+        return None
+    nights = after.group(1).startswith("night")
+    for text in (around[1], *d.sentences):
+        days = _days_of(text) if _DATED.search(text) else []
+        for i, (a, ra) in enumerate(days):
+            for b, rb in days[i + 1 :]:
+                if any(value in (gap, gap + (not nights)) for gap in _gaps(a, b)):
+                    return f"{ra} to {rb}"
+    return None
+
+
+def _days_of(text: str) -> list[tuple[Day, str]]:
+    """The dates of ``text`` with a day and a month, as written, in order; "4" of "4-19
+    April" is the 4th of April."""
+    out: list[tuple[Day, str]] = []
+    at = 0
+    for m in scan(text, Lazy(functools.partial(locale_of, text))):
+        i = text.find(m.raw, at)
+        at = i + len(m.raw) if i >= 0 else at
+        if m.kind != "date" or i < 0:
+            continue
+        for year, month, day in m.dates[:1]:
+            if day is None:
+                continue
+            first = _DAY_BEFORE.search(text, 0, i)
+            if first is not None and int(first.group(1)) < day:
+                out.append(((year, month, int(first.group(1))), first.group(1)))
+            out.append(((year, month, day), m.raw))
+    return out
+
+
+def _gaps(a: Day, b: Day) -> set[int]:
+    """The days from ``a`` to ``b`` (``b`` the later: a year after where no year is written
+    and it reads earlier), in the years they could be in."""
+    known = a[0] or b[0]
+    out: set[int] = set()
+    for year in (known,) if known is not None else (2001, 2004):
+        try:
+            start = date(a[0] or year, a[1], a[2])
+            end = date(b[0] or year, b[1], b[2])
+            if end < start and b[0] is None:
+                end = date(end.year + 1, end.month, end.day)
+        except ValueError:  # 29 February in a year that has none, 31 April
+            continue
+        if end > start:
+            out.add((end - start).days)
+    return out

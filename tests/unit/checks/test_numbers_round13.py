@@ -74,3 +74,29 @@ def test_an_amount_per_another_period_is_flagged(
 ) -> None:
     """A price's period swapped (monthly for yearly) kept its digits, and was backed."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The bridge is closed for 16 days.", "It is closed from 4 April to 19 April.", []),
+        ("The bridge is closed for 15 days.", "It is closed from 4 April to 19 April.", []),
+        ("The bridge is closed for 20 days.", "It is closed from 4 April to 19 April.", ["20"]),
+        ("The line closes for 16 days.", "The line is closed 4-19 April 2026.", []),
+        ("The line closes for 16 days.", "Repairs close the line from Saturday 4 April 2026 to "
+         "Sunday 19 April 2026.", []),
+        ("You stay 3 nights.", "Check in on 12 May, check out on 15 May.", []),
+        ("You stay 4 nights.", "Check in on 12 May, check out on 15 May.", ["4"]),
+        ("The works last 5 days.", "Closed from 28 February to 3 March 2024.", []),  # leap year
+        ("The works last 6 days.", "Closed from 28 February to 3 March 2024.", ["6"]),
+        ("The break is 7 days.", "The office closes from 28 December to 3 January.", []),
+        ("The closure is 16 days, from 4 to 19 April.", "It is closed from 4 April to 19 April.",
+         []),
+        # dates in two sentences give no span
+        ("Delivery takes 3 days.", "Order by 4 April. Delivery by 7 April.", ["3"]),
+    ],
+)  # fmt: skip
+def test_a_count_of_days_between_two_dates(answer: str, context: str, expected: list[str]) -> None:
+    """A closure "from 4 April to 19 April" is 16 days counting both, 15 from one to the
+    other: either was flagged (the policy had left spans between dates undecided)."""
+    assert unsupported(answer, context) == expected
