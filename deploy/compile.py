@@ -140,8 +140,11 @@ def compile_checks(root: Path) -> tuple[int, float]:
             built += 1
         for shared in work.glob(f"*__mypyc{suffix}"):  # the modules' shared runtime
             shutil.copy2(shared, native / shared.name)
+        # the sources that were compiled, from the copy: a source edited while the build ran
+        # differs from them, so the build is not taken for it (it was, when the tree was read)
+        sources = source_hashes(work / "monitor" / "checks")
     seconds = time.monotonic() - t0
-    manifest = {"suffix": suffix, "sources": source_hashes(checks), "seconds": round(seconds, 1)}
+    manifest = {"suffix": suffix, "sources": sources, "seconds": round(seconds, 1)}
     (native / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return built, seconds
 

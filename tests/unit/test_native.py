@@ -67,3 +67,37 @@ def test_make_test_runs_the_compiled_checks() -> None:
         return
     assert native.BUILD == "compiled", native.WHY
     assert str(context.__file__).endswith(sysconfig.get_config_var("EXT_SUFFIX"))
+
+
+def test_a_source_edited_while_the_build_runs_is_not_taken_for_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build compiles a copy of the sources taken at its start; the manifest named the
+    tree as it was at the end, so a module edited while mypyc ran (a minute) was taken for
+    built and its stale code ran. The manifest now names the sources that were compiled.
+    (The compiler is stood in for: it edits the tree and leaves an empty module.)"""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "deploy"))
+    try:
+        import compile as builder
+    finally:
+        sys.path.remove(str(ROOT / "deploy"))
+    monkeypatch.delenv("RAGMON_COMPILED", raising=False)
+    shutil.copytree(ROOT / "monitor", tmp_path / "monitor",
+                    ignore=shutil.ignore_patterns("_native", "__pycache__"))  # fmt: skip
+    here = tmp_path / "monitor" / "checks"
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+
+    def build(what: str, args: list[str], cwd: Path, **env: str) -> None:
+        if what == "mypyc":  # the developer saves a change meanwhile
+            (here / "context.py").write_text((here / "context.py").read_text() + "\n# edited\n")
+        for m in (*builder.COMPILED, *builder.C_MODULES):
+            out = cwd / "monitor" / "checks" / (m.removesuffix(".py").removesuffix(".c") + suffix)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(b"")
+
+    monkeypatch.setattr(builder, "_build", build)
+    builder.compile_checks(tmp_path)
+    build_state, why = native.status(here)
+    assert build_state == "interpreted" and "context.py changed" in why
