@@ -120,7 +120,8 @@ def is_name(word: str) -> bool:
             return False
         if not (rest[: caps[0]].islower() and rest[caps[0] + 1 :].islower()):
             return False
-    return word.lower() not in NOT_NAMES
+    low = word.lower()  # (weekdays in the plural too: "open on Saturdays")
+    return low not in NOT_NAMES and not (low.endswith("days") and low[:-1] in NOT_NAMES)
 
 
 def _heading(line: str) -> bool:
@@ -168,9 +169,18 @@ def _no_end(m: re.Match[str]) -> str:
     return m.group(0)[:-1] + " "
 
 
+# Letters no accent is taken off, read as the letters they are written as in English
+# ("Søren" as "Soren", "Łódź" as "Lodz", "Straße" as "Strasse")
+_UNSTROKED = str.maketrans({"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D",
+                            "ħ": "h", "Ħ": "H", "ı": "i", "ß": "ss", "æ": "ae", "Æ": "Ae",
+                            "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D"})  # fmt: skip
+
+
 def _folded(text: str) -> str:
-    """``text`` without its accents (``Szijjártó`` -> ``Szijjarto``)."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    """``text`` without its accents (``Szijjártó`` -> ``Szijjarto``), its stroked letters
+    and ligatures as their plain ones (``Søren`` -> ``Soren``, ``Straße`` -> ``Strasse``)."""
+    plain = unicodedata.normalize("NFKD", text.translate(_UNSTROKED))
+    return "".join(c for c in plain if not unicodedata.combining(c))
 
 
 def _starts_a_word(text: str, word: str) -> bool:

@@ -25,7 +25,8 @@ def check(answer: str, context: str = "", query: str = "", doc_id: str = "d1") -
     [("Margot", True), ("McKinsey", True), ("LeBron", True), ("DeVito", True),
      ("Szijjártó", True), ("NASA", False), ("LEDs", False), ("iPhone", False), ("CdS", False),
      ("Q3", False), ("Al", False), ("However", False), ("March", False), ("Passage", False),
-     ("Friday", False), ("Mrs", False)],
+     ("Friday", False), ("Mrs", False), ("Saturdays", False), ("Sundays", False),
+     ("Holidays", True)],
 )  # fmt: skip
 def test_what_is_written_as_a_name(word: str, name: bool) -> None:
     assert is_name(word) is name
@@ -84,6 +85,12 @@ def test_a_hyphenated_word_is_read_in_parts() -> None:
         ("It was Paris that won.", "paris won the vote .", "", "d1"),  # any case
         ("It was Szijjarto who spoke.", "Péter Szijjártó spoke.", "", "d1"),  # accents
         ("It was Szijjártó who spoke.", "Peter Szijjarto spoke.", "", "d1"),
+        # letters no accent is taken off, read as English writes them
+        ("It was Soren who spoke.", "Søren spoke.", "", "d1"),
+        ("It was Søren who spoke.", "Soren spoke.", "", "d1"),
+        ("The office is in Lodz.", "The office is in Łódź.", "", "d1"),
+        ("The office is on the Strasse.", "The office is on the Straße.", "", "d1"),
+        ("It was Aeschylus who wrote it.", "Æschylus wrote it.", "", "d1"),
         ("It was Acme who won.", "The firm won.", "Did Acme win?", "d1"),  # the query
         ("It is in the Handbook.", "Leave is 20 days.", "", "handbook-2024"),  # a passage id
     ],
