@@ -171,9 +171,10 @@ def _no_end(m: re.Match[str]) -> str:
 
 # Letters no accent is taken off, read as the letters they are written as in English
 # ("Søren" as "Soren", "Łódź" as "Lodz", "Straße" as "Strasse")
-_UNSTROKED = str.maketrans({"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D",
-                            "ħ": "h", "Ħ": "H", "ı": "i", "ß": "ss", "æ": "ae", "Æ": "Ae",
-                            "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D"})  # fmt: skip
+_UNSTROKED = str.maketrans(
+    dict(zip("øØłŁđĐħĦıðÐ", "oOlLdDhHidD", strict=True))
+    | {"ß": "ss", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th"}
+)
 
 
 def _folded(text: str) -> str:
