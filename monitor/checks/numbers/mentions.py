@@ -427,6 +427,12 @@ _FRACTION_OF = re.compile(
 )
 
 
+# what multiplies a dozen ("two dozen", "3 dozen", "half a dozen"; not "a dozen": 12)
+_MULTIPLIED = re.compile(
+    r"(?:\bhalf[ \t]+an?|(?<![a-z])(?:two|three|four|five|six|seven|eight|nine|ten|\d+))[ \t-]+$"
+)
+
+
 def _spelled_claims(text: str) -> list[Mention]:
     low = text.lower()
     # the claim as written ("Five seats"); lower-casing may change a text's length, rarely
@@ -455,6 +461,8 @@ def _spelled_claims(text: str) -> list[Mention]:
             continue  # "three quarters of 2024", "two thirds of an hour": not judged
         if key in NOT_COUNTS and not unit:
             continue
+        if key == "dozen" and _MULTIPLIED.search(low, max(0, i - 16), i) is not None:
+            continue  # "two dozen eggs", "half a dozen": a multiple, no count claimed
         if not unit and low[max(0, i - 6) : i].rstrip().endswith(_DEFINITE):
             continue  # "the two bids": things already named, not a count claimed
         value = float(SPELLED[key])

@@ -100,3 +100,18 @@ def test_a_count_of_days_between_two_dates(answer: str, context: str, expected: 
     """A closure "from 4 April to 19 April" is 16 days counting both, 15 from one to the
     other: either was flagged (the policy had left spans between dates undecided)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("It has two dozen staff.", "It has 24 staff.", []),
+        ("It has two dozen staff.", "It has 30 staff.", []),  # the page: no count claimed
+        ("It has half a dozen staff.", "It has 6 staff.", []),
+        ("It has a dozen staff.", "It has 12 staff.", []),
+        ("It has a dozen staff.", "It has 14 staff.", ["dozen"]),  # "a dozen" claims 12
+    ],
+)  # fmt: skip
+def test_a_multiplied_dozen_claims_no_count(answer: str, context: str, expected: list[str]) -> None:
+    """ "two dozen staff" was read as "dozen staff", a claim of 12, and flagged beside 24."""
+    assert unsupported(answer, context) == expected
