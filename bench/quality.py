@@ -7,9 +7,13 @@ optionally on human-labelled model summaries for ``unsupported_numbers``::
         --articles ARTICLES_DIR
 
 (see ``bench/summaries.py`` for where those public files come from). ``--blind`` scores
-issue 75's blind rounds' files (numbers exact; citations exact, invalid and cited ids P/R),
-leaving out the last round's sealed part, which ``--sealed 9`` scores once, at the end of
-its round (``--sealed N`` scores round N's sealed part alone, from round 4 on). Figures are
+issue 75's blind rounds' files (numbers exact and figures P/R; citations exact, invalid and
+cited ids P/R; names exact and P/R), leaving out the last round's sealed part, which
+``--sealed N`` (``--sealed-names N``) scores once, at the end of its round (``--sealed N``
+scores round N's sealed part alone, from round 4 on). ``--common`` scores the open parts of
+the common-sense rounds (``tests/quality/COMMON*.md``, ``NAMESCOMMON*.md``: labelled from a
+fact-checker's judgement, not from the written policy), ``--sealed-common N`` round N's
+sealed parts. Figures are
 printed, not asserted: the tests assert every case; this script shows
 where the checks stand.
 
@@ -249,7 +253,7 @@ def citation_report() -> None:
 # Issue 75's blind rounds (tests/quality/BLIND*.md): the case files each round's hand wrote.
 # The last round's sealed part is scored once, at the end of its round (``--sealed LAST``);
 # ``--blind`` never opens it.
-LAST_ROUND = 12
+LAST_ROUND = 13
 ROUNDS = {1: "blind", **{n: f"blind{n}" for n in range(2, LAST_ROUND + 1)}}
 BLIND_SETS = tuple(
     f"{kind}_{name}_{part}"
@@ -261,9 +265,21 @@ BLIND_SETS = tuple(
 
 # The blind rounds of ``unsupported_names`` (tests/quality/NAMES*.md), scored alike: the last
 # round's sealed file once, at the end of its round (``--sealed-names LAST``).
-NAMES_LAST_ROUND = 1
+NAMES_LAST_ROUND = 2
 NAMES_SETS = tuple(
     f"names_blind{n}_{part}" for n in range(1, NAMES_LAST_ROUND + 1) for part in ("open", "sealed")
+)
+
+
+# The common-sense rounds: cases labelled from a careful fact-checker's judgement by a hand
+# that read neither the policy nor the code (tests/quality/COMMON*.md, NAMESCOMMON*.md); the
+# last round's sealed parts are scored once, at the end of its round (``--sealed-common``).
+COMMON_LAST_ROUND = 1
+COMMON_SETS = tuple(
+    f"{kind}_common{n}_{part}"
+    for n in range(1, COMMON_LAST_ROUND + 1)
+    for part in ("open", "sealed")
+    for kind in ("numbers", "names")
 )
 
 
@@ -309,13 +325,17 @@ def blind_report(names: Iterable[str]) -> None:
             continue
         cases = load_cases(name)
         if name.startswith("numbers"):
-            exact = 0
+            exact, tp, fp, fn = 0, 0, 0, 0
             for c in cases:
                 found = {
                     raw for raw, _ in ragmon_numbers(c.answer, "\n\n".join(c.context), c.query)
                 }
-                exact += found == set(c.expected["unsupported"])
-            print(f"  {name:<26} exact {exact}/{len(cases)}")
+                want = set(c.expected["unsupported"])
+                exact += found == want
+                tp, fp, fn = tp + len(found & want), fp + len(found - want), fn + len(want - found)
+            p = f"{tp / (tp + fp):.3f}" if tp + fp else "-"
+            r = f"{tp / (tp + fn):.3f}" if tp + fn else "-"
+            print(f"  {name:<26} exact {exact}/{len(cases)}  figures P/R {p}/{r}")
             continue
         exact, inv, cit = 0, [0, 0, 0], [0, 0, 0]
         for c in cases:
@@ -380,7 +400,22 @@ def main() -> None:
                         choices=range(1, NAMES_LAST_ROUND + 1),
                         help=f"score names round N's sealed file alone (round "
                              f"{NAMES_LAST_ROUND}'s: once, at the end of its round)")  # fmt: skip
+    parser.add_argument("--common", action="store_true",
+                        help=f"the common-sense rounds' files (not round {COMMON_LAST_ROUND}'s "
+                             "sealed parts)")  # fmt: skip
+    parser.add_argument("--sealed-common", type=int, action="append", default=[], metavar="N",
+                        choices=range(1, COMMON_LAST_ROUND + 1),
+                        help="score common-sense round N's sealed parts alone (the last "
+                             "round's: once, at the end of its round)")  # fmt: skip
     args = parser.parse_args()
+    if args.common or args.sealed_common:
+        last = {f"{kind}_common{COMMON_LAST_ROUND}_sealed" for kind in ("numbers", "names")}
+        files = [n for n in COMMON_SETS if n not in last] if args.common else []
+        files += [f"{kind}_common{n}_sealed" for n in args.sealed_common
+                  for kind in ("numbers", "names")]  # fmt: skip
+        blind_report([n for n in files if n.startswith("numbers")])
+        names_report([n for n in files if n.startswith("names")])
+        return
     if args.blind or args.sealed or args.sealed_names:
         last = sealed(LAST_ROUND)
         names = [n for n in BLIND_SETS if n not in last] if args.blind else []
