@@ -61,7 +61,9 @@ class OpenAIBatches:
         for file_id in (batch.output_file_id, batch.error_file_id):
             if not file_id:
                 continue
-            for line in self._client.files.content(file_id).text.splitlines():
+            # JSON Lines: lines end at "\n" only; a completion's text may hold U+2028 as
+            # it is, which splitlines() would break a line at
+            for line in self._client.files.content(file_id).text.split("\n"):
                 if not line.strip():
                     continue
                 entry = json.loads(line)
