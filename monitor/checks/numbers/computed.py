@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from monitor.checks.numbers.forms import QUANTITY, counted, enumerations
+from monitor.checks.numbers.forms import QUANTITY, counted, enumerations, num
 from monitor.checks.numbers.mentions import Lazy, locale_of, scan
 
 Figure = tuple[str, float]  # (as written, value)
@@ -32,6 +32,9 @@ DEARER_AFTER = re.compile(
 OPERANDS = re.compile(
     r"\b(?:vs\.?|versus|against|compared\s+(?:with|to))\s"
     r"|\bfrom\s+[$€£¥₹]?\d[\d,.]*\w*\s+to\s+[$€£¥₹]?\d"  # "grew by 40, from 10 to 50"
+    # "$3.00 more than the current $14.99", "up $6.7 million from $41.5 million", "£55.45
+    # instead of £84.00": the other operand named where the answer writes it
+    r"|\b(?:than|from|instead\s+of)\s+(?:the\s+)?(?:[a-z]+\s+)?[$€£¥₹]\s?\d"
 )
 # "40 more users", "40 fewer seats", "40 extra": a difference named right after the figure
 MORE_AFTER = re.compile(r"^\s*(?:[a-z]+\s+)?(?:more|fewer|less|extra)\b")
@@ -182,6 +185,26 @@ def change_bases(text: str, figures: Sequence[Figure]) -> list[bool]:
         out.append(i >= 0 and _BASE_BEFORE.search(text, 0, i) is not None)
         at = i + len(raw) if i >= 0 else at
     return out
+
+
+# "175 of the 1,250 patients", "72 out of 480": a share's operands written in the answer
+_WRITTEN_SHARE = re.compile(
+    r"(?<![\d.,])(\d[\d,]*)\**\s+(?:out\s+)?of\s+(?:(?:the|all|our|its|their)\s+)?\**"
+    r"(\d[\d,]*)(?![\d,]*[.]?\d)"
+)
+
+
+def written_share(
+    sentence: str, value: float, tolerance: float, stated: frozenset[float]
+) -> str | None:
+    """A percentage of the answer's ``sentence`` that is the share its "A of B" writes (A and
+    B figures the context states, ``stated``), to the answer's last digit: "175 of the 1,250
+    patients (14%)"."""
+    for m in _WRITTEN_SHARE.finditer(sentence):
+        a, b = num(m.group(1)), num(m.group(2))
+        if 0 < a < b and a in stated and b in stated and abs(100 * a / b - value) <= tolerance:
+            return f"{m.group(1)} / {m.group(2)}"
+    return None
 
 
 def relative(

@@ -39,6 +39,7 @@ from monitor.checks.numbers.computed import (
     persons,
     relative,
     share_noun,
+    written_share,
 )
 from monitor.checks.numbers.forms import (
     SCALE_WORDS,
@@ -82,7 +83,7 @@ _SUM_BEFORE = re.compile(
 )
 _SUM_AFTER = re.compile(r"^[\s*_]*(?:\w+\s+){0,2}(?:in total|combined|altogether|in all)\b")
 _DIFF_BEFORE = re.compile(
-    r"(?:\bby|\bsaves?(?:\s+you)?|(?:difference|gap|margin|increase|decrease|rise|drop|fall"
+    r"(?:\bby|\bup|\bdown|\bsaves?(?:\s+you)?|(?:difference|gap|margin|increase|decrease|rise|drop|fall"
     r"|saving) of"
     r"|(?:difference|gap|margin)\b[^.,;]{0,40}\b(?:is|was))\s*$"
 )
@@ -375,6 +376,8 @@ class Derivation:
         change = way is not None
         rising = way is not None and way.group(1).lower() in RISING
         precision = mention.readings[0].precision or 1.0
+        if found := written_share(sentence, value, precision / 2 + 1e-9, self.stated_values):
+            return found  # "175 of the 1,250 patients (14%)"
         if not (share or change):
             return self._cheaper(mention, value, precision, rest, before, sentence)
         tolerance = precision / 2 + 1e-9
@@ -457,10 +460,15 @@ class Derivation:
         figures = figures_of(sentence, kind)
         if len(figures) < 3 - (kind == "time"):  # the figure and two operands; two times
             return []
+        return beside(mention.raw, figures, self.stated_values)
+
+    @property
+    def stated_values(self) -> frozenset[float]:
+        """Every value a figure of the context states."""
         if self._values is None:
             self._values = frozenset(r.value for m in scan(self.context, self._locale)
                                      for r in m.readings)  # fmt: skip
-        return beside(mention.raw, figures, self._values)
+        return self._values
 
     def _version(self, mention: Mention, value: float, around: Around) -> str | None:
         """A version written without its trailing zeros ("2.4" for 2.4.0, "version 3" for

@@ -264,21 +264,38 @@ def area(d: Derivation, mention: Mention, value: float, around: Around) -> str |
 
 _PENCE = re.compile(r"(?<![\d.,])(\d{1,4})p(?![\w])")
 _POUNDS = re.compile(r"£\s?(\d+\.\d\d)(?![\d])")
+_CENTS = re.compile(r"(?<![\d.,])(\d{1,4})\s?(?:¢|cents?\b)")
+_DOLLARS = re.compile(r"[$€]\s?(\d+\.\d\d)(?![\d])")
 
 
 def pence(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
     """An amount in pence written in pounds, or the other way ("£1.35" for 135p, "85p"
-    for £0.85)."""
+    for £0.85); in cents written in dollars or euros, or the other way ("$0.25" for 25¢ or
+    "25 cents", "25¢" for $0.25)."""
     raw = mention.raw
-    if raw.endswith("p") and raw[:-1].isdigit():
-        for m in _POUNDS.finditer(d.context):
-            if round(num(m.group(1)) * 100) == value:
-                return m.group(0)
-    elif raw.startswith("£") and "." in raw and not raw[-1].isalpha():
-        pennies = round(value * 100)
-        if abs(value * 100 - pennies) > 1e-6:
-            return None  # "£1.355" is no whole number of pence
-        for m in _PENCE.finditer(d.context):
-            if int(m.group(1)) == pennies:
-                return m.group(0)
+    for small, big, sign in (("p", _POUNDS, "£"), ("¢", _DOLLARS, "$€")):
+        if raw.endswith(small) and raw[:-1].isdigit():
+            for m in big.finditer(d.context):
+                if round(num(m.group(1)) * 100) == value:
+                    return m.group(0)
+        elif raw[:1] in sign and "." in raw and not raw[-1].isalpha():
+            units = round(value * 100)
+            if abs(value * 100 - units) > 1e-6:
+                return None  # "£1.355" is no whole number of pence
+            for m in (_PENCE if small == "p" else _CENTS).finditer(d.context):
+                if int(m.group(1)) == units:
+                    return m.group(0)
     return None
+
+
+def in_small_change(raw: str, context: str) -> bool:
+    """Whether the amount ``raw`` ("£53.35", "$0.25") is written in the ``context`` only as
+    pence or cents with the same digits ("53.35p"): a hundred times what it says."""
+    if raw[:1] not in "£$€" or "." not in raw:
+        return False
+    alone = re.compile(rf"(?<![\d.,]){re.escape(raw[1:].strip())}(?![\d]|[.,]\d)")
+    found = [m.end() for m in alone.finditer(context)]
+    return bool(found) and all(_SMALL_AFTER.match(context, i) is not None for i in found)
+
+
+_SMALL_AFTER = re.compile(r"\s?(?:p|¢|c|cents?)(?![a-z])", re.IGNORECASE)

@@ -173,6 +173,7 @@ def _time(m: re.Match[str]) -> Mention:
     g = m.group
     h = int(g("th") if g("th") is not None else g("th2"))
     mi = int(g("tm") or g("tm2") or 0)
+    seconds = int(g("ts") or 0)  # "2:14:08", "10:32:15": to the second, one figure
     ap = (g("tap") or g("tap2") or "").lower()
     if ap == "p" and h < 12:
         h += 12
@@ -182,7 +183,7 @@ def _time(m: re.Match[str]) -> Mention:
     if raw.endswith(".") and not raw.lower().endswith(("a.m.", "p.m.")):
         raw = raw[:-1]  # "5 pm." ends a sentence; "5 p.m." keeps its dots
     # A time compares as minutes since midnight; "14:30" and "2:30 pm" are one reading.
-    return Mention(raw, "time", readings=(Reading(float(h * 60 + mi), 1.0),))
+    return Mention(raw, "time", readings=(Reading(h * 60 + mi + seconds / 60, 1.0),))
 
 
 _LONGEST = 250  # digits and separators of the longest figure read (a float holds 1e308)

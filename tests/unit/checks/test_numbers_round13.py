@@ -115,3 +115,43 @@ def test_a_count_of_days_between_two_dates(answer: str, context: str, expected: 
 def test_a_multiplied_dozen_claims_no_count(answer: str, context: str, expected: list[str]) -> None:
     """ "two dozen staff" was read as "dozen staff", a claim of 12, and flagged beside 24."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # the operands named by "than", "from" or "instead of" in the answer's sentence
+        ("Q2 revenue was $48.2 million, up $6.7 million from $41.5 million.",
+         "Q2 revenue was $48.2 million, compared with $41.5 million in Q2 last year.", []),
+        ("Q2 revenue was $48.2 million, up $7.7 million from $41.5 million.",
+         "Q2 revenue was $48.2 million, compared with $41.5 million in Q2 last year.",
+         ["$7.7 million"]),
+        ("You'll pay $17.99 a month, $3.00 more than the current $14.99.",
+         "It renews at $14.99/month. The price rises to $17.99/month from 1 October.", []),
+        ("You'll pay $17.99 a month, $4.00 more than the current $14.99.",
+         "It renews at $14.99/month. The price rises to $17.99/month from 1 October.",
+         ["$4.00"]),
+        ("You'd pay £55.45 instead of £84.00, a saving of £28.55.",
+         "Anytime Return: £84.00. With a Railcard: £55.45.", []),
+        # a share whose "A of B" the answer writes
+        ("**175** of the **1,250** patients (**14%**) reported nausea.",
+         "Of 1,250 patients, 175 experienced nausea.", []),
+        ("**175** of the **1,250** patients (**15%**) reported nausea.",
+         "Of 1,250 patients, 175 experienced nausea.", ["15%"]),
+        ("72 out of 480 applicants got offers (15%).",
+         "72 offers were made. There were 480 applicants.", []),
+        # a time to the second
+        ("The winning time was **2:14:08**.", "Winning time 2:14:08.", []),
+        ("The winning time was 2:14:09.", "Winning time 2:14:08.", ["2:14:09"]),
+        # cents and pence
+        ("Each text costs $0.25.", "Each text costs 25 cents.", []),
+        ("Each text costs $0.25.", "Texts cost 25¢ each.", []),
+        ("The standing charge is £53.35 a day.", "Standing charge: 53.35p per day.", ["£53.35"]),
+        ("The standing charge is £53.35 a quarter.",
+         "Standing charge: £53.35 per quarter, or 58.6p per day.", []),
+    ],
+)  # fmt: skip
+def test_the_common_sense_rounds_forms(answer: str, context: str, expected: list[str]) -> None:
+    """Forms a fact-checker's labels (the first common-sense round, open part) read otherwise
+    than the check did: correct one-step figures flagged, a pence amount in pounds backed."""
+    assert unsupported(answer, context) == expected
