@@ -19,7 +19,13 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
 from monitor.checks.numbers.derived import Derivation
-from monitor.checks.numbers.measures import durations, in_duration, in_other_unit, in_small_change
+from monitor.checks.numbers.measures import (
+    durations,
+    in_duration,
+    in_other_currency,
+    in_other_unit,
+    in_small_change,
+)
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
@@ -160,6 +166,7 @@ class UnsupportedNumbers:
                     in_other_unit(m.raw, view.answer, view.context_text)
                     or in_other_period(m.raw, view.answer, view.context_text)
                     or in_small_change(m.raw, view.context_text)
+                    or in_other_currency(m.raw, view.context_text)
                 )
             ):
                 continue  # ("100 km" for "100 miles", "$29 a month" for "$29 a year")

@@ -299,3 +299,34 @@ def in_small_change(raw: str, context: str) -> bool:
 
 
 _SMALL_AFTER = re.compile(r"\s?(?:p|¢|c|cents?)(?![a-z])", re.IGNORECASE)
+
+# The currency of an amount: its sign, or a code or name after it
+_CURRENCIES = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr"}
+_CURRENCY_AFTER = re.compile(
+    r"\s?(usd|dollars?|eur|euros?|gbp|pounds? sterling|jpy|yen|inr|rupees?)\b", re.IGNORECASE
+)
+_CURRENCY_WORDS = {"usd": "usd", "dol": "usd", "eur": "eur", "gbp": "gbp", "pou": "gbp",
+                   "jpy": "jpy", "yen": "jpy", "inr": "inr", "rup": "inr"}  # fmt: skip
+_AMOUNT = re.compile(r"([$€£¥₹])\s?(\d[\d,]*(?:\.\d+)?)(?!\d)")
+
+
+def in_other_currency(raw: str, context: str) -> bool:
+    """Whether the amount ``raw`` ("£25") is written in the ``context`` only as an amount in
+    another currency with the same digits ("$25 fee", "25 USD"): each time the context
+    writes its digits, another currency's sign is before them or its code or name after."""
+    amount = _AMOUNT.match(raw)
+    if amount is None:
+        return False
+    mine = _CURRENCIES[amount.group(1)]
+    alone = re.compile(rf"(?<![\d.,]){re.escape(amount.group(2))}(?![\d]|[.,]\d)")
+    seen = False
+    for m in alone.finditer(context):
+        sign = context[max(0, m.start() - 2) : m.start()].strip()[-1:]
+        word = _CURRENCY_AFTER.match(context, m.end())
+        theirs = _CURRENCIES.get(sign) or (
+            _CURRENCY_WORDS[word.group(1).lower()[:3]] if word is not None else None
+        )
+        if theirs is None or theirs == mine:
+            return False
+        seen = True
+    return seen

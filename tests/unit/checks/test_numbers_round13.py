@@ -155,3 +155,30 @@ def test_the_common_sense_rounds_forms(answer: str, context: str, expected: list
     """Forms a fact-checker's labels (the first common-sense round, open part) read otherwise
     than the check did: correct one-step figures flagged, a pence amount in pounds backed."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a code's segments after its digits are part of it
+        ("Write the code **RTN-5528-KD** on the parcel.", "Write code RTN-5582-KD on it.",
+         ["RTN-5528-KD"]),
+        ("Write the code **RTN-5582-KD** on the parcel.", "Write code RTN-5582-KD on it.", []),
+        ("Quote policy HX-20932-77.", "Have your policy number (HX-20931-77) ready.",
+         ["HX-20932-77"]),
+        ("Quote policy HX-20931-77.", "Have your policy number (HX-20931-77) ready.", []),
+        # an amount in another currency
+        ("Each transfer costs **£25**.",
+         "Transfers: $25 fee from USD accounts; £15 from GBP accounts.", ["£25"]),
+        ("Each transfer costs **$25**.",
+         "Transfers: $25 fee from USD accounts; £15 from GBP accounts.", []),
+        ("Each transfer costs $25.", "Each transfer costs 25 euros.", ["$25"]),
+        ("Each transfer costs €25.", "Each transfer costs 25 euros.", []),
+        ("Each transfer costs $25.", "Each transfer costs 25.", []),
+    ],
+)  # fmt: skip
+def test_codes_whole_and_currencies(answer: str, context: str, expected: list[str]) -> None:
+    """Two wrong figures the common-sense round's labels flag and the check backed: a code
+    with a letter segment after its digits was read as no figure, and the same digits in
+    another currency were the same figure."""
+    assert unsupported(answer, context) == expected
