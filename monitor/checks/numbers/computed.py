@@ -34,8 +34,17 @@ OPERANDS = re.compile(
     r"|\bfrom\s+[$€£¥₹]?\d[\d,.]*\w*\s+to\s+[$€£¥₹]?\d"  # "grew by 40, from 10 to 50"
     # "$3.00 more than the current $14.99", "up $6.7 million from $41.5 million", "£55.45
     # instead of £84.00": the other operand named where the answer writes it
-    r"|\b(?:than|from|instead\s+of)\s+(?:the\s+)?(?:[a-z]+\s+)?[$€£¥₹]\s?\d"
+    r"|\b(?:than|from|instead\s+of)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}[$€£¥₹]?\s?\d"
 )
+# A difference named after the figure: "9 more games than", "$15 cheaper than"
+DIFF_AFTER = re.compile(
+    r"^\s*(?:\w+\s+)?(?:more|fewer|less|cheaper|dearer|higher|lower|longer|shorter|older"
+    r"|younger|heavier|lighter|bigger|smaller|larger|more\s+expensive)\s+(?:\w+\s+)?than\b"
+    # "10 behind", "2 shots clear", "5 points ahead", "0.5 percentage points" (of two
+    # percentages), "6 places"
+    r"|^\s*(?:\w+\s+)?(?:behind|ahead|clear)\b|^\s*(?:percentage\s+)?points?\b"
+)
+POINTS_AFTER = re.compile(r"^\s*percentage\s+points?\b")
 # "40 more users", "40 fewer seats", "40 extra": a difference named right after the figure
 MORE_AFTER = re.compile(r"^\s*(?:[a-z]+\s+)?(?:more|fewer|less|extra)\b")
 # "$15 cheaper", "£45 more" (an amount, no "than"): a difference of two prices (not "£45

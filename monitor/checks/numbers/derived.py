@@ -23,10 +23,12 @@ from monitor.checks.memo import lowered
 from monitor.checks.numbers.computed import (
     CHEAPER_AFTER,
     DEARER_AFTER,
+    DIFF_AFTER,
     MORE_AFTER,
     NAMED_TIME,
     OPERANDS,
     PEOPLE,
+    POINTS_AFTER,
     PRICE_GAP_AFTER,
     RISING,
     Figure,
@@ -86,10 +88,6 @@ _DIFF_BEFORE = re.compile(
     r"(?:\bby|\bup|\bdown|\bsaves?(?:\s+you)?|(?:difference|gap|margin|increase|decrease|rise|drop|fall"
     r"|saving) of"
     r"|(?:difference|gap|margin)\b[^.,;]{0,40}\b(?:is|was))\s*$"
-)
-_DIFF_AFTER = re.compile(
-    r"^\s*(?:\w+\s+)?(?:more|fewer|less|cheaper|dearer|higher|lower|longer|shorter|older"
-    r"|younger|heavier|lighter|bigger|smaller|larger|more\s+expensive)\s+(?:\w+\s+)?than\b"
 )
 # A percentage's cues: "percent" written out after the figure, "of" after it (a share), and
 # a change before it ("grew", "a rise of", "fell by").
@@ -303,12 +301,13 @@ class Derivation:
         add = _SUM_BEFORE.search(before.rstrip(" $€£¥₹")) or _SUM_AFTER.match(rest)
         sub = (
             _DIFF_BEFORE.search(before.rstrip(" $€£¥₹"))
-            or _DIFF_AFTER.match(rest)
+            or DIFF_AFTER.match(rest)
             or (PRICE_GAP_AFTER.match(rest) if mention.raw[:1] in "$€£¥₹" else None)
         )
         stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
-        # a percentage is a sum or difference of percentages only, never of prices or counts
-        pct = is_percent(mention.raw)
+        # a percentage is a sum or difference of percentages only, never of prices or counts,
+        # and so are percentage points
+        pct = is_percent(mention.raw) or POINTS_AFTER.match(rest) is not None
         if sub is None and stated:
             sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
         if add is None and sub is None:

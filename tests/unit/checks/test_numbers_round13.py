@@ -182,3 +182,29 @@ def test_codes_whole_and_currencies(answer: str, context: str, expected: list[st
     with a letter segment after its digits was read as no figure, and the same digits in
     another currency were the same figure."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Conversion rose from 2.0% to 2.5%, which is 0.5 percentage points.",
+         "Conversion rate increased from 2.0% to 2.5% after the redesign.", []),
+        ("Conversion rose from 2.0% to 2.5%, which is 0.7 percentage points.",
+         "Conversion rate increased from 2.0% to 2.5% after the redesign.", ["0.7"]),
+        ("Brand A's share rose 3.5 points to 31.5%.",
+         "Market share: Brand A 31.5% (2024: 28.0%); Brand B 22.1% (2024: 24.6%).", []),
+        ("Cash costs 27.9% a year, 5 percentage points more than purchases at 22.9%.",
+         "Purchase rate 22.9% p.a. (variable). Cash rate 27.9% p.a. (variable).", []),
+        ("It's 12th in the guide, up 6 places from 18th.",
+         "Ranked 12th in the guide (up from 18th last year).", []),
+        ("It's 12th in the guide, up 5 places from 18th.",
+         "Ranked 12th in the guide (up from 18th last year).", ["5"]),
+        # points of a game are no percentage points
+        ("Ferrari beat McLaren by a margin of 8 points.",
+         "Ferrari finished with 406 points and McLaren with 398.", []),
+    ],
+)  # fmt: skip
+def test_points_and_places_apart(answer: str, context: str, expected: list[str]) -> None:
+    """Differences a fact-checker reads at once: percentage points between two rates, places
+    between two ranks."""
+    assert unsupported(answer, context) == expected
