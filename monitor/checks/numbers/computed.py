@@ -36,6 +36,18 @@ OPERANDS = re.compile(
     # instead of £84.00": the other operand named where the answer writes it
     r"|\b(?:than|from|instead\s+of)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}[$€£¥₹]?\s?\d"
 )
+# A sum or a difference the answer says it states, right at the figure
+SUM_BEFORE = re.compile(
+    r"(?:total of|in total|combined|altogether|in all|sum of|totalling"
+    r"|(?:total|combined|sum)\b[^.,;]{0,40}\b(?:is|was|are|were|came to|comes to|reached|to)"
+    r"|\b(?:together|between them)\b[^.,;]{0,60})\s*$"
+)
+SUM_AFTER = re.compile(r"^[\s*_]*(?:\w+\s+){0,2}(?:in total|combined|altogether|in all)\b")
+DIFF_BEFORE = re.compile(
+    r"(?:\bby|\bup|\bdown|\bsaves?(?:\s+you)?|(?:difference|gap|margin|increase|decrease|rise|drop|fall"
+    r"|saving) of"
+    r"|(?:difference|gap|margin)\b[^.,;]{0,40}\b(?:is|was))\s*$"
+)
 # A difference named after the figure: "9 more games than", "$15 cheaper than"
 DIFF_AFTER = re.compile(
     r"^\s*(?:\w+\s+)?(?:more|fewer|less|cheaper|dearer|higher|lower|longer|shorter|older"
@@ -153,6 +165,23 @@ def beside(raw: str, figures: Sequence[Figure], stated: frozenset[float]) -> lis
         elif value in stated:
             out.append((written, value))
     return out
+
+
+def written_sum(raw: str, sentence: str, value: float, stated: frozenset[float]) -> str | None:
+    """``value`` (the figure ``raw`` of the answer's ``sentence``, said to be a sum) as the
+    sum of every other figure of the sentence, two or more, each stated by the context and
+    in the same currency: "Your total comes to £107.44: £89.99 for the shoes, £12.50 for the
+    socks and £4.95 delivery" (the answer shows its sum)."""
+    figures = figures_of(sentence, "number")
+    others = beside(raw, figures, stated)  # (those the context states)
+    if len(others) < 2 or len(others) != len(figures) - 1:
+        return None
+    sign = raw[:1] if raw[:1] in "$€£¥₹" else ""
+    if any(r[:1] != sign[:1] and sign for r, _ in others):
+        return None
+    if abs(sum(v for _, v in others) - value) > 1e-6 * max(1.0, value):
+        return None
+    return " + ".join(r for r, _ in others)
 
 
 def persons(value: float, sentence: str, sentences: Iterable[str]) -> str | None:

@@ -24,6 +24,7 @@ from monitor.checks.numbers.computed import (
     CHEAPER_AFTER,
     DEARER_AFTER,
     DIFF_AFTER,
+    DIFF_BEFORE,
     MORE_AFTER,
     NAMED_TIME,
     OPERANDS,
@@ -31,6 +32,8 @@ from monitor.checks.numbers.computed import (
     POINTS_AFTER,
     PRICE_GAP_AFTER,
     RISING,
+    SUM_AFTER,
+    SUM_BEFORE,
     Figure,
     beside,
     change_bases,
@@ -42,6 +45,7 @@ from monitor.checks.numbers.computed import (
     relative,
     share_noun,
     written_share,
+    written_sum,
 )
 from monitor.checks.numbers.forms import (
     SCALE_WORDS,
@@ -78,17 +82,6 @@ _US_UNIT = re.compile(r"(?:US|U\.S\.)[ \t]+([A-Za-z]+)")
 
 # Cues right before ("a total of 45", "rose by 5") or after ("45 in total", "9 more games
 # than") the figure that say the answer states a sum or a difference.
-_SUM_BEFORE = re.compile(
-    r"(?:total of|in total|combined|altogether|in all|sum of|totalling"
-    r"|(?:total|combined|sum)\b[^.,;]{0,40}\b(?:is|was|are|were|came to|reached)"
-    r"|\b(?:together|between them)\b[^.,;]{0,60})\s*$"
-)
-_SUM_AFTER = re.compile(r"^[\s*_]*(?:\w+\s+){0,2}(?:in total|combined|altogether|in all)\b")
-_DIFF_BEFORE = re.compile(
-    r"(?:\bby|\bup|\bdown|\bsaves?(?:\s+you)?|(?:difference|gap|margin|increase|decrease|rise|drop|fall"
-    r"|saving) of"
-    r"|(?:difference|gap|margin)\b[^.,;]{0,40}\b(?:is|was))\s*$"
-)
 # A percentage's cues: "percent" written out after the figure, "of" after it (a share), and
 # a change before it ("grew", "a rise of", "fell by").
 _PERCENT_WORD = re.compile(r"\s*(?:percent|per cent)\b")
@@ -298,9 +291,9 @@ class Derivation:
         sentence says it states one ("in total", "combined", "rose by", "a margin of")."""
         before, sentence, _ = around
         rest = self.rest(mention)
-        add = _SUM_BEFORE.search(before.rstrip(" $€£¥₹")) or _SUM_AFTER.match(rest)
+        add = SUM_BEFORE.search(before.rstrip(" $€£¥₹")) or SUM_AFTER.match(rest)
         sub = (
-            _DIFF_BEFORE.search(before.rstrip(" $€£¥₹"))
+            DIFF_BEFORE.search(before.rstrip(" $€£¥₹"))
             or DIFF_AFTER.match(rest)
             or (PRICE_GAP_AFTER.match(rest) if mention.raw[:1] in "$€£¥₹" else None)
         )
@@ -312,6 +305,8 @@ class Derivation:
             sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
         if add is None and sub is None:
             return None
+        if add and (found := written_sum(mention.raw, sentence, value, self.stated_values)):
+            return found  # "Your total comes to £107.44: £89.99, £12.50 and £4.95"
         # the operands the answer writes beside the figure, each a figure of the context,
         # when it names them as operands ("(50 vs 10)"; not "3-1 ... by 5 points with 6")
         if stated:

@@ -208,3 +208,21 @@ def test_points_and_places_apart(answer: str, context: str, expected: list[str])
     """Differences a fact-checker reads at once: percentage points between two rates, places
     between two ranks."""
     assert unsupported(answer, context) == expected
+
+
+BASKET = "Basket: Trail running shoes £89.99; running socks (3-pack) £12.50; delivery £4.95."
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Your total comes to **£107.44**: **£89.99** for the shoes, **£12.50** for the socks "
+         "and **£4.95** delivery.", []),
+        ("Your total comes to **£108.44**: **£89.99** for the shoes, **£12.50** for the socks "
+         "and **£4.95** delivery.", ["£108.44"]),
+        # a figure the context does not state beside them: no sum is shown
+        ("Your total comes to £107.44: £89.99, £12.50, £4.95 and 2 vouchers.", ["£107.44", "2"]),
+    ],
+)  # fmt: skip
+def test_a_sum_the_answer_shows(answer: str, expected: list[str]) -> None:
+    assert unsupported(answer, BASKET) == expected
