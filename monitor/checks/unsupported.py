@@ -27,6 +27,7 @@ from monitor.checks.numbers.measures import (
     in_small_change,
 )
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
+from monitor.checks.numbers.years import date_after
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
 from monitor.core.model import CheckResult
@@ -183,7 +184,7 @@ class UnsupportedNumbers:
                     view.context_text, view.answer, lambda: view.context_lower,
                     view.context_numbers.locale,
                 )  # fmt: skip
-                how = derivation.explain(m)
+                how = derivation.explain(m) or date_after(view.context_text, m)
                 if how is not None:
                     derived.append(how)
                     done[m] = (derived, how)

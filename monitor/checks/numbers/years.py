@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import date
+from datetime import date, timedelta
 from typing import Protocol
 
 from monitor.checks.numbers.mentions import Lazy, Mention, locale_of, scan
@@ -169,3 +169,61 @@ def _gaps(a: Day, b: Day) -> set[int]:
         if end > start:
             out.add((end - start).days)
     return out
+
+
+# A span a date is counted from: "24 months", "2 years", "30 days", "a year", "twelve weeks"
+_SPAN = re.compile(
+    r"\b(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"[ -](day|week|month|year)s?\b",
+    re.IGNORECASE,
+)
+_SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+          "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
+
+
+def date_after(context: str, mention: Mention) -> str | None:
+    """A full date of the answer that is a full date of the context moved by a span the
+    context states ("15 August 2026" for "24 months from ... Purchase date: 15/08/2024"),
+    or one day short of it (an end "until" the day before)."""
+    if mention.kind != "date" or not mention.dates or None in mention.dates[0]:
+        return None
+    year, month, day = mention.dates[0]
+    assert year is not None and day is not None
+    target = date(year, month, day)
+    spans = [(int(n) if n.isdigit() else _SMALL[n.lower()], unit.lower())
+             for n, unit in _SPAN.findall(context)]  # fmt: skip
+    if not spans:
+        return None
+    for start, written in _full_dates(context):
+        for n, unit in spans:
+            end = _moved(start, n, unit)
+            if end is not None and 0 <= (end - target).days <= 1:
+                return f"{written} + {n} {unit}s"
+    return None
+
+
+def _full_dates(text: str) -> list[tuple[date, str]]:
+    out = []
+    for m in scan(text, Lazy(functools.partial(locale_of, text))):
+        for y, mo, d in m.dates[:1] if m.kind == "date" else ():
+            if y is not None and d is not None:
+                try:
+                    out.append((date(y, mo, d), m.raw))
+                except ValueError:
+                    continue
+    return out
+
+
+def _moved(start: date, n: int, unit: str) -> date | None:
+    """``start`` moved ``n`` days, weeks, months or years on (a month's day past its end: its
+    last day)."""
+    if unit in ("day", "week"):
+        return start + timedelta(days=n * (7 if unit == "week" else 1))
+    months = start.month - 1 + n * (12 if unit == "year" else 1)
+    y, m = start.year + months // 12, months % 12 + 1
+    for d in (start.day, 30, 29, 28):
+        try:
+            return date(y, m, min(start.day, d))
+        except ValueError:
+            continue
+    return None

@@ -226,3 +226,23 @@ BASKET = "Basket: Trail running shoes £89.99; running socks (3-pack) £12.50; d
 )  # fmt: skip
 def test_a_sum_the_answer_shows(answer: str, expected: list[str]) -> None:
     assert unsupported(answer, BASKET) == expected
+
+
+WARRANTY = "Warranty: 24 months from the date of purchase. Purchase date: 15/08/2024."
+RETURNS = "You have 30 days to return an item. Your order was delivered on 12 February 2026."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Your warranty runs until **15 August 2026**.", WARRANTY, []),
+        ("Your warranty runs until 14 August 2026.", WARRANTY, []),  # the day before
+        ("Your warranty runs until **15 August 2027**.", WARRANTY, ["15 August 2027"]),
+        ("Return it by 14 March 2026.", RETURNS, []),
+        ("Return it by 20 March 2026.", RETURNS, ["20 March 2026"]),
+    ],
+)  # fmt: skip
+def test_a_date_a_stated_span_on(answer: str, context: str, expected: list[str]) -> None:
+    """A warranty's end or a return deadline, one step from a date and a span the context
+    states, was flagged."""
+    assert unsupported(answer, context) == expected
