@@ -429,7 +429,37 @@ def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str
                 ok = ok and (rule == "round" or c <= value)
             if ok:
                 return f"{cue} {m.raw}"
+        return _hedged_span(d, (cue, rule, low, high), value, step, unit)
+    return None
+
+
+# A span in hours and minutes in a context ("2 h 52 min", "1 hour and 55 minutes")
+_HOURS_MINUTES = re.compile(
+    r"\b(\d{1,3}|an?)\s*(?:h|hrs?|hours?)\.?\s*(?:and\s+)?(\d{1,2})\s*(?:m|mins?|minutes?)\b",
+    re.IGNORECASE,
+)
+
+
+def _hedged_span(d: Derivation, hedge: tuple[str, str, float, float], value: float,
+                 step: float, unit: str) -> str | None:  # fmt: skip
+    """A hedged span in hours or minutes around a span in hours and minutes of the context,
+    by the hedge's rule as for any figure ("almost 3 hours" for "2 h 52 min", "under 2
+    hours" for 1 h 55 min)."""
+    cue, rule, low, high = hedge
+    if unit not in ("hour", "minute", "hr", "min"):
         return None
+    for m in _HOURS_MINUTES.finditer(d.context):
+        hours = 1 if not m.group(1).isdigit() else int(m.group(1))
+        minutes = hours * 60 + int(m.group(2))
+        c = minutes / 60 if unit in ("hour", "hr") else float(minutes)
+        if rule == "range":
+            lo, hi = value + low * step, value + high * step
+            ok = lo <= c <= hi and abs(c - value) <= 0.25 * min(abs(value), abs(c))
+        else:
+            ok = abs(round_half_up(c / step) * step - value) < step * 1e-9
+            ok = ok and (rule == "round" or c <= value)
+        if ok:
+            return f"{cue} {m.group(0)}"
     return None
 
 

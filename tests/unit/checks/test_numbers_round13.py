@@ -246,3 +246,19 @@ def test_a_date_a_stated_span_on(answer: str, context: str, expected: list[str])
     """A warranty's end or a return deadline, one step from a date and a span the context
     states, was flagged."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The drive takes almost **3 hours**.", "Estimated drive time: 2 h 52 min.", []),
+        ("The drive takes almost 4 hours.", "Estimated drive time: 2 h 52 min.", ["4"]),
+        ("The flight is just under **2 hours**.", "Flight time: 1 h 55 min.", []),
+        ("The flight is about 3 hours.", "Flight time: 1 h 55 min.", ["3"]),
+        ("It takes more than 90 minutes.", "It takes 1 hour 35 minutes.", []),
+    ],
+)  # fmt: skip
+def test_a_hedged_span_around_hours_and_minutes(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    assert unsupported(answer, context) == expected
