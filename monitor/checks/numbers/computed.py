@@ -184,6 +184,48 @@ def written_sum(raw: str, sentence: str, value: float, stated: frozenset[float])
     return " + ".join(r for r, _ in others)
 
 
+# A product or a quotient the answer's sentence says it works out: "310 kWh at 24.50p",
+# "10 monthly payments of £214", "812 kWh over 90 days, about 9 kWh a day", "averaging"
+_TIMES_CUE = re.compile(
+    r"\b(?:at|each|per|every|times|instalments?|payments?|averag\w*|split|over)\b|[×x@]\s?\d"
+)
+_MONEY = "$€£¥₹"
+
+
+def _in_money(raw: str) -> float | None:
+    """How many of the answer's money units a figure written as ``raw`` counts per unit of
+    its value: 1 for "£5", 0.01 for "24.50p" or "25¢", None for no money."""
+    if raw[:1] in _MONEY:
+        return 1.0
+    return 0.01 if raw[-1:] in ("p", "¢") and raw[:-1].replace(".", "").isdigit() else None
+
+
+def written_product(raw: str, sentence: str, value: float, tolerance: float,
+                    stated: frozenset[float]) -> str | None:  # fmt: skip
+    """``value`` (the figure ``raw``) as the product or the quotient of two figures of the
+    answer's ``sentence`` the context states, where the sentence says it works one out
+    (``_TIMES_CUE``): money times a count is money ("£75.95 (310 kWh at 24.50p)"), money over
+    a count is money, a count over a count a count; never money times money."""
+    if not _TIMES_CUE.search(sentence.lower()):
+        return None
+    mine = _in_money(raw)
+    others = beside(raw, figures_of(sentence, "number"), stated)
+    for ra, a in others:
+        for rb, b in others:
+            if ra == rb or b == 0:
+                continue
+            ma, mb = _in_money(ra), _in_money(rb)
+            if mine is not None and ma is not None and mb is None:  # money x count, money / count
+                for result, how in ((a * ma * b, "x"), (a * ma / b, "/")):
+                    if how == "x" and ra > rb:
+                        continue  # (each product once)
+                    if abs(result - value) <= tolerance:
+                        return f"{ra} {how} {rb}"
+            elif mine is None and ma is None and mb is None and abs(a / b - value) <= tolerance:
+                return f"{ra} / {rb}"
+    return None
+
+
 def persons(value: float, sentence: str, sentences: Iterable[str]) -> str | None:
     """ "four people" beside "a man, two women and a boy": a list of persons, in a context
     sentence on the answer's matter (it shares a content word with the answer's

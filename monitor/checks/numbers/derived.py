@@ -74,6 +74,7 @@ from monitor.checks.numbers.quantities import (
     hedged,
     per_period,
     temperature,
+    worked_out,
 )
 from monitor.checks.numbers.years import age, century, date_span, decade
 
@@ -509,6 +510,6 @@ class Derivation:
 _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = (
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
     converted, elapsed, across_systems, temperature, per_period, compound, data_size, area,
-    pence, Derivation._version,
+    pence, Derivation._version, worked_out,
     decade, century, age, date_span, Derivation._multiple, hedged,
 )  # fmt: skip

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from monitor.checks.numbers.computed import Figure, duration
+from monitor.checks.numbers.computed import Figure, duration, written_product
 from monitor.checks.numbers.forms import (
     SIZES_OF,
     imperial,
@@ -58,6 +58,11 @@ class Derivation(Protocol):
 
     def context_figures(self) -> Iterator[tuple[Mention, float, str]]:
         """(figure, value, the word after it) of every plain number of the context."""
+        ...
+
+    @property
+    def stated_values(self) -> frozenset[float]:
+        """Every value a figure of the context states."""
         ...
 
 
@@ -361,6 +366,14 @@ def in_other_period(raw: str, answer: str, context: str) -> bool:
     alone = re.compile(rf"(?<![\d.,]){re.escape(digits)}(?![\d]|[.,]\d)")
     written = sum(1 for _ in alone.finditer(context))
     return written <= len(theirs)
+
+
+def worked_out(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """A product or quotient of two figures of the answer's sentence the context states,
+    worked out where the sentence says so (``computed.written_product``), to the answer's
+    last digit."""
+    precision = mention.readings[0].precision or 1.0
+    return written_product(mention.raw, around[1], value, precision / 2 + 1e-9, d.stated_values)
 
 
 def figure_with_unit(d: Derivation, figure: str, units: frozenset[str]) -> str | None:

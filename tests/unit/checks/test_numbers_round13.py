@@ -262,3 +262,26 @@ def test_a_hedged_span_around_hours_and_minutes(
     answer: str, context: str, expected: list[str]
 ) -> None:
     assert unsupported(answer, context) == expected
+
+
+UNITS = "Electricity: unit rate 24.50p per kWh. Your usage last month: 310 kWh over 31 days."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Your usage cost **£75.95** (**310 kWh** at **24.50p**).", UNITS, []),
+        ("Your usage cost **£76.95** (**310 kWh** at **24.50p**).", UNITS, ["£76.95"]),
+        ("Over 90 days you used 812 kWh, about 9 kWh a day.",
+         "Bill period: 90 days. Electricity used: 812 kWh.", []),
+        ("Over 90 days you used 812 kWh, about 12 kWh a day.",
+         "Bill period: 90 days. Electricity used: 812 kWh.", ["12"]),
+        # no working-out said, and counts never make money
+        ("The plan has 5 users and 4 projects and costs $20.",
+         "The plan has 5 users and 4 projects and costs $25.", ["$20"]),
+    ],
+)  # fmt: skip
+def test_a_product_or_quotient_the_answer_works_out(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    assert unsupported(answer, context) == expected
