@@ -23,6 +23,7 @@ from monitor.checks.numbers.measures import (
     durations,
     in_duration,
     in_other_currency,
+    in_other_layout,
     in_other_unit,
     in_small_change,
 )
@@ -175,6 +176,8 @@ class UnsupportedNumbers:
                 asked = asked or _Asked(view)
                 if not self._accepted_premise(view, m, asked):
                     continue
+            if m.kind == "number" and in_other_layout(m.raw, view.context_text):
+                continue  # "204577" for the sort code "20-45-77"
             codes = codes or _SpacedCodes(view.answer)
             code = codes.of(m)
             if code is not None and view.context_numbers.supports(code):

@@ -48,8 +48,10 @@ UNITS: dict[str, tuple[str, float]] = {
     "ft": ("length", 0.3048), "lb": ("mass", 453.59237), "lbs": ("mass", 453.59237),
     "ounce": ("mass", 28.349523125), "oz": ("mass", 28.349523125),
     "inch": ("length", 0.0254), "inches": ("length", 0.0254),
-    # the US liquid gallon and quart (the imperial gallon, 4.546 litres, is not read)
+    # the US liquid gallon and quart; the imperial gallon, 4.546 litres, only where the
+    # answer says so ("11 UK gallons", "11 imperial gallons")
     "gallon": ("volume", 3.785411784), "gal": ("volume", 3.785411784),
+    "ukgallon": ("volume", 4.54609),
     "quart": ("volume", 0.946352946), "qt": ("volume", 0.946352946),
     "fl": ("volume", 0.0295735295625),  # "16 fl oz": the US fluid ounce
     # (a "pound" of money is never converted: only a figure with a mass unit backs it)
@@ -61,7 +63,7 @@ UNITS: dict[str, tuple[str, float]] = {
 }  # fmt: skip
 IMPERIAL = frozenset({"mile", "mi", "yard", "yd", "foot", "feet", "ft", "lb", "lbs", "ounce", "oz",
                       "inch", "inches", "pound", "mph", "acre", "gallon", "gal", "quart",
-                      "qt", "fl"})  # fmt: skip
+                      "ukgallon", "qt", "fl"})  # fmt: skip
 WORDS_FOR: dict[int, tuple[str, ...]] = {}
 for _name, _v in SPELLED.items():
     WORDS_FOR[_v] = (*WORDS_FOR.get(_v, ()), _name)

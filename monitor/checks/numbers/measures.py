@@ -330,3 +330,14 @@ def in_other_currency(raw: str, context: str) -> bool:
             return False
         seen = True
     return seen
+
+
+def in_other_layout(raw: str, context: str) -> str | None:
+    """A run of six or more digits of the answer ("204577") that the context writes with
+    separators between its digits ("20-45-77", "20 45 77"), as written there: a sort code,
+    an account or reference number in another layout."""
+    if not (raw.isdigit() and len(raw) >= 6):
+        return None
+    spaced = "[-. ]?".join(raw)
+    found = re.search(rf"(?<![\d.,-]){spaced}(?![\d]|[-.,]\d)", context)
+    return found.group(0) if found is not None and found.group(0) != raw else None

@@ -68,6 +68,7 @@ class Derivation(Protocol):
 
 _UNIT_AFTER = re.compile(r"[ \t-]?([a-zµμ]+)\b")
 _US_AFTER = re.compile(r"\s(?:us|u\.s\.)[ \t]+([a-z]+)")  # "10 us gallons" (lower-cased)
+_UK_GALLONS = re.compile(r"\s(?:uk|imperial)[ \t]+gallons?\b")
 
 # Hedges and what they let a context figure ``c`` be for an answer's ``v``: "round" (``v`` is
 # ``c`` rounded at ``v``'s own precision, "about 78,000" for 77,812), "round_below" (so, and
@@ -150,6 +151,9 @@ def answer_unit(mention: Mention, around: Around) -> str:
     if word.lower() in ("us", "u"):  # "10 US gallons": the unit after it
         us = _US_AFTER.search(around[1], around[1].find(mention.raw.lower()) + 1)
         return us.group(1) if us is not None else word
+    if word.lower() in ("uk", "imperial"):  # "11 UK gallons": the imperial gallon
+        uk = _UK_GALLONS.search(around[1], around[1].find(mention.raw.lower()) + 1)
+        return "ukgallon" if uk is not None else word
     if word.lower() in ("km", "m"):  # "100 km/h", "3 m/s": the word and its "/h"
         spaced = f"{mention.raw.lower()} {word.lower()}/"
         i = around[1].find(spaced)

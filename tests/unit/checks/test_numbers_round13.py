@@ -285,3 +285,20 @@ def test_a_product_or_quotient_the_answer_works_out(
     answer: str, context: str, expected: list[str]
 ) -> None:
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The tank holds 50 litres (about **11 UK gallons**).", "Tank capacity: 50 litres.", []),
+        ("The tank holds 50 litres (about 13 UK gallons).", "Tank capacity: 50 litres.", ["13"]),
+        ("The tank holds 50 litres (about 13 gallons).", "Tank capacity: 50 litres.", []),
+        ("Use sort code **204577**.", "Pay to sort code 20-45-77, account 43218765.", []),
+        ("Use sort code **204578**.", "Pay to sort code 20-45-77, account 43218765.",
+         ["204578"]),
+    ],
+)  # fmt: skip
+def test_imperial_gallons_and_a_code_in_another_layout(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    assert unsupported(answer, context) == expected
