@@ -28,7 +28,7 @@ from monitor.checks.numbers.measures import (
     in_small_change,
 )
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
-from monitor.checks.numbers.years import date_after
+from monitor.checks.numbers.years import date_after, month_of_expiry, time_after
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
 from monitor.core.model import CheckResult
@@ -187,7 +187,12 @@ class UnsupportedNumbers:
                     view.context_text, view.answer, lambda: view.context_lower,
                     view.context_numbers.locale,
                 )  # fmt: skip
-                how = derivation.explain(m) or date_after(view.context_text, m)
+                how = (
+                    derivation.explain(m)
+                    or date_after(view.context_text, m)
+                    or month_of_expiry(view.context_text, m)
+                    or time_after(view.context_text, m)
+                )
                 if how is not None:
                     derived.append(how)
                     done[m] = (derived, how)

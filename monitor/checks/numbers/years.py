@@ -188,8 +188,10 @@ def date_after(context: str, mention: Mention) -> str | None:
     if mention.kind != "date" or not mention.dates or None in mention.dates[0]:
         return None
     year, month, day = mention.dates[0]
-    assert year is not None and day is not None
-    target = date(year, month, day)
+    try:
+        target = date(year or 0, month, day or 0)
+    except ValueError:  # "31/02/2024": no day of the calendar
+        return None
     spans = [(int(n) if n.isdigit() else _SMALL[n.lower()], unit.lower())
              for n, unit in _SPAN.findall(context)]  # fmt: skip
     if not spans:
@@ -227,3 +229,51 @@ def _moved(start: date, n: int, unit: str) -> date | None:
         except ValueError:
             continue
     return None
+
+
+_EXPIRY = re.compile(r"(?<![\d/])(0[1-9]|1[0-2])/(\d{2}|20\d{2})(?![\d/])")
+
+
+def month_of_expiry(context: str, mention: Mention) -> str | None:
+    """A month and year of the answer ("November 2026") that a card expiry of the context
+    writes ("11/26", "11/2026")."""
+    if mention.kind != "date" or not mention.dates:
+        return None
+    year, month, day = mention.dates[0]
+    if year is None or day is not None:
+        return None
+    for m in _EXPIRY.finditer(context):
+        written = int(m.group(2))
+        if int(m.group(1)) == month and (written if written > 99 else 2000 + written) == year:
+            return m.group(0)
+    return None
+
+
+# A span in hours and/or minutes ("2 hours 20 minutes", "2h 20m", "90 minutes", "3 hours")
+_HM = re.compile(
+    r"\b(?:(\d{1,2})\s*(?:h|hrs?|hours?)\b\.?\s*(?:and\s+)?)?(?:(\d{1,3})\s*(?:m|mins?|minutes?)\b)?",
+    re.IGNORECASE,
+)
+
+
+def time_after(context: str, mention: Mention) -> str | None:
+    """A clock time of the answer that is a clock time of the context moved by a span the
+    context states, either way ("9:50pm" for "starts 19:30" and "running time 2 hours 20
+    minutes"), past midnight too."""
+    if mention.kind != "time" or not mention.readings:
+        return None
+    target = mention.readings[0].value
+    starts = [m.readings[0].value for m in scan(context, Lazy(functools.partial(locale_of,
+              context))) if m.kind == "time" and m.readings]  # fmt: skip
+    spans = [(int(m.group(1) or 0) * 60 + int(m.group(2) or 0), m.group(0).strip())
+             for m in _HM.finditer(context) if m.group(1) or m.group(2)]  # fmt: skip
+    if not starts or len(starts) > _FEW or len(spans) > _FEW:
+        return None  # (a timetable's times and spans would back almost any time)
+    for span, written in spans:
+        for start in starts:
+            if span and any((start + way * span - target) % 1440 == 0 for way in (1, -1)):
+                return f"{written} from a clock time"
+    return None
+
+
+_FEW = 4

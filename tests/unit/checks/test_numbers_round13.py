@@ -302,3 +302,31 @@ def test_imperial_gallons_and_a_code_in_another_layout(
     answer: str, context: str, expected: list[str]
 ) -> None:
     assert unsupported(answer, context) == expected
+
+
+SHOW = ("Doors open 18:30; the show starts 19:30. Running time 2 hours 20 minutes including a "
+        "20-minute interval.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("The show should finish around **9:50pm**.", SHOW, []),
+        ("The show should finish around 10:10pm.", SHOW, ["10:10pm"]),
+        ("It starts at 18:00, lasts 90 minutes, and so ends at 19:30.",
+         "The webinar starts at 18:00 and lasts 90 minutes.", []),
+        ("It ends at 19:45.", "The webinar starts at 18:00 and lasts 90 minutes.", ["19:45"]),
+        # a timetable: too many times and spans to read a time off them
+        ("The last bus is at 23:05.",
+         "Buses at 07:10, 08:25, 09:40, 11:00 and 12:15; 25 minutes to town, 40 minutes to the "
+         "airport, 55 minutes to the coast, 2 hours to the city, 3 hours 10 minutes to the port.",
+         ["23:05"]),
+        ("Your card expires at the end of **November 2026**.", "Card valid thru 11/26.", []),
+        ("Your card expires at the end of December 2026.", "Card valid thru 11/26.",
+         ["December 2026"]),
+    ],
+)  # fmt: skip
+def test_a_clock_time_a_span_on_and_an_expiry_month(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    assert unsupported(answer, context) == expected
