@@ -73,7 +73,8 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 # Content Accessibility Guidelines (WCAG)": words of the expansion are not names.
 _EXPANDED = re.compile(r"\b([A-Z]{2,})\s*\(([^()\n]{3,120})\)")
 _EXPANDING = re.compile(
-    r"((?:[A-Z][\w'’-]*\s+(?:(?:of|and|for|the|on|in|&)\s+)*){1,9})\(([A-Z]{2,})\)"
+    r"((?:[A-Z][\w'’-]*\s+(?:(?:of|and|for|the|on|in|from|to|with|at|by|a|an|&)\s+)*){1,9})"
+    r"\(([A-Z]{2,})\)"
 )
 
 

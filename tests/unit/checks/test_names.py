@@ -178,3 +178,12 @@ def test_a_line_of_sentences_is_no_title_whatever_its_end() -> None:
     capitalised, and more with a cut word)."""
     assert answer_names("We saw Ann there. We saw Bob there. We met Cy") == ["Ann", "Bob"]
     assert answer_names("Torrey Ward and Aaron Leetch") == []  # a title line: not read
+
+
+def test_an_expansion_with_small_words_inside_is_no_name() -> None:
+    """The second names round's sealed miss: "from" inside an expansion ended it, so its
+    capitalised words were read as names."""
+    answer = "They fine-tune it with Reinforcement Learning from Human Feedback (RLHF)."
+    assert check(answer, "We fine-tune with RLHF.").names == ()
+    assert check("It uses Retrieval with Hybrid Search (RAG).", "It uses retrieval.").names == (
+        "Hybrid", "Search")  # fmt: skip
