@@ -94,6 +94,12 @@ _TEMPERATURE = re.compile(
     r"|(?-i:([CFcf])))\b",  # (or glued, as news writes degrees: "19C", "66F")
     re.IGNORECASE,
 )
+# A range's first end takes its second end's scale: "2–8°C", "36 to 46 °F"
+_TEMPERATURE_RANGE = re.compile(
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s*(?:[-–]|to)\s*\d+(?:[.,]\d+)?"
+    r"\s?(?:[°º]\s?|degrees?\s+)(C|F|Celsius|Fahrenheit|centigrade)\b",
+    re.IGNORECASE,
+)
 
 # An amount's period right after it ("a month", "per year", "/mo", "annually"); weeks as 52 a
 # year.
@@ -265,23 +271,26 @@ def temperature(d: Derivation, mention: Mention, value: float, around: Around) -
     if raw[-1:] in ("c", "C", "f", "F") and raw[-2:-1].isdigit():
         scale = raw[-1].lower()  # glued, as news writes degrees: "19C", "66F"
     else:
-        m = _TEMPERATURE_AFTER.match(d.rest(mention))
+        rest = d.rest(mention)
+        m = _TEMPERATURE_AFTER.match(rest) or _TEMPERATURE_RANGE.match(mention.raw + rest)
         if m is None:
             return None
-        scale = m.group(1) or m.group(2)
+        scale = (m.group(2) if m.re is _TEMPERATURE_RANGE else m.group(1) or m.group(2)).lower()
     fahrenheit = scale[0] == "f"
     precision = mention.readings[0].precision or 1.0
     # a figure ending in 0 or 5 may be rounded to it, by up to 2 % (180 °C for 350 °F)
     rounded = value.is_integer() and int(value) % 5 == 0
     tolerance = max(precision / 2, 0.02 * abs(value)) if rounded else precision / 2
-    for c in _TEMPERATURE.finditer(d.context):
-        their = (c.group(2) or c.group(3)).lower()[0] == "f"
+    found = (*_TEMPERATURE.finditer(d.context), *_TEMPERATURE_RANGE.finditer(d.context))
+    stated = [(c.group(1), c.group(2) or c.group(3), c.group(0)) for c in found]
+    for written, their_scale, shown in stated:
+        their = their_scale.lower()[0] == "f"
         if their == fahrenheit:
             continue
-        figure = float(c.group(1).replace(",", "."))
+        figure = float(written.replace(",", "."))
         converted = figure * 9 / 5 + 32 if fahrenheit else (figure - 32) * 5 / 9
         if abs(converted - value) <= tolerance + 1e-9:
-            return c.group(0).strip()
+            return shown.strip()
     return None
 
 

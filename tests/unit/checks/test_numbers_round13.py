@@ -330,3 +330,17 @@ def test_a_clock_time_a_span_on_and_an_expiry_month(
     answer: str, context: str, expected: list[str]
 ) -> None:
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("After opening, keep it at **2–8°C** (**36–46°F**).", "Keep it at 2–8°C once opened.",
+         []),
+        ("Keep it at 2–8°C (40–46°F).", "Keep it at 2–8°C once opened.", ["40"]),
+        ("Keep it at 36 to 46 °F.", "Keep it at 2 to 8 °C.", []),
+    ],
+)  # fmt: skip
+def test_a_temperature_range_converted(answer: str, context: str, expected: list[str]) -> None:
+    """A range's first end had no scale of its own, so "36" of "36–46°F" was flagged."""
+    assert unsupported(answer, context) == expected
