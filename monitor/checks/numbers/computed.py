@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from monitor.checks.numbers.forms import QUANTITY, counted, enumerations, num
 from monitor.checks.numbers.mentions import Lazy, locale_of, scan
@@ -167,13 +167,19 @@ def beside(raw: str, figures: Sequence[Figure], stated: frozenset[float]) -> lis
     return out
 
 
-def written_sum(raw: str, sentence: str, value: float, stated: frozenset[float]) -> str | None:
+# What the context states, read only when a step gets that far (a scan of the whole context)
+Stated = Callable[[], frozenset[float]]
+
+
+def written_sum(raw: str, sentence: str, value: float, stated: Stated) -> str | None:
     """``value`` (the figure ``raw`` of the answer's ``sentence``, said to be a sum) as the
     sum of every other figure of the sentence, two or more, each stated by the context and
     in the same currency: "Your total comes to £107.44: £89.99 for the shoes, £12.50 for the
     socks and £4.95 delivery" (the answer shows its sum)."""
     figures = figures_of(sentence, "number")
-    others = beside(raw, figures, stated)  # (those the context states)
+    if len(figures) < 3:  # the sum and two figures at least
+        return None
+    others = beside(raw, figures, stated())  # (those the context states)
     if len(others) < 2 or len(others) != len(figures) - 1:
         return None
     sign = raw[:1] if raw[:1] in "$€£¥₹" else ""
@@ -201,15 +207,18 @@ def _in_money(raw: str) -> float | None:
 
 
 def written_product(raw: str, sentence: str, value: float, tolerance: float,
-                    stated: frozenset[float]) -> str | None:  # fmt: skip
+                    stated: Stated) -> str | None:  # fmt: skip
     """``value`` (the figure ``raw``) as the product or the quotient of two figures of the
     answer's ``sentence`` the context states, where the sentence says it works one out
     (``_TIMES_CUE``): money times a count is money ("£75.95 (310 kWh at 24.50p)"), money over
     a count is money, a count over a count a count; never money times money."""
     if not _TIMES_CUE.search(sentence.lower()):
         return None
+    figures = figures_of(sentence, "number")
+    if len(figures) < 3:  # the result and two operands at least
+        return None
     mine = _in_money(raw)
-    others = beside(raw, figures_of(sentence, "number"), stated)
+    others = beside(raw, figures, stated())
     for ra, a in others:
         for rb, b in others:
             if ra == rb or b == 0:
@@ -274,15 +283,13 @@ _WRITTEN_SHARE = re.compile(
 )
 
 
-def written_share(
-    sentence: str, value: float, tolerance: float, stated: frozenset[float]
-) -> str | None:
+def written_share(sentence: str, value: float, tolerance: float, stated: Stated) -> str | None:
     """A percentage of the answer's ``sentence`` that is the share its "A of B" writes (A and
     B figures the context states, ``stated``), to the answer's last digit: "175 of the 1,250
     patients (14%)"."""
     for m in _WRITTEN_SHARE.finditer(sentence):
         a, b = num(m.group(1)), num(m.group(2))
-        if 0 < a < b and a in stated and b in stated and abs(100 * a / b - value) <= tolerance:
+        if 0 < a < b and abs(100 * a / b - value) <= tolerance and {a, b} <= stated():
             return f"{m.group(1)} / {m.group(2)}"
     return None
 

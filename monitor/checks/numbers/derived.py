@@ -306,7 +306,7 @@ class Derivation:
             sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
         if add is None and sub is None:
             return None
-        if add and (found := written_sum(mention.raw, sentence, value, self.stated_values)):
+        if add and (found := written_sum(mention.raw, sentence, value, self.stated)):
             return found  # "Your total comes to £107.44: £89.99, £12.50 and £4.95"
         # the operands the answer writes beside the figure, each a figure of the context,
         # when it names them as operands ("(50 vs 10)"; not "3-1 ... by 5 points with 6")
@@ -371,7 +371,7 @@ class Derivation:
         change = way is not None
         rising = way is not None and way.group(1).lower() in RISING
         precision = mention.readings[0].precision or 1.0
-        if found := written_share(sentence, value, precision / 2 + 1e-9, self.stated_values):
+        if found := written_share(sentence, value, precision / 2 + 1e-9, self.stated):
             return found  # "175 of the 1,250 patients (14%)"
         if not (share or change):
             return self._cheaper(mention, value, precision, rest, before, sentence)
@@ -455,11 +455,10 @@ class Derivation:
         figures = figures_of(sentence, kind)
         if len(figures) < 3 - (kind == "time"):  # the figure and two operands; two times
             return []
-        return beside(mention.raw, figures, self.stated_values)
+        return beside(mention.raw, figures, self.stated())
 
-    @property
-    def stated_values(self) -> frozenset[float]:
-        """Every value a figure of the context states."""
+    def stated(self) -> frozenset[float]:
+        """Every value a figure of the context states (one scan of it, when first asked)."""
         if self._values is None:
             self._values = frozenset(r.value for m in scan(self.context, self._locale)
                                      for r in m.readings)  # fmt: skip

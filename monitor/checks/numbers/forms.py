@@ -141,6 +141,35 @@ def round_half_up(x: float) -> float:
     return float(int(x + 0.5)) if x >= 0 else -float(int(-x + 0.5))
 
 
+_NEXT_WORD = re.compile(r"-([a-z]+)", re.IGNORECASE)
+
+
+def alone(text: str, i: int, j: int) -> bool:
+    """Whether ``text[i:j]``, a figure's digits or a number in words, is a figure of its own
+    there: not part of a longer number ("16", "2026", "6.5", "forty-six", "twenty-one") or
+    word ("sixteen", "written"); a word joined to its unit is one ("six-month", as "6-month")."""
+    before, after = text[i - 1 : i] if i else "", text[j : j + 2]
+    if not text[i].isalpha():
+        return not (before.isdigit() or before in (".", ",")) and not (
+            after[:1].isdigit() or (after[:1] in (".", ",") and after[1:].isdigit())
+        )
+    if before.isalnum() or before == "-" or after[:1].isalnum():
+        return False
+    joined = _NEXT_WORD.match(text, j)
+    return joined is None or joined.group(1).lower() not in SPELLED
+
+
+def written_at(figure: str, text: str) -> Iterator[tuple[int, int]]:
+    """Where ``text`` writes ``figure`` ("29", "1,250", "six") as a figure of its own
+    (``alone``): (start, end) of each, in order."""
+    i = text.find(figure)
+    while i >= 0:
+        j = i + len(figure)
+        if alone(text, i, j):
+            yield i, j
+        i = text.find(figure, j)
+
+
 def num(raw: str) -> float:
     """The value of a figure's digits ("$120,000" -> 120000), for ordering operands."""
     digits = "".join(c for c in raw if c.isdigit() or c == ".")

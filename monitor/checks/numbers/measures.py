@@ -14,7 +14,15 @@ import functools
 import re
 
 from monitor.checks.numbers.computed import duration
-from monitor.checks.numbers.forms import SIZES_OF, num, rounding_step, spellings, unit_of
+from monitor.checks.numbers.forms import (
+    SIZES_OF,
+    alone,
+    num,
+    rounding_step,
+    spellings,
+    unit_of,
+    written_at,
+)
 from monitor.checks.numbers.mentions import Mention
 from monitor.checks.numbers.patterns import SPELLED
 from monitor.checks.numbers.quantities import (
@@ -106,7 +114,7 @@ def in_other_unit(raw: str, answer: str, context: str) -> bool:
         needles = (digits, raw.lower(), raw.lower().capitalize(), raw.upper())
     if not glued:  # the unit after the figure where it stands ("six" of "sixteen" is none)
         i = answer.find(raw)
-        while i >= 0 and not _alone(answer, i, i + len(raw)):
+        while i >= 0 and not alone(answer, i, i + len(raw)):
             i = answer.find(raw, i + 1)
         glued = (_unit_after(answer, i + len(raw)) if i >= 0 else None) or ""
     mine = unit_of(glued)
@@ -132,35 +140,13 @@ def _units_after(needle: str, context: str, mine: tuple[str, float]) -> bool | N
     the unit ``mine``, with none or with a word that is no unit of its kind; else whether
     it writes it at all (each time with another unit of that kind)."""
     seen = False
-    i = context.find(needle)
-    while i >= 0:
-        j = i + len(needle)
-        if _alone(context, i, j):
-            word = _unit_after(context, j)
-            theirs = unit_of(word) if word is not None else None
-            if theirs is None or _kind(theirs[0]) != _kind(mine[0]) or theirs == mine:
-                return None
-            seen = True
-        i = context.find(needle, j)
+    for _, j in written_at(needle, context):
+        word = _unit_after(context, j)
+        theirs = unit_of(word) if word is not None else None
+        if theirs is None or _kind(theirs[0]) != _kind(mine[0]) or theirs == mine:
+            return None
+        seen = True
     return seen
-
-
-_NEXT_WORD = re.compile(r"-([a-z]+)", re.IGNORECASE)
-
-
-def _alone(text: str, i: int, j: int) -> bool:
-    """Whether ``text[i:j]``, a figure's digits or a number in words, is a figure of its own
-    there: not part of a longer number ("16", "2026", "6.5", "forty-six", "twenty-one") or
-    word ("sixteen", "written"); a word joined to its unit is one ("six-month", as "6-month")."""
-    before, after = text[i - 1 : i] if i else "", text[j : j + 2]
-    if not text[i].isalpha():
-        return not (before.isdigit() or before in (".", ",")) and not (
-            after[:1].isdigit() or (after[:1] in (".", ",") and after[1:].isdigit())
-        )
-    if before.isalnum() or before == "-" or after[:1].isalnum():
-        return False
-    joined = _NEXT_WORD.match(text, j)
-    return joined is None or joined.group(1).lower() not in SPELLED
 
 
 def in_duration(raw: str, text: str, found: tuple[str, int, int]) -> bool:
@@ -293,9 +279,12 @@ def in_small_change(raw: str, context: str) -> bool:
     pence or cents with the same digits ("53.35p"): a hundred times what it says."""
     if raw[:1] not in "£$€" or "." not in raw:
         return False
-    alone = re.compile(rf"(?<![\d.,]){re.escape(raw[1:].strip())}(?![\d]|[.,]\d)")
-    found = [m.end() for m in alone.finditer(context)]
-    return bool(found) and all(_SMALL_AFTER.match(context, i) is not None for i in found)
+    seen = False
+    for _, end in written_at(raw[1:].strip(), context):
+        if _SMALL_AFTER.match(context, end) is None:
+            return False
+        seen = True
+    return seen
 
 
 _SMALL_AFTER = re.compile(r"\s?(?:p|¢|c|cents?)(?![a-z])", re.IGNORECASE)
@@ -318,11 +307,10 @@ def in_other_currency(raw: str, context: str) -> bool:
     if amount is None:
         return False
     mine = _CURRENCIES[amount.group(1)]
-    alone = re.compile(rf"(?<![\d.,]){re.escape(amount.group(2))}(?![\d]|[.,]\d)")
     seen = False
-    for m in alone.finditer(context):
-        sign = context[max(0, m.start() - 2) : m.start()].strip()[-1:]
-        word = _CURRENCY_AFTER.match(context, m.end())
+    for start, end in written_at(amount.group(2), context):
+        sign = context[max(0, start - 2) : start].strip()[-1:]
+        word = _CURRENCY_AFTER.match(context, end)
         theirs = _CURRENCIES.get(sign) or (
             _CURRENCY_WORDS[word.group(1).lower()[:3]] if word is not None else None
         )

@@ -21,6 +21,7 @@ from monitor.checks.numbers.forms import (
     rounding_step,
     spellings,
     unit_of,
+    written_at,
 )
 from monitor.checks.numbers.mentions import Mention
 from monitor.checks.numbers.patterns import is_percent
@@ -60,9 +61,8 @@ class Derivation(Protocol):
         """(figure, value, the word after it) of every plain number of the context."""
         ...
 
-    @property
-    def stated_values(self) -> frozenset[float]:
-        """Every value a figure of the context states."""
+    def stated(self) -> frozenset[float]:
+        """Every value a figure of the context states (one scan of it, when first asked)."""
         ...
 
 
@@ -371,14 +371,23 @@ def in_other_period(raw: str, answer: str, context: str) -> bool:
     if figure is None or said is None:
         return False
     mine = _PER_YEAR[(said.group(1) or said.group(2)).lower()[:2]]
+    low = context.lower()
+    if not any(word in low for word in _OTHER_PERIODS[mine]):
+        return False  # (no other period is written: the context's amounts are not read)
     value = num(raw)
     theirs = [p for amount, p, _ in _amounts_per_period(context) if amount == value]
     if not theirs or mine in theirs:
         return False
-    digits = figure.group(1)
-    alone = re.compile(rf"(?<![\d.,]){re.escape(digits)}(?![\d]|[.,]\d)")
-    written = sum(1 for _ in alone.finditer(context))
-    return written <= len(theirs)
+    return sum(1 for _ in written_at(figure.group(1), context)) <= len(theirs)
+
+
+# The words a period other than one's own is written with (``_PER_YEAR``'s: "monthly" holds
+# "mo", "annually" "annu")
+_OTHER_PERIODS = {
+    52.0: ("mo", "year", "yr", "annu"),
+    12.0: ("week", "wk", "year", "yr", "annu"),
+    1.0: ("week", "wk", "mo"),
+}
 
 
 def worked_out(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
@@ -386,7 +395,7 @@ def worked_out(d: Derivation, mention: Mention, value: float, around: Around) ->
     worked out where the sentence says so (``computed.written_product``), to the answer's
     last digit."""
     precision = mention.readings[0].precision or 1.0
-    return written_product(mention.raw, around[1], value, precision / 2 + 1e-9, d.stated_values)
+    return written_product(mention.raw, around[1], value, precision / 2 + 1e-9, d.stated)
 
 
 def figure_with_unit(d: Derivation, figure: str, units: frozenset[str]) -> str | None:
