@@ -352,12 +352,13 @@ def code_spellings(raw: str) -> tuple[str, ...]:
     )
 
 
-_EXPIRY = re.compile(r"(0[1-9]|1[0-2])/(?:20)?(\d\d)")
+# A card expiry, a month and a year written with two digits or four ("09/27", "09/2027")
+EXPIRY = re.compile(r"(?<![\d/])(0[1-9]|1[0-2])/(?:20)?(\d\d)(?![\d/])")
 
 
 def expiry_spellings(raw: str) -> tuple[str, ...]:
     """A month and year written with the year's two digits or four ("09/27", "09/2027")."""
-    m = _EXPIRY.fullmatch(raw)
+    m = EXPIRY.fullmatch(raw)
     if m is None:
         return ()
     month, year = m.groups()

@@ -8,7 +8,8 @@ import re
 from datetime import date, timedelta
 from typing import Protocol
 
-from monitor.checks.numbers.mentions import Lazy, Mention, locale_of, scan
+from monitor.checks.numbers.mentions import EXPIRY, Lazy, Mention, locale_of, scan
+from monitor.checks.numbers.patterns import SPELLED
 from monitor.checks.numbers.quantities import Around
 
 # "the 1960s" (the decade's two middle digits), and "in her 60s" (an age, not a decade)
@@ -111,7 +112,7 @@ def age(d: Years, mention: Mention, value: float, around: Around) -> str | None:
 # dash or slash)
 _SPAN_AFTER = re.compile(r"\s?-?\s?(days?|nights?)\b")
 _DAY_BEFORE = re.compile(r"\b(\d{1,2})\s*(?:-|–|to|until|till|through)\s*$")
-_DATED = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d[-/]\d", re.I)
+_DATED = re.compile(r"(?<![a-z])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d[-/]\d", re.I)
 Day = tuple[int | None, int, int]  # (year or None, month, day)
 
 
@@ -177,8 +178,6 @@ _SPAN = re.compile(
     r"[ -](day|week|month|year)s?\b",
     re.IGNORECASE,
 )
-_SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-          "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
 
 
 def date_after(context: str, mention: Mention) -> str | None:
@@ -192,7 +191,7 @@ def date_after(context: str, mention: Mention) -> str | None:
         target = date(year or 0, month, day or 0)
     except ValueError:  # "31/02/2024": no day of the calendar
         return None
-    spans = [(int(n) if n.isdigit() else _SMALL[n.lower()], unit.lower())
+    spans = [(int(n) if n.isdigit() else SPELLED.get(n.lower(), 1), unit.lower())  # (a, an: 1)
              for n, unit in _SPAN.findall(context)]  # fmt: skip
     if not spans:
         return None
@@ -231,9 +230,6 @@ def _moved(start: date, n: int, unit: str) -> date | None:
     return None
 
 
-_EXPIRY = re.compile(r"(?<![\d/])(0[1-9]|1[0-2])/(\d{2}|20\d{2})(?![\d/])")
-
-
 def month_of_expiry(context: str, mention: Mention) -> str | None:
     """A month and year of the answer ("November 2026") that a card expiry of the context
     writes ("11/26", "11/2026")."""
@@ -242,9 +238,8 @@ def month_of_expiry(context: str, mention: Mention) -> str | None:
     year, month, day = mention.dates[0]
     if year is None or day is not None:
         return None
-    for m in _EXPIRY.finditer(context):
-        written = int(m.group(2))
-        if int(m.group(1)) == month and (written if written > 99 else 2000 + written) == year:
+    for m in EXPIRY.finditer(context):
+        if int(m.group(1)) == month and 2000 + int(m.group(2)) == year:
             return m.group(0)
     return None
 
