@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from monitor.core.model import RagTrace
+from monitor.core.record import MIN_SAMPLE_RATE
 from monitor.ingest.conventions.agent import agent_work
 from monitor.ingest.conventions.core import (
     CONTENT_MISSING,
@@ -155,8 +156,8 @@ def sample_rate(root: Span) -> float | None:
             threshold = int(th.ljust(14, "0"), 16)
             return (_MAX_THRESHOLD - threshold) / _MAX_THRESHOLD
     n = root.attributes.get("SampleRate", root.resource.get("SampleRate"))
-    if isinstance(n, int | float) and not isinstance(n, bool) and 1 <= n <= _MAX_THRESHOLD:
-        return 1.0 / float(n)  # (past 2**56, infinity among them: no weight a float can sum)
+    if isinstance(n, int | float) and not isinstance(n, bool) and 1 <= n <= 1 / MIN_SAMPLE_RATE:
+        return 1.0 / float(n)  # (past 2**56, infinity among them: the records' floor)
     return None
 
 
