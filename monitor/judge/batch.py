@@ -369,7 +369,4 @@ class BatchStage(JudgeStage):
 
     def _batch_failed(self, evaluation: Evaluation, usd: float, kind: str) -> Evaluation:
         self.budget.settle(usd, 0.0)
-        if self.observer is not None:
-            self.observer.on_judge_error(kind)
-            self.observer.on_decision("error")
-        return replace(evaluation, judge_skipped=f"error:{kind}")
+        return self._errored(evaluation, kind)

@@ -266,18 +266,22 @@ class JudgeStage:
         try:
             return self._consider(evaluation, ticket)
         except Exception:  # nothing was queued, nothing is held of the budget
-            self._internal_error("judge_stage_failed")
-            return replace(evaluation, judge_skipped="error:internal")
+            self._crashed("judge_stage_failed")
+            return self._errored(evaluation, "internal")
 
-    def _internal_error(self, event: str) -> None:
-        """A bug of ours around the judge: counted as ``internal``; the first is logged with
-        its traceback (call inside ``except``)."""
+    def _crashed(self, event: str) -> None:
+        """A bug of ours (``internal``): the first is logged with its traceback (call inside
+        ``except``), the others are only counted."""
         if not self._crash_logged:
             self._crash_logged = True
             self.log.exception(event)
+
+    def _errored(self, evaluation: Evaluation, kind: str) -> Evaluation:
+        """``evaluation`` without a verdict for the judge error ``kind``, counted."""
         if self.observer is not None:
-            self.observer.on_judge_error("internal")
+            self.observer.on_judge_error(kind)
             self.observer.on_decision("error")
+        return replace(evaluation, judge_skipped=f"error:{kind}")
 
     def _consider(self, evaluation: Evaluation, ticket: int) -> Evaluation | None:
         if not judgeable(evaluation.trace):
@@ -342,8 +346,8 @@ class JudgeStage:
             try:
                 result = self._judged(item)
             except Exception:  # a bug in the bookkeeping: the worker lives, the record is let go
-                self._internal_error("judge_worker_failed")
-                result = replace(item.evaluation, judge_skipped="error:internal")
+                self._crashed("judge_worker_failed")
+                result = self._errored(item.evaluation, "internal")
             self._done.put((item, result))
 
     def _judged(self, item: Pending) -> Evaluation:
@@ -366,9 +370,7 @@ class JudgeStage:
                 self.log.error("judge_crashed", error=str(exc))  # with the child's traceback
             return self._failed(item, exc.kind)
         except Exception:  # a judge bug: count it as "internal", keep the trace
-            if not self._crash_logged:  # the first with its traceback, then only counted
-                self._crash_logged = True
-                self.log.exception("judge_crashed")
+            self._crashed("judge_crashed")
             return self._failed(item, "internal")
         self.breaker.record(True)
         self.budget.settle(item.estimated_usd, verdict.cost_usd)
@@ -385,10 +387,7 @@ class JudgeStage:
     def _failed(self, item: Pending, kind: str) -> Evaluation:
         self.breaker.record(False)
         self.budget.settle(item.estimated_usd, 0.0)
-        if self.observer is not None:
-            self.observer.on_judge_error(kind)
-            self.observer.on_decision("error")
-        return replace(item.evaluation, judge_skipped=f"error:{kind}")
+        return self._errored(item.evaluation, kind)
 
     def drain(self, wait: float = 0.0) -> list[tuple[int, Evaluation]]:
         """Finished evaluations with their tickets; waits up to ``wait`` s for the first."""
