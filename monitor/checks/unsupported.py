@@ -185,7 +185,7 @@ class UnsupportedNumbers:
             if view.trace.context:
                 derivation = derivation or Derivation(
                     view.context_text, view.answer, lambda: view.context_lower,
-                    view.context_numbers.locale,
+                    view.context_numbers.locale, view.context_numbers.mentions,
                 )  # fmt: skip
                 how = (
                     derivation.explain(m)
@@ -216,7 +216,7 @@ class UnsupportedNumbers:
         if view.trace.context and "one" in view.answer:
             derivation = derivation or Derivation(
                 view.context_text, view.answer, lambda: view.context_lower,
-                view.context_numbers.locale,
+                view.context_numbers.locale, view.context_numbers.mentions,
             )  # fmt: skip
             verdicts: dict[str, str] = {}  # by unit: each a search of the context
             for _, unit in one_unit_claims(view.answer):

@@ -132,12 +132,15 @@ class Derivation:
         answer: str,
         lower: Callable[[], bytes] | None = None,
         locale: Locale | None = None,
+        mentions: Callable[[], list[Mention]] | None = None,
     ) -> None:
         self.context = context
         self.answer = unemphasised(answer)  # ("grew **20%**": the cue read through it)
         self._make_lower = lower
         # the context's decimal convention: the caller's, when it keeps one for this text
         self._locale = locale or Lazy(lambda: locale_of(context))
+        # every figure of the context (``scan``), the caller's when it keeps them
+        self._mentions = mentions or functools.partial(scan, context, self._locale)
         self._lower: str | None = None
         self._sentences: list[str] | None = None
         self._figures: list[list[tuple[str, float]]] | None = None
@@ -346,7 +349,7 @@ class Derivation:
         """Every year the context states, alone or in a date, with how it is written."""
         if self._years is None:
             self._years = []
-            for m in scan(self.context, self._locale):
+            for m in self._mentions():
                 if m.kind == "number" and m.raw.isdigit() and len(m.raw) == 4:
                     self._years.append((m.readings[0].value, m.raw))
                 elif m.kind == "date":
@@ -460,7 +463,7 @@ class Derivation:
     def stated(self) -> frozenset[float]:
         """Every value a figure of the context states (one scan of it, when first asked)."""
         if self._values is None:
-            self._values = frozenset(r.value for m in scan(self.context, self._locale)
+            self._values = frozenset(r.value for m in self._mentions()
                                      for r in m.readings)  # fmt: skip
         return self._values
 
@@ -485,7 +488,7 @@ class Derivation:
 
     def _read_context_figures(self) -> Iterator[tuple[Mention, float, str]]:
         at = 0  # (each figure is found after the one before: "2 kg" is not the 2 of "£2.20")
-        for m in scan(self.context, self._locale):
+        for m in self._mentions():
             found = self.context.find(m.raw, at)
             at = found + len(m.raw) if found >= 0 else at
             if m.kind != "number":

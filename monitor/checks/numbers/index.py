@@ -52,9 +52,11 @@ class NumberIndex:
     idents: frozenset[str]  # phone and reference numbers, codes, versions, as written
 
     @classmethod
-    def of(cls, text: str, locale: Locale | None = None) -> NumberIndex:
+    def of(
+        cls, text: str, locale: Locale | None = None, mentions: list[Mention] | None = None
+    ) -> NumberIndex:
         """The index of every value ``text`` states (``locale``: its decimal convention, when
-        the caller keeps it)."""
+        the caller keeps it; ``mentions``: its scan, when the caller has it)."""
         locale = locale or Lazy(lambda: locale_of(text))
         exact: set[float] = set()
         fine: list[Reading] = []
@@ -63,7 +65,7 @@ class NumberIndex:
         plain: set[float] = set()
         times: set[float] = set()
         idents: set[str] = set()
-        for m in scan(text, locale):
+        for m in mentions if mentions is not None else scan(text, locale):
             raws.add(m.raw)
             if m.kind == "ident":
                 idents.add(m.raw)
@@ -242,6 +244,7 @@ class NumberLookup:
         self._joined: NumberLookup | None = None  # the untokenised text, when it differs
         self._joined_done = False
         self._index: NumberIndex | None = None
+        self._mentions: list[Mention] | None = None
         self._seps: str | None = None
         self._idents: frozenset[str] | None = None  # digit keys of its phone-like runs
         # per probe (the digits of a figure as it may be written), what the text writes there:
@@ -268,8 +271,15 @@ class NumberLookup:
     def index(self) -> NumberIndex:
         """The text's ``NumberIndex``, built on first use."""
         if self._index is None:
-            self._index = NumberIndex.of(self.text, self.locale)
+            self._index = NumberIndex.of(self.text, self.locale, self.mentions())
         return self._index
+
+    def mentions(self) -> list[Mention]:
+        """Every figure the text states (``scan``), read once for the index and for the
+        derivations asking after the text's figures."""
+        if self._mentions is None:
+            self._mentions = scan(self.text, self.locale)
+        return self._mentions
 
     @property
     def percentages(self) -> NumberLookup:

@@ -324,6 +324,13 @@ def per_period(d: Derivation, mention: Mention, value: float, around: Around) ->
 # amount is looked for only in a window before each (the pattern run over a whole 5 KB
 # context cost ~370 us, on every figure a period was said of)
 _PERIOD_CUES = ("week", "month", "year", "annum", "annual", "/mo", "/ mo", "/wk", "/yr")
+# Where a ``_PERIOD`` may start: an amount's sign or first digit (never one inside an amount,
+# which read "48 monthly" in "$1,048 monthly"), or a period word; the pattern is tried there
+# alone instead of at every character of the window
+_PERIOD_START = re.compile(
+    r"[$€£¥₹]|(?<![\d.,$€£¥₹])(?<![$€£¥₹]\s)\d|(?<![-\w])(?:weekly|monthly|yearly|annual)",
+    re.IGNORECASE,
+)
 
 
 @functools.lru_cache(maxsize=16)
@@ -336,9 +343,9 @@ def _amounts_per_period(context: str) -> tuple[tuple[float, float, str], ...]:
     for cue in _PERIOD_CUES:
         i = low.find(cue)
         while i >= 0:
-            for found in _PERIOD.finditer(context, max(0, i - 64), i + len(cue) + 48):
-                # (read again, once, past the window, which may cut it: "monthly fee is
-                # <spaces> $1,250")
+            for found in _PERIOD_START.finditer(context, max(0, i - 64), i + len(cue) + 48):
+                # (each place an amount or a period word starts in the window is tried once,
+                # and read past the window, which may cut it: "monthly fee is <spaces> $1,250")
                 if found.start() in tried:
                     continue
                 tried.add(found.start())

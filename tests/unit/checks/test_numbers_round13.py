@@ -76,6 +76,16 @@ def test_an_amount_per_another_period_is_flagged(
     assert unsupported(answer, context) == expected
 
 
+def test_an_amount_per_period_is_never_the_tail_of_another() -> None:
+    """The amounts per period are read near each period word; a window that began inside
+    "$1,048" read "48 monthly", which backed "$576 a year" (48 x 12)."""
+    context = "Team is $1,048 monthly. Support is included with every plan, see the status"
+    context = context.ljust(76) + "month-to-month contracts are available."
+    assert context.index("month-to") - 64 == context.index("48 m")  # the window's start
+    assert unsupported("Team costs $576 a year.", context) == ["$576"]
+    assert unsupported("Team costs $12,576 a year.", context) == []
+
+
 @pytest.mark.parametrize(
     ("answer", "context", "expected"),
     [
