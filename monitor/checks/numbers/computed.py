@@ -228,7 +228,7 @@ def written_product(raw: str, sentence: str, value: float, tolerance: float,
                 for result, how in ((a * ma * b, "x"), (a * ma / b, "/")):
                     if how == "x" and ra > rb:
                         continue  # (each product once)
-                    if abs(result - value) <= tolerance:
+                    if abs(result / mine - value) <= tolerance:  # (in the answer's units)
                         return f"{ra} {how} {rb}"
             elif mine is None and ma is None and mb is None and abs(a / b - value) <= tolerance:
                 return f"{ra} / {rb}"
