@@ -37,7 +37,7 @@ NOT_NAMES = frozenset(
     also although though however moreover furthermore meanwhile therefore thus hence
     instead otherwise overall additionally finally firstly secondly lastly generally
     typically usually currently today yes yeah okay please thanks thank sorry sure well
-    mrs miss sir madam
+    mrs miss sir madam cllr
     passage passages document documents doc docs source sources context contexts article
     articles section sections table tables figure figures step steps note notes answer
     question reference references page pages chapter
@@ -62,6 +62,31 @@ _ENGLISH = frozenset(
     "after can this that".split()
 )
 GERMAN_WORDS = 2  # the German function words an answer needs, above its English ones
+
+# Acronyms of no one: units, currencies, time zones, file formats, trades' and offices'
+# everyday terms, and words written in capitals for emphasis. Any other acronym of two to
+# six capitals names a body, a place or a product ("FCA", "NHS", "MHRA", "UK").
+GENERIC_ACRONYMS = frozenset(
+    """
+    AM PM UTC GMT BST CET CEST EST EDT CST CDT PST PDT MST IST AEST JST
+    KB MB GB TB PB KBPS MBPS GBPS MHZ GHZ KW KWH MW MWH KM KG MG ML MM CM MPH KPH BPM RPM
+    USD EUR GBP JPY INR AUD CAD NZD CHF CNY HKD SGD
+    PDF CSV XLS XLSX DOC DOCX PNG JPG JPEG GIF SVG MP MP3 MP4 ZIP TXT XML JSON YAML HTML
+    CSS HTTP HTTPS URL URI FTP SFTP SSH SSL TLS DNS IP VPN LAN WAN SMS MMS OTP PIN ATM
+    ID IDS API APIS SDK CLI GUI UI UX OS CPU GPU RAM ROM SSD HDD USB HDMI LED LCD TV PC
+    DVD CD AI ML LLM NLP RAG OCR QR SQL CRM ERP SSO SAML MFA TFA FAQ FAQS
+    CEO CFO COO CTO CIO CMO VP HR IT PR QA RND KPI OKR ROI SLA SLO NDA RFP RFQ POS
+    VAT GST HST PST TAX APR AER IBAN BIC SWIFT BACS CHAPS EFT ACH IRA ISA LTV
+    GP AE ICU ER ENT MRI CT ECG EKG BMI BP DNA RNA PCR IV OTC
+    ETA ETD RSVP TBC TBD TBA NA ASAP FYI AKA DIY PS NB OK RE FW CC BCC HM HRH MSK
+    UV IQ EV PHD MBA BSC MSC BA MA MD
+    NOTE TIP WARNING CAUTION IMPORTANT NEW FREE SALE ONLY NOT ALL AND THE OR NO YES NEVER
+    ALWAYS MUST DO DONT STOP UNK
+    """.split()
+)
+_ROMAN = re.compile(r"[IVXLC]+")
+_CODE_AFTER = re.compile(r"[ \t]?[-/]?[ \t]?\d")  # an acronym leading a code: "LH 4521"
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
 
 # A sentence ends after . ! ? or : and a space; a table cell or a blanked marker ("|") ends
 # one too. The point of a title of address or of "e.g." does not end a sentence.
@@ -108,10 +133,16 @@ def _without_expansions(text: str) -> str:
     )
 
 
+# A brand written with its capitals where a name has none: "iPad", "eConsult", "BambooHR"
+_BRAND = re.compile(r"[a-z][A-Z][a-z]{2,}|[A-Z][a-z]{2,}[A-Z]{2,3}")
+
+
 def is_name(word: str) -> bool:
     """Whether ``word`` (a possessive set aside) is written as a name: a capital, then small
     letters, one more capital inside allowed (``McKinsey``, ``LeBron``), three letters or
-    more, letters only; never a word of ``NOT_NAMES``."""
+    more, letters only, or a brand's capitals (``_BRAND``); never a word of ``NOT_NAMES``."""
+    if _BRAND.fullmatch(word) is not None:
+        return word.lower() not in NOT_NAMES
     if len(word) < 3 or not word[0].isupper() or not word.isalpha():
         return False
     rest = word[1:]
@@ -123,6 +154,30 @@ def is_name(word: str) -> bool:
             return False
     low = word.lower()  # (weekdays in the plural too: "open on Saturdays")
     return low not in NOT_NAMES and not (low.endswith("days") and low[:-1] in NOT_NAMES)
+
+
+def is_acronym(word: str) -> bool:
+    """Whether ``word`` is an acronym that names something: two to six capitals, not a
+    roman numeral, not one of ``GENERIC_ACRONYMS``."""
+    return (
+        _ACRONYM.fullmatch(word) is not None
+        and word not in GENERIC_ACRONYMS
+        and _ROMAN.fullmatch(word) is None
+    )
+
+
+# A term the answer gives its own short form: "dimethyl sulphide, or DMS", "the due date
+# (DD)": words in small letters before it
+_TERM = re.compile(r"\b[a-z]{2,}(?:,\s*or|\s*\(|,?\s+or)\s*([A-Z]{2,6})\b")
+
+
+def _shouted(line: str) -> bool:
+    """A line written in capitals for emphasis: more than one word of four letters or more
+    all in capitals, and at least half of its words so (its acronyms are not told from its
+    shouting)."""
+    words = _WORD.findall(line)
+    caps = sum(1 for w in words if w.isupper() and len(w) > 1)
+    return caps > 1 and 2 * caps >= len(words) and any(len(w) >= 4 and w.isupper() for w in words)
 
 
 def _heading(line: str) -> bool:
@@ -143,14 +198,24 @@ def answer_names(answer: str) -> list[str]:
     text = answer if "(" not in answer else _without_expansions(answer)
     text = strip_noise(_NO_END.sub(_no_end, text) if "." in text else text)
     found: list[tuple[str, str]] = []  # (name, its sentence)
+    terms = {m.group(1) for m in _TERM.finditer(text)}  # short forms of terms, not names
     for line in text.splitlines():
         line = line.strip().lstrip("-*•>+ ").strip()
         if not line or _heading(line) or _SOURCES.match(line):
             continue
+        acronyms = not _shouted(line)
         for sentence in _SENTENCE_END.split(line):
             for i, m in enumerate(_WORD.finditer(sentence)):
                 whole = m.group(0)
-                if i == 0 or not (whole[0].isupper() or "-" in whole):
+                bare = _POSSESSIVE.sub("", whole) if "'" in whole or "’" in whole else whole
+                if acronyms and is_acronym(bare) and bare not in terms:
+                    if sentence[m.start() - 1 : m.start()].isdigit() or _CODE_AFTER.match(
+                        sentence, m.end()
+                    ):
+                        continue  # "2FA", "LH 4521": a code (unsupported_numbers' to judge)
+                    found.append((bare, sentence))  # (first or not: "NHS England said")
+                    continue
+                if i == 0 or not (whole[0].isupper() or "-" in whole or whole[1:2].isupper()):
                     continue  # a sentence's first word is capitalised whatever it is
                 for part in whole.split("-"):
                     word = _POSSESSIVE.sub("", part) if "'" in part or "’" in part else part
@@ -202,6 +267,54 @@ def german(answer: str) -> bool:
     return de >= GERMAN_WORDS and de > sum(w in _ENGLISH for w in words)
 
 
+# The small words a name's expansion holds between its capitalised ones ("Department for
+# Work and Pensions", DWP)
+_JOINERS = frozenset("of and for the on in to at by from with de du la le & a an".split())
+# Places written so that no initials spell their acronyms
+_ALIASES = {
+    "UK": ("britain", "british", "united kingdom"),
+    "US": ("united states", "america"),
+    "USA": ("united states", "america"),
+}
+
+
+def initialisms(text: str) -> set[str]:
+    """Every acronym the initials of a run of ``text``'s capitalised words spell, small words
+    between them set aside ("Financial Conduct Authority" spells FCA, CA and FC too)."""
+    out: set[str] = set()
+    run: list[str] = []
+    for word in [*_WORD.findall(text), "."]:
+        if word[0].isupper():
+            run.append(word[0])
+            continue
+        if word.lower() in _JOINERS and run:
+            continue
+        for i in range(len(run)):
+            for j in range(i + 2, min(len(run), i + 7) + 1):
+                out.add("".join(run[i:j]))
+        run = []
+    return out
+
+
+def _acronym_known(acronym: str, known: str, text: str, spelled: set[str] | None) -> bool:
+    """Whether the context (``known``: its text, ids and the query, lower-cased; ``text``:
+    as written) writes ``acronym`` as a word, writes what it stands for (``initialisms``),
+    or, for a country, its name."""
+    low = acronym.lower()
+    i = known.find(low)
+    while i >= 0:
+        end = i + len(low)
+        after = known[end : end + 2]  # (a plural, "pcns", backs "PCN")
+        if (i == 0 or not known[i - 1].isalnum()) and not (
+            after[:1].isalnum() and not (after[:1] == "s" and not after[1:].isalnum())
+        ):
+            return True
+        i = known.find(low, i + 1)
+    if any(alias in known for alias in _ALIASES.get(acronym, ())):
+        return True
+    return acronym in (spelled if spelled is not None else initialisms(text))
+
+
 class UnsupportedNames:
     """Flags answers writing a proper name that neither the context nor the query contains.
 
@@ -229,9 +342,16 @@ class UnsupportedNames:
         ids = " ".join(p.doc_id or "" for _, p in view.packed)
         known = f"{view.context_text}\n{ids}\n{trace.query}".lower()
         folded: str | None = None
+        spelled: set[str] | None = None  # the context's initialisms, when an acronym asks
         missing: list[str] = []
         for name in names:
             low = name.lower()
+            if name.isupper():
+                if spelled is None:
+                    spelled = initialisms(f"{view.context_text}\n{trace.query}")
+                if not _acronym_known(name, known, "", spelled):
+                    missing.append(name)
+                continue
             if _starts_a_word(known, low):
                 continue
             if not (known.isascii() and low.isascii()):  # accents do not matter
