@@ -187,11 +187,12 @@ class UnsupportedNumbers:
                     view.context_text, view.answer, lambda: view.context_lower,
                     view.context_numbers.locale, view.context_numbers.mentions,
                 )  # fmt: skip
+                figures = view.context_numbers.mentions
                 how = (
                     derivation.explain(m)
-                    or date_after(view.context_text, m)
+                    or date_after(view.context_text, m, figures)
                     or month_of_expiry(view.context_text, m)
-                    or time_after(view.context_text, m)
+                    or time_after(view.context_text, m, figures)
                 )
                 if how is not None:
                     derived.append(how)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Protocol
 
@@ -114,6 +115,8 @@ _SPAN_AFTER = re.compile(r"\s?-?\s?(days?|nights?)\b")
 _DAY_BEFORE = re.compile(r"\b(\d{1,2})\s*(?:-|–|to|until|till|through)\s*$")
 _DATED = re.compile(r"(?<![a-z])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d[-/]\d", re.I)
 Day = tuple[int | None, int, int]  # (year or None, month, day)
+# A text's figures (``scan``), read once by their keeper (``index.NumberLookup.mentions``)
+Figures = Callable[[], list[Mention]]
 
 
 def date_span(d: Years, mention: Mention, value: float, around: Around) -> str | None:
@@ -180,10 +183,11 @@ _SPAN = re.compile(
 )
 
 
-def date_after(context: str, mention: Mention) -> str | None:
+def date_after(context: str, mention: Mention, figures: Figures) -> str | None:
     """A full date of the answer that is a full date of the context moved by a span the
     context states ("15 August 2026" for "24 months from ... Purchase date: 15/08/2024"),
-    or one day short of it (an end "until" the day before)."""
+    or one day short of it (an end "until" the day before); ``figures``: the context's
+    (``scan``), asked for only when the answer's date and the context's span are there."""
     if mention.kind != "date" or not mention.dates or None in mention.dates[0]:
         return None
     year, month, day = mention.dates[0]
@@ -195,7 +199,7 @@ def date_after(context: str, mention: Mention) -> str | None:
              for n, unit in _SPAN.findall(context)]  # fmt: skip
     if not spans:
         return None
-    for start, written in _full_dates(context):
+    for start, written in _full_dates(figures()):
         for n, unit in spans:
             end = _moved(start, n, unit)
             if end is not None and 0 <= (end - target).days <= 1:
@@ -203,9 +207,9 @@ def date_after(context: str, mention: Mention) -> str | None:
     return None
 
 
-def _full_dates(text: str) -> list[tuple[date, str]]:
+def _full_dates(figures: list[Mention]) -> list[tuple[date, str]]:
     out = []
-    for m in scan(text, Lazy(functools.partial(locale_of, text))):
+    for m in figures:
         for y, mo, d in m.dates[:1] if m.kind == "date" else ():
             if y is not None and d is not None:
                 try:
@@ -251,15 +255,14 @@ _HM = re.compile(
 )
 
 
-def time_after(context: str, mention: Mention) -> str | None:
+def time_after(context: str, mention: Mention, figures: Figures) -> str | None:
     """A clock time of the answer that is a clock time of the context moved by a span the
     context states, either way ("9:50pm" for "starts 19:30" and "running time 2 hours 20
-    minutes"), past midnight too."""
+    minutes"), past midnight too; ``figures``: the context's (``scan``)."""
     if mention.kind != "time" or not mention.readings:
         return None
     target = mention.readings[0].value
-    starts = [m.readings[0].value for m in scan(context, Lazy(functools.partial(locale_of,
-              context))) if m.kind == "time" and m.readings]  # fmt: skip
+    starts = [m.readings[0].value for m in figures() if m.kind == "time" and m.readings]
     spans = [(int(m.group(1) or 0) * 60 + int(m.group(2) or 0), m.group(0).strip())
              for m in _HM.finditer(context) if m.group(1) or m.group(2)]  # fmt: skip
     if not starts or len(starts) > _FEW or len(spans) > _FEW:
