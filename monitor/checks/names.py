@@ -296,23 +296,20 @@ def initialisms(text: str) -> set[str]:
     return out
 
 
-def _acronym_known(acronym: str, known: str, text: str, spelled: set[str] | None) -> bool:
-    """Whether the context (``known``: its text, ids and the query, lower-cased; ``text``:
-    as written) writes ``acronym`` as a word, writes what it stands for (``initialisms``),
-    or, for a country, its name."""
+def _acronym_known(acronym: str, known: str, spelled: set[str]) -> bool:
+    """Whether the context (``known``: its text, ids and the query, lower-cased) writes
+    ``acronym`` as a word or its plural ("pcns" backs "PCN"), writes what it stands for
+    (``spelled``: its ``initialisms``), or, for a country, its name."""
     low = acronym.lower()
     i = known.find(low)
     while i >= 0:
         end = i + len(low)
-        after = known[end : end + 2]  # (a plural, "pcns", backs "PCN")
-        if (i == 0 or not known[i - 1].isalnum()) and not (
-            after[:1].isalnum() and not (after[:1] == "s" and not after[1:].isalnum())
-        ):
+        if end < len(known) and known[end] == "s":
+            end += 1  # (its plural)
+        if (i == 0 or not known[i - 1].isalnum()) and not known[end : end + 1].isalnum():
             return True
         i = known.find(low, i + 1)
-    if any(alias in known for alias in _ALIASES.get(acronym, ())):
-        return True
-    return acronym in (spelled if spelled is not None else initialisms(text))
+    return acronym in spelled or any(alias in known for alias in _ALIASES.get(acronym, ()))
 
 
 class UnsupportedNames:
@@ -349,7 +346,7 @@ class UnsupportedNames:
             if name.isupper():
                 if spelled is None:
                     spelled = initialisms(f"{view.context_text}\n{trace.query}")
-                if not _acronym_known(name, known, "", spelled):
+                if not _acronym_known(name, known, spelled):
                     missing.append(name)
                 continue
             if _starts_a_word(known, low):
