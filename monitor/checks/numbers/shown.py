@@ -5,11 +5,12 @@ kWh"; "€812m from €701m, an increase of roughly 16%").
 
 The last of the derivation steps (``derived._WAYS``): the cued steps before it say which
 operation the answer means; this one tries each that the figures' kinds allow, to the
-answer's last digit (its hedge's rounding, for "about 24%"). A sentence with more than six
-figures is not searched (its pairs would back almost any figure), and the operations are
-those a reader does at once: a sum or a difference of two amounts in one currency or of two
-counts, an amount times or over a count, a count over a count, and a percentage that is the
-relative change between two figures or a share of one in the other.
+answer's last digit (its hedge's rounding, for "about 24%"). The operands are the other
+figures of the sentence that the context states; with more than five of them the sentence
+is not searched (their pairs would back almost any figure). The operations are those a
+reader does at once: a sum or a difference of two amounts in one currency, an amount times
+or over a count, a count over a count (exactly), and a percentage that is the relative
+change between two figures or a share of one in the other.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from monitor.checks.numbers.mentions import Mention
 from monitor.checks.numbers.patterns import is_percent
 from monitor.checks.numbers.quantities import Around, Derivation
 
-MAX_FIGURES = 6  # of the answer's sentence, the figure itself among them
+MAX_FIGURES = 6  # the figure and the other figures of its sentence the context states
 # A sentence that tells of a fall or a saving: its change is over the dearer figure
 _FALLING = re.compile(
     r"\b(?:cheaper|less|lower|fell|falls?|falling|down|decrease\w*|drop\w*|declin\w*|off"
