@@ -46,7 +46,8 @@ COMPILED = (
     "citation.py", "citation_markers.py", "citation_ids.py", "citation_lists.py",
     "numbers/computed.py", "numbers/counts.py", "numbers/derived.py", "numbers/forms.py",
     "numbers/quantities.py", "numbers/measures.py", "numbers/years.py", "numbers/spelled.py",
-    "numbers/index.py", "numbers/mentions.py", "numbers/patterns.py", "view.py", "names.py",
+    "numbers/index.py", "numbers/mentions.py", "numbers/patterns.py", "numbers/hedges.py",
+    "numbers/shown.py", "view.py", "names.py",
 )  # fmt: skip
 # C modules built beside them: primitives whose cost is C-level work mypyc cannot cut (each
 # has its interpreted reference in Python, the interpreted build's code).

@@ -19,8 +19,10 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
 from monitor.checks.numbers.derived import Derivation
+from monitor.checks.numbers.hedges import against_hedge
 from monitor.checks.numbers.measures import (
     durations,
+    in_big_change,
     in_duration,
     in_other_currency,
     in_other_layout,
@@ -168,7 +170,9 @@ class UnsupportedNumbers:
                     in_other_unit(m.raw, view.answer, view.context_text)
                     or in_other_period(m.raw, view.answer, view.context_text)
                     or in_small_change(m.raw, view.context_text)
+                    or in_big_change(m.raw, view.context_text)
                     or in_other_currency(m.raw, view.context_text)
+                    or against_hedge(m, view.answer, view.context_numbers)
                 )
             ):
                 continue  # ("100 km" for "100 miles", "$29 a month" for "$29 a year")

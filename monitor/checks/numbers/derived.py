@@ -54,6 +54,7 @@ from monitor.checks.numbers.forms import (
     num,
     ordinal_words,
 )
+from monitor.checks.numbers.hedges import hedged
 from monitor.checks.numbers.measures import area, compound, data_size, pence
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
 from monitor.checks.numbers.patterns import (
@@ -71,7 +72,6 @@ from monitor.checks.numbers.quantities import (
     across_systems,
     converted,
     elapsed,
-    hedged,
     per_period,
     temperature,
     worked_out,

@@ -96,6 +96,12 @@ class NumberIndex:
             return any(_key(r.value) in self.plain for r in mention.readings)
         return any(self._supports_reading(r) for r in mention.readings)
 
+    def backing(self, r: Reading) -> list[float]:
+        """The values that back ``r``: its own, when stated, and every finer value that
+        rounds or truncates to it ("over 90%" asks which side of 90 they lie)."""
+        found = [r.value] if _key(r.value) in self.plain else []
+        return found + [c.value for c in self.fine if _rounds_to(c, r)]
+
     def _supports_date(self, d: tuple[int | None, int, int | None]) -> bool:
         year, month, day = d
         for cy, cm, cd in self.dates:

@@ -248,40 +248,62 @@ def area(d: Derivation, mention: Mention, value: float, around: Around) -> str |
     return None
 
 
-_PENCE = re.compile(r"(?<![\d.,])(\d{1,4})p(?![\w])")
-_POUNDS = re.compile(r"£\s?(\d+\.\d\d)(?![\d])")
-_CENTS = re.compile(r"(?<![\d.,])(\d{1,4})\s?(?:¢|cents?\b)")
-_DOLLARS = re.compile(r"[$€]\s?(\d+\.\d\d)(?![\d])")
+_PENCE = re.compile(r"(?<![\d.,])(\d{1,4}(?:\.\d{1,2})?)p(?![\w])")
+_POUNDS = re.compile(r"£\s?(\d+\.\d{2,4})(?![\d])")
+_CENTS = re.compile(r"(?<![\d.,$€])(\d{1,4}(?:\.\d{1,2})?)\s?(?:¢|c(?![\w$€£])|cents?\b)")
+_DOLLARS = re.compile(r"[$€]\s?(\d+\.\d{2,4})(?![\d])")
+_SMALL = re.compile(r"(\d{1,4}(?:\.\d{1,2})?)(p|c|¢)")  # an answer's "12.5c", "24.5p"
 
 
 def pence(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
     """An amount in pence written in pounds, or the other way ("£1.35" for 135p, "85p"
-    for £0.85); in cents written in dollars or euros, or the other way ("$0.25" for 25¢ or
-    "25 cents", "25¢" for $0.25)."""
+    for £0.85, "£0.245" for 24.5p); in cents written in dollars or euros, or the other way
+    ("$0.25" for 25¢ or "25 cents", "25¢" or "25c" for $0.25, "$0.125" for 12.5c)."""
     raw = mention.raw
-    for small, big, sign in (("p", _POUNDS, "£"), ("¢", _DOLLARS, "$€")):
-        if raw.endswith(small) and raw[:-1].isdigit():
-            for m in big.finditer(d.context):
-                if round(num(m.group(1)) * 100) == value:
-                    return m.group(0)
-        elif raw[:1] in sign and "." in raw and not raw[-1].isalpha():
-            units = round(value * 100)
-            if abs(value * 100 - units) > 1e-6:
-                return None  # "£1.355" is no whole number of pence
-            for m in (_PENCE if small == "p" else _CENTS).finditer(d.context):
-                if int(m.group(1)) == units:
+    small = _SMALL.fullmatch(raw)
+    if small is None and raw.isdigit() and d.rest(mention)[:1] == "¢":
+        small = _SMALL.fullmatch(raw + "¢")  # ("99¢": the sign is not read with the figure)
+    if small is not None:
+        big = _POUNDS if small.group(2) == "p" else _DOLLARS
+        for m in big.finditer(d.context):
+            if abs(num(m.group(1)) * 100 - value) < 1e-6:
+                return m.group(0)
+        return None
+    for sign, pattern in (("£", _PENCE), ("$€", _CENTS)):
+        if raw[:1] in sign and "." in raw and not raw[-1].isalpha():
+            units = value * 100
+            if abs(units - round(units, 2)) > 1e-6:
+                return None  # "£1.3555" is no whole hundredth of a penny
+            for m in pattern.finditer(d.context):
+                if abs(num(m.group(1)) - units) < 1e-6:
                     return m.group(0)
     return None
 
 
 def in_small_change(raw: str, context: str) -> bool:
-    """Whether the amount ``raw`` ("£53.35", "$0.25") is written in the ``context`` only as
-    pence or cents with the same digits ("53.35p"): a hundred times what it says."""
-    if raw[:1] not in "£$€" or "." not in raw:
+    """Whether the amount ``raw`` ("£53.35", "£45", "$0.25") is written in the ``context``
+    only as pence or cents with the same digits ("53.35p", "45p"): a hundred times what it
+    says."""
+    if raw[:1] not in "£$€":
         return False
     seen = False
     for _, end in written_at(raw[1:].strip(), context):
         if _SMALL_AFTER.match(context, end) is None:
+            return False
+        seen = True
+    return seen
+
+
+def in_big_change(raw: str, context: str) -> bool:
+    """Whether the amount in pence or cents ``raw`` ("45p", "99c") is written in the
+    ``context`` only as pounds, dollars or euros with the same digits ("£45"): a hundredth
+    of what it says."""
+    small = _SMALL.fullmatch(raw)
+    if small is None:
+        return False
+    seen = False
+    for start, _ in written_at(small.group(1), context):
+        if context[max(0, start - 2) : start].strip()[-1:] not in ("£", "$", "€"):
             return False
         seen = True
     return seen

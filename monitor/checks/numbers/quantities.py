@@ -1,7 +1,7 @@
 """The steps of ``Derivation`` that read a figure as a quantity: the same quantity in another
 unit ("2 hours" for "120 minutes"), between metric and imperial ("62 miles" for 100 km),
 Celsius and Fahrenheit, per another period ("$300 a year" for $25 a month), a duration
-between two clock times, and a hedge's rounding ("nearly 78,000" for 77,812). Each takes
+between two clock times. Each takes
 the derivation (the context read once) and returns how the figure follows, or None.
 """
 
@@ -17,14 +17,12 @@ from monitor.checks.numbers.forms import (
     SIZES_OF,
     imperial,
     num,
-    round_half_up,
     rounding_step,
     spellings,
     unit_of,
     written_at,
 )
 from monitor.checks.numbers.mentions import Mention
-from monitor.checks.numbers.patterns import is_percent
 
 Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 
@@ -69,19 +67,6 @@ class Derivation(Protocol):
 _UNIT_AFTER = re.compile(r"[ \t-]?([a-zµμ]+)\b")
 _US_AFTER = re.compile(r"\s(?:us|u\.s\.)[ \t]+([a-z]+)")  # "10 us gallons" (lower-cased)
 _UK_GALLONS = re.compile(r"\s(?:uk|imperial)[ \t]+gallons?\b")
-
-# Hedges and what they let a context figure ``c`` be for an answer's ``v``: "round" (``v`` is
-# ``c`` rounded at ``v``'s own precision, "about 78,000" for 77,812), "round_below" (so, and
-# ``c <= v``: "nearly"), or a range of rounding steps of ``v`` beside it ("more than 24" for
-# 25, "over 100" for 101 to 200): further off, humans call the hedged figure wrong.
-_HEDGES: tuple[tuple[str, str, float, float], ...] = (
-    ("more than", "range", 0, 1), ("over", "range", 0, 1), ("above", "range", 0, 1),
-    ("at least", "range", 0, 1), ("fewer than", "range", -1, 0), ("less than", "range", -1, 0),
-    ("under", "range", -1, 0), ("below", "range", -1, 0), ("up to", "range", -1, 0),
-    ("nearly", "round_below", 0, 0), ("almost", "round_below", 0, 0),
-    ("close to", "round", 0, 0), ("about", "round", 0, 0), ("around", "round", 0, 0),
-    ("roughly", "round", 0, 0), ("approximately", "round", 0, 0), ("some", "round", 0, 0),
-)  # fmt: skip
 
 # A temperature's scale right after its figure ("°F", " ° c", " degrees Celsius"), in the
 # answer (lower-cased) and with its figure in the context.
@@ -136,15 +121,6 @@ _PERIOD = re.compile(
 
 _CURRENCY = frozenset("$€£¥₹")
 _PER_YEAR = {"we": 52.0, "wk": 52.0, "mo": 12.0, "ye": 1.0, "yr": 1.0, "an": 1.0}
-
-# Nouns of persons (their "s" dropped): "people" counts respondents, members, ...
-_PERSONS = frozenset(
-    "people person respondent participant customer patient student employee member user "
-    "visitor attendee resident passenger worker staff voter fan spectator subscriber "
-    "applicant volunteer children child adult men women".split()
-)
-
-_STRICT = frozenset({"more than", "over", "above", "fewer than", "less than", "under", "below"})
 
 
 def answer_unit(mention: Mention, around: Around) -> str:
@@ -436,73 +412,6 @@ _PART_AFTER = re.compile(
 _PART_BEFORE = re.compile(
     r"\d[ \t]*(?:days?|hours?|hrs?|minutes?|mins?)[ \t]*(?:,[ \t]*|and[ \t]+)?$"
 )
-
-
-def hedged(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
-    """A hedge's tolerance around a context figure ("nearly 78,000" for 77,812)."""
-    before, _, unit = around
-    before = before.rstrip(" $€£¥₹")
-    for cue, rule, low, high in _HEDGES:
-        if not before.endswith(cue):
-            continue
-        step = rounding_step(value, mention.readings[0].precision)
-        unit = unit.lower().rstrip("s")
-        pct = is_percent(mention.raw)  # a percentage: around a percentage
-        for m, c, other in d.context_figures():
-            if pct and not is_percent(m.raw):
-                continue
-            other = other.lower().rstrip("s")
-            if (
-                unit
-                and other != unit
-                and (rule == "range" or other)
-                and not (
-                    unit in _PERSONS and other in _PERSONS  # "more than 1,000 people": respondents
-                )
-            ):
-                continue  # "at least 7 people" is not backed by "9.6 magnitude"
-            if rule == "range":
-                lo, hi = value + low * step, value + high * step
-                # within a quarter of both figures: "up to 20" is a third over a limit of 15
-                ok = lo <= c <= hi and abs(c - value) <= 0.25 * min(abs(value), abs(c))
-                ok = ok and not (cue in _STRICT and c == value)
-            else:
-                ok = abs(round_half_up(c / step) * step - value) < step * 1e-9
-                ok = ok and (rule == "round" or c <= value)
-            if ok:
-                return f"{cue} {m.raw}"
-        return _hedged_span(d, (cue, rule, low, high), value, step, unit)
-    return None
-
-
-# A span in hours and minutes in a context ("2 h 52 min", "1 hour and 55 minutes")
-_HOURS_MINUTES = re.compile(
-    r"\b(\d{1,3}|an?)\s*(?:h|hrs?|hours?)\.?\s*(?:and\s+)?(\d{1,2})\s*(?:m|mins?|minutes?)\b",
-    re.IGNORECASE,
-)
-
-
-def _hedged_span(d: Derivation, hedge: tuple[str, str, float, float], value: float,
-                 step: float, unit: str) -> str | None:  # fmt: skip
-    """A hedged span in hours or minutes around a span in hours and minutes of the context,
-    by the hedge's rule as for any figure ("almost 3 hours" for "2 h 52 min", "under 2
-    hours" for 1 h 55 min)."""
-    cue, rule, low, high = hedge
-    if unit not in ("hour", "minute", "hr", "min"):
-        return None
-    for m in _HOURS_MINUTES.finditer(d.context):
-        hours = 1 if not m.group(1).isdigit() else int(m.group(1))
-        minutes = hours * 60 + int(m.group(2))
-        c = minutes / 60 if unit in ("hour", "hr") else float(minutes)
-        if rule == "range":
-            lo, hi = value + low * step, value + high * step
-            ok = lo <= c <= hi and abs(c - value) <= 0.25 * min(abs(value), abs(c))
-        else:
-            ok = abs(round_half_up(c / step) * step - value) < step * 1e-9
-            ok = ok and (rule == "round" or c <= value)
-        if ok:
-            return f"{cue} {m.group(0)}"
-    return None
 
 
 # "one hour", "a one-week trial": one unit of time the answer states (never "one of", "no

@@ -78,7 +78,11 @@ LIBRARY = "Loan limit: 15 items, loan period 3 weeks. The hall seats 80 people."
         # hard negatives: within a quarter of each figure, the other direction as before
         ("The library lends up to 15 items for 3 weeks.", []),
         ("The hall seats under 90 people.", []),
-        ("The hall seats up to 100 people.", []),
+        # "up to" states the maximum: a quarter over it is wrong (a fact-checker's label,
+        # common-sense round 2: "up to 50%" for a maximum of 40%); "under" bounds it
+        ("The hall seats up to 100 people.", ["100"]),
+        ("The hall seats up to 90 people.", []),
+        ("The hall seats under 100 people.", []),
         ("The library lends more than 14 items.", []),
         ("The library lends more than 12 items.", ["12"]),
         ("The hall seats more than 70 people.", []),

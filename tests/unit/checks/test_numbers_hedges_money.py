@@ -1,0 +1,67 @@
+"""unsupported_numbers: a hedge that narrows what backs a figure ("over 90%" for 89.5%), a
+figure rounded to fives ("around 25 minutes" for 24), and amounts in pence or cents against
+pounds, dollars or euros (``numbers/hedges.py``, ``numbers/measures.py``); the third wave of
+issue 75's common-sense misses. docs/checks.md writes the rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.checks.numbers_support import unsupported
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a hedge whose direction the context's value contradicts
+        ("In October **over 90%** of trains arrived on time.", "On time in October: 89.5%.",
+         ["90%"]),
+        ("The museum had nearly 2 million visitors.", "The museum had 2.1 million visitors.",
+         ["2 million"]),
+        ("Cancellations were under 2%.", "Cancellations: 2.3%.", ["2%"]),
+        ("The sale offers up to 50% off outerwear.", "Sale: up to 40% off outerwear.", ["50%"]),
+        # hard negatives: the same figures on the hedge's side, and a rounding with no hedge
+        ("Over 90% of trains arrived on time.", "On time: 90.4%.", []),
+        ("The museum had nearly 2 million visitors.", "The museum had 1.96 million visitors.",
+         []),
+        ("Cancellations were under 2%.", "Cancellations: 1.8%.", []),
+        ("About 90% of trains arrived on time.", "On time: 89.5%.", []),
+        ("90% of trains arrived on time.", "On time: 89.5%.", []),
+        ("Just over 1,000 people replied.", "1,040 people replied.", []),
+        # a figure ending in a 5, one step off its source
+        ("Express delivery takes around 25 minutes.", "Express: 24 minutes on average.", []),
+        ("Express delivery takes around 25 minutes.", "Express: 22 minutes on average.",
+         ["25"]),
+        ("About 35,000 people watched.", "The final drew 37,480 spectators.", ["35,000"]),
+        ("It had about 50% off.", "Sale: 40% off.", ["50%"]),
+    ],
+)
+def test_a_hedge_bounds_from_its_side(answer: str, context: str, expected: list[str]) -> None:
+    """A hedge widened what backs a figure and never narrowed it: "over 90%" was backed by
+    89.5% (it rounds to 90), "up to 50%" by a maximum of 40% (a quarter over it)."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a hundred times: the same digits after the other unit
+        ("Each text costs £45.", "Roaming: texts 45p each.", ["£45"]),
+        ("Each text costs 45p.", "Roaming: texts £45 each.", ["45p"]),
+        ("A bag costs 5p and the fine is £5.", "Bags are 5p each; the fine is £5.", []),
+        # cents and pence with decimals, and the cent sign apart from the figure
+        ("You are paid $0.125 for each kWh.", "Feed-in rate: 12.5c per kWh.", []),
+        ("You are paid $0.135 for each kWh.", "Feed-in rate: 12.5c per kWh.", ["$0.135"]),
+        ("You are paid 12.5c for each kWh.", "Feed-in rate: $0.125 per kWh.", []),
+        ("Most tracks cost 99¢.", "Single tracks: $0.99.", []),
+        ("Most tracks cost 99c.", "Single tracks: $0.99.", []),
+        ("Most tracks cost 89¢.", "Single tracks: $0.99.", ["89"]),
+        ("Electricity is 24.5p per kWh.", "Unit rate: £0.245 per kWh.", []),
+    ],
+)
+def test_pence_and_cents_against_the_major_unit(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """"£45" for 45p was backed (the digits match; the unit is a hundredfold), "$0.125" for
+    12.5c and "99¢" for $0.99 were flagged (only whole pence and cents were converted)."""
+    assert unsupported(answer, context) == expected
