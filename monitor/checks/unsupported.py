@@ -19,6 +19,7 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
 from monitor.checks.numbers.derived import Derivation
+from monitor.checks.numbers.grouped import Grouped, key
 from monitor.checks.numbers.hedges import against_hedge
 from monitor.checks.numbers.measures import (
     durations,
@@ -29,6 +30,7 @@ from monitor.checks.numbers.measures import (
     in_other_unit,
     in_small_change,
 )
+from monitor.checks.numbers.patterns import place
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
 from monitor.checks.numbers.years import date_after, month_of_expiry, time_after
 from monitor.checks.view import TraceView
@@ -57,6 +59,7 @@ def _all_supported(checked: int) -> CheckResult:
     )
 
 
+_DIGIT = re.compile(r"\d")
 _SPACED_CODE = re.compile(r"(?<![\w-])[A-Z]{2,5} (\d{3,})(?![\w-]|[.,]\d)")
 
 
@@ -142,8 +145,8 @@ class UnsupportedNumbers:
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""
         mentions = view.answer_numbers
-        if not mentions and "one" not in view.answer:
-            return _all_supported(0)
+        if not mentions and "one" not in view.answer and _DIGIT.search(view.answer) is None:
+            return _all_supported(0)  # (a postcode holds digits and no figure)
         unsupported: list[str] = []
         derived: list[str] = []
         unjudged: list[str] = []  # counts of things the context neither states nor presents
@@ -155,6 +158,8 @@ class UnsupportedNumbers:
         codes: _SpacedCodes | None = None  # the answer's spaced codes ("LH 4521")
         sentences: Sentences | None = None  # the context's, as counts of things read them
         asked: _Asked | None = None  # the query's yes/no questions
+        # identifiers in groups ("DE89 3704 …", "SW1V 1NP"), read whole
+        grouped = Grouped(view.answer, view.context_text, view.context_numbers.same_digits)
         for m in mentions:
             if m.raw in reported:
                 continue
@@ -164,6 +169,12 @@ class UnsupportedNumbers:
                     into.append(what)
                 continue
             done[m] = (None, "")
+            run = grouped.run_at(place(view.answer, m.raw)) if grouped.runs else None
+            if run is not None:
+                if not grouped.backed(run) and run.raw not in reported:
+                    unsupported.append(run.raw)
+                    reported.add(run.raw)
+                continue
             if view.context_numbers.supports(m) and not (
                 m.kind == "number"
                 and (
@@ -186,6 +197,8 @@ class UnsupportedNumbers:
             code = codes.of(m)
             if code is not None and view.context_numbers.supports(code):
                 continue  # "LH 4521" for the context's code "LH4521" or "LH-4521"
+            if m.kind == "ident" and len(m.raw) >= 8 and grouped.written(key(m.raw)):
+                continue  # "DE89370400440532013000" for "DE89 3704 0044 0532 0130 00"
             if view.trace.context:
                 derivation = derivation or Derivation(
                     view.context_text, view.answer, lambda: view.context_lower,
@@ -218,6 +231,15 @@ class UnsupportedNumbers:
             unsupported.append(m.raw)
             reported.add(m.raw)
         checked = len(mentions)
+        for run in grouped.runs:  # (a postcode holds no figure the scan reads)
+            if (
+                run.raw not in reported
+                and not grouped.backed(run)
+                and not any(grouped.run_at(place(view.answer, m.raw)) == run for m in mentions)
+            ):
+                checked += 1
+                unsupported.append(run.raw)
+                reported.add(run.raw)
         if view.trace.context and "one" in view.answer:
             derivation = derivation or Derivation(
                 view.context_text, view.answer, lambda: view.context_lower,

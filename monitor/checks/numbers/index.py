@@ -377,6 +377,11 @@ class NumberLookup:
         h, mi = divmod(minutes, 60)
         return any(_bounded(self.text, f"{hh}.{mi:02d}") for hh in {f"{h}", f"{h:02d}"})
 
+    def same_digits(self, raw: str) -> bool:
+        """Whether the text writes the phone or reference number ``raw`` with its digits
+        grouped otherwise (``_same_digits``)."""
+        return self._same_digits(raw)
+
     def _same_digits(self, raw: str) -> bool:
         """A phone or reference number the text writes with other separators ("1 800 555
         0199" for 1-800-555-0199), or with the country code where the other writes the

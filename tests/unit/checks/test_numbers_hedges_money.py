@@ -14,24 +14,28 @@ from tests.unit.checks.numbers_support import unsupported
     ("answer", "context", "expected"),
     [
         # a hedge whose direction the context's value contradicts
-        ("In October **over 90%** of trains arrived on time.", "On time in October: 89.5%.",
-         ["90%"]),
-        ("The museum had nearly 2 million visitors.", "The museum had 2.1 million visitors.",
-         ["2 million"]),
+        (
+            "In October **over 90%** of trains arrived on time.",
+            "On time in October: 89.5%.",
+            ["90%"],
+        ),
+        (
+            "The museum had nearly 2 million visitors.",
+            "The museum had 2.1 million visitors.",
+            ["2 million"],
+        ),
         ("Cancellations were under 2%.", "Cancellations: 2.3%.", ["2%"]),
         ("The sale offers up to 50% off outerwear.", "Sale: up to 40% off outerwear.", ["50%"]),
         # hard negatives: the same figures on the hedge's side, and a rounding with no hedge
         ("Over 90% of trains arrived on time.", "On time: 90.4%.", []),
-        ("The museum had nearly 2 million visitors.", "The museum had 1.96 million visitors.",
-         []),
+        ("The museum had nearly 2 million visitors.", "The museum had 1.96 million visitors.", []),
         ("Cancellations were under 2%.", "Cancellations: 1.8%.", []),
         ("About 90% of trains arrived on time.", "On time: 89.5%.", []),
         ("90% of trains arrived on time.", "On time: 89.5%.", []),
         ("Just over 1,000 people replied.", "1,040 people replied.", []),
         # a figure ending in a 5, one step off its source
         ("Express delivery takes around 25 minutes.", "Express: 24 minutes on average.", []),
-        ("Express delivery takes around 25 minutes.", "Express: 22 minutes on average.",
-         ["25"]),
+        ("Express delivery takes around 25 minutes.", "Express: 22 minutes on average.", ["25"]),
         ("About 35,000 people watched.", "The final drew 37,480 spectators.", ["35,000"]),
         ("It had about 50% off.", "Sale: 40% off.", ["50%"]),
     ],
@@ -62,6 +66,6 @@ def test_a_hedge_bounds_from_its_side(answer: str, context: str, expected: list[
 def test_pence_and_cents_against_the_major_unit(
     answer: str, context: str, expected: list[str]
 ) -> None:
-    """"£45" for 45p was backed (the digits match; the unit is a hundredfold), "$0.125" for
+    """ "£45" for 45p was backed (the digits match; the unit is a hundredfold), "$0.125" for
     12.5c and "99¢" for $0.99 were flagged (only whole pence and cents were converted)."""
     assert unsupported(answer, context) == expected
