@@ -30,6 +30,7 @@ from monitor.checks.numbers.measures import (
     in_other_unit,
     in_small_change,
 )
+from monitor.checks.numbers.ordinals import ordinals
 from monitor.checks.numbers.patterns import place
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
 from monitor.checks.numbers.years import date_after, month_of_expiry, time_after
@@ -60,6 +61,7 @@ def _all_supported(checked: int) -> CheckResult:
 
 
 _DIGIT = re.compile(r"\d")
+_ORDINAL_HINT = re.compile(r"(?:ird|th)\b")  # "third", "fourth": ordinals in words
 _SPACED_CODE = re.compile(r"(?<![\w-])[A-Z]{2,5} (\d{3,})(?![\w-]|[.,]\d)")
 
 
@@ -145,8 +147,13 @@ class UnsupportedNumbers:
     def __call__(self, view: TraceView) -> CheckResult:
         """The check's result on one trace."""
         mentions = view.answer_numbers
-        if not mentions and "one" not in view.answer and _DIGIT.search(view.answer) is None:
-            return _all_supported(0)  # (a postcode holds digits and no figure)
+        if (
+            not mentions
+            and "one" not in view.answer
+            and _DIGIT.search(view.answer) is None
+            and _ORDINAL_HINT.search(view.answer) is None
+        ):
+            return _all_supported(0)  # (a postcode holds digits, an ordinal words: no figure)
         unsupported: list[str] = []
         derived: list[str] = []
         unjudged: list[str] = []  # counts of things the context neither states nor presents
@@ -231,6 +238,11 @@ class UnsupportedNumbers:
             unsupported.append(m.raw)
             reported.add(m.raw)
         checked = len(mentions)
+        for word, backed in ordinals(view.answer, view.context_text) if view.trace.context else ():
+            checked += 1  # ("the fourth consecutive quarter": no figure the scan reads)
+            if not backed and word not in reported:
+                unsupported.append(word)
+                reported.add(word)
         for run in grouped.runs:  # (a postcode holds no figure the scan reads)
             if (
                 run.raw not in reported

@@ -451,7 +451,9 @@ def _spelled_claims(text: str) -> list[Mention]:
         word = shown[m.start("word") : m.end("word")]
         key = m.group("word")
         unit = m.group("unit") or m.group("hyphened")
-        last = m.group("hyphened") or m.group(0).rsplit(None, 1)[-1]
+        # (a thing joined by a hyphen is counted: "four-bedroom", four bedrooms)
+        thing = m.group("thing")
+        last = m.group("hyphened") or (f"{thing}s" if thing else m.group(0).rsplit(None, 1)[-1])
         if last in _FRACTION_NOUNS and not m.group("ones") and not m.group("scale"):
             if _FRACTION_OF.match(low, m.end()) is not None and key in SPELLED:
                 share = SPELLED[key] * _FRACTION_NOUNS[last]

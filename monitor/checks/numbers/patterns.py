@@ -180,8 +180,11 @@ SPELLED_CLAIM_RE = re.compile(
     rf"(?:\s+(?P<scale>hundred\s+(?:thousand|million|billion)|{_SCALE_WORDS}))?"
     rf"(?:(?:\s+{_MODIFIER})?\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
     # or a unit of time joined by a hyphen, "a six-week course", "an eight-hour shift", as
-    # "a one-week trial" and "a 6-week course" are read
-    r"|-(?P<hyphened>second|minute|hour|day|week|fortnight|month|year)(?![a-z]))"
+    # "a one-week trial" and "a 6-week course" are read; or a thing a home, a car or a meal
+    # has so many of, "a four-bedroom house", "a three-course menu" (a count of them)
+    r"|-(?P<hyphened>second|minute|hour|day|week|fortnight|month|year)(?![a-z])"
+    r"|-(?P<thing>bedroom|bed|bathroom|storey|seat|seater|door|course|berth|night|player"
+    r"|piece|page)(?![a-z-]))"
 )
 
 # What is not a claim in an answer: list markers, citation markers, footnotes, URLs, e-mail

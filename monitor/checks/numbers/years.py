@@ -183,26 +183,36 @@ _SPAN = re.compile(
 )
 
 
+# The day after a date the context states: "reopens the following day", "the next day"
+_NEXT_DAY = re.compile(r"\b(?:following|next)\s+day\b|\bthe\s+day\s+after\b", re.IGNORECASE)
+
+
 def date_after(context: str, mention: Mention, figures: Figures) -> str | None:
-    """A full date of the answer that is a full date of the context moved by a span the
-    context states ("15 August 2026" for "24 months from ... Purchase date: 15/08/2024"),
-    or one day short of it (an end "until" the day before); ``figures``: the context's
-    (``scan``), asked for only when the answer's date and the context's span are there."""
-    if mention.kind != "date" or not mention.dates or None in mention.dates[0]:
+    """A date of the answer that is a full date of the context moved by a span the context
+    states ("15 August 2026" for "24 months from ... Purchase date: 15/08/2024"; "2 January"
+    for "closed to 1 January 2026 ... reopens the following day": the answer's date without
+    its year is in the year the move lands in), or one day short of it (an end "until" the
+    day before); ``figures``: the context's (``scan``), asked for only when the answer's
+    date and the context's span are there."""
+    if mention.kind != "date" or not mention.dates or mention.dates[0][2] is None:
         return None
     year, month, day = mention.dates[0]
-    try:
-        target = date(year or 0, month, day or 0)
-    except ValueError:  # "31/02/2024": no day of the calendar
-        return None
     spans = [(int(n) if n.isdigit() else SPELLED.get(n.lower(), 1), unit.lower())  # (a, an: 1)
              for n, unit in _SPAN.findall(context)]  # fmt: skip
+    if _NEXT_DAY.search(context) is not None:
+        spans.append((1, "day"))
     if not spans:
         return None
     for start, written in _full_dates(figures()):
         for n, unit in spans:
             end = _moved(start, n, unit)
-            if end is not None and 0 <= (end - target).days <= 1:
+            if end is None:
+                continue
+            try:
+                target = date(year or end.year, month, day or 0)
+            except ValueError:  # "31/02/2024": no day of the calendar
+                return None
+            if 0 <= (end - target).days <= 1:
                 return f"{written} + {n} {unit}s"
     return None
 

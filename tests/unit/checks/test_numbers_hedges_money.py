@@ -69,3 +69,69 @@ def test_pence_and_cents_against_the_major_unit(
     """ "£45" for 45p was backed (the digits match; the unit is a hundredfold), "$0.125" for
     12.5c and "99¢" for $0.99 were flagged (only whole pence and cents were converted)."""
     assert unsupported(answer, context) == expected
+
+
+BINS = "Because Monday 25 August 2025 is a bank holiday, collection will be the following day."
+OFFICE = (
+    "The office is closed from Wednesday 24 December 2025 to Thursday 1 January 2026 "
+    "inclusive, and will reopen the following day."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Your bins will be collected on **Tuesday 26 August**.", BINS, []),
+        ("Your bins will be collected on **Wednesday 27 August**.", BINS, ["27 August"]),
+        ("We reopen on **Friday 2 January 2026**.", OFFICE, []),
+        ("We reopen on **Monday 5 January 2026**.", OFFICE, ["5 January 2026"]),
+        ("Delivery is on 8 March.", "Ordered on 3 March 2025; delivery takes 5 days.", []),
+        (
+            "Delivery is on 11 March.",
+            "Ordered on 3 March 2025; delivery takes 5 days.",
+            ["11 March"],
+        ),
+    ],
+)
+def test_the_following_day(answer: str, context: str, expected: list[str]) -> None:
+    """ "The following day" was no span, and a date without its year was never read as one
+    moved by a span ("2 January 2026" and "26 August" were flagged)."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a count joined to its thing by a hyphen
+        (
+            "22 Elm Road is a **four-bedroom** home.",
+            "22 Elm Road: 3 bedrooms, 2 bathrooms.",
+            ["four"],
+        ),
+        ("22 Elm Road is a **three-bedroom** home.", "22 Elm Road: 3 bedrooms, 2 bathrooms.", []),
+        ("A Two-bedroom flat.", "Two bedrooms, one bathroom.", []),
+        ("Enable two-factor authentication.", "Enable 2FA in your settings.", []),
+        # an ordinal in words, judged where the context ranks in ordinals
+        (
+            "Revenue grew for the **fourth** consecutive quarter.",
+            "Revenue rose 6%, the third consecutive quarter of growth.",
+            ["fourth"],
+        ),
+        (
+            "Revenue grew for the third consecutive quarter.",
+            "Revenue rose 6%, the third consecutive quarter of growth.",
+            [],
+        ),
+        (
+            "The sixth annual festival is on 21 June.",
+            "The 5th annual festival is on 21 June.",
+            ["sixth"],
+        ),
+        ("The fifth annual festival is on 21 June.", "The 5th annual festival is on 21 June.", []),
+        ("Moreau finished fourth.", "Results: 1. Okonkwo 2. Lindqvist 3. Moreau.", []),
+        ("Henry the Fifth was crowned.", "The 4th king was crowned in 1413.", []),
+    ],
+)
+def test_spelled_counts_joined_and_ordinals(answer: str, context: str, expected: list[str]) -> None:
+    """ "four-bedroom" and "fourth" were no figures: never checked."""
+    assert unsupported(answer, context) == expected
