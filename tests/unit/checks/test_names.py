@@ -38,8 +38,9 @@ def test_a_name_the_context_lacks_is_flagged_once_in_order() -> None:
         "Raheem Sterling rejected Liverpool's offer. Coach Brendan Rodgers told Rodgers' staff.",
         "Sterling said no to Liverpool's new contract.",
     )
-    assert evidence.names == ("Brendan", "Rodgers")  # once, the possessive set aside
-    assert evidence.checked == 4  # Sterling, Liverpool, Brendan, Rodgers ("Raheem" starts)
+    # once, the possessive set aside; "Raheem" starts its sentence and is no English word
+    assert evidence.names == ("Raheem", "Brendan", "Rodgers")
+    assert evidence.checked == 5  # Sterling, Liverpool, Brendan, Rodgers, and Raheem
 
 
 @pytest.mark.parametrize(
