@@ -76,6 +76,7 @@ from monitor.checks.numbers.quantities import (
     temperature,
     worked_out,
 )
+from monitor.checks.numbers.rates import rate_gap
 from monitor.checks.numbers.shown import shown_work
 from monitor.checks.numbers.years import age, century, date_span, decade
 
@@ -514,5 +515,5 @@ _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = 
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
     converted, elapsed, across_systems, temperature, per_period, compound, data_size, area,
     pence, Derivation._version, worked_out,
-    decade, century, age, date_span, Derivation._multiple, hedged, shown_work,
+    decade, century, age, date_span, Derivation._multiple, hedged, rate_gap, shown_work,
 )  # fmt: skip

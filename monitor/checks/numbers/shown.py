@@ -25,10 +25,11 @@ from monitor.checks.numbers.patterns import is_percent
 from monitor.checks.numbers.quantities import Around, Derivation
 
 MAX_FIGURES = 6  # the figure and the other figures of its sentence the context states
-# A sentence that tells of a fall or a saving: its change is over the dearer figure
+# A sentence that tells of a fall or a saving: its change is over the dearer figure (not a
+# "Saver" account's name)
 _FALLING = re.compile(
     r"\b(?:cheaper|less|lower|fell|falls?|falling|down|decrease\w*|drop\w*|declin\w*|off"
-    r"|sav\w*|discount\w*|cut|reduc\w*|smaller|fewer|shrank|shrunk)\b"
+    r"|sav(?:e|es|ed|ing|ings)|discount\w*|cut|reduc\w*|smaller|fewer|shrank|shrunk)\b"
 )
 _MONEY = "$€£¥₹"
 _HEDGED = re.compile(
