@@ -141,29 +141,59 @@ def test_spelled_counts_joined_and_ordinals(answer: str, context: str, expected:
     ("answer", "context", "expected"),
     [
         # a gap in points between two rates the context states in two sentences
-        ("Energy VAT is **15 percentage points** below the standard rate — **75%** lower.",
-         "VAT on domestic energy: 5%. Standard VAT rate: 20%.", []),
-        ("Energy VAT is **16 percentage points** below the standard rate — **80%** lower.",
-         "VAT on domestic energy: 5%. Standard VAT rate: 20%.", ["16", "80%"]),
-        ("The Bank cut rates by **25 basis points**, to **5%**.",
-         "The Bank cut Bank Rate from 5.25% to 5.00%.", []),
-        ("The Bank cut rates by **50 basis points**, to **5%**.",
-         "The Bank cut Bank Rate from 5.25% to 5.00%.", ["50"]),
-        ("Attendance is 93.4%, 2.6 percentage points below target.",
-         "Attendance target: 96%. Attendance this term: 93.4%.", []),
+        (
+            "Energy VAT is **15 percentage points** below the standard rate — **75%** lower.",
+            "VAT on domestic energy: 5%. Standard VAT rate: 20%.",
+            [],
+        ),
+        (
+            "Energy VAT is **16 percentage points** below the standard rate — **80%** lower.",
+            "VAT on domestic energy: 5%. Standard VAT rate: 20%.",
+            ["16", "80%"],
+        ),
+        (
+            "The Bank cut rates by **25 basis points**, to **5%**.",
+            "The Bank cut Bank Rate from 5.25% to 5.00%.",
+            [],
+        ),
+        (
+            "The Bank cut rates by **50 basis points**, to **5%**.",
+            "The Bank cut Bank Rate from 5.25% to 5.00%.",
+            ["50"],
+        ),
+        (
+            "Attendance is 93.4%, 2.6 percentage points below target.",
+            "Attendance target: 96%. Attendance this term: 93.4%.",
+            [],
+        ),
         # a relative change over the base its direction says
-        ("Churn fell 1 percentage point to 4.0%, a 20% relative reduction.",
-         "Churn fell from 5.0% to 4.0%.", []),
-        ("Churn fell 1 percentage point to 4.0%, a 25% relative reduction.",
-         "Churn fell from 5.0% to 4.0%.", ["25%"]),
+        (
+            "Churn fell 1 percentage point to 4.0%, a 20% relative reduction.",
+            "Churn fell from 5.0% to 4.0%.",
+            [],
+        ),
+        (
+            "Churn fell 1 percentage point to 4.0%, a 25% relative reduction.",
+            "Churn fell from 5.0% to 4.0%.",
+            ["25%"],
+        ),
         # a gap is no rate rounded: "4" is not 4.6% truncated
-        ("Unemployment climbed to 4.6%, up 4 percentage points from 4.2%.",
-         "Unemployment rose to 4.6% from 4.2% in the previous quarter.", ["4"]),
-        ("Unemployment climbed to 4.6%, up 0.4 percentage points from 4.2%.",
-         "Unemployment rose to 4.6% from 4.2% in the previous quarter.", []),
+        (
+            "Unemployment climbed to 4.6%, up 4 percentage points from 4.2%.",
+            "Unemployment rose to 4.6% from 4.2% in the previous quarter.",
+            ["4"],
+        ),
+        (
+            "Unemployment climbed to 4.6%, up 0.4 percentage points from 4.2%.",
+            "Unemployment rose to 4.6% from 4.2% in the previous quarter.",
+            [],
+        ),
         # a "Saver" account is no saving: the change is over the lower rate
-        ("Your Easy Saver rate rises from 4.50% to 5.25%, about 17% in relative terms.",
-         "From 1 May, the Easy Saver rate increases from 4.50% to 5.25%.", []),
+        (
+            "Your Easy Saver rate rises from 4.50% to 5.25%, about 17% in relative terms.",
+            "From 1 May, the Easy Saver rate increases from 4.50% to 5.25%.",
+            [],
+        ),
     ],
 )
 def test_two_rates_compared(answer: str, context: str, expected: list[str]) -> None:
