@@ -20,7 +20,7 @@ from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
 from monitor.checks.numbers.derived import Derivation
 from monitor.checks.numbers.grouped import Grouped, key
-from monitor.checks.numbers.hedges import against_hedge
+from monitor.checks.numbers.hedges import narrowed
 from monitor.checks.numbers.measures import (
     durations,
     in_big_change,
@@ -33,7 +33,6 @@ from monitor.checks.numbers.measures import (
 from monitor.checks.numbers.ordinals import ordinals
 from monitor.checks.numbers.patterns import place
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
-from monitor.checks.numbers.rates import rounded_gap
 from monitor.checks.numbers.years import date_after, month_of_expiry, time_after
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
@@ -191,8 +190,7 @@ class UnsupportedNumbers:
                     or in_small_change(m.raw, view.context_text)
                     or in_big_change(m.raw, view.context_text)
                     or in_other_currency(m.raw, view.context_text)
-                    or against_hedge(m, view.answer, view.context_numbers)
-                    or rounded_gap(m, view.answer, view.context_numbers)
+                    or narrowed(m, view.answer, view.context_numbers)
                 )
             ):
                 continue  # ("100 km" for "100 miles", "$29 a month" for "$29 a year")

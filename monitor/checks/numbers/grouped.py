@@ -110,7 +110,7 @@ class Grouped:
     first use, once a trace."""
 
     def __init__(self, answer: str, context: str, same_digits: Callable[[str], bool]) -> None:
-        self.runs = runs(answer) if _RUN.search(answer) else []
+        self.runs = runs(answer)
         self._context = context
         self._same_digits = same_digits
         self._keys: frozenset[str] | None = None

@@ -13,6 +13,7 @@ from monitor.checks.numbers.index import NumberLookup
 from monitor.checks.numbers.mentions import Mention
 from monitor.checks.numbers.patterns import is_percent, place
 from monitor.checks.numbers.quantities import Around, Derivation
+from monitor.checks.numbers.rates import rounded_gap
 
 # Hedges and what they let a context figure ``c`` be for an answer's ``v``: "round" (``v`` is
 # ``c`` rounded at ``v``'s own step, "about 78,000" for 77,812; or, when ``v`` ends in a 5,
@@ -111,8 +112,9 @@ def _hedged_span(d: Derivation, hedge: tuple[str, str, float, float], value: flo
 
 # The hedges that bound a figure from one side: the context's value must lie above it, or
 # below it ("just over", "well under" end in these too).
-_ABOVE = re.compile(r"(?:more than|over|above|at least|in excess of|upwards of|exceeding)$")
-_BELOW = re.compile(r"(?:nearly|almost|under|less than|fewer than|below|up to|at most)$")
+_ABOVE = ("more than", "over", "above", "at least", "in excess of", "upwards of", "exceeding")
+_BELOW = ("nearly", "almost", "under", "less than", "fewer than", "below", "up to", "at most")
+_SIDED = _ABOVE + _BELOW
 
 
 def _ends_in_five(value: float, step: float) -> bool:
@@ -122,17 +124,32 @@ def _ends_in_five(value: float, step: float) -> bool:
     return fives > 1.5 and abs(fives - round(fives)) < 1e-9
 
 
-def against_hedge(mention: Mention, answer: str, lookup: NumberLookup) -> bool:
-    """Whether a directional hedge bounds ``mention`` ("over 90%", "nearly 2 million") and
-    every value of the context that backs it lies on the hedge's wrong side (89.5%, 2.1
-    million): the figure rounds from it, but the hedge says otherwise."""
+def narrowed(mention: Mention, answer: str, lookup: NumberLookup) -> bool:
+    """Whether the words beside ``mention`` forbid the rounding that backs it: a hedge with
+    a side (``against_hedge``) or a gap in points (``rates.rounded_gap``); the figure is
+    then judged by the derivation steps."""
     if mention.kind != "number" or not mention.readings:
         return False
     i = place(answer, mention.raw)
-    before = answer[max(0, i - 24) : max(0, i)].lower().rstrip(" *_$€£¥₹")
-    above = _ABOVE.search(before) is not None
-    if not above and _BELOW.search(before) is None:
+    if i < 0:
         return False
+    return against_hedge(mention, answer[max(0, i - 24) : i], lookup) or rounded_gap(
+        mention, answer[i + len(mention.raw) : i + len(mention.raw) + 24], lookup
+    )
+
+
+def against_hedge(mention: Mention, before: str, lookup: NumberLookup) -> bool:
+    """Whether a directional hedge ending ``before`` (the answer's text right before it)
+    bounds ``mention`` ("over 90%", "nearly 2 million") and every value of the context that
+    backs it lies on the hedge's wrong side (89.5%, 2.1 million): the figure rounds from it,
+    but the hedge says otherwise."""
+    before = before.lower().rstrip(" *_$€£¥₹")
+    if not before.endswith(_SIDED):  # (one call: most figures have no hedge)
+        return False
+    cue = next(c for c in _SIDED if before.endswith(c))
+    if before[: -len(cue)][-1:].isalpha():
+        return False  # "takeover 90", not "over 90"
+    above = cue in _ABOVE
     index = (lookup.percentages if is_percent(mention.raw) else lookup).index
     wrong = False
     for r in mention.readings:

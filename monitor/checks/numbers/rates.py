@@ -18,7 +18,7 @@ import re
 from monitor.checks.numbers.forms import rounding_step
 from monitor.checks.numbers.index import NumberLookup
 from monitor.checks.numbers.mentions import Mention
-from monitor.checks.numbers.patterns import is_percent, place
+from monitor.checks.numbers.patterns import is_percent
 from monitor.checks.numbers.quantities import Around, Derivation
 
 MAX_RATES = 12
@@ -84,13 +84,11 @@ def rate_gap(d: Derivation, mention: Mention, value: float, around: Around) -> s
     return None
 
 
-def rounded_gap(mention: Mention, answer: str, lookup: NumberLookup) -> bool:
-    """Whether ``mention`` is a gap in points ("4 percentage points") that the context backs
-    only by rounding a value ("4.6%"): a gap is a difference, never a rate rounded."""
-    if mention.kind != "number" or not mention.readings or is_percent(mention.raw):
-        return False
-    i = place(answer, mention.raw)
-    if i < 0 or _POINTS.match(answer.lower(), i + len(mention.raw)) is None:
+def rounded_gap(mention: Mention, after: str, lookup: NumberLookup) -> bool:
+    """Whether ``mention``, with ``after`` the answer's text right after it, is a gap in
+    points ("4 percentage points") that the context backs only by rounding a value ("4.6%"):
+    a gap is a difference, never a rate rounded."""
+    if is_percent(mention.raw) or _POINTS.match(after.lower()) is None:
         return False
     backing = [c for r in mention.readings for c in lookup.index.backing(r)]
     return bool(backing) and all(c != r.value for c in backing for r in mention.readings)
