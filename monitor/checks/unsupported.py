@@ -22,10 +22,12 @@ from monitor.checks.numbers.derived import Derivation
 from monitor.checks.numbers.grouped import Grouped, key
 from monitor.checks.numbers.hedges import narrowed
 from monitor.checks.numbers.measures import (
+    as_written,
     durations,
     in_big_change,
     in_duration,
     in_other_currency,
+    in_other_dollar,
     in_other_layout,
     in_other_unit,
     in_small_change,
@@ -190,6 +192,7 @@ class UnsupportedNumbers:
                     or in_small_change(m.raw, view.context_text)
                     or in_big_change(m.raw, view.context_text)
                     or in_other_currency(m.raw, view.context_text)
+                    or in_other_dollar(m.raw, view.answer, view.context_text)
                     or narrowed(m, view.answer, view.context_numbers)
                 )
             ):
@@ -235,7 +238,7 @@ class UnsupportedNumbers:
                         unjudged.append(m.raw)
                         done[m] = (unjudged, m.raw)
                         continue
-            unsupported.append(m.raw)
+            unsupported.append(as_written(m.raw, view.answer))  # ("A$79", "50¢")
             reported.add(m.raw)
         checked = len(mentions)
         for word, backed in ordinals(view.answer, view.context_text) if view.trace.context else ():

@@ -24,7 +24,7 @@ from monitor.checks.numbers.forms import (
     written_at,
 )
 from monitor.checks.numbers.mentions import Mention
-from monitor.checks.numbers.patterns import SPELLED
+from monitor.checks.numbers.patterns import SPELLED, place
 from monitor.checks.numbers.quantities import (
     Around,
     Derivation,
@@ -340,6 +340,54 @@ def in_other_currency(raw: str, context: str) -> bool:
             return False
         seen = True
     return seen
+
+
+# A dollar's country written before its sign ("A$79", "NZ$40", "US$1.2bn"): the scan reads
+# the figure after the sign, and the country is read here
+_DOLLAR_OF = re.compile(r"(?<![A-Za-z])(A|AU|AUD|NZ|NZD|C|CA|CAD|US|USD|HK|S|SG)\s?\$\s?$")
+_DOLLARS_NAMED = {"au": "aud", "a": "aud", "nz": "nzd", "c": "cad", "ca": "cad", "us": "usd",
+                  "hk": "hkd", "s": "sgd", "sg": "sgd"}  # fmt: skip
+
+
+def _dollar(text: str, start: int) -> str | None:
+    """The country of the dollar whose figure starts at ``start`` of ``text`` ("A$79":
+    "aud"), or None for a plain "$" or no dollar."""
+    found = _DOLLAR_OF.search(text, max(0, start - 6), start)
+    if found is None:
+        return None
+    code = found.group(1).lower()
+    return _DOLLARS_NAMED.get(code, code if len(code) == 3 else None)
+
+
+def in_other_dollar(raw: str, answer: str, context: str) -> bool:
+    """Whether the answer's figure ``raw`` is a dollar amount of one country ("A$79") that
+    the context writes, each time, as another country's ("NZ$79"); a plain "$" on either
+    side is any dollar."""
+    mine = _dollar(answer, place(answer, raw))
+    if mine is None:
+        return False
+    digits = re.sub(r"^[^\d]+", "", raw)
+    seen = False
+    for start, _ in written_at(digits, context):
+        theirs = _dollar(context, start)
+        if theirs is None or theirs == mine:
+            return False
+        seen = True
+    return seen
+
+
+def as_written(raw: str, answer: str) -> str:
+    """``raw`` as the answer writes it with its sign where the scan left it out: a dollar's
+    country before it ("A$280 million"), a cent sign after it ("50¢")."""
+    i = place(answer, raw)
+    if i < 0:
+        return raw
+    found = _DOLLAR_OF.search(answer, max(0, i - 6), i)
+    if found is not None:
+        raw = answer[found.start() : i] + raw
+    elif answer[i + len(raw) : i + len(raw) + 1] == "¢":
+        raw += "¢"
+    return raw
 
 
 def in_other_layout(raw: str, context: str) -> str | None:

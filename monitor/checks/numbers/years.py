@@ -96,15 +96,41 @@ def age(d: Years, mention: Mention, value: float, around: Around) -> str | None:
     """An age ("45 years old", "aged 45", "a 45-year-old") that two years of one context
     sentence give ("born in 1970 and died in 2015", "(1970-2015)"): their difference, or
     one less (the birthday not yet reached)."""
-    before, _, _ = around
+    before, sentence, _ = around
     if not (_AGE_AFTER.match(d.rest(mention)) or _AGE_BEFORE.search(before)):
-        return None
+        return _age_on(d, value, before, sentence)
     for figures in d.sentence_figures:
         years = sorted({(v, r) for r, v in figures if r.isdigit() and 1000 <= v <= 2100})
         for i, (a, ra) in enumerate(years):
             for b, rb in years[i + 1 :]:
                 if b - a - 1 <= value <= b - a:
                     return f"{rb} - {ra}"
+    return None
+
+
+# An age said on a date: "will be 37 on 1 June 2025", "turns 18 on ..."; a birth date
+_AGE_ON = re.compile(r"\b(?:will be|would be|is|was|turns?|turned|be)\s*$")
+_BORN = re.compile(r"\b(?:born|birth|dob|d\.o\.b\.)", re.IGNORECASE)
+
+
+def _age_on(d: Years, value: float, before: str, sentence: str) -> str | None:
+    """An age on a full date of the answer's sentence ("will be 37 on the 1 June 2025 start
+    date") from a birth date of the context ("Date of birth: 14 March 1988"): the full years
+    between them, exactly."""
+    if value != int(value) or not 0 <= value <= 120 or _AGE_ON.search(before) is None:
+        return None
+    births = [(day, m.raw) for s in d.sentences if _BORN.search(s)
+              for m in scan(s, Lazy(functools.partial(locale_of, s))) if m.kind == "date"
+              for day in m.dates[:1]]  # fmt: skip
+    if not births:
+        return None
+    for m in scan(sentence, Lazy(functools.partial(locale_of, sentence))):
+        for y, mo, dd in m.dates[:1] if m.kind == "date" else ():
+            for (by, bm, bd), written in births:
+                if y is None or dd is None or by is None or bd is None:
+                    continue
+                if y - by - ((mo, dd) < (bm, bd)) == value:
+                    return f"the age on {m.raw} of one born {written}"
     return None
 
 

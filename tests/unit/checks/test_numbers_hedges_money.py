@@ -59,7 +59,7 @@ def test_a_hedge_bounds_from_its_side(answer: str, context: str, expected: list[
         ("You are paid 12.5c for each kWh.", "Feed-in rate: $0.125 per kWh.", []),
         ("Most tracks cost 99¢.", "Single tracks: $0.99.", []),
         ("Most tracks cost 99c.", "Single tracks: $0.99.", []),
-        ("Most tracks cost 89¢.", "Single tracks: $0.99.", ["89"]),
+        ("Most tracks cost 89¢.", "Single tracks: $0.99.", ["89¢"]),
         ("Electricity is 24.5p per kWh.", "Unit rate: £0.245 per kWh.", []),
     ],
 )
@@ -199,4 +199,29 @@ def test_spelled_counts_joined_and_ordinals(answer: str, context: str, expected:
 def test_two_rates_compared(answer: str, context: str, expected: list[str]) -> None:
     """A gap in points or a relative change between two rates of two context sentences was
     flagged (the cued steps read one sentence); "4 percentage points" was backed by 4.6%."""
+    assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a dollar's country: another country's dollar is another amount
+        ("An adult ticket is **A$79**.", "Adult NZ$79, child NZ$40.", ["A$79"]),
+        ("An adult ticket is NZ$79.", "Adult NZ$79, child NZ$40.", []),
+        ("An adult ticket is $79.", "Adult NZ$79, child NZ$40.", []),
+        ("An adult ticket is A$79.", "Adult AU$79.", []),
+        # reported as written, with the sign the scan leaves out
+        ("The fund manages **A$280 million**.", "The fund manages A$2.8 billion.",
+         ["A$280 million"]),
+        ("Extra texts are **50¢** each.", "Each extra text costs $0.05.", ["50¢"]),
+        # an age on a date of the answer's sentence, from the context's birth date
+        ("The applicant will be **37** on the **1 June 2025** start date.",
+         "Applicant date of birth: 14 March 1988. Proposed start date: 1 June 2025.", []),
+        ("The applicant will be **38** on the **1 June 2025** start date.",
+         "Applicant date of birth: 14 March 1988.", ["38", "1 June 2025"]),
+    ],
+)
+def test_dollars_cents_and_ages(answer: str, context: str, expected: list[str]) -> None:
+    """"A$79" was backed by "NZ$79" (the scan reads the figure after the sign) and reported
+    as "79"; "50¢" as "50"; an age without "aged" beside a birth date was flagged."""
     assert unsupported(answer, context) == expected
