@@ -211,17 +211,26 @@ def test_two_rates_compared(answer: str, context: str, expected: list[str]) -> N
         ("An adult ticket is $79.", "Adult NZ$79, child NZ$40.", []),
         ("An adult ticket is A$79.", "Adult AU$79.", []),
         # reported as written, with the sign the scan leaves out
-        ("The fund manages **A$280 million**.", "The fund manages A$2.8 billion.",
-         ["A$280 million"]),
+        (
+            "The fund manages **A$280 million**.",
+            "The fund manages A$2.8 billion.",
+            ["A$280 million"],
+        ),
         ("Extra texts are **50¢** each.", "Each extra text costs $0.05.", ["50¢"]),
         # an age on a date of the answer's sentence, from the context's birth date
-        ("The applicant will be **37** on the **1 June 2025** start date.",
-         "Applicant date of birth: 14 March 1988. Proposed start date: 1 June 2025.", []),
-        ("The applicant will be **38** on the **1 June 2025** start date.",
-         "Applicant date of birth: 14 March 1988.", ["38", "1 June 2025"]),
+        (
+            "The applicant will be **37** on the **1 June 2025** start date.",
+            "Applicant date of birth: 14 March 1988. Proposed start date: 1 June 2025.",
+            [],
+        ),
+        (
+            "The applicant will be **38** on the **1 June 2025** start date.",
+            "Applicant date of birth: 14 March 1988.",
+            ["38", "1 June 2025"],
+        ),
     ],
 )
 def test_dollars_cents_and_ages(answer: str, context: str, expected: list[str]) -> None:
-    """"A$79" was backed by "NZ$79" (the scan reads the figure after the sign) and reported
+    """ "A$79" was backed by "NZ$79" (the scan reads the figure after the sign) and reported
     as "79"; "50¢" as "50"; an age without "aged" beside a birth date was flagged."""
     assert unsupported(answer, context) == expected
