@@ -36,6 +36,7 @@ from monitor.checks.numbers.ordinals import ordinals
 from monitor.checks.numbers.patterns import place
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
 from monitor.checks.numbers.years import date_after, month_of_expiry, time_after
+from monitor.checks.numbers.zones import time_in_zone
 from monitor.checks.view import TraceView
 from monitor.core.evidence import CheckMeasure, CheckOutput
 from monitor.core.model import CheckResult
@@ -220,6 +221,7 @@ class UnsupportedNumbers:
                     or date_after(view.context_text, m, figures)
                     or month_of_expiry(view.context_text, m)
                     or time_after(view.context_text, m, figures)
+                    or time_in_zone(view.context_text, view.answer, m)
                 )
                 if how is not None:
                     derived.append(how)

@@ -234,3 +234,32 @@ def test_dollars_cents_and_ages(answer: str, context: str, expected: list[str]) 
     """ "A$79" was backed by "NZ$79" (the scan reads the figure after the sign) and reported
     as "79"; "50¢" as "50"; an age without "aged" beside a birth date was flagged."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        (
+            "It starts at **14:00 UTC** on 20 February.",
+            "Webinar: 20 February, 15:00 CET (UTC+1).",
+            [],
+        ),
+        (
+            "It starts at **13:00 UTC** on 20 February.",
+            "Webinar: 20 February, 15:00 CET (UTC+1).",
+            ["13:00"],
+        ),
+        ("It is at 09:00 PT, which is 16:00 UTC.", "It begins at 09:00 PT. PT is UTC-7.", []),
+        (
+            "It is at 09:00 PT, which is 17:00 UTC.",
+            "It begins at 09:00 PT. PT is UTC-7.",
+            ["17:00"],
+        ),
+        ("It starts at 3pm GMT.", "It starts at 16:00 UTC+1.", []),
+        # no offset for the zone: not judged as a move (a zone's offset is never guessed)
+        ("It is at 09:00 PT, which is 16:00 UTC.", "It begins at 09:00 PT.", ["16:00"]),
+    ],
+)
+def test_a_clock_time_in_another_zone(answer: str, context: str, expected: list[str]) -> None:
+    """ "14:00 UTC" for "15:00 CET (UTC+1)" was flagged: a zone was never read."""
+    assert unsupported(answer, context) == expected
