@@ -102,7 +102,10 @@ _PERIOD_AFTER = re.compile(
 _PERIOD_BEFORE = re.compile(
     rf"\b(?:(?:over|for|in|across|per|each|every)\s+(?:a|an|one|the|a\s+full|a\s+whole"
     rf"|the\s+whole|the\s+full)?\s*{_PERIOD_WORDS}|(annual|weekly|monthly|yearly|annually))\b"
-    r"(?!\s*(?:of|on|after|before|later|ago|from)\b)[^.;:!?\d]*$"
+    # (no other figure between, but a label's or another amount: "Over a year, the 30-day
+    # plan costs £144 and the 24-month plan £120")
+    r"(?!\s*(?:of|on|after|before|later|ago|from)\b)"
+    r"(?:[^.;:!?\d$€£¥₹]|\d+-(?=[a-z])|[$€£¥₹]\d[\d,]*(?:\.\d+)?)*$"
 )
 
 _PERIOD = re.compile(
@@ -273,12 +276,17 @@ def temperature(d: Derivation, mention: Mention, value: float, around: Around) -
 _PERIOD_REACH = 240  # characters of the sentence before an amount read for its period
 
 
+# A figure before the amount, not a label's ("the 30-day plan": no figure of its own) nor
+# another amount the period is said of ("costs £144 and the 24-month plan £120")
+_FIGURE_BEFORE = re.compile(r"(?<![\d.,$€£¥₹])\d(?!\d*-[a-z])")
+
+
 def per_period(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
     """An amount per week, month or year restated per another ("$300 a year" for $25 a
     month; weeks as 52 a year), to the answer's last digit."""
     m = _PERIOD_AFTER.match(d.rest(mention))
     before = around[0]
-    if m is None and mention.raw[:1] in _CURRENCY and not any(c.isdigit() for c in before):
+    if m is None and mention.raw[:1] in _CURRENCY and _FIGURE_BEFORE.search(before) is None:
         # "Over a year, Pro costs $1,188", "Over a year, a dedicated desk at the Foundry costs
         # £1,440": anywhere in the sentence before the figure (bounded: the pattern is tried
         # at each word of it)

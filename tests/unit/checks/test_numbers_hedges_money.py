@@ -263,3 +263,25 @@ def test_dollars_cents_and_ages(answer: str, context: str, expected: list[str]) 
 def test_a_clock_time_in_another_zone(answer: str, context: str, expected: list[str]) -> None:
     """ "14:00 UTC" for "15:00 CET (UTC+1)" was flagged: a zone was never read."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        (
+            "Over a year, the 30-day plan costs **£144** and the 24-month plan **£120**.",
+            "SIM-only 30-day plan: £12/month. SIM-only 24-month plan: £10/month.",
+            [],
+        ),
+        (
+            "Over a year, the 30-day plan costs **£150** and the 24-month plan **£120**.",
+            "SIM-only 30-day plan: £12/month. SIM-only 24-month plan: £10/month.",
+            ["£150"],
+        ),
+    ],
+)
+def test_a_period_said_before_labels_and_amounts(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "Over a year" was not read past a label's digits ("30-day") or another amount."""
+    assert unsupported(answer, context) == expected
