@@ -274,7 +274,7 @@ NAMES_SETS = tuple(
 # The common-sense rounds: cases labelled from a careful fact-checker's judgement by a hand
 # that read neither the policy nor the code (tests/quality/COMMON*.md, NAMESCOMMON*.md); the
 # last round's sealed parts are scored once, at the end of its round (``--sealed-common``).
-COMMON_LAST_ROUND = 2
+COMMON_LAST_ROUND = 3
 COMMON_SETS = tuple(
     f"{kind}_common{n}_{part}"
     for n in range(1, COMMON_LAST_ROUND + 1)

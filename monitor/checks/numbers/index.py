@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from monitor.checks.memo import lowered
 from monitor.checks.numbers.mentions import (
     ABBREVIATED_RANGE,
+    EXPIRY,
     Lazy,
     Locale,
     Mention,
@@ -116,6 +117,15 @@ class NumberIndex:
         if _key(r.value) in self.plain:
             return True
         return any(_rounds_to(c, r) for c in self.fine)
+
+
+def _month_year(raw: str) -> Mention:
+    """A card's expiry ("09/27") read as a month and a year ("September 2027"); a date with
+    none when it is no month."""
+    found = EXPIRY.fullmatch(raw)
+    if found is None or not 1 <= int(found.group(1)) <= 12:
+        return Mention(raw, "date")
+    return Mention(raw, "date", dates=((2000 + int(found.group(2)), int(found.group(1)), None),))
 
 
 def _rounds_to(c: Reading, r: Reading) -> bool:
@@ -338,8 +348,10 @@ class NumberLookup:
         elif mention.kind == "fraction" and (
             any(whole_token(self.text, v) for v in expiry_spellings(mention.raw))
             or self.index.supports(day_month(mention.raw))
+            or self.index.supports(_month_year(mention.raw))
         ):
-            return True  # "09/2027" for a card's "09/27"; "December 31" for "31/12"
+            return True  # "09/2027" or "September 2027" for a card's "09/27"; "December 31"
+            # for "31/12"
         elif mention.kind == "ident" and (
             # phone and order numbers: the same digits and groups
             whole_token(self.text, mention.raw)

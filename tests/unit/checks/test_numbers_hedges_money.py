@@ -285,3 +285,18 @@ def test_a_period_said_before_labels_and_amounts(
 ) -> None:
     """ "Over a year" was not read past a label's digits ("30-day") or another amount."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Your card expires 09/27.", "Card expiry: September 2027.", []),
+        ("Your card expires 09/28.", "Card expiry: September 2027.", ["09/28"]),
+        ("Your card expires 09/27.", "Valid thru 09/27.", []),
+    ],
+)
+def test_a_card_expiry_against_a_month_and_year(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "09/27" was flagged beside "September 2027" (only the other way was read)."""
+    assert unsupported(answer, context) == expected
