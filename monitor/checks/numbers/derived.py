@@ -72,6 +72,7 @@ from monitor.checks.numbers.quantities import (
     across_systems,
     converted,
     elapsed,
+    per_head,
     per_period,
     temperature,
     worked_out,
@@ -513,7 +514,8 @@ class Derivation:
 # The steps, in the order they are tried (the first that explains the figure wins).
 _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = (
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
-    converted, elapsed, across_systems, temperature, per_period, compound, data_size, area,
+    converted, elapsed, across_systems, temperature, per_period, per_head, compound,
+    data_size, area,
     pence, Derivation._version, worked_out,
     decade, century, age, date_span, Derivation._multiple, hedged, rate_gap, shown_work,
 )  # fmt: skip

@@ -23,6 +23,7 @@ from monitor.checks.numbers.forms import (
     written_at,
 )
 from monitor.checks.numbers.mentions import Mention
+from monitor.checks.numbers.patterns import is_percent
 
 Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 
@@ -61,6 +62,11 @@ class Derivation(Protocol):
 
     def stated(self) -> frozenset[float]:
         """Every value a figure of the context states (one scan of it, when first asked)."""
+        ...
+
+    @property
+    def sentence_figures(self) -> list[list[tuple[str, float]]]:
+        """Each context sentence's plain numbers as (as written, value), in order."""
         ...
 
 
@@ -387,6 +393,32 @@ def worked_out(d: Derivation, mention: Mention, value: float, around: Around) ->
     last digit."""
     precision = mention.readings[0].precision or 1.0
     return written_product(mention.raw, around[1], value, precision / 2 + 1e-9, d.stated)
+
+
+# An amount said of each one of a group, after it: "€90 per person", "£45 each", "a head"
+_EACH_AFTER = re.compile(
+    r"[\s*_]*(?:(?:per|a|for each|for every)\s+(?:person|head|guest|adult|passenger|member"
+    r"|player|student|attendee|participant|traveller|traveler|delegate)\b|each\b|apiece\b)"
+)
+
+
+def per_head(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """An amount per person of a group whose total and size one context sentence states
+    ("€90 per person" beside "Group booking for 6 guests: total €540"), to the answer's last
+    digit: the total in the answer's currency over a whole count of 2 to 100."""
+    sign = mention.raw[:1]
+    if sign not in _CURRENCY or _EACH_AFTER.match(d.rest(mention)) is None:
+        return None
+    tolerance = (mention.readings[0].precision or 1.0) / 2 + 1e-9
+    for figures in d.sentence_figures:
+        totals = [(r, v) for r, v in figures if r[:1] == sign and v > value]
+        sizes = [(r, v) for r, v in figures if r[:1] not in _CURRENCY and v == int(v)
+                 and 2 <= v <= 100 and not is_percent(r)]  # fmt: skip
+        for rt, t in totals:
+            for rn, n in sizes:
+                if abs(t / n - value) <= tolerance:
+                    return f"{rt} / {rn}"
+    return None
 
 
 def figure_with_unit(d: Derivation, figure: str, units: frozenset[str]) -> str | None:

@@ -300,3 +300,29 @@ def test_a_card_expiry_against_a_month_and_year(
 ) -> None:
     """ "09/27" was flagged beside "September 2027" (only the other way was read)."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        (
+            "That's **€90** per person, breakfast included.",
+            "Group booking for 6 guests: total €540, including breakfast.",
+            [],
+        ),
+        (
+            "That's **€95** per person, breakfast included.",
+            "Group booking for 6 guests: total €540, including breakfast.",
+            ["€95"],
+        ),
+        ("Tickets are £45 each.", "The 4 tickets cost £180 in total.", []),
+        # the total of another sentence, or no word for "each": not a share
+        ("Tickets are £45 each.", "There are 4 tickets. They cost £180 in total.", ["£45"]),
+        ("Tickets are £45.", "The 4 tickets cost £180 in total.", ["£45"]),
+    ],
+)
+def test_an_amount_per_person_of_a_stated_total(
+    answer: str, context: str, expected: list[str]
+) -> None:
+    """ "€90 per person" beside "6 guests: total €540" was flagged."""
+    assert unsupported(answer, context) == expected
