@@ -9,8 +9,9 @@ answer's last digit (its hedge's rounding, for "about 24%"). The operands are th
 figures of the sentence that the context states; with more than five of them the sentence
 is not searched (their pairs would back almost any figure). The operations are those a
 reader does at once: a sum or a difference of two amounts in one currency, an amount times
-or over a count, a count over a count (exactly), and a percentage that is the relative
-change between two figures or a share of one in the other.
+or over a count, a percentage of an amount or the amount less or plus it ("15% off £240.00
+... £204.00, a saving of £36"), a count over a count (exactly), and a percentage that is
+the relative change between two figures or a share of one in the other.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ _FALLING = re.compile(
     r"|sav(?:e|es|ed|ing|ings)|discount\w*|cut|reduc\w*|smaller|fewer|shrank|shrunk)\b"
 )
 _MONEY = "$€£¥₹"
+_TAX = re.compile(r"\b(?:vat|tax\w*|gst|hst)\b")
 _HEDGED = re.compile(
     r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|c\.)"
     r"[\s*_]*[$€£¥₹]?$|~\s*$"
@@ -49,7 +51,7 @@ def _unit(raw: str) -> tuple[str, float] | None:
 
 
 def _results(
-    a: Figure, b: Figure, pct: bool, money: tuple[str, float] | None, falling: bool
+    a: Figure, b: Figure, pct: bool, money: tuple[str, float] | None, falling: bool, taxed: bool
 ) -> Iterator[tuple[float, str, bool]]:
     """(value, how, exact) of each operation on ``a`` and ``b`` whose result is of the
     answer's kind: a percentage (``pct``; a change is over the dearer figure when the
@@ -67,6 +69,16 @@ def _results(
                 yield 100 * x / y, f"{ra} / {rb}", False  # a share
         return
     if pa or pb:
+        if money is not None and pa != pb and not taxed:  # a percentage of an amount, or
+            (rx, amount), p = (a, y) if pb else (b, x)  # the amount less or plus it ("15%
+            # off £240.00"; not a tax, which a total may already hold: "£24 is VAT at 20%" of
+            # a £120 total including it is wrong)
+            unit = _unit(rx)
+            if unit is not None and unit[0] == money[0] and 0 < p < 100:
+                base = amount * unit[1] / money[1]
+                yield base * p / 100, f"{p:g}% of {rx}", False
+                yield base * (1 - p / 100), f"{rx} less {p:g}%", False
+                yield base * (1 + p / 100), f"{rx} plus {p:g}%", False
         return
     if money is not None:
         sign, per = money
@@ -99,11 +111,12 @@ def shown_work(d: Derivation, mention: Mention, value: float, around: Around) ->
     pct = is_percent(mention.raw)
     money = _unit(mention.raw)
     falling = _FALLING.search(sentence.lower()) is not None
+    taxed = _TAX.search(sentence.lower()) is not None
     for i, a in enumerate(others):
         for j, b in enumerate(others):
             if i == j or value in (a[1], b[1]):
                 continue
-            for result, how, exact in _results(a, b, pct, money, falling):
+            for result, how, exact in _results(a, b, pct, money, falling, taxed):
                 if abs(result - value) <= (tolerance if hedged or not exact else 1e-9):
                     return how
     return None

@@ -44,3 +44,38 @@ EBITDA = "EBITDA rose to €812m (Q2 2024: €701m)."
 )  # fmt: skip
 def test_the_answers_shown_working(answer: str, context: str, expected: list[str]) -> None:
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        (
+            "With your **15%** member discount, the shell comes down from **£240.00** to "
+            "**£204.00** — a saving of **£36**.",
+            "Members get 15% off. Alpine shell jacket: £240.00.",
+            [],
+        ),
+        (
+            "With your 15% member discount, the shell comes down from £240.00 to £200.00.",
+            "Members get 15% off. Alpine shell jacket: £240.00.",
+            ["£200.00"],
+        ),
+        (
+            "Duty is 4% of the £3,800 customs value, which is £152.",
+            "Import duty of 4% on the customs value (£3,800).",
+            [],
+        ),
+        # a tax a total may already hold is left to the cued steps: £24 is no VAT of a £120
+        # total including it (that is £20)
+        (
+            "Of your £120.00 total, £24.00 is VAT at 20%.",
+            "Invoice total: £120.00 (including VAT at 20%).",
+            ["£24.00"],
+        ),
+    ],
+)
+def test_a_percentage_of_an_amount(answer: str, context: str, expected: list[str]) -> None:
+    """A percentage of an amount of the answer's sentence, or the amount less or plus it,
+    was no operation of the shown working ("£204.00" and "£36" beside 15% and £240.00 were
+    flagged)."""
+    assert unsupported(answer, context) == expected
