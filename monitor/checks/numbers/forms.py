@@ -54,16 +54,26 @@ UNITS: dict[str, tuple[str, float]] = {
     "ukgallon": ("volume", 4.54609),
     "quart": ("volume", 0.946352946), "qt": ("volume", 0.946352946),
     "fl": ("volume", 0.0295735295625),  # "16 fl oz": the US fluid ounce
+    # kitchen measures as US nutrition labels count them (a cup 240 ml, a tablespoon 15 ml,
+    # a teaspoon 5 ml): a metric cup's 250 ml is one cup, rounded
+    "cup": ("volume", 0.24), "tablespoon": ("volume", 0.015), "tbsp": ("volume", 0.015),
+    "teaspoon": ("volume", 0.005), "tsp": ("volume", 0.005),
     # (a "pound" of money is never converted: only a figure with a mass unit backs it)
     "pound": ("mass", 453.59237),
     # speed in metres a second; area in square metres (full words only: "ha" is a word)
     "km/h": ("speed", 1 / 3.6), "kph": ("speed", 1 / 3.6), "kmh": ("speed", 1 / 3.6),
     "mph": ("speed", 0.44704), "m/s": ("speed", 1.0),
     "hectare": ("area", 1e4), "acre": ("area", 4046.8564224),
+    # energy in watt-hours, power in watts ("2,400 Wh" for 2.4 kWh; "MW" is read as mega)
+    "wh": ("energy", 1), "kwh": ("energy", 1e3), "mwh": ("energy", 1e6), "gwh": ("energy", 1e9),
+    "twh": ("energy", 1e12), "w": ("power", 1), "watt": ("power", 1), "kw": ("power", 1e3),
+    "kilowatt": ("power", 1e3), "mw": ("power", 1e6), "megawatt": ("power", 1e6),
+    "gw": ("power", 1e9), "gigawatt": ("power", 1e9),
 }  # fmt: skip
 IMPERIAL = frozenset({"mile", "mi", "yard", "yd", "foot", "feet", "ft", "lb", "lbs", "ounce", "oz",
                       "inch", "inches", "pound", "mph", "acre", "gallon", "gal", "quart",
-                      "ukgallon", "qt", "fl"})  # fmt: skip
+                      "ukgallon", "qt", "fl", "cup", "tablespoon", "tbsp", "teaspoon",
+                      "tsp"})  # fmt: skip
 WORDS_FOR: dict[int, tuple[str, ...]] = {}
 for _name, _v in SPELLED.items():
     WORDS_FOR[_v] = (*WORDS_FOR.get(_v, ()), _name)

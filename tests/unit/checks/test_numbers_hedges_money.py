@@ -326,3 +326,24 @@ def test_an_amount_per_person_of_a_stated_total(
 ) -> None:
     """ "€90 per person" beside "6 guests: total €540" was flagged."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Each module stores **2,400 Wh** of usable energy.", "Capacity: 2.4 kWh a module.", []),
+        (
+            "Each module stores **2,500 Wh** of usable energy.",
+            "Capacity: 2.4 kWh a module.",
+            ["2,500"],
+        ),
+        ("The farm's output is 1.5 MW.", "Output: 1,500 kW.", []),
+        ("Whisk in **1 cup** of whole milk.", "Add 250 ml of whole milk and whisk.", []),
+        ("Whisk in 1 cup of whole milk.", "Add 120 ml of whole milk and whisk.", ["1"]),
+        ("Add 2 tbsp of oil.", "Add 30 ml of oil.", []),
+    ],
+)
+def test_energy_power_and_kitchen_measures(answer: str, context: str, expected: list[str]) -> None:
+    """Watt-hours, watts and kitchen measures were no units: "2,400 Wh" for 2.4 kWh was
+    flagged."""
+    assert unsupported(answer, context) == expected
