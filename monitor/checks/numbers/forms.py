@@ -64,6 +64,10 @@ UNITS: dict[str, tuple[str, float]] = {
     "km/h": ("speed", 1 / 3.6), "kph": ("speed", 1 / 3.6), "kmh": ("speed", 1 / 3.6),
     "mph": ("speed", 0.44704), "m/s": ("speed", 1.0),
     "hectare": ("area", 1e4), "acre": ("area", 4046.8564224),
+    "stone": ("mass", 6350.29318), "knot": ("speed", 0.514444),
+    # pressure in pascals ("33 psi" for 2.3 bar)
+    "bar": ("pressure", 1e5), "mbar": ("pressure", 100), "hpa": ("pressure", 100),
+    "kpa": ("pressure", 1e3), "psi": ("pressure", 6894.757293168),
     # energy in watt-hours, power in watts ("2,400 Wh" for 2.4 kWh; "MW" is read as mega)
     "wh": ("energy", 1), "kwh": ("energy", 1e3), "mwh": ("energy", 1e6), "gwh": ("energy", 1e9),
     "twh": ("energy", 1e12), "w": ("power", 1), "watt": ("power", 1), "kw": ("power", 1e3),
@@ -73,7 +77,7 @@ UNITS: dict[str, tuple[str, float]] = {
 IMPERIAL = frozenset({"mile", "mi", "yard", "yd", "foot", "feet", "ft", "lb", "lbs", "ounce", "oz",
                       "inch", "inches", "pound", "mph", "acre", "gallon", "gal", "quart",
                       "ukgallon", "qt", "fl", "cup", "tablespoon", "tbsp", "teaspoon",
-                      "tsp"})  # fmt: skip
+                      "tsp", "stone", "knot", "psi"})  # fmt: skip
 WORDS_FOR: dict[int, tuple[str, ...]] = {}
 for _name, _v in SPELLED.items():
     WORDS_FOR[_v] = (*WORDS_FOR.get(_v, ()), _name)

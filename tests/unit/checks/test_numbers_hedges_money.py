@@ -341,6 +341,10 @@ def test_an_amount_per_person_of_a_stated_total(
         ("Whisk in **1 cup** of whole milk.", "Add 250 ml of whole milk and whisk.", []),
         ("Whisk in 1 cup of whole milk.", "Add 120 ml of whole milk and whisk.", ["1"]),
         ("Add 2 tbsp of oil.", "Add 30 ml of oil.", []),
+        ("Tyre pressure is 2.3 bar.", "Pressure: 33 psi.", []),
+        ("Tyre pressure is 2.8 bar.", "Pressure: 33 psi.", ["2.8"]),
+        ("He weighs 11 stone.", "Weight: 70 kg.", []),
+        ("The boat does 20 knots.", "Top speed: 37 km/h.", []),
     ],
 )
 def test_energy_power_and_kitchen_measures(answer: str, context: str, expected: list[str]) -> None:
