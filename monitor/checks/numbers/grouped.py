@@ -25,18 +25,22 @@ _RUN = re.compile(
 )
 _TOKEN = re.compile(r"(?<![\w-])[A-Z0-9][A-Z0-9-]{5,}(?![\w])")  # a context's code, ungrouped
 _WORDS_BEFORE = re.compile(r"sort[ -]?code\W{0,8}$", re.IGNORECASE)
+# A run of groups with a code's letters beside its digits: "JD 123 456 789 GB"
+_CODE_LETTERS = re.compile(r"(?:[A-Z]{1,3} )?[\d ]+(?: [A-Z]{1,3})?")
 _THOUSANDS = re.compile(r"\d{1,3}(?: \d{3})+")  # "5 000 000": one figure
 _YEARS = re.compile(r"(?:(?:19|20)\d\d )+(?:19|20)\d\d")
 
 
 class Run(NamedTuple):
     """An identifier of the answer written in groups: where it stands, as written, its key
-    (its letters and digits, upper-cased)."""
+    (its letters and digits, upper-cased), and the key with the letters written beside it
+    ("JD 123 456 789 GB": a code the context may write whole, "JD123456789GB")."""
 
     start: int
     end: int
     raw: str
     key: str
+    whole: str = ""
 
 
 def key(raw: str) -> str:
@@ -64,17 +68,18 @@ def _segments(raw: str) -> list[str]:
     return out
 
 
-def _groups_of_digits(raw: str, before: str) -> bool:
+def _groups_of_digits(raw: str, before: str, lettered: bool) -> bool:
     """Whether a run of groups is an identifier: eight digits or more in groups of letters
     and digits ("1Z 999 AA1 …"), or a sort code after its name; not a phone number, a figure
-    with spaces for thousands, or a list of years."""
+    with spaces for thousands, or a list of years (unless ``lettered``: letters written
+    beside its groups make it a code, "JD 123 456 789 GB")."""
     if raw[0] in "+0" or "-" in raw:
         return False
     if _SORT_CODE.fullmatch(raw):
         return _WORDS_BEFORE.search(before) is not None
     groups = raw.split(" ")
     digits = sum(c.isdigit() for c in raw)
-    if digits < 8 or _THOUSANDS.fullmatch(raw) or _YEARS.fullmatch(raw):
+    if digits < 8 or (not lettered and (_THOUSANDS.fullmatch(raw) or _YEARS.fullmatch(raw))):
         return False
     with_digits = [g for g in groups if any(c.isdigit() for c in g)]
     return len(with_digits) >= 2 and all(len(g) >= 2 for g in with_digits)
@@ -96,12 +101,13 @@ def runs(answer: str) -> list[Run]:
         if not raw:
             continue
         start = m.start() + whole.index(raw)
+        lettered = raw != whole and _CODE_LETTERS.fullmatch(whole) is not None
         if (
             _IBAN.fullmatch(raw)
             or (_POSTCODE.fullmatch(raw) and " " in raw)
-            or _groups_of_digits(raw, answer[max(0, start - 24) : start])
+            or _groups_of_digits(raw, answer[max(0, start - 24) : start], lettered)
         ):
-            found.append(Run(start, start + len(raw), raw, key(raw)))
+            found.append(Run(start, start + len(raw), raw, key(raw), key(whole)))
     return found
 
 
@@ -121,7 +127,11 @@ class Grouped:
 
     def backed(self, run: Run) -> bool:
         """Whether the context writes ``run``'s letters and digits, in any grouping."""
-        return self.written(run.key) or (run.key.isdigit() and self._same_digits(run.raw))
+        return (
+            self.written(run.key)
+            or (run.whole != run.key and self.written(run.whole))
+            or (run.key.isdigit() and self._same_digits(run.raw))
+        )
 
     def written(self, letters: str) -> bool:
         """Whether the context writes the letters and digits ``letters`` (an identifier's

@@ -40,6 +40,13 @@ RETURNS = "Return address: Returns Dept, Unit 4, Kingsway Park, Derby DE22 3FT."
             ACCOUNT,
             ["5577 9191"],
         ),
+        # a code's letters beside its groups: the context may write it whole
+        ("Track it with **JD 123 456 789 GB**.", "Tracking number: JD123456789GB.", []),
+        (
+            "Track it with **JD 123 456 780 GB**.",
+            "Tracking number: JD123456789GB.",
+            ["123 456 780"],
+        ),
         # a postcode holds no figure of its own: it was not read at all
         ("Send it to Kingsway Park, Derby **DE22 3TF**.", RETURNS, ["DE22 3TF"]),
         ("Send it to Kingsway Park, Derby DE22 3FT.", RETURNS, []),
