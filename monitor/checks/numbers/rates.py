@@ -20,6 +20,7 @@ from monitor.checks.numbers.index import NumberLookup
 from monitor.checks.numbers.mentions import Mention
 from monitor.checks.numbers.patterns import is_percent
 from monitor.checks.numbers.quantities import Around, Derivation
+from monitor.checks.numbers.shown import HEDGED
 
 MAX_RATES = 12
 # A gap said in points after the figure, lower-cased: "percentage points", "pp", "basis points"
@@ -36,7 +37,6 @@ _FALL = re.compile(r"\b(?:lower|less|cheaper|smaller|fell|falls?|drop\w*|decreas
                    r"|reduc\w*|cut|down)\b")  # fmt: skip
 _RISE = re.compile(r"\b(?:higher|more|dearer|larger|bigger|rose|rises?|increase\w*|grow\w*"
                    r"|gain\w*|jump\w*|up)\b")  # fmt: skip
-_HEDGED = re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some)[\s*_]*$")
 
 
 def _rates(d: Derivation) -> list[tuple[str, float]]:
@@ -74,7 +74,7 @@ def rate_gap(d: Derivation, mention: Mention, value: float, around: Around) -> s
     if falling == (_RISE.search(sentence) is not None):
         return None
     precision = mention.readings[0].precision or 1.0
-    step = rounding_step(value, precision) if _HEDGED.search(before) else precision
+    step = rounding_step(value, precision) if HEDGED.search(before.rstrip()) else precision
     rates = _rates(d)
     for ra, a in rates:
         for rb, b in rates:  # b, the base

@@ -34,7 +34,8 @@ _FALLING = re.compile(
 )
 _MONEY = "$€£¥₹"
 _TAX = re.compile(r"\b(?:vat|tax\w*|gst|hst)\b")
-_HEDGED = re.compile(
+# A rounding hedge right before a figure ("about 24%", "~16%")
+HEDGED = re.compile(
     r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|c\.)"
     r"[\s*_]*[$€£¥₹]?$|~\s*$"
 )
@@ -105,7 +106,7 @@ def shown_work(d: Derivation, mention: Mention, value: float, around: Around) ->
     if len(others) < 2 or len(others) >= MAX_FIGURES or value <= 0:
         return None
     precision = mention.readings[0].precision or 1.0
-    hedged = _HEDGED.search(before.rstrip()) is not None
+    hedged = HEDGED.search(before.rstrip()) is not None
     step = rounding_step(value, precision) if hedged else precision
     tolerance = step / 2 + 1e-9
     pct = is_percent(mention.raw)
