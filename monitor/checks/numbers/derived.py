@@ -60,6 +60,7 @@ from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, sc
 from monitor.checks.numbers.patterns import (
     SENTENCE,
     SPELLED,
+    WORD_AFTER,
     fraction_shares,
     is_percent,
     place,
@@ -81,7 +82,6 @@ from monitor.checks.numbers.rates import rate_gap
 from monitor.checks.numbers.shown import shown_work
 from monitor.checks.numbers.years import age, century, date_span, decade
 
-_AFTER = re.compile(r"[ \t-]?([A-Za-zµμ]+)")  # (µ: "500 µg")
 _US_UNIT = re.compile(r"(?:US|U\.S\.)[ \t]+([A-Za-z]+)")
 
 # Cues right before ("a total of 45", "rose by 5") or after ("45 in total", "9 more games
@@ -224,7 +224,7 @@ class Derivation:
             return "", "", ""
         past = i + len(mention.raw)
         start, end = sentence_start(self.answer, i), sentence_end(self.answer, past)
-        after = _AFTER.match(self.answer, past)
+        after = WORD_AFTER.match(self.answer, past)
         return (
             self.answer[start:i].lower(),
             self.answer[start:end].lower(),
@@ -498,7 +498,7 @@ class Derivation:
                 continue
             glued = "".join(c for c in m.raw if c.isalpha() or c == "/").lstrip("/")
             i = found
-            after = _AFTER.match(self.context, i + len(m.raw)) if i >= 0 and not glued else None
+            after = WORD_AFTER.match(self.context, i + len(m.raw)) if i >= 0 and not glued else None
             word = after.group(1) if after else ""
             if word in ("US", "U") and after is not None:  # "10 US gallons", "10 U.S. gallons"
                 us = _US_UNIT.match(self.context, after.start(1))

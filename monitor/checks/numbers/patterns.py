@@ -469,3 +469,9 @@ def national(raw: str) -> set[str]:
     elif len(digits) == 11 and digits.startswith("1"):
         out.add(digits[1:])  # "1-800-555-0199": the North American country code
     return out
+
+
+# The word after a figure: its unit (µ: "500 µg"), past the rest of a dimension list (the
+# "cm" of 55 in "55 × 40 × 20 cm")
+DIMENSIONS = r"(?:[ \t]*[×x][ \t]*\d[\d.,]*(?=[ \t]*[×x]?[ \t]*[\dA-Za-z]))*"
+WORD_AFTER = re.compile(rf"{DIMENSIONS}[ \t-]?([A-Za-zµμ]+)")

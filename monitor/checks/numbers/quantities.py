@@ -23,7 +23,7 @@ from monitor.checks.numbers.forms import (
     written_at,
 )
 from monitor.checks.numbers.mentions import Mention
-from monitor.checks.numbers.patterns import is_percent
+from monitor.checks.numbers.patterns import DIMENSIONS, is_percent
 
 Around = tuple[str, str, str]  # the answer's words before the figure, its sentence, the word after
 
@@ -70,7 +70,7 @@ class Derivation(Protocol):
         ...
 
 
-_UNIT_AFTER = re.compile(r"[ \t-]?([a-zµμ]+)\b")
+_UNIT_AFTER = re.compile(rf"{DIMENSIONS}[ \t-]?([a-zµμ]+)\b")  # (past a dimension list)
 _US_AFTER = re.compile(r"\s(?:us|u\.s\.)[ \t]+([a-z]+)")  # "10 us gallons" (lower-cased)
 _UK_GALLONS = re.compile(r"\s(?:uk|imperial)[ \t]+gallons?\b")
 

@@ -351,3 +351,17 @@ def test_energy_power_and_kitchen_measures(answer: str, context: str, expected: 
     """Watt-hours, watts and kitchen measures were no units: "2,400 Wh" for 2.4 kWh was
     flagged."""
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("It can be up to **22 × 16 × 8 inches**.", "Cabin bag maximum: 55 × 40 × 20 cm.", []),
+        ("It can be up to **22 × 18 × 8 inches**.", "Cabin bag maximum: 55 × 40 × 20 cm.", ["18"]),
+        ("It measures 90 x 60 cm.", "Size: 900 x 600 mm.", []),
+    ],
+)
+def test_a_dimension_list_shares_its_unit(answer: str, context: str, expected: list[str]) -> None:
+    """The unit after a list of dimensions was read for its last figure only ("22" and "16"
+    of "22 × 16 × 8 inches" were flagged)."""
+    assert unsupported(answer, context) == expected
