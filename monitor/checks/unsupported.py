@@ -19,7 +19,7 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
 from monitor.checks.numbers.derived import Derivation
-from monitor.checks.numbers.grouped import Grouped, key
+from monitor.checks.numbers.grouped import Grouped, Run, key
 from monitor.checks.numbers.hedges import narrowed
 from monitor.checks.numbers.measures import (
     as_written,
@@ -170,6 +170,7 @@ class UnsupportedNumbers:
         asked: _Asked | None = None  # the query's yes/no questions
         # identifiers in groups ("DE89 3704 …", "SW1V 1NP"), read whole
         grouped = Grouped(view.answer, view.context_text, view.context_numbers.same_digits)
+        read: set[Run] = set()  # the identifiers in groups a figure of the scan stands in
         for m in mentions:
             if m.raw in reported:
                 continue
@@ -181,6 +182,7 @@ class UnsupportedNumbers:
             done[m] = (None, "")
             run = grouped.run_at(place(view.answer, m.raw)) if grouped.runs else None
             if run is not None:
+                read.add(run)
                 if not grouped.backed(run) and run.raw not in reported:
                     unsupported.append(run.raw)
                     reported.add(run.raw)
@@ -249,11 +251,7 @@ class UnsupportedNumbers:
                 unsupported.append(word)
                 reported.add(word)
         for run in grouped.runs:  # (a postcode holds no figure the scan reads)
-            if (
-                run.raw not in reported
-                and not grouped.backed(run)
-                and not any(grouped.run_at(place(view.answer, m.raw)) == run for m in mentions)
-            ):
+            if run not in read and run.raw not in reported and not grouped.backed(run):
                 checked += 1
                 unsupported.append(run.raw)
                 reported.add(run.raw)

@@ -355,7 +355,7 @@ class NumberLookup:
         elif mention.kind == "ident" and (
             # phone and order numbers: the same digits and groups
             whole_token(self.text, mention.raw)
-            or self._same_digits(mention.raw)  # or the same digits written otherwise
+            or self.same_digits(mention.raw)  # or the same digits written otherwise
             or any(whole_token(self.text, v) for v in code_spellings(mention.raw))
         ):
             return True
@@ -390,11 +390,6 @@ class NumberLookup:
         return any(_bounded(self.text, f"{hh}.{mi:02d}") for hh in {f"{h}", f"{h:02d}"})
 
     def same_digits(self, raw: str) -> bool:
-        """Whether the text writes the phone or reference number ``raw`` with its digits
-        grouped otherwise (``_same_digits``)."""
-        return self._same_digits(raw)
-
-    def _same_digits(self, raw: str) -> bool:
         """A phone or reference number the text writes with other separators ("1 800 555
         0199" for 1-800-555-0199), or with the country code where the other writes the
         trunk zero ("+44 20 7946 0958" for 020 7946 0958): the same digits, seven or more,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from monitor.checks.numbers.computed import duration
 from monitor.checks.numbers.forms import (
@@ -280,18 +281,27 @@ def pence(d: Derivation, mention: Mention, value: float, around: Around) -> str 
     return None
 
 
+def _only_as(digits: str, context: str, other: Callable[[int, int], bool]) -> bool:
+    """Whether the ``context`` writes ``digits`` (as a figure of its own) at least once, and
+    each time as ``other`` says of that place (start, end): another unit's, another
+    currency's."""
+    seen = False
+    for start, end in written_at(digits, context):
+        if not other(start, end):
+            return False
+        seen = True
+    return seen
+
+
 def in_small_change(raw: str, context: str) -> bool:
     """Whether the amount ``raw`` ("£53.35", "£45", "$0.25") is written in the ``context``
     only as pence or cents with the same digits ("53.35p", "45p"): a hundred times what it
     says."""
     if raw[:1] not in "£$€":
         return False
-    seen = False
-    for _, end in written_at(raw[1:].strip(), context):
-        if _SMALL_AFTER.match(context, end) is None:
-            return False
-        seen = True
-    return seen
+    return _only_as(
+        raw[1:].strip(), context, lambda _, end: _SMALL_AFTER.match(context, end) is not None
+    )
 
 
 def in_big_change(raw: str, context: str) -> bool:
@@ -301,12 +311,11 @@ def in_big_change(raw: str, context: str) -> bool:
     small = _SMALL.fullmatch(raw)
     if small is None:
         return False
-    seen = False
-    for start, _ in written_at(small.group(1), context):
-        if context[max(0, start - 2) : start].strip()[-1:] not in ("£", "$", "€"):
-            return False
-        seen = True
-    return seen
+    return _only_as(
+        small.group(1),
+        context,
+        lambda start, _: context[max(0, start - 2) : start].strip()[-1:] in ("£", "$", "€"),
+    )
 
 
 _SMALL_AFTER = re.compile(r"\s?(?:p|¢|c|cents?)(?![a-z])", re.IGNORECASE)
@@ -329,17 +338,16 @@ def in_other_currency(raw: str, context: str) -> bool:
     if amount is None:
         return False
     mine = _CURRENCIES[amount.group(1)]
-    seen = False
-    for start, end in written_at(amount.group(2), context):
+
+    def another(start: int, end: int) -> bool:
         sign = context[max(0, start - 2) : start].strip()[-1:]
         word = _CURRENCY_AFTER.match(context, end)
         theirs = _CURRENCIES.get(sign) or (
             _CURRENCY_WORDS[word.group(1).lower()[:3]] if word is not None else None
         )
-        if theirs is None or theirs == mine:
-            return False
-        seen = True
-    return seen
+        return theirs is not None and theirs != mine
+
+    return _only_as(amount.group(2), context, another)
 
 
 # A dollar's country written before its sign ("A$79", "NZ$40", "US$1.2bn"): the scan reads
@@ -367,13 +375,7 @@ def in_other_dollar(raw: str, answer: str, context: str) -> bool:
     if mine is None:
         return False
     digits = re.sub(r"^[^\d]+", "", raw)
-    seen = False
-    for start, _ in written_at(digits, context):
-        theirs = _dollar(context, start)
-        if theirs is None or theirs == mine:
-            return False
-        seen = True
-    return seen
+    return _only_as(digits, context, lambda start, _: _dollar(context, start) not in (None, mine))
 
 
 def as_written(raw: str, answer: str) -> str:
