@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import ClassVar
 
 from monitor.checks.evidence import NamesEvidence
@@ -238,11 +239,11 @@ def answer_names(answer: str, first: list[str] | None = None) -> list[str]:
                         found.append((word, sentence))
     if found and find_refusal(answer) is not None:  # a refusal's sentences claim nothing
         refusing: dict[str, bool] = {}
-        for _, sentence in found:
+        for _, sentence in [*found, *openers]:
             if sentence not in refusing:
                 refusing[sentence] = find_refusal(sentence) is not None
         found = [(w, s) for w, s in found if not refusing[s]]
-        openers = [(w, s) for w, s in openers if find_refusal(s) is None]
+        openers = [(w, s) for w, s in openers if not refusing[s]]
     names = list(dict.fromkeys(w for w, _ in found))
     if first is not None:
         first.extend(dict.fromkeys(w for w, _ in openers if w not in names))
@@ -297,22 +298,26 @@ _ALIASES = {
 }
 
 
-def initialisms(text: str) -> set[str]:
-    """Every acronym the initials of a run of ``text``'s capitalised words spell, small words
-    between them set aside ("Financial Conduct Authority" spells FCA, CA and FC too)."""
-    out: set[str] = set()
+def _spelling_runs(text: str) -> Iterator[list[str]]:
+    """Each part of a run of ``text``'s capitalised words that may spell an acronym: two to
+    seven words, small words between them set aside, a possessive read as its word."""
     run: list[str] = []
     for word in [*_WORD.findall(text), "."]:
         if word[0].isupper():
-            run.append(word[0])
+            run.append(_POSSESSIVE.sub("", word) if "'" in word or "’" in word else word)
             continue
         if word.lower() in _JOINERS and run:
             continue
         for i in range(len(run)):
             for j in range(i + 2, min(len(run), i + 7) + 1):
-                out.add("".join(run[i:j]))
+                yield run[i:j]
         run = []
-    return out
+
+
+def initialisms(text: str) -> set[str]:
+    """Every acronym the initials of a run of ``text``'s capitalised words spell, small words
+    between them set aside ("Financial Conduct Authority" spells FCA, CA and FC too)."""
+    return {"".join(w[0] for w in words) for words in _spelling_runs(text)}
 
 
 _WRITTEN_ACRONYM = re.compile(r"(?<![\w-])[A-Z][A-Za-z&]{1,7}(?![\w-])")
@@ -328,18 +333,9 @@ def expanded(answer: str, text: str) -> set[str]:
         if len(caps := "".join(c for c in m.group(0) if c.isupper())) >= 2
     }
     out: set[str] = set()
-    run: list[str] = []
-    for word in [*_WORD.findall(answer), "."]:
-        if word[0].isupper():
-            run.append(_POSSESSIVE.sub("", word))
-            continue
-        if word.lower() in _JOINERS and run:
-            continue
-        for i in range(len(run)):
-            for j in range(i + 2, min(len(run), i + 7) + 1):
-                if "".join(w[0] for w in run[i:j]) in acronyms:
-                    out.update(run[i:j])
-        run = []
+    for words in _spelling_runs(answer):
+        if "".join(w[0] for w in words) in acronyms:
+            out.update(words)
     return out
 
 
@@ -359,13 +355,25 @@ def _acronym_known(acronym: str, known: str, spelled: set[str]) -> bool:
     return acronym in spelled or any(alias in known for alias in _ALIASES.get(acronym, ()))
 
 
-def _known(known: str, name: str) -> bool:
-    """Whether ``known`` (the context, ids and query, lower-cased) writes ``name`` at the
-    start of a word, with or without accents."""
-    low = name.lower()
-    if _starts_a_word(known, low):
-        return True
-    return not (known.isascii() and low.isascii()) and _starts_a_word(_folded(known), _folded(low))
+class _Known:
+    """The context, its ids and the query, lower-cased (``text``), and folded once, when a
+    name asks without an accent the text has or with one it lacks."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._folded: str | None = None
+
+    def writes(self, name: str) -> bool:
+        """Whether the text writes ``name`` at the start of a word, with or without
+        accents."""
+        low = name.lower()
+        if _starts_a_word(self.text, low):
+            return True
+        if self.text.isascii() and low.isascii():
+            return False
+        if self._folded is None:
+            self._folded = _folded(self.text)
+        return _starts_a_word(self._folded, _folded(low))
 
 
 def _first_at(answer: str, word: str) -> int:
@@ -437,22 +445,22 @@ class UnsupportedNames:
             return CheckResult(name=self.name, flagged=False, evidence=NamesEvidence((), 0))
         trace = view.trace
         ids = " ".join(p.doc_id or "" for _, p in view.packed)
-        known = f"{view.context_text}\n{ids}\n{trace.query}".lower()
+        known = _Known(f"{view.context_text}\n{ids}\n{trace.query}".lower())
         spelled: set[str] | None = None  # the context's initialisms, when an acronym asks
         missing: list[str] = []
         for name in names:
             if name.isupper():
                 if spelled is None:
                     spelled = initialisms(f"{view.context_text}\n{trace.query}")
-                if not _acronym_known(name, known, spelled):
+                if not _acronym_known(name, known.text, spelled):
                     missing.append(name)
                 continue
-            if not _known(known, name):
+            if not known.writes(name):
                 missing.append(name)
         if any(not name.isupper() for name in missing):  # "National Health Service" for NHS
             spelt = expanded(answer, f"{view.context_text}\n{trace.query}")
             missing = [name for name in missing if name not in spelt]
-        unknown = [w for w in opening if not _known(known, w)]
+        unknown = [w for w in opening if not known.writes(w)]
         if unknown:  # in order of first appearance, among the others
             missing = sorted([*missing, *unknown], key=lambda w: _first_at(answer, w))
         evidence = NamesEvidence(tuple(missing), len(names) + len(opening))

