@@ -20,7 +20,7 @@ from monitor.checks.numbers.index import NumberLookup
 from monitor.checks.numbers.mentions import Mention
 from monitor.checks.numbers.patterns import is_percent
 from monitor.checks.numbers.quantities import Around, Derivation
-from monitor.checks.numbers.shown import HEDGED
+from monitor.checks.numbers.shown import FALLING, HEDGED
 
 MAX_RATES = 12
 # A gap said in points after the figure, lower-cased: "percentage points", "pp", "basis points"
@@ -33,8 +33,6 @@ _RELATIVE_AFTER = re.compile(
 )
 _RELATIVE_NEAR = re.compile(r"\bin relative terms\b|\brelative (?:drop|fall|rise|increase|"
                             r"decrease|reduction|change|terms)\b")  # fmt: skip
-_FALL = re.compile(r"\b(?:lower|less|cheaper|smaller|fell|falls?|drop\w*|decrease\w*|declin\w*"
-                   r"|reduc\w*|cut|down)\b")  # fmt: skip
 _RISE = re.compile(r"\b(?:higher|more|dearer|larger|bigger|rose|rises?|increase\w*|grow\w*"
                    r"|gain\w*|jump\w*|up)\b")  # fmt: skip
 
@@ -70,8 +68,8 @@ def rate_gap(d: Derivation, mention: Mention, value: float, around: Around) -> s
         return None
     # the base: the lower rate for a rise, the higher for a fall ("fell from 5.0% to 4.0%, a
     # 20% relative reduction"; 25% is over the wrong base); neither or both said: unknown
-    falling = _FALL.search(sentence) is not None
-    if falling == (_RISE.search(sentence) is not None):
+    falling = FALLING.search(sentence.lower()) is not None
+    if falling == (_RISE.search(sentence.lower()) is not None):
         return None
     precision = mention.readings[0].precision or 1.0
     step = rounding_step(value, precision) if HEDGED.search(before.rstrip()) else precision

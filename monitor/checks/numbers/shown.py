@@ -26,9 +26,9 @@ from monitor.checks.numbers.patterns import is_percent
 from monitor.checks.numbers.quantities import Around, Derivation
 
 MAX_FIGURES = 6  # the figure and the other figures of its sentence the context states
-# A sentence that tells of a fall or a saving: its change is over the dearer figure (not a
-# "Saver" account's name)
-_FALLING = re.compile(
+# A sentence that tells of a fall or a saving, lower-cased: its change is over the dearer
+# figure (not a "Saver" account's name)
+FALLING = re.compile(
     r"\b(?:cheaper|less|lower|fell|falls?|falling|down|decrease\w*|drop\w*|declin\w*|off"
     r"|sav(?:e|es|ed|ing|ings)|discount\w*|cut|reduc\w*|smaller|fewer|shrank|shrunk)\b"
 )
@@ -111,7 +111,7 @@ def shown_work(d: Derivation, mention: Mention, value: float, around: Around) ->
     tolerance = step / 2 + 1e-9
     pct = is_percent(mention.raw)
     money = _unit(mention.raw)
-    falling = _FALLING.search(sentence.lower()) is not None
+    falling = FALLING.search(sentence.lower()) is not None
     taxed = _TAX.search(sentence.lower()) is not None
     for i, a in enumerate(others):
         for j, b in enumerate(others):

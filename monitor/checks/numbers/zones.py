@@ -16,7 +16,10 @@ _OFFSET = r"(?:UTC|GMT)\s?([+−–-])\s?(\d{1,2})(?::?(\d\d))?"
 _ZONE_AFTER = re.compile(rf"[\s*_]*(?:\(\s*)?(?:{_OFFSET}|\b([A-Z]{{2,5}})\b)")
 # A zone's offset the context gives: "CET (UTC+1)", "PT is UTC-7", "CET = UTC+1"
 _DEFINED = re.compile(rf"\b([A-Z]{{2,5}})\b\s*(?:\(\s*|is\s+(?:currently\s+)?|=\s*|:\s*){_OFFSET}")
-_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2})[:.](\d\d)(?:\s?([ap])\.?m\.?)?(?![\d])", re.IGNORECASE)
+# A clock time: "15:00", "3.00 pm", "3pm" (a bare hour only with am or pm)
+_CLOCK = re.compile(
+    r"(?<![\d.:])(\d{1,2})(?:[:.](\d\d))?(?:\s?([ap])\.?m\b\.?)?(?!\d)", re.IGNORECASE
+)
 
 
 def _minutes(sign: str, hours: str, minutes: str | None) -> int:
@@ -43,7 +46,8 @@ def _zone(text: str, end: int, offsets: dict[str, int]) -> int | None:
 
 
 def _clock(m: re.Match[str]) -> int:
-    hours, minutes = int(m.group(1)) % 12 if m.group(3) else int(m.group(1)), int(m.group(2))
+    hours = int(m.group(1)) % 12 if m.group(3) else int(m.group(1))
+    minutes = int(m.group(2) or 0)
     if m.group(3) and m.group(3).lower() == "p":
         hours += 12
     return hours * 60 + minutes
@@ -64,6 +68,8 @@ def time_in_zone(context: str, answer: str, mention: Mention) -> str | None:
         return None
     target = mention.readings[0].value
     for m in _CLOCK.finditer(context):
+        if m.group(2) is None and m.group(3) is None:
+            continue  # a bare number, not a clock time
         theirs = _zone(context, m.end(), offsets)
         if (
             theirs is not None

@@ -129,6 +129,14 @@ def test_the_other_sentences_of_a_refusal_are_read() -> None:
     assert check(answer, "Fees vary.").names == ("Globex",)
 
 
+def test_a_refusal_that_opens_with_a_name_claims_nothing() -> None:
+    # alone or beside another name, the refusing sentence's first word is not judged
+    refusal = "Klarna is not mentioned in the provided documents."
+    context = "We accept cards and PayPal."
+    assert check(refusal, context).names == ()
+    assert check(f"{refusal} Pay with Stripe.", context).names == ("Stripe",)
+
+
 @pytest.mark.parametrize(
     "answer",
     [

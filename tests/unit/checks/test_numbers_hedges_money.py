@@ -256,6 +256,10 @@ def test_dollars_cents_and_ages(answer: str, context: str, expected: list[str]) 
             ["17:00"],
         ),
         ("It starts at 3pm GMT.", "It starts at 16:00 UTC+1.", []),
+        # the context's time as a bare hour with am or pm
+        ("The webinar starts at 4pm CET.", "It starts at 3pm UTC. CET (UTC+1).", []),
+        ("The webinar starts at 16:00 CET.", "It starts at 3 p.m. UTC. CET (UTC+1).", []),
+        ("The webinar starts at 5pm CET.", "It starts at 3pm UTC. CET (UTC+1).", ["5pm"]),
         # no offset for the zone: not judged as a move (a zone's offset is never guessed)
         ("It is at 09:00 PT, which is 16:00 UTC.", "It begins at 09:00 PT.", ["16:00"]),
     ],
