@@ -35,6 +35,7 @@ from monitor.checks.numbers.measures import (
 from monitor.checks.numbers.ordinals import ordinals
 from monitor.checks.numbers.patterns import place
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
+from monitor.checks.numbers.weekdays import WEEKDAY, weekdays
 from monitor.checks.numbers.years import date_after, month_of_expiry, time_after
 from monitor.checks.numbers.zones import time_in_zone
 from monitor.checks.view import TraceView
@@ -250,6 +251,14 @@ class UnsupportedNumbers:
             if not backed and word not in reported:
                 unsupported.append(word)
                 reported.add(word)
+        if view.trace.context and WEEKDAY.search(view.answer) is not None:
+            dates = [m for m in mentions if m.kind == "date" and m.raw not in reported]
+            figures = view.context_numbers.mentions
+            for word, backed in weekdays(view.answer, view.context_text, dates, figures):
+                checked += 1  # ("Friday 9 January 2026": the calendar's to judge)
+                if not backed and word not in reported:
+                    unsupported.append(word)
+                    reported.add(word)
         for run in grouped.runs:  # (a postcode holds no figure the scan reads)
             if run not in read and run.raw not in reported and not grouped.backed(run):
                 checked += 1
