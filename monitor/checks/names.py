@@ -114,6 +114,9 @@ _EXPANDING = re.compile(
 
 _HEADING_END = frozenset(".!?")
 _INNER_END = re.compile(r"[.!?]\s+\S")
+# A bold label and its value ("**Installer:** Tomasz Kowalski", its opening "**" stripped
+# with the list marks), the value not a title whatever its capitals
+_LABEL = re.compile(r"([^*:|]{1,40})(?::\*\*|\*\*:)\s+(\S.*)")
 # A line that lists the answer's sources is its citations, not a claim.
 _SOURCES = re.compile(r"[*_]*(?:sources?|references?|citations?)[*_]*\s*:", re.IGNORECASE)
 
@@ -200,6 +203,24 @@ def _heading(line: str) -> bool:
     return len(words) >= 2 and 2 * sum(w[0].isupper() for w in words) > len(words)
 
 
+def _lines(text: str) -> Iterator[tuple[str, bool]]:
+    """``text``'s lines, list marks stripped, a table's rows as their cells, a bold label and
+    its value as two, each with whether it is one of those two (never a title)."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("|") and line.endswith("|") and len(line) > 1:  # a table's row
+            for cell in line.strip("|").split("|"):
+                yield cell.strip().lstrip("-*•>+ ").strip(), False
+            continue
+        line = line.lstrip("-*•>+ ").strip()
+        label = _LABEL.match(line) if "**" in line else None
+        if label is None or _SOURCES.match(line):
+            yield line, False
+        else:
+            yield label.group(1), True
+            yield label.group(2), True
+
+
 def answer_names(answer: str, first: list[str] | None = None) -> list[str]:
     """The names ``answer`` writes (see ``is_name``), once each, in order, as written;
     ``first``, when given, receives the sentences' first words written as names, which
@@ -211,9 +232,8 @@ def answer_names(answer: str, first: list[str] | None = None) -> list[str]:
     found: list[tuple[str, str]] = []  # (name, its sentence)
     openers: list[tuple[str, str]] = []  # (a sentence's first word written as a name, ...)
     terms = {m.group(1) for m in _TERM.finditer(text)}  # short forms of terms, not names
-    for line in text.splitlines():
-        line = line.strip().lstrip("-*•>+ ").strip()
-        if not line or _heading(line) or _SOURCES.match(line):
+    for line, labelled in _lines(text):
+        if not line or (not labelled and (_heading(line) or _SOURCES.match(line))):
             continue
         acronyms = not _shouted(line)
         for sentence in _SENTENCE_END.split(line):
@@ -272,10 +292,11 @@ def _folded(text: str) -> str:
 
 
 def _starts_a_word(text: str, word: str) -> bool:
-    """Whether ``word`` occurs in ``text`` where no letter comes just before it."""
+    """Whether ``word`` occurs in ``text`` where no letter comes just before it, and not as
+    the town a county is named after ("gloucester" of "gloucestershire")."""
     i = text.find(word)
     while i >= 0:
-        if i == 0 or not text[i - 1].isalpha():
+        if (i == 0 or not text[i - 1].isalpha()) and not text.startswith("shire", i + len(word)):
             return True
         i = text.find(word, i + 1)
     return False
@@ -318,7 +339,13 @@ def _spelling_runs(text: str) -> Iterator[list[str]]:
 def initialisms(text: str) -> set[str]:
     """Every acronym the initials of a run of ``text``'s capitalised words spell, small words
     between them set aside ("Financial Conduct Authority" spells FCA, CA and FC too)."""
-    return {"".join(w[0] for w in words) for words in _spelling_runs(text)}
+    return {"".join(map(_initials, words)) for words in _spelling_runs(text)}
+
+
+def _initials(word: str) -> str:
+    """What ``word`` gives an acronym: its first letter, or itself when it is one of two or
+    three capitals ("HM Revenue & Customs" spells HMRC)."""
+    return word if len(word) <= 3 and word.isupper() else word[0]
 
 
 _WRITTEN_ACRONYM = re.compile(r"(?<![\w-])[A-Z][A-Za-z&]{1,7}(?![\w-])")
@@ -335,7 +362,7 @@ def expanded(answer: str, text: str) -> set[str]:
     }
     out: set[str] = set()
     for words in _spelling_runs(answer):
-        if "".join(w[0] for w in words) in acronyms:
+        if "".join(map(_initials, words)) in acronyms:
             out.update(words)
     return out
 
@@ -356,20 +383,39 @@ def _acronym_known(acronym: str, known: str, spelled: set[str]) -> bool:
     return acronym in spelled or any(alias in known for alias in _ALIASES.get(acronym, ()))
 
 
+_BROKEN = re.compile(r"(?<=\w)-\n\s*(?=\w)")
+# A name's short form in a lower-cased text: "St Mary's" for "Saint Mary's"
+_SHORT_FORMS = {
+    "saint": re.compile(r"\bst\.?\s"),
+    "sainte": re.compile(r"\bste\.?\s"),
+    "mount": re.compile(r"\bmt\.?\s"),
+}
+
+
 class _Known:
     """The context, its ids and the query, lower-cased (``text``), and folded once, when a
     name asks without an accent the text has or with one it lacks."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        # a word broken over two lines at a hyphen is read whole too ("Rotter-\ndam")
+        self.text = text if "-\n" not in text else f"{text}\n{_BROKEN.sub('', text)}"
         self._folded: str | None = None
+        self._bare: str | None = None
 
     def writes(self, name: str) -> bool:
         """Whether the text writes ``name`` at the start of a word, with or without
-        accents."""
+        accents, with or without an apostrophe ("Addenbrookes" for "Addenbrooke's"), or
+        as its short form ("St" for "Saint")."""
         low = name.lower()
         if _starts_a_word(self.text, low):
             return True
+        if low in _SHORT_FORMS and _SHORT_FORMS[low].search(self.text) is not None:
+            return True
+        if low.endswith("s") and ("'" in self.text or "’" in self.text):
+            if self._bare is None:
+                self._bare = self.text.replace("'", "").replace("’", "")
+            if _starts_a_word(self._bare, low):
+                return True
         if self.text.isascii() and low.isascii():
             return False
         if self._folded is None:

@@ -19,7 +19,7 @@ from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
 from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
 from monitor.checks.numbers.derived import Derivation
-from monitor.checks.numbers.grouped import Grouped, Run, key
+from monitor.checks.numbers.grouped import Grouped, Run, key, versioned
 from monitor.checks.numbers.hedges import narrowed
 from monitor.checks.numbers.measures import (
     as_written,
@@ -207,6 +207,8 @@ class UnsupportedNumbers:
                     continue
             if m.kind == "number" and in_other_layout(m.raw, view.context_text):
                 continue  # "204577" for the sort code "20-45-77"
+            if m.kind == "ident" and versioned(m.raw, view.context_text):
+                continue  # "2.14.1" for "v2.14.1"
             codes = codes or _SpacedCodes(view.answer)
             code = codes.of(m)
             if code is not None and view.context_numbers.supports(code):

@@ -44,8 +44,8 @@ SUM_BEFORE = re.compile(
 )
 SUM_AFTER = re.compile(r"^[\s*_]*(?:\w+\s+){0,2}(?:in total|combined|altogether|in all)\b")
 DIFF_BEFORE = re.compile(
-    r"(?:\bby|\bup|\bdown|\bsaves?(?:\s+you)?|(?:difference|gap|margin|increase|decrease|rise|drop|fall"
-    r"|saving) of"
+    r"(?:\bby|\bup|\bdown|\bsaves?(?:\s+you)?|(?<!relative )(?:difference|gap|margin|increase"
+    r"|decrease|rise|drop|fall|saving|gain|loss|improvement|reduction|growth|shortfall) of"
     r"|(?:difference|gap|margin)\b[^.,;]{0,40}\b(?:is|was))\s*$"
 )
 # A difference named after the figure: "9 more games than", "$15 cheaper than"

@@ -20,7 +20,7 @@ _POSTCODE = re.compile(r"[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}")
 _SORT_CODE = re.compile(r"\d\d([ -])\d\d\1\d\d")
 # (a leading "+" is taken in, so that a phone number is seen whole and set aside)
 _RUN = re.compile(
-    r"(?<![\w+.,/:)£$€¥₹-])(?<![)£$€¥₹] )\+?[A-Z0-9]{1,6}(?:[ -][A-Z0-9]{1,6}){1,7}"
+    r"(?<![\w+.,/:)£$€¥₹-])(?<![)£$€¥₹\d] )\+?[A-Z0-9]{1,6}(?:[ -][A-Z0-9]{1,6}){1,7}"
     r"(?![\w/-]|[.,:]\d)"
 )
 _TOKEN = re.compile(r"(?<![\w-])[A-Z0-9][A-Z0-9-]{5,}(?![\w])")  # a context's code, ungrouped
@@ -29,6 +29,14 @@ _WORDS_BEFORE = re.compile(r"sort[ -]?code\W{0,8}$", re.IGNORECASE)
 _CODE_LETTERS = re.compile(r"(?:[A-Z]{1,3} )?[\d ]+(?: [A-Z]{1,3})?")
 _THOUSANDS = re.compile(r"\d{1,3}(?: \d{3})+")  # "5 000 000": one figure
 _YEARS = re.compile(r"(?:(?:19|20)\d\d )+(?:19|20)\d\d")
+
+
+def versioned(raw: str, context: str) -> bool:
+    """Whether ``raw``, a version of the answer ("2.14.1"), is written in the context after
+    a "v" ("v2.14.1"), which the scan reads as no figure (a letter is glued to it)."""
+    return (
+        "." in raw and re.search(rf"(?<![\w.])[vV]{re.escape(raw)}(?!\w|\.\d)", context) is not None
+    )
 
 
 class Run(NamedTuple):
@@ -70,7 +78,8 @@ def _segments(raw: str) -> list[str]:
 
 def _groups_of_digits(raw: str, before: str, lettered: bool) -> bool:
     """Whether a run of groups is an identifier: eight digits or more in groups of letters
-    and digits ("1Z 999 AA1 …"), or a sort code after its name; not a phone number, a figure
+    and digits ("1Z 999 AA1 …"), six with a code's letters beside them ("HH 20419 77"), or
+    a sort code after its name; not a phone number, a figure
     with spaces for thousands, or a list of years (unless ``lettered``: letters written
     beside its groups make it a code, "JD 123 456 789 GB")."""
     if raw[0] in "+0" or "-" in raw:
@@ -79,7 +88,9 @@ def _groups_of_digits(raw: str, before: str, lettered: bool) -> bool:
         return _WORDS_BEFORE.search(before) is not None
     groups = raw.split(" ")
     digits = sum(c.isdigit() for c in raw)
-    if digits < 8 or (not lettered and (_THOUSANDS.fullmatch(raw) or _YEARS.fullmatch(raw))):
+    if digits < (6 if lettered else 8) or (
+        not lettered and (_THOUSANDS.fullmatch(raw) or _YEARS.fullmatch(raw))
+    ):
         return False
     with_digits = [g for g in groups if any(c.isdigit() for c in g)]
     return len(with_digits) >= 2 and all(len(g) >= 2 for g in with_digits)

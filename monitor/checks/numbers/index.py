@@ -39,6 +39,30 @@ from monitor.checks.numbers.patterns import (
 )
 from monitor.checks.numbers.spelled import has_word, spelled_in_text, spelled_scaled
 
+# The layout a text declares for its numeric dates: "All dates are in MM/DD/YYYY",
+# "01/07/2025 (DD/MM/YYYY)"
+_DECLARED = re.compile(r"\b(DD|MM)[/.-](MM|DD)[/.-](?:YYYY|YY)\b")
+_NUMERIC_DATE = re.compile(r"(\d{1,2})[/.](\d{1,2})[/.]\d{2,4}")
+
+
+def declared_order(text: str) -> str | None:
+    """ "DD" or "MM", the part a text declares its numeric dates start with, when it declares
+    one layout; None when it declares none, or both."""
+    if "DD" not in text:
+        return None
+    found = {m.group(1) for m in _DECLARED.finditer(text) if m.group(1) != m.group(2)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _declared(mention: Mention, order: str) -> tuple[tuple[int | None, int, int | None], ...]:
+    """The reading of an ambiguous numeric date ("01/07/2025") in the layout its text
+    declares."""
+    m = _NUMERIC_DATE.fullmatch(mention.raw)
+    if m is None:
+        return mention.dates
+    day, month = (int(m.group(1)), int(m.group(2)))[:: 1 if order == "DD" else -1]
+    return tuple(d for d in mention.dates if d[1:] == (month, day)) or mention.dates
+
 
 @dataclass(slots=True)
 class NumberIndex:
@@ -66,6 +90,7 @@ class NumberIndex:
         plain: set[float] = set()
         times: set[float] = set()
         idents: set[str] = set()
+        order = declared_order(text)
         for m in mentions if mentions is not None else scan(text, locale):
             raws.add(m.raw)
             if m.kind == "ident":
@@ -77,7 +102,7 @@ class NumberIndex:
                 keys.add(_key(r.value))
                 if m.kind != "time":
                     fine.append(r)
-            dates.extend(m.dates)
+            dates.extend(m.dates if len(m.dates) < 2 or order is None else _declared(m, order))
             if m.kind == "fraction":  # "12/31": a day and a month without a year, too
                 dates.extend(day_month(m.raw).dates)
             plain.update(_key(p) for p in m.parts)

@@ -81,7 +81,7 @@ UNITS = (
 # context cost more than the rest of the scan).
 GLUED_UNITS = frozenset(
     "kg km kms lb lbs mg ml cm mm mph kph km/h ft mi oz gb mb tb kb kw kwh mw hr hrs min mins "
-    "sec secs yr yrs ms m g h s x st nd rd th p c f".split()
+    "sec secs yr yrs ms m g h s x st nd rd th p c f pp pppn pn pcm pa pw".split()
 )
 
 # Figures that start at a digit or a currency symbol, in priority order: dates and times
@@ -97,7 +97,7 @@ NUMERIC = re.compile(
       |(?<![\d.,])(?P<th2>\d{{1,2}})(?:\.(?P<tm2>\d{{2}}))?\s?(?P<tap2>[aApP])\.?[mM]\.?(?![A-Za-z]))
   | (?P<ident>(?<![\w-])\d+(?:-\d+){{2,}}(?![\w-])|(?<![\w-])\d{{3}}-\d{{4}}(?![\w-])
       |(?<![\w.])\d+(?:\.\d+){{2,}}(?![\w]|\.\d)(?<!\d\.\d\d\d)(?<!\d\.\d\d\d\.\d\d\d))
-  | (?P<phone>(?<![\w+])(?:\+|00(?=[1-9]))\d{{1,3}}[ -]\d{{1,4}}(?:[ -]\d{{2,4}}){{0,3}}[ -]\d{{2,8}}(?![\d])
+  | (?P<phone>(?<![\w+])(?:\+|00(?=[1-9]))\d{{1,3}}(?:[ -]|\ ?\(0\)\ ?)\d{{1,4}}(?:[ -]\d{{2,4}}){{0,3}}[ -]\d{{2,8}}(?![\d])
       |(?=0[1-9]\ \d\d\ )(?<![\w+.,\u00a0\u202f\u2009'-])(?<!\d\ )0[1-9](?:\ \d\d){{4}}(?![\w]|[.,]\d|\ \d)
       |(?<![\w+])\+\d{{1,3}}[ -]?\(\d{{2,5}}\)[ -]?\d{{3,4}}[ .-]\d{{4}}(?![\w-]|[.,]\d)
       |(?<=(?<![\w(])\()\d{{2,5}}\)[ -]?\d{{3,4}}[ .-]\d{{4}}(?![\w-]|[.,]\d)

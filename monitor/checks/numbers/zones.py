@@ -14,6 +14,8 @@ from monitor.checks.numbers.mentions import Mention
 _OFFSET = r"(?:UTC|GMT)\s?([+−–-])\s?(\d{1,2})(?::?(\d\d))?"
 # A zone right after a clock time: an abbreviation, or UTC/GMT with an offset
 _ZONE_AFTER = re.compile(rf"[\s*_]*(?:\(\s*)?(?:{_OFFSET}|\b([A-Z]{{2,5}})\b)")
+# The end of a range of clock times: "–17:00", " - 5pm"
+_RANGE_END = re.compile(r"[*_]*\s*[–—-]\s*[*_]*\d{1,2}(?:[:.]\d\d)?(?:\s?[apAP]\.?[mM]\b\.?)?[*_]*")
 # A zone's offset the context gives: "CET (UTC+1)", "PT is UTC-7", "CET = UTC+1"
 _DEFINED = re.compile(rf"\b([A-Z]{{2,5}})\b\s*(?:\(\s*|is\s+(?:currently\s+)?|=\s*|:\s*){_OFFSET}")
 # A clock time: "15:00", "3.00 pm", "3pm" (a bare hour only with am or pm)
@@ -36,8 +38,11 @@ def _offsets(context: str) -> dict[str, int]:
 
 
 def _zone(text: str, end: int, offsets: dict[str, int]) -> int | None:
-    """The offset of the zone written right after a clock time ending at ``end``, or None."""
+    """The offset of the zone written right after a clock time ending at ``end``, or after
+    the end of the range it starts ("9:00–17:00 AEST"), or None."""
     found = _ZONE_AFTER.match(text, end)
+    if found is None and (to := _RANGE_END.match(text, end)) is not None:
+        found = _ZONE_AFTER.match(text, to.end())
     if found is None:
         return None
     if found.group(1) is not None:

@@ -1,0 +1,55 @@
+"""unsupported_numbers: forms the fourth common-sense round showed (issue 75, wave 21), each
+with the wrong figure beside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.checks.numbers_support import unsupported
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a price glued to "pp", "pcm", "pa": the figure is read
+        ("It costs £649 per person.", "Lisbon (4 nights, from £649pp) includes transfers.", []),
+        ("It costs £659 per person.", "Lisbon (4 nights, from £649pp) includes transfers.",
+         ["£659"]),
+        ("Rent is £1,150 a month.", "Flat 3: £1,150pcm, available now.", []),
+        # a code's letters beside its groups, under eight digits
+        ("Your policy number is HH 20419 77.", "Home — policy HH-20419-77, renews.", []),
+        ("Your policy number is HH 20419 78.", "Home — policy HH-20419-77, renews.",
+         ["20419 78"]),
+        # the trunk zero in brackets after the country code
+        ("Call +44 (0)345 300 0161 from abroad.", "From abroad: +44 345 300 0161.", []),
+        ("Call +44 (0) 20 7946 0958.", "Call 020 7946 0958.", []),
+        ("Call +44 (0)345 300 0162 from abroad.", "Call 0345 300 0161.",
+         ["+44 (0)345 300 0162"]),
+        # a version the context writes after a "v"
+        ("It is fixed in 2.14.1.", "Release notes — v2.14.1 (12 February 2025).", []),
+        ("It is fixed in 2.14.2.", "Release notes — v2.14.1 (12 February 2025).", ["2.14.2"]),
+        # the layout the context declares for its numeric dates decides the reading
+        ("It closes on 11 April 2025.", "All dates are in MM/DD/YYYY. It closes 04/11/2025.", []),
+        ("It closes on 4 November 2025.", "All dates are in MM/DD/YYYY. It closes 04/11/2025.",
+         ["4 November 2025"]),
+        ("It is taken on 1 July 2025.", "Collected on 01/07/2025 (DD/MM/YYYY).", []),
+        ("It is taken on 7 January 2025.", "Collected on 01/07/2025 (DD/MM/YYYY).",
+         ["7 January 2025"]),
+        ("It is taken on 7 January 2025.", "Collected on 01/07/2025.", []),  # either reading
+        # a gain, a loss, an improvement of: a difference
+        ("Yield went from 8.0 t/ha to 9.2 t/ha, a gain of 1.2 t/ha.",
+         "Yield rose from 8.0 t/ha (2023) to 9.2 t/ha (2024).", []),
+        ("Yield went from 8.0 t/ha to 9.2 t/ha, a gain of 1.4 t/ha.",
+         "Yield rose from 8.0 t/ha (2023) to 9.2 t/ha (2024).", ["1.4"]),
+        # ... but a relative improvement is no difference
+        ("Margin widened to 42%, a relative improvement of 4%.",
+         "Gross margin improved to 42% from 38%.", ["4%"]),
+        # a range of clock times with its zone after its end
+        ("Support runs 9am–5pm AEST, which is 23:00–07:00 UTC.",
+         "Support hours: 9:00–17:00 AEST (UTC+10).", []),
+        ("Support runs 9am–5pm AEST, which is 22:00–07:00 UTC.",
+         "Support hours: 9:00–17:00 AEST (UTC+10).", ["22:00"]),
+    ],
+)  # fmt: skip
+def test_common4_forms(answer: str, context: str, expected: list[str]) -> None:
+    assert unsupported(answer, context) == expected
