@@ -48,7 +48,8 @@ COMPILED = (
     "numbers/quantities.py", "numbers/measures.py", "numbers/years.py", "numbers/spelled.py",
     "numbers/index.py", "numbers/mentions.py", "numbers/patterns.py", "numbers/hedges.py",
     "numbers/shown.py", "numbers/grouped.py", "numbers/ordinals.py", "numbers/rates.py",
-    "numbers/zones.py", "numbers/weekdays.py", "view.py", "names.py",
+    "numbers/zones.py", "numbers/weekdays.py",
+    "numbers/premise.py", "view.py", "names.py",
 )  # fmt: skip
 # C modules built beside them: primitives whose cost is C-level work mypyc cannot cut (each
 # has its interpreted reference in Python, the interpreted build's code).

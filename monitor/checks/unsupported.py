@@ -34,6 +34,7 @@ from monitor.checks.numbers.measures import (
 )
 from monitor.checks.numbers.ordinals import ordinals
 from monitor.checks.numbers.patterns import place
+from monitor.checks.numbers.premise import contradicted
 from monitor.checks.numbers.quantities import in_other_period, one_unit, one_unit_claims
 from monitor.checks.numbers.weekdays import WEEKDAY, weekdays
 from monitor.checks.numbers.years import date_after, month_of_expiry, time_after
@@ -203,8 +204,10 @@ class UnsupportedNumbers:
                 continue  # ("100 km" for "100 miles", "$29 a month" for "$29 a year")
             if view.query_numbers.supports(m):
                 asked = asked or _Asked(view)
-                if not self._accepted_premise(view, m, asked):
-                    continue
+                if not self._accepted_premise(view, m, asked) and not self._denied_premise(
+                    view, m, asked
+                ):
+                    continue  # (the user's premise, which the context does not deny)
             if m.kind == "number" and in_other_layout(m.raw, view.context_text):
                 continue  # "204577" for the sort code "20-45-77"
             if m.kind == "ident" and versioned(m.raw, view.context_text):
@@ -296,6 +299,16 @@ class UnsupportedNumbers:
                 tuple(unjudged) if unjudged else None,
             ),
         )
+
+    @staticmethod
+    def _denied_premise(view: TraceView, mention: Mention, asked: _Asked) -> bool:
+        """The query states ``mention`` as a fact, not in a yes/no question (whose premise
+        ``_accepted_premise`` reads), and the context gives what it states another value."""
+        if any(question.supports(mention) for question in asked.questions):
+            return False
+        return contradicted(view.trace.query, view.context_text, mention,
+                            view.query_numbers.mentions(), view.context_numbers.mentions(),
+                            ) is not None  # fmt: skip
 
     @staticmethod
     def _accepted_premise(view: TraceView, mention: Mention, asked: _Asked) -> bool:

@@ -53,3 +53,34 @@ from tests.unit.checks.numbers_support import unsupported
 )  # fmt: skip
 def test_common4_forms(answer: str, context: str, expected: list[str]) -> None:
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "query", "context", "expected"),
+    [
+        # the user's premise that the context gives otherwise: not backed by the query
+        ("At £39 a month, the Pro plan costs £468 a year.",
+         "Since the Pro plan is £39 a month, how much would I pay for a year?",
+         "Plans: Basic £19/month; Pro £45/month; Team £89/month.", ["£39", "£468"]),
+        ("On Ferry Road's 40 mph limit, the penalty is a £100 fine.",
+         "The speed limit on Ferry Road is 40 mph, right? What's the penalty?",
+         "Ferry Road speed limit: 30 mph. Minimum penalty: £100 fine.", ["40"]),
+        ("As your tenancy ends on 31 March, give notice by 31 January.",
+         "My fixed-term tenancy ends on 31 March — when do I give notice?",
+         "Fixed term 1 May 2024 to 30 April 2025. Notice: 2 months.", ["31 March", "31 January"]),
+        # ... and the premise the context does not speak of is the user's to state
+        ("Your £120 order can be refunded within 14 days.",
+         "My order of £120 arrived damaged, can I get a refund?",
+         "Orders over £50 ship free. Refunds within 14 days.", []),
+        ("At £39 a month, you can pay by card.",
+         "Since my plan is £39 a month, can I pay by card?",
+         "Prices are shown in your account.", []),
+        # a yes/no question's premise is read as before: denied, it is no claim
+        ("No, the late fee is £10, not £15.", "Is the late fee £15?",
+         "A late-payment fee of £10 applies.", []),
+    ],
+)  # fmt: skip
+def test_a_premise_the_context_denies(
+    answer: str, query: str, context: str, expected: list[str]
+) -> None:
+    assert unsupported(answer, context, query) == expected
