@@ -49,7 +49,7 @@ COMPILED = (
     "numbers/index.py", "numbers/mentions.py", "numbers/patterns.py", "numbers/hedges.py",
     "numbers/shown.py", "numbers/grouped.py", "numbers/ordinals.py", "numbers/rates.py",
     "numbers/zones.py", "numbers/weekdays.py",
-    "numbers/premise.py", "view.py", "names.py",
+    "numbers/premise.py", "numbers/across.py", "view.py", "names.py",
 )  # fmt: skip
 # C modules built beside them: primitives whose cost is C-level work mypyc cannot cut (each
 # has its interpreted reference in Python, the interpreted build's code).

@@ -54,7 +54,7 @@ DIFF_AFTER = re.compile(
     r"|younger|heavier|lighter|bigger|smaller|larger|more\s+expensive)\s+(?:\w+\s+)?than\b"
     # "10 behind", "2 shots clear", "5 points ahead", "0.5 percentage points" (of two
     # percentages), "6 places"
-    r"|^\s*(?:\w+\s+)?(?:behind|ahead|clear)\b|^\s*(?:percentage\s+)?points?\b"
+    r"|^\s*(?:\w+\s+)?(?:behind|ahead|clear|short\s+of)\b|^\s*(?:percentage\s+)?points?\b"
 )
 POINTS_AFTER = re.compile(r"^\s*percentage\s+points?\b")
 # "40 more users", "40 fewer seats", "40 extra": a difference named right after the figure

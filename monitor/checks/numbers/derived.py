@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from monitor.checks.memo import lowered
+from monitor.checks.numbers.across import same_unit
 from monitor.checks.numbers.computed import (
     CHEAPER_AFTER,
     DEARER_AFTER,
@@ -515,7 +516,7 @@ class Derivation:
 _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = (
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
     converted, elapsed, across_systems, temperature, per_period, per_head, compound,
-    data_size, area,
-    pence, Derivation._version, worked_out,
-    decade, century, age, date_span, Derivation._multiple, hedged, rate_gap, shown_work,
+    data_size, area, pence, Derivation._version, worked_out,
+    decade, century, age, date_span, Derivation._multiple, hedged, rate_gap, same_unit,
+    shown_work,
 )  # fmt: skip

@@ -84,3 +84,32 @@ def test_a_premise_the_context_denies(
     answer: str, query: str, context: str, expected: list[str]
 ) -> None:
     assert unsupported(answer, context, query) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a difference or a sum the answer names, of two context figures in its unit, stated
+        # in two sentences
+        ("It weighs 1.29 kg, which is 0.5 kg lighter than the Novabook 16.",
+         ["Novabook 14: weight 1.29 kg.", "Novabook 16: 1.79 kg; £1,649."], []),
+        ("It weighs 1.29 kg, which is 0.6 kg lighter than the Novabook 16.",
+         ["Novabook 14: weight 1.29 kg.", "Novabook 16: 1.79 kg; £1,649."], ["0.6"]),
+        ("The pass is €1,395, €155 more than last season.",
+         ["The 2024/25 pass cost €1,240.", "For 2025/26 the pass is €1,395."], []),
+        ("In total 75 people died.",
+         ["Officials said 30 people died in the north.", "In the south 45 people died."], []),
+        ("In total 85 people died.",
+         ["Officials said 30 people died in the north.", "In the south 45 people died."],
+         ["85"]),
+        # not without the words that name one, nor across units
+        ("The pass is €1,395 and €155 for a child.",
+         ["The 2024/25 pass cost €1,240.", "For 2025/26 the pass is €1,395."], ["€155"]),
+        ("It is 0.5 lb lighter than the Novabook 16.",
+         ["Novabook 14: weight 1.29 kg.", "Novabook 16: 1.79 kg."], ["0.5"]),
+    ],
+)  # fmt: skip
+def test_a_sum_or_difference_across_sentences(
+    answer: str, context: list[str], expected: list[str]
+) -> None:
+    assert unsupported(answer, context) == expected
