@@ -291,6 +291,17 @@ def _folded(text: str) -> str:
     return "".join(c for c in plain if not unicodedata.combining(c))
 
 
+def _whole_word(text: str, word: str) -> bool:
+    """Whether ``text`` writes ``word`` as a word of its own."""
+    i = text.find(word)
+    while i >= 0:
+        end = i + len(word)
+        if (i == 0 or not text[i - 1].isalpha()) and (end == len(text) or not text[end].isalpha()):
+            return True
+        i = text.find(word, i + 1)
+    return False
+
+
 def _starts_a_word(text: str, word: str) -> bool:
     """Whether ``word`` occurs in ``text`` where no letter comes just before it, and not as
     the town a county is named after ("gloucester" of "gloucestershire")."""
@@ -383,6 +394,7 @@ def _acronym_known(acronym: str, known: str, spelled: set[str]) -> bool:
     return acronym in spelled or any(alias in known for alias in _ALIASES.get(acronym, ()))
 
 
+_FAMILY = re.compile(r"\b([A-Z]\w+)\s+family\b")  # "the Walters family": a surname
 _BROKEN = re.compile(r"(?<=\w)-\n\s*(?=\w)")
 # A name's short form in a lower-cased text: "St Mary's" for "Saint Mary's"
 _SHORT_FORMS = {
@@ -402,15 +414,17 @@ class _Known:
         self._folded: str | None = None
         self._bare: str | None = None
 
-    def writes(self, name: str) -> bool:
+    def writes(self, name: str, plural: bool = True) -> bool:
         """Whether the text writes ``name`` at the start of a word, with or without
-        accents, with or without an apostrophe ("Addenbrookes" for "Addenbrooke's"), or
-        as its short form ("St" for "Saint")."""
+        accents, with or without an apostrophe ("Addenbrookes" for "Addenbrooke's"), in
+        the plural ("Inns" for "Inn"), or as its short form ("St" for "Saint")."""
         low = name.lower()
         if _starts_a_word(self.text, low):
             return True
         if low in _SHORT_FORMS and _SHORT_FORMS[low].search(self.text) is not None:
             return True
+        if plural and low.endswith("s") and len(low) > 3 and _whole_word(self.text, low[:-1]):
+            return True  # a plural: "Premier Inns" for "Premier Inn"
         if low.endswith("s") and ("'" in self.text or "’" in self.text):
             if self._bare is None:
                 self._bare = self.text.replace("'", "").replace("’", "")
@@ -494,6 +508,7 @@ class UnsupportedNames:
         ids = " ".join(p.doc_id or "" for _, p in view.packed)
         known = _Known(f"{view.context_text}\n{ids}\n{trace.query}".lower())
         spelled: set[str] | None = None  # the context's initialisms, when an acronym asks
+        families = set(_FAMILY.findall(answer)) if " family" in answer else set()
         missing: list[str] = []
         for name in names:
             if name.isupper():
@@ -502,12 +517,12 @@ class UnsupportedNames:
                 if not _acronym_known(name, known.text, spelled):
                     missing.append(name)
                 continue
-            if not known.writes(name):
+            if not known.writes(name, name not in families):
                 missing.append(name)
         if any(not name.isupper() for name in missing):  # "National Health Service" for NHS
             spelt = expanded(answer, f"{view.context_text}\n{trace.query}")
             missing = [name for name in missing if name not in spelt]
-        unknown = [w for w in opening if not known.writes(w)]
+        unknown = [w for w in opening if not known.writes(w, w not in families)]
         if unknown:  # in order of first appearance, among the others
             missing = sorted([*missing, *unknown], key=lambda w: _first_at(answer, w))
         evidence = NamesEvidence(tuple(missing), len(names) + len(opening))

@@ -178,7 +178,7 @@ _MODIFIER = (
 SPELLED_CLAIM_RE = re.compile(
     rf"(?P<word>{_SPELLED_CLAIM})(?:[- ](?P<ones>{_ONES}))?"
     rf"(?:\s+(?P<scale>hundred\s+(?:thousand|million|billion)|{_SCALE_WORDS}))?"
-    rf"(?:(?:\s+{_MODIFIER})?\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
+    rf"(?:(?:\s+{_MODIFIER}){{0,2}}\s+(?:(?P<unit>{UNITS})|{_PLURAL_NOUN})"
     # or a unit of time joined by a hyphen, "a six-week course", "an eight-hour shift", as
     # "a one-week trial" and "a 6-week course" are read; or a thing a home, a car or a meal
     # has so many of, "a four-bedroom house", "a three-course menu" (a count of them)

@@ -39,6 +39,11 @@ from tests.unit.checks.test_names import check
         ("About 60 homes flooded in Gloucester.", "Gloucestershire Fire and Rescue said.",
          ("Gloucester",)),
         ("Crews from Gloucestershire helped.", "Gloucestershire Fire and Rescue said.", ()),
+        # a plural of the context's name, but not a family's name
+        ("Both Premier Inns are in central Leeds.", "Premier Inn Leeds City Centre.", ()),
+        ("The Walters family raised £800.", "The Walter family raised £800.", ("Walters",)),
+        ("Both Premier Lodges are in central Leeds.", "Premier Inn Leeds City Centre.",
+         ("Lodges",)),
         # an acronym's capitals in the expansion: HM Revenue & Customs for HMRC
         ("The rates follow HM Revenue & Customs approved rates.", "In line with HMRC rates.",
          ()),

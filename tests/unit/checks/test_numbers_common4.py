@@ -25,6 +25,11 @@ from tests.unit.checks.numbers_support import unsupported
         ("Call +44 (0) 20 7946 0958.", "Call 020 7946 0958.", []),
         ("Call +44 (0)345 300 0162 from abroad.", "Call 0345 300 0161.",
          ["+44 (0)345 300 0162"]),
+        # a spelled count with two words between it and its noun
+        ("You get six fee-free cash withdrawals abroad.",
+         "5 fee-free cash withdrawals abroad per month.", ["six"]),
+        ("You get five fee-free cash withdrawals abroad.",
+         "5 fee-free cash withdrawals abroad per month.", []),
         # a version the context writes after a "v"
         ("It is fixed in 2.14.1.", "Release notes — v2.14.1 (12 February 2025).", []),
         ("It is fixed in 2.14.2.", "Release notes — v2.14.1 (12 February 2025).", ["2.14.2"]),
