@@ -22,6 +22,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterator
+from importlib import resources
 from typing import ClassVar
 
 from monitor.checks.evidence import NamesEvidence
@@ -463,15 +464,39 @@ _BRITISH = (
 )
 
 
+@functools.cache
+def _proper() -> frozenset[str]:
+    """The words SCOWL's en_US dictionary lists only with a capital, lower-cased
+    (``languages/en_proper.txt``, written by deploy/proper_nouns.py; read on first use)."""
+    text = resources.files(__package__).joinpath("languages", "en_proper.txt")
+    lines = text.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for w in lines if w and not w.startswith("#"))
+
+
 def english_word(word: str) -> bool:
     """Whether ``word`` is an English word in any case (``Stripe``: a stripe; ``Fibre``, a
-    British spelling), rather than a name only (``Mailchimp``, ``Ofwat``); a brand's
-    capitals (``JumpCloud``) are a name's."""
+    British spelling), rather than a name only (``Mailchimp``, ``Ofwat``; ``Amsterdam``,
+    ``Gareth``, ``Microsoft``: words the word list holds that the dictionary writes only
+    with a capital, in the plural or possessive too); a brand's capitals (``JumpCloud``)
+    are a name's."""
     if _BRAND.fullmatch(word) is not None:
         return False
     low, words = word.lower(), _words()
-    return low in words or any(
-        (us := pattern.sub(american, low)) != low and us in words for pattern, american in _BRITISH
+    if not (
+        low in words
+        or any(
+            (us := pattern.sub(american, low)) != low and us in words
+            for pattern, american in _BRITISH
+        )
+    ):
+        return False
+    proper = _proper()
+    base = low[:-2] if low.endswith(("'s", "’s")) else low
+    if base.endswith("s") and base not in proper:
+        base = base[:-1]  # ("Tyres": a tyre, the British spelling, not the city of Tyre)
+    return base not in proper or any(
+        (us := pattern.sub(american, base)) != base and us in words
+        for pattern, american in _BRITISH
     )
 
 

@@ -44,6 +44,16 @@ from tests.unit.checks.test_names import check
         ("The Walters family raised £800.", "The Walter family raised £800.", ("Walters",)),
         ("Both Premier Lodges are in central Leeds.", "Premier Inn Leeds City Centre.",
          ("Lodges",)),
+        # a first word the word list holds that the dictionary writes only with a capital
+        ("Gareth on the service desk handles password resets.",
+         "Password resets are handled by the service desk.", ("Gareth",)),
+        ("Amsterdam hosts the backups, and the service desk handles resets.",
+         "Backups are kept in Dublin. The service desk handles resets.", ("Amsterdam",)),
+        ("Lenin's troops held the city, the historians said.",
+         "Historians said the troops held the city.", ("Lenin",)),
+        # ... but not one it also writes in small letters, nor a British spelling
+        ("Apple pie is served on Sundays, the café said.", "The café serves pie.", ()),
+        ("Tyres are extra, the garage said.", "The garage said tyres cost more.", ()),
         # an acronym's capitals in the expansion: HM Revenue & Customs for HMRC
         ("The rates follow HM Revenue & Customs approved rates.", "In line with HMRC rates.",
          ()),
