@@ -56,7 +56,7 @@ from monitor.checks.numbers.forms import (
     ordinal_words,
 )
 from monitor.checks.numbers.hedges import hedged
-from monitor.checks.numbers.measures import area, compound, data_size, pence
+from monitor.checks.numbers.measures import area, compound, data_size, fuel_economy, pence
 from monitor.checks.numbers.mentions import Lazy, Locale, Mention, locale_of, scan
 from monitor.checks.numbers.patterns import (
     SENTENCE,
@@ -516,7 +516,7 @@ class Derivation:
 _WAYS: tuple[Callable[[Derivation, Mention, float, Around], str | None], ...] = (
     Derivation._word_form, Derivation._count, Derivation._arithmetic, Derivation._percentage,
     converted, elapsed, across_systems, temperature, per_period, per_head, compound,
-    data_size, area, pence, Derivation._version, worked_out,
+    data_size, area, pence, fuel_economy, Derivation._version, worked_out,
     decade, century, age, date_span, Derivation._multiple, hedged, rate_gap, same_unit,
     shown_work,
 )  # fmt: skip

@@ -32,6 +32,7 @@ from monitor.checks.numbers.quantities import (
     answer_unit,
     figure_with_unit,
 )
+from monitor.checks.numbers.shown import HEDGED
 
 # "2 hours 15 minutes", "2 hours and 15 minutes", "2h 15m", "an hour and 35 minutes" (in
 # lower-cased text): found from the hours word on (a pattern led by the figure, tried at
@@ -252,7 +253,10 @@ def area(d: Derivation, mention: Mention, value: float, around: Around) -> str |
 _PENCE = re.compile(r"(?<![\d.,])(\d{1,4}(?:\.\d{1,2})?)p(?![\w])")
 _POUNDS = re.compile(r"£\s?(\d+\.\d{2,4})(?![\d])")
 _CENTS = re.compile(r"(?<![\d.,$€])(\d{1,4}(?:\.\d{1,2})?)\s?(?:¢|c(?![\w$€£])|cents?\b)")
-_DOLLARS = re.compile(r"[$€]\s?(\d+\.\d{2,4})(?![\d])")
+_DOLLARS = re.compile(
+    r"[$€]\s?(\d+\.\d{2,4})(?![\d])|(?<![\d.,])(\d+\.\d{2,4})\s?(?:USD|EUR|CAD|AUD)\b"
+)
+_SMALL_WORD = re.compile(r"¢|\s(cents?|pence)\b")  # after an answer's figure, lower-cased
 _SMALL = re.compile(r"(\d{1,4}(?:\.\d{1,2})?)(p|c|¢)")  # an answer's "12.5c", "24.5p"
 
 
@@ -262,12 +266,13 @@ def pence(d: Derivation, mention: Mention, value: float, around: Around) -> str 
     ("$0.25" for 25¢ or "25 cents", "25¢" or "25c" for $0.25, "$0.125" for 12.5c)."""
     raw = mention.raw
     small = _SMALL.fullmatch(raw)
-    if small is None and raw.isdigit() and d.rest(mention)[:1] == "¢":
-        small = _SMALL.fullmatch(raw + "¢")  # ("99¢": the sign is not read with the figure)
+    if small is None and raw.isdigit() and (word := _SMALL_WORD.match(d.rest(mention))):
+        # ("99¢": the sign is not read with the figure; "99 cents", "40 pence": a word)
+        small = _SMALL.fullmatch(raw + ("p" if word.group(1) == "pence" else "¢"))
     if small is not None:
         big = _POUNDS if small.group(2) == "p" else _DOLLARS
         for m in big.finditer(d.context):
-            if abs(num(m.group(1)) * 100 - value) < 1e-6:
+            if abs(num(m.group(1) or m.group(2)) * 100 - value) < 1e-6:
                 return m.group(0)
         return None
     for sign, pattern in (("£", _PENCE), ("$€", _CENTS)):
@@ -401,3 +406,38 @@ def in_other_layout(raw: str, context: str) -> str | None:
     spaced = "[-. ]?".join(raw)
     found = re.search(rf"(?<![\d.,-]){spaced}(?![\d]|[-.,]\d)", context)
     return found.group(0) if found is not None and found.group(0) != raw else None
+
+
+# Fuel economy both ways: miles per gallon is 282.481 (imperial gallons) or 235.215 (US
+# gallons) over litres per 100 km, the gallon the one the answer names after it, else either
+_MPG_AFTER = re.compile(r"[\s*_]*(?:mpg|miles per gallon)\b(?P<rest>.{0,24})")
+_L100_AFTER = re.compile(r"[\s*_]*(?:l|litres?|liters?)\s?(?:/|per)\s?100\s?km\b")
+_L100 = re.compile(r"(\d+(?:\.\d+)?)\s?(?:l|litres?|liters?)\s?(?:/|per)\s?100\s?km\b", re.I)
+_MPG = re.compile(r"(\d+(?:\.\d+)?)\s?(?:mpg|miles per gallon)\b(?P<rest>.{0,24})", re.I)
+_GALLONS = {"uk": 282.481, "us": 235.215}
+
+
+def _gallons(after: str) -> tuple[float, ...]:
+    """The factors of the gallon named in ``after`` (lower-cased), or both."""
+    if "uk" in after or "imperial" in after:
+        return (_GALLONS["uk"],)
+    return (_GALLONS["us"],) if "us" in after.split() else tuple(_GALLONS.values())
+
+
+def fuel_economy(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
+    """Miles per gallon for a context's litres per 100 km, or the other way ("around 56 mpg
+    in UK gallons" for "5.0 L/100 km"), to the answer's last digit or its hedge's rounding."""
+    rest = d.rest(mention)
+    mpg = _MPG_AFTER.match(rest)
+    if (mpg is None and _L100_AFTER.match(rest) is None) or value <= 0:
+        return None
+    precision = mention.readings[0].precision or 1.0
+    step = rounding_step(value, precision) if HEDGED.search(around[0].rstrip()) else precision
+    pattern = _L100 if mpg is not None else _MPG
+    for m in pattern.finditer(d.context):
+        given = num(m.group(1))
+        gallon = mpg.group("rest") if mpg is not None else m.group("rest").lower()
+        for k in _gallons(gallon) if given > 0 else ():
+            if abs(k / given - value) <= step / 2 + 1e-9:
+                return f"{k:g} / {m.group(0).strip()}"
+    return None

@@ -118,3 +118,22 @@ def test_a_sum_or_difference_across_sentences(
     answer: str, context: list[str], expected: list[str]
 ) -> None:
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # cents and pence said in words, against an amount with its currency's code
+        ("It costs 99 cents in the US store.", "Priced at 0.99 USD on the App Store.", []),
+        ("It costs 89 cents in the US store.", "Priced at 0.99 USD on the App Store.", ["89"]),
+        ("A stamp costs 40 pence.", "A stamp costs £0.40.", []),
+        # fuel economy both ways, in the gallon the answer names
+        ("It uses 5.0 L/100 km, about 56 mpg in UK gallons.", "Fuel use: 5.0 L/100 km.", []),
+        ("It uses 5.0 L/100 km, about 47 mpg in US gallons.", "Fuel use: 5.0 L/100 km.", []),
+        ("It uses 5.0 L/100 km, about 47 mpg in UK gallons.", "Fuel use: 5.0 L/100 km.",
+         ["47"]),
+        ("It manages 52 mpg.", "Fuel use: 5.0 L/100 km.", ["52"]),
+    ],
+)  # fmt: skip
+def test_small_change_and_fuel_economy(answer: str, context: str, expected: list[str]) -> None:
+    assert unsupported(answer, context) == expected
