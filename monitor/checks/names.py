@@ -234,7 +234,15 @@ def answer_names(answer: str, first: list[str] | None = None) -> list[str]:
     openers: list[tuple[str, str]] = []  # (a sentence's first word written as a name, ...)
     terms = {m.group(1) for m in _TERM.finditer(text)}  # short forms of terms, not names
     for line, labelled in _lines(text):
-        if not line or (not labelled and (_heading(line) or _SOURCES.match(line))):
+        if not line or (not labelled and _SOURCES.match(line)):
+            continue
+        if not labelled and _heading(line):
+            if first is not None:  # a title's words are capitalised whatever they are: only
+                # those that are no English word are names (``english_word``, as first words)
+                for m in _WORD.finditer(line.lstrip("#").strip()):
+                    word = _POSSESSIVE.sub("", m.group(0))
+                    if "-" not in word and word[:1].isupper() and is_name(word):
+                        openers.append((word, line))
             continue
         acronyms = not _shouted(line)
         for sentence in _SENTENCE_END.split(line):

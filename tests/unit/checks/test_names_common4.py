@@ -54,6 +54,12 @@ from tests.unit.checks.test_names import check
         # ... but not one it also writes in small letters, nor a British spelling
         ("Apple pie is served on Sundays, the café said.", "The café serves pie.", ()),
         ("Tyres are extra, the garage said.", "The garage said tyres cost more.", ()),
+        # a heading's words that are no English word
+        ("## Refunds on Lufthansa Flights\nYou get a full refund within seven days.",
+         "If your flight is cancelled you get a full refund within seven days.",
+         ("Lufthansa",)),
+        ("## Refunds on Cancelled Flights\nYou get a full refund within seven days.",
+         "If your flight is cancelled you get a full refund within seven days.", ()),
         # an acronym's capitals in the expansion: HM Revenue & Customs for HMRC
         ("The rates follow HM Revenue & Customs approved rates.", "In line with HMRC rates.",
          ()),
