@@ -126,7 +126,7 @@ def _workers(value: str) -> int:
     """``--workers``: a count of at least 1, or ``auto``."""
     if value == "auto":
         return _cores()
-    if not value.isdigit() or int(value) < 1:
+    if not value.isdecimal() or int(value) < 1:
         raise argparse.ArgumentTypeError(f"{value!r}: a count of at least 1, or auto")
     return int(value)
 

@@ -63,7 +63,7 @@ def decode_note(metadata: str | None) -> ReplayNote | None:
     if not metadata.startswith(NOTE_PREFIX):
         return None
     parts = metadata[len(NOTE_PREFIX) :].split(" ")
-    if len(parts) != 4 or not all(p.isdigit() for p in parts[:3]):
+    if len(parts) != 4 or not all(p.isdecimal() for p in parts[:3]):
         return None
     start, end, n = (int(p) for p in parts[:3])
     if n == 0:
@@ -85,7 +85,7 @@ def _decode_v1(rest: str) -> ReplayNote | None:
     """A note of ragmon/1: its keys, or none known ("*": every trace below its end is news,
     perhaps seen before)."""
     parts = rest.split(" ")
-    if len(parts) != 2 or not parts[0].isdigit():
+    if len(parts) != 2 or not parts[0].isdecimal():
         return None
     if parts[1] == "*":
         return ReplayNote(int(parts[0]))

@@ -242,7 +242,7 @@ def _holds_plural(items: list[str], noun: str) -> bool:
 
 
 def _value(word: str) -> int | None:
-    if word.isdigit():
+    if word.isdecimal():  # (not "¹²": a digit, no decimal)
         return int(word)
     v = SPELLED.get(word.lower())
     return int(v) if v is not None else None

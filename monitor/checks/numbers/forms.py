@@ -251,7 +251,7 @@ def alike(items: list[str]) -> bool:
 def quantity(item: str) -> int:
     """How many things an enumerated item stands for ("two women" 2, "a boy" 1)."""
     first = item.split()[0].lower() if item.split() else ""
-    if first.isdigit() and int(first) <= 20:
+    if first.isdecimal() and int(first) <= 20:  # (not "¹²": a digit, no decimal)
         return int(first)
     return int(QUANTITY.get(first, 1))
 

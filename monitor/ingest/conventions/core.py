@@ -216,7 +216,7 @@ def _indexed(attrs: Mapping[str, object], prefix: str, inner: str = "") -> list[
         if not key.startswith(head):
             continue
         index, _, rest = key[len(head) :].partition(".")
-        if index.isdigit() and rest.startswith(inner):
+        if index.isdecimal() and rest.startswith(inner):  # ("¹" is a digit, no int)
             found.setdefault(int(index), {})[rest[len(inner) :]] = value
     return [found[i] for i in sorted(found)]
 
