@@ -11,9 +11,9 @@ issue 75's blind rounds' files (numbers exact and figures P/R; citations exact, 
 cited ids P/R; names exact and P/R), leaving out the last round's sealed part, which
 ``--sealed N`` (``--sealed-names N``) scores once, at the end of its round (``--sealed N``
 scores round N's sealed part alone, from round 4 on). ``--common`` scores the open parts of
-the common-sense rounds (``tests/quality/COMMON*.md``, ``NAMESCOMMON*.md``: labelled from a
-fact-checker's judgement, not from the written policy), ``--sealed-common N`` round N's
-sealed parts. Figures are
+the common-sense rounds (``tests/quality/COMMON*.md``, ``NAMESCOMMON*.md``,
+``CITATIONCOMMON*.md``: labelled from a fact-checker's judgement, not from the written
+policy), ``--sealed-common N`` round N's sealed parts. Figures are
 printed, not asserted: the tests assert every case; this script shows
 where the checks stand.
 
@@ -272,14 +272,16 @@ NAMES_SETS = tuple(
 
 
 # The common-sense rounds: cases labelled from a careful fact-checker's judgement by a hand
-# that read neither the policy nor the code (tests/quality/COMMON*.md, NAMESCOMMON*.md); the
-# last round's sealed parts are scored once, at the end of its round (``--sealed-common``).
-COMMON_LAST_ROUND = 3
+# that read neither the policy nor the code (tests/quality/COMMON*.md, NAMESCOMMON*.md,
+# CITATIONCOMMON*.md); each kind's last round's sealed part is scored once, at the end of
+# its round (``--sealed-common``).
+COMMON_LAST_ROUNDS = {"numbers": 4, "names": 4, "citation": 1}
+COMMON_LAST_ROUND = max(COMMON_LAST_ROUNDS.values())
 COMMON_SETS = tuple(
     f"{kind}_common{n}_{part}"
-    for n in range(1, COMMON_LAST_ROUND + 1)
+    for kind, last in COMMON_LAST_ROUNDS.items()
+    for n in range(1, last + 1)
     for part in ("open", "sealed")
-    for kind in ("numbers", "names")
 )
 
 
@@ -401,19 +403,19 @@ def main() -> None:
                         help=f"score names round N's sealed file alone (round "
                              f"{NAMES_LAST_ROUND}'s: once, at the end of its round)")  # fmt: skip
     parser.add_argument("--common", action="store_true",
-                        help=f"the common-sense rounds' files (not round {COMMON_LAST_ROUND}'s "
-                             "sealed parts)")  # fmt: skip
+                        help="the common-sense rounds' files (not each kind's last round's "
+                             "sealed part)")  # fmt: skip
     parser.add_argument("--sealed-common", type=int, action="append", default=[], metavar="N",
                         choices=range(1, COMMON_LAST_ROUND + 1),
                         help="score common-sense round N's sealed parts alone (the last "
                              "round's: once, at the end of its round)")  # fmt: skip
     args = parser.parse_args()
     if args.common or args.sealed_common:
-        last = {f"{kind}_common{COMMON_LAST_ROUND}_sealed" for kind in ("numbers", "names")}
+        last = {f"{kind}_common{n}_sealed" for kind, n in COMMON_LAST_ROUNDS.items()}
         files = [n for n in COMMON_SETS if n not in last] if args.common else []
         files += [f"{kind}_common{n}_sealed" for n in args.sealed_common
-                  for kind in ("numbers", "names")]  # fmt: skip
-        blind_report([n for n in files if n.startswith("numbers")])
+                  for kind in COMMON_LAST_ROUNDS]  # fmt: skip
+        blind_report([n for n in files if not n.startswith("names")])
         names_report([n for n in files if n.startswith("names")])
         return
     if args.blind or args.sealed or args.sealed_names:

@@ -266,8 +266,9 @@ def answer_names(answer: str, first: list[str] | None = None) -> list[str]:
                     word = _POSSESSIVE.sub("", part) if "'" in part or "’" in part else part
                     if is_name(word):
                         found.append((word, sentence))
-    # a refusal's sentences claim nothing (their first words neither)
-    if (found or openers) and find_refusal(answer) is not None:
+    # a refusal's sentences claim nothing (their first words neither: asked only when one
+    # of them may be a name, no English word)
+    if (found or any(not english_word(w) for w, _ in openers)) and find_refusal(answer) is not None:
         refusing: dict[str, bool] = {}
         for _, sentence in [*found, *openers]:
             if sentence not in refusing:
