@@ -44,6 +44,7 @@ MYPY = "mypy==2.4.1"  # the version the compiled build is tested with
 COMPILED = (
     "text.py", "memo.py", "cues.py", "refusal.py", "unsupported.py", "context.py",
     "citation.py", "citation_markers.py", "citation_ids.py", "citation_lists.py",
+    "citation_prose.py",
     "numbers/computed.py", "numbers/counts.py", "numbers/derived.py", "numbers/forms.py",
     "numbers/quantities.py", "numbers/measures.py", "numbers/years.py", "numbers/spelled.py",
     "numbers/index.py", "numbers/mentions.py", "numbers/patterns.py", "numbers/hedges.py",

@@ -48,6 +48,18 @@ LABEL = re.compile(
 URL = re.compile(r"https?://[^\s)\]>\"'`]+")
 SPLIT = re.compile(r"[ \t]*[,;][ \t]*|[ \t]+(?:and|&)[ \t]+")
 _LIST_SPLIT = re.compile(r"[ \t]*[,;][ \t]*")
+
+FILE_NAME = re.compile(
+    r"(?<![\w/.-])[\w-]+\.(?:md|mdx|pdf|html?|txt|docx?|rst|csv|json|ya?ml)\b(?!#)",
+    re.IGNORECASE,
+)  # (not before "#": "refunds.md#returns" is one id, read with its anchor)
+# A place in a passage after its id or index ("refunds-2024, §3", "1, p. 4", "kb-12 line 7")
+LOCATOR = re.compile(
+    r"(?:[ \t]*,[ \t]*|[ \t]+)(?:§{1,2}[ \t]?|pp?\.[ \t]?|para(?:graph)?\.?[ \t]"
+    r"|sec(?:tion)?\.?[ \t]|lines?[ \t]|ch(?:apter)?\.?[ \t])\d+(?:[ \t]?[-–][ \t]?\d+)?[ \t]*$"
+    r"|(?:[ \t]*,[ \t]*|[ \t]+)L\d+(?:[-–]L\d+)?[ \t]*$",
+    re.IGNORECASE,
+)
 PREFIXED = re.compile(
     r"^(?:(?:source|src|doc|document|ref|reference|passage|context|excerpt|chunk|snippet|file"
     r"|citation|cite)s?|(?:doc|document|chunk|passage)[_ ]?id|ids?)"
@@ -63,14 +75,25 @@ GLUED = re.compile(
     r"(\d{1,3})$",
     re.IGNORECASE,
 )
+_QUOTED_OR_PART = re.compile(r'["“]([^"”\n]+)["”]|([^,;"“]+)')
+# A sources line's header ("Sources:", "*References:*"), as the code spans on it are read
+SOURCES_LINE = re.compile(r"[ \t#*_>]*(?:sources?|references?|citations?)[ \t*_]*:", re.I)
 _LIST_WORDS = re.compile(r"source|r[eé]f[eé]rence|citation|cited|bibliograph|fuentes|quellen")
 
 
 def _source_parts(rest: str, cites: Citations) -> list[str]:
-    """The sources a "Sources: a, b and c" line names: split at commas and semicolons, and at
-    "and" only between ids ("refunds-2024 and fees", not "Returns and exchanges")."""
+    """The sources a "Sources: a, b and c" line names: split at commas and semicolons (not
+    inside quotes: "Admin Guide, Chapter 7" is one title), and at "and" only between ids
+    ("refunds-2024 and fees", not "Returns and exchanges")."""
     parts: list[str] = []
-    for chunk in _LIST_SPLIT.split(rest):
+    chunks: list[tuple[str, bool]] = [(c, False) for c in _LIST_SPLIT.split(rest)]
+    if '"' in rest or "“" in rest:  # (a quoted title whole, the rest split)
+        found = ((m.group(1), m.group(2)) for m in _QUOTED_OR_PART.finditer(rest))
+        chunks = [(q or c.strip(), q is not None) for q, c in found if q or c.strip()]
+    for chunk, quoted in chunks:
+        if quoted:
+            parts.append(chunk)
+            continue
         pieces = SPLIT.split(chunk)
         ids = all(ID_SHAPE.search(p) or cites.names_passage(p) for p in pieces if p.strip())
         parts.extend(pieces if ids else [chunk])

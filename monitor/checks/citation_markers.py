@@ -8,13 +8,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from monitor.checks.citation_ids import ID_CHARS, ID_SHAPE, Citations, stem
+from monitor.checks.citation_ids import Citations
 from monitor.checks.citation_lists import (
+    FILE_NAME,
     FOOTNOTE_DEF,
     INDEX,
     LABEL,
     LABEL_DEF,
-    PREFIXED,
+    LOCATOR,
+    SOURCES_LINE,
     SPLIT,
     SUPERSCRIPT_DEF,
     URL,
@@ -25,12 +27,12 @@ from monitor.checks.citation_lists import (
     in_url,
     indexing,
 )
+from monitor.checks.citation_prose import mentioned_ids, parentheses, textual
 from monitor.checks.text import (
     MARKER_MAX,
     SUPERSCRIPT_DIGITS,
     SUPERSCRIPTS,
     TEXTUAL_WORDS,
-    textual_references,
 )
 from monitor.core.model import Passage
 
@@ -44,12 +46,12 @@ _EDITORIAL = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"^[+\-−]?\d+(?:[.,]\d+)?$")
-_EXPLICIT_CUES = frozenset("source sources src ref refs reference references citing".split())
-_PAREN = re.compile(
-    r"\((?:(?P<cue>sources?|src|refs?|references?|see|cf\.?|per|via|from|citing|cited in)"
-    r"\b\.?[ \t]*:?[ \t]*)?(?P<inner>[^()\n]{1,80})\)",
-    re.IGNORECASE,
-)
+# An ion's concentration in brackets ("[Ca2+]", "[H+]", "[Cl-]"): chemistry, not a citation
+_ION = re.compile(r"[A-Z][a-z]?\d*[+\-−]")
+# An interval from zero after "in" or a word of ranges ("p in [0, 1]", "the interval [0,
+# 100]"): mathematics, no passage 0 cited
+_IN_WORDS = frozenset("in on within over across".split())
+_FROM_ZERO = re.compile(r"0(?:\.0+)?[ \t]*,[ \t]*\d+(?:\.\d+)?")
 _AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+\.\d+$")
 # The word before a bracket that makes it a value, not a citation ("returns [1, 2, 3]",
 # "limit is [10]"), or an interval ("in the range [1, 100]").
@@ -106,11 +108,6 @@ _COUNTED_AFTER_WORD = re.compile(
 _VALUE_AFTER = re.compile(r"^[ \t]*(?:as an? )?(?:json|array|list|tuple|vector)\b", re.IGNORECASE)
 _UNIT_BEFORE_SUPERSCRIPT = frozenset("m cm mm km ft in mi yd s".split())
 _HTML_SUP = re.compile(r"<sup>[ \t]*\[?(\d{1,3})\]?[ \t]*</sup>", re.IGNORECASE)
-_FILE_NAME = re.compile(
-    r"(?<![\w/.-])[\w-]+\.(?:md|mdx|pdf|html?|txt|docx?|rst|csv|json|ya?ml)\b(?!#)",
-    re.IGNORECASE,
-)  # (not before "#": "refunds.md#returns" is one id, read with its anchor)
-_BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
 _GENERIC_LABEL = frozenset({"source", "sources", "file", "doc", "document", "来源", "出典"})
 _RESULT = re.compile(r"\s*\d{1,4}:(\d{1,3})\s*$")  # "4:0": message 4, result 0
 _LINES = re.compile(r"L\d+(?:-L\d+)?")  # "L1-L5": lines of the cited result
@@ -126,21 +123,23 @@ _VERSIONED = re.compile(
     re.IGNORECASE,
 )
 _VERSION_WORD = re.compile(r"[A-Za-z]+")
-# A place in a passage after its id or index ("refunds-2024, §3", "1, p. 4", "kb-12 line 7")
-_LOCATOR = re.compile(
-    r"(?:[ \t]*,[ \t]*|[ \t]+)(?:§{1,2}[ \t]?|pp?\.[ \t]?|para(?:graph)?\.?[ \t]"
-    r"|sec(?:tion)?\.?[ \t]|lines?[ \t]|ch(?:apter)?\.?[ \t])\d+(?:[ \t]?[-–][ \t]?\d+)?[ \t]*$"
-    r"|(?:[ \t]*,[ \t]*|[ \t]+)L\d+(?:[-–]L\d+)?[ \t]*$",
-    re.IGNORECASE,
-)
 _ID_NUMBER = re.compile(r"[-_ ]?\d")
-# A word with an id's shape in prose: letters, a separator, digits ("warranty-2024")
-_ID_WORD = re.compile(r"(?<![\w/.#-])[a-z][a-z]{2,}(?:[-_][a-z]+)*[-_]\d+(?![\w-]|\.\w)")
 
 
 def _blank(text: str, pattern: re.Pattern[str]) -> str:
     """``text`` with every match of ``pattern`` replaced by spaces (offsets kept)."""
     return pattern.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _blank_code(answer: str, m: re.Match[str]) -> str:
+    """A code span or block as spaces (offsets kept); a code span on a sources line as its
+    text ("*Sources:* `handbook/leave.md`": an id written as code)."""
+    span = m.group(0)
+    if span.startswith("`") and not span.startswith("``"):
+        line = answer[answer.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if SOURCES_LINE.match(line) is not None:
+            return f" {span[1:-1]} "
+    return " " * len(span)
 
 
 def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
@@ -149,7 +148,7 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
     ids = [i for p in passages for i in (p.doc_id, p.chunk_id) if i]
     cites = Citations(len(passages), ids, [p.text for p in passages])
     code = "`" in answer or "~~~" in answer
-    text = _blank(answer, _CODE) if code else answer
+    text = _CODE.sub(lambda m: _blank_code(answer, m), answer) if code else answer
     # where each code span ends: a bracket after one follows a value, not the word before it
     code_ends = frozenset(m.end() for m in _CODE.finditer(answer)) if code else frozenset()
     if "\\[" in text:
@@ -168,11 +167,11 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
         text = _blank(text, SUPERSCRIPT_DEF)  # their definition lines are read
     if "[" in text or "【" in text:
         _brackets(text, cites, labels, code_ends)
-    if "(" in text:
-        _parentheses(text, cites)
+    if "(" in text or "（" in text:
+        parentheses(text, cites)
     if TEXTUAL_WORDS.search(lower):
-        _textual(text, cites)
-    _mentioned_ids(lower, text, cites)
+        textual(text, cites)
+    mentioned_ids(lower, text, cites)
     if "http" in text:  # URLs and file names cite only when they name a passage
         for m in URL.finditer(text):
             url = m.group(0).rstrip(".,;:!?")
@@ -183,7 +182,8 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
         # A footnote follows a word or punctuation: "days¹", "days.²" (not "m ²", "40 m²").
         if m.start() and not text[m.start() - 1].isspace():
             word = text[: m.start()].rsplit(None, 1)[-1] if text[: m.start()].strip() else ""
-            if word.lower() in _UNIT_BEFORE_SUPERSCRIPT or word.isdigit():
+            unit = word.rsplit("/", 1)[-1]  # ("80 W/m²": a unit's power)
+            if unit.lower() in _UNIT_BEFORE_SUPERSCRIPT or word.isdigit():
                 continue
             cites.at = m.start()
             target = labels.get("sup:" + m.group(0)) if sup_defs else None
@@ -192,7 +192,7 @@ def find_citations(answer: str, passages: Iterable[Passage]) -> Citations:
             else:
                 cites.index(int(m.group(0).translate(SUPERSCRIPT_DIGITS)))
     if "." in text and any("." in i for i in ids):
-        for m in _FILE_NAME.finditer(text):
+        for m in FILE_NAME.finditer(text):
             if cites.names_passage(m.group(0)):
                 cites.at = m.start()
                 cites.ident(m.group(0))
@@ -291,8 +291,10 @@ def _brackets(
         ):
             skipped = m.end()
             continue  # "items[0]", "a[2][3]": indexing in prose
-        if _AMOUNT.search(inner):
-            continue  # "[€5]", "[10%]"
+        if _AMOUNT.search(inner) or _ION.fullmatch(inner):
+            continue  # "[€5]", "[10%]", "[Ca2+]"
+        if _FROM_ZERO.fullmatch(inner) and (last in _RANGE_WORDS or last in _IN_WORDS):
+            continue  # "for p in [0, 1]": an interval ("... costs [0, 2]." cites 0 and 2)
         if _STAMP.match(inner):
             continue  # "[00:01:23] Connection reset": a time or a date, not a passage
         if _YEAR.match(inner) and not cites.names_passage(inner):
@@ -328,7 +330,7 @@ def _brackets(
         ):
             continue  # "[Q3]", "[H.264]", "[4K]": a quarter, a format, a size
         if "§" in inner or "." in inner or " " in inner:
-            inner = _LOCATOR.sub("", inner) or inner  # "[refunds-2024 §2]": the passage
+            inner = LOCATOR.sub("", inner) or inner  # "[refunds-2024 §2]": the passage
         parts = [p for p in SPLIT.split(inner) if p]
         if all(_NUMBER.match(p) for p in parts) and not all(p.isdigit() for p in parts):
             continue  # "[0.5, 0.5]", "[-1, 1]": values, not passage indices
@@ -386,84 +388,3 @@ def _file_search(inner: str, cites: Citations) -> None:
     first = re.match(r"\s*(\d{1,3})", head)
     if first:
         cites.index(int(first.group(1)))
-
-
-def _parentheses(text: str, cites: Citations) -> None:
-    for m in _PAREN.finditer(text):
-        cites.at = m.start()
-        # "(see [1])": the bracket is read as a bracket; what is left of the parentheses
-        inner = _BRACKETED.sub(" ", m.group("inner")).strip(" \t,;")
-        if "§" in inner or "." in inner or " " in inner:
-            inner = _LOCATOR.sub("", inner) or inner  # "(refunds-2024, §3)": the passage
-        if not inner:
-            continue
-        if m.group("cue"):
-            parts = [p for p in SPLIT.split(inner) if p]
-            if all(PREFIXED.match(p) or INDEX.match(p) or cites.looks_like_id(p) for p in parts):
-                for part in parts:
-                    cite_part(part, cites)
-            elif m.group("cue").lower() in _EXPLICIT_CUES and URL.match(inner) is None:
-                cites.title(inner)  # "(Source: internal wiki)": a source named by its title
-            continue
-        # "(refunds-2024)", "(refunds-2024, fees)" cite when every part names a passage or
-        # has a passage id's shape ("(refunds-2023)" next to "refunds-2024").
-        parts = [p.strip() for p in SPLIT.split(inner) if p.strip()]
-        if parts and all(_id_in_parentheses(p, cites) for p in parts):
-            for part in parts:
-                cites.ident(part)
-
-
-def _id_in_parentheses(part: str, cites: Citations) -> bool:
-    if " " in part or INDEX.match(part):
-        return False
-    if cites.names_passage(part):
-        return True
-    if not any(c in ID_CHARS for c in part):
-        return False
-    # a passage id's stem ("refunds-2023" beside refunds-2024), or, for a short one, its
-    # shape ("kb-3301" beside kb-1042: letters, separator, digits)
-    return stem(part.lower()) in cites.stems or cites.shaped_like_id(part)
-
-
-def _mentioned_ids(lower: str, text: str, cites: Citations) -> None:
-    """Passage ids written in the prose ("see returns-2023"): only ids with a digit or an id
-    separator, so that a plain-word id ("fees") is not read into every sentence; and words
-    with a passage id's stem and shape, other digits ("warranty-2024" beside warranty-2025:
-    cited, invalid)."""
-    if cites.ids and any(c.isdigit() for c in lower):
-        for m in _ID_WORD.finditer(lower):
-            word = m.group(0)
-            shaped = stem(word) in cites.stems and cites.shaped_like_id(word)
-            if shaped and not cites.names_passage(word):
-                cites.at = m.start()
-                cites.ident(text[m.start() : m.end()])
-    absent: tuple[str, ...] = ()
-    for ident in cites.ids:
-        key = ident.lower()
-        if absent and key.startswith(absent):
-            continue  # "kb-12#0" cannot be in a text that lacks "kb-12"
-        i = lower.find(key)
-        if i < 0:
-            absent += (key,)
-            continue
-        if ID_SHAPE.search(key) is None:
-            continue
-        while i >= 0:
-            j = i + len(key)
-            before = lower[i - 1] if i else " "
-            after = lower[j] if j < len(lower) else " "
-            if not (before.isalnum() or before in "-_/#[(") and not (
-                after.isalnum() or after in "-_/#])"
-            ):
-                cites.at = i
-                cites.ident(text[i:j])
-                break
-            i = lower.find(key, i + 1)
-
-
-def _textual(text: str, cites: Citations) -> None:
-    """ "according to passage 2", "(see Document 3)", "sources 1 and 3"."""
-    for ref in textual_references(text):
-        cites.at = ref.start
-        for n in ref.numbers:
-            cites.index(n, ref.word)

@@ -24,10 +24,15 @@ CONTENT_WORD = re.compile(r"[a-z][a-z'-]{3,}")
 # A textual reference to passages: "according to passage 2", "(see Document 3)", "sources 1
 # and 3", "(contexts 1 and 2)", "passages 1-3", "passages 1, 2 and 3". ``citation`` resolves
 # it to the passages it names; ``unsupported_numbers`` does not read its figures as claims.
-TEXTUAL_WORDS = re.compile(r"passage|doc|source|excerpt|snippet|chunk|context")  # (lower-cased)
+# (lower-cased; other languages' words too: "Quelle: Dokument 2", "fuente 2", "出典：文書2")
+TEXTUAL_WORDS = re.compile(
+    r"passage|doc|source|excerpt|snippet|chunk|context|dokument|quelle|fuente|fonte"
+    r"|文書|文档|文件|資料|资料"
+)
 # The same words without their first letter ("Source 2" and "source 2" alike): a gate for text
 # not lower-cased, a few substring tests (a case-blind search cost 5 µs an answer)
-TEXTUAL_GUARDS = ("assage", "oc", "ource", "xcerpt", "nippet", "hunk", "ontext")
+TEXTUAL_GUARDS = ("assage", "oc", "ource", "xcerpt", "nippet", "hunk", "ontext", "okument",
+                  "uelle", "uente", "onte", "文書", "文档", "文件", "資料", "资料")  # fmt: skip
 # A quantity after a reference word's figure: "send the documents 2 weeks before", "sources
 # 2 million", "the heat source 12 cm away", "the documents 15 March", "chunks 40 tokens".
 _QUANTITY = (
@@ -41,10 +46,18 @@ _QUANTITY = (
     r"|eur|gbp|yen|rupee|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|january|february"
     r"|march|april|june|july|august|september|october|november|december)s?\b|[$€£¥°])"
 )
+# The words a textual reference starts with (English, German, Spanish, Portuguese), each
+# one a gate above lets through; and those written with no space before the number (Chinese,
+# Japanese: "文書2")
+REFERENCE_WORDS = (
+    "passages?", "documents?", "docs?", "sources?", "excerpts?", "snippets?", "chunks?",
+    "contexts?", "dokumente?", "quellen?", "fuentes?", "documentos?", "fontes?",
+)  # fmt: skip
+REFERENCE_WORDS_GLUED = ("文書", "文档", "文件", "資料", "资料")
 TEXTUAL_REFERENCE = re.compile(
-    r"\b(?:passages?|documents?|docs?|sources?|excerpts?|snippets?|chunks?|contexts?)"
+    rf"(?:\b(?:{'|'.join(REFERENCE_WORDS)})"
     # (each run of spaces read once: possessive, never split between two of them)
-    r"(?=[ \t#])[ \t]*+#?[ \t]*+(\d{1,2})"
+    rf"(?=[ \t#])|{'|'.join(REFERENCE_WORDS_GLUED)})[ \t]*+#?[ \t]*+(\d{{1,2}})"
     # (not a range of a quantity: "process the documents 2-3 days before")
     rf"(?!(?:[-–]|[ \t]++to[ \t]++)\d{{1,2}}(?:[ \t]*+%|[ \t]++{_QUANTITY}))"
     r"(?:[ \t]*+(?:,|and|&|-|–|to)[ \t]*+(\d{1,2}))?\b(?![.,]\d|[ \t]*+%)"
@@ -96,7 +109,7 @@ def textual_references(text: str) -> Iterator[TextualReference]:
     the words between two numbers say so ("-", "–", "to"), each of a list ("passages 1, 2
     and 3"), spans and single numbers mixed ("passages 1-3, 5 and 7")."""
     for m in TEXTUAL_REFERENCE.finditer(text):
-        word = m.group(0).split(None, 1)[0].rstrip("#")
+        word = m.group(0).split(None, 1)[0].rstrip("#0123456789")  # ("文書2": no space)
         first = int(m.group(1))
         if not m.group(2):
             yield TextualReference(m.start(), m.end(), word, (first,))

@@ -10,6 +10,8 @@ import re
 import pytest
 
 from monitor.checks.text import (
+    REFERENCE_WORDS,
+    REFERENCE_WORDS_GLUED,
     TEXTUAL_GUARDS,
     TEXTUAL_REFERENCE,
     TEXTUAL_WORDS,
@@ -144,13 +146,18 @@ def test_every_reference_word_passes_both_gates() -> None:
     """The words a textual reference starts with are written in the pattern, and its gates
     (``TEXTUAL_WORDS`` on lower-cased text, ``TEXTUAL_GUARDS`` on text as written) are written
     apart from it: a word added to the pattern and not to a gate would never be read."""
-    alternatives = TEXTUAL_REFERENCE.pattern.split("(?:", 1)[1].split(")", 1)[0].split("|")
     words = [
         form
-        for alt in alternatives
-        for form in ((alt[:-2], alt[:-1]) if alt.endswith("s?") else (alt,))
+        for alt in REFERENCE_WORDS
+        for form in ((alt[:-2], alt[:-1]) if alt.endswith("?") else (alt,))
     ]
-    assert len(words) == 16 and all(re.fullmatch("[a-z]+", w) for w in words), words
+    assert len(words) == 26 and all(re.fullmatch("[a-z]+", w) for w in words), words
+    assert all(w in TEXTUAL_REFERENCE.pattern for w in REFERENCE_WORDS + REFERENCE_WORDS_GLUED)
+    for word in REFERENCE_WORDS_GLUED:  # (written with no space before the number)
+        text = f"根据{word}2，费用不退。"
+        assert [r.numbers for r in textual_references(text)] == [(2,)], word
+        assert TEXTUAL_WORDS.search(text.lower()) is not None, word
+        assert any(g in text for g in TEXTUAL_GUARDS), word
     for word in words:
         for written in (word, word.capitalize(), word.upper()):
             text = f"See {written} 2 for the fee."
