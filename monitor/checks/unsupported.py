@@ -17,7 +17,13 @@ from typing import ClassVar
 
 from monitor.checks.evidence import NumbersEvidence
 from monitor.checks.numbers import Mention, NumberLookup
-from monitor.checks.numbers.counts import CountClaim, Sentences, judge, read_sentences
+from monitor.checks.numbers.counts import (
+    CountClaim,
+    Sentences,
+    answer_list,
+    judge,
+    read_sentences,
+)
 from monitor.checks.numbers.derived import Derivation
 from monitor.checks.numbers.grouped import Grouped, Run, key, versioned
 from monitor.checks.numbers.hedges import narrowed
@@ -236,18 +242,31 @@ class UnsupportedNumbers:
                     done[m] = (derived, how)
                     continue
                 claim = CountClaim.find(view.answer, m.raw, m.noun) if m.noun else None
+                counted = None  # the context's count of the claim's things: its verdict
                 if claim is not None:
                     if sentences is None:
                         sentences = read_sentences(view.passages)
                     count = judge(claim, view.passages, sentences)
-                    if count.verdict == "backed":
+                    counted = count.verdict
+                    if counted == "backed":
                         derived.append(f"{m.raw} {m.noun} = {count.why}")
                         done[m] = (derived, derived[-1])
                         continue
-                    if count.verdict == "unjudged":
-                        unjudged.append(m.raw)
-                        done[m] = (unjudged, m.raw)
-                        continue
+                # a count the context neither states nor denies, of the things the answer
+                # lists after it ("three days a week: Monday, Wednesday and Friday")
+                listed = (
+                    answer_list(view.answer, m.raw, view.context_text)
+                    if counted != "flagged" and m.raw.isalpha()
+                    else None
+                )
+                if listed is not None:
+                    derived.append(f"{m.raw} = the answer's list: {listed}")
+                    done[m] = (derived, derived[-1])
+                    continue
+                if counted == "unjudged":
+                    unjudged.append(m.raw)
+                    done[m] = (unjudged, m.raw)
+                    continue
             unsupported.append(as_written(m.raw, view.answer))  # ("A$79", "50¢")
             reported.add(m.raw)
         checked = len(mentions)

@@ -276,3 +276,54 @@ def _named_units(claim: CountClaim, passages: list[str]) -> CountVerdict | None:
     if len(kind) > claim.value or (len(units) < claim.value and mentions < claim.value):
         return CountVerdict("flagged", f"the context presents {len(kind) or len(units)} {name}")
     return CountVerdict("unjudged", f"{name}: {mentions} mentions in {len(units)} lines")
+
+
+# The items an answer lists right after a count it gives ("three days a week — Monday,
+# Wednesday and Friday", "two named drivers, Sarah and Imran Khan", "five things:" and its
+# bullets): opened by a dash, colon, bracket or comma a few words on, split at commas and
+# "and", ended by the first item that starts with no capital (what the sentence goes on to)
+_OPENS_LIST = re.compile(r"[^—–:(,.\n]{0,40}?[—–:(,][ \t]*")
+_ITEM_SPLIT = re.compile(r"[ \t]*(?:,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+|[ \t]*&[ \t]*)")
+_BULLET = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]+(.+)")
+_MARKUP = str.maketrans("", "", "*_`")
+
+
+def answer_list(answer: str, raw: str, context: str) -> str | None:
+    """The items the answer lists right after its spelled count ``raw`` when there are that
+    many of them, each starting with a capital and sharing a word with the context (see
+    above), as a derivation ("Monday, Wednesday, Friday"); None otherwise."""
+    value = SPELLED.get(raw.lower())
+    at = answer.find(raw)
+    if value is None or not 2 <= value <= 12 or at < 0:
+        return None
+    end = answer.find("\n", at)
+    line = answer[at + len(raw) : end if end >= 0 else len(answer)]
+    if line.rstrip(" *_").endswith(":") and end >= 0:  # "includes five things:" and bullets
+        items = []
+        for row in answer[end + 1 :].splitlines():
+            bullet = _BULLET.match(row)
+            if bullet is None:
+                break
+            items.append(bullet.group(1))
+    else:
+        opened = _OPENS_LIST.match(line)
+        if opened is None:
+            return None
+        items = []
+        for part in _ITEM_SPLIT.split(re.split(r"[.;)]", line[opened.end() :], maxsplit=1)[0]):
+            item = part.translate(_MARKUP).strip()
+            if not item[:1].isupper():
+                break
+            items.append(item)
+    items = [i.translate(_MARKUP).strip() for i in items]
+    if len(items) != value:
+        return None
+    lower = context.lower()
+    if not all(_mentioned(i, lower) for i in items):
+        return None
+    return ", ".join(items)
+
+
+def _mentioned(item: str, context_lower: str) -> bool:
+    """Whether a word of ``item`` (three letters or more) is in the lower-cased context."""
+    return any(w in context_lower for w in re.findall(r"[a-z]{3,}", item.lower()))

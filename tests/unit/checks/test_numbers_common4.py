@@ -137,3 +137,24 @@ def test_a_sum_or_difference_across_sentences(
 )  # fmt: skip
 def test_small_change_and_fuel_economy(answer: str, context: str, expected: list[str]) -> None:
     assert unsupported(answer, context) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        # a count of the things the answer lists right after it, each the context's
+        ("Collections run three days a week — Monday, Wednesday and Friday, 10am–2pm.",
+         "Collections run on Mondays, Wednesdays and Fridays, 10:00–14:00.", []),
+        ("Collections run four days a week — Monday, Wednesday and Friday, 10am–2pm.",
+         "Collections run on Mondays, Wednesdays and Fridays, 10:00–14:00.", ["four"]),
+        ("The break includes five things:\n- Airport transfers\n- Daily breakfast\n"
+         "- A walking tour\n- Travel insurance\n- A welcome dinner",
+         "Includes airport transfers, daily breakfast, one walking tour, travel insurance "
+         "and a welcome dinner.", []),
+        # ... not when the context counts them otherwise
+        ("The land train has three stops (Main Gate, Lakeside and Castle).",
+         "Land train stops: Main Gate, Lakeside, Safari Café and Castle.", ["three"]),
+    ],
+)  # fmt: skip
+def test_a_count_of_the_answers_own_list(answer: str, context: str, expected: list[str]) -> None:
+    assert unsupported(answer, context) == expected
