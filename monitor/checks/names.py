@@ -482,6 +482,7 @@ def _proper() -> frozenset[str]:
     return frozenset(w for w in lines if w and not w.startswith("#"))
 
 
+@functools.lru_cache(maxsize=8192)  # (the same first words and names come again and again)
 def english_word(word: str) -> bool:
     """Whether ``word`` is an English word in any case (``Stripe``: a stripe; ``Fibre``, a
     British spelling), rather than a name only (``Mailchimp``, ``Ofwat``; ``Amsterdam``,
