@@ -369,7 +369,9 @@ class NumberLookup:
                 # (a count of things is a whole figure: "£3.40" rounds to no "three stops")
                 exact = bool(mention.noun)
                 near = any(self._near(r, exact) for r in mention.readings)
-                return near or self._range_end(mention)
+                # (last, the text's own reading of the same figure: "0" of "0-00-0A", which no
+                # search finds whole; found by the property test that a text backs itself)
+                return near or self._range_end(mention) or self._scanned(mention)
         elif mention.kind == "fraction" and (
             any(whole_token(self.text, v) for v in expiry_spellings(mention.raw))
             or self.index.supports(day_month(mention.raw))
@@ -464,6 +466,10 @@ class NumberLookup:
         if self._scaled is None:
             self._scaled = SCALED.search(self.text) is not None
         return self._scaled
+
+    def _scanned(self, mention: Mention) -> bool:
+        """Whether the text's own scan reads a figure written as ``mention`` is, of its kind."""
+        return any(m.raw == mention.raw and m.kind == mention.kind for m in self.mentions())
 
     def _bounded(self, probe: str) -> bool:
         """``probe`` is written in the text as a whole figure (``_bounded``, once a probe)."""
