@@ -11,13 +11,7 @@ backed to its last digit; a whole one exactly.
 
 from __future__ import annotations
 
-from monitor.checks.numbers.computed import (
-    DIFF_AFTER,
-    DIFF_BEFORE,
-    PRICE_GAP_AFTER,
-    SUM_AFTER,
-    SUM_BEFORE,
-)
+from monitor.checks.numbers.computed import named_operation
 from monitor.checks.numbers.mentions import Mention
 from monitor.checks.numbers.patterns import WORD_AFTER, is_percent
 from monitor.checks.numbers.quantities import Around, Derivation
@@ -34,16 +28,9 @@ def _singular(word: str) -> str:
 def same_unit(d: Derivation, mention: Mention, value: float, around: Around) -> str | None:
     """``value`` as a sum or a difference of two context figures in ``mention``'s unit, when
     the answer's sentence names one (see the module)."""
-    before, _, _ = around
     rest = d.rest(mention)
+    add, sub = named_operation(around[0], rest, mention.raw)
     money = mention.raw[:1] if mention.raw[:1] in _MONEY else ""
-    head = before.rstrip(" " + _MONEY)
-    add = SUM_BEFORE.search(head) is not None or SUM_AFTER.match(rest) is not None
-    sub = (
-        DIFF_BEFORE.search(head) is not None
-        or DIFF_AFTER.match(rest) is not None
-        or (money != "" and PRICE_GAP_AFTER.match(rest) is not None)
-    )
     if not (add or sub) or is_percent(mention.raw) or not mention.readings:
         return None
     unit = money

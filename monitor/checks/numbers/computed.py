@@ -64,6 +64,23 @@ MORE_AFTER = re.compile(r"^\s*(?:[a-z]+\s+)?(?:more|fewer|less|extra)\b")
 PRICE_GAP_AFTER = re.compile(
     r"^\s*(?:cheaper|dearer|pricier|more\s+expensive|(?:more|less)(?!\s+or\s+(?:less|more)\b))\b"
 )
+
+
+def named_operation(before: str, rest: str, raw: str) -> tuple[bool, bool]:
+    """Whether the answer's words right at a figure name a sum, and a difference ("a total
+    of 45", "45 in total"; "rose by 5", "9 more games than", "$15 cheaper"): ``before`` and
+    ``rest``, its sentence's words before and after it, lower-cased; ``raw``, the figure as
+    written (an amount's sign set aside before it)."""
+    head = before.rstrip(" $€£¥₹")
+    add = SUM_BEFORE.search(head) is not None or SUM_AFTER.match(rest) is not None
+    sub = (
+        DIFF_BEFORE.search(head) is not None
+        or DIFF_AFTER.match(rest) is not None
+        or (raw[:1] in "$€£¥₹" and PRICE_GAP_AFTER.match(rest) is not None)
+    )
+    return add, sub
+
+
 MINUTES_A_DAY = 24 * 60
 # A count of persons ("four people") backed by a list of persons of any kind
 PEOPLE = frozenset({"people", "person", "individual"})

@@ -24,21 +24,17 @@ from monitor.checks.numbers.across import same_unit
 from monitor.checks.numbers.computed import (
     CHEAPER_AFTER,
     DEARER_AFTER,
-    DIFF_AFTER,
-    DIFF_BEFORE,
     MORE_AFTER,
     NAMED_TIME,
     OPERANDS,
     PEOPLE,
     POINTS_AFTER,
-    PRICE_GAP_AFTER,
     RISING,
-    SUM_AFTER,
-    SUM_BEFORE,
     Figure,
     beside,
     change_bases,
     figures_of,
+    named_operation,
     named_time,
     naming,
     operands,
@@ -299,19 +295,14 @@ class Derivation:
         sentence says it states one ("in total", "combined", "rose by", "a margin of")."""
         before, sentence, _ = around
         rest = self.rest(mention)
-        add = SUM_BEFORE.search(before.rstrip(" $€£¥₹")) or SUM_AFTER.match(rest)
-        sub = (
-            DIFF_BEFORE.search(before.rstrip(" $€£¥₹"))
-            or DIFF_AFTER.match(rest)
-            or (PRICE_GAP_AFTER.match(rest) if mention.raw[:1] in "$€£¥₹" else None)
-        )
+        add, sub = named_operation(before, rest, mention.raw)
         stated = OPERANDS.search(sentence) is not None  # "(50 vs 10)": the answer's operands
         # a percentage is a sum or difference of percentages only, never of prices or counts,
         # and so are percentage points
         pct = is_percent(mention.raw) or POINTS_AFTER.match(rest) is not None
-        if sub is None and stated:
-            sub = MORE_AFTER.match(rest)  # "40 more users (50 vs 10)"
-        if add is None and sub is None:
+        if not sub and stated:
+            sub = MORE_AFTER.match(rest) is not None  # "40 more users (50 vs 10)"
+        if not (add or sub):
             return None
         if add and (found := written_sum(mention.raw, sentence, value, self.stated)):
             return found  # "Your total comes to £107.44: £89.99, £12.50 and £4.95"
@@ -320,16 +311,16 @@ class Derivation:
         if stated:
             ours = [f for f in self.answer_figures(mention, sentence, "number")
                     if not pct or is_percent(f[0])]  # fmt: skip
-            found = operands(ours, value, add is not None, sub is not None)
+            found = operands(ours, value, add, sub)
             if found is not None:
                 return found
         for figures in self.sentence_figures:
             values = [f for f in figures[:12] if not pct or is_percent(f[0])]
             for i, (ra, a) in enumerate(values):
                 for rb, b in values[i + 1 :]:
-                    if add is not None and abs(a + b - value) < 1e-9:
+                    if add and abs(a + b - value) < 1e-9:
                         return f"{ra} + {rb}"
-                    if sub is not None and abs(abs(a - b) - value) < 1e-9 and a != b:
+                    if sub and abs(abs(a - b) - value) < 1e-9 and a != b:
                         return f"{max(ra, rb, key=num)} - {min(ra, rb, key=num)}"
         return None
 
