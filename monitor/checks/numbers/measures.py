@@ -32,7 +32,7 @@ from monitor.checks.numbers.quantities import (
     answer_unit,
     figure_with_unit,
 )
-from monitor.checks.numbers.shown import HEDGED
+from monitor.checks.numbers.shown import written_step
 
 # "2 hours 15 minutes", "2 hours and 15 minutes", "2h 15m", "an hour and 35 minutes" (in
 # lower-cased text): found from the hours word on (a pattern led by the figure, tried at
@@ -431,8 +431,7 @@ def fuel_economy(d: Derivation, mention: Mention, value: float, around: Around) 
     mpg = _MPG_AFTER.match(rest)
     if (mpg is None and _L100_AFTER.match(rest) is None) or value <= 0:
         return None
-    precision = mention.readings[0].precision or 1.0
-    step = rounding_step(value, precision) if HEDGED.search(around[0].rstrip()) else precision
+    step = written_step(value, mention.readings[0].precision or 1.0, around[0])
     pattern = _L100 if mpg is not None else _MPG
     for m in pattern.finditer(d.context):
         given = num(m.group(1))

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import re
 
-from monitor.checks.numbers.forms import rounding_step
 from monitor.checks.numbers.index import NumberLookup
 from monitor.checks.numbers.mentions import Mention
 from monitor.checks.numbers.patterns import is_percent
 from monitor.checks.numbers.quantities import Around, Derivation
-from monitor.checks.numbers.shown import FALLING, HEDGED
+from monitor.checks.numbers.shown import FALLING, written_step
 
 MAX_RATES = 12
 # A gap said in points after the figure, lower-cased: "percentage points", "pp", "basis points"
@@ -68,11 +67,10 @@ def rate_gap(d: Derivation, mention: Mention, value: float, around: Around) -> s
         return None
     # the base: the lower rate for a rise, the higher for a fall ("fell from 5.0% to 4.0%, a
     # 20% relative reduction"; 25% is over the wrong base); neither or both said: unknown
-    falling = FALLING.search(sentence.lower()) is not None
-    if falling == (_RISE.search(sentence.lower()) is not None):
+    falling = FALLING.search(sentence) is not None  # (the sentence lower-cased: Around)
+    if falling == (_RISE.search(sentence) is not None):
         return None
-    precision = mention.readings[0].precision or 1.0
-    step = rounding_step(value, precision) if HEDGED.search(before.rstrip()) else precision
+    step = written_step(value, mention.readings[0].precision or 1.0, before)
     rates = _rates(d)
     for ra, a in rates:
         for rb, b in rates:  # b, the base

@@ -41,6 +41,12 @@ HEDGED = re.compile(
 )
 
 
+def written_step(value: float, precision: float, before: str) -> float:
+    """The step an answer's figure is written to: its last digit, or its hedge's rounding
+    when a hedge stands right before it (``before``: the answer's words before it)."""
+    return rounding_step(value, precision) if HEDGED.search(before.rstrip()) else precision
+
+
 def _unit(raw: str) -> tuple[str, float] | None:
     """The currency of an amount written as ``raw`` and how many of its units the figure's
     value counts per unit (1 for "£5", 0.01 for "24.5p" or "25¢"); None for no amount."""
@@ -107,12 +113,11 @@ def shown_work(d: Derivation, mention: Mention, value: float, around: Around) ->
         return None
     precision = mention.readings[0].precision or 1.0
     hedged = HEDGED.search(before.rstrip()) is not None
-    step = rounding_step(value, precision) if hedged else precision
-    tolerance = step / 2 + 1e-9
+    tolerance = written_step(value, precision, before) / 2 + 1e-9
     pct = is_percent(mention.raw)
     money = _unit(mention.raw)
-    falling = FALLING.search(sentence.lower()) is not None
-    taxed = _TAX.search(sentence.lower()) is not None
+    falling = FALLING.search(sentence) is not None  # (the sentence lower-cased: Around)
+    taxed = _TAX.search(sentence) is not None
     for i, a in enumerate(others):
         for j, b in enumerate(others):
             if i == j or value in (a[1], b[1]):
