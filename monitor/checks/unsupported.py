@@ -210,10 +210,14 @@ class UnsupportedNumbers:
                 continue  # ("100 km" for "100 miles", "$29 a month" for "$29 a year")
             if view.query_numbers.supports(m):
                 asked = asked or _Asked(view)
-                if not self._accepted_premise(view, m, asked) and not self._denied_premise(
-                    view, m, asked
+                # the user's premise passes unless a yes/no question asks it and the answer
+                # simply affirms it, or the query states it and the context denies it
+                if not (
+                    self._accepted_premise(view, m, asked)
+                    if any(question.supports(m) for question in asked.questions)
+                    else self._denied_premise(view, m)
                 ):
-                    continue  # (the user's premise, which the context does not deny)
+                    continue
             if m.kind == "number" and in_other_layout(m.raw, view.context_text):
                 continue  # "204577" for the sort code "20-45-77"
             if m.kind == "ident" and versioned(m.raw, view.context_text):
@@ -320,20 +324,16 @@ class UnsupportedNumbers:
         )
 
     @staticmethod
-    def _denied_premise(view: TraceView, mention: Mention, asked: _Asked) -> bool:
-        """The query states ``mention`` as a fact, not in a yes/no question (whose premise
-        ``_accepted_premise`` reads), and the context gives what it states another value."""
-        if any(question.supports(mention) for question in asked.questions):
-            return False
+    def _denied_premise(view: TraceView, mention: Mention) -> bool:
+        """The context gives what the query states as a fact, ``mention``, another value."""
         return contradicted(view.trace.query, view.context_text, mention,
                             view.query_numbers.mentions(), view.context_numbers.mentions(),
                             ) is not None  # fmt: skip
 
     @staticmethod
     def _accepted_premise(view: TraceView, mention: Mention, asked: _Asked) -> bool:
-        """The query asks whether ``mention`` holds and the answer simply affirms it."""
-        if not any(question.supports(mention) for question in asked.questions):
-            return False
+        """The answer simply affirms ``mention``, which a yes/no question of the query asks
+        (the caller has found that question)."""
         for sentence in asked.sentences:
             if mention.raw not in sentence:
                 continue

@@ -304,7 +304,7 @@ def answer_list(answer: str, raw: str, context: str) -> str | None:
             bullet = _BULLET.match(row)
             if bullet is None:
                 break
-            items.append(bullet.group(1))
+            items.append(bullet.group(1).translate(_MARKUP).strip())
     else:
         opened = _OPENS_LIST.match(line)
         if opened is None:
@@ -315,7 +315,6 @@ def answer_list(answer: str, raw: str, context: str) -> str | None:
             if not item[:1].isupper():
                 break
             items.append(item)
-    items = [i.translate(_MARKUP).strip() for i in items]
     if len(items) != value:
         return None
     lower = context.lower()

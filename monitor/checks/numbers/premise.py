@@ -79,7 +79,10 @@ def contradicted(
     for n, theirs in enumerate(stated):
         if n >= MAX_FIGURES:
             break
-        if theirs.kind != mention.kind or _values(theirs) & mine or not _values(theirs):
+        if theirs.kind != mention.kind:
+            continue
+        values = _values(theirs)
+        if not values or values & mine:
             continue
         i = place(context, theirs.raw)
         if i < 0 or _unit(context, theirs.raw, i + len(theirs.raw)) != unit:

@@ -70,22 +70,24 @@ def weekdays(
     once as written, and whether each is the date's (see the module); ``figures``, the
     context's figures (read only for a date without its year)."""
     out: dict[str, bool] = {}
-    lower = context.lower()
+    lower: str | None = None  # the context lower-cased, when the calendar says otherwise
     for m in dates:
+        days: set[int | None] | None = None  # the date's weekdays, when a weekday is given
         at = answer.find(m.raw)
         while at >= 0:
-            given = _given(answer, at, at + len(m.raw))
+            word = _given(answer, at, at + len(m.raw))
             at = answer.find(m.raw, at + 1)
-            if given is None:
+            if word is None:
                 continue
-            word = given
-            yearless = any(d[0] is None for d in m.dates)
-            year = _year_of(m.dates[0], figures()) if yearless else None
-            days = {_weekday(d, year) for d in m.dates} - {None}
+            if days is None:
+                yearless = any(d[0] is None for d in m.dates)
+                year = _year_of(m.dates[0], figures()) if yearless else None
+                days = {_weekday(d, year) for d in m.dates} - {None}
             if not days:
-                continue  # no year: not judged
-            backed = _NAMES.index(word) in days or any(
-                f"{word.lower()}{sep}{m.raw.lower()}" in lower for sep in (" ", ", ")
-            )
+                break  # no year: not judged
+            backed = _NAMES.index(word) in days
+            if not backed:
+                lower = context.lower() if lower is None else lower
+                backed = any(f"{word.lower()}{sep}{m.raw.lower()}" in lower for sep in (" ", ", "))
             out[word] = out.get(word, True) and backed
     return list(out.items())
