@@ -492,21 +492,19 @@ def english_word(word: str) -> bool:
     if _BRAND.fullmatch(word) is not None:
         return False
     low, words = word.lower(), _words()
-    if not (
-        low in words
-        or any(
-            (us := pattern.sub(american, low)) != low and us in words
-            for pattern, american in _BRITISH
-        )
-    ):
+    if not (low in words or _british(low, words)):
         return False
     proper = _proper()
     base = low[:-2] if low.endswith(("'s", "’s")) else low
     if base.endswith("s") and base not in proper:
         base = base[:-1]  # ("Tyres": a tyre, the British spelling, not the city of Tyre)
-    return base not in proper or any(
-        (us := pattern.sub(american, base)) != base and us in words
-        for pattern, american in _BRITISH
+    return base not in proper or _british(base, words)
+
+
+def _british(low: str, words: frozenset[str]) -> bool:
+    """Whether ``low`` is the British spelling of a word of ``words`` ("fibre", "tyre")."""
+    return any(
+        (us := pattern.sub(american, low)) != low and us in words for pattern, american in _BRITISH
     )
 
 
