@@ -48,10 +48,8 @@ _EDITORIAL = re.compile(
 _NUMBER = re.compile(r"^[+\-−]?\d+(?:[.,]\d+)?$")
 # An ion's concentration in brackets ("[Ca2+]", "[H+]", "[Cl-]"): chemistry, not a citation
 _ION = re.compile(r"[A-Z][a-z]?\d*[+\-−]")
-# An interval from zero after "in" or a word of ranges ("p in [0, 1]", "the interval [0,
-# 100]"): mathematics, no passage 0 cited
+# The words before an interval from zero ("p in [0, 1]"): mathematics, no passage 0 cited
 _IN_WORDS = frozenset("in on within over across".split())
-_FROM_ZERO = re.compile(r"0(?:\.0+)?[ \t]*,[ \t]*\d+(?:\.\d+)?")
 _AMOUNT = re.compile(r"^[ \t]*[$€£¥]|%[ \t]*$|^\d+\.\d+$")
 # The word before a bracket that makes it a value, not a citation ("returns [1, 2, 3]",
 # "limit is [10]"), or an interval ("in the range [1, 100]").
@@ -293,8 +291,6 @@ def _brackets(
             continue  # "items[0]", "a[2][3]": indexing in prose
         if _AMOUNT.search(inner) or _ION.fullmatch(inner):
             continue  # "[€5]", "[10%]", "[Ca2+]"
-        if _FROM_ZERO.fullmatch(inner) and (last in _RANGE_WORDS or last in _IN_WORDS):
-            continue  # "for p in [0, 1]": an interval ("... costs [0, 2]." cites 0 and 2)
         if _STAMP.match(inner):
             continue  # "[00:01:23] Connection reset": a time or a date, not a passage
         if _YEAR.match(inner) and not cites.names_passage(inner):
@@ -335,23 +331,25 @@ def _brackets(
         if all(_NUMBER.match(p) for p in parts) and not all(p.isdigit() for p in parts):
             continue  # "[0.5, 0.5]", "[-1, 1]": values, not passage indices
         numbers = [int(n) for p in parts if (i := INDEX.match(p)) for n in i.groups() if n]
-        if numbers and (max(numbers) > bound or last in _RANGE_WORDS or _from_zero(numbers, cites)):
+        if numbers and (
+            max(numbers) > bound or last in _RANGE_WORDS or _from_zero(numbers, cites, last)
+        ):
             continue  # an interval or a list of values, not passage indices
         for part in parts:
             if not cite_part(part, cites):
                 break  # "[5 users max]", "[sic]": a note, not a citation
 
 
-def _from_zero(numbers: list[int], cites: Citations) -> bool:
-    """Two numbers from 0 to past the passages ("[0-9]", "[0, 10]" beside three passages): a
-    character class or an interval, as passages are counted from 1; "[0-2]" beside three is a
-    range of indices from a model that counts from 0 (0 invalid), and where the passages' ids
-    are numbers a 0 may be one."""
-    return (
-        len(numbers) == 2
-        and numbers[0] == 0
-        and numbers[1] > cites.n_passages
-        and not any(i.isdecimal() for i in cites.ids)
+def _from_zero(numbers: list[int], cites: Citations, last: str) -> bool:
+    """Two numbers from 0 after "in" or "on" ("p in [0, 1]"), or to past the passages ("[0-9]",
+    "[0, 10]" beside three passages): a character class or an interval, as passages are
+    counted from 1; "[0-2]" beside three is a range of indices from a model that counts from
+    0 (0 invalid; so is "... 5 days [0, 2]."), and where the passages' ids are numbers a 0 may
+    be one. ``last``: the word before the bracket, lower-cased."""
+    if len(numbers) != 2 or numbers[0] != 0:
+        return False
+    return last in _IN_WORDS or (
+        numbers[1] > cites.n_passages and not any(i.isdecimal() for i in cites.ids)
     )
 
 
